@@ -1,0 +1,465 @@
+// Package api serves swmgr's REST interface: the FlexSwitch paths under
+// /public/v1/ for config, state and action objects.
+//
+// There is no handler per kind. ParseRoute maps a path to a kind of the model
+// registry, the request body is parsed and validated by the model, and the
+// engine applies it; the same few functions serve every kind. The wire format
+// (status codes, bodies, paging, CORS, errors) is the contract in docs/api.md.
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/google/uuid"
+
+	"github.com/swmgr/swmgr/internal/apierr"
+	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/model"
+)
+
+// MaxBody is the largest request body accepted.
+const MaxBody = 1 << 20
+
+// MaxCount is the largest (and the default) page size.
+const MaxCount = 1024
+
+// CORS entries, sent as headers on every response and, as FlexSwitch did, as
+// body fields of create, update and delete responses.
+const (
+	corsHeaders = "Origin, X-Requested-With, Content-Type, Accept"
+	corsMethods = "POST, GET, OPTIONS, PATCH, DELETE"
+	corsMaxAge  = "86400"
+)
+
+// Server serves the REST interface.
+type Server struct {
+	eng *engine.Engine
+	reg *model.Registry
+	log *slog.Logger
+}
+
+// New makes a REST server over an engine.
+func New(eng *engine.Engine, log *slog.Logger) *Server {
+	return &Server{eng: eng, reg: eng.Registry(), log: log}
+}
+
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Access-Control-Allow-Origin", "*")
+	h.Set("Access-Control-Allow-Headers", corsHeaders+", Authorization, If-Match")
+	h.Set("Access-Control-Allow-Methods", corsMethods)
+	h.Set("Access-Control-Max-Age", corsMaxAge)
+	h.Set("Access-Control-Expose-Headers", "ETag, Location")
+
+	route, rerr := ParseRoute(s.reg, r.URL.Path)
+	if rerr != nil {
+		if isWrite(r.Method) && strings.HasPrefix(r.URL.Path, Prefix) {
+			s.logEarlyFailure(r, rerr)
+		}
+		s.fail(w, r, rerr)
+		return
+	}
+	if r.Method == http.MethodOptions {
+		h.Set("Allow", strings.Join(route.Allowed(), ", "))
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	if !route.allows(r.Method) {
+		h.Set("Allow", strings.Join(route.Allowed(), ", "))
+		s.fail(w, r, apierr.New(http.StatusMethodNotAllowed, apierr.CodeMethodNotAllowed, route.Kind.Name, "",
+			"%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, strings.Join(route.Allowed(), ", ")))
+		return
+	}
+	req := &request{s: s, w: w, r: r, route: route, kind: route.Kind}
+	req.meta = engine.Meta{Addr: r.RemoteAddr, Source: "rest"}
+	if isWrite(r.Method) {
+		req.info = &engine.LogInfo{API: strings.ToLower(route.Name), Operation: r.Method}
+		if route.Kind != nil {
+			req.info.API = route.Kind.API()
+		}
+	}
+	if err := req.serve(); err != nil {
+		s.fail(w, r, err)
+	}
+}
+
+func isWrite(method string) bool {
+	return method == http.MethodPost || method == http.MethodPatch || method == http.MethodDelete
+}
+
+// logEarlyFailure records, in the config log, a write that failed before its
+// kind was known.
+func (s *Server) logEarlyFailure(r *http.Request, err error) {
+	name := strings.TrimPrefix(r.URL.Path, Prefix)
+	if i := strings.IndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	if i := strings.IndexByte(name, '/'); i >= 0 {
+		name = name[:i]
+	}
+	s.eng.Log(r.Context(), engine.Meta{Addr: r.RemoteAddr, Source: "rest"},
+		&engine.LogInfo{API: strings.ToLower(name), Operation: r.Method}, err)
+}
+
+// request is one API call in progress.
+type request struct {
+	s     *Server
+	w     http.ResponseWriter
+	r     *http.Request
+	route Route
+	kind  *model.Kind
+	meta  engine.Meta
+	info  *engine.LogInfo // nil for reads
+	body  model.Body
+}
+
+func (q *request) serve() error {
+	if err := q.readBody(); err != nil {
+		if q.info != nil {
+			q.s.eng.Log(q.r.Context(), q.meta, q.info, err)
+		}
+		return err
+	}
+	switch q.r.Method {
+	case http.MethodGet, http.MethodHead:
+		return q.get()
+	case http.MethodPost:
+		if q.route.Class == model.Action {
+			return q.action()
+		}
+		return q.write(backend.Create)
+	case http.MethodPatch:
+		return q.write(backend.Update)
+	case http.MethodDelete:
+		return q.write(backend.Delete)
+	}
+	return nil
+}
+
+func (q *request) readBody() error {
+	data, err := io.ReadAll(http.MaxBytesReader(q.w, q.r.Body, MaxBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return apierr.New(http.StatusRequestEntityTooLarge, apierr.CodeBodyTooLarge, q.kind.Name, "", "the body is larger than %d bytes", MaxBody)
+		}
+		return apierr.BadRequest(apierr.CodeMalformedJSON, q.kind.Name, "", "cannot read the body: %v", err)
+	}
+	q.body, err = model.DecodeBody(data)
+	if err != nil {
+		if ae, ok := err.(*apierr.Error); ok {
+			ae.Object = q.kind.Name
+		}
+		if q.info != nil {
+			q.info.Data = "" // never log text that may hold a secret we cannot find
+		}
+		return err
+	}
+	if q.info != nil {
+		q.info.Data = redactBody(q.kind, q.body)
+	}
+	return nil
+}
+
+// redactBody renders a body for the config log: compact JSON, each secret
+// and each value of an unknown field (it may be a misspelt secret) as "******".
+func redactBody(k *model.Kind, body model.Body) string {
+	names := make([]string, 0, len(body))
+	for n := range body {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, n := range names {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(model.AppendJSONString(nil, n))
+		b.WriteByte(':')
+		f := k.Field(n)
+		if f == nil || f.Secret != model.Public {
+			b.WriteString(`"******"`)
+			continue
+		}
+		if err := json.Compact(&b, body[n]); err != nil {
+			b.WriteString(`"******"`)
+		}
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// target reads which object a by-key or by-id request names.
+func (q *request) target() (engine.Target, error) {
+	if q.route.ID != "" {
+		id, err := uuid.Parse(q.route.ID)
+		if err != nil || len(q.route.ID) != 36 {
+			return engine.Target{}, apierr.NotFound(apierr.CodeNotFound, q.kind.Name, "no %s has ObjectId %q (an ObjectId is a UUID like 0f8fad5b-d9cb-469f-a165-70867728950e)", q.kind.Name, q.route.ID)
+		}
+		return engine.Target{ID: &id}, nil
+	}
+	key, err := q.kind.ParseQuery(q.r.URL.Query())
+	if err != nil {
+		return engine.Target{}, err
+	}
+	fields, err := q.kind.Parse(q.body)
+	if err != nil {
+		return engine.Target{}, err
+	}
+	for _, f := range q.kind.Keys() {
+		if v, ok := fields[f.Name]; ok {
+			if qv, dup := key[f.Name]; dup && qv != v {
+				return engine.Target{}, apierr.BadRequest(apierr.CodeInvalidValue, q.kind.Name, f.Name, "%s is %v in the query string but %v in the body", f.Name, qv, v)
+			}
+			key[f.Name] = v
+		}
+	}
+	for n := range key {
+		if f := q.kind.Field(n); f == nil || !f.Key {
+			return engine.Target{}, apierr.BadRequest(apierr.CodeUnknownField, q.kind.Name, n, "%s is not a key of %s; the query string names an object by its keys (%s)", n, q.kind.Name, keyNames(q.kind))
+		}
+	}
+	return engine.Target{Key: key}, nil
+}
+
+func keyNames(k *model.Kind) string {
+	var names []string
+	for _, f := range k.Keys() {
+		names = append(names, f.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+func (q *request) write(op backend.Op) error {
+	ed := engine.Edit{Kind: q.kind, Op: op, IfMatch: q.r.Header.Get("If-Match")}
+	var err error
+	if op != backend.Create {
+		if ed.Target, err = q.target(); err != nil {
+			q.s.eng.Log(q.r.Context(), q.meta, q.info, err)
+			return err
+		}
+	}
+	if op != backend.Delete {
+		if ed.Fields, err = q.kind.Parse(q.body); err != nil {
+			q.s.eng.Log(q.r.Context(), q.meta, q.info, err)
+			return err
+		}
+	}
+	out, err := q.s.eng.Apply(q.r.Context(), []engine.Edit{ed}, q.meta, q.info)
+	if err != nil {
+		return err // Apply logged it
+	}
+	id := out.IDs[0]
+	h := q.w.Header()
+	status := http.StatusOK
+	if op == backend.Create {
+		status = http.StatusCreated
+		h.Set("Location", Prefix+"config/"+q.kind.Name+"/"+id.String())
+	}
+	if op != backend.Delete {
+		h.Set("ETag", engine.ETag(out.ETags[0]))
+	}
+	q.send(status, successBody(id))
+	return nil
+}
+
+func successBody(id uuid.UUID) []byte {
+	b := make([]byte, 0, 256)
+	b = append(b, `{"Access-Control-Allow-Headers":"`+corsHeaders+`","Access-Control-Allow-Methods":"`+corsMethods+`","Access-Control-Allow-Origin":"*","Access-Control-Max_age":"`+corsMaxAge+`","ObjectId":"`...)
+	b = append(b, id.String()...)
+	return append(b, `","Result":"Success"}`...)
+}
+
+func (q *request) get() error {
+	if q.route.Plural {
+		return q.list()
+	}
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	state := q.route.Class == model.State
+	var (
+		out  []byte
+		etag uint64
+		err  error
+	)
+	switch {
+	case q.kind.Class == model.State: // the config log, by SeqNum
+		out, err = q.logEntry((*bp)[:0])
+	case q.route.ID != "":
+		t, terr := q.target()
+		if terr != nil {
+			return terr
+		}
+		out, etag, err = q.s.eng.GetByID(q.r.Context(), q.kind, *t.ID, state, (*bp)[:0])
+	default:
+		t, terr := q.target()
+		if terr != nil {
+			return terr
+		}
+		out, etag, err = q.s.eng.GetByKey(q.r.Context(), q.kind, t.Key, state, (*bp)[:0])
+	}
+	*bp = out[:0]
+	if err != nil {
+		return err
+	}
+	if etag != 0 {
+		q.w.Header().Set("ETag", engine.ETag(etag))
+	}
+	q.send(http.StatusOK, out)
+	return nil
+}
+
+func (q *request) logEntry(dst []byte) ([]byte, error) {
+	if q.route.ID != "" {
+		return dst, apierr.NotFound(apierr.CodeNotFound, q.kind.Name, "config log entries have no ObjectId; read one by SeqNum (?SeqNum=N) or list them at %sstate/ConfigLogs", Prefix)
+	}
+	fields, err := q.kind.ParseQuery(q.r.URL.Query())
+	if err != nil {
+		return dst, err
+	}
+	body, err := q.kind.Parse(q.body)
+	if err != nil {
+		return dst, err
+	}
+	for n, v := range body {
+		fields[n] = v
+	}
+	seq, ok := fields["SeqNum"].(int64)
+	if !ok || seq <= 0 {
+		return dst, apierr.BadRequest(apierr.CodeMissingField, q.kind.Name, "SeqNum", "give the SeqNum of the entry (a positive integer), or list them at %sstate/ConfigLogs", Prefix)
+	}
+	return q.s.eng.GetLog(uint64(seq), dst)
+}
+
+func (q *request) list() error {
+	marker, count, err := pageParams(q.kind.Name, q.r)
+	if err != nil {
+		return err
+	}
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	var out []byte
+	if q.kind.Class == model.State {
+		out, err = q.s.eng.ListLog(marker, count, (*bp)[:0])
+	} else {
+		out, err = q.s.eng.List(q.r.Context(), q.kind, marker, count, q.route.Class == model.State, (*bp)[:0])
+	}
+	*bp = out[:0]
+	if err != nil {
+		return err
+	}
+	q.send(http.StatusOK, out)
+	return nil
+}
+
+// pageParams reads CurrentMarker and Count; NextMarker is ignored (the
+// FlexSwitch SDK sends it), anything else is an error.
+func pageParams(kind string, r *http.Request) (uint64, int, error) {
+	bad := func(field, format string, args ...any) error {
+		return apierr.BadRequest(apierr.CodeBadPaging, kind, field, format, args...)
+	}
+	var marker uint64
+	count := MaxCount
+	for name, vals := range r.URL.Query() {
+		v := vals[len(vals)-1]
+		switch name {
+		case "CurrentMarker":
+			m, err := strconv.ParseUint(v, 10, 64)
+			if err != nil {
+				return 0, 0, bad(name, "CurrentMarker must be a non-negative integer (0 for the first page, then NextMarker), not %q", v)
+			}
+			marker = m
+		case "Count":
+			c, err := strconv.Atoi(v)
+			if err != nil || c < 1 || c > MaxCount {
+				return 0, 0, bad(name, "Count must be an integer in 1..%d, not %q", MaxCount, v)
+			}
+			count = c
+		case "NextMarker":
+		default:
+			return 0, 0, bad(name, "unknown query parameter %q; a list takes CurrentMarker and Count", name)
+		}
+	}
+	return marker, count, nil
+}
+
+func (q *request) action() error {
+	fields, err := q.kind.Parse(q.body)
+	if err == nil {
+		err = q.kind.RequireFields(fields)
+	}
+	if err == nil {
+		obj := q.kind.Defaults()
+		for n, v := range fields {
+			obj[n] = v
+		}
+		err = q.kind.Validate(obj)
+	}
+	if err == nil {
+		switch q.kind.Name {
+		case "ClearConfigLog":
+			if err = q.s.eng.ClearLog(q.r.Context(), q.meta, q.info); err != nil {
+				return err
+			}
+			q.send(http.StatusOK, []byte(`{"Result":"Success"}`))
+			return nil
+		default:
+			err = apierr.New(http.StatusNotImplemented, apierr.CodeNotImplemented, q.kind.Name, "", "the %s action is not available in this build of swmgr yet", q.kind.Name)
+		}
+	}
+	q.s.eng.Log(q.r.Context(), q.meta, q.info, err)
+	return err
+}
+
+func (q *request) send(status int, body []byte) {
+	h := q.w.Header()
+	h.Set("Content-Type", "application/json; charset=UTF-8")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	q.w.WriteHeader(status)
+	q.w.Write(body)
+}
+
+// fail writes an error response.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	e := apierr.From(err)
+	if e.Status >= 500 && e.Status != http.StatusNotImplemented && e.Status != http.StatusServiceUnavailable {
+		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "status", e.Status, "err", e.Message)
+	}
+	body := ErrorBody(e)
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=UTF-8")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(e.Status)
+	w.Write(body)
+}
+
+// ErrorBody renders the contract's error body.
+func ErrorBody(e *apierr.Error) []byte {
+	type detail struct {
+		Status  int
+		Code    string
+		Message string
+		Object  string `json:",omitempty"`
+		Field   string `json:",omitempty"`
+	}
+	body := struct {
+		Result   string
+		Error    detail
+		ObjectId string `json:",omitempty"`
+	}{"Error: " + e.Message, detail{e.Status, e.Code, e.Message, e.Object, e.Field}, e.ObjectId}
+	b, _ := json.Marshal(body)
+	return b
+}

@@ -1,0 +1,119 @@
+package api
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/swmgr/swmgr/internal/apierr"
+	"github.com/swmgr/swmgr/internal/model"
+)
+
+// Prefix is the start of every API path.
+const Prefix = "/public/v1/"
+
+// Route is a parsed API path.
+type Route struct {
+	Class  model.Class
+	Kind   *model.Kind
+	Plural bool   // a get-all path: /config/<Kind>s
+	ID     string // the <uuid> segment, if any
+	Name   string // the object name as written in the path
+}
+
+// ParseRoute maps a path to the kind it names. The object name is
+// case-insensitive; an exact kind name wins, otherwise a trailing "s" makes
+// a get-all. Repeated and trailing slashes are ignored, as FlexSwitch did.
+func ParseRoute(reg *model.Registry, path string) (Route, *apierr.Error) {
+	rest, ok := strings.CutPrefix(path, Prefix)
+	if !ok {
+		return Route{}, apierr.NotFound(apierr.CodeNotFound, "", "no such path %q; API paths start with %s", path, Prefix)
+	}
+	var segs []string
+	for _, s := range strings.Split(rest, "/") {
+		if s != "" {
+			segs = append(segs, s)
+		}
+	}
+	if len(segs) < 2 || len(segs) > 3 {
+		return Route{}, apierr.NotFound(apierr.CodeNotFound, "", "no such path %q; use %s{config,state,action}/<Object>[/<ObjectId>]", path, Prefix)
+	}
+	var r Route
+	switch segs[0] {
+	case "config":
+		r.Class = model.Config
+	case "state":
+		r.Class = model.State
+	case "action":
+		r.Class = model.Action
+	default:
+		return Route{}, apierr.NotFound(apierr.CodeNotFound, "", "no such path %q; the second segment is config, state or action", path)
+	}
+	r.Name = segs[1]
+	if !isObjectName(r.Name) {
+		return Route{}, unknownKind(reg, r.Class, r.Name)
+	}
+	if r.Class == model.State {
+		// State paths name the config kind; ConfigLog is state only.
+		r.Kind, r.Plural = reg.Resolve(model.State, r.Name)
+		if r.Kind == nil {
+			r.Kind, r.Plural = reg.Resolve(model.Config, r.Name)
+		}
+	} else {
+		r.Kind, r.Plural = reg.Resolve(r.Class, r.Name)
+	}
+	if r.Kind == nil || (r.Class == model.Action && r.Plural) {
+		return Route{}, unknownKind(reg, r.Class, r.Name)
+	}
+	if len(segs) == 3 {
+		if r.Plural || r.Class == model.Action {
+			return Route{}, apierr.NotFound(apierr.CodeNotFound, r.Kind.Name, "no such path %q", path)
+		}
+		r.ID = segs[2]
+	}
+	return r, nil
+}
+
+func isObjectName(s string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func unknownKind(reg *model.Registry, c model.Class, name string) *apierr.Error {
+	return apierr.NotFound(apierr.CodeUnknownKind, "", "unknown %s object %q; known: %s", c, name, strings.Join(reg.Names(c), ", "))
+}
+
+// Allowed lists the methods a route supports, for 405 and Allow.
+func (r Route) Allowed() []string {
+	k := r.Kind
+	switch {
+	case r.Class == model.Action:
+		return []string{http.MethodPost, http.MethodOptions}
+	case r.Class == model.State || r.Plural:
+		return []string{http.MethodGet, http.MethodHead, http.MethodOptions}
+	case r.ID != "":
+		if k.Creatable() {
+			return []string{http.MethodGet, http.MethodHead, http.MethodPatch, http.MethodDelete, http.MethodOptions}
+		}
+		return []string{http.MethodGet, http.MethodHead, http.MethodPatch, http.MethodOptions}
+	case k.Creatable():
+		return []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPatch, http.MethodDelete, http.MethodOptions}
+	}
+	return []string{http.MethodGet, http.MethodHead, http.MethodPatch, http.MethodOptions}
+}
+
+func (r Route) allows(method string) bool {
+	for _, m := range r.Allowed() {
+		if m == method {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,83 @@
+// Package apierr defines the one error type that crosses swmgr's layers.
+//
+// Validation in the model, conflicts in the engine and failures in a backend all
+// produce an *Error carrying the HTTP status and a stable machine-readable code,
+// so the REST layer never has to guess how to report a failure. Any other error
+// that reaches the REST layer is reported as 500, which is always a bug.
+package apierr
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// Stable error codes. Clients may switch on them; never rename one.
+const (
+	CodeMalformedJSON     = "malformed_json"
+	CodeWrongType         = "wrong_type"
+	CodeUnknownField      = "unknown_field"
+	CodeInvalidValue      = "invalid_value"
+	CodeMissingField      = "missing_field"
+	CodeKeyChange         = "key_change"
+	CodeReadOnly          = "read_only_field"
+	CodeCreateOnly        = "create_only_field"
+	CodeDanglingReference = "dangling_reference"
+	CodeBadPaging         = "bad_paging"
+	CodeUnknownKind       = "unknown_kind"
+	CodeNotFound          = "not_found"
+	CodeMethodNotAllowed  = "method_not_allowed"
+	CodeDuplicate         = "duplicate"
+	CodeReferenced        = "referenced"
+	CodeConflict          = "conflict"
+	CodePrecondition      = "precondition_failed"
+	CodeBodyTooLarge      = "body_too_large"
+	CodeUnauthorized      = "unauthorized"
+	CodeForbidden         = "forbidden"
+	CodeTooManyAttempts   = "too_many_attempts"
+	CodeBackend           = "backend_failed"
+	CodeNotReady          = "not_ready"
+	CodeNotImplemented    = "not_implemented"
+	CodeInternal          = "internal"
+)
+
+// Error is a failure to report to a client.
+type Error struct {
+	Status   int    // HTTP status code
+	Code     string // one of the Code* constants
+	Message  string // what was wrong and what would be right
+	Object   string // the kind involved, if any
+	Field    string // the field involved, if any
+	ObjectId string // the existing object, on a duplicate
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// New builds an Error with a formatted message.
+func New(status int, code, object, field, format string, args ...any) *Error {
+	return &Error{Status: status, Code: code, Object: object, Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// BadRequest is a 400 about one field of one kind.
+func BadRequest(code, object, field, format string, args ...any) *Error {
+	return New(http.StatusBadRequest, code, object, field, format, args...)
+}
+
+// NotFound is a 404.
+func NotFound(code, object, format string, args ...any) *Error {
+	return New(http.StatusNotFound, code, object, "", format, args...)
+}
+
+// Conflict is a 409.
+func Conflict(code, object, format string, args ...any) *Error {
+	return New(http.StatusConflict, code, object, "", format, args...)
+}
+
+// From returns the *Error inside err, or wraps err as an internal error.
+func From(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "internal error: " + err.Error()}
+}

@@ -1,0 +1,175 @@
+package engine
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/google/uuid"
+
+	"github.com/swmgr/swmgr/internal/apierr"
+	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/store"
+)
+
+// Reads append the response body to dst straight from the stored JSON, so a
+// config read costs one index lookup and a copy. A state read also asks the
+// backend for the object's operational fields.
+
+// GetByID appends {"Object": ..., "ObjectId": ...} for the object with id,
+// returning the object's ETag revision.
+func (e *Engine) GetByID(ctx context.Context, k *model.Kind, id uuid.UUID, state bool, dst []byte) ([]byte, uint64, error) {
+	var rev uint64
+	err := e.store.View(func(tx *store.Tx) error {
+		rec, ok, err := tx.GetByID(id)
+		if err != nil {
+			return err
+		}
+		if !ok || rec.Kind != k.Name {
+			return apierr.NotFound(apierr.CodeNotFound, k.Name, "no %s has ObjectId %s", k.Name, id)
+		}
+		rev = rec.ModRev
+		dst, err = e.appendOne(ctx, dst, k, rec, state)
+		return err
+	})
+	return dst, rev, err
+}
+
+// GetByKey is GetByID for an object named by its key fields.
+func (e *Engine) GetByKey(ctx context.Context, k *model.Kind, keyFields model.Object, state bool, dst []byte) ([]byte, uint64, error) {
+	key, err := KeyOf(k, keyFields)
+	if err != nil {
+		return dst, 0, err
+	}
+	var rev uint64
+	err = e.store.View(func(tx *store.Tx) error {
+		rec, ok, err := tx.Get(k.Name, key)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return apierr.NotFound(apierr.CodeNotFound, k.Name, "no %s with %s", k.Name, k.DescribeKey(key))
+		}
+		rev = rec.ModRev
+		dst, err = e.appendOne(ctx, dst, k, rec, state)
+		return err
+	})
+	return dst, rev, err
+}
+
+func (e *Engine) appendOne(ctx context.Context, dst []byte, k *model.Kind, rec store.Record, state bool) ([]byte, error) {
+	dst = append(dst, `{"Object":`...)
+	if state {
+		obj, err := e.decode(k, rec)
+		if err != nil {
+			return dst, err
+		}
+		st, err := e.backend.State(ctx, k, obj)
+		if err != nil {
+			return dst, e.backendError(err)
+		}
+		for n, v := range st {
+			obj[n] = v
+		}
+		dst = k.AppendJSON(dst, obj, true)
+	} else {
+		dst = append(dst, rec.Public...)
+	}
+	dst = append(dst, `,"ObjectId":"`...)
+	dst = appendUUID(dst, rec.ID)
+	return append(dst, `"}`...), nil
+}
+
+func appendUUID(dst []byte, id uuid.UUID) []byte {
+	var buf [36]byte
+	s := id.String()
+	copy(buf[:], s)
+	return append(dst, buf[:]...)
+}
+
+// List appends one page of k's objects in creation order.
+func (e *Engine) List(ctx context.Context, k *model.Kind, marker uint64, count int, state bool, dst []byte) ([]byte, error) {
+	var page []byte
+	var n int
+	var next uint64
+	var more bool
+	err := e.store.View(func(tx *store.Tx) error {
+		var err error
+		next, more, err = tx.List(k.Name, marker, count, func(rec store.Record) error {
+			if n > 0 {
+				page = append(page, ',')
+			}
+			n++
+			page, err = e.appendOne(ctx, page, k, rec, state)
+			return err
+		})
+		return err
+	})
+	if err != nil {
+		return dst, err
+	}
+	return appendPage(dst, marker, next, more, n, page), nil
+}
+
+func appendPage(dst []byte, marker, next uint64, more bool, n int, objects []byte) []byte {
+	dst = append(dst, `{"CurrentMarker":`...)
+	dst = strconv.AppendUint(dst, marker, 10)
+	dst = append(dst, `,"MoreExist":`...)
+	dst = strconv.AppendBool(dst, more)
+	dst = append(dst, `,"NextMarker":`...)
+	dst = strconv.AppendUint(dst, next, 10)
+	dst = append(dst, `,"ObjCount":`...)
+	dst = strconv.AppendInt(dst, int64(n), 10)
+	dst = append(dst, `,"Objects":[`...)
+	dst = append(dst, objects...)
+	return append(dst, "]}"...)
+}
+
+// ListLog appends one page of the config log, oldest first.
+func (e *Engine) ListLog(marker uint64, count int, dst []byte) ([]byte, error) {
+	var page []byte
+	var n int
+	var next uint64
+	var more bool
+	err := e.store.View(func(tx *store.Tx) error {
+		var err error
+		next, more, err = tx.Log(marker, count, func(seq uint64, entry []byte) error {
+			if n > 0 {
+				page = append(page, ',')
+			}
+			n++
+			page = appendLogEntry(page, entry)
+			return nil
+		})
+		return err
+	})
+	if err != nil {
+		return dst, err
+	}
+	return appendPage(dst, marker, next, more, n, page), nil
+}
+
+// GetLog appends one config log entry by SeqNum.
+func (e *Engine) GetLog(seq uint64, dst []byte) ([]byte, error) {
+	err := e.store.View(func(tx *store.Tx) error {
+		entry := tx.LogEntry(seq)
+		if entry == nil {
+			return apierr.NotFound(apierr.CodeNotFound, "ConfigLogState", "no config log entry with SeqNum %d (the log keeps the last 1000)", seq)
+		}
+		dst = appendLogEntry(dst, entry)
+		return nil
+	})
+	return dst, err
+}
+
+func appendLogEntry(dst, entry []byte) []byte {
+	dst = append(dst, `{"Object":`...)
+	dst = append(dst, entry...)
+	return append(dst, `,"ObjectId":""}`...)
+}
+
+// Revision returns the number of the last commit.
+func (e *Engine) Revision() uint64 {
+	var rev uint64
+	_ = e.store.View(func(tx *store.Tx) error { rev = tx.Revision(); return nil })
+	return rev
+}

@@ -1,0 +1,499 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/swmgr/swmgr/internal/apierr"
+	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/store"
+)
+
+// change is a resolved edit: one object's before and after.
+type change struct {
+	backend.Change
+	id        uuid.UUID
+	seq       uint64 // creation sequence of an existing object
+	createRev uint64
+}
+
+// view is the running configuration as seen inside one commit: the store's
+// transaction plus the changes resolved so far.
+type view struct {
+	e       *Engine
+	tx      *store.Tx
+	pending map[string]*change // kind NUL key
+	changes []*change
+}
+
+func newView(e *Engine, tx *store.Tx) *view {
+	return &view{e: e, tx: tx, pending: map[string]*change{}}
+}
+
+// current is an existing object as the view sees it.
+type current struct {
+	obj       model.Object
+	key       string
+	id        uuid.UUID
+	seq       uint64
+	createRev uint64
+	modRev    uint64
+}
+
+func (v *view) lookup(k *model.Kind, key string) (*current, error) {
+	if c := v.pending[k.Name+"\x00"+key]; c != nil {
+		if c.Op == backend.Delete {
+			return nil, nil
+		}
+		return &current{obj: c.After, key: key, id: c.id, seq: c.seq, createRev: c.createRev}, nil
+	}
+	rec, ok, err := v.tx.Get(k.Name, key)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return v.fromRecord(k, rec)
+}
+
+func (v *view) fromRecord(k *model.Kind, rec store.Record) (*current, error) {
+	obj, err := v.e.decode(k, rec)
+	if err != nil {
+		return nil, err
+	}
+	return &current{obj: obj, key: rec.Key, id: rec.ID, seq: rec.Seq, createRev: rec.CreateRev, modRev: rec.ModRev}, nil
+}
+
+// find resolves a Target to an existing object, or a 404.
+func (v *view) find(k *model.Kind, t Target) (*current, error) {
+	if t.ID != nil {
+		for _, c := range v.pending {
+			if c.id == *t.ID {
+				if c.Kind != k || c.Op == backend.Delete {
+					break
+				}
+				return v.lookup(k, c.Key)
+			}
+		}
+		rec, ok, err := v.tx.GetByID(*t.ID)
+		if err != nil {
+			return nil, err
+		}
+		if !ok || rec.Kind != k.Name {
+			return nil, apierr.NotFound(apierr.CodeNotFound, k.Name, "no %s has ObjectId %s", k.Name, t.ID)
+		}
+		if c := v.pending[k.Name+"\x00"+rec.Key]; c != nil && c.Op == backend.Delete {
+			return nil, apierr.NotFound(apierr.CodeNotFound, k.Name, "no %s has ObjectId %s", k.Name, t.ID)
+		}
+		return v.lookup(k, rec.Key)
+	}
+	key, err := KeyOf(k, t.Key)
+	if err != nil {
+		return nil, err
+	}
+	cur, err := v.lookup(k, key)
+	if err != nil {
+		return nil, err
+	}
+	if cur == nil {
+		return nil, apierr.NotFound(apierr.CodeNotFound, k.Name, "no %s with %s", k.Name, k.DescribeKey(key))
+	}
+	return cur, nil
+}
+
+// KeyOf builds the store key from key fields given by a client, filling
+// keys that have a default ("Vrf" is "default" when left out).
+func KeyOf(k *model.Kind, given model.Object) (string, error) {
+	full := model.Object{}
+	for _, f := range k.Keys() {
+		val, ok := given[f.Name]
+		if !ok {
+			if f.Default == nil {
+				return "", apierr.BadRequest(apierr.CodeMissingField, k.Name, f.Name, "%s is a key of %s: give it in the body or the query string", f.Name, k.Name)
+			}
+			val = f.Default
+		}
+		s, ok := val.(string)
+		if !ok {
+			return "", apierr.BadRequest(apierr.CodeWrongType, k.Name, f.Name, "%s must be a string", f.Name)
+		}
+		full[f.Name] = s
+	}
+	return k.Key(full), nil
+}
+
+func (v *view) add(c *change) {
+	v.pending[c.Kind.Name+"\x00"+c.Key] = c
+	v.changes = append(v.changes, c)
+}
+
+// resolveAll turns edits into ordered changes and checks the result.
+func (v *view) resolveAll(edits []Edit) (*Outcome, []*change, error) {
+	out := &Outcome{IDs: make([]uuid.UUID, len(edits)), ETags: make([]uint64, len(edits))}
+	for i, ed := range edits {
+		id, etag, err := v.resolve(ed)
+		if err != nil {
+			return nil, nil, err
+		}
+		out.IDs[i], out.ETags[i] = id, etag
+	}
+	if err := v.checkReferences(); err != nil {
+		return nil, nil, err
+	}
+	// Deletes first, in reverse apply order, then creates and updates in
+	// apply order; a parent's update comes before its new children.
+	sort.SliceStable(v.changes, func(i, j int) bool {
+		a, b := v.changes[i], v.changes[j]
+		if (a.Op == backend.Delete) != (b.Op == backend.Delete) {
+			return a.Op == backend.Delete
+		}
+		if a.Op == backend.Delete {
+			return v.e.order[a.Kind.Name] > v.e.order[b.Kind.Name]
+		}
+		return v.e.order[a.Kind.Name] < v.e.order[b.Kind.Name]
+	})
+	return out, v.changes, nil
+}
+
+func methodNotAllowed(k *model.Kind, what string) error {
+	why := "it is created by the switch"
+	if k.Singleton {
+		why = "it always exists; change it with PATCH"
+	} else if k.Discovered {
+		why = "ports are discovered from the switch; change them with PATCH (BreakOutMode adds and removes sub-ports)"
+	}
+	return apierr.New(http.StatusMethodNotAllowed, apierr.CodeMethodNotAllowed, k.Name, "", "cannot %s a %s: %s", what, k.Name, why)
+}
+
+// resolve turns one edit into changes, returning the object's id and, for an
+// update that changes nothing, its current ETag.
+func (v *view) resolve(ed Edit) (uuid.UUID, uint64, error) {
+	k := ed.Kind
+	switch ed.Op {
+	case backend.Create:
+		return v.create(k, ed.Fields)
+	case backend.Update:
+		return v.update(k, ed)
+	case backend.Delete:
+		cur, err := v.find(k, ed.Target)
+		if err != nil {
+			return uuid.Nil, 0, err
+		}
+		if !k.Creatable() {
+			return uuid.Nil, 0, methodNotAllowed(k, "delete")
+		}
+		if err := checkIfMatch(k, ed.IfMatch, cur); err != nil {
+			return uuid.Nil, 0, err
+		}
+		v.remove(k, cur)
+		return cur.id, 0, nil
+	}
+	return uuid.Nil, 0, fmt.Errorf("engine: edit with no operation")
+}
+
+func checkIfMatch(k *model.Kind, ifMatch string, cur *current) error {
+	if ifMatch == "" || ifMatch == "*" {
+		return nil
+	}
+	if cur.modRev == 0 || ifMatch != ETag(cur.modRev) {
+		return apierr.New(http.StatusPreconditionFailed, apierr.CodePrecondition, k.Name, "", "%s %s has changed since ETag %s; it is now %s", k.Name, k.DescribeKey(cur.key), ifMatch, ETag(cur.modRev))
+	}
+	return nil
+}
+
+// ETag renders a revision as an HTTP entity tag.
+func ETag(rev uint64) string { return `"` + strconv.FormatUint(rev, 10) + `"` }
+
+func (v *view) create(k *model.Kind, given model.Object) (uuid.UUID, uint64, error) {
+	if err := k.RequireFields(given); err != nil {
+		return uuid.Nil, 0, err
+	}
+	obj := k.Defaults()
+	for name, val := range given {
+		obj[name] = val
+	}
+	if err := k.Validate(obj); err != nil {
+		return uuid.Nil, 0, err
+	}
+	key := k.Key(obj)
+	cur, err := v.lookup(k, key)
+	if err != nil {
+		return uuid.Nil, 0, err
+	}
+	if cur != nil {
+		e := apierr.Conflict(apierr.CodeDuplicate, k.Name, "%s with %s already exists; update it with PATCH or delete it first", k.Name, k.DescribeKey(key))
+		e.ObjectId = cur.id.String()
+		return uuid.Nil, 0, e
+	}
+	c := &change{Change: backend.Change{Kind: k, Op: backend.Create, Key: key, After: obj}, id: uuid.New()}
+	v.add(c)
+	if k.Children != nil {
+		for _, child := range k.Children(obj) {
+			if _, _, err := v.create(k, child); err != nil {
+				return uuid.Nil, 0, err
+			}
+		}
+	}
+	return c.id, 0, nil
+}
+
+func (v *view) update(k *model.Kind, ed Edit) (uuid.UUID, uint64, error) {
+	cur, err := v.find(k, ed.Target)
+	if err != nil {
+		return uuid.Nil, 0, err
+	}
+	if err := checkIfMatch(k, ed.IfMatch, cur); err != nil {
+		return uuid.Nil, 0, err
+	}
+	merged := cur.obj.Clone()
+	for name, val := range ed.Fields {
+		f := k.Field(name)
+		same := equalValue(cur.obj[name], val)
+		switch {
+		case f.Key && !same:
+			return uuid.Nil, 0, apierr.BadRequest(apierr.CodeKeyChange, k.Name, name, "%s is a key and cannot change (from %v to %v); delete the %s and create it again", name, cur.obj[name], val, k.Name)
+		case f.Secret != model.Public && val == "":
+			continue // reads return "", so sending it back keeps the secret
+		case f.CreateOnly && (f.Secret != model.Public || !same):
+			return uuid.Nil, 0, apierr.BadRequest(apierr.CodeCreateOnly, k.Name, name, "%s can only be set when the %s is created; %s", name, k.Name, createOnlyHint(k))
+		case f.ReadOnly && !same:
+			return uuid.Nil, 0, apierr.BadRequest(apierr.CodeReadOnly, k.Name, name, "%s is set by the switch and cannot be changed", name)
+		}
+		merged[name] = val
+	}
+	if err := k.Validate(merged); err != nil {
+		return uuid.Nil, 0, err
+	}
+	if equalObjects(k, cur.obj, merged) {
+		return cur.id, cur.modRev, nil
+	}
+	c := &change{Change: backend.Change{Kind: k, Op: backend.Update, Key: cur.key, Before: cur.obj, After: merged}, id: cur.id, seq: cur.seq, createRev: cur.createRev}
+	if k.Children != nil {
+		before, after := k.Children(cur.obj), k.Children(merged)
+		if !sameObjects(k, before, after) {
+			for _, child := range before {
+				old, err := v.lookup(k, k.Key(child))
+				if err != nil {
+					return uuid.Nil, 0, err
+				}
+				if old != nil {
+					v.remove(k, old)
+				}
+			}
+			v.add(c)
+			for _, child := range after {
+				if _, _, err := v.create(k, child); err != nil {
+					return uuid.Nil, 0, err
+				}
+			}
+			return cur.id, 0, nil
+		}
+	}
+	v.add(c)
+	return cur.id, 0, nil
+}
+
+func createOnlyHint(k *model.Kind) string {
+	if k.Name == "User" {
+		return "only Access and DefaultShell can be updated (use the UserPassword action for a password; delete and re-create the user for anything else)"
+	}
+	return "delete it and create it again"
+}
+
+func (v *view) remove(k *model.Kind, cur *current) {
+	if c := v.pending[k.Name+"\x00"+cur.key]; c != nil && c.Op == backend.Create {
+		// Created in this commit: forget it instead.
+		delete(v.pending, k.Name+"\x00"+cur.key)
+		v.changes = removeChange(v.changes, c)
+		return
+	}
+	v.add(&change{Change: backend.Change{Kind: k, Op: backend.Delete, Key: cur.key, Before: cur.obj}, id: cur.id, seq: cur.seq, createRev: cur.createRev})
+	if k.Children != nil {
+		for _, child := range k.Children(cur.obj) {
+			if old, _ := v.lookup(k, k.Key(child)); old != nil {
+				v.remove(k, old)
+			}
+		}
+	}
+}
+
+func removeChange(cs []*change, c *change) []*change {
+	out := cs[:0]
+	for _, x := range cs {
+		if x != c {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func equalObjects(k *model.Kind, a, b model.Object) bool {
+	for _, f := range k.Fields {
+		if !equalValue(a[f.Name], b[f.Name]) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameObjects(k *model.Kind, a, b []model.Object) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !equalObjects(k, a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// refsOf lists the objects o names through reference fields.
+func refsOf(k *model.Kind, o model.Object) []store.Ref {
+	var refs []store.Ref
+	for _, f := range k.Fields {
+		if f.Ref == "" || o == nil {
+			continue
+		}
+		vals := o.List(f.Name)
+		if f.Type == model.String {
+			vals = []string{o.Str(f.Name)}
+		}
+		for _, val := range vals {
+			if val == "" || val == f.RefImplied {
+				continue
+			}
+			r := store.Ref{Kind: f.Ref, Key: val}
+			if !containsRef(refs, r) {
+				refs = append(refs, r)
+			}
+		}
+	}
+	return refs
+}
+
+func containsRef(refs []store.Ref, r store.Ref) bool {
+	for _, x := range refs {
+		if x == r {
+			return true
+		}
+	}
+	return false
+}
+
+// checkReferences checks the configuration the changes produce: every
+// reference names an existing object, and no deleted object is still named.
+func (v *view) checkReferences() error {
+	for _, c := range v.changes {
+		if c.After == nil {
+			continue
+		}
+		for _, f := range c.Kind.Fields {
+			if f.Ref == "" {
+				continue
+			}
+			target := v.e.reg.Lookup(model.Config, f.Ref)
+			for _, r := range refsOf(&model.Kind{Fields: []*model.Field{f}}, c.After) {
+				cur, err := v.lookup(target, r.Key)
+				if err != nil {
+					return err
+				}
+				if cur == nil {
+					return apierr.BadRequest(apierr.CodeDanglingReference, c.Kind.Name, f.Name, "%s: %s %q does not exist", f.Name, f.Ref, r.Key)
+				}
+			}
+		}
+	}
+	for _, c := range v.changes {
+		if c.Op != backend.Delete {
+			continue
+		}
+		var users []string
+		for _, src := range v.tx.Referrers(c.Kind.Name, c.Key) {
+			if p := v.pending[src.Kind+"\x00"+src.Key]; p != nil {
+				continue // checked below with its new value
+			}
+			users = append(users, describe(v.e.reg, src))
+		}
+		for _, p := range v.changes {
+			if p.After != nil && containsRef(refsOf(p.Kind, p.After), store.Ref{Kind: c.Kind.Name, Key: c.Key}) {
+				users = append(users, describe(v.e.reg, store.Ref{Kind: p.Kind.Name, Key: p.Key}))
+			}
+		}
+		if len(users) > 0 {
+			sort.Strings(users)
+			return apierr.Conflict(apierr.CodeReferenced, c.Kind.Name, "%s %s is still used by %s; change or delete those first", c.Kind.Name, c.Kind.DescribeKey(c.Key), strings.Join(users, ", "))
+		}
+	}
+	return nil
+}
+
+func describe(reg *model.Registry, r store.Ref) string {
+	k := reg.Lookup(model.Config, r.Kind)
+	if k == nil {
+		return r.Kind + " " + r.Key
+	}
+	return r.Kind + " " + k.DescribeKey(r.Key)
+}
+
+// write stores the changes as revision rev.
+func (v *view) write(rev uint64, changes []*change, meta Meta) error {
+	diffs := make([]diff, 0, len(changes))
+	for _, c := range changes {
+		k := c.Kind
+		d := diff{Kind: k.Name, Key: k.DescribeKey(c.Key), ObjectId: c.id.String(), Op: c.Op.String()}
+		if c.Before != nil {
+			d.Before = json.RawMessage(v.e.redactedJSON(k, c.Before))
+		}
+		switch c.Op {
+		case backend.Delete:
+			rec := store.Record{Kind: k.Name, Key: c.Key, ID: c.id, Seq: c.seq}
+			if err := v.tx.Delete(rec, refsOf(k, c.Before)); err != nil {
+				return err
+			}
+		default:
+			rec := &store.Record{Kind: k.Name, Key: c.Key, ID: c.id, Seq: c.seq, CreateRev: c.createRev, ModRev: rev}
+			if c.Op == backend.Create {
+				rec.CreateRev = rev
+			}
+			rec.Public = k.AppendJSON(nil, c.After, false)
+			rec.Sealed = v.e.seal(k, c.id, c.After)
+			if err := v.tx.Put(rec, refsOf(k, c.Before), refsOf(k, c.After)); err != nil {
+				return err
+			}
+			d.After = json.RawMessage(v.e.redactedJSON(k, c.After))
+		}
+		diffs = append(diffs, d)
+	}
+	data, err := json.Marshal(revision{Revision: rev, Time: nowString(), User: meta.User, Source: meta.Source, Comment: meta.Comment, Changes: diffs})
+	if err != nil {
+		return err
+	}
+	v.tx.PutRevision(rev, data)
+	return nil
+}
+
+// diff is one object's change in a revision record.
+type diff struct {
+	Kind     string
+	Key      string
+	ObjectId string
+	Op       string
+	Before   json.RawMessage `json:",omitempty"`
+	After    json.RawMessage `json:",omitempty"`
+}
+
+// revision is the stored record of one commit.
+type revision struct {
+	Revision uint64
+	Time     string
+	User     string
+	Source   string
+	Comment  string
+	Changes  []diff
+}

@@ -1,0 +1,150 @@
+package model
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// AppendJSON appends o as one JSON object with k's fields in declaration
+// order, so that equal objects encode to equal bytes. Write-only (secret)
+// fields are written as "". With state, the state-only fields follow.
+func (k *Kind) AppendJSON(dst []byte, o Object, state bool) []byte {
+	return k.appendObject(dst, o, state, false)
+}
+
+// AppendRedactedJSON is AppendJSON with each set secret written as "******",
+// the form secrets take in diffs and events.
+func (k *Kind) AppendRedactedJSON(dst []byte, o Object) []byte {
+	return k.appendObject(dst, o, false, true)
+}
+
+func (k *Kind) appendObject(dst []byte, o Object, state, redacted bool) []byte {
+	dst = append(dst, '{')
+	n := 0
+	emit := func(f *Field) {
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		n++
+		dst = appendString(dst, f.Name)
+		dst = append(dst, ':')
+		v, ok := o[f.Name]
+		switch {
+		case !ok:
+			v = f.zero()
+		case f.Secret != Public:
+			if s, _ := v.(string); s != "" && redacted {
+				v = "******"
+			} else {
+				v = ""
+			}
+		}
+		dst = appendValue(dst, v)
+	}
+	for _, f := range k.Fields {
+		emit(f)
+	}
+	if state {
+		for _, f := range k.StateOnly {
+			emit(f)
+		}
+	}
+	return append(dst, '}')
+}
+
+// AppendSecretsJSON appends the Sealed fields of o that are set, as a JSON
+// object; nil when there are none.
+func (k *Kind) AppendSecretsJSON(dst []byte, o Object) []byte {
+	n := 0
+	for _, f := range k.Fields {
+		if f.Secret != Sealed || o.Str(f.Name) == "" {
+			continue
+		}
+		if n == 0 {
+			dst = append(dst, '{')
+		} else {
+			dst = append(dst, ',')
+		}
+		n++
+		dst = appendString(dst, f.Name)
+		dst = append(dst, ':')
+		dst = appendString(dst, o.Str(f.Name))
+	}
+	if n == 0 {
+		return dst
+	}
+	return append(dst, '}')
+}
+
+// Redacted returns a copy of o with every set secret replaced by "******",
+// the form secrets take in the config log, diffs and events.
+func (k *Kind) Redacted(o Object) Object {
+	c := o.Clone()
+	for _, f := range k.Fields {
+		if f.Secret != Public {
+			if s, ok := c[f.Name].(string); ok && s != "" {
+				c[f.Name] = "******"
+			}
+		}
+	}
+	return c
+}
+
+func appendValue(dst []byte, v any) []byte {
+	switch x := v.(type) {
+	case string:
+		return appendString(dst, x)
+	case int64:
+		return strconv.AppendInt(dst, x, 10)
+	case bool:
+		return strconv.AppendBool(dst, x)
+	case []string:
+		dst = append(dst, '[')
+		for i, s := range x {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendString(dst, s)
+		}
+		return append(dst, ']')
+	}
+	return append(dst, "null"...)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString writes s as a JSON string, replacing invalid UTF-8.
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				dst = append(dst, '\\', c)
+			case c < 0x20:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			default:
+				dst = append(dst, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, `\ufffd`...)
+		} else if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+		} else {
+			dst = append(dst, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(dst, '"')
+}
+
+// AppendJSONString is appendString for other packages that build JSON by hand.
+func AppendJSONString(dst []byte, s string) []byte { return appendString(dst, s) }
+
+// AppendJSONValue is appendValue for other packages that build JSON by hand.
+func AppendJSONValue(dst []byte, v any) []byte { return appendValue(dst, v) }

@@ -1,0 +1,385 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/swmgr/swmgr/internal/apierr"
+)
+
+// Builtin returns the registry of every kind swmgr serves. Each call builds a
+// fresh registry, so nothing here is shared mutable state.
+func Builtin() *Registry {
+	r, err := NewRegistry(builtinKinds()...)
+	if err != nil {
+		panic(err) // a mistake in the declarations below; caught by every test
+	}
+	return r
+}
+
+var (
+	adminStates = []string{"UP", "DOWN"}
+	shells      = []string{"Bash", "CLI"}
+	timestamps  = []string{"append", "prepend", "disabled"}
+	// BreakoutModes maps each BreakOutMode to its sub-port count and lane speed (Mb/s).
+	breakoutModes = map[string]struct {
+		Lanes int
+		Speed int64
+	}{"1x100": {1, 100000}, "1x40": {1, 40000}, "2x50": {2, 50000}, "4x25": {4, 25000}, "4x10": {4, 10000}}
+)
+
+func rng(min, max int64) *Range { return &Range{Min: min, Max: max} }
+
+func builtinKinds() []*Kind {
+	port := &Kind{
+		Name: "Port", Class: Config, Discovered: true,
+		Doc: "A front-panel port (fpPort<N>) or a breakout sub-port (fpPort<N>s<M>). Ports are discovered from the switch; they are changed with PATCH and cannot be created or deleted. BreakOutMode 4x10, 4x25 or 2x50 on a front-panel port creates its sub-ports; 1x40 or 1x100 removes them.",
+		Fields: []*Field{
+			{Name: "IntfRef", Type: String, Key: true, Format: FormatPortName, Doc: "port name"},
+			{Name: "IfIndex", Type: Int, ReadOnly: true, Doc: "interface index, assigned by the switch"},
+			{Name: "Description", Type: String, Default: "FP Port", MaxLen: 64},
+			{Name: "PhyIntfType", Type: String, Default: "CR4", Enum: []string{"GMII", "SGMII", "QSMII", "SFI", "XFI", "XAUI", "XLAUI", "RXAUI", "CR", "CR2", "CR4", "KR", "KR2", "KR4", "SR", "SR2", "SR4", "SR10", "LR", "LR4"}},
+			{Name: "AdminState", Type: String, Default: "DOWN", Enum: adminStates},
+			{Name: "MacAddr", Type: String, Format: FormatMAC, ReadOnly: true, Doc: "assigned by the switch"},
+			{Name: "Speed", Type: Int, Default: int64(40000), Range: rng(10, 100000), Aliases: []string{"speed"}, Doc: "Mb/s"},
+			{Name: "Duplex", Type: String, Default: "Full_Duplex", Enum: []string{"Half_Duplex", "Full_Duplex"}},
+			{Name: "Autoneg", Type: String, Default: "OFF", Enum: []string{"ON", "OFF"}},
+			{Name: "MediaType", Type: String, MaxLen: 64},
+			{Name: "Mtu", Type: Int, Default: int64(1500), Range: rng(68, 9216), Doc: "bytes"},
+			{Name: "BreakOutMode", Type: String, Default: "1x40", Enum: []string{"1x100", "1x40", "2x50", "4x25", "4x10"}},
+			{Name: "LoopbackMode", Type: String, Default: "NONE", Enum: []string{"NONE", "MAC", "PHY", "RMT"}},
+			{Name: "EnableFEC", Type: Bool},
+			{Name: "PRBSTxEnable", Type: Bool},
+			{Name: "PRBSRxEnable", Type: Bool},
+			{Name: "PRBSPolynomial", Type: String, Default: "2^7", Enum: []string{"2^7", "2^23", "2^31"}},
+			{Name: "DscpToCosProfileRef", Type: String, Format: FormatObjName},
+			{Name: "PcpToCosProfileRef", Type: String, Format: FormatObjName},
+			{Name: "SchedProfileRef", Type: String, Format: FormatObjName},
+			{Name: "StormControlProfile", Type: String, Default: "NONE", MaxLen: 64},
+		},
+		StateDoc: "Operational state of the port; OperState follows AdminState and the link.",
+		StateOnly: []*Field{
+			{Name: "Name", Type: String},
+			{Name: "OperState", Type: String, Enum: adminStates},
+			{Name: "NumUpEvents", Type: Int},
+			{Name: "NumDownEvents", Type: Int},
+			{Name: "LastUpEventTime", Type: String},
+			{Name: "LastDownEventTime", Type: String},
+			{Name: "IfInOctets", Type: Int},
+			{Name: "IfInUcastPkts", Type: Int},
+			{Name: "IfInDiscards", Type: Int},
+			{Name: "IfInErrors", Type: Int},
+			{Name: "IfOutOctets", Type: Int},
+			{Name: "IfOutUcastPkts", Type: Int},
+			{Name: "IfOutDiscards", Type: Int},
+			{Name: "IfOutErrors", Type: Int},
+			{Name: "PresentInHW", Type: String},
+		},
+	}
+	port.Check = func(o Object) error {
+		_, sub, _ := ParsePortName(o.Str("IntfRef"))
+		if sub != 0 && breakoutModes[o.Str("BreakOutMode")].Lanes == 1 {
+			return apierr.BadRequest(apierr.CodeInvalidValue, "Port", "BreakOutMode", "BreakOutMode: %s is a breakout sub-port and cannot be broken out again", o.Str("IntfRef"))
+		}
+		return nil
+	}
+	port.Children = func(o Object) []Object {
+		name := o.Str("IntfRef")
+		if _, sub, _ := ParsePortName(name); sub != 0 {
+			return nil
+		}
+		mode := breakoutModes[o.Str("BreakOutMode")]
+		if mode.Lanes < 2 {
+			return nil
+		}
+		children := make([]Object, mode.Lanes)
+		for i := range children {
+			c := port.Defaults()
+			c["IntfRef"] = fmt.Sprintf("%ss%d", name, i+1)
+			c["Speed"] = mode.Speed
+			c["BreakOutMode"] = o.Str("BreakOutMode")
+			c["PhyIntfType"] = o.Str("PhyIntfType")
+			c["MediaType"] = o.Str("MediaType")
+			children[i] = c
+		}
+		return children
+	}
+
+	vrfRef := func(f *Field) *Field {
+		f.Ref, f.RefImplied, f.Format = "Vrf", "default", FormatObjName
+		if f.Default == nil && !f.Key {
+			f.Default = "default"
+		}
+		return f
+	}
+
+	return []*Kind{
+		port,
+		{
+			Name: "IPv4Intf", Class: Config,
+			Doc: "An IPv4 address on an interface; one per interface.",
+			Fields: []*Field{
+				{Name: "IntfRef", Type: String, Key: true, Format: FormatPortName, Ref: "Port", Doc: "the port that carries the address"},
+				{Name: "IpAddr", Type: String, Required: true, Format: FormatIPv4CIDR, Doc: "<ipv4>/<prefix length>"},
+				{Name: "AdminState", Type: String, Default: "UP", Enum: adminStates},
+				vrfRef(&Field{Name: "Vrf", Type: String, Default: "default", Doc: "VRF of the interface"}),
+			},
+			StateDoc: "OperState is UP when the interface and its port are both up.",
+			StateOnly: []*Field{
+				{Name: "OperState", Type: String, Enum: adminStates},
+				{Name: "IfIndex", Type: Int},
+				{Name: "NumUpEvents", Type: Int},
+				{Name: "NumDownEvents", Type: Int},
+				{Name: "L2IntfType", Type: String},
+				{Name: "L2IntfId", Type: Int},
+			},
+		},
+		{
+			Name: "Vrf", Class: Config,
+			Doc: "A VRF. The VRF \"default\" always exists and is not an object.",
+			Fields: []*Field{
+				{Name: "Vrf", Type: String, Key: true, Format: FormatObjName, Doc: "VRF name"},
+				{Name: "Name", Type: String, MaxLen: 64, Doc: "VRF name as FlexSwitch 2.x also carried it; free text"},
+			},
+			Check: func(o Object) error {
+				if strings.EqualFold(o.Str("Vrf"), "default") {
+					return apierr.Conflict(apierr.CodeDuplicate, "Vrf", "the VRF \"default\" always exists and cannot be created or deleted")
+				}
+				return nil
+			},
+		},
+		{
+			Name: "BGPGlobal", Class: Config, Singleton: true,
+			Doc: "The BGP speaker of the default VRF. ASNum \"\" leaves BGP unconfigured.",
+			Fields: []*Field{
+				{Name: "Vrf", Type: String, Key: true, Default: "default", Enum: []string{"default"}},
+				{Name: "ASNum", Type: String, Format: FormatASN, Doc: "local AS, asplain or asdot"},
+				{Name: "RouterId", Type: String, Default: "0.0.0.0", Format: FormatIPv4},
+				{Name: "Disabled", Type: Bool},
+				{Name: "UseMultiplePaths", Type: Bool},
+				{Name: "EBGPMaxPaths", Type: Int, Default: int64(1), Range: rng(1, 64)},
+				{Name: "EBGPAllowMultipleAS", Type: Bool},
+				{Name: "IBGPMaxPaths", Type: Int, Default: int64(1), Range: rng(1, 64)},
+			},
+			StateOnly: []*Field{
+				{Name: "AS", Type: String},
+				{Name: "TotalPaths", Type: Int},
+				{Name: "Totalv4Prefixes", Type: Int},
+			},
+		},
+		{
+			Name: "BGPVrf", Class: Config,
+			Doc: "BGP settings of one VRF.",
+			Fields: []*Field{
+				vrfRef(&Field{Name: "Name", Type: String, Key: true, Doc: "VRF name"}),
+				{Name: "UseMultiplePaths", Type: Bool},
+				{Name: "EBGPMaxPaths", Type: Int, Default: int64(1), Range: rng(1, 64)},
+				{Name: "IBGPMaxPaths", Type: Int, Default: int64(1), Range: rng(1, 64)},
+			},
+		},
+		{
+			Name: "BGPv4Neighbor", Class: Config,
+			Doc: "A BGP peer over IPv4, keyed by VRF and address.",
+			Fields: []*Field{
+				vrfRef(&Field{Name: "Vrf", Type: String, Key: true, Default: "default", Doc: "VRF of the session"}),
+				{Name: "NeighborAddress", Type: String, Key: true, Format: FormatIPv4},
+				{Name: "PeerAS", Type: String, Required: true, Format: FormatASN},
+				{Name: "LocalAS", Type: String, Format: FormatASN, Doc: "\"\" uses BGPGlobal ASNum"},
+				{Name: "Description", Type: String, MaxLen: 64},
+				{Name: "Disabled", Type: Bool},
+				{Name: "AuthPassword", Type: String, Secret: Sealed, MaxLen: 80, Doc: "TCP MD5 password; write-only"},
+				{Name: "HoldTime", Type: Int, Range: rng(0, 65535), Doc: "seconds; 0 uses the default (180)"},
+				{Name: "KeepaliveTime", Type: Int, Range: rng(0, 21845), Doc: "seconds; 0 uses the default (60)"},
+				{Name: "ConnectRetryTime", Type: Int, Default: int64(60), Range: rng(1, 65535), Doc: "seconds"},
+				{Name: "RouteReflectorClient", Type: Bool},
+				{Name: "NextHopSelf", Type: Bool},
+			},
+			Check: func(o Object) error {
+				hold, keep := o.Int("HoldTime"), o.Int("KeepaliveTime")
+				if hold != 0 && hold < 3 {
+					return apierr.BadRequest(apierr.CodeInvalidValue, "BGPv4Neighbor", "HoldTime", "HoldTime: %d is not allowed; use 0 or 3..65535 (RFC 4271)", hold)
+				}
+				if hold != 0 && keep != 0 && keep > hold/3 {
+					return apierr.BadRequest(apierr.CodeInvalidValue, "BGPv4Neighbor", "KeepaliveTime", "KeepaliveTime: %d is more than a third of HoldTime %d", keep, hold)
+				}
+				return nil
+			},
+			StateOnly: []*Field{
+				{Name: "PeerType", Type: Int, Doc: "0 internal, 1 external"},
+				{Name: "SessionState", Type: Int, Doc: "RFC 4271 FSM state: 1 Idle .. 6 Established"},
+				{Name: "SessionStateDuration", Type: Int, Doc: "seconds"},
+				{Name: "TotalPrefixes", Type: Int},
+			},
+		},
+		{
+			Name: "Span", Class: Config,
+			Doc: "A port-mirroring session: traffic of the source ports is copied to the destination port.",
+			Fields: []*Field{
+				{Name: "SpanSessionName", Type: String, Key: true, Format: FormatObjName},
+				{Name: "AdminState", Type: String, Default: "UP", Enum: adminStates},
+				{Name: "DstIntfRef", Type: String, Required: true, Format: FormatPortName, Ref: "Port"},
+				{Name: "MirrorDir", Type: String, Default: "BOTH", Enum: []string{"RX", "TX", "BOTH"}},
+				{Name: "SrcIntfRefList", Type: StringList, Required: true, Format: FormatPortName, Ref: "Port"},
+			},
+			Check: func(o Object) error {
+				src := o.List("SrcIntfRefList")
+				if len(src) == 0 {
+					return apierr.BadRequest(apierr.CodeInvalidValue, "Span", "SrcIntfRefList", "SrcIntfRefList: give at least one source port")
+				}
+				for _, s := range src {
+					if s == o.Str("DstIntfRef") {
+						return apierr.BadRequest(apierr.CodeInvalidValue, "Span", "SrcIntfRefList", "SrcIntfRefList: %s is also the destination port", s)
+					}
+				}
+				return nil
+			},
+		},
+		{
+			Name: "User", Class: Config,
+			Doc: "A user of the switch: an account of its operating system. Only Access and DefaultShell can be updated; to change anything else, delete the user and create it again.",
+			Fields: []*Field{
+				{Name: "Name", Type: String, Key: true, Format: FormatUserName, Aliases: []string{"NAME"}},
+				{Name: "Access", Type: String, Default: "CLI", Enum: shells},
+				{Name: "DefaultShell", Type: String, Default: "CLI", Enum: shells},
+				{Name: "Password", Type: String, Required: true, Secret: Transient, CreateOnly: true, MaxLen: 256, Doc: "at least 8 characters; kept by the OS, never by swmgr"},
+				{Name: "Group", Type: String, Default: "users", Format: FormatUserName, CreateOnly: true, Doc: "admin, operator, or any other group (read-only role)"},
+			},
+			Check: func(o Object) error {
+				if p := o.Str("Password"); p != "" && len(p) < 8 {
+					return apierr.BadRequest(apierr.CodeInvalidValue, "User", "Password", "Password: must be at least 8 characters")
+				}
+				return nil
+			},
+		},
+		{
+			Name: "ConfigArchiveServer", Class: Config,
+			Doc: "A server that receives archives of the configuration.",
+			Fields: []*Field{
+				{Name: "IpAddr", Type: String, Key: true, Format: FormatIPOrFQDN},
+				{Name: "Username", Type: String, MaxLen: 64, Aliases: []string{"UserName"}},
+				{Name: "Password", Type: String, Secret: Sealed, MaxLen: 256, Doc: "write-only; stored encrypted"},
+				{Name: "DstFile", Type: String, Default: "/opt/swmgr/startup-config", Format: FormatAbsPath, MaxLen: 1024},
+				{Name: "Interval", Type: Int, Default: int64(1440), Range: rng(0, 44640), Doc: "minutes; 0 archives only on change"},
+				{Name: "Nonce", Type: String, MaxLen: 256, Doc: "salt of the archive encryption; only with Passphrase"},
+				{Name: "Passphrase", Type: String, Secret: Sealed, MaxLen: 256, Doc: "encrypts archives; only with Nonce; write-only"},
+				{Name: "OnChange", Type: Bool},
+				{Name: "RetryCount", Type: Int, Default: int64(3), Range: rng(0, 10)},
+				{Name: "Timeout", Type: Int, Default: int64(30), Range: rng(1, 3600), Doc: "seconds"},
+				{Name: "Timestamp", Type: String, Default: "disabled", Enum: timestamps, Aliases: []string{"TimeStamp"}},
+			},
+			Check: checkNoncePassphrase("ConfigArchiveServer"),
+		},
+		{
+			Name: "NtpServer", Class: Config,
+			Doc: "An NTP server the switch synchronises with.",
+			Fields: []*Field{
+				{Name: "IpAddr", Type: String, Key: true, Format: FormatIPOrFQDN},
+				{Name: "MinPoll", Type: Int, Default: int64(6), Range: rng(4, 17), Doc: "log2 seconds"},
+				{Name: "MaxPoll", Type: Int, Default: int64(10), Range: rng(4, 17), Doc: "log2 seconds"},
+				{Name: "SourceIntf", Type: String, Default: "ma1", Format: FormatIfName},
+				{Name: "Prefer", Type: Bool},
+			},
+			Check: func(o Object) error {
+				if o.Int("MinPoll") > o.Int("MaxPoll") {
+					return apierr.BadRequest(apierr.CodeInvalidValue, "NtpServer", "MinPoll", "MinPoll %d is greater than MaxPoll %d", o.Int("MinPoll"), o.Int("MaxPoll"))
+				}
+				return nil
+			},
+			StateOnly: []*Field{
+				{Name: "Status", Type: String},
+				{Name: "Stratum", Type: Int},
+				{Name: "Reach", Type: Int},
+			},
+		},
+		{
+			Name: "SystemParam", Class: Config, Singleton: true,
+			Doc: "System-wide settings.",
+			Fields: []*Field{
+				{Name: "Vrf", Type: String, Key: true, Default: "default", Enum: []string{"default"}},
+				{Name: "MgmtIp", Type: String, Format: FormatIPv4},
+				{Name: "Hostname", Type: String, Default: "switch", Format: FormatHostname},
+				{Name: "SwitchMac", Type: String, Format: FormatMAC, ReadOnly: true},
+				{Name: "SwVersion", Type: String, ReadOnly: true},
+				{Name: "Description", Type: String, Default: "swmgr switch", MaxLen: 255},
+				{Name: "Timezone", Type: String, Default: "UTC", MaxLen: 64},
+			},
+			Check: func(o Object) error {
+				tz := o.Str("Timezone")
+				if _, err := time.LoadLocation(tz); err != nil || tz == "" || tz == "Local" {
+					return apierr.BadRequest(apierr.CodeInvalidValue, "SystemParam", "Timezone", "Timezone: %q is not an IANA time zone like UTC or America/New_York", tz)
+				}
+				return nil
+			},
+			StateOnly: []*Field{
+				{Name: "Distro", Type: String},
+				{Name: "Kernel", Type: String},
+				{Name: "UpTime", Type: String},
+			},
+		},
+		{
+			Name: "ConfigLogState", Class: State,
+			Doc: "One configuration operation: every create, update, delete and action, successful or not. The last 1000 are kept.",
+			Fields: []*Field{
+				{Name: "SeqNum", Type: Int},
+				{Name: "Time", Type: String},
+				{Name: "API", Type: String},
+				{Name: "Operation", Type: String},
+				{Name: "Data", Type: String},
+				{Name: "Result", Type: String},
+				{Name: "UserAddr", Type: String},
+				{Name: "UserName", Type: String},
+			},
+		},
+		{
+			Name: "UserPassword", Class: Action,
+			Doc: "Sets a user's password. Admins may set anyone's; others only their own.",
+			Fields: []*Field{
+				{Name: "Name", Type: String, Required: true, Format: FormatUserName, Aliases: []string{"NAME"}},
+				{Name: "Password", Type: String, Required: true, Secret: Transient, MaxLen: 256},
+			},
+		},
+		{
+			Name: "SaveConfig", Class: Action,
+			Doc: "Saves the running configuration to a local file or an archive server.",
+			Fields: []*Field{
+				{Name: "Nonce", Type: String, MaxLen: 256},
+				{Name: "Passphrase", Type: String, Secret: Transient, MaxLen: 256},
+				{Name: "DstFileURI", Type: String, Format: FormatFileURI, MaxLen: 2048, Doc: "default: the data directory's startup-config"},
+				{Name: "Timeout", Type: Int, Default: int64(30), Range: rng(1, 3600)},
+				{Name: "RetryCount", Type: Int, Default: int64(3), Range: rng(0, 10)},
+				{Name: "Timestamp", Type: String, Default: "disabled", Enum: timestamps, Aliases: []string{"TimeStamp"}},
+			},
+			Check: checkNoncePassphrase("SaveConfig"),
+		},
+		{
+			Name: "ResetConfig", Class: Action,
+			Doc: "Returns the switch to factory defaults, in one transaction.",
+		},
+		{
+			Name: "ResetConfigToFile", Class: Action,
+			Doc: "Replaces the configuration with one saved to a file, in one transaction.",
+			Fields: []*Field{
+				{Name: "SrcFileURI", Type: String, Format: FormatFileURI, MaxLen: 2048, Doc: "default: the data directory's startup-config"},
+				{Name: "Nonce", Type: String, MaxLen: 256},
+				{Name: "Passphrase", Type: String, Secret: Transient, MaxLen: 256},
+				{Name: "RetryCount", Type: Int, Default: int64(3), Range: rng(0, 10)},
+				{Name: "Timeout", Type: Int, Default: int64(30), Range: rng(1, 3600)},
+			},
+			Check: checkNoncePassphrase("ResetConfigToFile"),
+		},
+		{
+			Name: "ClearConfigLog", Class: Action,
+			Doc: "Clears the config log; the clear becomes the first entry of the new log.",
+		},
+	}
+}
+
+func checkNoncePassphrase(kind string) func(Object) error {
+	return func(o Object) error {
+		if (o.Str("Nonce") == "") != (o.Str("Passphrase") == "") {
+			return apierr.BadRequest(apierr.CodeInvalidValue, kind, "Passphrase", "Nonce and Passphrase must be given together (or neither)")
+		}
+		return nil
+	}
+}

@@ -1,0 +1,366 @@
+// Package model declares every kind of object swmgr knows, once.
+//
+// A Kind lists its fields with their types, keys, defaults, allowed values,
+// ranges, formats, references, secrecy and aliases. Everything else reads this
+// declaration: input parsing and validation (parse.go, validate.go), the
+// canonical JSON encoding (encode.go), REST routing in package api, the commit
+// engine's reference and derived-object checks, and the generated docs. Adding
+// a field or a kind is a change to kinds.go and nothing else.
+//
+// Objects are flat records held as Object, a map from field name to a value of
+// the field's Go type: string, int64, bool or []string.
+package model
+
+import (
+	"sort"
+	"strings"
+)
+
+// Class says which part of the REST tree serves a kind.
+type Class int
+
+const (
+	// Config kinds are created, read, updated and deleted under /config.
+	Config Class = iota
+	// State kinds are read-only under /state.
+	State
+	// Action kinds are executed under /action.
+	Action
+)
+
+func (c Class) String() string {
+	switch c {
+	case Config:
+		return "config"
+	case State:
+		return "state"
+	case Action:
+		return "action"
+	}
+	return "unknown"
+}
+
+// Type is the JSON type of a field.
+type Type int
+
+const (
+	String Type = iota
+	Int
+	Bool
+	StringList
+)
+
+func (t Type) String() string {
+	switch t {
+	case String:
+		return "string"
+	case Int:
+		return "integer"
+	case Bool:
+		return "boolean"
+	case StringList:
+		return "array of string"
+	}
+	return "unknown"
+}
+
+// Format constrains the text of a string field (or of each element of a list).
+type Format int
+
+const (
+	FormatNone     Format = iota
+	FormatIPv4            // dotted IPv4 address
+	FormatIPv4CIDR        // <ipv4>/<prefix length>
+	FormatIPOrFQDN        // an IP address or a fully qualified domain name
+	FormatASN             // asplain 1..4294967295 or asdot <1..65535>.<0..65535>
+	FormatPortName        // fpPort<N> or fpPort<N>s<M>
+	FormatIfName          // a Linux interface name
+	FormatMAC             // colon-separated hex
+	FormatUserName        // POSIX portable user name
+	FormatHostname        // RFC 1123 host name
+	FormatFileURI         // ///abs/path, file:///abs/path or sftp://[user@]host[:port]/path
+	FormatAbsPath         // an absolute path
+	FormatObjName         // a simple name: letters, digits, - _ .
+)
+
+// Secrecy says how a secret field is kept.
+type Secrecy int
+
+const (
+	// Public fields are stored and returned as they are.
+	Public Secrecy = iota
+	// Sealed fields are write-only: stored encrypted with the data
+	// directory's key, returned as "".
+	Sealed
+	// Transient fields are write-only and never stored: they are handed to
+	// the backend (a user's password goes to the OS) and forgotten.
+	Transient
+)
+
+// Range bounds an integer field.
+type Range struct{ Min, Max int64 }
+
+// Field declares one field of a kind.
+type Field struct {
+	Name       string
+	Type       Type
+	Doc        string
+	Key        bool     // identifies the object in by-key operations
+	Required   bool     // must be given at create (keys without a default always are)
+	Default    any      // value when not given at create; nil means the type's zero value
+	Enum       []string // allowed values of a string field
+	Range      *Range   // allowed values of an integer field
+	MaxLen     int      // maximum length of a string field, 0 for none
+	Format     Format   // form of a string field or of each list element
+	Ref        string   // the config kind whose key this field names
+	RefImplied string   // a value of Ref that always exists without an object ("default" VRF)
+	Secret     Secrecy  // Public, Sealed or Transient
+	Aliases    []string // other spellings accepted on input
+	ReadOnly   bool     // set by the switch; a client may only repeat the current value
+	CreateOnly bool     // may be given at create, never changed by update
+}
+
+// Kind declares one kind of object.
+type Kind struct {
+	Name       string
+	Class      Class
+	Doc        string
+	Fields     []*Field
+	Singleton  bool     // exists from the first start, changed by PATCH only
+	Discovered bool     // instances come from the backend (front-panel ports)
+	StateDoc   string   // what the state form adds
+	StateOnly  []*Field // operational fields of the state form, in addition to Fields
+	// Check validates relations between fields of a complete object.
+	Check func(o Object) error
+	// Children returns the objects that exist because o has its current
+	// values (breakout sub-ports of a port). The engine creates and removes
+	// them as o changes.
+	Children func(o Object) []Object
+	// Deletable reports whether an object of a kind that is not created by
+	// clients (a discovered port) may still be deleted; nil means no.
+	Deletable func(o Object) bool
+
+	keys    []*Field
+	byName  map[string]*Field // exact names and aliases
+	byLower map[string]*Field // lower-case names, to suggest the right spelling
+}
+
+// Keys returns the key fields in declaration order.
+func (k *Kind) Keys() []*Field { return k.keys }
+
+// Field returns the field named name (exactly, or by an alias).
+func (k *Kind) Field(name string) *Field { return k.byName[name] }
+
+// StateName is the kind's name in its state form.
+func (k *Kind) StateName() string {
+	if k.Class == State {
+		return k.Name
+	}
+	return k.Name + "State"
+}
+
+// Creatable reports whether clients may POST new objects of the kind.
+func (k *Kind) Creatable() bool { return k.Class == Config && !k.Singleton && !k.Discovered }
+
+// API is the lower-case name the config log records.
+func (k *Kind) API() string { return strings.ToLower(k.Name) }
+
+// Registry is the set of declared kinds.
+type Registry struct {
+	kinds   []*Kind
+	byLower map[Class]map[string]*Kind
+}
+
+// NewRegistry indexes kinds and checks the declarations for mistakes that
+// would otherwise only show up at run time.
+func NewRegistry(kinds ...*Kind) (*Registry, error) {
+	r := &Registry{kinds: kinds, byLower: map[Class]map[string]*Kind{Config: {}, State: {}, Action: {}}}
+	for _, k := range kinds {
+		if err := k.index(); err != nil {
+			return nil, err
+		}
+		name := strings.ToLower(k.Name)
+		if k.Class == State {
+			// State kinds are named in paths without "State".
+			name = strings.TrimSuffix(name, "state")
+		}
+		if _, dup := r.byLower[k.Class][name]; dup {
+			return nil, errorf("kind %s declared twice", k.Name)
+		}
+		r.byLower[k.Class][name] = k
+	}
+	for _, k := range kinds {
+		for _, f := range k.Fields {
+			if f.Ref != "" && r.Lookup(Config, f.Ref) == nil {
+				return nil, errorf("%s.%s references unknown kind %s", k.Name, f.Name, f.Ref)
+			}
+		}
+	}
+	return r, nil
+}
+
+func (k *Kind) index() error {
+	k.byName = map[string]*Field{}
+	k.byLower = map[string]*Field{}
+	k.keys = nil
+	for _, list := range [][]*Field{k.Fields, k.StateOnly} {
+		for _, f := range list {
+			names := append([]string{f.Name}, f.Aliases...)
+			for _, n := range names {
+				if _, dup := k.byName[n]; dup {
+					return errorf("%s: field name %s declared twice", k.Name, n)
+				}
+				k.byName[n] = f
+				k.byLower[strings.ToLower(n)] = f
+			}
+			if err := f.check(k); err != nil {
+				return err
+			}
+		}
+	}
+	// State-only fields are output, never input.
+	for _, f := range k.StateOnly {
+		delete(k.byName, f.Name)
+	}
+	for _, f := range k.Fields {
+		if f.Key {
+			k.keys = append(k.keys, f)
+		}
+	}
+	if k.Class == Config && len(k.keys) == 0 {
+		return errorf("config kind %s has no key field", k.Name)
+	}
+	return nil
+}
+
+func (f *Field) check(k *Kind) error {
+	if f.Default != nil {
+		if err := f.checkType(f.Default); err != nil {
+			return errorf("%s.%s: default: %v", k.Name, f.Name, err)
+		}
+	}
+	if f.Key && f.Type != String {
+		return errorf("%s.%s: key fields must be strings", k.Name, f.Name)
+	}
+	return nil
+}
+
+// Kinds returns every kind in declaration order.
+func (r *Registry) Kinds() []*Kind { return r.kinds }
+
+// Lookup finds a kind of class c by its case-insensitive path name (state kinds
+// by their config name, "Port" for PortState).
+func (r *Registry) Lookup(c Class, name string) *Kind {
+	return r.byLower[c][strings.ToLower(name)]
+}
+
+// Resolve applies the contract's rule for path names: an exact kind name
+// first; otherwise a trailing "s" names the kind for a get-all.
+func (r *Registry) Resolve(c Class, name string) (k *Kind, plural bool) {
+	if k := r.Lookup(c, name); k != nil {
+		return k, false
+	}
+	if l := len(name); l > 1 && (name[l-1] == 's' || name[l-1] == 'S') {
+		if k := r.Lookup(c, name[:l-1]); k != nil {
+			return k, true
+		}
+	}
+	return nil, false
+}
+
+// Names lists the kinds of class c, sorted, for error messages.
+func (r *Registry) Names(c Class) []string {
+	var out []string
+	for _, k := range r.kinds {
+		if k.Class == c {
+			out = append(out, k.Name)
+		} else if c == State && k.Class == Config {
+			out = append(out, k.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Object is one flat record: field name to string, int64, bool or []string.
+type Object map[string]any
+
+// Clone returns a copy that shares nothing mutable with o.
+func (o Object) Clone() Object {
+	c := make(Object, len(o))
+	for k, v := range o {
+		if l, ok := v.([]string); ok {
+			v = append([]string(nil), l...)
+		}
+		c[k] = v
+	}
+	return c
+}
+
+// Str returns a string field, or "".
+func (o Object) Str(name string) string { s, _ := o[name].(string); return s }
+
+// Int returns an integer field, or 0.
+func (o Object) Int(name string) int64 { n, _ := o[name].(int64); return n }
+
+// Bool returns a boolean field, or false.
+func (o Object) Bool(name string) bool { b, _ := o[name].(bool); return b }
+
+// List returns a list field, or nil.
+func (o Object) List(name string) []string { l, _ := o[name].([]string); return l }
+
+// Key returns the store key of o: its key field values joined by NUL.
+func (k *Kind) Key(o Object) string {
+	if len(k.keys) == 1 {
+		return o.Str(k.keys[0].Name)
+	}
+	parts := make([]string, len(k.keys))
+	for i, f := range k.keys {
+		parts[i] = o.Str(f.Name)
+	}
+	return strings.Join(parts, "\x00")
+}
+
+// DescribeKey renders a store key for messages: "Vrf=default, NeighborAddress=10.0.0.1".
+func (k *Kind) DescribeKey(key string) string {
+	parts := strings.Split(key, "\x00")
+	var b strings.Builder
+	for i, f := range k.keys {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(f.Name)
+		b.WriteByte('=')
+		if i < len(parts) {
+			b.WriteString(parts[i])
+		}
+	}
+	return b.String()
+}
+
+// Defaults returns a new object holding every field's default value.
+func (k *Kind) Defaults() Object {
+	o := make(Object, len(k.Fields))
+	for _, f := range k.Fields {
+		o[f.Name] = f.zero()
+	}
+	return o
+}
+
+func (f *Field) zero() any {
+	if f.Default != nil {
+		if l, ok := f.Default.([]string); ok {
+			return append([]string(nil), l...)
+		}
+		return f.Default
+	}
+	switch f.Type {
+	case Int:
+		return int64(0)
+	case Bool:
+		return false
+	case StringList:
+		return []string{}
+	}
+	return ""
+}

@@ -1,0 +1,286 @@
+package model
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/swmgr/swmgr/internal/apierr"
+)
+
+func errorf(format string, args ...any) error { return fmt.Errorf("model: "+format, args...) }
+
+// Body is a request body split into its top-level fields, not yet typed.
+type Body map[string]json.RawMessage
+
+// DecodeBody parses a request body that must be a single JSON object. An
+// empty body is an empty object: GET and DELETE by key may carry the key in
+// the query string instead.
+func DecodeBody(data []byte) (Body, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return Body{}, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, malformed(err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, apierr.BadRequest(apierr.CodeMalformedJSON, "", "", "the body must be a JSON object ({...}), not %s", describeToken(tok))
+	}
+	body := Body{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, malformed(err)
+		}
+		name := tok.(string) // inside an object the decoder only yields string keys here
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, malformed(err)
+		}
+		if _, dup := body[name]; dup {
+			return nil, apierr.BadRequest(apierr.CodeMalformedJSON, "", name, "field %q is given twice", name)
+		}
+		body[name] = raw
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return nil, malformed(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, apierr.BadRequest(apierr.CodeMalformedJSON, "", "", "malformed JSON: unexpected data after the object")
+	}
+	return body, nil
+}
+
+func malformed(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return apierr.BadRequest(apierr.CodeMalformedJSON, "", "", "malformed JSON: the body ends before the object is complete")
+	}
+	return apierr.BadRequest(apierr.CodeMalformedJSON, "", "", "malformed JSON: %v", err)
+}
+
+func describeToken(tok json.Token) string {
+	switch tok.(type) {
+	case json.Delim:
+		return "an array"
+	case string:
+		return "a string"
+	case float64, json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	}
+	return "null"
+}
+
+// Parse turns a body into typed field values of kind k. Every name must be a
+// field of k (or an alias); each value must have the field's JSON type. Values
+// are not range-checked here: see Validate.
+func (k *Kind) Parse(body Body) (Object, error) {
+	out := make(Object, len(body))
+	given := make(map[string]string, len(body)) // canonical name -> spelling used
+	for _, name := range sortedNames(body) {
+		f := k.byName[name]
+		if f == nil {
+			return nil, k.unknownField(name)
+		}
+		if prev, dup := given[f.Name]; dup {
+			return nil, apierr.BadRequest(apierr.CodeMalformedJSON, k.Name, f.Name, "%s and %s both set field %s; give it once", prev, name, f.Name)
+		}
+		given[f.Name] = name
+		v, err := f.decode(k.Name, body[name])
+		if err != nil {
+			return nil, err
+		}
+		out[f.Name] = v
+	}
+	return out, nil
+}
+
+// ParseQuery reads field values from a query string (keys of GET and DELETE
+// by key). Paging parameters are not fields and are skipped.
+func (k *Kind) ParseQuery(q url.Values) (Object, error) {
+	out := Object{}
+	for _, name := range sortedNames(q) {
+		if name == "CurrentMarker" || name == "Count" || name == "NextMarker" {
+			continue
+		}
+		f := k.byName[name]
+		if f == nil {
+			return nil, k.unknownField(name)
+		}
+		text := q.Get(name)
+		switch f.Type {
+		case String:
+			out[f.Name] = text
+		case Int:
+			n, err := strconv.ParseInt(text, 10, 64)
+			if err != nil {
+				return nil, wrongType(k.Name, f, "query value "+strconv.Quote(text))
+			}
+			out[f.Name] = n
+		case Bool:
+			b, err := strconv.ParseBool(text)
+			if err != nil {
+				return nil, wrongType(k.Name, f, "query value "+strconv.Quote(text))
+			}
+			out[f.Name] = b
+		case StringList:
+			out[f.Name] = append([]string(nil), q[name]...)
+		}
+	}
+	return out, nil
+}
+
+func sortedNames[V any](m map[string]V) []string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func (k *Kind) unknownField(name string) error {
+	msg := fmt.Sprintf("%s has no field %q", k.Name, name)
+	if s := k.suggest(name); s != "" {
+		msg += fmt.Sprintf("; did you mean %q?", s)
+	} else {
+		msg += "; its fields are " + strings.Join(k.InputNames(), ", ")
+	}
+	return apierr.BadRequest(apierr.CodeUnknownField, k.Name, name, "%s", msg)
+}
+
+// InputNames lists the fields a client may send.
+func (k *Kind) InputNames() []string {
+	names := make([]string, 0, len(k.Fields))
+	for _, f := range k.Fields {
+		names = append(names, f.Name)
+	}
+	return names
+}
+
+// suggest finds the declared field closest to a misspelt name.
+func (k *Kind) suggest(name string) string {
+	if f := k.byLower[strings.ToLower(name)]; f != nil {
+		return f.Name
+	}
+	best, bestDist := "", 4
+	for _, f := range k.Fields {
+		if d := editDistance(strings.ToLower(name), strings.ToLower(f.Name)); d < bestDist {
+			best, bestDist = f.Name, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func (f *Field) decode(kind string, raw json.RawMessage) (any, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return nil, wrongType(kind, f, "nothing")
+	}
+	switch f.Type {
+	case String:
+		if raw[0] != '"' {
+			return nil, wrongType(kind, f, jsonKind(raw))
+		}
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, wrongType(kind, f, jsonKind(raw))
+		}
+		return s, nil
+	case Int:
+		if raw[0] != '-' && (raw[0] < '0' || raw[0] > '9') {
+			return nil, wrongType(kind, f, jsonKind(raw))
+		}
+		n, err := strconv.ParseInt(string(raw), 10, 64)
+		if err != nil {
+			// 1e3 and 10.0 are whole numbers written unusually; 10.5 is not.
+			fl, ferr := strconv.ParseFloat(string(raw), 64)
+			if ferr != nil || fl != math.Trunc(fl) || math.Abs(fl) > 1<<53 {
+				return nil, apierr.BadRequest(apierr.CodeWrongType, kind, f.Name, "%s must be a whole number, not %s", f.Name, raw)
+			}
+			n = int64(fl)
+		}
+		return n, nil
+	case Bool:
+		switch string(raw) {
+		case "true":
+			return true, nil
+		case "false":
+			return false, nil
+		}
+		return nil, wrongType(kind, f, jsonKind(raw))
+	case StringList:
+		if raw[0] != '[' {
+			return nil, wrongType(kind, f, jsonKind(raw))
+		}
+		var l []string
+		if err := json.Unmarshal(raw, &l); err != nil {
+			return nil, apierr.BadRequest(apierr.CodeWrongType, kind, f.Name, "%s must be an array of strings", f.Name)
+		}
+		if l == nil {
+			l = []string{}
+		}
+		return l, nil
+	}
+	return nil, errorf("field %s has no type", f.Name)
+}
+
+func wrongType(kind string, f *Field, got string) error {
+	return apierr.BadRequest(apierr.CodeWrongType, kind, f.Name, "%s must be %s, not %s", f.Name, article(f.Type), got)
+}
+
+func article(t Type) string {
+	switch t {
+	case Int:
+		return "an integer"
+	case StringList:
+		return "an array of strings"
+	}
+	return "a " + t.String()
+}
+
+func jsonKind(raw json.RawMessage) string {
+	switch raw[0] {
+	case '"':
+		return "a string"
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}

@@ -1,0 +1,83 @@
+// Package secrets seals write-only fields before they are stored.
+//
+// The key is 32 random bytes in <data-dir>/secret.key (mode 0600), made on
+// first start. Sealing is AES-256-GCM with a fresh random nonce per value and
+// the owning object's identity as additional data, so a sealed value cannot
+// be moved to another object unnoticed.
+package secrets
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Box seals and opens values with one key.
+type Box struct{ aead cipher.AEAD }
+
+// Open loads the key in dir, making it on first use.
+func Open(dir string) (*Box, error) {
+	path := filepath.Join(dir, "secret.key")
+	key, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		key = make([]byte, 32)
+		if _, err := rand.Read(key); err != nil {
+			return nil, err
+		}
+		if err := writeFileSync(path, key); err != nil {
+			return nil, fmt.Errorf("write %s: %w", path, err)
+		}
+	} else if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(key) != 32 {
+		return nil, fmt.Errorf("%s: want a 32-byte key, have %d bytes", path, len(key))
+	}
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		return nil, err
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		return nil, err
+	}
+	return &Box{aead: aead}, nil
+}
+
+// Seal encrypts plain, bound to ad.
+func (b *Box) Seal(plain, ad []byte) []byte {
+	nonce := make([]byte, b.aead.NonceSize(), b.aead.NonceSize()+len(plain)+b.aead.Overhead())
+	if _, err := rand.Read(nonce); err != nil {
+		panic(err) // crypto/rand never fails on Linux
+	}
+	return b.aead.Seal(nonce, nonce, plain, ad)
+}
+
+// Unseal decrypts what Seal made with the same ad.
+func (b *Box) Unseal(sealed, ad []byte) ([]byte, error) {
+	n := b.aead.NonceSize()
+	if len(sealed) < n+b.aead.Overhead() {
+		return nil, errors.New("sealed value is too short")
+	}
+	return b.aead.Open(nil, sealed[:n], sealed[n:], ad)
+}
+
+func writeFileSync(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,321 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+	bolt "go.etcd.io/bbolt"
+)
+
+// Record is one stored config object. Public and Sealed point into the
+// database's memory map when read: they are valid only inside the
+// transaction that read them.
+type Record struct {
+	Kind      string
+	Key       string
+	ID        uuid.UUID
+	Seq       uint64 // creation order, assigned by Put
+	CreateRev uint64
+	ModRev    uint64 // the revision that last changed the object (its ETag)
+	Public    []byte // the object as JSON, write-only fields blanked
+	Sealed    []byte // the write-only fields, encrypted; nil when none
+}
+
+// Ref names an object that another object refers to.
+type Ref struct{ Kind, Key string }
+
+const recordHeader = 1 + 8 + 8 + 8 + 16 + 4
+
+func encodeRecord(r *Record) []byte {
+	b := make([]byte, recordHeader, recordHeader+len(r.Public)+len(r.Sealed))
+	b[0] = 1 // format version
+	binary.BigEndian.PutUint64(b[1:], r.Seq)
+	binary.BigEndian.PutUint64(b[9:], r.CreateRev)
+	binary.BigEndian.PutUint64(b[17:], r.ModRev)
+	copy(b[25:41], r.ID[:])
+	binary.BigEndian.PutUint32(b[41:], uint32(len(r.Public)))
+	b = append(b, r.Public...)
+	return append(b, r.Sealed...)
+}
+
+func decodeRecord(kind, key string, b []byte) (Record, error) {
+	if len(b) < recordHeader || b[0] != 1 {
+		return Record{}, fmt.Errorf("record %s %q: bad header", kind, key)
+	}
+	r := Record{Kind: kind, Key: key}
+	r.Seq = binary.BigEndian.Uint64(b[1:])
+	r.CreateRev = binary.BigEndian.Uint64(b[9:])
+	r.ModRev = binary.BigEndian.Uint64(b[17:])
+	copy(r.ID[:], b[25:41])
+	n := int(binary.BigEndian.Uint32(b[41:]))
+	if len(b) < recordHeader+n {
+		return Record{}, fmt.Errorf("record %s %q: truncated", kind, key)
+	}
+	r.Public = b[recordHeader : recordHeader+n]
+	if len(b) > recordHeader+n {
+		r.Sealed = b[recordHeader+n:]
+	}
+	return r, nil
+}
+
+// Tx is a transaction. Write methods are only valid in a CommitFunc.
+type Tx struct {
+	btx      *bolt.Tx
+	writable bool
+	wrote    bool
+}
+
+func (tx *Tx) sub(parent []byte, kind string) *bolt.Bucket {
+	return tx.btx.Bucket(parent).Bucket([]byte(kind))
+}
+
+// Revision returns the number of the last commit.
+func (tx *Tx) Revision() uint64 { return u64(tx.btx.Bucket(bMeta).Get(kRev)) }
+
+// Get returns the object of kind with key.
+func (tx *Tx) Get(kind, key string) (Record, bool, error) {
+	b := tx.sub(bObj, kind)
+	if b == nil {
+		return Record{}, false, nil
+	}
+	v := b.Get([]byte(key))
+	if v == nil {
+		return Record{}, false, nil
+	}
+	r, err := decodeRecord(kind, key, v)
+	return r, err == nil, err
+}
+
+// GetByID returns the object with ObjectId id.
+func (tx *Tx) GetByID(id uuid.UUID) (Record, bool, error) {
+	v := tx.btx.Bucket(bIDs).Get(id[:])
+	if v == nil {
+		return Record{}, false, nil
+	}
+	kind, key, ok := bytes.Cut(v, []byte{0})
+	if !ok {
+		return Record{}, false, fmt.Errorf("id index entry %s is corrupt", id)
+	}
+	return tx.Get(string(kind), string(key))
+}
+
+// List calls fn for up to count objects of kind in creation order, starting
+// at marker (0 for the first page). It returns the marker of the next page
+// and whether more objects follow.
+func (tx *Tx) List(kind string, marker uint64, count int, fn func(Record) error) (next uint64, more bool, err error) {
+	ord, obj := tx.sub(bOrd, kind), tx.sub(bObj, kind)
+	next = marker
+	if ord == nil {
+		return next, false, nil
+	}
+	c := ord.Cursor()
+	n := 0
+	for k, v := c.Seek(be(marker)); k != nil; k, v = c.Next() {
+		if n == count {
+			return next, true, nil
+		}
+		r, err := decodeRecord(kind, string(v), obj.Get(v))
+		if err != nil {
+			return next, false, err
+		}
+		if err := fn(r); err != nil {
+			return next, false, err
+		}
+		next = u64(k) + 1
+		n++
+	}
+	return next, false, nil
+}
+
+// Referrers lists the objects that refer to kind/key.
+func (tx *Tx) Referrers(kind, key string) []Ref {
+	prefix := []byte(kind + "\x00" + key + "\x00")
+	var out []Ref
+	c := tx.btx.Bucket(bRefs).Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		src, srcKey, _ := bytes.Cut(k[len(prefix):], []byte{0})
+		out = append(out, Ref{Kind: string(src), Key: string(srcKey)})
+	}
+	return out
+}
+
+func (tx *Tx) mustWrite() {
+	if !tx.writable {
+		panic("store: write in a read-only transaction")
+	}
+	tx.wrote = true
+}
+
+// NextRevision assigns the next global revision number.
+func (tx *Tx) NextRevision() uint64 {
+	tx.mustWrite()
+	rev := tx.Revision() + 1
+	must(tx.btx.Bucket(bMeta).Put(kRev, be(rev)))
+	return rev
+}
+
+// Put stores r, replacing the object with the same kind and key. A new
+// object (r.Seq == 0) gets the next creation sequence and its id is indexed.
+// The reference index moves from oldRefs to newRefs.
+func (tx *Tx) Put(r *Record, oldRefs, newRefs []Ref) error {
+	tx.mustWrite()
+	obj, err := tx.btx.Bucket(bObj).CreateBucketIfNotExists([]byte(r.Kind))
+	if err != nil {
+		return err
+	}
+	if r.Seq == 0 {
+		ord, err := tx.btx.Bucket(bOrd).CreateBucketIfNotExists([]byte(r.Kind))
+		if err != nil {
+			return err
+		}
+		meta := tx.btx.Bucket(bMeta)
+		r.Seq = u64(meta.Get(kSeq)) + 1
+		must(meta.Put(kSeq, be(r.Seq)))
+		must(ord.Put(be(r.Seq), []byte(r.Key)))
+		must(tx.btx.Bucket(bIDs).Put(r.ID[:], []byte(r.Kind+"\x00"+r.Key)))
+	}
+	must(obj.Put([]byte(r.Key), encodeRecord(r)))
+	tx.moveRefs(r.Kind, r.Key, oldRefs, newRefs)
+	return nil
+}
+
+// Delete removes r and its index entries, including its references.
+func (tx *Tx) Delete(r Record, refs []Ref) error {
+	tx.mustWrite()
+	obj := tx.sub(bObj, r.Kind)
+	if obj == nil || obj.Get([]byte(r.Key)) == nil {
+		return errors.New("store: delete of a missing object")
+	}
+	must(obj.Delete([]byte(r.Key)))
+	must(tx.sub(bOrd, r.Kind).Delete(be(r.Seq)))
+	must(tx.btx.Bucket(bIDs).Delete(r.ID[:]))
+	tx.moveRefs(r.Kind, r.Key, refs, nil)
+	return nil
+}
+
+func (tx *Tx) moveRefs(kind, key string, old, new []Ref) {
+	refs := tx.btx.Bucket(bRefs)
+	src := "\x00" + kind + "\x00" + key
+	for _, t := range old {
+		must(refs.Delete([]byte(t.Kind + "\x00" + t.Key + src)))
+	}
+	for _, t := range new {
+		must(refs.Put([]byte(t.Kind+"\x00"+t.Key+src), nil))
+	}
+}
+
+// PutRevision stores the record of a revision and drops the oldest beyond
+// MaxRevisions.
+func (tx *Tx) PutRevision(rev uint64, data []byte) {
+	tx.mustWrite()
+	b := tx.btx.Bucket(bRevs)
+	must(b.Put(be(rev), data))
+	trim(b, rev, MaxRevisions)
+}
+
+// GetRevision returns the stored record of revision rev.
+func (tx *Tx) GetRevision(rev uint64) []byte { return tx.btx.Bucket(bRevs).Get(be(rev)) }
+
+// Revisions calls fn for up to count revision records, newest first, starting
+// below marker (0 means from the newest). It returns the next marker.
+func (tx *Tx) Revisions(marker uint64, count int, fn func(rev uint64, data []byte) error) (next uint64, more bool, err error) {
+	return walkDown(tx.btx.Bucket(bRevs), marker, count, fn)
+}
+
+// AppendLog adds a config log entry; build receives the entry's SeqNum.
+func (tx *Tx) AppendLog(build func(seq uint64) []byte) uint64 {
+	tx.mustWrite()
+	meta := tx.btx.Bucket(bLogMeta)
+	seq := u64(meta.Get(kSeq)) + 1
+	must(meta.Put(kSeq, be(seq)))
+	b := tx.btx.Bucket(bLog)
+	must(b.Put(be(seq), build(seq)))
+	trim(b, seq, MaxLogEntries)
+	return seq
+}
+
+// ClearLog removes every config log entry; SeqNum keeps counting.
+func (tx *Tx) ClearLog() {
+	tx.mustWrite()
+	must(tx.btx.DeleteBucket(bLog))
+	_, err := tx.btx.CreateBucket(bLog)
+	must(err)
+}
+
+// Log calls fn for up to count config log entries, oldest first, starting at
+// marker.
+func (tx *Tx) Log(marker uint64, count int, fn func(seq uint64, entry []byte) error) (next uint64, more bool, err error) {
+	c := tx.btx.Bucket(bLog).Cursor()
+	next, n := marker, 0
+	for k, v := c.Seek(be(marker)); k != nil; k, v = c.Next() {
+		if n == count {
+			return next, true, nil
+		}
+		if err := fn(u64(k), v); err != nil {
+			return next, false, err
+		}
+		next = u64(k) + 1
+		n++
+	}
+	return next, false, nil
+}
+
+// LogEntry returns one config log entry by SeqNum.
+func (tx *Tx) LogEntry(seq uint64) []byte { return tx.btx.Bucket(bLog).Get(be(seq)) }
+
+// trim keeps the newest keep entries of a bucket whose keys are sequence
+// numbers up to last.
+func trim(b *bolt.Bucket, last uint64, keep uint64) {
+	if last <= keep {
+		return
+	}
+	// Collect first: deleting under a bbolt cursor makes Next skip keys.
+	var old [][]byte
+	c := b.Cursor()
+	for k, _ := c.First(); k != nil && u64(k) <= last-keep; k, _ = c.Next() {
+		old = append(old, append([]byte(nil), k...))
+	}
+	for _, k := range old {
+		must(b.Delete(k))
+	}
+}
+
+func walkDown(b *bolt.Bucket, marker uint64, count int, fn func(uint64, []byte) error) (uint64, bool, error) {
+	c := b.Cursor()
+	var k, v []byte
+	switch {
+	case marker == 0:
+		k, v = c.Last()
+	default:
+		// The newest key below marker.
+		if k, v = c.Seek(be(marker)); k == nil {
+			k, v = c.Last()
+		} else {
+			k, v = c.Prev()
+		}
+	}
+	next, n := marker, 0
+	for ; k != nil; k, v = c.Prev() {
+		if n == count {
+			return next, true, nil
+		}
+		if err := fn(u64(k), v); err != nil {
+			return next, false, err
+		}
+		next = u64(k)
+		n++
+	}
+	return next, false, nil
+}
+
+// must panics on a bbolt error that can only come from a bug (a write to a
+// read-only transaction, an empty key); the committer turns the panic into
+// an error and rolls back.
+func must(err error) {
+	if err != nil {
+		panic(err)
+	}
+}
