@@ -89,6 +89,8 @@ type Edit struct {
 	Target  Target       // update and delete
 	Fields  model.Object // create and update: the fields given
 	IfMatch string       // update and delete: the ETag the client holds, if any
+
+	bySwitch bool // made by the switch itself (discovery): may create any kind
 }
 
 // Outcome is what a successful Apply did.
@@ -241,7 +243,7 @@ func (e *Engine) Start(ctx context.Context) error {
 					return err
 				}
 				if !ok {
-					edits = append(edits, Edit{Kind: k, Op: backend.Create, Fields: full})
+					edits = append(edits, Edit{Kind: k, Op: backend.Create, Fields: full, bySwitch: true})
 					continue
 				}
 				cur, err := e.decode(k, rec)

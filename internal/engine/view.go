@@ -176,6 +176,9 @@ func (v *view) resolve(ed Edit) (uuid.UUID, uint64, error) {
 	k := ed.Kind
 	switch ed.Op {
 	case backend.Create:
+		if !k.Creatable() && !ed.bySwitch {
+			return uuid.Nil, 0, methodNotAllowed(k, "create")
+		}
 		return v.create(k, ed.Fields)
 	case backend.Update:
 		return v.update(k, ed)

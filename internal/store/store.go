@@ -29,6 +29,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -63,6 +64,9 @@ type Store struct {
 	reqs chan *request
 	stop chan struct{}
 	done chan struct{}
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // Open opens (creating if needed) the database in dir. It fails at once with
@@ -103,9 +107,12 @@ func Open(dir string) (*Store, error) {
 
 // Close waits for commits in progress, then closes the database.
 func (s *Store) Close() error {
-	close(s.stop)
-	<-s.done
-	return s.db.Close()
+	s.closeOnce.Do(func() {
+		close(s.stop)
+		<-s.done
+		s.closeErr = s.db.Close()
+	})
+	return s.closeErr
 }
 
 // View runs fn in a read-only transaction. Records passed to fn are valid

@@ -1,0 +1,295 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/uuid"
+)
+
+func open(t *testing.T, dir string) *Store {
+	t.Helper()
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func put(tx *Tx, kind, key string) (uuid.UUID, error) {
+	r := &Record{Kind: kind, Key: key, ID: uuid.New(), Public: []byte(`{"k":"` + key + `"}`)}
+	r.CreateRev = tx.NextRevision()
+	r.ModRev = r.CreateRev
+	return r.ID, tx.Put(r, nil, nil)
+}
+
+func TestConcurrentCommitsAreDurableAndNumbered(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir)
+	const n = 200
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := s.Commit(context.Background(), func(tx *Tx) (func(), error) {
+				_, err := put(tx, "K", fmt.Sprintf("k%03d", i))
+				return nil, err
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	s.Close()
+
+	s = open(t, dir)
+	defer s.Close()
+	err := s.View(func(tx *Tx) error {
+		if got := tx.Revision(); got != n {
+			t.Errorf("revision = %d, want %d", got, n)
+		}
+		seen := 0
+		_, more, err := tx.List("K", 0, 1000, func(r Record) error {
+			seen++
+			got, ok, err := tx.GetByID(r.ID)
+			if err != nil || !ok || got.Key != r.Key {
+				t.Errorf("GetByID(%s) = %v, %v, %v", r.ID, got.Key, ok, err)
+			}
+			return nil
+		})
+		if seen != n || more {
+			t.Errorf("listed %d (more=%v), want %d", seen, more, n)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFailureAfterWriteIsIsolated forces a batch in which one function writes
+// and then fails: its writes must vanish, the others must land, and the undo
+// of the others' outside effects must run before they are rerun alone.
+func TestFailureAfterWriteIsIsolated(t *testing.T) {
+	s := open(t, t.TempDir())
+	defer s.Close()
+
+	// Hold the committer so that the next requests queue into one batch.
+	hold, held := make(chan struct{}), make(chan struct{})
+	go s.Commit(context.Background(), func(tx *Tx) (func(), error) {
+		close(held)
+		<-hold
+		return nil, nil
+	})
+	<-held
+
+	var applied, undone atomic.Int32
+	var wg sync.WaitGroup
+	errs := make([]error, 5)
+	for i := range 5 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = s.Commit(context.Background(), func(tx *Tx) (func(), error) {
+				if _, err := put(tx, "K", fmt.Sprintf("k%d", i)); err != nil {
+					return nil, err
+				}
+				if i == 2 {
+					return nil, errors.New("fails after writing")
+				}
+				applied.Add(1)
+				return func() { undone.Add(1) }, nil
+			})
+		}()
+	}
+	waitQueued(s, 5)
+	close(hold)
+	wg.Wait()
+
+	for i, err := range errs {
+		if (err != nil) != (i == 2) {
+			t.Errorf("commit %d: err = %v", i, err)
+		}
+	}
+	if applied.Load()-undone.Load() != 4 {
+		t.Errorf("applied %d, undone %d: want 4 net effects", applied.Load(), undone.Load())
+	}
+	s.View(func(tx *Tx) error {
+		for i := range 5 {
+			_, ok, _ := tx.Get("K", fmt.Sprintf("k%d", i))
+			if ok != (i != 2) {
+				t.Errorf("k%d present = %v", i, ok)
+			}
+		}
+		if tx.Revision() != 4 {
+			t.Errorf("revision = %d, want 4", tx.Revision())
+		}
+		return nil
+	})
+}
+
+func waitQueued(s *Store, n int) {
+	for len(s.reqs) < n {
+		runtimeGosched()
+	}
+}
+
+func TestPagingSurvivesConcurrentChanges(t *testing.T) {
+	s := open(t, t.TempDir())
+	defer s.Close()
+	for i := range 50 {
+		s.Commit(context.Background(), func(tx *Tx) (func(), error) {
+			_, err := put(tx, "K", fmt.Sprintf("k%02d", i))
+			return nil, err
+		})
+	}
+	var seen []string
+	var marker uint64
+	for page := 0; ; page++ {
+		var more bool
+		s.View(func(tx *Tx) error {
+			var err error
+			marker, more, err = tx.List("K", marker, 7, func(r Record) error {
+				seen = append(seen, r.Key)
+				return nil
+			})
+			return err
+		})
+		// Between pages: delete an object already listed and one not yet
+		// listed, and add a new one.
+		s.Commit(context.Background(), func(tx *Tx) (func(), error) {
+			for _, key := range []string{fmt.Sprintf("k%02d", page), fmt.Sprintf("k%02d", 49-page)} {
+				if r, ok, _ := tx.Get("K", key); ok && page < 20 {
+					if err := tx.Delete(r, nil); err != nil {
+						return nil, err
+					}
+				}
+			}
+			_, err := put(tx, "K", fmt.Sprintf("new%02d", page))
+			return nil, err
+		})
+		if !more {
+			break
+		}
+	}
+	count := map[string]int{}
+	for _, k := range seen {
+		count[k]++
+	}
+	for k, c := range count {
+		if c != 1 {
+			t.Errorf("%s listed %d times", k, c)
+		}
+	}
+	// k20..k29 exist throughout: they must all be listed.
+	for i := 20; i < 30; i++ {
+		if count[fmt.Sprintf("k%02d", i)] != 1 {
+			t.Errorf("k%02d not listed", i)
+		}
+	}
+}
+
+func TestLogKeepsLastEntriesAndSeqNum(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir)
+	for i := 0; i < MaxLogEntries+25; i += 5 {
+		s.Commit(context.Background(), func(tx *Tx) (func(), error) {
+			for range 5 {
+				tx.AppendLog(func(seq uint64) []byte { return []byte(fmt.Sprint(seq)) })
+			}
+			return nil, nil
+		})
+	}
+	s.View(func(tx *Tx) error {
+		var first, n uint64
+		tx.Log(0, 2000, func(seq uint64, e []byte) error {
+			if n == 0 {
+				first = seq
+			}
+			n++
+			return nil
+		})
+		if n != MaxLogEntries || first != 26 {
+			t.Errorf("log holds %d entries from %d; want %d from 26", n, first, MaxLogEntries)
+		}
+		return nil
+	})
+	s.Commit(context.Background(), func(tx *Tx) (func(), error) {
+		tx.ClearLog()
+		tx.AppendLog(func(seq uint64) []byte { return []byte("clear") })
+		return nil, nil
+	})
+	s.Close()
+	s = open(t, dir)
+	defer s.Close()
+	s.View(func(tx *Tx) error {
+		var seqs []uint64
+		tx.Log(0, 10, func(seq uint64, e []byte) error { seqs = append(seqs, seq); return nil })
+		if len(seqs) != 1 || seqs[0] != MaxLogEntries+26 {
+			t.Errorf("after clear and reopen: %v", seqs)
+		}
+		return nil
+	})
+}
+
+func TestSecondOpenIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir)
+	defer s.Close()
+	if _, err := Open(dir); !errors.Is(err, ErrLocked) {
+		t.Fatalf("second Open = %v; want ErrLocked", err)
+	}
+}
+
+func TestDumpIgnoresLogOnly(t *testing.T) {
+	s := open(t, t.TempDir())
+	defer s.Close()
+	s.Commit(context.Background(), func(tx *Tx) (func(), error) { _, err := put(tx, "K", "a"); return nil, err })
+	var before, after bytes.Buffer
+	s.Dump(&before)
+	s.Commit(context.Background(), func(tx *Tx) (func(), error) {
+		tx.AppendLog(func(uint64) []byte { return []byte("x") })
+		return nil, nil
+	})
+	s.Dump(&after)
+	if !bytes.Equal(before.Bytes(), after.Bytes()) {
+		t.Fatal("a config log entry changed the dump")
+	}
+	s.Commit(context.Background(), func(tx *Tx) (func(), error) { _, err := put(tx, "K", "b"); return nil, err })
+	after.Reset()
+	s.Dump(&after)
+	if bytes.Equal(before.Bytes(), after.Bytes()) {
+		t.Fatal("a new object did not change the dump")
+	}
+}
+
+func TestRevisionsNewestFirst(t *testing.T) {
+	s := open(t, t.TempDir())
+	defer s.Close()
+	for range 5 {
+		s.Commit(context.Background(), func(tx *Tx) (func(), error) {
+			rev := tx.NextRevision()
+			tx.PutRevision(rev, []byte(fmt.Sprint(rev)))
+			return nil, nil
+		})
+	}
+	s.View(func(tx *Tx) error {
+		var got []uint64
+		next, more, _ := tx.Revisions(0, 2, func(rev uint64, _ []byte) error { got = append(got, rev); return nil })
+		tx.Revisions(next, 10, func(rev uint64, _ []byte) error { got = append(got, rev); return nil })
+		if fmt.Sprint(got) != "[5 4 3 2 1]" || !more {
+			t.Errorf("revisions = %v (more %v)", got, more)
+		}
+		return nil
+	})
+}
+
+func runtimeGosched() { runtime.Gosched() }
