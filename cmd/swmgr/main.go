@@ -9,6 +9,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/swmgr/swmgr/internal/model"
 )
 
 func main() {
@@ -18,9 +20,20 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(serveCommand(), dumpCommand(), versionCommand())
+	root.AddCommand(serveCommand(), dumpCommand(), docsCommand(), versionCommand())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "swmgr:", err)
 		os.Exit(1)
+	}
+}
+
+func docsCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "docs",
+		Short: "Print the object reference (docs/objects.md) generated from the model",
+		Args:  cobra.NoArgs,
+		Run: func(cmd *cobra.Command, _ []string) {
+			fmt.Fprint(cmd.OutOrStdout(), model.Builtin().Markdown())
+		},
 	}
 }

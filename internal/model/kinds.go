@@ -37,11 +37,11 @@ func builtinKinds() []*Kind {
 		Doc: "A front-panel port (fpPort<N>) or a breakout sub-port (fpPort<N>s<M>). Ports are discovered from the switch; they are changed with PATCH and cannot be created or deleted. BreakOutMode 4x10, 4x25 or 2x50 on a front-panel port creates its sub-ports; 1x40 or 1x100 removes them.",
 		Fields: []*Field{
 			{Name: "IntfRef", Type: String, Key: true, Format: FormatPortName, Doc: "port name"},
-			{Name: "IfIndex", Type: Int, ReadOnly: true, Doc: "interface index, assigned by the switch"},
+			{Name: "IfIndex", Type: Int, ReadOnly: true, Doc: "interface index"},
 			{Name: "Description", Type: String, Default: "FP Port", MaxLen: 64},
 			{Name: "PhyIntfType", Type: String, Default: "CR4", Enum: []string{"GMII", "SGMII", "QSMII", "SFI", "XFI", "XAUI", "XLAUI", "RXAUI", "CR", "CR2", "CR4", "KR", "KR2", "KR4", "SR", "SR2", "SR4", "SR10", "LR", "LR4"}},
 			{Name: "AdminState", Type: String, Default: "DOWN", Enum: adminStates},
-			{Name: "MacAddr", Type: String, Format: FormatMAC, ReadOnly: true, Doc: "assigned by the switch"},
+			{Name: "MacAddr", Type: String, Format: FormatMAC, ReadOnly: true},
 			{Name: "Speed", Type: Int, Default: int64(40000), Range: rng(10, 100000), Aliases: []string{"speed"}, Doc: "Mb/s"},
 			{Name: "Duplex", Type: String, Default: "Full_Duplex", Enum: []string{"Half_Duplex", "Full_Duplex"}},
 			{Name: "Autoneg", Type: String, Default: "OFF", Enum: []string{"ON", "OFF"}},
@@ -114,8 +114,48 @@ func builtinKinds() []*Kind {
 		return f
 	}
 
+	// Declaration order is apply order: what others refer to comes first.
 	return []*Kind{
+		{
+			Name: "SystemParam", Class: Config, Singleton: true,
+			Doc: "System-wide settings.",
+			Fields: []*Field{
+				{Name: "Vrf", Type: String, Key: true, Default: "default", Enum: []string{"default"}},
+				{Name: "MgmtIp", Type: String, Format: FormatIPv4},
+				{Name: "Hostname", Type: String, Default: "switch", Format: FormatHostname},
+				{Name: "SwitchMac", Type: String, Format: FormatMAC, ReadOnly: true},
+				{Name: "SwVersion", Type: String, ReadOnly: true},
+				{Name: "Description", Type: String, Default: "swmgr switch", MaxLen: 255},
+				{Name: "Timezone", Type: String, Default: "UTC", MaxLen: 64},
+			},
+			Check: func(o Object) error {
+				tz := o.Str("Timezone")
+				if _, err := time.LoadLocation(tz); err != nil || tz == "" || tz == "Local" {
+					return apierr.BadRequest(apierr.CodeInvalidValue, "SystemParam", "Timezone", "Timezone: %q is not an IANA time zone like UTC or America/New_York", tz)
+				}
+				return nil
+			},
+			StateOnly: []*Field{
+				{Name: "Distro", Type: String},
+				{Name: "Kernel", Type: String},
+				{Name: "UpTime", Type: String},
+			},
+		},
 		port,
+		{
+			Name: "Vrf", Class: Config,
+			Doc: "A VRF. The VRF \"default\" always exists and is not an object.",
+			Fields: []*Field{
+				{Name: "Vrf", Type: String, Key: true, Format: FormatObjName, Doc: "VRF name"},
+				{Name: "Name", Type: String, MaxLen: 64, Doc: "VRF name as FlexSwitch 2.x also carried it; free text"},
+			},
+			Check: func(o Object) error {
+				if strings.EqualFold(o.Str("Vrf"), "default") {
+					return apierr.Conflict(apierr.CodeDuplicate, "Vrf", "the VRF \"default\" always exists and cannot be created or deleted")
+				}
+				return nil
+			},
+		},
 		{
 			Name: "IPv4Intf", Class: Config,
 			Doc: "An IPv4 address on an interface; one per interface.",
@@ -133,20 +173,6 @@ func builtinKinds() []*Kind {
 				{Name: "NumDownEvents", Type: Int},
 				{Name: "L2IntfType", Type: String},
 				{Name: "L2IntfId", Type: Int},
-			},
-		},
-		{
-			Name: "Vrf", Class: Config,
-			Doc: "A VRF. The VRF \"default\" always exists and is not an object.",
-			Fields: []*Field{
-				{Name: "Vrf", Type: String, Key: true, Format: FormatObjName, Doc: "VRF name"},
-				{Name: "Name", Type: String, MaxLen: 64, Doc: "VRF name as FlexSwitch 2.x also carried it; free text"},
-			},
-			Check: func(o Object) error {
-				if strings.EqualFold(o.Str("Vrf"), "default") {
-					return apierr.Conflict(apierr.CodeDuplicate, "Vrf", "the VRF \"default\" always exists and cannot be created or deleted")
-				}
-				return nil
 			},
 		},
 		{
@@ -290,31 +316,6 @@ func builtinKinds() []*Kind {
 				{Name: "Status", Type: String},
 				{Name: "Stratum", Type: Int},
 				{Name: "Reach", Type: Int},
-			},
-		},
-		{
-			Name: "SystemParam", Class: Config, Singleton: true,
-			Doc: "System-wide settings.",
-			Fields: []*Field{
-				{Name: "Vrf", Type: String, Key: true, Default: "default", Enum: []string{"default"}},
-				{Name: "MgmtIp", Type: String, Format: FormatIPv4},
-				{Name: "Hostname", Type: String, Default: "switch", Format: FormatHostname},
-				{Name: "SwitchMac", Type: String, Format: FormatMAC, ReadOnly: true},
-				{Name: "SwVersion", Type: String, ReadOnly: true},
-				{Name: "Description", Type: String, Default: "swmgr switch", MaxLen: 255},
-				{Name: "Timezone", Type: String, Default: "UTC", MaxLen: 64},
-			},
-			Check: func(o Object) error {
-				tz := o.Str("Timezone")
-				if _, err := time.LoadLocation(tz); err != nil || tz == "" || tz == "Local" {
-					return apierr.BadRequest(apierr.CodeInvalidValue, "SystemParam", "Timezone", "Timezone: %q is not an IANA time zone like UTC or America/New_York", tz)
-				}
-				return nil
-			},
-			StateOnly: []*Field{
-				{Name: "Distro", Type: String},
-				{Name: "Kernel", Type: String},
-				{Name: "UpTime", Type: String},
 			},
 		},
 		{

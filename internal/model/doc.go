@@ -1,0 +1,130 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Markdown renders the reference of every kind from the declarations. The
+// file docs/objects.md is this output; a test keeps the two equal.
+func (r *Registry) Markdown() string {
+	var b strings.Builder
+	b.WriteString("# swmgr objects\n\n")
+	b.WriteString("Generated from `internal/model/kinds.go` by `swmgr docs`; do not edit by hand.\n\n")
+	b.WriteString("Paths: config kinds under `/public/v1/config/<Kind>`, their state forms under `/public/v1/state/<Kind>`, actions under `/public/v1/action/<Action>`. Names in paths are case-insensitive. See `docs/api.md` for status codes, errors and paging.\n\n")
+	for _, c := range []Class{Config, State, Action} {
+		for _, k := range r.kinds {
+			if k.Class == c {
+				writeKind(&b, k)
+			}
+		}
+	}
+	return b.String()
+}
+
+func writeKind(b *strings.Builder, k *Kind) {
+	fmt.Fprintf(b, "## %s (%s)\n\n%s\n\n", k.Name, k.Class, k.Doc)
+	switch {
+	case k.Class == Action:
+		fmt.Fprintf(b, "`POST /public/v1/action/%s`\n\n", k.Name)
+	case k.Class == State:
+		fmt.Fprintf(b, "`GET /public/v1/state/%ss` (list, oldest first), `GET /public/v1/state/%s?SeqNum=N` (one entry).\n\n", strings.TrimSuffix(k.Name, "State"), strings.TrimSuffix(k.Name, "State"))
+	case k.Singleton:
+		b.WriteString("Singleton: exists from the first start; read and changed (PATCH) without a key; cannot be created or deleted.\n\n")
+	case k.Discovered:
+		b.WriteString("Discovered from the switch: read and changed (PATCH); cannot be created or deleted.\n\n")
+	default:
+		b.WriteString("Operations: create, get by key, get by ObjectId, get all (paged), update by key or ObjectId, delete by key or ObjectId.\n\n")
+	}
+	if len(k.Fields) > 0 {
+		b.WriteString("| Field | Type | Default | Allowed | Notes |\n|---|---|---|---|---|\n")
+		for _, f := range k.Fields {
+			writeField(b, f)
+		}
+		b.WriteString("\n")
+	}
+	if len(k.StateOnly) > 0 {
+		fmt.Fprintf(b, "State form `%s` adds (read-only): ", k.StateName())
+		if k.StateDoc != "" {
+			b.WriteString(k.StateDoc + " ")
+		}
+		var names []string
+		for _, f := range k.StateOnly {
+			n := fmt.Sprintf("`%s` (%s)", f.Name, f.Type)
+			if f.Doc != "" {
+				n = fmt.Sprintf("`%s` (%s, %s)", f.Name, f.Type, f.Doc)
+			}
+			names = append(names, n)
+		}
+		b.WriteString(strings.Join(names, ", ") + ".\n\n")
+	} else if k.Class == Config {
+		fmt.Fprintf(b, "State form `%s`: the applied configuration.\n\n", k.StateName())
+	}
+}
+
+func writeField(b *strings.Builder, f *Field) {
+	var notes []string
+	if f.Key {
+		notes = append(notes, "**key**")
+	}
+	if f.Required {
+		notes = append(notes, "required at create")
+	}
+	switch f.Secret {
+	case Sealed:
+		notes = append(notes, "write-only, stored encrypted, read as \"\"")
+	case Transient:
+		notes = append(notes, "write-only, never stored, read as \"\"")
+	}
+	if f.ReadOnly {
+		notes = append(notes, "set by the switch")
+	}
+	if f.CreateOnly {
+		notes = append(notes, "create only")
+	}
+	if f.Ref != "" {
+		r := "names a " + f.Ref
+		if f.RefImplied != "" {
+			r += fmt.Sprintf(" (or %q, which always exists)", f.RefImplied)
+		}
+		notes = append(notes, r)
+	}
+	if len(f.Aliases) > 0 {
+		notes = append(notes, "also spelt "+strings.Join(f.Aliases, ", "))
+	}
+	if f.Doc != "" {
+		notes = append(notes, f.Doc)
+	}
+	allowed := ""
+	switch {
+	case len(f.Enum) > 0:
+		allowed = strings.Join(f.Enum, ", ")
+	case f.Range != nil:
+		allowed = fmt.Sprintf("%d..%d", f.Range.Min, f.Range.Max)
+	case f.Format != FormatNone:
+		allowed = formatNames[f.Format]
+	}
+	if f.MaxLen > 0 {
+		allowed = strings.TrimPrefix(allowed+fmt.Sprintf("; at most %d characters", f.MaxLen), "; ")
+	}
+	def := ""
+	if f.Default != nil {
+		def = fmt.Sprintf("`%v`", f.Default)
+	}
+	fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", f.Name, f.Type, def, strings.ReplaceAll(allowed, "|", "\\|"), strings.Join(notes, "; "))
+}
+
+var formatNames = map[Format]string{
+	FormatIPv4:     "IPv4 address",
+	FormatIPv4CIDR: "IPv4 address/prefix length (not the network or broadcast address)",
+	FormatIPOrFQDN: "IP address or fully qualified domain name",
+	FormatASN:      "AS number: asplain 1..4294967295 or asdot",
+	FormatPortName: "fpPort<N> or fpPort<N>s<M>",
+	FormatIfName:   "interface name, 1..15 characters",
+	FormatMAC:      "MAC address aa:bb:cc:dd:ee:ff",
+	FormatUserName: "POSIX user name",
+	FormatHostname: "host name",
+	FormatFileURI:  "///abs/path, file:///abs/path or sftp://[user@]host[:port]/path",
+	FormatAbsPath:  "absolute path",
+	FormatObjName:  "name: letters, digits, _ . -",
+}
