@@ -65,6 +65,10 @@ type Backend interface {
 	// front-panel ports, and the read-only fields of singletons (SwVersion,
 	// SwitchMac).
 	Discover(ctx context.Context) (map[string][]model.Object, error)
+	// Replays reports whether the backend needs the stored objects of a
+	// kind handed to it again at every start, because it keeps no state of
+	// its own for them (the simulated switch forgets everything).
+	Replays(kind *model.Kind) bool
 	// Apply makes the changes real, in order, all or nothing. It may fill
 	// the read-only fields of created objects (a new sub-port's IfIndex).
 	// An *apierr.Error return tells the client what the switch refused.

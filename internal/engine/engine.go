@@ -278,7 +278,7 @@ func (e *Engine) replay(ctx context.Context) error {
 	var changes []backend.Change
 	err := e.store.View(func(tx *store.Tx) error {
 		for _, k := range e.reg.Kinds() {
-			if k.Class != model.Config {
+			if k.Class != model.Config || !e.backend.Replays(k) {
 				continue
 			}
 			_, _, err := tx.List(k.Name, 0, int(^uint(0)>>1), func(rec store.Record) error {

@@ -68,6 +68,13 @@ func New(opts Options) *Sim {
 	return &Sim{opts: opts, started: time.Now(), applied: map[string]map[string]model.Object{}, ports: map[string]*portState{}}
 }
 
+// tracked are the kinds whose applied objects the simulated hardware needs
+// to remember: ports, the mirror sessions it counts, and the local AS.
+var tracked = map[string]bool{"Port": true, "Span": true, "BGPGlobal": true}
+
+// Replays implements backend.Backend.
+func (s *Sim) Replays(kind *model.Kind) bool { return tracked[kind.Name] }
+
 // Name implements backend.Backend.
 func (s *Sim) Name() string { return "sim" }
 
@@ -117,19 +124,21 @@ func (s *Sim) apply(c backend.Change) error {
 			return err
 		}
 	}
-	byKey := s.applied[c.Kind.Name]
-	if byKey == nil {
-		byKey = map[string]model.Object{}
-		s.applied[c.Kind.Name] = byKey
-	}
 	if c.Op != backend.Delete {
 		if err := s.check(c); err != nil {
 			return err
 		}
 	}
-	switch c.Kind.Name {
-	case "Port":
+	if c.Kind.Name == "Port" {
 		s.applyPort(c)
+	}
+	if !tracked[c.Kind.Name] {
+		return nil
+	}
+	byKey := s.applied[c.Kind.Name]
+	if byKey == nil {
+		byKey = map[string]model.Object{}
+		s.applied[c.Kind.Name] = byKey
 	}
 	if c.Op == backend.Delete {
 		delete(byKey, c.Key)
