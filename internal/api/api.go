@@ -63,6 +63,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Access-Control-Max-Age", corsMaxAge)
 	h.Set("Access-Control-Expose-Headers", "ETag, Location")
 
+	if s.serveTxn(w, r) {
+		return
+	}
 	route, rerr := ParseRoute(s.reg, r.URL.Path)
 	if rerr != nil {
 		if isWrite(r.Method) && strings.HasPrefix(r.URL.Path, Prefix) {
@@ -83,7 +86,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req := &request{s: s, w: w, r: r, route: route, kind: route.Kind}
-	req.meta = engine.Meta{Addr: r.RemoteAddr, Source: "rest"}
+	req.meta = s.meta(r)
 	if isWrite(r.Method) {
 		req.info = &engine.LogInfo{API: strings.ToLower(route.Name), Operation: r.Method}
 		if route.Kind != nil {
@@ -123,6 +126,7 @@ type request struct {
 	meta  engine.Meta
 	info  *engine.LogInfo // nil for reads
 	body  model.Body
+	cand  string // the candidate the request works on, if any
 }
 
 func (q *request) serve() error {
@@ -258,6 +262,30 @@ func (q *request) write(op backend.Op) error {
 			return err
 		}
 	}
+	if q.cand != "" {
+		out, err := q.s.eng.Stage(q.r.Context(), q.cand, ed)
+		if err != nil {
+			return err
+		}
+		status := http.StatusOK
+		if op == backend.Create {
+			status = http.StatusCreated
+		}
+		q.send(status, successBody(out.IDs[0]))
+		return nil
+	}
+	dry, err := dryRun(q.r)
+	if err != nil {
+		return err
+	}
+	if dry {
+		out, err := q.s.eng.Commit(q.r.Context(), engine.Request{Edits: []engine.Edit{ed}, Meta: q.meta, DryRun: true})
+		if err != nil {
+			return err
+		}
+		q.send(http.StatusOK, dryRunBody(out))
+		return nil
+	}
 	out, err := q.s.eng.Apply(q.r.Context(), []engine.Edit{ed}, q.meta, q.info)
 	if err != nil {
 		return err // Apply logged it
@@ -274,6 +302,10 @@ func (q *request) write(op backend.Op) error {
 	}
 	q.send(status, successBody(id))
 	return nil
+}
+
+func dryRunBody(out *engine.Outcome) []byte {
+	return mustJSON(map[string]any{"Result": "Success", "DryRun": true, "Changes": nonNil(out.Diffs)})
 }
 
 func successBody(id uuid.UUID) []byte {
@@ -296,6 +328,16 @@ func (q *request) get() error {
 		err  error
 	)
 	switch {
+	case q.cand != "":
+		t, terr := q.target()
+		if terr != nil {
+			return terr
+		}
+		err = q.s.eng.CandidateRead(q.cand, func(cr *engine.CandidateReader) error {
+			var gerr error
+			out, gerr = cr.Get(q.kind, t, (*bp)[:0])
+			return gerr
+		})
 	case q.kind.Class == model.State: // the config log, by SeqNum
 		out, err = q.logEntry((*bp)[:0])
 	case q.route.ID != "":
@@ -352,9 +394,16 @@ func (q *request) list() error {
 	bp := bufPool.Get().(*[]byte)
 	defer bufPool.Put(bp)
 	var out []byte
-	if q.kind.Class == model.State {
+	switch {
+	case q.cand != "":
+		err = q.s.eng.CandidateRead(q.cand, func(cr *engine.CandidateReader) error {
+			var lerr error
+			out, lerr = cr.List(q.kind, marker, count, (*bp)[:0])
+			return lerr
+		})
+	case q.kind.Class == model.State:
 		out, err = q.s.eng.ListLog(marker, count, (*bp)[:0])
-	} else {
+	default:
 		out, err = q.s.eng.List(q.r.Context(), q.kind, marker, count, q.route.Class == model.State, (*bp)[:0])
 	}
 	*bp = out[:0]
@@ -408,8 +457,34 @@ func (q *request) action() error {
 		}
 		err = q.kind.Validate(obj)
 	}
+	var dry bool
+	if err == nil {
+		dry, err = dryRun(q.r)
+	}
+	if err == nil && dry {
+		if q.kind.Name == "Rollback" {
+			out, rerr := q.s.eng.Rollback(q.r.Context(), uint64(fields.Int("Revision")), engine.Request{Meta: q.meta, DryRun: true})
+			if rerr != nil {
+				return rerr
+			}
+			q.send(http.StatusOK, dryRunBody(out))
+			return nil
+		}
+		q.send(http.StatusOK, []byte(`{"Result":"Success","DryRun":true,"Changes":[]}`))
+		return nil
+	}
 	if err == nil {
 		switch q.kind.Name {
+		case "Rollback":
+			out, rerr := q.s.eng.Rollback(q.r.Context(), uint64(fields.Int("Revision")), engine.Request{Meta: q.meta, Log: q.info})
+			if rerr != nil {
+				return rerr // logged
+			}
+			if out.Revision != 0 {
+				q.w.Header().Set("ETag", engine.ETag(out.Revision))
+			}
+			q.send(http.StatusOK, mustJSON(map[string]any{"Result": "Success", "Revision": out.Revision, "Changes": nonNil(out.Diffs)}))
+			return nil
 		case "ClearConfigLog":
 			if err = q.s.eng.ClearLog(q.r.Context(), q.meta, q.info); err != nil {
 				return err

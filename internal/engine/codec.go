@@ -59,3 +59,11 @@ func (e *Engine) redactedJSON(k *model.Kind, o model.Object) []byte {
 }
 
 func nowString() string { return time.Now().UTC().Round(0).String() }
+
+func parseUUID(s string) (uuid.UUID, error) {
+	id, err := uuid.Parse(s)
+	if err != nil {
+		return uuid.Nil, fmt.Errorf("bad ObjectId %q: %w", s, err)
+	}
+	return id, nil
+}

@@ -24,6 +24,8 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"sync"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -43,11 +45,16 @@ type Engine struct {
 	log     *slog.Logger
 	order   map[string]int // kind name -> position in the registry (apply order)
 	logKind *model.Kind
+	events  *broker
+
+	confirmMu    sync.Mutex
+	confirmTimer *time.Timer
+	candCache    candidateCache
 }
 
 // New wires an engine. Call Start before serving.
 func New(reg *model.Registry, st *store.Store, be backend.Backend, box *secrets.Box, log *slog.Logger) *Engine {
-	e := &Engine{reg: reg, store: st, backend: be, box: box, log: log, order: map[string]int{}}
+	e := &Engine{reg: reg, store: st, backend: be, box: box, log: log, order: map[string]int{}, events: newBroker()}
 	for i, k := range reg.Kinds() {
 		e.order[k.Name] = i
 	}
@@ -89,73 +96,154 @@ type Edit struct {
 	Target  Target       // update and delete
 	Fields  model.Object // create and update: the fields given
 	IfMatch string       // update and delete: the ETag the client holds, if any
+	ID      *uuid.UUID   // create: the ObjectId to give the object (restores keep ids)
 
 	bySwitch bool // made by the switch itself (discovery): may create any kind
 }
 
-// Outcome is what a successful Apply did.
+// Outcome is what a successful commit did (or, in a dry run, would do).
 type Outcome struct {
-	Revision uint64      // 0 when nothing changed
+	Revision uint64      // 0 when nothing changed (or a dry run)
 	IDs      []uuid.UUID // the ObjectId of each edit's object
 	ETags    []uint64    // the revision that last changed each edit's object
 	Changes  int
+	Diffs    []Diff // what changed, secrets redacted
+	DryRun   bool
 }
 
-// Apply resolves, checks, applies and stores edits as one commit. The config
-// log records the result if info is not nil.
+// Request is one commit.
+type Request struct {
+	Edits []Edit
+	Meta  Meta
+	Log   *LogInfo // the config log entry to write with the result; nil for none
+	// DryRun validates and reports what would change, changing nothing.
+	DryRun bool
+	// BaseRevision, when not 0, makes the commit a 409 if an object it
+	// changes was changed by another commit after this revision, unless
+	// Force.
+	BaseRevision uint64
+	Force        bool
+	// IfRevision, when not 0, makes the commit a 412 unless the running
+	// configuration is at this revision.
+	IfRevision uint64
+	// Confirm, when not 0, rolls the commit back after this long unless it
+	// is confirmed.
+	Confirm time.Duration
+
+	duringConfirm bool // a rollback or a confirmation: allowed while one is pending
+	clearConfirm  bool // the commit ends the wait for a confirmation
+	after         func(tx *store.Tx) // more writes once the commit succeeded
+}
+
+// Apply commits edits: the common case of Commit.
 func (e *Engine) Apply(ctx context.Context, edits []Edit, meta Meta, info *LogInfo) (*Outcome, error) {
+	return e.Commit(ctx, Request{Edits: edits, Meta: meta, Log: info})
+}
+
+// Commit resolves, checks, applies and stores a request's edits as one
+// commit.
+func (e *Engine) Commit(ctx context.Context, req Request) (*Outcome, error) {
+	return e.commitWith(ctx, req, nil)
+}
+
+// commitWith is Commit with a prepare step run inside the transaction to
+// compute the edits from the running configuration (rollback, candidates).
+func (e *Engine) commitWith(ctx context.Context, req Request, prepare func(tx *store.Tx, req *Request) error) (*Outcome, error) {
 	var out *Outcome
 	err := e.store.Commit(ctx, func(tx *store.Tx) (func(), error) {
-		v := newView(e, tx)
-		o, changes, err := v.resolveAll(edits)
-		if err != nil {
-			return nil, err
+		if prepare != nil {
+			if err := prepare(tx, &req); err != nil {
+				return nil, err
+			}
 		}
+		o, undo, err := e.commitIn(ctx, tx, &req)
 		out = o
-		if len(changes) == 0 {
-			if info != nil {
-				e.appendLog(tx, meta, info, "Success")
-			}
-			return nil, nil
-		}
-		if err := e.backend.Apply(ctx, backendChanges(changes)); err != nil {
-			return nil, e.backendError(err)
-		}
-		undo := func() {
-			inv := backendChanges(changes)
-			for i, j := 0, len(inv)-1; i < j; i, j = i+1, j-1 {
-				inv[i], inv[j] = inv[j], inv[i]
-			}
-			for i := range inv {
-				inv[i] = inv[i].Inverse()
-			}
-			if err := e.backend.Apply(context.WithoutCancel(ctx), inv); err != nil {
-				e.log.Error("undo of backend changes failed; the switch may differ from the store", "err", err)
-			}
-		}
-		out.Revision = tx.NextRevision()
-		if err := v.write(out.Revision, changes, meta); err != nil {
-			undo()
-			return nil, err
-		}
-		for i := range out.ETags {
-			if out.ETags[i] == 0 {
-				out.ETags[i] = out.Revision
-			}
-		}
-		out.Changes = len(changes)
-		if info != nil {
-			e.appendLog(tx, meta, info, "Success")
-		}
-		return undo, nil
+		return undo, err
 	})
 	if err != nil {
-		if info != nil {
-			e.logFailure(ctx, meta, info, err)
+		if req.Log != nil {
+			e.logFailure(ctx, req.Meta, req.Log, err)
 		}
 		return nil, err
 	}
 	return out, nil
+}
+
+// commitIn runs a commit inside tx. It writes nothing unless it succeeds.
+func (e *Engine) commitIn(ctx context.Context, tx *store.Tx, req *Request) (*Outcome, func(), error) {
+	if !req.duringConfirm && !req.DryRun {
+		if p := pendingConfirm(tx); p != nil {
+			return nil, nil, apierr.Conflict(apierr.CodeConflict, "", "revision %d awaits confirmation until %s: confirm it with POST /public/v1/revisions/%d/confirm, or wait for it to be rolled back; no other change is accepted until then",
+				p.Revision, time.Unix(0, p.Deadline).UTC().Format(time.RFC3339), p.Revision)
+		}
+	}
+	if req.IfRevision != 0 && tx.Revision() != req.IfRevision {
+		return nil, nil, apierr.New(http.StatusPreconditionFailed, apierr.CodePrecondition, "", "", "the running configuration is at revision %d, not %d", tx.Revision(), req.IfRevision)
+	}
+	v := newView(e, tx)
+	out, changes, err := v.resolveAll(req.Edits)
+	if err != nil {
+		return nil, nil, err
+	}
+	if req.BaseRevision != 0 && !req.Force {
+		if err := e.checkConflicts(tx, req.BaseRevision, changes); err != nil {
+			return nil, nil, err
+		}
+	}
+	out.Diffs = e.diffs(changes)
+	out.Changes = len(changes)
+	if req.DryRun {
+		out.DryRun = true
+		return out, nil, nil
+	}
+	if len(changes) == 0 {
+		if req.Log != nil {
+			e.appendLog(tx, req.Meta, req.Log, "Success")
+		}
+		return out, nil, nil
+	}
+	if err := e.backend.Apply(ctx, backendChanges(changes)); err != nil {
+		return nil, nil, e.backendError(err)
+	}
+	undo := func() {
+		inv := backendChanges(changes)
+		for i, j := 0, len(inv)-1; i < j; i, j = i+1, j-1 {
+			inv[i], inv[j] = inv[j], inv[i]
+		}
+		for i := range inv {
+			inv[i] = inv[i].Inverse()
+		}
+		if err := e.backend.Apply(context.WithoutCancel(ctx), inv); err != nil {
+			e.log.Error("undo of backend changes failed; the switch may differ from the store", "err", err)
+		}
+	}
+	out.Revision = tx.NextRevision()
+	event, err := v.write(out.Revision, changes, req.Meta)
+	if err != nil {
+		undo()
+		return nil, nil, err
+	}
+	for i := range out.ETags {
+		if out.ETags[i] == 0 {
+			out.ETags[i] = out.Revision
+		}
+	}
+	if req.clearConfirm {
+		setPendingConfirm(tx, nil)
+	}
+	if req.after != nil {
+		req.after(tx)
+	}
+	if req.Confirm > 0 {
+		setPendingConfirm(tx, &confirmState{Revision: out.Revision, Restore: out.Revision - 1, Deadline: time.Now().Add(req.Confirm).UnixNano()})
+		rev, after := out.Revision, req.Confirm
+		tx.OnCommit(func() { e.armConfirm(rev, after) })
+	}
+	if req.Log != nil {
+		e.appendLog(tx, req.Meta, req.Log, "Success")
+	}
+	tx.OnCommit(func() { e.events.publish(out.Revision, event) })
+	return out, undo, nil
 }
 
 func (e *Engine) backendError(err error) error {
@@ -199,6 +287,9 @@ func (e *Engine) logFailure(ctx context.Context, meta Meta, info *LogInfo, failu
 // Log records a request that failed before it reached the engine (a body
 // that is not JSON, an unknown kind).
 func (e *Engine) Log(ctx context.Context, meta Meta, info *LogInfo, failure error) {
+	if info == nil {
+		return
+	}
 	e.logFailure(ctx, meta, info, failure)
 }
 
@@ -266,11 +357,17 @@ func (e *Engine) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if len(edits) == 0 {
-		return nil
+	if len(edits) > 0 {
+		req := Request{Edits: edits, Meta: Meta{Source: "system", Comment: "discovered from the switch"}, duringConfirm: true}
+		if _, err := e.Commit(ctx, req); err != nil {
+			return err
+		}
 	}
-	_, err = e.Apply(ctx, edits, Meta{User: "", Source: "system", Comment: "discovered from the switch"}, nil)
-	return err
+	if err := e.expireCandidates(ctx); err != nil {
+		return fmt.Errorf("expire candidates: %w", err)
+	}
+	e.resumeConfirm()
+	return nil
 }
 
 // replay applies every stored object to the backend, in apply order.

@@ -127,6 +127,16 @@ func KeyOf(k *model.Kind, given model.Object) (string, error) {
 	return k.Key(full), nil
 }
 
+func (v *view) idInUse(id uuid.UUID) bool {
+	for _, c := range v.pending {
+		if c.id == id {
+			return c.Op != backend.Delete
+		}
+	}
+	_, ok, _ := v.tx.GetByID(id)
+	return ok
+}
+
 func (v *view) add(c *change) {
 	v.pending[c.Kind.Name+"\x00"+c.Key] = c
 	v.changes = append(v.changes, c)
@@ -179,7 +189,7 @@ func (v *view) resolve(ed Edit) (uuid.UUID, uint64, error) {
 		if !k.Creatable() && !ed.bySwitch {
 			return uuid.Nil, 0, methodNotAllowed(k, "create")
 		}
-		return v.create(k, ed.Fields)
+		return v.createWithID(k, ed.Fields, ed.ID)
 	case backend.Update:
 		return v.update(k, ed)
 	case backend.Delete:
@@ -213,6 +223,10 @@ func checkIfMatch(k *model.Kind, ifMatch string, cur *current) error {
 func ETag(rev uint64) string { return `"` + strconv.FormatUint(rev, 10) + `"` }
 
 func (v *view) create(k *model.Kind, given model.Object) (uuid.UUID, uint64, error) {
+	return v.createWithID(k, given, nil)
+}
+
+func (v *view) createWithID(k *model.Kind, given model.Object, preset *uuid.UUID) (uuid.UUID, uint64, error) {
 	if err := k.RequireFields(given); err != nil {
 		return uuid.Nil, 0, err
 	}
@@ -233,7 +247,14 @@ func (v *view) create(k *model.Kind, given model.Object) (uuid.UUID, uint64, err
 		e.ObjectId = cur.id.String()
 		return uuid.Nil, 0, e
 	}
-	c := &change{Change: backend.Change{Kind: k, Op: backend.Create, Key: key, After: obj}, id: uuid.New()}
+	id := uuid.New()
+	if preset != nil {
+		id = *preset
+		if v.idInUse(id) {
+			return uuid.Nil, 0, apierr.Conflict(apierr.CodeDuplicate, k.Name, "ObjectId %s is already used by another object", id)
+		}
+	}
+	c := &change{Change: backend.Change{Kind: k, Op: backend.Create, Key: key, After: obj}, id: id}
 	v.add(c)
 	if k.Children != nil {
 		for _, child := range k.Children(obj) {
@@ -444,20 +465,21 @@ func describe(reg *model.Registry, r store.Ref) string {
 	return r.Kind + " " + k.DescribeKey(r.Key)
 }
 
-// write stores the changes as revision rev.
-func (v *view) write(rev uint64, changes []*change, meta Meta) error {
-	diffs := make([]diff, 0, len(changes))
+// write stores the changes as revision rev and returns the revision record
+// as clients see it (secrets redacted), for the change feed.
+func (v *view) write(rev uint64, changes []*change, meta Meta) ([]byte, error) {
+	stored := storedRevision{Revision: Revision{Revision: rev, Time: nowString(), User: meta.User, Source: meta.Source, Comment: meta.Comment}}
 	for _, c := range changes {
 		k := c.Kind
-		d := diff{Kind: k.Name, Key: k.DescribeKey(c.Key), ObjectId: c.id.String(), Op: c.Op.String()}
+		sd := storedDiff{Diff: v.e.diff(c), StoreKey: c.Key}
 		if c.Before != nil {
-			d.Before = json.RawMessage(v.e.redactedJSON(k, c.Before))
+			sd.BeforeSealed = v.e.seal(k, c.id, c.Before)
 		}
 		switch c.Op {
 		case backend.Delete:
 			rec := store.Record{Kind: k.Name, Key: c.Key, ID: c.id, Seq: c.seq}
 			if err := v.tx.Delete(rec, refsOf(k, c.Before)); err != nil {
-				return err
+				return nil, err
 			}
 		default:
 			rec := &store.Record{Kind: k.Name, Key: c.Key, ID: c.id, Seq: c.seq, CreateRev: c.createRev, ModRev: rev}
@@ -467,36 +489,17 @@ func (v *view) write(rev uint64, changes []*change, meta Meta) error {
 			rec.Public = k.AppendJSON(nil, c.After, false)
 			rec.Sealed = v.e.seal(k, c.id, c.After)
 			if err := v.tx.Put(rec, refsOf(k, c.Before), refsOf(k, c.After)); err != nil {
-				return err
+				return nil, err
 			}
-			d.After = json.RawMessage(v.e.redactedJSON(k, c.After))
+			sd.AfterSealed = rec.Sealed
 		}
-		diffs = append(diffs, d)
+		stored.Changes = append(stored.Changes, sd)
+		stored.Revision.Changes = append(stored.Revision.Changes, sd.Diff)
 	}
-	data, err := json.Marshal(revision{Revision: rev, Time: nowString(), User: meta.User, Source: meta.Source, Comment: meta.Comment, Changes: diffs})
+	data, err := json.Marshal(stored)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	v.tx.PutRevision(rev, data)
-	return nil
-}
-
-// diff is one object's change in a revision record.
-type diff struct {
-	Kind     string
-	Key      string
-	ObjectId string
-	Op       string
-	Before   json.RawMessage `json:",omitempty"`
-	After    json.RawMessage `json:",omitempty"`
-}
-
-// revision is the stored record of one commit.
-type revision struct {
-	Revision uint64
-	Time     string
-	User     string
-	Source   string
-	Comment  string
-	Changes  []diff
+	return json.Marshal(stored.Revision)
 }

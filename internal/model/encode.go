@@ -52,6 +52,28 @@ func (k *Kind) appendObject(dst []byte, o Object, state, redacted bool) []byte {
 	return append(dst, '}')
 }
 
+// AppendGivenJSON appends only the fields present in o, in declaration
+// order, secrets included in clear. It is for data that is sealed before it
+// is stored (a candidate's staged edits), never for clients.
+func (k *Kind) AppendGivenJSON(dst []byte, o Object) []byte {
+	dst = append(dst, '{')
+	n := 0
+	for _, f := range k.Fields {
+		v, ok := o[f.Name]
+		if !ok {
+			continue
+		}
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		n++
+		dst = appendString(dst, f.Name)
+		dst = append(dst, ':')
+		dst = appendValue(dst, v)
+	}
+	return append(dst, '}')
+}
+
 // AppendSecretsJSON appends the Sealed fields of o that are set, as a JSON
 // object; nil when there are none.
 func (k *Kind) AppendSecretsJSON(dst []byte, o Object) []byte {

@@ -370,6 +370,13 @@ func builtinKinds() []*Kind {
 			Check: checkNoncePassphrase("ResetConfigToFile"),
 		},
 		{
+			Name: "Rollback", Class: Action,
+			Doc: "Makes a new commit that restores the configuration as it was after a revision, atomically.",
+			Fields: []*Field{
+				{Name: "Revision", Type: Int, Required: true, Range: rng(1, 1<<53), Doc: "the revision whose configuration to restore"},
+			},
+		},
+		{
 			Name: "ClearConfigLog", Class: Action,
 			Doc: "Clears the config log; the clear becomes the first entry of the new log.",
 		},

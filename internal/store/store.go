@@ -12,6 +12,7 @@
 //	revs                 revision -> revision record (JSON), the last MaxRevisions
 //	log                  config log SeqNum -> entry (JSON), the last MaxLogEntries
 //	logmeta              "seq" -> last config log SeqNum (never reused)
+//	cands/<id>           candidate: "meta" -> JSON, edit seq -> sealed edit
 //
 // Every change goes through Commit. Concurrent commits are group-committed: a
 // single goroutine runs the commit functions that are waiting, one after the
@@ -51,6 +52,7 @@ var (
 	bRevs    = []byte("revs")
 	bLog     = []byte("log")
 	bLogMeta = []byte("logmeta")
+	bCands   = []byte("cands")
 	kRev     = []byte("rev")
 	kSeq     = []byte("seq")
 )
@@ -89,7 +91,7 @@ func Open(dir string) (*Store, error) {
 	}
 	_ = os.WriteFile(filepath.Join(dir, "swmgr.pid"), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bMeta, bObj, bOrd, bIDs, bRefs, bRevs, bLog, bLogMeta} {
+		for _, b := range [][]byte{bMeta, bObj, bOrd, bIDs, bRefs, bRevs, bLog, bLogMeta, bCands} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
@@ -129,10 +131,11 @@ func (s *Store) View(fn func(tx *Tx) error) error {
 type CommitFunc func(tx *Tx) (undo func(), err error)
 
 type request struct {
-	fn   CommitFunc
-	err  error
-	undo func()
-	done chan struct{}
+	fn    CommitFunc
+	err   error
+	undo  func()
+	hooks []func()
+	done  chan struct{}
 }
 
 // Commit runs fn and returns once its writes are durable, or with fn's error
@@ -210,6 +213,7 @@ func (s *Store) runBatch(batch []*request) bool {
 	for i, r := range batch {
 		tx := &Tx{btx: btx, writable: true}
 		r.undo, r.err = call(r.fn, tx)
+		r.hooks = tx.hooks
 		if r.err != nil && tx.wrote {
 			btx.Rollback()
 			if len(batch) == 1 {
@@ -229,6 +233,15 @@ func (s *Store) runBatch(batch []*request) bool {
 		for _, r := range batch {
 			if r.err == nil {
 				r.err = fmt.Errorf("commit to disk: %w", err)
+			}
+		}
+		return true
+	}
+	// Durable now: run the hooks in commit order.
+	for _, r := range batch {
+		if r.err == nil {
+			for _, h := range r.hooks {
+				h()
 			}
 		}
 	}

@@ -66,6 +66,24 @@ type Tx struct {
 	btx      *bolt.Tx
 	writable bool
 	wrote    bool
+	hooks    []func()
+}
+
+// OnCommit registers fn to run once the transaction is on disk, by the
+// committer, in commit order; fn must not block.
+func (tx *Tx) OnCommit(fn func()) { tx.hooks = append(tx.hooks, fn) }
+
+// Meta returns a value of the meta bucket.
+func (tx *Tx) Meta(name string) []byte { return tx.btx.Bucket(bMeta).Get([]byte(name)) }
+
+// SetMeta sets (or with nil, deletes) a value of the meta bucket.
+func (tx *Tx) SetMeta(name string, value []byte) {
+	tx.mustWrite()
+	if value == nil {
+		must(tx.btx.Bucket(bMeta).Delete([]byte(name)))
+		return
+	}
+	must(tx.btx.Bucket(bMeta).Put([]byte(name), value))
 }
 
 func (tx *Tx) sub(parent []byte, kind string) *bolt.Bucket {

@@ -1,0 +1,431 @@
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/swmgr/swmgr/internal/apierr"
+	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/model"
+)
+
+// Transactions: revisions, candidates, confirmed commits and the change
+// feed. Paths (fixed so that clients and tests agree):
+//
+//	GET    /public/v1/revisions                      paged, newest first
+//	GET    /public/v1/revisions/{rev}
+//	POST   /public/v1/revisions/{rev}/confirm
+//	POST   /public/v1/candidates                     {"Comment"}
+//	GET    /public/v1/candidates/{id}                what it is
+//	DELETE /public/v1/candidates/{id}                discard
+//	GET    /public/v1/candidates/{id}/diff
+//	POST   /public/v1/candidates/{id}/commit         {"Comment", "Confirm", "Force"}
+//	*      /public/v1/candidates/{id}/config/...     the eight config operations
+//	GET    /public/v1/events                         Server-Sent Events
+
+const (
+	revisionsPrefix  = Prefix + "revisions"
+	candidatesPrefix = Prefix + "candidates"
+	eventsPath       = Prefix + "events"
+)
+
+// serveTxn handles the transaction paths; it reports false for other paths.
+func (s *Server) serveTxn(w http.ResponseWriter, r *http.Request) bool {
+	p := r.URL.Path
+	switch {
+	case p == eventsPath || p == eventsPath+"/":
+		if !s.methods(w, r, http.MethodGet) {
+			return true
+		}
+		s.events(w, r)
+	case p == revisionsPrefix || strings.HasPrefix(p, revisionsPrefix+"/"):
+		s.revisions(w, r, strings.Trim(strings.TrimPrefix(p, revisionsPrefix), "/"))
+	case p == candidatesPrefix || strings.HasPrefix(p, candidatesPrefix+"/"):
+		s.candidates(w, r, strings.Trim(strings.TrimPrefix(p, candidatesPrefix), "/"))
+	default:
+		return false
+	}
+	return true
+}
+
+// methods answers OPTIONS and 405 for a path that allows only the given
+// methods; it reports whether the request should go on.
+func (s *Server) methods(w http.ResponseWriter, r *http.Request, allowed ...string) bool {
+	allowed = append(allowed, http.MethodOptions)
+	for _, m := range allowed {
+		if m == http.MethodGet {
+			allowed = append(allowed, http.MethodHead)
+			break
+		}
+	}
+	w.Header().Set("Allow", strings.Join(allowed, ", "))
+	if r.Method == http.MethodOptions {
+		w.WriteHeader(http.StatusNoContent)
+		return false
+	}
+	for _, m := range allowed {
+		if r.Method == m {
+			return true
+		}
+	}
+	s.fail(w, r, apierr.New(http.StatusMethodNotAllowed, apierr.CodeMethodNotAllowed, "", "", "%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, strings.Join(allowed, ", ")))
+	return false
+}
+
+func (s *Server) meta(r *http.Request) engine.Meta {
+	return engine.Meta{User: UserName(r.Context()), Addr: r.RemoteAddr, Source: "rest"}
+}
+
+func (s *Server) revisions(w http.ResponseWriter, r *http.Request, rest string) {
+	segs := strings.Split(rest, "/")
+	switch {
+	case rest == "":
+		if !s.methods(w, r, http.MethodGet) {
+			return
+		}
+		marker, count, err := pageParams("Revision", r)
+		if err == nil {
+			var out []byte
+			if out, err = s.eng.ListRevisions(marker, count, nil); err == nil {
+				sendJSON(w, http.StatusOK, out)
+				return
+			}
+		}
+		s.fail(w, r, err)
+	case len(segs) == 1 || len(segs) == 2 && segs[1] == "confirm":
+		rev, err := strconv.ParseUint(segs[0], 10, 64)
+		if err != nil || rev == 0 {
+			s.fail(w, r, apierr.NotFound(apierr.CodeNotFound, "Revision", "no revision %q; revisions are positive integers", segs[0]))
+			return
+		}
+		if len(segs) == 1 {
+			if !s.methods(w, r, http.MethodGet) {
+				return
+			}
+			out, err := s.eng.GetRevision(rev, nil)
+			if err != nil {
+				s.fail(w, r, err)
+				return
+			}
+			sendJSON(w, http.StatusOK, out)
+			return
+		}
+		if !s.methods(w, r, http.MethodPost) {
+			return
+		}
+		info := &engine.LogInfo{API: "revision", Operation: r.Method, Data: fmt.Sprintf(`{"Confirm":%d}`, rev)}
+		if err := s.eng.Confirm(r.Context(), rev, s.meta(r), info); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		sendJSON(w, http.StatusOK, []byte(`{"Result":"Success","Revision":`+strconv.FormatUint(rev, 10)+`}`))
+	default:
+		s.fail(w, r, apierr.NotFound(apierr.CodeNotFound, "Revision", "no such path %q", r.URL.Path))
+	}
+}
+
+func (s *Server) candidates(w http.ResponseWriter, r *http.Request, rest string) {
+	if rest == "" {
+		if !s.methods(w, r, http.MethodPost) {
+			return
+		}
+		var comment string
+		if err := decodeOptions(r, map[string]any{"Comment": &comment}); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		info, err := s.eng.NewCandidate(r.Context(), s.meta(r), comment)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		w.Header().Set("Location", candidatesPrefix+"/"+info.CandidateId)
+		sendJSON(w, http.StatusCreated, mustJSON(map[string]any{"Result": "Success", "CandidateId": info.CandidateId, "BaseRevision": info.BaseRevision}))
+		return
+	}
+	id, sub, _ := strings.Cut(rest, "/")
+	switch {
+	case sub == "":
+		if !s.methods(w, r, http.MethodGet, http.MethodDelete) {
+			return
+		}
+		if r.Method == http.MethodDelete {
+			if err := s.eng.Discard(r.Context(), id); err != nil {
+				s.fail(w, r, err)
+				return
+			}
+			sendJSON(w, http.StatusOK, []byte(`{"Result":"Success"}`))
+			return
+		}
+		info, err := s.eng.CandidateInfo(id)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		sendJSON(w, http.StatusOK, mustJSON(info))
+	case sub == "diff":
+		if !s.methods(w, r, http.MethodGet) {
+			return
+		}
+		var diffs []engine.Diff
+		err := s.eng.CandidateRead(id, func(cr *engine.CandidateReader) error { diffs = cr.Diff(); return nil })
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		sendJSON(w, http.StatusOK, mustJSON(map[string]any{"CandidateId": id, "Changes": nonNil(diffs)}))
+	case sub == "commit":
+		if !s.methods(w, r, http.MethodPost) {
+			return
+		}
+		s.commitCandidate(w, r, id)
+	case strings.HasPrefix(sub, "config/") || sub == "config":
+		route, err := ParseRoute(s.reg, Prefix+sub)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		if !route.allows(r.Method) {
+			s.methods(w, r, route.Allowed()...)
+			return
+		}
+		if r.Method == http.MethodOptions {
+			s.methods(w, r, route.Allowed()...)
+			return
+		}
+		q := &request{s: s, w: w, r: r, route: route, kind: route.Kind, meta: s.meta(r), cand: id}
+		if err := q.serve(); err != nil {
+			s.fail(w, r, err)
+		}
+	default:
+		s.fail(w, r, apierr.NotFound(apierr.CodeNotFound, "Candidate", "no such path %q; a candidate has /diff, /commit and /config/...", r.URL.Path))
+	}
+}
+
+func (s *Server) commitCandidate(w http.ResponseWriter, r *http.Request, id string) {
+	var (
+		comment string
+		confirm int64
+		force   bool
+	)
+	err := decodeOptions(r, map[string]any{"Comment": &comment, "Confirm": &confirm, "Force": &force})
+	if err == nil && (confirm < 0 || confirm > 86400) {
+		err = apierr.BadRequest(apierr.CodeInvalidValue, "Commit", "Confirm", "Confirm: %d is out of range; give the seconds to wait for confirmation, 1..86400 (0 or absent: no confirmation)", confirm)
+	}
+	req := engine.Request{Meta: s.meta(r), Force: force, Confirm: time.Duration(confirm) * time.Second}
+	req.Meta.Comment = comment
+	if err == nil {
+		req.DryRun, err = dryRun(r)
+	}
+	if err == nil {
+		req.IfRevision, err = ifRevision(r)
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if !req.DryRun {
+		req.Log = &engine.LogInfo{API: "candidate", Operation: r.Method, Data: string(mustJSON(map[string]any{"CandidateId": id, "Comment": comment, "Confirm": confirm, "Force": force}))}
+	}
+	out, err := s.eng.CommitCandidate(r.Context(), id, req)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	body := map[string]any{"Result": "Success", "Revision": out.Revision, "Changes": nonNil(out.Diffs)}
+	if out.DryRun {
+		body["DryRun"] = true
+	}
+	if confirm > 0 && !out.DryRun && out.Revision != 0 {
+		body["ConfirmBy"] = time.Now().Add(time.Duration(confirm) * time.Second).UTC().Format(time.RFC3339)
+	}
+	if out.Revision != 0 {
+		w.Header().Set("ETag", engine.ETag(out.Revision))
+	}
+	sendJSON(w, http.StatusOK, mustJSON(body))
+}
+
+func nonNil(d []engine.Diff) []engine.Diff {
+	if d == nil {
+		return []engine.Diff{}
+	}
+	return d
+}
+
+// ifRevision reads If-Match on a commit: the running revision it expects.
+func ifRevision(r *http.Request) (uint64, error) {
+	h := r.Header.Get("If-Match")
+	if h == "" || h == "*" {
+		return 0, nil
+	}
+	rev, err := strconv.ParseUint(strings.Trim(h, `"`), 10, 64)
+	if err != nil || rev == 0 {
+		return 0, apierr.New(http.StatusPreconditionFailed, apierr.CodePrecondition, "", "", "If-Match %s is not a revision; give the running revision as an ETag, like \"42\"", h)
+	}
+	return rev, nil
+}
+
+// dryRun reads ?dry_run=true.
+func dryRun(r *http.Request) (bool, error) {
+	v, ok := r.URL.Query()["dry_run"]
+	if !ok {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v[len(v)-1])
+	if err != nil {
+		return false, apierr.BadRequest(apierr.CodeInvalidValue, "", "dry_run", "dry_run must be true or false, not %q", v[len(v)-1])
+	}
+	return b, nil
+}
+
+// decodeOptions reads a small JSON body of known fields into typed
+// pointers; an unknown field or a wrong type is a 400.
+func decodeOptions(r *http.Request, fields map[string]any) error {
+	data, err := readLimited(r)
+	if err != nil {
+		return err
+	}
+	body, err := model.DecodeBody(data)
+	if err != nil {
+		return err
+	}
+	for name, raw := range body {
+		ptr, ok := fields[name]
+		if !ok {
+			var names []string
+			for n := range fields {
+				names = append(names, n)
+			}
+			return apierr.BadRequest(apierr.CodeUnknownField, "", name, "unknown field %q; this request takes %s", name, strings.Join(names, ", "))
+		}
+		if err := json.Unmarshal(raw, ptr); err != nil {
+			return apierr.BadRequest(apierr.CodeWrongType, "", name, "%s has the wrong type: %v", name, err)
+		}
+	}
+	return nil
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func sendJSON(w http.ResponseWriter, status int, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=UTF-8")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	w.Write(body)
+}
+
+// HeartbeatInterval is how often an idle change feed sends a comment line.
+const HeartbeatInterval = 15 * time.Second
+
+// events serves the change feed: one Server-Sent Event per commit, id = the
+// revision, resumable with Last-Event-ID or ?since=<rev>.
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		s.fail(w, r, fmt.Errorf("streaming is not supported by this connection"))
+		return
+	}
+	since, beat, err := feedParams(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	sub := s.eng.Subscribe()
+	defer sub.Close()
+	cur := s.eng.Revision()
+	if since < 0 {
+		since = int64(cur) // by default, only what happens from now on
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	last := uint64(since)
+	for rev := last + 1; rev <= cur; rev++ {
+		data, err := s.eng.GetRevision(rev, nil)
+		if err != nil {
+			fmt.Fprintf(w, "event: error\ndata: %s\n\n", mustJSON(map[string]string{"Message": fmt.Sprintf("revision %d is no longer kept (the last %d are); continuing with the oldest kept", rev, 1000)}))
+			continue
+		}
+		writeEvent(w, rev, data)
+		last = rev
+	}
+	flusher.Flush()
+	tick := time.NewTicker(beat)
+	defer tick.Stop()
+	for {
+		select {
+		case ev := <-sub.C:
+			if ev.Revision <= last {
+				continue
+			}
+			writeEvent(w, ev.Revision, ev.Data)
+			last = ev.Revision
+			// Send what else is queued before flushing.
+			for len(sub.C) > 0 {
+				ev := <-sub.C
+				if ev.Revision > last {
+					writeEvent(w, ev.Revision, ev.Data)
+					last = ev.Revision
+				}
+			}
+			flusher.Flush()
+		case <-sub.Dropped:
+			fmt.Fprintf(w, "event: error\ndata: %s\n\n", mustJSON(map[string]any{"Message": "this subscriber fell too far behind and was dropped; reconnect with Last-Event-ID to resume", "LastEventId": last}))
+			flusher.Flush()
+			return
+		case <-tick.C:
+			fmt.Fprint(w, ": heartbeat\n\n")
+			flusher.Flush()
+		case <-r.Context().Done():
+			return
+		}
+	}
+}
+
+func writeEvent(w http.ResponseWriter, rev uint64, data []byte) {
+	fmt.Fprintf(w, "id: %d\nevent: commit\ndata: %s\n\n", rev, data)
+}
+
+// feedParams reads where to resume (-1: from now) and the heartbeat period.
+func feedParams(r *http.Request) (int64, time.Duration, error) {
+	since := int64(-1)
+	text := r.Header.Get("Last-Event-ID")
+	q := r.URL.Query()
+	if v := q.Get("since"); v != "" {
+		text = v
+	}
+	if text != "" {
+		n, err := strconv.ParseUint(text, 10, 63)
+		if err != nil {
+			return 0, 0, apierr.BadRequest(apierr.CodeInvalidValue, "", "since", "since / Last-Event-ID must be a revision number, not %q", text)
+		}
+		since = int64(n)
+	}
+	beat := HeartbeatInterval
+	if v := q.Get("heartbeat"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 300 {
+			return 0, 0, apierr.BadRequest(apierr.CodeInvalidValue, "", "heartbeat", "heartbeat must be 1..300 seconds, not %q", v)
+		}
+		beat = time.Duration(n) * time.Second
+	}
+	for name := range q {
+		if name != "since" && name != "heartbeat" {
+			return 0, 0, apierr.BadRequest(apierr.CodeInvalidValue, "", name, "unknown query parameter %q; the feed takes since and heartbeat", name)
+		}
+	}
+	return since, beat, nil
+}

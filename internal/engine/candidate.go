@@ -1,0 +1,427 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/swmgr/swmgr/internal/apierr"
+	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/store"
+)
+
+// A candidate is a named list of staged edits on top of the running
+// configuration, committed later as one commit. Its edits are stored, sealed
+// (they may hold secrets), so candidates survive a restart; one unused for
+// CandidateTTL is discarded.
+//
+// Every staged edit is validated at once against the candidate's view — the
+// running configuration plus the edits staged before it — with the same
+// checks and errors as a direct write. A commit replays the edits through the
+// ordinary commit path, so the result is validated as a whole against the
+// running configuration of that moment.
+
+// CandidateTTL is how long an unused candidate is kept.
+const CandidateTTL = 24 * time.Hour
+
+// CandidateInfo describes a candidate.
+type CandidateInfo struct {
+	CandidateId  string
+	BaseRevision uint64
+	Comment      string
+	User         string
+	Created      string
+	LastUsed     string
+	Edits        int
+}
+
+type candidateMeta struct {
+	BaseRevision uint64
+	Comment      string
+	User         string
+	Created      int64
+	LastUsed     int64
+}
+
+// storedEdit is an Edit as kept in a candidate.
+type storedEdit struct {
+	Kind    string
+	Op      backend.Op
+	ID      string          `json:",omitempty"` // target or preset ObjectId
+	Key     json.RawMessage `json:",omitempty"`
+	Fields  json.RawMessage `json:",omitempty"`
+	IfMatch string          `json:",omitempty"`
+}
+
+// candidateCache keeps the resolved view of the candidate that was staged to
+// last, so staging n edits costs O(n), not O(n²). Only the committer
+// goroutine touches it.
+type candidateCache struct {
+	mu    sync.Mutex
+	id    string
+	edits int
+	rev   uint64
+	view  *view
+}
+
+func (e *Engine) encodeEdit(cand string, ed Edit) []byte {
+	se := storedEdit{Kind: ed.Kind.Name, Op: ed.Op, IfMatch: ed.IfMatch}
+	if ed.Target.ID != nil {
+		se.ID = ed.Target.ID.String()
+	} else if ed.ID != nil {
+		se.ID = ed.ID.String()
+	}
+	if ed.Target.Key != nil {
+		se.Key = ed.Kind.AppendGivenJSON(nil, ed.Target.Key)
+	}
+	if ed.Fields != nil {
+		se.Fields = ed.Kind.AppendGivenJSON(nil, ed.Fields)
+	}
+	data, _ := json.Marshal(se)
+	return e.box.Seal(data, []byte("candidate\x00"+cand))
+}
+
+func (e *Engine) decodeEdit(cand string, sealed []byte) (Edit, error) {
+	data, err := e.box.Unseal(sealed, []byte("candidate\x00"+cand))
+	if err != nil {
+		return Edit{}, fmt.Errorf("candidate %s: %w", cand, err)
+	}
+	var se storedEdit
+	if err := json.Unmarshal(data, &se); err != nil {
+		return Edit{}, err
+	}
+	k := e.reg.Lookup(model.Config, se.Kind)
+	if k == nil {
+		return Edit{}, fmt.Errorf("candidate %s: unknown kind %s", cand, se.Kind)
+	}
+	ed := Edit{Kind: k, Op: se.Op, IfMatch: se.IfMatch}
+	parse := func(raw json.RawMessage) (model.Object, error) {
+		body, err := model.DecodeBody(raw)
+		if err != nil {
+			return nil, err
+		}
+		return k.Parse(body)
+	}
+	if se.Key != nil {
+		if ed.Target.Key, err = parse(se.Key); err != nil {
+			return Edit{}, err
+		}
+	}
+	if se.Fields != nil {
+		if ed.Fields, err = parse(se.Fields); err != nil {
+			return Edit{}, err
+		}
+	}
+	if se.ID != "" {
+		id, err := parseUUID(se.ID)
+		if err != nil {
+			return Edit{}, err
+		}
+		if se.Op == backend.Create {
+			ed.ID = &id
+		} else {
+			ed.Target.ID = &id
+		}
+	}
+	return ed, nil
+}
+
+func newCandidateID() string {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err)
+	}
+	return hex.EncodeToString(b[:])
+}
+
+func candidateNotFound(id string) error {
+	return apierr.NotFound(apierr.CodeNotFound, "Candidate", "no candidate %q (it was committed, discarded, or expired after %s unused)", id, CandidateTTL)
+}
+
+// loadCandidate reads a candidate's metadata, treating an expired one as gone.
+func loadCandidate(tx *store.Tx, id string) (*candidateMeta, error) {
+	data := tx.Candidate(id)
+	if data == nil {
+		return nil, candidateNotFound(id)
+	}
+	var m candidateMeta
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("candidate %s: %w", id, err)
+	}
+	if time.Since(time.Unix(0, m.LastUsed)) > CandidateTTL {
+		return nil, candidateNotFound(id)
+	}
+	return &m, nil
+}
+
+func (m *candidateMeta) info(id string, edits int) CandidateInfo {
+	return CandidateInfo{CandidateId: id, BaseRevision: m.BaseRevision, Comment: m.Comment, User: m.User,
+		Created: time.Unix(0, m.Created).UTC().Format(time.RFC3339Nano), LastUsed: time.Unix(0, m.LastUsed).UTC().Format(time.RFC3339Nano), Edits: edits}
+}
+
+func putCandidateMeta(tx *store.Tx, id string, m *candidateMeta) {
+	data, _ := json.Marshal(m)
+	tx.PutCandidate(id, data)
+}
+
+// NewCandidate starts a candidate on the running configuration.
+func (e *Engine) NewCandidate(ctx context.Context, meta Meta, comment string) (CandidateInfo, error) {
+	id := newCandidateID()
+	var info CandidateInfo
+	err := e.store.Commit(ctx, func(tx *store.Tx) (func(), error) {
+		now := time.Now().UnixNano()
+		m := &candidateMeta{BaseRevision: tx.Revision(), Comment: comment, User: meta.User, Created: now, LastUsed: now}
+		putCandidateMeta(tx, id, m)
+		info = m.info(id, 0)
+		return nil, nil
+	})
+	return info, err
+}
+
+// candidateView replays a candidate's edits on the running configuration.
+func (e *Engine) candidateView(tx *store.Tx, id string) (*view, []Edit, error) {
+	var edits []Edit
+	err := tx.CandidateEdits(id, func(sealed []byte) error {
+		ed, err := e.decodeEdit(id, sealed)
+		edits = append(edits, ed)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	v := newView(e, tx)
+	for _, ed := range edits {
+		if _, _, err := v.resolve(ed); err != nil {
+			return nil, edits, apierr.Conflict(apierr.CodeConflict, ed.Kind.Name, "the candidate no longer applies to the running configuration: %s %s: %s", ed.Op, ed.Kind.Name, apierr.From(err).Message)
+		}
+	}
+	return v, edits, nil
+}
+
+// Stage validates one edit against a candidate's view and adds it.
+func (e *Engine) Stage(ctx context.Context, id string, ed Edit) (*Outcome, error) {
+	var out *Outcome
+	err := e.store.Commit(ctx, func(tx *store.Tx) (func(), error) {
+		m, err := loadCandidate(tx, id)
+		if err != nil {
+			return nil, err
+		}
+		n := 0
+		tx.CandidateEdits(id, func([]byte) error { n++; return nil })
+		c := &e.candCache
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		v := c.view
+		if c.id != id || c.edits != n || c.rev != tx.Revision() || v == nil {
+			c.view = nil
+			if v, _, err = e.candidateView(tx, id); err != nil {
+				return nil, err
+			}
+		}
+		v.tx = tx
+		if ed.Op == backend.Create && ed.ID == nil {
+			fresh := uuid.New()
+			ed.ID = &fresh
+		}
+		objID, etag, err := v.resolve(ed)
+		if err == nil {
+			err = v.checkReferences()
+		}
+		if err != nil {
+			c.view = nil // the view may hold part of the failed edit
+			return nil, err
+		}
+		m.LastUsed = time.Now().UnixNano()
+		putCandidateMeta(tx, id, m)
+		tx.AppendCandidateEdit(id, e.encodeEdit(id, ed))
+		c.id, c.edits, c.rev, c.view = id, n+1, tx.Revision(), v
+		out = &Outcome{IDs: []uuid.UUID{objID}, ETags: []uint64{etag}}
+		return nil, nil
+	})
+	return out, err
+}
+
+// CandidateRead runs fn on a candidate's view, in a read-only transaction.
+func (e *Engine) CandidateRead(id string, fn func(r *CandidateReader) error) error {
+	return e.store.View(func(tx *store.Tx) error {
+		if _, err := loadCandidate(tx, id); err != nil {
+			return err
+		}
+		v, _, err := e.candidateView(tx, id)
+		if err != nil {
+			return err
+		}
+		return fn(&CandidateReader{e: e, v: v})
+	})
+}
+
+// CandidateReader reads a candidate's view.
+type CandidateReader struct {
+	e *Engine
+	v *view
+}
+
+// Get appends {"Object","ObjectId"} of one object of the candidate's view.
+func (r *CandidateReader) Get(k *model.Kind, t Target, dst []byte) ([]byte, error) {
+	cur, err := r.v.find(k, t)
+	if err != nil {
+		return dst, err
+	}
+	dst = append(dst, `{"Object":`...)
+	dst = k.AppendJSON(dst, cur.obj, false)
+	dst = append(dst, `,"ObjectId":"`...)
+	dst = append(dst, cur.id.String()...)
+	return append(dst, `"}`...), nil
+}
+
+// candidateMarkerBase numbers the objects a candidate creates after those
+// of the running configuration.
+const candidateMarkerBase = 1 << 62
+
+// List appends a page of the candidate's objects of kind k: running objects
+// in creation order (as the candidate changes them), then those the
+// candidate creates. Markers at or above candidateMarkerBase count the
+// candidate's own creates.
+func (r *CandidateReader) List(k *model.Kind, marker uint64, count int, dst []byte) ([]byte, error) {
+	var page []byte
+	n := 0
+	emit := func(public []byte, id uuid.UUID) {
+		if n > 0 {
+			page = append(page, ',')
+		}
+		n++
+		page = append(page, `{"Object":`...)
+		page = append(page, public...)
+		page = append(page, `,"ObjectId":"`...)
+		page = append(page, id.String()...)
+		page = append(page, `"}`...)
+	}
+	next := marker
+	if marker < candidateMarkerBase {
+		for n < count {
+			last, more, err := r.v.tx.List(k.Name, next, count-n, func(rec store.Record) error {
+				c := r.v.pending[k.Name+"\x00"+rec.Key]
+				switch {
+				case c == nil:
+					emit(rec.Public, rec.ID)
+				case c.Op != backend.Delete:
+					emit(k.AppendJSON(nil, c.After, false), rec.ID)
+				}
+				return nil
+			})
+			if err != nil {
+				return dst, err
+			}
+			next = last
+			if !more {
+				next = candidateMarkerBase
+				break
+			}
+		}
+	}
+	more := false
+	if next >= candidateMarkerBase {
+		i := uint64(candidateMarkerBase)
+		for _, c := range r.v.changes {
+			if c.Kind != k || c.Op != backend.Create || c.seq != 0 {
+				continue
+			}
+			if i >= next {
+				if n == count {
+					more = true
+					break
+				}
+				emit(k.AppendJSON(nil, c.After, false), c.id)
+				next = i + 1
+			}
+			i++
+		}
+	} else {
+		more = true
+	}
+	return appendPage(dst, marker, next, more, n, page), nil
+}
+
+// Diff lists what committing the candidate now would change.
+func (r *CandidateReader) Diff() []Diff { return r.e.diffs(r.v.changes) }
+
+// CandidateInfo describes a candidate.
+func (e *Engine) CandidateInfo(id string) (CandidateInfo, error) {
+	var info CandidateInfo
+	err := e.store.View(func(tx *store.Tx) error {
+		m, err := loadCandidate(tx, id)
+		if err != nil {
+			return err
+		}
+		n := 0
+		tx.CandidateEdits(id, func([]byte) error { n++; return nil })
+		info = m.info(id, n)
+		return nil
+	})
+	return info, err
+}
+
+// Discard drops a candidate.
+func (e *Engine) Discard(ctx context.Context, id string) error {
+	return e.store.Commit(ctx, func(tx *store.Tx) (func(), error) {
+		if _, err := loadCandidate(tx, id); err != nil {
+			return nil, err
+		}
+		tx.DeleteCandidate(id)
+		return nil, nil
+	})
+}
+
+// CommitCandidate commits a candidate's edits as one commit; on success (not
+// a dry run) the candidate is gone. req.Edits is ignored.
+func (e *Engine) CommitCandidate(ctx context.Context, id string, req Request) (*Outcome, error) {
+	out, err := e.commitWith(ctx, req, func(tx *store.Tx, r *Request) error {
+		m, err := loadCandidate(tx, id)
+		if err != nil {
+			return err
+		}
+		r.BaseRevision = m.BaseRevision
+		r.Edits = nil
+		err = tx.CandidateEdits(id, func(sealed []byte) error {
+			ed, err := e.decodeEdit(id, sealed)
+			r.Edits = append(r.Edits, ed)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if r.Meta.Comment == "" {
+			r.Meta.Comment = m.Comment
+		}
+		if !r.DryRun {
+			r.after = func(tx *store.Tx) { tx.DeleteCandidate(id) }
+		}
+		return nil
+	})
+	return out, err
+}
+
+// expireCandidates drops candidates unused for CandidateTTL.
+func (e *Engine) expireCandidates(ctx context.Context) error {
+	return e.store.Commit(ctx, func(tx *store.Tx) (func(), error) {
+		var old []string
+		tx.Candidates(func(id string, meta []byte) error {
+			var m candidateMeta
+			if json.Unmarshal(meta, &m) != nil || time.Since(time.Unix(0, m.LastUsed)) > CandidateTTL {
+				old = append(old, id)
+			}
+			return nil
+		})
+		for _, id := range old {
+			tx.DeleteCandidate(id)
+		}
+		return nil, nil
+	})
+}
