@@ -34,4 +34,3 @@ func readLimited(r *http.Request) ([]byte, error) {
 	}
 	return data, nil
 }
-

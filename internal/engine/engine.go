@@ -130,8 +130,8 @@ type Request struct {
 	// is confirmed.
 	Confirm time.Duration
 
-	duringConfirm bool // a rollback or a confirmation: allowed while one is pending
-	clearConfirm  bool // the commit ends the wait for a confirmation
+	duringConfirm bool               // a rollback or a confirmation: allowed while one is pending
+	clearConfirm  bool               // the commit ends the wait for a confirmation
 	after         func(tx *store.Tx) // more writes once the commit succeeded
 }
 

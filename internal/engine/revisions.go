@@ -27,7 +27,7 @@ type Diff struct {
 	Kind     string
 	Key      string // "IntfRef=fpPort1"
 	ObjectId string
-	Op       string // create, update, delete
+	Op       string          // create, update, delete
 	Before   json.RawMessage `json:",omitempty"`
 	After    json.RawMessage `json:",omitempty"`
 }
