@@ -153,7 +153,10 @@ func TestRollbackRestoresAnOldRevision(t *testing.T) {
 		t.Fatal("the deleted NtpServer was not restored")
 	}
 	var cas model.Object
-	f.st.View(func(tx *store.Tx) error { cas = f.e.current(tx, f.kind("ConfigArchiveServer"), "a.example.com"); return nil })
+	f.st.View(func(tx *store.Tx) error {
+		cas = f.e.current(tx, f.kind("ConfigArchiveServer"), "a.example.com")
+		return nil
+	})
 	if cas.Int("Interval") != 60 || cas.Str("Password") != "pw-one" {
 		t.Fatalf("archive server after rollback: %v", cas)
 	}
@@ -287,7 +290,10 @@ func TestCandidatesSurviveRestartAndExpire(t *testing.T) {
 		t.Fatalf("commit after restart: %+v, %v", out, err)
 	}
 	var cas model.Object
-	g.st.View(func(tx *store.Tx) error { cas = g.e.current(tx, g.kind("ConfigArchiveServer"), "b.example.com"); return nil })
+	g.st.View(func(tx *store.Tx) error {
+		cas = g.e.current(tx, g.kind("ConfigArchiveServer"), "b.example.com")
+		return nil
+	})
 	if cas.Str("Password") != "staged-secret" {
 		t.Fatalf("staged secret lost: %v", cas)
 	}
@@ -331,4 +337,3 @@ func TestEventsAreOrderedAndSlowSubscribersDropped(t *testing.T) {
 		t.Fatal("a subscriber that never read was not dropped")
 	}
 }
-
