@@ -87,7 +87,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	req := &request{s: s, w: w, r: r, route: route, kind: route.Kind}
 	req.meta = s.meta(r)
-	if isWrite(r.Method) {
+	if _, dry := r.URL.Query()["dry_run"]; isWrite(r.Method) && !dry {
 		req.info = &engine.LogInfo{API: strings.ToLower(route.Name), Operation: r.Method}
 		if route.Kind != nil {
 			req.info.API = route.Kind.API()

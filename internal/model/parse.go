@@ -106,11 +106,11 @@ func (k *Kind) Parse(body Body) (Object, error) {
 }
 
 // ParseQuery reads field values from a query string (keys of GET and DELETE
-// by key). Paging parameters are not fields and are skipped.
+// by key). Paging parameters and dry_run are not fields and are skipped.
 func (k *Kind) ParseQuery(q url.Values) (Object, error) {
 	out := Object{}
 	for _, name := range sortedNames(q) {
-		if name == "CurrentMarker" || name == "Count" || name == "NextMarker" {
+		if name == "CurrentMarker" || name == "Count" || name == "NextMarker" || name == "dry_run" {
 			continue
 		}
 		f := k.byName[name]

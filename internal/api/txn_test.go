@@ -1,0 +1,278 @@
+package api
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/swmgr/swmgr/internal/backend/sim"
+	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/secrets"
+	"github.com/swmgr/swmgr/internal/store"
+)
+
+// txnServer is an in-process swmgr: a real store in a temporary directory,
+// the simulated switch, the engine and this package's handler.
+type txnServer struct {
+	t   testing.TB
+	url string
+	st  *store.Store
+	eng *engine.Engine
+}
+
+func newTxnServer(t testing.TB) *txnServer {
+	t.Helper()
+	dir := t.TempDir()
+	st, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	box, err := secrets.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	eng := engine.New(model.Builtin(), st, sim.New(sim.Options{Ports: 8, Version: "test"}), box, log)
+	if err := eng.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(New(eng, log))
+	t.Cleanup(func() {
+		srv.CloseClientConnections()
+		srv.Close()
+		st.Close()
+	})
+	return &txnServer{t: t, url: srv.URL + "/public/v1", st: st, eng: eng}
+}
+
+func (s *txnServer) do(method, path, body string, hdr ...string) (int, map[string]any, http.Header) {
+	s.t.Helper()
+	req, err := http.NewRequest(method, s.url+path, strings.NewReader(body))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	var m map[string]any
+	if len(data) > 0 {
+		if err := json.Unmarshal(data, &m); err != nil {
+			s.t.Fatalf("%s %s: body is not JSON: %q", method, path, data)
+		}
+	}
+	return resp.StatusCode, m, resp.Header
+}
+
+func (s *txnServer) dump() []byte {
+	var b bytes.Buffer
+	if err := s.st.Dump(&b); err != nil {
+		s.t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestCandidateOverREST(t *testing.T) {
+	s := newTxnServer(t)
+	code, body, _ := s.do("POST", "/candidates", `{"Comment":"add red"}`)
+	if code != 201 {
+		t.Fatalf("create candidate: %d %v", code, body)
+	}
+	id := body["CandidateId"].(string)
+	base := uint64(body["BaseRevision"].(float64))
+	steps := []struct {
+		method, path, body string
+		want               int
+	}{
+		{"POST", "/candidates/" + id + "/config/Vrf", `{"Vrf":"red"}`, 201},
+		{"POST", "/candidates/" + id + "/config/IPv4Intf", `{"IntfRef":"fpPort1","IpAddr":"10.0.0.1/24","Vrf":"red"}`, 201},
+		{"POST", "/candidates/" + id + "/config/IPv4Intf", `{"IntfRef":"fpPort2","IpAddr":"10.0.0.1/24","Vrf":"blue"}`, 400},
+		{"PATCH", "/candidates/" + id + "/config/Port", `{"IntfRef":"fpPort1","AdminState":"UP"}`, 200},
+		{"GET", "/candidates/" + id + "/config/IPv4Intf?IntfRef=fpPort1", ``, 200},
+		{"GET", "/config/IPv4Intf?IntfRef=fpPort1", ``, 404}, // not running yet
+		{"PUT", "/candidates/" + id + "/config/Vrf", `{}`, 405},
+		{"POST", "/candidates/" + id + "/config/SystemParam", `{}`, 405},
+		{"GET", "/candidates/nope/diff", ``, 404},
+		{"POST", "/candidates/" + id + "/commit", `{"Confirm":-1}`, 400},
+		{"POST", "/candidates/" + id + "/commit", `{"Bogus":1}`, 400},
+	}
+	for _, st := range steps {
+		if code, body, _ := s.do(st.method, st.path, st.body); code != st.want {
+			t.Fatalf("%s %s: %d %v; want %d", st.method, st.path, code, body, st.want)
+		}
+	}
+	_, list, _ := s.do("GET", "/candidates/"+id+"/config/IPv4Intfs?Count=1", ``)
+	if list["ObjCount"].(float64) != 1 {
+		t.Fatalf("candidate list: %v", list)
+	}
+	_, diff, _ := s.do("GET", "/candidates/"+id+"/diff", ``)
+	if n := len(diff["Changes"].([]any)); n != 3 {
+		t.Fatalf("diff has %d changes; want 3: %v", n, diff)
+	}
+	before := s.dump()
+	if code, body, _ := s.do("POST", "/candidates/"+id+"/commit?dry_run=true", `{}`); code != 200 || body["DryRun"] != true {
+		t.Fatalf("dry-run commit: %d %v", code, body)
+	}
+	if code, _, _ := s.do("POST", "/candidates/"+id+"/commit", `{}`, "If-Match", `"`+strconv.FormatUint(base+5, 10)+`"`); code != 412 {
+		t.Fatalf("commit with a stale If-Match: %d", code)
+	}
+	if !bytes.Equal(before, s.dump()) {
+		t.Fatal("a dry run or refused commit changed the store")
+	}
+	code, body, hdr := s.do("POST", "/candidates/"+id+"/commit", `{"Comment":"red vrf"}`, "If-Match", `"`+strconv.FormatUint(base, 10)+`"`)
+	if code != 200 || body["Revision"].(float64) != float64(base+1) || hdr.Get("ETag") == "" {
+		t.Fatalf("commit: %d %v", code, body)
+	}
+	_, rev, _ := s.do("GET", "/revisions/"+strconv.FormatUint(base+1, 10), ``)
+	if rev["Comment"] != "red vrf" || len(rev["Changes"].([]any)) != 3 {
+		t.Fatalf("revision record: %v", rev)
+	}
+	if code, _, _ := s.do("GET", "/config/IPv4Intf?IntfRef=fpPort1", ``); code != 200 {
+		t.Fatal("committed object missing")
+	}
+}
+
+func TestDryRunWritesChangeNothing(t *testing.T) {
+	s := newTxnServer(t)
+	s.do("POST", "/config/NtpServer", `{"IpAddr":"10.0.0.1"}`)
+	before := s.dump()
+	for _, st := range []struct{ method, path, body string }{
+		{"POST", "/config/NtpServer?dry_run=true", `{"IpAddr":"10.0.0.2"}`},
+		{"PATCH", "/config/NtpServer?dry_run=true", `{"IpAddr":"10.0.0.1","MinPoll":4}`},
+		{"DELETE", "/config/NtpServer?dry_run=true&IpAddr=10.0.0.1", ``},
+		{"PATCH", "/config/Port?dry_run=true", `{"IntfRef":"fpPort1","BreakOutMode":"4x10"}`},
+		{"POST", "/action/Rollback?dry_run=true", `{"Revision":1}`},
+		{"POST", "/action/ClearConfigLog?dry_run=true", `{}`},
+	} {
+		code, body, _ := s.do(st.method, st.path, st.body)
+		if code != 200 || body["DryRun"] != true {
+			t.Errorf("%s %s: %d %v", st.method, st.path, code, body)
+		}
+	}
+	if code, _, _ := s.do("POST", "/config/NtpServer?dry_run=true", `{"IpAddr":"10.0.0.1"}`); code != 409 {
+		t.Errorf("dry run of a duplicate: %d; want 409", code)
+	}
+	if code, _, _ := s.do("POST", "/config/NtpServer?dry_run=maybe", `{"IpAddr":"10.0.0.3"}`); code != 400 {
+		t.Errorf("dry_run=maybe: %d; want 400", code)
+	}
+	if !bytes.Equal(before, s.dump()) {
+		t.Fatal("a dry run changed the store")
+	}
+	_, log, _ := s.do("GET", "/state/ConfigLogs", ``)
+	if n := log["ObjCount"].(float64); n != 1 {
+		t.Fatalf("config log has %v entries; dry runs must not add any", n)
+	}
+}
+
+// sseClient reads commit events until it has want ids or stop is closed.
+func readEvents(t *testing.T, url, lastID string, want int, stopAfter int) []uint64 {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("events: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	var ids []uint64
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<22)
+	var id uint64
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "id: "):
+			id, _ = strconv.ParseUint(line[4:], 10, 64)
+		case strings.HasPrefix(line, "event: error"):
+			t.Fatalf("error event after %v", ids)
+		case strings.HasPrefix(line, "data: ") && id != 0:
+			var rev engine.Revision
+			if err := json.Unmarshal([]byte(line[6:]), &rev); err != nil || rev.Revision != id {
+				t.Fatalf("event %d data: %v %q", id, err, line)
+			}
+			ids = append(ids, id)
+			id = 0
+			if len(ids) == want || len(ids) == stopAfter {
+				return ids
+			}
+		}
+	}
+	t.Fatalf("stream ended after %d events: %v", len(ids), sc.Err())
+	return nil
+}
+
+func TestEventFeedResumesWithoutLossOrRepeat(t *testing.T) {
+	s := newTxnServer(t)
+	start := s.eng.Revision()
+	const n = 120
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // commits keep coming while the client reads and reconnects
+		defer wg.Done()
+		for i := range n {
+			req, _ := http.NewRequest("POST", s.url+"/config/NtpServer", strings.NewReader(fmt.Sprintf(`{"IpAddr":"10.7.0.%d"}`, i+1)))
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			resp.Body.Close()
+		}
+	}()
+	url := s.url + "/events?since=" + strconv.FormatUint(start, 10)
+	first := readEvents(t, url, "", n, 50)
+	rest := readEvents(t, s.url+"/events", strconv.FormatUint(first[len(first)-1], 10), n-len(first), n)
+	wg.Wait()
+	all := append(first, rest...)
+	if len(all) != n {
+		t.Fatalf("got %d events, want %d", len(all), n)
+	}
+	for i, id := range all {
+		if id != start+uint64(i)+1 {
+			t.Fatalf("event %d is revision %d; want %d", i, id, start+uint64(i)+1)
+		}
+	}
+}
+
+func TestEventFeedHeartbeatAndBadParams(t *testing.T) {
+	s := newTxnServer(t)
+	if code, _, _ := s.do("GET", "/events?since=abc", ``); code != 400 {
+		t.Fatalf("since=abc: %d", code)
+	}
+	if code, _, _ := s.do("POST", "/events", ``); code != 405 {
+		t.Fatalf("POST /events: %d", code)
+	}
+	resp, err := http.Get(s.url + "/events?heartbeat=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	line, err := bufio.NewReader(resp.Body).ReadString('\n')
+	if err != nil || line != ": heartbeat\n" {
+		t.Fatalf("first line %q, %v; want a heartbeat", line, err)
+	}
+}
