@@ -328,6 +328,9 @@ func sendJSON(w http.ResponseWriter, status int, body []byte) {
 // HeartbeatInterval is how often an idle change feed sends a comment line.
 const HeartbeatInterval = 15 * time.Second
 
+// FlushDelay is the longest an event waits before it is sent.
+const FlushDelay = 25 * time.Millisecond
+
 // events serves the change feed: one Server-Sent Event per commit, id = the
 // revision, resumable with Last-Event-ID or ?since=<rev>.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
@@ -365,27 +368,35 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	flusher.Flush()
 	tick := time.NewTicker(beat)
 	defer tick.Stop()
+	// A subscriber wakes at most once per FlushDelay and sends everything
+	// that arrived meanwhile in one write, so that subscribers cost commits
+	// little however fast they come.
+	var batch []engine.Event
+	var out []byte
 	for {
 		select {
-		case ev := <-sub.C:
-			if ev.Revision <= last {
-				continue
+		case <-sub.Notify:
+			select {
+			case <-time.After(FlushDelay):
+			case <-r.Context().Done():
+				return
 			}
-			writeEvent(w, ev.Revision, ev.Data)
-			last = ev.Revision
-			// Send what else is queued before flushing.
-			for len(sub.C) > 0 {
-				ev := <-sub.C
+			var err error
+			batch, err = sub.Take(batch[:0])
+			if err != nil {
+				fmt.Fprintf(w, "event: error\ndata: %s\n\n", mustJSON(map[string]any{"Message": "this subscriber fell too far behind and was dropped; reconnect with Last-Event-ID to resume", "LastEventId": last}))
+				flusher.Flush()
+				return
+			}
+			out = out[:0]
+			for _, ev := range batch {
 				if ev.Revision > last {
-					writeEvent(w, ev.Revision, ev.Data)
+					out = appendEvent(out, ev.Revision, ev.Data)
 					last = ev.Revision
 				}
 			}
+			w.Write(out) // one write: larger than the writer's buffer, it goes straight out
 			flusher.Flush()
-		case <-sub.Dropped:
-			fmt.Fprintf(w, "event: error\ndata: %s\n\n", mustJSON(map[string]any{"Message": "this subscriber fell too far behind and was dropped; reconnect with Last-Event-ID to resume", "LastEventId": last}))
-			flusher.Flush()
-			return
 		case <-tick.C:
 			fmt.Fprint(w, ": heartbeat\n\n")
 			flusher.Flush()
@@ -396,7 +407,15 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 }
 
 func writeEvent(w http.ResponseWriter, rev uint64, data []byte) {
-	fmt.Fprintf(w, "id: %d\nevent: commit\ndata: %s\n\n", rev, data)
+	w.Write(appendEvent(nil, rev, data))
+}
+
+func appendEvent(dst []byte, rev uint64, data []byte) []byte {
+	dst = append(dst, "id: "...)
+	dst = strconv.AppendUint(dst, rev, 10)
+	dst = append(dst, "\nevent: commit\ndata: "...)
+	dst = append(dst, data...)
+	return append(dst, "\n\n"...)
 }
 
 // feedParams reads where to resume (-1: from now) and the heartbeat period.

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"sync"
 )
 
@@ -11,57 +12,80 @@ type Event struct {
 	Data     []byte
 }
 
-// SubscriberBuffer is how many events a subscriber may fall behind before it
-// is dropped; commits never wait for a subscriber.
-const SubscriberBuffer = 256
+// EventBuffer is how many recent events are kept for subscribers; one that
+// falls further behind is dropped. Commits never wait for a subscriber.
+const EventBuffer = 4096
 
-// Subscription receives events. Dropped is closed when the subscriber fell
-// too far behind and was dropped.
+// ErrDropped means a subscriber fell more than EventBuffer events behind.
+var ErrDropped = errors.New("subscriber fell too far behind and was dropped")
+
+// Subscription follows the commits made after it started. Notify receives
+// a signal (coalesced: one for any number of events) when Take has more.
 type Subscription struct {
-	C       chan Event
-	Dropped chan struct{}
-	b       *broker
+	Notify <-chan struct{}
+	notify chan struct{}
+	pos    uint64 // the number of events published before the next one to take
+	b      *broker
+}
+
+// Take appends the events published since the last Take to dst.
+func (s *Subscription) Take(dst []Event) ([]Event, error) {
+	b := s.b
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.total-s.pos > uint64(len(b.ring)) {
+		return dst, ErrDropped
+	}
+	for ; s.pos < b.total; s.pos++ {
+		dst = append(dst, b.ring[s.pos%uint64(len(b.ring))])
+	}
+	return dst, nil
 }
 
 // Close ends the subscription.
-func (s *Subscription) Close() { s.b.remove(s) }
-
-type broker struct {
-	mu   sync.Mutex
-	subs map[*Subscription]struct{}
+func (s *Subscription) Close() {
+	s.b.mu.Lock()
+	delete(s.b.subs, s)
+	s.b.mu.Unlock()
 }
 
-func newBroker() *broker { return &broker{subs: map[*Subscription]struct{}{}} }
+// broker keeps the last EventBuffer events in a ring shared by all
+// subscribers: publishing costs one non-blocking signal per subscriber, and
+// a subscriber wakes once for however many events arrived meanwhile.
+type broker struct {
+	mu    sync.Mutex
+	ring  []Event
+	total uint64
+	subs  map[*Subscription]struct{}
+}
+
+func newBroker() *broker {
+	return &broker{ring: make([]Event, EventBuffer), subs: map[*Subscription]struct{}{}}
+}
 
 // publish runs on the committer, in commit order; it never blocks.
 func (b *broker) publish(rev uint64, data []byte) {
-	ev := Event{Revision: rev, Data: data}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.ring[b.total%uint64(len(b.ring))] = Event{Revision: rev, Data: data}
+	b.total++
 	for s := range b.subs {
 		select {
-		case s.C <- ev:
-		default:
-			delete(b.subs, s)
-			close(s.Dropped)
+		case s.notify <- struct{}{}:
+		default: // already signalled
 		}
 	}
 }
 
-func (b *broker) remove(s *Subscription) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if _, ok := b.subs[s]; ok {
-		delete(b.subs, s)
-	}
-}
-
-// Subscribe starts receiving every commit from now on.
+// Subscribe starts following every commit from now on.
 func (e *Engine) Subscribe() *Subscription {
-	s := &Subscription{C: make(chan Event, SubscriberBuffer), Dropped: make(chan struct{}), b: e.events}
-	e.events.mu.Lock()
-	e.events.subs[s] = struct{}{}
-	e.events.mu.Unlock()
+	b := e.events
+	ch := make(chan struct{}, 1)
+	s := &Subscription{Notify: ch, notify: ch, b: b}
+	b.mu.Lock()
+	s.pos = b.total
+	b.subs[s] = struct{}{}
+	b.mu.Unlock()
 	return s
 }
 

@@ -303,8 +303,9 @@ func TestEventsAreOrderedAndSlowSubscribersDropped(t *testing.T) {
 	f := newFixture(t, t.TempDir())
 	fast, slow := f.e.Subscribe(), f.e.Subscribe()
 	defer fast.Close()
+	defer slow.Close()
 	start := f.e.Revision()
-	const n = SubscriberBuffer + 20
+	const n = 300
 	errs := make(chan error, n)
 	for i := range n {
 		go func() {
@@ -312,11 +313,14 @@ func TestEventsAreOrderedAndSlowSubscribersDropped(t *testing.T) {
 			errs <- err
 		}()
 	}
-	got := []uint64{}
+	var got []Event
 	for len(got) < n {
 		select {
-		case ev := <-fast.C:
-			got = append(got, ev.Revision)
+		case <-fast.Notify:
+			var err error
+			if got, err = fast.Take(got); err != nil {
+				t.Fatal(err)
+			}
 		case <-time.After(10 * time.Second):
 			t.Fatalf("only %d of %d events", len(got), n)
 		}
@@ -326,14 +330,19 @@ func TestEventsAreOrderedAndSlowSubscribersDropped(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for i, rev := range got {
-		if rev != start+uint64(i)+1 {
-			t.Fatalf("event %d has revision %d; want %d (in order, none lost)", i, rev, start+uint64(i)+1)
+	for i, ev := range got {
+		if ev.Revision != start+uint64(i)+1 {
+			t.Fatalf("event %d has revision %d; want %d (in order, none lost)", i, ev.Revision, start+uint64(i)+1)
 		}
 	}
-	select {
-	case <-slow.Dropped:
-	default:
-		t.Fatal("a subscriber that never read was not dropped")
+	// The slow one has not read yet: it gets everything, then falls behind.
+	if evs, err := slow.Take(nil); err != nil || len(evs) != n {
+		t.Fatalf("slow subscriber: %d events, %v", len(evs), err)
+	}
+	for i := range EventBuffer + 1 {
+		f.e.events.publish(uint64(i), nil)
+	}
+	if _, err := slow.Take(nil); err != ErrDropped {
+		t.Fatalf("a subscriber %d events behind: %v; want ErrDropped", EventBuffer+1, err)
 	}
 }

@@ -1,0 +1,206 @@
+package api
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// Benchmarks of the transaction issue. Run with:
+//
+//	go test -run=NONE -bench=Txn -benchtime=1x ./internal/api/
+//
+// Each reports the ratio its target names, measured within one run.
+
+func post(b testing.TB, client *http.Client, url, body string, want int) {
+	resp, err := client.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		b.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != want {
+		b.Fatalf("POST %s: %d, want %d", url, resp.StatusCode, want)
+	}
+}
+
+// BenchmarkTxnCommit1000VsSingleCreates: one commit of 1000 objects against
+// 1000 single creates from one client; target >= 10x faster.
+func BenchmarkTxnCommit1000VsSingleCreates(b *testing.B) {
+	const n = 1000
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}}
+	var singles, commits, staged []time.Duration
+	for round := range b.N {
+		s := newTxnServer(b)
+		start := time.Now()
+		for i := range n {
+			post(b, client, s.url+"/config/NtpServer", fmt.Sprintf(`{"IpAddr":"10.1.%d.%d"}`, i/250, i%250+1), 201)
+		}
+		singles = append(singles, time.Since(start))
+
+		resp, err := client.Post(s.url+"/candidates", "application/json", strings.NewReader(`{}`))
+		if err != nil {
+			b.Fatal(err)
+		}
+		var cand struct{ CandidateId string }
+		if err := json.Unmarshal([]byte(readAll(resp)), &cand); err != nil {
+			b.Fatal(err)
+		}
+		id := cand.CandidateId
+		stageStart := time.Now()
+		for i := range n {
+			post(b, client, s.url+"/candidates/"+id+"/config/NtpServer", fmt.Sprintf(`{"IpAddr":"10.2.%d.%d"}`, i/250, i%250+1), 201)
+		}
+		commitStart := time.Now()
+		post(b, client, s.url+"/candidates/"+id+"/commit", `{}`, 200)
+		commits = append(commits, time.Since(commitStart))
+		staged = append(staged, time.Since(stageStart))
+		_ = round
+	}
+	single, commit, stage := median(singles), median(commits), median(staged)
+	b.ReportMetric(float64(single.Milliseconds()), "ms/1000-single-creates")
+	b.ReportMetric(float64(commit.Milliseconds()), "ms/commit-of-1000")
+	b.ReportMetric(single.Seconds()/commit.Seconds(), "x-faster(target>=10)")
+	b.ReportMetric(float64(stage.Milliseconds()), "ms/stage+commit-1000")
+}
+
+func readAll(resp *http.Response) string {
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return string(data)
+}
+
+func median(d []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+// BenchmarkTxnCommitsWithSubscribers: commit throughput with 100 SSE
+// subscribers attached against none, alternating three rounds each;
+// target ratio >= 0.8.
+func BenchmarkTxnCommitsWithSubscribers(b *testing.B) {
+	const (
+		writers = 16
+		commits = 1500
+		subs    = 100
+	)
+	s := newTxnServer(b)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: writers}}
+	var next atomic.Int64
+	run := func() float64 {
+		var wg sync.WaitGroup
+		start := time.Now()
+		for range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range commits / writers {
+					i := next.Add(1)
+					post(b, client, s.url+"/config/NtpServer", fmt.Sprintf(`{"IpAddr":"10.%d.%d.%d"}`, i>>16&255, i>>8&255, i&255), 201)
+				}
+			}()
+		}
+		wg.Wait()
+		return float64(commits/writers*writers) / time.Since(start).Seconds()
+	}
+	// The subscribers are another process, as they would be: a reader
+	// process (this test binary re-executed) holding n connections.
+	attach := func(n int) (received func() int64, stop func()) {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperEventReaders$")
+		cmd.Env = append(os.Environ(), "SWMGR_EVENT_READERS="+strconv.Itoa(n), "SWMGR_EVENT_URL="+s.url+"/events")
+		stdin, _ := cmd.StdinPipe()
+		stdout, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		for s.eng.Subscribers() < n {
+			time.Sleep(time.Millisecond)
+		}
+		var count atomic.Int64
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			sc := bufio.NewScanner(stdout)
+			for sc.Scan() {
+				if v, err := strconv.ParseInt(sc.Text(), 10, 64); err == nil {
+					count.Store(v)
+				}
+			}
+		}()
+		return count.Load, func() {
+			stdin.Close()
+			<-done
+			cmd.Wait()
+		}
+	}
+	var without, with []float64
+	var delivered, expected int64
+	for range max(b.N, 3) {
+		without = append(without, run())
+		got, stop := attach(subs)
+		with = append(with, run())
+		deadline := time.Now().Add(10 * time.Second)
+		for got() < subs*int64(commits/writers*writers) && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		delivered += got()
+		expected += subs * int64(commits/writers*writers)
+		stop()
+	}
+	sort.Float64s(without)
+	sort.Float64s(with)
+	b.ReportMetric(without[len(without)/2], "commits/s-no-subscribers")
+	b.ReportMetric(with[len(with)/2], "commits/s-100-subscribers")
+	b.ReportMetric(with[len(with)/2]/without[len(without)/2], "ratio(target>=0.8)")
+	b.ReportMetric(float64(delivered)/float64(expected), "events-delivered-fraction")
+}
+
+// TestHelperEventReaders is not a test: the subscriber benchmark runs this
+// binary with SWMGR_EVENT_READERS set, to hold that many change-feed
+// connections from another process. It prints the number of events received
+// every few milliseconds and exits when its stdin closes.
+func TestHelperEventReaders(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("SWMGR_EVENT_READERS"))
+	if n == 0 {
+		t.Skip("helper process for BenchmarkTxnCommitsWithSubscribers")
+	}
+	var received atomic.Int64
+	for range n {
+		resp, err := http.Get(os.Getenv("SWMGR_EVENT_URL"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			buf := make([]byte, 64<<10)
+			for {
+				k, err := resp.Body.Read(buf)
+				received.Add(int64(bytes.Count(buf[:k], []byte("\nevent: commit"))))
+				if err != nil {
+					return
+				}
+			}
+		}()
+	}
+	go func() {
+		for {
+			fmt.Println(received.Load())
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	io.Copy(io.Discard, os.Stdin)
+	fmt.Println(received.Load())
+	os.Exit(0)
+}
