@@ -53,15 +53,34 @@ func New(eng *engine.Engine, log *slog.Logger) *Server {
 	return &Server{eng: eng, reg: eng.Registry(), log: log}
 }
 
+var (
+	hdrAnyOrigin  = []string{"*"}
+	hdrExpose     = []string{"ETag, Location"}
+	hdrAllowHdrs  = []string{corsHeaders + ", Authorization, If-Match"}
+	hdrAllowMeths = []string{corsMethods}
+	hdrMaxAge     = []string{corsMaxAge}
+	hdrJSON       = []string{"application/json; charset=UTF-8"}
+)
+
+// setCORS adds the CORS entries the spec lists to a preflight or write
+// response.
+func setCORS(h http.Header) {
+	h["Access-Control-Allow-Headers"] = hdrAllowHdrs
+	h["Access-Control-Allow-Methods"] = hdrAllowMeths
+	h["Access-Control-Max-Age"] = hdrMaxAge
+}
+
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	h.Set("Access-Control-Allow-Origin", "*")
-	h.Set("Access-Control-Allow-Headers", corsHeaders+", Authorization, If-Match")
-	h.Set("Access-Control-Allow-Methods", corsMethods)
-	h.Set("Access-Control-Max-Age", corsMaxAge)
-	h.Set("Access-Control-Expose-Headers", "ETag, Location")
+	// Any origin may read responses; the rest of CORS is for preflights and
+	// writes (setCORS). The values are shared and never modified.
+	h["Access-Control-Allow-Origin"] = hdrAnyOrigin
+	h["Access-Control-Expose-Headers"] = hdrExpose
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		setCORS(h)
+	}
 
 	if s.serveTxn(w, r) {
 		return
@@ -87,7 +106,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	req := &request{s: s, w: w, r: r, route: route, kind: route.Kind}
 	req.meta = s.meta(r)
-	if _, dry := r.URL.Query()["dry_run"]; isWrite(r.Method) && !dry {
+	if isWrite(r.Method) && !r.URL.Query().Has("dry_run") {
 		req.info = &engine.LogInfo{API: strings.ToLower(route.Name), Operation: r.Method}
 		if route.Kind != nil {
 			req.info.API = route.Kind.API()
@@ -153,6 +172,12 @@ func (q *request) serve() error {
 }
 
 func (q *request) readBody() error {
+	if q.r.ContentLength == 0 || q.r.Body == nil || q.r.Body == http.NoBody {
+		if q.info != nil {
+			q.info.Data = "{}"
+		}
+		return nil
+	}
 	data, err := io.ReadAll(http.MaxBytesReader(q.w, q.r.Body, MaxBody))
 	if err != nil {
 		var tooBig *http.MaxBytesError
@@ -501,8 +526,8 @@ func (q *request) action() error {
 
 func (q *request) send(status int, body []byte) {
 	h := q.w.Header()
-	h.Set("Content-Type", "application/json; charset=UTF-8")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h["Content-Type"] = hdrJSON
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	q.w.WriteHeader(status)
 	q.w.Write(body)
 }

@@ -28,14 +28,19 @@ func ParseRoute(reg *model.Registry, path string) (Route, *apierr.Error) {
 	if !ok {
 		return Route{}, apierr.NotFound(apierr.CodeNotFound, "", "no such path %q; API paths start with %s", path, Prefix)
 	}
-	var segs []string
-	for _, s := range strings.Split(rest, "/") {
-		if s != "" {
-			segs = append(segs, s)
+	var segArr [4]string
+	segs := segArr[:0]
+	for rest != "" {
+		var seg string
+		seg, rest, _ = strings.Cut(rest, "/")
+		if seg == "" {
+			continue
 		}
-	}
-	if len(segs) < 2 || len(segs) > 3 {
-		return Route{}, apierr.NotFound(apierr.CodeNotFound, "", "no such path %q; use %s{config,state,action}/<Object>[/<ObjectId>]", path, Prefix)
+		if len(segs) == len(segArr) {
+			segs = append(segs, seg) // too many: reported below
+			break
+		}
+		segs = append(segs, seg)
 	}
 	var r Route
 	switch segs[0] {
@@ -90,23 +95,32 @@ func unknownKind(reg *model.Registry, c model.Class, name string) *apierr.Error 
 	return apierr.NotFound(apierr.CodeUnknownKind, "", "unknown %s object %q; known: %s", c, name, strings.Join(reg.Names(c), ", "))
 }
 
-// Allowed lists the methods a route supports, for 405 and Allow.
+var (
+	allowAction   = []string{http.MethodPost, http.MethodOptions}
+	allowRead     = []string{http.MethodGet, http.MethodHead, http.MethodOptions}
+	allowIDAll    = []string{http.MethodGet, http.MethodHead, http.MethodPatch, http.MethodDelete, http.MethodOptions}
+	allowPatch    = []string{http.MethodGet, http.MethodHead, http.MethodPatch, http.MethodOptions}
+	allowCreation = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPatch, http.MethodDelete, http.MethodOptions}
+)
+
+// Allowed lists the methods a route supports, for 405 and Allow. The slice
+// is shared: do not modify it.
 func (r Route) Allowed() []string {
 	k := r.Kind
 	switch {
 	case r.Class == model.Action:
-		return []string{http.MethodPost, http.MethodOptions}
+		return allowAction
 	case r.Class == model.State || r.Plural:
-		return []string{http.MethodGet, http.MethodHead, http.MethodOptions}
+		return allowRead
 	case r.ID != "":
 		if k.Creatable() {
-			return []string{http.MethodGet, http.MethodHead, http.MethodPatch, http.MethodDelete, http.MethodOptions}
+			return allowIDAll
 		}
-		return []string{http.MethodGet, http.MethodHead, http.MethodPatch, http.MethodOptions}
+		return allowPatch
 	case k.Creatable():
-		return []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPatch, http.MethodDelete, http.MethodOptions}
+		return allowCreation
 	}
-	return []string{http.MethodGet, http.MethodHead, http.MethodPatch, http.MethodOptions}
+	return allowPatch
 }
 
 func (r Route) allows(method string) bool {

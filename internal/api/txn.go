@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -55,12 +56,11 @@ func (s *Server) serveTxn(w http.ResponseWriter, r *http.Request) bool {
 // methods answers OPTIONS and 405 for a path that allows only the given
 // methods; it reports whether the request should go on.
 func (s *Server) methods(w http.ResponseWriter, r *http.Request, allowed ...string) bool {
-	allowed = append(allowed, http.MethodOptions)
-	for _, m := range allowed {
-		if m == http.MethodGet {
-			allowed = append(allowed, http.MethodHead)
-			break
-		}
+	if !slices.Contains(allowed, http.MethodOptions) {
+		allowed = append(allowed[:len(allowed):len(allowed)], http.MethodOptions)
+	}
+	if slices.Contains(allowed, http.MethodGet) && !slices.Contains(allowed, http.MethodHead) {
+		allowed = append(allowed[:len(allowed):len(allowed)], http.MethodHead)
 	}
 	w.Header().Set("Allow", strings.Join(allowed, ", "))
 	if r.Method == http.MethodOptions {

@@ -50,11 +50,15 @@ type Engine struct {
 	confirmMu    sync.Mutex
 	confirmTimer *time.Timer
 	candCache    candidateCache
+	objects      *objCache
 }
+
+// CachedObjects bounds the GET-by-ObjectId cache (about 400 bytes each).
+const CachedObjects = 65536
 
 // New wires an engine. Call Start before serving.
 func New(reg *model.Registry, st *store.Store, be backend.Backend, box *secrets.Box, log *slog.Logger) *Engine {
-	e := &Engine{reg: reg, store: st, backend: be, box: box, log: log, order: map[string]int{}, events: newBroker()}
+	e := &Engine{reg: reg, store: st, backend: be, box: box, log: log, order: map[string]int{}, events: newBroker(), objects: newObjCache(CachedObjects)}
 	for i, k := range reg.Kinds() {
 		e.order[k.Name] = i
 	}
@@ -242,7 +246,10 @@ func (e *Engine) commitIn(ctx context.Context, tx *store.Tx, req *Request) (*Out
 	if req.Log != nil {
 		e.appendLog(tx, req.Meta, req.Log, "Success")
 	}
-	tx.OnCommit(func() { e.events.publish(out.Revision, event) })
+	tx.OnCommit(func() {
+		e.objects.commit(out.Revision, changes)
+		e.events.publish(out.Revision, event)
+	})
 	return out, undo, nil
 }
 

@@ -18,6 +18,18 @@ import (
 // GetByID appends {"Object": ..., "ObjectId": ...} for the object with id,
 // returning the object's ETag revision.
 func (e *Engine) GetByID(ctx context.Context, k *model.Kind, id uuid.UUID, state bool, dst []byte) ([]byte, uint64, error) {
+	if !state {
+		if c, ok := e.objects.get(id); ok {
+			if c.deleted || c.kind != k.Name {
+				return dst, 0, apierr.NotFound(apierr.CodeNotFound, k.Name, "no %s has ObjectId %s", k.Name, id)
+			}
+			dst = append(dst, `{"Object":`...)
+			dst = append(dst, c.public...)
+			dst = append(dst, `,"ObjectId":"`...)
+			dst = appendUUID(dst, id)
+			return append(dst, `"}`...), c.modRev, nil
+		}
+	}
 	var rev uint64
 	err := e.store.View(func(tx *store.Tx) error {
 		rec, ok, err := tx.GetByID(id)
@@ -25,9 +37,15 @@ func (e *Engine) GetByID(ctx context.Context, k *model.Kind, id uuid.UUID, state
 			return err
 		}
 		if !ok || rec.Kind != k.Name {
+			if !ok {
+				e.objects.fill(id, cacheEntry{deleted: true, asOf: tx.Revision()})
+			}
 			return apierr.NotFound(apierr.CodeNotFound, k.Name, "no %s has ObjectId %s", k.Name, id)
 		}
 		rev = rec.ModRev
+		if !state {
+			e.objects.fill(id, cacheEntry{kind: k.Name, public: append([]byte(nil), rec.Public...), modRev: rec.ModRev, asOf: tx.Revision()})
+		}
 		dst, err = e.appendOne(ctx, dst, k, rec, state)
 		return err
 	})
@@ -79,11 +97,16 @@ func (e *Engine) appendOne(ctx context.Context, dst []byte, k *model.Kind, rec s
 	return append(dst, `"}`...), nil
 }
 
+// appendUUID writes id in its canonical 8-4-4-4-12 form without allocating.
 func appendUUID(dst []byte, id uuid.UUID) []byte {
-	var buf [36]byte
-	s := id.String()
-	copy(buf[:], s)
-	return append(dst, buf[:]...)
+	const hexd = "0123456789abcdef"
+	for i, b := range id {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			dst = append(dst, '-')
+		}
+		dst = append(dst, hexd[b>>4], hexd[b&15])
+	}
+	return dst
 }
 
 // List appends one page of k's objects in creation order.

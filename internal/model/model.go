@@ -169,12 +169,13 @@ func (k *Kind) API() string { return strings.ToLower(k.Name) }
 type Registry struct {
 	kinds   []*Kind
 	byLower map[Class]map[string]*Kind
+	byExact map[Class]map[string]*Kind // exact spellings, to look up without lower-casing
 }
 
 // NewRegistry indexes kinds and checks the declarations for mistakes that
 // would otherwise only show up at run time.
 func NewRegistry(kinds ...*Kind) (*Registry, error) {
-	r := &Registry{kinds: kinds, byLower: map[Class]map[string]*Kind{Config: {}, State: {}, Action: {}}}
+	r := &Registry{kinds: kinds, byLower: map[Class]map[string]*Kind{Config: {}, State: {}, Action: {}}, byExact: map[Class]map[string]*Kind{Config: {}, State: {}, Action: {}}}
 	for _, k := range kinds {
 		if err := k.index(); err != nil {
 			return nil, err
@@ -188,6 +189,11 @@ func NewRegistry(kinds ...*Kind) (*Registry, error) {
 			return nil, errorf("kind %s declared twice", k.Name)
 		}
 		r.byLower[k.Class][name] = k
+		exact := k.Name
+		if k.Class == State {
+			exact = strings.TrimSuffix(exact, "State")
+		}
+		r.byExact[k.Class][exact] = k
 	}
 	for _, k := range kinds {
 		for _, f := range k.Fields {
@@ -251,6 +257,9 @@ func (r *Registry) Kinds() []*Kind { return r.kinds }
 // Lookup finds a kind of class c by its case-insensitive path name (state kinds
 // by their config name, "Port" for PortState).
 func (r *Registry) Lookup(c Class, name string) *Kind {
+	if k := r.byExact[c][name]; k != nil {
+		return k
+	}
 	return r.byLower[c][strings.ToLower(name)]
 }
 

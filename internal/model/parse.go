@@ -25,7 +25,7 @@ type Body map[string]json.RawMessage
 // the query string instead.
 func DecodeBody(data []byte) (Body, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
-		return Body{}, nil
+		return nil, nil // an empty body is an empty object
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	tok, err := dec.Token()

@@ -3,10 +3,11 @@
 // Layout (all integers big-endian so that byte order is numeric order):
 //
 //	meta                 "rev" -> last revision, "seq" -> last creation sequence
-//	obj/<Kind>           key -> record (see record.go)
-//	ord/<Kind>           creation seq -> key; pages walk this, so a page at any
-//	                     offset costs O(page), and objects created or deleted
-//	                     while a client pages never make it skip or repeat one
+//	obj                  kind NUL key -> record (see tx.go)
+//	ord                  kind NUL creation seq -> key; pages walk this, so a
+//	                     page at any offset costs O(page), and objects created
+//	                     or deleted while a client pages never make it skip or
+//	                     repeat one
 //	ids                  ObjectId (16 bytes) -> kind NUL key
 //	refs                 target kind NUL target key NUL source kind NUL source key -> ""
 //	revs                 revision -> revision record (JSON), the last MaxRevisions

@@ -86,8 +86,22 @@ func (tx *Tx) SetMeta(name string, value []byte) {
 	must(tx.btx.Bucket(bMeta).Put([]byte(name), value))
 }
 
-func (tx *Tx) sub(parent []byte, kind string) *bolt.Bucket {
-	return tx.btx.Bucket(parent).Bucket([]byte(kind))
+// Objects and the creation order live in two flat buckets keyed by kind:
+// obj: kind NUL key, ord: kind NUL seq. Nested buckets would cost an
+// allocation per lookup in a read transaction.
+
+func objKey(kind, key string) []byte {
+	b := make([]byte, 0, len(kind)+1+len(key))
+	b = append(b, kind...)
+	b = append(b, 0)
+	return append(b, key...)
+}
+
+func ordKey(kind string, seq uint64) []byte {
+	b := make([]byte, len(kind)+1+8)
+	copy(b, kind)
+	binary.BigEndian.PutUint64(b[len(kind)+1:], seq)
+	return b
 }
 
 // Revision returns the number of the last commit.
@@ -95,11 +109,7 @@ func (tx *Tx) Revision() uint64 { return u64(tx.btx.Bucket(bMeta).Get(kRev)) }
 
 // Get returns the object of kind with key.
 func (tx *Tx) Get(kind, key string) (Record, bool, error) {
-	b := tx.sub(bObj, kind)
-	if b == nil {
-		return Record{}, false, nil
-	}
-	v := b.Get([]byte(key))
+	v := tx.btx.Bucket(bObj).Get(objKey(kind, key))
 	if v == nil {
 		return Record{}, false, nil
 	}
@@ -117,32 +127,35 @@ func (tx *Tx) GetByID(id uuid.UUID) (Record, bool, error) {
 	if !ok {
 		return Record{}, false, fmt.Errorf("id index entry %s is corrupt", id)
 	}
-	return tx.Get(string(kind), string(key))
+	rec := tx.btx.Bucket(bObj).Get(v) // the id index value is the object's key
+	if rec == nil {
+		return Record{}, false, fmt.Errorf("id index entry %s names a missing object", id)
+	}
+	r, err := decodeRecord(string(kind), string(key), rec)
+	return r, err == nil, err
 }
 
 // List calls fn for up to count objects of kind in creation order, starting
 // at marker (0 for the first page). It returns the marker of the next page
 // and whether more objects follow.
 func (tx *Tx) List(kind string, marker uint64, count int, fn func(Record) error) (next uint64, more bool, err error) {
-	ord, obj := tx.sub(bOrd, kind), tx.sub(bObj, kind)
+	obj := tx.btx.Bucket(bObj)
+	prefix := len(kind) + 1
+	c := tx.btx.Bucket(bOrd).Cursor()
 	next = marker
-	if ord == nil {
-		return next, false, nil
-	}
-	c := ord.Cursor()
 	n := 0
-	for k, v := c.Seek(be(marker)); k != nil; k, v = c.Next() {
+	for k, v := c.Seek(ordKey(kind, marker)); k != nil && len(k) == prefix+8 && string(k[:len(kind)]) == kind && k[len(kind)] == 0; k, v = c.Next() {
 		if n == count {
 			return next, true, nil
 		}
-		r, err := decodeRecord(kind, string(v), obj.Get(v))
+		r, err := decodeRecord(kind, string(v), obj.Get(objKey(kind, string(v))))
 		if err != nil {
 			return next, false, err
 		}
 		if err := fn(r); err != nil {
 			return next, false, err
 		}
-		next = u64(k) + 1
+		next = u64(k[prefix:]) + 1
 		n++
 	}
 	return next, false, nil
@@ -180,22 +193,15 @@ func (tx *Tx) NextRevision() uint64 {
 // The reference index moves from oldRefs to newRefs.
 func (tx *Tx) Put(r *Record, oldRefs, newRefs []Ref) error {
 	tx.mustWrite()
-	obj, err := tx.btx.Bucket(bObj).CreateBucketIfNotExists([]byte(r.Kind))
-	if err != nil {
-		return err
-	}
+	ok := objKey(r.Kind, r.Key)
 	if r.Seq == 0 {
-		ord, err := tx.btx.Bucket(bOrd).CreateBucketIfNotExists([]byte(r.Kind))
-		if err != nil {
-			return err
-		}
 		meta := tx.btx.Bucket(bMeta)
 		r.Seq = u64(meta.Get(kSeq)) + 1
 		must(meta.Put(kSeq, be(r.Seq)))
-		must(ord.Put(be(r.Seq), []byte(r.Key)))
-		must(tx.btx.Bucket(bIDs).Put(r.ID[:], []byte(r.Kind+"\x00"+r.Key)))
+		must(tx.btx.Bucket(bOrd).Put(ordKey(r.Kind, r.Seq), []byte(r.Key)))
+		must(tx.btx.Bucket(bIDs).Put(r.ID[:], ok))
 	}
-	must(obj.Put([]byte(r.Key), encodeRecord(r)))
+	must(tx.btx.Bucket(bObj).Put(ok, encodeRecord(r)))
 	tx.moveRefs(r.Kind, r.Key, oldRefs, newRefs)
 	return nil
 }
@@ -203,12 +209,12 @@ func (tx *Tx) Put(r *Record, oldRefs, newRefs []Ref) error {
 // Delete removes r and its index entries, including its references.
 func (tx *Tx) Delete(r Record, refs []Ref) error {
 	tx.mustWrite()
-	obj := tx.sub(bObj, r.Kind)
-	if obj == nil || obj.Get([]byte(r.Key)) == nil {
+	obj, ok := tx.btx.Bucket(bObj), objKey(r.Kind, r.Key)
+	if obj.Get(ok) == nil {
 		return errors.New("store: delete of a missing object")
 	}
-	must(obj.Delete([]byte(r.Key)))
-	must(tx.sub(bOrd, r.Kind).Delete(be(r.Seq)))
+	must(obj.Delete(ok))
+	must(tx.btx.Bucket(bOrd).Delete(ordKey(r.Kind, r.Seq)))
 	must(tx.btx.Bucket(bIDs).Delete(r.ID[:]))
 	tx.moveRefs(r.Kind, r.Key, refs, nil)
 	return nil
