@@ -274,11 +274,7 @@ func (r *CandidateReader) Get(k *model.Kind, t Target, dst []byte) ([]byte, erro
 	if err != nil {
 		return dst, err
 	}
-	dst = append(dst, `{"Object":`...)
-	dst = k.AppendJSON(dst, cur.obj, false)
-	dst = append(dst, `,"ObjectId":"`...)
-	dst = append(dst, cur.id.String()...)
-	return append(dst, `"}`...), nil
+	return appendObject(dst, k.AppendJSON(nil, cur.obj, false), cur.id), nil
 }
 
 // candidateMarkerBase numbers the objects a candidate creates after those
@@ -290,63 +286,51 @@ const candidateMarkerBase = 1 << 62
 // candidate creates. Markers at or above candidateMarkerBase count the
 // candidate's own creates.
 func (r *CandidateReader) List(k *model.Kind, marker uint64, count int, dst []byte) ([]byte, error) {
-	var page []byte
-	n := 0
-	emit := func(public []byte, id uuid.UUID) {
-		if n > 0 {
-			page = append(page, ',')
-		}
-		n++
-		page = append(page, `{"Object":`...)
-		page = append(page, public...)
-		page = append(page, `,"ObjectId":"`...)
-		page = append(page, id.String()...)
-		page = append(page, `"}`...)
-	}
-	next := marker
+	p := pageWriter{next: marker}
+	var id [36]byte
 	if marker < candidateMarkerBase {
-		for n < count {
-			last, more, err := r.v.tx.List(k.Name, next, count-n, func(rec store.Record) error {
+		for p.n < count {
+			var err error
+			var more bool
+			p.next, more, err = r.v.tx.List(k.Name, p.next, count-p.n, func(rec store.Record) error {
 				c := r.v.pending[k.Name+"\x00"+rec.Key]
 				switch {
 				case c == nil:
-					emit(rec.Public, rec.ID)
+					p.add(rec.Public, appendUUID(id[:0], rec.ID))
 				case c.Op != backend.Delete:
-					emit(k.AppendJSON(nil, c.After, false), rec.ID)
+					p.add(k.AppendJSON(nil, c.After, false), appendUUID(id[:0], rec.ID))
 				}
 				return nil
 			})
 			if err != nil {
 				return dst, err
 			}
-			next = last
 			if !more {
-				next = candidateMarkerBase
+				p.next = candidateMarkerBase
 				break
 			}
 		}
 	}
-	more := false
-	if next >= candidateMarkerBase {
-		i := uint64(candidateMarkerBase)
-		for _, c := range r.v.changes {
-			if c.Kind != k || c.Op != backend.Create || c.seq != 0 {
-				continue
-			}
-			if i >= next {
-				if n == count {
-					more = true
-					break
-				}
-				emit(k.AppendJSON(nil, c.After, false), c.id)
-				next = i + 1
-			}
-			i++
-		}
-	} else {
-		more = true
+	if p.next < candidateMarkerBase {
+		p.more = true
+		return p.appendTo(dst, marker), nil
 	}
-	return appendPage(dst, marker, next, more, n, page), nil
+	i := uint64(candidateMarkerBase)
+	for _, c := range r.v.changes {
+		if c.Kind != k || c.Op != backend.Create || c.seq != 0 {
+			continue
+		}
+		if i >= p.next {
+			if p.n == count {
+				p.more = true
+				break
+			}
+			p.add(k.AppendJSON(nil, c.After, false), appendUUID(id[:0], c.id))
+			p.next = i + 1
+		}
+		i++
+	}
+	return p.appendTo(dst, marker), nil
 }
 
 // Diff lists what committing the candidate now would change.

@@ -23,11 +23,7 @@ func (e *Engine) GetByID(ctx context.Context, k *model.Kind, id uuid.UUID, state
 			if c.deleted || c.kind != k.Name {
 				return dst, 0, apierr.NotFound(apierr.CodeNotFound, k.Name, "no %s has ObjectId %s", k.Name, id)
 			}
-			dst = append(dst, `{"Object":`...)
-			dst = append(dst, c.public...)
-			dst = append(dst, `,"ObjectId":"`...)
-			dst = appendUUID(dst, id)
-			return append(dst, `"}`...), c.modRev, nil
+			return appendObject(dst, c.public, id), c.modRev, nil
 		}
 	}
 	var rev uint64
@@ -97,6 +93,15 @@ func (e *Engine) appendOne(ctx context.Context, dst []byte, k *model.Kind, rec s
 	return append(dst, `"}`...), nil
 }
 
+// appendObject appends {"Object": public, "ObjectId": "id"}.
+func appendObject(dst, public []byte, id uuid.UUID) []byte {
+	dst = append(dst, `{"Object":`...)
+	dst = append(dst, public...)
+	dst = append(dst, `,"ObjectId":"`...)
+	dst = appendUUID(dst, id)
+	return append(dst, `"}`...)
+}
+
 // appendUUID writes id in its canonical 8-4-4-4-12 form without allocating.
 func appendUUID(dst []byte, id uuid.UUID) []byte {
 	const hexd = "0123456789abcdef"
@@ -111,18 +116,12 @@ func appendUUID(dst []byte, id uuid.UUID) []byte {
 
 // List appends one page of k's objects in creation order.
 func (e *Engine) List(ctx context.Context, k *model.Kind, marker uint64, count int, state bool, dst []byte) ([]byte, error) {
-	var page []byte
-	var n int
-	var next uint64
-	var more bool
+	var p pageWriter
 	err := e.store.View(func(tx *store.Tx) error {
 		var err error
-		next, more, err = tx.List(k.Name, marker, count, func(rec store.Record) error {
-			if n > 0 {
-				page = append(page, ',')
-			}
-			n++
-			page, err = e.appendOne(ctx, page, k, rec, state)
+		p.next, p.more, err = tx.List(k.Name, marker, count, func(rec store.Record) error {
+			var err error
+			p.items, err = e.appendOne(ctx, p.sep(), k, rec, state)
 			return err
 		})
 		return err
@@ -130,7 +129,37 @@ func (e *Engine) List(ctx context.Context, k *model.Kind, marker uint64, count i
 	if err != nil {
 		return dst, err
 	}
-	return appendPage(dst, marker, next, more, n, page), nil
+	return p.appendTo(dst, marker), nil
+}
+
+// pageWriter collects the Objects of a get-all page.
+type pageWriter struct {
+	items []byte
+	n     int
+	next  uint64
+	more  bool
+}
+
+// sep counts one more item and returns the items with its separator.
+func (p *pageWriter) sep() []byte {
+	if p.n > 0 {
+		p.items = append(p.items, ',')
+	}
+	p.n++
+	return p.items
+}
+
+// add appends {"Object": object, "ObjectId": "id"}.
+func (p *pageWriter) add(object, id []byte) {
+	p.items = append(p.sep(), `{"Object":`...)
+	p.items = append(p.items, object...)
+	p.items = append(p.items, `,"ObjectId":"`...)
+	p.items = append(p.items, id...)
+	p.items = append(p.items, `"}`...)
+}
+
+func (p *pageWriter) appendTo(dst []byte, marker uint64) []byte {
+	return appendPage(dst, marker, p.next, p.more, p.n, p.items)
 }
 
 func appendPage(dst []byte, marker, next uint64, more bool, n int, objects []byte) []byte {
@@ -149,18 +178,11 @@ func appendPage(dst []byte, marker, next uint64, more bool, n int, objects []byt
 
 // ListLog appends one page of the config log, oldest first.
 func (e *Engine) ListLog(marker uint64, count int, dst []byte) ([]byte, error) {
-	var page []byte
-	var n int
-	var next uint64
-	var more bool
+	var p pageWriter
 	err := e.store.View(func(tx *store.Tx) error {
 		var err error
-		next, more, err = tx.Log(marker, count, func(seq uint64, entry []byte) error {
-			if n > 0 {
-				page = append(page, ',')
-			}
-			n++
-			page = appendLogEntry(page, entry)
+		p.next, p.more, err = tx.Log(marker, count, func(seq uint64, entry []byte) error {
+			p.add(entry, nil) // log entries have no ObjectId
 			return nil
 		})
 		return err
@@ -168,7 +190,7 @@ func (e *Engine) ListLog(marker uint64, count int, dst []byte) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
-	return appendPage(dst, marker, next, more, n, page), nil
+	return p.appendTo(dst, marker), nil
 }
 
 // GetLog appends one config log entry by SeqNum.
@@ -178,16 +200,12 @@ func (e *Engine) GetLog(seq uint64, dst []byte) ([]byte, error) {
 		if entry == nil {
 			return apierr.NotFound(apierr.CodeNotFound, "ConfigLogState", "no config log entry with SeqNum %d (the log keeps the last 1000)", seq)
 		}
-		dst = appendLogEntry(dst, entry)
+		dst = append(dst, `{"Object":`...)
+		dst = append(dst, entry...)
+		dst = append(dst, `,"ObjectId":""}`...)
 		return nil
 	})
 	return dst, err
-}
-
-func appendLogEntry(dst, entry []byte) []byte {
-	dst = append(dst, `{"Object":`...)
-	dst = append(dst, entry...)
-	return append(dst, `,"ObjectId":""}`...)
 }
 
 // Revision returns the number of the last commit.

@@ -105,34 +105,22 @@ func (e *Engine) GetRevision(rev uint64, dst []byte) ([]byte, error) {
 // ListRevisions appends a page of revisions, newest first, in the get-all
 // form; the marker is the revision to continue below (0: the newest).
 func (e *Engine) ListRevisions(marker uint64, count int, dst []byte) ([]byte, error) {
-	var page []byte
-	var n int
-	var next uint64
-	var more bool
+	var p pageWriter
 	err := e.store.View(func(tx *store.Tx) error {
 		var err error
-		next, more, err = tx.Revisions(marker, count, func(rev uint64, data []byte) error {
+		p.next, p.more, err = tx.Revisions(marker, count, func(rev uint64, data []byte) error {
 			pub, err := publicRevision(data)
-			if err != nil {
-				return err
+			if err == nil {
+				p.add(pub, strconv.AppendUint(nil, rev, 10))
 			}
-			if n > 0 {
-				page = append(page, ',')
-			}
-			n++
-			page = append(page, `{"Object":`...)
-			page = append(page, pub...)
-			page = append(page, `,"ObjectId":"`...)
-			page = strconv.AppendUint(page, rev, 10)
-			page = append(page, `"}`...)
-			return nil
+			return err
 		})
 		return err
 	})
 	if err != nil {
 		return dst, err
 	}
-	return appendPage(dst, marker, next, more, n, page), nil
+	return p.appendTo(dst, marker), nil
 }
 
 // checkConflicts refuses a commit that changes an object some other commit
