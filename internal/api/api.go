@@ -100,8 +100,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if !route.allows(r.Method) {
 		h.Set("Allow", strings.Join(route.Allowed(), ", "))
-		s.fail(w, r, apierr.New(http.StatusMethodNotAllowed, apierr.CodeMethodNotAllowed, route.Kind.Name, "",
-			"%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, strings.Join(route.Allowed(), ", ")))
+		err := apierr.New(http.StatusMethodNotAllowed, apierr.CodeMethodNotAllowed, route.Kind.Name, "",
+			"%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, strings.Join(route.Allowed(), ", "))
+		if isWrite(r.Method) {
+			s.logEarlyFailure(r, err)
+		}
+		s.fail(w, r, err)
 		return
 	}
 	req := &request{s: s, w: w, r: r, route: route, kind: route.Kind}
@@ -131,8 +135,10 @@ func (s *Server) logEarlyFailure(r *http.Request, err error) {
 	if i := strings.IndexByte(name, '/'); i >= 0 {
 		name = name[:i]
 	}
-	s.eng.Log(r.Context(), engine.Meta{Addr: r.RemoteAddr, Source: "rest"},
-		&engine.LogInfo{API: strings.ToLower(name), Operation: r.Method}, err)
+	if len(name) > 64 {
+		name = name[:64]
+	}
+	s.eng.Log(r.Context(), s.meta(r), &engine.LogInfo{API: strings.ToLower(name), Operation: r.Method}, err)
 }
 
 // request is one API call in progress.
