@@ -1,0 +1,43 @@
+package accounts
+
+import "context"
+
+// Observe returns a that also calls changed with the account's name after
+// every call that changes (or tries to change) an account: Create,
+// SetShell, SetPassword, Delete and Restore. The authentication layer uses
+// it to drop what it has cached about the account at once.
+func Observe(a Accounts, changed func(name string)) Accounts {
+	return observed{Accounts: a, changed: changed}
+}
+
+type observed struct {
+	Accounts
+	changed func(name string)
+}
+
+func (o observed) Create(ctx context.Context, name, group, shell, password string) error {
+	defer o.changed(name)
+	return o.Accounts.Create(ctx, name, group, shell, password)
+}
+
+func (o observed) SetShell(ctx context.Context, name, shell string) error {
+	defer o.changed(name)
+	return o.Accounts.SetShell(ctx, name, shell)
+}
+
+func (o observed) SetPassword(ctx context.Context, name, password string) error {
+	defer o.changed(name)
+	return o.Accounts.SetPassword(ctx, name, password)
+}
+
+func (o observed) Delete(ctx context.Context, name string) (*Removed, error) {
+	defer o.changed(name)
+	return o.Accounts.Delete(ctx, name)
+}
+
+func (o observed) Restore(ctx context.Context, r *Removed) error {
+	if r != nil {
+		defer o.changed(r.Name)
+	}
+	return o.Accounts.Restore(ctx, r)
+}

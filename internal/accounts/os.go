@@ -1,0 +1,355 @@
+package accounts
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// OS manages the accounts of the operating system with its own tools
+// (useradd, usermod, userdel, groupadd, groupdel, chpasswd), as root.
+//
+// With a Prefix the tools act on <Prefix>/etc instead of the host's /etc
+// (their -P option); chpasswd has no -P, so under a prefix swmgr makes the
+// hash itself and sets it with usermod -p. On the host, passwords go to
+// chpasswd on its standard input, never on a command line; Debian's
+// chpasswd writes yescrypt ($y$) hashes.
+type OS struct {
+	// Prefix is a root directory whose etc/ holds the account files; ""
+	// is the host.
+	Prefix string
+	// Tools is the directory of the tools; "" looks in /usr/sbin,
+	// /usr/bin, /sbin and /bin.
+	Tools string
+	// Scheme is the hash made under a Prefix; default Yescrypt.
+	Scheme Scheme
+
+	mu sync.Mutex // one change at a time: each is several tool runs
+	m  matcher
+}
+
+// toolPath is where the tools are looked for when OS.Tools is "".
+var toolPath = []string{"/usr/sbin", "/usr/bin", "/sbin", "/bin"}
+
+// ToolError is a tool that failed. Its message holds the tool's name, exit
+// status and error output, never its arguments or input.
+type ToolError struct {
+	Tool   string
+	Status int // exit status, -1 if it did not run or was killed
+	Output string
+}
+
+func (e *ToolError) Error() string {
+	if e.Status < 0 {
+		return fmt.Sprintf("%s failed: %s", e.Tool, e.Output)
+	}
+	return fmt.Sprintf("%s failed (exit status %d): %s", e.Tool, e.Status, e.Output)
+}
+
+// Exit statuses of useradd/usermod/userdel/groupadd that mean something to us.
+const (
+	exitUserExists   = 9  // useradd: user name already in use
+	exitNoUser       = 6  // usermod/userdel: no such user
+	exitHomeNotFreed = 12 // userdel: could not remove the home directory
+)
+
+func (o *OS) etcDir() string {
+	return filepath.Join(o.Prefix, "/etc")
+}
+
+func (o *OS) read() (*etc, error) {
+	return readEtc(o.etcDir())
+}
+
+func (o *OS) tool(name string) (string, error) {
+	if o.Tools != "" {
+		return filepath.Join(o.Tools, name), nil
+	}
+	for _, dir := range toolPath {
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			return p, nil
+		}
+	}
+	return "", &ToolError{Tool: name, Status: -1, Output: "not found in " + strings.Join(toolPath, ", ")}
+}
+
+// run runs a tool with args (after -P <prefix> when prefixed) and stdin.
+func (o *OS) run(ctx context.Context, stdin, name string, prefixed bool, args ...string) error {
+	path, err := o.tool(name)
+	if err != nil {
+		return err
+	}
+	if prefixed && o.Prefix != "" {
+		args = append([]string{"-P", o.Prefix}, args...)
+	}
+	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Env = []string{"PATH=" + strings.Join(toolPath, ":"), "LC_ALL=C"}
+	cmd.Stdin = strings.NewReader(stdin)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Run(); err != nil {
+		te := &ToolError{Tool: name, Status: -1, Output: strings.TrimSpace(out.String())}
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() >= 0 {
+			te.Status = ee.ExitCode()
+		} else if te.Output == "" {
+			te.Output = err.Error()
+		}
+		return te
+	}
+	return nil
+}
+
+func status(err error) int {
+	var te *ToolError
+	if errors.As(err, &te) {
+		return te.Status
+	}
+	return -1
+}
+
+// setPassword sets a password (host: chpasswd on stdin) or a hash (hashed
+// true; chpasswd -e on stdin). Under a prefix both become usermod -p.
+func (o *OS) setPassword(ctx context.Context, name, secret string, hashed bool) error {
+	if o.Prefix == "" {
+		args := []string{}
+		if hashed {
+			args = append(args, "-e")
+		}
+		return o.run(ctx, name+":"+secret+"\n", "chpasswd", false, args...)
+	}
+	hash := secret
+	if !hashed {
+		var err error
+		if hash, err = Hash(secret, o.Scheme); err != nil {
+			return err
+		}
+	}
+	return o.run(ctx, "", "usermod", true, "-p", hash, name)
+}
+
+// Create implements Accounts.
+func (o *OS) Create(ctx context.Context, name, group, shell, password string) error {
+	if err := checkCreate(name, group, shell, password); err != nil {
+		return err
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	e, err := o.read()
+	if err != nil {
+		return err
+	}
+	if _, ok := e.lookup(name); ok {
+		return fmt.Errorf("%w: %s", ErrExists, name)
+	}
+	ctx = context.WithoutCancel(ctx) // a half-made account is worse than a slow request
+	groupMade := false
+	if _, ok := e.gid(group); !ok {
+		if err := o.run(ctx, "", "groupadd", true, group); err != nil {
+			return fmt.Errorf("make group %s: %w", group, err)
+		}
+		groupMade = true
+	}
+	undoGroup := func() {
+		if groupMade {
+			o.run(ctx, "", "groupdel", true, group)
+		}
+	}
+	if err := o.run(ctx, "", "useradd", true, "-m", "-g", group, "-s", shell, name); err != nil {
+		undoGroup()
+		if status(err) == exitUserExists {
+			return fmt.Errorf("%w: %s", ErrExists, name)
+		}
+		return fmt.Errorf("make account %s: %w", name, err)
+	}
+	if err := o.setPassword(ctx, name, password, false); err != nil {
+		o.run(ctx, "", "userdel", true, "-r", name)
+		undoGroup()
+		return fmt.Errorf("set the password of %s: %w", name, err)
+	}
+	return nil
+}
+
+// SetShell implements Accounts.
+func (o *OS) SetShell(ctx context.Context, name, shell string) error {
+	if err := checkShell(shell); err != nil {
+		return err
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if err := o.run(context.WithoutCancel(ctx), "", "usermod", true, "-s", shell, name); err != nil {
+		if status(err) == exitNoUser {
+			return fmt.Errorf("%w: %s", ErrNotFound, name)
+		}
+		return fmt.Errorf("set the shell of %s: %w", name, err)
+	}
+	return nil
+}
+
+// SetPassword implements Accounts.
+func (o *OS) SetPassword(ctx context.Context, name, password string) error {
+	if err := CheckPassword(password); err != nil {
+		return err
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	e, err := o.read()
+	if err != nil {
+		return err
+	}
+	if _, ok := e.lookup(name); !ok {
+		return fmt.Errorf("%w: %s", ErrNotFound, name)
+	}
+	if err := o.setPassword(context.WithoutCancel(ctx), name, password, false); err != nil {
+		return fmt.Errorf("set the password of %s: %w", name, err)
+	}
+	return nil
+}
+
+// Delete implements Accounts.
+func (o *OS) Delete(ctx context.Context, name string) (*Removed, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	e, err := o.read()
+	if err != nil {
+		return nil, err
+	}
+	a, ok := e.lookup(name)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, name)
+	}
+	r := &Removed{Account: a, member: e.supplementary(name)}
+	r.passwd = e.passwd[e.passwd.find(name)]
+	if i := e.shadow.find(name); i >= 0 {
+		r.shadow = e.shadow[i]
+	}
+	var groupLine, gshadowLine []string
+	if i := e.group.find(a.Group); i >= 0 {
+		groupLine = e.group[i]
+	}
+	if i := e.gshadow.find(a.Group); i >= 0 {
+		gshadowLine = e.gshadow[i]
+	}
+	ctx = context.WithoutCancel(ctx)
+	if err := o.run(ctx, "", "userdel", true, "-r", name); err != nil {
+		switch status(err) {
+		case exitNoUser:
+			return nil, fmt.Errorf("%w: %s", ErrNotFound, name)
+		case exitHomeNotFreed: // the account is gone; its home was not
+		default:
+			return nil, fmt.Errorf("remove account %s: %w", name, err)
+		}
+	}
+	after, err := o.read()
+	if err != nil {
+		return r, nil // the account is gone; its group stays
+	}
+	if _, still := after.gid(a.Group); !still {
+		r.group, r.gshadow = groupLine, gshadowLine // userdel removed it (a user private group)
+	} else if a.GID > SystemGIDMax && after.groupEmpty(a.Group, a.GID) {
+		if o.run(ctx, "", "groupdel", true, a.Group) == nil {
+			r.group, r.gshadow = groupLine, gshadowLine
+		}
+	}
+	return r, nil
+}
+
+// Restore implements Accounts. The home directory is made anew, empty but
+// for the skeleton files.
+func (o *OS) Restore(ctx context.Context, r *Removed) error {
+	if r == nil || len(r.passwd) < 7 {
+		return fmt.Errorf("%w: nothing to restore", ErrInvalid)
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	e, err := o.read()
+	if err != nil {
+		return err
+	}
+	if _, ok := e.lookup(r.Name); ok {
+		return fmt.Errorf("%w: %s", ErrExists, r.Name)
+	}
+	ctx = context.WithoutCancel(ctx)
+	groupMade := false
+	if _, ok := e.gid(r.Group); !ok {
+		if r.group == nil {
+			return fmt.Errorf("%w: group %s of %s is gone", ErrNotFound, r.Group, r.Name)
+		}
+		if err := o.run(ctx, "", "groupadd", true, "-g", strconv.Itoa(r.GID), r.Group); err != nil {
+			return fmt.Errorf("restore group %s: %w", r.Group, err)
+		}
+		groupMade = true
+	}
+	fail := func(what string, err error) error {
+		o.run(ctx, "", "userdel", true, "-r", r.Name)
+		if groupMade {
+			o.run(ctx, "", "groupdel", true, r.Group)
+		}
+		return fmt.Errorf("restore account %s: %s: %w", r.Name, what, err)
+	}
+	args := []string{"-m", "-u", strconv.Itoa(r.UID), "-g", r.Group, "-s", r.Shell, "-d", r.Home}
+	if gecos := r.passwd[4]; gecos != "" {
+		args = append(args, "-c", gecos)
+	}
+	if err := o.run(ctx, "", "useradd", true, append(args, r.Name)...); err != nil {
+		if groupMade {
+			o.run(ctx, "", "groupdel", true, r.Group)
+		}
+		return fmt.Errorf("restore account %s: %w", r.Name, err)
+	}
+	if len(r.shadow) > 1 && r.shadow[1] != "" {
+		if err := o.setPassword(ctx, r.Name, r.shadow[1], true); err != nil {
+			return fail("password hash", err)
+		}
+	}
+	if len(r.member) > 0 {
+		if err := o.run(ctx, "", "usermod", true, "-a", "-G", strings.Join(r.member, ","), r.Name); err != nil {
+			return fail("groups", err)
+		}
+	}
+	return nil
+}
+
+// Verify implements Accounts. It reads the shadow file, so it needs root.
+func (o *OS) Verify(ctx context.Context, name, password string) (bool, string, error) {
+	e, err := o.read()
+	if err != nil {
+		return false, "", err
+	}
+	a, found := e.lookup(name)
+	hash, usable := e.shadowHash(name, time.Now())
+	ok, err := o.m.match(hash, password)
+	if err != nil || !found || !usable || !ok {
+		return false, "", err
+	}
+	return true, a.Group, nil
+}
+
+// Lookup implements Accounts.
+func (o *OS) Lookup(ctx context.Context, name string) (Account, bool, error) {
+	e, err := o.read()
+	if err != nil {
+		return Account{}, false, err
+	}
+	a, ok := e.lookup(name)
+	return a, ok, nil
+}
+
+// Members implements Accounts.
+func (o *OS) Members(ctx context.Context, group string) ([]string, error) {
+	e, err := o.read()
+	if err != nil {
+		return nil, err
+	}
+	return e.members(group), nil
+}

@@ -1,0 +1,150 @@
+package accounts
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// prefixRoot makes a root prefix holding a copy of the host's account files,
+// for OS to act on with -P. The tools need root even then.
+func prefixRoot(t *testing.T) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("the OS account tools (useradd, usermod, ...) need root, even under a prefix; run as root (CI does)")
+	}
+	for _, tool := range []string{"useradd", "usermod", "userdel", "groupadd", "groupdel"} {
+		if _, err := (&OS{}).tool(tool); err != nil {
+			t.Skipf("%v", err)
+		}
+	}
+	root := t.TempDir()
+	for _, d := range []string{"etc", "home"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, n := range etcFiles {
+		data, err := os.ReadFile(filepath.Join("/etc", n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mode := os.FileMode(0o644)
+		if n == shadowFile || n == gshadowFile {
+			mode = 0o600
+		}
+		if err := os.WriteFile(filepath.Join(root, "etc", n), data, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func TestOSUnderPrefix(t *testing.T) {
+	ctx := context.Background()
+	root := prefixRoot(t)
+	etcDir := filepath.Join(root, "etc")
+	for _, scheme := range []Scheme{Yescrypt, SHA512} {
+		t.Run(string(scheme), func(t *testing.T) {
+			o := &OS{Prefix: root, Scheme: scheme}
+			if err := o.Create(ctx, "swmgrtu", "swmgrtg", "/bin/bash", "first-password"); err != nil {
+				t.Fatal(err)
+			}
+			want := map[Scheme]string{Yescrypt: "$y$", SHA512: "$6$"}[scheme]
+			if sh := line(t, etcDir, shadowFile, "swmgrtu"); !strings.HasPrefix(strings.Split(sh, ":")[1], want) {
+				t.Errorf("shadow entry %q: want a %s hash", sh, want)
+			}
+			if line(t, etcDir, groupFile, "swmgrtg") == "" {
+				t.Error("group swmgrtg was not made")
+			}
+			if _, err := os.Stat(filepath.Join(root, "home", "swmgrtu")); err != nil {
+				t.Errorf("home: %v", err)
+			}
+			checkVerify(t, o, "swmgrtu", "first-password", true, "swmgrtg")
+			checkVerify(t, o, "swmgrtu", "wrong-password", false, "")
+			if err := o.Create(ctx, "swmgrtu", "swmgrtg", "/bin/bash", "first-password"); !errors.Is(err, ErrExists) {
+				t.Errorf("second create: %v", err)
+			}
+			if err := o.SetShell(ctx, "swmgrtu", "/usr/bin/swmgr"); err != nil {
+				t.Fatal(err)
+			}
+			if a, _, _ := o.Lookup(ctx, "swmgrtu"); a.Shell != "/usr/bin/swmgr" {
+				t.Errorf("shell %q", a.Shell)
+			}
+			if err := o.SetPassword(ctx, "swmgrtu", "second-password"); err != nil {
+				t.Fatal(err)
+			}
+			checkVerify(t, o, "swmgrtu", "first-password", false, "")
+			checkVerify(t, o, "swmgrtu", "second-password", true, "swmgrtg")
+
+			r, err := o.Delete(ctx, "swmgrtu")
+			if err != nil {
+				t.Fatal(err)
+			}
+			noTrace(t, root, "swmgrtu", "swmgrtg")
+			if err := o.Restore(ctx, r); err != nil {
+				t.Fatal(err)
+			}
+			checkVerify(t, o, "swmgrtu", "second-password", true, "swmgrtg")
+			if _, err := o.Delete(ctx, "swmgrtu"); err != nil {
+				t.Fatal(err)
+			}
+			noTrace(t, root, "swmgrtu", "swmgrtg")
+			if _, err := o.Delete(ctx, "swmgrtu"); !errors.Is(err, ErrNotFound) {
+				t.Errorf("second delete: %v", err)
+			}
+		})
+	}
+}
+
+func noTrace(t *testing.T, root, user, group string) {
+	t.Helper()
+	for _, n := range etcFiles {
+		data, _ := os.ReadFile(filepath.Join(root, "etc", n))
+		for _, l := range strings.Split(string(data), "\n") {
+			f := strings.Split(l, ":")
+			if f[0] == user || f[0] == group || len(f) > 3 && strings.Contains(","+f[len(f)-1]+",", ","+user+",") {
+				t.Errorf("%s still has %q", n, l)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "home", user)); !os.IsNotExist(err) {
+		t.Errorf("home of %s: %v", user, err)
+	}
+}
+
+// A tool that fails half-way through a create leaves neither the account
+// nor the group it made.
+func TestOSCreateFailureLeavesNothing(t *testing.T) {
+	ctx := context.Background()
+	root := prefixRoot(t)
+	tools := t.TempDir()
+	for _, tool := range []string{"useradd", "userdel", "groupadd", "groupdel"} {
+		p, _ := (&OS{}).tool(tool)
+		if err := os.Symlink(p, filepath.Join(tools, tool)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	usermod, _ := (&OS{}).tool("usermod")
+	script := "#!/bin/sh\nfor a; do [ \"$a\" = -p ] && { echo 'injected failure' >&2; exit 1; }; done\nexec " + usermod + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(tools, "usermod"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	before := entries(t, filepath.Join(root, "etc"))
+	o := &OS{Prefix: root, Tools: tools, Scheme: SHA512}
+	err := o.Create(ctx, "swmgrtf", "swmgrtfg", "/bin/bash", "some-password")
+	var te *ToolError
+	if !errors.As(err, &te) || te.Tool != "usermod" || !strings.Contains(err.Error(), "injected failure") {
+		t.Fatalf("create: %v", err)
+	}
+	if strings.Contains(err.Error(), "$6$") || strings.Contains(err.Error(), "some-password") {
+		t.Errorf("the error shows the hash or the password: %v", err)
+	}
+	if got := entries(t, filepath.Join(root, "etc")); got != before {
+		t.Errorf("account files changed:\n%s", got)
+	}
+	noTrace(t, root, "swmgrtf", "swmgrtfg")
+}
