@@ -1,0 +1,209 @@
+// Package tlscert provides the certificate of swmgr's HTTPS listener: one
+// given as PEM files, or a self-signed ECDSA P-256 certificate made on first
+// start and kept in the data directory, so that clients can pin it.
+package tlscert
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"math/big"
+	"net"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Files in the data directory.
+const (
+	CertFile = "tls-cert.pem"
+	KeyFile  = "tls-key.pem"
+)
+
+// Validity of a self-signed certificate.
+const Validity = 10 * 365 * 24 * time.Hour
+
+// Config returns the server TLS configuration: TLS 1.2 or later.
+func Config(cert tls.Certificate) *tls.Config {
+	return &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}
+}
+
+// Load reads a certificate chain and its key from PEM files.
+func Load(certFile, keyFile string) (tls.Certificate, error) {
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("load certificate %s and key %s: %w", certFile, keyFile, err)
+	}
+	if cert.Leaf == nil {
+		if cert.Leaf, err = x509.ParseCertificate(cert.Certificate[0]); err != nil {
+			return tls.Certificate{}, fmt.Errorf("parse certificate %s: %w", certFile, err)
+		}
+	}
+	return cert, nil
+}
+
+// LoadOrCreate loads the certificate kept in dir, or makes a self-signed one
+// for hosts (names and IP addresses) and keeps it there. An existing
+// certificate is used as it is, whatever hosts it names, so that a pinned
+// certificate stays valid.
+func LoadOrCreate(dir string, hosts []string) (cert tls.Certificate, created bool, err error) {
+	certPath, keyPath := filepath.Join(dir, CertFile), filepath.Join(dir, KeyFile)
+	_, cerr := os.Stat(certPath)
+	_, kerr := os.Stat(keyPath)
+	switch {
+	case cerr == nil && kerr == nil:
+		cert, err := Load(certPath, keyPath)
+		return cert, false, err
+	case errors.Is(cerr, os.ErrNotExist) && errors.Is(kerr, os.ErrNotExist):
+	case cerr == nil || kerr == nil:
+		return tls.Certificate{}, false, fmt.Errorf("%s and %s must both exist or both be missing; remove the other to make a new certificate", certPath, keyPath)
+	default:
+		return tls.Certificate{}, false, fmt.Errorf("certificate files in %s: %w", dir, errors.Join(cerr, kerr))
+	}
+	certPEM, keyPEM, err := SelfSigned(hosts, time.Now())
+	if err != nil {
+		return tls.Certificate{}, false, err
+	}
+	if err := writeFile(keyPath, keyPEM, 0o600); err != nil {
+		return tls.Certificate{}, false, err
+	}
+	if err := writeFile(certPath, certPEM, 0o644); err != nil {
+		os.Remove(keyPath)
+		return tls.Certificate{}, false, err
+	}
+	cert, err = Load(certPath, keyPath)
+	return cert, true, err
+}
+
+// SelfSigned makes a self-signed ECDSA P-256 server certificate for hosts,
+// valid from an hour before now for Validity, as PEM.
+func SelfSigned(hosts []string, now time.Time) (certPEM, keyPEM []byte, err error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, fmt.Errorf("make key: %w", err)
+	}
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
+	if err != nil {
+		return nil, nil, err
+	}
+	cn := "swmgr"
+	if len(hosts) > 0 {
+		cn = "swmgr " + hosts[0]
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          serial,
+		Subject:               pkix.Name{CommonName: cn, Organization: []string{"swmgr self-signed"}},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.Add(Validity),
+		KeyUsage:              x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		BasicConstraintsValid: true,
+	}
+	for _, h := range hosts {
+		if ip, err := netip.ParseAddr(h); err == nil {
+			tmpl.IPAddresses = append(tmpl.IPAddresses, ip.AsSlice())
+		} else if h != "" {
+			tmpl.DNSNames = append(tmpl.DNSNames, h)
+		}
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return nil, nil, fmt.Errorf("make certificate: %w", err)
+	}
+	kder, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kder}), nil
+}
+
+// Hosts lists the names a self-signed certificate should carry: the host
+// name, localhost, and the hosts of the listen addresses. A listen address
+// on every interface (":443", "0.0.0.0:443", "[::]:443") stands for the
+// loopback addresses and the address of every interface.
+func Hosts(listen ...string) []string {
+	var out []string
+	add := func(h string) {
+		if h != "" && !slices.Contains(out, h) {
+			out = append(out, h)
+		}
+	}
+	if name, err := os.Hostname(); err == nil {
+		add(strings.ToLower(name))
+	}
+	add("localhost")
+	for _, l := range listen {
+		host, _, err := net.SplitHostPort(l)
+		if err != nil {
+			host = l
+		}
+		ip, err := netip.ParseAddr(host)
+		if host != "" && (err != nil || !ip.IsUnspecified()) {
+			if err == nil {
+				host = ip.Unmap().String()
+			}
+			add(host)
+			continue
+		}
+		add("127.0.0.1")
+		add("::1")
+		addrs, _ := net.InterfaceAddrs()
+		for _, a := range addrs {
+			if p, err := netip.ParsePrefix(a.String()); err == nil && !p.Addr().IsLinkLocalUnicast() {
+				add(p.Addr().String())
+			}
+		}
+	}
+	return out
+}
+
+// Fingerprint is the SHA-256 of the certificate, as colon-separated hex
+// (what `openssl x509 -fingerprint -sha256` prints), for pinning.
+func Fingerprint(cert tls.Certificate) string {
+	if len(cert.Certificate) == 0 {
+		return ""
+	}
+	sum := sha256.Sum256(cert.Certificate[0])
+	var b strings.Builder
+	for i, c := range sum {
+		if i > 0 {
+			b.WriteByte(':')
+		}
+		fmt.Fprintf(&b, "%02X", c)
+	}
+	return b.String()
+}
+
+func writeFile(path string, data []byte, mode os.FileMode) error {
+	tmp := path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
