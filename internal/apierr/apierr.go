@@ -7,6 +7,7 @@
 package apierr
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -80,4 +81,23 @@ func From(err error) *Error {
 		return e
 	}
 	return &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "internal error: " + err.Error()}
+}
+
+// Body renders the contract's error body: {"Result": "Error: <message>",
+// "Error": {Status, Code, Message, Object, Field}, "ObjectId"}.
+func (e *Error) Body() []byte {
+	type detail struct {
+		Status  int
+		Code    string
+		Message string
+		Object  string `json:",omitempty"`
+		Field   string `json:",omitempty"`
+	}
+	body := struct {
+		Result   string
+		Error    detail
+		ObjectId string `json:",omitempty"`
+	}{"Error: " + e.Message, detail{e.Status, e.Code, e.Message, e.Object, e.Field}, e.ObjectId}
+	b, _ := json.Marshal(body)
+	return b
 }

@@ -1,0 +1,362 @@
+package auth
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestRequired(t *testing.T) {
+	for _, tc := range []struct {
+		method, path string
+		want         Need
+	}{
+		{"GET", "/public/v1/config/Users", NeedRead},
+		{"HEAD", "/public/v1/state/Port/fpPort1", NeedRead},
+		{"GET", "/public/v1/events", NeedRead},
+		{"GET", "/anything/else", NeedRead},
+		{"OPTIONS", "/public/v1/config/User", NeedRead},
+		{"POST", "/public/v1/config/NtpServer", NeedOperator},
+		{"PATCH", "/public/v1/config/port/0f8fad5b-d9cb-469f-a165-70867728950e", NeedOperator},
+		{"DELETE", "/public/v1/config/Vrf", NeedOperator},
+		{"POST", "/public/v1/config/User", NeedAdmin},
+		{"PATCH", "/public/v1/config/user/0f8fad5b-d9cb-469f-a165-70867728950e", NeedAdmin},
+		{"DELETE", "/public/v1/config/USER", NeedAdmin},
+		{"POST", "/public/v1//config//User/", NeedAdmin},
+		{"POST", "/public/v1/config/Users", NeedAdmin},
+		{"POST", "/public/v1/action/UserPassword", NeedSelf},
+		{"POST", "/public/v1/action/userpassword", NeedSelf},
+		{"POST", "/public/v1/action/SaveConfig", NeedOperator},
+		{"POST", "/public/v1/action/Rollback", NeedOperator},
+		{"POST", "/public/v1/action/ResetConfig", NeedAdmin},
+		{"POST", "/public/v1/action/ResetConfigToFile", NeedAdmin},
+		{"POST", "/public/v1/action/clearconfiglog", NeedAdmin},
+		{"POST", "/public/v1/action/SomethingNew", NeedAdmin},
+		{"POST", "/public/v1/candidates", NeedOperator},
+		{"DELETE", "/public/v1/candidates/abc", NeedOperator},
+		{"POST", "/public/v1/candidates/abc/commit", NeedOperator},
+		{"POST", "/public/v1/candidates/abc/config/NtpServer", NeedOperator},
+		{"POST", "/public/v1/candidates/abc/config/user", NeedAdmin},
+		{"POST", "/public/v1/revisions/7/confirm", NeedOperator},
+		{"POST", "/public/v1/state/Port", NeedAdmin},
+		{"PUT", "/public/v1/config/NtpServer", NeedOperator},
+		{"POST", "/elsewhere", NeedAdmin},
+		{"POST", "/Public/V1/config/NtpServer", NeedAdmin},
+	} {
+		if got := Required(tc.method, tc.path); got != tc.want {
+			t.Errorf("Required(%s %s) = %v, want %v", tc.method, tc.path, got, tc.want)
+		}
+	}
+}
+
+func TestRoles(t *testing.T) {
+	for _, tc := range []struct {
+		group              string
+		read, self, op, ad bool
+	}{
+		{"admin", true, true, true, true},
+		{"operator", true, true, true, false},
+		{"users", true, true, false, false},
+		{"Admin", true, true, false, false},
+	} {
+		r := RoleOf(tc.group)
+		got := [4]bool{r.May(NeedRead), r.May(NeedSelf), r.May(NeedOperator), r.May(NeedAdmin)}
+		if got != [4]bool{tc.read, tc.self, tc.op, tc.ad} {
+			t.Errorf("%s (%v): %v", tc.group, r, got)
+		}
+	}
+}
+
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time      { return c.t }
+func (c *clock) add(d time.Duration) { c.t = c.t.Add(d) }
+func newClock() *clock               { return &clock{time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)} }
+func ip(s string) netip.Addr         { return netip.MustParseAddr(s) }
+func fail(t *Throttle, n int) (d time.Duration) {
+	for range n {
+		d = t.Failed("bob", ip("192.0.2.1"))
+	}
+	return d
+}
+
+func TestThrottle(t *testing.T) {
+	c := newClock()
+	th := NewThrottle(ThrottleOptions{Now: c.now})
+	a := ip("192.0.2.1")
+
+	// Four failures: not locked. The fifth locks for a minute.
+	if d := fail(th, 4); d != 0 || th.Wait("bob", a) != 0 {
+		t.Fatalf("locked after 4: %v", d)
+	}
+	if d := fail(th, 1); d != time.Minute || th.Wait("bob", a) != time.Minute {
+		t.Fatalf("fifth failure: lock %v, wait %v", d, th.Wait("bob", a))
+	}
+	// Other names and other addresses are not affected.
+	if th.Wait("alice", a) != 0 || th.Wait("bob", ip("192.0.2.2")) != 0 {
+		t.Error("the lock spread")
+	}
+	// Each failure after a lockout doubles it, up to 15 minutes.
+	for _, want := range []time.Duration{2, 4, 8, 15, 15} {
+		c.add(th.Wait("bob", a))
+		if th.Wait("bob", a) != 0 {
+			t.Fatal("still locked after the wait")
+		}
+		if d := fail(th, 1); d != want*time.Minute {
+			t.Fatalf("lockout %v, want %v min", d, want)
+		}
+	}
+	// A success resets everything.
+	c.add(th.Wait("bob", a))
+	th.Succeeded("bob", a)
+	if d := fail(th, 4); d != 0 {
+		t.Fatalf("after a success, 4 failures lock for %v", d)
+	}
+	// Failures older than the window do not count.
+	c.add(5 * time.Minute)
+	if d := fail(th, 4); d != 0 {
+		t.Fatalf("old failures counted: %v", d)
+	}
+	// A quiet window after a lockout forgives it.
+	fail(th, 1)
+	c.add(th.Wait("bob", a) + 5*time.Minute)
+	if d := fail(th, 1); d != 0 {
+		t.Fatalf("not forgiven: %v", d)
+	}
+}
+
+func TestThrottleBounded(t *testing.T) {
+	c := newClock()
+	th := NewThrottle(ThrottleOptions{Now: c.now, MaxEntries: 100})
+	for i := range 1000 {
+		th.Failed(strings.Repeat("x", i%50+1)+string(rune('a'+i%26)), ip("192.0.2.1"))
+	}
+	if n := len(th.m); n > 100 {
+		t.Errorf("%d entries", n)
+	}
+}
+
+func TestVerifierCache(t *testing.T) {
+	c := newClock()
+	var calls atomic.Int32
+	passwords := map[string]string{"alice": "password-a", "bob": "password-b"}
+	check := func(ctx context.Context, name, password string) (string, bool, error) {
+		calls.Add(1)
+		if p, ok := passwords[name]; ok && p == password {
+			return "users", true, nil
+		}
+		return "", false, nil
+	}
+	v := NewVerifier(check, VerifierOptions{Now: c.now, TTL: 30 * time.Second})
+	ctx := context.Background()
+	verify := func(name, password string, want bool, wantCalls int32) {
+		t.Helper()
+		calls.Store(0)
+		id, ok, err := v.Verify(ctx, name, password)
+		if ok != want || err != nil || calls.Load() != wantCalls || ok && (id.Name != name || id.Role != Reader) {
+			t.Errorf("Verify(%s, %s) = %+v %v %v with %d checks; want %v with %d", name, password, id, ok, err, calls.Load(), want, wantCalls)
+		}
+	}
+	verify("alice", "password-a", true, 1)
+	verify("alice", "password-a", true, 0) // cached
+	verify("alice", "password-b", false, 1)
+	verify("bob", "password-a", false, 1) // another user, same password: not a hit
+	verify("bob", "password-b", true, 1)
+	// The cache holds neither passwords nor names as keys.
+	for k, e := range v.cache {
+		if bytes.Contains(k[:], []byte("password")) || strings.Contains(e.name+e.group, "password") {
+			t.Error("a password in the cache")
+		}
+	}
+	// Forget drops a user at once, and only that user.
+	passwords["alice"] = "password-new"
+	v.Forget("alice")
+	verify("alice", "password-a", false, 1)
+	verify("alice", "password-new", true, 1)
+	verify("bob", "password-b", true, 0)
+	// Entries expire.
+	c.add(31 * time.Second)
+	verify("bob", "password-b", true, 1)
+	// Failures are not cached.
+	verify("bob", "nope-nope", false, 1)
+	verify("bob", "nope-nope", false, 1)
+}
+
+// A check that was under way when Forget ran is not cached: the old
+// password cannot outlive the change.
+func TestVerifierForgetRace(t *testing.T) {
+	var v *Verifier
+	v = NewVerifier(func(ctx context.Context, name, password string) (string, bool, error) {
+		v.Forget(name) // the password changes while the old one is checked
+		return "users", true, nil
+	}, VerifierOptions{})
+	v.Verify(context.Background(), "alice", "old-password")
+	if v.Cached() != 0 {
+		t.Error("a credential checked before a Forget was cached")
+	}
+}
+
+type testServer struct {
+	t    *testing.T
+	h    http.Handler
+	logs *bytes.Buffer
+	seen *Identity
+}
+
+func newTestServer(t *testing.T, anonymous bool, c *clock) *testServer {
+	users := map[string][2]string{"root1": {"admin", "admin-pass"}, "op": {"operator", "op-pass-1"}, "rd": {"users", "rd-pass-1"}}
+	check := func(ctx context.Context, name, password string) (string, bool, error) {
+		if u, ok := users[name]; ok && u[1] == password {
+			return u[0], true, nil
+		}
+		return "", false, nil
+	}
+	s := &testServer{t: t, logs: &bytes.Buffer{}, seen: &Identity{}}
+	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, _ := FromContext(r.Context())
+		*s.seen = id
+		w.WriteHeader(299)
+	})
+	s.h = Handler(next, Options{
+		Verifier:  NewVerifier(check, VerifierOptions{Now: c.now}),
+		Throttle:  NewThrottle(ThrottleOptions{Now: c.now}),
+		Anonymous: anonymous,
+		Log:       slog.New(slog.NewTextHandler(s.logs, nil)),
+	})
+	return s
+}
+
+func (s *testServer) do(method, path, user, password string, hdr ...string) *httptest.ResponseRecorder {
+	r := httptest.NewRequest(method, path, nil)
+	r.RemoteAddr = "192.0.2.7:5555"
+	if user != "" {
+		r.SetBasicAuth(user, password)
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		r.Header.Set(hdr[i], hdr[i+1])
+	}
+	w := httptest.NewRecorder()
+	*s.seen = Identity{}
+	s.h.ServeHTTP(w, r)
+	return w
+}
+
+func errCode(t *testing.T, w *httptest.ResponseRecorder) string {
+	var b struct{ Error struct{ Code string } }
+	if err := json.Unmarshal(w.Body.Bytes(), &b); err != nil {
+		t.Fatalf("body %q: %v", w.Body, err)
+	}
+	return b.Error.Code
+}
+
+func TestHandler(t *testing.T) {
+	c := newClock()
+	s := newTestServer(t, false, c)
+	for _, tc := range []struct {
+		name, method, path, user, password string
+		want                               int
+		code                               string
+	}{
+		{"no credentials", "GET", "/public/v1/config/Ports", "", "", 401, "unauthorized"},
+		{"wrong password", "GET", "/public/v1/config/Ports", "rd", "nope-nope", 401, "unauthorized"},
+		{"unknown user", "GET", "/public/v1/config/Ports", "who", "rd-pass-1", 401, "unauthorized"},
+		{"reader reads", "GET", "/public/v1/config/Ports", "rd", "rd-pass-1", 299, ""},
+		{"reader writes", "POST", "/public/v1/config/NtpServer", "rd", "rd-pass-1", 403, "forbidden"},
+		{"reader's password", "POST", "/public/v1/action/UserPassword", "rd", "rd-pass-1", 299, ""},
+		{"operator writes", "POST", "/public/v1/config/NtpServer", "op", "op-pass-1", 299, ""},
+		{"operator makes a user", "POST", "/public/v1/config/User", "op", "op-pass-1", 403, "forbidden"},
+		{"operator clears the log", "POST", "/public/v1/action/ClearConfigLog", "op", "op-pass-1", 403, "forbidden"},
+		{"admin makes a user", "POST", "/public/v1/config/User", "root1", "admin-pass", 299, ""},
+		{"preflight", "OPTIONS", "/public/v1/config/User", "", "", 299, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := s.do(tc.method, tc.path, tc.user, tc.password)
+			if w.Code != tc.want {
+				t.Fatalf("status %d, want %d: %s", w.Code, tc.want, w.Body)
+			}
+			if tc.code != "" && errCode(t, w) != tc.code {
+				t.Errorf("code %s, want %s", errCode(t, w), tc.code)
+			}
+			if got := w.Header().Get("WWW-Authenticate"); (tc.want == 401) != (got == `Basic realm="swmgr"`) {
+				t.Errorf("WWW-Authenticate %q", got)
+			}
+			if tc.want == 299 && tc.method != "OPTIONS" && (s.seen.Name != tc.user || s.seen.Role != RoleOf(map[string]string{"rd": "users", "op": "operator", "root1": "admin"}[tc.user])) {
+				t.Errorf("identity %+v", *s.seen)
+			}
+		})
+	}
+	// A Bearer token is not Basic credentials.
+	if w := s.do("GET", "/public/v1/config/Ports", "", "", "Authorization", "Bearer abc"); w.Code != 401 {
+		t.Errorf("bearer: %d", w.Code)
+	}
+	if strings.Contains(s.logs.String(), "nope-nope") || strings.Contains(s.logs.String(), "rd-pass-1") {
+		t.Errorf("a password was logged:\n%s", s.logs)
+	}
+	if !strings.Contains(s.logs.String(), "login failed") || !strings.Contains(s.logs.String(), "user=rd") {
+		t.Errorf("failed logins are not logged:\n%s", s.logs)
+	}
+}
+
+func TestHandlerAnonymousLoopback(t *testing.T) {
+	s := newTestServer(t, true, newClock())
+	if w := s.do("POST", "/public/v1/config/User", "", ""); w.Code != 299 || *s.seen != Local() {
+		t.Errorf("anonymous: %d %+v", w.Code, *s.seen)
+	}
+	// Credentials, when sent, are checked and used.
+	if w := s.do("POST", "/public/v1/config/User", "rd", "wrong-wrong"); w.Code != 401 {
+		t.Errorf("bad credentials: %d", w.Code)
+	}
+	if w := s.do("POST", "/public/v1/config/User", "rd", "rd-pass-1"); w.Code != 403 {
+		t.Errorf("reader's credentials: %d", w.Code)
+	}
+	if w := s.do("GET", "/public/v1/config/Users", "rd", "rd-pass-1"); w.Code != 299 || s.seen.Name != "rd" {
+		t.Errorf("reader's read: %d %+v", w.Code, *s.seen)
+	}
+}
+
+func TestHandlerThrottles(t *testing.T) {
+	c := newClock()
+	s := newTestServer(t, false, c)
+	for i := range 5 {
+		if w := s.do("GET", "/", "rd", "wrong-wrong"); w.Code != 401 {
+			t.Fatalf("failure %d: %d", i, w.Code)
+		}
+	}
+	w := s.do("GET", "/", "rd", "rd-pass-1") // right, but locked out
+	if w.Code != 429 || w.Header().Get("Retry-After") != "60" || errCode(t, w) != "too_many_attempts" {
+		t.Fatalf("locked: %d %q %s", w.Code, w.Header().Get("Retry-After"), w.Body)
+	}
+	c.add(61 * time.Second)
+	if w := s.do("GET", "/", "rd", "rd-pass-1"); w.Code != 299 {
+		t.Fatalf("after the lockout: %d", w.Code)
+	}
+	// The success reset the count: four more failures do not lock.
+	for range 4 {
+		s.do("GET", "/", "rd", "wrong-wrong")
+	}
+	if w := s.do("GET", "/", "rd", "rd-pass-1"); w.Code != 299 {
+		t.Fatalf("after a reset and 4 failures: %d", w.Code)
+	}
+}
+
+func TestLoopback(t *testing.T) {
+	for _, tc := range []struct {
+		addr string
+		want bool
+	}{
+		{"127.0.0.1:8080", true}, {"127.1.2.3:80", true}, {"[::1]:8080", true}, {"localhost:8080", true},
+		{":8080", false}, {"0.0.0.0:8080", false}, {"[::]:8080", false}, {"192.0.2.1:8080", false}, {"switch:8080", false},
+	} {
+		if got := Loopback(tc.addr); got != tc.want {
+			t.Errorf("Loopback(%s) = %v", tc.addr, got)
+		}
+	}
+}

@@ -1,0 +1,161 @@
+package auth
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"hash"
+	"sync"
+	"time"
+
+	"github.com/swmgr/swmgr/internal/accounts"
+)
+
+// CheckFunc checks a user name and password against the accounts: it
+// reports the user's group when they match. It is slow (a yescrypt check
+// costs tens of milliseconds).
+type CheckFunc func(ctx context.Context, name, password string) (group string, ok bool, err error)
+
+// VerifierOptions configure a Verifier.
+type VerifierOptions struct {
+	TTL        time.Duration    // how long a verified credential is trusted; default 30 s
+	MaxEntries int              // cache bound; default 4096
+	Now        func() time.Time // default time.Now
+}
+
+// Verifier checks credentials, keeping those it verified for a short while
+// so that a client sending the same Basic credentials on every request pays
+// for the hash check once. The cache is keyed by an HMAC-SHA256, under a
+// random key made at start, of the user name and password: it never holds a
+// password or anything from which one could be checked offline. Forget drops
+// a user's entries at once (a password change, a deletion).
+type Verifier struct {
+	check CheckFunc
+	opts  VerifierOptions
+	macs  sync.Pool // hash.Hash: HMAC-SHA256 under key
+
+	mu    sync.RWMutex
+	cache map[[sha256.Size]byte]cached
+	gen   uint64 // bumped by Forget: a check that raced with it is not cached
+}
+
+type cached struct {
+	name, group string
+	expires     time.Time
+}
+
+// NewVerifier makes a Verifier over check.
+func NewVerifier(check CheckFunc, opts VerifierOptions) *Verifier {
+	if opts.TTL <= 0 {
+		opts.TTL = 30 * time.Second
+	}
+	if opts.MaxEntries <= 0 {
+		opts.MaxEntries = 4096
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	key := make([]byte, 32)
+	rand.Read(key) // never fails on Linux
+	v := &Verifier{check: check, opts: opts, cache: map[[sha256.Size]byte]cached{}}
+	v.macs.New = func() any { return hmac.New(sha256.New, key) }
+	return v
+}
+
+// key is the cache key of a credential.
+func (v *Verifier) key(name, password string) [sha256.Size]byte {
+	m := v.macs.Get().(hash.Hash)
+	m.Reset()
+	var n [4]byte
+	binary.BigEndian.PutUint32(n[:], uint32(len(name)))
+	m.Write(n[:])
+	m.Write([]byte(name))
+	m.Write([]byte(password))
+	var k [sha256.Size]byte
+	m.Sum(k[:0])
+	v.macs.Put(m)
+	return k
+}
+
+// Verify checks a user name and password and returns the user's identity.
+// An error means the accounts could not be read (not a wrong password).
+func (v *Verifier) Verify(ctx context.Context, name, password string) (Identity, bool, error) {
+	k := v.key(name, password)
+	now := v.opts.Now()
+	v.mu.RLock()
+	c, hit := v.cache[k]
+	gen := v.gen
+	v.mu.RUnlock()
+	if hit && c.name == name && now.Before(c.expires) {
+		return Identity{Name: name, Group: c.group, Role: RoleOf(c.group)}, true, nil
+	}
+	group, ok, err := v.check(ctx, name, password)
+	if err != nil || !ok {
+		return Identity{}, false, err
+	}
+	v.mu.Lock()
+	if v.gen == gen {
+		if len(v.cache) >= v.opts.MaxEntries {
+			v.prune(now)
+		}
+		v.cache[k] = cached{name: name, group: group, expires: now.Add(v.opts.TTL)}
+	}
+	v.mu.Unlock()
+	return Identity{Name: name, Group: group, Role: RoleOf(group)}, true, nil
+}
+
+// prune drops expired entries, and if that is not enough, any entries, to
+// make room. Called with mu held.
+func (v *Verifier) prune(now time.Time) {
+	for k, c := range v.cache {
+		if !now.Before(c.expires) {
+			delete(v.cache, k)
+		}
+	}
+	for k := range v.cache {
+		if len(v.cache) < v.opts.MaxEntries*3/4 {
+			break
+		}
+		delete(v.cache, k)
+	}
+}
+
+// Forget drops every cached credential of a user: the next request checks
+// the accounts again.
+func (v *Verifier) Forget(name string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.gen++
+	for k, c := range v.cache {
+		if c.name == name {
+			delete(v.cache, k)
+		}
+	}
+}
+
+// Cached is how many credentials the cache holds.
+func (v *Verifier) Cached() int {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	return len(v.cache)
+}
+
+// AccountsCheck is a CheckFunc over the switch's accounts that accepts only
+// the users known reports (the User objects: an account of the OS that is
+// not a User, such as root, cannot log in to swmgr).
+func AccountsCheck(a accounts.Accounts, known func(ctx context.Context, name string) (bool, error)) CheckFunc {
+	return func(ctx context.Context, name, password string) (string, bool, error) {
+		ok, group, err := a.Verify(ctx, name, password)
+		if err != nil || !ok {
+			return "", false, err
+		}
+		if known != nil {
+			if ok, err := known(ctx, name); err != nil || !ok {
+				return "", false, err
+			}
+		}
+		return group, true, nil
+	}
+}
