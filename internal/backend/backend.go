@@ -9,6 +9,7 @@ package backend
 import (
 	"context"
 
+	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/model"
 )
 
@@ -77,4 +78,12 @@ type Backend interface {
 	State(ctx context.Context, kind *model.Kind, obj model.Object) (model.Object, error)
 	// Close releases what the backend holds.
 	Close() error
+}
+
+// AccountKeeper is a backend that keeps the switch's user accounts: it
+// applies User objects to them, and the UserPassword action and the
+// authentication of REST requests use them.
+type AccountKeeper interface {
+	// Accounts returns the accounts, or nil if the backend has none.
+	Accounts() accounts.Accounts
 }

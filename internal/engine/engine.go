@@ -194,6 +194,9 @@ func (e *Engine) commitIn(ctx context.Context, tx *store.Tx, req *Request) (*Out
 			return nil, nil, err
 		}
 	}
+	if err := v.checkLastAdmin(changes); err != nil {
+		return nil, nil, err
+	}
 	out.Diffs = e.diffs(changes)
 	out.Changes = len(changes)
 	if req.DryRun {

@@ -271,12 +271,7 @@ func builtinKinds() []*Kind {
 				{Name: "Password", Type: String, Required: true, Secret: Transient, CreateOnly: true, MaxLen: 256, Doc: "at least 8 characters; kept by the OS, never by swmgr"},
 				{Name: "Group", Type: String, Default: "users", Format: FormatUserName, CreateOnly: true, Doc: "admin, operator, or any other group (read-only role)"},
 			},
-			Check: func(o Object) error {
-				if p := o.Str("Password"); p != "" && len(p) < 8 {
-					return apierr.BadRequest(apierr.CodeInvalidValue, "User", "Password", "Password: must be at least 8 characters")
-				}
-				return nil
-			},
+			Check: func(o Object) error { return checkPassword("User", o.Str("Password")) },
 		},
 		{
 			Name: "ConfigArchiveServer", Class: Config,
@@ -337,8 +332,9 @@ func builtinKinds() []*Kind {
 			Doc: "Sets a user's password. Admins may set anyone's; others only their own.",
 			Fields: []*Field{
 				{Name: "Name", Type: String, Required: true, Format: FormatUserName, Aliases: []string{"NAME"}},
-				{Name: "Password", Type: String, Required: true, Secret: Transient, MaxLen: 256},
+				{Name: "Password", Type: String, Required: true, Secret: Transient, MaxLen: 256, Doc: "at least 8 characters"},
 			},
+			Check: func(o Object) error { return checkPassword("UserPassword", o.Str("Password")) },
 		},
 		{
 			Name: "SaveConfig", Class: Action,
@@ -381,6 +377,22 @@ func builtinKinds() []*Kind {
 			Doc: "Clears the config log; the clear becomes the first entry of the new log.",
 		},
 	}
+}
+
+// checkPassword checks a new password ("" is left to RequireFields): at
+// least 8 characters, no control characters (the OS tools read one
+// "name:password" per line).
+func checkPassword(kind, p string) error {
+	if p == "" {
+		return nil
+	}
+	if len(p) < 8 {
+		return apierr.BadRequest(apierr.CodeInvalidValue, kind, "Password", "Password: must be at least 8 characters")
+	}
+	if strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return apierr.BadRequest(apierr.CodeInvalidValue, kind, "Password", "Password: must not contain control characters (newlines, tabs, ...)")
+	}
+	return nil
 }
 
 func checkNoncePassphrase(kind string) func(Object) error {

@@ -34,7 +34,10 @@ func (k *Kind) Validate(o Object) error {
 // RequireFields checks that a create gives every required field.
 func (k *Kind) RequireFields(given Object) error {
 	for _, f := range k.Fields {
-		if _, ok := given[f.Name]; ok {
+		if v, ok := given[f.Name]; ok {
+			if f.Required && f.Secret == Transient && v == "" {
+				return apierr.BadRequest(apierr.CodeMissingField, k.Name, f.Name, "%s is required to create a %s and cannot be empty", f.Name, k.Name)
+			}
 			continue
 		}
 		if f.Required || (f.Key && f.Default == nil) {

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/model"
@@ -38,6 +39,16 @@ type Options struct {
 	// Fault, if set, is called before each change is applied; an error it
 	// returns fails the change as a hardware error would. Tests use it.
 	Fault func(backend.Change) error
+	// Accounts, if set, are the switch's user accounts, which User objects
+	// are applied to (see users.go). Without them users are only recorded.
+	Accounts accounts.Accounts
+	// OwnAccounts says the accounts belong to the simulated switch alone
+	// (account files in its data directory): an account that a new User
+	// finds already there is a leftover of a removed store, and is
+	// replaced. Never set it for the host's accounts.
+	OwnAccounts bool
+	// CLIShell is the login shell of a User whose DefaultShell is CLI.
+	CLIShell string
 }
 
 type portState struct {
@@ -58,6 +69,7 @@ type Sim struct {
 	mu      sync.Mutex
 	applied map[string]map[string]model.Object // kind -> key -> object
 	ports   map[string]*portState
+	removed map[string]removedAccount // user name -> what deleting its account removed, for undo
 }
 
 // New makes a simulated switch.
@@ -65,7 +77,7 @@ func New(opts Options) *Sim {
 	if opts.Ports <= 0 {
 		opts.Ports = 32
 	}
-	return &Sim{opts: opts, started: time.Now(), applied: map[string]map[string]model.Object{}, ports: map[string]*portState{}}
+	return &Sim{opts: opts, started: time.Now(), applied: map[string]map[string]model.Object{}, ports: map[string]*portState{}, removed: map[string]removedAccount{}}
 }
 
 // tracked are the kinds whose applied objects the simulated hardware needs
@@ -106,9 +118,9 @@ func (s *Sim) Apply(ctx context.Context, changes []backend.Change) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, c := range changes {
-		if err := s.apply(c); err != nil {
+		if err := s.apply(ctx, c); err != nil {
 			for j := i - 1; j >= 0; j-- {
-				if uerr := s.apply(changes[j].Inverse()); uerr != nil {
+				if uerr := s.apply(ctx, changes[j].Inverse()); uerr != nil {
 					return fmt.Errorf("sim: undo after %v failed: %w", err, uerr)
 				}
 			}
@@ -118,7 +130,7 @@ func (s *Sim) Apply(ctx context.Context, changes []backend.Change) error {
 	return nil
 }
 
-func (s *Sim) apply(c backend.Change) error {
+func (s *Sim) apply(ctx context.Context, c backend.Change) error {
 	if s.opts.Fault != nil {
 		if err := s.opts.Fault(c); err != nil {
 			return err
@@ -129,8 +141,13 @@ func (s *Sim) apply(c backend.Change) error {
 			return err
 		}
 	}
-	if c.Kind.Name == "Port" {
+	switch c.Kind.Name {
+	case "Port":
 		s.applyPort(c)
+	case "User":
+		if err := s.applyUser(ctx, c); err != nil {
+			return err
+		}
 	}
 	if !tracked[c.Kind.Name] {
 		return nil

@@ -1,0 +1,107 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/swmgr/swmgr/internal/accounts"
+	"github.com/swmgr/swmgr/internal/apierr"
+	"github.com/swmgr/swmgr/internal/backend"
+)
+
+// removedKept is how long what a deleted account removed is kept, so that
+// undoing the delete (a later change of the same commit failed, or the
+// commit could not be written) can put it back with its password hash.
+const removedKept = 10 * time.Minute
+
+type removedAccount struct {
+	r  *accounts.Removed
+	at time.Time
+}
+
+// Accounts implements backend.AccountKeeper.
+func (s *Sim) Accounts() accounts.Accounts { return s.opts.Accounts }
+
+func (s *Sim) loginShell(defaultShell string) string {
+	cli := s.opts.CLIShell
+	if cli == "" {
+		cli = "/usr/local/bin/swmgr"
+	}
+	return accounts.LoginShell(defaultShell, cli)
+}
+
+// applyUser makes a User change real on the accounts: create, delete, and
+// a DefaultShell change (Access is only recorded). A create without a
+// password is the undo of a delete: it restores what the delete removed.
+// Called with s.mu held.
+func (s *Sim) applyUser(ctx context.Context, c backend.Change) error {
+	acc := s.opts.Accounts
+	if acc == nil {
+		return nil
+	}
+	now := time.Now()
+	for name, r := range s.removed {
+		if now.Sub(r.at) > removedKept {
+			delete(s.removed, name)
+		}
+	}
+	switch c.Op {
+	case backend.Create:
+		o := c.After
+		name, password := o.Str("Name"), o.Str("Password")
+		if password == "" {
+			r, ok := s.removed[name]
+			if !ok {
+				return refused(http.StatusBadRequest, "User", "Password", "Password is required to create the account of %s", name)
+			}
+			if err := acc.Restore(ctx, r.r); err != nil {
+				return accountError(name, err)
+			}
+			delete(s.removed, name)
+			return nil
+		}
+		err := acc.Create(ctx, name, o.Str("Group"), s.loginShell(o.Str("DefaultShell")), password)
+		if errors.Is(err, accounts.ErrExists) && s.opts.OwnAccounts {
+			if _, derr := acc.Delete(ctx, name); derr == nil {
+				err = acc.Create(ctx, name, o.Str("Group"), s.loginShell(o.Str("DefaultShell")), password)
+			}
+		}
+		if err != nil {
+			return accountError(name, err)
+		}
+		delete(s.removed, name)
+	case backend.Update:
+		if c.Before.Str("DefaultShell") != c.After.Str("DefaultShell") {
+			name := c.After.Str("Name")
+			if err := acc.SetShell(ctx, name, s.loginShell(c.After.Str("DefaultShell"))); err != nil {
+				return accountError(name, err)
+			}
+		}
+	case backend.Delete:
+		name := c.Before.Str("Name")
+		r, err := acc.Delete(ctx, name)
+		if errors.Is(err, accounts.ErrNotFound) {
+			return nil // already gone: the User can go too
+		}
+		if err != nil {
+			return accountError(name, err)
+		}
+		s.removed[name] = removedAccount{r: r, at: now}
+	}
+	return nil
+}
+
+// accountError reports a failure of the accounts as the switch refusing.
+func accountError(name string, err error) error {
+	switch {
+	case errors.Is(err, accounts.ErrExists):
+		return refused(http.StatusConflict, "User", "Name", "an account named %s already exists on the switch", name)
+	case errors.Is(err, accounts.ErrNotFound):
+		return refused(http.StatusNotFound, "User", "Name", "the switch has no account named %s", name)
+	case errors.Is(err, accounts.ErrInvalid):
+		return refused(http.StatusBadRequest, "User", "", "%v", err)
+	}
+	return apierr.New(http.StatusInternalServerError, apierr.CodeBackend, "User", "", "the switch's accounts failed: %v", err)
+}
