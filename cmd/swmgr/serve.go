@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -16,23 +17,34 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/api"
-	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/auth"
 	"github.com/swmgr/swmgr/internal/backend/sim"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/secrets"
 	"github.com/swmgr/swmgr/internal/store"
+	"github.com/swmgr/swmgr/internal/tlscert"
 )
 
 type serveOptions struct {
-	dataDir   string
-	http      string
-	https     string
-	backend   string
-	ports     int
-	logFormat string
-	logLevel  string
+	dataDir           string
+	http              string
+	https             string
+	tlsCert, tlsKey   string
+	adminPasswordFile string
+	backend           string
+	ports             int
+	logFormat         string
+	logLevel          string
+
+	// Set by tests only.
+	accounts     accounts.Accounts                // instead of the backend's own
+	noFirstAdmin bool                             // do not make the first admin
+	throttle     auth.ThrottleOptions             // login throttle settings
+	logOut       io.Writer                        // instead of stderr
+	ready        func(httpAddr, httpsAddr string) // called once listening
 }
 
 func defaultDataDir() string {
@@ -60,7 +72,10 @@ func serveCommand() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&o.dataDir, "data-dir", defaultDataDir(), "directory of the database, keys and saved configuration")
 	f.StringVar(&o.http, "http", "127.0.0.1:8080", "plain HTTP listen address (\"\" disables it)")
-	f.StringVar(&o.https, "https", "", "HTTPS listen address (not available yet in this build; must be \"\")")
+	f.StringVar(&o.https, "https", ":443", "HTTPS listen address, Basic credentials required (\"\" disables it)")
+	f.StringVar(&o.tlsCert, "tls-cert", "", "HTTPS certificate chain (PEM); default: a self-signed one made in the data directory")
+	f.StringVar(&o.tlsKey, "tls-key", "", "private key of --tls-cert (PEM)")
+	f.StringVar(&o.adminPasswordFile, "admin-password-file", "", "file holding the first admin's password (else $"+adminPasswordEnv+", else generated into <data-dir>/"+initialPasswordFile+")")
 	f.StringVar(&o.backend, "backend", "sim", "switch backend: sim (simulated switch)")
 	f.IntVar(&o.ports, "ports", 32, "front-panel ports of the simulated switch")
 	f.StringVar(&o.logFormat, "log-format", "text", "log format: text or json")
@@ -68,7 +83,7 @@ func serveCommand() *cobra.Command {
 	return cmd
 }
 
-func newLogger(format, level string) (*slog.Logger, error) {
+func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
 	var lv slog.Level
 	if err := lv.UnmarshalText([]byte(level)); err != nil {
 		return nil, fmt.Errorf("--log-level %q: use debug, info, warn or error", level)
@@ -76,9 +91,9 @@ func newLogger(format, level string) (*slog.Logger, error) {
 	opts := &slog.HandlerOptions{Level: lv}
 	switch format {
 	case "text":
-		return slog.New(slog.NewTextHandler(os.Stderr, opts)), nil
+		return slog.New(slog.NewTextHandler(w, opts)), nil
 	case "json":
-		return slog.New(slog.NewJSONHandler(os.Stderr, opts)), nil
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	}
 	return nil, fmt.Errorf("--log-format %q: use text or json", format)
 }
@@ -98,27 +113,34 @@ func version() string {
 }
 
 func serve(ctx context.Context, o *serveOptions) error {
-	log, err := newLogger(o.logFormat, o.logLevel)
+	logOut := o.logOut
+	if logOut == nil {
+		logOut = os.Stderr
+	}
+	log, err := newLogger(logOut, o.logFormat, o.logLevel)
 	if err != nil {
 		return err
 	}
-	if o.https != "" {
-		return errors.New("--https: HTTPS is not available in this build yet; use --https \"\"")
+	// The first admin's password is read once and kept out of the
+	// environment of anything swmgr runs.
+	envPassword := os.Getenv(adminPasswordEnv)
+	os.Unsetenv(adminPasswordEnv)
+	if o.http == "" && o.https == "" {
+		return errors.New("no listener: give --http or --https")
 	}
-	if o.http == "" {
-		return errors.New("no listener: give --http")
+	if (o.tlsCert == "") != (o.tlsKey == "") {
+		return errors.New("--tls-cert and --tls-key go together")
 	}
 	if o.ports < 1 || o.ports > 512 {
 		return fmt.Errorf("--ports %d: use 1..512", o.ports)
 	}
-	var be backend.Backend
 	switch o.backend {
 	case "sim":
-		be = sim.New(sim.Options{Ports: o.ports, Version: version()})
+	case "linux":
+		return errors.New("--backend linux: the Linux backend is not built yet; use sim")
 	default:
 		return fmt.Errorf("--backend %q: use sim", o.backend)
 	}
-	defer be.Close()
 
 	st, err := store.Open(o.dataDir)
 	if err != nil {
@@ -129,36 +151,92 @@ func serve(ctx context.Context, o *serveOptions) error {
 	if err != nil {
 		return err
 	}
-	eng := engine.New(model.Builtin(), st, be, box, log)
+	acc, owned, err := openAccounts(o)
+	if err != nil {
+		return err
+	}
+	var eng *engine.Engine
+	verifier := auth.NewVerifier(auth.AccountsCheck(acc, func(ctx context.Context, name string) (bool, error) {
+		return eng.HasUser(ctx, name)
+	}), auth.VerifierOptions{})
+	be := sim.New(sim.Options{Ports: o.ports, Version: version(), Accounts: accounts.Observe(acc, verifier.Forget), OwnAccounts: owned, CLIShell: cliShell()})
+	defer be.Close()
+	eng = engine.New(model.Builtin(), st, be, box, log)
 	if err := eng.Start(ctx); err != nil {
 		return fmt.Errorf("start: %w", err)
 	}
+	if !o.noFirstAdmin {
+		if err := ensureFirstAdmin(ctx, eng, o, envPassword, log); err != nil {
+			return err
+		}
+	}
 
-	ln, err := net.Listen("tcp", o.http)
-	if err != nil {
-		return fmt.Errorf("--http: %w", err)
+	handler := api.New(eng, log)
+	throttle := auth.NewThrottle(o.throttle)
+	newServer := func(h http.Handler) *http.Server {
+		return &http.Server{
+			Handler:           h,
+			ReadHeaderTimeout: 10 * time.Second,
+			IdleTimeout:       2 * time.Minute,
+			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		}
 	}
-	srv := &http.Server{
-		Handler:           api.New(eng, log),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	var (
+		servers             []*http.Server
+		httpAddr, httpsAddr string
+		fingerprint         string
+		httpLn, httpsLn     net.Listener
+	)
+	if o.https != "" {
+		cert, err := serverCertificate(o, o.https, log)
+		if err != nil {
+			return fmt.Errorf("--https: %w", err)
+		}
+		fingerprint = tlscert.Fingerprint(cert)
+		if httpsLn, err = net.Listen("tcp", o.https); err != nil {
+			return fmt.Errorf("--https: %w (give a free address, or --https \"\" to disable HTTPS)", err)
+		}
+		defer httpsLn.Close()
+		httpsAddr = httpsLn.Addr().String()
+		srv := newServer(auth.Handler(handler, auth.Options{Verifier: verifier, Throttle: throttle, Log: log, Refused: handler.LogRefused}))
+		srv.TLSConfig = tlscert.Config(cert)
+		servers = append(servers, srv)
 	}
-	log.Info("swmgr serving", "http", ln.Addr().String(), "data_dir", o.dataDir, "backend", be.Name(), "version", version(), "revision", eng.Revision())
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	if o.http != "" {
+		if httpLn, err = net.Listen("tcp", o.http); err != nil {
+			return fmt.Errorf("--http: %w", err)
+		}
+		defer httpLn.Close()
+		httpAddr = httpLn.Addr().String()
+		// Without credentials only on a loopback address (the local tools).
+		servers = append(servers, newServer(auth.Handler(handler, auth.Options{Verifier: verifier, Throttle: throttle, Anonymous: auth.Loopback(httpAddr), Log: log, Refused: handler.LogRefused})))
+	}
+	errc := make(chan error, len(servers))
+	for _, srv := range servers {
+		if srv.TLSConfig != nil {
+			go func() { errc <- fmt.Errorf("https: %w", srv.ServeTLS(httpsLn, "", "")) }()
+		} else {
+			go func() { errc <- fmt.Errorf("http: %w", srv.Serve(httpLn)) }()
+		}
+	}
+	log.Info("swmgr serving", "http", httpAddr, "https", httpsAddr, "cert_sha256", fingerprint, "data_dir", o.dataDir, "backend", be.Name(), "version", version(), "revision", eng.Revision())
+	if o.ready != nil {
+		o.ready(httpAddr, httpsAddr)
+	}
+	var serveErr error
 	select {
-	case err := <-errc:
-		return fmt.Errorf("http: %w", err)
+	case serveErr = <-errc:
 	case <-ctx.Done():
 	}
 	log.Info("shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		log.Warn("shutdown", "err", err)
+	for _, srv := range servers {
+		if err := srv.Shutdown(sctx); err != nil {
+			log.Warn("shutdown", "err", err)
+		}
 	}
-	return nil
+	return serveErr
 }
 
 func versionCommand() *cobra.Command {

@@ -22,6 +22,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/swmgr/swmgr/internal/apierr"
+	"github.com/swmgr/swmgr/internal/auth"
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
@@ -139,6 +140,14 @@ func (s *Server) logEarlyFailure(r *http.Request, err error) {
 		name = name[:64]
 	}
 	s.eng.Log(r.Context(), s.meta(r), &engine.LogInfo{API: strings.ToLower(name), Operation: r.Method}, err)
+}
+
+// LogRefused records in the config log a create, update, delete or action
+// that the authentication layer refused (403); r carries the user.
+func (s *Server) LogRefused(r *http.Request, err error) {
+	if isWrite(r.Method) && (strings.HasPrefix(r.URL.Path, Prefix+"config/") || strings.HasPrefix(r.URL.Path, Prefix+"action/")) {
+		s.logEarlyFailure(r, err)
+	}
 }
 
 // request is one API call in progress.
@@ -494,7 +503,7 @@ func (q *request) action() error {
 	}
 	if err == nil && dry {
 		if q.kind.Name == "Rollback" {
-			out, rerr := q.s.eng.Rollback(q.r.Context(), uint64(fields.Int("Revision")), engine.Request{Meta: q.meta, DryRun: true})
+			out, rerr := q.s.eng.Rollback(q.r.Context(), uint64(fields.Int("Revision")), engine.Request{Meta: q.meta, DryRun: true, Allow: q.allowUsers()})
 			if rerr != nil {
 				return rerr
 			}
@@ -507,7 +516,7 @@ func (q *request) action() error {
 	if err == nil {
 		switch q.kind.Name {
 		case "Rollback":
-			out, rerr := q.s.eng.Rollback(q.r.Context(), uint64(fields.Int("Revision")), engine.Request{Meta: q.meta, Log: q.info})
+			out, rerr := q.s.eng.Rollback(q.r.Context(), uint64(fields.Int("Revision")), engine.Request{Meta: q.meta, Log: q.info, Allow: q.allowUsers()})
 			if rerr != nil {
 				return rerr // logged
 			}
@@ -519,6 +528,17 @@ func (q *request) action() error {
 		case "ClearConfigLog":
 			if err = q.s.eng.ClearLog(q.r.Context(), q.meta, q.info); err != nil {
 				return err
+			}
+			q.send(http.StatusOK, []byte(`{"Result":"Success"}`))
+			return nil
+		case "UserPassword":
+			name := fields.Str("Name")
+			if id, ok := auth.FromContext(q.r.Context()); ok && id.Role != auth.Admin && id.Name != name {
+				err = apierr.New(http.StatusForbidden, apierr.CodeForbidden, q.kind.Name, "Name", "user %s may set only their own password; an admin may set anyone's", id.Name)
+				break
+			}
+			if err = q.s.eng.SetPassword(q.r.Context(), name, fields.Str("Password"), q.meta, q.info); err != nil {
+				return err // logged
 			}
 			q.send(http.StatusOK, []byte(`{"Result":"Success"}`))
 			return nil

@@ -6,6 +6,9 @@ import (
 	"net/http"
 
 	"github.com/swmgr/swmgr/internal/apierr"
+	"github.com/swmgr/swmgr/internal/auth"
+	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/model"
 )
 
 type userKey struct{}
@@ -16,9 +19,13 @@ func WithUser(ctx context.Context, name string) context.Context {
 	return context.WithValue(ctx, userKey{}, name)
 }
 
-// UserName is the authenticated user of a request, "" when there is none
-// (unauthenticated local HTTP).
+// UserName is the authenticated user of a request (set by the auth
+// handler, or by WithUser), "" when there is none (unauthenticated local
+// HTTP).
 func UserName(ctx context.Context) string {
+	if id, ok := auth.FromContext(ctx); ok {
+		return id.Name
+	}
 	name, _ := ctx.Value(userKey{}).(string)
 	return name
 }
@@ -33,4 +40,20 @@ func readLimited(r *http.Request) ([]byte, error) {
 		return nil, apierr.New(http.StatusRequestEntityTooLarge, apierr.CodeBodyTooLarge, "", "", "the body is larger than %d bytes", MaxBody)
 	}
 	return data, nil
+}
+
+// allowUsers vets a commit computed by the engine (a rollback) for a user
+// who is not an admin: it may not create, change or delete users. It is nil
+// for admins and for requests that did not go through authentication.
+func (q *request) allowUsers() func(*model.Kind, backend.Op, string) error {
+	id, ok := auth.FromContext(q.r.Context())
+	if !ok || id.Role == auth.Admin {
+		return nil
+	}
+	return func(k *model.Kind, op backend.Op, key string) error {
+		if k.Name != "User" {
+			return nil
+		}
+		return apierr.New(http.StatusForbidden, apierr.CodeForbidden, q.kind.Name, "", "this would %s User %s; only an admin may change users (user %s is %s)", op, key, id.Name, id.Role)
+	}
 }

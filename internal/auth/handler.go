@@ -23,6 +23,9 @@ type Options struct {
 	// when sent, are still checked and used.
 	Anonymous bool
 	Log       *slog.Logger
+	// Refused, if set, is told of each request refused with 403; the
+	// request carries the user's identity. The config log records them.
+	Refused func(r *http.Request, err error)
 }
 
 // Handler returns next behind authentication and role checks. A request
@@ -82,8 +85,12 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.opts.Throttle.Succeeded(name, addr)
 	if need := Required(r.Method, r.URL.Path); !id.Role.May(need) {
 		h.opts.Log.Warn("request forbidden", "user", name, "group", id.Group, "addr", addr.String(), "method", r.Method, "path", r.URL.Path)
-		h.fail(w, apierr.New(http.StatusForbidden, apierr.CodeForbidden, "", "",
-			"user %s (group %s: %s) may not %s %s; that needs %s", name, id.Group, id.Role, r.Method, r.URL.Path, need))
+		e := apierr.New(http.StatusForbidden, apierr.CodeForbidden, "", "",
+			"user %s (group %s: %s) may not %s %s; that needs %s", name, id.Group, id.Role, r.Method, r.URL.Path, need)
+		if h.opts.Refused != nil {
+			h.opts.Refused(r.WithContext(NewContext(r.Context(), id)), e)
+		}
+		h.fail(w, e)
 		return
 	}
 	h.next.ServeHTTP(w, r.WithContext(NewContext(r.Context(), id)))

@@ -133,6 +133,10 @@ type Request struct {
 	// Confirm, when not 0, rolls the commit back after this long unless it
 	// is confirmed.
 	Confirm time.Duration
+	// Allow, when set, vets every resolved change against what the caller
+	// may do (a rollback by an operator may not touch users); an error
+	// refuses the whole commit.
+	Allow func(k *model.Kind, op backend.Op, key string) error
 
 	duringConfirm bool               // a rollback or a confirmation: allowed while one is pending
 	clearConfirm  bool               // the commit ends the wait for a confirmation
@@ -196,6 +200,13 @@ func (e *Engine) commitIn(ctx context.Context, tx *store.Tx, req *Request) (*Out
 	}
 	if err := v.checkLastAdmin(changes); err != nil {
 		return nil, nil, err
+	}
+	if req.Allow != nil {
+		for _, c := range changes {
+			if err := req.Allow(c.Kind, c.Op, c.Key); err != nil {
+				return nil, nil, err
+			}
+		}
 	}
 	out.Diffs = e.diffs(changes)
 	out.Changes = len(changes)

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/swmgr/swmgr/internal/accounts"
+	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/tlscert"
+)
+
+// Access: the switch's accounts, the first admin and the HTTPS certificate.
+
+const (
+	// adminPasswordEnv names the first admin's password.
+	adminPasswordEnv = "SWMGR_ADMIN_PASSWORD"
+	// initialPasswordFile is where a generated first admin password is
+	// written, in the data directory.
+	initialPasswordFile = "initial-admin-password"
+	// accountsDir holds the simulated switch's passwd, shadow, group and
+	// gshadow, in the data directory.
+	accountsDir = "accounts"
+	// firstAdmin is the user the first start makes.
+	firstAdmin = "admin"
+)
+
+// openAccounts returns the accounts of the switch backend: the simulated
+// switch keeps account files of its own in the data directory. owned says
+// the accounts belong to swmgr alone.
+func openAccounts(o *serveOptions) (acc accounts.Accounts, owned bool, err error) {
+	if o.accounts != nil {
+		return o.accounts, false, nil
+	}
+	files, err := accounts.OpenFiles(filepath.Join(o.dataDir, accountsDir), accounts.FilesOptions{})
+	if err != nil {
+		return nil, false, fmt.Errorf("the simulated switch's accounts: %w", err)
+	}
+	return files, true, nil
+}
+
+// cliShell is the login shell of users whose DefaultShell is CLI: this
+// program, which runs as `swmgr cli`.
+func cliShell() string {
+	if p, err := os.Executable(); err == nil {
+		if p, err := filepath.EvalSymlinks(p); err == nil && filepath.IsAbs(p) {
+			return p
+		}
+	}
+	return "/usr/local/bin/swmgr"
+}
+
+// ensureFirstAdmin makes the User admin (group admin) when no User of group
+// admin exists: on the first start, or after a store was removed. Its
+// password comes from --admin-password-file, SWMGR_ADMIN_PASSWORD (read at
+// start and removed from the environment), or is generated and written to
+// <data-dir>/initial-admin-password (mode 0600) once.
+func ensureFirstAdmin(ctx context.Context, eng *engine.Engine, o *serveOptions, envPassword string, log *slog.Logger) error {
+	users, err := eng.Users(ctx)
+	if err != nil {
+		return fmt.Errorf("read users: %w", err)
+	}
+	for _, u := range users {
+		if u.Str("Group") == engine.AdminGroup {
+			return nil
+		}
+	}
+	password, from, err := initialAdminPassword(o.dataDir, o.adminPasswordFile, envPassword)
+	if err != nil {
+		return err
+	}
+	k := eng.Registry().Lookup(model.Config, "User")
+	fields := model.Object{"Name": firstAdmin, "Group": engine.AdminGroup, "Password": password}
+	_, err = eng.Apply(ctx, []engine.Edit{{Kind: k, Op: backend.Create, Fields: fields}}, engine.Meta{Source: "system", Comment: "the first admin"}, nil)
+	if err != nil {
+		return fmt.Errorf("make the first admin %q (password from %s): %w", firstAdmin, from, err)
+	}
+	log.Info("made the first admin", "user", firstAdmin, "group", engine.AdminGroup, "password_from", from)
+	return nil
+}
+
+// initialAdminPassword returns the first admin's password and where it came
+// from.
+func initialAdminPassword(dataDir, file, env string) (password, from string, err error) {
+	if file != "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return "", "", fmt.Errorf("--admin-password-file: %w", err)
+		}
+		p := strings.TrimRight(string(b), "\r\n")
+		if p == "" {
+			return "", "", fmt.Errorf("--admin-password-file %s is empty", file)
+		}
+		return p, "--admin-password-file " + file, nil
+	}
+	if env != "" {
+		return env, adminPasswordEnv, nil
+	}
+	path := filepath.Join(dataDir, initialPasswordFile)
+	if b, err := os.ReadFile(path); err == nil { // written by a start that did not finish
+		if p := strings.TrimRight(string(b), "\r\n"); p != "" {
+			return p, path, nil
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return "", "", err
+	}
+	p := rand.Text()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "", "", fmt.Errorf("write the first admin's password: %w", err)
+	}
+	_, err = f.WriteString(p + "\n")
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		return "", "", fmt.Errorf("write the first admin's password: %w", err)
+	}
+	return p, path, nil
+}
+
+// serverCertificate loads --tls-cert/--tls-key, or the self-signed
+// certificate in the data directory (made on first start for the host name
+// and the listen address).
+func serverCertificate(o *serveOptions, listen string, log *slog.Logger) (tls.Certificate, error) {
+	if o.tlsCert != "" {
+		return tlscert.Load(o.tlsCert, o.tlsKey)
+	}
+	cert, created, err := tlscert.LoadOrCreate(o.dataDir, tlscert.Hosts(listen))
+	if err != nil {
+		return cert, err
+	}
+	if created {
+		log.Info("made a self-signed certificate", "file", filepath.Join(o.dataDir, tlscert.CertFile), "names", append(cert.Leaf.DNSNames, ipStrings(cert)...))
+	}
+	return cert, nil
+}
+
+func ipStrings(cert tls.Certificate) []string {
+	var out []string
+	for _, ip := range cert.Leaf.IPAddresses {
+		out = append(out, ip.String())
+	}
+	return out
+}
