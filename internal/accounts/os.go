@@ -8,9 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -160,24 +162,33 @@ func (o *OS) Create(ctx context.Context, name, group, shell, password string) er
 		}
 		groupMade = true
 	}
-	undoGroup := func() {
-		if groupMade {
-			o.run(ctx, "", "groupdel", true, group)
-		}
-	}
 	if err := o.run(ctx, "", "useradd", true, "-m", "-g", group, "-s", shell, name); err != nil {
-		undoGroup()
+		o.undo(ctx, "", group, groupMade)
 		if status(err) == exitUserExists {
 			return fmt.Errorf("%w: %s", ErrExists, name)
 		}
 		return fmt.Errorf("make account %s: %w", name, err)
 	}
 	if err := o.setPassword(ctx, name, password, false); err != nil {
-		o.run(ctx, "", "userdel", true, "-r", name)
-		undoGroup()
+		o.undo(ctx, name, group, groupMade)
 		return fmt.Errorf("set the password of %s: %w", name, err)
 	}
 	return nil
+}
+
+// undo removes an account (if name is not "") and a group (if made) that a
+// failed Create or Restore made, leaving no trace in the backups either.
+func (o *OS) undo(ctx context.Context, name, group string, groupMade bool) {
+	var gone []string
+	if name != "" {
+		o.run(ctx, "", "userdel", true, "-r", name)
+		gone = append(gone, name)
+	}
+	if groupMade {
+		o.run(ctx, "", "groupdel", true, group)
+		gone = append(gone, group)
+	}
+	scrubBackups(o.etcDir(), gone)
 }
 
 // SetShell implements Accounts.
@@ -250,18 +261,93 @@ func (o *OS) Delete(ctx context.Context, name string) (*Removed, error) {
 			return nil, fmt.Errorf("remove account %s: %w", name, err)
 		}
 	}
+	gone := []string{name}
 	after, err := o.read()
 	if err != nil {
+		scrubBackups(o.etcDir(), gone)
 		return r, nil // the account is gone; its group stays
 	}
 	if _, still := after.gid(a.Group); !still {
 		r.group, r.gshadow = groupLine, gshadowLine // userdel removed it (a user private group)
+		gone = append(gone, a.Group)
 	} else if a.GID > SystemGIDMax && after.groupEmpty(a.Group, a.GID) {
 		if o.run(ctx, "", "groupdel", true, a.Group) == nil {
 			r.group, r.gshadow = groupLine, gshadowLine
+			gone = append(gone, a.Group)
 		}
 	}
+	scrubBackups(o.etcDir(), gone)
 	return r, nil
+}
+
+// backupFiles are the copies the tools keep of the files they change.
+var backupFiles = []string{"passwd-", "shadow-", "group-", "gshadow-", "subuid-", "subgid-"}
+
+// scrubBackups removes the entries of removed users and groups from the
+// tools' backup files (shadow- would otherwise keep a deleted account's
+// hash), keeping each file's owner and mode. It is best effort: a backup
+// that cannot be rewritten is left as it is.
+func scrubBackups(dir string, names []string) {
+	for _, file := range backupFiles {
+		path := filepath.Join(dir, file)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		t := parseTable(data)
+		changed := false
+		for i := len(t) - 1; i >= 0; i-- {
+			if slices.Contains(names, t[i][0]) {
+				t = t.without(i)
+				changed = true
+			}
+		}
+		if file == "group-" || file == "gshadow-" {
+			before := string(t.bytes())
+			for _, n := range names {
+				removeMember(t, 3, n)
+				if file == "gshadow-" {
+					removeMember(t, 2, n)
+				}
+			}
+			changed = changed || before != string(t.bytes())
+		}
+		if changed {
+			replaceKeepingOwner(path, t.bytes())
+		}
+	}
+}
+
+func replaceKeepingOwner(path string, data []byte) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	tmp := path + ".swmgr-tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, fi.Mode().Perm())
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && err == nil {
+		err = f.Chown(int(st.Uid), int(st.Gid))
+	}
+	if err == nil {
+		err = f.Chmod(fi.Mode().Perm())
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
 }
 
 // Restore implements Accounts. The home directory is made anew, empty but
@@ -291,10 +377,7 @@ func (o *OS) Restore(ctx context.Context, r *Removed) error {
 		groupMade = true
 	}
 	fail := func(what string, err error) error {
-		o.run(ctx, "", "userdel", true, "-r", r.Name)
-		if groupMade {
-			o.run(ctx, "", "groupdel", true, r.Group)
-		}
+		o.undo(ctx, r.Name, r.Group, groupMade)
 		return fmt.Errorf("restore account %s: %s: %w", r.Name, what, err)
 	}
 	args := []string{"-m", "-u", strconv.Itoa(r.UID), "-g", r.Group, "-s", r.Shell, "-d", r.Home}
@@ -302,9 +385,7 @@ func (o *OS) Restore(ctx context.Context, r *Removed) error {
 		args = append(args, "-c", gecos)
 	}
 	if err := o.run(ctx, "", "useradd", true, append(args, r.Name)...); err != nil {
-		if groupMade {
-			o.run(ctx, "", "groupdel", true, r.Group)
-		}
+		o.undo(ctx, "", r.Group, groupMade)
 		return fmt.Errorf("restore account %s: %w", r.Name, err)
 	}
 	if len(r.shadow) > 1 && r.shadow[1] != "" {

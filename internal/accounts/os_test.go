@@ -102,7 +102,7 @@ func TestOSUnderPrefix(t *testing.T) {
 
 func noTrace(t *testing.T, root, user, group string) {
 	t.Helper()
-	for _, n := range etcFiles {
+	for _, n := range append(etcFiles, backupFiles...) {
 		data, _ := os.ReadFile(filepath.Join(root, "etc", n))
 		for _, l := range strings.Split(string(data), "\n") {
 			f := strings.Split(l, ":")
