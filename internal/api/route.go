@@ -42,6 +42,9 @@ func ParseRoute(reg *model.Registry, path string) (Route, *apierr.Error) {
 		}
 		segs = append(segs, seg)
 	}
+	if len(segs) < 2 || len(segs) > 3 {
+		return Route{}, apierr.NotFound(apierr.CodeNotFound, "", "no such path %q; use %s{config,state,action}/<Object>[/<ObjectId>]", path, Prefix)
+	}
 	var r Route
 	switch segs[0] {
 	case "config":

@@ -1,0 +1,241 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// badInputFixture seeds objects for the bad inputs to collide with and
+// refer to.
+func badInputFixture(t *testing.T) (*txnServer, map[string]string) {
+	s := newTxnServer(t)
+	ids := map[string]string{}
+	for _, c := range []struct{ name, method, path, body string }{
+		{"vrf", "POST", "/config/Vrf", `{"Vrf":"red"}`},
+		{"intf", "POST", "/config/IPv4Intf", `{"IntfRef":"fpPort1","IpAddr":"10.0.0.1/24","Vrf":"red"}`},
+		{"span", "POST", "/config/Span", `{"SpanSessionName":"mirror1","DstIntfRef":"fpPort2","SrcIntfRefList":["fpPort3"]}`},
+		{"ntp", "POST", "/config/NtpServer", `{"IpAddr":"10.0.0.9"}`},
+		{"cas", "POST", "/config/ConfigArchiveServer", `{"IpAddr":"archive.example.com","Password":"archive-pw"}`},
+		{"bgp", "PATCH", "/config/BGPGlobal", `{"ASNum":"65001","RouterId":"10.0.0.1"}`},
+		{"nbr", "POST", "/config/BGPv4Neighbor", `{"NeighborAddress":"10.0.0.2","PeerAS":"65002"}`},
+		{"breakout", "PATCH", "/config/Port", `{"IntfRef":"fpPort4","BreakOutMode":"4x10"}`},
+		{"sub", "POST", "/config/IPv4Intf", `{"IntfRef":"fpPort4s1","IpAddr":"10.4.0.1/24"}`},
+	} {
+		code, body, _ := s.do(c.method, c.path, c.body)
+		if code != 201 && code != 200 {
+			t.Fatalf("fixture %s: %d %v", c.name, code, body)
+		}
+		ids[c.name], _ = body["ObjectId"].(string)
+	}
+	return s, ids
+}
+
+// TestBadInputsChangeNothing sends malformed, invalid and refused requests:
+// each gets the documented status and error body, and the store is
+// byte-identical before and after.
+func TestBadInputsChangeNothing(t *testing.T) {
+	s, ids := badInputFixture(t)
+	big := `{"IpAddr":"10.9.9.9","Pad":"` + strings.Repeat("x", MaxBody) + `"}`
+	tests := []struct {
+		name, method, path, body string
+		hdr                      []string
+		status                   int
+		code                     string
+	}{
+		// Malformed JSON.
+		{"truncated object", "POST", "/config/NtpServer", `{"IpAddr":"10.1.1.1"`, nil, 400, "malformed_json"},
+		{"trailing garbage", "POST", "/config/NtpServer", `{"IpAddr":"10.1.1.1"} {}`, nil, 400, "malformed_json"},
+		{"array body", "POST", "/config/NtpServer", `[{"IpAddr":"10.1.1.1"}]`, nil, 400, "malformed_json"},
+		{"string body", "POST", "/config/NtpServer", `"10.1.1.1"`, nil, 400, "malformed_json"},
+		{"number body", "PATCH", "/config/NtpServer", `42`, nil, 400, "malformed_json"},
+		{"not JSON", "POST", "/config/Vrf", `Vrf=blue`, nil, 400, "malformed_json"},
+		{"duplicate field", "POST", "/config/NtpServer", `{"IpAddr":"10.1.1.1","IpAddr":"10.1.1.2"}`, nil, 400, "malformed_json"},
+		{"name and alias both", "POST", "/config/User", `{"Name":"bob","NAME":"bob","Password":"longenough"}`, nil, 400, "malformed_json"},
+		{"bad escape", "POST", "/config/Vrf", `{"Vrf":"\x"}`, nil, 400, "malformed_json"},
+		// Wrong types.
+		{"string for int", "POST", "/config/NtpServer", `{"IpAddr":"10.1.1.1","MinPoll":"6"}`, nil, 400, "wrong_type"},
+		{"int for string", "POST", "/config/Vrf", `{"Vrf":7}`, nil, 400, "wrong_type"},
+		{"string for bool", "POST", "/config/NtpServer", `{"IpAddr":"10.1.1.1","Prefer":"true"}`, nil, 400, "wrong_type"},
+		{"string for list", "POST", "/config/Span", `{"SpanSessionName":"m2","DstIntfRef":"fpPort5","SrcIntfRefList":"fpPort6"}`, nil, 400, "wrong_type"},
+		{"list of numbers", "POST", "/config/Span", `{"SpanSessionName":"m2","DstIntfRef":"fpPort5","SrcIntfRefList":[6]}`, nil, 400, "wrong_type"},
+		{"null value", "PATCH", "/config/Port", `{"IntfRef":"fpPort1","Mtu":null}`, nil, 400, "wrong_type"},
+		{"fraction", "PATCH", "/config/Port", `{"IntfRef":"fpPort1","Mtu":1500.5}`, nil, 400, "wrong_type"},
+		{"object for string", "PATCH", "/config/SystemParam", `{"Hostname":{"a":1}}`, nil, 400, "wrong_type"},
+		// Unknown fields.
+		{"unknown field", "POST", "/config/NtpServer", `{"IpAddr":"10.1.1.1","Burst":true}`, nil, 400, "unknown_field"},
+		{"wrong case field", "POST", "/config/NtpServer", `{"ipaddr":"10.1.1.1"}`, nil, 400, "unknown_field"},
+		{"misspelt secret", "POST", "/config/User", `{"Name":"bob","Pasword":"longenough"}`, nil, 400, "unknown_field"},
+		{"FlexSwitch patch form", "PATCH", "/config/Span", `{"SpanSessionName":"mirror1","patch":[{"op":"add","path":"/SrcIntfRefList","value":["fpPort5"]}]}`, nil, 400, "unknown_field"},
+		{"state field on input", "PATCH", "/config/Port", `{"IntfRef":"fpPort1","OperState":"UP"}`, nil, 400, "unknown_field"},
+		// Invalid values.
+		{"bad IPv4", "POST", "/config/BGPv4Neighbor", `{"NeighborAddress":"10.0.0.300","PeerAS":"65002"}`, nil, 400, "invalid_value"},
+		{"IPv6 for IPv4", "PATCH", "/config/BGPGlobal", `{"RouterId":"2001:db8::1"}`, nil, 400, "invalid_value"},
+		{"CIDR without length", "POST", "/config/IPv4Intf", `{"IntfRef":"fpPort5","IpAddr":"10.5.0.1"}`, nil, 400, "invalid_value"},
+		{"network address", "POST", "/config/IPv4Intf", `{"IntfRef":"fpPort5","IpAddr":"10.5.0.0/24"}`, nil, 400, "invalid_value"},
+		{"broadcast address", "POST", "/config/IPv4Intf", `{"IntfRef":"fpPort5","IpAddr":"10.5.0.255/24"}`, nil, 400, "invalid_value"},
+		{"bad FQDN", "POST", "/config/NtpServer", `{"IpAddr":"ntp_server.example.com"}`, nil, 400, "invalid_value"},
+		{"single-label name", "POST", "/config/NtpServer", `{"IpAddr":"ntp"}`, nil, 400, "invalid_value"},
+		{"AS zero", "PATCH", "/config/BGPGlobal", `{"ASNum":"0"}`, nil, 400, "invalid_value"},
+		{"AS too large", "POST", "/config/BGPv4Neighbor", `{"NeighborAddress":"10.0.0.3","PeerAS":"4294967296"}`, nil, 400, "invalid_value"},
+		{"bad asdot", "POST", "/config/BGPv4Neighbor", `{"NeighborAddress":"10.0.0.3","PeerAS":"1.65536"}`, nil, 400, "invalid_value"},
+		{"bad port name", "POST", "/config/Span", `{"SpanSessionName":"m2","DstIntfRef":"eth0","SrcIntfRefList":["fpPort6"]}`, nil, 400, "invalid_value"},
+		{"enum not allowed", "PATCH", "/config/Port", `{"IntfRef":"fpPort1","AdminState":"SHUTDOWN"}`, nil, 400, "invalid_value"},
+		{"mirror direction", "POST", "/config/Span", `{"SpanSessionName":"m2","DstIntfRef":"fpPort5","SrcIntfRefList":["fpPort6"],"MirrorDir":"IN"}`, nil, 400, "invalid_value"},
+		{"timestamp value", "POST", "/config/ConfigArchiveServer", `{"IpAddr":"b.example.com","Timestamp":"always"}`, nil, 400, "invalid_value"},
+		{"MinPoll below range", "POST", "/config/NtpServer", `{"IpAddr":"10.1.1.1","MinPoll":3}`, nil, 400, "invalid_value"},
+		{"MaxPoll above range", "POST", "/config/NtpServer", `{"IpAddr":"10.1.1.1","MaxPoll":18}`, nil, 400, "invalid_value"},
+		{"MinPoll over MaxPoll", "PATCH", "/config/NtpServer", `{"IpAddr":"10.0.0.9","MinPoll":12,"MaxPoll":8}`, nil, 400, "invalid_value"},
+		{"Interval out of range", "POST", "/config/ConfigArchiveServer", `{"IpAddr":"b.example.com","Interval":-1}`, nil, 400, "invalid_value"},
+		{"RetryCount out of range", "PATCH", "/config/ConfigArchiveServer", `{"IpAddr":"archive.example.com","RetryCount":11}`, nil, 400, "invalid_value"},
+		{"Timeout out of range", "PATCH", "/config/ConfigArchiveServer", `{"IpAddr":"archive.example.com","Timeout":0}`, nil, 400, "invalid_value"},
+		{"Mtu out of range", "PATCH", "/config/Port", `{"IntfRef":"fpPort1","Mtu":10000}`, nil, 400, "invalid_value"},
+		{"Speed out of range", "PATCH", "/config/Port", `{"IntfRef":"fpPort1","Speed":5}`, nil, 400, "invalid_value"},
+		{"Nonce without Passphrase", "PATCH", "/config/ConfigArchiveServer", `{"IpAddr":"archive.example.com","Nonce":"abc"}`, nil, 400, "invalid_value"},
+		{"short password", "POST", "/config/User", `{"Name":"bob","Password":"short"}`, nil, 400, "invalid_value"},
+		{"bad user name", "POST", "/config/User", `{"Name":"Bob Smith","Password":"longenough"}`, nil, 400, "invalid_value"},
+		{"bad timezone", "PATCH", "/config/SystemParam", `{"Timezone":"Mars/Olympus_Mons"}`, nil, 400, "invalid_value"},
+		{"bad hostname", "PATCH", "/config/SystemParam", `{"Hostname":"sw 1"}`, nil, 400, "invalid_value"},
+		{"hold time 1", "POST", "/config/BGPv4Neighbor", `{"NeighborAddress":"10.0.0.3","PeerAS":"65003","HoldTime":1}`, nil, 400, "invalid_value"},
+		{"span destination in sources", "POST", "/config/Span", `{"SpanSessionName":"m2","DstIntfRef":"fpPort5","SrcIntfRefList":["fpPort5"]}`, nil, 400, "invalid_value"},
+		{"description too long", "PATCH", "/config/Port", `{"IntfRef":"fpPort1","Description":"` + strings.Repeat("d", 65) + `"}`, nil, 400, "invalid_value"},
+		{"sub-port broken out", "PATCH", "/config/Port", `{"IntfRef":"fpPort4s2","BreakOutMode":"1x40"}`, nil, 400, "invalid_value"},
+		{"unsupported speed (switch)", "PATCH", "/config/Port", `{"IntfRef":"fpPort1","Speed":12345}`, nil, 400, "backend_failed"},
+		{"sub-port too fast (switch)", "PATCH", "/config/Port", `{"IntfRef":"fpPort4s2","Speed":40000}`, nil, 400, "backend_failed"},
+		{"bad dry_run", "POST", "/config/NtpServer?dry_run=perhaps", `{"IpAddr":"10.1.1.1"}`, nil, 400, "invalid_value"},
+		// Missing fields.
+		{"missing key", "POST", "/config/NtpServer", `{"MinPoll":6}`, nil, 400, "missing_field"},
+		{"missing required", "POST", "/config/IPv4Intf", `{"IntfRef":"fpPort5"}`, nil, 400, "missing_field"},
+		{"missing password", "POST", "/config/User", `{"Name":"bob"}`, nil, 400, "missing_field"},
+		{"update without key", "PATCH", "/config/NtpServer", `{"MinPoll":5}`, nil, 400, "missing_field"},
+		{"missing action field", "POST", "/action/Rollback", `{}`, nil, 400, "missing_field"},
+		// Keys, create-only and read-only fields.
+		{"key change by id", "PATCH", "/config/NtpServer/" + ids["ntp"], `{"IpAddr":"10.0.0.10"}`, nil, 400, "key_change"},
+		{"key change of a port by id", "PATCH", "/config/IPv4Intf/" + ids["intf"], `{"IntfRef":"fpPort6"}`, nil, 400, "key_change"},
+		{"read-only field", "PATCH", "/config/Port", `{"IntfRef":"fpPort1","IfIndex":99}`, nil, 400, "read_only_field"},
+		{"read-only MAC", "PATCH", "/config/Port", `{"IntfRef":"fpPort1","MacAddr":"00:00:00:00:00:01"}`, nil, 400, "read_only_field"},
+		{"query key disagrees with body", "PATCH", "/config/NtpServer?IpAddr=10.0.0.9", `{"IpAddr":"10.0.0.8","MinPoll":5}`, nil, 400, "invalid_value"},
+		{"non-key in query", "GET", "/config/NtpServer?MinPoll=6", ``, nil, 400, "unknown_field"},
+		// Unknown kinds, keys and ids.
+		{"unknown kind", "POST", "/config/Vlan", `{"VlanId":10}`, nil, 404, "unknown_kind"},
+		{"unknown kind plural", "GET", "/config/Vlans", ``, nil, 404, "unknown_kind"},
+		{"state of unknown kind", "GET", "/state/Lldp", ``, nil, 404, "unknown_kind"},
+		{"kind with symbols", "GET", "/config/Ntp-Server", ``, nil, 404, "unknown_kind"},
+		{"unknown key", "GET", "/config/NtpServer?IpAddr=10.9.9.9", ``, nil, 404, "not_found"},
+		{"unknown key delete", "DELETE", "/config/Vrf", `{"Vrf":"blue"}`, nil, 404, "not_found"},
+		{"unknown key update", "PATCH", "/config/Port", `{"IntfRef":"fpPort99","AdminState":"UP"}`, nil, 404, "not_found"},
+		{"unknown uuid", "GET", "/config/NtpServer/0f8fad5b-d9cb-469f-a165-70867728950e", ``, nil, 404, "not_found"},
+		{"malformed uuid", "DELETE", "/config/NtpServer/not-a-uuid", ``, nil, 404, "not_found"},
+		{"uuid of another kind", "GET", "/config/Vrf/" + ids["ntp"], ``, nil, 404, "not_found"},
+		{"unknown path", "GET", "/config", ``, nil, 404, "not_found"},
+		{"too many segments", "GET", "/config/NtpServer/a/b", ``, nil, 404, "not_found"},
+		{"unknown action", "POST", "/action/Reboot", `{}`, nil, 404, "unknown_kind"},
+		{"unknown revision", "GET", "/revisions/99999", ``, nil, 404, "not_found"},
+		{"unknown candidate", "POST", "/candidates/feedbeef/commit", `{}`, nil, 404, "not_found"},
+		// Duplicates, dangling and live references.
+		{"duplicate create", "POST", "/config/NtpServer", `{"IpAddr":"10.0.0.9"}`, nil, 409, "duplicate"},
+		{"duplicate VRF default", "POST", "/config/Vrf", `{"Vrf":"default"}`, nil, 409, "duplicate"},
+		{"dangling port", "POST", "/config/IPv4Intf", `{"IntfRef":"fpPort99","IpAddr":"10.99.0.1/24"}`, nil, 400, "dangling_reference"},
+		{"dangling VRF", "POST", "/config/IPv4Intf", `{"IntfRef":"fpPort5","IpAddr":"10.5.0.1/24","Vrf":"blue"}`, nil, 400, "dangling_reference"},
+		{"dangling span source", "PATCH", "/config/Span", `{"SpanSessionName":"mirror1","SrcIntfRefList":["fpPort3","fpPort77"]}`, nil, 400, "dangling_reference"},
+		{"dangling BGP VRF", "POST", "/config/BGPVrf", `{"Name":"green"}`, nil, 400, "dangling_reference"},
+		{"delete referenced VRF", "DELETE", "/config/Vrf", `{"Vrf":"red"}`, nil, 409, "referenced"},
+		{"delete referenced VRF by id", "DELETE", "/config/Vrf/" + ids["vrf"], ``, nil, 409, "referenced"},
+		{"un-breakout a used sub-port", "PATCH", "/config/Port", `{"IntfRef":"fpPort4","BreakOutMode":"1x40"}`, nil, 409, "referenced"},
+		// Methods.
+		{"create a singleton", "POST", "/config/SystemParam", `{}`, nil, 405, "method_not_allowed"},
+		{"delete a singleton", "DELETE", "/config/BGPGlobal", ``, nil, 405, "method_not_allowed"},
+		{"create a port", "POST", "/config/Port", `{"IntfRef":"fpPort9"}`, nil, 405, "method_not_allowed"},
+		{"delete a port", "DELETE", "/config/Port", `{"IntfRef":"fpPort1"}`, nil, 405, "method_not_allowed"},
+		{"PUT", "PUT", "/config/NtpServer", `{"IpAddr":"10.1.1.1"}`, nil, 405, "method_not_allowed"},
+		{"POST to a list", "POST", "/config/NtpServers", `{"IpAddr":"10.1.1.1"}`, nil, 405, "method_not_allowed"},
+		{"write to state", "POST", "/state/Port", `{"IntfRef":"fpPort1"}`, nil, 405, "method_not_allowed"},
+		{"GET an action", "GET", "/action/ClearConfigLog", ``, nil, 405, "method_not_allowed"},
+		// Paging.
+		{"Count zero", "GET", "/config/NtpServers?Count=0", ``, nil, 400, "bad_paging"},
+		{"Count negative", "GET", "/config/NtpServers?Count=-1", ``, nil, 400, "bad_paging"},
+		{"Count not a number", "GET", "/config/NtpServers?Count=abc", ``, nil, 400, "bad_paging"},
+		{"Count too large", "GET", "/config/NtpServers?Count=1025", ``, nil, 400, "bad_paging"},
+		{"marker negative", "GET", "/config/NtpServers?CurrentMarker=-1", ``, nil, 400, "bad_paging"},
+		{"unknown list parameter", "GET", "/config/NtpServers?Sort=IpAddr", ``, nil, 400, "bad_paging"},
+		// Size and preconditions.
+		{"oversize body", "POST", "/config/NtpServer", big, nil, 413, "body_too_large"},
+		{"stale If-Match", "PATCH", "/config/NtpServer", `{"IpAddr":"10.0.0.9","MinPoll":5}`, []string{"If-Match", `"1"`}, 412, "precondition_failed"},
+		{"stale If-Match delete", "DELETE", "/config/NtpServer/" + ids["ntp"], ``, []string{"If-Match", `"2"`}, 412, "precondition_failed"},
+	}
+	if len(tests) < 60 {
+		t.Fatalf("only %d bad inputs", len(tests))
+	}
+	seen := map[string]bool{}
+	for _, tt := range tests {
+		if seen[tt.name] {
+			t.Fatalf("two rows named %q", tt.name)
+		}
+		seen[tt.name] = true
+		t.Run(tt.name, func(t *testing.T) {
+			before := s.dump()
+			req, _ := http.NewRequest(tt.method, s.url+tt.path, strings.NewReader(tt.body))
+			for i := 0; i+1 < len(tt.hdr); i += 2 {
+				req.Header.Set(tt.hdr[i], tt.hdr[i+1])
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tt.status {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tt.status, data)
+			}
+			var body struct {
+				Result string
+				Error  struct {
+					Status  int
+					Code    string
+					Message string
+				}
+				ObjectId string
+			}
+			if err := json.Unmarshal(data, &body); err != nil {
+				t.Fatalf("body is not JSON: %q", data)
+			}
+			if body.Error.Status != tt.status || body.Error.Code != tt.code || body.Error.Message == "" || body.Result != "Error: "+body.Error.Message {
+				t.Fatalf("error body %s; want Status %d, Code %q, Result \"Error: <Message>\"", data, tt.status, tt.code)
+			}
+			if tt.status == 405 && resp.Header.Get("Allow") == "" {
+				t.Fatal("405 without an Allow header")
+			}
+			if tt.code == "duplicate" && tt.name == "duplicate create" && body.ObjectId != ids["ntp"] {
+				t.Fatalf("duplicate names ObjectId %q, want the existing %s", body.ObjectId, ids["ntp"])
+			}
+			if after := s.dump(); !bytes.Equal(before, after) {
+				t.Fatal("the store changed")
+			}
+		})
+	}
+	// Secrets of refused requests are not in the config log either.
+	_, log, _ := s.do("GET", "/state/ConfigLogs", ``)
+	raw, _ := json.Marshal(log)
+	for _, secret := range []string{"archive-pw", "longenough"} {
+		if bytes.Contains(raw, []byte(secret)) {
+			t.Fatalf("the config log holds %q", secret)
+		}
+	}
+}
+
+// TestNoOpUpdateMakesNoRevision checks the positive twin of the table: an
+// update that changes nothing is a 200 and leaves the store as it was.
+func TestNoOpUpdateMakesNoRevision(t *testing.T) {
+	s, _ := badInputFixture(t)
+	before := s.dump()
+	code, _, hdr := s.do("PATCH", "/config/NtpServer", `{"IpAddr":"10.0.0.9","MinPoll":6}`)
+	if code != 200 || hdr.Get("ETag") == "" {
+		t.Fatalf("no-op update: %d", code)
+	}
+	if !bytes.Equal(before, s.dump()) {
+		t.Fatal("a no-op update changed the store")
+	}
+}
