@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -358,5 +359,36 @@ func TestLoopback(t *testing.T) {
 		if got := Loopback(tc.addr); got != tc.want {
 			t.Errorf("Loopback(%s) = %v", tc.addr, got)
 		}
+	}
+}
+
+// Concurrent requests with the same credentials share one check.
+func TestVerifierChecksOnceForConcurrentRequests(t *testing.T) {
+	var calls atomic.Int32
+	release := make(chan struct{})
+	v := NewVerifier(func(ctx context.Context, name, password string) (string, bool, error) {
+		calls.Add(1)
+		<-release
+		return "users", password == "right-password", nil
+	}, VerifierOptions{})
+	var wg sync.WaitGroup
+	var okCount atomic.Int32
+	for range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, ok, _ := v.Verify(context.Background(), "alice", "right-password"); ok {
+				okCount.Add(1)
+			}
+		}()
+	}
+	for calls.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(20 * time.Millisecond) // let the others queue behind the first
+	close(release)
+	wg.Wait()
+	if calls.Load() != 1 || okCount.Load() != 20 {
+		t.Errorf("%d checks, %d accepted", calls.Load(), okCount.Load())
 	}
 }

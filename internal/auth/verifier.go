@@ -36,9 +36,19 @@ type Verifier struct {
 	opts  VerifierOptions
 	macs  sync.Pool // hash.Hash: HMAC-SHA256 under key
 
-	mu    sync.RWMutex
-	cache map[[sha256.Size]byte]cached
-	gen   uint64 // bumped by Forget: a check that raced with it is not cached
+	mu       sync.RWMutex
+	cache    map[[sha256.Size]byte]cached
+	gen      uint64                         // bumped by Forget: a check that raced with it is not cached
+	inflight map[[sha256.Size]byte]*pending // checks under way: the same credential is checked once
+}
+
+// pending is a check under way; done is closed when its result is set.
+type pending struct {
+	name  string
+	done  chan struct{}
+	group string
+	ok    bool
+	err   error
 }
 
 type cached struct {
@@ -59,7 +69,7 @@ func NewVerifier(check CheckFunc, opts VerifierOptions) *Verifier {
 	}
 	key := make([]byte, 32)
 	rand.Read(key) // never fails on Linux
-	v := &Verifier{check: check, opts: opts, cache: map[[sha256.Size]byte]cached{}}
+	v := &Verifier{check: check, opts: opts, cache: map[[sha256.Size]byte]cached{}, inflight: map[[sha256.Size]byte]*pending{}}
 	v.macs.New = func() any { return hmac.New(sha256.New, key) }
 	return v
 }
@@ -91,19 +101,42 @@ func (v *Verifier) Verify(ctx context.Context, name, password string) (Identity,
 	if hit && c.name == name && now.Before(c.expires) {
 		return Identity{Name: name, Group: c.group, Role: RoleOf(c.group)}, true, nil
 	}
-	group, ok, err := v.check(ctx, name, password)
-	if err != nil || !ok {
-		return Identity{}, false, err
-	}
+	// Concurrent requests with the same credentials (a client opening
+	// several connections) wait for one check.
 	v.mu.Lock()
-	if v.gen == gen {
+	if p := v.inflight[k]; p != nil {
+		v.mu.Unlock()
+		select {
+		case <-p.done:
+		case <-ctx.Done():
+			return Identity{}, false, ctx.Err()
+		}
+		if p.err != nil || !p.ok {
+			return Identity{}, false, p.err
+		}
+		return Identity{Name: name, Group: p.group, Role: RoleOf(p.group)}, true, nil
+	}
+	p := &pending{name: name, done: make(chan struct{})}
+	v.inflight[k] = p
+	v.mu.Unlock()
+
+	p.group, p.ok, p.err = v.check(context.WithoutCancel(ctx), name, password)
+	v.mu.Lock()
+	if v.inflight[k] == p {
+		delete(v.inflight, k)
+	}
+	if p.err == nil && p.ok && v.gen == gen {
 		if len(v.cache) >= v.opts.MaxEntries {
 			v.prune(now)
 		}
-		v.cache[k] = cached{name: name, group: group, expires: now.Add(v.opts.TTL)}
+		v.cache[k] = cached{name: name, group: p.group, expires: now.Add(v.opts.TTL)}
 	}
 	v.mu.Unlock()
-	return Identity{Name: name, Group: group, Role: RoleOf(group)}, true, nil
+	close(p.done)
+	if p.err != nil || !p.ok {
+		return Identity{}, false, p.err
+	}
+	return Identity{Name: name, Group: p.group, Role: RoleOf(p.group)}, true, nil
 }
 
 // prune drops expired entries, and if that is not enough, any entries, to
@@ -131,6 +164,11 @@ func (v *Verifier) Forget(name string) {
 	for k, c := range v.cache {
 		if c.name == name {
 			delete(v.cache, k)
+		}
+	}
+	for k, p := range v.inflight {
+		if p.name == name {
+			delete(v.inflight, k) // later requests check again
 		}
 	}
 }

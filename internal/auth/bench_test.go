@@ -1,0 +1,184 @@
+package auth_test
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/swmgr/swmgr/internal/accounts"
+	"github.com/swmgr/swmgr/internal/api"
+	"github.com/swmgr/swmgr/internal/auth"
+	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/backend/sim"
+	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/secrets"
+	"github.com/swmgr/swmgr/internal/store"
+	"github.com/swmgr/swmgr/internal/tlscert"
+)
+
+// benchEnv is swmgr's REST handler behind two listeners, wired as `swmgr
+// serve` wires them: plain HTTP on loopback (no credentials) and HTTPS with
+// Basic credentials checked against yescrypt hashes in account files.
+type benchEnv struct {
+	plainURL, secureURL string
+	plainClient         *http.Client
+	tlsClient           *http.Client
+	authorization       string
+}
+
+const benchWorkers = 16
+
+func newBenchEnv(b *testing.B) *benchEnv {
+	b.Helper()
+	ctx := context.Background()
+	dir := b.TempDir()
+	st, err := store.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	box, err := secrets.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	acc, err := accounts.OpenFiles(filepath.Join(dir, "accounts"), accounts.FilesOptions{Scheme: accounts.Yescrypt})
+	if err != nil {
+		b.Fatal(err)
+	}
+	log := slog.New(slog.DiscardHandler)
+	var eng *engine.Engine
+	verifier := auth.NewVerifier(auth.AccountsCheck(acc, func(ctx context.Context, name string) (bool, error) { return eng.HasUser(ctx, name) }), auth.VerifierOptions{})
+	be := sim.New(sim.Options{Ports: 4, Version: "bench", Accounts: accounts.Observe(acc, verifier.Forget), OwnAccounts: true})
+	eng = engine.New(model.Builtin(), st, be, box, log)
+	if err := eng.Start(ctx); err != nil {
+		b.Fatal(err)
+	}
+	reg := eng.Registry()
+	out, err := eng.Apply(ctx, []engine.Edit{
+		{Kind: reg.Lookup(model.Config, "User"), Op: backend.Create, Fields: model.Object{"Name": "bench", "Group": "operator", "Password": "bench-password"}},
+		{Kind: reg.Lookup(model.Config, "NtpServer"), Op: backend.Create, Fields: model.Object{"IpAddr": "192.0.2.1"}},
+	}, engine.Meta{Source: "test"}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := "/public/v1/config/NtpServer/" + out.IDs[1].String()
+
+	handler := api.New(eng, log)
+	throttle := auth.NewThrottle(auth.ThrottleOptions{})
+	serve := func(h http.Handler, cfg *tls.Config) string {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			b.Fatal(err)
+		}
+		srv := &http.Server{Handler: h, TLSConfig: cfg, ReadHeaderTimeout: 10 * time.Second}
+		if cfg != nil {
+			go srv.ServeTLS(ln, "", "")
+		} else {
+			go srv.Serve(ln)
+		}
+		b.Cleanup(func() { srv.Close() })
+		return ln.Addr().String()
+	}
+	certPEM, keyPEM, err := tlscert.SelfSigned([]string{"127.0.0.1"}, time.Now())
+	if err != nil {
+		b.Fatal(err)
+	}
+	cert, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(certPEM)
+
+	e := &benchEnv{authorization: "Basic " + base64.StdEncoding.EncodeToString([]byte("bench:bench-password"))}
+	e.plainURL = "http://" + serve(auth.Handler(handler, auth.Options{Verifier: verifier, Throttle: throttle, Anonymous: true, Log: log}), nil) + path
+	e.secureURL = "https://" + serve(auth.Handler(handler, auth.Options{Verifier: verifier, Throttle: throttle, Log: log}), tlscert.Config(cert)) + path
+	// The same kind of client for both: HTTP/1.1 with keep-alive.
+	e.plainClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: benchWorkers}}
+	e.tlsClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: benchWorkers, TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	return e
+}
+
+// rate sends n GET requests from benchWorkers goroutines and returns
+// requests per second.
+func (e *benchEnv) rate(b *testing.B, secure bool, n int) float64 {
+	url, client, authz := e.plainURL, e.plainClient, ""
+	if secure {
+		url, client, authz = e.secureURL, e.tlsClient, e.authorization
+	}
+	var left atomic.Int64
+	left.Store(int64(n))
+	var wg sync.WaitGroup
+	var failed atomic.Value
+	start := time.Now()
+	for range benchWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, _ := http.NewRequest("GET", url, nil)
+			if authz != "" {
+				req.Header.Set("Authorization", authz)
+			}
+			for left.Add(-1) >= 0 {
+				resp, err := client.Do(req)
+				if err != nil {
+					failed.Store(err.Error())
+					return
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != 200 {
+					failed.Store(fmt.Sprintf("status %d", resp.StatusCode))
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if f := failed.Load(); f != nil {
+		b.Fatalf("GET %s: %v", url, f)
+	}
+	return float64(n) / time.Since(start).Seconds()
+}
+
+func median(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	return s[len(s)/2]
+}
+
+// BenchmarkAuthGetByID compares, in one run, authenticated HTTPS GETs by
+// ObjectId (Basic credentials on every request, as clients send them)
+// with unauthenticated plain-HTTP GETs by ObjectId on loopback. Each
+// iteration is one round of each, alternated; the medians are reported.
+// Target: ratio >= 0.7 (bench/auth.sh checks it).
+func BenchmarkAuthGetByID(b *testing.B) {
+	e := newBenchEnv(b)
+	const perRound = 4000
+	e.rate(b, false, 500) // warm up: connections, TLS handshakes, the first yescrypt check
+	e.rate(b, true, 500)
+	var plain, secure []float64
+	b.ResetTimer()
+	for range b.N {
+		plain = append(plain, e.rate(b, false, perRound))
+		secure = append(secure, e.rate(b, true, perRound))
+	}
+	b.StopTimer()
+	p, s := median(plain), median(secure)
+	b.ReportMetric(p, "plain-req/s")
+	b.ReportMetric(s, "https-auth-req/s")
+	b.ReportMetric(s/p, "ratio(target>=0.7)")
+}
