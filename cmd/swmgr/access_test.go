@@ -480,6 +480,19 @@ func TestFirstAdmin(t *testing.T) {
 			t.Errorf("%v users", n)
 		}
 	})
+	t.Run("again after the store is removed", func(t *testing.T) {
+		dir := t.TempDir()
+		s := startSwmgr(t, &serveOptions{dataDir: dir, https: "-", adminPasswordFile: writeFile(t, "first-admin-pass")})
+		s.stop()
+		if err := os.Remove(filepath.Join(dir, "swmgr.db")); err != nil {
+			t.Fatal(err)
+		}
+		// The simulated switch's accounts are its own: the leftover admin
+		// account is replaced, with the new password.
+		s = startSwmgr(t, &serveOptions{dataDir: dir, https: "-", adminPasswordFile: writeFile(t, "second-admin-pass")})
+		s.want(s.req(false, "GET", "/config/Users", "admin", "second-admin-pass", ""), 200, "new password")
+		s.want(s.req(false, "GET", "/config/Users", "admin", "first-admin-pass", ""), 401, "old password")
+	})
 	t.Run("a short password is refused", func(t *testing.T) {
 		o := &serveOptions{dataDir: t.TempDir(), http: "127.0.0.1:0", adminPasswordFile: writeFile(t, "short\n"), backend: "sim", ports: 4, logFormat: "text", logLevel: "info", logOut: io.Discard}
 		err := serve(context.Background(), o)
