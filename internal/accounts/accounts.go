@@ -78,10 +78,10 @@ type Removed struct {
 }
 
 // String names the account and nothing else (the hash is not printed).
-func (r *Removed) String() string { return "removed account " + r.Name }
+func (r Removed) String() string { return "removed account " + r.Name }
 
 // GoString is String, for %#v.
-func (r *Removed) GoString() string { return r.String() }
+func (r Removed) GoString() string { return r.String() }
 
 // Errors that callers may test for with errors.Is.
 var (

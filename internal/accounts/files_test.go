@@ -145,7 +145,7 @@ func TestFilesLifecycle(t *testing.T) {
 					t.Errorf("%s still names alice or staff:\n%s", n, s)
 				}
 			}
-			for _, s := range []string{fmt.Sprint(r), fmt.Sprintf("%v %+v %#v %s", r, r, r, r)} {
+			for _, s := range []string{fmt.Sprint(r), fmt.Sprint(*r), fmt.Sprintf("%v %+v %#v %s %+v", r, r, r, r, *r)} {
 				if strings.Contains(s, "$") {
 					t.Errorf("a Removed prints its hash: %s", s)
 				}
