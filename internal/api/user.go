@@ -42,11 +42,12 @@ func readLimited(r *http.Request) ([]byte, error) {
 	return data, nil
 }
 
-// allowUsers vets a commit computed by the engine (a rollback) for a user
-// who is not an admin: it may not create, change or delete users. It is nil
-// for admins and for requests that did not go through authentication.
-func (q *request) allowUsers() func(*model.Kind, backend.Op, string) error {
-	id, ok := auth.FromContext(q.r.Context())
+// allowUsers vets a commit computed by the engine (a rollback, a candidate)
+// for a user who is not an admin: it may not create, change or delete users.
+// It is nil for admins and for requests that did not go through
+// authentication.
+func allowUsers(r *http.Request, what string) func(*model.Kind, backend.Op, string) error {
+	id, ok := auth.FromContext(r.Context())
 	if !ok || id.Role == auth.Admin {
 		return nil
 	}
@@ -54,6 +55,10 @@ func (q *request) allowUsers() func(*model.Kind, backend.Op, string) error {
 		if k.Name != "User" {
 			return nil
 		}
-		return apierr.New(http.StatusForbidden, apierr.CodeForbidden, q.kind.Name, "", "this would %s User %s; only an admin may change users (user %s is %s)", op, key, id.Name, id.Role)
+		return apierr.New(http.StatusForbidden, apierr.CodeForbidden, what, "", "this would %s User %s; only an admin may change users (user %s is %s)", op, key, id.Name, id.Role)
 	}
+}
+
+func (q *request) allowUsers() func(*model.Kind, backend.Op, string) error {
+	return allowUsers(q.r, q.kind.Name)
 }

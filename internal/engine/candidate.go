@@ -226,6 +226,11 @@ func (e *Engine) Stage(ctx context.Context, id string, ed Edit) (*Outcome, error
 			}
 		}
 		v.tx = tx
+		for name, val := range ed.Fields {
+			if f := ed.Kind.Field(name); f != nil && f.Secret == model.Transient && val != "" {
+				return nil, apierr.BadRequest(apierr.CodeInvalidValue, ed.Kind.Name, name, "%s is never stored, so it cannot be staged in a candidate (which is stored); make this change directly", name)
+			}
+		}
 		if ed.Op == backend.Create && ed.ID == nil {
 			fresh := uuid.New()
 			ed.ID = &fresh

@@ -346,3 +346,16 @@ func TestEventsAreOrderedAndSlowSubscribersDropped(t *testing.T) {
 		t.Fatalf("a subscriber %d events behind: %v; want ErrDropped", EventBuffer+1, err)
 	}
 }
+
+func TestCandidatesNeverHoldTransientSecrets(t *testing.T) {
+	f := newFixture(t, t.TempDir())
+	id := f.candidate()
+	before := f.dump()
+	_, err := f.e.Stage(bg, id, f.edit(backend.Create, "User", model.Object{"Name": "dave", "Password": "dave-password"}))
+	if status(err) != 400 || !strings.Contains(err.Error(), "cannot be staged") {
+		t.Fatalf("staging a user with a password: %v; want a 400", err)
+	}
+	if !bytes.Equal(before, f.dump()) {
+		t.Fatal("a refused staging changed the store")
+	}
+}

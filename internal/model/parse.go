@@ -109,6 +109,7 @@ func (k *Kind) Parse(body Body) (Object, error) {
 // by key). Paging parameters and dry_run are not fields and are skipped.
 func (k *Kind) ParseQuery(q url.Values) (Object, error) {
 	out := Object{}
+	given := make(map[string]string, len(q)) // canonical name -> spelling used
 	for _, name := range sortedNames(q) {
 		if name == "CurrentMarker" || name == "Count" || name == "NextMarker" || name == "dry_run" {
 			continue
@@ -117,6 +118,15 @@ func (k *Kind) ParseQuery(q url.Values) (Object, error) {
 		if f == nil {
 			return nil, k.unknownField(name)
 		}
+		// A field given twice names two objects (or two values): refuse it
+		// rather than silently act on one of them.
+		if n := len(q[name]); n > 1 && f.Type != StringList {
+			return nil, apierr.BadRequest(apierr.CodeInvalidValue, k.Name, f.Name, "%s is given %d times in the query string; give it once", name, n)
+		}
+		if prev, dup := given[f.Name]; dup {
+			return nil, apierr.BadRequest(apierr.CodeInvalidValue, k.Name, f.Name, "%s and %s both set field %s in the query string; give it once", prev, name, f.Name)
+		}
+		given[f.Name] = name
 		text := q.Get(name)
 		switch f.Type {
 		case String:

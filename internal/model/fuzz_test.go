@@ -1,0 +1,187 @@
+package model
+
+import (
+	"encoding/json"
+	"errors"
+	"net/url"
+	"testing"
+
+	"github.com/swmgr/swmgr/internal/apierr"
+)
+
+// checkRefusal fails unless err is a client error (*apierr.Error, 4xx, with
+// a code and a message).
+func checkRefusal(t *testing.T, what string, err error) {
+	t.Helper()
+	var ae *apierr.Error
+	if !errors.As(err, &ae) || ae.Status < 400 || ae.Status > 499 || ae.Code == "" || ae.Message == "" {
+		t.Fatalf("%s: refusal %#v is not a client *apierr.Error with a code and a message", what, err)
+	}
+}
+
+// FuzzDecodeBody feeds arbitrary bytes to DecodeBody and what it accepts to
+// every config kind's Parse. Nothing may panic; refusals are 400s. What a
+// kind parses is merged over its defaults, encoded with AppendJSON (which
+// must be valid JSON that decodes and parses back to the same public
+// values) and validated.
+func FuzzDecodeBody(f *testing.F) {
+	for _, seed := range []string{
+		``, ` `, `{}`, `{`, `}`, `[]`, `null`, `"s"`, `1`, `{"a":1}{}`, `{"a":1,"a":2}`,
+		`{"IpAddr":"192.0.2.1","MinPoll":6,"MaxPoll":10,"SourceIntf":"ma1","Prefer":true}`,
+		`{"IntfRef":"fpPort1","speed":10000,"Mtu":9216,"BreakOutMode":"4x10","AdminState":"up"}`,
+		`{"IntfRef":"fpPort1s2","IpAddr":"10.0.0.1/24","Vrf":"red"}`,
+		`{"SpanSessionName":"m","DstIntfRef":"fpPort2","SrcIntfRefList":["fpPort3",null,"fpPort3"]}`,
+		`{"NAME":"bob","Name":"bob","Password":"longenough","Group":"admin"}`,
+		`{"IpAddr":"archive.example.com","UserName":"u","Password":"p","Nonce":"n","Passphrase":"pp","TimeStamp":"append"}`,
+		`{"ASNum":"1.10","RouterId":"10.0.0.1","EBGPMaxPaths":64}`,
+		`{"NeighborAddress":"10.0.0.2","PeerAS":"4294967295","HoldTime":3,"KeepaliveTime":1}`,
+		`{"Timezone":"Europe/Paris","Hostname":"sw-1.example","MgmtIp":"10.0.0.5"}`,
+		`{"Mtu":1e3,"Speed":-0,"IfIndex":9007199254740993,"Description":"\u2028\ud800\u0000"}`,
+		`{"Description":"` + "\xff\xfe" + `"}`, `{"Vrf":{"a":[1,{"b":null}]}}`, `{"x":1e400}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	reg := Builtin()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		body, err := DecodeBody(data)
+		if err != nil {
+			checkRefusal(t, "DecodeBody", err)
+			return
+		}
+		for _, k := range reg.Kinds() {
+			if k.Class != Config {
+				continue
+			}
+			given, err := k.Parse(body)
+			if err != nil {
+				checkRefusal(t, k.Name+".Parse", err)
+				continue
+			}
+			for n, v := range given {
+				fl := k.Field(n)
+				if fl == nil || fl.Name != n {
+					t.Fatalf("%s.Parse returned field %q, which is not a canonical field name", k.Name, n)
+				}
+				if err := fl.checkType(v); err != nil {
+					t.Fatalf("%s.Parse: %s: %v", k.Name, n, err)
+				}
+			}
+			obj := k.Defaults()
+			for n, v := range given {
+				obj[n] = v
+			}
+			enc := k.AppendJSON(nil, obj, false)
+			if !json.Valid(enc) {
+				t.Fatalf("%s: AppendJSON wrote invalid JSON %q", k.Name, enc)
+			}
+			back, err := DecodeBody(enc)
+			if err != nil {
+				t.Fatalf("%s: AppendJSON output %q does not decode: %v", k.Name, enc, err)
+			}
+			again, err := k.Parse(back)
+			if err != nil {
+				t.Fatalf("%s: AppendJSON output %q does not parse: %v", k.Name, enc, err)
+			}
+			for _, fl := range k.Fields {
+				want := obj[fl.Name]
+				if fl.Secret != Public {
+					want = ""
+				}
+				if !sameValue(again[fl.Name], want) {
+					t.Fatalf("%s.%s: %#v encodes as %q and parses back as %#v", k.Name, fl.Name, obj[fl.Name], enc, again[fl.Name])
+				}
+			}
+			if err := k.Validate(obj); err != nil {
+				checkRefusal(t, k.Name+".Validate", err)
+				continue
+			}
+			if err := k.RequireFields(given); err != nil {
+				checkRefusal(t, k.Name+".RequireFields", err)
+			}
+			// A valid object stays valid: Validate canonicalises, so a
+			// second pass changes nothing.
+			canon := k.AppendJSON(nil, obj, false)
+			if err := k.Validate(obj); err != nil {
+				t.Fatalf("%s: valid object %q is invalid on a second pass: %v", k.Name, canon, err)
+			}
+			if again := k.AppendJSON(nil, obj, false); string(again) != string(canon) {
+				t.Fatalf("%s: Validate is not idempotent: %q then %q", k.Name, canon, again)
+			}
+		}
+	})
+}
+
+func sameValue(a, b any) bool {
+	la, aok := a.([]string)
+	lb, bok := b.([]string)
+	if aok || bok {
+		if !aok || !bok || len(la) != len(lb) {
+			return false
+		}
+		for i := range la {
+			if la[i] != lb[i] {
+				return false
+			}
+		}
+		return true
+	}
+	return a == b
+}
+
+// FuzzParseQuery feeds arbitrary query strings to every kind's ParseQuery:
+// nothing panics, refusals are 400s, and what is accepted has the field's
+// type under its canonical name.
+func FuzzParseQuery(f *testing.F) {
+	for _, seed := range []string{
+		"", "IpAddr=192.0.2.1", "IntfRef=fpPort1&Count=3&CurrentMarker=0&NextMarker=1", "MinPoll=x", "MinPoll=-9223372036854775809",
+		"Prefer=T&Prefer=0", "NAME=bob", "speed=10000", "Vrf=red&NeighborAddress=10.0.0.2", "SrcIntfRefList=a&SrcIntfRefList=b",
+		"%zz", "a=1;b=2", "Name=a&NAME=b", "IpAddr=a&IpAddr=a", "dry_run=maybe", "SeqNum=7", "=", "&&&", "Name=%00",
+	} {
+		f.Add(seed)
+	}
+	reg := Builtin()
+	f.Fuzz(func(t *testing.T, raw string) {
+		q, err := url.ParseQuery(raw)
+		if err != nil {
+			return
+		}
+		for _, k := range reg.Kinds() {
+			got, err := k.ParseQuery(q)
+			if err != nil {
+				checkRefusal(t, k.Name+".ParseQuery", err)
+				continue
+			}
+			// A field given twice (or by its name and an alias) would name
+			// two objects: it must have been refused.
+			spellings := map[string]int{}
+			for name, vals := range q {
+				if fl := k.Field(name); fl != nil && fl.Type != StringList && name != "Count" && name != "CurrentMarker" && name != "NextMarker" && name != "dry_run" {
+					spellings[fl.Name] += len(vals)
+				}
+			}
+			for n, c := range spellings {
+				if c > 1 {
+					t.Fatalf("%s.ParseQuery(%q) accepted %s given %d times", k.Name, raw, n, c)
+				}
+			}
+			for n, v := range got {
+				fl := k.Field(n)
+				if fl == nil || fl.Name != n {
+					t.Fatalf("%s.ParseQuery(%q) returned field %q, not a canonical name", k.Name, raw, n)
+				}
+				if err := fl.checkType(v); err != nil {
+					t.Fatalf("%s.ParseQuery(%q): %s: %v", k.Name, raw, n, err)
+				}
+			}
+			// What a query gives is checked like a body's fields.
+			obj := k.Defaults()
+			for n, v := range got {
+				obj[n] = v
+			}
+			if err := k.Validate(obj); err != nil {
+				checkRefusal(t, k.Name+".Validate", err)
+			}
+			_ = k.DescribeKey(k.Key(obj))
+		}
+	})
+}
