@@ -463,7 +463,10 @@ func pageParams(kind string, r *http.Request) (uint64, int, error) {
 	var marker uint64
 	count := MaxCount
 	for name, vals := range r.URL.Query() {
-		v := vals[len(vals)-1]
+		v := vals[0]
+		if len(vals) > 1 && name != "NextMarker" {
+			return 0, 0, bad(name, "%s is given %d times; give it once", name, len(vals))
+		}
 		switch name {
 		case "CurrentMarker":
 			m, err := strconv.ParseUint(v, 10, 64)

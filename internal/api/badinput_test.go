@@ -161,6 +161,12 @@ func TestBadInputsChangeNothing(t *testing.T) {
 		{"Count too large", "GET", "/config/NtpServers?Count=1025", ``, nil, 400, "bad_paging"},
 		{"marker negative", "GET", "/config/NtpServers?CurrentMarker=-1", ``, nil, 400, "bad_paging"},
 		{"unknown list parameter", "GET", "/config/NtpServers?Sort=IpAddr", ``, nil, 400, "bad_paging"},
+		{"Count twice", "GET", "/config/NtpServers?Count=abc&Count=5", ``, nil, 400, "bad_paging"},
+		// Users may not take over system accounts or privileged groups.
+		{"user named root", "POST", "/config/User", `{"Name":"root","Password":"longenough"}`, nil, 400, "invalid_value"},
+		{"user in group sudo", "POST", "/config/User", `{"Name":"eve","Group":"sudo","Password":"longenough"}`, nil, 400, "invalid_value"},
+		{"address on a broken-out port", "POST", "/config/IPv4Intf", `{"IntfRef":"fpPort4","IpAddr":"10.44.0.1/24"}`, nil, 400, "invalid_value"},
+		{"breakout of a used port", "PATCH", "/config/Port", `{"IntfRef":"fpPort1","BreakOutMode":"4x10"}`, nil, 409, "referenced"},
 		// Size and preconditions.
 		{"oversize body", "POST", "/config/NtpServer", big, nil, 413, "body_too_large"},
 		{"stale If-Match", "PATCH", "/config/NtpServer", `{"IpAddr":"10.0.0.9","MinPoll":5}`, []string{"If-Match", `"1"`}, 412, "precondition_failed"},

@@ -286,3 +286,17 @@ func TestRestartReplaysIntoBackend(t *testing.T) {
 		t.Fatalf("sub-port unknown to the switch after restart: %v", err)
 	}
 }
+
+func TestBrokenOutPortCannotBeUsed(t *testing.T) {
+	f := newFixture(t, t.TempDir())
+	f.mustApply(f.edit(backend.Update, "Port", model.Object{"IntfRef": "fpPort5", "BreakOutMode": "4x10"}))
+	_, err := f.apply(f.edit(backend.Create, "IPv4Intf", model.Object{"IntfRef": "fpPort5", "IpAddr": "10.5.0.1/24"}))
+	if status(err) != 400 || !strings.Contains(err.Error(), "broken out") {
+		t.Fatalf("address on a broken-out port: %v; want a 400", err)
+	}
+	f.mustApply(f.edit(backend.Create, "IPv4Intf", model.Object{"IntfRef": "fpPort6", "IpAddr": "10.6.0.1/24"}))
+	_, err = f.apply(f.edit(backend.Update, "Port", model.Object{"IntfRef": "fpPort6", "BreakOutMode": "4x25"}))
+	if status(err) != 409 || !strings.Contains(err.Error(), "IPv4Intf IntfRef=fpPort6") {
+		t.Fatalf("breakout of a used port: %v; want a 409 naming the user", err)
+	}
+}

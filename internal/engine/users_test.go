@@ -66,9 +66,9 @@ func TestUsersDriveAccounts(t *testing.T) {
 	ctx := context.Background()
 	f, acc := newUserFixture(t)
 	f.mustApply(f.edit(backend.Create, "User", user("root1", "admin", "admin-password")))
-	f.mustApply(f.edit(backend.Create, "User", model.Object{"Name": "alice", "Group": "staff", "Password": "alice-password", "DefaultShell": "Bash"}))
+	f.mustApply(f.edit(backend.Create, "User", model.Object{"Name": "alice", "Group": "netops", "Password": "alice-password", "DefaultShell": "Bash"}))
 	verify(t, acc, "alice", "alice-password", true)
-	if a, ok, _ := acc.Lookup(ctx, "alice"); !ok || a.Group != "staff" || a.Shell != "/bin/bash" {
+	if a, ok, _ := acc.Lookup(ctx, "alice"); !ok || a.Group != "netops" || a.Shell != "/bin/bash" {
 		t.Errorf("alice: %+v", a)
 	}
 	if a, _, _ := acc.Lookup(ctx, "root1"); a.Shell != "/usr/bin/swmgr" {
@@ -107,8 +107,8 @@ func TestUsersDriveAccounts(t *testing.T) {
 	if _, ok, _ := acc.Lookup(ctx, "alice"); ok {
 		t.Error("alice's account outlived her User")
 	}
-	if m, _ := acc.Members(ctx, "staff"); len(m) != 0 {
-		t.Errorf("staff: %v", m)
+	if m, _ := acc.Members(ctx, "netops"); len(m) != 0 {
+		t.Errorf("netops: %v", m)
 	}
 
 	// Neither the store nor the account files outside shadow hold a
@@ -144,7 +144,7 @@ func TestLastAdminCannotBeDeleted(t *testing.T) {
 func TestUserChangesAreAllOrNothing(t *testing.T) {
 	f, acc := newUserFixture(t)
 	f.mustApply(f.edit(backend.Create, "User", user("root1", "admin", "admin-password")))
-	f.mustApply(f.edit(backend.Create, "User", user("alice", "staff", "alice-password")))
+	f.mustApply(f.edit(backend.Create, "User", user("alice", "netops", "alice-password")))
 	before := f.dump()
 	f.fault = func(c backend.Change) error {
 		if c.Kind.Name == "NtpServer" {
@@ -153,11 +153,11 @@ func TestUserChangesAreAllOrNothing(t *testing.T) {
 		return nil
 	}
 	ntp := f.edit(backend.Create, "NtpServer", model.Object{"IpAddr": "192.0.2.1"})
-	if _, err := f.apply(f.edit(backend.Delete, "User", model.Object{"Name": "alice"}), f.edit(backend.Create, "User", user("bob", "staff", "bob-password")), ntp); err == nil {
+	if _, err := f.apply(f.edit(backend.Delete, "User", model.Object{"Name": "alice"}), f.edit(backend.Create, "User", user("bob", "netops", "bob-password")), ntp); err == nil {
 		t.Fatal("the commit succeeded")
 	}
 	verify(t, acc, "alice", "alice-password", true)
-	if a, ok, _ := acc.Lookup(context.Background(), "alice"); !ok || a.Group != "staff" {
+	if a, ok, _ := acc.Lookup(context.Background(), "alice"); !ok || a.Group != "netops" {
 		t.Errorf("alice after undo: %+v %v", a, ok)
 	}
 	if _, ok, _ := acc.Lookup(context.Background(), "bob"); ok {

@@ -430,11 +430,21 @@ func (v *view) checkReferences() error {
 				if cur == nil {
 					return apierr.BadRequest(apierr.CodeDanglingReference, c.Kind.Name, f.Name, "%s: %s %q does not exist", f.Name, f.Ref, r.Key)
 				}
+				if target.Referable != nil {
+					if err := target.Referable(cur.obj); err != nil {
+						e := apierr.From(err)
+						return apierr.BadRequest(apierr.CodeInvalidValue, c.Kind.Name, f.Name, "%s: %s", f.Name, e.Message)
+					}
+				}
 			}
 		}
 	}
 	for _, c := range v.changes {
-		if c.Op != backend.Delete {
+		// An object that stops being referable (a port being broken out)
+		// must not be in use, like an object being deleted.
+		becomesUnreferable := c.Op == backend.Update && c.Kind.Referable != nil &&
+			c.Kind.Referable(c.After) != nil && c.Kind.Referable(c.Before) == nil
+		if c.Op != backend.Delete && !becomesUnreferable {
 			continue
 		}
 		var users []string
@@ -451,7 +461,11 @@ func (v *view) checkReferences() error {
 		}
 		if len(users) > 0 {
 			sort.Strings(users)
-			return apierr.Conflict(apierr.CodeReferenced, c.Kind.Name, "%s %s is still used by %s; change or delete those first", c.Kind.Name, c.Kind.DescribeKey(c.Key), strings.Join(users, ", "))
+			what := "is still used by"
+			if becomesUnreferable {
+				what = "cannot change so: it is used by"
+			}
+			return apierr.Conflict(apierr.CodeReferenced, c.Kind.Name, "%s %s %s %s; change or delete those first", c.Kind.Name, c.Kind.DescribeKey(c.Key), what, strings.Join(users, ", "))
 		}
 	}
 	return nil

@@ -29,6 +29,25 @@ var (
 	}{"1x100": {1, 100000}, "1x40": {1, 40000}, "2x50": {2, 50000}, "4x25": {4, 25000}, "4x10": {4, 10000}}
 )
 
+// reservedAccounts are the system accounts of a Debian-like switch: a User
+// of that name would take over (or collide with) the account.
+var reservedAccounts = setOf("root", "daemon", "bin", "sys", "sync", "games", "man", "lp", "mail", "news", "uucp",
+	"proxy", "www-data", "backup", "list", "irc", "gnats", "nobody", "_apt", "messagebus", "sshd", "_chrony",
+	"chrony", "ntp", "syslog", "polkitd", "tss", "uuidd", "tcpdump", "_rpc", "statd", "avahi", "dnsmasq")
+
+// reservedGroups are system groups that carry privileges of their own
+// (sudo, reading logs or disks); admin, operator and users are the roles.
+var reservedGroups = setOf("root", "sudo", "wheel", "adm", "shadow", "disk", "kmem", "tty", "dialout", "staff",
+	"systemd-journal", "docker", "lxd", "libvirt", "kvm", "netdev", "utmp", "src", "crontab", "ssh", "nogroup")
+
+func setOf(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
 func rng(min, max int64) *Range { return &Range{Min: min, Max: max} }
 
 func builtinKinds() []*Kind {
@@ -81,6 +100,13 @@ func builtinKinds() []*Kind {
 		_, sub, _ := ParsePortName(o.Str("IntfRef"))
 		if sub != 0 && breakoutModes[o.Str("BreakOutMode")].Lanes == 1 {
 			return apierr.BadRequest(apierr.CodeInvalidValue, "Port", "BreakOutMode", "BreakOutMode: %s is a breakout sub-port and cannot be broken out again", o.Str("IntfRef"))
+		}
+		return nil
+	}
+	port.Referable = func(o Object) error {
+		name, mode := o.Str("IntfRef"), o.Str("BreakOutMode")
+		if _, sub, _ := ParsePortName(name); sub == 0 && breakoutModes[mode].Lanes > 1 {
+			return apierr.BadRequest(apierr.CodeInvalidValue, "Port", "IntfRef", "%s is broken out (%s) into %ss1..%ss%d; use one of those", name, mode, name, name, breakoutModes[mode].Lanes)
 		}
 		return nil
 	}
@@ -271,7 +297,15 @@ func builtinKinds() []*Kind {
 				{Name: "Password", Type: String, Required: true, Secret: Transient, CreateOnly: true, MaxLen: 256, Doc: "at least 8 characters; kept by the OS, never by swmgr"},
 				{Name: "Group", Type: String, Default: "users", Format: FormatUserName, CreateOnly: true, Doc: "admin, operator, or any other group (read-only role)"},
 			},
-			Check: func(o Object) error { return checkPassword("User", o.Str("Password")) },
+			Check: func(o Object) error {
+				if reservedAccounts[o.Str("Name")] || strings.HasPrefix(o.Str("Name"), "systemd-") {
+					return apierr.BadRequest(apierr.CodeInvalidValue, "User", "Name", "Name: %q is a system account of the switch and cannot be a User", o.Str("Name"))
+				}
+				if reservedGroups[o.Str("Group")] || reservedAccounts[o.Str("Group")] {
+					return apierr.BadRequest(apierr.CodeInvalidValue, "User", "Group", "Group: %q is a system group and would give the user powers beyond swmgr's roles; use admin, operator, users or a group of your own", o.Str("Group"))
+				}
+				return checkPassword("User", o.Str("Password"))
+			},
 		},
 		{
 			Name: "ConfigArchiveServer", Class: Config,

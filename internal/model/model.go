@@ -132,6 +132,9 @@ type Kind struct {
 	StateOnly  []*Field // operational fields of the state form, in addition to Fields
 	// Check validates relations between fields of a complete object.
 	Check func(o Object) error
+	// Referable, if set, says whether other objects may refer to o as it
+	// is (a port broken out into sub-ports may not carry an address).
+	Referable func(o Object) error
 	// Children returns the objects that exist because o has its current
 	// values (breakout sub-ports of a port). The engine creates and removes
 	// them as o changes.
