@@ -53,7 +53,7 @@ func rng(min, max int64) *Range { return &Range{Min: min, Max: max} }
 func builtinKinds() []*Kind {
 	port := &Kind{
 		Name: "Port", Class: Config, Discovered: true,
-		Doc: "A front-panel port (fpPort<N>) or a breakout sub-port (fpPort<N>s<M>). Ports are discovered from the switch; they are changed with PATCH and cannot be created or deleted. BreakOutMode 4x10, 4x25 or 2x50 on a front-panel port creates its sub-ports; 1x40 or 1x100 removes them.",
+		Doc: "A front-panel port (fpPort<N>) or a breakout sub-port (fpPort<N>s<M>). Ports are discovered from the switch; they are changed with PATCH and cannot be created or deleted. BreakOutMode 4x10, 4x25 or 2x50 on a front-panel port creates its sub-ports; 1x40 or 1x100 removes them. A broken-out port itself cannot be used by other objects (use its sub-ports), and a port in use cannot be broken out.",
 		Fields: []*Field{
 			{Name: "IntfRef", Type: String, Key: true, Format: FormatPortName, Doc: "port name"},
 			{Name: "IfIndex", Type: Int, ReadOnly: true, Doc: "interface index"},
@@ -291,11 +291,11 @@ func builtinKinds() []*Kind {
 			Name: "User", Class: Config,
 			Doc: "A user of the switch: an account of its operating system. Only Access and DefaultShell can be updated; to change anything else, delete the user and create it again.",
 			Fields: []*Field{
-				{Name: "Name", Type: String, Key: true, Format: FormatUserName, Aliases: []string{"NAME"}},
+				{Name: "Name", Type: String, Key: true, Format: FormatUserName, Aliases: []string{"NAME"}, Doc: "not a system account (root, daemon, sshd, ...)"},
 				{Name: "Access", Type: String, Default: "CLI", Enum: shells},
 				{Name: "DefaultShell", Type: String, Default: "CLI", Enum: shells},
 				{Name: "Password", Type: String, Required: true, Secret: Transient, CreateOnly: true, MaxLen: 256, Doc: "at least 8 characters; kept by the OS, never by swmgr"},
-				{Name: "Group", Type: String, Default: "users", Format: FormatUserName, CreateOnly: true, Doc: "admin, operator, or any other group (read-only role)"},
+				{Name: "Group", Type: String, Default: "users", Format: FormatUserName, CreateOnly: true, Doc: "admin, operator, or another group (read-only role); privileged system groups (root, sudo, adm, shadow, ...) are refused"},
 			},
 			Check: func(o Object) error {
 				if reservedAccounts[o.Str("Name")] || strings.HasPrefix(o.Str("Name"), "systemd-") {
