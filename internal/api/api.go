@@ -536,7 +536,7 @@ func (q *request) action() error {
 			return nil
 		case "UserPassword":
 			name := fields.Str("Name")
-			if id, ok := auth.FromContext(q.r.Context()); ok && id.Role != auth.Admin && id.Name != name {
+			if id := auth.FromContext(q.r.Context()); id.Role != auth.Admin && id.Name != name {
 				err = apierr.New(http.StatusForbidden, apierr.CodeForbidden, q.kind.Name, "Name", "user %s may set only their own password; an admin may set anyone's", id.Name)
 				break
 			}

@@ -11,24 +11,9 @@ import (
 	"github.com/swmgr/swmgr/internal/model"
 )
 
-type userKey struct{}
-
-// WithUser records the authenticated user of a request; the authentication
-// layer calls it, and every commit and config log entry carries the name.
-func WithUser(ctx context.Context, name string) context.Context {
-	return context.WithValue(ctx, userKey{}, name)
-}
-
-// UserName is the authenticated user of a request (set by the auth
-// handler, or by WithUser), "" when there is none (unauthenticated local
-// HTTP).
-func UserName(ctx context.Context) string {
-	if id, ok := auth.FromContext(ctx); ok {
-		return id.Name
-	}
-	name, _ := ctx.Value(userKey{}).(string)
-	return name
-}
+// UserName is the authenticated user of a request, "" for the
+// unauthenticated local admin.
+func UserName(ctx context.Context) string { return auth.FromContext(ctx).Name }
 
 // readLimited reads a request body of at most MaxBody bytes.
 func readLimited(r *http.Request) ([]byte, error) {
@@ -44,11 +29,10 @@ func readLimited(r *http.Request) ([]byte, error) {
 
 // allowUsers vets a commit computed by the engine (a rollback, a candidate)
 // for a user who is not an admin: it may not create, change or delete users.
-// It is nil for admins and for requests that did not go through
-// authentication.
+// It is nil for admins (the unauthenticated local admin included).
 func allowUsers(r *http.Request, what string) func(*model.Kind, backend.Op, string) error {
-	id, ok := auth.FromContext(r.Context())
-	if !ok || id.Role == auth.Admin {
+	id := auth.FromContext(r.Context())
+	if id.Role == auth.Admin {
 		return nil
 	}
 	return func(k *model.Kind, op backend.Op, key string) error {

@@ -106,10 +106,15 @@ func NewContext(ctx context.Context, id Identity) context.Context {
 	return context.WithValue(ctx, identityKey{}, id)
 }
 
-// FromContext returns the identity of a request, if authentication ran.
-func FromContext(ctx context.Context) (Identity, bool) {
-	id, ok := ctx.Value(identityKey{}).(Identity)
-	return id, ok
+// FromContext returns the identity of a request. A request that carries
+// none is the unauthenticated local admin of a loopback listener: the
+// handler lets it through untouched (copying the request to attach Local()
+// would cost every local call), so FromContext answers Local() for it.
+func FromContext(ctx context.Context) Identity {
+	if id, ok := ctx.Value(identityKey{}).(Identity); ok {
+		return id
+	}
+	return Local()
 }
 
 // Required classifies a request by method and path. Reads need any user.

@@ -222,7 +222,7 @@ func newTestServer(t *testing.T, anonymous bool, c *clock) *testServer {
 	}
 	s := &testServer{t: t, logs: &bytes.Buffer{}, seen: &Identity{}}
 	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id, _ := FromContext(r.Context())
+		id := FromContext(r.Context())
 		*s.seen = id
 		w.WriteHeader(299)
 	})
