@@ -567,28 +567,10 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if e.Status >= 500 && e.Status != http.StatusNotImplemented && e.Status != http.StatusServiceUnavailable {
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "status", e.Status, "err", e.Message)
 	}
-	body := ErrorBody(e)
+	body := e.Body()
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=UTF-8")
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(e.Status)
 	w.Write(body)
-}
-
-// ErrorBody renders the contract's error body.
-func ErrorBody(e *apierr.Error) []byte {
-	type detail struct {
-		Status  int
-		Code    string
-		Message string
-		Object  string `json:",omitempty"`
-		Field   string `json:",omitempty"`
-	}
-	body := struct {
-		Result   string
-		Error    detail
-		ObjectId string `json:",omitempty"`
-	}{"Error: " + e.Message, detail{e.Status, e.Code, e.Message, e.Object, e.Field}, e.ObjectId}
-	b, _ := json.Marshal(body)
-	return b
 }
