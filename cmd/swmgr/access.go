@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/swmgr/swmgr/internal/accounts"
+	"github.com/swmgr/swmgr/internal/atomicfile"
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
@@ -113,20 +114,8 @@ func initialAdminPassword(dataDir, file, env string) (password, from string, err
 		return "", "", err
 	}
 	p := rand.Text()
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return "", "", fmt.Errorf("write the first admin's password: %w", err)
-	}
-	_, err = f.WriteString(p + "\n")
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(path)
-		return "", "", fmt.Errorf("write the first admin's password: %w", err)
+	if err := atomicfile.WriteNew(path, []byte(p+"\n"), 0o600); err != nil {
+		return "", "", fmt.Errorf("the first admin's password: %w", err)
 	}
 	return p, path, nil
 }

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/swmgr/swmgr/internal/atomicfile"
 )
 
 // Files keeps accounts in passwd, shadow, group and gshadow files of the
@@ -266,7 +268,7 @@ func (f *Files) commit(next *etc) error {
 		}
 	}()
 	for i := range changes {
-		tmp, err := writeTemp(f.dir, changes[i].name, changes[i].new)
+		tmp, err := atomicfile.WriteTemp(filepath.Join(f.dir, changes[i].name), changes[i].new, fileMode(changes[i].name))
 		if err != nil {
 			return err
 		}
@@ -282,59 +284,27 @@ func (f *Files) commit(next *etc) error {
 		}
 		if err != nil {
 			for _, done := range changes[:i] {
-				if tmp, uerr := writeTemp(f.dir, done.name, done.old); uerr == nil {
+				if tmp, uerr := atomicfile.WriteTemp(filepath.Join(f.dir, done.name), done.old, fileMode(done.name)); uerr == nil {
 					os.Rename(tmp, filepath.Join(f.dir, done.name))
 				}
 			}
-			syncDir(f.dir)
+			atomicfile.SyncDir(f.dir)
 			return fmt.Errorf("replace %s: %w", filepath.Join(f.dir, c.name), err)
 		}
 		changes[i].tmp = ""
 	}
-	if err := syncDir(f.dir); err != nil {
+	if err := atomicfile.SyncDir(f.dir); err != nil {
 		return err
 	}
 	f.cur.Store(next)
 	return nil
 }
 
-// writeTemp writes data to a new temporary file next to name, synced, with
-// the mode name should have, and returns its path.
-func writeTemp(dir, name string, data []byte) (string, error) {
-	mode := os.FileMode(0o644)
+// fileMode is the mode of one of the account files: the shadow files are
+// readable by root only.
+func fileMode(name string) os.FileMode {
 	if name == shadowFile || name == gshadowFile {
-		mode = 0o600
+		return 0o600
 	}
-	tmp := filepath.Join(dir, "."+name+".tmp")
-	fh, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
-	if err != nil {
-		return "", fmt.Errorf("write %s: %w", name, err)
-	}
-	_, err = fh.Write(data)
-	if err == nil {
-		err = fh.Chmod(mode)
-	}
-	if err == nil {
-		err = fh.Sync()
-	}
-	if cerr := fh.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return "", fmt.Errorf("write %s: %w", name, err)
-	}
-	return tmp, nil
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	return nil
+	return 0o644
 }

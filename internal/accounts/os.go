@@ -12,8 +12,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/swmgr/swmgr/internal/atomicfile"
 )
 
 // OS manages the accounts of the operating system with its own tools
@@ -313,41 +314,9 @@ func scrubBackups(dir string, names []string) {
 			changed = changed || before != string(t.bytes())
 		}
 		if changed {
-			replaceKeepingOwner(path, t.bytes())
+			atomicfile.ReplaceKeepingOwner(path, t.bytes())
 		}
 	}
-}
-
-func replaceKeepingOwner(path string, data []byte) error {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
-	tmp := path + ".swmgr-tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, fi.Mode().Perm())
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && err == nil {
-		err = f.Chown(int(st.Uid), int(st.Gid))
-	}
-	if err == nil {
-		err = f.Chmod(fi.Mode().Perm())
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
 }
 
 // Restore implements Accounts. The home directory is made anew, empty but

@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/swmgr/swmgr/internal/atomicfile"
 )
 
 // Box seals and opens values with one key.
@@ -28,8 +30,8 @@ func Open(dir string) (*Box, error) {
 		if _, err := rand.Read(key); err != nil {
 			return nil, err
 		}
-		if err := writeFileSync(path, key); err != nil {
-			return nil, fmt.Errorf("write %s: %w", path, err)
+		if err := atomicfile.WriteNew(path, key, 0o600); err != nil {
+			return nil, err
 		}
 	} else if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
@@ -64,20 +66,4 @@ func (b *Box) Unseal(sealed, ad []byte) ([]byte, error) {
 		return nil, errors.New("sealed value is too short")
 	}
 	return b.aead.Open(nil, sealed[:n], sealed[n:], ad)
-}
-
-func writeFileSync(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }

@@ -22,6 +22,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/swmgr/swmgr/internal/atomicfile"
 )
 
 // Files in the data directory.
@@ -74,10 +76,10 @@ func LoadOrCreate(dir string, hosts []string) (cert tls.Certificate, created boo
 	if err != nil {
 		return tls.Certificate{}, false, err
 	}
-	if err := writeFile(keyPath, keyPEM, 0o600); err != nil {
+	if err := atomicfile.Replace(keyPath, keyPEM, 0o600); err != nil {
 		return tls.Certificate{}, false, err
 	}
-	if err := writeFile(certPath, certPEM, 0o644); err != nil {
+	if err := atomicfile.Replace(certPath, certPEM, 0o644); err != nil {
 		os.Remove(keyPath)
 		return tls.Certificate{}, false, err
 	}
@@ -183,27 +185,4 @@ func Fingerprint(cert tls.Certificate) string {
 		fmt.Fprintf(&b, "%02X", c)
 	}
 	return b.String()
-}
-
-func writeFile(path string, data []byte, mode os.FileMode) error {
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }
