@@ -7,24 +7,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/swmgr/swmgr/internal/backend/sim"
 	"github.com/swmgr/swmgr/internal/engine"
-	"github.com/swmgr/swmgr/internal/model"
-	"github.com/swmgr/swmgr/internal/secrets"
 	"github.com/swmgr/swmgr/internal/store"
 )
 
-// txnServer is an in-process swmgr: a real store in a temporary directory,
-// the simulated switch, the engine and this package's handler.
+// txnServer is the in-process swmgr of newAPIHarness, seen through the few
+// helpers the transaction tests use.
 type txnServer struct {
 	t   testing.TB
 	url string
@@ -34,27 +29,8 @@ type txnServer struct {
 
 func newTxnServer(t testing.TB) *txnServer {
 	t.Helper()
-	dir := t.TempDir()
-	st, err := store.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	box, err := secrets.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	eng := engine.New(model.Builtin(), st, sim.New(sim.Options{Ports: 8, Version: "test"}), box, log)
-	if err := eng.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(New(eng, log))
-	t.Cleanup(func() {
-		srv.CloseClientConnections()
-		srv.Close()
-		st.Close()
-	})
-	return &txnServer{t: t, url: srv.URL + "/public/v1", st: st, eng: eng}
+	h := newAPIHarness(t)
+	return &txnServer{t: t, url: h.base, st: h.st, eng: h.eng}
 }
 
 func (s *txnServer) do(method, path, body string, hdr ...string) (int, map[string]any, http.Header) {
