@@ -7,7 +7,9 @@ package test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net/http"
 	"os/exec"
 	"strings"
 	"sync"
@@ -188,4 +190,22 @@ func tryPost(p *proc, path, body string) (reply, error) {
 		return reply{}, err // cut off mid-answer: not acknowledged
 	}
 	return r, nil
+}
+
+// TestSIGTERMWithAnOpenChangeFeed: a subscriber holding the event stream
+// does not delay a clean shutdown.
+func TestSIGTERMWithAnOpenChangeFeed(t *testing.T) {
+	p := startSwmgr(t, "")
+	resp, err := http.Get(p.base + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	p.stop()
+	if strings.Contains(p.stderr.String(), "deadline exceeded") {
+		t.Fatalf("shutdown waited out its deadline for the change-feed client:\n%s", p.stderr)
+	}
+	if _, err := io.ReadAll(resp.Body); err != nil {
+		t.Fatalf("the stream did not end cleanly: %v", err)
+	}
 }

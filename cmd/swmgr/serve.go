@@ -229,6 +229,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 	case <-ctx.Done():
 	}
 	log.Info("shutting down")
+	handler.CloseStreams() // change-feed clients would otherwise hold Shutdown for its whole timeout
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for _, srv := range servers {

@@ -47,11 +47,20 @@ type Server struct {
 	eng *engine.Engine
 	reg *model.Registry
 	log *slog.Logger
+
+	closing   chan struct{} // closed by CloseStreams
+	closeOnce sync.Once
 }
 
 // New makes a REST server over an engine.
 func New(eng *engine.Engine, log *slog.Logger) *Server {
-	return &Server{eng: eng, reg: eng.Registry(), log: log}
+	return &Server{eng: eng, reg: eng.Registry(), log: log, closing: make(chan struct{})}
+}
+
+// CloseStreams ends every change-feed stream, so that an HTTP server
+// shutting down does not wait for clients that would never leave.
+func (s *Server) CloseStreams() {
+	s.closeOnce.Do(func() { close(s.closing) })
 }
 
 var (

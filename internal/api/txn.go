@@ -400,6 +400,8 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		case <-tick.C:
 			fmt.Fprint(w, ": heartbeat\n\n")
 			flusher.Flush()
+		case <-s.closing:
+			return // the server is shutting down; clients resume with Last-Event-ID
 		case <-r.Context().Done():
 			return
 		}
