@@ -1,18 +1,24 @@
-// Package test holds black-box tests: they build the real swmgr binary,
-// start it as a process on a fresh data directory, and drive it over HTTP
-// the way operators' scripts do.
+// The harness: TestMain builds the binary once; startServer runs it on a
+// free loopback port and a data directory and stops it with SIGTERM at the
+// end of the test; small helpers send requests and decode replies.
+
 package test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -20,189 +26,430 @@ import (
 	"time"
 )
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
+// swmgrBin is the binary TestMain builds.
+var swmgrBin string
 
-// swmgrBinary builds cmd/swmgr once per test run.
-func swmgrBinary(t testing.TB) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "swmgr-bin")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "swmgr")
-		out, err := exec.Command("go", "build", "-o", binPath, "../cmd/swmgr").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+func TestMain(m *testing.M) { os.Exit(runTests(m)) }
+
+func runTests(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "swmgr-blackbox-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
 	}
-	return binPath
+	defer os.RemoveAll(dir)
+	swmgrBin = filepath.Join(dir, "swmgr")
+	build := exec.Command("go", "build", "-o", swmgrBin, "../cmd/swmgr")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintf(os.Stderr, "go build ../cmd/swmgr: %v\n", err)
+		return 1
+	}
+	return m.Run()
 }
 
-// proc is a running swmgr.
-type proc struct {
-	t       testing.TB
-	dir     string
-	addr    string
-	base    string
-	cmd     *exec.Cmd
-	stderr  *bytes.Buffer
-	exited  chan struct{}
-	exitErr error
+// server is one running `swmgr serve`.
+type server struct {
+	dir  string // data directory
+	addr string // host:port of the plain HTTP listener
+	base string // http://addr/public/v1
+
+	cmd  *exec.Cmd
+	logs *syncBuffer // stderr
+	done chan struct{}
+	err  error // the exit status (nil: 0); valid once done is closed
 }
 
+// syncBuffer is a bytes.Buffer safe for the process's writer and a reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// freeAddr returns a loopback address that was free a moment ago.
 func freeAddr(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	return ln.Addr().String()
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
 }
 
-// startSwmgr runs swmgr serve on dir ("" for a new one) and waits until it
-// answers. The process is stopped with SIGTERM at the end of the test.
-func startSwmgr(t testing.TB, dir string, args ...string) *proc {
+// serveArgs is the command line of `swmgr serve` on dir and addr. HTTPS is
+// disabled: the tests use plain HTTP on loopback, which needs no credentials.
+func serveArgs(dir, addr string, extra ...string) []string {
+	return append([]string{"serve", "--data-dir", dir, "--http", addr, "--https", ""}, extra...)
+}
+
+// startServer runs swmgr on dir ("" for a fresh t.TempDir()) with extra
+// flags, waits until it answers, and stops it with SIGTERM when the test
+// ends, failing the test unless it exits 0.
+func startServer(t testing.TB, dir string, extra ...string) *server {
 	t.Helper()
 	if dir == "" {
 		dir = t.TempDir()
 	}
-	p := &proc{t: t, dir: dir, addr: freeAddr(t), stderr: &bytes.Buffer{}, exited: make(chan struct{})}
-	p.base = "http://" + p.addr + "/public/v1"
-	all := append([]string{"serve", "--data-dir", dir, "--http", p.addr, "--https", ""}, args...)
-	p.cmd = exec.Command(swmgrBinary(t), all...)
-	p.cmd.Stderr = &lockedWriter{w: p.stderr}
-	p.cmd.Env = append(os.Environ(), "SWMGR_ADMIN_PASSWORD=black-box-admin-pw")
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { p.exitErr = p.cmd.Wait(); close(p.exited) }()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		resp, err := http.Get(p.base + "/config/SystemParam")
+	// The free port may be taken by someone else before swmgr binds it:
+	// then try another.
+	for attempt := 1; ; attempt++ {
+		s, err := tryStart(t, dir, extra...)
 		if err == nil {
+			return s
+		}
+		if attempt == 3 || !strings.Contains(s.logs.String(), "address already in use") {
+			t.Fatal(err)
+		}
+	}
+}
+
+func tryStart(t testing.TB, dir string, extra ...string) (*server, error) {
+	t.Helper()
+	s := &server{dir: dir, addr: freeAddr(t), logs: &syncBuffer{}, done: make(chan struct{})}
+	s.base = "http://" + s.addr + "/public/v1"
+	s.cmd = exec.Command(swmgrBin, serveArgs(dir, s.addr, extra...)...)
+	s.cmd.Stdout, s.cmd.Stderr = s.logs, s.logs
+	// A known first-admin password, so that none is generated into a file.
+	s.cmd.Env = append(os.Environ(), "SWMGR_ADMIN_PASSWORD=black-box-admin-password")
+	if err := s.cmd.Start(); err != nil {
+		return s, err
+	}
+	go func() { s.err = s.cmd.Wait(); close(s.done) }()
+	t.Cleanup(func() {
+		s.stop(t)
+		if t.Failed() {
+			t.Logf("swmgr on %s logged:\n%s", s.dir, tail(s.logs.String(), 4000))
+		}
+	})
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		resp, err := http.Get(s.base + "/config/SystemParam")
+		if err == nil {
+			io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
-			break
+			if resp.StatusCode == http.StatusOK {
+				return s, nil
+			}
 		}
 		select {
-		case <-p.exited:
-			t.Fatalf("swmgr exited at start: %v\n%s", p.exitErr, p.stderr)
-		default:
+		case <-s.done:
+			return s, fmt.Errorf("swmgr exited at start (%v):\n%s", s.err, s.logs)
+		case <-time.After(10 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			p.cmd.Process.Kill()
-			t.Fatalf("swmgr did not answer within 15 s\n%s", p.stderr)
+			return s, fmt.Errorf("swmgr did not answer within 20 s:\n%s", s.logs)
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
-	t.Cleanup(func() { p.stop() })
-	return p
 }
 
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "..." + s[len(s)-n:]
+	}
+	return s
 }
 
-func (l *lockedWriter) Write(b []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(b)
-}
-
-// stop sends SIGTERM and expects a clean exit.
-func (p *proc) stop() {
+func (s *server) exited() bool {
 	select {
-	case <-p.exited:
-		return
+	case <-s.done:
+		return true
 	default:
+		return false
 	}
-	p.cmd.Process.Signal(syscall.SIGTERM)
+}
+
+// terminate sends SIGTERM and waits for the exit; it returns the exit
+// status (nil for 0) and how long the process took to go.
+func (s *server) terminate() (time.Duration, error) {
+	if s.exited() {
+		return 0, s.err
+	}
+	start := time.Now()
+	s.cmd.Process.Signal(syscall.SIGTERM)
 	select {
-	case <-p.exited:
-		if p.exitErr != nil {
-			p.t.Errorf("swmgr exited with %v after SIGTERM\n%s", p.exitErr, p.stderr)
-		}
-	case <-time.After(15 * time.Second):
-		p.cmd.Process.Kill()
-		p.t.Errorf("swmgr did not stop within 15 s of SIGTERM")
+	case <-s.done:
+		return time.Since(start), s.err
+	case <-time.After(20 * time.Second):
+		s.cmd.Process.Kill()
+		<-s.done
+		return time.Since(start), errors.New("still running 20 s after SIGTERM; killed")
 	}
 }
 
-// kill9 kills the process without warning.
-func (p *proc) kill9() {
-	p.cmd.Process.Signal(syscall.SIGKILL)
-	<-p.exited
+// stop is terminate that fails the test unless the process exits 0. A
+// process the test already stopped or killed is left alone.
+func (s *server) stop(t testing.TB) {
+	t.Helper()
+	if s.exited() {
+		return
+	}
+	if took, err := s.terminate(); err != nil {
+		t.Errorf("swmgr after SIGTERM: %v (after %v)\n%s", err, took, tail(s.logs.String(), 4000))
+	}
 }
 
-// reply is a decoded response.
+// kill9 kills the process without warning and waits until it is gone.
+func (s *server) kill9() {
+	s.cmd.Process.Signal(syscall.SIGKILL)
+	<-s.done
+}
+
+// reply is a response, read whole and decoded.
 type reply struct {
-	code int
-	hdr  http.Header
-	raw  []byte
-	body map[string]any
+	code  int
+	hdr   http.Header
+	raw   []byte
+	body  map[string]any // nil when the body is empty
+	local string         // the client's end of the connection (what the server sees as the caller)
 }
 
 func (r reply) str(field string) string { s, _ := r.body[field].(string); return s }
 
-// object returns the "Object" of a get-one reply.
+// object is the "Object" of a get-one reply.
 func (r reply) object() map[string]any { o, _ := r.body["Object"].(map[string]any); return o }
 
-var client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 30 * time.Second}
+func (r reply) String() string { return fmt.Sprintf("%d %s", r.code, r.raw) }
 
-func (p *proc) do(method, path, body string) reply {
-	p.t.Helper()
-	req, err := http.NewRequest(method, p.base+path, strings.NewReader(body))
+var client = &http.Client{
+	Transport: &http.Transport{MaxIdleConns: 256, MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second},
+	Timeout:   30 * time.Second,
+}
+
+// call sends one request to path (below /public/v1) with body ("" for
+// none) and headers given as name, value pairs. It does not touch a
+// testing.T, so goroutines may use it.
+func (s *server) call(method, path, body string, headers ...string) (reply, error) {
+	var rd io.Reader = http.NoBody
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	var local string
+	trace := &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) { local = i.Conn.LocalAddr().String() }}
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), method, s.base+path, rd)
 	if err != nil {
-		p.t.Fatal(err)
+		return reply{}, err
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		p.t.Fatalf("%s %s: %v", method, path, err)
+		return reply{}, err
 	}
 	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	r := reply{code: resp.StatusCode, hdr: resp.Header, raw: raw}
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return reply{}, fmt.Errorf("%s %s: reading the body: %w", method, path, err)
+	}
+	r := reply{code: resp.StatusCode, hdr: resp.Header, raw: raw, local: local}
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &r.body); err != nil {
-			p.t.Fatalf("%s %s: %d, body is not JSON: %q", method, path, r.code, raw)
+			return r, fmt.Errorf("%s %s: %d, the body is not a JSON object: %q", method, path, r.code, raw)
 		}
+	}
+	return r, nil
+}
+
+// do is call that fails the test on a transport error or a body that is
+// not JSON.
+func (s *server) do(t testing.TB, method, path, body string, headers ...string) reply {
+	t.Helper()
+	r, err := s.call(method, path, body, headers...)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return r
 }
 
-// must is do that expects a status.
-func (p *proc) must(want int, method, path, body string) reply {
-	p.t.Helper()
-	r := p.do(method, path, body)
+// expect is do that also fails the test unless the status is want.
+func (s *server) expect(t testing.TB, want int, method, path, body string, headers ...string) reply {
+	t.Helper()
+	r := s.do(t, method, path, body, headers...)
 	if r.code != want {
-		p.t.Fatalf("%s %s %s: %d, want %d: %s", method, path, body, r.code, want, r.raw)
+		t.Fatalf("%s %s %s: got %s, want status %d", method, path, body, r, want)
 	}
 	return r
 }
 
-// listAll pages through a get-all path with count per page.
-func (p *proc) listAll(path string, count int) []map[string]any {
-	p.t.Helper()
-	var out []map[string]any
-	marker := 0.0
-	for {
-		r := p.must(200, "GET", fmt.Sprintf("%s?CurrentMarker=%d&Count=%d", path, int64(marker), count), "")
-		for _, o := range r.body["Objects"].([]any) {
-			out = append(out, o.(map[string]any))
+// page is one decoded get-all reply.
+type page struct {
+	current, next float64
+	more          bool
+	objects       []map[string]any
+}
+
+// getPage reads one page and checks the list form: every paging field
+// present and typed, ObjCount equal to the objects returned, at most count
+// of them, CurrentMarker echoed.
+func getPage(r reply, marker, count int64) (page, error) {
+	var p page
+	if r.code != http.StatusOK {
+		return p, fmt.Errorf("list page at %d: %s", marker, r)
+	}
+	cur, ok1 := r.body["CurrentMarker"].(float64)
+	next, ok2 := r.body["NextMarker"].(float64)
+	more, ok3 := r.body["MoreExist"].(bool)
+	n, ok4 := r.body["ObjCount"].(float64)
+	objs, ok5 := r.body["Objects"].([]any)
+	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 {
+		return p, fmt.Errorf("list page lacks a paging field or has a wrong type: %s", r.raw)
+	}
+	if int64(cur) != marker || int(n) != len(objs) || int64(len(objs)) > count {
+		return p, fmt.Errorf("list page at %d (Count %d): CurrentMarker %v, ObjCount %v, %d objects", marker, count, cur, n, len(objs))
+	}
+	p = page{current: cur, next: next, more: more}
+	for _, o := range objs {
+		m, ok := o.(map[string]any)
+		if !ok {
+			return p, fmt.Errorf("list entry is not an object: %v", o)
 		}
-		if r.body["MoreExist"] != true {
+		if _, ok := m["Object"].(map[string]any); !ok {
+			return p, fmt.Errorf("list entry has no Object: %v", m)
+		}
+		if _, ok := m["ObjectId"].(string); !ok {
+			return p, fmt.Errorf("list entry has no ObjectId: %v", m)
+		}
+		p.objects = append(p.objects, m)
+	}
+	return p, nil
+}
+
+// listAll pages through a get-all path, count objects at a time,
+// following NextMarker while MoreExist.
+func (s *server) listAll(t testing.TB, path string, count int64) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	var marker int64
+	for pages := 0; ; pages++ {
+		if pages > 100000 {
+			t.Fatalf("%s: listing does not end", path)
+		}
+		p, err := getPage(s.do(t, "GET", fmt.Sprintf("%s?CurrentMarker=%d&Count=%d", path, marker, count), ""), marker, count)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		out = append(out, p.objects...)
+		if !p.more {
 			return out
 		}
-		marker = r.body["NextMarker"].(float64)
+		marker = int64(p.next)
+	}
+}
+
+// ids maps ObjectId to Object over a listing.
+func ids(list []map[string]any) map[string]map[string]any {
+	m := make(map[string]map[string]any, len(list))
+	for _, e := range list {
+		m[e["ObjectId"].(string)] = e["Object"].(map[string]any)
+	}
+	return m
+}
+
+// jsonOf renders v as compact JSON.
+func jsonOf(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// normal round-trips v through JSON, so that it compares with decoded
+// replies (numbers become float64, lists []any).
+func normal(v any) any {
+	var out any
+	if err := json.Unmarshal([]byte(jsonOf(v)), &out); err != nil {
+		panic(err)
+	}
+	return out
+}
+
+// merge returns a new map holding the fields of all ms, later ones winning.
+func merge(ms ...map[string]any) map[string]any {
+	out := map[string]any{}
+	for _, m := range ms {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// checkFields fails the test unless obj holds every field of want.
+func checkFields(t testing.TB, what string, obj, want map[string]any) {
+	t.Helper()
+	for k, v := range want {
+		if got, ok := obj[k]; !ok || !reflect.DeepEqual(got, normal(v)) {
+			t.Errorf("%s: %s = %#v, want %#v (object %v)", what, k, got, v, obj)
+		}
+	}
+}
+
+var uuidRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+
+// checkSuccess fails the test unless r is a create, update or delete
+// success naming id ("" for any UUID), and returns the ObjectId.
+func checkSuccess(t testing.TB, what string, r reply, id string) string {
+	t.Helper()
+	got := r.str("ObjectId")
+	if r.str("Result") != "Success" || !uuidRE.MatchString(got) || (id != "" && got != id) {
+		t.Fatalf("%s: reply %s; want Result Success and ObjectId %q", what, r, id)
+	}
+	// FlexSwitch's CORS entries, in the body as the spec lists them.
+	for k, v := range map[string]string{
+		"Access-Control-Allow-Headers": "Origin, X-Requested-With, Content-Type, Accept",
+		"Access-Control-Allow-Methods": "POST, GET, OPTIONS, PATCH, DELETE",
+		"Access-Control-Allow-Origin":  "*",
+		"Access-Control-Max_age":       "86400",
+	} {
+		if r.str(k) != v {
+			t.Errorf("%s: body field %s = %q, want %q", what, k, r.str(k), v)
+		}
+	}
+	if r.hdr.Get("Access-Control-Max-Age") != "86400" || r.hdr.Get("Access-Control-Allow-Origin") != "*" {
+		t.Errorf("%s: CORS headers missing: %v", what, r.hdr)
+	}
+	return got
+}
+
+// checkAllow fails the test unless r is a 405 whose Allow header lists
+// exactly the allowed methods (in any order) and none of the refused ones.
+func checkAllow(t testing.TB, what string, r reply, allowed ...string) {
+	t.Helper()
+	if r.code != http.StatusMethodNotAllowed {
+		t.Errorf("%s: got %s, want 405", what, r)
+		return
+	}
+	got := map[string]bool{}
+	for _, m := range strings.Split(r.hdr.Get("Allow"), ",") {
+		got[strings.TrimSpace(m)] = true
+	}
+	for _, m := range allowed {
+		if !got[m] {
+			t.Errorf("%s: Allow %q lacks %s", what, r.hdr.Get("Allow"), m)
+		}
+	}
+	if len(got) != len(allowed) {
+		t.Errorf("%s: Allow %q, want exactly %v", what, r.hdr.Get("Allow"), allowed)
+	}
+	if e, _ := r.body["Error"].(map[string]any); e == nil || e["Status"] != 405.0 || !strings.HasPrefix(r.str("Result"), "Error: ") {
+		t.Errorf("%s: 405 body %s", what, r.raw)
 	}
 }

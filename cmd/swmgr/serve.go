@@ -174,12 +174,14 @@ func serve(ctx context.Context, o *serveOptions) error {
 	handler := api.New(eng, log)
 	throttle := auth.NewThrottle(o.throttle)
 	newServer := func(h http.Handler) *http.Server {
-		return &http.Server{
+		srv := &http.Server{
 			Handler:           h,
 			ReadHeaderTimeout: 10 * time.Second,
 			IdleTimeout:       2 * time.Minute,
 			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		}
+		closeFreshConnsOnShutdown(srv, log)
+		return srv
 	}
 	var (
 		servers             []*http.Server
