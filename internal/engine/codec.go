@@ -54,10 +54,6 @@ func (e *Engine) seal(k *model.Kind, id uuid.UUID, o model.Object) []byte {
 
 func sealAD(k *model.Kind, id uuid.UUID) []byte { return append([]byte(k.Name+"\x00"), id[:]...) }
 
-func (e *Engine) redactedJSON(k *model.Kind, o model.Object) []byte {
-	return k.AppendRedactedJSON(nil, o)
-}
-
 func nowString() string { return time.Now().UTC().Round(0).String() }
 
 func parseUUID(s string) (uuid.UUID, error) {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/swmgr/swmgr/internal/apierr"
@@ -143,12 +142,4 @@ func (e *Engine) PendingConfirm() (rev uint64, deadline time.Time, ok bool) {
 		return nil
 	})
 	return
-}
-
-func statusOf(err error) int {
-	var ae *apierr.Error
-	if errors.As(err, &ae) {
-		return ae.Status
-	}
-	return http.StatusInternalServerError
 }

@@ -167,6 +167,3 @@ func appendString(dst []byte, s string) []byte {
 
 // AppendJSONString is appendString for other packages that build JSON by hand.
 func AppendJSONString(dst []byte, s string) []byte { return appendString(dst, s) }
-
-// AppendJSONValue is appendValue for other packages that build JSON by hand.
-func AppendJSONValue(dst []byte, v any) []byte { return appendValue(dst, v) }
