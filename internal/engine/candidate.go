@@ -213,8 +213,7 @@ func (e *Engine) Stage(ctx context.Context, id string, ed Edit) (*Outcome, error
 		if err != nil {
 			return nil, err
 		}
-		n := 0
-		tx.CandidateEdits(id, func([]byte) error { n++; return nil })
+		n := tx.CandidateEditCount(id)
 		c := &e.candCache
 		c.mu.Lock()
 		defer c.mu.Unlock()
@@ -349,8 +348,7 @@ func (e *Engine) CandidateInfo(id string) (CandidateInfo, error) {
 		if err != nil {
 			return err
 		}
-		n := 0
-		tx.CandidateEdits(id, func([]byte) error { n++; return nil })
+		n := tx.CandidateEditCount(id)
 		info = m.info(id, n)
 		return nil
 	})

@@ -36,6 +36,16 @@ func (tx *Tx) AppendCandidateEdit(id string, edit []byte) {
 	must(b.Put(be(seq), edit))
 }
 
+// CandidateEditCount is how many edits a candidate has: edits are only
+// ever appended, so the bucket's sequence counts them.
+func (tx *Tx) CandidateEditCount(id string) int {
+	b := tx.btx.Bucket(bCands).Bucket([]byte(id))
+	if b == nil {
+		return 0
+	}
+	return int(b.Sequence())
+}
+
 // CandidateEdits calls fn for each staged edit of a candidate, in order.
 func (tx *Tx) CandidateEdits(id string, fn func(edit []byte) error) error {
 	b := tx.btx.Bucket(bCands).Bucket([]byte(id))
