@@ -56,6 +56,17 @@ type Accounts interface {
 	Members(ctx context.Context, group string) ([]string, error)
 }
 
+// HashCreator is Accounts that can create an account from a password hash
+// made beforehand, so that the slow hashing (yescrypt: tens of
+// milliseconds) runs before the caller's critical section, not inside it.
+type HashCreator interface {
+	// HashPassword checks a password and returns its hash in the scheme
+	// the accounts use. It changes nothing.
+	HashPassword(password string) (string, error)
+	// CreateHashed is Create with the hash HashPassword returned.
+	CreateHashed(ctx context.Context, name, group, shell, hash string) error
+}
+
 // Account is a user account, without its password hash.
 type Account struct {
 	Name  string

@@ -79,11 +79,24 @@ func (f *Files) Dir() string { return f.dir }
 
 // Create implements Accounts.
 func (f *Files) Create(ctx context.Context, name, group, shell, password string) error {
-	if err := checkCreate(name, group, shell, password); err != nil {
+	hash, err := f.HashPassword(password)
+	if err != nil {
 		return err
 	}
-	hash, err := Hash(password, f.scheme)
-	if err != nil {
+	return f.CreateHashed(ctx, name, group, shell, hash)
+}
+
+// HashPassword implements HashCreator.
+func (f *Files) HashPassword(password string) (string, error) {
+	if err := CheckPassword(password); err != nil {
+		return "", err
+	}
+	return Hash(password, f.scheme)
+}
+
+// CreateHashed implements HashCreator.
+func (f *Files) CreateHashed(ctx context.Context, name, group, shell, hash string) error {
+	if err := checkCreate(name, group, shell, "hashed-password"); err != nil {
 		return err
 	}
 	f.mu.Lock()

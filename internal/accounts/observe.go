@@ -1,6 +1,9 @@
 package accounts
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // Observe returns a that also calls changed with the account's name after
 // every call that changes (or tries to change) an account: Create,
@@ -40,4 +43,23 @@ func (o observed) Restore(ctx context.Context, r *Removed) error {
 		defer o.changed(r.Name)
 	}
 	return o.Accounts.Restore(ctx, r)
+}
+
+// HashPassword implements HashCreator when the observed accounts do.
+func (o observed) HashPassword(password string) (string, error) {
+	h, ok := o.Accounts.(HashCreator)
+	if !ok {
+		return "", errors.ErrUnsupported
+	}
+	return h.HashPassword(password)
+}
+
+// CreateHashed implements HashCreator when the observed accounts do.
+func (o observed) CreateHashed(ctx context.Context, name, group, shell, hash string) error {
+	h, ok := o.Accounts.(HashCreator)
+	if !ok {
+		return errors.ErrUnsupported
+	}
+	defer o.changed(name)
+	return h.CreateHashed(ctx, name, group, shell, hash)
 }

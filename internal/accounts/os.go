@@ -143,7 +143,28 @@ func (o *OS) setPassword(ctx context.Context, name, secret string, hashed bool) 
 
 // Create implements Accounts.
 func (o *OS) Create(ctx context.Context, name, group, shell, password string) error {
-	if err := checkCreate(name, group, shell, password); err != nil {
+	return o.create(ctx, name, group, shell, password, false)
+}
+
+// HashPassword implements HashCreator.
+func (o *OS) HashPassword(password string) (string, error) {
+	if err := CheckPassword(password); err != nil {
+		return "", err
+	}
+	return Hash(password, o.Scheme)
+}
+
+// CreateHashed implements HashCreator.
+func (o *OS) CreateHashed(ctx context.Context, name, group, shell, hash string) error {
+	return o.create(ctx, name, group, shell, hash, true)
+}
+
+func (o *OS) create(ctx context.Context, name, group, shell, secret string, hashed bool) error {
+	checked := secret
+	if hashed {
+		checked = "hashed-password"
+	}
+	if err := checkCreate(name, group, shell, checked); err != nil {
 		return err
 	}
 	o.mu.Lock()
@@ -170,7 +191,7 @@ func (o *OS) Create(ctx context.Context, name, group, shell, password string) er
 		}
 		return fmt.Errorf("make account %s: %w", name, err)
 	}
-	if err := o.setPassword(ctx, name, password, false); err != nil {
+	if err := o.setPassword(ctx, name, secret, hashed); err != nil {
 		o.undo(ctx, name, group, groupMade)
 		return fmt.Errorf("set the password of %s: %w", name, err)
 	}

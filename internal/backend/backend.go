@@ -1,83 +1,97 @@
 // Package backend defines how swmgr makes configuration real on a switch.
 //
-// The engine hands a backend an ordered list of changes, all of which must
-// take effect or none (Apply undoes its own partial work before returning an
-// error). Reads of operational state go through State. Implementations live
-// in sub-packages: sim (a simulated switch, the default) and, later, linux.
+// A backend registers one Driver per kind it handles (Drivers). The engine
+// refuses to start when a config kind has no driver, naming the kind, so a
+// new kind cannot be forgotten by a backend. A driver has:
+//
+//   - Check: a pure check of what the switch can do (supported speeds,
+//     lanes, mirror sessions), run on the resulting configuration by the
+//     engine's check phase on every path (writes, dry runs, staging,
+//     commits, rollbacks, restores); it does no I/O;
+//   - Prepare: slow work done before a change enters the single writer (a
+//     password's hash);
+//   - Apply and Revert: the I/O only, one change at a time; Apply returns the
+//     read-only fields the switch filled in (a sub-port's IfIndex) as values;
+//   - State, List, Discover, Replay: operational state, the objects of a
+//     state-only kind, what the switch has by itself, and whether stored
+//     objects must be handed over again at start.
+//
+// A backend that can apply several commits at once (one netlink batch, one
+// routing-daemon reload) implements Batcher; the engine hands it the commits
+// it group-commits together, each still all-or-nothing.
 package backend
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/model"
 )
 
-// Op is what a change does to an object.
-type Op int
-
-const (
-	Create Op = iota + 1
-	Update
-	Delete
+// Op, Change and their constants live with the model; these names keep
+// backends short.
+type (
+	Op     = model.Op
+	Change = model.Change
 )
 
-func (o Op) String() string {
-	switch o {
-	case Create:
-		return "create"
-	case Update:
-		return "update"
-	case Delete:
-		return "delete"
-	}
-	return "none"
-}
+// The operations on an object.
+const (
+	Create = model.Create
+	Update = model.Update
+	Delete = model.Delete
+)
 
-// Change is one object's change. Before is nil on create, After on delete.
-// Objects carry write-only fields in clear: a backend may need them.
-type Change struct {
-	Kind   *model.Kind
-	Op     Op
-	Key    string
-	Before model.Object
-	After  model.Object
-}
-
-// Inverse returns the change that undoes c.
-func (c Change) Inverse() Change {
-	inv := Change{Kind: c.Kind, Key: c.Key, Before: c.After, After: c.Before}
-	switch c.Op {
-	case Create:
-		inv.Op = Delete
-	case Delete:
-		inv.Op = Create
-	default:
-		inv.Op = Update
-	}
-	return inv
+// Driver is what a backend does for one kind. Every function may be nil.
+type Driver struct {
+	// Check refuses (*apierr.Error) a change the switch cannot carry out,
+	// looking at the resulting configuration cfg only. It must be pure.
+	Check func(cfg model.View, c Change) error
+	// Prepare does slow work for an edit before it enters the writer; what
+	// it returns reaches Apply as Change.Prepared.
+	Prepare func(ctx context.Context, ed *model.Edit) (any, error)
+	// Apply makes one change real. It returns the read-only fields the
+	// switch set (nil for none); the engine stores them with the object.
+	Apply func(ctx context.Context, c Change) (model.Object, error)
+	// Revert undoes an applied change; nil means Apply(c.Inverse()).
+	Revert func(ctx context.Context, c Change) error
+	// State returns the operational fields of obj's state form.
+	State func(ctx context.Context, obj model.Object) (model.Object, error)
+	// List returns the objects of a state-only kind, in a stable order.
+	List func(ctx context.Context) ([]model.Object, error)
+	// Discover returns the objects of the kind the switch has by itself
+	// (its ports; the read-only fields of a singleton).
+	Discover func(ctx context.Context) ([]model.Object, error)
+	// Replay asks for the stored objects of the kind at every start, for a
+	// backend that keeps no state of its own for them.
+	Replay bool
 }
 
 // Backend is a switch that configuration is applied to.
 type Backend interface {
 	// Name is "sim" or "linux".
 	Name() string
-	// Discover returns what the switch has by itself, by kind name: its
-	// front-panel ports, and the read-only fields of singletons (SwVersion,
-	// SwitchMac).
-	Discover(ctx context.Context) (map[string][]model.Object, error)
-	// Replays reports whether the backend needs the stored objects of a
-	// kind handed to it again at every start, because it keeps no state of
-	// its own for them (the simulated switch forgets everything).
-	Replays(kind *model.Kind) bool
-	// Apply makes the changes real, in order, all or nothing. It may fill
-	// the read-only fields of created objects (a new sub-port's IfIndex).
-	// An *apierr.Error return tells the client what the switch refused.
-	Apply(ctx context.Context, changes []Change) error
-	// State returns the operational fields of the state form of obj.
-	State(ctx context.Context, kind *model.Kind, obj model.Object) (model.Object, error)
+	// Drivers returns the driver of each kind the backend handles, by kind
+	// name.
+	Drivers() map[string]*Driver
 	// Close releases what the backend holds.
 	Close() error
+}
+
+// Commit is one commit's changes as handed to a Batcher. Filled receives,
+// per change, the read-only fields the switch set.
+type Commit struct {
+	Changes []Change
+	Filled  []model.Object
+}
+
+// Batcher is a backend that applies several commits in one go. It applies
+// them in order, each all or nothing, and stops at the first that fails:
+// it returns how many it applied and that one's error. Commits after it are
+// not attempted (the engine resolves them again).
+type Batcher interface {
+	ApplyBatch(ctx context.Context, commits []*Commit) (applied int, err error)
 }
 
 // AccountKeeper is a backend that keeps the switch's user accounts: it
@@ -86,4 +100,62 @@ type Backend interface {
 type AccountKeeper interface {
 	// Accounts returns the accounts, or nil if the backend has none.
 	Accounts() accounts.Accounts
+}
+
+// CheckDrivers reports the first config kind of reg that b has no driver
+// for, and any driver for a kind reg does not know.
+func CheckDrivers(reg *model.Registry, b Backend) error {
+	ds := b.Drivers()
+	for _, k := range reg.Kinds() {
+		if k.Class == model.Config && ds[k.Name] == nil {
+			return fmt.Errorf("the %s backend has no driver for config kind %s", b.Name(), k.Name)
+		}
+		if k.Class == model.State && k.Source == "" && (ds[k.Name] == nil || ds[k.Name].List == nil) {
+			return fmt.Errorf("the %s backend has no driver listing state kind %s", b.Name(), k.Name)
+		}
+	}
+	for name := range ds {
+		if reg.Lookup(model.Config, name) == nil && reg.Lookup(model.State, name) == nil {
+			return fmt.Errorf("the %s backend has a driver for %s, which is not a kind", b.Name(), name)
+		}
+	}
+	return nil
+}
+
+// ApplyCommit applies one commit's changes through their drivers, in order,
+// all or nothing: after a failure it reverts what it applied, newest first.
+func ApplyCommit(ctx context.Context, ds map[string]*Driver, c *Commit) error {
+	c.Filled = make([]model.Object, len(c.Changes))
+	for i, ch := range c.Changes {
+		d := ds[ch.Kind.Name]
+		if d == nil || d.Apply == nil {
+			continue
+		}
+		filled, err := d.Apply(ctx, ch)
+		if err != nil {
+			for j := i - 1; j >= 0; j-- {
+				if rerr := Revert(ctx, ds, c.Changes[j]); rerr != nil {
+					return fmt.Errorf("%w (and undoing the changes before it failed: %v)", err, rerr)
+				}
+			}
+			return err
+		}
+		c.Filled[i] = filled
+	}
+	return nil
+}
+
+// Revert undoes one applied change through its driver.
+func Revert(ctx context.Context, ds map[string]*Driver, c Change) error {
+	d := ds[c.Kind.Name]
+	switch {
+	case d == nil:
+		return nil
+	case d.Revert != nil:
+		return d.Revert(ctx, c)
+	case d.Apply != nil:
+		_, err := d.Apply(ctx, c.Inverse())
+		return err
+	}
+	return nil
 }

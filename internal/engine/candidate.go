@@ -12,9 +12,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/swmgr/swmgr/internal/apierr"
-	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/store"
+	"net/http"
 )
 
 // A candidate is a named list of staged edits on top of the running
@@ -53,22 +53,73 @@ type candidateMeta struct {
 // storedEdit is an Edit as kept in a candidate.
 type storedEdit struct {
 	Kind    string
-	Op      backend.Op
+	Op      model.Op
 	ID      string          `json:",omitempty"` // target or preset ObjectId
 	Key     json.RawMessage `json:",omitempty"`
 	Fields  json.RawMessage `json:",omitempty"`
 	IfMatch string          `json:",omitempty"`
 }
 
-// candidateCache keeps the resolved view of the candidate that was staged to
-// last, so staging n edits costs O(n), not O(n²). Only the committer
-// goroutine touches it.
-type candidateCache struct {
+// Limits on candidates (each is stored, and staging costs CPU).
+const (
+	MaxCandidatesPerUser = 16
+	MaxCandidates        = 256
+	MaxComment           = 1024
+	// CandidateSweep is how often expired candidates are removed while
+	// swmgr runs.
+	CandidateSweep = time.Minute
+)
+
+// candidates serialises staging per candidate (staging runs outside the
+// writer, in the caller's goroutine) and keeps the resolved view of the
+// candidate staged to last, so staging n edits one by one costs O(n) per
+// edit at worst, not a replay of the whole candidate each time.
+type candidates struct {
 	mu    sync.Mutex
+	locks map[string]*sync.Mutex
 	id    string
 	edits int
 	rev   uint64
 	view  *view
+}
+
+func (c *candidates) init() { c.locks = map[string]*sync.Mutex{} }
+
+func (c *candidates) lock(id string) func() {
+	c.mu.Lock()
+	l := c.locks[id]
+	if l == nil {
+		l = &sync.Mutex{}
+		c.locks[id] = l
+	}
+	c.mu.Unlock()
+	l.Lock()
+	return func() {
+		l.Unlock()
+		c.mu.Lock()
+		if len(c.locks) > 2*MaxCandidates {
+			c.locks = map[string]*sync.Mutex{} // held locks stay valid for their holders
+		}
+		c.mu.Unlock()
+	}
+}
+
+// cached returns the kept view of candidate id if it is still current.
+func (c *candidates) cached(id string, edits int, rev uint64) *view {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.id == id && c.edits == edits && c.rev == rev {
+		v := c.view
+		c.view = nil // taken: a failed staging must not leave it half-changed
+		return v
+	}
+	return nil
+}
+
+func (c *candidates) keep(id string, edits int, rev uint64, v *view) {
+	c.mu.Lock()
+	c.id, c.edits, c.rev, c.view = id, edits, rev, v
+	c.mu.Unlock()
 }
 
 func (e *Engine) encodeEdit(cand string, ed Edit) []byte {
@@ -124,7 +175,7 @@ func (e *Engine) decodeEdit(cand string, sealed []byte) (Edit, error) {
 		if err != nil {
 			return Edit{}, err
 		}
-		if se.Op == backend.Create {
+		if se.Op == model.Create {
 			ed.ID = &id
 		} else {
 			ed.Target.ID = &id
@@ -173,15 +224,37 @@ func putCandidateMeta(tx *store.Tx, id string, m *candidateMeta) {
 
 // NewCandidate starts a candidate on the running configuration.
 func (e *Engine) NewCandidate(ctx context.Context, meta Meta, comment string) (CandidateInfo, error) {
+	if len(comment) > MaxComment {
+		return CandidateInfo{}, apierr.BadRequest(apierr.CodeInvalidValue, "Candidate", "Comment", "Comment: %d characters is too long; at most %d", len(comment), MaxComment)
+	}
 	id := newCandidateID()
 	var info CandidateInfo
-	err := e.store.Commit(ctx, func(tx *store.Tx) (func(), error) {
-		now := time.Now().UnixNano()
-		m := &candidateMeta{BaseRevision: tx.Revision(), Comment: comment, User: meta.User, Created: now, LastUsed: now}
-		putCandidateMeta(tx, id, m)
-		info = m.info(id, 0)
-		return nil, nil
-	})
+	var m *candidateMeta
+	err := e.submit(ctx, &job{ctx: ctx, req: Request{Meta: meta, duringConfirm: true, after: func(tx *store.Tx) { putCandidateMeta(tx, id, m) }},
+		prepare: func(v *view, req *Request) error {
+			total, mine := 0, 0
+			now := time.Now()
+			v.tx.Candidates(func(_ string, data []byte) error {
+				var cm candidateMeta
+				if json.Unmarshal(data, &cm) == nil && now.Sub(time.Unix(0, cm.LastUsed)) <= CandidateTTL {
+					total++
+					if cm.User == meta.User {
+						mine++
+					}
+				}
+				return nil
+			})
+			if mine >= MaxCandidatesPerUser {
+				return apierr.New(http.StatusTooManyRequests, apierr.CodeConflict, "Candidate", "", "user %q has %d candidates, the most one user may have; commit or discard one (DELETE /public/v1/candidates/{id})", meta.User, mine)
+			}
+			if total >= MaxCandidates {
+				return apierr.New(http.StatusTooManyRequests, apierr.CodeConflict, "Candidate", "", "the switch holds %d candidates, the most it keeps; commit or discard one", total)
+			}
+			stamp := time.Now().UnixNano()
+			m = &candidateMeta{BaseRevision: v.revision(), Comment: comment, User: meta.User, Created: stamp, LastUsed: stamp}
+			info = m.info(id, 0)
+			return nil
+		}})
 	return info, err
 }
 
@@ -197,6 +270,7 @@ func (e *Engine) candidateView(tx *store.Tx, id string) (*view, []Edit, error) {
 		return nil, nil, err
 	}
 	v := newView(e, tx)
+	v.beginJob()
 	for _, ed := range edits {
 		if _, _, err := v.resolve(ed); err != nil {
 			return nil, edits, apierr.Conflict(apierr.CodeConflict, ed.Kind.Name, "the candidate no longer applies to the running configuration: %s %s: %s", ed.Op, ed.Kind.Name, apierr.From(err).Message)
@@ -207,50 +281,90 @@ func (e *Engine) candidateView(tx *store.Tx, id string) (*view, []Edit, error) {
 
 // Stage validates one edit against a candidate's view and adds it.
 func (e *Engine) Stage(ctx context.Context, id string, ed Edit) (*Outcome, error) {
-	var out *Outcome
-	err := e.store.Commit(ctx, func(tx *store.Tx) (func(), error) {
-		m, err := loadCandidate(tx, id)
-		if err != nil {
-			return nil, err
-		}
-		n := tx.CandidateEditCount(id)
-		c := &e.candCache
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		v := c.view
-		if c.id != id || c.edits != n || c.rev != tx.Revision() || v == nil {
-			c.view = nil
-			if v, _, err = e.candidateView(tx, id); err != nil {
-				return nil, err
-			}
-		}
-		v.tx = tx
+	return e.StageMany(ctx, id, []Edit{ed})
+}
+
+// StageMany validates edits, in order, against a candidate's view — the
+// running configuration, the edits staged before, and the check phase on
+// the result — and adds them all, or none. It runs in the caller's
+// goroutine on a read snapshot; only the append of the edits goes through
+// the writer, so a large candidate does not hold up other writes.
+func (e *Engine) StageMany(ctx context.Context, id string, edits []Edit) (*Outcome, error) {
+	for _, ed := range edits {
 		for name, val := range ed.Fields {
 			if f := ed.Kind.Field(name); f != nil && f.Secret == model.Transient && val != "" {
 				return nil, apierr.BadRequest(apierr.CodeInvalidValue, ed.Kind.Name, name, "%s is never stored, so it cannot be staged in a candidate (which is stored); make this change directly", name)
 			}
 		}
-		if ed.Op == backend.Create && ed.ID == nil {
-			fresh := uuid.New()
-			ed.ID = &fresh
+	}
+	unlock := e.cands.lock(id)
+	defer unlock()
+	out := &Outcome{IDs: make([]uuid.UUID, len(edits)), ETags: make([]uint64, len(edits))}
+	var n int
+	var rev uint64
+	var v *view
+	err := e.store.View(func(tx *store.Tx) error {
+		if _, err := loadCandidate(tx, id); err != nil {
+			return err
 		}
-		objID, etag, err := v.resolve(ed)
-		if err == nil {
-			err = v.checkReferences()
+		n, rev = tx.CandidateEditCount(id), tx.Revision()
+		if v = e.cands.cached(id, n, rev); v == nil {
+			var err error
+			if v, _, err = e.candidateView(tx, id); err != nil {
+				return err
+			}
 		}
-		if err != nil {
-			c.view = nil // the view may hold part of the failed edit
-			return nil, err
+		v.tx = tx
+		if stageHook != nil {
+			stageHook()
 		}
+		for i := range edits {
+			ed := &edits[i]
+			if ed.Op == model.Create && ed.ID == nil {
+				fresh := uuid.New()
+				ed.ID = &fresh
+			}
+			objID, etag, err := v.resolve(*ed)
+			if err != nil {
+				return err
+			}
+			out.IDs[i], out.ETags[i] = objID, etag
+		}
+		return v.check(v.changes)
+	})
+	if err != nil {
+		return nil, err
+	}
+	sealed := make([][]byte, len(edits))
+	for i, ed := range edits {
+		sealed[i] = e.encodeEdit(id, ed)
+	}
+	err = e.submit(ctx, &job{ctx: ctx, req: Request{duringConfirm: true, after: func(tx *store.Tx) {
+		m, _ := loadCandidate(tx, id)
 		m.LastUsed = time.Now().UnixNano()
 		putCandidateMeta(tx, id, m)
-		tx.AppendCandidateEdit(id, e.encodeEdit(id, ed))
-		c.id, c.edits, c.rev, c.view = id, n+1, tx.Revision(), v
-		out = &Outcome{IDs: []uuid.UUID{objID}, ETags: []uint64{etag}}
-		return nil, nil
-	})
-	return out, err
+		for _, b := range sealed {
+			tx.AppendCandidateEdit(id, b)
+		}
+	}}, prepare: func(w *view, req *Request) error {
+		if _, err := loadCandidate(w.tx, id); err != nil {
+			return err
+		}
+		if w.tx.CandidateEditCount(id) != n {
+			return apierr.Conflict(apierr.CodeConflict, "Candidate", "candidate %s changed while this edit was checked; stage it again", id)
+		}
+		return nil
+	}})
+	if err != nil {
+		return nil, err
+	}
+	v.tx = nil
+	e.cands.keep(id, n+len(edits), rev, v)
+	return out, nil
 }
+
+// stageHook, when set by a test, runs while a staging is being checked.
+var stageHook func()
 
 // CandidateRead runs fn on a candidate's view, in a read-only transaction.
 func (e *Engine) CandidateRead(id string, fn func(r *CandidateReader) error) error {
@@ -301,7 +415,7 @@ func (r *CandidateReader) List(k *model.Kind, marker uint64, count int, dst []by
 				switch {
 				case c == nil:
 					p.add(rec.Public, appendUUID(id[:0], rec.ID))
-				case c.Op != backend.Delete:
+				case c.Op != model.Delete:
 					p.add(k.AppendJSON(nil, c.After, false), appendUUID(id[:0], rec.ID))
 				}
 				return nil
@@ -321,7 +435,7 @@ func (r *CandidateReader) List(k *model.Kind, marker uint64, count int, dst []by
 	}
 	i := uint64(candidateMarkerBase)
 	for _, c := range r.v.changes {
-		if c.Kind != k || c.Op != backend.Create || c.seq != 0 {
+		if c.Kind != k || c.Op != model.Create || c.seq != 0 {
 			continue
 		}
 		if i >= p.next {
@@ -357,19 +471,15 @@ func (e *Engine) CandidateInfo(id string) (CandidateInfo, error) {
 
 // Discard drops a candidate.
 func (e *Engine) Discard(ctx context.Context, id string) error {
-	return e.store.Commit(ctx, func(tx *store.Tx) (func(), error) {
-		if _, err := loadCandidate(tx, id); err != nil {
-			return nil, err
-		}
-		tx.DeleteCandidate(id)
-		return nil, nil
-	})
+	return e.submit(ctx, &job{ctx: ctx, req: Request{duringConfirm: true, after: func(tx *store.Tx) { tx.DeleteCandidate(id) }},
+		prepare: func(v *view, req *Request) error { _, err := loadCandidate(v.tx, id); return err }})
 }
 
 // CommitCandidate commits a candidate's edits as one commit; on success (not
 // a dry run) the candidate is gone. req.Edits is ignored.
 func (e *Engine) CommitCandidate(ctx context.Context, id string, req Request) (*Outcome, error) {
-	out, err := e.commitWith(ctx, req, func(tx *store.Tx, r *Request) error {
+	out, err := e.commitWith(ctx, req, func(v *view, r *Request) error {
+		tx := v.tx
 		m, err := loadCandidate(tx, id)
 		if err != nil {
 			return err
@@ -397,18 +507,36 @@ func (e *Engine) CommitCandidate(ctx context.Context, id string, req Request) (*
 
 // expireCandidates drops candidates unused for CandidateTTL.
 func (e *Engine) expireCandidates(ctx context.Context) error {
-	return e.store.Commit(ctx, func(tx *store.Tx) (func(), error) {
-		var old []string
-		tx.Candidates(func(id string, meta []byte) error {
+	var old []string
+	return e.submit(ctx, &job{ctx: ctx, req: Request{duringConfirm: true, after: func(tx *store.Tx) {
+		for _, id := range old {
+			tx.DeleteCandidate(id)
+		}
+	}}, prepare: func(v *view, req *Request) error {
+		old = old[:0]
+		now := time.Now()
+		return v.tx.Candidates(func(id string, meta []byte) error {
 			var m candidateMeta
-			if json.Unmarshal(meta, &m) != nil || time.Since(time.Unix(0, m.LastUsed)) > CandidateTTL {
+			if json.Unmarshal(meta, &m) != nil || now.Sub(time.Unix(0, m.LastUsed)) > CandidateTTL {
 				old = append(old, id)
 			}
 			return nil
 		})
-		for _, id := range old {
-			tx.DeleteCandidate(id)
+	}})
+}
+
+// expireCandidatesEvery expires candidates while swmgr runs.
+func (e *Engine) expireCandidatesEvery(every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			if err := e.expireCandidates(context.Background()); err != nil && err != errClosed {
+				e.log.Warn("expiring candidates failed", "err", err)
+			}
+		case <-e.stopLoop:
+			return
 		}
-		return nil, nil
-	})
+	}
 }

@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"bytes"
+	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -13,11 +16,7 @@ import (
 
 // decode rebuilds the full object of a record, secrets included.
 func (e *Engine) decode(k *model.Kind, rec store.Record) (model.Object, error) {
-	body, err := model.DecodeBody(rec.Public)
-	if err != nil {
-		return nil, fmt.Errorf("stored %s %q: %w", k.Name, rec.Key, err)
-	}
-	given, err := k.Parse(body)
+	given, err := k.DecodeStored(rec.Public)
 	if err != nil {
 		return nil, fmt.Errorf("stored %s %q: %w", k.Name, rec.Key, err)
 	}
@@ -62,4 +61,80 @@ func parseUUID(s string) (uuid.UUID, error) {
 		return uuid.Nil, fmt.Errorf("bad ObjectId %q: %w", s, err)
 	}
 	return id, nil
+}
+
+// metaSchema holds the schema the stored records were last written in: a
+// digest of every kind's fields, so any change of the model is seen.
+const metaSchema = "schema"
+
+// schema is the digest of the model's declared kinds and fields.
+func (e *Engine) schema() []byte {
+	h := sha256.New()
+	for _, k := range e.reg.Kinds() {
+		if k.Class != model.Config {
+			continue
+		}
+		fmt.Fprintf(h, "%s\x00", k.Name)
+		for _, f := range k.Fields {
+			fmt.Fprintf(h, "%s %d %v\x00", f.Name, f.Type, f.Key)
+		}
+	}
+	return h.Sum(nil)
+}
+
+// migrate runs at start: when the model changed since the records were
+// written (a field added, renamed, removed or retyped), every stored object
+// is read with the lenient decoder and written back in the current form,
+// in one transaction, and the new schema is recorded. Revision records and
+// staged edits are left as they are: they are always read leniently.
+func (e *Engine) migrate(ctx context.Context) error {
+	want := e.schema()
+	var have []byte
+	if err := e.store.View(func(tx *store.Tx) error { have = append(have, tx.Meta(metaSchema)...); return nil }); err != nil {
+		return err
+	}
+	if bytes.Equal(have, want) {
+		return nil
+	}
+	n := 0
+	err := e.submit(ctx, &job{ctx: ctx, req: Request{duringConfirm: true, after: func(tx *store.Tx) {
+		for _, k := range e.reg.Kinds() {
+			if k.Class != model.Config {
+				continue
+			}
+			var recs []store.Record
+			tx.List(k.Name, 0, int(^uint(0)>>1), func(rec store.Record) error {
+				given, err := k.DecodeStored(rec.Public)
+				if err != nil {
+					return nil
+				}
+				obj := k.Defaults()
+				for f, v := range given {
+					obj[f] = v
+				}
+				pub := k.AppendJSON(nil, obj, false)
+				if !bytes.Equal(pub, rec.Public) {
+					rec.Public, rec.Sealed = pub, append([]byte(nil), rec.Sealed...)
+					recs = append(recs, rec)
+				}
+				return nil
+			})
+			for i := range recs {
+				r := recs[i]
+				must(tx.Put(&r, nil, nil))
+				n++
+			}
+		}
+		tx.SetMeta(metaSchema, want)
+	}}})
+	if err == nil && n > 0 {
+		e.log.Info("migrated stored records to the current model", "records", n)
+	}
+	return err
+}
+
+func must(err error) {
+	if err != nil {
+		panic(err)
+	}
 }

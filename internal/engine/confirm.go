@@ -68,12 +68,12 @@ var errNotPending = errors.New("no longer awaiting confirmation")
 // confirmExpired rolls back an unconfirmed commit.
 func (e *Engine) confirmExpired(rev uint64) {
 	meta := Meta{Source: "confirm-timeout", Comment: fmt.Sprintf("revision %d was not confirmed in time", rev)}
-	out, err := e.commitWith(context.Background(), Request{Meta: meta, duringConfirm: true, clearConfirm: true}, func(tx *store.Tx, req *Request) error {
-		p := pendingConfirm(tx)
+	out, err := e.commitWith(context.Background(), Request{Meta: meta, duringConfirm: true, clearConfirm: true}, func(v *view, req *Request) error {
+		p := v.confirm
 		if p == nil || p.Revision != rev {
 			return errNotPending
 		}
-		edits, err := e.rollbackEdits(tx, p.Restore)
+		edits, err := e.rollbackEdits(v, p.Restore)
 		req.Edits = edits
 		return err
 	})
@@ -89,27 +89,21 @@ func (e *Engine) confirmExpired(rev uint64) {
 
 // Confirm keeps a commit that awaits confirmation.
 func (e *Engine) Confirm(ctx context.Context, rev uint64, meta Meta, info *LogInfo) error {
-	err := e.store.Commit(ctx, func(tx *store.Tx) (func(), error) {
-		p := pendingConfirm(tx)
-		if p == nil || p.Revision != rev {
-			if r := tx.GetRevision(rev); r == nil && rev > tx.Revision() {
-				return nil, apierr.NotFound(apierr.CodeNotFound, "Revision", "no revision %d", rev)
+	err := e.submit(ctx, &job{ctx: ctx, req: Request{Meta: meta, Log: info, duringConfirm: true, clearConfirm: true},
+		prepare: func(v *view, req *Request) error {
+			p := v.confirm
+			if p == nil || p.Revision != rev {
+				if r := v.tx.GetRevision(rev); r == nil && rev > v.revision() {
+					return apierr.NotFound(apierr.CodeNotFound, "Revision", "no revision %d", rev)
+				}
+				return apierr.Conflict(apierr.CodeConflict, "Revision", "revision %d is not awaiting confirmation (it was confirmed, rolled back, or committed without Confirm)", rev)
 			}
-			return nil, apierr.Conflict(apierr.CodeConflict, "Revision", "revision %d is not awaiting confirmation (it was confirmed, rolled back, or committed without Confirm)", rev)
-		}
-		if time.Now().UnixNano() > p.Deadline {
-			return nil, apierr.Conflict(apierr.CodeConflict, "Revision", "the confirmation time of revision %d has passed; it is being rolled back", rev)
-		}
-		setPendingConfirm(tx, nil)
-		if info != nil {
-			e.appendLog(tx, meta, info, "Success")
-		}
-		return nil, nil
-	})
+			if time.Now().UnixNano() > p.Deadline {
+				return apierr.Conflict(apierr.CodeConflict, "Revision", "the confirmation time of revision %d has passed; it is being rolled back", rev)
+			}
+			return nil
+		}})
 	if err != nil {
-		if info != nil {
-			e.logFailure(ctx, meta, info, err)
-		}
 		return err
 	}
 	e.stopConfirmTimer()

@@ -1,21 +1,33 @@
-// Package engine is swmgr's one commit path.
+// Package engine is swmgr's one commit path and its single writer.
 //
-// Every change — a REST create, update or delete, and later a candidate
-// commit, a restore or a rollback — is a list of Edits handed to Apply. Apply
-// runs inside one store transaction (group-committed with others):
+// Every change — a REST create, update or delete, a candidate commit, a
+// restore, a rollback — is a Request of Edits. The engine owns the writer
+// loop (loop.go); a write goes through it in these hops:
 //
-//  1. resolve each edit against the running configuration plus the edits
-//     before it: defaults, validation from the model, duplicate keys, key
-//     changes, read-only and create-only fields, no-op detection;
-//  2. add the objects derived from changed ones (breakout sub-ports);
-//  3. check references on the result: nothing may name a missing object, and
-//     nothing still named may be deleted;
-//  4. apply the ordered changes to the backend, which does all or nothing;
-//  5. write the objects, indexes, a revision record and the config log entry,
-//     then sync to disk once for the whole group.
+//  1. outside the loop, in the caller's goroutine: slow work that needs no
+//     writer (each kind's driver Prepare: a password's hash);
+//  2. in the loop, for every request waiting (a batch), in a read snapshot
+//     of the store: resolve each edit against the running configuration
+//     plus the requests before it (defaults, model validation, duplicates,
+//     key changes, read-only and create-only fields, If-Match, no-ops), add
+//     derived objects (breakout sub-ports), then the check phase (check.go)
+//     on the resulting configuration: references, the model's constraints
+//     across objects, and the backend drivers' capability checks. A dry run
+//     stops here and reports exactly what the commit would;
+//  3. backend apply: the batch's commits are handed to the backend as one
+//     batch (Batcher) or applied per change through the drivers, each
+//     commit all or nothing; the read-only fields the switch fills come back
+//     as values;
+//  4. store write: one bbolt transaction for the whole batch (records,
+//     indexes, revision records, config log entries), synced once;
+//  5. publish, in commit order: the object cache, the change feed, and the
+//     answer to each caller.
 //
-// A failure at any step leaves the store and the backend as they were. If the
-// disk write itself fails, the backend changes are undone.
+// A failure at any hop leaves the store and the backend as they were: a
+// request that fails its checks changes nothing; a commit the backend
+// refuses is undone by the backend and later requests of its batch are
+// resolved again; if the store write fails, the engine reverts the
+// backend changes of the whole batch itself.
 package engine
 
 import (
@@ -31,6 +43,7 @@ import (
 
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/configlog"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/secrets"
 	"github.com/swmgr/swmgr/internal/store"
@@ -41,29 +54,52 @@ type Engine struct {
 	reg     *model.Registry
 	store   *store.Store
 	backend backend.Backend
+	drivers map[string]*backend.Driver
 	box     *secrets.Box
 	log     *slog.Logger
 	order   map[string]int // kind name -> position in the registry (apply order)
-	logKind *model.Kind
+	clog    *configlog.Log
 	events  *broker
+	objects *objCache
+
+	// MaxBackendBatch bounds how many commits are handed to the backend
+	// at once (0: as many as are batched). 1 turns group commit off for
+	// the backend; a benchmark compares the two.
+	MaxBackendBatch int
+
+	jobs     chan *job
+	stopLoop chan struct{}
+	loopDone chan struct{}
+	stopOnce sync.Once
 
 	confirmMu    sync.Mutex
 	confirmTimer *time.Timer
-	candCache    candidateCache
-	objects      *objCache
+	cands        candidates
 }
 
 // CachedObjects bounds the GET-by-ObjectId cache (about 400 bytes each).
 const CachedObjects = 65536
 
-// New wires an engine. Call Start before serving.
+// New wires an engine and starts its writer loop. Call Start before
+// serving: it also checks that the backend has a driver for every kind.
 func New(reg *model.Registry, st *store.Store, be backend.Backend, box *secrets.Box, log *slog.Logger) *Engine {
-	e := &Engine{reg: reg, store: st, backend: be, box: box, log: log, order: map[string]int{}, events: newBroker(), objects: newObjCache(CachedObjects)}
+	e := &Engine{reg: reg, store: st, backend: be, drivers: be.Drivers(), box: box, log: log, order: map[string]int{},
+		events: newBroker(), objects: newObjCache(CachedObjects),
+		jobs: make(chan *job, maxBatch), stopLoop: make(chan struct{}), loopDone: make(chan struct{})}
 	for i, k := range reg.Kinds() {
 		e.order[k.Name] = i
 	}
-	e.logKind = reg.Lookup(model.State, "ConfigLog")
+	e.clog = configlog.New(reg.Lookup(model.State, "ConfigLog"))
+	e.cands.init()
+	go e.loop()
 	return e
+}
+
+// Close stops the writer loop once the requests in it are done.
+func (e *Engine) Close() {
+	e.stopOnce.Do(func() { close(e.stopLoop) })
+	<-e.loopDone
+	e.stopConfirmTimer()
 }
 
 // Registry returns the kinds the engine serves.
@@ -81,29 +117,13 @@ type Meta struct {
 }
 
 // LogInfo is what the config log records about a request besides its result.
-type LogInfo struct {
-	API       string // lower-case kind name
-	Operation string // POST, PATCH or DELETE
-	Data      string // the submitted body, compact, secrets redacted
-}
+type LogInfo = configlog.Info
 
-// Target picks an existing object: by ObjectId, or by its key fields.
-type Target struct {
-	ID  *uuid.UUID
-	Key model.Object
-}
-
-// Edit is one requested change.
-type Edit struct {
-	Kind    *model.Kind
-	Op      backend.Op
-	Target  Target       // update and delete
-	Fields  model.Object // create and update: the fields given
-	IfMatch string       // update and delete: the ETag the client holds, if any
-	ID      *uuid.UUID   // create: the ObjectId to give the object (restores keep ids)
-
-	bySwitch bool // made by the switch itself (discovery): may create any kind
-}
+// Edit and Target live with the model; these names keep callers short.
+type (
+	Edit   = model.Edit
+	Target = model.Target
+)
 
 // Outcome is what a successful commit did (or, in a dry run, would do).
 type Outcome struct {
@@ -136,7 +156,7 @@ type Request struct {
 	// Allow, when set, vets every resolved change against what the caller
 	// may do (a rollback by an operator may not touch users); an error
 	// refuses the whole commit.
-	Allow func(k *model.Kind, op backend.Op, key string) error
+	Allow func(k *model.Kind, op model.Op, key string) error
 
 	duringConfirm bool               // a rollback or a confirmation: allowed while one is pending
 	clearConfirm  bool               // the commit ends the wait for a confirmation
@@ -154,117 +174,36 @@ func (e *Engine) Commit(ctx context.Context, req Request) (*Outcome, error) {
 	return e.commitWith(ctx, req, nil)
 }
 
-// commitWith is Commit with a prepare step run inside the transaction to
-// compute the edits from the running configuration (rollback, candidates).
-func (e *Engine) commitWith(ctx context.Context, req Request, prepare func(tx *store.Tx, req *Request) error) (*Outcome, error) {
-	var out *Outcome
-	err := e.store.Commit(ctx, func(tx *store.Tx) (func(), error) {
-		if prepare != nil {
-			if err := prepare(tx, &req); err != nil {
-				return nil, err
-			}
-		}
-		o, undo, err := e.commitIn(ctx, tx, &req)
-		out = o
-		return undo, err
-	})
-	if err != nil {
+// commitWith is Commit with a prepare step run in the writer, on the
+// running configuration, to compute the edits (rollback, candidates).
+func (e *Engine) commitWith(ctx context.Context, req Request, prepare func(v *view, req *Request) error) (*Outcome, error) {
+	if err := e.prepareEdits(ctx, req.Edits); err != nil {
 		if req.Log != nil {
 			e.logFailure(ctx, req.Meta, req.Log, err)
 		}
 		return nil, err
 	}
-	return out, nil
+	j := &job{ctx: ctx, req: req, prepare: prepare}
+	if err := e.submit(ctx, j); err != nil {
+		return nil, err
+	}
+	return j.out, j.err
 }
 
-// commitIn runs a commit inside tx. It writes nothing unless it succeeds.
-func (e *Engine) commitIn(ctx context.Context, tx *store.Tx, req *Request) (*Outcome, func(), error) {
-	if !req.duringConfirm && !req.DryRun {
-		if p := pendingConfirm(tx); p != nil {
-			return nil, nil, apierr.Conflict(apierr.CodeConflict, "", "revision %d awaits confirmation until %s: confirm it with POST /public/v1/revisions/%d/confirm, or wait for it to be rolled back; no other change is accepted until then",
-				p.Revision, time.Unix(0, p.Deadline).UTC().Format(time.RFC3339), p.Revision)
-		}
-	}
-	if req.IfRevision != 0 && tx.Revision() != req.IfRevision {
-		return nil, nil, apierr.New(http.StatusPreconditionFailed, apierr.CodePrecondition, "", "", "the running configuration is at revision %d, not %d", tx.Revision(), req.IfRevision)
-	}
-	v := newView(e, tx)
-	out, changes, err := v.resolveAll(req.Edits)
-	if err != nil {
-		return nil, nil, err
-	}
-	if req.BaseRevision != 0 && !req.Force {
-		if err := e.checkConflicts(tx, req.BaseRevision, changes); err != nil {
-			return nil, nil, err
-		}
-	}
-	if err := v.checkLastAdmin(changes); err != nil {
-		return nil, nil, err
-	}
-	if req.Allow != nil {
-		for _, c := range changes {
-			if err := req.Allow(c.Kind, c.Op, c.Key); err != nil {
-				return nil, nil, err
+// prepareEdits runs the drivers' slow work before the edits reach the
+// writer.
+func (e *Engine) prepareEdits(ctx context.Context, edits []Edit) error {
+	for i := range edits {
+		ed := &edits[i]
+		if d := e.drivers[ed.Kind.Name]; d != nil && d.Prepare != nil && ed.Prepared == nil {
+			p, err := d.Prepare(ctx, ed)
+			if err != nil {
+				return e.backendError(err)
 			}
+			ed.Prepared = p
 		}
 	}
-	out.Diffs = e.diffs(changes)
-	out.Changes = len(changes)
-	if req.DryRun {
-		out.DryRun = true
-		return out, nil, nil
-	}
-	if len(changes) == 0 {
-		if req.Log != nil {
-			e.appendLog(tx, req.Meta, req.Log, "Success")
-		}
-		return out, nil, nil
-	}
-	if err := e.backend.Apply(ctx, backendChanges(changes)); err != nil {
-		return nil, nil, e.backendError(err)
-	}
-	undo := func() {
-		inv := backendChanges(changes)
-		for i, j := 0, len(inv)-1; i < j; i, j = i+1, j-1 {
-			inv[i], inv[j] = inv[j], inv[i]
-		}
-		for i := range inv {
-			inv[i] = inv[i].Inverse()
-		}
-		if err := e.backend.Apply(context.WithoutCancel(ctx), inv); err != nil {
-			e.log.Error("undo of backend changes failed; the switch may differ from the store", "err", err)
-		}
-	}
-	out.Revision = tx.NextRevision()
-	event, err := v.write(out.Revision, changes, req.Meta)
-	if err != nil {
-		undo()
-		return nil, nil, err
-	}
-	for i := range out.ETags {
-		if out.ETags[i] == 0 {
-			out.ETags[i] = out.Revision
-		}
-	}
-	if req.clearConfirm {
-		setPendingConfirm(tx, nil)
-	}
-	if req.after != nil {
-		req.after(tx)
-	}
-	if req.Confirm > 0 {
-		setPendingConfirm(tx, &confirmState{Revision: out.Revision, Restore: out.Revision - 1, Deadline: time.Now().Add(req.Confirm).UnixNano()})
-		rev, after := out.Revision, req.Confirm
-		tx.OnCommit(func() { e.armConfirm(rev, after) })
-	}
-	if req.Log != nil {
-		e.appendLog(tx, req.Meta, req.Log, "Success")
-	}
-	tx.OnCommit(func() {
-		e.objects.commit(out.Revision, changes)
-		e.events.publish(out.Revision, event)
-	})
-	return out, undo, nil
+	return nil
 }
 
 func (e *Engine) backendError(err error) error {
@@ -274,39 +213,27 @@ func (e *Engine) backendError(err error) error {
 	return apierr.New(http.StatusInternalServerError, apierr.CodeBackend, "", "", "the switch failed to apply the change: %v", err)
 }
 
-func backendChanges(cs []*change) []backend.Change {
-	out := make([]backend.Change, len(cs))
-	for i, c := range cs {
-		out[i] = c.Change
-	}
-	return out
-}
-
-// appendLog adds a config log entry inside tx.
-func (e *Engine) appendLog(tx *store.Tx, meta Meta, info *LogInfo, result string) {
-	now := nowString()
-	tx.AppendLog(func(seq uint64) []byte {
-		return e.logKind.AppendJSON(nil, model.Object{
-			"SeqNum": int64(seq), "Time": now, "API": info.API, "Operation": info.Operation,
-			"Data": info.Data, "Result": result, "UserAddr": meta.Addr, "UserName": meta.User,
-		}, false)
-	})
-}
-
-// logFailure records a failed request in a commit of its own.
+// logFailure records a failed request in the config log.
+// A user's failures are logged within a budget (configlog.Budget), so a
+// flood of refused writes cannot push successful changes out of the log.
 func (e *Engine) logFailure(ctx context.Context, meta Meta, info *LogInfo, failure error) {
-	result := "Error: " + apierr.From(failure).Message
-	err := e.store.Commit(context.WithoutCancel(ctx), func(tx *store.Tx) (func(), error) {
-		e.appendLog(tx, meta, info, result)
-		return nil, nil
-	})
-	if err != nil {
+	ok, suppressed := e.clog.Budget().Admit(meta.User, time.Now())
+	if !ok {
+		return
+	}
+	j := &job{ctx: ctx, req: Request{Meta: meta, duringConfirm: true}, failed: failure, failLog: info, suppressed: suppressed}
+	if err := e.submit(context.WithoutCancel(ctx), j); err != nil {
 		e.log.Error("config log write failed", "err", err)
 	}
 }
 
+// logSuccess records a request that changed nothing in the store.
+func (e *Engine) logSuccess(ctx context.Context, meta Meta, info *LogInfo) error {
+	return e.submit(context.WithoutCancel(ctx), &job{ctx: ctx, req: Request{Meta: meta, Log: info, duringConfirm: true}})
+}
+
 // Log records a request that failed before it reached the engine (a body
-// that is not JSON, an unknown kind).
+// that is not JSON, an unknown kind, a role the user lacks).
 func (e *Engine) Log(ctx context.Context, meta Meta, info *LogInfo, failure error) {
 	if info == nil {
 		return
@@ -316,26 +243,34 @@ func (e *Engine) Log(ctx context.Context, meta Meta, info *LogInfo, failure erro
 
 // ClearLog empties the config log; the clear is the first entry of the new one.
 func (e *Engine) ClearLog(ctx context.Context, meta Meta, info *LogInfo) error {
-	return e.store.Commit(ctx, func(tx *store.Tx) (func(), error) {
-		tx.ClearLog()
-		e.appendLog(tx, meta, info, "Success")
-		return nil, nil
-	})
+	return e.submit(ctx, &job{ctx: ctx, req: Request{Meta: meta, Log: info, duringConfirm: true, after: func(tx *store.Tx) { tx.ClearLog() }}})
 }
 
-// Start makes the backend match the store, then records what the backend
-// discovered (new ports, read-only fields) and the singletons' defaults as a
-// commit of its own.
+// Start checks the backend's drivers, makes the backend match the store,
+// then records what the backend discovered (new ports, read-only fields)
+// and the singletons' defaults as a commit of its own.
 func (e *Engine) Start(ctx context.Context) error {
+	if err := backend.CheckDrivers(e.reg, e.backend); err != nil {
+		return err
+	}
+	if err := e.migrate(ctx); err != nil {
+		return fmt.Errorf("migrate stored records: %w", err)
+	}
 	if err := e.replay(ctx); err != nil {
 		return fmt.Errorf("replay stored configuration into the %s backend: %w", e.backend.Name(), err)
 	}
-	found, err := e.backend.Discover(ctx)
-	if err != nil {
-		return fmt.Errorf("discover the switch: %w", err)
+	found := map[string][]model.Object{}
+	for _, k := range e.reg.Kinds() {
+		if d := e.drivers[k.Name]; d != nil && d.Discover != nil {
+			objs, err := d.Discover(ctx)
+			if err != nil {
+				return fmt.Errorf("discover the switch's %s objects: %w", k.Name, err)
+			}
+			found[k.Name] = objs
+		}
 	}
 	var edits []Edit
-	err = e.store.View(func(tx *store.Tx) error {
+	err := e.store.View(func(tx *store.Tx) error {
 		for _, k := range e.reg.Kinds() {
 			if !k.Singleton && !k.Discovered {
 				continue
@@ -355,7 +290,7 @@ func (e *Engine) Start(ctx context.Context) error {
 					return err
 				}
 				if !ok {
-					edits = append(edits, Edit{Kind: k, Op: backend.Create, Fields: full, bySwitch: true})
+					edits = append(edits, Edit{Kind: k, Op: model.Create, Fields: full, System: true})
 					continue
 				}
 				cur, err := e.decode(k, rec)
@@ -369,7 +304,7 @@ func (e *Engine) Start(ctx context.Context) error {
 					}
 				}
 				if len(upd) > 0 {
-					edits = append(edits, Edit{Kind: k, Op: backend.Update, Target: Target{Key: keyFields(k, cur)}, Fields: upd})
+					edits = append(edits, Edit{Kind: k, Op: model.Update, Target: Target{Key: keyFields(k, cur)}, Fields: upd})
 				}
 			}
 		}
@@ -387,16 +322,18 @@ func (e *Engine) Start(ctx context.Context) error {
 	if err := e.expireCandidates(ctx); err != nil {
 		return fmt.Errorf("expire candidates: %w", err)
 	}
+	go e.expireCandidatesEvery(CandidateSweep)
 	e.resumeConfirm()
 	return nil
 }
 
-// replay applies every stored object to the backend, in apply order.
+// replay applies every stored object of the kinds whose drivers ask for it
+// to the backend, in apply order.
 func (e *Engine) replay(ctx context.Context) error {
-	var changes []backend.Change
+	var changes []model.Change
 	err := e.store.View(func(tx *store.Tx) error {
 		for _, k := range e.reg.Kinds() {
-			if k.Class != model.Config || !e.backend.Replays(k) {
+			if d := e.drivers[k.Name]; k.Class != model.Config || d == nil || !d.Replay {
 				continue
 			}
 			_, _, err := tx.List(k.Name, 0, int(^uint(0)>>1), func(rec store.Record) error {
@@ -404,7 +341,7 @@ func (e *Engine) replay(ctx context.Context) error {
 				if err != nil {
 					return err
 				}
-				changes = append(changes, backend.Change{Kind: k, Op: backend.Create, Key: rec.Key, After: obj})
+				changes = append(changes, model.Change{Kind: k, Op: model.Create, Key: rec.Key, After: obj})
 				return nil
 			})
 			if err != nil {
@@ -417,7 +354,7 @@ func (e *Engine) replay(ctx context.Context) error {
 		return err
 	}
 	e.log.Info("replaying stored configuration", "objects", len(changes), "backend", e.backend.Name())
-	return e.backend.Apply(ctx, changes)
+	return backend.ApplyCommit(ctx, e.drivers, &backend.Commit{Changes: changes})
 }
 
 func keyFields(k *model.Kind, o model.Object) model.Object {

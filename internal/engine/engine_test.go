@@ -49,7 +49,7 @@ func newFixture(t *testing.T, dir string) *fixture {
 	if err := f.e.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { st.Close() })
+	t.Cleanup(func() { f.e.Close(); st.Close() })
 	return f
 }
 

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"net/http"
 	"strconv"
 
 	"github.com/google/uuid"
@@ -77,12 +78,14 @@ func (e *Engine) appendOne(ctx context.Context, dst []byte, k *model.Kind, rec s
 		if err != nil {
 			return dst, err
 		}
-		st, err := e.backend.State(ctx, k, obj)
-		if err != nil {
-			return dst, e.backendError(err)
-		}
-		for n, v := range st {
-			obj[n] = v
+		if d := e.drivers[k.Name]; d != nil && d.State != nil {
+			st, err := d.State(ctx, obj)
+			if err != nil {
+				return dst, e.backendError(err)
+			}
+			for n, v := range st {
+				obj[n] = v
+			}
 		}
 		dst = k.AppendJSON(dst, obj, true)
 	} else {
@@ -178,34 +181,77 @@ func appendPage(dst []byte, marker, next uint64, more bool, n int, objects []byt
 
 // ListLog appends one page of the config log, oldest first.
 func (e *Engine) ListLog(marker uint64, count int, dst []byte) ([]byte, error) {
-	var p pageWriter
 	err := e.store.View(func(tx *store.Tx) error {
 		var err error
-		p.next, p.more, err = tx.Log(marker, count, func(seq uint64, entry []byte) error {
-			p.add(entry, nil) // log entries have no ObjectId
-			return nil
-		})
+		dst, err = e.clog.List(tx, marker, count, dst)
 		return err
 	})
-	if err != nil {
-		return dst, err
-	}
-	return p.appendTo(dst, marker), nil
+	return dst, err
 }
 
 // GetLog appends one config log entry by SeqNum.
 func (e *Engine) GetLog(seq uint64, dst []byte) ([]byte, error) {
 	err := e.store.View(func(tx *store.Tx) error {
-		entry := tx.LogEntry(seq)
-		if entry == nil {
-			return apierr.NotFound(apierr.CodeNotFound, "ConfigLogState", "no config log entry with SeqNum %d (the log keeps the last 1000)", seq)
-		}
-		dst = append(dst, `{"Object":`...)
-		dst = append(dst, entry...)
-		dst = append(dst, `,"ObjectId":""}`...)
-		return nil
+		var err error
+		dst, err = e.clog.Get(tx, seq, dst)
+		return err
 	})
 	return dst, err
+}
+
+// State sources: a state-only kind answers from the source it declares
+// (model.Kind.Source): the config log, or its backend driver's List.
+
+// ListState appends a page of a state-only kind's objects.
+func (e *Engine) ListState(ctx context.Context, k *model.Kind, marker uint64, count int, dst []byte) ([]byte, error) {
+	if k.Source == model.SourceConfigLog {
+		return e.ListLog(marker, count, dst)
+	}
+	objs, err := e.stateObjects(ctx, k)
+	if err != nil {
+		return dst, err
+	}
+	p := pageWriter{next: marker}
+	for i := marker; i < uint64(len(objs)); i++ {
+		if p.n == count {
+			p.more = true
+			break
+		}
+		p.add(k.AppendJSON(nil, objs[i], true), nil)
+		p.next = i + 1
+	}
+	return p.appendTo(dst, marker), nil
+}
+
+// GetState appends the object of a state-only kind (not the config log)
+// whose key fields are key.
+func (e *Engine) GetState(ctx context.Context, k *model.Kind, key model.Object, dst []byte) ([]byte, error) {
+	objs, err := e.stateObjects(ctx, k)
+	if err != nil {
+		return dst, err
+	}
+	for _, o := range objs {
+		match := true
+		for n, v := range key {
+			match = match && equalValue(o[n], v)
+		}
+		if match {
+			return appendObject(dst, k.AppendJSON(nil, o, true), uuid.Nil), nil
+		}
+	}
+	return dst, apierr.NotFound(apierr.CodeNotFound, k.Name, "no %s matches the query", k.Name)
+}
+
+func (e *Engine) stateObjects(ctx context.Context, k *model.Kind) ([]model.Object, error) {
+	d := e.drivers[k.Name]
+	if d == nil || d.List == nil {
+		return nil, apierr.New(http.StatusNotImplemented, apierr.CodeNotImplemented, k.Name, "", "the %s backend does not provide %s", e.backend.Name(), k.Name)
+	}
+	objs, err := d.List(ctx)
+	if err != nil {
+		return nil, e.backendError(err)
+	}
+	return objs, nil
 }
 
 // Revision returns the number of the last commit.

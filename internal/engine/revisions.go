@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/swmgr/swmgr/internal/apierr"
-	"github.com/swmgr/swmgr/internal/backend"
-	"github.com/swmgr/swmgr/internal/model"
+		"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/store"
 )
 
@@ -52,7 +52,7 @@ func (e *Engine) diff(c *change) Diff {
 	if c.Before != nil {
 		d.Before = k.AppendRedactedJSON(nil, c.Before)
 	}
-	if c.After != nil && c.Op != backend.Delete {
+	if c.After != nil && c.Op != model.Delete {
 		d.After = k.AppendRedactedJSON(nil, c.After)
 	}
 	return d
@@ -125,9 +125,10 @@ func (e *Engine) ListRevisions(marker uint64, count int, dst []byte) ([]byte, er
 
 // checkConflicts refuses a commit that changes an object some other commit
 // changed after base.
-func (e *Engine) checkConflicts(tx *store.Tx, base uint64, changes []*change) error {
+func (v *view) checkConflicts(base uint64, changes []*change) error {
+	tx := v.tx
 	cur := tx.Revision()
-	if cur <= base {
+	if v.revision() <= base {
 		return nil
 	}
 	mine := map[string]bool{}
@@ -136,6 +137,13 @@ func (e *Engine) checkConflicts(tx *store.Tx, base uint64, changes []*change) er
 	}
 	var clash []string
 	seen := map[string]bool{}
+	for id, rev := range v.touched {
+		if mine[id] && rev > base {
+			seen[id] = true
+			kind, key, _ := strings.Cut(id, "\x00")
+			clash = append(clash, fmt.Sprintf("%s %s (revision %d)", kind, key, rev))
+		}
+	}
 	for rev := base + 1; rev <= cur; rev++ {
 		data := tx.GetRevision(rev)
 		if data == nil {
@@ -177,11 +185,7 @@ func (e *Engine) objectAt(k *model.Kind, d storedDiff, before bool) (model.Objec
 	if before {
 		raw, sealed = d.Before, d.BeforeSealed
 	}
-	body, err := model.DecodeBody(raw)
-	if err != nil {
-		return nil, err
-	}
-	given, err := k.Parse(body)
+	given, err := k.DecodeStored(raw)
 	if err != nil {
 		return nil, err
 	}

@@ -2,11 +2,12 @@ package engine
 
 import (
 	"context"
+	"sort"
+	"strings"
 	"net/http"
 
 	"github.com/swmgr/swmgr/internal/apierr"
-	"github.com/swmgr/swmgr/internal/backend"
-	"github.com/swmgr/swmgr/internal/model"
+		"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/store"
 )
 
@@ -14,8 +15,8 @@ import (
 // after revision to.
 func (e *Engine) Rollback(ctx context.Context, to uint64, req Request) (*Outcome, error) {
 	req.Meta.Source = "rollback"
-	return e.commitWith(ctx, req, func(tx *store.Tx, r *Request) error {
-		edits, err := e.rollbackEdits(tx, to)
+	return e.commitWith(ctx, req, func(v *view, r *Request) error {
+		edits, err := e.rollbackEdits(v, to)
 		r.Edits = edits
 		return err
 	})
@@ -24,8 +25,12 @@ func (e *Engine) Rollback(ctx context.Context, to uint64, req Request) (*Outcome
 // rollbackEdits computes the edits that take the running configuration back
 // to its state after revision to: every object changed since is returned to
 // the state it had before its first change after to.
-func (e *Engine) rollbackEdits(tx *store.Tx, to uint64) ([]Edit, error) {
+func (e *Engine) rollbackEdits(v *view, to uint64) ([]Edit, error) {
+	tx := v.tx
 	cur := tx.Revision()
+	if to == v.revision() {
+		return nil, nil // nothing to undo
+	}
 	if to == 0 || to > cur {
 		return nil, apierr.NotFound(apierr.CodeNotFound, "Revision", "no revision %d; the running revision is %d", to, cur)
 	}
@@ -56,7 +61,7 @@ func (e *Engine) rollbackEdits(tx *store.Tx, to uint64) ([]Edit, error) {
 				continue
 			}
 			t := &target{k: k, key: d.StoreKey, id: d.ObjectId}
-			if d.Op != backend.Create.String() {
+			if d.Op != model.Create.String() {
 				if t.state, err = e.objectAt(k, d, true); err != nil {
 					return nil, err
 				}
@@ -65,13 +70,38 @@ func (e *Engine) rollbackEdits(tx *store.Tx, to uint64) ([]Edit, error) {
 			order = append(order, t)
 		}
 	}
+	// Objects changed by commits of the writer's batch that are not in the
+	// store yet: their state after "to" is the stored one.
+	var batchKeys []string
+	for id := range v.touched {
+		if targets[id] == nil {
+			batchKeys = append(batchKeys, id)
+		}
+	}
+	sort.Strings(batchKeys)
+	for _, id := range batchKeys {
+		kind, key, _ := strings.Cut(id, "\x00")
+		k := e.reg.Lookup(model.Config, kind)
+		if k == nil {
+			continue
+		}
+		t := &target{k: k, key: key}
+		if rec, ok, err := tx.Get(kind, key); err == nil && ok {
+			if t.state, err = e.decode(k, rec); err != nil {
+				return nil, err
+			}
+			t.id = rec.ID.String()
+		}
+		targets[id] = t
+		order = append(order, t)
+	}
 	// Objects derived from others (breakout sub-ports) follow their parent.
 	derived := map[string]bool{}
 	for _, t := range order {
 		if t.k.Children == nil {
 			continue
 		}
-		for _, state := range []model.Object{t.state, e.current(tx, t.k, t.key)} {
+		for _, state := range []model.Object{t.state, v.Get(t.k.Name, t.key)} {
 			if state != nil {
 				for _, c := range t.k.Children(state) {
 					derived[t.k.Name+"\x00"+t.k.Key(c)] = true
@@ -84,11 +114,11 @@ func (e *Engine) rollbackEdits(tx *store.Tx, to uint64) ([]Edit, error) {
 		if derived[t.k.Name+"\x00"+t.key] {
 			continue
 		}
-		now := e.current(tx, t.k, t.key)
+		now := v.Get(t.k.Name, t.key)
 		switch {
 		case t.state == nil && now == nil:
 		case t.state == nil:
-			edits = append(edits, Edit{Kind: t.k, Op: backend.Delete, Target: Target{Key: keyFields(t.k, now)}, bySwitch: true})
+			edits = append(edits, Edit{Kind: t.k, Op: model.Delete, Target: Target{Key: keyFields(t.k, now)}, System: true})
 		case now == nil:
 			for _, f := range t.k.Fields {
 				if f.Secret == model.Transient && f.Required {
@@ -99,7 +129,7 @@ func (e *Engine) rollbackEdits(tx *store.Tx, to uint64) ([]Edit, error) {
 			if err != nil {
 				return nil, err
 			}
-			edits = append(edits, Edit{Kind: t.k, Op: backend.Create, Fields: t.state, ID: &id, bySwitch: true})
+			edits = append(edits, Edit{Kind: t.k, Op: model.Create, Fields: t.state, ID: &id, System: true})
 		default:
 			fields := model.Object{}
 			for _, f := range t.k.Fields {
@@ -111,7 +141,7 @@ func (e *Engine) rollbackEdits(tx *store.Tx, to uint64) ([]Edit, error) {
 				}
 				fields[f.Name] = t.state[f.Name]
 			}
-			edits = append(edits, Edit{Kind: t.k, Op: backend.Update, Target: Target{Key: keyFields(t.k, now)}, Fields: fields})
+			edits = append(edits, Edit{Kind: t.k, Op: model.Update, Target: Target{Key: keyFields(t.k, now)}, Fields: fields})
 		}
 	}
 	return edits, nil

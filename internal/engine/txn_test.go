@@ -271,10 +271,11 @@ func TestCandidatesSurviveRestartAndExpire(t *testing.T) {
 		t.Fatal("a staged secret is stored in clear")
 	}
 	// Age one candidate past its time to live.
-	f.st.Commit(bg, func(tx *store.Tx) (func(), error) {
+	f.st.Update(func(tx *store.Tx) error {
 		putCandidateMeta(tx, old, &candidateMeta{BaseRevision: 1, LastUsed: time.Now().Add(-CandidateTTL - time.Minute).UnixNano()})
-		return nil, nil
+		return nil
 	})
+	f.e.Close()
 	f.st.Close()
 
 	g := newFixture(t, dir)

@@ -13,53 +13,7 @@ import (
 )
 
 // AdminGroup is the group whose users may do everything.
-const AdminGroup = "admin"
-
-// checkLastAdmin refuses (409) a commit that deletes an admin User and
-// leaves none: nobody could manage users any more.
-func (v *view) checkLastAdmin(changes []*change) error {
-	var deleted string
-	touched := map[string]bool{}
-	for _, c := range changes {
-		if c.Kind.Name != "User" {
-			continue
-		}
-		touched[c.Key] = true
-		if c.Op == backend.Delete && c.Before.Str("Group") == AdminGroup {
-			deleted = c.Key
-		}
-	}
-	if deleted == "" {
-		return nil
-	}
-	for _, c := range changes {
-		if c.Kind.Name == "User" && c.Op != backend.Delete && c.After.Str("Group") == AdminGroup {
-			return nil
-		}
-	}
-	k := v.e.reg.Lookup(model.Config, "User")
-	found := errors.New("found")
-	_, _, err := v.tx.List(k.Name, 0, int(^uint(0)>>1), func(rec store.Record) error {
-		if touched[rec.Key] {
-			return nil
-		}
-		o, err := v.e.decode(k, rec)
-		if err != nil {
-			return err
-		}
-		if o.Str("Group") == AdminGroup {
-			return found
-		}
-		return nil
-	})
-	if errors.Is(err, found) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	return apierr.Conflict(apierr.CodeConflict, k.Name, "%s is the last user of group %s: create another admin before deleting it", deleted, AdminGroup)
-}
+const AdminGroup = model.AdminGroup
 
 // Users returns the User objects (no passwords: they are never stored).
 func (e *Engine) Users(ctx context.Context) ([]model.Object, error) {
@@ -93,8 +47,8 @@ func (e *Engine) HasUser(ctx context.Context, name string) (bool, error) {
 // account of User name through the backend's accounts, and records the
 // action in the config log (info.Data holds the body with the password
 // redacted). Whether the caller may do it is the caller's to check. The
-// password is set outside the store's committer, so that its hashing does
-// not hold up other commits.
+// password is set outside the writer, so that its hashing does not hold up
+// other commits.
 func (e *Engine) SetPassword(ctx context.Context, name, password string, meta Meta, info *LogInfo) error {
 	err := e.setPassword(ctx, name, password)
 	if err != nil {
@@ -106,10 +60,7 @@ func (e *Engine) SetPassword(ctx context.Context, name, password string, meta Me
 	if info == nil {
 		return nil
 	}
-	return e.store.Commit(context.WithoutCancel(ctx), func(tx *store.Tx) (func(), error) {
-		e.appendLog(tx, meta, info, "Success")
-		return nil, nil
-	})
+	return e.logSuccess(ctx, meta, info)
 }
 
 func (e *Engine) setPassword(ctx context.Context, name, password string) error {

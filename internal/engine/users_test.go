@@ -46,7 +46,7 @@ func newUserFixture(t *testing.T) (*fixture, *accounts.Files) {
 	if err := f.e.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { f.st.Close() })
+	t.Cleanup(func() { f.e.Close(); f.st.Close() })
 	return f, acc
 }
 

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"sort"
@@ -11,31 +12,95 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/swmgr/swmgr/internal/apierr"
-	"github.com/swmgr/swmgr/internal/backend"
-	"github.com/swmgr/swmgr/internal/model"
+		"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/store"
 )
 
 // change is a resolved edit: one object's before and after.
 type change struct {
-	backend.Change
+	model.Change
 	id        uuid.UUID
 	seq       uint64 // creation sequence of an existing object
 	createRev uint64
+	job       int // the request of the batch that made it
 }
 
-// view is the running configuration as seen inside one commit: the store's
-// transaction plus the changes resolved so far.
+// view is the running configuration as the writer sees it while it
+// resolves a batch: the store's read snapshot plus the changes of the
+// requests resolved so far. It is also the model.View the check phase reads.
 type view struct {
 	e       *Engine
 	tx      *store.Tx
-	pending map[string]*change // kind NUL key
-	changes []*change
+	pending map[string]*change // kind NUL key -> the object's latest change
+	changes []*change          // the current request's changes
+	journal []journalEntry     // to forget a request's changes (mark, undo)
+	jobN    int
+	commits int                // requests of the batch that changed something
+	touched map[string]uint64  // kind NUL key -> revision of the batch that changed it
+	prepared any // what the driver prepared for the create being resolved
+	confirm *confirmState      // the commit awaiting confirmation, as the batch sees it
+}
+
+type journalEntry struct {
+	key  string
+	prev *change // nil: there was none
 }
 
 func newView(e *Engine, tx *store.Tx) *view {
-	return &view{e: e, tx: tx, pending: map[string]*change{}}
+	return &view{e: e, tx: tx, pending: map[string]*change{}, touched: map[string]uint64{}}
 }
+
+// viewMark is a point to return the view to.
+type viewMark struct {
+	journal, commits int
+	confirm          *confirmState
+}
+
+func (v *view) mark() viewMark {
+	return viewMark{journal: len(v.journal), commits: v.commits, confirm: v.confirm}
+}
+
+// undo forgets everything resolved since m.
+func (v *view) undo(m viewMark) {
+	for i := len(v.journal) - 1; i >= m.journal; i-- {
+		j := v.journal[i]
+		if j.prev == nil {
+			delete(v.pending, j.key)
+		} else {
+			v.pending[j.key] = j.prev
+		}
+	}
+	v.journal = v.journal[:m.journal]
+	v.commits, v.confirm = m.commits, m.confirm
+	v.changes = nil
+}
+
+func (v *view) setPending(key string, c *change) {
+	v.journal = append(v.journal, journalEntry{key: key, prev: v.pending[key]})
+	if c == nil {
+		delete(v.pending, key)
+		return
+	}
+	v.pending[key] = c
+}
+
+// beginJob starts resolving the next request of the batch.
+func (v *view) beginJob() {
+	v.jobN++
+	v.changes = nil
+}
+
+// endJob records that the request's changes will be a commit.
+func (v *view) endJob(changes []*change) {
+	v.commits++
+	for _, c := range changes {
+		v.touched[c.Kind.Name+"\x00"+c.Key] = v.revision()
+	}
+}
+
+// revision is the running revision as the batch sees it: the store's plus
+// the commits resolved before.
+func (v *view) revision() uint64 { return v.tx.Revision() + uint64(v.commits) }
 
 // current is an existing object as the view sees it.
 type current struct {
@@ -49,7 +114,7 @@ type current struct {
 
 func (v *view) lookup(k *model.Kind, key string) (*current, error) {
 	if c := v.pending[k.Name+"\x00"+key]; c != nil {
-		if c.Op == backend.Delete {
+		if c.Op == model.Delete {
 			return nil, nil
 		}
 		return &current{obj: c.After, key: key, id: c.id, seq: c.seq, createRev: c.createRev}, nil
@@ -59,6 +124,71 @@ func (v *view) lookup(k *model.Kind, key string) (*current, error) {
 		return nil, err
 	}
 	return v.fromRecord(k, rec)
+}
+
+// Get implements model.View: the object of kind with key in the resulting
+// configuration, or nil.
+func (v *view) Get(kind, key string) model.Object {
+	k := v.e.reg.Lookup(model.Config, kind)
+	if k == nil {
+		return nil
+	}
+	cur, err := v.lookup(k, key)
+	if err != nil || cur == nil {
+		return nil
+	}
+	return cur.obj
+}
+
+// Each implements model.View: every object of kind in the resulting
+// configuration, stored ones in creation order, then new ones.
+func (v *view) Each(kind string, fn func(key string, o model.Object) bool) error {
+	k := v.e.reg.Lookup(model.Config, kind)
+	if k == nil {
+		return nil
+	}
+	stop := errors.New("stop")
+	_, _, err := v.tx.List(kind, 0, int(^uint(0)>>1), func(rec store.Record) error {
+		if c := v.pending[kind+"\x00"+rec.Key]; c != nil {
+			if c.Op == model.Delete || !fn(rec.Key, c.After) {
+				return nilOr(c.Op == model.Delete, stop)
+			}
+			return nil
+		}
+		o, err := v.e.decode(k, rec)
+		if err != nil {
+			return err
+		}
+		if !fn(rec.Key, o) {
+			return stop
+		}
+		return nil
+	})
+	if errors.Is(err, stop) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, c := range v.pending {
+		if c.Kind.Name != kind || c.Op != model.Create {
+			continue
+		}
+		if _, ok, _ := v.tx.Get(kind, c.Key); ok {
+			continue // listed above
+		}
+		if !fn(c.Key, c.After) {
+			break
+		}
+	}
+	return nil
+}
+
+func nilOr(isNil bool, err error) error {
+	if isNil {
+		return nil
+	}
+	return err
 }
 
 func (v *view) fromRecord(k *model.Kind, rec store.Record) (*current, error) {
@@ -74,7 +204,7 @@ func (v *view) find(k *model.Kind, t Target) (*current, error) {
 	if t.ID != nil {
 		for _, c := range v.pending {
 			if c.id == *t.ID {
-				if c.Kind != k || c.Op == backend.Delete {
+				if c.Kind != k || c.Op == model.Delete {
 					break
 				}
 				return v.lookup(k, c.Key)
@@ -87,7 +217,7 @@ func (v *view) find(k *model.Kind, t Target) (*current, error) {
 		if !ok || rec.Kind != k.Name {
 			return nil, apierr.NotFound(apierr.CodeNotFound, k.Name, "no %s has ObjectId %s", k.Name, t.ID)
 		}
-		if c := v.pending[k.Name+"\x00"+rec.Key]; c != nil && c.Op == backend.Delete {
+		if c := v.pending[k.Name+"\x00"+rec.Key]; c != nil && c.Op == model.Delete {
 			return nil, apierr.NotFound(apierr.CodeNotFound, k.Name, "no %s has ObjectId %s", k.Name, t.ID)
 		}
 		return v.lookup(k, rec.Key)
@@ -118,11 +248,19 @@ func KeyOf(k *model.Kind, given model.Object) (string, error) {
 			}
 			val = f.Default
 		}
-		s, ok := val.(string)
-		if !ok {
-			return "", apierr.BadRequest(apierr.CodeWrongType, k.Name, f.Name, "%s must be a string", f.Name)
+		switch val.(type) {
+		case string:
+			if f.Type != model.String {
+				return "", apierr.BadRequest(apierr.CodeWrongType, k.Name, f.Name, "%s must be an integer", f.Name)
+			}
+		case int64:
+			if f.Type != model.Int {
+				return "", apierr.BadRequest(apierr.CodeWrongType, k.Name, f.Name, "%s must be a string", f.Name)
+			}
+		default:
+			return "", apierr.BadRequest(apierr.CodeWrongType, k.Name, f.Name, "%s must be a %s", f.Name, f.Type)
 		}
-		full[f.Name] = s
+		full[f.Name] = val
 	}
 	return k.Key(full), nil
 }
@@ -130,7 +268,7 @@ func KeyOf(k *model.Kind, given model.Object) (string, error) {
 func (v *view) idInUse(id uuid.UUID) bool {
 	for _, c := range v.pending {
 		if c.id == id {
-			return c.Op != backend.Delete
+			return c.Op != model.Delete
 		}
 	}
 	_, ok, _ := v.tx.GetByID(id)
@@ -138,7 +276,8 @@ func (v *view) idInUse(id uuid.UUID) bool {
 }
 
 func (v *view) add(c *change) {
-	v.pending[c.Kind.Name+"\x00"+c.Key] = c
+	c.job = v.jobN
+	v.setPending(c.Kind.Name+"\x00"+c.Key, c)
 	v.changes = append(v.changes, c)
 }
 
@@ -152,17 +291,14 @@ func (v *view) resolveAll(edits []Edit) (*Outcome, []*change, error) {
 		}
 		out.IDs[i], out.ETags[i] = id, etag
 	}
-	if err := v.checkReferences(); err != nil {
-		return nil, nil, err
-	}
 	// Deletes first, in reverse apply order, then creates and updates in
 	// apply order; a parent's update comes before its new children.
 	sort.SliceStable(v.changes, func(i, j int) bool {
 		a, b := v.changes[i], v.changes[j]
-		if (a.Op == backend.Delete) != (b.Op == backend.Delete) {
-			return a.Op == backend.Delete
+		if (a.Op == model.Delete) != (b.Op == model.Delete) {
+			return a.Op == model.Delete
 		}
-		if a.Op == backend.Delete {
+		if a.Op == model.Delete {
 			return v.e.order[a.Kind.Name] > v.e.order[b.Kind.Name]
 		}
 		return v.e.order[a.Kind.Name] < v.e.order[b.Kind.Name]
@@ -185,14 +321,15 @@ func methodNotAllowed(k *model.Kind, what string) error {
 func (v *view) resolve(ed Edit) (uuid.UUID, uint64, error) {
 	k := ed.Kind
 	switch ed.Op {
-	case backend.Create:
-		if !k.Creatable() && !ed.bySwitch {
+	case model.Create:
+		if !k.Creatable() && !ed.System {
 			return uuid.Nil, 0, methodNotAllowed(k, "create")
 		}
+		v.prepared = ed.Prepared
 		return v.createWithID(k, ed.Fields, ed.ID)
-	case backend.Update:
+	case model.Update:
 		return v.update(k, ed)
-	case backend.Delete:
+	case model.Delete:
 		cur, err := v.find(k, ed.Target)
 		if err != nil {
 			return uuid.Nil, 0, err
@@ -254,7 +391,8 @@ func (v *view) createWithID(k *model.Kind, given model.Object, preset *uuid.UUID
 			return uuid.Nil, 0, apierr.Conflict(apierr.CodeDuplicate, k.Name, "ObjectId %s is already used by another object", id)
 		}
 	}
-	c := &change{Change: backend.Change{Kind: k, Op: backend.Create, Key: key, After: obj}, id: id}
+	c := &change{Change: model.Change{Kind: k, Op: model.Create, Key: key, After: obj, Prepared: v.prepared}, id: id}
+	v.prepared = nil
 	v.add(c)
 	if k.Children != nil {
 		for _, child := range k.Children(obj) {
@@ -296,7 +434,7 @@ func (v *view) update(k *model.Kind, ed Edit) (uuid.UUID, uint64, error) {
 	if equalObjects(k, cur.obj, merged) {
 		return cur.id, cur.modRev, nil
 	}
-	c := &change{Change: backend.Change{Kind: k, Op: backend.Update, Key: cur.key, Before: cur.obj, After: merged}, id: cur.id, seq: cur.seq, createRev: cur.createRev}
+	c := &change{Change: model.Change{Kind: k, Op: model.Update, Key: cur.key, Before: cur.obj, After: merged}, id: cur.id, seq: cur.seq, createRev: cur.createRev}
 	if k.Children != nil {
 		before, after := k.Children(cur.obj), k.Children(merged)
 		if !sameObjects(k, before, after) {
@@ -330,13 +468,13 @@ func createOnlyHint(k *model.Kind) string {
 }
 
 func (v *view) remove(k *model.Kind, cur *current) {
-	if c := v.pending[k.Name+"\x00"+cur.key]; c != nil && c.Op == backend.Create {
+	if c := v.pending[k.Name+"\x00"+cur.key]; c != nil && c.Op == model.Create && c.job == v.jobN {
 		// Created in this commit: forget it instead.
-		delete(v.pending, k.Name+"\x00"+cur.key)
+		v.setPending(k.Name+"\x00"+cur.key, nil)
 		v.changes = removeChange(v.changes, c)
 		return
 	}
-	v.add(&change{Change: backend.Change{Kind: k, Op: backend.Delete, Key: cur.key, Before: cur.obj}, id: cur.id, seq: cur.seq, createRev: cur.createRev})
+	v.add(&change{Change: model.Change{Kind: k, Op: model.Delete, Key: cur.key, Before: cur.obj}, id: cur.id, seq: cur.seq, createRev: cur.createRev})
 	if k.Children != nil {
 		for _, child := range k.Children(cur.obj) {
 			if old, _ := v.lookup(k, k.Key(child)); old != nil {
@@ -385,8 +523,14 @@ func refsOf(k *model.Kind, o model.Object) []store.Ref {
 			continue
 		}
 		vals := o.List(f.Name)
-		if f.Type == model.String {
+		switch f.Type {
+		case model.String:
 			vals = []string{o.Str(f.Name)}
+		case model.Int:
+			vals = nil
+			if n := o.Int(f.Name); n != 0 {
+				vals = []string{strconv.FormatInt(n, 10)}
+			}
 		}
 		for _, val := range vals {
 			if val == "" || val == f.RefImplied {
@@ -412,8 +556,8 @@ func containsRef(refs []store.Ref, r store.Ref) bool {
 
 // checkReferences checks the configuration the changes produce: every
 // reference names an existing object, and no deleted object is still named.
-func (v *view) checkReferences() error {
-	for _, c := range v.changes {
+func (v *view) checkReferences(changes []*change) error {
+	for _, c := range changes {
 		if c.After == nil {
 			continue
 		}
@@ -439,12 +583,12 @@ func (v *view) checkReferences() error {
 			}
 		}
 	}
-	for _, c := range v.changes {
+	for _, c := range changes {
 		// An object that stops being referable (a port being broken out)
 		// must not be in use, like an object being deleted.
-		becomesUnreferable := c.Op == backend.Update && c.Kind.Referable != nil &&
+		becomesUnreferable := c.Op == model.Update && c.Kind.Referable != nil &&
 			c.Kind.Referable(c.After) != nil && c.Kind.Referable(c.Before) == nil
-		if c.Op != backend.Delete && !becomesUnreferable {
+		if c.Op != model.Delete && !becomesUnreferable {
 			continue
 		}
 		var users []string
@@ -454,7 +598,7 @@ func (v *view) checkReferences() error {
 			}
 			users = append(users, describe(v.e.reg, src))
 		}
-		for _, p := range v.changes {
+		for _, p := range changes {
 			if p.After != nil && containsRef(refsOf(p.Kind, p.After), store.Ref{Kind: c.Kind.Name, Key: c.Key}) {
 				users = append(users, describe(v.e.reg, store.Ref{Kind: p.Kind.Name, Key: p.Key}))
 			}
@@ -481,7 +625,11 @@ func describe(reg *model.Registry, r store.Ref) string {
 
 // write stores the changes as revision rev and returns the revision record
 // as clients see it (secrets redacted), for the change feed.
-func (v *view) write(rev uint64, changes []*change, meta Meta) ([]byte, error) {
+func (e *Engine) write(tx *store.Tx, rev uint64, changes []*change, meta Meta) ([]byte, error) {
+	v := struct {
+		e  *Engine
+		tx *store.Tx
+	}{e, tx}
 	stored := storedRevision{Revision: Revision{Revision: rev, Time: nowString(), User: meta.User, Source: meta.Source, Comment: meta.Comment}}
 	for _, c := range changes {
 		k := c.Kind
@@ -490,16 +638,13 @@ func (v *view) write(rev uint64, changes []*change, meta Meta) ([]byte, error) {
 			sd.BeforeSealed = v.e.seal(k, c.id, c.Before)
 		}
 		switch c.Op {
-		case backend.Delete:
-			rec := store.Record{Kind: k.Name, Key: c.Key, ID: c.id, Seq: c.seq}
+		case model.Delete:
+			rec := store.Record{Kind: k.Name, Key: c.Key}
 			if err := v.tx.Delete(rec, refsOf(k, c.Before)); err != nil {
 				return nil, err
 			}
 		default:
-			rec := &store.Record{Kind: k.Name, Key: c.Key, ID: c.id, Seq: c.seq, CreateRev: c.createRev, ModRev: rev}
-			if c.Op == backend.Create {
-				rec.CreateRev = rev
-			}
+			rec := &store.Record{Kind: k.Name, Key: c.Key, ID: c.id, ModRev: rev}
 			rec.Public = k.AppendJSON(nil, c.After, false)
 			rec.Sealed = v.e.seal(k, c.id, c.After)
 			if err := v.tx.Put(rec, refsOf(k, c.Before), refsOf(k, c.After)); err != nil {

@@ -26,7 +26,13 @@ func writeKind(b *strings.Builder, k *Kind) {
 	fmt.Fprintf(b, "## %s (%s)\n\n%s\n\n", k.Name, k.Class, k.Doc)
 	switch {
 	case k.Class == Action:
-		fmt.Fprintf(b, "`POST /public/v1/action/%s`\n\n", k.Name)
+		fmt.Fprintf(b, "`POST /public/v1/action/%s`. Who: %s.", k.Name, who(k))
+		if k.DryRunnable {
+			b.WriteString(" `?dry_run=true` reports what it would do.")
+		} else {
+			b.WriteString(" Cannot be dry-run.")
+		}
+		b.WriteString("\n\n")
 	case k.Class == State:
 		fmt.Fprintf(b, "`GET /public/v1/state/%ss` (list, oldest first), `GET /public/v1/state/%s?SeqNum=N` (one entry).\n\n", strings.TrimSuffix(k.Name, "State"), strings.TrimSuffix(k.Name, "State"))
 	case k.Singleton:
@@ -35,6 +41,12 @@ func writeKind(b *strings.Builder, k *Kind) {
 		b.WriteString("Discovered from the switch: read and changed (PATCH); cannot be created or deleted.\n\n")
 	default:
 		b.WriteString("Operations: create, get by key, get by ObjectId, get all (paged), update by key or ObjectId, delete by key or ObjectId.\n\n")
+	}
+	if k.Class == Config && k.WriteRole() != RoleOperator {
+		fmt.Fprintf(b, "Writes need: %s.\n\n", who(k))
+	}
+	for _, c := range k.Constraints {
+		fmt.Fprintf(b, "Rule across objects: %s.\n\n", c.Name)
 	}
 	if len(k.Fields) > 0 {
 		b.WriteString("| Field | Type | Default | Allowed | Notes |\n|---|---|---|---|---|\n")
@@ -127,4 +139,20 @@ var formatNames = map[Format]string{
 	FormatFileURI:  "///abs/path, file:///abs/path or sftp://[user@]host[:port]/path",
 	FormatAbsPath:  "absolute path",
 	FormatObjName:  "name: letters, digits, _ . -",
+}
+
+func who(k *Kind) string {
+	var w string
+	switch k.WriteRole() {
+	case RoleAdmin:
+		w = "admins"
+	case RoleOperator:
+		w = "operators and admins"
+	default:
+		w = "any user"
+	}
+	if k.Self != "" {
+		w += fmt.Sprintf("; any user for itself (%s = its own name)", k.Self)
+	}
+	return w
 }

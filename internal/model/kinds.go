@@ -168,6 +168,7 @@ func builtinKinds() []*Kind {
 			},
 		},
 		port,
+		vlan(),
 		{
 			Name: "Vrf", Class: Config,
 			Doc: "A VRF. The VRF \"default\" always exists and is not an object.",
@@ -288,7 +289,8 @@ func builtinKinds() []*Kind {
 			},
 		},
 		{
-			Name: "User", Class: Config,
+			Name: "User", Class: Config, Role: RoleAdmin,
+			Constraints: []Constraint{lastAdmin},
 			Doc: "A user of the switch: an account of its operating system. Only Access and DefaultShell can be updated; to change anything else, delete the user and create it again.",
 			Fields: []*Field{
 				{Name: "Name", Type: String, Key: true, Format: FormatUserName, Aliases: []string{"NAME"}, Doc: "not a system account (root, daemon, sshd, ...)"},
@@ -348,7 +350,7 @@ func builtinKinds() []*Kind {
 			},
 		},
 		{
-			Name: "ConfigLogState", Class: State,
+			Name: "ConfigLogState", Class: State, Source: SourceConfigLog,
 			Doc: "One configuration operation: every create, update, delete and action, successful or not. The last 1000 are kept.",
 			Fields: []*Field{
 				{Name: "SeqNum", Type: Int},
@@ -362,7 +364,7 @@ func builtinKinds() []*Kind {
 			},
 		},
 		{
-			Name: "UserPassword", Class: Action,
+			Name: "UserPassword", Class: Action, Role: RoleAdmin, Self: "Name",
 			Doc: "Sets a user's password. Admins may set anyone's; others only their own.",
 			Fields: []*Field{
 				{Name: "Name", Type: String, Required: true, Format: FormatUserName, Aliases: []string{"NAME"}},
@@ -371,7 +373,7 @@ func builtinKinds() []*Kind {
 			Check: func(o Object) error { return checkPassword("UserPassword", o.Str("Password")) },
 		},
 		{
-			Name: "SaveConfig", Class: Action,
+			Name: "SaveConfig", Class: Action, Role: RoleOperator,
 			Doc: "Saves the running configuration to a local file or an archive server.",
 			Fields: []*Field{
 				{Name: "Nonce", Type: String, MaxLen: 256},
@@ -400,14 +402,14 @@ func builtinKinds() []*Kind {
 			Check: checkNoncePassphrase("ResetConfigToFile"),
 		},
 		{
-			Name: "Rollback", Class: Action,
+			Name: "Rollback", Class: Action, Role: RoleOperator, DryRunnable: true,
 			Doc: "Makes a new commit that restores the configuration as it was after a revision, atomically.",
 			Fields: []*Field{
 				{Name: "Revision", Type: Int, Required: true, Range: rng(1, 1<<53), Doc: "the revision whose configuration to restore"},
 			},
 		},
 		{
-			Name: "ClearConfigLog", Class: Action,
+			Name: "ClearConfigLog", Class: Action, DryRunnable: true,
 			Doc: "Clears the config log; the clear becomes the first entry of the new log.",
 		},
 	}

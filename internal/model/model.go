@@ -13,6 +13,7 @@ package model
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -142,6 +143,26 @@ type Kind struct {
 	// Deletable reports whether an object of a kind that is not created by
 	// clients (a discovered port) may still be deleted; nil means no.
 	Deletable func(o Object) bool
+	// Constraints are rules over several objects that changes of this kind
+	// can break (see Constraint); the engine's check phase runs them.
+	Constraints []Constraint
+
+	// Role is who may write objects of a config kind (zero: operators and
+	// admins) or run an action (zero: admins only).
+	Role Role
+	// Self names the field of an action that names a User: any user may run
+	// the action on itself (its own password), whatever Role says.
+	Self string
+	// DryRunnable says an action can be run with ?dry_run=true and then
+	// reports what it would do without doing it.
+	DryRunnable bool
+	// Source names where a state-only kind's objects come from: "configlog"
+	// for the config log; "" for the backend's driver of the kind.
+	Source string
+	// Renamed maps field names used by earlier versions of swmgr to their
+	// current names, so stored records and revisions written before a
+	// rename still read (see DecodeStored).
+	Renamed map[string]string
 
 	keys    []*Field
 	byName  map[string]*Field // exact names and aliases
@@ -170,7 +191,8 @@ func (k *Kind) API() string { return strings.ToLower(k.Name) }
 
 // Registry is the set of declared kinds.
 type Registry struct {
-	kinds   []*Kind
+	kinds       []*Kind
+	constraints []Constraint
 	byLower map[Class]map[string]*Kind
 	byExact map[Class]map[string]*Kind // exact spellings, to look up without lower-casing
 }
@@ -203,6 +225,15 @@ func NewRegistry(kinds ...*Kind) (*Registry, error) {
 			if f.Ref != "" && r.Lookup(Config, f.Ref) == nil {
 				return nil, errorf("%s.%s references unknown kind %s", k.Name, f.Name, f.Ref)
 			}
+		}
+		if k.Self != "" && (k.Class != Action || k.Field(k.Self) == nil) {
+			return nil, errorf("%s: Self names %q, which is not a field of an action", k.Name, k.Self)
+		}
+		for _, c := range k.Constraints {
+			if c.Check == nil || len(c.Kinds) == 0 {
+				return nil, errorf("%s: constraint %q needs Kinds and Check", k.Name, c.Name)
+			}
+			r.constraints = append(r.constraints, c)
 		}
 	}
 	return r, nil
@@ -248,14 +279,17 @@ func (f *Field) check(k *Kind) error {
 			return errorf("%s.%s: default: %v", k.Name, f.Name, err)
 		}
 	}
-	if f.Key && f.Type != String {
-		return errorf("%s.%s: key fields must be strings", k.Name, f.Name)
+	if f.Key && f.Type != String && f.Type != Int {
+		return errorf("%s.%s: key fields must be strings or integers", k.Name, f.Name)
 	}
 	return nil
 }
 
 // Kinds returns every kind in declaration order.
 func (r *Registry) Kinds() []*Kind { return r.kinds }
+
+// Constraints returns every declared cross-object constraint.
+func (r *Registry) Constraints() []Constraint { return r.constraints }
 
 // Lookup finds a kind of class c by its case-insensitive path name (state kinds
 // by their config name, "Port" for PortState).
@@ -321,19 +355,50 @@ func (o Object) Bool(name string) bool { b, _ := o[name].(bool); return b }
 // List returns a list field, or nil.
 func (o Object) List(name string) []string { l, _ := o[name].([]string); return l }
 
-// Key returns the store key of o: its key field values joined by NUL.
+// Key returns the store key of o: its key field values joined by NUL, an
+// integer key in decimal.
 func (k *Kind) Key(o Object) string {
 	if len(k.keys) == 1 {
-		return o.Str(k.keys[0].Name)
+		return keyText(k.keys[0], o)
 	}
 	parts := make([]string, len(k.keys))
 	for i, f := range k.keys {
-		parts[i] = o.Str(f.Name)
+		parts[i] = keyText(f, o)
 	}
 	return strings.Join(parts, "\x00")
 }
 
+func keyText(f *Field, o Object) string {
+	if f.Type == Int {
+		return strconv.FormatInt(o.Int(f.Name), 10)
+	}
+	return o.Str(f.Name)
+}
+
+// KeyObject returns the key fields of a store key as an object, typed as
+// declared; ok is false if key does not fit the kind's keys.
+func (k *Kind) KeyObject(key string) (Object, bool) {
+	parts := strings.Split(key, "\x00")
+	if len(parts) != len(k.keys) {
+		return nil, false
+	}
+	o := make(Object, len(parts))
+	for i, f := range k.keys {
+		if f.Type == Int {
+			n, err := strconv.ParseInt(parts[i], 10, 64)
+			if err != nil {
+				return nil, false
+			}
+			o[f.Name] = n
+			continue
+		}
+		o[f.Name] = parts[i]
+	}
+	return o, true
+}
+
 // DescribeKey renders a store key for messages: "Vrf=default, NeighborAddress=10.0.0.1".
+// An integer key is written as is: "VlanId=100".
 func (k *Kind) DescribeKey(key string) string {
 	parts := strings.Split(key, "\x00")
 	var b strings.Builder
@@ -375,4 +440,38 @@ func (f *Field) zero() any {
 		return []string{}
 	}
 	return ""
+}
+
+// Role is what a user may do, declared on kinds and actions.
+type Role int
+
+// Roles, from least to most.
+const (
+	RoleReader   Role = iota + 1 // any group but operator and admin
+	RoleOperator                 // group operator
+	RoleAdmin                    // group admin
+)
+
+func (r Role) String() string {
+	switch r {
+	case RoleAdmin:
+		return "admin"
+	case RoleOperator:
+		return "operator"
+	case RoleReader:
+		return "read-only"
+	}
+	return "none"
+}
+
+// WriteRole is the least role that may write objects of a config kind or
+// run an action, as declared (with the defaults Role documents).
+func (k *Kind) WriteRole() Role {
+	if k.Role != 0 {
+		return k.Role
+	}
+	if k.Class == Action {
+		return RoleAdmin
+	}
+	return RoleOperator
 }

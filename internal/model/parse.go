@@ -294,3 +294,37 @@ func jsonKind(raw json.RawMessage) string {
 	}
 	return "a number"
 }
+
+// DecodeStored reads an object that swmgr itself stored (a record, a side of
+// a revision, a staged edit), unlike Parse which reads what a client sent:
+// a field the model no longer has is dropped, one renamed since (Renamed)
+// is read under its new name, and a value whose type no longer fits is left
+// out so that the field's default applies. Stored data is never refused for
+// what the model changed after it was written.
+func (k *Kind) DecodeStored(raw []byte) (Object, error) {
+	body, err := DecodeBody(raw)
+	if err != nil {
+		return nil, err
+	}
+	out := make(Object, len(body))
+	for name, v := range body {
+		f := k.byName[name]
+		if f == nil {
+			if to, ok := k.Renamed[name]; ok {
+				f = k.byName[to]
+			}
+		}
+		if f == nil {
+			continue
+		}
+		if _, taken := out[f.Name]; taken && name != f.Name {
+			continue // the current name wins over an old one
+		}
+		val, err := f.decode(k.Name, v)
+		if err != nil {
+			continue
+		}
+		out[f.Name] = val
+	}
+	return out, nil
+}

@@ -15,14 +15,15 @@
 //	logmeta              "seq" -> last config log SeqNum (never reused)
 //	cands/<id>           candidate: "meta" -> JSON, edit seq -> sealed edit
 //
-// Every change goes through Commit. Concurrent commits are group-committed: a
-// single goroutine runs the commit functions that are waiting, one after the
-// other, in one bbolt write transaction, and syncs it to disk once. No caller
-// is answered before its data is on disk.
+// The store is passive: it has no goroutine and calls nothing back. Its
+// single writer (the engine's writer loop) hands it a batch of writes with
+// Update, which runs them in one bbolt write transaction and returns once
+// that is on disk (fdatasync); readers take consistent snapshots with View.
+// Store is the bbolt implementation of the Config interface (iface.go),
+// which a replicated store can implement too.
 package store
 
 import (
-	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -41,7 +42,6 @@ import (
 const (
 	MaxLogEntries = 1000
 	MaxRevisions  = 1000
-	maxBatch      = 512
 )
 
 var (
@@ -63,10 +63,7 @@ var ErrLocked = errors.New("data directory is in use by another swmgr process")
 
 // Store is an open configuration database.
 type Store struct {
-	db   *bolt.DB
-	reqs chan *request
-	stop chan struct{}
-	done chan struct{}
+	db *bolt.DB
 
 	closeOnce sync.Once
 	closeErr  error
@@ -103,157 +100,32 @@ func Open(dir string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("initialise %s: %w", path, err)
 	}
-	s := &Store{db: db, reqs: make(chan *request, maxBatch), stop: make(chan struct{}), done: make(chan struct{})}
-	go s.run()
-	return s, nil
+	return &Store{db: db}, nil
 }
 
-// Close waits for commits in progress, then closes the database.
+// Close closes the database; the caller has stopped writing.
 func (s *Store) Close() error {
-	s.closeOnce.Do(func() {
-		close(s.stop)
-		<-s.done
-		s.closeErr = s.db.Close()
-	})
+	s.closeOnce.Do(func() { s.closeErr = s.db.Close() })
 	return s.closeErr
 }
 
-// View runs fn in a read-only transaction. Records passed to fn are valid
-// only until fn returns.
+// View runs fn in a read-only transaction: a consistent snapshot at one
+// revision. Records passed to fn are valid only until fn returns.
 func (s *Store) View(fn func(tx *Tx) error) error {
 	return s.db.View(func(btx *bolt.Tx) error { return fn(&Tx{btx: btx}) })
 }
 
-// CommitFunc changes the store inside a shared write transaction. It must do
-// all its checks before its first write: returning an error after writing
-// makes the store roll back the whole batch and rerun every other function
-// alone. On success it may return undo, which reverts what it did outside the
-// store (in a backend) should the transaction fail to reach the disk.
-type CommitFunc func(tx *Tx) (undo func(), err error)
-
-type request struct {
-	fn    CommitFunc
-	err   error
-	undo  func()
-	hooks []func()
-	done  chan struct{}
+// Update runs fn in one write transaction and returns once it is durable.
+// If fn returns an error (or panics), nothing it wrote is kept. Only one
+// goroutine, the engine's writer, calls it.
+func (s *Store) Update(fn func(tx *Tx) error) error {
+	return s.db.Update(func(btx *bolt.Tx) error { return call(fn, &Tx{btx: btx, writable: true}) })
 }
 
-// Commit runs fn and returns once its writes are durable, or with fn's error
-// (and then nothing fn wrote is kept).
-func (s *Store) Commit(ctx context.Context, fn CommitFunc) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	r := &request{fn: fn, done: make(chan struct{})}
-	select {
-	case s.reqs <- r:
-	case <-s.stop:
-		return errors.New("store is closed")
-	}
-	<-r.done // a submitted commit always finishes, so the caller knows its fate
-	return r.err
-}
-
-func (s *Store) run() {
-	defer close(s.done)
-	batch := make([]*request, 0, maxBatch)
-	for {
-		select {
-		case r := <-s.reqs:
-			batch = append(batch[:0], r)
-		drain:
-			for len(batch) < maxBatch {
-				select {
-				case r := <-s.reqs:
-					batch = append(batch, r)
-				default:
-					break drain
-				}
-			}
-			if !s.runBatch(batch) {
-				for _, r := range batch {
-					s.runBatch([]*request{r})
-				}
-			}
-			for _, r := range batch {
-				close(r.done)
-			}
-		case <-s.stop:
-			for {
-				select {
-				case r := <-s.reqs:
-					r.err = errors.New("store is closed")
-					close(r.done)
-				default:
-					return
-				}
-			}
-		}
-	}
-}
-
-// runBatch runs the requests in one transaction. It returns false when a
-// function failed after writing, having undone everything; the caller then
-// reruns the requests one by one.
-func (s *Store) runBatch(batch []*request) bool {
-	btx, err := s.db.Begin(true)
-	if err != nil {
-		for _, r := range batch {
-			r.err = fmt.Errorf("begin transaction: %w", err)
-		}
-		return true
-	}
-	undo := func(upto int) {
-		for i := upto - 1; i >= 0; i-- {
-			if r := batch[i]; r.err == nil && r.undo != nil {
-				r.undo()
-			}
-		}
-	}
-	for i, r := range batch {
-		tx := &Tx{btx: btx, writable: true}
-		r.undo, r.err = call(r.fn, tx)
-		r.hooks = tx.hooks
-		if r.err != nil && tx.wrote {
-			btx.Rollback()
-			if len(batch) == 1 {
-				return true
-			}
-			// Undo the backend effects of the functions that ran before
-			// this one; all of them run again, alone.
-			undo(i)
-			for _, r := range batch {
-				r.err, r.undo = nil, nil
-			}
-			return false
-		}
-	}
-	if err := btx.Commit(); err != nil {
-		undo(len(batch))
-		for _, r := range batch {
-			if r.err == nil {
-				r.err = fmt.Errorf("commit to disk: %w", err)
-			}
-		}
-		return true
-	}
-	// Durable now: run the hooks in commit order.
-	for _, r := range batch {
-		if r.err == nil {
-			for _, h := range r.hooks {
-				h()
-			}
-		}
-	}
-	return true
-}
-
-func call(fn CommitFunc, tx *Tx) (undo func(), err error) {
+func call(fn func(tx *Tx) error, tx *Tx) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			tx.wrote = true // assume the worst about a function that panicked
-			err = fmt.Errorf("commit function panicked: %v", p)
+			err = fmt.Errorf("store write failed: %v", p)
 		}
 	}()
 	return fn(tx)

@@ -61,17 +61,11 @@ func decodeRecord(kind, key string, b []byte) (Record, error) {
 	return r, nil
 }
 
-// Tx is a transaction. Write methods are only valid in a CommitFunc.
+// Tx is a transaction. Write methods are only valid inside Update.
 type Tx struct {
 	btx      *bolt.Tx
 	writable bool
-	wrote    bool
-	hooks    []func()
 }
-
-// OnCommit registers fn to run once the transaction is on disk, by the
-// committer, in commit order; fn must not block.
-func (tx *Tx) OnCommit(fn func()) { tx.hooks = append(tx.hooks, fn) }
 
 // Meta returns a value of the meta bucket.
 func (tx *Tx) Meta(name string) []byte { return tx.btx.Bucket(bMeta).Get([]byte(name)) }
@@ -177,7 +171,6 @@ func (tx *Tx) mustWrite() {
 	if !tx.writable {
 		panic("store: write in a read-only transaction")
 	}
-	tx.wrote = true
 }
 
 // NextRevision assigns the next global revision number.
@@ -188,13 +181,21 @@ func (tx *Tx) NextRevision() uint64 {
 	return rev
 }
 
-// Put stores r, replacing the object with the same kind and key. A new
-// object (r.Seq == 0) gets the next creation sequence and its id is indexed.
-// The reference index moves from oldRefs to newRefs.
+// Put stores r, replacing the object with the same kind and key, which
+// keeps its creation sequence, creation revision and ObjectId. A new object
+// gets the next creation sequence, r.ModRev as its creation revision, and
+// its id is indexed. The reference index moves from oldRefs to newRefs.
 func (tx *Tx) Put(r *Record, oldRefs, newRefs []Ref) error {
 	tx.mustWrite()
 	ok := objKey(r.Kind, r.Key)
-	if r.Seq == 0 {
+	if old := tx.btx.Bucket(bObj).Get(ok); old != nil {
+		prev, err := decodeRecord(r.Kind, r.Key, old)
+		if err != nil {
+			return err
+		}
+		r.Seq, r.CreateRev, r.ID = prev.Seq, prev.CreateRev, prev.ID
+	} else {
+		r.CreateRev = r.ModRev
 		meta := tx.btx.Bucket(bMeta)
 		r.Seq = u64(meta.Get(kSeq)) + 1
 		must(meta.Put(kSeq, be(r.Seq)))
@@ -206,13 +207,20 @@ func (tx *Tx) Put(r *Record, oldRefs, newRefs []Ref) error {
 	return nil
 }
 
-// Delete removes r and its index entries, including its references.
+// Delete removes the object of r.Kind and r.Key and its index entries,
+// including its references.
 func (tx *Tx) Delete(r Record, refs []Ref) error {
 	tx.mustWrite()
 	obj, ok := tx.btx.Bucket(bObj), objKey(r.Kind, r.Key)
-	if obj.Get(ok) == nil {
+	old := obj.Get(ok)
+	if old == nil {
 		return errors.New("store: delete of a missing object")
 	}
+	prev, err := decodeRecord(r.Kind, r.Key, old)
+	if err != nil {
+		return err
+	}
+	r.Seq, r.ID = prev.Seq, prev.ID
 	must(obj.Delete(ok))
 	must(tx.btx.Bucket(bOrd).Delete(ordKey(r.Kind, r.Seq)))
 	must(tx.btx.Bucket(bIDs).Delete(r.ID[:]))
@@ -336,8 +344,8 @@ func walkDown(b *bolt.Bucket, marker uint64, count int, fn func(uint64, []byte) 
 }
 
 // must panics on a bbolt error that can only come from a bug (a write to a
-// read-only transaction, an empty key); the committer turns the panic into
-// an error and rolls back.
+// read-only transaction, an empty key); Update turns the panic into an
+// error and rolls back.
 func must(err error) {
 	if err != nil {
 		panic(err)

@@ -81,11 +81,9 @@ func New(opts Options) *Sim {
 }
 
 // tracked are the kinds whose applied objects the simulated hardware needs
-// to remember: ports, the mirror sessions it counts, and the local AS.
-var tracked = map[string]bool{"Port": true, "Span": true, "BGPGlobal": true}
-
-// Replays implements backend.Backend.
-func (s *Sim) Replays(kind *model.Kind) bool { return tracked[kind.Name] }
+// to remember: ports, the mirror sessions and VLANs it carries, and the
+// local AS.
+var tracked = map[string]bool{"Port": true, "Span": true, "BGPGlobal": true, "Vlan": true}
 
 // Name implements backend.Backend.
 func (s *Sim) Name() string { return "sim" }
@@ -97,8 +95,35 @@ func mac(port, sub int) string {
 	return fmt.Sprintf("02:00:5e:%02x:%02x:%02x", port>>8, port&0xff, sub)
 }
 
-// Discover implements backend.Backend.
+// Drivers implements backend.Backend: one driver per kind. Kinds the
+// simulated hardware does nothing with are only recorded.
+func (s *Sim) Drivers() map[string]*backend.Driver {
+	record := func() *backend.Driver { return &backend.Driver{Apply: s.record} }
+	return map[string]*backend.Driver{
+		"SystemParam":         {Apply: s.record, Discover: s.discoverSystem, State: s.systemState},
+		"Port":                {Check: s.checkPort, Apply: s.applyPort, Discover: s.discoverPorts, State: s.portState, Replay: true},
+		"Vlan":                {Apply: s.record, State: s.vlanState, Replay: true},
+		"Vrf":                 record(),
+		"IPv4Intf":            {Apply: s.record, State: s.ipv4State},
+		"BGPGlobal":           {Apply: s.record, State: s.bgpGlobalState, Replay: true},
+		"BGPVrf":              record(),
+		"BGPv4Neighbor":       {Apply: s.record, State: s.bgpNeighborState},
+		"Span":                {Check: checkSpan, Apply: s.record, Replay: true},
+		"User":                {Prepare: s.prepareUser, Apply: s.applyUser},
+		"ConfigArchiveServer": record(),
+		"NtpServer":           {Apply: s.record, State: ntpState},
+	}
+}
+
+// Discover returns what the switch has by itself, by kind name: its
+// front-panel ports and the read-only fields of SystemParam.
 func (s *Sim) Discover(ctx context.Context) (map[string][]model.Object, error) {
+	ports, _ := s.discoverPorts(ctx)
+	sys, _ := s.discoverSystem(ctx)
+	return map[string][]model.Object{"Port": ports, "SystemParam": sys}, nil
+}
+
+func (s *Sim) discoverPorts(ctx context.Context) ([]model.Object, error) {
 	ports := make([]model.Object, 0, s.opts.Ports)
 	for i := 1; i <= s.opts.Ports; i++ {
 		ports = append(ports, model.Object{
@@ -109,18 +134,30 @@ func (s *Sim) Discover(ctx context.Context) (map[string][]model.Object, error) {
 			"MediaType": "QSFP+",
 		})
 	}
-	sys := model.Object{"SwVersion": s.opts.Version, "SwitchMac": mac(0, 0)}
-	return map[string][]model.Object{"Port": ports, "SystemParam": {sys}}, nil
+	return ports, nil
 }
 
-// Apply implements backend.Backend.
+func (s *Sim) discoverSystem(ctx context.Context) ([]model.Object, error) {
+	return []model.Object{{"SwVersion": s.opts.Version, "SwitchMac": mac(0, 0)}}, nil
+}
+
+// Apply applies changes in order, all or nothing, each checked first
+// against the switch's applied configuration: the whole of a backend, for
+// tests and tools that drive the simulated switch without an engine.
 func (s *Sim) Apply(ctx context.Context, changes []backend.Change) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	ds := s.Drivers()
 	for i, c := range changes {
-		if err := s.apply(ctx, c); err != nil {
+		if d := ds[c.Kind.Name]; d != nil && d.Check != nil && c.Op != backend.Delete {
+			if err := d.Check(s.appliedView(c), c); err != nil {
+				for j := i - 1; j >= 0; j-- {
+					backend.Revert(ctx, ds, changes[j])
+				}
+				return err
+			}
+		}
+		if err := backend.ApplyCommit(ctx, ds, &backend.Commit{Changes: []backend.Change{c}}); err != nil {
 			for j := i - 1; j >= 0; j-- {
-				if uerr := s.apply(ctx, changes[j].Inverse()); uerr != nil {
+				if uerr := backend.Revert(ctx, ds, changes[j]); uerr != nil {
 					return fmt.Errorf("sim: undo after %v failed: %w", err, uerr)
 				}
 			}
@@ -130,27 +167,74 @@ func (s *Sim) Apply(ctx context.Context, changes []backend.Change) error {
 	return nil
 }
 
-func (s *Sim) apply(ctx context.Context, c backend.Change) error {
+// State returns the operational fields of obj's state form.
+func (s *Sim) State(ctx context.Context, kind *model.Kind, obj model.Object) (model.Object, error) {
+	d := s.Drivers()[kind.Name]
+	if d == nil || d.State == nil {
+		return model.Object{}, nil
+	}
+	return d.State(ctx, obj)
+}
+
+// appliedView is the applied configuration with c applied on top.
+func (s *Sim) appliedView(c backend.Change) model.View {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v := appliedView{}
+	for kind, byKey := range s.applied {
+		v[kind] = map[string]model.Object{}
+		for k, o := range byKey {
+			v[kind][k] = o
+		}
+	}
+	if v[c.Kind.Name] == nil {
+		v[c.Kind.Name] = map[string]model.Object{}
+	}
+	if c.Op == backend.Delete {
+		delete(v[c.Kind.Name], c.Key)
+	} else {
+		v[c.Kind.Name][c.Key] = c.After
+	}
+	return v
+}
+
+type appliedView map[string]map[string]model.Object
+
+func (v appliedView) Get(kind, key string) model.Object { return v[kind][key] }
+
+func (v appliedView) Each(kind string, fn func(string, model.Object) bool) error {
+	for k, o := range v[kind] {
+		if !fn(k, o) {
+			break
+		}
+	}
+	return nil
+}
+
+func (s *Sim) fault(c backend.Change) error {
 	if s.opts.Fault != nil {
-		if err := s.opts.Fault(c); err != nil {
-			return err
-		}
+		return s.opts.Fault(c)
 	}
-	if c.Op != backend.Delete {
-		if err := s.check(c); err != nil {
-			return err
-		}
+	return nil
+}
+
+// record remembers a change of a tracked kind; other kinds have no effect
+// on the simulated hardware.
+func (s *Sim) record(ctx context.Context, c backend.Change) (model.Object, error) {
+	if err := s.fault(c); err != nil {
+		return nil, err
 	}
-	switch c.Kind.Name {
-	case "Port":
-		s.applyPort(c)
-	case "User":
-		if err := s.applyUser(ctx, c); err != nil {
-			return err
-		}
-	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.remember(c, nil)
+	return nil, nil
+}
+
+// remember keeps c's object (with the fields the switch filled) if its kind
+// is tracked. Called with s.mu held.
+func (s *Sim) remember(c backend.Change, filled model.Object) {
 	if !tracked[c.Kind.Name] {
-		return nil
+		return
 	}
 	byKey := s.applied[c.Kind.Name]
 	if byKey == nil {
@@ -159,69 +243,85 @@ func (s *Sim) apply(ctx context.Context, c backend.Change) error {
 	}
 	if c.Op == backend.Delete {
 		delete(byKey, c.Key)
-	} else {
-		byKey[c.Key] = c.After.Clone()
+		return
 	}
-	return nil
+	o := c.After.Clone()
+	for n, v := range filled {
+		o[n] = v
+	}
+	byKey[c.Key] = o
 }
 
 func refused(status int, kind, field, format string, args ...any) error {
 	return apierr.New(status, apierr.CodeBackend, kind, field, "the switch refused: "+format, args...)
 }
 
-// check enforces what the simulated hardware cannot do.
-func (s *Sim) check(c backend.Change) error {
+// checkPort enforces what the simulated ports can do, on the resulting
+// configuration: ports that exist, supported speeds, lane speeds, and
+// sub-ports that follow their port's breakout.
+func (s *Sim) checkPort(cfg model.View, c backend.Change) error {
 	o := c.After
-	switch c.Kind.Name {
-	case "Port":
-		name := o.Str("IntfRef")
-		n, sub, _ := model.ParsePortName(name)
-		if n > s.opts.Ports {
-			return refused(http.StatusBadRequest, "Port", "IntfRef", "%s does not exist; this switch has fpPort1..fpPort%d", name, s.opts.Ports)
+	name := o.Str("IntfRef")
+	n, sub, _ := model.ParsePortName(name)
+	if n > s.opts.Ports {
+		return refused(http.StatusBadRequest, "Port", "IntfRef", "%s does not exist; this switch has fpPort1..fpPort%d", name, s.opts.Ports)
+	}
+	speed := o.Int("Speed")
+	if !supportedSpeeds[speed] {
+		return refused(http.StatusBadRequest, "Port", "Speed", "Speed %d is not supported; use 1000, 10000, 25000, 40000, 50000 or 100000", speed)
+	}
+	mode := o.Str("BreakOutMode")
+	if sub != 0 {
+		parent := cfg.Get("Port", fmt.Sprintf("fpPort%d", n))
+		if parent == nil || parent.Str("BreakOutMode") != mode {
+			return refused(http.StatusBadRequest, "Port", "BreakOutMode", "%s belongs to the breakout of fpPort%d; change BreakOutMode there", name, n)
 		}
-		speed := o.Int("Speed")
-		if !supportedSpeeds[speed] {
-			return refused(http.StatusBadRequest, "Port", "Speed", "Speed %d is not supported; use 1000, 10000, 25000, 40000, 50000 or 100000", speed)
-		}
-		mode := o.Str("BreakOutMode")
-		if sub != 0 {
-			parent := s.applied["Port"][fmt.Sprintf("fpPort%d", n)]
-			if parent == nil || parent.Str("BreakOutMode") != mode {
-				return refused(http.StatusBadRequest, "Port", "BreakOutMode", "%s belongs to the breakout of fpPort%d; change BreakOutMode there", name, n)
-			}
-		}
-		if max := laneSpeed[mode]; (sub != 0 || strings.HasPrefix(mode, "1x")) && speed > max {
-			return refused(http.StatusBadRequest, "Port", "Speed", "Speed %d is more than a %s lane can carry (%d)", speed, mode, max)
-		}
-		if sub == 0 && c.Op == backend.Update && c.Before.Str("BreakOutMode") != mode {
-			for key := range s.applied["Port"] {
-				if pn, ps, _ := model.ParsePortName(key); pn == n && ps != 0 {
-					return refused(http.StatusConflict, "Port", "BreakOutMode", "%s still has sub-port %s", name, key)
-				}
-			}
-		}
-	case "Span":
-		if c.Op == backend.Create && o.Str("AdminState") == "UP" || c.Op == backend.Update && o.Str("AdminState") == "UP" && c.Before.Str("AdminState") != "UP" {
-			active := 0
-			for _, sp := range s.applied["Span"] {
-				if sp.Str("AdminState") == "UP" {
-					active++
-				}
-			}
-			if active >= MaxSpanSessions {
-				return refused(http.StatusConflict, "Span", "AdminState", "the switch has %d mirror sessions and all are in use", MaxSpanSessions)
+	}
+	if max := laneSpeed[mode]; (sub != 0 || strings.HasPrefix(mode, "1x")) && speed > max {
+		return refused(http.StatusBadRequest, "Port", "Speed", "Speed %d is more than a %s lane can carry (%d)", speed, mode, max)
+	}
+	if sub == 0 {
+		for i := 1; i <= 4; i++ {
+			child := cfg.Get("Port", fmt.Sprintf("%ss%d", name, i))
+			if child != nil && child.Str("BreakOutMode") != mode {
+				return refused(http.StatusConflict, "Port", "BreakOutMode", "%s still has sub-port %ss%d", name, name, i)
 			}
 		}
 	}
 	return nil
 }
 
-// applyPort keeps the port's link state: OperState follows AdminState.
-func (s *Sim) applyPort(c backend.Change) {
+// checkSpan: the ASIC has MaxSpanSessions mirror sessions.
+func checkSpan(cfg model.View, c backend.Change) error {
+	if c.After.Str("AdminState") != "UP" || c.Op == backend.Update && c.Before.Str("AdminState") == "UP" {
+		return nil
+	}
+	active := 0
+	cfg.Each("Span", func(_ string, sp model.Object) bool {
+		if sp.Str("AdminState") == "UP" {
+			active++
+		}
+		return true
+	})
+	if active > MaxSpanSessions {
+		return refused(http.StatusConflict, "Span", "AdminState", "the switch has %d mirror sessions and all are in use", MaxSpanSessions)
+	}
+	return nil
+}
+
+// applyPort keeps the port's link state (OperState follows AdminState) and
+// reports the read-only fields the hardware gives the port.
+func (s *Sim) applyPort(ctx context.Context, c backend.Change) (model.Object, error) {
+	if err := s.fault(c); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	name := c.Key
 	if c.Op == backend.Delete {
 		delete(s.ports, name)
-		return
+		s.remember(c, nil)
+		return nil, nil
 	}
 	p := s.ports[name]
 	if p == nil {
@@ -232,8 +332,7 @@ func (s *Sim) applyPort(c backend.Change) {
 		}
 		s.ports[name] = p
 	}
-	// Read-only fields come from the hardware.
-	c.After["IfIndex"], c.After["MacAddr"] = p.ifIndex, p.mac
+	filled := model.Object{"IfIndex": p.ifIndex, "MacAddr": p.mac}
 	now := time.Now().UTC().Round(0)
 	up := c.After.Str("AdminState") == "UP"
 	switch {
@@ -249,66 +348,94 @@ func (s *Sim) applyPort(c backend.Change) {
 		p.numDown++
 		p.lastDown = now.String()
 	}
+	s.remember(c, filled)
+	return filled, nil
 }
 
-// State implements backend.Backend.
-func (s *Sim) State(ctx context.Context, kind *model.Kind, o model.Object) (model.Object, error) {
+func (s *Sim) portState(ctx context.Context, o model.Object) (model.Object, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.ports[o.Str("IntfRef")]
+	if p == nil {
+		return nil, apierr.New(http.StatusServiceUnavailable, apierr.CodeNotReady, "Port", "", "port %s is not known to the switch yet", o.Str("IntfRef"))
+	}
+	in, out := p.inOctets, p.outOctet
+	if p.operUp {
+		ms := time.Since(p.upSince).Milliseconds()
+		in, out = in+ms*125, out+ms*100
+	}
+	st := model.Object{}
+	st["Name"] = o.Str("IntfRef")
+	st["OperState"] = upDown(p.operUp)
+	st["NumUpEvents"], st["NumDownEvents"] = p.numUp, p.numDown
+	st["LastUpEventTime"], st["LastDownEventTime"] = p.lastUp, p.lastDown
+	st["IfInOctets"], st["IfOutOctets"] = in, out
+	st["IfInUcastPkts"], st["IfOutUcastPkts"] = in/500, out/500
+	st["PresentInHW"] = "YES"
+	return st, nil
+}
+
+func (s *Sim) ipv4State(ctx context.Context, o model.Object) (model.Object, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := model.Object{}
-	switch kind.Name {
-	case "Port":
-		p := s.ports[o.Str("IntfRef")]
-		if p == nil {
-			return nil, apierr.New(http.StatusServiceUnavailable, apierr.CodeNotReady, "Port", "", "port %s is not known to the switch yet", o.Str("IntfRef"))
+	p := s.ports[o.Str("IntfRef")]
+	up := p != nil && p.operUp && o.Str("AdminState") == "UP"
+	st["OperState"] = upDown(up)
+	if p != nil {
+		st["IfIndex"] = p.ifIndex
+		if up {
+			st["NumUpEvents"] = int64(1)
 		}
-		in, out := p.inOctets, p.outOctet
-		if p.operUp {
-			ms := time.Since(p.upSince).Milliseconds()
-			in, out = in+ms*125, out+ms*100
-		}
-		st["Name"] = o.Str("IntfRef")
-		st["OperState"] = upDown(p.operUp)
-		st["NumUpEvents"], st["NumDownEvents"] = p.numUp, p.numDown
-		st["LastUpEventTime"], st["LastDownEventTime"] = p.lastUp, p.lastDown
-		st["IfInOctets"], st["IfOutOctets"] = in, out
-		st["IfInUcastPkts"], st["IfOutUcastPkts"] = in/500, out/500
-		st["PresentInHW"] = "YES"
-	case "IPv4Intf":
-		p := s.ports[o.Str("IntfRef")]
-		up := p != nil && p.operUp && o.Str("AdminState") == "UP"
-		st["OperState"] = upDown(up)
-		if p != nil {
-			st["IfIndex"] = p.ifIndex
-			if up {
-				st["NumUpEvents"] = int64(1)
+	}
+	st["L2IntfType"] = "Port"
+	n, _, _ := model.ParsePortName(o.Str("IntfRef"))
+	st["L2IntfId"] = int64(n)
+	return st, nil
+}
+
+// vlanState: a VLAN is up when it is enabled and one of its ports is up.
+func (s *Sim) vlanState(ctx context.Context, o model.Object) (model.Object, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	up := false
+	if o.Str("AdminState") == "UP" {
+		for _, name := range append(append([]string(nil), o.List("IntfList")...), o.List("UntagIntfList")...) {
+			if p := s.ports[name]; p != nil && p.operUp {
+				up = true
 			}
 		}
-		st["L2IntfType"] = "Port"
-		n, _, _ := model.ParsePortName(o.Str("IntfRef"))
-		st["L2IntfId"] = int64(n)
-	case "BGPGlobal":
-		st["AS"] = o.Str("ASNum")
-	case "BGPv4Neighbor":
-		local := o.Str("LocalAS")
-		if local == "" {
-			local = s.applied["BGPGlobal"]["default"].Str("ASNum")
-		}
-		la, _ := model.ParseASN(local)
-		pa, _ := model.ParseASN(o.Str("PeerAS"))
-		if la != pa {
-			st["PeerType"] = int64(1)
-		}
-		st["SessionState"] = int64(1) // Idle: a simulated switch has no peers to reach
-	case "NtpServer":
-		st["Status"] = "unreachable (simulated switch)"
-		st["Stratum"] = int64(16)
-	case "SystemParam":
-		st["Distro"] = distro()
-		st["Kernel"] = kernel()
-		st["UpTime"] = time.Since(s.started).Round(time.Second).String()
 	}
+	return model.Object{"OperState": upDown(up), "IfIndex": int64(0x10000000) + o.Int("VlanId")}, nil
+}
+
+func (s *Sim) bgpGlobalState(ctx context.Context, o model.Object) (model.Object, error) {
+	return model.Object{"AS": o.Str("ASNum")}, nil
+}
+
+func (s *Sim) bgpNeighborState(ctx context.Context, o model.Object) (model.Object, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := model.Object{}
+	local := o.Str("LocalAS")
+	if local == "" {
+		local = s.applied["BGPGlobal"]["default"].Str("ASNum")
+	}
+	la, _ := model.ParseASN(local)
+	pa, _ := model.ParseASN(o.Str("PeerAS"))
+	if la != pa {
+		st["PeerType"] = int64(1)
+	}
+	st["SessionState"] = int64(1) // Idle: a simulated switch has no peers to reach
 	return st, nil
+}
+
+func ntpState(ctx context.Context, o model.Object) (model.Object, error) {
+	return model.Object{"Status": "unreachable (simulated switch)", "Stratum": int64(16)}, nil
+}
+
+func (s *Sim) systemState(ctx context.Context, o model.Object) (model.Object, error) {
+	return model.Object{"Distro": distro(), "Kernel": kernel(), "UpTime": time.Since(s.started).Round(time.Second).String()}, nil
 }
 
 func upDown(up bool) string {

@@ -9,6 +9,7 @@ import (
 	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/model"
 )
 
 // removedKept is how long what a deleted account removed is kept, so that
@@ -32,11 +33,40 @@ func (s *Sim) loginShell(defaultShell string) string {
 	return accounts.LoginShell(defaultShell, cli)
 }
 
+// prepareUser hashes a new User's password before the change reaches the
+// writer, when the accounts can take a hash: hashing is the slow part of
+// making an account, and must not hold up other commits.
+func (s *Sim) prepareUser(ctx context.Context, ed *model.Edit) (any, error) {
+	h, ok := s.opts.Accounts.(accounts.HashCreator)
+	if !ok || ed.Op != backend.Create || ed.Fields.Str("Password") == "" {
+		return nil, nil
+	}
+	hash, err := h.HashPassword(ed.Fields.Str("Password"))
+	if errors.Is(err, errors.ErrUnsupported) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, accountError(ed.Fields.Str("Name"), err)
+	}
+	return preparedHash(hash), nil
+}
+
+// preparedHash is a User's password hash made by prepareUser.
+type preparedHash string
+
 // applyUser makes a User change real on the accounts: create, delete, and
 // a DefaultShell change (Access is only recorded). A create without a
 // password is the undo of a delete: it restores what the delete removed.
-// Called with s.mu held.
-func (s *Sim) applyUser(ctx context.Context, c backend.Change) error {
+func (s *Sim) applyUser(ctx context.Context, c backend.Change) (model.Object, error) {
+	if err := s.fault(c); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return nil, s.applyAccount(ctx, c)
+}
+
+func (s *Sim) applyAccount(ctx context.Context, c backend.Change) error {
 	acc := s.opts.Accounts
 	if acc == nil {
 		return nil
@@ -62,10 +92,16 @@ func (s *Sim) applyUser(ctx context.Context, c backend.Change) error {
 			delete(s.removed, name)
 			return nil
 		}
-		err := acc.Create(ctx, name, o.Str("Group"), s.loginShell(o.Str("DefaultShell")), password)
+		create := func() error {
+			if hash, ok := c.Prepared.(preparedHash); ok {
+				return acc.(accounts.HashCreator).CreateHashed(ctx, name, o.Str("Group"), s.loginShell(o.Str("DefaultShell")), string(hash))
+			}
+			return acc.Create(ctx, name, o.Str("Group"), s.loginShell(o.Str("DefaultShell")), password)
+		}
+		err := create()
 		if errors.Is(err, accounts.ErrExists) && s.opts.OwnAccounts {
 			if _, derr := acc.Delete(ctx, name); derr == nil {
-				err = acc.Create(ctx, name, o.Str("Group"), s.loginShell(o.Str("DefaultShell")), password)
+				err = create()
 			}
 		}
 		if err != nil {

@@ -1,0 +1,291 @@
+// Package configlog owns the config log: the shape of an entry, what it may
+// show of a request (secrets redacted, sizes bounded), writing it inside the
+// writer's transaction, and reading it back in pages bounded in count and
+// bytes.
+//
+// Every create, update, delete and action is an entry, successful or not.
+// Two bounds keep abuse from filling the log or memory: the Data of an
+// entry is at most MaxData bytes (a longer body is cut and its size said),
+// and failed or refused writes are admitted per user at a bounded rate
+// (Budget), the rest counted into the next admitted entry, so a flood of
+// forbidden writes cannot push successful changes out of the log.
+package configlog
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/swmgr/swmgr/internal/apierr"
+	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/store"
+)
+
+// Limits.
+const (
+	// MaxData is the most bytes of a request an entry keeps.
+	MaxData = 2048
+	// MaxPageBytes bounds the entries of one page of the log.
+	MaxPageBytes = 1 << 20
+	// maxFieldName and maxFields bound what an entry shows of a body's
+	// field names (unknown names are the client's text).
+	maxFieldName = 64
+	maxFields    = 64
+)
+
+// Info is what an entry records about a request besides its result.
+type Info struct {
+	API       string // lower-case kind name
+	Operation string // POST, PATCH or DELETE
+	Data      string // the request, compact JSON, secrets redacted
+	ObjectId  string // the object written, when there is one
+}
+
+// Log writes and reads the config log.
+type Log struct {
+	kind   *model.Kind
+	budget *Budget
+}
+
+// New returns the config log whose entries have the fields of kind
+// (ConfigLogState).
+func New(kind *model.Kind) *Log { return &Log{kind: kind, budget: NewBudget(20, 5*time.Second)} }
+
+// Budget returns the per-user budget of failed writes that are logged.
+func (l *Log) Budget() *Budget { return l.budget }
+
+// Entries are stored as version byte 2, the ObjectId (36 bytes, or none),
+// a NUL, then the entry's JSON. Entries written before have no prefix.
+const entryV2 = 2
+
+// Append adds an entry inside the writer's transaction.
+func (l *Log) Append(tx *store.Tx, user, addr string, info *Info, result string) {
+	now := time.Now().UTC().Round(0).String()
+	data := Bound(info.Data)
+	tx.AppendLog(func(seq uint64) []byte {
+		b := append([]byte{entryV2}, info.ObjectId...)
+		b = append(b, 0)
+		return l.kind.AppendJSON(b, model.Object{
+			"SeqNum": int64(seq), "Time": now, "API": info.API, "Operation": info.Operation,
+			"Data": data, "Result": Bound(result), "UserAddr": addr, "UserName": user,
+		}, false)
+	})
+}
+
+func split(stored []byte) (id, entry []byte) {
+	if len(stored) > 0 && stored[0] == entryV2 {
+		if i := bytes.IndexByte(stored, 0); i > 0 {
+			return stored[1:i], stored[i+1:]
+		}
+	}
+	return nil, stored
+}
+
+var errFull = fmt.Errorf("page full")
+
+// List appends one page of the log, oldest first, in the get-all form:
+// at most count entries and, past the first, about MaxPageBytes.
+func (l *Log) List(tx *store.Tx, marker uint64, count int, dst []byte) ([]byte, error) {
+	var items []byte
+	n := 0
+	next, more, err := tx.Log(marker, count, func(seq uint64, stored []byte) error {
+		if n > 0 && len(items)+len(stored) > MaxPageBytes {
+			return errFull
+		}
+		id, entry := split(stored)
+		if n > 0 {
+			items = append(items, ',')
+		}
+		items = appendItem(items, entry, id)
+		n++
+		return nil
+	})
+	if err == errFull {
+		err, more = nil, true
+	}
+	if err != nil {
+		return dst, err
+	}
+	return appendPage(dst, marker, next, more, n, items), nil
+}
+
+// Get appends one entry by SeqNum.
+func (l *Log) Get(tx *store.Tx, seq uint64, dst []byte) ([]byte, error) {
+	stored := tx.LogEntry(seq)
+	if stored == nil {
+		return dst, apierr.NotFound(apierr.CodeNotFound, l.kind.Name, "no config log entry with SeqNum %d (the log keeps the last %d)", seq, store.MaxLogEntries)
+	}
+	id, entry := split(stored)
+	return appendItem(dst, entry, id), nil
+}
+
+func appendItem(dst, entry, id []byte) []byte {
+	dst = append(dst, `{"Object":`...)
+	dst = append(dst, entry...)
+	dst = append(dst, `,"ObjectId":"`...)
+	dst = append(dst, id...)
+	return append(dst, `"}`...)
+}
+
+func appendPage(dst []byte, marker, next uint64, more bool, n int, objects []byte) []byte {
+	dst = append(dst, `{"CurrentMarker":`...)
+	dst = strconv.AppendUint(dst, marker, 10)
+	dst = append(dst, `,"MoreExist":`...)
+	dst = strconv.AppendBool(dst, more)
+	dst = append(dst, `,"NextMarker":`...)
+	dst = strconv.AppendUint(dst, next, 10)
+	dst = append(dst, `,"ObjCount":`...)
+	dst = strconv.AppendInt(dst, int64(n), 10)
+	dst = append(dst, `,"Objects":[`...)
+	dst = append(dst, objects...)
+	return append(dst, "]}"...)
+}
+
+// Bound cuts s to MaxData bytes (on a character boundary), saying how long
+// it was.
+func Bound(s string) string {
+	if len(s) <= MaxData {
+		return s
+	}
+	cut := MaxData
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("...(cut: %d bytes in all)", len(s))
+}
+
+// RedactBody renders a body for the log: compact JSON with sorted names,
+// each secret and each value of an unknown field (it may be a misspelt
+// secret) as "******", long unknown names cut and at most maxFields names.
+func RedactBody(k *model.Kind, body model.Body) string {
+	names := make([]string, 0, len(body))
+	for n := range body {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, n := range names {
+		if i == maxFields {
+			fmt.Fprintf(&b, `,"...":"%d more fields"`, len(names)-maxFields)
+			break
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		f := k.Field(n)
+		shown := n
+		if f == nil && len(shown) > maxFieldName {
+			shown = shown[:maxFieldName] + "..."
+		}
+		b.Write(model.AppendJSONString(nil, shown))
+		b.WriteByte(':')
+		if f == nil || f.Secret != model.Public {
+			b.WriteString(`"******"`)
+			continue
+		}
+		if err := json.Compact(&b, body[n]); err != nil {
+			b.WriteString(`"******"`)
+		}
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// NameObject adds the key fields of the object a write changed to data (a
+// redacted body), so that an entry of a write by ObjectId or query string
+// says which object it was. Given fields win over key.
+func NameObject(k *model.Kind, data string, key model.Object) string {
+	fields := map[string]json.RawMessage{}
+	if data != "" {
+		if err := json.Unmarshal([]byte(data), &fields); err != nil {
+			return data
+		}
+	}
+	for _, f := range k.Keys() {
+		if _, given := fields[f.Name]; given {
+			continue
+		}
+		if v, ok := key[f.Name]; ok {
+			raw, _ := json.Marshal(v)
+			fields[f.Name] = raw
+		}
+	}
+	names := make([]string, 0, len(fields))
+	for n := range fields {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, n := range names {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(model.AppendJSONString(nil, n))
+		b.WriteByte(':')
+		b.Write(fields[n])
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// Budget admits failed writes of a user into the log at a bounded rate: a
+// burst, then one per interval. What it refuses it counts, and the next
+// admitted entry says how many were left out.
+type Budget struct {
+	burst    float64
+	interval time.Duration
+
+	mu    sync.Mutex
+	users map[string]*allowance
+}
+
+type allowance struct {
+	tokens     float64
+	at         time.Time
+	suppressed int
+}
+
+// NewBudget admits burst failures per user, then one per interval.
+func NewBudget(burst int, interval time.Duration) *Budget {
+	return &Budget{burst: float64(burst), interval: interval, users: map[string]*allowance{}}
+}
+
+// Admit reports whether a failed write of user is logged, and how many of
+// the user's failures were left out before it.
+func (b *Budget) Admit(user string, now time.Time) (ok bool, suppressed int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	a := b.users[user]
+	if a == nil {
+		if len(b.users) >= 4096 {
+			b.prune(now)
+		}
+		a = &allowance{tokens: b.burst, at: now}
+		b.users[user] = a
+	}
+	a.tokens = min(b.burst, a.tokens+float64(now.Sub(a.at))/float64(b.interval))
+	a.at = now
+	if a.tokens < 1 {
+		a.suppressed++
+		return false, 0
+	}
+	a.tokens--
+	suppressed, a.suppressed = a.suppressed, 0
+	return true, suppressed
+}
+
+// prune forgets users whose allowance is full again.
+func (b *Budget) prune(now time.Time) {
+	for u, a := range b.users {
+		if a.suppressed == 0 && a.tokens+float64(now.Sub(a.at))/float64(b.interval) >= b.burst {
+			delete(b.users, u)
+		}
+	}
+}

@@ -1,0 +1,407 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/swmgr/swmgr/internal/apierr"
+	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/configlog"
+	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/store"
+)
+
+// maxBatch bounds how many requests one turn of the writer loop takes.
+const maxBatch = 512
+
+// job is one request in the writer loop.
+type job struct {
+	ctx     context.Context
+	req     Request
+	prepare func(v *view, req *Request) error
+
+	// A job that only records a failure in the config log.
+	failed     error
+	failLog    *LogInfo
+	suppressed int // failures of the user left out of the log before this one
+
+	out     *Outcome
+	err     error
+	changes []*change
+	event   []byte
+	commit  *backend.Commit
+	done    chan struct{}
+}
+
+var errClosed = apierr.New(http.StatusServiceUnavailable, apierr.CodeNotReady, "", "", "swmgr is shutting down")
+
+// submit hands j to the writer and waits for its fate: a job that entered
+// the loop always finishes, so the caller knows what happened.
+func (e *Engine) submit(ctx context.Context, j *job) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	j.done = make(chan struct{})
+	select {
+	case e.jobs <- j:
+	case <-e.stopLoop:
+		return errClosed
+	}
+	<-j.done
+	return j.err
+}
+
+// loop is the single writer: it takes every request waiting, up to
+// maxBatch, and runs them as one batch (runBatch). Requests a failed
+// backend commit invalidated run first in the next turn.
+func (e *Engine) loop() {
+	defer close(e.loopDone)
+	var queue []*job
+	for {
+		if len(queue) == 0 {
+			select {
+			case j := <-e.jobs:
+				queue = append(queue, j)
+			case <-e.stopLoop:
+				for {
+					select {
+					case j := <-e.jobs:
+						j.err = errClosed
+						close(j.done)
+					default:
+						return
+					}
+				}
+			}
+		}
+	drain:
+		for len(queue) < maxBatch {
+			select {
+			case j := <-e.jobs:
+				queue = append(queue, j)
+			default:
+				break drain
+			}
+		}
+		queue = e.runBatch(queue)
+	}
+}
+
+// runBatch runs one batch through resolve, check, backend apply, store
+// write and publish. It returns the requests to run again.
+func (e *Engine) runBatch(batch []*job) (again []*job) {
+	var ready []*job
+	err := e.store.View(func(tx *store.Tx) error {
+		v := newView(e, tx)
+		v.confirm = pendingConfirm(tx)
+		for _, j := range batch {
+			if j.failed != nil {
+				ready = append(ready, j)
+				continue
+			}
+			mark := v.mark()
+			j.out, j.changes, j.err = e.resolveJob(v, j)
+			if j.err != nil || j.req.DryRun {
+				v.undo(mark)
+			}
+			switch {
+			case j.err != nil && j.req.Log != nil:
+				ok, suppressed := e.clog.Budget().Admit(j.req.Meta.User, time.Now())
+				if !ok {
+					close(j.done)
+					continue
+				}
+				j.failed, j.failLog, j.suppressed = j.err, j.req.Log, suppressed
+				ready = append(ready, j)
+			case j.err != nil || j.req.DryRun:
+				close(j.done)
+			default:
+				ready = append(ready, j)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		for _, j := range ready {
+			if j.err == nil {
+				j.err = err
+			}
+			close(j.done)
+		}
+		return nil
+	}
+	ready, again = e.applyBackend(ready)
+	var written []*job
+	werr := e.store.Update(func(tx *store.Tx) error {
+		written = written[:0]
+		for _, j := range ready {
+			if err := e.writeJob(tx, j); err != nil {
+				return err
+			}
+			written = append(written, j)
+		}
+		return nil
+	})
+	if werr != nil {
+		e.revertBackend(ready)
+		for _, j := range ready {
+			if j.err == nil {
+				j.err = apierr.New(http.StatusInternalServerError, apierr.CodeBackend, "", "", "the change could not be written to disk: %v", werr)
+			}
+			close(j.done)
+		}
+		return again
+	}
+	for _, j := range ready {
+		if j.err == nil && j.out != nil && j.out.Revision != 0 {
+			e.objects.commit(j.out.Revision, j.changes)
+			e.events.publish(j.out.Revision, j.event)
+			if j.req.Confirm > 0 {
+				e.armConfirm(j.out.Revision, j.req.Confirm)
+			}
+		}
+		close(j.done)
+	}
+	return again
+}
+
+// resolveJob resolves and checks one request against the view: the store's
+// snapshot plus the requests of the batch before it.
+func (e *Engine) resolveJob(v *view, j *job) (*Outcome, []*change, error) {
+	req := &j.req
+	if j.prepare != nil {
+		if err := j.prepare(v, req); err != nil {
+			return nil, nil, err
+		}
+	}
+	if !req.duringConfirm && !req.DryRun && v.confirm != nil {
+		p := v.confirm
+		return nil, nil, apierr.Conflict(apierr.CodeConflict, "", "revision %d awaits confirmation until %s: confirm it with POST /public/v1/revisions/%d/confirm, or wait for it to be rolled back; no other change is accepted until then",
+			p.Revision, time.Unix(0, p.Deadline).UTC().Format(time.RFC3339), p.Revision)
+	}
+	if req.IfRevision != 0 && v.revision() != req.IfRevision {
+		return nil, nil, apierr.New(http.StatusPreconditionFailed, apierr.CodePrecondition, "", "", "the running configuration is at revision %d, not %d", v.revision(), req.IfRevision)
+	}
+	v.beginJob()
+	out, changes, err := v.resolveAll(req.Edits)
+	if err != nil {
+		return nil, nil, err
+	}
+	if req.BaseRevision != 0 && !req.Force {
+		if err := v.checkConflicts(req.BaseRevision, changes); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := v.check(changes); err != nil {
+		return nil, nil, err
+	}
+	if req.Allow != nil {
+		for _, c := range changes {
+			if err := req.Allow(c.Kind, c.Op, c.Key); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	out.Diffs = e.diffs(changes)
+	out.Changes = len(changes)
+	if req.DryRun {
+		out.DryRun = true
+		return out, changes, nil
+	}
+	if len(changes) > 0 {
+		v.endJob(changes)
+	}
+	if req.clearConfirm {
+		v.confirm = nil
+	}
+	if req.Confirm > 0 && len(changes) > 0 {
+		v.confirm = &confirmState{Revision: v.revision(), Restore: v.revision() - 1, Deadline: time.Now().Add(req.Confirm).UnixNano()}
+	}
+	return out, changes, nil
+}
+
+// applyBackend hands the commits of ready to the backend, in order, as
+// batches of at most MaxBackendBatch. When one fails, it answers that one
+// with the error and returns the requests after it to be resolved again
+// (they were checked against a configuration that included it).
+func (e *Engine) applyBackend(ready []*job) (kept, again []*job) {
+	var owners []*job
+	for _, j := range ready {
+		if j.err == nil && j.failed == nil && len(j.changes) > 0 {
+			j.commit = &backend.Commit{Changes: backendChanges(j.changes)}
+			owners = append(owners, j)
+		}
+	}
+	if len(owners) == 0 {
+		return ready, nil
+	}
+	ctx := context.WithoutCancel(owners[0].ctx)
+	step := e.MaxBackendBatch
+	if step <= 0 {
+		step = len(owners)
+	}
+	failed := -1
+	var ferr error
+	for start := 0; start < len(owners) && failed < 0; start += step {
+		group := owners[start:min(start+step, len(owners))]
+		commits := make([]*backend.Commit, len(group))
+		for i, j := range group {
+			commits[i] = j.commit
+		}
+		n, err := e.applyCommits(ctx, commits)
+		if err != nil {
+			failed, ferr = start+n, err
+		}
+	}
+	applied := len(owners)
+	if failed >= 0 {
+		applied = failed
+	}
+	for _, j := range owners[:applied] {
+		for i, c := range j.changes {
+			for n, val := range j.commit.Filled[i] {
+				c.After[n] = val
+			}
+		}
+	}
+	if failed < 0 {
+		return ready, nil
+	}
+	bad := owners[failed]
+	bad.err = e.backendError(ferr)
+	bad.commit = nil
+	if bad.req.Log != nil {
+		bad.failed, bad.failLog = bad.err, bad.req.Log
+	}
+	after := false
+	for _, j := range ready {
+		switch {
+		case j == bad:
+			after = true
+			if bad.failed != nil {
+				kept = append(kept, j)
+			} else {
+				close(j.done)
+			}
+		case after && j.failed == nil:
+			j.out, j.changes, j.err, j.commit = nil, nil, nil, nil
+			again = append(again, j)
+		default:
+			kept = append(kept, j)
+		}
+	}
+	return kept, again
+}
+
+// applyCommits applies commits through the backend's Batcher, or one by
+// one through the drivers.
+func (e *Engine) applyCommits(ctx context.Context, commits []*backend.Commit) (int, error) {
+	if b, ok := e.backend.(backend.Batcher); ok {
+		return b.ApplyBatch(ctx, commits)
+	}
+	for i, c := range commits {
+		if err := backend.ApplyCommit(ctx, e.drivers, c); err != nil {
+			return i, err
+		}
+	}
+	return len(commits), nil
+}
+
+// revertBackend undoes the backend changes of a batch whose store write
+// failed, newest first.
+func (e *Engine) revertBackend(ready []*job) {
+	ctx := context.Background()
+	for i := len(ready) - 1; i >= 0; i-- {
+		c := ready[i].commit
+		if c == nil {
+			continue
+		}
+		for k := len(c.Changes) - 1; k >= 0; k-- {
+			if err := backend.Revert(ctx, e.drivers, c.Changes[k]); err != nil {
+				e.log.Error("undo of backend changes failed; the switch may differ from the store", "err", err)
+			}
+		}
+	}
+}
+
+// writeJob writes one request of the batch in the store's transaction.
+func (e *Engine) writeJob(tx *store.Tx, j *job) error {
+	req := &j.req
+	if j.failed != nil {
+		// A request that failed (j.err is its answer), or a job that only
+		// records a failure (j.err stays nil).
+		result := "Error: " + apierr.From(j.failed).Message
+		if j.suppressed > 0 {
+			result += fmt.Sprintf(" (%d earlier failed writes of this user were not logged: too many)", j.suppressed)
+		}
+		e.clog.Append(tx, req.Meta.User, req.Meta.Addr, j.failLog, result)
+		return nil
+	}
+	if len(j.changes) > 0 {
+		rev := tx.NextRevision()
+		j.out.Revision = rev
+		event, err := e.write(tx, rev, j.changes, req.Meta)
+		if err != nil {
+			return err
+		}
+		j.event = event
+		for i := range j.out.ETags {
+			if j.out.ETags[i] == 0 {
+				j.out.ETags[i] = rev
+			}
+		}
+	}
+	if req.clearConfirm {
+		setPendingConfirm(tx, nil)
+	}
+	if req.after != nil {
+		req.after(tx)
+	}
+	if req.Confirm > 0 && j.out != nil && j.out.Revision != 0 {
+		setPendingConfirm(tx, &confirmState{Revision: j.out.Revision, Restore: j.out.Revision - 1, Deadline: time.Now().Add(req.Confirm).UnixNano()})
+	}
+	if req.Log != nil {
+		info := *req.Log
+		if j.out != nil {
+			e.nameObject(&info, req, j)
+		}
+		e.clog.Append(tx, req.Meta.User, req.Meta.Addr, &info, "Success")
+	}
+	return nil
+}
+
+func backendChanges(cs []*change) []model.Change {
+	out := make([]model.Change, len(cs))
+	for i, c := range cs {
+		out[i] = c.Change
+	}
+	return out
+}
+
+// nameObject makes a log entry of a single-object write say which object it
+// was: its ObjectId, and in Data its key fields, so that a PATCH or DELETE
+// by ObjectId or query string is not an anonymous "{}".
+func (e *Engine) nameObject(info *LogInfo, req *Request, j *job) {
+	if len(req.Edits) != 1 || len(j.out.IDs) != 1 {
+		return
+	}
+	id := j.out.IDs[0]
+	info.ObjectId = id.String()
+	ed := req.Edits[0]
+	key := ed.Target.Key
+	for _, c := range j.changes {
+		if c.id == id {
+			obj := c.After
+			if obj == nil {
+				obj = c.Before
+			}
+			key = keyFields(c.Kind, obj)
+			break
+		}
+	}
+	if key != nil {
+		info.Data = configlog.NameObject(ed.Kind, info.Data, key)
+	}
+}

@@ -1,0 +1,96 @@
+package model
+
+import (
+	"github.com/swmgr/swmgr/internal/apierr"
+)
+
+// SourceConfigLog is the Source of the config log's state kind.
+const SourceConfigLog = "configlog"
+
+// AdminGroup is the group whose users may do everything.
+const AdminGroup = "admin"
+
+// vlan is FlexSwitch's Vlan: an 802.1Q VLAN with tagged (IntfList) and
+// untagged (UntagIntfList) member ports.
+func vlan() *Kind {
+	return &Kind{
+		Name: "Vlan", Class: Config,
+		Doc:  "An 802.1Q VLAN. IntfList are its tagged member ports, UntagIntfList its untagged ones; a port is the untagged member of at most one VLAN.",
+		Fields: []*Field{
+			{Name: "VlanId", Type: Int, Key: true, Range: rng(1, 4094), Doc: "802.1Q VLAN id"},
+			{Name: "IntfList", Type: StringList, Format: FormatPortName, Ref: "Port", Doc: "tagged member ports"},
+			{Name: "UntagIntfList", Type: StringList, Format: FormatPortName, Ref: "Port", Doc: "untagged member ports"},
+			{Name: "AdminState", Type: String, Default: "UP", Enum: adminStates},
+			{Name: "Description", Type: String, MaxLen: 64},
+		},
+		Check: func(o Object) error {
+			tagged := map[string]bool{}
+			for _, p := range o.List("IntfList") {
+				tagged[p] = true
+			}
+			for _, p := range o.List("UntagIntfList") {
+				if tagged[p] {
+					return apierr.BadRequest(apierr.CodeInvalidValue, "Vlan", "UntagIntfList", "UntagIntfList: %s is also in IntfList; a port is a tagged or an untagged member of a VLAN, not both", p)
+				}
+			}
+			return nil
+		},
+		Constraints: []Constraint{oneUntaggedVlan},
+		StateOnly: []*Field{
+			{Name: "OperState", Type: String, Enum: adminStates},
+			{Name: "IfIndex", Type: Int},
+		},
+	}
+}
+
+// oneUntaggedVlan: a port carries untagged frames of at most one VLAN.
+var oneUntaggedVlan = Constraint{
+	Name:  "a port is the untagged member of at most one VLAN",
+	Kinds: []string{"Vlan"},
+	Check: func(cfg View, changes []Change) error {
+		owner := map[string]int64{}
+		var clash error
+		err := cfg.Each("Vlan", func(_ string, o Object) bool {
+			for _, p := range o.List("UntagIntfList") {
+				if other, taken := owner[p]; taken {
+					a, b := min(other, o.Int("VlanId")), max(other, o.Int("VlanId"))
+					clash = apierr.Conflict(apierr.CodeConflict, "Vlan", "UntagIntfList: port %s would be the untagged member of VLAN %d and VLAN %d; a port is the untagged member of at most one VLAN", p, a, b)
+					return false
+				}
+				owner[p] = o.Int("VlanId")
+			}
+			return true
+		})
+		if err != nil {
+			return err
+		}
+		return clash
+	},
+}
+
+// lastAdmin: a commit may not leave no User in group admin, since nobody
+// could manage users any more.
+var lastAdmin = Constraint{
+	Name:  "at least one User of group admin",
+	Kinds: []string{"User"},
+	Check: func(cfg View, changes []Change) error {
+		deleted := ""
+		for _, c := range changes {
+			if c.Kind.Name == "User" && c.Op == Delete && c.Before.Str("Group") == AdminGroup {
+				deleted = c.Key
+			}
+		}
+		if deleted == "" {
+			return nil
+		}
+		found := false
+		err := cfg.Each("User", func(_ string, o Object) bool {
+			found = o.Str("Group") == AdminGroup
+			return !found
+		})
+		if err != nil || found {
+			return err
+		}
+		return apierr.Conflict(apierr.CodeConflict, "User", "%s is the last user of group %s: create another admin before deleting it", deleted, AdminGroup)
+	},
+}
