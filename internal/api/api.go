@@ -125,6 +125,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if route.Kind != nil {
 			req.info.API = route.Kind.API()
 		}
+		req.info.Named = route.ID != "" || r.URL.RawQuery != ""
 	}
 	if err := req.serve(); err != nil {
 		s.fail(w, r, err)

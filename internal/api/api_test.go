@@ -361,8 +361,8 @@ func apiBadRows(a *apiHarness) []apiBadRow {
 		{name: "Port MacAddr change", method: "PATCH", path: "/config/Port/" + id("port1"), body: `{"MacAddr":"02:00:00:00:00:01"}`, wantStatus: 400, wantCode: "read_only_field"},
 		{name: "SystemParam SwVersion change", method: "PATCH", path: "/config/SystemParam", body: `{"SwVersion":"9.9"}`, wantStatus: 400, wantCode: "read_only_field"},
 		// Unknown kinds, keys and ids.
-		{name: "unknown kind", method: "POST", path: "/config/Vlan", body: `{"VlanId":10}`, wantStatus: 404, wantCode: "unknown_kind", wantMsg: "NtpServer"},
-		{name: "unknown kind plural", method: "GET", path: "/config/Vlans", wantStatus: 404, wantCode: "unknown_kind"},
+		{name: "unknown kind", method: "POST", path: "/config/Widget", body: `{"WidgetId":10}`, wantStatus: 404, wantCode: "unknown_kind", wantMsg: "NtpServer"},
+		{name: "unknown kind plural", method: "GET", path: "/config/Widgets", wantStatus: 404, wantCode: "unknown_kind"},
 		{name: "state kind name in a config path", method: "GET", path: "/config/PortState", wantStatus: 404, wantCode: "unknown_kind"},
 		{name: "unknown state kind", method: "GET", path: "/state/Lldps", wantStatus: 404, wantCode: "unknown_kind"},
 		{name: "punctuation in kind", method: "GET", path: "/config/Ntp.Server", wantStatus: 404, wantCode: "unknown_kind"},

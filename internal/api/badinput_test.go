@@ -120,8 +120,8 @@ func TestBadInputsChangeNothing(t *testing.T) {
 		{"query key disagrees with body", "PATCH", "/config/NtpServer?IpAddr=10.0.0.9", `{"IpAddr":"10.0.0.8","MinPoll":5}`, nil, 400, "invalid_value"},
 		{"non-key in query", "GET", "/config/NtpServer?MinPoll=6", ``, nil, 400, "unknown_field"},
 		// Unknown kinds, keys and ids.
-		{"unknown kind", "POST", "/config/Vlan", `{"VlanId":10}`, nil, 404, "unknown_kind"},
-		{"unknown kind plural", "GET", "/config/Vlans", ``, nil, 404, "unknown_kind"},
+		{"unknown kind", "POST", "/config/Widget", `{"WidgetId":10}`, nil, 404, "unknown_kind"},
+		{"unknown kind plural", "GET", "/config/Widgets", ``, nil, 404, "unknown_kind"},
 		{"state of unknown kind", "GET", "/state/Lldp", ``, nil, 404, "unknown_kind"},
 		{"kind with symbols", "GET", "/config/Ntp-Server", ``, nil, 404, "unknown_kind"},
 		{"unknown key", "GET", "/config/NtpServer?IpAddr=10.9.9.9", ``, nil, 404, "not_found"},

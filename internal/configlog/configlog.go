@@ -4,11 +4,8 @@
 // bytes.
 //
 // Every create, update, delete and action is an entry, successful or not.
-// Two bounds keep abuse from filling the log or memory: the Data of an
-// entry is at most MaxData bytes (a longer body is cut and its size said),
-// and failed or refused writes are admitted per user at a bounded rate
-// (Budget), the rest counted into the next admitted entry, so a flood of
-// forbidden writes cannot push successful changes out of the log.
+// The Data of an entry is at most MaxData bytes (a longer body is cut and
+// its size said), so that refused large bodies cannot fill the log.
 package configlog
 
 import (
@@ -17,7 +14,6 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -43,47 +39,31 @@ type Info struct {
 	API       string // lower-case kind name
 	Operation string // POST, PATCH or DELETE
 	Data      string // the request, compact JSON, secrets redacted
-	ObjectId  string // the object written, when there is one
+	// Named says the request named its object by ObjectId or query
+	// string: the entry's Data then also gives the object's key fields and
+	// ObjectId, so that it says which object was changed.
+	Named bool
 }
 
 // Log writes and reads the config log.
 type Log struct {
-	kind   *model.Kind
-	budget *Budget
+	kind *model.Kind
 }
 
 // New returns the config log whose entries have the fields of kind
 // (ConfigLogState).
-func New(kind *model.Kind) *Log { return &Log{kind: kind, budget: NewBudget(20, 5*time.Second)} }
-
-// Budget returns the per-user budget of failed writes that are logged.
-func (l *Log) Budget() *Budget { return l.budget }
-
-// Entries are stored as version byte 2, the ObjectId (36 bytes, or none),
-// a NUL, then the entry's JSON. Entries written before have no prefix.
-const entryV2 = 2
+func New(kind *model.Kind) *Log { return &Log{kind: kind} }
 
 // Append adds an entry inside the writer's transaction.
 func (l *Log) Append(tx *store.Tx, user, addr string, info *Info, result string) {
 	now := time.Now().UTC().Round(0).String()
 	data := Bound(info.Data)
 	tx.AppendLog(func(seq uint64) []byte {
-		b := append([]byte{entryV2}, info.ObjectId...)
-		b = append(b, 0)
-		return l.kind.AppendJSON(b, model.Object{
+		return l.kind.AppendJSON(nil, model.Object{
 			"SeqNum": int64(seq), "Time": now, "API": info.API, "Operation": info.Operation,
 			"Data": data, "Result": Bound(result), "UserAddr": addr, "UserName": user,
 		}, false)
 	})
-}
-
-func split(stored []byte) (id, entry []byte) {
-	if len(stored) > 0 && stored[0] == entryV2 {
-		if i := bytes.IndexByte(stored, 0); i > 0 {
-			return stored[1:i], stored[i+1:]
-		}
-	}
-	return nil, stored
 }
 
 var errFull = fmt.Errorf("page full")
@@ -97,11 +77,10 @@ func (l *Log) List(tx *store.Tx, marker uint64, count int, dst []byte) ([]byte, 
 		if n > 0 && len(items)+len(stored) > MaxPageBytes {
 			return errFull
 		}
-		id, entry := split(stored)
 		if n > 0 {
 			items = append(items, ',')
 		}
-		items = appendItem(items, entry, id)
+		items = appendItem(items, stored)
 		n++
 		return nil
 	})
@@ -120,16 +99,15 @@ func (l *Log) Get(tx *store.Tx, seq uint64, dst []byte) ([]byte, error) {
 	if stored == nil {
 		return dst, apierr.NotFound(apierr.CodeNotFound, l.kind.Name, "no config log entry with SeqNum %d (the log keeps the last %d)", seq, store.MaxLogEntries)
 	}
-	id, entry := split(stored)
-	return appendItem(dst, entry, id), nil
+	return appendItem(dst, stored), nil
 }
 
-func appendItem(dst, entry, id []byte) []byte {
+// appendItem wraps an entry as a get-all item; entries have no ObjectId
+// of their own (FlexSwitch's neither).
+func appendItem(dst, entry []byte) []byte {
 	dst = append(dst, `{"Object":`...)
 	dst = append(dst, entry...)
-	dst = append(dst, `,"ObjectId":"`...)
-	dst = append(dst, id...)
-	return append(dst, `"}`...)
+	return append(dst, `,"ObjectId":""}`...)
 }
 
 func appendPage(dst []byte, marker, next uint64, more bool, n int, objects []byte) []byte {
@@ -197,10 +175,11 @@ func RedactBody(k *model.Kind, body model.Body) string {
 	return b.String()
 }
 
-// NameObject adds the key fields of the object a write changed to data (a
-// redacted body), so that an entry of a write by ObjectId or query string
-// says which object it was. Given fields win over key.
-func NameObject(k *model.Kind, data string, key model.Object) string {
+// NameObject adds the key fields and the ObjectId of the object a write
+// changed to data (a redacted body), so that an entry of a write by
+// ObjectId or query string says which object it was. Given fields win over
+// key.
+func NameObject(k *model.Kind, data string, key model.Object, objectID string) string {
 	fields := map[string]json.RawMessage{}
 	if data != "" {
 		if err := json.Unmarshal([]byte(data), &fields); err != nil {
@@ -215,6 +194,9 @@ func NameObject(k *model.Kind, data string, key model.Object) string {
 			raw, _ := json.Marshal(v)
 			fields[f.Name] = raw
 		}
+	}
+	if _, given := fields["ObjectId"]; !given && objectID != "" {
+		fields["ObjectId"], _ = json.Marshal(objectID)
 	}
 	names := make([]string, 0, len(fields))
 	for n := range fields {
@@ -233,59 +215,4 @@ func NameObject(k *model.Kind, data string, key model.Object) string {
 	}
 	b.WriteByte('}')
 	return b.String()
-}
-
-// Budget admits failed writes of a user into the log at a bounded rate: a
-// burst, then one per interval. What it refuses it counts, and the next
-// admitted entry says how many were left out.
-type Budget struct {
-	burst    float64
-	interval time.Duration
-
-	mu    sync.Mutex
-	users map[string]*allowance
-}
-
-type allowance struct {
-	tokens     float64
-	at         time.Time
-	suppressed int
-}
-
-// NewBudget admits burst failures per user, then one per interval.
-func NewBudget(burst int, interval time.Duration) *Budget {
-	return &Budget{burst: float64(burst), interval: interval, users: map[string]*allowance{}}
-}
-
-// Admit reports whether a failed write of user is logged, and how many of
-// the user's failures were left out before it.
-func (b *Budget) Admit(user string, now time.Time) (ok bool, suppressed int) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	a := b.users[user]
-	if a == nil {
-		if len(b.users) >= 4096 {
-			b.prune(now)
-		}
-		a = &allowance{tokens: b.burst, at: now}
-		b.users[user] = a
-	}
-	a.tokens = min(b.burst, a.tokens+float64(now.Sub(a.at))/float64(b.interval))
-	a.at = now
-	if a.tokens < 1 {
-		a.suppressed++
-		return false, 0
-	}
-	a.tokens--
-	suppressed, a.suppressed = a.suppressed, 0
-	return true, suppressed
-}
-
-// prune forgets users whose allowance is full again.
-func (b *Budget) prune(now time.Time) {
-	for u, a := range b.users {
-		if a.suppressed == 0 && a.tokens+float64(now.Sub(a.at))/float64(b.interval) >= b.burst {
-			delete(b.users, u)
-		}
-	}
 }

@@ -191,14 +191,17 @@ func (e *Engine) commitWith(ctx context.Context, req Request, prepare func(v *vi
 }
 
 // prepareEdits runs the drivers' slow work before the edits reach the
-// writer.
+// writer. Preparing is only a head start: an edit the driver cannot prepare
+// (a password the model will refuse) goes to the writer unprepared, so that
+// it is refused by the same check, with the same error, as a dry run of it.
 func (e *Engine) prepareEdits(ctx context.Context, edits []Edit) error {
 	for i := range edits {
 		ed := &edits[i]
 		if d := e.drivers[ed.Kind.Name]; d != nil && d.Prepare != nil && ed.Prepared == nil {
 			p, err := d.Prepare(ctx, ed)
 			if err != nil {
-				return e.backendError(err)
+				e.log.Debug("edit not prepared; the writer checks it", "kind", ed.Kind.Name, "err", err)
+				continue
 			}
 			ed.Prepared = p
 		}
@@ -214,14 +217,8 @@ func (e *Engine) backendError(err error) error {
 }
 
 // logFailure records a failed request in the config log.
-// A user's failures are logged within a budget (configlog.Budget), so a
-// flood of refused writes cannot push successful changes out of the log.
 func (e *Engine) logFailure(ctx context.Context, meta Meta, info *LogInfo, failure error) {
-	ok, suppressed := e.clog.Budget().Admit(meta.User, time.Now())
-	if !ok {
-		return
-	}
-	j := &job{ctx: ctx, req: Request{Meta: meta, duringConfirm: true}, failed: failure, failLog: info, suppressed: suppressed}
+	j := &job{ctx: ctx, req: Request{Meta: meta, duringConfirm: true}, failed: failure, failLog: info}
 	if err := e.submit(context.WithoutCancel(ctx), j); err != nil {
 		e.log.Error("config log write failed", "err", err)
 	}

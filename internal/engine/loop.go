@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"time"
 
@@ -23,9 +22,8 @@ type job struct {
 	prepare func(v *view, req *Request) error
 
 	// A job that only records a failure in the config log.
-	failed     error
-	failLog    *LogInfo
-	suppressed int // failures of the user left out of the log before this one
+	failed  error
+	failLog *LogInfo
 
 	out     *Outcome
 	err     error
@@ -108,12 +106,7 @@ func (e *Engine) runBatch(batch []*job) (again []*job) {
 			}
 			switch {
 			case j.err != nil && j.req.Log != nil:
-				ok, suppressed := e.clog.Budget().Admit(j.req.Meta.User, time.Now())
-				if !ok {
-					close(j.done)
-					continue
-				}
-				j.failed, j.failLog, j.suppressed = j.err, j.req.Log, suppressed
+				j.failed, j.failLog = j.err, j.req.Log
 				ready = append(ready, j)
 			case j.err != nil || j.req.DryRun:
 				close(j.done)
@@ -333,9 +326,6 @@ func (e *Engine) writeJob(tx *store.Tx, j *job) error {
 		// A request that failed (j.err is its answer), or a job that only
 		// records a failure (j.err stays nil).
 		result := "Error: " + apierr.From(j.failed).Message
-		if j.suppressed > 0 {
-			result += fmt.Sprintf(" (%d earlier failed writes of this user were not logged: too many)", j.suppressed)
-		}
 		e.clog.Append(tx, req.Meta.User, req.Meta.Addr, j.failLog, result)
 		return nil
 	}
@@ -364,7 +354,7 @@ func (e *Engine) writeJob(tx *store.Tx, j *job) error {
 	}
 	if req.Log != nil {
 		info := *req.Log
-		if j.out != nil {
+		if j.out != nil && info.Named {
 			e.nameObject(&info, req, j)
 		}
 		e.clog.Append(tx, req.Meta.User, req.Meta.Addr, &info, "Success")
@@ -388,7 +378,6 @@ func (e *Engine) nameObject(info *LogInfo, req *Request, j *job) {
 		return
 	}
 	id := j.out.IDs[0]
-	info.ObjectId = id.String()
 	ed := req.Edits[0]
 	key := ed.Target.Key
 	for _, c := range j.changes {
@@ -402,6 +391,6 @@ func (e *Engine) nameObject(info *LogInfo, req *Request, j *job) {
 		}
 	}
 	if key != nil {
-		info.Data = configlog.NameObject(ed.Kind, info.Data, key)
+		info.Data = configlog.NameObject(ed.Kind, info.Data, key, id.String())
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/swmgr/swmgr/internal/apierr"
-		"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/store"
 )
 

@@ -2,12 +2,12 @@ package engine
 
 import (
 	"context"
+	"net/http"
 	"sort"
 	"strings"
-	"net/http"
 
 	"github.com/swmgr/swmgr/internal/apierr"
-		"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/store"
 )
 

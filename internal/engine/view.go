@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/swmgr/swmgr/internal/apierr"
-		"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/store"
 )
 
@@ -29,16 +29,16 @@ type change struct {
 // resolves a batch: the store's read snapshot plus the changes of the
 // requests resolved so far. It is also the model.View the check phase reads.
 type view struct {
-	e       *Engine
-	tx      *store.Tx
-	pending map[string]*change // kind NUL key -> the object's latest change
-	changes []*change          // the current request's changes
-	journal []journalEntry     // to forget a request's changes (mark, undo)
-	jobN    int
-	commits int                // requests of the batch that changed something
-	touched map[string]uint64  // kind NUL key -> revision of the batch that changed it
-	prepared any // what the driver prepared for the create being resolved
-	confirm *confirmState      // the commit awaiting confirmation, as the batch sees it
+	e        *Engine
+	tx       *store.Tx
+	pending  map[string]*change // kind NUL key -> the object's latest change
+	changes  []*change          // the current request's changes
+	journal  []journalEntry     // to forget a request's changes (mark, undo)
+	jobN     int
+	commits  int               // requests of the batch that changed something
+	touched  map[string]uint64 // kind NUL key -> revision of the batch that changed it
+	prepared any               // what the driver prepared for the create being resolved
+	confirm  *confirmState     // the commit awaiting confirmation, as the batch sees it
 }
 
 type journalEntry struct {

@@ -193,8 +193,8 @@ func (k *Kind) API() string { return strings.ToLower(k.Name) }
 type Registry struct {
 	kinds       []*Kind
 	constraints []Constraint
-	byLower map[Class]map[string]*Kind
-	byExact map[Class]map[string]*Kind // exact spellings, to look up without lower-casing
+	byLower     map[Class]map[string]*Kind
+	byExact     map[Class]map[string]*Kind // exact spellings, to look up without lower-casing
 }
 
 // NewRegistry indexes kinds and checks the declarations for mistakes that

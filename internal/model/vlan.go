@@ -15,7 +15,7 @@ const AdminGroup = "admin"
 func vlan() *Kind {
 	return &Kind{
 		Name: "Vlan", Class: Config,
-		Doc:  "An 802.1Q VLAN. IntfList are its tagged member ports, UntagIntfList its untagged ones; a port is the untagged member of at most one VLAN.",
+		Doc: "An 802.1Q VLAN. IntfList are its tagged member ports, UntagIntfList its untagged ones; a port is the untagged member of at most one VLAN.",
 		Fields: []*Field{
 			{Name: "VlanId", Type: Int, Key: true, Range: rng(1, 4094), Doc: "802.1Q VLAN id"},
 			{Name: "IntfList", Type: StringList, Format: FormatPortName, Ref: "Port", Doc: "tagged member ports"},
