@@ -92,6 +92,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		setCORS(h)
 	}
 
+	// Every handler reads r.URL.Query(), which silently drops what it cannot
+	// decode; refusing such a query here first means none of them can act on
+	// a query that says something else than the client sent.
+	if _, err := model.ParseQueryString(r.URL.RawQuery, repeatableParam); err != nil {
+		if isWrite(r.Method) && strings.HasPrefix(r.URL.Path, Prefix) {
+			s.logEarlyFailure(r, err)
+		}
+		s.fail(w, r, err)
+		return
+	}
 	if s.serveTxn(w, r) {
 		return
 	}
@@ -130,6 +140,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 	}
 }
+
+// repeatableParam: NextMarker may repeat (the FlexSwitch SDK sends it back
+// and it is ignored); any other query parameter given twice is a 400.
+func repeatableParam(name string) bool { return name == "NextMarker" }
 
 func isWrite(method string) bool {
 	return method == http.MethodPost || method == http.MethodPatch || method == http.MethodDelete

@@ -31,6 +31,15 @@ func badInputFixture(t *testing.T) (*txnServer, map[string]string) {
 		}
 		ids[c.name], _ = body["ObjectId"].(string)
 	}
+	// A candidate with one staged edit, for the commit rows.
+	code, body, _ := s.do("POST", "/candidates", `{"Comment":"staged"}`)
+	if code != 201 {
+		t.Fatalf("fixture candidate: %d %v", code, body)
+	}
+	ids["cand"], _ = body["CandidateId"].(string)
+	if code, body, _ := s.do("POST", "/candidates/"+ids["cand"]+"/config/NtpServer", `{"IpAddr":"10.0.0.77"}`); code != 201 {
+		t.Fatalf("fixture staged edit: %d %v", code, body)
+	}
 	return s, ids
 }
 
@@ -161,7 +170,25 @@ func TestBadInputsChangeNothing(t *testing.T) {
 		{"Count too large", "GET", "/config/NtpServers?Count=1025", ``, nil, 400, "bad_paging"},
 		{"marker negative", "GET", "/config/NtpServers?CurrentMarker=-1", ``, nil, 400, "bad_paging"},
 		{"unknown list parameter", "GET", "/config/NtpServers?Sort=IpAddr", ``, nil, 400, "bad_paging"},
-		{"Count twice", "GET", "/config/NtpServers?Count=abc&Count=5", ``, nil, 400, "bad_paging"},
+		{"Count twice", "GET", "/config/NtpServers?Count=abc&Count=5", ``, nil, 400, "malformed_query"},
+		// Query strings that do not parse or repeat a parameter (issue 13
+		// item 6): never ignored, never "last one wins".
+		{"dry_run=true%", "POST", "/config/NtpServer?dry_run=true%", `{"IpAddr":"10.1.1.1"}`, nil, 400, "malformed_query"},
+		{"dry_run=true;", "POST", "/config/NtpServer?dry_run=true;", `{"IpAddr":"10.1.1.1"}`, nil, 400, "malformed_query"},
+		{"dry_run%=true", "POST", "/config/NtpServer?dry_run%=true", `{"IpAddr":"10.1.1.1"}`, nil, 400, "malformed_query"},
+		{"dry_run twice", "POST", "/config/NtpServer?dry_run=true&dry_run=false", `{"IpAddr":"10.1.1.1"}`, nil, 400, "malformed_query"},
+		{"dry_run=true; on PATCH", "PATCH", "/config/NtpServer?dry_run=true;", `{"IpAddr":"10.0.0.9","MinPoll":5}`, nil, 400, "malformed_query"},
+		{"dry_run=true% on DELETE", "DELETE", "/config/NtpServer/" + ids["ntp"] + "?dry_run=true%", ``, nil, 400, "malformed_query"},
+		{"dry_run=true% on an action", "POST", "/action/Rollback?dry_run=true%", `{"Revision":1}`, nil, 400, "malformed_query"},
+		{"dry_run=true; on a candidate commit", "POST", "/candidates/" + ids["cand"] + "/commit?dry_run=true;", `{}`, nil, 400, "malformed_query"},
+		{"dry_run twice on a candidate commit", "POST", "/candidates/" + ids["cand"] + "/commit?dry_run=true&dry_run=false", `{}`, nil, 400, "malformed_query"},
+		{"dry_run%=true on a staged write", "POST", "/candidates/" + ids["cand"] + "/config/NtpServer?dry_run%=true", `{"IpAddr":"10.1.1.2"}`, nil, 400, "malformed_query"},
+		{"Count=0;", "GET", "/config/NtpServers?Count=0;", ``, nil, 400, "malformed_query"},
+		{"Count=%zz", "GET", "/config/NtpServers?Count=%zz", ``, nil, 400, "malformed_query"},
+		{"%zz=1 on a list", "GET", "/config/NtpServers?%zz=1", ``, nil, 400, "malformed_query"},
+		{"%zz=1 on revisions", "GET", "/revisions?%zz=1", ``, nil, 400, "malformed_query"},
+		{"key twice in the query", "GET", "/config/NtpServer?IpAddr=10.0.0.9&IpAddr=10.0.0.9", ``, nil, 400, "malformed_query"},
+		{"non-UTF-8 query value", "GET", "/config/Vrf?Vrf=%ff", ``, nil, 400, "malformed_query"},
 		// Users may not take over system accounts or privileged groups.
 		{"user named root", "POST", "/config/User", `{"Name":"root","Password":"longenough"}`, nil, 400, "invalid_value"},
 		{"user in group sudo", "POST", "/config/User", `{"Name":"eve","Group":"sudo","Password":"longenough"}`, nil, 400, "invalid_value"},

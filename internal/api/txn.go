@@ -275,9 +275,12 @@ func dryRun(r *http.Request) (bool, error) {
 	if !ok {
 		return false, nil
 	}
-	b, err := strconv.ParseBool(v[len(v)-1])
+	if len(v) != 1 {
+		return false, apierr.BadRequest(apierr.CodeInvalidValue, "", "dry_run", "dry_run is given %d times; give it once", len(v))
+	}
+	b, err := strconv.ParseBool(v[0])
 	if err != nil {
-		return false, apierr.BadRequest(apierr.CodeInvalidValue, "", "dry_run", "dry_run must be true or false, not %q", v[len(v)-1])
+		return false, apierr.BadRequest(apierr.CodeInvalidValue, "", "dry_run", "dry_run must be true or false, not %q", v[0])
 	}
 	return b, nil
 }
