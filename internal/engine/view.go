@@ -155,6 +155,9 @@ func (v *view) resolveAll(edits []Edit) (*Outcome, []*change, error) {
 	if err := v.checkReferences(); err != nil {
 		return nil, nil, err
 	}
+	if err := v.checkUnique(); err != nil {
+		return nil, nil, err
+	}
 	// Deletes first, in reverse apply order, then creates and updates in
 	// apply order; a parent's update comes before its new children.
 	sort.SliceStable(v.changes, func(i, j int) bool {

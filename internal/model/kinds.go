@@ -147,7 +147,7 @@ func builtinKinds() []*Kind {
 			Doc: "System-wide settings.",
 			Fields: []*Field{
 				{Name: "Vrf", Type: String, Key: true, Default: "default", Enum: []string{"default"}},
-				{Name: "MgmtIp", Type: String, Format: FormatIPv4},
+				{Name: "MgmtIp", Type: String, Format: FormatIPv4Host},
 				{Name: "Hostname", Type: String, Default: "switch", Format: FormatHostname},
 				{Name: "SwitchMac", Type: String, Format: FormatMAC, ReadOnly: true},
 				{Name: "SwVersion", Type: String, ReadOnly: true},
@@ -187,7 +187,7 @@ func builtinKinds() []*Kind {
 			Doc: "An IPv4 address on an interface; one per interface.",
 			Fields: []*Field{
 				{Name: "IntfRef", Type: String, Key: true, Format: FormatPortName, Ref: "Port", Doc: "the port that carries the address"},
-				{Name: "IpAddr", Type: String, Required: true, Format: FormatIPv4CIDR, Doc: "<ipv4>/<prefix length>"},
+				{Name: "IpAddr", Type: String, Required: true, Format: FormatIPv4CIDR, UniqueWithin: []string{"Vrf"}, Doc: "<ipv4>/<prefix length>"},
 				{Name: "AdminState", Type: String, Default: "UP", Enum: adminStates},
 				vrfRef(&Field{Name: "Vrf", Type: String, Default: "default", Doc: "VRF of the interface"}),
 			},
@@ -235,7 +235,7 @@ func builtinKinds() []*Kind {
 			Doc: "A BGP peer over IPv4, keyed by VRF and address.",
 			Fields: []*Field{
 				vrfRef(&Field{Name: "Vrf", Type: String, Key: true, Default: "default", Doc: "VRF of the session"}),
-				{Name: "NeighborAddress", Type: String, Key: true, Format: FormatIPv4},
+				{Name: "NeighborAddress", Type: String, Key: true, Format: FormatIPv4Host},
 				{Name: "PeerAS", Type: String, Required: true, Format: FormatASN},
 				{Name: "LocalAS", Type: String, Format: FormatASN, Doc: "\"\" uses BGPGlobal ASNum"},
 				{Name: "Description", Type: String, MaxLen: 64},
@@ -423,8 +423,8 @@ func checkPassword(kind, p string) error {
 	if len(p) < 8 {
 		return apierr.BadRequest(apierr.CodeInvalidValue, kind, "Password", "Password: must be at least 8 characters")
 	}
-	if strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return apierr.BadRequest(apierr.CodeInvalidValue, kind, "Password", "Password: must not contain control characters (newlines, tabs, ...)")
+	if strings.ContainsFunc(p, IsControl) {
+		return apierr.BadRequest(apierr.CodeInvalidValue, kind, "Password", "Password: must not contain control, format or unassigned characters (newlines, tabs, U+0085, U+200B, ...: Unicode category C)")
 	}
 	return nil
 }
