@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -50,11 +51,20 @@ type Server struct {
 
 	closing   chan struct{} // closed by CloseStreams
 	closeOnce sync.Once
+
+	// FeedWriteTimeout bounds each write to a change-feed subscriber; one
+	// whose connection takes no data for that long is dropped. Set before
+	// serving; New sets FeedWriteTimeoutDefault.
+	FeedWriteTimeout time.Duration
 }
+
+// FeedWriteTimeoutDefault: a subscriber that has not taken a write for this
+// long has stopped reading (a heartbeat goes every 15 s at most).
+const FeedWriteTimeoutDefault = 30 * time.Second
 
 // New makes a REST server over an engine.
 func New(eng *engine.Engine, log *slog.Logger) *Server {
-	return &Server{eng: eng, reg: eng.Registry(), log: log, closing: make(chan struct{})}
+	return &Server{eng: eng, reg: eng.Registry(), log: log, closing: make(chan struct{}), FeedWriteTimeout: FeedWriteTimeoutDefault}
 }
 
 // CloseStreams ends every change-feed stream, so that an HTTP server

@@ -216,8 +216,12 @@ func checkIfMatch(k *model.Kind, ifMatch string, cur *current) error {
 	if ifMatch == "" || ifMatch == "*" {
 		return nil
 	}
-	if cur.modRev == 0 || ifMatch != ETag(cur.modRev) {
-		return apierr.New(http.StatusPreconditionFailed, apierr.CodePrecondition, k.Name, "", "%s %s has changed since ETag %s; it is now %s", k.Name, k.DescribeKey(cur.key), ifMatch, ETag(cur.modRev))
+	match, ok := ifMatchAllows(ifMatch, ETag(cur.modRev))
+	if !ok {
+		return apierr.New(http.StatusPreconditionFailed, apierr.CodePrecondition, k.Name, "", "If-Match %s is not *, nor a list of entity tags like \"42\" or \"41\", \"42\"", ifMatch)
+	}
+	if cur.modRev == 0 || !match {
+		return apierr.New(http.StatusPreconditionFailed, apierr.CodePrecondition, k.Name, "", "%s %s has changed since ETag %s; it is now %s (If-Match compares strongly: a weak W/ tag never matches)", k.Name, k.DescribeKey(cur.key), ifMatch, ETag(cur.modRev))
 	}
 	return nil
 }
