@@ -229,6 +229,26 @@ func TestAccessOverHTTPS(t *testing.T) {
 			resp.Body.Close()
 			t.Error("a TLS 1.1 client was served")
 		}
+		// TLS 1.2 offers no CBC suite (SHA-1 MACs); the AEAD ones work.
+		for _, tc := range []struct {
+			suite uint16
+			ok    bool
+		}{
+			{tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA, false},
+			{tls.TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA, false},
+			{tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256, false},
+			{tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, true},
+			{tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256, true},
+		} {
+			c := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: s.pool, MaxVersion: tls.VersionTLS12, CipherSuites: []uint16{tc.suite}}}}
+			resp, err := c.Get(s.secure + "/config/Users")
+			if err == nil {
+				resp.Body.Close()
+			}
+			if (err == nil) != tc.ok {
+				t.Errorf("TLS 1.2 with only %s: %v, want served %v", tls.CipherSuiteName(tc.suite), err, tc.ok)
+			}
+		}
 	})
 
 	t.Run("users", func(t *testing.T) {

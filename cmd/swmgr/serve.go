@@ -21,6 +21,7 @@ import (
 	"github.com/swmgr/swmgr/internal/api"
 	"github.com/swmgr/swmgr/internal/auth"
 	"github.com/swmgr/swmgr/internal/backend/sim"
+	"github.com/swmgr/swmgr/internal/connlimit"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/secrets"
@@ -38,6 +39,11 @@ type serveOptions struct {
 	ports             int
 	logFormat         string
 	logLevel          string
+	socket            string // Unix socket path; "" disables it
+	localOthers       string // read or refuse: local users who are not Users
+	headerTimeout     time.Duration
+	bodyTimeout       time.Duration
+	maxConnsPerClient int
 
 	// Set by tests only.
 	accounts     accounts.Accounts                // instead of the backend's own
@@ -80,6 +86,11 @@ func serveCommand() *cobra.Command {
 	f.IntVar(&o.ports, "ports", 32, "front-panel ports of the simulated switch")
 	f.StringVar(&o.logFormat, "log-format", "text", "log format: text or json")
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	f.StringVar(&o.socket, "socket", defaultSocketFlag, "Unix socket for local clients, identified by SO_PEERCRED (\"\" disables it)")
+	f.StringVar(&o.localOthers, "local-others", "read", "what local OS users who are not swmgr Users may do without credentials (loopback HTTP, the socket): read or refuse")
+	f.DurationVar(&o.headerTimeout, "header-timeout", defaultHeaderTimeout, "time a client has to send a request's headers (and the TLS handshake)")
+	f.DurationVar(&o.bodyTimeout, "body-timeout", defaultBodyTimeout, "time a client has to send a request's body, after its headers")
+	f.IntVar(&o.maxConnsPerClient, "max-conns-per-client", defaultMaxConnsPerClient, "open connections per client address (per uid on the Unix socket); more are closed at once")
 	return cmd
 }
 
@@ -122,11 +133,19 @@ func serve(ctx context.Context, o *serveOptions) error {
 		return err
 	}
 	// The first admin's password is read once and kept out of the
-	// environment of anything swmgr runs.
+	// environment of anything swmgr runs, and of /proc/<pid>/environ.
 	envPassword := os.Getenv(adminPasswordEnv)
+	if envPassword != "" {
+		if err := scrubEnviron(adminPasswordEnv); err != nil {
+			return fmt.Errorf("$%s: %w; give the password with --admin-password-file instead", adminPasswordEnv, err)
+		}
+	}
 	os.Unsetenv(adminPasswordEnv)
-	if o.http == "" && o.https == "" {
-		return errors.New("no listener: give --http or --https")
+	if err := o.defaults(); err != nil {
+		return err
+	}
+	if o.http == "" && o.https == "" && o.socket == "" {
+		return errors.New("no listener: give --http, --https or --socket")
 	}
 	if (o.tlsCert == "") != (o.tlsKey == "") {
 		return errors.New("--tls-cert and --tls-key go together")
@@ -159,7 +178,15 @@ func serve(ctx context.Context, o *serveOptions) error {
 	verifier := auth.NewVerifier(auth.AccountsCheck(acc, func(ctx context.Context, name string) (bool, error) {
 		return eng.HasUser(ctx, name)
 	}), auth.VerifierOptions{})
-	be := sim.New(sim.Options{Ports: o.ports, Version: version(), Accounts: accounts.Observe(acc, verifier.Forget), OwnAccounts: owned, CLIShell: cliShell()})
+	peers := auth.NewPeers(auth.PeerOptions{
+		UserGroup:    func(ctx context.Context, name string) (string, bool, error) { return userGroup(ctx, eng, acc, name) },
+		RefuseOthers: o.localOthers == "refuse",
+	})
+	accountChanged := func(name string) {
+		verifier.Forget(name)
+		peers.Forget(name)
+	}
+	be := sim.New(sim.Options{Ports: o.ports, Version: version(), Accounts: accounts.Observe(acc, accountChanged), OwnAccounts: owned, CLIShell: cliShell()})
 	defer be.Close()
 	eng = engine.New(model.Builtin(), st, be, box, log)
 	if err := eng.Start(ctx); err != nil {
@@ -173,21 +200,46 @@ func serve(ctx context.Context, o *serveOptions) error {
 
 	handler := api.New(eng, log)
 	throttle := auth.NewThrottle(o.throttle)
-	newServer := func(h http.Handler) *http.Server {
+	authOptions := func(local bool) auth.Options {
+		ao := auth.Options{Verifier: verifier, Throttle: throttle, BodyTimeout: o.bodyTimeout, Log: log, Refused: handler.LogRefused}
+		if local {
+			ao.Peers = peers
+		}
+		return ao
+	}
+	perListener := connsPerListener()
+	limit := func(ln net.Listener, what string) net.Listener {
+		return connlimit.New(ln, connlimit.Options{PerClient: o.maxConnsPerClient, Total: perListener, Refused: func(client string, total bool) {
+			if total {
+				log.Warn("connection refused: too many open connections", "listener", what, "client", client, "max", perListener)
+			} else {
+				log.Warn("connection refused: too many open connections from one client", "listener", what, "client", client, "max", o.maxConnsPerClient)
+			}
+		}})
+	}
+	newServer := func(h http.Handler, local bool) *http.Server {
 		srv := &http.Server{
-			Handler:           h,
-			ReadHeaderTimeout: 10 * time.Second,
+			Handler:           auth.Handler(h, authOptions(local)),
+			ReadHeaderTimeout: o.headerTimeout,
 			IdleTimeout:       2 * time.Minute,
+			MaxHeaderBytes:    64 << 10,
 			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		}
+		if local {
+			srv.ConnContext = peers.ConnContext
 		}
 		closeFreshConnsOnShutdown(srv, log)
 		return srv
 	}
+	type listener struct {
+		srv *http.Server
+		ln  net.Listener
+		tls bool
+	}
 	var (
-		servers             []*http.Server
-		httpAddr, httpsAddr string
-		fingerprint         string
-		httpLn, httpsLn     net.Listener
+		listeners                       []listener
+		httpAddr, httpsAddr, socketPath string
+		fingerprint                     string
 	)
 	if o.https != "" {
 		cert, err := serverCertificate(o, o.https, log)
@@ -195,33 +247,44 @@ func serve(ctx context.Context, o *serveOptions) error {
 			return fmt.Errorf("--https: %w", err)
 		}
 		fingerprint = tlscert.Fingerprint(cert)
-		if httpsLn, err = net.Listen("tcp", o.https); err != nil {
+		ln, err := net.Listen("tcp", o.https)
+		if err != nil {
 			return fmt.Errorf("--https: %w (give a free address, or --https \"\" to disable HTTPS)", err)
 		}
-		defer httpsLn.Close()
-		httpsAddr = httpsLn.Addr().String()
-		srv := newServer(auth.Handler(handler, auth.Options{Verifier: verifier, Throttle: throttle, Log: log, Refused: handler.LogRefused}))
+		defer ln.Close()
+		httpsAddr = ln.Addr().String()
+		srv := newServer(handler, false)
 		srv.TLSConfig = tlscert.Config(cert)
-		servers = append(servers, srv)
+		listeners = append(listeners, listener{srv, limit(ln, "https"), true})
 	}
 	if o.http != "" {
-		if httpLn, err = net.Listen("tcp", o.http); err != nil {
+		ln, err := net.Listen("tcp", o.http)
+		if err != nil {
 			return fmt.Errorf("--http: %w", err)
 		}
-		defer httpLn.Close()
-		httpAddr = httpLn.Addr().String()
+		defer ln.Close()
+		httpAddr = ln.Addr().String()
 		// Without credentials only on a loopback address (the local tools).
-		servers = append(servers, newServer(auth.Handler(handler, auth.Options{Verifier: verifier, Throttle: throttle, Anonymous: auth.Loopback(httpAddr), Log: log, Refused: handler.LogRefused})))
+		listeners = append(listeners, listener{newServer(handler, auth.Loopback(httpAddr)), limit(ln, "http"), false})
 	}
-	errc := make(chan error, len(servers))
-	for _, srv := range servers {
-		if srv.TLSConfig != nil {
-			go func() { errc <- fmt.Errorf("https: %w", srv.ServeTLS(httpsLn, "", "")) }()
+	if o.socket != "" {
+		ln, err := listenSocket(o.socket)
+		if err != nil {
+			return fmt.Errorf("--socket: %w", err)
+		}
+		defer ln.Close()
+		socketPath = o.socket
+		listeners = append(listeners, listener{newServer(handler, true), limit(ln, "socket"), false})
+	}
+	errc := make(chan error, len(listeners))
+	for _, l := range listeners {
+		if l.tls {
+			go func() { errc <- fmt.Errorf("https: %w", l.srv.ServeTLS(l.ln, "", "")) }()
 		} else {
-			go func() { errc <- fmt.Errorf("http: %w", srv.Serve(httpLn)) }()
+			go func() { errc <- fmt.Errorf("serve %s: %w", l.ln.Addr(), l.srv.Serve(l.ln)) }()
 		}
 	}
-	log.Info("swmgr serving", "http", httpAddr, "https", httpsAddr, "cert_sha256", fingerprint, "data_dir", o.dataDir, "backend", be.Name(), "version", version(), "revision", eng.Revision())
+	log.Info("swmgr serving", "http", httpAddr, "https", httpsAddr, "socket", socketPath, "cert_sha256", fingerprint, "data_dir", o.dataDir, "backend", be.Name(), "version", version(), "revision", eng.Revision())
 	if o.ready != nil {
 		o.ready(httpAddr, httpsAddr)
 	}
@@ -234,8 +297,8 @@ func serve(ctx context.Context, o *serveOptions) error {
 	handler.CloseStreams() // change-feed clients would otherwise hold Shutdown for its whole timeout
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	for _, srv := range servers {
-		if err := srv.Shutdown(sctx); err != nil {
+	for _, l := range listeners {
+		if err := l.srv.Shutdown(sctx); err != nil {
 			log.Warn("shutdown", "err", err)
 		}
 	}
