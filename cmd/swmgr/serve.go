@@ -20,6 +20,7 @@ import (
 	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/api"
 	"github.com/swmgr/swmgr/internal/auth"
+	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/backend/sim"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
@@ -38,6 +39,8 @@ type serveOptions struct {
 	ports             int
 	logFormat         string
 	logLevel          string
+	accessLog         bool
+	metrics           bool
 
 	// Set by tests only.
 	accounts     accounts.Accounts                // instead of the backend's own
@@ -80,6 +83,8 @@ func serveCommand() *cobra.Command {
 	f.IntVar(&o.ports, "ports", 32, "front-panel ports of the simulated switch")
 	f.StringVar(&o.logFormat, "log-format", "text", "log format: text or json")
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	f.BoolVar(&o.accessLog, "access-log", true, "log one line per request (at info level)")
+	f.BoolVar(&o.metrics, "metrics", true, "serve Prometheus metrics at /metrics")
 	return cmd
 }
 
@@ -142,11 +147,23 @@ func serve(ctx context.Context, o *serveOptions) error {
 		return fmt.Errorf("--backend %q: use sim", o.backend)
 	}
 
+	// Nothing is created unless the listeners can be bound.
+	if err := probeListen("--https", o.https); err != nil {
+		return err
+	}
+	if err := probeListen("--http", o.http); err != nil {
+		return err
+	}
+	ob := newObservability(o, log)
+
 	st, err := store.Open(o.dataDir)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer func() {
+		st.Close()
+		os.Remove(filepath.Join(o.dataDir, "swmgr.pid")) // a clean exit leaves no pid file
+	}()
 	box, err := secrets.Open(o.dataDir)
 	if err != nil {
 		return err
@@ -159,9 +176,13 @@ func serve(ctx context.Context, o *serveOptions) error {
 	verifier := auth.NewVerifier(auth.AccountsCheck(acc, func(ctx context.Context, name string) (bool, error) {
 		return eng.HasUser(ctx, name)
 	}), auth.VerifierOptions{})
-	be := sim.New(sim.Options{Ports: o.ports, Version: version(), Accounts: accounts.Observe(acc, verifier.Forget), OwnAccounts: owned, CLIShell: cliShell()})
+	var be backend.Backend = sim.New(sim.Options{Ports: o.ports, Version: version(), Accounts: accounts.Observe(acc, verifier.Forget), OwnAccounts: owned, CLIShell: cliShell()})
 	defer be.Close()
+	if ob.metrics != nil {
+		be = ob.metrics.WrapBackend(be)
+	}
 	eng = engine.New(model.Builtin(), st, be, box, log)
+	ob.watch(st, eng, log)
 	if err := eng.Start(ctx); err != nil {
 		return fmt.Errorf("start: %w", err)
 	}
@@ -172,7 +193,12 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 
 	handler := api.New(eng, log)
-	throttle := auth.NewThrottle(o.throttle)
+	inner := ob.inner(handler)
+	throttleOpts := o.throttle
+	if ob.metrics != nil {
+		throttleOpts.OnLockout = ob.metrics.Lockout
+	}
+	throttle := auth.NewThrottle(throttleOpts)
 	newServer := func(h http.Handler) *http.Server {
 		srv := &http.Server{
 			Handler:           h,
@@ -200,7 +226,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 		}
 		defer httpsLn.Close()
 		httpsAddr = httpsLn.Addr().String()
-		srv := newServer(auth.Handler(handler, auth.Options{Verifier: verifier, Throttle: throttle, Log: log, Refused: handler.LogRefused}))
+		srv := newServer(ob.outer(auth.Handler(inner, auth.Options{Verifier: verifier, Throttle: throttle, Log: log, Refused: handler.LogRefused})))
 		srv.TLSConfig = tlscert.Config(cert)
 		servers = append(servers, srv)
 	}
@@ -211,7 +237,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 		defer httpLn.Close()
 		httpAddr = httpLn.Addr().String()
 		// Without credentials only on a loopback address (the local tools).
-		servers = append(servers, newServer(auth.Handler(handler, auth.Options{Verifier: verifier, Throttle: throttle, Anonymous: auth.Loopback(httpAddr), Log: log, Refused: handler.LogRefused})))
+		servers = append(servers, newServer(ob.outer(auth.Handler(inner, auth.Options{Verifier: verifier, Throttle: throttle, Anonymous: auth.Loopback(httpAddr), Log: log, Refused: handler.LogRefused}))))
 	}
 	errc := make(chan error, len(servers))
 	for _, srv := range servers {
@@ -222,6 +248,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 		}
 	}
 	log.Info("swmgr serving", "http", httpAddr, "https", httpsAddr, "cert_sha256", fingerprint, "data_dir", o.dataDir, "backend", be.Name(), "version", version(), "revision", eng.Revision())
+	ob.ready(log)
 	if o.ready != nil {
 		o.ready(httpAddr, httpsAddr)
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/obs"
 )
 
 // MaxBody is the largest request body accepted.
@@ -103,6 +104,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, rerr)
 		return
 	}
+	obs.SetClass(r.Context(), route.metricsClass())
 	if r.Method == http.MethodOptions {
 		h.Set("Allow", strings.Join(route.Allowed(), ", "))
 		w.WriteHeader(http.StatusNoContent)
@@ -339,6 +341,7 @@ func (q *request) write(op backend.Op) error {
 	if err != nil {
 		return err // Apply logged it
 	}
+	obs.SetRevision(q.r.Context(), out.Revision)
 	id := out.IDs[0]
 	h := q.w.Header()
 	status := http.StatusOK
@@ -535,6 +538,7 @@ func (q *request) action() error {
 			if out.Revision != 0 {
 				q.w.Header().Set("ETag", engine.ETag(out.Revision))
 			}
+			obs.SetRevision(q.r.Context(), out.Revision)
 			q.send(http.StatusOK, mustJSON(map[string]any{"Result": "Success", "Revision": out.Revision, "Changes": nonNil(out.Diffs)}))
 			return nil
 		case "ClearConfigLog":

@@ -15,6 +15,8 @@ type ThrottleOptions struct {
 	MaxLockout  time.Duration    // lockouts double up to this; default 15 minutes
 	MaxEntries  int              // tracked (name, address) pairs; default 65536
 	Now         func() time.Time // default time.Now
+	// OnLockout, if set, is told of each lockout started (metrics).
+	OnLockout func(d time.Duration)
 }
 
 // Throttle limits failed logins per user name and client address. After
@@ -117,6 +119,9 @@ func (t *Throttle) Failed(name string, addr netip.Addr) time.Duration {
 	}
 	s.level++
 	s.until = now.Add(d)
+	if t.opts.OnLockout != nil {
+		t.opts.OnLockout(d)
+	}
 	return d
 }
 

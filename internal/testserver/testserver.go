@@ -52,6 +52,9 @@ type Options struct {
 	// Wrap, if set, wraps the API handler (inside authentication), as
 	// swmgr serve adds its middleware.
 	Wrap func(http.Handler) http.Handler
+	// Outer, if set, wraps the plain listener's handler outside
+	// authentication.
+	Outer func(http.Handler) http.Handler
 }
 
 // Start runs a fresh stack in a new directory under dir ("" for one of
@@ -116,7 +119,11 @@ func (s *Server) start(dir string, opts Options) error {
 		h = opts.Wrap(h)
 	}
 	throttle := auth.NewThrottle(auth.ThrottleOptions{})
-	s.plain = httptest.NewUnstartedServer(auth.Handler(h, auth.Options{Verifier: verifier, Throttle: throttle, Anonymous: true, Log: log, Refused: s.Handler.LogRefused}))
+	var plain http.Handler = auth.Handler(h, auth.Options{Verifier: verifier, Throttle: throttle, Anonymous: true, Log: log, Refused: s.Handler.LogRefused})
+	if opts.Outer != nil {
+		plain = opts.Outer(plain)
+	}
+	s.plain = httptest.NewUnstartedServer(plain)
 	s.plain.Start()
 	s.URL = s.plain.URL
 	s.tls = httptest.NewUnstartedServer(auth.Handler(h, auth.Options{Verifier: verifier, Throttle: throttle, Log: log, Refused: s.Handler.LogRefused}))
