@@ -104,7 +104,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, rerr)
 		return
 	}
-	obs.SetClass(r.Context(), route.metricsClass())
+	obs.SetClass(w, route.metricsClass())
 	if r.Method == http.MethodOptions {
 		h.Set("Allow", strings.Join(route.Allowed(), ", "))
 		w.WriteHeader(http.StatusNoContent)
@@ -341,7 +341,7 @@ func (q *request) write(op backend.Op) error {
 	if err != nil {
 		return err // Apply logged it
 	}
-	obs.SetRevision(q.r.Context(), out.Revision)
+	obs.SetRevision(q.w, out.Revision)
 	id := out.IDs[0]
 	h := q.w.Header()
 	status := http.StatusOK
@@ -538,7 +538,7 @@ func (q *request) action() error {
 			if out.Revision != 0 {
 				q.w.Header().Set("ETag", engine.ETag(out.Revision))
 			}
-			obs.SetRevision(q.r.Context(), out.Revision)
+			obs.SetRevision(q.w, out.Revision)
 			q.send(http.StatusOK, mustJSON(map[string]any{"Result": "Success", "Revision": out.Revision, "Changes": nonNil(out.Diffs)}))
 			return nil
 		case "ClearConfigLog":

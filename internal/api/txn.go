@@ -123,7 +123,7 @@ func (s *Server) revisions(w http.ResponseWriter, r *http.Request, rest string) 
 			s.fail(w, r, err)
 			return
 		}
-		obs.SetRevision(r.Context(), rev)
+		obs.SetRevision(w, rev)
 		sendJSON(w, http.StatusOK, []byte(`{"Result":"Success","Revision":`+strconv.FormatUint(rev, 10)+`}`))
 	default:
 		s.fail(w, r, apierr.NotFound(apierr.CodeNotFound, "Revision", "no such path %q", r.URL.Path))
@@ -247,7 +247,7 @@ func (s *Server) commitCandidate(w http.ResponseWriter, r *http.Request, id stri
 	}
 	if out.Revision != 0 {
 		w.Header().Set("ETag", engine.ETag(out.Revision))
-		obs.SetRevision(r.Context(), out.Revision)
+		obs.SetRevision(w, out.Revision)
 	}
 	sendJSON(w, http.StatusOK, mustJSON(body))
 }

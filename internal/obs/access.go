@@ -2,7 +2,6 @@ package obs
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"log/slog"
 	"net"
@@ -34,9 +33,8 @@ type handler struct {
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	note := &Note{}
-	r = r.WithContext(context.WithValue(r.Context(), noteKey{}, note))
 	rec := &recorder{ResponseWriter: w}
+	note := &rec.n
 	h.next.ServeHTTP(rec, r)
 	took := time.Since(start)
 	if rec.status == 0 {
@@ -117,7 +115,10 @@ type recorder struct {
 	http.ResponseWriter
 	status int
 	bytes  int64
+	n      Note
 }
+
+func (r *recorder) note() *Note { return &r.n }
 
 func (r *recorder) WriteHeader(code int) {
 	if r.status == 0 {

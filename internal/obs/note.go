@@ -5,11 +5,11 @@
 //
 // The engine and the store are not instrumented from inside: they take
 // small observer callbacks (engine.ObserveCommits, store.ObserveBatches),
-// the backend is wrapped, and the REST layer leaves a Note in the request's
-// context saying which route class it served and which revision it made.
+// the backend is wrapped, and the REST layer leaves a Note with the response
+// writer saying which route class it served and which revision it made.
 package obs
 
-import "context"
+import "net/http"
 
 // Note is what the REST layer tells the access log and the metrics about a
 // request it served.
@@ -18,24 +18,36 @@ type Note struct {
 	Revision uint64 // the revision the request made, if any
 }
 
-type noteKey struct{}
+// noter is the response writer of an observed request. The Note travels
+// with the writer rather than in the request's context, which would cost a
+// copy of the request on every call.
+type noter interface{ note() *Note }
 
-// NoteFrom returns the request's Note, or nil when nothing observes it.
-func NoteFrom(ctx context.Context) *Note {
-	n, _ := ctx.Value(noteKey{}).(*Note)
-	return n
+// NoteFrom returns the Note of the request w answers, or nil when nothing
+// observes it.
+func NoteFrom(w http.ResponseWriter) *Note {
+	for {
+		if n, ok := w.(noter); ok {
+			return n.note()
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return nil
+		}
+		w = u.Unwrap()
+	}
 }
 
 // SetRevision records the revision a request made (no-op without a Note).
-func SetRevision(ctx context.Context, rev uint64) {
-	if n := NoteFrom(ctx); n != nil && rev != 0 {
+func SetRevision(w http.ResponseWriter, rev uint64) {
+	if n := NoteFrom(w); n != nil && rev != 0 {
 		n.Revision = rev
 	}
 }
 
 // SetClass records the route class of a request (no-op without a Note).
-func SetClass(ctx context.Context, class string) {
-	if n := NoteFrom(ctx); n != nil {
+func SetClass(w http.ResponseWriter, class string) {
+	if n := NoteFrom(w); n != nil {
 		n.Class = class
 	}
 }
