@@ -20,6 +20,7 @@ import (
 	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/api"
 	"github.com/swmgr/swmgr/internal/auth"
+	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/backend/sim"
 	"github.com/swmgr/swmgr/internal/connlimit"
 	"github.com/swmgr/swmgr/internal/engine"
@@ -44,6 +45,8 @@ type serveOptions struct {
 	headerTimeout     time.Duration
 	bodyTimeout       time.Duration
 	maxConnsPerClient int
+	accessLog         bool
+	metrics           bool
 
 	// Set by tests only.
 	accounts     accounts.Accounts                // instead of the backend's own
@@ -91,6 +94,8 @@ func serveCommand() *cobra.Command {
 	f.DurationVar(&o.headerTimeout, "header-timeout", defaultHeaderTimeout, "time a client has to send a request's headers (and the TLS handshake)")
 	f.DurationVar(&o.bodyTimeout, "body-timeout", defaultBodyTimeout, "time a client has to send a request's body, after its headers")
 	f.IntVar(&o.maxConnsPerClient, "max-conns-per-client", defaultMaxConnsPerClient, "open connections per client address (per uid on the Unix socket); more are closed at once")
+	f.BoolVar(&o.accessLog, "access-log", true, "log one line per request (at info level)")
+	f.BoolVar(&o.metrics, "metrics", true, "serve Prometheus metrics at /metrics")
 	return cmd
 }
 
@@ -161,11 +166,23 @@ func serve(ctx context.Context, o *serveOptions) error {
 		return fmt.Errorf("--backend %q: use sim", o.backend)
 	}
 
+	// Nothing is created unless the listeners can be bound.
+	if err := probeListen("--https", o.https); err != nil {
+		return err
+	}
+	if err := probeListen("--http", o.http); err != nil {
+		return err
+	}
+	ob := newObservability(o, log)
+
 	st, err := store.Open(o.dataDir)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer func() {
+		st.Close()
+		os.Remove(filepath.Join(o.dataDir, "swmgr.pid")) // a clean exit leaves no pid file
+	}()
 	box, err := secrets.Open(o.dataDir)
 	if err != nil {
 		return err
@@ -186,9 +203,13 @@ func serve(ctx context.Context, o *serveOptions) error {
 		verifier.Forget(name)
 		peers.Forget(name)
 	}
-	be := sim.New(sim.Options{Ports: o.ports, Version: version(), Accounts: accounts.Observe(acc, accountChanged), OwnAccounts: owned, CLIShell: cliShell()})
+	var be backend.Backend = sim.New(sim.Options{Ports: o.ports, Version: version(), Accounts: accounts.Observe(acc, accountChanged), OwnAccounts: owned, CLIShell: cliShell()})
 	defer be.Close()
+	if ob.metrics != nil {
+		be = ob.metrics.WrapBackend(be)
+	}
 	eng = engine.New(model.Builtin(), st, be, box, log)
+	ob.watch(st, eng, log)
 	if err := eng.Start(ctx); err != nil {
 		return fmt.Errorf("start: %w", err)
 	}
@@ -199,7 +220,12 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 
 	handler := api.New(eng, log)
-	throttle := auth.NewThrottle(o.throttle)
+	inner := ob.inner(handler)
+	throttleOpts := o.throttle
+	if ob.metrics != nil {
+		throttleOpts.OnLockout = ob.metrics.Lockout
+	}
+	throttle := auth.NewThrottle(throttleOpts)
 	authOptions := func(local bool) auth.Options {
 		ao := auth.Options{Verifier: verifier, Throttle: throttle, BodyTimeout: o.bodyTimeout, Log: log, Refused: handler.LogRefused}
 		if local {
@@ -219,7 +245,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 	newServer := func(h http.Handler, local bool) *http.Server {
 		srv := &http.Server{
-			Handler:           auth.Handler(h, authOptions(local)),
+			Handler:           ob.outer(auth.Handler(h, authOptions(local))),
 			ReadHeaderTimeout: o.headerTimeout,
 			IdleTimeout:       2 * time.Minute,
 			MaxHeaderBytes:    64 << 10,
@@ -253,7 +279,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 		}
 		defer ln.Close()
 		httpsAddr = ln.Addr().String()
-		srv := newServer(handler, false)
+		srv := newServer(inner, false)
 		srv.TLSConfig = tlscert.Config(cert)
 		listeners = append(listeners, listener{srv, limit(ln, "https"), true})
 	}
@@ -265,7 +291,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 		defer ln.Close()
 		httpAddr = ln.Addr().String()
 		// Without credentials only on a loopback address (the local tools).
-		listeners = append(listeners, listener{newServer(handler, auth.Loopback(httpAddr)), limit(ln, "http"), false})
+		listeners = append(listeners, listener{newServer(inner, auth.Loopback(httpAddr)), limit(ln, "http"), false})
 	}
 	if o.socket != "" {
 		ln, err := listenSocket(o.socket)
@@ -274,7 +300,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 		}
 		defer ln.Close()
 		socketPath = o.socket
-		listeners = append(listeners, listener{newServer(handler, true), limit(ln, "socket"), false})
+		listeners = append(listeners, listener{newServer(inner, true), limit(ln, "socket"), false})
 	}
 	errc := make(chan error, len(listeners))
 	for _, l := range listeners {
@@ -285,6 +311,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 		}
 	}
 	log.Info("swmgr serving", "http", httpAddr, "https", httpsAddr, "socket", socketPath, "cert_sha256", fingerprint, "data_dir", o.dataDir, "backend", be.Name(), "version", version(), "revision", eng.Revision())
+	ob.ready(log)
 	if o.ready != nil {
 		o.ready(httpAddr, httpsAddr)
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/obs"
 )
 
 // MaxBody is the largest request body accepted.
@@ -123,6 +124,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, rerr)
 		return
 	}
+	obs.SetClass(w, route.metricsClass())
 	if r.Method == http.MethodOptions {
 		h.Set("Allow", strings.Join(route.Allowed(), ", "))
 		w.WriteHeader(http.StatusNoContent)
@@ -363,6 +365,7 @@ func (q *request) write(op backend.Op) error {
 	if err != nil {
 		return err // Apply logged it
 	}
+	obs.SetRevision(q.w, out.Revision)
 	id := out.IDs[0]
 	h := q.w.Header()
 	status := http.StatusOK
@@ -559,6 +562,7 @@ func (q *request) action() error {
 			if out.Revision != 0 {
 				q.w.Header().Set("ETag", engine.ETag(out.Revision))
 			}
+			obs.SetRevision(q.w, out.Revision)
 			q.send(http.StatusOK, mustJSON(map[string]any{"Result": "Success", "Revision": out.Revision, "Changes": nonNil(out.Diffs)}))
 			return nil
 		case "ClearConfigLog":

@@ -12,6 +12,7 @@ import (
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/obs"
 )
 
 // Transactions: revisions, candidates, confirmed commits and the change
@@ -122,6 +123,7 @@ func (s *Server) revisions(w http.ResponseWriter, r *http.Request, rest string) 
 			s.fail(w, r, err)
 			return
 		}
+		obs.SetRevision(w, rev)
 		sendJSON(w, http.StatusOK, []byte(`{"Result":"Success","Revision":`+strconv.FormatUint(rev, 10)+`}`))
 	default:
 		s.fail(w, r, apierr.NotFound(apierr.CodeNotFound, "Revision", "no such path %q", r.URL.Path))
@@ -245,6 +247,7 @@ func (s *Server) commitCandidate(w http.ResponseWriter, r *http.Request, id stri
 	}
 	if out.Revision != 0 {
 		w.Header().Set("ETag", engine.ETag(out.Revision))
+		obs.SetRevision(w, out.Revision)
 	}
 	sendJSON(w, http.StatusOK, mustJSON(body))
 }

@@ -21,6 +21,8 @@ type ThrottleOptions struct {
 	TrustFor   time.Duration
 	MaxEntries int              // tracked pairs, names and trusted pairs, each; default 16384
 	Now        func() time.Time // default time.Now
+	// OnLockout, if set, is told of each lockout started (metrics).
+	OnLockout func(d time.Duration)
 }
 
 // Throttle limits guessing. It counts an attempt when it starts (Begin), so
@@ -243,6 +245,9 @@ func (a *Attempt) End(o Outcome) time.Duration {
 		}
 		s.level++
 		s.until = now.Add(d)
+		if t.opts.OnLockout != nil {
+			t.opts.OnLockout(d)
+		}
 		return d
 	}
 	return 0

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -489,7 +490,7 @@ func describe(reg *model.Registry, r store.Ref) string {
 // write stores the changes as revision rev and returns the revision record
 // as clients see it (secrets redacted), for the change feed.
 func (v *view) write(rev uint64, changes []*change, meta Meta) ([]byte, error) {
-	stored := storedRevision{Revision: Revision{Revision: rev, Time: nowString(), User: meta.User, Source: meta.Source, Comment: meta.Comment}}
+	stored := storedRevision{Revision: Revision{Revision: rev, Time: time.Now().UTC().Format(time.RFC3339Nano), User: meta.User, Source: meta.Source, Comment: meta.Comment}}
 	for _, c := range changes {
 		k := c.Kind
 		sd := storedDiff{Diff: v.e.diff(c), StoreKey: c.Key}
