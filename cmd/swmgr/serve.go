@@ -22,6 +22,7 @@ import (
 	"github.com/swmgr/swmgr/internal/auth"
 	"github.com/swmgr/swmgr/internal/backend/sim"
 	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/lifecycle"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/secrets"
 	"github.com/swmgr/swmgr/internal/store"
@@ -38,6 +39,7 @@ type serveOptions struct {
 	ports             int
 	logFormat         string
 	logLevel          string
+	startupConfig     string
 
 	// Set by tests only.
 	accounts     accounts.Accounts                // instead of the backend's own
@@ -80,6 +82,7 @@ func serveCommand() *cobra.Command {
 	f.IntVar(&o.ports, "ports", 32, "front-panel ports of the simulated switch")
 	f.StringVar(&o.logFormat, "log-format", "text", "log format: text or json")
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	f.StringVar(&o.startupConfig, "startup-config", "", "on a new data directory, load this saved configuration (///abs/path, file:///abs/path or sftp://host/path; default: <data-dir>/startup-config if present)")
 	return cmd
 }
 
@@ -159,12 +162,30 @@ func serve(ctx context.Context, o *serveOptions) error {
 	verifier := auth.NewVerifier(auth.AccountsCheck(acc, func(ctx context.Context, name string) (bool, error) {
 		return eng.HasUser(ctx, name)
 	}), auth.VerifierOptions{})
-	be := sim.New(sim.Options{Ports: o.ports, Version: version(), Accounts: accounts.Observe(acc, verifier.Forget), OwnAccounts: owned, CLIShell: cliShell()})
+	be := lifecycle.WrapState(sim.New(sim.Options{Ports: o.ports, Version: version(), Accounts: accounts.Observe(acc, verifier.Forget), OwnAccounts: owned, CLIShell: cliShell()}))
 	defer be.Close()
+	var newDataDir bool // nothing was ever committed: the startup configuration applies
+	if err := st.View(func(tx *store.Tx) error { newDataDir = tx.Revision() == 0; return nil }); err != nil {
+		return err
+	}
 	eng = engine.New(model.Builtin(), st, be, box, log)
 	if err := eng.Start(ctx); err != nil {
 		return fmt.Errorf("start: %w", err)
 	}
+	lc, err := lifecycle.New(lifecycle.Options{Engine: eng, Sealer: box, DataDir: o.dataDir, Version: version(), Log: log})
+	if err != nil {
+		return err
+	}
+	be.Attach(lc)
+	if newDataDir {
+		if _, err := lc.LoadStartup(ctx, o.startupConfig); err != nil {
+			return err
+		}
+	}
+	if err := lc.Start(ctx); err != nil {
+		return err
+	}
+	defer lc.Close()
 	if !o.noFirstAdmin {
 		if err := ensureFirstAdmin(ctx, eng, o, envPassword, log); err != nil {
 			return err
@@ -172,6 +193,9 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 
 	handler := api.New(eng, log)
+	for name, action := range lc.Actions() {
+		handler.HandleAction(name, action)
+	}
 	throttle := auth.NewThrottle(o.throttle)
 	newServer := func(h http.Handler) *http.Server {
 		srv := &http.Server{
