@@ -169,7 +169,19 @@ func (s *Scheduler) Sync(servers []Server) {
 	s.persistLocked()
 }
 
-func sameServer(a, b Server) bool { return a == b }
+func sameServer(a, b Server) bool {
+	type key struct {
+		Name, DstFile, Nonce, Passphrase, Timestamp string
+		Remote                                      Remote
+		Interval, Timeout, Backoff                  time.Duration
+		OnChange                                    bool
+		Retries                                     int
+	}
+	k := func(s Server) key {
+		return key{s.Name, s.DstFile, s.Nonce, s.Passphrase, s.Timestamp, s.Remote, s.Interval, s.Attempts.Timeout, s.Attempts.Backoff, s.OnChange, s.Attempts.Retries}
+	}
+	return k(a) == k(b)
+}
 
 // Changed tells OnChange servers that a commit happened. It never blocks.
 func (s *Scheduler) Changed() {
@@ -258,7 +270,11 @@ func (s *Scheduler) archive(ctx context.Context, w *worker) {
 	file := Stamp(srv.DstFile, srv.Timestamp, start)
 	data, rev, err := s.o.Render(ctx, srv.Nonce, srv.Passphrase)
 	if err == nil {
-		err = s.o.SFTP.Upload(ctx, srv.Remote, file, data, srv.Attempts)
+		attempts := srv.Attempts
+		attempts.OnRetry = func(_ int, err error) {
+			s.update(srv.Name, func(st *State) { st.LastError = "retrying: " + err.Error() })
+		}
+		err = s.o.SFTP.Upload(ctx, srv.Remote, file, data, attempts)
 	}
 	if ctx.Err() != nil {
 		return // deleted, updated or shutting down: no state to record

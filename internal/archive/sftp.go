@@ -31,6 +31,8 @@ type Attempts struct {
 	Retries int
 	Timeout time.Duration
 	Backoff time.Duration // 0: one second
+	// OnRetry, if set, hears each failed attempt that will be retried.
+	OnRetry func(attempt int, err error) `json:"-"`
 }
 
 // SFTP transfers files over SFTP, checking host keys against pins.
@@ -200,6 +202,9 @@ func retry(ctx context.Context, a Attempts, fn func(context.Context) error) erro
 		}
 		if err = fn(ctx); err == nil || IsPermanent(err) || ctx.Err() != nil {
 			return err
+		}
+		if a.OnRetry != nil && attempt < a.Retries {
+			a.OnRetry(attempt+1, err)
 		}
 	}
 	if a.Retries > 0 {

@@ -109,7 +109,7 @@ func sftpURI(rest string) (Location, error) {
 	if strings.HasPrefix(authority, "[") || strings.Count(authority, ":") == 1 {
 		h, pt, err := net.SplitHostPort(authority)
 		if err != nil {
-			if !strings.HasPrefix(authority, "[") {
+			if !strings.HasPrefix(authority, "[") || !strings.HasSuffix(authority, "]") {
 				return Location{}, badURI("%q is not host[:port]", authority)
 			}
 			h, pt = strings.TrimSuffix(strings.TrimPrefix(authority, "["), "]"), ""
