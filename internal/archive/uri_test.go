@@ -21,35 +21,35 @@ func TestParseURI(t *testing.T) {
 		{"sftp://[2001:db8::1]/srv/cfg", Location{Remote: true, Host: "2001:db8::1", Path: "/srv/cfg"}, true},
 		// refused
 		{"", Location{}, false},
-		{"startup-config", Location{}, false},         // relative
-		{"./startup-config", Location{}, false},       // relative
-		{"/etc/x", Location{}, false},                 // no scheme
-		{"//host/x", Location{}, false},               // network path
-		{"file://host/x", Location{}, false},          // a host in file:
-		{"file:relative", Location{}, false},          // relative
-		{"///tmp/../etc/shadow", Location{}, false},   // ..
-		{"///tmp/./x", Location{}, false},             // .
-		{"///tmp/dir/", Location{}, false},            // a directory
-		{"///tmp//x", Location{}, false},              // empty segment
-		{"http://host/x", Location{}, false},          // scheme
-		{"ftp://host/x", Location{}, false},           // scheme
-		{"tftp://host/x", Location{}, false},          // scheme
-		{"scp://host/x", Location{}, false},           // scheme
-		{"sftp://host", Location{}, false},            // no path
-		{"sftp://host/", Location{}, false},           // no file
-		{"sftp://u:pw@host/x", Location{}, false},     // password in the URI
-		{"sftp://host:0/x", Location{}, false},        // port
-		{"sftp://host:99999/x", Location{}, false},    // port
-		{"sftp://host:abc/x", Location{}, false},      // port
-		{"sftp://ho_st/x", Location{}, false},         // host
-		{"sftp://-host/x", Location{}, false},         // host
-		{"sftp://host/a/../b", Location{}, false},     // ..
-		{"sftp://host/x?y", Location{}, false},        // query
-		{"///tmp/x\x00y", Location{}, false},          // NUL
-		{"///tmp/x\ny", Location{}, false},            // newline
-		{"sftp://@host/x", Location{}, false},         // empty user
-		{"sftp://[2001:db8::1/x", Location{}, false},  // bracket
-		{"sftp://a@b@host/x", Location{}, false},      // user with @
+		{"startup-config", Location{}, false},        // relative
+		{"./startup-config", Location{}, false},      // relative
+		{"/etc/x", Location{}, false},                // no scheme
+		{"//host/x", Location{}, false},              // network path
+		{"file://host/x", Location{}, false},         // a host in file:
+		{"file:relative", Location{}, false},         // relative
+		{"///tmp/../etc/shadow", Location{}, false},  // ..
+		{"///tmp/./x", Location{}, false},            // .
+		{"///tmp/dir/", Location{}, false},           // a directory
+		{"///tmp//x", Location{}, false},             // empty segment
+		{"http://host/x", Location{}, false},         // scheme
+		{"ftp://host/x", Location{}, false},          // scheme
+		{"tftp://host/x", Location{}, false},         // scheme
+		{"scp://host/x", Location{}, false},          // scheme
+		{"sftp://host", Location{}, false},           // no path
+		{"sftp://host/", Location{}, false},          // no file
+		{"sftp://u:pw@host/x", Location{}, false},    // password in the URI
+		{"sftp://host:0/x", Location{}, false},       // port
+		{"sftp://host:99999/x", Location{}, false},   // port
+		{"sftp://host:abc/x", Location{}, false},     // port
+		{"sftp://ho_st/x", Location{}, false},        // host
+		{"sftp://-host/x", Location{}, false},        // host
+		{"sftp://host/a/../b", Location{}, false},    // ..
+		{"sftp://host/x?y", Location{}, false},       // query
+		{"///tmp/x\x00y", Location{}, false},         // NUL
+		{"///tmp/x\ny", Location{}, false},           // newline
+		{"sftp://@host/x", Location{}, false},        // empty user
+		{"sftp://[2001:db8::1/x", Location{}, false}, // bracket
+		{"sftp://a@b@host/x", Location{}, false},     // user with @
 	}
 	for _, tc := range tests {
 		got, err := ParseURI(tc.in)
