@@ -133,8 +133,7 @@ func (s *Scheduler) Sync(servers []Server) {
 	}
 	for name, w := range s.workers {
 		if srv, ok := want[name]; !ok || !sameServer(srv, w.srv) {
-			w.stop()
-			<-w.done
+			w.stop() // its upload in flight is abandoned; it records nothing more
 			delete(s.workers, name)
 			if s.o.SFTP != nil && s.o.SFTP.Pins != nil {
 				s.o.SFTP.Pins.Forget(Endpoint(w.srv.Remote.Host, w.srv.Remote.Port))
@@ -224,6 +223,9 @@ func (s *Scheduler) run(ctx context.Context, w *worker) {
 		s.mu.Lock()
 		next := s.states[w.srv.Name].NextRun
 		s.mu.Unlock()
+		if ctx.Err() != nil {
+			return
+		}
 		var timer <-chan time.Time
 		if !next.IsZero() {
 			timer = clock.After(max(next.Sub(clock.Now()), 0))
@@ -266,13 +268,13 @@ func (s *Scheduler) archive(ctx context.Context, w *worker) {
 	srv := w.srv
 	clock := s.o.Clock
 	start := clock.Now()
-	s.update(srv.Name, func(st *State) { st.LastAttempt, st.Running = start, true })
+	s.update(w, func(st *State) { st.LastAttempt, st.Running = start, true })
 	file := Stamp(srv.DstFile, srv.Timestamp, start)
 	data, rev, err := s.o.Render(ctx, srv.Nonce, srv.Passphrase)
 	if err == nil {
 		attempts := srv.Attempts
 		attempts.OnRetry = func(_ int, err error) {
-			s.update(srv.Name, func(st *State) { st.LastError = "retrying: " + err.Error() })
+			s.update(w, func(st *State) { st.LastError = "retrying: " + err.Error() })
 		}
 		err = s.o.SFTP.Upload(ctx, srv.Remote, file, data, attempts)
 	}
@@ -280,7 +282,7 @@ func (s *Scheduler) archive(ctx context.Context, w *worker) {
 		return // deleted, updated or shutting down: no state to record
 	}
 	now := clock.Now()
-	s.update(srv.Name, func(st *State) {
+	s.update(w, func(st *State) {
 		st.Running = false
 		if err != nil {
 			st.LastError = err.Error()
@@ -299,10 +301,12 @@ func (s *Scheduler) archive(ctx context.Context, w *worker) {
 	})
 }
 
-func (s *Scheduler) update(name string, fn func(*State)) {
+// update changes w's state, unless w was stopped meanwhile.
+func (s *Scheduler) update(w *worker, fn func(*State)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.workers[name] == nil {
+	name := w.srv.Name
+	if s.workers[name] != w {
 		return
 	}
 	st := s.states[name]
