@@ -82,7 +82,7 @@ func serveCommand() *cobra.Command {
 	f.IntVar(&o.ports, "ports", 32, "front-panel ports of the simulated switch")
 	f.StringVar(&o.logFormat, "log-format", "text", "log format: text or json")
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
-	f.StringVar(&o.startupConfig, "startup-config", "", "on a new data directory, load this saved configuration (///abs/path, file:///abs/path or sftp://host/path; default: <data-dir>/startup-config if present)")
+	f.StringVar(&o.startupConfig, "startup-config", "", "on a new data directory, load this saved configuration (///abs/path, file:///abs/path or sftp://host/path; default: <data-dir>/startup-config if present); an encrypted one takes $"+nonceEnv+" and $"+passphraseEnv+"")
 	return cmd
 }
 
@@ -128,6 +128,10 @@ func serve(ctx context.Context, o *serveOptions) error {
 	// environment of anything swmgr runs.
 	envPassword := os.Getenv(adminPasswordEnv)
 	os.Unsetenv(adminPasswordEnv)
+	// So are the Nonce and Passphrase of an encrypted startup configuration.
+	startupNonce, startupPassphrase := os.Getenv(nonceEnv), os.Getenv(passphraseEnv)
+	os.Unsetenv(nonceEnv)
+	os.Unsetenv(passphraseEnv)
 	if o.http == "" && o.https == "" {
 		return errors.New("no listener: give --http or --https")
 	}
@@ -178,7 +182,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 	be.Attach(lc)
 	if newDataDir {
-		if _, err := lc.LoadStartup(ctx, o.startupConfig); err != nil {
+		if _, err := lc.LoadStartup(ctx, o.startupConfig, startupNonce, startupPassphrase); err != nil {
 			return err
 		}
 	}

@@ -333,14 +333,14 @@ func (l *Lifecycle) apply(ctx context.Context, doc *configfile.Document, req eng
 // LoadStartup restores uri (default: the data directory's startup-config)
 // on a new data directory, as FlexSwitch did at boot. A missing default
 // file is not an error; a named one must exist.
-func (l *Lifecycle) LoadStartup(ctx context.Context, uri string) (loaded bool, err error) {
+func (l *Lifecycle) LoadStartup(ctx context.Context, uri, nonce, passphrase string) (loaded bool, err error) {
 	meta := engine.Meta{Source: "startup", Comment: "startup configuration"}
 	if uri == "" {
 		if _, err := archive.ReadLocal(l.defaultFile()); err != nil {
 			return false, nil
 		}
 	}
-	doc, loc, err := l.fetch(ctx, uri, model.Object{"RetryCount": int64(3), "Timeout": int64(30)})
+	doc, loc, err := l.fetch(ctx, uri, model.Object{"RetryCount": int64(3), "Timeout": int64(30), "Nonce": nonce, "Passphrase": passphrase})
 	if err != nil {
 		return false, fmt.Errorf("startup configuration %s: %w", uri, err)
 	}
@@ -348,9 +348,8 @@ func (l *Lifecycle) LoadStartup(ctx context.Context, uri string) (loaded bool, e
 	if err != nil {
 		return false, fmt.Errorf("startup configuration %s: %w", loc, err)
 	}
-	if !loc.Remote && loc.Path == l.defaultFile() {
-		l.setSaved(SavedState{Revision: out.Revision, At: time.Now().UTC(), To: loc.String()})
-	}
+	// The running configuration is the startup file's: nothing unsaved.
+	l.setSaved(SavedState{Revision: out.Revision, At: time.Now().UTC(), To: loc.String()})
 	l.log.Info("startup configuration loaded", "file", loc.String(), "objects", doc.Count(), "revision", out.Revision)
 	return true, nil
 }
