@@ -170,7 +170,7 @@ type fileV2 struct {
 	Revision      uint64
 	SavedAt       string
 	Secrets       string
-	ConfigData    map[string][]json.RawMessage
+	ConfigData    map[string][]model.Body
 	SealedSecrets map[string]map[string]string
 }
 
@@ -222,6 +222,10 @@ func Decode(data []byte, reg *model.Registry, sealer Sealer) (*Document, error) 
 		objs := make([]model.Object, 0, len(raws))
 		seen := make(map[string]bool, len(raws))
 		for i, raw := range raws {
+			if raw == nil {
+				return nil, fmt.Errorf("ConfigData.%s[%d]: not an object", name, i)
+			}
+			raws[i] = nil // 100,000 objects: keep one form at a time
 			o, err := decodeObject(k, raw)
 			if err != nil {
 				return nil, fmt.Errorf("ConfigData.%s[%d]: %w", name, i, err)
@@ -263,11 +267,7 @@ func containsKey(k *model.Kind, objs []model.Object, key string) bool {
 	return false
 }
 
-func decodeObject(k *model.Kind, raw json.RawMessage) (model.Object, error) {
-	body, err := model.DecodeBody(raw)
-	if err != nil {
-		return nil, err
-	}
+func decodeObject(k *model.Kind, body model.Body) (model.Object, error) {
 	given, err := k.Parse(body)
 	if err != nil {
 		return nil, err
