@@ -24,6 +24,7 @@ import (
 	"github.com/swmgr/swmgr/internal/backend/sim"
 	"github.com/swmgr/swmgr/internal/connlimit"
 	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/lifecycle"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/secrets"
 	"github.com/swmgr/swmgr/internal/store"
@@ -47,6 +48,7 @@ type serveOptions struct {
 	maxConnsPerClient int
 	accessLog         bool
 	metrics           bool
+	startupConfig     string
 
 	// Set by tests only.
 	accounts     accounts.Accounts                // instead of the backend's own
@@ -96,6 +98,7 @@ func serveCommand() *cobra.Command {
 	f.IntVar(&o.maxConnsPerClient, "max-conns-per-client", defaultMaxConnsPerClient, "open connections per client address (per uid on the Unix socket); more are closed at once")
 	f.BoolVar(&o.accessLog, "access-log", true, "log one line per request (at info level)")
 	f.BoolVar(&o.metrics, "metrics", true, "serve Prometheus metrics at /metrics")
+	f.StringVar(&o.startupConfig, "startup-config", "", "on a new data directory, load this saved configuration (///abs/path, file:///abs/path or sftp://host/path; default: <data-dir>/startup-config if present); an encrypted one takes $"+nonceEnv+" and $"+passphraseEnv+"")
 	return cmd
 }
 
@@ -146,6 +149,10 @@ func serve(ctx context.Context, o *serveOptions) error {
 		}
 	}
 	os.Unsetenv(adminPasswordEnv)
+	// So are the Nonce and Passphrase of an encrypted startup configuration.
+	startupNonce, startupPassphrase := os.Getenv(nonceEnv), os.Getenv(passphraseEnv)
+	os.Unsetenv(nonceEnv)
+	os.Unsetenv(passphraseEnv)
 	if err := o.defaults(); err != nil {
 		return err
 	}
@@ -203,16 +210,35 @@ func serve(ctx context.Context, o *serveOptions) error {
 		verifier.Forget(name)
 		peers.Forget(name)
 	}
-	var be backend.Backend = sim.New(sim.Options{Ports: o.ports, Version: version(), Accounts: accounts.Observe(acc, accountChanged), OwnAccounts: owned, CLIShell: cliShell()})
+	lcState := lifecycle.WrapState(sim.New(sim.Options{Ports: o.ports, Version: version(), Accounts: accounts.Observe(acc, accountChanged), OwnAccounts: owned, CLIShell: cliShell()}))
+	var be backend.Backend = lcState
 	defer be.Close()
 	if ob.metrics != nil {
 		be = ob.metrics.WrapBackend(be)
+	}
+	var newDataDir bool // nothing was ever committed: the startup configuration applies
+	if err := st.View(func(tx *store.Tx) error { newDataDir = tx.Revision() == 0; return nil }); err != nil {
+		return err
 	}
 	eng = engine.New(model.Builtin(), st, be, box, log)
 	ob.watch(st, eng, log)
 	if err := eng.Start(ctx); err != nil {
 		return fmt.Errorf("start: %w", err)
 	}
+	lc, err := lifecycle.New(lifecycle.Options{Engine: eng, Sealer: box, DataDir: o.dataDir, Version: version(), Log: log})
+	if err != nil {
+		return err
+	}
+	lcState.Attach(lc)
+	if newDataDir {
+		if _, err := lc.LoadStartup(ctx, o.startupConfig, startupNonce, startupPassphrase); err != nil {
+			return err
+		}
+	}
+	if err := lc.Start(ctx); err != nil {
+		return err
+	}
+	defer lc.Close()
 	if !o.noFirstAdmin {
 		if err := ensureFirstAdmin(ctx, eng, o, envPassword, log); err != nil {
 			return err
@@ -220,6 +246,9 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 
 	handler := api.New(eng, log)
+	for name, action := range lc.Actions() {
+		handler.HandleAction(name, action)
+	}
 	inner := ob.inner(handler)
 	throttleOpts := o.throttle
 	if ob.metrics != nil {

@@ -9,6 +9,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -57,6 +58,21 @@ type Server struct {
 	// whose connection takes no data for that long is dropped. Set before
 	// serving; New sets FeedWriteTimeoutDefault.
 	FeedWriteTimeout time.Duration
+
+	actions map[string]ActionHandler // set before serving
+}
+
+// ActionHandler runs one action: fields parsed, defaulted and validated by
+// the model; it records itself in the config log through info (nil on a
+// dry run) and returns the response body.
+type ActionHandler = func(ctx context.Context, fields model.Object, dryRun bool, meta engine.Meta, info *engine.LogInfo) ([]byte, error)
+
+// HandleAction serves the action kind name with h. Call it before serving.
+func (s *Server) HandleAction(name string, h ActionHandler) {
+	if s.actions == nil {
+		s.actions = map[string]ActionHandler{}
+	}
+	s.actions[name] = h
 }
 
 // FeedWriteTimeoutDefault: a subscriber that has not taken a write for this
@@ -529,8 +545,8 @@ func (q *request) action() error {
 	if err == nil {
 		err = q.kind.RequireFields(fields)
 	}
+	obj := q.kind.Defaults()
 	if err == nil {
-		obj := q.kind.Defaults()
 		for n, v := range fields {
 			obj[n] = v
 		}
@@ -539,6 +555,14 @@ func (q *request) action() error {
 	var dry bool
 	if err == nil {
 		dry, err = dryRun(q.r)
+	}
+	if h := q.s.actions[q.kind.Name]; h != nil && err == nil {
+		body, herr := h(q.r.Context(), obj, dry, q.meta, q.info)
+		if herr != nil {
+			return herr // the handler logged it
+		}
+		q.send(http.StatusOK, body)
+		return nil
 	}
 	if err == nil && dry {
 		if q.kind.Name == "Rollback" {

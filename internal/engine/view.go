@@ -326,6 +326,10 @@ func (v *view) update(k *model.Kind, ed Edit) (uuid.UUID, uint64, error) {
 			return cur.id, 0, nil
 		}
 	}
+	if p := v.pending[k.Name+"\x00"+cur.key]; p != nil && p.Op == backend.Create {
+		p.After = merged // created earlier in this commit: it is created so
+		return cur.id, 0, nil
+	}
 	v.add(c)
 	return cur.id, 0, nil
 }
