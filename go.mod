@@ -13,5 +13,7 @@ require (
 	github.com/go-crypt/x v0.4.16 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/spf13/pflag v1.0.10 // indirect
+	github.com/vishvananda/netlink v1.3.1 // indirect
+	github.com/vishvananda/netns v0.0.5 // indirect
 	golang.org/x/sys v0.45.0 // indirect
 )
