@@ -124,6 +124,8 @@ func (l *lab) rxPackets(i int) int {
 var (
 	indexRE = regexp.MustCompile(`(?m)^\d+: `)
 	statsRE = regexp.MustCompile(`(?s)\\? *(RX|TX):.*?(\n|$)`)
+	// Carrier and timers are operational, not configuration.
+	operRE = regexp.MustCompile(`NO-CARRIER,|,?LOWER_UP|state (UP|DOWN|UNKNOWN|LOWERLAYERDOWN) |[a-z_]+_timer +[0-9.]+ ?`)
 )
 
 // dump is the switch's kernel state as text: links, addresses, routes of
@@ -165,7 +167,7 @@ func (l *lab) dump() string {
 		}
 	}
 	var keep []string
-	for _, line := range strings.Split(statsRE.ReplaceAllString(b.String(), ""), "\n") {
+	for _, line := range strings.Split(operRE.ReplaceAllString(statsRE.ReplaceAllString(b.String(), ""), ""), "\n") {
 		if !strings.Contains(line, "inet6") && !strings.Contains(line, "fe80::") {
 			keep = append(keep, line)
 		}

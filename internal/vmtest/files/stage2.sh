@@ -5,4 +5,6 @@ OUT=/dev/ttyS1; stty -F $OUT raw -echo 2>/dev/null || OUT=/dev/console
 cd /run/vmwork
 bash /run/vmwork/cmd.sh </dev/null >$OUT 2>&1
 echo $? > /run/vmwork/rc
-sync; echo o > /proc/sysrq-trigger; sleep 10
+sync; echo o > /proc/sysrq-trigger
+# bash builtins only: the root filesystem goes away as the VM powers off
+while :; do read -r -t 10 _ </dev/ptmx 2>/dev/null; done

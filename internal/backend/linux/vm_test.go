@@ -1,0 +1,169 @@
+package linux
+
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/swmgr/swmgr/internal/vmtest"
+)
+
+// TestStockKernelInVM runs, in a VM booting Debian's stock kernel, the
+// tests that need what the host kernel may lack (VRF devices, VLAN-aware
+// bridges with SVIs, dummy loopbacks, matchall) and the kernel-layer tests
+// again with all of them present.
+func TestStockKernelInVM(t *testing.T) {
+	vmtest.RunTests(t, "^(TestProbeFeatures|TestVM.*|TestVRFIsolation.*|TestSpanMirrorsTraffic|TestLoopbackAddresses|TestFailMidwayLeavesKernelAsBefore|TestPortCreateUpdateRollback)$", 6*time.Minute)
+}
+
+// TestVRFIsolationNetnsFallback runs the VRF isolation test with a
+// namespace per VRF even where the kernel has VRF devices.
+func TestVRFIsolationNetnsFallback(t *testing.T) {
+	testVRFIsolation(t, KernelOptions{ForceVRFNetns: true})
+}
+
+// TestVMVlanTaggedUntaggedSVI builds VLAN 10 with fpPort1 untagged and
+// fpPort2 tagged, and its SVI vlan10 in VRF red: hosts reach each other
+// through the bridge and the SVI; then members change, a failed change
+// rolls back exactly, and deleting it all leaves the kernel as before.
+func TestVMVlanTaggedUntaggedSVI(t *testing.T) {
+	l := newLab(t, 3, KernelOptions{})
+	k := l.k
+	needFeature(t, k, k.Features().BridgeVLAN && k.Features().VLAN && k.Features().VRFDevice, "VLAN-filtering bridges, 802.1Q and VRF devices")
+	before := l.dump()
+	vlan := VlanConfig{ID: 10, Untagged: []string{"fpPort1"}, Tagged: []string{"fpPort2"}}
+	svi := AddrConfig{Netdev: SVIName(10), Prefix: netip.MustParsePrefix("10.20.0.1/24"), VRF: "red", AdminUp: true}
+	commit(t, k, func(tx *Tx) error {
+		for i := 1; i <= 3; i++ {
+			p := fmt.Sprint("fpPort", i)
+			if err := tx.EnsurePort(PortConfig{Port: p, Netdev: p, AdminUp: true, MTU: 1500}); err != nil {
+				return err
+			}
+		}
+		if err := k.CheckVlan(vlan); err != nil {
+			return err
+		}
+		if err := tx.EnsureVRF(VRFConfig{Name: "red"}); err != nil {
+			return err
+		}
+		if err := tx.EnsureVlan(vlan, nil); err != nil {
+			return err
+		}
+		return tx.EnsureAddr(svi, nil)
+	})
+	l.host(1, "ip", "addr", "add", "10.20.0.11/24", "dev", "eth0")
+	l.host(2, "ip", "link", "add", "link", "eth0", "name", "eth0.10", "type", "vlan", "id", "10")
+	l.host(2, "ip", "link", "set", "eth0.10", "up")
+	l.host(2, "ip", "addr", "add", "10.20.0.12/24", "dev", "eth0.10")
+	for _, p := range []struct {
+		host int
+		addr string
+	}{{1, "10.20.0.12"}, {1, "10.20.0.1"}, {2, "10.20.0.1"}} {
+		if !eventually(10*time.Second, func() bool { return l.ping(p.host, p.addr) }) {
+			t.Fatalf("host %d cannot reach %s over VLAN 10", p.host, p.addr)
+		}
+	}
+	st, err := k.VlanStateOf(10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(st.Untagged, ",") != "fpPort1" || strings.Join(st.Tagged, ",") != "fpPort2" || st.SVIIfIndex == 0 {
+		t.Errorf("VLAN 10 state %+v", st)
+	}
+	if r, _ := k.Routes("red"); len(r) == 0 || r[0].Dst != "10.20.0.0/24" {
+		t.Errorf("VRF red routes: %+v", r)
+	}
+	// An update that fails midway leaves everything as it was.
+	mid := l.dump()
+	moved := VlanConfig{ID: 10, Untagged: []string{"fpPort1", "fpPort3"}}
+	k.FailAt = func(n int, what string) error {
+		if n == 3 {
+			return fmt.Errorf("injected at %s", what)
+		}
+		return nil
+	}
+	tx := k.Begin()
+	if err := tx.EnsureVlan(moved, &vlan); err == nil {
+		t.Fatal("injected failure did not fail")
+	}
+	tx.Rollback()
+	k.FailAt = nil
+	if d := diffLines(mid, l.dump()); d != "" {
+		t.Fatalf("failed VLAN update left:\n%s", d)
+	}
+	// The real update: fpPort2 leaves, fpPort3 joins untagged.
+	commit(t, k, func(tx *Tx) error { return tx.EnsureVlan(moved, &vlan) })
+	if st, _ := k.VlanStateOf(10); strings.Join(st.Untagged, ",") != "fpPort1,fpPort3" || len(st.Tagged) != 0 {
+		t.Errorf("after update: %+v", st)
+	}
+	if l.ping(2, "10.20.0.1") {
+		t.Error("host 2 still reaches the SVI after fpPort2 left the VLAN")
+	}
+	l.host(3, "ip", "addr", "add", "10.20.0.13/24", "dev", "eth0")
+	if !eventually(10*time.Second, func() bool { return l.ping(3, "10.20.0.11") }) {
+		t.Error("host 3 cannot reach host 1 after joining VLAN 10")
+	}
+	commit(t, k, func(tx *Tx) error {
+		if err := tx.RemoveAddr(svi); err != nil {
+			return err
+		}
+		if err := tx.RemoveVlan(moved); err != nil {
+			return err
+		}
+		if err := tx.RemoveVRF(VRFConfig{Name: "red"}); err != nil {
+			return err
+		}
+		for i := 1; i <= 3; i++ {
+			p := fmt.Sprint("fpPort", i)
+			if err := tx.EnsurePort(PortConfig{Port: p, Netdev: p, MTU: 1500}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if d := diffLines(before, l.dump()); d != "" {
+		t.Errorf("after deleting the VLAN, SVI and VRF:\n%s", d)
+	}
+}
+
+// TestVMLoopbackInVRF puts a dummy loopback into a VRF device: reachable
+// from the VRF's port only.
+func TestVMLoopbackInVRF(t *testing.T) {
+	l := newLab(t, 2, KernelOptions{})
+	k := l.k
+	needFeature(t, k, k.Features().Dummy && k.Features().VRFDevice, "dummy and VRF devices")
+	lb := LoopbackConfig{Name: "lo1", VRF: "red"}
+	commit(t, k, func(tx *Tx) error {
+		if err := tx.EnsureVRF(VRFConfig{Name: "red"}); err != nil {
+			return err
+		}
+		for i, vrf := range []string{"red", "default"} {
+			p := fmt.Sprint("fpPort", i+1)
+			if err := tx.EnsurePort(PortConfig{Port: p, Netdev: p, AdminUp: true, MTU: 1500}); err != nil {
+				return err
+			}
+			if err := tx.EnsureAddr(AddrConfig{Netdev: p, Prefix: netip.MustParsePrefix(fmt.Sprintf("10.0.%d.1/24", i+1)), VRF: vrf, AdminUp: true}, nil); err != nil {
+				return err
+			}
+		}
+		if err := tx.EnsureLoopback(lb); err != nil {
+			return err
+		}
+		return tx.EnsureAddr(AddrConfig{Netdev: k.LoopbackNetdev(lb), Prefix: netip.MustParsePrefix("10.255.0.1/32"), VRF: "red", AdminUp: true, Loopback: true}, nil)
+	})
+	for i := 1; i <= 2; i++ {
+		l.host(i, "ip", "addr", "add", fmt.Sprintf("10.0.%d.2/24", i), "dev", "eth0")
+		l.host(i, "ip", "route", "add", "10.255.0.1/32", "via", fmt.Sprintf("10.0.%d.1", i))
+	}
+	if !eventually(10*time.Second, func() bool { return l.ping(1, "10.255.0.1") }) {
+		t.Fatal("host 1 (VRF red) cannot reach the loopback of VRF red")
+	}
+	if l.ping(2, "10.255.0.1") {
+		t.Error("host 2 (default VRF) reaches VRF red's loopback")
+	}
+	if out := run(t, "ip", "-n", l.sw, "-d", "link", "show", "lo1"); !strings.Contains(out, "dummy") || !strings.Contains(out, "master red") {
+		t.Errorf("lo1: %s", out)
+	}
+}
