@@ -20,6 +20,8 @@ import (
 	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/api"
 	"github.com/swmgr/swmgr/internal/auth"
+	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/backend/linux"
 	"github.com/swmgr/swmgr/internal/backend/sim"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
@@ -35,6 +37,8 @@ type serveOptions struct {
 	tlsCert, tlsKey   string
 	adminPasswordFile string
 	backend           string
+	netns             string
+	portMap           string
 	ports             int
 	logFormat         string
 	logLevel          string
@@ -76,7 +80,9 @@ func serveCommand() *cobra.Command {
 	f.StringVar(&o.tlsCert, "tls-cert", "", "HTTPS certificate chain (PEM); default: a self-signed one made in the data directory")
 	f.StringVar(&o.tlsKey, "tls-key", "", "private key of --tls-cert (PEM)")
 	f.StringVar(&o.adminPasswordFile, "admin-password-file", "", "file holding the first admin's password (else $"+adminPasswordEnv+", else generated into <data-dir>/"+initialPasswordFile+")")
-	f.StringVar(&o.backend, "backend", "sim", "switch backend: sim (simulated switch)")
+	f.StringVar(&o.backend, "backend", "sim", "switch backend: sim (simulated switch) or linux (this machine's kernel)")
+	f.StringVar(&o.netns, "netns", "", "linux backend: the switch's network namespace (default: swmgr's own)")
+	f.StringVar(&o.portMap, "port-map", "", "linux backend: file of \"fpPort<N> <netdev>\" lines (default: netdevs swp<N> or fpPort<N> are fpPort<N>)")
 	f.IntVar(&o.ports, "ports", 32, "front-panel ports of the simulated switch")
 	f.StringVar(&o.logFormat, "log-format", "text", "log format: text or json")
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
@@ -136,10 +142,12 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 	switch o.backend {
 	case "sim":
+		if o.netns != "" || o.portMap != "" {
+			return errors.New("--netns and --port-map are for --backend linux")
+		}
 	case "linux":
-		return errors.New("--backend linux: the Linux backend is not built yet; use sim")
 	default:
-		return fmt.Errorf("--backend %q: use sim", o.backend)
+		return fmt.Errorf("--backend %q: use sim or linux", o.backend)
 	}
 
 	st, err := store.Open(o.dataDir)
@@ -159,7 +167,12 @@ func serve(ctx context.Context, o *serveOptions) error {
 	verifier := auth.NewVerifier(auth.AccountsCheck(acc, func(ctx context.Context, name string) (bool, error) {
 		return eng.HasUser(ctx, name)
 	}), auth.VerifierOptions{})
-	be := sim.New(sim.Options{Ports: o.ports, Version: version(), Accounts: accounts.Observe(acc, verifier.Forget), OwnAccounts: owned, CLIShell: cliShell()})
+	var be backend.Backend = sim.New(sim.Options{Ports: o.ports, Version: version(), Accounts: accounts.Observe(acc, verifier.Forget), OwnAccounts: owned, CLIShell: cliShell()})
+	if o.backend == "linux" {
+		if be, err = openLinuxBackend(o, be, log); err != nil {
+			return err
+		}
+	}
 	defer be.Close()
 	eng = engine.New(model.Builtin(), st, be, box, log)
 	if err := eng.Start(ctx); err != nil {
@@ -268,4 +281,23 @@ func dumpCommand() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&dataDir, "data-dir", defaultDataDir(), "data directory")
 	return cmd
+}
+
+// openLinuxBackend starts the Linux backend; the kinds that are not the
+// dataplane's (users, BGP, NTP, system settings) stay with others until
+// their own Linux drivers exist.
+func openLinuxBackend(o *serveOptions, others backend.Backend, log *slog.Logger) (backend.Backend, error) {
+	lo := linux.Options{Kernel: linux.KernelOptions{Netns: o.netns}, Version: version(), Others: others, Log: log}
+	if o.portMap != "" {
+		b, err := os.ReadFile(o.portMap)
+		if err != nil {
+			return nil, fmt.Errorf("--port-map: %w", err)
+		}
+		lo.PortMap, lo.PortMapName = b, o.portMap
+	}
+	be, err := linux.New(lo)
+	if err != nil {
+		return nil, fmt.Errorf("--backend linux: %w", err)
+	}
+	return be, nil
 }

@@ -57,8 +57,8 @@ type Backend struct {
 	stateMu   sync.Mutex
 	stateAt   time.Time
 	stateDump map[string]PortState
-	evMu   sync.Mutex
-	events map[string]*linkEvents
+	evMu      sync.Mutex
+	events    map[string]*linkEvents
 
 	stop chan struct{}
 	done chan struct{}

@@ -22,7 +22,7 @@ import (
 func TestParsePortMap(t *testing.T) {
 	for _, tc := range []struct {
 		name, in, want string // want: "" ok, else part of the error
-		ports             int
+		ports          int
 	}{
 		{"ok", "# front panel\nfpPort1 swp1\nfpPort2   swp2 # uplink\n\nfpPort2s1 swp2s1\n", "", 3},
 		{"duplicate port", "fpPort1 swp1\nfpPort1 swp9\n", "line 2: fpPort1 is mapped twice (to swp1 on line 1 and to swp9)", 0},

@@ -14,13 +14,13 @@ import (
 // a throwaway network namespace (kernel config and loadable modules differ
 // between switches; trying is the only reliable test).
 type Features struct {
-	VRFDevice     bool // "vrf" links: VRFs are devices with their own table, else a netns per VRF
-	Dummy         bool // "dummy" links: loopbacks are dummies, else addresses on lo
-	VLAN          bool // 802.1Q links: SVIs vlan<N>
-	BridgeVLAN    bool // VLAN-filtering bridges: Vlan objects
-	MatchAll      bool // the matchall classifier: mirroring uses it, else u32
-	U32           bool // the u32 classifier
-	Mirred        bool // the mirred action (mirroring at all)
+	VRFDevice      bool // "vrf" links: VRFs are devices with their own table, else a netns per VRF
+	Dummy          bool // "dummy" links: loopbacks are dummies, else addresses on lo
+	VLAN           bool // 802.1Q links: SVIs vlan<N>
+	BridgeVLAN     bool // VLAN-filtering bridges: Vlan objects
+	MatchAll       bool // the matchall classifier: mirroring uses it, else u32
+	U32            bool // the u32 classifier
+	Mirred         bool // the mirred action (mirroring at all)
 	EthtoolNetlink bool // ethtool's generic netlink family (speed, duplex, autoneg, FEC)
 }
 

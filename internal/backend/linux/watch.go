@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/vishvananda/netlink"
-
 )
 
 // How long the kernel must be quiet after a change event before swmgr
@@ -138,4 +137,3 @@ func (b *Backend) Reconcile() []string {
 
 // reconcileOrder is apply order: what others use first.
 var reconcileOrder = []string{"Port", "Vrf", "IPv4Intf", "Span"}
-
