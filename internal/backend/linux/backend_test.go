@@ -104,7 +104,7 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 
 // sw is swmgr's engine on the Linux backend of a lab, with its store.
 type sw struct {
-	t   *testing.T
+	t   testing.TB
 	l   *lab
 	dir string
 	st  *store.Store
@@ -114,7 +114,7 @@ type sw struct {
 	rec chan []string
 }
 
-func startSwitch(t *testing.T, l *lab, dir string) *sw {
+func startSwitch(t testing.TB, l *lab, dir string) *sw {
 	t.Helper()
 	s := &sw{t: t, l: l, dir: dir, reg: model.Builtin(), rec: make(chan []string, 100)}
 	be, err := New(Options{Kernel: KernelOptions{Netns: l.sw, VRFNetnsPrefix: l.prefix + "vrf-"}, Version: "test", Log: quiet(),

@@ -23,6 +23,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
@@ -42,6 +43,8 @@ type Kernel struct {
 	// change's number in that Tx (1-based); an error fails the change.
 	// Tests use it to fail a commit midway.
 	FailAt func(n int, what string) error
+
+	linkDumps atomic.Int64 // PortStates calls, for the state benchmark
 
 	mu      sync.Mutex
 	vrfNS   map[string]*nsHandle // netns-mode VRFs by name

@@ -19,14 +19,14 @@ import (
 // namespace each. Names carry a random prefix: other tests run at the same
 // time on the machine.
 type lab struct {
-	t      *testing.T
+	t      testing.TB
 	prefix string
 	sw     string   // the switch's namespace
 	hosts  []string // host namespaces, hosts[i] behind fpPort<i+1>
 	k      *Kernel
 }
 
-func needRoot(t *testing.T) {
+func needRoot(t testing.TB) {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to make network namespaces")
@@ -36,7 +36,7 @@ func needRoot(t *testing.T) {
 	}
 }
 
-func run(t *testing.T, args ...string) string {
+func run(t testing.TB, args ...string) string {
 	t.Helper()
 	out, err := exec.Command(args[0], args[1:]...).CombinedOutput()
 	if err != nil {

@@ -160,6 +160,7 @@ type PortState struct {
 // namespace (one in all when VRFs are devices).
 func (k *Kernel) PortStates(m *PortMap) (map[string]PortState, error) {
 	out := make(map[string]PortState, len(m.byPort))
+	k.linkDumps.Add(1)
 	for _, n := range k.namespaces() {
 		links, err := n.h.LinkList()
 		if err != nil {
