@@ -287,7 +287,8 @@ func dumpCommand() *cobra.Command {
 // dataplane's (users, BGP, NTP, system settings) stay with others until
 // their own Linux drivers exist.
 func openLinuxBackend(o *serveOptions, others backend.Backend, log *slog.Logger) (backend.Backend, error) {
-	lo := linux.Options{Kernel: linux.KernelOptions{Netns: o.netns}, Version: version(), Others: others, Log: log}
+	lo := linux.Options{Kernel: linux.KernelOptions{Netns: o.netns}, Version: version(), Others: others, Log: log,
+		Journal: filepath.Join(o.dataDir, "linux-apply.journal")}
 	if o.portMap != "" {
 		b, err := os.ReadFile(o.portMap)
 		if err != nil {

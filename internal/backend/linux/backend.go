@@ -30,6 +30,8 @@ type Options struct {
 	// the dataplane's (users, BGP, NTP, system settings: the sibling
 	// issue's), so they behave as on the simulated switch meanwhile.
 	Others backend.Backend
+	// Journal is the apply journal's path (see journal.go); "" keeps none.
+	Journal string
 	// OnReconcile is told what a reconciliation put back (for the config
 	// log); nil only logs.
 	OnReconcile func(changes []string)
@@ -51,8 +53,12 @@ type Backend struct {
 	others backend.Backend
 	start  time.Time
 
-	mu      sync.Mutex // serialises kernel transactions (apply, reconcile)
-	applied map[string]map[string]model.Object
+	mu       sync.Mutex // serialises kernel transactions (apply, reconcile)
+	applied  map[string]map[string]model.Object
+	replayed bool // the first Apply (the engine's replay) has run
+	// crashAfterKernel, set by tests, makes Apply stop after its kernel
+	// changes as a kill -9 would: no rollback, the journal left behind.
+	crashAfterKernel bool
 
 	stateMu   sync.Mutex
 	stateAt   time.Time
@@ -234,6 +240,15 @@ func (b *Backend) Apply(ctx context.Context, changes []backend.Change) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	tx := b.k.Begin()
+	if !b.replayed {
+		b.replayed = true
+		if err := b.recover(tx, changes); err != nil {
+			return err
+		}
+	}
+	if err := b.writeJournal(changes); err != nil {
+		return err
+	}
 	var others []backend.Change
 	for _, c := range changes {
 		d := drivers[c.Kind.Name]
@@ -254,6 +269,9 @@ func (b *Backend) Apply(ctx context.Context, changes []backend.Change) error {
 			}
 			return err
 		}
+	}
+	if b.crashAfterKernel {
+		return errors.New("simulated crash after the kernel changes")
 	}
 	if len(others) > 0 && b.others != nil {
 		if err := b.others.Apply(ctx, others); err != nil {
@@ -437,4 +455,31 @@ func (b *Backend) forgetState() {
 	b.stateMu.Lock()
 	b.stateDump = nil
 	b.stateMu.Unlock()
+}
+
+// recover undoes what an apply interrupted by a crash left in the kernel
+// that the store never recorded; replay is the engine's replay (every
+// stored object, as a create).
+func (b *Backend) recover(tx *Tx, replay []backend.Change) error {
+	entries, err := b.readJournal()
+	if err != nil || len(entries) == 0 {
+		return err
+	}
+	stored := map[string]map[string]model.Object{}
+	for _, c := range replay {
+		if stored[c.Kind.Name] == nil {
+			stored[c.Kind.Name] = map[string]model.Object{}
+		}
+		stored[c.Kind.Name][c.Key] = c.After
+	}
+	if err := b.undoUnrecorded(tx, entries, stored); err != nil {
+		if rerr := tx.Rollback(); rerr != nil {
+			err = errors.Join(err, rerr)
+		}
+		return err
+	}
+	if len(tx.Changed) > 0 {
+		b.log.Warn("undid kernel changes of an apply the store did not record (swmgr stopped in the middle of it)", "changes", tx.Changed)
+	}
+	return nil
 }

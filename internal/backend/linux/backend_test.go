@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -118,6 +119,7 @@ func startSwitch(t testing.TB, l *lab, dir string) *sw {
 	t.Helper()
 	s := &sw{t: t, l: l, dir: dir, reg: model.Builtin(), rec: make(chan []string, 100)}
 	be, err := New(Options{Kernel: KernelOptions{Netns: l.sw, VRFNetnsPrefix: l.prefix + "vrf-"}, Version: "test", Log: quiet(),
+		Journal:     filepath.Join(dir, "linux-apply.journal"),
 		Others:      sim.New(sim.Options{Ports: 4}),
 		OnReconcile: func(c []string) { s.rec <- c }})
 	if err != nil {
@@ -215,8 +217,12 @@ func TestEngineOnLinux(t *testing.T) {
 			t.Fatalf("host %d cannot reach 10.0.1.1 in its VRF", i)
 		}
 	}
-	if st := s.state("Port", model.Object{"IntfRef": "fpPort1"}); !strings.Contains(st, `"OperState":"UP"`) || !strings.Contains(st, `"NumUpEvents":1`) {
-		t.Errorf("port state after up: %s", st)
+	var pst string
+	if !eventually(5*time.Second, func() bool {
+		pst = s.state("Port", model.Object{"IntfRef": "fpPort1"})
+		return strings.Contains(pst, `"OperState":"UP"`) && !strings.Contains(pst, `"NumUpEvents":0`) && strings.Contains(pst, `"Mtu":9000`)
+	}) {
+		t.Errorf("port state after up: %s", pst)
 	}
 	if st := s.state("IPv4Intf", model.Object{"IntfRef": "fpPort2"}); !strings.Contains(st, `"OperState":"UP"`) {
 		t.Errorf("IPv4Intf state: %s", st)
@@ -304,5 +310,46 @@ func drain(c chan []string) {
 		default:
 			return
 		}
+	}
+}
+
+// TestCrashMidApplyConvergesAtStart stops an apply after its kernel
+// changes and before the store records them, as a kill -9 would: the next
+// start undoes them, keeps what the store did record, and does not touch
+// it again.
+func TestCrashMidApplyConvergesAtStart(t *testing.T) {
+	l := newLab(t, 3, KernelOptions{})
+	l.k.Close()
+	l.k = nil
+	dir := t.TempDir()
+	s := startSwitch(t, l, dir)
+	s.mustCommit(
+		s.edit(backend.Update, "Port", model.Object{"IntfRef": "fpPort1", "AdminState": "UP"}),
+		s.edit(backend.Create, "IPv4Intf", model.Object{"IntfRef": "fpPort1", "IpAddr": "10.0.1.1/24"}))
+	recorded := l.dump()
+	s.be.crashAfterKernel = true
+	err := s.commit(
+		s.edit(backend.Update, "Port", model.Object{"IntfRef": "fpPort2", "Mtu": int64(9000), "AdminState": "UP"}),
+		s.edit(backend.Update, "IPv4Intf", model.Object{"IntfRef": "fpPort1", "IpAddr": "10.0.7.1/24"}),
+		s.edit(backend.Create, "Vrf", model.Object{"Vrf": "blue"}),
+		s.edit(backend.Create, "IPv4Intf", model.Object{"IntfRef": "fpPort3", "IpAddr": "10.0.3.1/24", "Vrf": "blue"}))
+	if err == nil {
+		t.Fatal("the simulated crash did not fail the commit")
+	}
+	if d := diffLines(recorded, l.dump()); d == "" {
+		t.Fatal("the crashed apply changed nothing in the kernel; the test proves nothing")
+	}
+	s.stop()
+	s = startSwitch(t, l, dir)
+	if d := diffLines(recorded, l.dump()); d != "" {
+		t.Fatalf("after the restart the kernel is not what the store says:\n%s", d)
+	}
+	// A recorded commit is not undone by the next start.
+	s.mustCommit(s.edit(backend.Update, "IPv4Intf", model.Object{"IntfRef": "fpPort1", "IpAddr": "10.0.8.1/24"}))
+	after := l.dump()
+	s.stop()
+	s = startSwitch(t, l, dir)
+	if d := diffLines(after, l.dump()); d != "" {
+		t.Fatalf("a restart changed a recorded commit:\n%s", d)
 	}
 }

@@ -60,7 +60,11 @@ func TestPortCreateUpdateRollback(t *testing.T) {
 	}
 	// State from one dump.
 	m, _ := DefaultPortMap([]string{"fpPort1", "fpPort2", "lo"})
-	st, err := k.PortStates(m)
+	var st map[string]PortState
+	eventually(5*time.Second, func() bool { // the carrier comes up a moment after the link
+		st, err = k.PortStates(m)
+		return err != nil || st["fpPort1"].OperUp
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

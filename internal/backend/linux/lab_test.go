@@ -168,6 +168,13 @@ func (l *lab) dump() string {
 	}
 	var keep []string
 	for _, line := range strings.Split(operRE.ReplaceAllString(statsRE.ReplaceAllString(b.String(), ""), ""), "\n") {
+		// The default qdisc of a link is attached when it first goes up
+		// and dropped when it moves between namespaces: it is not
+		// configuration, and a down link may show either.
+		line = strings.ReplaceAll(line, "qdisc noop ", "qdisc noqueue ")
+		if strings.HasPrefix(line, "qdisc noqueue 0: root") {
+			continue
+		}
 		if !strings.Contains(line, "inet6") && !strings.Contains(line, "fe80::") {
 			keep = append(keep, line)
 		}
