@@ -171,7 +171,23 @@ func TestFailMidwayLeavesKernelAsBefore(t *testing.T) {
 		if err := tx.EnsureRoute(RouteConfig{Dst: netip.MustParsePrefix("10.77.0.0/16"), NextHops: []NextHop{{Gateway: netip.MustParseAddr("10.0.9.2")}}}); err != nil {
 			return err
 		}
-		return tx.EnsureSpan(SpanConfig{Name: "mon", Dst: "fpPort4", Src: []string{"fpPort3"}, Dir: "BOTH", AdminUp: true}, nil)
+		if err := tx.EnsureSpan(SpanConfig{Name: "mon", Dst: "fpPort4", Src: []string{"fpPort3"}, Dir: "BOTH", AdminUp: true}, nil); err != nil {
+			return err
+		}
+		lb := LoopbackConfig{Name: "lo1", VRF: "red"}
+		if err := tx.EnsureLoopback(lb); err != nil {
+			return err
+		}
+		if err := tx.EnsureAddr(AddrConfig{Netdev: k.LoopbackNetdev(lb), Prefix: netip.MustParsePrefix("10.255.0.1/32"), VRF: "red", AdminUp: true, Loopback: true}, nil); err != nil {
+			return err
+		}
+		if !k.Features().BridgeVLAN || !k.Features().VLAN {
+			return nil
+		}
+		if err := tx.EnsureVlan(VlanConfig{ID: 30, Untagged: []string{"fpPort4"}}, nil); err != nil {
+			return err
+		}
+		return tx.EnsureAddr(AddrConfig{Netdev: SVIName(30), Prefix: netip.MustParsePrefix("10.30.0.1/24"), AdminUp: true}, nil)
 	}
 	// How many changes the whole commit makes.
 	probe := k.Begin()
@@ -189,7 +205,7 @@ func TestFailMidwayLeavesKernelAsBefore(t *testing.T) {
 	if total < 15 {
 		t.Fatalf("only %d changes; the test would not reach far", total)
 	}
-	for _, at := range []int{1, 5, total / 2, total} {
+	for _, at := range []int{1, 5, total / 2, total - 1, total} {
 		k.FailAt = func(n int, what string) error {
 			if n == at {
 				return fmt.Errorf("injected failure at change %d (%s)", n, what)

@@ -44,8 +44,15 @@ var drivers = map[string]*driver{
 			}
 			return CheckPort(&before, after, caps)
 		},
-		ensure: func(b *Backend, tx *Tx, after, _ model.Object) error {
+		ensure: func(b *Backend, tx *Tx, after, before model.Object) error {
 			c, err := b.portConfig(after)
+			if err != nil && before == nil {
+				// A stored port whose netdev is gone (the port map
+				// changed): it stays in the store, absent from the
+				// kernel; its state says PresentInHW NO.
+				b.log.Warn("port has no netdev; left alone", "port", after.Str("IntfRef"))
+				return nil
+			}
 			if err != nil {
 				return err
 			}
