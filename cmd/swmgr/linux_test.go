@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestServeLinuxBackend runs `serve --backend linux --netns N --port-map F`
@@ -49,6 +50,26 @@ func TestServeLinuxBackend(t *testing.T) {
 	s.want(r, 400, "speed on a veth")
 	if !strings.Contains(r.raw, "fpPort2 (netdev eth8) cannot change Speed 25000") {
 		t.Errorf("refusal does not name the device and capability: %s", r.raw)
+	}
+	// Someone deletes the address by hand: swmgr puts it back and says so
+	// in the config log.
+	ip("-n", ns, "addr", "del", "192.0.2.1/24", "dev", "eth7")
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(ip("-n", ns, "-o", "addr", "show", "dev", "eth7"), "192.0.2.1/24") {
+		if time.Now().After(deadline) {
+			t.Fatal("the deleted address was not put back")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for {
+		r = s.req(false, "GET", "/state/ConfigLogs", "", "", "")
+		if strings.Contains(r.raw, `"Operation":"RECONCILE"`) && strings.Contains(r.raw, "add address 192.0.2.1/24 to eth7") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no config log entry of the reconciliation: %s", r.raw)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 	r = s.req(false, "GET", "/state/SystemParam", "", "", "")
 	if !strings.Contains(r.raw, "VRFs as") {

@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
@@ -169,7 +170,20 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}), auth.VerifierOptions{})
 	var be backend.Backend = sim.New(sim.Options{Ports: o.ports, Version: version(), Accounts: accounts.Observe(acc, verifier.Forget), OwnAccounts: owned, CLIShell: cliShell()})
 	if o.backend == "linux" {
-		if be, err = openLinuxBackend(o, be, log); err != nil {
+		// What a reconciliation puts back goes to the config log as an
+		// entry of its own (API "reconcile").
+		onReconcile := func(changes []string) {
+			data := strings.Join(changes, "; ")
+			if len(data) > 2000 {
+				data = data[:2000] + "..."
+			}
+			req := engine.Request{Meta: engine.Meta{Source: "reconcile", Comment: "the kernel differed from the configuration"},
+				Log: &engine.LogInfo{API: "reconcile", Operation: "RECONCILE", Data: data}}
+			if _, err := eng.Commit(context.WithoutCancel(ctx), req); err != nil {
+				log.Warn("config log entry of a reconciliation", "err", err)
+			}
+		}
+		if be, err = openLinuxBackend(o, be, onReconcile, log); err != nil {
 			return err
 		}
 	}
@@ -286,8 +300,8 @@ func dumpCommand() *cobra.Command {
 // openLinuxBackend starts the Linux backend; the kinds that are not the
 // dataplane's (users, BGP, NTP, system settings) stay with others until
 // their own Linux drivers exist.
-func openLinuxBackend(o *serveOptions, others backend.Backend, log *slog.Logger) (backend.Backend, error) {
-	lo := linux.Options{Kernel: linux.KernelOptions{Netns: o.netns}, Version: version(), Others: others, Log: log,
+func openLinuxBackend(o *serveOptions, others backend.Backend, onReconcile func([]string), log *slog.Logger) (backend.Backend, error) {
+	lo := linux.Options{Kernel: linux.KernelOptions{Netns: o.netns}, Version: version(), Others: others, Log: log, OnReconcile: onReconcile,
 		Journal: filepath.Join(o.dataDir, "linux-apply.journal")}
 	if o.portMap != "" {
 		b, err := os.ReadFile(o.portMap)

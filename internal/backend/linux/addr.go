@@ -6,6 +6,8 @@ import (
 	"net/netip"
 
 	"github.com/vishvananda/netlink"
+
+	"github.com/swmgr/swmgr/internal/model"
 )
 
 // AddrConfig is an IPv4 interface: one address on a port, an SVI or a
@@ -146,4 +148,65 @@ func (k *Kernel) AddrStateOf(c AddrConfig) (AddrState, error) {
 	}
 	st.OperUp = st.OperUp && st.Present && l.Attrs().Flags&net.FlagUp != 0
 	return st, nil
+}
+
+// ipv4IntfDriver is the IPv4Intf kind on the Linux backend.
+var ipv4IntfDriver = &driver{
+	state: func(b *Backend, o model.Object) (model.Object, error) {
+		c, err := b.addrConfig(o)
+		if err != nil {
+			return nil, err
+		}
+		st, err := b.k.AddrStateOf(c)
+		if err != nil {
+			return nil, err
+		}
+		n, _ := portNumbers(o.Str("IntfRef"))
+		return model.Object{"OperState": upDownState(st.OperUp), "IfIndex": int64(st.IfIndex), "L2IntfType": "Port", "L2IntfId": int64(n)}, nil
+	},
+	check: func(b *Backend, c changeView) error {
+		a, err := b.addrConfig(c.after())
+		if err != nil {
+			return err
+		}
+		return b.k.CheckAddr(a)
+	},
+	ensure: func(b *Backend, tx *Tx, after, before model.Object) error {
+		a, err := b.addrConfig(after)
+		if err != nil {
+			return err
+		}
+		var old *AddrConfig
+		if before != nil {
+			o, err := b.addrConfig(before)
+			if err != nil {
+				return err
+			}
+			old = &o
+		}
+		return tx.EnsureAddr(a, old)
+	},
+	remove: func(b *Backend, tx *Tx, before model.Object) error {
+		a, err := b.addrConfig(before)
+		if err != nil {
+			return err
+		}
+		return tx.RemoveAddr(a)
+	},
+}
+
+func (b *Backend) addrConfig(o model.Object) (AddrConfig, error) {
+	dev, lb, err := b.netdevOf(o.Str("IntfRef"))
+	if err != nil {
+		return AddrConfig{}, err
+	}
+	pfx, err := netip.ParsePrefix(o.Str("IpAddr"))
+	if err != nil {
+		return AddrConfig{}, &Refusal{Field: "IpAddr", Msg: fmt.Sprintf("IpAddr %q: %v", o.Str("IpAddr"), err)}
+	}
+	c := AddrConfig{Netdev: dev, Prefix: pfx, VRF: o.Str("Vrf"), AdminUp: o.Str("AdminState") != "DOWN", Loopback: lb}
+	if lb {
+		c.Netdev = b.k.LoopbackNetdev(LoopbackConfig{Name: dev, VRF: c.VRF})
+	}
+	return c, nil
 }

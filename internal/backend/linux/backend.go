@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/netip"
 	"os"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -240,7 +238,8 @@ func (b *Backend) Apply(ctx context.Context, changes []backend.Change) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	tx := b.k.Begin()
-	if !b.replayed {
+	replay := !b.replayed
+	if replay {
 		b.replayed = true
 		if err := b.recover(tx, changes); err != nil {
 			return err
@@ -283,6 +282,13 @@ func (b *Backend) Apply(ctx context.Context, changes []backend.Change) error {
 	}
 	tx.Commit()
 	b.forgetState()
+	if replay && len(tx.Changed) > 0 {
+		// The start's replay repaired the kernel: a reconciliation.
+		b.log.Info("start: reconciled the kernel with the stored configuration", "changes", len(tx.Changed), "what", tx.Changed)
+		if b.opts.OnReconcile != nil {
+			go b.opts.OnReconcile(tx.Changed) // the engine is starting: do not wait for it
+		}
+	}
 	for _, c := range changes {
 		if drivers[c.Kind.Name] == nil {
 			continue
@@ -303,21 +309,15 @@ func (b *Backend) Apply(ctx context.Context, changes []backend.Change) error {
 
 // State implements backend.Backend.
 func (b *Backend) State(ctx context.Context, kind *model.Kind, o model.Object) (model.Object, error) {
-	switch kind.Name {
-	case "Port":
-		return b.portState(o)
-	case "IPv4Intf":
-		c, err := b.addrConfig(o)
-		if err != nil {
-			return nil, err
+	if d := drivers[kind.Name]; d != nil {
+		if d.state == nil {
+			return model.Object{}, nil
 		}
-		st, err := b.k.AddrStateOf(c)
-		if err != nil {
-			return nil, err
-		}
-		n, _ := portNumbers(o.Str("IntfRef"))
-		return model.Object{"OperState": upDownState(st.OperUp), "IfIndex": int64(st.IfIndex), "L2IntfType": "Port", "L2IntfId": int64(n)}, nil
-	case "SystemParam":
+		return d.state(b, o)
+	}
+	if kind.Name == "SystemParam" {
+		// The system settings are the sibling issue's; the kernel's
+		// features (how VRFs, loopbacks and mirrors are made) are said here.
 		st := model.Object{}
 		if b.others != nil {
 			if s, err := b.others.State(ctx, kind, o); err == nil {
@@ -328,7 +328,7 @@ func (b *Backend) State(ctx context.Context, kind *model.Kind, o model.Object) (
 		st["UpTime"] = time.Since(b.start).Round(time.Second).String()
 		return st, nil
 	}
-	if drivers[kind.Name] != nil || b.others == nil {
+	if b.others == nil {
 		return model.Object{}, nil
 	}
 	return b.others.State(ctx, kind, o)
@@ -397,53 +397,6 @@ func (b *Backend) netdevOf(ref string) (dev string, loopback bool, err error) {
 }
 
 var svi = regexp.MustCompile(`^vlan[1-9][0-9]{0,3}$`)
-
-func (b *Backend) addrConfig(o model.Object) (AddrConfig, error) {
-	dev, lb, err := b.netdevOf(o.Str("IntfRef"))
-	if err != nil {
-		return AddrConfig{}, err
-	}
-	pfx, err := netip.ParsePrefix(o.Str("IpAddr"))
-	if err != nil {
-		return AddrConfig{}, &Refusal{Field: "IpAddr", Msg: fmt.Sprintf("IpAddr %q: %v", o.Str("IpAddr"), err)}
-	}
-	c := AddrConfig{Netdev: dev, Prefix: pfx, VRF: o.Str("Vrf"), AdminUp: o.Str("AdminState") != "DOWN", Loopback: lb}
-	if lb {
-		c.Netdev = b.k.LoopbackNetdev(LoopbackConfig{Name: dev, VRF: c.VRF})
-	}
-	return c, nil
-}
-
-func (b *Backend) portConfig(o model.Object) (PortConfig, error) {
-	name := o.Str("IntfRef")
-	dev := b.ports.Netdev(name)
-	if dev == "" {
-		return PortConfig{}, &Refusal{Field: "IntfRef", Msg: fmt.Sprintf("%s has no netdev on this switch (see the port map)", name)}
-	}
-	lanes, _ := strconv.Atoi(strings.SplitN(o.Str("BreakOutMode"), "x", 2)[0])
-	if _, sub, _ := model.ParsePortName(name); sub != 0 {
-		lanes = 1 // a sub-port is one lane of its parent's breakout
-	}
-	return PortConfig{Port: name, Netdev: dev, AdminUp: o.Str("AdminState") == "UP", MTU: int(o.Int("Mtu")),
-		Description: o.Str("Description"), Speed: o.Int("Speed"), FullDuplex: o.Str("Duplex") != "Half_Duplex",
-		Autoneg: o.Str("Autoneg") == "ON", FEC: o.Bool("EnableFEC"), Lanes: lanes}, nil
-}
-
-func (b *Backend) spanConfig(o model.Object) (SpanConfig, error) {
-	dst, _, err := b.netdevOf(o.Str("DstIntfRef"))
-	if err != nil {
-		return SpanConfig{}, err
-	}
-	c := SpanConfig{Name: o.Str("SpanSessionName"), Dst: dst, Dir: o.Str("MirrorDir"), AdminUp: o.Str("AdminState") != "DOWN"}
-	for _, s := range o.List("SrcIntfRefList") {
-		d, _, err := b.netdevOf(s)
-		if err != nil {
-			return SpanConfig{}, err
-		}
-		c.Src = append(c.Src, d)
-	}
-	return c, nil
-}
 
 type changeOf backend.Change
 

@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"net"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/vishvananda/netlink"
+
+	"github.com/swmgr/swmgr/internal/model"
 )
 
 // PortConfig is what swmgr sets on a front-panel port's netdev.
@@ -212,4 +215,59 @@ func (k *Kernel) Netdevs() ([]string, error) {
 		}
 	}
 	return names, nil
+}
+
+// portDriver is the Port kind on the Linux backend.
+var portDriver = &driver{
+	state: func(b *Backend, o model.Object) (model.Object, error) { return b.portState(o) },
+	check: func(b *Backend, c changeView) error {
+		after, err := b.portConfig(c.after())
+		if err != nil {
+			return err
+		}
+		if c.before() == nil {
+			return nil
+		}
+		before, err := b.portConfig(c.before())
+		if err != nil {
+			return err
+		}
+		caps, err := b.k.Caps(after.Netdev)
+		if err != nil && b.k.feat.EthtoolNetlink {
+			return err
+		}
+		return CheckPort(&before, after, caps)
+	},
+	ensure: func(b *Backend, tx *Tx, after, before model.Object) error {
+		c, err := b.portConfig(after)
+		if err != nil && before == nil {
+			// A stored port whose netdev is gone (the port map
+			// changed): it stays in the store, absent from the
+			// kernel; its state says PresentInHW NO.
+			b.log.Warn("port has no netdev; left alone", "port", after.Str("IntfRef"))
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return tx.EnsurePort(c)
+	},
+	remove: func(b *Backend, tx *Tx, before model.Object) error {
+		return nil // ports are hardware: a removed sub-port's netdev stays as it is
+	},
+}
+
+func (b *Backend) portConfig(o model.Object) (PortConfig, error) {
+	name := o.Str("IntfRef")
+	dev := b.ports.Netdev(name)
+	if dev == "" {
+		return PortConfig{}, &Refusal{Field: "IntfRef", Msg: fmt.Sprintf("%s has no netdev on this switch (see the port map)", name)}
+	}
+	lanes, _ := strconv.Atoi(strings.SplitN(o.Str("BreakOutMode"), "x", 2)[0])
+	if _, sub, _ := model.ParsePortName(name); sub != 0 {
+		lanes = 1 // a sub-port is one lane of its parent's breakout
+	}
+	return PortConfig{Port: name, Netdev: dev, AdminUp: o.Str("AdminState") == "UP", MTU: int(o.Int("Mtu")),
+		Description: o.Str("Description"), Speed: o.Int("Speed"), FullDuplex: o.Str("Duplex") != "Half_Duplex",
+		Autoneg: o.Str("Autoneg") == "ON", FEC: o.Bool("EnableFEC"), Lanes: lanes}, nil
 }

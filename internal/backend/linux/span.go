@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/vishvananda/netlink"
+
+	"github.com/swmgr/swmgr/internal/model"
 )
 
 // SpanConfig is a mirror session: traffic of the source ports is copied to
@@ -278,4 +280,57 @@ func (k *Kernel) SpanStateOf(c SpanConfig) (SpanState, error) {
 		}
 	}
 	return st, nil
+}
+
+// spanDriver is the Span kind on the Linux backend.
+var spanDriver = &driver{
+	check: func(b *Backend, c changeView) error {
+		s, err := b.spanConfig(c.after())
+		if err != nil {
+			return err
+		}
+		var others []SpanConfig
+		for _, o := range b.appliedOf("Span") {
+			if oc, err := b.spanConfig(o); err == nil {
+				others = append(others, oc)
+			}
+		}
+		return b.k.CheckSpan(s, others)
+	},
+	ensure: func(b *Backend, tx *Tx, after, before model.Object) error {
+		s, err := b.spanConfig(after)
+		if err != nil {
+			return err
+		}
+		var old *SpanConfig
+		if before != nil {
+			if o, err := b.spanConfig(before); err == nil {
+				old = &o
+			}
+		}
+		return tx.EnsureSpan(s, old)
+	},
+	remove: func(b *Backend, tx *Tx, before model.Object) error {
+		s, err := b.spanConfig(before)
+		if err != nil {
+			return err
+		}
+		return tx.RemoveSpan(s)
+	},
+}
+
+func (b *Backend) spanConfig(o model.Object) (SpanConfig, error) {
+	dst, _, err := b.netdevOf(o.Str("DstIntfRef"))
+	if err != nil {
+		return SpanConfig{}, err
+	}
+	c := SpanConfig{Name: o.Str("SpanSessionName"), Dst: dst, Dir: o.Str("MirrorDir"), AdminUp: o.Str("AdminState") != "DOWN"}
+	for _, s := range o.List("SrcIntfRefList") {
+		d, _, err := b.netdevOf(s)
+		if err != nil {
+			return SpanConfig{}, err
+		}
+		c.Src = append(c.Src, d)
+	}
+	return c, nil
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
+
+	"github.com/swmgr/swmgr/internal/model"
 )
 
 // VRFConfig is a VRF. Where the kernel has VRF devices it is a "vrf" link
@@ -394,4 +396,17 @@ func (k *Kernel) delL3mdevRules() error {
 		}
 	}
 	return nil
+}
+
+// vrfDriver is the Vrf kind on the Linux backend.
+var vrfDriver = &driver{
+	check: func(b *Backend, c changeView) error {
+		return b.k.CheckVRF(VRFConfig{Name: c.after().Str("Vrf")})
+	},
+	ensure: func(b *Backend, tx *Tx, after, _ model.Object) error {
+		return tx.EnsureVRF(VRFConfig{Name: after.Str("Vrf")})
+	},
+	remove: func(b *Backend, tx *Tx, before model.Object) error {
+		return tx.RemoveVRF(VRFConfig{Name: before.Str("Vrf")})
+	},
 }

@@ -115,6 +115,19 @@ func (b *Backend) linkEvent(u netlink.LinkUpdate) {
 // applied object is ensured again, in kind order, in one Tx. What swmgr
 // does not manage is not touched. It returns what it changed.
 func (b *Backend) Reconcile() []string {
+	changed := b.reconcile()
+	if len(changed) > 0 {
+		b.log.Info("reconciled the kernel with the configuration", "changes", len(changed), "what", changed)
+		if b.opts.OnReconcile != nil {
+			// Outside b.mu: the callback writes the config log through the
+			// engine, whose commits may be waiting for b.mu in Apply.
+			b.opts.OnReconcile(changed)
+		}
+	}
+	return changed
+}
+
+func (b *Backend) reconcile() []string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	tx := b.k.Begin()
@@ -127,10 +140,7 @@ func (b *Backend) Reconcile() []string {
 	}
 	tx.Commit()
 	if len(tx.Changed) > 0 {
-		b.log.Info("reconciled the kernel with the configuration", "changes", len(tx.Changed), "what", tx.Changed)
-		if b.opts.OnReconcile != nil {
-			b.opts.OnReconcile(tx.Changed)
-		}
+		b.forgetState()
 	}
 	return tx.Changed
 }
