@@ -136,7 +136,7 @@ func (k *Kernel) AddrStateOf(c AddrConfig) (AddrState, error) {
 	if err != nil {
 		return AddrState{}, nil
 	}
-	st := AddrState{IfIndex: l.Attrs().Index, OperUp: l.Attrs().OperState == netlink.OperUp || l.Attrs().Flags&net.FlagLoopback != 0 || l.Type() == "dummy" || l.Type() == "vrf"}
+	st := AddrState{IfIndex: l.Attrs().Index, OperUp: operUp(l) || l.Attrs().Flags&net.FlagLoopback != 0 || l.Type() == "dummy" || l.Type() == "vrf"}
 	addrs, err := h.AddrList(l, netlink.FAMILY_V4)
 	if err != nil {
 		return st, err

@@ -23,13 +23,15 @@ type changeView interface {
 	after() model.Object
 }
 
-// drivers are the dataplane kinds of today's model. Vlan, LogicalIntf and
-// IPv4Route have kernel layers (vlan.go, loopback.go, route.go) keyed by
-// plain Go types; their drivers come with the kinds.
+// drivers are the dataplane kinds. Vlan's is ready for the kind the
+// engine branch adds; LogicalIntf and IPv4Route have kernel layers
+// (loopback.go, route.go) keyed by plain Go types, and their drivers come
+// with the kinds.
 var drivers = map[string]*driver{
 	"Port":     portDriver,
 	"Vrf":      vrfDriver,
 	"IPv4Intf": ipv4IntfDriver,
+	"Vlan":     vlanDriver,
 	"Span":     spanDriver,
 }
 

@@ -190,7 +190,7 @@ func linkState(port string, l netlink.Link) PortState {
 	a := l.Attrs()
 	s := PortState{Port: port, Netdev: a.Name, IfIndex: a.Index, MTU: a.MTU, Alias: a.Alias, Present: true,
 		AdminUp: a.Flags&net.FlagUp != 0,
-		OperUp:  a.OperState == netlink.OperUp || (a.OperState == netlink.OperUnknown && a.RawFlags&0x10000 != 0)}
+		OperUp:  operUp(l)}
 	if a.HardwareAddr != nil {
 		s.MAC = a.HardwareAddr.String()
 	}
@@ -270,4 +270,12 @@ func (b *Backend) portConfig(o model.Object) (PortConfig, error) {
 	return PortConfig{Port: name, Netdev: dev, AdminUp: o.Str("AdminState") == "UP", MTU: int(o.Int("Mtu")),
 		Description: o.Str("Description"), Speed: o.Int("Speed"), FullDuplex: o.Str("Duplex") != "Half_Duplex",
 		Autoneg: o.Str("Autoneg") == "ON", FEC: o.Bool("EnableFEC"), Lanes: lanes}, nil
+}
+
+// operUp says whether a link carries traffic: operstate up, or (for
+// devices that report no operstate) up with a carrier.
+func operUp(l netlink.Link) bool {
+	a := l.Attrs()
+	const lowerUp = 0x10000 // IFF_LOWER_UP
+	return a.OperState == netlink.OperUp || (a.OperState == netlink.OperUnknown && a.Flags&net.FlagUp != 0 && a.RawFlags&lowerUp != 0)
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netlink/nl"
+
+	"github.com/swmgr/swmgr/internal/model"
 )
 
 // BridgeName is the VLAN-aware bridge every Vlan's members join.
@@ -265,7 +267,72 @@ func (k *Kernel) VlanStateOf(id int) (VlanState, error) {
 	slices.Sort(st.Untagged)
 	if svi, err := k.h.LinkByName(SVIName(id)); err == nil {
 		st.SVIIfIndex = svi.Attrs().Index
-		st.SVIUp = svi.Attrs().OperState == netlink.OperUp
+		st.SVIUp = operUp(svi)
 	}
 	return st, nil
+}
+
+// vlanConfig maps a Vlan object (FlexSwitch's: VlanId, IntfList tagged,
+// UntagIntfList untagged) onto the kernel layer.
+func (b *Backend) vlanConfig(o model.Object) (VlanConfig, error) {
+	c := VlanConfig{ID: int(o.Int("VlanId"))}
+	for _, field := range []struct {
+		name string
+		dst  *[]string
+	}{{"IntfList", &c.Tagged}, {"UntagIntfList", &c.Untagged}} {
+		for _, p := range o.List(field.name) {
+			dev := b.ports.Netdev(p)
+			if dev == "" {
+				return c, &Refusal{Field: field.name, Msg: fmt.Sprintf("%s has no netdev on this switch (see the port map)", p)}
+			}
+			*field.dst = append(*field.dst, dev)
+		}
+	}
+	return c, nil
+}
+
+// vlanDriver is the Vlan kind (added by the engine branch) on the Linux
+// backend; until the model has the kind it is never called by the engine.
+var vlanDriver = &driver{
+	check: func(b *Backend, c changeView) error {
+		v, err := b.vlanConfig(c.after())
+		if err != nil {
+			return err
+		}
+		return b.k.CheckVlan(v)
+	},
+	ensure: func(b *Backend, tx *Tx, after, before model.Object) error {
+		v, err := b.vlanConfig(after)
+		if err != nil {
+			return err
+		}
+		var old *VlanConfig
+		if before != nil {
+			if o, err := b.vlanConfig(before); err == nil {
+				old = &o
+			}
+		}
+		if err := tx.EnsureVlan(v, old); err != nil {
+			return err
+		}
+		svi, err := tx.k.h.LinkByName(SVIName(v.ID))
+		if err != nil {
+			return err
+		}
+		return tx.setUp(tx.k.h, svi, after.Str("AdminState") != "DOWN")
+	},
+	remove: func(b *Backend, tx *Tx, before model.Object) error {
+		v, err := b.vlanConfig(before)
+		if err != nil {
+			return err
+		}
+		return tx.RemoveVlan(v)
+	},
+	state: func(b *Backend, o model.Object) (model.Object, error) {
+		st, err := b.k.VlanStateOf(int(o.Int("VlanId")))
+		if err != nil {
+			return nil, err
+		}
+		return model.Object{"OperState": upDownState(st.SVIUp), "IfIndex": int64(st.SVIIfIndex)}, nil
+	},
 }

@@ -2,7 +2,6 @@ package linux
 
 import (
 	"fmt"
-	"net"
 	"time"
 
 	"github.com/vishvananda/netlink"
@@ -90,7 +89,7 @@ func (b *Backend) linkEvent(u netlink.LinkUpdate) {
 	if b.ports.Port(a.Name) == "" {
 		return
 	}
-	up := a.OperState == netlink.OperUp || (a.OperState == netlink.OperUnknown && a.Flags&net.FlagUp != 0 && a.RawFlags&0x10000 != 0)
+	up := operUp(u.Link)
 	now := time.Now().UTC().Format(time.RFC3339Nano)
 	b.evMu.Lock()
 	defer b.evMu.Unlock()
@@ -146,4 +145,4 @@ func (b *Backend) reconcile() []string {
 }
 
 // reconcileOrder is apply order: what others use first.
-var reconcileOrder = []string{"Port", "Vrf", "IPv4Intf", "Span"}
+var reconcileOrder = []string{"Port", "Vrf", "Vlan", "IPv4Intf", "Span"}
