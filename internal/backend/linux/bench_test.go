@@ -121,3 +121,22 @@ func BenchmarkGetStatePorts64(b *testing.B) {
 	}
 	b.ReportMetric(float64(s.be.Kernel().linkDumps.Load()-dumps)/float64(b.N), "dumps/op")
 }
+
+// BenchmarkPortStates64 is the backend's share of a GET /state/Ports: the
+// one link dump of 64 ports.
+func BenchmarkPortStates64(b *testing.B) {
+	l := benchLab(b, 64)
+	k, err := OpenKernel(KernelOptions{Netns: l.sw})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer k.Close()
+	netdevs, _ := k.Netdevs()
+	m, _ := DefaultPortMap(netdevs)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if st, err := k.PortStates(m); err != nil || len(st) != 64 {
+			b.Fatal(err, len(st))
+		}
+	}
+}
