@@ -65,7 +65,10 @@ func startSwmgr(t *testing.T, o *serveOptions) *instance {
 	if o.https == "-" {
 		o.https = ""
 	}
-	o.backend, o.ports, o.logFormat, o.logLevel = "sim", 4, "text", "debug"
+	if o.backend == "" {
+		o.backend = "sim"
+	}
+	o.ports, o.logFormat, o.logLevel = 4, "text", "debug"
 	s := &instance{t: t, o: o, logs: &syncBuffer{}}
 	o.logOut = s.logs
 	ready := make(chan [2]string, 1)
@@ -548,7 +551,9 @@ func TestServeFlags(t *testing.T) {
 	}{
 		{serveOptions{http: "", https: ""}, "no listener"},
 		{serveOptions{http: "127.0.0.1:0", tlsCert: "c.pem"}, "go together"},
-		{serveOptions{http: "127.0.0.1:0", backend: "linux", ports: 4}, "not built yet"},
+		{serveOptions{http: "127.0.0.1:0", backend: "linux", ports: 4, portMap: "/nonexistent/ports.conf"}, "--port-map: open /nonexistent/ports.conf"},
+		{serveOptions{http: "127.0.0.1:0", backend: "sim", ports: 4, netns: "x"}, "are for --backend linux"},
+		{serveOptions{http: "127.0.0.1:0", backend: "asic", ports: 4}, "use sim or linux"},
 	} {
 		tc.o.dataDir, tc.o.logFormat, tc.o.logLevel, tc.o.logOut = t.TempDir(), "text", "info", io.Discard
 		if tc.o.backend == "" {

@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/swmgr/swmgr/internal/api"
 	"github.com/swmgr/swmgr/internal/auth"
 	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/backend/linux"
 	"github.com/swmgr/swmgr/internal/backend/sim"
 	"github.com/swmgr/swmgr/internal/connlimit"
 	"github.com/swmgr/swmgr/internal/engine"
@@ -38,6 +40,8 @@ type serveOptions struct {
 	tlsCert, tlsKey   string
 	adminPasswordFile string
 	backend           string
+	netns             string
+	portMap           string
 	ports             int
 	logFormat         string
 	logLevel          string
@@ -87,7 +91,9 @@ func serveCommand() *cobra.Command {
 	f.StringVar(&o.tlsCert, "tls-cert", "", "HTTPS certificate chain (PEM); default: a self-signed one made in the data directory")
 	f.StringVar(&o.tlsKey, "tls-key", "", "private key of --tls-cert (PEM)")
 	f.StringVar(&o.adminPasswordFile, "admin-password-file", "", "file holding the first admin's password (else $"+adminPasswordEnv+", else generated into <data-dir>/"+initialPasswordFile+")")
-	f.StringVar(&o.backend, "backend", "sim", "switch backend: sim (simulated switch)")
+	f.StringVar(&o.backend, "backend", "sim", "switch backend: sim (simulated switch) or linux (this machine's kernel)")
+	f.StringVar(&o.netns, "netns", "", "linux backend: the switch's network namespace (default: swmgr's own)")
+	f.StringVar(&o.portMap, "port-map", "", "linux backend: file of \"fpPort<N> <netdev>\" lines (default: netdevs swp<N> or fpPort<N> are fpPort<N>)")
 	f.IntVar(&o.ports, "ports", 32, "front-panel ports of the simulated switch")
 	f.StringVar(&o.logFormat, "log-format", "text", "log format: text or json")
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
@@ -167,10 +173,12 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 	switch o.backend {
 	case "sim":
+		if o.netns != "" || o.portMap != "" {
+			return errors.New("--netns and --port-map are for --backend linux")
+		}
 	case "linux":
-		return errors.New("--backend linux: the Linux backend is not built yet; use sim")
 	default:
-		return fmt.Errorf("--backend %q: use sim", o.backend)
+		return fmt.Errorf("--backend %q: use sim or linux", o.backend)
 	}
 
 	// Nothing is created unless the listeners can be bound.
@@ -210,8 +218,27 @@ func serve(ctx context.Context, o *serveOptions) error {
 		verifier.Forget(name)
 		peers.Forget(name)
 	}
-	lcState := lifecycle.WrapState(sim.New(sim.Options{Ports: o.ports, Version: version(), Accounts: accounts.Observe(acc, accountChanged), OwnAccounts: owned, CLIShell: cliShell()}))
-	var be backend.Backend = lcState
+	var be backend.Backend = sim.New(sim.Options{Ports: o.ports, Version: version(), Accounts: accounts.Observe(acc, accountChanged), OwnAccounts: owned, CLIShell: cliShell()})
+	if o.backend == "linux" {
+		// What a reconciliation puts back goes to the config log as an
+		// entry of its own (API "reconcile").
+		onReconcile := func(changes []string) {
+			data := strings.Join(changes, "; ")
+			if len(data) > 2000 {
+				data = data[:2000] + "..."
+			}
+			req := engine.Request{Meta: engine.Meta{Source: "reconcile", Comment: "the kernel differed from the configuration"},
+				Log: &engine.LogInfo{API: "reconcile", Operation: "RECONCILE", Data: data}}
+			if _, err := eng.Commit(context.WithoutCancel(ctx), req); err != nil {
+				log.Warn("config log entry of a reconciliation", "err", err)
+			}
+		}
+		if be, err = openLinuxBackend(o, be, onReconcile, log); err != nil {
+			return err
+		}
+	}
+	lcState := lifecycle.WrapState(be)
+	be = lcState
 	defer be.Close()
 	if ob.metrics != nil {
 		be = ob.metrics.WrapBackend(be)
@@ -387,4 +414,24 @@ func dumpCommand() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&dataDir, "data-dir", defaultDataDir(), "data directory")
 	return cmd
+}
+
+// openLinuxBackend starts the Linux backend; the kinds that are not the
+// dataplane's (users, BGP, NTP, system settings) stay with others until
+// their own Linux drivers exist.
+func openLinuxBackend(o *serveOptions, others backend.Backend, onReconcile func([]string), log *slog.Logger) (backend.Backend, error) {
+	lo := linux.Options{Kernel: linux.KernelOptions{Netns: o.netns}, Version: version(), Others: others, Log: log, OnReconcile: onReconcile,
+		Journal: filepath.Join(o.dataDir, "linux-apply.journal")}
+	if o.portMap != "" {
+		b, err := os.ReadFile(o.portMap)
+		if err != nil {
+			return nil, fmt.Errorf("--port-map: %w", err)
+		}
+		lo.PortMap, lo.PortMapName = b, o.portMap
+	}
+	be, err := linux.New(lo)
+	if err != nil {
+		return nil, fmt.Errorf("--backend linux: %w", err)
+	}
+	return be, nil
 }
