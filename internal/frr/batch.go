@@ -22,6 +22,7 @@ type Batcher struct {
 type round struct {
 	ctx  context.Context
 	cfg  Config
+	n    int // requests in this round
 	done chan struct{}
 	err  error
 }
@@ -34,6 +35,12 @@ func NewBatcher(apply func(ctx context.Context, cfg Config) error) *Batcher {
 // Apply asks for cfg to be applied and waits for the round that applies it
 // (or a later configuration that supersedes it).
 func (b *Batcher) Apply(ctx context.Context, cfg Config) error {
+	return b.Submit(ctx, cfg)(ctx)
+}
+
+// Submit queues cfg at once (so requests submitted in commit order stay in
+// that order) and returns the function that waits for its round's result.
+func (b *Batcher) Submit(ctx context.Context, cfg Config) (wait func(context.Context) error) {
 	b.mu.Lock()
 	if b.next == nil {
 		// The round outlives any single caller that gives up waiting.
@@ -41,16 +48,19 @@ func (b *Batcher) Apply(ctx context.Context, cfg Config) error {
 	}
 	r := b.next
 	r.cfg = cfg
+	r.n++
 	if !b.running {
 		b.running = true
 		go b.run()
 	}
 	b.mu.Unlock()
-	select {
-	case <-r.done:
-		return r.err
-	case <-ctx.Done():
-		return ctx.Err()
+	return func(ctx context.Context) error {
+		select {
+		case <-r.done:
+			return r.err
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 }
 
@@ -76,4 +86,14 @@ func (b *Batcher) Rounds() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.rounds
+}
+
+// queued counts the requests waiting for the next round.
+func (b *Batcher) queued() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.next == nil {
+		return 0
+	}
+	return b.next.n
 }

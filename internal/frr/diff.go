@@ -15,7 +15,7 @@ var routerRE = regexp.MustCompile(`^router bgp ([0-9]+)(?: vrf (\S+))?$`)
 func parseRunning(text string) []block {
 	var out []block
 	var cur *block
-	inAF := false
+	inAF, otherAF := false, false
 	for _, raw := range strings.Split(text, "\n") {
 		line := strings.TrimRight(raw, " \r")
 		trimmed := strings.TrimSpace(line)
@@ -34,16 +34,13 @@ func parseRunning(text string) []block {
 		switch {
 		case trimmed == "" || trimmed == "!":
 		case line == "exit" || !strings.HasPrefix(line, " "):
-			cur, inAF = nil, false
+			cur, inAF, otherAF = nil, false, false
 		case trimmed == "exit-address-family":
-			inAF = false
+			inAF, otherAF = false, false
 		case strings.HasPrefix(trimmed, "address-family "):
-			// Only IPv4 unicast is ours; other families' lines are kept
-			// apart so they are never diffed against ours.
-			inAF = true
-			if trimmed != "address-family ipv4 unicast" {
-				cur.router = append(cur.router, "#"+trimmed)
-			}
+			// Only IPv4 unicast is ours; other families are left alone.
+			inAF, otherAF = true, trimmed != "address-family ipv4 unicast"
+		case otherAF:
 		case inAF:
 			cur.af = append(cur.af, trimmed)
 		default:
@@ -197,7 +194,7 @@ func change(r, w block) []string {
 	removed := func(have, want []string) (out []string) {
 		for i := len(have) - 1; i >= 0; i-- {
 			l := have[i]
-			if strings.HasPrefix(l, "#") || slices.Contains(want, l) || dropped(l) {
+			if slices.Contains(want, l) || dropped(l) {
 				continue
 			}
 			out = append(out, negate(l))

@@ -1,12 +1,10 @@
 package frr
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/user"
 	"path/filepath"
 	"strconv"
@@ -91,7 +89,10 @@ func New(opts Options) (*Router, error) {
 				if _, err := os.Stat(sock); err != nil {
 					return err
 				}
-				_, err := r.vtysh(ctx, nil, "-d", d, "-c", "show version")
+				c, err := r.dialVty(ctx, d)
+				if err == nil {
+					c.Close()
+				}
 				return err
 			},
 		})
@@ -139,48 +140,9 @@ func (r *Router) Status() []daemon.Status { return r.group.Status() }
 // Pid is a daemon's process id (tests kill it to check the restart).
 func (r *Router) Pid(name string) int { return r.group.Pid(name) }
 
-// vtysh runs vtysh against this instance. Commands that may carry a secret
-// go through a 0600 file (input), never the command line.
-func (r *Router) vtysh(ctx context.Context, input []string, args ...string) (string, error) {
-	argv := []string{"--vty_socket", r.opts.Dir}
-	if input != nil {
-		f, err := os.CreateTemp(r.opts.Dir, ".apply-*.conf")
-		if err != nil {
-			return "", fmt.Errorf("vtysh: %w", err)
-		}
-		defer os.Remove(f.Name())
-		_, err = f.WriteString(strings.Join(input, "\n") + "\n")
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return "", fmt.Errorf("vtysh: %w", err)
-		}
-		argv = append(argv, "-f", f.Name())
-	}
-	argv = append(argv, args...)
-	cmd := exec.CommandContext(ctx, "vtysh", argv...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	if err != nil {
-		msg := strings.TrimSpace(out.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		return out.String(), &RejectedError{Message: redact(msg)}
-	}
-	return out.String(), nil
-}
-
-// RejectedError carries FRR's own message (passwords redacted).
-type RejectedError struct{ Message string }
-
-func (e *RejectedError) Error() string { return "FRR rejected the configuration: " + e.Message }
-
 // RunningConfig is bgpd's running configuration, as FRR prints it.
 func (r *Router) RunningConfig(ctx context.Context) (string, error) {
-	out, err := r.vtysh(ctx, nil, "-d", "bgpd", "-c", "show running-config")
+	out, err := r.show(ctx, "bgpd", "show running-config")
 	if err != nil {
 		return "", fmt.Errorf("frr: reading running configuration: %w", err)
 	}
@@ -218,7 +180,7 @@ func (r *Router) Apply(ctx context.Context, cfg Config) error {
 	cmds := diff(parseRunning(before), want)
 	r.applies++
 	if len(cmds) > 0 {
-		if _, applyErr := r.vtysh(ctx, cmds); applyErr != nil {
+		if applyErr := r.configure(ctx, cmds); applyErr != nil {
 			if rbErr := r.restore(ctx, parseRunning(before)); rbErr != nil {
 				return fmt.Errorf("frr: %w; restoring the previous configuration also failed: %v", applyErr, rbErr)
 			}
@@ -244,8 +206,7 @@ func (r *Router) restore(ctx context.Context, before []block) error {
 	if len(cmds) == 0 {
 		return nil
 	}
-	_, err = r.vtysh(ctx, cmds)
-	return err
+	return r.configure(ctx, cmds)
 }
 
 func (r *Router) saveBgpdConf(bs []block) error {

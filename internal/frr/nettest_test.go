@@ -8,7 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -392,4 +394,78 @@ func TestBGPWithRealFRR(t *testing.T) {
 			}
 		}
 	})
+}
+
+// BenchmarkApplyNewNeighbor: from Apply to FRR running a new neighbor (it is
+// in bgpd's running configuration and neighbor table when Apply returns).
+func BenchmarkApplyNewNeighbor(b *testing.B) {
+	l := newLab(b)
+	ctx := context.Background()
+	base := l.switchConfig("65001", fastNeighbor(l.peerAddr, "65002"))
+	if err := l.sw.Apply(ctx, base); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		addr := fmt.Sprintf("10.203.%d.%d", i/250, i%250+1)
+		withNew := l.switchConfig("65001", fastNeighbor(l.peerAddr, "65002"), Neighbor{NeighborAddress: addr, PeerAS: "65003"})
+		if err := l.sw.Apply(ctx, withNew); err != nil {
+			b.Fatal(err)
+		}
+		if _, ok := neighborState(b, l.sw, DefaultVRF, addr); !ok {
+			b.Fatalf("neighbor %s not running", addr)
+		}
+		b.StopTimer()
+		if err := l.sw.Apply(ctx, base); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+	}
+}
+
+// BenchmarkTenConcurrentCommits: ten commits that each add a neighbor arrive
+// together (each request carries the whole desired state, in commit order);
+// frr-applies/op is how many apply rounds FRR did for them.
+func BenchmarkTenConcurrentCommits(b *testing.B) {
+	l := newLab(b)
+	ctx := context.Background()
+	batcher := NewBatcher(l.sw.Apply)
+	rounds := 0
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		if err := l.sw.Apply(ctx, l.switchConfig("65001")); err != nil {
+			b.Fatal(err)
+		}
+		before := l.sw.Applies()
+		b.StartTimer()
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		var neighbors []Neighbor
+		for k := 0; k < 10; k++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				mu.Lock()
+				neighbors = append(neighbors, Neighbor{NeighborAddress: fmt.Sprintf("10.204.0.%d", len(neighbors)+1), PeerAS: "65004"})
+				cfg := l.switchConfig("65001", slices.Clone(neighbors)...)
+				// Submitted under the lock so requests reach the batcher in
+				// commit order, as the engine would send them.
+				wait := batcher.Submit(ctx, cfg)
+				mu.Unlock()
+				if err := wait(ctx); err != nil {
+					b.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		b.StopTimer()
+		rounds += l.sw.Applies() - before
+		ns, _ := l.sw.Neighbors(ctx)
+		if len(ns) != 10 {
+			b.Fatalf("%d neighbors after ten commits, want 10", len(ns))
+		}
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(rounds)/float64(b.N), "frr-applies/op")
 }

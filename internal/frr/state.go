@@ -126,8 +126,8 @@ type frrNeighbor struct {
 }
 
 // showJSON runs a show command that answers JSON.
-func (r *Router) showJSON(ctx context.Context, command string, v any) error {
-	out, err := r.vtysh(ctx, nil, "-c", command)
+func (r *Router) showJSON(ctx context.Context, daemon, command string, v any) error {
+	out, err := r.show(ctx, daemon, command)
 	if err != nil {
 		return fmt.Errorf("frr: %s: %w", command, err)
 	}
@@ -143,7 +143,7 @@ func (r *Router) showJSON(ctx context.Context, command string, v any) error {
 // Globals reports every BGP instance's totals.
 func (r *Router) Globals(ctx context.Context) ([]GlobalState, error) {
 	var sum frrSummary
-	if err := r.showJSON(ctx, "show bgp vrf all summary json", &sum); err != nil {
+	if err := r.showJSON(ctx, "bgpd", "show bgp vrf all summary json", &sum); err != nil {
 		return nil, err
 	}
 	return parseGlobals(sum), nil
@@ -170,7 +170,7 @@ func parseGlobals(sum frrSummary) []GlobalState {
 // Neighbors reports every neighbor of every instance.
 func (r *Router) Neighbors(ctx context.Context) ([]NeighborState, error) {
 	var raw map[string]map[string]json.RawMessage
-	if err := r.showJSON(ctx, "show bgp vrf all neighbors json", &raw); err != nil {
+	if err := r.showJSON(ctx, "bgpd", "show bgp vrf all neighbors json", &raw); err != nil {
 		return nil, err
 	}
 	return parseNeighbors(raw)
@@ -237,7 +237,7 @@ type frrRoute struct {
 // Routes reports zebra's IPv4 RIB for a VRF (the default one when "").
 func (r *Router) Routes(ctx context.Context, vrf string) ([]Route, error) {
 	var raw map[string][]frrRoute
-	if err := r.showJSON(ctx, "show ip route vrf "+vrfOf(vrf)+" json", &raw); err != nil {
+	if err := r.showJSON(ctx, "zebra", "show ip route vrf "+vrfOf(vrf)+" json", &raw); err != nil {
 		return nil, err
 	}
 	return parseRoutes(raw), nil
