@@ -150,7 +150,7 @@ func (s *Server) TLSConfig() *tls.Config {
 // Serve serves ln like URL (credentials optional), for tests of other
 // transports such as a Unix socket; close the returned server when done.
 func (s *Server) Serve(ln net.Listener) *http.Server {
-	srv := &http.Server{Handler: s.plain.Config.Handler}
+	srv := &http.Server{Handler: s.plain.Config.Handler, ConnContext: s.plain.Config.ConnContext}
 	go srv.Serve(ln)
 	return srv
 }
