@@ -122,6 +122,22 @@ func CheckDrivers(reg *model.Registry, b Backend) error {
 	return nil
 }
 
+// ApplyBatch applies commits through b's own batch when b is a Batcher,
+// else one by one through the drivers ds (b's): how many it applied, and
+// the error of the one that failed. Wrappers of a backend (metrics, extra
+// state) use it to stay batchers whatever they wrap.
+func ApplyBatch(ctx context.Context, b Backend, ds map[string]*Driver, commits []*Commit) (int, error) {
+	if bb, ok := b.(Batcher); ok {
+		return bb.ApplyBatch(ctx, commits)
+	}
+	for i, c := range commits {
+		if err := ApplyCommit(ctx, ds, c); err != nil {
+			return i, err
+		}
+	}
+	return len(commits), nil
+}
+
 // ApplyCommit applies one commit's changes through their drivers, in order,
 // all or nothing: after a failure it reverts what it applied, newest first.
 func ApplyCommit(ctx context.Context, ds map[string]*Driver, c *Commit) error {

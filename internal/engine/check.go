@@ -10,7 +10,7 @@ import (
 // same error for the same configuration whatever order the edits came in:
 //
 //  1. references: nothing names a missing object, nothing deleted is still
-//     named;
+//     named; fields declared unique (UniqueWithin) are;
 //  2. the model's constraints across objects (the last admin, one untagged
 //     VLAN per port), for those whose kinds the changes touch;
 //  3. the backend drivers' capability checks (speeds, lanes, mirror
@@ -22,6 +22,9 @@ func (v *view) check(changes []*change) error {
 		return nil
 	}
 	if err := v.checkReferences(changes); err != nil {
+		return err
+	}
+	if err := v.checkUnique(changes); err != nil {
 		return err
 	}
 	var touched map[string]bool

@@ -75,6 +75,7 @@ type Engine struct {
 	confirmMu    sync.Mutex
 	confirmTimer *time.Timer
 	cands        candidates
+	observe      CommitObserver // nil: none
 }
 
 // CachedObjects bounds the GET-by-ObjectId cache (about 400 bytes each).
@@ -176,7 +177,11 @@ func (e *Engine) Commit(ctx context.Context, req Request) (*Outcome, error) {
 
 // commitWith is Commit with a prepare step run in the writer, on the
 // running configuration, to compute the edits (rollback, candidates).
-func (e *Engine) commitWith(ctx context.Context, req Request, prepare func(v *view, req *Request) error) (*Outcome, error) {
+func (e *Engine) commitWith(ctx context.Context, req Request, prepare func(v *view, req *Request) error) (out *Outcome, err error) {
+	if e.observe != nil && !req.DryRun {
+		start := time.Now()
+		defer func() { e.observe(time.Since(start), out.changes(), err) }()
+	}
 	if err := e.prepareEdits(ctx, req.Edits); err != nil {
 		if req.Log != nil {
 			e.logFailure(ctx, req.Meta, req.Log, err)
@@ -351,7 +356,10 @@ func (e *Engine) replay(ctx context.Context) error {
 		return err
 	}
 	e.log.Info("replaying stored configuration", "objects", len(changes), "backend", e.backend.Name())
-	return backend.ApplyCommit(ctx, e.drivers, &backend.Commit{Changes: changes})
+	// One commit, through the backend's batch when it has one: a backend
+	// that reconciles (linux) knows its first batch is the replay.
+	_, err = e.applyCommits(ctx, []*backend.Commit{{Changes: changes}})
+	return err
 }
 
 func keyFields(k *model.Kind, o model.Object) model.Object {

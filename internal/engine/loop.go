@@ -291,15 +291,7 @@ func (e *Engine) applyBackend(ready []*job) (kept, again []*job) {
 // applyCommits applies commits through the backend's Batcher, or one by
 // one through the drivers.
 func (e *Engine) applyCommits(ctx context.Context, commits []*backend.Commit) (int, error) {
-	if b, ok := e.backend.(backend.Batcher); ok {
-		return b.ApplyBatch(ctx, commits)
-	}
-	for i, c := range commits {
-		if err := backend.ApplyCommit(ctx, e.drivers, c); err != nil {
-			return i, err
-		}
-	}
-	return len(commits), nil
+	return backend.ApplyBatch(ctx, e.backend, e.drivers, commits)
 }
 
 // revertBackend undoes the backend changes of a batch whose store write

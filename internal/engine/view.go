@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -350,8 +351,12 @@ func checkIfMatch(k *model.Kind, ifMatch string, cur *current) error {
 	if ifMatch == "" || ifMatch == "*" {
 		return nil
 	}
-	if cur.modRev == 0 || ifMatch != ETag(cur.modRev) {
-		return apierr.New(http.StatusPreconditionFailed, apierr.CodePrecondition, k.Name, "", "%s %s has changed since ETag %s; it is now %s", k.Name, k.DescribeKey(cur.key), ifMatch, ETag(cur.modRev))
+	match, ok := ifMatchAllows(ifMatch, ETag(cur.modRev))
+	if !ok {
+		return apierr.New(http.StatusPreconditionFailed, apierr.CodePrecondition, k.Name, "", "If-Match %s is not *, nor a list of entity tags like \"42\" or \"41\", \"42\"", ifMatch)
+	}
+	if cur.modRev == 0 || !match {
+		return apierr.New(http.StatusPreconditionFailed, apierr.CodePrecondition, k.Name, "", "%s %s has changed since ETag %s; it is now %s (If-Match compares strongly: a weak W/ tag never matches)", k.Name, k.DescribeKey(cur.key), ifMatch, ETag(cur.modRev))
 	}
 	return nil
 }
@@ -455,6 +460,10 @@ func (v *view) update(k *model.Kind, ed Edit) (uuid.UUID, uint64, error) {
 			}
 			return cur.id, 0, nil
 		}
+	}
+	if p := v.pending[k.Name+"\x00"+cur.key]; p != nil && p.Op == model.Create && p.job == v.jobN {
+		p.After = merged // created earlier in this commit: it is created so
+		return cur.id, 0, nil
 	}
 	v.add(c)
 	return cur.id, 0, nil
@@ -630,7 +639,7 @@ func (e *Engine) write(tx *store.Tx, rev uint64, changes []*change, meta Meta) (
 		e  *Engine
 		tx *store.Tx
 	}{e, tx}
-	stored := storedRevision{Revision: Revision{Revision: rev, Time: nowString(), User: meta.User, Source: meta.Source, Comment: meta.Comment}}
+	stored := storedRevision{Revision: Revision{Revision: rev, Time: time.Now().UTC().Format(time.RFC3339Nano), User: meta.User, Source: meta.Source, Comment: meta.Comment}}
 	for _, c := range changes {
 		k := c.Kind
 		sd := storedDiff{Diff: v.e.diff(c), StoreKey: c.Key}

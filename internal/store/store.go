@@ -33,6 +33,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -67,7 +68,15 @@ type Store struct {
 
 	closeOnce sync.Once
 	closeErr  error
+	observe   atomic.Pointer[BatchObserver]
 }
+
+// BatchObserver is told the size of each group commit that reached the
+// disk and how long its write and fsync took.
+type BatchObserver func(batch int, sync time.Duration)
+
+// ObserveBatches sets the observer (metrics).
+func (s *Store) ObserveBatches(o BatchObserver) { s.observe.Store(&o) }
 
 // Open opens (creating if needed) the database in dir. It fails at once with
 // ErrLocked if another process holds it.
@@ -118,8 +127,27 @@ func (s *Store) View(fn func(tx *Tx) error) error {
 // Update runs fn in one write transaction and returns once it is durable.
 // If fn returns an error (or panics), nothing it wrote is kept. Only one
 // goroutine, the engine's writer, calls it.
+// The batch observer (metrics) is told how many revisions the transaction
+// wrote (the commits the writer grouped) and how long it took to reach the
+// disk.
 func (s *Store) Update(fn func(tx *Tx) error) error {
-	return s.db.Update(func(btx *bolt.Tx) error { return call(fn, &Tx{btx: btx, writable: true}) })
+	btx, err := s.db.Begin(true)
+	if err != nil {
+		return fmt.Errorf("begin transaction: %w", err)
+	}
+	tx := &Tx{btx: btx, writable: true}
+	if err := call(fn, tx); err != nil {
+		btx.Rollback()
+		return err
+	}
+	syncStart := time.Now()
+	if err := btx.Commit(); err != nil {
+		return fmt.Errorf("commit to disk: %w", err)
+	}
+	if o := s.observe.Load(); o != nil {
+		(*o)(max(1, tx.revisions), time.Since(syncStart))
+	}
+	return nil
 }
 
 func call(fn func(tx *Tx) error, tx *Tx) (err error) {

@@ -63,8 +63,9 @@ func decodeRecord(kind, key string, b []byte) (Record, error) {
 
 // Tx is a transaction. Write methods are only valid inside Update.
 type Tx struct {
-	btx      *bolt.Tx
-	writable bool
+	btx       *bolt.Tx
+	writable  bool
+	revisions int // NextRevision calls: the commits of a write transaction
 }
 
 // Meta returns a value of the meta bucket.
@@ -178,6 +179,7 @@ func (tx *Tx) NextRevision() uint64 {
 	tx.mustWrite()
 	rev := tx.Revision() + 1
 	must(tx.btx.Bucket(bMeta).Put(kRev, be(rev)))
+	tx.revisions++
 	return rev
 }
 
