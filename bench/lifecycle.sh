@@ -3,7 +3,8 @@
 # (issue 10's figures, from outside the process):
 #   SaveConfig of 100,000 objects (plus the switch's own)        target <= 2 s
 #   ResetConfigToFile of that file onto a reset switch (one commit) target <= 10 s
-#   peak RSS of swmgr during each step (VmHWM, reset before it)   target < 300 MiB
+#   peak RSS of swmgr during each step (VmHWM; each step on a     target < 300 MiB
+#   freshly started swmgr on the data directory)
 # and, for information, ResetConfig of the 100,000 objects (one commit) and
 # the first load of a FlexSwitch-shaped (format 1) file of them.
 #
@@ -46,16 +47,29 @@ awk -v n="$OBJECTS" 'BEGIN {
 port=$("$work/probe" freeport)
 base="http://127.0.0.1:$port/public/v1"
 mkdir "$work/data"
-SWMGR_ADMIN_PASSWORD=bench-lifecycle-admin "$work/swmgr" serve --data-dir "$work/data" --http "127.0.0.1:$port" \
-	--https "" --socket "" --ports 32 --log-format text --access-log=false >"$work/serve.log" 2>&1 &
-PID=$!
-"$work/probe" wait -pid "$PID" -url "$base/config/SystemParam" >/dev/null
+# restart: each step runs on a freshly started swmgr, so that its peak RSS
+# is its own and not the heap an earlier step grew (Go keeps it a while).
+restart() {
+	if [ -n "$PID" ]; then
+		kill -TERM "$PID"
+		wait "$PID" || { echo "swmgr exited with $? after SIGTERM" >&2; exit 1; }
+	fi
+	SWMGR_ADMIN_PASSWORD=bench-lifecycle-admin "$work/swmgr" serve --data-dir "$work/data" --http "127.0.0.1:$port" \
+		--https "" --socket "" --ports 32 --log-format text --access-log=false >>"$work/serve.log" 2>&1 &
+	PID=$!
+	"$work/probe" wait -pid "$PID" -url "$base/config/SystemParam" >/dev/null
+}
+restart
 
 hwm() { awk '/^VmHWM:/ {printf "%.1f", $2 / 1024}' "/proc/$PID/status"; }
 reset_hwm() { echo 5 >"/proc/$PID/clear_refs" 2>/dev/null || true; }
 median() { sort -g | awk '{a[NR] = $1} END {if (NR) print a[int((NR + 1) / 2)]}'; }
-# step NAME PATH BODY: one timed POST; prints seconds and the peak RSS; fails on a non-200.
+# step NAME PATH BODY: one timed POST on a fresh swmgr; prints seconds, the
+# RSS before and the peak RSS during it; fails on a non-200.
 step() {
+	restart
+	local before
+	before=$(awk '/^VmRSS:/ {printf "%.1f", $2 / 1024}' "/proc/$PID/status")
 	reset_hwm
 	local out code secs
 	out=$(curl -sS -o "$work/answer" -w '%{http_code} %{time_total}' -X POST "$base$2" -d "$3")
@@ -64,16 +78,23 @@ step() {
 		echo "$1: HTTP $code: $(head -c 300 "$work/answer")" >&2
 		exit 1
 	fi
-	echo "$1 seconds=$secs peak_rss_mib=$(hwm) answer=$(head -c 160 "$work/answer")"
+	echo "$1 seconds=$secs rss_before_mib=$before peak_rss_mib=$(hwm) answer=$(head -c 160 "$work/answer")"
 }
 
-step "load-format1" /action/ResetConfigToFile "{\"SrcFileURI\":\"///${work#/}/flex.json\"}" | tee -a "$work/figures"
-: >"$work/save" ; : >"$work/restore" ; : >"$work/reset"
+# Steps run in this shell (not in a pipeline's subshell): restart keeps PID.
+: >"$work/load" ; : >"$work/save" ; : >"$work/restore" ; : >"$work/reset"
+step "load-format1" /action/ResetConfigToFile "{\"SrcFileURI\":\"///${work#/}/flex.json\"}" >>"$work/load"
+tail -1 "$work/load"
 for r in $(seq 1 "$ROUNDS"); do
 	echo "-- round $r"
-	step save /action/SaveConfig '{}' | tee -a "$work/save"
-	step reset /action/ResetConfig '' | tee -a "$work/reset"
-	step restore /action/ResetConfigToFile '{}' | tee -a "$work/restore"
+	for s in save reset restore; do
+		case $s in
+		save) step save /action/SaveConfig '{}' >>"$work/save" ;;
+		reset) step reset /action/ResetConfig '' >>"$work/reset" ;;
+		restore) step restore /action/ResetConfigToFile '{}' >>"$work/restore" ;;
+		esac
+		tail -1 "$work/$s"
+	done
 done
 field() { awk -v k="$1" '{for (i = 1; i <= NF; i++) if (index($i, k "=") == 1) print substr($i, length(k) + 2)}'; }
 save_s=$(field seconds <"$work/save" | median)
