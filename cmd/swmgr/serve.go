@@ -28,7 +28,6 @@ import (
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/lifecycle"
 	"github.com/swmgr/swmgr/internal/model"
-	"github.com/swmgr/swmgr/internal/secrets"
 	"github.com/swmgr/swmgr/internal/store"
 	"github.com/swmgr/swmgr/internal/tlscert"
 )
@@ -190,6 +189,9 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 	ob := newObservability(o, log)
 
+	if err := checkDataDir(o.dataDir); err != nil {
+		return err
+	}
 	st, err := store.Open(o.dataDir)
 	if err != nil {
 		return err
@@ -198,9 +200,14 @@ func serve(ctx context.Context, o *serveOptions) error {
 		st.Close()
 		os.Remove(filepath.Join(o.dataDir, "swmgr.pid")) // a clean exit leaves no pid file
 	}()
-	box, err := secrets.Open(o.dataDir)
+	box, inUse, err := openSecrets(o.dataDir, st)
 	if err != nil {
 		return err
+	}
+	if o.accounts == nil {
+		if err := checkAccounts(o.dataDir, inUse); err != nil {
+			return err
+		}
 	}
 	acc, owned, err := openAccounts(o)
 	if err != nil {

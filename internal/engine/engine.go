@@ -25,6 +25,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -49,6 +50,7 @@ type Engine struct {
 
 	confirmMu    sync.Mutex
 	confirmTimer *time.Timer
+	confirmStuck atomic.Uint64 // the unconfirmed commit whose rollback failed: a late confirm may keep it
 	candCache    candidateCache
 	objects      *objCache
 	observe      CommitObserver // nil: none
