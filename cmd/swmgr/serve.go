@@ -138,6 +138,7 @@ func version() string {
 }
 
 func serve(ctx context.Context, o *serveOptions) error {
+	started := time.Now()
 	logOut := o.logOut
 	if logOut == nil {
 		logOut = os.Stderr
@@ -273,6 +274,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 
 	handler := api.New(eng, log)
+	(&serviceStatus{started: started, eng: eng, handler: handler, ready: ob.health.Ready, backend: be.Name(), archive: true}).serve()
 	for name, action := range lc.Actions() {
 		handler.HandleAction(name, action)
 	}

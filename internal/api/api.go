@@ -60,6 +60,8 @@ type Server struct {
 	FeedWriteTimeout time.Duration
 
 	actions map[string]ActionHandler // set before serving
+	states  map[string]StateSource   // set before serving
+	calls   callCounters
 }
 
 // ActionHandler runs one action: fields parsed, defaulted and validated by
@@ -156,6 +158,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	s.calls.count(r.Method, route.Class)
 	req := &request{s: s, w: w, r: r, route: route, kind: route.Kind}
 	req.meta = s.meta(r)
 	if isWrite(r.Method) && !r.URL.Query().Has("dry_run") {
@@ -223,6 +226,9 @@ func (q *request) serve() error {
 	}
 	switch q.r.Method {
 	case http.MethodGet, http.MethodHead:
+		if src := q.s.states[q.kind.Name]; src != nil && q.cand == "" {
+			return q.serviceState(src)
+		}
 		return q.get()
 	case http.MethodPost:
 		if q.route.Class == model.Action {

@@ -113,22 +113,7 @@ func FuzzDecodeBody(f *testing.F) {
 	})
 }
 
-func sameValue(a, b any) bool {
-	la, aok := a.([]string)
-	lb, bok := b.([]string)
-	if aok || bok {
-		if !aok || !bok || len(la) != len(lb) {
-			return false
-		}
-		for i := range la {
-			if la[i] != lb[i] {
-				return false
-			}
-		}
-		return true
-	}
-	return a == b
-}
+func sameValue(a, b any) bool { return EqualValue(a, b) }
 
 // FuzzParseQuery feeds arbitrary query strings to every kind's ParseQuery:
 // nothing panics, refusals are 400s, and what is accepted has the field's

@@ -49,6 +49,8 @@ const (
 	Int
 	Bool
 	StringList
+	Record     // a JSON object of the field's Sub fields, held as Object
+	RecordList // a JSON array of such objects, held as []Object
 )
 
 func (t Type) String() string {
@@ -61,6 +63,10 @@ func (t Type) String() string {
 		return "boolean"
 	case StringList:
 		return "array of string"
+	case Record:
+		return "object"
+	case RecordList:
+		return "array of object"
 	}
 	return "unknown"
 }
@@ -125,6 +131,16 @@ type Field struct {
 	// within a VRF); an address/prefix compares by its address. The engine
 	// checks it on the configuration a commit produces.
 	UniqueWithin []string
+	// NotYet, when set, says why swmgr cannot make the field real yet
+	// ("BFD"): it is accepted at its default, so that clients that send
+	// every field keep working, and any other value is a 400 naming it.
+	NotYet string
+	// Sub declares the fields of a Record or of each element of a
+	// RecordList (see record.go).
+	Sub []*Field
+	// CheckRecord validates relations between the sub-fields of one
+	// complete record (an element of a RecordList).
+	CheckRecord func(o Object) error
 }
 
 // UniqueValue is what UniqueWithin compares: the address of an
@@ -270,6 +286,17 @@ func (f *Field) check(k *Kind) error {
 	if f.Key && f.Type != String {
 		return errorf("%s.%s: key fields must be strings", k.Name, f.Name)
 	}
+	if (f.Type == Record || f.Type == RecordList) != (len(f.Sub) > 0) {
+		return errorf("%s.%s: a Record or RecordList field, and only such a field, declares Sub fields", k.Name, f.Name)
+	}
+	for _, s := range f.Sub {
+		if s.Key || s.Ref != "" || s.Secret != Public {
+			return errorf("%s.%s.%s: a sub-field cannot be a key, a reference or a secret", k.Name, f.Name, s.Name)
+		}
+		if err := s.check(k); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -320,10 +347,7 @@ type Object map[string]any
 func (o Object) Clone() Object {
 	c := make(Object, len(o))
 	for k, v := range o {
-		if l, ok := v.([]string); ok {
-			v = append([]string(nil), l...)
-		}
-		c[k] = v
+		c[k] = cloneValue(v)
 	}
 	return c
 }
@@ -392,6 +416,10 @@ func (f *Field) zero() any {
 		return false
 	case StringList:
 		return []string{}
+	case Record:
+		return f.recordDefaults()
+	case RecordList:
+		return []Object{}
 	}
 	return ""
 }

@@ -57,6 +57,9 @@ func (f *Field) validate(kind string, v any) (any, error) {
 		return nil, apierr.BadRequest(apierr.CodeWrongType, kind, f.Name, "%s: %v", f.Name, err)
 	}
 	v = f.canonicalValue(v)
+	if f.NotYet != "" && !EqualValue(v, f.zero()) {
+		return nil, apierr.BadRequest(apierr.CodeInvalidValue, kind, f.Name, "%s: not supported yet (%s); leave it at its default %s", f.Name, f.NotYet, string(f.appendValue(nil, f.zero())))
+	}
 	switch f.Type {
 	case String:
 		s := v.(string)
@@ -96,6 +99,10 @@ func (f *Field) validate(kind string, v any) (any, error) {
 			}
 			seen[s] = true
 		}
+	case Record:
+		return f.validateRecord(kind, v.(Object))
+	case RecordList:
+		return f.validateRecordList(kind, v.([]Object))
 	}
 	return v, nil
 }
@@ -111,6 +118,10 @@ func (f *Field) checkType(v any) error {
 		_, ok = v.(bool)
 	case StringList:
 		_, ok = v.([]string)
+	case Record:
+		_, ok = v.(Object)
+	case RecordList:
+		_, ok = v.([]Object)
 	}
 	if !ok {
 		return fmt.Errorf("want %s, have %T", f.Type, v)

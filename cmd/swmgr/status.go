@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"runtime/debug"
+	"strconv"
+	"time"
+
+	"github.com/swmgr/swmgr/internal/api"
+	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/model"
+)
+
+// serviceStatus is what state/SystemStatus and state/SystemSwVersion
+// report: FlexSwitch's clients poll the first until Ready and print the
+// second in their banner.
+type serviceStatus struct {
+	started time.Time
+	eng     *engine.Engine
+	handler *api.Server
+	ready   func() bool
+	backend string
+	// archive says whether the archive scheduler runs.
+	archive bool
+}
+
+// serve registers both kinds with the REST handler.
+func (s *serviceStatus) serve() {
+	s.handler.HandleState("SystemStatusState", func(ctx context.Context) ([]model.Object, error) {
+		return []model.Object{s.status(ctx)}, nil
+	})
+	s.handler.HandleState("SystemSwVersionState", func(ctx context.Context) ([]model.Object, error) {
+		return []model.Object{swVersion()}, nil
+	})
+}
+
+func (s *serviceStatus) status(ctx context.Context) model.Object {
+	ready, reason := s.ready(), ""
+	if !ready {
+		reason = "starting: the backend is being reconciled with the stored configuration"
+	}
+	calls := s.handler.Calls()
+	start := s.started.UTC().Round(0).String()
+	part := func(name string, enable bool, state, why string) model.Object {
+		o := model.Object{"Name": name, "Enable": enable, "State": state, "Reason": why, "RestartCount": int64(0),
+			"StartTime": "", "KeepAlive": "", "RestartTime": "", "RestartReason": ""}
+		if enable {
+			o["StartTime"] = start
+		}
+		return o
+	}
+	archive, archiveWhy := "up", ""
+	if !s.archive {
+		archive, archiveWhy = "down", "the archive scheduler is turned off"
+	}
+	return model.Object{
+		"Name":           s.hostname(ctx),
+		"Ready":          ready,
+		"Reason":         reason,
+		"UpTime":         time.Since(s.started).Round(time.Second).String(),
+		"NumCreateCalls": strconv.FormatUint(calls.Create, 10),
+		"NumDeleteCalls": strconv.FormatUint(calls.Delete, 10),
+		"NumUpdateCalls": strconv.FormatUint(calls.Update, 10),
+		"NumGetCalls":    strconv.FormatUint(calls.Get, 10),
+		"NumActionCalls": strconv.FormatUint(calls.Action, 10),
+		"FlexDaemons": []model.Object{
+			part("store", true, "up", ""),
+			part("backend-"+s.backend, true, upIf(ready), reason),
+			// This build keeps the BGP and NTP settings but runs no routing
+			// or NTP daemon for them: say so rather than claim they run.
+			part("routing", false, "down", "no routing daemon runs in this build: BGP settings are stored, not applied"),
+			part("ntp", false, "down", "no NTP daemon runs in this build: NtpServer settings are stored, not applied"),
+			part("archive", s.archive, archive, archiveWhy),
+		},
+	}
+}
+
+func upIf(ready bool) string {
+	if ready {
+		return "up"
+	}
+	return "starting"
+}
+
+// hostname is SystemParam's Hostname, FlexSwitch's system name.
+func (s *serviceStatus) hostname(ctx context.Context) string {
+	k := s.eng.Registry().Lookup(model.Config, "SystemParam")
+	out, _, err := s.eng.GetByKey(ctx, k, model.Object{"Vrf": "default"}, false, nil)
+	if err != nil {
+		return ""
+	}
+	var got struct{ Object struct{ Hostname string } }
+	if json.Unmarshal(out, &got) != nil {
+		return ""
+	}
+	return got.Object.Hostname
+}
+
+// swVersion names swmgr's version and the commit it was built from.
+func swVersion() model.Object {
+	repo := model.Object{"Name": "swmgr", "Sha1": "", "Branch": "", "Time": ""}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		repo["Name"] = bi.Main.Path
+		for _, st := range bi.Settings {
+			switch st.Key {
+			case "vcs.revision":
+				repo["Sha1"] = st.Value
+			case "vcs.time":
+				repo["Time"] = st.Value
+			}
+		}
+	}
+	return model.Object{"FlexswitchVersion": version(), "Repos": []model.Object{repo}}
+}
