@@ -320,6 +320,14 @@ func (q *request) target() (engine.Target, error) {
 	if err != nil {
 		return engine.Target{}, err
 	}
+	if m := q.r.Method; m == http.MethodGet || m == http.MethodHead || m == http.MethodDelete {
+		// Other fields of the body do not pick the object, but a value the
+		// object could never have (IntfRef "fpPort1" for a neighbor by
+		// address) must not silently name another one.
+		if err := q.kind.ValidateGiven(fields); err != nil {
+			return engine.Target{}, err
+		}
+	}
 	for _, f := range q.kind.Keys() {
 		if v, ok := fields[f.Name]; ok {
 			if qv, dup := key[f.Name]; dup && qv != v {

@@ -96,6 +96,8 @@ func builtinKinds() []*Kind {
 			{Name: "PresentInHW", Type: String},
 		},
 	}
+	port.StateOnly = append(port.StateOnly, portStateExtra()...)
+	port.StateDoc += " The RFC 1757 IfEther* counters, Pvid, ConfigMode, ErrDisableReason and PRBSRxErrCnt are FlexSwitch's; docs/objects.md says which each backend fills."
 	port.Check = func(o Object) error {
 		_, sub, _ := ParsePortName(o.Str("IntfRef"))
 		if sub != 0 && breakoutModes[o.Str("BreakOutMode")].Lanes == 1 {
@@ -203,6 +205,8 @@ func builtinKinds() []*Kind {
 				{Name: "NumDownEvents", Type: Int},
 				{Name: "L2IntfType", Type: String},
 				{Name: "L2IntfId", Type: Int},
+				{Name: "LastUpEventTime", Type: String},
+				{Name: "LastDownEventTime", Type: String},
 			},
 		},
 		{

@@ -32,6 +32,21 @@ func (k *Kind) Validate(o Object) error {
 	return nil
 }
 
+// ValidateGiven checks each given field against its declaration, without
+// the kind's cross-field check: for fields that come with a by-key read or
+// delete, such as FlexSwitch's IntfRef "" of a BGP neighbor, which name the
+// object without being swmgr's keys.
+func (k *Kind) ValidateGiven(o Object) error {
+	for _, f := range k.Fields {
+		if v, ok := o[f.Name]; ok {
+			if _, err := f.validate(k.Name, v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // RequireFields checks that a create gives every required field.
 func (k *Kind) RequireFields(given Object) error {
 	for _, f := range k.Fields {
