@@ -33,6 +33,7 @@ func (s *serviceStatus) serve() {
 	s.handler.HandleState("SystemSwVersionState", func(ctx context.Context) ([]model.Object, error) {
 		return []model.Object{swVersion()}, nil
 	})
+	s.handler.HandleState("LLDPIntfState", s.lldpIntfs)
 }
 
 func (s *serviceStatus) status(ctx context.Context) model.Object {
@@ -112,4 +113,37 @@ func swVersion() model.Object {
 		}
 	}
 	return model.Object{"FlexswitchVersion": version(), "Repos": []model.Object{repo}}
+}
+
+// lldpIntfs lists LLDP's state on every port. No LLDP agent runs (the
+// simulated switch has no neighbors, the Linux backend runs none yet), so
+// each port reports whether LLDP is enabled and no neighbor or frames.
+func (s *serviceStatus) lldpIntfs(ctx context.Context) ([]model.Object, error) {
+	var ports []model.Object
+	enable := false
+	_, err := s.eng.Snapshot(ctx, []string{"LLDPGlobal", "Port"}, nil, func(k *model.Kind, o model.Object) error {
+		switch k.Name {
+		case "LLDPGlobal":
+			enable = o.Bool("Enable")
+		case "Port":
+			ports = append(ports, o)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]model.Object, len(ports))
+	for i, p := range ports {
+		out[i] = model.Object{"IntfRef": p.Str("IntfRef"), "IfIndex": p.Int("IfIndex"), "LocalPort": p.Str("IntfRef"),
+			"Enable": enable && !brokenOut(p)}
+	}
+	return out, nil
+}
+
+// brokenOut: a port split into sub-ports runs LLDP on those instead.
+func brokenOut(p model.Object) bool {
+	_, sub, _ := model.ParsePortName(p.Str("IntfRef"))
+	mode := p.Str("BreakOutMode")
+	return sub == 0 && mode != "1x40" && mode != "1x100"
 }

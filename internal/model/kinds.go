@@ -11,7 +11,7 @@ import (
 // Builtin returns the registry of every kind swmgr serves. Each call builds a
 // fresh registry, so nothing here is shared mutable state.
 func Builtin() *Registry {
-	r, err := NewRegistry(append(builtinKinds(), systemKinds()...)...)
+	r, err := NewRegistry(append(append(builtinKinds(), systemKinds()...), lldpKinds()...)...)
 	if err != nil {
 		panic(err) // a mistake in the declarations below; caught by every test
 	}
@@ -188,6 +188,7 @@ func builtinKinds() []*Kind {
 				return nil
 			},
 		},
+		logicalIntf(),
 		{
 			Name: "IPv4Intf", Class: Config,
 			Doc: "An IPv4 address on an interface; one per interface.",

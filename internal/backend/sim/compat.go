@@ -55,6 +55,8 @@ func (s *Sim) fillCompatState(kind *model.Kind, o, st model.Object) {
 			}
 			st["LastDownEventTime"] = p.lastDown
 		}
+	case "LogicalIntf":
+		st["OperState"] = "UP" // a loopback does not go down
 	case "BGPv4Neighbor":
 		if t, ok := s.since[kind.Key(o)]; ok {
 			st["SessionStateDuration"] = time.Since(t).Round(time.Second).String()
