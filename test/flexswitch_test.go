@@ -83,12 +83,23 @@ func TestFlexSwitchClients(t *testing.T) {
 	s.expect(t, 200, "PATCH", "/config/Port", `{"IntfRef":"fpPort1","AdminState":"UP"}`)
 	s.expect(t, 201, "POST", "/config/IPv4Intf", `{"IntfRef":"fpPort1","AdminState":"UP","IpAddr":"10.1.1.1/30"}`)
 	s.expect(t, 201, "POST", "/config/LogicalIntf", `{"Name":"Loopback1"}`)
-	for _, in := range objects(s.listAll(t, "/state/IPv4Intfs", 100)) {
+	s.expect(t, 201, "POST", "/config/IPv4Intf", `{"IntfRef":"Loopback1","IpAddr":"10.0.0.1/32"}`)
+	intfs := objects(s.listAll(t, "/state/IPv4Intfs", 100))
+	if len(intfs) != 2 {
+		t.Fatalf("state/IPv4Intfs: %v", intfs)
+	}
+	for _, in := range intfs {
 		hasFields(t, "IPv4IntfState", in, "IntfRef", "IpAddr", "OperState", "IfIndex", "NumUpEvents", "NumDownEvents", "LastUpEventTime", "LastDownEventTime", "L2IntfType", "L2IntfId")
-		if in["OperState"] != "UP" || in["LastUpEventTime"] == "" {
-			t.Errorf("IPv4IntfState on an up port: %v", in)
+		if in["OperState"] != "UP" || (in["IntfRef"] == "fpPort1" && in["LastUpEventTime"] == "") || (in["IntfRef"] == "Loopback1" && in["L2IntfType"] != "Loopback") {
+			t.Errorf("IPv4IntfState: %v", in)
 		}
 	}
+	// References to logical interfaces are checked like those to ports.
+	s.expect(t, 400, "POST", "/config/IPv4Intf", `{"IntfRef":"Loopback2","IpAddr":"10.0.0.2/32"}`)
+	if r := s.expect(t, 400, "POST", "/config/IPv4Intf", `{"IntfRef":"vlan10","IpAddr":"10.10.0.1/24"}`); !strings.Contains(string(r.raw), "Vlan") {
+		t.Errorf("IPv4Intf on vlan10 before VLANs exist: %s", r)
+	}
+	s.expect(t, 409, "DELETE", "/config/LogicalIntf", `{"Name":"Loopback1"}`)
 	if lo := s.expect(t, 200, "GET", "/state/LogicalIntf", `{"Name":"Loopback1"}`).object(); lo["OperState"] != "UP" {
 		t.Errorf("LogicalIntfState: %v", lo)
 	}

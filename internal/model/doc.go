@@ -105,6 +105,9 @@ func writeFieldAs(b *strings.Builder, f *Field, name string) {
 	}
 	if f.Ref != "" {
 		r := "names a " + f.Ref
+		if f.RefBy != nil {
+			r += " or another kind, by the value's form"
+		}
 		if f.RefImplied != "" {
 			r += fmt.Sprintf(" (or %q, which always exists)", f.RefImplied)
 		}
@@ -162,4 +165,5 @@ var formatNames = map[Format]string{
 	FormatFileURI:  "///abs/path, file:///abs/path or sftp://[user@]host[:port]/path",
 	FormatAbsPath:  "absolute path",
 	FormatObjName:  "name: letters, digits, _ . -",
+	FormatIntfRef:  "fpPort<N>, fpPort<N>s<M> or a LogicalIntf name",
 }

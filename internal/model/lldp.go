@@ -64,11 +64,10 @@ func logicalIntf() *Kind {
 		},
 		Check: func(o Object) error {
 			name := o.Str("Name")
-			lower := strings.ToLower(name)
 			switch {
 			case !logicalIntfNameRE.MatchString(name):
 				return apierr.BadRequest(apierr.CodeInvalidValue, "LogicalIntf", "Name", "Name: %q is not an interface name: 1..15 letters, digits, '_', '.' or '-', starting with a letter", name)
-			case strings.HasPrefix(lower, "fpport") || strings.HasPrefix(lower, "vlan") || lower == "lo":
+			case isReservedIntfName(name):
 				return apierr.BadRequest(apierr.CodeInvalidValue, "LogicalIntf", "Name", "Name: %q is the name of a port, a VLAN interface or the kernel's loopback; choose another, like Loopback1", name)
 			}
 			return nil
@@ -76,4 +75,20 @@ func logicalIntf() *Kind {
 		StateDoc:  "A loopback is always up.",
 		StateOnly: []*Field{{Name: "OperState", Type: String, Enum: adminStates}, {Name: "IfIndex", Type: Int}},
 	}
+}
+
+// isReservedIntfName: names of ports, VLAN interfaces and the kernel's own
+// loopback, which a LogicalIntf cannot take.
+func isReservedIntfName(name string) bool {
+	lower := strings.ToLower(name)
+	return strings.HasPrefix(lower, "fpport") || strings.HasPrefix(lower, "vlan") || lower == "lo"
+}
+
+// intfRefTarget: an interface reference names a Port (fpPort1) or a
+// LogicalIntf (Loopback1).
+func intfRefTarget(value string) (kind, key string) {
+	if portNameRE.MatchString(value) {
+		return "Port", value
+	}
+	return "LogicalIntf", value
 }

@@ -89,6 +89,7 @@ const (
 	FormatAbsPath         // an absolute path
 	FormatObjName         // a simple name: letters, digits, - _ .
 	FormatIPv4Host        // a dotted IPv4 address a peer can have: not 0.0.0.0, broadcast or multicast
+	FormatIntfRef         // an interface of the switch: a port name or a LogicalIntf name
 )
 
 // Secrecy says how a secret field is kept.
@@ -122,6 +123,10 @@ type Field struct {
 	Format     Format   // form of a string field or of each list element
 	Ref        string   // the config kind whose key this field names
 	RefImplied string   // a value of Ref that always exists without an object ("default" VRF)
+	// RefBy, when set, picks the kind a value names among several, by the
+	// value's form (fpPort1 a Port, Loopback1 a LogicalIntf); Ref is then
+	// the kind most values name. It returns the kind and its store key.
+	RefBy      func(value string) (kind, key string)
 	Secret     Secrecy  // Public, Sealed or Transient
 	Aliases    []string // other spellings accepted on input
 	ReadOnly   bool     // set by the switch; a client may only repeat the current value
@@ -141,6 +146,14 @@ type Field struct {
 	// CheckRecord validates relations between the sub-fields of one
 	// complete record (an element of a RecordList).
 	CheckRecord func(o Object) error
+}
+
+// RefTarget returns the kind and store key a reference value names.
+func (f *Field) RefTarget(value string) (kind, key string) {
+	if f.RefBy != nil {
+		return f.RefBy(value)
+	}
+	return f.Ref, value
 }
 
 // UniqueValue is what UniqueWithin compares: the address of an

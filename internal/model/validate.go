@@ -209,6 +209,13 @@ func checkFormat(f Format, s string) string {
 		if !strings.HasPrefix(s, "/") || strings.ContainsRune(s, 0) || strings.Contains("/"+s+"/", "/../") {
 			return "an absolute path without '..'"
 		}
+	case FormatIntfRef:
+		if !portNameRE.MatchString(s) && (!logicalIntfNameRE.MatchString(s) || isReservedIntfName(s)) {
+			if strings.HasPrefix(strings.ToLower(s), "vlan") {
+				return "an interface: VLAN interfaces (vlan<N>) come with the Vlan kind, not yet in this build; use a port (fpPort1) or a LogicalIntf (Loopback1)"
+			}
+			return "an interface: a port like fpPort1 or fpPort1s2, or a LogicalIntf like Loopback1"
+		}
 	case FormatObjName:
 		if !objNameRE.MatchString(s) {
 			return "a name of 1..63 letters, digits, '_', '.' or '-', starting with a letter or digit"

@@ -49,6 +49,16 @@ func (s *Sim) fillCompatState(kind *model.Kind, o, st model.Object) {
 			}
 		}
 	case "IPv4Intf":
+		if _, _, isPort := model.ParsePortName(o.Str("IntfRef")); !isPort {
+			// On a loopback: up with its AdminState, like the loopback.
+			st["OperState"] = upDown(o.Str("AdminState") == "UP")
+			st["L2IntfType"], st["L2IntfId"] = "Loopback", int64(0)
+			st["NumUpEvents"] = int64(0)
+			if st.Str("OperState") == "UP" {
+				st["NumUpEvents"] = int64(1)
+			}
+			return
+		}
 		if p := s.ports[o.Str("IntfRef")]; p != nil {
 			if st.Str("OperState") == "UP" {
 				st["LastUpEventTime"] = p.lastUp
