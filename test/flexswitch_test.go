@@ -100,6 +100,35 @@ func TestFlexSwitchClients(t *testing.T) {
 		t.Errorf("IPv4Intf on vlan10 before VLANs exist: %s", r)
 	}
 	s.expect(t, 409, "DELETE", "/config/LogicalIntf", `{"Name":"Loopback1"}`)
+
+	// TORC and the labs: static routes, then the routing table.
+	route := `{"DestinationNw":"192.168.10.0","NetworkMask":"255.255.255.0","NextHop":[{"NextHopIp":"10.1.1.2","NextHopIntRef":"","Weight":0}],"Protocol":"STATIC","Cost":0,"NullRoute":false}`
+	s.expect(t, 201, "POST", "/config/IPv4Route", route)
+	s.expect(t, 201, "POST", "/config/IPv4Route", `{"DestinationNw":"192.168.20.0","NetworkMask":"255.255.255.0","NextHop":[{"NextHopIp":"172.16.0.1"}]}`)
+	s.expect(t, 400, "POST", "/config/IPv4Route", `{"DestinationNw":"192.168.30.1","NetworkMask":"255.255.255.0","NextHop":[{"NextHopIp":"10.1.1.2"}]}`)
+	s.expect(t, 400, "POST", "/config/IPv4Route", `{"DestinationNw":"192.168.30.0","NetworkMask":"255.0.255.0","NextHop":[{"NextHopIp":"10.1.1.2"}]}`)
+	s.expect(t, 400, "POST", "/config/IPv4Route", `{"DestinationNw":"192.168.30.0","NetworkMask":"255.255.255.0"}`)
+	s.expect(t, 400, "POST", "/config/IPv4Route", `{"DestinationNw":"192.168.30.0","NetworkMask":"255.255.255.0","NextHop":[{"NextHopIp":"10.1.1.2","Gateway":"x"}]}`)
+	table := map[string]map[string]any{}
+	for _, r := range objects(s.listAll(t, "/state/IPv4Routes", 100)) {
+		hasFields(t, "IPv4RouteState", r, "DestinationNw", "Protocol", "IsNetworkReachable", "RouteCreatedTime", "RouteUpdatedTime", "NextHopList", "PolicyList")
+		table[r["DestinationNw"].(string)+" "+r["Protocol"].(string)] = r
+	}
+	for want, reachable := range map[string]bool{"10.1.1.0/30 CONNECTED": true, "10.0.0.1/32 CONNECTED": true, "192.168.10.0/24 STATIC": true, "192.168.20.0/24 STATIC": false} {
+		if r := table[want]; r == nil || r["IsNetworkReachable"] != reachable {
+			t.Errorf("routing table entry %s (reachable %v): %v", want, reachable, r)
+		}
+	}
+	if hops, _ := table["192.168.10.0/24 STATIC"]["NextHopList"].([]any); len(hops) != 1 || hops[0].(map[string]any)["NextHopIntRef"] != "fpPort1" {
+		t.Errorf("static route's next hop: %v", hops)
+	}
+	s.expect(t, 200, "DELETE", "/config/IPv4Route", `{"DestinationNw":"192.168.10.0","NetworkMask":"255.255.255.0"}`)
+	s.expect(t, 404, "GET", "/config/IPv4Route", `{"DestinationNw":"192.168.10.0","NetworkMask":"255.255.255.0"}`)
+	for _, r := range objects(s.listAll(t, "/state/IPv4Routes", 100)) {
+		if r["DestinationNw"] == "192.168.10.0/24" {
+			t.Errorf("deleted route still in the table: %v", r)
+		}
+	}
 	if lo := s.expect(t, 200, "GET", "/state/LogicalIntf", `{"Name":"Loopback1"}`).object(); lo["OperState"] != "UP" {
 		t.Errorf("LogicalIntfState: %v", lo)
 	}

@@ -219,7 +219,8 @@ func serve(ctx context.Context, o *serveOptions) error {
 		verifier.Forget(name)
 		peers.Forget(name)
 	}
-	var be backend.Backend = sim.New(sim.Options{Ports: o.ports, Version: version(), Accounts: accounts.Observe(acc, accountChanged), OwnAccounts: owned, CLIShell: cliShell()})
+	simulated := sim.New(sim.Options{Ports: o.ports, Version: version(), Accounts: accounts.Observe(acc, accountChanged), OwnAccounts: owned, CLIShell: cliShell()})
+	var be backend.Backend = simulated
 	if o.backend == "linux" {
 		// What a reconciliation puts back goes to the config log as an
 		// entry of its own (API "reconcile").
@@ -274,7 +275,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 
 	handler := api.New(eng, log)
-	(&serviceStatus{started: started, eng: eng, handler: handler, ready: ob.health.Ready, backend: be.Name(), archive: true}).serve()
+	(&serviceStatus{started: started, eng: eng, handler: handler, ready: ob.health.Ready, backend: o.backend, archive: true, sim: simulated}).serve()
 	for name, action := range lc.Actions() {
 		handler.HandleAction(name, action)
 	}

@@ -3,11 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"runtime/debug"
 	"strconv"
 	"time"
 
 	"github.com/swmgr/swmgr/internal/api"
+	"github.com/swmgr/swmgr/internal/apierr"
+	"github.com/swmgr/swmgr/internal/backend/sim"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
 )
@@ -23,6 +26,9 @@ type serviceStatus struct {
 	backend string
 	// archive says whether the archive scheduler runs.
 	archive bool
+	// sim is the simulated switch, whose routing table state/IPv4Routes
+	// lists when it is the backend.
+	sim *sim.Sim
 }
 
 // serve registers both kinds with the REST handler.
@@ -34,6 +40,16 @@ func (s *serviceStatus) serve() {
 		return []model.Object{swVersion()}, nil
 	})
 	s.handler.HandleState("LLDPIntfState", s.lldpIntfs)
+	s.handler.HandleState("IPv4RouteState", s.routes)
+}
+
+// routes is the routing table. The Linux backend's is the kernel's, which
+// it does not list yet: say so rather than list the simulated one.
+func (s *serviceStatus) routes(ctx context.Context) ([]model.Object, error) {
+	if s.backend != "sim" {
+		return nil, apierr.New(http.StatusNotImplemented, apierr.CodeNotImplemented, "IPv4RouteState", "", "the %s backend does not list its routing table yet", s.backend)
+	}
+	return s.sim.Routes(ctx)
 }
 
 func (s *serviceStatus) status(ctx context.Context) model.Object {

@@ -1,6 +1,9 @@
 package sim
 
 import (
+	"context"
+	"net/netip"
+	"sort"
 	"time"
 
 	"github.com/swmgr/swmgr/internal/backend"
@@ -19,17 +22,31 @@ const simFrameSize = 500
 // defaultVlan carries a port's untagged frames until VLANs exist.
 const defaultVlan = 1
 
-// noteChange records what the FlexSwitch state fields need of a change:
-// when each BGP neighbor entered its current session state.
+// objectTimes are when an object was created and last changed.
+type objectTimes struct{ created, updated time.Time }
+
+// timed are the kinds whose state reports times: a BGP neighbor's session
+// state duration, the times of routes.
+var timed = map[string]bool{"BGPv4Neighbor": true, "IPv4Intf": true, "IPv4Route": true}
+
+// noteChange records when objects of timed kinds were created and changed.
 func (s *Sim) noteChange(c backend.Change) {
-	if c.Kind.Name != "BGPv4Neighbor" {
+	if !timed[c.Kind.Name] {
 		return
 	}
+	id := c.Kind.Name + "\x00" + c.Key
+	now := time.Now().UTC().Round(0)
 	switch c.Op {
 	case backend.Delete:
-		delete(s.since, c.Key)
+		delete(s.times, id)
 	case backend.Create:
-		s.since[c.Key] = time.Now()
+		s.times[id] = &objectTimes{created: now, updated: now}
+	case backend.Update:
+		if t := s.times[id]; t != nil {
+			t.updated = now
+		} else {
+			s.times[id] = &objectTimes{created: now, updated: now}
+		}
 	}
 }
 
@@ -68,11 +85,83 @@ func (s *Sim) fillCompatState(kind *model.Kind, o, st model.Object) {
 	case "LogicalIntf":
 		st["OperState"] = "UP" // a loopback does not go down
 	case "BGPv4Neighbor":
-		if t, ok := s.since[kind.Key(o)]; ok {
-			st["SessionStateDuration"] = time.Since(t).Round(time.Second).String()
+		if t := s.times[kind.Name+"\x00"+kind.Key(o)]; t != nil {
+			st["SessionStateDuration"] = time.Since(t.created).Round(time.Second).String()
 		}
 		if o.Bool("BfdEnable") {
 			st["BfdNeighborState"] = "down" // no peer answers
 		}
 	}
+}
+
+// Routes is the simulated switch's routing table: the connected subnet of
+// every IPv4Intf and every static route, each usable when its interface
+// is up or, for a static route, when a next hop lies in a usable connected
+// subnet (a NullRoute always is).
+func (s *Sim) Routes(ctx context.Context) ([]model.Object, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	type connected struct {
+		prefix netip.Prefix
+		intf   string
+		up     bool
+	}
+	var conn []connected
+	var out []model.Object
+	stamp := func(kind, key string, o model.Object) {
+		o["RouteCreatedTime"], o["RouteUpdatedTime"] = "", ""
+		if t := s.times[kind+"\x00"+key]; t != nil {
+			o["RouteCreatedTime"], o["RouteUpdatedTime"] = t.created.String(), t.updated.String()
+		}
+	}
+	for key, in := range s.applied["IPv4Intf"] {
+		p, err := netip.ParsePrefix(in.Str("IpAddr"))
+		if err != nil {
+			continue
+		}
+		up := in.Str("AdminState") == "UP"
+		if _, _, isPort := model.ParsePortName(in.Str("IntfRef")); isPort {
+			port := s.ports[in.Str("IntfRef")]
+			up = up && port != nil && port.operUp
+		}
+		c := connected{p.Masked(), in.Str("IntfRef"), up}
+		conn = append(conn, c)
+		r := model.Object{"DestinationNw": c.prefix.String(), "Protocol": "CONNECTED", "IsNetworkReachable": up, "PolicyList": []string{},
+			"NextHopList": []model.Object{{"NextHopIp": "0.0.0.0", "NextHopIntRef": c.intf, "Weight": int64(0)}}}
+		stamp("IPv4Intf", key, r)
+		out = append(out, r)
+	}
+	for key, rt := range s.applied["IPv4Route"] {
+		p, ok := model.RoutePrefix(rt)
+		if !ok {
+			continue
+		}
+		reachable := rt.Bool("NullRoute")
+		hops := []model.Object{}
+		for _, h := range rt.Records("NextHop") {
+			ip, _ := netip.ParseAddr(h.Str("NextHopIp"))
+			intf := h.Str("NextHopIntRef")
+			for _, c := range conn {
+				if c.prefix.Contains(ip) && (intf == "" || intf == c.intf) {
+					intf = c.intf
+					reachable = reachable || c.up
+				}
+			}
+			hops = append(hops, model.Object{"NextHopIp": h.Str("NextHopIp"), "NextHopIntRef": intf, "Weight": h.Int("Weight")})
+		}
+		r := model.Object{"DestinationNw": p.String(), "Protocol": "STATIC", "IsNetworkReachable": reachable, "PolicyList": []string{}, "NextHopList": hops}
+		stamp("IPv4Route", key, r)
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := netip.MustParsePrefix(out[i].Str("DestinationNw")), netip.MustParsePrefix(out[j].Str("DestinationNw"))
+		if a != b {
+			if c := a.Addr().Compare(b.Addr()); c != 0 {
+				return c < 0
+			}
+			return a.Bits() < b.Bits()
+		}
+		return out[i].Str("Protocol") < out[j].Str("Protocol")
+	})
+	return out, nil
 }

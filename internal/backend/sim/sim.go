@@ -70,7 +70,7 @@ type Sim struct {
 	applied map[string]map[string]model.Object // kind -> key -> object
 	ports   map[string]*portState
 	removed map[string]removedAccount // user name -> what deleting its account removed, for undo
-	since   map[string]time.Time      // BGP neighbor key -> when it entered its session state
+	times   map[string]*objectTimes   // kind NUL key -> when the object was created and last changed
 }
 
 // New makes a simulated switch.
@@ -78,13 +78,13 @@ func New(opts Options) *Sim {
 	if opts.Ports <= 0 {
 		opts.Ports = 32
 	}
-	return &Sim{opts: opts, started: time.Now(), applied: map[string]map[string]model.Object{}, ports: map[string]*portState{}, removed: map[string]removedAccount{}, since: map[string]time.Time{}}
+	return &Sim{opts: opts, started: time.Now(), applied: map[string]map[string]model.Object{}, ports: map[string]*portState{}, removed: map[string]removedAccount{}, times: map[string]*objectTimes{}}
 }
 
 // tracked are the kinds whose applied objects the simulated hardware needs
 // to remember: ports, the mirror sessions it counts, the local AS, and the
-// interfaces that make a port L3.
-var tracked = map[string]bool{"Port": true, "Span": true, "BGPGlobal": true, "IPv4Intf": true}
+// interfaces and static routes of its routing table.
+var tracked = map[string]bool{"Port": true, "Span": true, "BGPGlobal": true, "IPv4Intf": true, "IPv4Route": true}
 
 // Replays implements backend.Backend.
 func (s *Sim) Replays(kind *model.Kind) bool { return tracked[kind.Name] }
