@@ -6,6 +6,7 @@
 package test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -199,5 +200,62 @@ func TestFlexSwitchClients(t *testing.T) {
 		"ErrDisableReason", "PresentInHW", "ConfigMode", "PRBSRxErrCnt")
 	if p["ConfigMode"] != "L3" {
 		t.Errorf("PortState with an address: ConfigMode %v", p["ConfigMode"])
+	}
+}
+
+// TestSDKPatchForm: the SDK's patchUpdate methods send
+// {<keys>, "patch":[{op, path, value}]}: add appends to a list field,
+// remove takes out; concurrent patches of one list all land.
+func TestSDKPatchForm(t *testing.T) {
+	s := startServer(t, "", "--ports", "16")
+	s.expect(t, 201, "POST", "/config/Span", `{"SpanSessionName":"tap","DstIntfRef":"fpPort16","SrcIntfRefList":["fpPort1"]}`)
+	s.expect(t, 200, "PATCH", "/config/Span", `{"SpanSessionName":"tap","patch":[{"op":"add","path":"SrcIntfRefList","value":["fpPort2","fpPort3"]}]}`)
+	s.expect(t, 200, "PATCH", "/config/Span", `{"SpanSessionName":"tap","patch":[{"op":"remove","path":"SrcIntfRefList","value":"fpPort1"}]}`)
+	if got := jsonOf(s.expect(t, 200, "GET", "/config/Span", `{"SpanSessionName":"tap"}`).object()["SrcIntfRefList"]); got != `["fpPort2","fpPort3"]` {
+		t.Errorf("after add and remove: %s", got)
+	}
+	s.expect(t, 200, "PATCH", "/config/BGPGlobal", `{"patch":[{"op":"add","path":"Redistribution","value":[{"Sources":"STATIC","Policy":""}]}]}`)
+	s.expect(t, 200, "PATCH", "/config/BGPGlobal", `{"patch":[{"op":"add","path":"Redistribution","value":{"Sources":"connected"}}]}`)
+	s.expect(t, 200, "PATCH", "/config/BGPGlobal", `{"patch":[{"op":"remove","path":"Redistribution","value":[{"Sources":"STATIC"}]}]}`)
+	if got := jsonOf(s.expect(t, 200, "GET", "/config/BGPGlobal", "").object()["Redistribution"]); got != `[{"Policy":"","Sources":"CONNECTED"}]` {
+		t.Errorf("Redistribution after add, add, remove: %s", got)
+	}
+	for _, bad := range []string{
+		`{"SpanSessionName":"tap","patch":[{"op":"replace","path":"SrcIntfRefList","value":["fpPort4"]}]}`,
+		`{"SpanSessionName":"tap","patch":[{"op":"add","path":"MirrorDir","value":"RX"}]}`,
+		`{"SpanSessionName":"tap","patch":[{"op":"add","path":"Nope","value":"x"}]}`,
+		`{"SpanSessionName":"tap","patch":[{"op":"remove","path":"SrcIntfRefList","value":["fpPort9"]}]}`,
+		`{"SpanSessionName":"tap","patch":[{"op":"add","path":"SrcIntfRefList","value":["fpPort2"]}]}`,
+		`{"SpanSessionName":"tap","patch":[{"op":"add","path":"SrcIntfRefList","value":["fpPort16"]}]}`,
+		`{"SpanSessionName":"tap","patch":[{"op":"add","path":"SrcIntfRefList","value":[7]}]}`,
+		`{"SpanSessionName":"tap","patch":{}}`,
+		`{"SpanSessionName":"tap","MirrorDir":"RX","patch":[{"op":"add","path":"SrcIntfRefList","value":["fpPort4"]}]}`,
+	} {
+		s.expect(t, 400, "PATCH", "/config/Span", bad)
+	}
+	s.expect(t, 404, "PATCH", "/config/Span", `{"SpanSessionName":"nope","patch":[{"op":"add","path":"SrcIntfRefList","value":["fpPort4"]}]}`)
+	if got := jsonOf(s.expect(t, 200, "GET", "/config/Span", `{"SpanSessionName":"tap"}`).object()["SrcIntfRefList"]); got != `["fpPort2","fpPort3"]` {
+		t.Errorf("refused patches changed the list: %s", got)
+	}
+
+	// Concurrent adds of different ports: none is lost.
+	errs := make(chan error, 12)
+	for i := 4; i <= 15; i++ {
+		go func() {
+			r, err := s.call("PATCH", "/config/Span", fmt.Sprintf(`{"SpanSessionName":"tap","patch":[{"op":"add","path":"SrcIntfRefList","value":"fpPort%d"}]}`, i))
+			if err == nil && r.code != 200 {
+				err = fmt.Errorf("fpPort%d: %s", i, r)
+			}
+			errs <- err
+		}()
+	}
+	for i := 4; i <= 15; i++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	list, _ := s.expect(t, 200, "GET", "/config/Span", `{"SpanSessionName":"tap"}`).object()["SrcIntfRefList"].([]any)
+	if len(list) != 14 {
+		t.Errorf("after 12 concurrent adds: %d ports, want 14: %v", len(list), list)
 	}
 }

@@ -353,6 +353,9 @@ func keyNames(k *model.Kind) string {
 }
 
 func (q *request) write(op backend.Op) error {
+	if raw, ok := q.body["patch"]; ok && op == backend.Update && q.cand == "" && q.kind.Field("patch") == nil {
+		return q.patchList(raw)
+	}
 	ed := engine.Edit{Kind: q.kind, Op: op, IfMatch: q.r.Header.Get("If-Match")}
 	var err error
 	if op != backend.Create {

@@ -236,3 +236,27 @@ func (o Object) Records(name string) []Object { l, _ := o[name].([]Object); retu
 
 // Record returns a Record field, or nil.
 func (o Object) Record(name string) Object { r, _ := o[name].(Object); return r }
+
+// DecodeElements reads elements of a list field, given as a JSON array or
+// as one element (the FlexSwitch SDK's patch form sends either), checked
+// and in canonical form: []string for a StringList, []Object for a
+// RecordList.
+func (f *Field) DecodeElements(kind string, raw json.RawMessage) (any, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) > 0 && raw[0] != '[' {
+		raw = append(append([]byte{'['}, raw...), ']')
+	}
+	switch f.Type {
+	case StringList, RecordList:
+	default:
+		return nil, apierr.BadRequest(apierr.CodeInvalidValue, kind, f.Name, "%s is %s, not a list: a patch adds to and removes from lists only", f.Name, article(f.Type))
+	}
+	v, err := f.decode(kind, raw)
+	if err != nil {
+		return nil, err
+	}
+	return f.validate(kind, f.canonicalValue(v))
+}
+
+// AppendElement writes one record of a RecordList, for messages.
+func (f *Field) AppendElement(dst []byte, o Object) []byte { return f.appendRecord(dst, o) }
