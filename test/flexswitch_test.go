@@ -123,6 +123,14 @@ func TestFlexSwitchClients(t *testing.T) {
 	if hops, _ := table["192.168.10.0/24 STATIC"]["NextHopList"].([]any); len(hops) != 1 || hops[0].(map[string]any)["NextHopIntRef"] != "fpPort1" {
 		t.Errorf("static route's next hop: %v", hops)
 	}
+	if r := s.expect(t, 200, "GET", "/state/IPv4Route?DestinationNw=192.168.20.0/24", "").object(); r["Protocol"] != "STATIC" || r["IsNetworkReachable"] != false {
+		t.Errorf("one route of the table: %v", r)
+	}
+	if r := s.expect(t, 200, "GET", "/state/LLDPIntf", `{"IntfRef":"fpPort2"}`).object(); r["IntfRef"] != "fpPort2" {
+		t.Errorf("LLDP state of one port: %v", r)
+	}
+	s.expect(t, 404, "GET", "/state/IPv4Route?DestinationNw=192.168.99.0/24", "")
+	s.expect(t, 400, "GET", "/state/IPv4Route", "")
 	s.expect(t, 200, "DELETE", "/config/IPv4Route", `{"DestinationNw":"192.168.10.0","NetworkMask":"255.255.255.0"}`)
 	s.expect(t, 404, "GET", "/config/IPv4Route", `{"DestinationNw":"192.168.10.0","NetworkMask":"255.255.255.0"}`)
 	for _, r := range objects(s.listAll(t, "/state/IPv4Routes", 100)) {

@@ -70,11 +70,12 @@ func (q *request) serviceState(src StateSource) error {
 	defer bufPool.Put(bp)
 	dst := (*bp)[:0]
 	if !q.route.Plural {
-		if len(objs) == 0 {
-			return apierr.New(http.StatusServiceUnavailable, apierr.CodeNotReady, q.kind.Name, "", "%s is not available yet", q.kind.Name)
+		o, err := q.pickOne(objs)
+		if err != nil {
+			return err
 		}
 		dst = append(dst, `{"Object":`...)
-		dst = q.kind.AppendJSON(dst, objs[0], false)
+		dst = q.kind.AppendJSON(dst, o, false)
 		dst = append(dst, `,"ObjectId":""}`...)
 	} else {
 		marker, count, err := pageParams(q.kind.Name, q.r)
@@ -105,4 +106,43 @@ func (q *request) serviceState(src StateSource) error {
 	*bp = dst[:0]
 	q.send(http.StatusOK, dst)
 	return nil
+}
+
+// pickOne selects the object a read names by the fields given in the query
+// string and the body (DestinationNw=10.1.1.0/30, IntfRef=fpPort1); with no
+// field given the kind must have a single object (SystemStatus).
+func (q *request) pickOne(objs []model.Object) (model.Object, error) {
+	want, err := q.kind.ParseQuery(q.r.URL.Query())
+	if err != nil {
+		return nil, err
+	}
+	body, err := q.kind.Parse(q.body)
+	if err != nil {
+		return nil, err
+	}
+	for n, v := range body {
+		want[n] = v
+	}
+	if len(want) == 0 {
+		switch len(objs) {
+		case 0:
+			return nil, apierr.New(http.StatusServiceUnavailable, apierr.CodeNotReady, q.kind.Name, "", "%s is not available yet", q.kind.Name)
+		case 1:
+			return objs[0], nil
+		}
+		return nil, apierr.BadRequest(apierr.CodeMissingField, q.kind.Name, "", "there are %d %s objects: name one by a field (%s=...), or list them at %sstate/%ss", len(objs), q.kind.Name, q.kind.Fields[0].Name, Prefix, q.route.Name)
+	}
+	for _, o := range objs {
+		match := true
+		for n, v := range want {
+			if !model.EqualValue(o[n], v) {
+				match = false
+				break
+			}
+		}
+		if match {
+			return o, nil
+		}
+	}
+	return nil, apierr.NotFound(apierr.CodeNotFound, q.kind.Name, "no %s has the fields given", q.kind.Name)
 }

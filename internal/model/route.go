@@ -33,6 +33,7 @@ func routeKinds() []*Kind {
 			Doc: "One route of the switch's routing table: connected subnets of its IPv4Intfs and its static routes (later also routes learned by BGP).",
 			Fields: []*Field{
 				{Name: "DestinationNw", Type: String, Doc: "prefix, like 10.1.1.0/30"},
+				{Name: "NetworkMask", Type: String, Doc: "the prefix's mask, like 255.255.255.252 (swmgr's addition)"},
 				{Name: "Protocol", Type: String, Doc: "CONNECTED or STATIC"},
 				{Name: "IsNetworkReachable", Type: Bool, Doc: "the route is usable: its interface is up, or a next hop lies in an up connected subnet"},
 				{Name: "RouteCreatedTime", Type: String},

@@ -126,7 +126,7 @@ func (s *Sim) Routes(ctx context.Context) ([]model.Object, error) {
 		}
 		c := connected{p.Masked(), in.Str("IntfRef"), up}
 		conn = append(conn, c)
-		r := model.Object{"DestinationNw": c.prefix.String(), "Protocol": "CONNECTED", "IsNetworkReachable": up, "PolicyList": []string{},
+		r := model.Object{"DestinationNw": c.prefix.String(), "NetworkMask": mask(c.prefix), "Protocol": "CONNECTED", "IsNetworkReachable": up, "PolicyList": []string{},
 			"NextHopList": []model.Object{{"NextHopIp": "0.0.0.0", "NextHopIntRef": c.intf, "Weight": int64(0)}}}
 		stamp("IPv4Intf", key, r)
 		out = append(out, r)
@@ -149,7 +149,7 @@ func (s *Sim) Routes(ctx context.Context) ([]model.Object, error) {
 			}
 			hops = append(hops, model.Object{"NextHopIp": h.Str("NextHopIp"), "NextHopIntRef": intf, "Weight": h.Int("Weight")})
 		}
-		r := model.Object{"DestinationNw": p.String(), "Protocol": "STATIC", "IsNetworkReachable": reachable, "PolicyList": []string{}, "NextHopList": hops}
+		r := model.Object{"DestinationNw": p.String(), "NetworkMask": mask(p), "Protocol": "STATIC", "IsNetworkReachable": reachable, "PolicyList": []string{}, "NextHopList": hops}
 		stamp("IPv4Route", key, r)
 		out = append(out, r)
 	}
@@ -164,4 +164,13 @@ func (s *Sim) Routes(ctx context.Context) ([]model.Object, error) {
 		return out[i].Str("Protocol") < out[j].Str("Protocol")
 	})
 	return out, nil
+}
+
+// mask renders a prefix length as a dotted mask.
+func mask(p netip.Prefix) string {
+	m := ^uint32(0) << (32 - p.Bits())
+	if p.Bits() == 0 {
+		m = 0
+	}
+	return netip.AddrFrom4([4]byte{byte(m >> 24), byte(m >> 16), byte(m >> 8), byte(m)}).String()
 }
