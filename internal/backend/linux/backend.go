@@ -242,6 +242,10 @@ func refusal(kind string, err error) error {
 	if errors.As(err, &r) {
 		return apierr.New(http.StatusBadRequest, apierr.CodeBackend, kind, r.Field, "the switch refused: %s", r.Msg)
 	}
+	var ae *apierr.Error
+	if errors.As(err, &ae) {
+		return ae // a daemon that does not answer: 503
+	}
 	return err
 }
 

@@ -2,12 +2,14 @@ package linux
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"maps"
+	"net/http"
 	"sort"
 	"sync"
 	"time"
 
+	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/frr"
 	"github.com/swmgr/swmgr/internal/model"
 )
@@ -38,6 +40,14 @@ type bgpRunner struct {
 	neighbors  []frr.NeighborState
 	globals    []frr.GlobalState
 	cacheValid time.Duration
+}
+
+const kindBGP = "BGPv4Neighbor"
+
+// unavailable is the 503 of a daemon that does not answer (it is being
+// restarted): the client may retry, nothing was changed.
+func unavailable(kind, daemon string, err error) error {
+	return apierr.New(http.StatusServiceUnavailable, apierr.CodeBackend, kind, "", "%s is not answering (being restarted?); nothing was changed: %v", daemon, err)
 }
 
 func newBGPRunner(r *frr.Router, cache time.Duration) *bgpRunner {
@@ -87,13 +97,18 @@ func (b *Backend) flushBGP(tx *Tx, value any) error {
 	previous := b.bgp.applied
 	b.bgp.mu.Unlock()
 	want, prev := bgpConfig(staged), bgpConfig(previous)
-	// FRR's own refusal comes back as a *frr.RejectedError with its
-	// message; a configuration it cannot express, from the render.
+	if err := want.Validate(); err != nil {
+		return &Refusal{Msg: err.Error()} // what FRR cannot express
+	}
 	return tx.change("apply the BGP configuration to FRR", func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		if err := b.bgp.router.Apply(ctx, want); err != nil {
-			return &Refusal{Msg: err.Error()}
+			var rejected *frr.RejectedError
+			if errors.As(err, &rejected) {
+				return &Refusal{Msg: err.Error()} // FRR's own message
+			}
+			return unavailable(kindBGP, "FRR", err)
 		}
 		b.bgp.setApplied(staged)
 		return nil
@@ -268,11 +283,11 @@ func (r *bgpRunner) refresh() ([]frr.GlobalState, []frr.NeighborState, error) {
 	defer cancel()
 	gs, err := r.router.Globals(ctx)
 	if err != nil {
-		return nil, nil, fmt.Errorf("BGP state from FRR: %w", err)
+		return nil, nil, unavailable(kindBGP, "FRR", err)
 	}
 	ns, err := r.router.Neighbors(ctx)
 	if err != nil {
-		return nil, nil, fmt.Errorf("BGP state from FRR: %w", err)
+		return nil, nil, unavailable(kindBGP, "FRR", err)
 	}
 	r.globals, r.neighbors, r.cacheAt = gs, ns, time.Now()
 	return gs, ns, nil

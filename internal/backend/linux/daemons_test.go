@@ -319,6 +319,21 @@ func TestBGPOnLinux(t *testing.T) {
 		// kernel has none (this host's), the backend makes VRFs as
 		// namespaces, which FRR's default VRF backend does not follow.
 	})
+	t.Run("FRR not answering: 503, nothing stored", func(t *testing.T) {
+		sw.Stop() // no supervisor left to restart it: the rest of the test cannot use FRR
+		err := s.commit(s.edit(backend.Create, "BGPv4Neighbor", model.Object{"NeighborAddress": "10.201.9.12", "PeerAS": "65012"}))
+		var ae *apierr.Error
+		if !errors.As(err, &ae) || ae.Status != 503 {
+			t.Fatalf("want a 503, got %v", err)
+		}
+		if _, _, err := s.e.GetByKey(ctx, s.reg.Lookup(model.Config, "BGPv4Neighbor"), model.Object{"Vrf": "default", "NeighborAddress": "10.201.9.12"}, false, nil); err == nil {
+			t.Error("the neighbor FRR never got is in the store")
+		}
+		_, _, err = s.e.GetByKey(ctx, s.reg.Lookup(model.Config, "BGPv4Neighbor"), firstKey, true, nil)
+		if !errors.As(err, &ae) || ae.Status != 503 {
+			t.Errorf("state read with FRR down: want a 503, got %v", err)
+		}
+	})
 }
 
 // newUTS makes a UTS namespace on a thread kept for the test, so the

@@ -68,7 +68,7 @@ func (b *Backend) flushNTP(tx *Tx, value any) error {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
 		if err := b.ntp.daemon.Apply(ctx, sourcesOf(objs)); err != nil {
-			return &Refusal{Msg: err.Error()}
+			return unavailable("NtpServer", "chronyd", err)
 		}
 		b.ntp.mu.Lock()
 		b.ntp.applied = objs
@@ -109,7 +109,7 @@ func (r *ntpRunner) state(o model.Object) (model.Object, error) {
 		defer cancel()
 		srcs, err := r.daemon.Sources(ctx)
 		if err != nil {
-			return nil, err
+			return nil, unavailable("NtpServer", "chronyd", err)
 		}
 		r.cache, r.cacheAt = srcs, time.Now()
 	}
