@@ -215,6 +215,9 @@ func (b *Backend) Discover(ctx context.Context) (map[string][]model.Object, erro
 		ports = append(ports, o)
 	}
 	found := map[string][]model.Object{"Port": ports, "SystemParam": {{"SwVersion": b.opts.Version, "SwitchMac": mac}}}
+	if b.daemonDrivers["SystemParam"] != nil {
+		b.discoverSystem(found["SystemParam"][0])
+	}
 	if b.others != nil {
 		more, err := b.others.Discover(ctx)
 		if err != nil {

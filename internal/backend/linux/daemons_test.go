@@ -403,10 +403,14 @@ func TestNTPAndSystemOnLinux(t *testing.T) {
 			return nil
 		}})
 	})
-	// The start's replay applied the stored (default) SystemParam.
+	// A new store takes the host's name (discovered): the first start
+	// does not rename the switch to the model's default.
 	sys := s.be.opts.System
-	if h, _ := sys.Hostname(); h != "switch" {
-		t.Errorf("host name after start %q, want the default \"switch\"", h)
+	if h, _ := sys.Hostname(); h != machine {
+		t.Errorf("host name after start %q, want the machine's %q", h, machine)
+	}
+	if b, _ := os.ReadFile(filepath.Join(etc, "hostname")); string(b) != machine+"\n" {
+		t.Errorf("/etc/hostname after start %q", b)
 	}
 	ntpKey := model.Object{"IpAddr": "10.211.0.2"}
 	ntpRev := s.revision(
@@ -449,7 +453,7 @@ func TestNTPAndSystemOnLinux(t *testing.T) {
 		if _, err := s.e.Rollback(context.Background(), ntpRev, engine.Request{}); err != nil {
 			t.Fatal(err)
 		}
-		if h, _ := sys.Hostname(); h != "switch" {
+		if h, _ := sys.Hostname(); h != machine {
 			t.Errorf("kernel host name after rollback %q", h)
 		}
 		if b, _ := os.ReadFile(filepath.Join(etc, "timezone")); string(b) != "UTC\n" {
@@ -475,7 +479,7 @@ func TestNTPAndSystemOnLinux(t *testing.T) {
 		if err == nil {
 			t.Fatal("the injected failure did not fail the commit")
 		}
-		if h, _ := sys.Hostname(); h != "switch" {
+		if h, _ := sys.Hostname(); h != machine {
 			t.Errorf("host name %q after the failed commit", h)
 		}
 		if _, err := os.Stat(filepath.Join(dir, "chrony", "sources.d", "swmgr-10.211.9.9.sources")); err == nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -209,6 +210,35 @@ var systemDriver = &driver{
 		return model.Object{"Distro": distro(), "Kernel": kernelRelease() + " (" + b.k.Features().String() + ")", "UpTime": hostUptime()}, nil
 	},
 }
+
+// discoverSystem adds the host's name and time zone to the discovered
+// SystemParam: on a new store they become the stored values, so the first
+// start does not rename the switch to the model's default. (Later starts
+// apply the stored values.)
+func (b *Backend) discoverSystem(o model.Object) {
+	sys := b.opts.System
+	if h, err := sys.Hostname(); err == nil && hostnameRE.MatchString(h) {
+		o["Hostname"] = h
+	}
+	tz := ""
+	if t, err := os.Readlink(filepath.Join(sys.EtcDir, "localtime")); err == nil {
+		if rel, err := filepath.Rel(sys.ZoneinfoDir, t); err == nil && !strings.HasPrefix(rel, "..") {
+			tz = rel
+		}
+	}
+	if tz == "" {
+		if b, err := os.ReadFile(filepath.Join(sys.EtcDir, "timezone")); err == nil {
+			tz = strings.TrimSpace(string(b))
+		}
+	}
+	if _, err := b.zoneFile(tz); err == nil {
+		if _, err := time.LoadLocation(tz); err == nil {
+			o["Timezone"] = tz
+		}
+	}
+}
+
+var hostnameRE = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$`)
 
 // distro is the host's PRETTY_NAME from os-release.
 func distro() string {
