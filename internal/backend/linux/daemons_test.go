@@ -518,13 +518,13 @@ func TestNTPAndSystemOnLinux(t *testing.T) {
 // stock kernel, which has the VRF devices FRR's VRFs follow.
 func TestRoutingInVM(t *testing.T) {
 	needProgram(t, "frr", "/usr/lib/frr/bgpd", "/usr/lib/frr/zebra")
-	vmtest.RunTests(t, "^TestVMBGPVrfSession$", 4*time.Minute)
+	vmtest.RunTests(t, "^TestRoutingVRFSession$", 4*time.Minute)
 }
 
-// TestVMBGPVrfSession: a neighbor in VRF rtred (a VRF device, fpPort1
+// TestRoutingVRFSession: a neighbor in VRF rtred (a VRF device, fpPort1
 // enslaved to it) reaches Established with the peer FRR behind fpPort1,
 // and the prefix it announces lands in the VRF's kernel table only.
-func TestVMBGPVrfSession(t *testing.T) {
+func TestRoutingVRFSession(t *testing.T) {
 	needProgram(t, "frr", "/usr/lib/frr/bgpd", "/usr/lib/frr/zebra")
 	l := newLabNamed(t, "rt", 1, KernelOptions{})
 	needFeature(t, l.k, l.k.Features().VRFDevice, "VRF devices")
