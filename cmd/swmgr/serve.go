@@ -52,6 +52,7 @@ type serveOptions struct {
 	accessLog         bool
 	metrics           bool
 	startupConfig     string
+	daemons           daemonFlags // linux backend: BGP, NTP, host settings
 
 	// Set by tests only.
 	accounts     accounts.Accounts                // instead of the backend's own
@@ -103,6 +104,7 @@ func serveCommand() *cobra.Command {
 	f.IntVar(&o.maxConnsPerClient, "max-conns-per-client", defaultMaxConnsPerClient, "open connections per client address (per uid on the Unix socket); more are closed at once")
 	f.BoolVar(&o.accessLog, "access-log", true, "log one line per request (at info level)")
 	f.BoolVar(&o.metrics, "metrics", true, "serve Prometheus metrics at /metrics")
+	addDaemonFlags(f, &o.daemons)
 	f.StringVar(&o.startupConfig, "startup-config", "", "on a new data directory, load this saved configuration (///abs/path, file:///abs/path or sftp://host/path; default: <data-dir>/startup-config if present); an encrypted one takes $"+nonceEnv+" and $"+passphraseEnv+"")
 	return cmd
 }
@@ -179,6 +181,9 @@ func serve(ctx context.Context, o *serveOptions) error {
 	case "linux":
 	default:
 		return fmt.Errorf("--backend %q: use sim or linux", o.backend)
+	}
+	if err := o.daemons.check(); err != nil {
+		return err
 	}
 
 	// Nothing is created unless the listeners can be bound.
@@ -432,6 +437,7 @@ func dumpCommand() *cobra.Command {
 func openLinuxBackend(o *serveOptions, others backend.Backend, onReconcile func([]string), log *slog.Logger) (backend.Backend, error) {
 	lo := linux.Options{Kernel: linux.KernelOptions{Netns: o.netns}, Version: version(), Others: others, Log: log, OnReconcile: onReconcile,
 		Journal: filepath.Join(o.dataDir, "linux-apply.journal")}
+	o.daemons.apply(&lo)
 	if o.portMap != "" {
 		b, err := os.ReadFile(o.portMap)
 		if err != nil {

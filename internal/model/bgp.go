@@ -122,6 +122,7 @@ func bgpNeighborStateFields() []*Field {
 			{Name: "Received", Type: Record, Sub: counters},
 		}},
 		{Name: "Queues", Type: Record, Doc: "messages waiting", Sub: []*Field{{Name: "Input", Type: Int}, {Name: "Output", Type: Int}}},
+		{Name: "ConnectionsEstablished", Type: Int, Doc: "sessions established so far: a reset shows as an increase (swmgr's addition)"},
 	}
 }
 

@@ -345,6 +345,10 @@ func builtinKinds() []*Kind {
 				{Name: "Status", Type: String},
 				{Name: "Stratum", Type: Int},
 				{Name: "Reach", Type: Int},
+				{Name: "Selected", Type: Bool, Doc: "the source the clock follows"},
+				{Name: "OffsetUsec", Type: Int, Doc: "the last sample's offset, microseconds"},
+				{Name: "DelayUsec", Type: Int, Doc: "round trip, microseconds"},
+				{Name: "JitterUsec", Type: Int, Doc: "standard deviation of the samples, microseconds"},
 			},
 		},
 		{
