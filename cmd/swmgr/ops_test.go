@@ -103,14 +103,14 @@ func TestObservability(t *testing.T) {
 			`swmgr_backend_apply_seconds_count{result="ok"}`,
 			`swmgr_revision `,
 			`swmgr_candidates 0`,
-			`swmgr_event_subscribers 0`,
+			`swmgr_event_subscribers 1`, // the archive scheduler's own subscription, no SSE client
 			`swmgr_port_if_in_octets{intf_ref="fpPort1"}`,
 			`swmgr_port_num_up_events{intf_ref="fpPort4"}`,
 			`swmgr_port_oper_state{intf_ref="fpPort1",oper_state="DOWN"} 1`,
 			`go_goroutines`,
 		} {
 			if !strings.Contains(text, want) {
-				t.Errorf("metrics lack %s", want)
+				t.Errorf("metrics lack %s:\n%s", want, text)
 			}
 		}
 		if m := regexp.MustCompile(`(?m)^swmgr_revision (\d+)$`).FindStringSubmatch(text); m == nil || m[1] == "0" {

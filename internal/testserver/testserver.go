@@ -119,11 +119,15 @@ func (s *Server) start(dir string, opts Options) error {
 		h = opts.Wrap(h)
 	}
 	throttle := auth.NewThrottle(auth.ThrottleOptions{})
-	var plain http.Handler = auth.Handler(h, auth.Options{Verifier: verifier, Throttle: throttle, Anonymous: true, Log: log, Refused: s.Handler.LogRefused})
+	// Without credentials, plain HTTP serves the local OS user on the other
+	// end: this process's own uid, which is admin (as for swmgr serve).
+	peers := auth.NewPeers(auth.PeerOptions{UserGroup: func(context.Context, string) (string, bool, error) { return "", false, nil }})
+	var plain http.Handler = auth.Handler(h, auth.Options{Verifier: verifier, Throttle: throttle, Peers: peers, Log: log, Refused: s.Handler.LogRefused})
 	if opts.Outer != nil {
 		plain = opts.Outer(plain)
 	}
 	s.plain = httptest.NewUnstartedServer(plain)
+	s.plain.Config.ConnContext = peers.ConnContext
 	s.plain.Start()
 	s.URL = s.plain.URL
 	s.tls = httptest.NewUnstartedServer(auth.Handler(h, auth.Options{Verifier: verifier, Throttle: throttle, Log: log, Refused: s.Handler.LogRefused}))
@@ -146,7 +150,7 @@ func (s *Server) TLSConfig() *tls.Config {
 // Serve serves ln like URL (credentials optional), for tests of other
 // transports such as a Unix socket; close the returned server when done.
 func (s *Server) Serve(ln net.Listener) *http.Server {
-	srv := &http.Server{Handler: s.plain.Config.Handler}
+	srv := &http.Server{Handler: s.plain.Config.Handler, ConnContext: s.plain.Config.ConnContext}
 	go srv.Serve(ln)
 	return srv
 }
