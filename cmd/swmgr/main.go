@@ -11,20 +11,27 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/openapi"
 )
 
 func main() {
+	if err := rootCommand().Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "swmgr:", err)
+		os.Exit(1)
+	}
+}
+
+func rootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "swmgr",
 		Short:         "Manage a network switch through a REST interface",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version(),
 	}
-	root.AddCommand(serveCommand(), dumpCommand(), docsCommand(), versionCommand(), configCommand())
-	if err := root.Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "swmgr:", err)
-		os.Exit(1)
-	}
+	root.SetVersionTemplate(versionLine())
+	root.AddCommand(serveCommand(), dumpCommand(), docsCommand(), openapiCommand(), versionCommand(), configCommand())
+	return root
 }
 
 func docsCommand() *cobra.Command {
@@ -34,6 +41,18 @@ func docsCommand() *cobra.Command {
 		Args:  cobra.NoArgs,
 		Run: func(cmd *cobra.Command, _ []string) {
 			fmt.Fprint(cmd.OutOrStdout(), model.Builtin().Markdown())
+		},
+	}
+}
+
+func openapiCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "openapi",
+		Short: "Print the OpenAPI 3.1 document (docs/openapi.json) generated from the model",
+		Long:  "Print the OpenAPI 3.1 document of the REST interface, generated from the object model; a running server serves the same at " + openapi.Path + ".",
+		Args:  cobra.NoArgs,
+		Run: func(cmd *cobra.Command, _ []string) {
+			cmd.OutOrStdout().Write(openapi.JSON(model.Builtin()))
 		},
 	}
 }

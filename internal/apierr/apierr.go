@@ -103,9 +103,10 @@ func (e *Error) Body() []byte {
 	return b
 }
 
-// Codes lists every error code, for the OpenAPI document.
+// Codes lists every error code, for the OpenAPI document (a test keeps it
+// complete).
 func Codes() []string {
-	return []string{CodeMalformedJSON, CodeWrongType, CodeUnknownField, CodeInvalidValue, CodeMissingField, CodeKeyChange,
+	return []string{CodeMalformedJSON, CodeMalformedQuery, CodeWrongType, CodeUnknownField, CodeInvalidValue, CodeMissingField, CodeKeyChange,
 		CodeReadOnly, CodeCreateOnly, CodeDanglingReference, CodeBadPaging, CodeUnknownKind, CodeNotFound,
 		CodeMethodNotAllowed, CodeDuplicate, CodeReferenced, CodeConflict, CodePrecondition, CodeBodyTooLarge,
 		CodeUnauthorized, CodeForbidden, CodeTooManyAttempts, CodeBackend, CodeNotReady, CodeNotImplemented, CodeInternal}

@@ -28,9 +28,14 @@ type obj = map[string]any
 
 func ref(name string) obj { return obj{"$ref": "#/components/schemas/" + name} }
 
+// Version is the document's info.version: the version of the interface
+// (the v1 of /public/v1 and its revisions), not of the binary, so that the
+// committed copy in docs/ does not change with every build.
+const Version = "1.0"
+
 // JSON renders the document, indented, ending with a newline.
-func JSON(reg *model.Registry, version string) []byte {
-	b, err := json.MarshalIndent(Document(reg, version), "", "  ")
+func JSON(reg *model.Registry) []byte {
+	b, err := json.MarshalIndent(Document(reg), "", "  ")
 	if err != nil {
 		panic(err) // only plain values above
 	}
@@ -38,7 +43,7 @@ func JSON(reg *model.Registry, version string) []byte {
 }
 
 // Document builds the document as plain maps and slices.
-func Document(reg *model.Registry, version string) map[string]any {
+func Document(reg *model.Registry) map[string]any {
 	g := &gen{reg: reg, schemas: obj{}, paths: obj{}}
 	g.common()
 	for _, k := range reg.Kinds() {
@@ -59,7 +64,7 @@ func Document(reg *model.Registry, version string) map[string]any {
 		"openapi": "3.1.0",
 		"info": obj{
 			"title":   "swmgr REST API",
-			"version": version,
+			"version": Version,
 			"description": "The REST interface of swmgr, wire-compatible with SnapRoute FlexSwitch's /public/v1 paths, plus swmgr's own " +
 				"candidates, revisions and change feed. Generated from the object model; see docs/api.md for the contract. " +
 				"Kind names in paths are case-insensitive (this document spells them as declared), and a trailing s lists a kind. " +
@@ -93,7 +98,6 @@ func reply(desc string, schema obj, headers ...string) obj {
 	if len(headers) > 0 {
 		h := obj{}
 		for _, name := range headers {
-			h[name] = obj{"$ref": "#/components/headers/" + name}
 			h[name] = obj{"schema": obj{"type": "string"}, "description": headerDoc[name]}
 		}
 		r["headers"] = h
@@ -331,6 +335,7 @@ func (g *gen) schema(k *model.Kind, f form, doc string) obj {
 var formatNames = map[model.Format][2]string{
 	model.FormatIPv4:     {"ipv4", "an IPv4 address"},
 	model.FormatIPv4CIDR: {"ipv4-interface", "<IPv4 address>/<prefix length>"},
+	model.FormatIPv4Host: {"ipv4-host", "an IPv4 address a host can have (not 0.0.0.0, broadcast or multicast)"},
 	model.FormatIPOrFQDN: {"ip-or-fqdn", "an IP address or a fully qualified domain name"},
 	model.FormatASN:      {"asn", "an AS number, asplain or asdot"},
 	model.FormatPortName: {"port-name", "fpPort<N> or fpPort<N>s<M>"},
@@ -341,6 +346,17 @@ var formatNames = map[model.Format][2]string{
 	model.FormatFileURI:  {"file-uri", "///abs/path, file:///abs/path or sftp://[user@]host[:port]/path"},
 	model.FormatAbsPath:  {"absolute-path", "an absolute path"},
 	model.FormatObjName:  {"object-name", "letters, digits, - _ ."},
+}
+
+// jsonType is the JSON Schema type of a scalar field.
+func jsonType(t model.Type) string {
+	switch t {
+	case model.Int:
+		return "integer"
+	case model.Bool:
+		return "boolean"
+	}
+	return "string"
 }
 
 func property(fd *model.Field, f form) obj {
@@ -447,7 +463,7 @@ func (g *gen) configKind(k *model.Kind, scope string) {
 	for _, f := range k.Keys() {
 		keyParams = append(keyParams, obj{"name": f.Name, "in": "query", "description": "key field (or give it in the body)", "schema": obj{"type": "string"}})
 	}
-	written := reply("done", obj{"oneOf": []any{ref("WriteSuccess"), ref("DryRunResult")}}, "ETag")
+	written := reply("done", obj{"anyOf": []any{ref("WriteSuccess"), ref("DryRunResult")}}, "ETag")
 	writeParams := func(ps []any) []any {
 		if inCandidate {
 			return ps
@@ -483,7 +499,7 @@ func (g *gen) configKind(k *model.Kind, scope string) {
 			"operationId": opID("Delete", ""), "tags": []any{tag}, "summary": "Delete a " + k.Name + " named by its key fields" + where,
 			"parameters":  writeParams(keyParams),
 			"requestBody": obj{"content": jsonContent(ref(k.Name + "Key"))},
-			"responses":   obj{"200": reply("deleted", obj{"oneOf": []any{ref("WriteSuccess"), ref("DryRunResult")}})},
+			"responses":   obj{"200": reply("deleted", obj{"anyOf": []any{ref("WriteSuccess"), ref("DryRunResult")}})},
 		})
 	}
 	g.op(base+"s", "GET", obj{
@@ -507,7 +523,7 @@ func (g *gen) configKind(k *model.Kind, scope string) {
 		g.op(base+"/{ObjectId}", "DELETE", obj{
 			"operationId": opID("Delete", "ById"), "tags": []any{tag}, "summary": "Delete a " + k.Name + " by ObjectId" + where,
 			"parameters": writeParams(idParams),
-			"responses":  obj{"200": reply("deleted", obj{"oneOf": []any{ref("WriteSuccess"), ref("DryRunResult")}})},
+			"responses":  obj{"200": reply("deleted", obj{"anyOf": []any{ref("WriteSuccess"), ref("DryRunResult")}})},
 		})
 	}
 }
@@ -533,8 +549,8 @@ func (g *gen) stateRoutes(k *model.Kind, schema string, byID bool) {
 	g.schemas[schema+"Reply"] = oneReply(schema)
 	var id obj = obj{"type": "string", "format": "uuid"}
 	if !byID {
-		g.schemas[schema+"Reply"] = obj{"type": "object", "required": []any{"Object"}, "properties": obj{"Object": ref(schema)}, "additionalProperties": false}
-		id = obj{"type": "string"}
+		id = obj{"type": "string", "description": "entries of a state-only kind have no ObjectId: always \"\""}
+		g.schemas[schema+"Reply"] = obj{"type": "object", "required": []any{"Object", "ObjectId"}, "properties": obj{"Object": ref(schema), "ObjectId": id}, "additionalProperties": false}
 	}
 	g.schemas[schema+"Page"] = page(schema, id)
 	var keyParams []any
@@ -543,7 +559,7 @@ func (g *gen) stateRoutes(k *model.Kind, schema string, byID bool) {
 		fields = k.Fields[:1] // the state kind's first field orders and names its entries
 	}
 	for _, f := range fields {
-		keyParams = append(keyParams, obj{"name": f.Name, "in": "query", "description": "key field", "schema": obj{"type": map[model.Type]string{model.Int: "integer"}[f.Type] + map[model.Type]string{model.String: "string"}[f.Type]}})
+		keyParams = append(keyParams, obj{"name": f.Name, "in": "query", "description": "key field", "schema": obj{"type": jsonType(f.Type)}})
 	}
 	g.op(base, "GET", obj{
 		"operationId": "getState" + pathName, "tags": []any{k.Name}, "summary": "Read the state of one " + pathName,
@@ -570,7 +586,7 @@ func (g *gen) action(k *model.Kind) {
 		"operationId": "action" + k.Name, "tags": []any{"Actions"}, "summary": k.Doc,
 		"parameters":  []any{param("dry_run")},
 		"requestBody": obj{"content": jsonContent(ref(k.Name))},
-		"responses":   obj{"200": reply("done", obj{"oneOf": []any{ref("Success"), ref("CommitResult"), ref("DryRunResult")}})},
+		"responses":   obj{"200": reply("done", obj{"anyOf": []any{ref("Success"), ref("CommitResult"), ref("DryRunResult")}})},
 	})
 }
 
