@@ -84,7 +84,6 @@ func (ob *observability) outer(authed http.Handler) http.Handler {
 		case p == obs.HealthzPath || p == obs.ReadyzPath:
 			ob.health.ServeHTTP(w, r)
 		case p == openapi.Path && (r.Method == http.MethodGet || r.Method == http.MethodHead):
-			obs.SetClass(w, "service")
 			w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 			w.Header().Set("Access-Control-Allow-Origin", "*")
 			w.Write(ob.apiDoc)
