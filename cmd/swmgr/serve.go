@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -124,18 +125,55 @@ func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
 	return nil, fmt.Errorf("--log-format %q: use text or json", format)
 }
 
-func version() string {
+// buildVersion and buildCommit are set when packaging, with -ldflags
+// "-X main.buildVersion=1.2.3 -X main.buildCommit=<hash>"; a plain build
+// reports the module version or "dev", and the commit Go recorded.
+var buildVersion, buildCommit string
+
+// buildInfo says what this binary is: its version, the commit it was built
+// from ("unknown" without VCS information; "+dirty" if the tree had
+// changes) and the Go version.
+func buildInfo() (ver, commit, goVersion string) {
+	ver, commit, goVersion = buildVersion, "unknown", runtime.Version()
 	if bi, ok := debug.ReadBuildInfo(); ok {
-		if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-			return bi.Main.Version
+		if ver == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			ver = bi.Main.Version
 		}
+		dirty := false
 		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				return "swmgr-dev-" + s.Value[:12]
+			switch s.Key {
+			case "vcs.revision":
+				commit = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
 			}
 		}
+		if dirty && commit != "unknown" {
+			commit += "+dirty"
+		}
 	}
-	return "swmgr-dev"
+	if buildCommit != "" {
+		commit = buildCommit
+	}
+	if ver == "" {
+		ver = "dev"
+	}
+	return ver, commit, goVersion
+}
+
+// version is the one-word version the log and the API report.
+func version() string {
+	ver, commit, _ := buildInfo()
+	if ver == "dev" && len(commit) >= 12 && commit != "unknown" {
+		return "dev-" + commit[:12]
+	}
+	return ver
+}
+
+// versionLine is what --version and `swmgr version` print.
+func versionLine() string {
+	ver, commit, goVersion := buildInfo()
+	return fmt.Sprintf("swmgr %s (commit %s, %s %s/%s)\n", ver, commit, goVersion, runtime.GOOS, runtime.GOARCH)
 }
 
 func serve(ctx context.Context, o *serveOptions) error {
@@ -408,7 +446,7 @@ func versionCommand() *cobra.Command {
 		Use:   "version",
 		Short: "Print the version",
 		Args:  cobra.NoArgs,
-		Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprintln(cmd.OutOrStdout(), version()) },
+		Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprint(cmd.OutOrStdout(), versionLine()) },
 	}
 }
 
