@@ -10,8 +10,10 @@ require (
 )
 
 require (
+	github.com/ergochat/readline v0.1.3 // indirect
 	github.com/go-crypt/x v0.4.16 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/spf13/pflag v1.0.10 // indirect
 	golang.org/x/sys v0.45.0 // indirect
+	golang.org/x/text v0.9.0 // indirect
 )
