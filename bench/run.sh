@@ -76,7 +76,7 @@ verdict() { # value op target -> PASS|FAIL
 		print ok ? "PASS" : "FAIL"}'
 }
 swmgr_args() { # data-dir port: sets SW_ARGS
-	SW_ARGS=(serve --data-dir "$1" --http "127.0.0.1:$2" --https "" --ports 32 --log-format text)
+	SW_ARGS=(serve --data-dir "$1" --http "127.0.0.1:$2" --https "" --socket "" --ports 32 --log-format text)
 }
 start_swmgr() { # data-dir port [pin command...]; sets SW_PID, waits until it answers
 	local dir=$1 port=$2

@@ -91,9 +91,11 @@ func freeAddr(t testing.TB) string {
 }
 
 // serveArgs is the command line of `swmgr serve` on dir and addr. HTTPS is
-// disabled: the tests use plain HTTP on loopback, which needs no credentials.
+// disabled: the tests use plain HTTP on loopback, which needs no credentials
+// (the tests run as root, which is admin). The Unix socket is in the data
+// directory, so that servers running at once do not share the default one.
 func serveArgs(dir, addr string, extra ...string) []string {
-	return append([]string{"serve", "--data-dir", dir, "--http", addr, "--https", ""}, extra...)
+	return append([]string{"serve", "--data-dir", dir, "--http", addr, "--https", "", "--socket", filepath.Join(dir, "swmgr.sock")}, extra...)
 }
 
 // startServer runs swmgr on dir ("" for a fresh t.TempDir()) with extra

@@ -120,6 +120,15 @@ func TestSIGTERMIsPrompt(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { c.Close() })
+			// The listener accepts in order, and net/http marks a connection
+			// new before it accepts the next: once a later connection is
+			// answered, swmgr holds this one (not only the kernel's backlog).
+			later := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+			resp, err := later.Get("http://" + s.addr + "/public/v1/config/SystemParam")
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
 			return func() {}
 		}},
 		{"idle keep-alive connection", false, func(t *testing.T, s *server) func() {

@@ -10,6 +10,7 @@ package test
 import (
 	"encoding/json"
 	"fmt"
+	"os/user"
 	"strings"
 	"testing"
 	"time"
@@ -210,6 +211,13 @@ func TestConfigLog(t *testing.T) {
 	s.expect(t, 200, "GET", "/config/NtpServers", "")
 	s.expect(t, 200, "GET", "/state/Port?IntfRef=fpPort1", "")
 
+	// A request without credentials on loopback is attributed to the OS
+	// user who sent it: this test's own.
+	me, err := user.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	localUser := me.Username
 	log := configLog(t, s)
 	if len(log) != start+len(writes) {
 		t.Fatalf("%d new log entries for %d writes: %+v", len(log)-start, len(writes), log)
@@ -232,8 +240,8 @@ func TestConfigLog(t *testing.T) {
 		if e.UserAddr != addrs[i] {
 			t.Errorf("%s: UserAddr %q, the request came from %q", what, e.UserAddr, addrs[i])
 		}
-		if e.UserName != "" {
-			t.Errorf("%s: UserName %q for an anonymous loopback request", what, e.UserName)
+		if e.UserName != localUser {
+			t.Errorf("%s: UserName %q for a loopback request without credentials from OS user %q", what, e.UserName, localUser)
 		}
 	}
 	// One entry by its SeqNum.

@@ -65,7 +65,10 @@ func startSwmgr(t *testing.T, o *serveOptions) *instance {
 	if o.https == "-" {
 		o.https = ""
 	}
-	o.backend, o.ports, o.logFormat, o.logLevel = "sim", 4, "text", "debug"
+	if o.backend == "" {
+		o.backend = "sim"
+	}
+	o.ports, o.logFormat, o.logLevel = 4, "text", "debug"
 	s := &instance{t: t, o: o, logs: &syncBuffer{}}
 	o.logOut = s.logs
 	ready := make(chan [2]string, 1)
@@ -228,6 +231,26 @@ func TestAccessOverHTTPS(t *testing.T) {
 		if resp, err := old.Get(s.secure + "/config/Users"); err == nil {
 			resp.Body.Close()
 			t.Error("a TLS 1.1 client was served")
+		}
+		// TLS 1.2 offers no CBC suite (SHA-1 MACs); the AEAD ones work.
+		for _, tc := range []struct {
+			suite uint16
+			ok    bool
+		}{
+			{tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA, false},
+			{tls.TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA, false},
+			{tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256, false},
+			{tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, true},
+			{tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256, true},
+		} {
+			c := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: s.pool, MaxVersion: tls.VersionTLS12, CipherSuites: []uint16{tc.suite}}}}
+			resp, err := c.Get(s.secure + "/config/Users")
+			if err == nil {
+				resp.Body.Close()
+			}
+			if (err == nil) != tc.ok {
+				t.Errorf("TLS 1.2 with only %s: %v, want served %v", tls.CipherSuiteName(tc.suite), err, tc.ok)
+			}
 		}
 	})
 
@@ -528,7 +551,9 @@ func TestServeFlags(t *testing.T) {
 	}{
 		{serveOptions{http: "", https: ""}, "no listener"},
 		{serveOptions{http: "127.0.0.1:0", tlsCert: "c.pem"}, "go together"},
-		{serveOptions{http: "127.0.0.1:0", backend: "linux", ports: 4}, "not built yet"},
+		{serveOptions{http: "127.0.0.1:0", backend: "linux", ports: 4, portMap: "/nonexistent/ports.conf"}, "--port-map: open /nonexistent/ports.conf"},
+		{serveOptions{http: "127.0.0.1:0", backend: "sim", ports: 4, netns: "x"}, "are for --backend linux"},
+		{serveOptions{http: "127.0.0.1:0", backend: "asic", ports: 4}, "use sim or linux"},
 	} {
 		tc.o.dataDir, tc.o.logFormat, tc.o.logLevel, tc.o.logOut = t.TempDir(), "text", "info", io.Discard
 		if tc.o.backend == "" {

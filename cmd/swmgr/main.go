@@ -20,7 +20,7 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(serveCommand(), dumpCommand(), docsCommand(), versionCommand())
+	root.AddCommand(serveCommand(), dumpCommand(), docsCommand(), versionCommand(), configCommand())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "swmgr:", err)
 		os.Exit(1)

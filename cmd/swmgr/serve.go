@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
@@ -20,8 +21,12 @@ import (
 	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/api"
 	"github.com/swmgr/swmgr/internal/auth"
+	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/backend/linux"
 	"github.com/swmgr/swmgr/internal/backend/sim"
+	"github.com/swmgr/swmgr/internal/connlimit"
 	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/lifecycle"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/secrets"
 	"github.com/swmgr/swmgr/internal/store"
@@ -35,9 +40,19 @@ type serveOptions struct {
 	tlsCert, tlsKey   string
 	adminPasswordFile string
 	backend           string
+	netns             string
+	portMap           string
 	ports             int
 	logFormat         string
 	logLevel          string
+	socket            string // Unix socket path; "" disables it
+	localOthers       string // read or refuse: local users who are not Users
+	headerTimeout     time.Duration
+	bodyTimeout       time.Duration
+	maxConnsPerClient int
+	accessLog         bool
+	metrics           bool
+	startupConfig     string
 
 	// Set by tests only.
 	accounts     accounts.Accounts                // instead of the backend's own
@@ -76,10 +91,20 @@ func serveCommand() *cobra.Command {
 	f.StringVar(&o.tlsCert, "tls-cert", "", "HTTPS certificate chain (PEM); default: a self-signed one made in the data directory")
 	f.StringVar(&o.tlsKey, "tls-key", "", "private key of --tls-cert (PEM)")
 	f.StringVar(&o.adminPasswordFile, "admin-password-file", "", "file holding the first admin's password (else $"+adminPasswordEnv+", else generated into <data-dir>/"+initialPasswordFile+")")
-	f.StringVar(&o.backend, "backend", "sim", "switch backend: sim (simulated switch)")
+	f.StringVar(&o.backend, "backend", "sim", "switch backend: sim (simulated switch) or linux (this machine's kernel)")
+	f.StringVar(&o.netns, "netns", "", "linux backend: the switch's network namespace (default: swmgr's own)")
+	f.StringVar(&o.portMap, "port-map", "", "linux backend: file of \"fpPort<N> <netdev>\" lines (default: netdevs swp<N> or fpPort<N> are fpPort<N>)")
 	f.IntVar(&o.ports, "ports", 32, "front-panel ports of the simulated switch")
 	f.StringVar(&o.logFormat, "log-format", "text", "log format: text or json")
 	f.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	f.StringVar(&o.socket, "socket", defaultSocketFlag, "Unix socket for local clients, identified by SO_PEERCRED (\"\" disables it)")
+	f.StringVar(&o.localOthers, "local-others", "read", "what local OS users who are not swmgr Users may do without credentials (loopback HTTP, the socket): read or refuse")
+	f.DurationVar(&o.headerTimeout, "header-timeout", defaultHeaderTimeout, "time a client has to send a request's headers (and the TLS handshake)")
+	f.DurationVar(&o.bodyTimeout, "body-timeout", defaultBodyTimeout, "time a client has to send a request's body, after its headers")
+	f.IntVar(&o.maxConnsPerClient, "max-conns-per-client", defaultMaxConnsPerClient, "open connections per client address (per uid on the Unix socket); more are closed at once")
+	f.BoolVar(&o.accessLog, "access-log", true, "log one line per request (at info level)")
+	f.BoolVar(&o.metrics, "metrics", true, "serve Prometheus metrics at /metrics")
+	f.StringVar(&o.startupConfig, "startup-config", "", "on a new data directory, load this saved configuration (///abs/path, file:///abs/path or sftp://host/path; default: <data-dir>/startup-config if present); an encrypted one takes $"+nonceEnv+" and $"+passphraseEnv+"")
 	return cmd
 }
 
@@ -122,11 +147,23 @@ func serve(ctx context.Context, o *serveOptions) error {
 		return err
 	}
 	// The first admin's password is read once and kept out of the
-	// environment of anything swmgr runs.
+	// environment of anything swmgr runs, and of /proc/<pid>/environ.
 	envPassword := os.Getenv(adminPasswordEnv)
+	if envPassword != "" {
+		if err := scrubEnviron(adminPasswordEnv); err != nil {
+			return fmt.Errorf("$%s: %w; give the password with --admin-password-file instead", adminPasswordEnv, err)
+		}
+	}
 	os.Unsetenv(adminPasswordEnv)
-	if o.http == "" && o.https == "" {
-		return errors.New("no listener: give --http or --https")
+	// So are the Nonce and Passphrase of an encrypted startup configuration.
+	startupNonce, startupPassphrase := os.Getenv(nonceEnv), os.Getenv(passphraseEnv)
+	os.Unsetenv(nonceEnv)
+	os.Unsetenv(passphraseEnv)
+	if err := o.defaults(); err != nil {
+		return err
+	}
+	if o.http == "" && o.https == "" && o.socket == "" {
+		return errors.New("no listener: give --http, --https or --socket")
 	}
 	if (o.tlsCert == "") != (o.tlsKey == "") {
 		return errors.New("--tls-cert and --tls-key go together")
@@ -136,17 +173,31 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 	switch o.backend {
 	case "sim":
+		if o.netns != "" || o.portMap != "" {
+			return errors.New("--netns and --port-map are for --backend linux")
+		}
 	case "linux":
-		return errors.New("--backend linux: the Linux backend is not built yet; use sim")
 	default:
-		return fmt.Errorf("--backend %q: use sim", o.backend)
+		return fmt.Errorf("--backend %q: use sim or linux", o.backend)
 	}
+
+	// Nothing is created unless the listeners can be bound.
+	if err := probeListen("--https", o.https); err != nil {
+		return err
+	}
+	if err := probeListen("--http", o.http); err != nil {
+		return err
+	}
+	ob := newObservability(o, log)
 
 	st, err := store.Open(o.dataDir)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer func() {
+		st.Close()
+		os.Remove(filepath.Join(o.dataDir, "swmgr.pid")) // a clean exit leaves no pid file
+	}()
 	box, err := secrets.Open(o.dataDir)
 	if err != nil {
 		return err
@@ -159,12 +210,62 @@ func serve(ctx context.Context, o *serveOptions) error {
 	verifier := auth.NewVerifier(auth.AccountsCheck(acc, func(ctx context.Context, name string) (bool, error) {
 		return eng.HasUser(ctx, name)
 	}), auth.VerifierOptions{})
-	be := sim.New(sim.Options{Ports: o.ports, Version: version(), Accounts: accounts.Observe(acc, verifier.Forget), OwnAccounts: owned, CLIShell: cliShell()})
+	peers := auth.NewPeers(auth.PeerOptions{
+		UserGroup:    func(ctx context.Context, name string) (string, bool, error) { return userGroup(ctx, eng, acc, name) },
+		RefuseOthers: o.localOthers == "refuse",
+	})
+	accountChanged := func(name string) {
+		verifier.Forget(name)
+		peers.Forget(name)
+	}
+	var be backend.Backend = sim.New(sim.Options{Ports: o.ports, Version: version(), Accounts: accounts.Observe(acc, accountChanged), OwnAccounts: owned, CLIShell: cliShell()})
+	if o.backend == "linux" {
+		// What a reconciliation puts back goes to the config log as an
+		// entry of its own (API "reconcile").
+		onReconcile := func(changes []string) {
+			data := strings.Join(changes, "; ")
+			if len(data) > 2000 {
+				data = data[:2000] + "..."
+			}
+			req := engine.Request{Meta: engine.Meta{Source: "reconcile", Comment: "the kernel differed from the configuration"},
+				Log: &engine.LogInfo{API: "reconcile", Operation: "RECONCILE", Data: data}}
+			if _, err := eng.Commit(context.WithoutCancel(ctx), req); err != nil {
+				log.Warn("config log entry of a reconciliation", "err", err)
+			}
+		}
+		if be, err = openLinuxBackend(o, be, onReconcile, log); err != nil {
+			return err
+		}
+	}
+	lcState := lifecycle.WrapState(be)
+	be = lcState
 	defer be.Close()
+	if ob.metrics != nil {
+		be = ob.metrics.WrapBackend(be)
+	}
+	var newDataDir bool // nothing was ever committed: the startup configuration applies
+	if err := st.View(func(tx *store.Tx) error { newDataDir = tx.Revision() == 0; return nil }); err != nil {
+		return err
+	}
 	eng = engine.New(model.Builtin(), st, be, box, log)
+	ob.watch(st, eng, log)
 	if err := eng.Start(ctx); err != nil {
 		return fmt.Errorf("start: %w", err)
 	}
+	lc, err := lifecycle.New(lifecycle.Options{Engine: eng, Sealer: box, DataDir: o.dataDir, Version: version(), Log: log})
+	if err != nil {
+		return err
+	}
+	lcState.Attach(lc)
+	if newDataDir {
+		if _, err := lc.LoadStartup(ctx, o.startupConfig, startupNonce, startupPassphrase); err != nil {
+			return err
+		}
+	}
+	if err := lc.Start(ctx); err != nil {
+		return err
+	}
+	defer lc.Close()
 	if !o.noFirstAdmin {
 		if err := ensureFirstAdmin(ctx, eng, o, envPassword, log); err != nil {
 			return err
@@ -172,22 +273,55 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 
 	handler := api.New(eng, log)
-	throttle := auth.NewThrottle(o.throttle)
-	newServer := func(h http.Handler) *http.Server {
+	for name, action := range lc.Actions() {
+		handler.HandleAction(name, action)
+	}
+	inner := ob.inner(handler)
+	throttleOpts := o.throttle
+	if ob.metrics != nil {
+		throttleOpts.OnLockout = ob.metrics.Lockout
+	}
+	throttle := auth.NewThrottle(throttleOpts)
+	authOptions := func(local bool) auth.Options {
+		ao := auth.Options{Verifier: verifier, Throttle: throttle, BodyTimeout: o.bodyTimeout, Log: log, Refused: handler.LogRefused}
+		if local {
+			ao.Peers = peers
+		}
+		return ao
+	}
+	perListener := connsPerListener()
+	limit := func(ln net.Listener, what string) net.Listener {
+		return connlimit.New(ln, connlimit.Options{PerClient: o.maxConnsPerClient, Total: perListener, Refused: func(client string, total bool) {
+			if total {
+				log.Warn("connection refused: too many open connections", "listener", what, "client", client, "max", perListener)
+			} else {
+				log.Warn("connection refused: too many open connections from one client", "listener", what, "client", client, "max", o.maxConnsPerClient)
+			}
+		}})
+	}
+	newServer := func(h http.Handler, local bool) *http.Server {
 		srv := &http.Server{
-			Handler:           h,
-			ReadHeaderTimeout: 10 * time.Second,
+			Handler:           ob.outer(auth.Handler(h, authOptions(local))),
+			ReadHeaderTimeout: o.headerTimeout,
 			IdleTimeout:       2 * time.Minute,
+			MaxHeaderBytes:    64 << 10,
 			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		}
+		if local {
+			srv.ConnContext = peers.ConnContext
 		}
 		closeFreshConnsOnShutdown(srv, log)
 		return srv
 	}
+	type listener struct {
+		srv *http.Server
+		ln  net.Listener
+		tls bool
+	}
 	var (
-		servers             []*http.Server
-		httpAddr, httpsAddr string
-		fingerprint         string
-		httpLn, httpsLn     net.Listener
+		listeners                       []listener
+		httpAddr, httpsAddr, socketPath string
+		fingerprint                     string
 	)
 	if o.https != "" {
 		cert, err := serverCertificate(o, o.https, log)
@@ -195,33 +329,45 @@ func serve(ctx context.Context, o *serveOptions) error {
 			return fmt.Errorf("--https: %w", err)
 		}
 		fingerprint = tlscert.Fingerprint(cert)
-		if httpsLn, err = net.Listen("tcp", o.https); err != nil {
+		ln, err := net.Listen("tcp", o.https)
+		if err != nil {
 			return fmt.Errorf("--https: %w (give a free address, or --https \"\" to disable HTTPS)", err)
 		}
-		defer httpsLn.Close()
-		httpsAddr = httpsLn.Addr().String()
-		srv := newServer(auth.Handler(handler, auth.Options{Verifier: verifier, Throttle: throttle, Log: log, Refused: handler.LogRefused}))
+		defer ln.Close()
+		httpsAddr = ln.Addr().String()
+		srv := newServer(inner, false)
 		srv.TLSConfig = tlscert.Config(cert)
-		servers = append(servers, srv)
+		listeners = append(listeners, listener{srv, limit(ln, "https"), true})
 	}
 	if o.http != "" {
-		if httpLn, err = net.Listen("tcp", o.http); err != nil {
+		ln, err := net.Listen("tcp", o.http)
+		if err != nil {
 			return fmt.Errorf("--http: %w", err)
 		}
-		defer httpLn.Close()
-		httpAddr = httpLn.Addr().String()
+		defer ln.Close()
+		httpAddr = ln.Addr().String()
 		// Without credentials only on a loopback address (the local tools).
-		servers = append(servers, newServer(auth.Handler(handler, auth.Options{Verifier: verifier, Throttle: throttle, Anonymous: auth.Loopback(httpAddr), Log: log, Refused: handler.LogRefused})))
+		listeners = append(listeners, listener{newServer(inner, auth.Loopback(httpAddr)), limit(ln, "http"), false})
 	}
-	errc := make(chan error, len(servers))
-	for _, srv := range servers {
-		if srv.TLSConfig != nil {
-			go func() { errc <- fmt.Errorf("https: %w", srv.ServeTLS(httpsLn, "", "")) }()
+	if o.socket != "" {
+		ln, err := listenSocket(o.socket)
+		if err != nil {
+			return fmt.Errorf("--socket: %w", err)
+		}
+		defer ln.Close()
+		socketPath = o.socket
+		listeners = append(listeners, listener{newServer(inner, true), limit(ln, "socket"), false})
+	}
+	errc := make(chan error, len(listeners))
+	for _, l := range listeners {
+		if l.tls {
+			go func() { errc <- fmt.Errorf("https: %w", l.srv.ServeTLS(l.ln, "", "")) }()
 		} else {
-			go func() { errc <- fmt.Errorf("http: %w", srv.Serve(httpLn)) }()
+			go func() { errc <- fmt.Errorf("serve %s: %w", l.ln.Addr(), l.srv.Serve(l.ln)) }()
 		}
 	}
-	log.Info("swmgr serving", "http", httpAddr, "https", httpsAddr, "cert_sha256", fingerprint, "data_dir", o.dataDir, "backend", be.Name(), "version", version(), "revision", eng.Revision())
+	log.Info("swmgr serving", "http", httpAddr, "https", httpsAddr, "socket", socketPath, "cert_sha256", fingerprint, "data_dir", o.dataDir, "backend", be.Name(), "version", version(), "revision", eng.Revision())
+	ob.ready(log)
 	if o.ready != nil {
 		o.ready(httpAddr, httpsAddr)
 	}
@@ -234,8 +380,8 @@ func serve(ctx context.Context, o *serveOptions) error {
 	handler.CloseStreams() // change-feed clients would otherwise hold Shutdown for its whole timeout
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	for _, srv := range servers {
-		if err := srv.Shutdown(sctx); err != nil {
+	for _, l := range listeners {
+		if err := l.srv.Shutdown(sctx); err != nil {
 			log.Warn("shutdown", "err", err)
 		}
 	}
@@ -268,4 +414,24 @@ func dumpCommand() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&dataDir, "data-dir", defaultDataDir(), "data directory")
 	return cmd
+}
+
+// openLinuxBackend starts the Linux backend; the kinds that are not the
+// dataplane's (users, BGP, NTP, system settings) stay with others until
+// their own Linux drivers exist.
+func openLinuxBackend(o *serveOptions, others backend.Backend, onReconcile func([]string), log *slog.Logger) (backend.Backend, error) {
+	lo := linux.Options{Kernel: linux.KernelOptions{Netns: o.netns}, Version: version(), Others: others, Log: log, OnReconcile: onReconcile,
+		Journal: filepath.Join(o.dataDir, "linux-apply.journal")}
+	if o.portMap != "" {
+		b, err := os.ReadFile(o.portMap)
+		if err != nil {
+			return nil, fmt.Errorf("--port-map: %w", err)
+		}
+		lo.PortMap, lo.PortMapName = b, o.portMap
+	}
+	be, err := linux.New(lo)
+	if err != nil {
+		return nil, fmt.Errorf("--backend linux: %w", err)
+	}
+	return be, nil
 }

@@ -23,6 +23,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/go-crypt/crypt"
 	"github.com/go-crypt/crypt/algorithm"
@@ -126,8 +128,12 @@ func CheckPassword(password string) error {
 	if len(password) < MinPassword {
 		return fmt.Errorf("%w: a password needs at least %d characters", ErrInvalid, MinPassword)
 	}
-	if strings.ContainsFunc(password, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return fmt.Errorf("%w: a password cannot hold control characters", ErrInvalid)
+	// Unicode category C (controls such as U+0085, format characters,
+	// unassigned code points), as the model's rule: not only the C0 set.
+	if strings.ContainsFunc(password, func(r rune) bool {
+		return !unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Z)
+	}) || !utf8.ValidString(password) {
+		return fmt.Errorf("%w: a password cannot hold control, format or unassigned characters (Unicode category C) or invalid UTF-8", ErrInvalid)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -18,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -26,6 +28,7 @@ import (
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/obs"
 )
 
 // MaxBody is the largest request body accepted.
@@ -50,11 +53,35 @@ type Server struct {
 
 	closing   chan struct{} // closed by CloseStreams
 	closeOnce sync.Once
+
+	// FeedWriteTimeout bounds each write to a change-feed subscriber; one
+	// whose connection takes no data for that long is dropped. Set before
+	// serving; New sets FeedWriteTimeoutDefault.
+	FeedWriteTimeout time.Duration
+
+	actions map[string]ActionHandler // set before serving
 }
+
+// ActionHandler runs one action: fields parsed, defaulted and validated by
+// the model; it records itself in the config log through info (nil on a
+// dry run) and returns the response body.
+type ActionHandler = func(ctx context.Context, fields model.Object, dryRun bool, meta engine.Meta, info *engine.LogInfo) ([]byte, error)
+
+// HandleAction serves the action kind name with h. Call it before serving.
+func (s *Server) HandleAction(name string, h ActionHandler) {
+	if s.actions == nil {
+		s.actions = map[string]ActionHandler{}
+	}
+	s.actions[name] = h
+}
+
+// FeedWriteTimeoutDefault: a subscriber that has not taken a write for this
+// long has stopped reading (a heartbeat goes every 15 s at most).
+const FeedWriteTimeoutDefault = 30 * time.Second
 
 // New makes a REST server over an engine.
 func New(eng *engine.Engine, log *slog.Logger) *Server {
-	return &Server{eng: eng, reg: eng.Registry(), log: log, closing: make(chan struct{})}
+	return &Server{eng: eng, reg: eng.Registry(), log: log, closing: make(chan struct{}), FeedWriteTimeout: FeedWriteTimeoutDefault}
 }
 
 // CloseStreams ends every change-feed stream, so that an HTTP server
@@ -92,6 +119,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		setCORS(h)
 	}
 
+	// Every handler reads r.URL.Query(), which silently drops what it cannot
+	// decode; refusing such a query here first means none of them can act on
+	// a query that says something else than the client sent.
+	if _, err := model.ParseQueryString(r.URL.RawQuery, repeatableParam); err != nil {
+		if isWrite(r.Method) && strings.HasPrefix(r.URL.Path, Prefix) {
+			s.logEarlyFailure(r, err)
+		}
+		s.fail(w, r, err)
+		return
+	}
 	if s.serveTxn(w, r) {
 		return
 	}
@@ -103,6 +140,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, rerr)
 		return
 	}
+	obs.SetClass(w, route.metricsClass())
 	if r.Method == http.MethodOptions {
 		h.Set("Allow", strings.Join(route.Allowed(), ", "))
 		w.WriteHeader(http.StatusNoContent)
@@ -130,6 +168,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 	}
 }
+
+// repeatableParam: NextMarker may repeat (the FlexSwitch SDK sends it back
+// and it is ignored); any other query parameter given twice is a 400.
+func repeatableParam(name string) bool { return name == "NextMarker" }
 
 func isWrite(method string) bool {
 	return method == http.MethodPost || method == http.MethodPatch || method == http.MethodDelete
@@ -339,6 +381,7 @@ func (q *request) write(op backend.Op) error {
 	if err != nil {
 		return err // Apply logged it
 	}
+	obs.SetRevision(q.w, out.Revision)
 	id := out.IDs[0]
 	h := q.w.Header()
 	status := http.StatusOK
@@ -502,8 +545,8 @@ func (q *request) action() error {
 	if err == nil {
 		err = q.kind.RequireFields(fields)
 	}
+	obj := q.kind.Defaults()
 	if err == nil {
-		obj := q.kind.Defaults()
 		for n, v := range fields {
 			obj[n] = v
 		}
@@ -512,6 +555,14 @@ func (q *request) action() error {
 	var dry bool
 	if err == nil {
 		dry, err = dryRun(q.r)
+	}
+	if h := q.s.actions[q.kind.Name]; h != nil && err == nil {
+		body, herr := h(q.r.Context(), obj, dry, q.meta, q.info)
+		if herr != nil {
+			return herr // the handler logged it
+		}
+		q.send(http.StatusOK, body)
+		return nil
 	}
 	if err == nil && dry {
 		if q.kind.Name == "Rollback" {
@@ -535,6 +586,7 @@ func (q *request) action() error {
 			if out.Revision != 0 {
 				q.w.Header().Set("ETag", engine.ETag(out.Revision))
 			}
+			obs.SetRevision(q.w, out.Revision)
 			q.send(http.StatusOK, mustJSON(map[string]any{"Result": "Success", "Revision": out.Revision, "Changes": nonNil(out.Diffs)}))
 			return nil
 		case "ClearConfigLog":

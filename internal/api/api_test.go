@@ -334,7 +334,7 @@ func apiBadRows(a *apiHarness) []apiBadRow {
 		{name: "unsupported speed (switch)", method: "PATCH", path: "/config/Port", body: `{"IntfRef":"fpPort1","Speed":20000}`, wantStatus: 400, wantCode: "backend_failed"},
 		{name: "bad dry_run", method: "PATCH", path: "/config/NtpServer?dry_run=maybe", body: `{"IpAddr":"192.0.2.10","MinPoll":5}`, wantStatus: 400, wantCode: "invalid_value"},
 		{name: "query key disagrees with body", method: "PATCH", path: "/config/NtpServer?IpAddr=192.0.2.10", body: `{"IpAddr":"192.0.2.11","MinPoll":5}`, wantStatus: 400, wantCode: "invalid_value"},
-		{name: "query key given twice", method: "PATCH", path: "/config/Port?IntfRef=fpPort1&IntfRef=fpPort2", body: `{"AdminState":"UP"}`, wantStatus: 400, wantCode: "invalid_value", wantField: "IntfRef"},
+		{name: "query key given twice", method: "PATCH", path: "/config/Port?IntfRef=fpPort1&IntfRef=fpPort2", body: `{"AdminState":"UP"}`, wantStatus: 400, wantCode: "malformed_query", wantField: "IntfRef"},
 		{name: "query key and its alias", method: "DELETE", path: "/config/User?Name=alice&NAME=bob", wantStatus: 400, wantCode: "invalid_value", wantField: "Name"},
 		{name: "action: bad file URI", method: "POST", path: "/action/SaveConfig", body: `{"DstFileURI":"ftp://host/x"}`, wantStatus: 400, wantCode: "invalid_value"},
 		{name: "action: Nonce without Passphrase", method: "POST", path: "/action/ResetConfigToFile", body: `{"Nonce":"n"}`, wantStatus: 400, wantCode: "invalid_value"},

@@ -31,6 +31,15 @@ func badInputFixture(t *testing.T) (*txnServer, map[string]string) {
 		}
 		ids[c.name], _ = body["ObjectId"].(string)
 	}
+	// A candidate with one staged edit, for the commit rows.
+	code, body, _ := s.do("POST", "/candidates", `{"Comment":"staged"}`)
+	if code != 201 {
+		t.Fatalf("fixture candidate: %d %v", code, body)
+	}
+	ids["cand"], _ = body["CandidateId"].(string)
+	if code, body, _ := s.do("POST", "/candidates/"+ids["cand"]+"/config/NtpServer", `{"IpAddr":"10.0.0.77"}`); code != 201 {
+		t.Fatalf("fixture staged edit: %d %v", code, body)
+	}
 	return s, ids
 }
 
@@ -161,12 +170,52 @@ func TestBadInputsChangeNothing(t *testing.T) {
 		{"Count too large", "GET", "/config/NtpServers?Count=1025", ``, nil, 400, "bad_paging"},
 		{"marker negative", "GET", "/config/NtpServers?CurrentMarker=-1", ``, nil, 400, "bad_paging"},
 		{"unknown list parameter", "GET", "/config/NtpServers?Sort=IpAddr", ``, nil, 400, "bad_paging"},
-		{"Count twice", "GET", "/config/NtpServers?Count=abc&Count=5", ``, nil, 400, "bad_paging"},
+		{"Count twice", "GET", "/config/NtpServers?Count=abc&Count=5", ``, nil, 400, "malformed_query"},
+		// Query strings that do not parse or repeat a parameter (issue 13
+		// item 6): never ignored, never "last one wins".
+		{"dry_run=true%", "POST", "/config/NtpServer?dry_run=true%", `{"IpAddr":"10.1.1.1"}`, nil, 400, "malformed_query"},
+		{"dry_run=true;", "POST", "/config/NtpServer?dry_run=true;", `{"IpAddr":"10.1.1.1"}`, nil, 400, "malformed_query"},
+		{"dry_run%=true", "POST", "/config/NtpServer?dry_run%=true", `{"IpAddr":"10.1.1.1"}`, nil, 400, "malformed_query"},
+		{"dry_run twice", "POST", "/config/NtpServer?dry_run=true&dry_run=false", `{"IpAddr":"10.1.1.1"}`, nil, 400, "malformed_query"},
+		{"dry_run=true; on PATCH", "PATCH", "/config/NtpServer?dry_run=true;", `{"IpAddr":"10.0.0.9","MinPoll":5}`, nil, 400, "malformed_query"},
+		{"dry_run=true% on DELETE", "DELETE", "/config/NtpServer/" + ids["ntp"] + "?dry_run=true%", ``, nil, 400, "malformed_query"},
+		{"dry_run=true% on an action", "POST", "/action/Rollback?dry_run=true%", `{"Revision":1}`, nil, 400, "malformed_query"},
+		{"dry_run=true; on a candidate commit", "POST", "/candidates/" + ids["cand"] + "/commit?dry_run=true;", `{}`, nil, 400, "malformed_query"},
+		{"dry_run twice on a candidate commit", "POST", "/candidates/" + ids["cand"] + "/commit?dry_run=true&dry_run=false", `{}`, nil, 400, "malformed_query"},
+		{"dry_run%=true on a staged write", "POST", "/candidates/" + ids["cand"] + "/config/NtpServer?dry_run%=true", `{"IpAddr":"10.1.1.2"}`, nil, 400, "malformed_query"},
+		{"Count=0;", "GET", "/config/NtpServers?Count=0;", ``, nil, 400, "malformed_query"},
+		{"Count=%zz", "GET", "/config/NtpServers?Count=%zz", ``, nil, 400, "malformed_query"},
+		{"%zz=1 on a list", "GET", "/config/NtpServers?%zz=1", ``, nil, 400, "malformed_query"},
+		{"%zz=1 on revisions", "GET", "/revisions?%zz=1", ``, nil, 400, "malformed_query"},
+		{"key twice in the query", "GET", "/config/NtpServer?IpAddr=10.0.0.9&IpAddr=10.0.0.9", ``, nil, 400, "malformed_query"},
+		{"non-UTF-8 query value", "GET", "/config/Vrf?Vrf=%ff", ``, nil, 400, "malformed_query"},
 		// Users may not take over system accounts or privileged groups.
 		{"user named root", "POST", "/config/User", `{"Name":"root","Password":"longenough"}`, nil, 400, "invalid_value"},
 		{"user in group sudo", "POST", "/config/User", `{"Name":"eve","Group":"sudo","Password":"longenough"}`, nil, 400, "invalid_value"},
 		{"address on a broken-out port", "POST", "/config/IPv4Intf", `{"IntfRef":"fpPort4","IpAddr":"10.44.0.1/24"}`, nil, 400, "invalid_value"},
 		{"breakout of a used port", "PATCH", "/config/Port", `{"IntfRef":"fpPort1","BreakOutMode":"4x10"}`, nil, 409, "referenced"},
+		// Issue 13 item 10: values that were accepted and should not be.
+		{"empty Hostname", "PATCH", "/config/SystemParam", `{"Hostname":""}`, nil, 400, "invalid_value"},
+		{"empty SourceIntf", "PATCH", "/config/NtpServer", `{"IpAddr":"10.0.0.9","SourceIntf":""}`, nil, 400, "invalid_value"},
+		{"neighbor 0.0.0.0", "POST", "/config/BGPv4Neighbor", `{"NeighborAddress":"0.0.0.0","PeerAS":"65003"}`, nil, 400, "invalid_value"},
+		{"neighbor broadcast", "POST", "/config/BGPv4Neighbor", `{"NeighborAddress":"255.255.255.255","PeerAS":"65003"}`, nil, 400, "invalid_value"},
+		{"neighbor multicast", "POST", "/config/BGPv4Neighbor", `{"NeighborAddress":"224.0.0.5","PeerAS":"65003"}`, nil, 400, "invalid_value"},
+		{"NTP server 0.0.0.0", "POST", "/config/NtpServer", `{"IpAddr":"0.0.0.0"}`, nil, 400, "invalid_value"},
+		{"NTP server broadcast", "POST", "/config/NtpServer", `{"IpAddr":"255.255.255.255"}`, nil, 400, "invalid_value"},
+		{"NTP server multicast", "POST", "/config/NtpServer", `{"IpAddr":"224.0.1.1"}`, nil, 400, "invalid_value"},
+		{"NTP server IPv6 multicast", "POST", "/config/NtpServer", `{"IpAddr":"ff05::101"}`, nil, 400, "invalid_value"},
+		{"loopback on a port", "POST", "/config/IPv4Intf", `{"IntfRef":"fpPort5","IpAddr":"127.0.0.1/8"}`, nil, 400, "invalid_value"},
+		{"same address twice in a VRF", "POST", "/config/IPv4Intf", `{"IntfRef":"fpPort5","IpAddr":"10.0.0.1/24","Vrf":"red"}`, nil, 409, "conflict"},
+		{"same address, other length, in a VRF", "POST", "/config/IPv4Intf", `{"IntfRef":"fpPort5","IpAddr":"10.0.0.1/16","Vrf":"red"}`, nil, 409, "conflict"},
+		{"same address by update in a VRF", "PATCH", "/config/IPv4Intf", `{"IntfRef":"fpPort4s1","IpAddr":"10.0.0.1/24","Vrf":"red"}`, nil, 409, "conflict"},
+		{"invalid UTF-8", "POST", "/config/Vrf", "{\"Vrf\":\"v1\",\"Name\":\"caf\xe9\"}", nil, 400, "malformed_json"},
+		{"lone surrogate", "POST", "/config/Vrf", `{"Vrf":"v1","Name":"\ud800"}`, nil, 400, "malformed_json"},
+		{"password with U+0085", "POST", "/config/User", `{"Name":"bob","Password":"longenough\u0085"}`, nil, 400, "invalid_value"},
+		{"password with U+200B", "POST", "/config/User", `{"Name":"bob","Password":"longenough\u200b"}`, nil, 400, "invalid_value"},
+		// Issue 13 item 7: another spelling of an existing key is that key.
+		{"IPv4-mapped spelling of a key", "POST", "/config/NtpServer", `{"IpAddr":"::ffff:10.0.0.9"}`, nil, 409, "duplicate"},
+		{"upper-case FQDN with a dot", "POST", "/config/ConfigArchiveServer", `{"IpAddr":"ARCHIVE.Example.COM."}`, nil, 409, "duplicate"},
+		{"IPv4-mapped neighbor", "POST", "/config/BGPv4Neighbor", `{"NeighborAddress":"::ffff:10.0.0.2","PeerAS":"65002"}`, nil, 409, "duplicate"},
 		// Size and preconditions.
 		{"oversize body", "POST", "/config/NtpServer", big, nil, 413, "body_too_large"},
 		{"stale If-Match", "PATCH", "/config/NtpServer", `{"IpAddr":"10.0.0.9","MinPoll":5}`, []string{"If-Match", `"1"`}, 412, "precondition_failed"},

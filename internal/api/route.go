@@ -134,3 +134,21 @@ func (r Route) allows(method string) bool {
 	}
 	return false
 }
+
+// metricsClass is the route's class for metrics and the access log: the
+// class, and whether it names a list or one object by ObjectId.
+func (r Route) metricsClass() string {
+	switch {
+	case r.Plural:
+		return classNames[r.Class][1]
+	case r.ID != "":
+		return classNames[r.Class][2]
+	}
+	return classNames[r.Class][0]
+}
+
+var classNames = map[model.Class][3]string{
+	model.Config: {"config", "config_list", "config_id"},
+	model.State:  {"state", "state_list", "state_id"},
+	model.Action: {"action", "action", "action"},
+}

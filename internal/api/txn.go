@@ -12,6 +12,7 @@ import (
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/obs"
 )
 
 // Transactions: revisions, candidates, confirmed commits and the change
@@ -122,6 +123,7 @@ func (s *Server) revisions(w http.ResponseWriter, r *http.Request, rest string) 
 			s.fail(w, r, err)
 			return
 		}
+		obs.SetRevision(w, rev)
 		sendJSON(w, http.StatusOK, []byte(`{"Result":"Success","Revision":`+strconv.FormatUint(rev, 10)+`}`))
 	default:
 		s.fail(w, r, apierr.NotFound(apierr.CodeNotFound, "Revision", "no such path %q", r.URL.Path))
@@ -245,6 +247,7 @@ func (s *Server) commitCandidate(w http.ResponseWriter, r *http.Request, id stri
 	}
 	if out.Revision != 0 {
 		w.Header().Set("ETag", engine.ETag(out.Revision))
+		obs.SetRevision(w, out.Revision)
 	}
 	sendJSON(w, http.StatusOK, mustJSON(body))
 }
@@ -275,9 +278,12 @@ func dryRun(r *http.Request) (bool, error) {
 	if !ok {
 		return false, nil
 	}
-	b, err := strconv.ParseBool(v[len(v)-1])
+	if len(v) != 1 {
+		return false, apierr.BadRequest(apierr.CodeInvalidValue, "", "dry_run", "dry_run is given %d times; give it once", len(v))
+	}
+	b, err := strconv.ParseBool(v[0])
 	if err != nil {
-		return false, apierr.BadRequest(apierr.CodeInvalidValue, "", "dry_run", "dry_run must be true or false, not %q", v[len(v)-1])
+		return false, apierr.BadRequest(apierr.CodeInvalidValue, "", "dry_run", "dry_run must be true or false, not %q", v[0])
 	}
 	return b, nil
 }
@@ -334,7 +340,7 @@ const FlushDelay = 25 * time.Millisecond
 // events serves the change feed: one Server-Sent Event per commit, id = the
 // revision, resumable with Last-Event-ID or ?since=<rev>.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
-	flusher, ok := w.(http.Flusher)
+	_, ok := w.(http.Flusher)
 	if !ok {
 		s.fail(w, r, fmt.Errorf("streaming is not supported by this connection"))
 		return
@@ -350,22 +356,53 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	if since < 0 {
 		since = int64(cur) // by default, only what happens from now on
 	}
+	if uint64(since) > cur {
+		// Resuming after a revision that does not exist would silently skip
+		// the commits up to it: the client has the wrong switch or a
+		// restored store.
+		s.fail(w, r, apierr.BadRequest(apierr.CodeInvalidValue, "", "since", "since / Last-Event-ID %d is after the running revision %d; resume from a revision this switch has made (0 for all kept)", since, cur))
+		return
+	}
+	// A subscriber that stops reading would block its writer forever (net/http
+	// has no write timeout for a stream): each write gets a deadline, and a
+	// write that misses it ends the stream.
+	rc := http.NewResponseController(w)
+	timeout := s.FeedWriteTimeout
+	if timeout <= 0 {
+		timeout = FeedWriteTimeoutDefault
+	}
+	var werr error
+	write := func(data []byte) {
+		if werr != nil {
+			return
+		}
+		_ = rc.SetWriteDeadline(time.Now().Add(timeout))
+		if _, err := w.Write(data); err != nil {
+			werr = err
+			return
+		}
+		werr = rc.Flush()
+	}
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	last := uint64(since)
-	for rev := last + 1; rev <= cur; rev++ {
+	for rev := last + 1; rev <= cur && werr == nil; rev++ {
 		data, err := s.eng.GetRevision(rev, nil)
 		if err != nil {
-			fmt.Fprintf(w, "event: error\ndata: %s\n\n", mustJSON(map[string]string{"Message": fmt.Sprintf("revision %d is no longer kept (the last %d are); continuing with the oldest kept", rev, 1000)}))
+			write(fmt.Appendf(nil, "event: error\ndata: %s\n\n", mustJSON(map[string]string{"Message": fmt.Sprintf("revision %d is no longer kept (the last %d are); continuing with the oldest kept", rev, 1000)})))
 			continue
 		}
-		writeEvent(w, rev, data)
+		write(appendEvent(nil, rev, data))
 		last = rev
 	}
-	flusher.Flush()
+	write(nil)
+	if werr != nil {
+		s.log.Info("change-feed subscriber dropped: it stopped reading", "addr", r.RemoteAddr, "err", werr)
+		return
+	}
 	tick := time.NewTicker(beat)
 	defer tick.Stop()
 	// A subscriber wakes at most once per FlushDelay and sends everything
@@ -384,8 +421,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			var err error
 			batch, err = sub.Take(batch[:0])
 			if err != nil {
-				fmt.Fprintf(w, "event: error\ndata: %s\n\n", mustJSON(map[string]any{"Message": "this subscriber fell too far behind and was dropped; reconnect with Last-Event-ID to resume", "LastEventId": last}))
-				flusher.Flush()
+				write(fmt.Appendf(nil, "event: error\ndata: %s\n\n", mustJSON(map[string]any{"Message": "this subscriber fell too far behind and was dropped; reconnect with Last-Event-ID to resume", "LastEventId": last})))
 				return
 			}
 			out = out[:0]
@@ -395,21 +431,19 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 					last = ev.Revision
 				}
 			}
-			w.Write(out) // one write: larger than the writer's buffer, it goes straight out
-			flusher.Flush()
+			write(out) // one write: larger than the writer's buffer, it goes straight out
 		case <-tick.C:
-			fmt.Fprint(w, ": heartbeat\n\n")
-			flusher.Flush()
+			write([]byte(": heartbeat\n\n"))
 		case <-s.closing:
 			return // the server is shutting down; clients resume with Last-Event-ID
 		case <-r.Context().Done():
 			return
 		}
+		if werr != nil {
+			s.log.Info("change-feed subscriber dropped: it stopped reading", "addr", r.RemoteAddr, "err", werr)
+			return
+		}
 	}
-}
-
-func writeEvent(w http.ResponseWriter, rev uint64, data []byte) {
-	w.Write(appendEvent(nil, rev, data))
 }
 
 func appendEvent(dst []byte, rev uint64, data []byte) []byte {

@@ -16,6 +16,7 @@ import (
 // Stable error codes. Clients may switch on them; never rename one.
 const (
 	CodeMalformedJSON     = "malformed_json"
+	CodeMalformedQuery    = "malformed_query"
 	CodeWrongType         = "wrong_type"
 	CodeUnknownField      = "unknown_field"
 	CodeInvalidValue      = "invalid_value"

@@ -13,8 +13,8 @@
 // the configuration; any other group may read and change its own password.
 // Only admins manage users, reset or restore the configuration and clear the
 // config log. Requests without credentials are accepted only where the
-// listener allows it (plain HTTP on a loopback address), as the local admin
-// with an empty user name.
+// listener allows it (plain HTTP on a loopback address, the Unix socket),
+// as the local OS user on the other end of the connection (Peers).
 package auth
 
 import (
@@ -92,6 +92,7 @@ type Identity struct {
 	Name  string // "" for an unauthenticated local request
 	Group string
 	Role  Role
+	Local bool // an OS user of this host found by the kernel (Peers), not by credentials
 }
 
 // Local is the identity of a request without credentials on a listener that

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -13,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/swmgr/swmgr/internal/peercred"
 )
 
 func TestRequired(t *testing.T) {
@@ -200,19 +204,23 @@ func TestVerifierForgetRace(t *testing.T) {
 		return "users", true, nil
 	}, VerifierOptions{})
 	v.Verify(context.Background(), "alice", "old-password")
-	if v.Cached() != 0 {
+	if v.CacheLen() != 0 {
 		t.Error("a credential checked before a Forget was cached")
 	}
 }
 
 type testServer struct {
-	t    *testing.T
-	h    http.Handler
-	logs *bytes.Buffer
-	seen *Identity
+	t     *testing.T
+	h     http.Handler
+	logs  *bytes.Buffer
+	seen  *Identity
+	peers *Peers
 }
 
-func newTestServer(t *testing.T, anonymous bool, c *clock) *testServer {
+// testPeer is the local user every connection of a test server comes from.
+type testPeer struct{ uid uint32 }
+
+func newTestServer(t *testing.T, peer *testPeer, c *clock) *testServer {
 	users := map[string][2]string{"root1": {"admin", "admin-pass"}, "op": {"operator", "op-pass-1"}, "rd": {"users", "rd-pass-1"}}
 	check := func(ctx context.Context, name, password string) (string, bool, error) {
 		if u, ok := users[name]; ok && u[1] == password {
@@ -226,12 +234,27 @@ func newTestServer(t *testing.T, anonymous bool, c *clock) *testServer {
 		*s.seen = id
 		w.WriteHeader(299)
 	})
-	s.h = Handler(next, Options{
-		Verifier:  NewVerifier(check, VerifierOptions{Now: c.now}),
-		Throttle:  NewThrottle(ThrottleOptions{Now: c.now}),
-		Anonymous: anonymous,
-		Log:       slog.New(slog.NewTextHandler(s.logs, nil)),
-	})
+	opts := Options{
+		Verifier: NewVerifier(check, VerifierOptions{Now: c.now}),
+		Throttle: NewThrottle(ThrottleOptions{Now: c.now}),
+		Log:      slog.New(slog.NewTextHandler(s.logs, nil)),
+	}
+	if peer != nil {
+		self := uint32(4242)
+		opts.Peers = NewPeers(PeerOptions{
+			Self: &self,
+			Cred: func(net.Conn) (peercred.Cred, error) { return peercred.Cred{UID: peer.uid}, nil },
+			UserName: func(uid uint32) (string, error) {
+				return map[uint32]string{0: "root", 4242: "swmgr", 1001: "op", 1002: "rd", 1003: "alice"}[uid], nil
+			},
+			UserGroup: func(ctx context.Context, name string) (string, bool, error) {
+				u, ok := users[name]
+				return u[0], ok, nil
+			},
+		})
+		s.peers = opts.Peers
+	}
+	s.h = Handler(next, opts)
 	return s
 }
 
@@ -243,6 +266,9 @@ func (s *testServer) do(method, path, user, password string, hdr ...string) *htt
 	}
 	for i := 0; i+1 < len(hdr); i += 2 {
 		r.Header.Set(hdr[i], hdr[i+1])
+	}
+	if s.peers != nil {
+		r = r.WithContext(s.peers.ConnContext(r.Context(), nil))
 	}
 	w := httptest.NewRecorder()
 	*s.seen = Identity{}
@@ -260,7 +286,7 @@ func errCode(t *testing.T, w *httptest.ResponseRecorder) string {
 
 func TestHandler(t *testing.T) {
 	c := newClock()
-	s := newTestServer(t, false, c)
+	s := newTestServer(t, nil, c)
 	for _, tc := range []struct {
 		name, method, path, user, password string
 		want                               int
@@ -306,26 +332,140 @@ func TestHandler(t *testing.T) {
 	}
 }
 
-func TestHandlerAnonymousLoopback(t *testing.T) {
-	s := newTestServer(t, true, newClock())
-	if w := s.do("POST", "/public/v1/config/User", "", ""); w.Code != 299 || *s.seen != Local() {
-		t.Errorf("anonymous: %d %+v", w.Code, *s.seen)
+func TestHandlerLocalPeers(t *testing.T) {
+	root, other := Identity{Name: "root", Role: Admin, Local: true}, Identity{Name: "alice", Role: Reader, Local: true}
+	for _, tc := range []struct {
+		what        string
+		uid         uint32
+		read, write int // GET config, POST NtpServer
+		user        int // POST User
+		want        Identity
+	}{
+		{"root", 0, 299, 299, 299, root},
+		{"the uid swmgr runs as", 4242, 299, 299, 299, Identity{Name: "swmgr", Role: Admin, Local: true}},
+		{"an operator User", 1001, 299, 299, 403, Identity{Name: "op", Group: "operator", Role: Operator, Local: true}},
+		{"a reader User", 1002, 299, 403, 403, Identity{Name: "rd", Group: "users", Role: Reader, Local: true}},
+		{"not a User", 1003, 299, 403, 403, other},
+	} {
+		t.Run(tc.what, func(t *testing.T) {
+			s := newTestServer(t, &testPeer{tc.uid}, newClock())
+			for _, c := range []struct {
+				method, path string
+				want         int
+			}{{"GET", "/public/v1/config/Ports", tc.read}, {"POST", "/public/v1/config/NtpServer", tc.write}, {"POST", "/public/v1/config/User", tc.user}} {
+				w := s.do(c.method, c.path, "", "")
+				if w.Code != c.want {
+					t.Errorf("%s %s: %d, want %d: %s", c.method, c.path, w.Code, c.want, w.Body)
+				}
+				if w.Code == 299 && *s.seen != tc.want {
+					t.Errorf("%s %s: identity %+v, want %+v", c.method, c.path, *s.seen, tc.want)
+				}
+				if w.Code == 403 && !strings.Contains(w.Body.String(), "local user "+tc.want.Name) {
+					t.Errorf("the 403 does not name the local user: %s", w.Body)
+				}
+			}
+			// Credentials, when sent, are checked and used.
+			if w := s.do("POST", "/public/v1/config/User", "rd", "wrong-wrong"); w.Code != 401 {
+				t.Errorf("bad credentials: %d", w.Code)
+			}
+			if w := s.do("POST", "/public/v1/config/User", "rd", "rd-pass-1"); w.Code != 403 {
+				t.Errorf("reader's credentials: %d", w.Code)
+			}
+			if w := s.do("GET", "/public/v1/config/Users", "rd", "rd-pass-1"); w.Code != 299 || *s.seen != (Identity{Name: "rd", Group: "users", Role: Reader}) {
+				t.Errorf("reader's read: %d %+v", w.Code, *s.seen)
+			}
+			// A Bearer token is not Basic credentials, and not nothing.
+			if w := s.do("GET", "/public/v1/config/Ports", "", "", "Authorization", "Bearer abc"); w.Code != 401 {
+				t.Errorf("bearer: %d", w.Code)
+			}
+		})
 	}
-	// Credentials, when sent, are checked and used.
-	if w := s.do("POST", "/public/v1/config/User", "rd", "wrong-wrong"); w.Code != 401 {
-		t.Errorf("bad credentials: %d", w.Code)
+}
+
+func TestPeersRefuseOthersAndForget(t *testing.T) {
+	group := map[string]string{}
+	var lookups, creds int
+	p := NewPeers(PeerOptions{
+		RefuseOthers: true,
+		Cred:         func(net.Conn) (peercred.Cred, error) { creds++; return peercred.Cred{UID: 1003}, nil },
+		UserName:     func(uint32) (string, error) { return "alice", nil },
+		UserGroup: func(_ context.Context, name string) (string, bool, error) {
+			lookups++
+			g, ok := group[name]
+			return g, ok, nil
+		},
+	})
+	ctx := p.ConnContext(context.Background(), nil)
+	if _, err := p.identity(ctx); err == nil || !strings.Contains(err.Error(), "local user alice is not a swmgr User") {
+		t.Fatalf("refused: %v", err)
 	}
-	if w := s.do("POST", "/public/v1/config/User", "rd", "rd-pass-1"); w.Code != 403 {
-		t.Errorf("reader's credentials: %d", w.Code)
+	p.identity(ctx)
+	if creds != 1 || lookups != 1 {
+		t.Errorf("two requests on one connection: %d kernel lookups, %d role lookups; want 1, 1", creds, lookups)
 	}
-	if w := s.do("GET", "/public/v1/config/Users", "rd", "rd-pass-1"); w.Code != 299 || s.seen.Name != "rd" {
-		t.Errorf("reader's read: %d %+v", w.Code, *s.seen)
+	group["alice"] = "operator"
+	p.Forget("alice") // alice was made a User
+	if id, err := p.identity(ctx); err != nil || id.Role != Operator {
+		t.Errorf("after Forget: %+v %v", id, err)
+	}
+	if creds != 1 || lookups != 2 {
+		t.Errorf("after Forget: %d kernel lookups, %d role lookups; want 1, 2", creds, lookups)
+	}
+	// Another connection looks the kernel up again.
+	p.identity(p.ConnContext(context.Background(), nil))
+	if creds != 2 {
+		t.Errorf("a second connection: %d kernel lookups", creds)
+	}
+	// A peer the kernel cannot name is refused.
+	bad := NewPeers(PeerOptions{Cred: func(net.Conn) (peercred.Cred, error) { return peercred.Cred{}, peercred.ErrNotFound }})
+	if _, err := bad.identity(bad.ConnContext(context.Background(), nil)); !errors.Is(err, errPeerUnknown) {
+		t.Errorf("unknown peer: %v", err)
+	}
+	// And a request on a listener that tracks no connections.
+	if _, err := p.identity(context.Background()); !errors.Is(err, errPeerUnknown) {
+		t.Errorf("no slot: %v", err)
+	}
+}
+
+func TestHandlerCrossOrigin(t *testing.T) {
+	s := newTestServer(t, &testPeer{0}, newClock())
+	for _, tc := range []struct {
+		what, method string
+		user         string
+		hdr          []string
+		want         int
+	}{
+		{"foreign Origin", "POST", "", []string{"Origin", "https://evil.example"}, 403},
+		{"foreign Origin, text/plain", "POST", "", []string{"Origin", "https://evil.example", "Content-Type", "text/plain"}, 403},
+		{"cross-site", "PATCH", "", []string{"Sec-Fetch-Site", "cross-site"}, 403},
+		{"same-site is another origin", "DELETE", "", []string{"Sec-Fetch-Site", "same-site"}, 403},
+		{"cross-site with credentials", "POST", "root1", []string{"Sec-Fetch-Site", "cross-site"}, 403},
+		{"foreign Origin with credentials", "POST", "root1", []string{"Origin", "http://127.0.0.1:9"}, 403},
+		{"same origin", "POST", "", []string{"Origin", "http://example.com"}, 299}, // httptest's Host
+		{"same-origin", "POST", "", []string{"Sec-Fetch-Site", "same-origin"}, 299},
+		{"typed by the user", "POST", "", []string{"Sec-Fetch-Site", "none"}, 299},
+		{"no browser", "POST", "", nil, 299},
+		{"the SDK's misspelt Content-Type", "PATCH", "root1", []string{"Content-Type", "application/x-www-form-urlencoded; charset=UTF-8"}, 299},
+		{"cross-site read", "GET", "", []string{"Origin", "https://evil.example", "Sec-Fetch-Site", "cross-site"}, 299},
+		{"preflight", "OPTIONS", "", []string{"Origin", "https://evil.example", "Sec-Fetch-Site", "cross-site"}, 299},
+	} {
+		pw := ""
+		if tc.user != "" {
+			pw = "admin-pass"
+		}
+		w := s.do(tc.method, "/public/v1/config/NtpServer", tc.user, pw, tc.hdr...)
+		if w.Code != tc.want {
+			t.Errorf("%s: %d, want %d: %s", tc.what, w.Code, tc.want, w.Body)
+		}
+		if tc.want == 403 && (errCode(t, w) != "forbidden" || !strings.Contains(w.Body.String(), "cross-origin")) {
+			t.Errorf("%s: %s", tc.what, w.Body)
+		}
 	}
 }
 
 func TestHandlerThrottles(t *testing.T) {
 	c := newClock()
-	s := newTestServer(t, false, c)
+	s := newTestServer(t, nil, c)
 	for i := range 5 {
 		if w := s.do("GET", "/", "rd", "wrong-wrong"); w.Code != 401 {
 			t.Fatalf("failure %d: %d", i, w.Code)

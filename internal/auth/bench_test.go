@@ -78,12 +78,16 @@ func newBenchEnv(b *testing.B) *benchEnv {
 
 	handler := api.New(eng, log)
 	throttle := auth.NewThrottle(auth.ThrottleOptions{})
+	peers := auth.NewPeers(auth.PeerOptions{UserGroup: func(ctx context.Context, name string) (string, bool, error) {
+		ok, err := eng.HasUser(ctx, name)
+		return "operator", ok, err
+	}})
 	serve := func(h http.Handler, cfg *tls.Config) string {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			b.Fatal(err)
 		}
-		srv := &http.Server{Handler: h, TLSConfig: cfg, ReadHeaderTimeout: 10 * time.Second}
+		srv := &http.Server{Handler: h, TLSConfig: cfg, ReadHeaderTimeout: 10 * time.Second, ConnContext: peers.ConnContext}
 		if cfg != nil {
 			go srv.ServeTLS(ln, "", "")
 		} else {
@@ -104,7 +108,7 @@ func newBenchEnv(b *testing.B) *benchEnv {
 	pool.AppendCertsFromPEM(certPEM)
 
 	e := &benchEnv{authorization: "Basic " + base64.StdEncoding.EncodeToString([]byte("bench:bench-password"))}
-	e.plainURL = "http://" + serve(auth.Handler(handler, auth.Options{Verifier: verifier, Throttle: throttle, Anonymous: true, Log: log}), nil) + path
+	e.plainURL = "http://" + serve(auth.Handler(handler, auth.Options{Verifier: verifier, Throttle: throttle, Peers: peers, Log: log}), nil) + path
 	e.secureURL = "https://" + serve(auth.Handler(handler, auth.Options{Verifier: verifier, Throttle: throttle, Log: log}), tlscert.Config(cert)) + path
 	// The same kind of client for both: HTTP/1.1 with keep-alive.
 	e.plainClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: benchWorkers}}

@@ -1,6 +1,9 @@
 package auth
 
 import (
+	"errors"
+	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -18,89 +21,196 @@ const Realm = "swmgr"
 type Options struct {
 	Verifier *Verifier
 	Throttle *Throttle // shared by every listener
-	// Anonymous accepts requests without credentials as the local admin
-	// (Local). Only for plain HTTP on a loopback address; credentials,
-	// when sent, are still checked and used.
-	Anonymous bool
-	Log       *slog.Logger
-	// Refused, if set, is told of each request refused with 403; the
-	// request carries the user's identity. The config log records them.
+	// Peers, if set, accepts requests without credentials as the local OS
+	// user on the other end of the connection. Only for listeners that
+	// only this host can reach (plain HTTP on a loopback address, the Unix
+	// socket), whose http.Server has Peers.ConnContext as ConnContext.
+	// Credentials, when sent, are still checked and used.
+	Peers *Peers
+	// BodyTimeout is how long a request body may take to arrive, from the
+	// end of the headers; 0 means no limit.
+	BodyTimeout time.Duration
+	Log         *slog.Logger
+	// Refused, if set, is told of each request refused with 403 for its
+	// role; the request carries the user's identity. The config log
+	// records them.
 	Refused func(r *http.Request, err error)
 }
 
-// Handler returns next behind authentication and role checks. A request
-// without usable credentials gets 401 with a Basic challenge; a user name
-// locked out for the client's address gets 429 with Retry-After; a user
-// whose role may not make the request gets 403. OPTIONS (a CORS preflight,
-// which browsers send without credentials) goes through as is.
+// Handler returns next behind cross-origin protection, authentication and
+// role checks:
+//
+//   - a write that a browser marks as cross-site (Sec-Fetch-Site, or an
+//     Origin other than the Host) gets 403, whatever the credentials;
+//   - a request without credentials gets 401 with a Basic challenge,
+//     unless Peers identifies its sender;
+//   - a user name locked out for the client's address gets 429 with
+//     Retry-After; 503 with Retry-After when too many password checks are
+//     running (Verifier);
+//   - a user whose role may not make the request gets 403.
+//
+// OPTIONS (a CORS preflight, which browsers send without credentials) goes
+// through as is. A refused request that has a body is answered with
+// Connection: close, so the body is not read (drained) at all.
 func Handler(next http.Handler, opts Options) http.Handler {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
-	return &handler{next: next, opts: opts}
+	return &handler{next: next, opts: opts, origins: http.NewCrossOriginProtection()}
 }
 
 type handler struct {
-	next http.Handler
-	opts Options
+	next    http.Handler
+	opts    Options
+	origins *http.CrossOriginProtection
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if err := h.origins.Check(r); err != nil {
+		h.opts.Log.Warn("cross-origin write refused", "addr", r.RemoteAddr, "method", r.Method, "path", r.URL.Path,
+			"origin", r.Header.Get("Origin"), "sec_fetch_site", r.Header.Get("Sec-Fetch-Site"))
+		h.fail(w, r, apierr.New(http.StatusForbidden, apierr.CodeForbidden, "", "",
+			"cross-origin request refused: a browser marked this %s as coming from another site (Origin %q, Sec-Fetch-Site %q); writes are accepted only from this server's own origin or from clients that are not browsers",
+			r.Method, r.Header.Get("Origin"), r.Header.Get("Sec-Fetch-Site")))
+		return
+	}
 	if r.Method == http.MethodOptions {
 		h.next.ServeHTTP(w, r)
 		return
 	}
 	name, password, ok := r.BasicAuth()
 	if !ok {
-		if h.opts.Anonymous && r.Header.Get("Authorization") == "" {
-			// The local admin: a request with no identity in its context.
-			// Attaching Local() would copy the request on the hottest path
-			// for nothing: every consumer treats no identity the same way.
-			h.next.ServeHTTP(w, r)
+		if h.opts.Peers == nil || r.Header.Get("Authorization") != "" {
+			h.fail(w, r, apierr.New(http.StatusUnauthorized, apierr.CodeUnauthorized, "", "",
+				"authentication required: send the HTTP Basic credentials of a User"))
 			return
 		}
-		h.fail(w, apierr.New(http.StatusUnauthorized, apierr.CodeUnauthorized, "", "",
-			"authentication required: send the HTTP Basic credentials of a User"))
+		id, err := h.opts.Peers.identity(r.Context())
+		if err != nil {
+			h.opts.Log.Warn("local request refused", "addr", r.RemoteAddr, "method", r.Method, "path", r.URL.Path, "err", err)
+			h.fail(w, r, apierr.New(http.StatusUnauthorized, apierr.CodeUnauthorized, "", "", "%v", err))
+			return
+		}
+		h.authorised(w, r, id, r.RemoteAddr)
 		return
 	}
 	addr := clientAddr(r.RemoteAddr)
 	if wait := h.opts.Throttle.Wait(name, addr); wait > 0 {
-		secs := int((wait + time.Second - 1) / time.Second)
-		h.opts.Log.Warn("login refused: too many failures", "user", name, "addr", addr.String(), "retry_after_s", secs)
-		w.Header().Set("Retry-After", strconv.Itoa(secs))
-		h.fail(w, apierr.New(http.StatusTooManyRequests, apierr.CodeTooManyAttempts, "", "",
-			"too many failed logins for %q from %s; try again in %d s", name, addr, secs))
+		h.tooMany(w, r, name, addr, wait)
 		return
 	}
-	id, ok, err := h.opts.Verifier.Verify(r.Context(), name, password)
-	if err != nil {
+	id, ok := h.opts.Verifier.Cached(name, password)
+	if ok {
+		h.opts.Throttle.Succeeded(name, addr)
+		h.authorised(w, r, id, addr.String())
+		return
+	}
+	attempt, wait := h.opts.Throttle.Begin(name, addr)
+	if wait > 0 {
+		h.tooMany(w, r, name, addr, wait)
+		return
+	}
+	id, ok, err := h.opts.Verifier.Check(r.Context(), name, password, attempt.Trusted())
+	switch {
+	case errors.Is(err, ErrBusy):
+		attempt.End(Aborted)
+		h.opts.Log.Warn("login refused: too many password checks under way", "user", name, "addr", addr.String())
+		w.Header().Set("Retry-After", "1")
+		h.fail(w, r, apierr.New(http.StatusServiceUnavailable, apierr.CodeNotReady, "", "", "%v", err))
+		return
+	case err != nil:
+		attempt.End(Aborted)
 		h.opts.Log.Error("cannot check credentials", "user", name, "addr", addr.String(), "err", err)
-		h.fail(w, apierr.New(http.StatusServiceUnavailable, apierr.CodeNotReady, "", "",
+		h.fail(w, r, apierr.New(http.StatusServiceUnavailable, apierr.CodeNotReady, "", "",
 			"the switch's accounts cannot be read; try again later"))
 		return
-	}
-	if !ok {
-		lock := h.opts.Throttle.Failed(name, addr)
+	case !ok:
+		lock := attempt.End(Failed)
 		h.opts.Log.Warn("login failed", "user", name, "addr", addr.String(), "method", r.Method, "path", r.URL.Path, "locked_for", lock.String())
-		h.fail(w, apierr.New(http.StatusUnauthorized, apierr.CodeUnauthorized, "", "", "wrong user name or password"))
+		h.fail(w, r, apierr.New(http.StatusUnauthorized, apierr.CodeUnauthorized, "", "", "wrong user name or password"))
 		return
 	}
-	h.opts.Throttle.Succeeded(name, addr)
+	attempt.End(Succeeded)
+	h.authorised(w, r, id, addr.String())
+}
+
+// tooMany answers 429 to a locked-out attempt.
+func (h *handler) tooMany(w http.ResponseWriter, r *http.Request, name string, addr netip.Addr, wait time.Duration) {
+	secs := int((wait + time.Second - 1) / time.Second)
+	h.opts.Log.Warn("login refused: too many failures", "user", name, "addr", addr.String(), "retry_after_s", secs)
+	w.Header().Set("Retry-After", strconv.Itoa(secs))
+	h.fail(w, r, apierr.New(http.StatusTooManyRequests, apierr.CodeTooManyAttempts, "", "", "too many failed logins for %q from %s; try again in %d s", name, addr, secs))
+}
+
+// authorised checks the role of an identified request and serves it.
+func (h *handler) authorised(w http.ResponseWriter, r *http.Request, id Identity, addr string) {
 	if need := Required(r.Method, r.URL.Path); !id.Role.May(need) {
-		h.opts.Log.Warn("request forbidden", "user", name, "group", id.Group, "addr", addr.String(), "method", r.Method, "path", r.URL.Path)
+		h.opts.Log.Warn("request forbidden", "user", id.Name, "group", id.Group, "local", id.Local, "addr", addr, "method", r.Method, "path", r.URL.Path)
 		e := apierr.New(http.StatusForbidden, apierr.CodeForbidden, "", "",
-			"user %s (group %s: %s) may not %s %s; that needs %s", name, id.Group, id.Role, r.Method, r.URL.Path, need)
+			"%s may not %s %s; that needs %s", describe(id), r.Method, r.URL.Path, need)
 		if h.opts.Refused != nil {
 			h.opts.Refused(r.WithContext(NewContext(r.Context(), id)), e)
 		}
-		h.fail(w, e)
+		h.fail(w, r, e)
 		return
 	}
-	h.next.ServeHTTP(w, r.WithContext(NewContext(r.Context(), id)))
+	r = r.WithContext(NewContext(r.Context(), id))
+	if h.opts.BodyTimeout > 0 && r.Body != nil && r.Body != http.NoBody {
+		r.Body = newDeadlineBody(w, r.Body, h.opts.BodyTimeout)
+	}
+	h.next.ServeHTTP(w, r)
 }
 
-func (h *handler) fail(w http.ResponseWriter, e *apierr.Error) {
+// describe names an identity in an error message.
+func describe(id Identity) string {
+	switch {
+	case id.Local && id.Group == "":
+		return fmt.Sprintf("local user %s (not a swmgr User: %s)", id.Name, id.Role)
+	case id.Local:
+		return fmt.Sprintf("local user %s (User of group %s: %s)", id.Name, id.Group, id.Role)
+	}
+	return fmt.Sprintf("user %s (group %s: %s)", id.Name, id.Group, id.Role)
+}
+
+// deadlineBody puts a read deadline on the connection while a request body
+// is read, and lifts it at the end of the body: a client that trickles its
+// body is cut off, and one that sent it whole is not disturbed later (the
+// server's read of the next request has deadlines of its own).
+type deadlineBody struct {
+	io.ReadCloser
+	rc      *http.ResponseController
+	started bool
+	timeout time.Duration
+	done    bool
+}
+
+func newDeadlineBody(w http.ResponseWriter, body io.ReadCloser, timeout time.Duration) *deadlineBody {
+	return &deadlineBody{ReadCloser: body, rc: http.NewResponseController(w), timeout: timeout}
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	if b.done {
+		return b.ReadCloser.Read(p)
+	}
+	if !b.started {
+		b.started = true
+		b.rc.SetReadDeadline(time.Now().Add(b.timeout))
+	}
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF {
+		b.done = true
+		b.rc.SetReadDeadline(time.Time{})
+	}
+	return n, err
+}
+
+func (h *handler) fail(w http.ResponseWriter, r *http.Request, e *apierr.Error) {
 	hdr := w.Header()
+	if r.ContentLength != 0 {
+		// The body is not wanted: close rather than read what may be a
+		// large or trickled body to keep the connection.
+		hdr.Set("Connection", "close")
+	}
 	if e.Status == http.StatusUnauthorized {
 		hdr.Set("WWW-Authenticate", `Basic realm="`+Realm+`"`)
 	}

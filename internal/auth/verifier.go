@@ -6,8 +6,11 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
+	"errors"
 	"hash"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/swmgr/swmgr/internal/accounts"
@@ -23,7 +26,21 @@ type VerifierOptions struct {
 	TTL        time.Duration    // how long a verified credential is trusted; default 30 s
 	MaxEntries int              // cache bound; default 4096
 	Now        func() time.Time // default time.Now
+	// Checks is how many password checks may run at once (each costs
+	// tens of milliseconds of CPU and, for yescrypt, 16 MiB); default
+	// max(2, GOMAXPROCS). One more is kept for priority checks (Check's
+	// priority: a login from a trusted address).
+	Checks int
+	// Queue is how many checks may wait for a turn, and QueueWait how long
+	// each may wait; past either, Check answers ErrBusy at once. Defaults
+	// 32 and 2 s.
+	Queue     int
+	QueueWait time.Duration
 }
+
+// ErrBusy is returned when too many password checks are running or waiting:
+// the request is refused rather than queued without bound.
+var ErrBusy = errors.New("too many logins are being checked; try again in a second")
 
 // Verifier checks credentials, keeping those it verified for a short while
 // so that a client sending the same Basic credentials on every request pays
@@ -31,10 +48,20 @@ type VerifierOptions struct {
 // random key made at start, of the user name and password: it never holds a
 // password or anything from which one could be checked offline. Forget drops
 // a user's entries at once (a password change, a deletion).
+//
+// Password checks are bounded: at most Checks run at once (plus one for
+// priority checks), at most Queue wait, none for longer than QueueWait; the
+// rest get ErrBusy. So memory and CPU spent on logins do not grow with an
+// attacker's concurrency, and a login from a trusted address always has a
+// turn of its own.
 type Verifier struct {
 	check CheckFunc
 	opts  VerifierOptions
 	macs  sync.Pool // hash.Hash: HMAC-SHA256 under key
+
+	slots    chan struct{} // a token per running check
+	priority chan struct{} // the priority slot
+	waiting  atomic.Int32
 
 	mu       sync.RWMutex
 	cache    map[[sha256.Size]byte]cached
@@ -67,9 +94,19 @@ func NewVerifier(check CheckFunc, opts VerifierOptions) *Verifier {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.Checks <= 0 {
+		opts.Checks = max(2, runtime.GOMAXPROCS(0))
+	}
+	if opts.Queue <= 0 {
+		opts.Queue = 32
+	}
+	if opts.QueueWait <= 0 {
+		opts.QueueWait = 2 * time.Second
+	}
 	key := make([]byte, 32)
 	rand.Read(key) // never fails on Linux
-	v := &Verifier{check: check, opts: opts, cache: map[[sha256.Size]byte]cached{}, inflight: map[[sha256.Size]byte]*pending{}}
+	v := &Verifier{check: check, opts: opts, cache: map[[sha256.Size]byte]cached{}, inflight: map[[sha256.Size]byte]*pending{},
+		slots: make(chan struct{}, opts.Checks), priority: make(chan struct{}, 1)}
 	v.macs.New = func() any { return hmac.New(sha256.New, key) }
 	return v
 }
@@ -89,22 +126,40 @@ func (v *Verifier) key(name, password string) [sha256.Size]byte {
 	return k
 }
 
-// Verify checks a user name and password and returns the user's identity.
-// An error means the accounts could not be read (not a wrong password).
+// Verify checks a user name and password and returns the user's identity:
+// Cached, else Check without priority.
 func (v *Verifier) Verify(ctx context.Context, name, password string) (Identity, bool, error) {
+	if id, ok := v.Cached(name, password); ok {
+		return id, true, nil
+	}
+	return v.Check(ctx, name, password, false)
+}
+
+// Cached returns the identity of a credential verified within TTL. It costs
+// an HMAC, and no password check.
+func (v *Verifier) Cached(name, password string) (Identity, bool) {
 	k := v.key(name, password)
-	now := v.opts.Now()
 	v.mu.RLock()
 	c, hit := v.cache[k]
-	gen := v.gen
 	v.mu.RUnlock()
-	if hit && c.name == name && now.Before(c.expires) {
-		return Identity{Name: name, Group: c.group, Role: RoleOf(c.group)}, true, nil
+	if hit && c.name == name && v.opts.Now().Before(c.expires) {
+		return Identity{Name: name, Group: c.group, Role: RoleOf(c.group)}, true
 	}
-	// Concurrent requests with the same credentials (a client opening
-	// several connections) wait for one check.
+	return Identity{}, false
+}
+
+// Check checks a credential against the accounts (the slow check), once for
+// concurrent requests with the same credential, and caches it if right. An
+// error means the check did not run: ErrBusy (too many checks; the
+// priority ones have a slot of their own), the context's, or the accounts
+// could not be read. ok false is a wrong name or password.
+func (v *Verifier) Check(ctx context.Context, name, password string, priority bool) (Identity, bool, error) {
+	k := v.key(name, password)
 	v.mu.Lock()
+	gen := v.gen
 	if p := v.inflight[k]; p != nil {
+		// Concurrent requests with the same credentials (a client opening
+		// several connections) wait for one check.
 		v.mu.Unlock()
 		select {
 		case <-p.done:
@@ -120,7 +175,14 @@ func (v *Verifier) Verify(ctx context.Context, name, password string) (Identity,
 	v.inflight[k] = p
 	v.mu.Unlock()
 
-	p.group, p.ok, p.err = v.check(context.WithoutCancel(ctx), name, password)
+	release, err := v.acquire(ctx, priority)
+	if err == nil {
+		p.group, p.ok, p.err = v.check(context.WithoutCancel(ctx), name, password)
+		release()
+	} else {
+		p.err = err
+	}
+	now := v.opts.Now()
 	v.mu.Lock()
 	if v.inflight[k] == p {
 		delete(v.inflight, k)
@@ -137,6 +199,45 @@ func (v *Verifier) Verify(ctx context.Context, name, password string) (Identity,
 		return Identity{}, false, p.err
 	}
 	return Identity{Name: name, Group: p.group, Role: RoleOf(p.group)}, true, nil
+}
+
+// acquire takes a turn to check a password: a free slot at once, the
+// priority slot for a priority check, or a slot freed within QueueWait if
+// fewer than Queue are waiting.
+func (v *Verifier) acquire(ctx context.Context, priority bool) (release func(), err error) {
+	fromSlots := func() { <-v.slots }
+	fromPriority := func() { <-v.priority }
+	select {
+	case v.slots <- struct{}{}:
+		return fromSlots, nil
+	default:
+	}
+	var prio chan struct{} // nil: never ready
+	if priority {
+		prio = v.priority
+		select {
+		case prio <- struct{}{}:
+			return fromPriority, nil
+		default:
+		}
+	}
+	if v.waiting.Add(1) > int32(v.opts.Queue) {
+		v.waiting.Add(-1)
+		return nil, ErrBusy
+	}
+	defer v.waiting.Add(-1)
+	timer := time.NewTimer(v.opts.QueueWait)
+	defer timer.Stop()
+	select {
+	case v.slots <- struct{}{}:
+		return fromSlots, nil
+	case prio <- struct{}{}:
+		return fromPriority, nil
+	case <-timer.C:
+		return nil, ErrBusy
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // prune drops expired entries, and if that is not enough, any entries, to
@@ -173,8 +274,8 @@ func (v *Verifier) Forget(name string) {
 	}
 }
 
-// Cached is how many credentials the cache holds.
-func (v *Verifier) Cached() int {
+// CacheLen is how many credentials the cache holds.
+func (v *Verifier) CacheLen() int {
 	v.mu.RLock()
 	defer v.mu.RUnlock()
 	return len(v.cache)

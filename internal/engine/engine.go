@@ -51,6 +51,7 @@ type Engine struct {
 	confirmTimer *time.Timer
 	candCache    candidateCache
 	objects      *objCache
+	observe      CommitObserver // nil: none
 }
 
 // CachedObjects bounds the GET-by-ObjectId cache (about 400 bytes each).
@@ -156,9 +157,12 @@ func (e *Engine) Commit(ctx context.Context, req Request) (*Outcome, error) {
 
 // commitWith is Commit with a prepare step run inside the transaction to
 // compute the edits from the running configuration (rollback, candidates).
-func (e *Engine) commitWith(ctx context.Context, req Request, prepare func(tx *store.Tx, req *Request) error) (*Outcome, error) {
-	var out *Outcome
-	err := e.store.Commit(ctx, func(tx *store.Tx) (func(), error) {
+func (e *Engine) commitWith(ctx context.Context, req Request, prepare func(tx *store.Tx, req *Request) error) (out *Outcome, err error) {
+	if e.observe != nil && !req.DryRun {
+		start := time.Now()
+		defer func() { e.observe(time.Since(start), out.changes(), err) }()
+	}
+	err = e.store.Commit(ctx, func(tx *store.Tx) (func(), error) {
 		if prepare != nil {
 			if err := prepare(tx, &req); err != nil {
 				return nil, err

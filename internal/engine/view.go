@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -155,6 +156,9 @@ func (v *view) resolveAll(edits []Edit) (*Outcome, []*change, error) {
 	if err := v.checkReferences(); err != nil {
 		return nil, nil, err
 	}
+	if err := v.checkUnique(); err != nil {
+		return nil, nil, err
+	}
 	// Deletes first, in reverse apply order, then creates and updates in
 	// apply order; a parent's update comes before its new children.
 	sort.SliceStable(v.changes, func(i, j int) bool {
@@ -213,8 +217,12 @@ func checkIfMatch(k *model.Kind, ifMatch string, cur *current) error {
 	if ifMatch == "" || ifMatch == "*" {
 		return nil
 	}
-	if cur.modRev == 0 || ifMatch != ETag(cur.modRev) {
-		return apierr.New(http.StatusPreconditionFailed, apierr.CodePrecondition, k.Name, "", "%s %s has changed since ETag %s; it is now %s", k.Name, k.DescribeKey(cur.key), ifMatch, ETag(cur.modRev))
+	match, ok := ifMatchAllows(ifMatch, ETag(cur.modRev))
+	if !ok {
+		return apierr.New(http.StatusPreconditionFailed, apierr.CodePrecondition, k.Name, "", "If-Match %s is not *, nor a list of entity tags like \"42\" or \"41\", \"42\"", ifMatch)
+	}
+	if cur.modRev == 0 || !match {
+		return apierr.New(http.StatusPreconditionFailed, apierr.CodePrecondition, k.Name, "", "%s %s has changed since ETag %s; it is now %s (If-Match compares strongly: a weak W/ tag never matches)", k.Name, k.DescribeKey(cur.key), ifMatch, ETag(cur.modRev))
 	}
 	return nil
 }
@@ -317,6 +325,10 @@ func (v *view) update(k *model.Kind, ed Edit) (uuid.UUID, uint64, error) {
 			}
 			return cur.id, 0, nil
 		}
+	}
+	if p := v.pending[k.Name+"\x00"+cur.key]; p != nil && p.Op == backend.Create {
+		p.After = merged // created earlier in this commit: it is created so
+		return cur.id, 0, nil
 	}
 	v.add(c)
 	return cur.id, 0, nil
@@ -482,7 +494,7 @@ func describe(reg *model.Registry, r store.Ref) string {
 // write stores the changes as revision rev and returns the revision record
 // as clients see it (secrets redacted), for the change feed.
 func (v *view) write(rev uint64, changes []*change, meta Meta) ([]byte, error) {
-	stored := storedRevision{Revision: Revision{Revision: rev, Time: nowString(), User: meta.User, Source: meta.Source, Comment: meta.Comment}}
+	stored := storedRevision{Revision: Revision{Revision: rev, Time: time.Now().UTC().Format(time.RFC3339Nano), User: meta.User, Source: meta.Source, Comment: meta.Comment}}
 	for _, c := range changes {
 		k := c.Kind
 		sd := storedDiff{Diff: v.e.diff(c), StoreKey: c.Key}

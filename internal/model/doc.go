@@ -92,6 +92,9 @@ func writeField(b *strings.Builder, f *Field) {
 	if len(f.Aliases) > 0 {
 		notes = append(notes, "also spelt "+strings.Join(f.Aliases, ", "))
 	}
+	if f.UniqueWithin != nil {
+		notes = append(notes, "unique per "+strings.Join(f.UniqueWithin, ", "))
+	}
 	if f.Doc != "" {
 		notes = append(notes, f.Doc)
 	}
@@ -116,6 +119,7 @@ func writeField(b *strings.Builder, f *Field) {
 
 var formatNames = map[Format]string{
 	FormatIPv4:     "IPv4 address",
+	FormatIPv4Host: "unicast IPv4 address",
 	FormatIPv4CIDR: "IPv4 address/prefix length (not the network or broadcast address)",
 	FormatIPOrFQDN: "IP address or fully qualified domain name",
 	FormatASN:      "AS number: asplain 1..4294967295 or asdot",

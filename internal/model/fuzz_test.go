@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"net/url"
+	"reflect"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/swmgr/swmgr/internal/apierr"
 )
@@ -136,14 +138,41 @@ func FuzzParseQuery(f *testing.F) {
 		"", "IpAddr=192.0.2.1", "IntfRef=fpPort1&Count=3&CurrentMarker=0&NextMarker=1", "MinPoll=x", "MinPoll=-9223372036854775809",
 		"Prefer=T&Prefer=0", "NAME=bob", "speed=10000", "Vrf=red&NeighborAddress=10.0.0.2", "SrcIntfRefList=a&SrcIntfRefList=b",
 		"%zz", "a=1;b=2", "Name=a&NAME=b", "IpAddr=a&IpAddr=a", "dry_run=maybe", "SeqNum=7", "=", "&&&", "Name=%00",
+		// The malformed forms the strict parser must refuse (issue 13).
+		"dry_run=true%", "dry_run=true;", "dry_run%=true", "dry_run=true&dry_run=false", "Count=0;", "Count=%zz",
+		"%zz=1", "dry_run=%ff", "IpAddr=%C0%80", "=1", "NextMarker=1&NextMarker=2", "a=1&&b=2&",
 	} {
 		f.Add(seed)
 	}
 	reg := Builtin()
 	f.Fuzz(func(t *testing.T, raw string) {
+		strict, serr := ParseQueryString(raw, func(name string) bool { return name == "NextMarker" })
 		q, err := url.ParseQuery(raw)
-		if err != nil {
+		if serr != nil {
+			checkRefusal(t, "ParseQueryString", serr)
 			return
+		}
+		// What the strict parser accepts, net/url reads the same way (so
+		// handlers that use r.URL.Query() see exactly it), and no
+		// parameter but NextMarker is given twice.
+		if err != nil {
+			t.Fatalf("ParseQueryString(%q) accepted what url.ParseQuery refuses: %v", raw, err)
+		}
+		if !reflect.DeepEqual(strict, q) && !(len(strict) == 0 && len(q) == 0) {
+			t.Fatalf("ParseQueryString(%q) = %v, url.ParseQuery = %v", raw, strict, q)
+		}
+		for name, vals := range strict {
+			if name == "" || !utf8.ValidString(name) {
+				t.Fatalf("ParseQueryString(%q) accepted the name %q", raw, name)
+			}
+			if len(vals) > 1 && name != "NextMarker" {
+				t.Fatalf("ParseQueryString(%q) accepted %s %d times", raw, name, len(vals))
+			}
+			for _, v := range vals {
+				if !utf8.ValidString(v) {
+					t.Fatalf("ParseQueryString(%q) accepted the value %q", raw, v)
+				}
+			}
 		}
 		for _, k := range reg.Kinds() {
 			got, err := k.ParseQuery(q)

@@ -149,7 +149,7 @@ func builtinKinds() []*Kind {
 			Doc: "System-wide settings.",
 			Fields: []*Field{
 				{Name: "Vrf", Type: String, Key: true, Default: "default", Enum: []string{"default"}},
-				{Name: "MgmtIp", Type: String, Format: FormatIPv4},
+				{Name: "MgmtIp", Type: String, Format: FormatIPv4Host},
 				{Name: "Hostname", Type: String, Default: "switch", Format: FormatHostname},
 				{Name: "SwitchMac", Type: String, Format: FormatMAC, ReadOnly: true},
 				{Name: "SwVersion", Type: String, ReadOnly: true},
@@ -167,6 +167,10 @@ func builtinKinds() []*Kind {
 				{Name: "Distro", Type: String},
 				{Name: "Kernel", Type: String},
 				{Name: "UpTime", Type: String},
+				{Name: "RunningRevision", Type: Int, Doc: "the revision of the running configuration"},
+				{Name: "SavedRevision", Type: Int, Doc: "the revision the last SaveConfig saved (0: never saved)"},
+				{Name: "UnsavedChanges", Type: Bool, Doc: "the running configuration changed since the last SaveConfig"},
+				{Name: "LastSaved", Type: String, Doc: "when and where the last SaveConfig wrote"},
 			},
 		},
 		port,
@@ -191,7 +195,7 @@ func builtinKinds() []*Kind {
 			CLI: &CLICommand{Words: []string{"ip", "address"}, Prompt: []string{"ip"}, Value: "IpAddr", Parents: []string{"Port"}, Inherit: "IntfRef", Show: []string{"ip", "interface"}},
 			Fields: []*Field{
 				{Name: "IntfRef", Type: String, Key: true, Format: FormatPortName, Ref: "Port", Doc: "the port that carries the address"},
-				{Name: "IpAddr", Type: String, Required: true, Format: FormatIPv4CIDR, Doc: "<ipv4>/<prefix length>"},
+				{Name: "IpAddr", Type: String, Required: true, Format: FormatIPv4CIDR, UniqueWithin: []string{"Vrf"}, Doc: "<ipv4>/<prefix length>"},
 				{Name: "AdminState", Type: String, Default: "UP", Enum: adminStates, CLI: "shutdown", CLISwitch: "DOWN"},
 				vrfRef(&Field{Name: "Vrf", Type: String, Default: "default", Doc: "VRF of the interface", CLI: "vrf"}),
 			},
@@ -242,7 +246,7 @@ func builtinKinds() []*Kind {
 			CLI: &CLICommand{Words: []string{"neighbor", "ip"}, Prompt: []string{"neighbor"}, Parents: []string{"BGPGlobal", "BGPVrf"}, Inherit: "Vrf", Show: []string{"ip", "bgp", "neighbor"}},
 			Fields: []*Field{
 				vrfRef(&Field{Name: "Vrf", Type: String, Key: true, Default: "default", Doc: "VRF of the session"}),
-				{Name: "NeighborAddress", Type: String, Key: true, Format: FormatIPv4},
+				{Name: "NeighborAddress", Type: String, Key: true, Format: FormatIPv4Host},
 				{Name: "PeerAS", Type: String, Required: true, Format: FormatASN, CLI: "peer_as"},
 				{Name: "LocalAS", Type: String, Format: FormatASN, Doc: "\"\" uses BGPGlobal ASNum", CLI: "local_as"},
 				{Name: "Description", Type: String, MaxLen: 64, CLI: "description"},
@@ -322,6 +326,7 @@ func builtinKinds() []*Kind {
 			CLI: &CLICommand{Words: []string{"archive", "server"}, Prompt: []string{"archive", "server"}},
 			Fields: []*Field{
 				{Name: "IpAddr", Type: String, Key: true, Format: FormatIPOrFQDN},
+				{Name: "Port", Type: Int, Default: int64(22), Range: rng(1, 65535), Doc: "SSH port (swmgr's addition; FlexSwitch always used 22)"},
 				{Name: "Username", Type: String, MaxLen: 64, Aliases: []string{"UserName"}},
 				{Name: "Password", Type: String, Secret: Sealed, MaxLen: 256, Doc: "write-only; stored encrypted"},
 				{Name: "DstFile", Type: String, Default: "/opt/swmgr/startup-config", Format: FormatAbsPath, MaxLen: 1024},
@@ -334,6 +339,17 @@ func builtinKinds() []*Kind {
 				{Name: "Timestamp", Type: String, Default: "disabled", Enum: timestamps, Aliases: []string{"TimeStamp"}},
 			},
 			Check: checkNoncePassphrase("ConfigArchiveServer"),
+			StateOnly: []*Field{
+				{Name: "HostKey", Type: String, Doc: "SHA256 fingerprint of the server's pinned host key"},
+				{Name: "LastAttempt", Type: String},
+				{Name: "LastSuccess", Type: String},
+				{Name: "LastError", Type: String},
+				{Name: "LastFile", Type: String},
+				{Name: "LastRevision", Type: Int, Doc: "the revision last archived"},
+				{Name: "NextRun", Type: String, Doc: "empty: on the next change only"},
+				{Name: "Uploads", Type: Int},
+				{Name: "Failures", Type: Int},
+			},
 		},
 		{
 			Name: "NtpServer", Class: Config,
@@ -391,6 +407,7 @@ func builtinKinds() []*Kind {
 				{Name: "Nonce", Type: String, MaxLen: 256},
 				{Name: "Passphrase", Type: String, Secret: Transient, MaxLen: 256},
 				{Name: "DstFileURI", Type: String, Format: FormatFileURI, MaxLen: 2048, Doc: "default: the data directory's startup-config"},
+				{Name: "FileName", Type: String, MaxLen: 255, Doc: "FlexSwitch 1.x: a file name in the data directory; not with DstFileURI"},
 				{Name: "Timeout", Type: Int, Default: int64(30), Range: rng(1, 3600)},
 				{Name: "RetryCount", Type: Int, Default: int64(3), Range: rng(0, 10)},
 				{Name: "Timestamp", Type: String, Default: "disabled", Enum: timestamps, Aliases: []string{"TimeStamp"}},
@@ -439,8 +456,8 @@ func checkPassword(kind, p string) error {
 	if len(p) < 8 {
 		return apierr.BadRequest(apierr.CodeInvalidValue, kind, "Password", "Password: must be at least 8 characters")
 	}
-	if strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return apierr.BadRequest(apierr.CodeInvalidValue, kind, "Password", "Password: must not contain control characters (newlines, tabs, ...)")
+	if strings.ContainsFunc(p, IsControl) {
+		return apierr.BadRequest(apierr.CodeInvalidValue, kind, "Password", "Password: must not contain control, format or unassigned characters (newlines, tabs, U+0085, U+200B, ...: Unicode category C)")
 	}
 	return nil
 }

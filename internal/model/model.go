@@ -12,6 +12,7 @@
 package model
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 )
@@ -81,6 +82,7 @@ const (
 	FormatFileURI         // ///abs/path, file:///abs/path or sftp://[user@]host[:port]/path
 	FormatAbsPath         // an absolute path
 	FormatObjName         // a simple name: letters, digits, - _ .
+	FormatIPv4Host        // a dotted IPv4 address a peer can have: not 0.0.0.0, broadcast or multicast
 )
 
 // Secrecy says how a secret field is kept.
@@ -120,6 +122,23 @@ type Field struct {
 	CreateOnly bool     // may be given at create, never changed by update
 	CLI        string   // the CLI's word where FlexSwitch's differs from Name ("router_id")
 	CLISwitch  string   // for a two-value enum: the value the bare CLI word sets ("no <word>" sets the other)
+	// UniqueWithin, when not nil, makes the field's value unique among the
+	// objects of its kind that agree on these fields (an interface address
+	// within a VRF); an address/prefix compares by its address. The engine
+	// checks it on the configuration a commit produces.
+	UniqueWithin []string
+}
+
+// UniqueValue is what UniqueWithin compares: the address of an
+// address/prefix, else the value as text.
+func (f *Field) UniqueValue(v any) string {
+	s := fmt.Sprint(v)
+	if f.Format == FormatIPv4CIDR {
+		if addr, _, ok := strings.Cut(s, "/"); ok {
+			return addr
+		}
+	}
+	return s
 }
 
 // Kind declares one kind of object.

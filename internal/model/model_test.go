@@ -248,7 +248,7 @@ func TestAppendJSONIsCanonicalAndHidesSecrets(t *testing.T) {
 	if strings.Contains(a, "hunter2") || strings.Contains(a, `"pp"`) {
 		t.Fatalf("secret in public JSON: %s", a)
 	}
-	if !strings.HasPrefix(a, `{"IpAddr":"a.example.com","Username":"","Password":""`) || !strings.Contains(a, `"Nonce":"n\"\u0001"`) {
+	if !strings.HasPrefix(a, `{"IpAddr":"a.example.com","Port":22,"Username":"","Password":""`) || !strings.Contains(a, `"Nonce":"n\"\u0001"`) {
 		t.Fatalf("unexpected encoding: %s", a)
 	}
 	if r := string(k.AppendRedactedJSON(nil, o)); !strings.Contains(r, `"Password":"******"`) || strings.Contains(r, "hunter2") {

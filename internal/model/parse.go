@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/swmgr/swmgr/internal/apierr"
 )
@@ -26,6 +27,14 @@ type Body map[string]json.RawMessage
 func DecodeBody(data []byte) (Body, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, nil // an empty body is an empty object
+	}
+	// encoding/json turns invalid UTF-8 and unpaired surrogate escapes into
+	// U+FFFD without a word: the stored text would not be what was sent.
+	if !utf8.Valid(data) {
+		return nil, apierr.BadRequest(apierr.CodeMalformedJSON, "", "", "the body is not valid UTF-8")
+	}
+	if esc := unpairedSurrogate(data); esc != "" {
+		return nil, apierr.BadRequest(apierr.CodeMalformedJSON, "", "", "malformed JSON: %s is half of a UTF-16 surrogate pair; a string must hold whole characters", esc)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	tok, err := dec.Token()
@@ -58,6 +67,43 @@ func DecodeBody(data []byte) (Body, error) {
 		return nil, apierr.BadRequest(apierr.CodeMalformedJSON, "", "", "malformed JSON: unexpected data after the object")
 	}
 	return body, nil
+}
+
+// unpairedSurrogate returns the first \uD800-\uDFFF escape in data that is
+// not a high surrogate followed at once by a low one, or "".
+func unpairedSurrogate(data []byte) string {
+	hex4 := func(i int) (rune, bool) {
+		if i+6 > len(data) || data[i] != '\\' || data[i+1] != 'u' {
+			return 0, false
+		}
+		n, err := strconv.ParseUint(string(data[i+2:i+6]), 16, 32)
+		return rune(n), err == nil
+	}
+	for i := 0; i < len(data); i++ {
+		if data[i] != '\\' || i+1 >= len(data) {
+			continue
+		}
+		if data[i+1] != 'u' {
+			i++ // skip the escaped character (it may be a backslash)
+			continue
+		}
+		r, ok := hex4(i)
+		if !ok {
+			continue // the JSON decoder reports it
+		}
+		switch {
+		case r >= 0xD800 && r < 0xDC00:
+			if lo, ok := hex4(i + 6); ok && lo >= 0xDC00 && lo < 0xE000 {
+				i += 11
+				continue
+			}
+			return string(data[i : i+6])
+		case r >= 0xDC00 && r < 0xE000:
+			return string(data[i : i+6])
+		}
+		i += 5
+	}
+	return ""
 }
 
 func malformed(err error) error {
@@ -100,7 +146,7 @@ func (k *Kind) Parse(body Body) (Object, error) {
 		if err != nil {
 			return nil, err
 		}
-		out[f.Name] = v
+		out[f.Name] = f.canonicalValue(v)
 	}
 	return out, nil
 }
@@ -130,7 +176,7 @@ func (k *Kind) ParseQuery(q url.Values) (Object, error) {
 		text := q.Get(name)
 		switch f.Type {
 		case String:
-			out[f.Name] = text
+			out[f.Name] = canonical(f.Format, text)
 		case Int:
 			n, err := strconv.ParseInt(text, 10, 64)
 			if err != nil {
@@ -144,7 +190,7 @@ func (k *Kind) ParseQuery(q url.Values) (Object, error) {
 			}
 			out[f.Name] = b
 		case StringList:
-			out[f.Name] = append([]string(nil), q[name]...)
+			out[f.Name] = f.canonicalValue(append([]string(nil), q[name]...))
 		}
 	}
 	return out, nil

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/swmgr/swmgr/internal/apierr"
 )
@@ -55,6 +56,7 @@ func (f *Field) validate(kind string, v any) (any, error) {
 	if err := f.checkType(v); err != nil {
 		return nil, apierr.BadRequest(apierr.CodeWrongType, kind, f.Name, "%s: %v", f.Name, err)
 	}
+	v = f.canonicalValue(v)
 	switch f.Type {
 	case String:
 		s := v.(string)
@@ -69,7 +71,10 @@ func (f *Field) validate(kind string, v any) (any, error) {
 			}
 			return nil, bad("%q is not allowed; use one of %s", s, strings.Join(f.Enum, ", "))
 		}
-		if s == "" && !f.Key && !f.Required {
+		// "" leaves an optional field unset — unless the field has a
+		// default: then "" is not "the default" but an invalid value
+		// (Hostname "", SourceIntf "").
+		if s == "" && !f.Key && !f.Required && (f.Default == nil || f.Default == "") {
 			return s, nil // unset optional value
 		}
 		if msg := checkFormat(f.Format, s); msg != "" {
@@ -128,12 +133,18 @@ func checkFormat(f Format, s string) string {
 		if a, err := netip.ParseAddr(s); err != nil || !a.Is4() {
 			return "an IPv4 address in dotted form, like 192.0.2.1"
 		}
+	case FormatIPv4Host:
+		if a, err := netip.ParseAddr(s); err != nil || !a.Is4() {
+			return "an IPv4 address in dotted form, like 192.0.2.1"
+		} else if !isUnicastHost(a) {
+			return "a unicast IPv4 address (not 0.0.0.0, 255.255.255.255 or multicast 224.0.0.0/4)"
+		}
 	case FormatIPv4CIDR:
 		return checkInterfaceCIDR(s)
 	case FormatIPOrFQDN:
 		if a, err := netip.ParseAddr(s); err == nil {
-			if a.Zone() != "" || a.IsUnspecified() {
-				return "a usable IP address or a fully qualified domain name, like 192.0.2.1 or ntp.example.com"
+			if a.Zone() != "" || !isUnicastHost(a) {
+				return "a usable unicast IP address (not unspecified, broadcast or multicast) or a fully qualified domain name, like 192.0.2.1 or ntp.example.com"
 			}
 			return ""
 		}
@@ -192,6 +203,9 @@ func checkInterfaceCIDR(s string) string {
 	if a.IsUnspecified() || a.IsMulticast() || a == netip.AddrFrom4([4]byte{255, 255, 255, 255}) {
 		return want + " (not an unspecified, multicast or broadcast address)"
 	}
+	if a.IsLoopback() {
+		return want + " (not a loopback address 127.0.0.0/8: those belong to the host's lo, not to a front-panel port)"
+	}
 	if p.Bits() <= 30 {
 		if a == p.Masked().Addr() {
 			return want + " (this is the subnet's network address)"
@@ -203,6 +217,22 @@ func checkInterfaceCIDR(s string) string {
 		}
 	}
 	return ""
+}
+
+// isUnicastHost: an address a peer (an NTP server, a BGP neighbor) can
+// have. 0.0.0.0 / ::, the limited broadcast and multicast addresses name no
+// single host.
+func isUnicastHost(a netip.Addr) bool {
+	return !a.IsUnspecified() && !a.IsMulticast() && a != netip.AddrFrom4([4]byte{255, 255, 255, 255})
+}
+
+// IsControl reports the runes of Unicode category C: controls (C0, DEL and
+// C1 such as U+0085 NEXT LINE), format characters (U+200B, U+202E, ...),
+// surrogates, private use and unassigned code points. None has a place in a
+// password: they are invisible, differ between keyboards and terminals, and
+// some end a line for one tool and not for another.
+func IsControl(r rune) bool {
+	return !unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Z)
 }
 
 func isHostname(s string, fqdn bool) bool {

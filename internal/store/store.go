@@ -32,6 +32,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -70,7 +71,15 @@ type Store struct {
 
 	closeOnce sync.Once
 	closeErr  error
+	observe   atomic.Pointer[BatchObserver]
 }
+
+// BatchObserver is told the size of each group commit that reached the
+// disk and how long its write and fsync took.
+type BatchObserver func(batch int, sync time.Duration)
+
+// ObserveBatches sets the observer (metrics).
+func (s *Store) ObserveBatches(o BatchObserver) { s.observe.Store(&o) }
 
 // Open opens (creating if needed) the database in dir. It fails at once with
 // ErrLocked if another process holds it.
@@ -229,6 +238,7 @@ func (s *Store) runBatch(batch []*request) bool {
 			return false
 		}
 	}
+	syncStart := time.Now()
 	if err := btx.Commit(); err != nil {
 		undo(len(batch))
 		for _, r := range batch {
@@ -237,6 +247,9 @@ func (s *Store) runBatch(batch []*request) bool {
 			}
 		}
 		return true
+	}
+	if o := s.observe.Load(); o != nil {
+		(*o)(len(batch), time.Since(syncStart))
 	}
 	// Durable now: run the hooks in commit order.
 	for _, r := range batch {

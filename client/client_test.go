@@ -1,0 +1,254 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"go/parser"
+	"go/token"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/swmgr/swmgr/client"
+	"github.com/swmgr/swmgr/internal/apierr"
+)
+
+func adminClient(t *testing.T, opts ...client.Option) *client.Client {
+	t.Helper()
+	opts = append([]client.Option{client.WithBasicAuth("admin", adminPassword), client.WithCAFile(server.CertFile)}, opts...)
+	c, err := client.New(server.TLSURL, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// The package stands alone: nothing it compiles imports swmgr's internals.
+func TestNoInternalImports(t *testing.T) {
+	files, _ := filepath.Glob("*.go")
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		parsed, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range parsed.Imports {
+			if strings.Contains(imp.Path.Value, "/internal/") || strings.Contains(imp.Path.Value, "swmgr/swmgr/") {
+				t.Errorf("%s imports %s", f, imp.Path.Value)
+			}
+		}
+	}
+}
+
+// The client's code constants are the server's.
+func TestCodesMatchServer(t *testing.T) {
+	pairs := [][2]string{
+		{client.CodeMalformedJSON, apierr.CodeMalformedJSON}, {client.CodeWrongType, apierr.CodeWrongType},
+		{client.CodeUnknownField, apierr.CodeUnknownField}, {client.CodeInvalidValue, apierr.CodeInvalidValue},
+		{client.CodeMissingField, apierr.CodeMissingField}, {client.CodeKeyChange, apierr.CodeKeyChange},
+		{client.CodeReadOnly, apierr.CodeReadOnly}, {client.CodeCreateOnly, apierr.CodeCreateOnly},
+		{client.CodeDanglingReference, apierr.CodeDanglingReference}, {client.CodeBadPaging, apierr.CodeBadPaging},
+		{client.CodeUnknownKind, apierr.CodeUnknownKind}, {client.CodeNotFound, apierr.CodeNotFound},
+		{client.CodeMethodNotAllowed, apierr.CodeMethodNotAllowed}, {client.CodeDuplicate, apierr.CodeDuplicate},
+		{client.CodeReferenced, apierr.CodeReferenced}, {client.CodeConflict, apierr.CodeConflict},
+		{client.CodePrecondition, apierr.CodePrecondition}, {client.CodeBodyTooLarge, apierr.CodeBodyTooLarge},
+		{client.CodeUnauthorized, apierr.CodeUnauthorized}, {client.CodeForbidden, apierr.CodeForbidden},
+		{client.CodeTooManyAttempts, apierr.CodeTooManyAttempts}, {client.CodeBackend, apierr.CodeBackend},
+		{client.CodeNotReady, apierr.CodeNotReady}, {client.CodeNotImplemented, apierr.CodeNotImplemented},
+		{client.CodeInternal, apierr.CodeInternal},
+	}
+	for _, p := range pairs {
+		if p[0] != p[1] {
+			t.Errorf("client code %q, server code %q", p[0], p[1])
+		}
+	}
+}
+
+func TestErrors(t *testing.T) {
+	ctx := context.Background()
+	c := adminClient(t)
+	wrongPW, _ := client.New(server.TLSURL, client.WithBasicAuth("admin", "not-the-password"), client.WithCAFile(server.CertFile))
+	for _, tc := range []struct {
+		name   string
+		call   func() error
+		status int
+		code   string
+		field  string
+	}{
+		{"unknown kind", func() error { _, err := c.Get(ctx, "NoSuchKind", nil); return err }, 404, client.CodeUnknownKind, ""},
+		{"bad value", func() error {
+			_, err := c.UpdateByKey(ctx, "Port", client.Object{"IntfRef": "fpPort1", "Mtu": 1}, client.DryRun())
+			return err
+		}, 400, client.CodeInvalidValue, "Mtu"},
+		{"stale If-Match", func() error {
+			_, err := c.UpdateByKey(ctx, "Port", client.Object{"IntfRef": "fpPort1", "Mtu": 1600}, client.IfMatch(`"424242"`))
+			return err
+		}, 412, client.CodePrecondition, ""},
+		{"wrong password", func() error { _, err := wrongPW.Get(ctx, "SystemParam", nil); return err }, 401, client.CodeUnauthorized, ""},
+		{"no candidate", func() error { _, err := c.Candidate("nope").Diff(ctx); return err }, 404, client.CodeNotFound, ""},
+		{"bad kind name", func() error { _, err := c.Get(ctx, "a/b", nil); return err }, 0, "", ""},
+	} {
+		err := tc.call()
+		if err == nil {
+			t.Errorf("%s: no error", tc.name)
+			continue
+		}
+		var e *client.Error
+		if tc.status == 0 {
+			if errors.As(err, &e) {
+				t.Errorf("%s: %v is an API error; want a local one", tc.name, err)
+			}
+			continue
+		}
+		if !errors.As(err, &e) || e.Status != tc.status || e.Code != tc.code || e.Field != tc.field || e.Message == "" {
+			t.Errorf("%s: got %#v (%v), want status %d code %s field %q", tc.name, e, err, tc.status, tc.code, tc.field)
+		}
+		if !errors.Is(err, &client.Error{Code: tc.code}) {
+			t.Errorf("%s: errors.Is by code is false", tc.name)
+		}
+	}
+}
+
+func TestTLSTrust(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		opts []client.Option
+		ok   bool
+	}{
+		{"pinned", []client.Option{client.WithFingerprint(server.Fingerprint)}, true},
+		{"pinned with colons and capitals", []client.Option{client.WithFingerprint(colons(strings.ToUpper(server.Fingerprint)))}, true},
+		{"wrong pin", []client.Option{client.WithFingerprint(strings.Repeat("ab", 32))}, false},
+		{"CA file", []client.Option{client.WithCAFile(server.CertFile)}, true},
+		{"system roots", nil, false},
+	} {
+		opts := append([]client.Option{client.WithBasicAuth("admin", adminPassword)}, tc.opts...)
+		c, err := client.New(server.TLSURL, opts...)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		_, err = c.Get(ctx, "SystemParam", nil)
+		if (err == nil) != tc.ok {
+			t.Errorf("%s: err %v, want success %v", tc.name, err, tc.ok)
+		}
+	}
+	if _, err := client.New(server.TLSURL, client.WithFingerprint("abc")); err == nil {
+		t.Error("a short fingerprint is accepted")
+	}
+	if _, err := client.New(server.TLSURL, client.WithCAFile("/nonexistent")); err == nil {
+		t.Error("a missing CA file is accepted")
+	}
+	if _, err := client.New("ftp://x"); err == nil {
+		t.Error("an ftp URL is accepted")
+	}
+}
+
+func colons(hex string) string {
+	var parts []string
+	for i := 0; i < len(hex); i += 2 {
+		parts = append(parts, hex[i:i+2])
+	}
+	return strings.Join(parts, ":")
+}
+
+func TestUnixSocket(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "swmgr.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := server.Serve(ln)
+	defer srv.Close()
+	c, err := client.New("http://localhost", client.WithUnixSocket(sock))
+	if err != nil {
+		t.Fatal(err)
+	}
+	it, err := c.Get(context.Background(), "Port", client.Object{"IntfRef": "fpPort3"})
+	if err != nil || it.Object["IntfRef"] != "fpPort3" {
+		t.Fatalf("over the socket: %v %v", it, err)
+	}
+	os.Remove(sock)
+}
+
+// Paging visits every object once, whatever the page size.
+func TestListPaging(t *testing.T) {
+	ctx := context.Background()
+	c := adminClient(t)
+	for _, size := range []int{1, 2, 3, 7, 8, 0} {
+		seen := map[string]bool{}
+		for it, err := range c.List(ctx, "Port", client.PageSize(size)) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := it.Object["IntfRef"].(string)
+			if seen[name] {
+				t.Fatalf("page size %d: %s twice", size, name)
+			}
+			seen[name] = true
+		}
+		if len(seen) != 8 {
+			t.Errorf("page size %d: %d ports, want 8", size, len(seen))
+		}
+	}
+	// An error ends the iteration as its last element.
+	var last error
+	n := 0
+	for _, err := range c.List(ctx, "Port", client.PageSize(5000)) {
+		last = err
+		n++
+	}
+	if n != 1 || !errors.Is(last, &client.Error{Code: client.CodeBadPaging}) {
+		t.Errorf("page size 5000: %d elements, last error %v", n, last)
+	}
+}
+
+// The feed resumes after a broken connection without losing or repeating
+// a commit.
+func TestEventsResume(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := adminClient(t)
+	var since uint64
+	for r, err := range c.Revisions(ctx, client.PageSize(1)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		since = r.Revision
+		break
+	}
+	const commits = 3
+	// The writer opens a connection per request: closing the server's
+	// connections must not fail its writes.
+	writer, _ := client.New(server.URL, client.WithHTTPClient(&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}))
+	go func() {
+		for i := range commits {
+			if _, err := writer.UpdateByKey(ctx, "SystemParam", client.Object{"Description": "feed " + strconv.Itoa(i)}); err != nil {
+				t.Error(err)
+			}
+			time.Sleep(100 * time.Millisecond)
+			server.CloseClientConnections() // break the stream between commits
+		}
+	}()
+	var got []uint64
+	for ev, err := range c.Events(ctx, client.FeedOptions{Since: &since, RetryDelay: 20 * time.Millisecond}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, ev.Revision.Revision)
+		if len(got) == commits {
+			break
+		}
+	}
+	for j, rev := range got {
+		if rev != since+1+uint64(j) {
+			t.Fatalf("revisions %v after %d: want each commit once, in order", got, since)
+		}
+	}
+}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"syscall"
+
+	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/obs"
+	"github.com/swmgr/swmgr/internal/store"
+)
+
+// observability is what serve adds for operators: metrics, the access
+// log, the health endpoints, and the API document and browser.
+type observability struct {
+	metrics *obs.Metrics // nil with --metrics=false
+	access  *slog.Logger // nil with --access-log=false
+	health  obs.Health
+}
+
+func newObservability(o *serveOptions, log *slog.Logger) *observability {
+	ob := &observability{}
+	if o.metrics {
+		ob.metrics = obs.NewMetrics()
+	}
+	if o.accessLog {
+		ob.access = log
+	}
+	return ob
+}
+
+// watch hooks the metrics into the store and the engine.
+func (ob *observability) watch(st *store.Store, eng *engine.Engine, log *slog.Logger) {
+	if ob.metrics == nil {
+		return
+	}
+	st.ObserveBatches(ob.metrics.ObserveBatch)
+	eng.ObserveCommits(ob.metrics.ObserveCommit)
+	ob.metrics.Watch(obs.Source{
+		Registry:    eng.Registry(),
+		Revision:    eng.Revision,
+		Subscribers: eng.Subscribers,
+		Candidates: func() int {
+			c, _ := eng.Candidates(nil)
+			return len(c)
+		},
+		ListState: func(ctx context.Context, k *model.Kind, marker uint64, count int) ([]byte, error) {
+			return eng.List(ctx, k, marker, count, true, nil)
+		},
+		Log: log,
+	})
+}
+
+// inner goes behind authentication: /metrics needs credentials except on
+// the loopback listener, like the API.
+func (ob *observability) inner(api http.Handler) http.Handler {
+	if ob.metrics == nil {
+		return api
+	}
+	metrics := ob.metrics.Handler()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/metrics" {
+			metrics.ServeHTTP(w, r)
+			return
+		}
+		api.ServeHTTP(w, r)
+	})
+}
+
+// outer goes in front of authentication: the health endpoints and the API
+// document are public, and the access log and request metrics see every
+// request, refused ones included.
+func (ob *observability) outer(authed http.Handler) http.Handler {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch p := r.URL.Path; {
+		case p == obs.HealthzPath || p == obs.ReadyzPath:
+			ob.health.ServeHTTP(w, r)
+		default:
+			authed.ServeHTTP(w, r)
+		}
+	})
+	return obs.Wrap(h, obs.HandlerOptions{Log: ob.access, Metrics: ob.metrics})
+}
+
+// ready marks the service ready and tells systemd (Type=notify).
+func (ob *observability) ready(log *slog.Logger) {
+	ob.health.SetReady()
+	if sent, err := obs.Notify("READY=1\nSTATUS=serving"); err != nil {
+		log.Warn("cannot notify systemd", "err", err)
+	} else if sent {
+		log.Debug("notified systemd: ready")
+	}
+}
+
+// probeListen checks, before anything is created, that addr can be bound,
+// so that a start that cannot listen leaves no data directory behind.
+func probeListen(flag, addr string) error {
+	if addr == "" {
+		return nil
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		if errors.Is(err, syscall.EACCES) {
+			if flag == "--https" {
+				return fmt.Errorf("%s %s: permission denied: run as root or give --https 127.0.0.1:8443", flag, addr)
+			}
+			return fmt.Errorf("%s %s: permission denied: run as root or give a port above 1023", flag, addr)
+		}
+		if flag == "--https" {
+			return fmt.Errorf("--https: %w (give a free address, or --https \"\" to disable HTTPS)", err)
+		}
+		return fmt.Errorf("%s: %w", flag, err)
+	}
+	ln.Close()
+	return nil
+}

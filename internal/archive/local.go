@@ -1,0 +1,79 @@
+package archive
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/swmgr/swmgr/internal/atomicfile"
+)
+
+// ErrNotConfigFile refuses to overwrite a file that is not a saved
+// configuration: SaveConfig runs as root, and an operator may run it.
+var ErrNotConfigFile = errors.New("the destination exists and is not a saved swmgr configuration; swmgr will not overwrite it")
+
+// MaxFileSize bounds what a restore reads.
+const MaxFileSize = 512 << 20
+
+// forbiddenRoots are pseudo file systems a configuration never goes to.
+var forbiddenRoots = []string{"/proc/", "/sys/", "/dev/"}
+
+// WriteLocal writes data to path atomically (temporary file, fsync,
+// rename, directory fsync), mode 0600. It refuses to replace anything but
+// a file that looks like a saved configuration (looksSaved).
+func WriteLocal(path string, data []byte) error {
+	for _, root := range forbiddenRoots {
+		if strings.HasPrefix(path, root) {
+			return fmt.Errorf("%s: %w", path, ErrNotConfigFile)
+		}
+	}
+	fi, err := os.Lstat(path)
+	switch {
+	case err == nil:
+		if !fi.Mode().IsRegular() {
+			return fmt.Errorf("%s: %w", path, ErrNotConfigFile)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return fmt.Errorf("check %s: %w", path, err)
+		}
+		head := make([]byte, 16)
+		n, _ := io.ReadFull(f, head)
+		f.Close()
+		if n > 0 && !looksSaved(head[:n]) {
+			return fmt.Errorf("%s: %w", path, ErrNotConfigFile)
+		}
+	case !errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("check %s: %w", path, err)
+	}
+	return atomicfile.Replace(path, data, 0o600)
+}
+
+// looksSaved recognises the start of a file configfile wrote: the
+// encrypted magic or a JSON object.
+func looksSaved(head []byte) bool {
+	return bytes.HasPrefix(head, []byte("SWMGRENC")) || bytes.HasPrefix(bytes.TrimLeft(head, " \t\r\n"), []byte("{"))
+}
+
+// ReadLocal reads a regular file of at most MaxFileSize bytes.
+func ReadLocal(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	if fi.Size() > MaxFileSize {
+		return nil, fmt.Errorf("%s is larger than %d bytes", path, MaxFileSize)
+	}
+	return io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+}

@@ -1,0 +1,158 @@
+package archive
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/swmgr/swmgr/internal/archive/sshdtest"
+)
+
+func newSFTP(t *testing.T) *SFTP {
+	pins, err := OpenHostKeys(filepath.Join(t.TempDir(), "pins.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &SFTP{Pins: pins}
+}
+
+func remoteOf(s *sshdtest.Server) Remote {
+	return Remote{Host: "127.0.0.1", Port: s.Port, User: s.User, Password: s.Password}
+}
+
+var quick = Attempts{Retries: 0, Timeout: 10 * time.Second, Backoff: 50 * time.Millisecond}
+
+// TestSFTPRealServer runs uploads and downloads against OpenSSH's sshd.
+func TestSFTPRealServer(t *testing.T) {
+	srv := sshdtest.Start(t)
+	c := newSFTP(t)
+	ctx := context.Background()
+	r := remoteOf(srv)
+	dst := srv.Home + "/archive/sub/startup-config"
+	data := bytes.Repeat([]byte("config line\n"), 10000)
+
+	t.Run("upload makes directories and a 0600 file, download reads it", func(t *testing.T) {
+		if err := c.Upload(ctx, r, dst, data, quick); err != nil {
+			t.Fatalf("upload: %v\n%s", err, srv.Log())
+		}
+		got, err := os.ReadFile(dst)
+		if err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("server file: %v, %d bytes, want %d", err, len(got), len(data))
+		}
+		fi, _ := os.Stat(dst)
+		if fi.Mode().Perm() != 0o600 {
+			t.Errorf("mode %v, want 0600", fi.Mode().Perm())
+		}
+		entries, _ := os.ReadDir(filepath.Dir(dst))
+		if len(entries) != 1 {
+			t.Errorf("the directory holds %d entries, want just the file (no temporary left)", len(entries))
+		}
+		back, err := c.Download(ctx, r, dst, quick)
+		if err != nil || !bytes.Equal(back, data) {
+			t.Fatalf("download: %v, %d bytes", err, len(back))
+		}
+		if _, ok := c.Pins.Get(Endpoint("127.0.0.1", srv.Port)); !ok {
+			t.Error("the host key was not pinned on first use")
+		}
+	})
+
+	t.Run("wrong password is refused at once, without retries", func(t *testing.T) {
+		bad := r
+		bad.Password = "not-the-password"
+		start := time.Now()
+		err := c.Upload(ctx, bad, dst, data, Attempts{Retries: 3, Timeout: 10 * time.Second, Backoff: 2 * time.Second})
+		if !errors.Is(err, ErrAuth) || !IsPermanent(err) {
+			t.Fatalf("err %v, want ErrAuth", err)
+		}
+		if time.Since(start) > 6*time.Second {
+			t.Errorf("took %v: a refused password was retried", time.Since(start))
+		}
+	})
+
+	t.Run("missing file", func(t *testing.T) {
+		if _, err := c.Download(ctx, r, srv.Home+"/nope", quick); err == nil || !strings.Contains(err.Error(), "nope") {
+			t.Fatalf("err %v", err)
+		}
+	})
+
+	t.Run("changed host key refused until the pin is forgotten", func(t *testing.T) {
+		srv.NewHostKey()
+		srv.Restart()
+		err := c.Upload(ctx, r, dst, data, Attempts{Retries: 2, Timeout: 10 * time.Second, Backoff: time.Second})
+		if !errors.Is(err, ErrHostKeyChanged) {
+			t.Fatalf("err %v, want ErrHostKeyChanged", err)
+		}
+		if err := c.Pins.Forget(Endpoint("127.0.0.1", srv.Port)); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Upload(ctx, r, dst, data, quick); err != nil {
+			t.Fatalf("after forgetting the pin: %v", err)
+		}
+	})
+
+	t.Run("sshd killed mid-upload then back: retried", func(t *testing.T) {
+		big := bytes.Repeat([]byte("0123456789abcdef"), 8<<20/16) // 8 MiB
+		errc := make(chan error, 1)
+		var failed []error
+		go func() {
+			errc <- c.Upload(ctx, r, dst, big, Attempts{Retries: 5, Timeout: 20 * time.Second, Backoff: 300 * time.Millisecond,
+				OnRetry: func(_ int, err error) { failed = append(failed, err) }})
+		}()
+		// Wait for the upload to start writing, then kill the server.
+		deadline := time.Now().Add(10 * time.Second)
+		for !tempExists(filepath.Dir(dst)) && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		srv.Stop()
+		time.Sleep(200 * time.Millisecond)
+		srv.Restart()
+		if err := <-errc; err != nil {
+			t.Fatalf("upload after the restart: %v", err)
+		}
+		if len(failed) == 0 {
+			t.Fatal("no attempt failed: sshd was not killed during the upload")
+		}
+		t.Logf("failed attempts before the success: %v", failed)
+		got, _ := os.ReadFile(dst)
+		if !bytes.Equal(got, big) {
+			t.Fatalf("the server holds %d bytes, want %d", len(got), len(big))
+		}
+	})
+
+	t.Run("a server that accepts and hangs is cut at Timeout", func(t *testing.T) {
+		port := sshdtest.HangingServer(t)
+		start := time.Now()
+		err := c.Upload(ctx, Remote{Host: "127.0.0.1", Port: port, User: "x", Password: "y"}, "/x", data, Attempts{Retries: 1, Timeout: 500 * time.Millisecond, Backoff: 100 * time.Millisecond})
+		if err == nil {
+			t.Fatal("upload to a hanging server succeeded")
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("took %v with two attempts of 500 ms", d)
+		}
+		if !strings.Contains(err.Error(), "2 attempts") {
+			t.Errorf("err %v does not say it retried", err)
+		}
+	})
+
+	t.Run("unreachable port", func(t *testing.T) {
+		err := c.Upload(ctx, Remote{Host: "127.0.0.1", Port: 1, User: "x", Password: "y"}, "/x", data, quick)
+		if err == nil || !strings.Contains(err.Error(), "connect") {
+			t.Fatalf("err %v", err)
+		}
+	})
+}
+
+func tempExists(dir string) bool {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".tmp") {
+			return true
+		}
+	}
+	return false
+}

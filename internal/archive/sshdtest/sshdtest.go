@@ -1,0 +1,254 @@
+// Package sshdtest runs a real OpenSSH server for tests: its own
+// configuration, host key and port on loopback, and a throwaway OS account
+// with a password. It skips only where sshd is not installed (or the test
+// is not root) outside CI; in CI ($CI set) those are failures.
+package sshdtest
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/pem"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+)
+
+// Binary is where Debian's openssh-server puts sshd.
+const Binary = "/usr/sbin/sshd"
+
+// Server is one running sshd.
+type Server struct {
+	t        testing.TB
+	dir      string
+	Port     int
+	User     string
+	Password string
+	Home     string
+	cmd      *exec.Cmd
+	waited   chan struct{}
+}
+
+// Require skips (or, in CI, fails) when sshd cannot run here.
+func Require(t testing.TB) {
+	t.Helper()
+	why := ""
+	if _, err := os.Stat(Binary); err != nil {
+		why = "sshd is not installed (apt-get install openssh-server)"
+	} else if os.Geteuid() != 0 {
+		why = "the test account needs root (useradd)"
+	}
+	if why == "" {
+		return
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatalf("real-sshd test cannot run in CI: %s", why)
+	}
+	t.Skipf("skipping the real-sshd test: %s", why)
+}
+
+// Start runs sshd with a new account; everything is removed when the test
+// ends, even if it fails.
+func Start(t testing.TB) *Server {
+	t.Helper()
+	Require(t)
+	s := &Server{t: t, dir: t.TempDir()}
+	var rnd [4]byte
+	rand.Read(rnd[:])
+	s.User = "swarch" + hex.EncodeToString(rnd[:])
+	rand.Read(rnd[:])
+	s.Password = "Pw-" + hex.EncodeToString(rnd[:]) + "-x"
+	s.Home = "/home/" + s.User
+	if out, err := exec.Command("useradd", "-m", "-d", s.Home, "-s", "/bin/sh", s.User).CombinedOutput(); err != nil {
+		t.Fatalf("useradd %s: %v: %s", s.User, err, out)
+	}
+	t.Cleanup(func() {
+		s.Stop()
+		if out, err := exec.Command("userdel", "-r", "-f", s.User).CombinedOutput(); err != nil {
+			t.Logf("userdel %s: %v: %s", s.User, err, out)
+		}
+	})
+	chpw := exec.Command("chpasswd")
+	chpw.Stdin = strings.NewReader(s.User + ":" + s.Password + "\n")
+	if out, err := chpw.CombinedOutput(); err != nil {
+		t.Fatalf("chpasswd: %v: %s", err, out)
+	}
+	if err := os.MkdirAll("/run/sshd", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s.NewHostKey()
+	s.Port = freePort(t)
+	s.writeConfig()
+	s.Restart()
+	return s
+}
+
+func freePort(t testing.TB) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// NewHostKey gives the server a new host key (applied at the next Restart).
+func (s *Server) NewHostKey() {
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	block, err := ssh.MarshalPrivateKey(priv, "")
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(s.dir, "host_ed25519"), pem.EncodeToMemory(block), 0o600); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+func (s *Server) writeConfig() {
+	cfg := fmt.Sprintf(`Port %d
+ListenAddress 127.0.0.1
+HostKey %s
+PidFile %s
+AuthorizedKeysFile none
+PasswordAuthentication yes
+KbdInteractiveAuthentication no
+PubkeyAuthentication no
+UsePAM yes
+PermitRootLogin no
+AllowUsers %s
+StrictModes no
+Subsystem sftp internal-sftp
+LogLevel VERBOSE
+MaxStartups 100
+`, s.Port, filepath.Join(s.dir, "host_ed25519"), filepath.Join(s.dir, "sshd.pid"), s.User)
+	if err := os.WriteFile(filepath.Join(s.dir, "sshd_config"), []byte(cfg), 0o600); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// Restart (re)starts sshd and waits until it accepts connections.
+func (s *Server) Restart() {
+	s.t.Helper()
+	s.Stop()
+	cmd := exec.Command(Binary, "-D", "-e", "-f", filepath.Join(s.dir, "sshd_config"))
+	log, err := os.Create(filepath.Join(s.dir, "sshd.log"))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		s.t.Fatalf("start sshd: %v", err)
+	}
+	log.Close()
+	s.cmd = cmd
+	s.waited = make(chan struct{})
+	go func() { cmd.Wait(); close(s.waited) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", s.Addr(), 200*time.Millisecond)
+		if err == nil {
+			c.Close()
+			return
+		}
+		select {
+		case <-s.waited:
+			s.t.Fatalf("sshd exited at start: %s", s.Log())
+		default:
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("sshd does not listen on %s: %s", s.Addr(), s.Log())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Stop kills sshd and every session it forked (its process group).
+func (s *Server) Stop() {
+	if s.cmd == nil {
+		return
+	}
+	syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	<-s.waited
+	s.cmd = nil
+	// Sessions run in sessions of their own: end those of the test account
+	// (which only this test uses), by process id.
+	killAccountProcesses(s.User)
+}
+
+func killAccountProcesses(user string) {
+	out, err := exec.Command("id", "-u", user).Output()
+	if err != nil {
+		return
+	}
+	uid := strings.TrimSpace(string(out))
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		status, err := os.ReadFile("/proc/" + e.Name() + "/status")
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(status), "\n") {
+			if f := strings.Fields(line); len(f) > 1 && f[0] == "Uid:" && f[1] == uid {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	}
+}
+
+// Addr is host:port.
+func (s *Server) Addr() string { return fmt.Sprintf("127.0.0.1:%d", s.Port) }
+
+// Log returns sshd's log so far.
+func (s *Server) Log() string {
+	b, _ := os.ReadFile(filepath.Join(s.dir, "sshd.log"))
+	return string(b)
+}
+
+// ReadFile reads a file the account owns.
+func (s *Server) ReadFile(p string) ([]byte, error) { return os.ReadFile(p) }
+
+// HangingServer accepts TCP connections and never answers: an SSH server
+// that hangs after the connection. It returns its port.
+func HangingServer(t testing.TB) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns []net.Conn
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			conns = append(conns, c)
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		<-done
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return l.Addr().(*net.TCPAddr).Port
+}

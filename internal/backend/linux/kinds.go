@@ -1,0 +1,46 @@
+package linux
+
+import (
+	"github.com/swmgr/swmgr/internal/model"
+)
+
+// driver is one kind's behaviour on the Linux backend: the shape of the
+// engine's per-kind drivers (issue 16), so that porting is moving each of
+// these into a registration. check is pure (no kernel change); ensure is
+// create and update (before is nil on create) and must be idempotent:
+// reconciliation calls it with the stored object; remove is delete.
+type driver struct {
+	check  func(b *Backend, c changeView) error
+	ensure func(b *Backend, tx *Tx, after, before model.Object) error
+	remove func(b *Backend, tx *Tx, before model.Object) error
+	// state reads the operational fields of the state form (nil: none).
+	state func(b *Backend, o model.Object) (model.Object, error)
+}
+
+// changeView is what a check sees of a change.
+type changeView interface {
+	before() model.Object
+	after() model.Object
+}
+
+// drivers are the dataplane kinds. Vlan's is ready for the kind the
+// engine branch adds; LogicalIntf and IPv4Route have kernel layers
+// (loopback.go, route.go) keyed by plain Go types, and their drivers come
+// with the kinds.
+var drivers = map[string]*driver{
+	"Port":     portDriver,
+	"Vrf":      vrfDriver,
+	"IPv4Intf": ipv4IntfDriver,
+	"Vlan":     vlanDriver,
+	"Span":     spanDriver,
+}
+
+func (b *Backend) appliedOf(kind string) []model.Object {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]model.Object, 0, len(b.applied[kind]))
+	for _, o := range b.applied[kind] {
+		out = append(out, o)
+	}
+	return out
+}

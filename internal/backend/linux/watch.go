@@ -1,0 +1,148 @@
+package linux
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/vishvananda/netlink"
+)
+
+// How long the kernel must be quiet after a change event before swmgr
+// reconciles (a burst of events from one `ip` command is one repair), and
+// how often it reconciles anyway (VRF namespaces are not watched).
+const (
+	reconcileQuiet = 150 * time.Millisecond
+	reconcileEvery = 30 * time.Second
+)
+
+// watch follows the switch namespace's link, address and route events:
+// link state changes count as port up/down events, and any change starts
+// a reconciliation.
+func (b *Backend) watch() error {
+	links := make(chan netlink.LinkUpdate, 256)
+	addrs := make(chan netlink.AddrUpdate, 256)
+	routes := make(chan netlink.RouteUpdate, 256)
+	done := make(chan struct{})
+	errs := func(err error) { b.log.Warn("linux backend: netlink watch", "err", err) }
+	if err := netlink.LinkSubscribeWithOptions(links, done, netlink.LinkSubscribeOptions{Namespace: &b.k.ns, ErrorCallback: errs}); err != nil {
+		return fmt.Errorf("watch links: %w", err)
+	}
+	if err := netlink.AddrSubscribeWithOptions(addrs, done, netlink.AddrSubscribeOptions{Namespace: &b.k.ns, ErrorCallback: errs}); err != nil {
+		close(done)
+		return fmt.Errorf("watch addresses: %w", err)
+	}
+	if err := netlink.RouteSubscribeWithOptions(routes, done, netlink.RouteSubscribeOptions{Namespace: &b.k.ns, ErrorCallback: errs}); err != nil {
+		close(done)
+		return fmt.Errorf("watch routes: %w", err)
+	}
+	// Seed the up/down state so the first event is a transition.
+	if states, err := b.k.PortStates(b.ports); err == nil {
+		b.evMu.Lock()
+		for _, st := range states {
+			b.events[st.Netdev] = &linkEvents{up: st.OperUp}
+		}
+		b.evMu.Unlock()
+	}
+	go func() {
+		defer close(b.done)
+		defer close(done)
+		var quiet <-chan time.Time
+		every := time.NewTicker(reconcileEvery)
+		defer every.Stop()
+		for {
+			select {
+			case <-b.stop:
+				return
+			case u, ok := <-links:
+				if !ok {
+					links = nil
+					continue
+				}
+				b.linkEvent(u)
+				b.forgetState()
+				quiet = time.After(reconcileQuiet)
+			case _, ok := <-addrs:
+				if !ok {
+					addrs = nil
+					continue
+				}
+				quiet = time.After(reconcileQuiet)
+			case _, ok := <-routes:
+				if !ok {
+					routes = nil
+					continue
+				}
+				quiet = time.After(reconcileQuiet)
+			case <-quiet:
+				quiet = nil
+				b.Reconcile()
+			case <-every.C:
+				b.Reconcile()
+			}
+		}
+	}()
+	return nil
+}
+
+func (b *Backend) linkEvent(u netlink.LinkUpdate) {
+	a := u.Link.Attrs()
+	if b.ports.Port(a.Name) == "" {
+		return
+	}
+	up := operUp(u.Link)
+	now := time.Now().UTC().Format(time.RFC3339Nano)
+	b.evMu.Lock()
+	defer b.evMu.Unlock()
+	ev := b.events[a.Name]
+	if ev == nil {
+		ev = &linkEvents{}
+		b.events[a.Name] = ev
+	}
+	switch {
+	case up && !ev.up:
+		ev.numUp++
+		ev.lastUp = now
+	case !up && ev.up:
+		ev.numDown++
+		ev.lastDwn = now
+	}
+	ev.up = up
+}
+
+// Reconcile puts back what the applied configuration says and the kernel
+// no longer has (someone ran `ip addr del` or `ip link set down`): every
+// applied object is ensured again, in kind order, in one Tx. What swmgr
+// does not manage is not touched. It returns what it changed.
+func (b *Backend) Reconcile() []string {
+	changed := b.reconcile()
+	if len(changed) > 0 {
+		b.log.Info("reconciled the kernel with the configuration", "changes", len(changed), "what", changed)
+		if b.opts.OnReconcile != nil {
+			// Outside b.mu: the callback writes the config log through the
+			// engine, whose commits may be waiting for b.mu in Apply.
+			b.opts.OnReconcile(changed)
+		}
+	}
+	return changed
+}
+
+func (b *Backend) reconcile() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	tx := b.k.Begin()
+	for _, kind := range reconcileOrder {
+		for _, o := range b.applied[kind] {
+			if err := drivers[kind].ensure(b, tx, o, o); err != nil {
+				b.log.Warn("reconcile", "kind", kind, "object", o, "err", err)
+			}
+		}
+	}
+	tx.Commit()
+	if len(tx.Changed) > 0 {
+		b.forgetState()
+	}
+	return tx.Changed
+}
+
+// reconcileOrder is apply order: what others use first.
+var reconcileOrder = []string{"Port", "Vrf", "Vlan", "IPv4Intf", "Span"}

@@ -1,0 +1,198 @@
+package engine
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"sort"
+
+	"github.com/swmgr/swmgr/internal/apierr"
+	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/store"
+)
+
+// Snapshot calls fn for every object of the named config kinds (nil: all),
+// secrets included, as of one revision, which it passes to begin (if set)
+// before the first object and returns. Kinds come in registry order, so a
+// reader meets what others refer to first.
+func (e *Engine) Snapshot(ctx context.Context, kinds []string, begin func(rev uint64), fn func(k *model.Kind, o model.Object) error) (uint64, error) {
+	var rev uint64
+	err := e.store.View(func(tx *store.Tx) error {
+		rev = tx.Revision()
+		if begin != nil {
+			begin(rev)
+		}
+		for _, k := range e.reg.Kinds() {
+			if k.Class != model.Config || (kinds != nil && !slices.Contains(kinds, k.Name)) {
+				continue
+			}
+			_, _, err := tx.List(k.Name, 0, int(^uint(0)>>1), func(rec store.Record) error {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				o, err := e.decode(k, rec)
+				if err != nil {
+					return err
+				}
+				return fn(k, o)
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return rev, err
+}
+
+// Replacement is a whole configuration to put in place of the running one.
+type Replacement struct {
+	// Objects holds, per config kind name, every object wanted (full
+	// objects, as configfile decodes them). A created kind's objects that
+	// are not listed are deleted; a discovered or singleton kind's go back
+	// to their defaults.
+	Objects map[string][]model.Object
+	// Keep, if set, spares running objects of created kinds that Objects
+	// does not list (the users a reset keeps).
+	Keep func(k *model.Kind, running model.Object) bool
+}
+
+// Replace makes one commit that turns the running configuration into r:
+// the same commit path as Rollback, with the edits computed inside the
+// transaction from the running objects. Objects that do not change keep
+// their ObjectIds; req.DryRun reports the diff.
+func (e *Engine) Replace(ctx context.Context, r Replacement, req Request) (*Outcome, error) {
+	return e.commitWith(ctx, req, func(tx *store.Tx, rq *Request) error {
+		edits, err := e.replaceEdits(tx, r)
+		rq.Edits = edits
+		return err
+	})
+}
+
+func (e *Engine) replaceEdits(tx *store.Tx, r Replacement) ([]Edit, error) {
+	var edits []Edit
+	for _, k := range e.reg.Kinds() {
+		if k.Class != model.Config {
+			continue
+		}
+		running := map[string]model.Object{}
+		_, _, err := tx.List(k.Name, 0, int(^uint(0)>>1), func(rec store.Record) error {
+			o, err := e.decode(k, rec)
+			running[rec.Key] = o
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		wanted := make(map[string]model.Object, len(r.Objects[k.Name]))
+		for _, o := range r.Objects[k.Name] {
+			wanted[k.Key(o)] = o
+		}
+		// Derived objects (breakout sub-ports) come and go with their
+		// parent: only their settings are edited, after the parent.
+		derived := map[string]bool{}
+		if k.Children != nil {
+			for _, set := range []map[string]model.Object{running, wanted} {
+				for _, o := range set {
+					for _, c := range k.Children(o) {
+						derived[k.Key(c)] = true
+					}
+				}
+			}
+		}
+		keys := make([]string, 0, len(running)+len(wanted))
+		for key := range running {
+			keys = append(keys, key)
+		}
+		for key := range wanted {
+			if running[key] == nil {
+				keys = append(keys, key)
+			}
+		}
+		sort.Strings(keys) // a parent's key is a prefix of its children's
+		for _, key := range keys {
+			now, want := running[key], wanted[key]
+			switch {
+			case want == nil && derived[key]:
+			case want == nil && !k.Creatable():
+				def := k.Defaults()
+				for n, v := range keyFields(k, now) {
+					def[n] = v
+				}
+				if !sameSettings(k, now, def) {
+					edits = append(edits, Edit{Kind: k, Op: backend.Update, Target: Target{Key: keyFields(k, now)}, Fields: settable(k, def, now)})
+				}
+			case want == nil:
+				if r.Keep == nil || !r.Keep(k, now) {
+					edits = append(edits, Edit{Kind: k, Op: backend.Delete, Target: Target{Key: keyFields(k, now)}})
+				}
+			case now == nil && k.Creatable() && !derived[key]:
+				edits = append(edits, Edit{Kind: k, Op: backend.Create, Fields: settable(k, want, nil)})
+			default: // exists, or will exist once its parent changes
+				if now != nil {
+					for _, f := range k.Fields {
+						if f.CreateOnly && !f.Key && f.Secret == model.Public && !equalValue(now[f.Name], want[f.Name]) {
+							return nil, apierr.New(http.StatusConflict, apierr.CodeConflict, k.Name, f.Name, "cannot replace %s %s: its %s differs and can only be set by re-creating it; delete it first", k.Name, k.DescribeKey(key), f.Name)
+						}
+					}
+					if sameSettings(k, now, want) {
+						continue
+					}
+				}
+				edits = append(edits, Edit{Kind: k, Op: backend.Update, Target: Target{Key: keyFields(k, want)}, Fields: settable(k, want, now)})
+			}
+		}
+	}
+	return edits, nil
+}
+
+// settable is want without the fields a client cannot set (read-only,
+// transient) and, against an existing object, without its create-only ones.
+func settable(k *model.Kind, want, now model.Object) model.Object {
+	strip := false
+	for _, f := range k.Fields {
+		if _, ok := want[f.Name]; ok && (f.ReadOnly || f.Secret == model.Transient || (now != nil && f.CreateOnly && !f.Key)) {
+			strip = true
+		}
+	}
+	if !strip && len(want) <= len(k.Fields) {
+		return want // nothing to take out: no copy (a restore of 100,000 objects)
+	}
+	out := make(model.Object, len(k.Fields))
+	for _, f := range k.Fields {
+		if f.ReadOnly || f.Secret == model.Transient || (now != nil && f.CreateOnly && !f.Key) {
+			continue
+		}
+		if v, ok := want[f.Name]; ok {
+			out[f.Name] = v
+		}
+	}
+	return out
+}
+
+// sameSettings reports whether applying want to now would change nothing
+// (an empty secret keeps the one set, as in an update).
+func sameSettings(k *model.Kind, now, want model.Object) bool {
+	for _, f := range k.Fields {
+		if f.ReadOnly || f.Secret == model.Transient {
+			continue
+		}
+		if f.Secret != model.Public && want.Str(f.Name) == "" {
+			continue
+		}
+		if !equalValue(now[f.Name], want[f.Name]) {
+			return false
+		}
+	}
+	return true
+}
+
+// LogSuccess records in the config log an action that succeeded without a
+// commit of its own (SaveConfig).
+func (e *Engine) LogSuccess(ctx context.Context, meta Meta, info *LogInfo) error {
+	return e.store.Commit(context.WithoutCancel(ctx), func(tx *store.Tx) (func(), error) {
+		e.appendLog(tx, meta, info, "Success")
+		return nil, nil
+	})
+}

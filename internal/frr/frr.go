@@ -1,0 +1,240 @@
+package frr
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/swmgr/swmgr/internal/atomicfile"
+	"github.com/swmgr/swmgr/internal/daemon"
+)
+
+// Options place one FRR instance.
+type Options struct {
+	// Dir holds this instance's configuration files, vty sockets, pid files
+	// and logs; it is created and handed to the FRR user. Never /etc/frr or
+	// /run/frr: the host's own FRR, if any, is left alone.
+	Dir string
+	// Netns is the named network namespace the daemons run in ("" = the
+	// caller's).
+	Netns string
+	// BinDir holds zebra, bgpd (and mgmtd/staticd on FRR releases that need
+	// them); default /usr/lib/frr.
+	BinDir string
+	// User runs the daemons; default "frr" (created by Debian's package).
+	User string
+}
+
+// Router is one FRR instance swmgr owns: its daemons and its BGP
+// configuration.
+type Router struct {
+	opts  Options
+	group *daemon.Group
+
+	// applyMu serialises changes to FRR; current is the configuration last
+	// applied successfully (what a restarted bgpd gets back).
+	applyMu sync.Mutex
+	current Config
+	applies int
+}
+
+// daemonsFor lists the daemons FRR needs, in start order: mgmtd (FRR 9 and
+// later) owns the northbound configuration others read, zebra owns the
+// kernel, bgpd talks to zebra.
+func daemonsFor(bin string) []string {
+	var names []string
+	if _, err := os.Stat(filepath.Join(bin, "mgmtd")); err == nil {
+		names = append(names, "mgmtd")
+	}
+	return append(names, "zebra", "bgpd")
+}
+
+// New prepares an instance; Start runs it.
+func New(opts Options) (*Router, error) {
+	if opts.Dir == "" {
+		return nil, errors.New("frr: Options.Dir is required")
+	}
+	if opts.BinDir == "" {
+		opts.BinDir = "/usr/lib/frr"
+	}
+	if opts.User == "" {
+		opts.User = "frr"
+	}
+	r := &Router{opts: opts}
+	var specs []daemon.Spec
+	for _, name := range daemonsFor(opts.BinDir) {
+		argv := []string{filepath.Join(opts.BinDir, name),
+			"-u", opts.User, "-g", opts.User,
+			"-P", "0", // no vty TCP port: vtysh uses the unix sockets in Dir
+			"-f", filepath.Join(opts.Dir, name+".conf"),
+			"-i", filepath.Join(opts.Dir, name+".pid"),
+			"--vty_socket", opts.Dir,
+			"--log", "stdout",
+		}
+		if name == "zebra" || name == "bgpd" {
+			argv = append(argv, "-z", filepath.Join(opts.Dir, "zserv.api"))
+		}
+		sock := filepath.Join(opts.Dir, name+".vty")
+		d := name
+		specs = append(specs, daemon.Spec{
+			Name: name, Argv: argv, Netns: opts.Netns,
+			LogPath: filepath.Join(opts.Dir, name+".log"),
+			Ready: func(ctx context.Context) error {
+				if _, err := os.Stat(sock); err != nil {
+					return err
+				}
+				c, err := r.dialVty(ctx, d)
+				if err == nil {
+					c.Close()
+				}
+				return err
+			},
+		})
+	}
+	r.group = daemon.NewGroup(specs, r.reapply)
+	return r, nil
+}
+
+// Start prepares the directory and starts the daemons with the current
+// configuration.
+func (r *Router) Start(ctx context.Context) error {
+	u, err := user.Lookup(r.opts.User)
+	if err != nil {
+		return fmt.Errorf("frr: user %q (install Debian's frr package): %w", r.opts.User, err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	if err := os.MkdirAll(r.opts.Dir, 0o750); err != nil {
+		return fmt.Errorf("frr: %w", err)
+	}
+	if err := os.Chown(r.opts.Dir, uid, gid); err != nil {
+		return fmt.Errorf("frr: %w", err)
+	}
+	for _, name := range daemonsFor(r.opts.BinDir) {
+		path := filepath.Join(r.opts.Dir, name+".conf")
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			// bgpd.conf is rewritten on every apply; the others stay empty.
+			if err := atomicfile.Replace(path, nil, 0o640); err != nil {
+				return fmt.Errorf("frr: %w", err)
+			}
+		}
+		if err := os.Chown(path, uid, gid); err != nil {
+			return fmt.Errorf("frr: %w", err)
+		}
+	}
+	return r.group.Start(ctx)
+}
+
+// Stop ends the daemons.
+func (r *Router) Stop() { r.group.Stop() }
+
+// Status reports the daemons for SystemStatus.FlexDaemons.
+func (r *Router) Status() []daemon.Status { return r.group.Status() }
+
+// Pid is a daemon's process id (tests kill it to check the restart).
+func (r *Router) Pid(name string) int { return r.group.Pid(name) }
+
+// RunningConfig is bgpd's running configuration, as FRR prints it.
+func (r *Router) RunningConfig(ctx context.Context) (string, error) {
+	out, err := r.show(ctx, "bgpd", "show running-config")
+	if err != nil {
+		return "", fmt.Errorf("frr: reading running configuration: %w", err)
+	}
+	return out, nil
+}
+
+// Plan returns the commands Apply would send (passwords included: not for
+// display), for tests and diagnostics.
+func (r *Router) Plan(ctx context.Context, cfg Config) ([]string, error) {
+	want, err := cfg.render()
+	if err != nil {
+		return nil, err
+	}
+	run, err := r.RunningConfig(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return diff(parseRunning(run), want), nil
+}
+
+// Apply makes FRR run cfg, sending only what differs from its running
+// configuration. If FRR rejects any command, the running configuration is
+// put back as it was and the error carries FRR's message.
+func (r *Router) Apply(ctx context.Context, cfg Config) error {
+	want, err := cfg.render()
+	if err != nil {
+		return fmt.Errorf("frr: %w", err)
+	}
+	r.applyMu.Lock()
+	defer r.applyMu.Unlock()
+	before, err := r.RunningConfig(ctx)
+	if err != nil {
+		return err
+	}
+	cmds := diff(parseRunning(before), want)
+	r.applies++
+	if len(cmds) > 0 {
+		if applyErr := r.configure(ctx, cmds); applyErr != nil {
+			if rbErr := r.restore(ctx, parseRunning(before)); rbErr != nil {
+				return fmt.Errorf("frr: %w; restoring the previous configuration also failed: %v", applyErr, rbErr)
+			}
+			return fmt.Errorf("frr: %w", applyErr)
+		}
+	}
+	r.current = cfg
+	// bgpd reads this file when it (re)starts, so a restart comes back with
+	// the configuration at once; it holds passwords, hence 0640 frr-owned.
+	if err := r.saveBgpdConf(want); err != nil {
+		return err
+	}
+	return nil
+}
+
+// restore puts back the stanzas FRR printed before a failed apply.
+func (r *Router) restore(ctx context.Context, before []block) error {
+	now, err := r.RunningConfig(ctx)
+	if err != nil {
+		return err
+	}
+	cmds := diff(parseRunning(now), before)
+	if len(cmds) == 0 {
+		return nil
+	}
+	return r.configure(ctx, cmds)
+}
+
+func (r *Router) saveBgpdConf(bs []block) error {
+	var lines []string
+	for _, b := range bs {
+		lines = append(lines, whole(b)...)
+	}
+	path := filepath.Join(r.opts.Dir, "bgpd.conf")
+	if err := atomicfile.ReplaceKeepingOwner(path, []byte(strings.Join(lines, "\n")+"\n")); err != nil {
+		return fmt.Errorf("frr: saving bgpd.conf: %w", err)
+	}
+	return nil
+}
+
+// Applies counts the apply rounds FRR was asked to do (each one reads the
+// running configuration and sends one command batch).
+func (r *Router) Applies() int {
+	r.applyMu.Lock()
+	defer r.applyMu.Unlock()
+	return r.applies
+}
+
+// reapply pushes the last good configuration after a daemon restart: zebra
+// restarting loses nothing of bgpd's, but bgpd restarting needs its own
+// configuration, which it read from bgpd.conf; this makes sure.
+func (r *Router) reapply(ctx context.Context, name string) error {
+	r.applyMu.Lock()
+	cfg := r.current
+	r.applyMu.Unlock()
+	return r.Apply(ctx, cfg)
+}

@@ -1,0 +1,471 @@
+package frr
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// lab is two network namespaces joined by a veth: "switch" runs the FRR
+// under test, "peer" a second, independent FRR speaking BGP to it.
+type lab struct {
+	id             string
+	switchNS       string
+	peerNS         string
+	switchAddr     string
+	peerAddr       string
+	sw, peer       *Router
+	announced      string // a prefix the peer originates
+	swDir, peerDir string
+}
+
+func run(t testing.TB, args ...string) string {
+	t.Helper()
+	out, err := exec.Command(args[0], args[1:]...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func needFRR(t testing.TB) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: runs FRR in network namespaces")
+	}
+	for _, p := range []string{"/usr/lib/frr/bgpd", "/usr/lib/frr/zebra", "/usr/bin/vtysh"} {
+		if _, err := os.Stat(p); err != nil {
+			t.Skipf("FRR is not installed (%s missing): apt-get install frr (.ci/run does)", p)
+		}
+	}
+}
+
+// newLab builds the namespaces and starts both FRRs; everything is removed
+// when the test ends, even when it fails.
+func newLab(t testing.TB) *lab {
+	t.Helper()
+	needFRR(t)
+	buf := make([]byte, 3)
+	rand.Read(buf)
+	id := "rt" + hex.EncodeToString(buf)
+	l := &lab{id: id, switchNS: id + "s", peerNS: id + "p",
+		switchAddr: "10.201.0.1", peerAddr: "10.201.0.2", announced: "192.0.2.0/24"}
+	run(t, "ip", "netns", "add", l.switchNS)
+	t.Cleanup(func() { exec.Command("ip", "netns", "del", l.switchNS).Run() })
+	run(t, "ip", "netns", "add", l.peerNS)
+	t.Cleanup(func() { exec.Command("ip", "netns", "del", l.peerNS).Run() })
+	run(t, "ip", "link", "add", id+"a", "netns", l.switchNS, "type", "veth", "peer", "name", id+"b", "netns", l.peerNS)
+	run(t, "ip", "-n", l.switchNS, "addr", "add", l.switchAddr+"/30", "dev", id+"a")
+	run(t, "ip", "-n", l.peerNS, "addr", "add", l.peerAddr+"/30", "dev", id+"b")
+	run(t, "ip", "-n", l.peerNS, "addr", "add", "192.0.2.1/24", "dev", "lo")
+	for _, ns := range []string{l.switchNS, l.peerNS} {
+		run(t, "ip", "-n", ns, "link", "set", "lo", "up")
+	}
+	run(t, "ip", "-n", l.switchNS, "link", "set", id+"a", "up")
+	run(t, "ip", "-n", l.peerNS, "link", "set", id+"b", "up")
+
+	dir, err := os.MkdirTemp("", id+"-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(dir, 0o755)
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, f := range []string{"switch/bgpd.log", "switch/zebra.log", "peer/bgpd.log"} {
+				b, _ := os.ReadFile(filepath.Join(dir, f))
+				t.Logf("%s:\n%s", f, tail(string(b), 2000))
+			}
+		}
+		os.RemoveAll(dir)
+	})
+	l.swDir, l.peerDir = filepath.Join(dir, "switch"), filepath.Join(dir, "peer")
+	ctx := context.Background()
+	for _, x := range []struct {
+		r   **Router
+		dir string
+		ns  string
+	}{{&l.sw, l.swDir, l.switchNS}, {&l.peer, l.peerDir, l.peerNS}} {
+		r, err := New(Options{Dir: x.dir, Netns: x.ns})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(r.Stop)
+		*x.r = r
+	}
+	// The peer originates its loopback's prefix and expects AS 65001.
+	if err := l.peer.Apply(ctx, l.peerConfig("65001")); err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+func (l *lab) peerConfig(switchAS string) Config {
+	return Config{
+		Instances: []Instance{{ASNum: "65002", RouterID: l.peerAddr,
+			Redistribution: []Redistribution{{Sources: "CONNECTED"}}}},
+		Neighbors: []Neighbor{fastNeighbor(l.switchAddr, switchAS)},
+	}
+}
+
+// fastNeighbor has short timers so sessions come up and fail over quickly.
+func fastNeighbor(addr, as string) Neighbor {
+	return Neighbor{NeighborAddress: addr, PeerAS: as, KeepaliveTime: 1, HoldTime: 3, ConnectRetryTime: 1}
+}
+
+func (l *lab) switchConfig(as string, neighbors ...Neighbor) Config {
+	return Config{Instances: []Instance{{ASNum: as, RouterID: l.switchAddr}}, Neighbors: neighbors}
+}
+
+func neighborState(t testing.TB, r *Router, vrf, addr string) (NeighborState, bool) {
+	t.Helper()
+	ns, err := r.Neighbors(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range ns {
+		if n.VRF == vrf && n.NeighborAddress == addr {
+			return n, true
+		}
+	}
+	return NeighborState{}, false
+}
+
+func waitFor(t testing.TB, what string, timeout time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func (l *lab) waitEstablished(t testing.TB, r *Router, addr string) NeighborState {
+	t.Helper()
+	var st NeighborState
+	waitFor(t, "session with "+addr+" to reach Established", 40*time.Second, func() bool {
+		st, _ = neighborState(t, r, DefaultVRF, addr)
+		return st.SessionState == SessionEstablished
+	})
+	return st
+}
+
+func routeVia(t testing.TB, r *Router, prefix, proto string) (Route, bool) {
+	t.Helper()
+	rs, err := r.Routes(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rt := range rs {
+		if rt.Prefix == prefix && rt.Protocol == proto {
+			return rt, true
+		}
+	}
+	return Route{}, false
+}
+
+func runningBGP(t testing.TB, r *Router) string {
+	t.Helper()
+	text, err := r.RunningConfig(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keep []string
+	in := false
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, "router bgp") {
+			in = true
+		}
+		if in {
+			keep = append(keep, line)
+		}
+		if line == "exit" {
+			in = false
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+// TestBGPWithRealFRR drives one swmgr-owned FRR against a peer FRR through
+// the life of a configuration. The steps share one lab because bringing
+// sessions up is the slow part.
+func TestBGPWithRealFRR(t *testing.T) {
+	l := newLab(t)
+	ctx := context.Background()
+	first := fastNeighbor(l.peerAddr, "65002")
+	first.Description = "peer one"
+	cfg := l.switchConfig("65001", first)
+	if err := l.sw.Apply(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if plan, err := l.sw.Plan(ctx, cfg); err != nil || len(plan) != 0 {
+		t.Fatalf("applying the same configuration again should send nothing, plan=%q err=%v", plan, err)
+	}
+
+	t.Run("established and routes learned", func(t *testing.T) {
+		st := l.waitEstablished(t, l.sw, l.peerAddr)
+		if st.PeerAS != "65002" || st.LocalAS != "65001" || st.PeerType != 1 {
+			t.Errorf("state %+v: want PeerAS 65002, LocalAS 65001, external", st)
+		}
+		waitFor(t, l.announced+" learned over BGP", 20*time.Second, func() bool {
+			rt, ok := routeVia(t, l.sw, l.announced, "bgp")
+			return ok && rt.Installed && len(rt.NextHops) == 1 && rt.NextHops[0].Address == l.peerAddr
+		})
+		kernel := run(t, "ip", "-n", l.switchNS, "route", "show", l.announced)
+		if !strings.Contains(kernel, "proto bgp") || !strings.Contains(kernel, "via "+l.peerAddr) {
+			t.Errorf("kernel table of the switch namespace: %q, want a proto bgp route via %s", kernel, l.peerAddr)
+		}
+		st, _ = neighborState(t, l.sw, DefaultVRF, l.peerAddr)
+		if st.TotalPrefixes < 1 || st.UpdatesReceived < 1 {
+			t.Errorf("state %+v: want prefixes and updates received", st)
+		}
+		gs, err := l.sw.Globals(ctx)
+		if err != nil || len(gs) != 1 || gs[0].AS != "65001" || gs[0].RouterID != l.switchAddr || gs[0].TotalPaths < 1 {
+			t.Errorf("globals %+v, %v", gs, err)
+		}
+	})
+
+	t.Run("second neighbor leaves the first session alone", func(t *testing.T) {
+		before := l.waitEstablished(t, l.sw, l.peerAddr)
+		second := Neighbor{NeighborAddress: "10.201.9.9", PeerAS: "65009", Description: "nobody", AuthPassword: "s3cret-pw"}
+		cfg = l.switchConfig("65001", first, second)
+		if err := l.sw.Apply(ctx, cfg); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := neighborState(t, l.sw, DefaultVRF, "10.201.9.9"); !ok {
+			t.Fatal("second neighbor not in FRR's state")
+		}
+		second.Description = "still nobody"
+		second.MaxPrefixes = 50
+		cfg = l.switchConfig("65001", first, second)
+		if err := l.sw.Apply(ctx, cfg); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(1500 * time.Millisecond)
+		after, _ := neighborState(t, l.sw, DefaultVRF, l.peerAddr)
+		if after.SessionState != SessionEstablished || after.ConnectionsUp != before.ConnectionsUp || after.UptimeMsec <= before.UptimeMsec {
+			t.Errorf("first session was disturbed: before %+v, after %+v", before, after)
+		}
+	})
+
+	t.Run("rejected configuration leaves FRR as it was", func(t *testing.T) {
+		before := runningBGP(t, l.sw)
+		sessBefore, _ := neighborState(t, l.sw, DefaultVRF, l.peerAddr)
+		bad := first
+		bad.Description = "changed before the failure"
+		bad.RouteReflectorClient = true // FRR: only for internal neighbors
+		third := Neighbor{NeighborAddress: "10.201.9.10", PeerAS: "65010", AuthPassword: "another-secret"}
+		err := l.sw.Apply(ctx, Config{Instances: cfg.Instances, Neighbors: append([]Neighbor{bad, third}, cfg.Neighbors[1:]...)})
+		if err == nil || !strings.Contains(err.Error(), "Not an internal neighbor") {
+			t.Fatalf("want FRR's refusal, got %v", err)
+		}
+		if strings.Contains(err.Error(), "another-secret") || strings.Contains(err.Error(), "s3cret-pw") {
+			t.Errorf("error shows a password: %v", err)
+		}
+		if after := runningBGP(t, l.sw); after != before {
+			t.Errorf("running configuration changed:\nbefore:\n%s\nafter:\n%s", before, after)
+		}
+		sessAfter, _ := neighborState(t, l.sw, DefaultVRF, l.peerAddr)
+		if sessAfter.ConnectionsUp != sessBefore.ConnectionsUp {
+			t.Errorf("the failed change reset the session: %+v -> %+v", sessBefore, sessAfter)
+		}
+	})
+
+	t.Run("rollback restores the running configuration", func(t *testing.T) {
+		snapshot := runningBGP(t, l.sw)
+		changed := first
+		changed.HoldTime, changed.KeepaliveTime = 9, 3
+		changed.MaxPrefixes, changed.MaxPrefixesDisconnect = 1000, true
+		multi := l.switchConfig("65001", changed, Neighbor{NeighborAddress: "10.201.9.11", PeerAS: "65011", PeerGroup: "fabric"})
+		multi.Instances[0].UseMultiplePaths, multi.Instances[0].EBGPMaxPaths = true, 8
+		if err := l.sw.Apply(ctx, multi); err != nil {
+			t.Fatal(err)
+		}
+		if runningBGP(t, l.sw) == snapshot {
+			t.Fatal("the change did not reach FRR")
+		}
+		if err := l.sw.Apply(ctx, cfg); err != nil {
+			t.Fatal(err)
+		}
+		if got := runningBGP(t, l.sw); got != snapshot {
+			t.Errorf("after rollback:\n%s\nwant:\n%s", got, snapshot)
+		}
+	})
+
+	t.Run("deleting a neighbor tears its session down", func(t *testing.T) {
+		l.waitEstablished(t, l.sw, l.peerAddr)
+		cfg = l.switchConfig("65001")
+		if err := l.sw.Apply(ctx, cfg); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := neighborState(t, l.sw, DefaultVRF, l.peerAddr); ok {
+			t.Error("neighbor still in the switch's state")
+		}
+		waitFor(t, "the peer to see the session go down", 15*time.Second, func() bool {
+			st, _ := neighborState(t, l.peer, DefaultVRF, l.switchAddr)
+			return st.SessionState != SessionEstablished
+		})
+		waitFor(t, "the learned route to leave the kernel", 15*time.Second, func() bool {
+			return !strings.Contains(run(t, "ip", "-n", l.switchNS, "route", "show", l.announced), "proto bgp")
+		})
+	})
+
+	t.Run("changing ASNum restarts cleanly", func(t *testing.T) {
+		if err := l.peer.Apply(ctx, l.peerConfig("65101")); err != nil {
+			t.Fatal(err)
+		}
+		cfg = l.switchConfig("65101", first)
+		if err := l.sw.Apply(ctx, cfg); err != nil {
+			t.Fatal(err)
+		}
+		running := runningBGP(t, l.sw)
+		if !strings.Contains(running, "router bgp 65101") || strings.Contains(running, "router bgp 65001") {
+			t.Fatalf("running configuration after the AS change:\n%s", running)
+		}
+		st := l.waitEstablished(t, l.sw, l.peerAddr)
+		if st.LocalAS != "65101" {
+			t.Errorf("LocalAS %s, want 65101", st.LocalAS)
+		}
+	})
+
+	t.Run("VRF instance", func(t *testing.T) {
+		withVRF := cfg
+		withVRF.Instances = append([]Instance{}, cfg.Instances...)
+		withVRF.Instances = append(withVRF.Instances, Instance{VRF: "rtred", ASNum: "65101"})
+		withVRF.Neighbors = append(append([]Neighbor{}, cfg.Neighbors...), Neighbor{VRF: "rtred", NeighborAddress: "10.202.0.2", PeerAS: "65202"})
+		if err := l.sw.Apply(ctx, withVRF); err != nil {
+			t.Fatal(err)
+		}
+		if rc := runningBGP(t, l.sw); !strings.Contains(rc, "router bgp 65101 vrf rtred\n") || !strings.Contains(rc, " neighbor 10.202.0.2 remote-as 65202\n") {
+			t.Errorf("VRF instance missing from FRR:\n%s", runningBGP(t, l.sw))
+		}
+		if _, ok := neighborState(t, l.sw, "rtred", "10.202.0.2"); !ok {
+			t.Error("VRF neighbor not in the state")
+		}
+		// Removing the default instance's neighbor does not disturb the VRF.
+		if err := l.sw.Apply(ctx, cfg); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(runningBGP(t, l.sw), "vrf rtred") {
+			t.Error("VRF instance still configured after its removal")
+		}
+		if err := exec.Command("ip", "-n", l.switchNS, "link", "add", "rtvrf", "type", "vrf", "table", "10").Run(); err != nil {
+			t.Log("the VRF session itself is not run: this kernel cannot create VRF devices (CONFIG_NET_VRF); the VM runner of the linux branch covers it")
+		}
+	})
+
+	t.Run("a killed bgpd is restarted with its configuration", func(t *testing.T) {
+		pid := l.sw.Pid("bgpd")
+		if err := exec.Command("kill", "-9", fmt.Sprint(pid)).Run(); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "bgpd to be restarted", 15*time.Second, func() bool {
+			for _, s := range l.sw.Status() {
+				if s.Name == "bgpd" && s.State == "up" && s.RestartCount == 1 && s.Pid != pid {
+					return true
+				}
+			}
+			return false
+		})
+		l.waitEstablished(t, l.sw, l.peerAddr)
+		for _, s := range l.sw.Status() {
+			if s.Name == "zebra" && s.RestartCount != 0 {
+				t.Errorf("zebra restarted too: %+v", s)
+			}
+		}
+	})
+}
+
+// BenchmarkApplyNewNeighbor: from Apply to FRR running a new neighbor (it is
+// in bgpd's running configuration and neighbor table when Apply returns).
+func BenchmarkApplyNewNeighbor(b *testing.B) {
+	l := newLab(b)
+	ctx := context.Background()
+	base := l.switchConfig("65001", fastNeighbor(l.peerAddr, "65002"))
+	if err := l.sw.Apply(ctx, base); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		addr := fmt.Sprintf("10.203.%d.%d", i/250, i%250+1)
+		withNew := l.switchConfig("65001", fastNeighbor(l.peerAddr, "65002"), Neighbor{NeighborAddress: addr, PeerAS: "65003"})
+		if err := l.sw.Apply(ctx, withNew); err != nil {
+			b.Fatal(err)
+		}
+		if _, ok := neighborState(b, l.sw, DefaultVRF, addr); !ok {
+			b.Fatalf("neighbor %s not running", addr)
+		}
+		b.StopTimer()
+		if err := l.sw.Apply(ctx, base); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+	}
+}
+
+// BenchmarkTenConcurrentCommits: ten commits that each add a neighbor arrive
+// together (each request carries the whole desired state, in commit order);
+// frr-applies/op is how many apply rounds FRR did for them.
+func BenchmarkTenConcurrentCommits(b *testing.B) {
+	l := newLab(b)
+	ctx := context.Background()
+	batcher := NewBatcher(l.sw.Apply)
+	rounds := 0
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		if err := l.sw.Apply(ctx, l.switchConfig("65001")); err != nil {
+			b.Fatal(err)
+		}
+		before := l.sw.Applies()
+		b.StartTimer()
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		var neighbors []Neighbor
+		for k := 0; k < 10; k++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				mu.Lock()
+				neighbors = append(neighbors, Neighbor{NeighborAddress: fmt.Sprintf("10.204.0.%d", len(neighbors)+1), PeerAS: "65004"})
+				cfg := l.switchConfig("65001", slices.Clone(neighbors)...)
+				// Submitted under the lock so requests reach the batcher in
+				// commit order, as the engine would send them.
+				wait := batcher.Submit(ctx, cfg)
+				mu.Unlock()
+				if err := wait(ctx); err != nil {
+					b.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		b.StopTimer()
+		rounds += l.sw.Applies() - before
+		ns, _ := l.sw.Neighbors(ctx)
+		if len(ns) != 10 {
+			b.Fatalf("%d neighbors after ten commits, want 10", len(ns))
+		}
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(rounds)/float64(b.N), "frr-applies/op")
+}

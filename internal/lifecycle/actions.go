@@ -1,0 +1,355 @@
+package lifecycle
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/swmgr/swmgr/internal/apierr"
+	"github.com/swmgr/swmgr/internal/archive"
+	"github.com/swmgr/swmgr/internal/auth"
+	"github.com/swmgr/swmgr/internal/configfile"
+	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/model"
+)
+
+// Action runs one action: fields are parsed, defaulted and validated by the
+// model; the action records itself in the config log through info.
+type Action = func(ctx context.Context, fields model.Object, dryRun bool, meta engine.Meta, info *engine.LogInfo) ([]byte, error)
+
+// Actions returns the handler of each lifecycle action, by kind name.
+func (l *Lifecycle) Actions() map[string]Action {
+	return map[string]Action{
+		"SaveConfig":        l.saveAction,
+		"ResetConfig":       l.resetAction,
+		"ResetConfigToFile": l.restoreAction,
+	}
+}
+
+func (l *Lifecycle) defaultFile() string { return filepath.Join(l.o.DataDir, StartupConfig) }
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// logged records the action's result in the config log.
+func (l *Lifecycle) logged(ctx context.Context, meta engine.Meta, info *engine.LogInfo, err error) error {
+	if info == nil {
+		return err
+	}
+	if err != nil {
+		l.eng.Log(ctx, meta, info, err)
+		return err
+	}
+	if lerr := l.eng.LogSuccess(ctx, meta, info); lerr != nil {
+		l.log.Error("config log write failed", "err", lerr)
+	}
+	return nil
+}
+
+// destination resolves SaveConfig's FileName or DstFileURI.
+func (l *Lifecycle) destination(ctx context.Context, fields model.Object) (archive.Location, error) {
+	name, uri := fields.Str("FileName"), fields.Str("DstFileURI")
+	switch {
+	case name != "" && uri != "":
+		return archive.Location{}, apierr.BadRequest(apierr.CodeInvalidValue, "SaveConfig", "FileName", "give FileName (1.x: a name in the data directory) or DstFileURI, not both")
+	case name != "":
+		if name == "." || name == ".." || strings.ContainsAny(name, "/\x00") || strings.HasPrefix(name, ".") {
+			return archive.Location{}, apierr.BadRequest(apierr.CodeInvalidValue, "SaveConfig", "FileName", "FileName %q must be a plain file name in the data directory (no '/', not starting with '.')", name)
+		}
+		return archive.Location{Path: filepath.Join(l.o.DataDir, name)}, nil
+	case uri == "":
+		return archive.Location{Path: l.defaultFile()}, nil
+	}
+	loc, err := archive.ParseURI(uri)
+	if err != nil {
+		return loc, apierr.BadRequest(apierr.CodeInvalidValue, "SaveConfig", "DstFileURI", "DstFileURI: %v", err)
+	}
+	if !loc.Remote && auth.FromContext(ctx).Role != auth.Admin && !within(l.o.DataDir, loc.Path) {
+		return loc, apierr.New(http.StatusForbidden, apierr.CodeForbidden, "SaveConfig", "DstFileURI", "only an admin may save outside the data directory %s (the service writes as root)", l.o.DataDir)
+	}
+	return loc, nil
+}
+
+func within(dir, p string) bool {
+	rel, err := filepath.Rel(filepath.Clean(dir), p)
+	return err == nil && rel != "." && !strings.HasPrefix(rel, "..")
+}
+
+// remote finds the credentials for an sftp:// location: those of the
+// ConfigArchiveServer of its host (a URI never carries a password).
+func (l *Lifecycle) remote(ctx context.Context, kind, field string, loc archive.Location) (archive.Remote, error) {
+	var found model.Object
+	_, err := l.eng.Snapshot(ctx, []string{archiveKind}, nil, func(_ *model.Kind, o model.Object) error {
+		if strings.EqualFold(o.Str("IpAddr"), loc.Host) {
+			found = o
+		}
+		return nil
+	})
+	if err != nil {
+		return archive.Remote{}, err
+	}
+	if found == nil {
+		return archive.Remote{}, apierr.BadRequest(apierr.CodeInvalidValue, kind, field, "%s: no ConfigArchiveServer has IpAddr %s; create one with its Username and Password (a URI never carries a password)", field, loc.Host)
+	}
+	r := archive.Remote{Host: loc.Host, Port: loc.Port, User: loc.User, Password: found.Str("Password")}
+	if r.Port == 0 {
+		r.Port = int(found.Int("Port"))
+	}
+	if r.User == "" {
+		r.User = found.Str("Username")
+	}
+	return r, nil
+}
+
+func attempts(fields model.Object, backoff time.Duration) archive.Attempts {
+	return archive.Attempts{Retries: int(fields.Int("RetryCount")), Timeout: time.Duration(fields.Int("Timeout")) * time.Second, Backoff: backoff}
+}
+
+// SaveResult is SaveConfig's answer.
+type SaveResult struct {
+	Result    string
+	File      string
+	Revision  uint64
+	Objects   int
+	Encrypted bool
+	DryRun    bool `json:",omitempty"`
+}
+
+func (l *Lifecycle) saveAction(ctx context.Context, fields model.Object, dry bool, meta engine.Meta, info *engine.LogInfo) ([]byte, error) {
+	res, err := l.Save(ctx, fields, dry)
+	if err := l.logged(ctx, meta, info, err); err != nil {
+		return nil, err
+	}
+	return mustJSON(res), nil
+}
+
+// Save runs SaveConfig.
+func (l *Lifecycle) Save(ctx context.Context, fields model.Object, dry bool) (*SaveResult, error) {
+	loc, err := l.destination(ctx, fields)
+	if err != nil {
+		return nil, err
+	}
+	loc.Path = archive.Stamp(loc.Path, fields.Str("Timestamp"), l.o.NowForStamps())
+	var r archive.Remote
+	if loc.Remote {
+		if r, err = l.remote(ctx, "SaveConfig", "DstFileURI", loc); err != nil {
+			return nil, err
+		}
+	}
+	nonce, pass := fields.Str("Nonce"), fields.Str("Passphrase")
+	res := &SaveResult{Result: "Success", File: loc.String(), Encrypted: pass != "", DryRun: dry}
+	if dry {
+		res.Revision = l.eng.Revision()
+		return res, nil
+	}
+	l.saveMu.Lock()
+	defer l.saveMu.Unlock()
+	data, rev, n, err := l.Render(ctx, nonce, pass)
+	if err != nil {
+		return nil, err
+	}
+	res.Revision, res.Objects = rev, n
+	if loc.Remote {
+		err = l.sftp.Upload(ctx, r, loc.Path, data, attempts(fields, l.o.Backoff))
+	} else {
+		err = archive.WriteLocal(loc.Path, data)
+	}
+	if err != nil {
+		return nil, transferError("SaveConfig", "DstFileURI", err)
+	}
+	l.setSaved(SavedState{Revision: rev, At: time.Now().UTC(), To: res.File})
+	return res, nil
+}
+
+// transferError turns a failed write, upload or download into the client's
+// error: a 400 naming the URI's problem (the server that cannot be reached,
+// the password refused, the host key changed), or a 409 for a local file
+// swmgr will not overwrite.
+func transferError(kind, field string, err error) error {
+	if errors.Is(err, archive.ErrNotConfigFile) {
+		return apierr.New(http.StatusConflict, apierr.CodeConflict, kind, field, "%s: %v", field, err)
+	}
+	return apierr.BadRequest(apierr.CodeInvalidValue, kind, field, "%s: %v", field, err)
+}
+
+func (l *Lifecycle) resetAction(ctx context.Context, _ model.Object, dry bool, meta engine.Meta, info *engine.LogInfo) ([]byte, error) {
+	meta.Source = "reset"
+	out, err := l.eng.Replace(ctx, engine.Replacement{Keep: l.keepAdmins}, engine.Request{Meta: meta, Log: logIf(info, dry), DryRun: dry})
+	if err != nil {
+		if dry {
+			return nil, l.logged(ctx, meta, info, err)
+		}
+		return nil, err // Replace logged it
+	}
+	return commitBody(out, nil), nil
+}
+
+// keepAdmins is what a reset does to users: those of group admin stay, so
+// the switch keeps an admin who can log in; every other User is deleted.
+func (l *Lifecycle) keepAdmins(k *model.Kind, o model.Object) bool {
+	return k.Name == userKind && o.Str("Group") == l.o.AdminGroup
+}
+
+// keepUsers is what a restore does to users: nothing (a file holds none).
+func keepUsers(k *model.Kind, _ model.Object) bool { return k.Name == userKind }
+
+func logIf(info *engine.LogInfo, dry bool) *engine.LogInfo {
+	if dry {
+		return nil
+	}
+	return info
+}
+
+func commitBody(out *engine.Outcome, extra map[string]any) []byte {
+	body := map[string]any{"Result": "Success"}
+	if out.DryRun {
+		body["DryRun"] = true
+		diffs := out.Diffs
+		if diffs == nil {
+			diffs = []engine.Diff{}
+		}
+		if len(diffs) > maxDryRunDiff {
+			body["Truncated"] = len(diffs) - maxDryRunDiff
+			diffs = diffs[:maxDryRunDiff]
+		}
+		body["Changes"] = diffs
+	} else {
+		body["Revision"] = out.Revision
+		body["Changes"] = out.Changes
+	}
+	for k, v := range extra {
+		body[k] = v
+	}
+	return mustJSON(body)
+}
+
+func (l *Lifecycle) restoreAction(ctx context.Context, fields model.Object, dry bool, meta engine.Meta, info *engine.LogInfo) ([]byte, error) {
+	meta.Source = "restore"
+	src := fields.Str("SrcFileURI")
+	doc, loc, err := l.fetch(ctx, src, fields)
+	if err != nil {
+		return nil, l.logged(ctx, meta, info, err)
+	}
+	out, err := l.apply(ctx, doc, engine.Request{Meta: meta, Log: logIf(info, dry), DryRun: dry})
+	if err != nil {
+		if dry {
+			l.logged(ctx, meta, info, err)
+		}
+		return nil, err
+	}
+	if !dry && out.Revision != 0 && loc.Path == l.defaultFile() && !loc.Remote {
+		l.setSaved(SavedState{Revision: out.Revision, At: time.Now().UTC(), To: loc.String()})
+	}
+	return commitBody(out, map[string]any{"File": loc.String(), "Objects": doc.Count(), "Format": doc.Format, "SavedRevision": doc.Revision}), nil
+}
+
+// fetch reads, decrypts and decodes a saved file. Every failure is a 4xx
+// (or a 502 for a server that cannot be reached) and changes nothing.
+func (l *Lifecycle) fetch(ctx context.Context, uri string, fields model.Object) (*configfile.Document, archive.Location, error) {
+	const kind, field = "ResetConfigToFile", "SrcFileURI"
+	loc := archive.Location{Path: l.defaultFile()}
+	if uri != "" {
+		var err error
+		if loc, err = archive.ParseURI(uri); err != nil {
+			return nil, loc, apierr.BadRequest(apierr.CodeInvalidValue, kind, field, "SrcFileURI: %v", err)
+		}
+	}
+	var data []byte
+	var err error
+	if loc.Remote {
+		var r archive.Remote
+		if r, err = l.remote(ctx, kind, field, loc); err != nil {
+			return nil, loc, err
+		}
+		data, err = l.sftp.Download(ctx, r, loc.Path, attempts(fields, l.o.Backoff))
+		if err != nil {
+			return nil, loc, transferError(kind, field, err)
+		}
+	} else if data, err = archive.ReadLocal(loc.Path); err != nil {
+		return nil, loc, apierr.BadRequest(apierr.CodeInvalidValue, kind, field, "SrcFileURI: cannot read %s: %v", loc.Path, err)
+	}
+	doc, err := l.decode(data, fields.Str("Nonce"), fields.Str("Passphrase"))
+	if err != nil {
+		return nil, loc, err
+	}
+	return doc, loc, nil
+}
+
+// Decode decrypts (when needed) and decodes a saved file.
+func (l *Lifecycle) decode(data []byte, nonce, pass string) (*configfile.Document, error) {
+	const kind = "ResetConfigToFile"
+	switch enc := configfile.IsEncrypted(data); {
+	case enc && pass == "":
+		return nil, apierr.BadRequest(apierr.CodeMissingField, kind, "Passphrase", "the file is encrypted: give its Nonce and Passphrase")
+	case !enc && pass != "":
+		return nil, apierr.BadRequest(apierr.CodeInvalidValue, kind, "Passphrase", "a Passphrase was given but the file is not encrypted (refused: an encrypted file may have been replaced)")
+	case enc:
+		plain, err := configfile.Open(data, nonce, pass)
+		if err != nil {
+			return nil, apierr.BadRequest(apierr.CodeInvalidValue, kind, "Passphrase", "%v", err)
+		}
+		data = plain
+	}
+	doc, err := configfile.Decode(data, l.reg, l.o.Sealer)
+	if err != nil {
+		return nil, apierr.BadRequest(apierr.CodeInvalidValue, kind, "SrcFileURI", "the file is not a valid configuration: %v", err)
+	}
+	if len(doc.Unknown) > 0 {
+		return nil, apierr.BadRequest(apierr.CodeUnknownKind, kind, "SrcFileURI", "the file holds kinds this switch does not have: %s", strings.Join(doc.Unknown, ", "))
+	}
+	return doc, nil
+}
+
+// apply replaces the running configuration with doc in one commit. Users
+// are left alone (docs/configfile.md says why).
+func (l *Lifecycle) apply(ctx context.Context, doc *configfile.Document, req engine.Request) (*engine.Outcome, error) {
+	objs := make(map[string][]model.Object, len(doc.Objects))
+	for name, list := range doc.Objects {
+		if name != userKind {
+			objs[name] = list
+		}
+	}
+	out, err := l.eng.Replace(ctx, engine.Replacement{Objects: objs, Keep: keepUsers}, req)
+	if err != nil {
+		var ae *apierr.Error
+		if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
+			return nil, apierr.BadRequest(apierr.CodeInvalidValue, "ResetConfigToFile", "SrcFileURI", "the file does not fit this switch: %s", ae.Message)
+		}
+		return nil, err
+	}
+	return out, nil
+}
+
+// LoadStartup restores uri (default: the data directory's startup-config)
+// on a new data directory, as FlexSwitch did at boot. A missing default
+// file is not an error; a named one must exist.
+func (l *Lifecycle) LoadStartup(ctx context.Context, uri, nonce, passphrase string) (loaded bool, err error) {
+	meta := engine.Meta{Source: "startup", Comment: "startup configuration"}
+	if uri == "" {
+		if _, err := archive.ReadLocal(l.defaultFile()); err != nil {
+			return false, nil
+		}
+	}
+	doc, loc, err := l.fetch(ctx, uri, model.Object{"RetryCount": int64(3), "Timeout": int64(30), "Nonce": nonce, "Passphrase": passphrase})
+	if err != nil {
+		return false, fmt.Errorf("startup configuration %s: %w", uri, err)
+	}
+	out, err := l.apply(ctx, doc, engine.Request{Meta: meta, Log: &engine.LogInfo{API: "startupconfig", Operation: "POST", Data: fmt.Sprintf(`{"SrcFileURI":%q}`, loc.String())}})
+	if err != nil {
+		return false, fmt.Errorf("startup configuration %s: %w", loc, err)
+	}
+	// The running configuration is the startup file's: nothing unsaved.
+	l.setSaved(SavedState{Revision: out.Revision, At: time.Now().UTC(), To: loc.String()})
+	l.log.Info("startup configuration loaded", "file", loc.String(), "objects", doc.Count(), "revision", out.Revision)
+	return true, nil
+}

@@ -1,0 +1,174 @@
+package lifecycle
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/swmgr/swmgr/internal/apierr"
+	"github.com/swmgr/swmgr/internal/auth"
+	"github.com/swmgr/swmgr/internal/model"
+)
+
+func dirNames(dir string) []string {
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".tmp") { // a state file being replaced
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// TestBadInputs sends every bad field of the three actions and of
+// ConfigArchiveServer: each is a clear 4xx JSON error and changes nothing
+// (no revision, no file written).
+func TestBadInputs(t *testing.T) {
+	s := newSwitch(t, harnessOptions{})
+	seedAll(s)
+	tmp := t.TempDir()
+	plainFile := filepath.Join(tmp, "plain")
+	s.must("POST", "/action/SaveConfig", `{"DstFileURI":"file://`+plainFile+`"}`, nil)
+	notConfig := filepath.Join(tmp, "notes.txt")
+	os.WriteFile(notConfig, []byte("operator notes\n"), 0o600)
+	os.WriteFile(filepath.Join(tmp, "broken"), []byte(`{"ConfigData":{"NtpServer":[{"IpAddr":"192.0.2.1","MinPoll":99}]}}`), 0o600)
+	os.WriteFile(filepath.Join(tmp, "dangling"), []byte(`{"ConfigData":{"IPv4Intf":[{"IntfRef":"fpPort1","IpAddr":"10.9.0.1/24","Vrf":"blue"}]}}`), 0o600)
+	os.WriteFile(filepath.Join(tmp, "bigger-switch"), []byte(`{"ConfigData":{"Port":[{"IntfRef":"fpPort99","AdminState":"UP"}]}}`), 0o600)
+	os.WriteFile(filepath.Join(tmp, "unknown-kind"), []byte(`{"ConfigData":{"Vlan":[{"VlanId":10}]}}`), 0o600)
+	// A ConfigArchiveServer for the unreachable-host rows: nothing listens on port 1.
+	s.must("POST", "/config/ConfigArchiveServer", `{"IpAddr":"127.0.0.2","Port":1,"Username":"x","Password":"y","RetryCount":0,"Timeout":2}`, nil)
+
+	tests := []struct {
+		name, path, body string
+		status           int
+		field, want      string
+	}{
+		// SaveConfig
+		{"save: ftp scheme", "/action/SaveConfig", `{"DstFileURI":"ftp://host/x"}`, 400, "DstFileURI", "file URI"},
+		{"save: http scheme", "/action/SaveConfig", `{"DstFileURI":"http://127.0.0.1/x"}`, 400, "DstFileURI", "file URI"},
+		{"save: relative path", "/action/SaveConfig", `{"DstFileURI":"startup-config"}`, 400, "DstFileURI", "file URI"},
+		{"save: ..", "/action/SaveConfig", `{"DstFileURI":"///tmp/../etc/x"}`, 400, "DstFileURI", "file URI"},
+		{"save: . segment", "/action/SaveConfig", `{"DstFileURI":"///tmp/./x"}`, 400, "DstFileURI", "."},
+		{"save: a directory", "/action/SaveConfig", `{"DstFileURI":"///tmp/"}`, 400, "DstFileURI", "name a file"},
+		{"save: password in the URI", "/action/SaveConfig", `{"DstFileURI":"sftp://u:pw@127.0.0.1/x"}`, 400, "DstFileURI", "password"},
+		{"save: sftp host without a server object", "/action/SaveConfig", `{"DstFileURI":"sftp://127.0.0.9/x"}`, 400, "DstFileURI", "no ConfigArchiveServer"},
+		{"save: unreachable host", "/action/SaveConfig", `{"DstFileURI":"sftp://127.0.0.2/tmp/x","RetryCount":0,"Timeout":2}`, 400, "DstFileURI", "connect"},
+		{"save: Nonce without Passphrase", "/action/SaveConfig", `{"Nonce":"n"}`, 400, "Passphrase", "together"},
+		{"save: Passphrase without Nonce", "/action/SaveConfig", `{"Passphrase":"p"}`, 400, "Passphrase", "together"},
+		{"save: Timeout 0", "/action/SaveConfig", `{"Timeout":0}`, 400, "Timeout", "Timeout"},
+		{"save: RetryCount 11", "/action/SaveConfig", `{"RetryCount":11}`, 400, "RetryCount", "RetryCount"},
+		{"save: Timestamp", "/action/SaveConfig", `{"Timestamp":"sometimes"}`, 400, "Timestamp", "Timestamp"},
+		{"save: FileName with a slash", "/action/SaveConfig", `{"FileName":"../x"}`, 400, "FileName", "plain file name"},
+		{"save: FileName and DstFileURI", "/action/SaveConfig", `{"FileName":"x","DstFileURI":"///tmp/x"}`, 400, "FileName", "not both"},
+		{"save: unknown field", "/action/SaveConfig", `{"DstFile":"///tmp/x"}`, 400, "", "DstFile"},
+		{"save: wrong type", "/action/SaveConfig", `{"RetryCount":"3"}`, 400, "RetryCount", ""},
+		{"save: over a file that is not a configuration", "/action/SaveConfig", `{"DstFileURI":"file://` + notConfig + `"}`, 409, "DstFileURI", "not a saved swmgr configuration"},
+		{"save: into /proc", "/action/SaveConfig", `{"DstFileURI":"///proc/sys/kernel/hostname"}`, 409, "DstFileURI", "not a saved"},
+		// ResetConfigToFile
+		{"restore: ftp scheme", "/action/ResetConfigToFile", `{"SrcFileURI":"ftp://host/x"}`, 400, "SrcFileURI", "file URI"},
+		{"restore: relative path", "/action/ResetConfigToFile", `{"SrcFileURI":"x"}`, 400, "SrcFileURI", "file URI"},
+		{"restore: ..", "/action/ResetConfigToFile", `{"SrcFileURI":"///tmp/../x"}`, 400, "SrcFileURI", "file URI"},
+		{"restore: missing file", "/action/ResetConfigToFile", `{"SrcFileURI":"///nonexistent/x"}`, 400, "SrcFileURI", "cannot read"},
+		{"restore: a directory", "/action/ResetConfigToFile", `{"SrcFileURI":"file://` + tmp + `/sub"}`, 400, "SrcFileURI", "cannot read"},
+		{"restore: not a configuration", "/action/ResetConfigToFile", `{"SrcFileURI":"file://` + notConfig + `"}`, 400, "SrcFileURI", "not a configuration document"},
+		{"restore: an invalid object", "/action/ResetConfigToFile", `{"SrcFileURI":"file://` + tmp + `/broken"}`, 400, "SrcFileURI", "MinPoll: 99 is out of range"},
+		{"restore: a dangling reference", "/action/ResetConfigToFile", `{"SrcFileURI":"file://` + tmp + `/dangling"}`, 400, "", "blue"},
+		{"restore: a port this switch lacks", "/action/ResetConfigToFile", `{"SrcFileURI":"file://` + tmp + `/bigger-switch"}`, 400, "SrcFileURI", "does not fit this switch"},
+		{"restore: an unknown kind", "/action/ResetConfigToFile", `{"SrcFileURI":"file://` + tmp + `/unknown-kind"}`, 400, "SrcFileURI", "Vlan"},
+		{"restore: unreachable host", "/action/ResetConfigToFile", `{"SrcFileURI":"sftp://127.0.0.2/x","RetryCount":0,"Timeout":2}`, 400, "SrcFileURI", "connect"},
+		{"restore: Nonce without Passphrase", "/action/ResetConfigToFile", `{"Nonce":"n"}`, 400, "Passphrase", "together"},
+		{"restore: a Passphrase for a plain file", "/action/ResetConfigToFile", `{"SrcFileURI":"file://` + plainFile + `","Nonce":"n","Passphrase":"p"}`, 400, "Passphrase", "not encrypted"},
+		{"restore: Timeout 4000", "/action/ResetConfigToFile", `{"Timeout":4000}`, 400, "Timeout", ""},
+		{"restore: RetryCount -1", "/action/ResetConfigToFile", `{"RetryCount":-1}`, 400, "RetryCount", ""},
+		{"restore: unknown field", "/action/ResetConfigToFile", `{"DstFileURI":"///x"}`, 400, "", "DstFileURI"},
+		// ResetConfig
+		{"reset: any field", "/action/ResetConfig", `{"Force":true}`, 400, "", "Force"},
+		// ConfigArchiveServer
+		{"server: Port 0", "/config/ConfigArchiveServer", `{"IpAddr":"192.0.2.70","Port":0}`, 400, "Port", ""},
+		{"server: Port 70000", "/config/ConfigArchiveServer", `{"IpAddr":"192.0.2.70","Port":70000}`, 400, "Port", ""},
+		{"server: IpAddr", "/config/ConfigArchiveServer", `{"IpAddr":"not a host!"}`, 400, "IpAddr", ""},
+		{"server: Interval -1", "/config/ConfigArchiveServer", `{"IpAddr":"192.0.2.70","Interval":-1}`, 400, "Interval", ""},
+		{"server: Timeout 0", "/config/ConfigArchiveServer", `{"IpAddr":"192.0.2.70","Timeout":0}`, 400, "Timeout", ""},
+		{"server: RetryCount 11", "/config/ConfigArchiveServer", `{"IpAddr":"192.0.2.70","RetryCount":11}`, 400, "RetryCount", ""},
+		{"server: Timestamp", "/config/ConfigArchiveServer", `{"IpAddr":"192.0.2.70","Timestamp":"never"}`, 400, "Timestamp", ""},
+		{"server: relative DstFile", "/config/ConfigArchiveServer", `{"IpAddr":"192.0.2.70","DstFile":"cfg"}`, 400, "DstFile", ""},
+		{"server: DstFile with ..", "/config/ConfigArchiveServer", `{"IpAddr":"192.0.2.70","DstFile":"/srv/../etc/x"}`, 400, "DstFile", ""},
+		{"server: Nonce without Passphrase", "/config/ConfigArchiveServer", `{"IpAddr":"192.0.2.70","Nonce":"n"}`, 400, "Passphrase", "together"},
+		{"server: duplicate", "/config/ConfigArchiveServer", `{"IpAddr":"192.0.2.99"}`, 409, "", "already exists"},
+	}
+	rev := s.revision()
+	files := dirNames(s.dir)
+	tmpFiles := dirNames(tmp)
+	for _, tc := range tests {
+		code, body := s.do("POST", tc.path, tc.body)
+		var e struct {
+			Result string
+			Error  struct {
+				Status  int
+				Code    string
+				Message string
+				Field   string
+			}
+		}
+		if err := json.Unmarshal(body, &e); err != nil {
+			t.Errorf("%s: body is not JSON: %s", tc.name, body)
+			continue
+		}
+		if code != tc.status || e.Error.Status != code || !strings.HasPrefix(e.Result, "Error: ") {
+			t.Errorf("%s: %d %s, want %d", tc.name, code, body, tc.status)
+			continue
+		}
+		if tc.field != "" && e.Error.Field != tc.field {
+			t.Errorf("%s: Field %q, want %q (%s)", tc.name, e.Error.Field, tc.field, e.Error.Message)
+		}
+		if !strings.Contains(e.Error.Message, tc.want) {
+			t.Errorf("%s: message %q lacks %q", tc.name, e.Error.Message, tc.want)
+		}
+		if s.revision() != rev {
+			t.Fatalf("%s changed the configuration (revision %d -> %d)", tc.name, rev, s.revision())
+		}
+	}
+	if got := dirNames(s.dir); strings.Join(got, ",") != strings.Join(files, ",") {
+		t.Errorf("the data directory changed: %v -> %v", files, got)
+	}
+	if got := dirNames(tmp); strings.Join(got, ",") != strings.Join(tmpFiles, ",") {
+		t.Errorf("files appeared: %v -> %v", tmpFiles, got)
+	}
+	if b, _ := os.ReadFile(notConfig); string(b) != "operator notes\n" {
+		t.Error("a file that is not a configuration was overwritten")
+	}
+}
+
+// TestOperatorSavesOnlyIntoTheDataDirectory: the service writes as root,
+// so an operator may not pick any path on the switch.
+func TestOperatorSavesOnlyIntoTheDataDirectory(t *testing.T) {
+	s := newSwitch(t, harnessOptions{})
+	op := auth.NewContext(t.Context(), auth.Identity{Name: "bob", Role: auth.Operator})
+	outside := filepath.Join(t.TempDir(), "cfg")
+	_, err := s.lc.Save(op, model.Object{"DstFileURI": "file://" + outside, "Timestamp": "disabled", "RetryCount": int64(0), "Timeout": int64(5)}, false)
+	if ae := apierr.From(err); ae.Status != 403 {
+		t.Fatalf("operator outside the data directory: %v", err)
+	}
+	if _, err := os.Stat(outside); err == nil {
+		t.Fatal("the file was written")
+	}
+	for _, fields := range []model.Object{
+		{"DstFileURI": "file://" + filepath.Join(s.dir, "op-copy")},
+		{"FileName": "op-copy-2"},
+		{},
+	} {
+		fields["Timestamp"], fields["RetryCount"], fields["Timeout"] = "disabled", int64(0), int64(5)
+		if _, err := s.lc.Save(op, fields, false); err != nil {
+			t.Fatalf("operator inside the data directory %v: %v", fields, err)
+		}
+	}
+	admin := auth.NewContext(t.Context(), auth.Identity{Name: "root", Role: auth.Admin})
+	if _, err := s.lc.Save(admin, model.Object{"DstFileURI": "file://" + outside, "Timestamp": "disabled", "RetryCount": int64(0), "Timeout": int64(5)}, false); err != nil {
+		t.Fatalf("admin outside the data directory: %v", err)
+	}
+}

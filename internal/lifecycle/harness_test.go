@@ -1,0 +1,193 @@
+package lifecycle
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/swmgr/swmgr/internal/accounts"
+	"github.com/swmgr/swmgr/internal/api"
+	"github.com/swmgr/swmgr/internal/backend/sim"
+	"github.com/swmgr/swmgr/internal/configfile"
+	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/secrets"
+	"github.com/swmgr/swmgr/internal/store"
+)
+
+// switchHarness is swmgr in-process, wired as cmd/swmgr/serve.go wires it:
+// a real bbolt store and secrets box in a temporary data directory, the
+// simulated switch, the engine, this package and the REST handler.
+type switchHarness struct {
+	t    testing.TB
+	dir  string
+	st   *store.Store
+	eng  *engine.Engine
+	lc   *Lifecycle
+	srv  *httptest.Server
+	base string
+}
+
+// fastKDF keeps tests quick; the header records the costs.
+var fastKDF = configfile.KDFParams{Time: 1, Memory: 1024, Threads: 1}
+
+type harnessOptions struct {
+	ports   int
+	dataDir string
+	tune    func(*Options)
+}
+
+func newSwitch(t testing.TB, ho harnessOptions) *switchHarness {
+	t.Helper()
+	dir := ho.dataDir
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	if ho.ports == 0 {
+		ho.ports = 8
+	}
+	st, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	box, err := secrets.Open(dir)
+	if err != nil {
+		st.Close()
+		t.Fatal(err)
+	}
+	acc, err := accounts.OpenFiles(filepath.Join(dir, "accounts"), accounts.FilesOptions{Scheme: accounts.SHA512})
+	if err != nil {
+		st.Close()
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	be := WrapState(sim.New(sim.Options{Ports: ho.ports, Version: "harness", Accounts: acc, OwnAccounts: true, CLIShell: "/bin/false"}))
+	eng := engine.New(model.Builtin(), st, be, box, log)
+	if err := eng.Start(context.Background()); err != nil {
+		st.Close()
+		t.Fatal(err)
+	}
+	o := Options{Engine: eng, Sealer: box, DataDir: dir, Version: "test", Log: log, KDF: &fastKDF, Backoff: 100 * time.Millisecond, Settle: 200 * time.Millisecond}
+	if ho.tune != nil {
+		ho.tune(&o)
+	}
+	lc, err := New(o)
+	if err != nil {
+		st.Close()
+		t.Fatal(err)
+	}
+	be.Attach(lc)
+	if err := lc.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	h := api.New(eng, log)
+	for name, a := range lc.Actions() {
+		h.HandleAction(name, a)
+	}
+	srv := httptest.NewServer(h)
+	sh := &switchHarness{t: t, dir: dir, st: st, eng: eng, lc: lc, srv: srv, base: srv.URL + "/public/v1"}
+	t.Cleanup(sh.close)
+	return sh
+}
+
+func (s *switchHarness) close() {
+	if s.srv == nil {
+		return
+	}
+	s.srv.CloseClientConnections()
+	s.srv.Close()
+	s.lc.Close()
+	s.st.Close()
+	s.srv = nil
+}
+
+// do sends a request and returns the status and body.
+func (s *switchHarness) do(method, path, body string) (int, []byte) {
+	s.t.Helper()
+	req, err := http.NewRequest(method, s.base+path, strings.NewReader(body))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, out
+}
+
+// must sends a request that must succeed and decodes its body into v.
+func (s *switchHarness) must(method, path, body string, v any) {
+	s.t.Helper()
+	code, out := s.do(method, path, body)
+	if code != http.StatusOK && code != http.StatusCreated {
+		s.t.Fatalf("%s %s %s: %d %s", method, path, body, code, out)
+	}
+	if v != nil {
+		if err := json.Unmarshal(out, v); err != nil {
+			s.t.Fatalf("%s %s: %v in %s", method, path, err, out)
+		}
+	}
+}
+
+// objectState is one object as a snapshot sees it.
+type objectState struct {
+	id  string
+	obj model.Object
+}
+
+// snapshot reads every config object with its ObjectId, keyed by kind and
+// store key.
+func (s *switchHarness) snapshot() (uint64, map[string]objectState) {
+	s.t.Helper()
+	out := map[string]objectState{}
+	rev, err := s.eng.Snapshot(context.Background(), nil, nil, func(k *model.Kind, o model.Object) error {
+		out[k.Name+"|"+k.Key(o)] = objectState{obj: o}
+		return nil
+	})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	// ObjectIds through the API, as clients see them.
+	for _, k := range s.eng.Registry().Kinds() {
+		if k.Class != model.Config {
+			continue
+		}
+		var page struct {
+			Objects []struct {
+				Object   json.RawMessage
+				ObjectId string
+			}
+		}
+		s.must("GET", "/config/"+k.Name+"s?Count=1024", "", &page)
+		for _, o := range page.Objects {
+			body, _ := model.DecodeBody(o.Object)
+			fields, err := k.Parse(body)
+			if err != nil {
+				s.t.Fatal(err)
+			}
+			full := k.Defaults()
+			for n, v := range fields {
+				full[n] = v
+			}
+			key := k.Name + "|" + k.Key(full)
+			st := out[key]
+			st.id = o.ObjectId
+			out[key] = st
+		}
+	}
+	return rev, out
+}
+
+func (s *switchHarness) revision() uint64 { return s.eng.Revision() }

@@ -1,0 +1,277 @@
+// Package lifecycle runs the configuration lifecycle actions over the
+// engine: SaveConfig, ResetConfig and ResetConfigToFile, the startup
+// configuration, the ConfigArchiveServer scheduler and the state they show.
+//
+// It reaches the engine through three public calls only (Snapshot, Replace
+// and Subscribe) and serves REST through one handler per action
+// (Handlers), so it moves onto a declared action registry unchanged.
+package lifecycle
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/swmgr/swmgr/internal/apierr"
+	"github.com/swmgr/swmgr/internal/archive"
+	"github.com/swmgr/swmgr/internal/atomicfile"
+	"github.com/swmgr/swmgr/internal/configfile"
+	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/model"
+)
+
+// StartupConfig is the default saved configuration's name in the data
+// directory.
+const StartupConfig = "startup-config"
+
+// Options wire a Lifecycle.
+type Options struct {
+	Engine  *engine.Engine
+	Sealer  configfile.Sealer // the switch's key (secrets.Box)
+	DataDir string
+	Version string // swmgr's version, written in saved files
+	Log     *slog.Logger
+	// Set by tests and benchmarks.
+	KDF          *configfile.KDFParams // nil: configfile.DefaultKDF
+	Clock        archive.Clock         // the scheduler's clock
+	Backoff      time.Duration         // between SFTP attempts; 0: 1 s
+	Settle       time.Duration         // OnChange quiet period; 0: 500 ms
+	NoScheduler  bool                  // do not start ConfigArchiveServer uploads
+	AdminGroup   string                // users a reset keeps; "" = engine.AdminGroup
+	NowForStamps func() time.Time      // Timestamp names; nil: time.Now
+}
+
+// Lifecycle is the configuration lifecycle of one switch.
+type Lifecycle struct {
+	o     Options
+	eng   *engine.Engine
+	reg   *model.Registry
+	sftp  *archive.SFTP
+	sched *archive.Scheduler
+	log   *slog.Logger
+
+	saveMu sync.Mutex // one save at a time (the temporary file is per path)
+	mu     sync.Mutex
+	saved  SavedState
+
+	stopWatch context.CancelFunc
+	watchDone chan struct{}
+}
+
+// SavedState is what the data directory remembers of the last save.
+type SavedState struct {
+	Revision uint64
+	At       time.Time
+	To       string
+}
+
+const (
+	savedFile     = "saved-config.json"
+	hostKeysFile  = "archive-known-hosts.json"
+	archiveState  = "archive-state.json"
+	archiveKind   = "ConfigArchiveServer"
+	userKind      = "User"
+	maxDryRunDiff = 10000
+)
+
+// New makes a lifecycle; Start begins the archive scheduler.
+func New(o Options) (*Lifecycle, error) {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.AdminGroup == "" {
+		o.AdminGroup = engine.AdminGroup
+	}
+	if o.NowForStamps == nil {
+		o.NowForStamps = time.Now
+	}
+	pins, err := archive.OpenHostKeys(filepath.Join(o.DataDir, hostKeysFile))
+	if err != nil {
+		return nil, err
+	}
+	l := &Lifecycle{o: o, eng: o.Engine, reg: o.Engine.Registry(), sftp: &archive.SFTP{Pins: pins}, log: o.Log}
+	if data, err := os.ReadFile(filepath.Join(o.DataDir, savedFile)); err == nil {
+		if err := json.Unmarshal(data, &l.saved); err != nil {
+			return nil, fmt.Errorf("read %s: %w", savedFile, err)
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	l.sched, err = archive.NewScheduler(archive.SchedulerOptions{
+		Render:    l.render,
+		SFTP:      l.sftp,
+		StatePath: filepath.Join(o.DataDir, archiveState),
+		Clock:     o.Clock,
+		Log:       o.Log,
+		Settle:    o.Settle,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// Start follows commits: the scheduler learns of new, changed and deleted
+// archive servers and, for OnChange, of every commit. It never makes a
+// commit wait: the engine's feed only signals.
+func (l *Lifecycle) Start(ctx context.Context) error {
+	if l.o.NoScheduler {
+		return nil
+	}
+	sub := l.eng.Subscribe()
+	if err := l.syncServers(ctx); err != nil {
+		sub.Close()
+		return err
+	}
+	ctx, l.stopWatch = context.WithCancel(context.WithoutCancel(ctx))
+	l.watchDone = make(chan struct{})
+	go func() {
+		defer close(l.watchDone)
+		defer sub.Close()
+		var events []engine.Event
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-sub.Notify:
+			}
+			var err error
+			events, err = sub.Take(events[:0])
+			touched := err != nil // dropped: re-read to be sure
+			for _, ev := range events {
+				if strings.Contains(string(ev.Data), `"`+archiveKind+`"`) {
+					touched = true
+				}
+			}
+			if err != nil {
+				sub.Close()
+				sub = l.eng.Subscribe()
+			}
+			if touched {
+				if err := l.syncServers(ctx); err != nil && ctx.Err() == nil {
+					l.log.Error("cannot read the archive servers", "err", err)
+				}
+			}
+			l.sched.Changed()
+		}
+	}()
+	return nil
+}
+
+// Close stops the scheduler, abandoning uploads in flight.
+func (l *Lifecycle) Close() {
+	if l.stopWatch != nil {
+		l.stopWatch()
+		<-l.watchDone
+	}
+	l.sched.Close()
+}
+
+func (l *Lifecycle) syncServers(ctx context.Context) error {
+	var servers []archive.Server
+	_, err := l.eng.Snapshot(ctx, []string{archiveKind}, nil, func(k *model.Kind, o model.Object) error {
+		servers = append(servers, archive.Server{
+			Name:       k.Key(o),
+			Remote:     archive.Remote{Host: o.Str("IpAddr"), Port: int(o.Int("Port")), User: o.Str("Username"), Password: o.Str("Password")},
+			DstFile:    o.Str("DstFile"),
+			Interval:   time.Duration(o.Int("Interval")) * time.Minute,
+			OnChange:   o.Bool("OnChange"),
+			Nonce:      o.Str("Nonce"),
+			Passphrase: o.Str("Passphrase"),
+			Timestamp:  o.Str("Timestamp"),
+			Attempts:   archive.Attempts{Retries: int(o.Int("RetryCount")), Timeout: time.Duration(o.Int("Timeout")) * time.Second, Backoff: l.o.Backoff},
+		})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	l.sched.Sync(servers)
+	return nil
+}
+
+// render makes the saved file of the running configuration.
+func (l *Lifecycle) render(ctx context.Context, nonce, passphrase string) ([]byte, uint64, error) {
+	data, rev, _, err := l.Render(ctx, nonce, passphrase)
+	return data, rev, err
+}
+
+// Render writes every config object (but Users: see docs/configfile.md) as
+// one document, encrypted when nonce and passphrase are given. It returns
+// the file, the revision it holds and how many objects.
+func (l *Lifecycle) Render(ctx context.Context, nonce, passphrase string) ([]byte, uint64, int, error) {
+	var sealer configfile.Sealer
+	if passphrase == "" {
+		sealer = l.o.Sealer
+	}
+	var enc *configfile.Encoder
+	var kinds []string
+	for _, k := range l.reg.Kinds() {
+		if k.Class == model.Config && k.Name != userKind {
+			kinds = append(kinds, k.Name)
+		}
+	}
+	rev, err := l.eng.Snapshot(ctx, kinds, func(rev uint64) {
+		enc = configfile.NewEncoder(configfile.Header{SwmgrVersion: l.o.Version, Revision: rev, SavedAt: time.Now()}, sealer)
+	}, func(k *model.Kind, o model.Object) error {
+		enc.Add(k, o)
+		return nil
+	})
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	data := enc.Finish()
+	if passphrase == "" {
+		return data, rev, enc.Objects(), nil
+	}
+	kdf := configfile.DefaultKDF
+	if l.o.KDF != nil {
+		kdf = *l.o.KDF
+	}
+	sealed, err := configfile.Seal(data, nonce, passphrase, kdf)
+	clear(data)
+	return sealed, rev, enc.Objects(), err
+}
+
+// Saved returns the last save's record.
+func (l *Lifecycle) Saved() SavedState {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.saved
+}
+
+func (l *Lifecycle) setSaved(s SavedState) {
+	l.mu.Lock()
+	l.saved = s
+	data, _ := json.Marshal(s)
+	l.mu.Unlock()
+	if err := atomicfile.Replace(filepath.Join(l.o.DataDir, savedFile), data, 0o600); err != nil {
+		l.log.Error("cannot record the saved revision", "err", err)
+	}
+}
+
+func badRequest(kind, field string, err error) error {
+	var ae *apierr.Error
+	if errors.As(err, &ae) && ae.Status < 500 {
+		e := *ae
+		e.Message = fmt.Sprintf("%s: %s", kind, err.Error())
+		if e.Status == http.StatusNotFound || e.Status == http.StatusConflict {
+			e.Status, e.Code = http.StatusBadRequest, apierr.CodeInvalidValue
+		}
+		if e.Object == "" {
+			e.Object = kind
+		}
+		return &e
+	}
+	return apierr.BadRequest(apierr.CodeInvalidValue, kind, field, "%v", err)
+}
+
+func endpointOf(o model.Object) string { return archive.Endpoint(o.Str("IpAddr"), int(o.Int("Port"))) }

@@ -1,0 +1,305 @@
+package lifecycle
+
+import (
+	"bytes"
+	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/swmgr/swmgr/internal/configfile"
+	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/model"
+)
+
+// seedAll gives every config kind objects that differ from the defaults,
+// through the API: a breakout with a configured sub-port, references
+// across kinds, and secrets.
+func seedAll(s *switchHarness) {
+	for _, f := range []struct{ method, path, body string }{
+		{"PATCH", "/config/SystemParam", `{"Hostname":"leaf1","Description":"rack 4","Timezone":"Europe/Paris"}`},
+		{"PATCH", "/config/Port", `{"IntfRef":"fpPort1","Description":"uplink","AdminState":"UP","Mtu":9000}`},
+		{"PATCH", "/config/Port", `{"IntfRef":"fpPort5","BreakOutMode":"4x10"}`},
+		{"PATCH", "/config/Port", `{"IntfRef":"fpPort5s2","AdminState":"UP","Description":"sub"}`},
+		{"POST", "/config/Vrf", `{"Vrf":"red"}`},
+		{"POST", "/config/IPv4Intf", `{"IntfRef":"fpPort1","IpAddr":"10.1.0.1/24","Vrf":"red"}`},
+		{"POST", "/config/IPv4Intf", `{"IntfRef":"fpPort5s2","IpAddr":"10.5.2.1/24"}`},
+		{"PATCH", "/config/BGPGlobal", `{"ASNum":"65010","RouterId":"192.0.2.1"}`},
+		{"POST", "/config/BGPVrf", `{"Name":"red","EBGPMaxPaths":4}`},
+		{"POST", "/config/BGPv4Neighbor", `{"NeighborAddress":"192.0.2.2","PeerAS":"65020","AuthPassword":"md5-secret-1"}`},
+		{"POST", "/config/Span", `{"SpanSessionName":"mon1","DstIntfRef":"fpPort2","SrcIntfRefList":["fpPort3"]}`},
+		{"POST", "/config/NtpServer", `{"IpAddr":"192.0.2.10","MinPoll":4,"MaxPoll":8}`},
+		{"POST", "/config/NtpServer", `{"IpAddr":"ntp.example.net","Prefer":true}`},
+		{"POST", "/config/ConfigArchiveServer", `{"IpAddr":"192.0.2.99","Port":2222,"Username":"arch","Password":"cas-secret-1","Interval":0}`},
+		{"POST", "/config/User", `{"Name":"admin","Password":"admin-secret-1","Group":"admin"}`},
+		{"POST", "/config/User", `{"Name":"bob","Password":"bob-secret-12","Group":"operator"}`},
+	} {
+		s.must(f.method, f.path, f.body, nil)
+	}
+}
+
+// compare reports every difference between two snapshots, field by field,
+// skipping users (restores leave them alone).
+func compare(t *testing.T, what string, want, got map[string]objectState, sameIDs bool) {
+	t.Helper()
+	for key, w := range want {
+		if strings.HasPrefix(key, "User|") {
+			continue
+		}
+		g, ok := got[key]
+		if !ok {
+			t.Errorf("%s: %s is missing", what, key)
+			continue
+		}
+		for name, v := range w.obj {
+			if !reflect.DeepEqual(v, g.obj[name]) {
+				t.Errorf("%s: %s %s is %#v, want %#v", what, key, name, g.obj[name], v)
+			}
+		}
+		if sameIDs && w.id != g.id {
+			t.Errorf("%s: %s has ObjectId %s, want %s (kept)", what, key, g.id, w.id)
+		}
+	}
+	for key := range got {
+		if _, ok := want[key]; !ok && !strings.HasPrefix(key, "User|") {
+			t.Errorf("%s: %s should not exist", what, key)
+		}
+	}
+}
+
+func TestSaveResetRestoreRoundTrip(t *testing.T) {
+	s := newSwitch(t, harnessOptions{})
+	seedAll(s)
+	rev0, saved := s.snapshot()
+	kinds := map[string]bool{}
+	for key := range saved {
+		kinds[strings.Split(key, "|")[0]] = true
+	}
+	for _, k := range s.eng.Registry().Kinds() {
+		if k.Class == model.Config && !kinds[k.Name] {
+			t.Fatalf("the fixtures have no %s: the round trip must cover every kind", k.Name)
+		}
+	}
+
+	var res SaveResult
+	s.must("POST", "/action/SaveConfig", `{}`, &res)
+	file := filepath.Join(s.dir, StartupConfig)
+	if res.File != "file://"+file || res.Revision != rev0 || res.Encrypted {
+		t.Fatalf("SaveConfig answered %+v", res)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(file); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v", fi.Mode().Perm())
+	}
+	for _, secret := range []string{"md5-secret-1", "cas-secret-1"} {
+		if bytes.Contains(data, []byte(secret)) {
+			t.Fatalf("the saved file shows the secret %q", secret)
+		}
+	}
+	if bytes.Contains(data, []byte(`"User"`)) {
+		t.Error("the saved file holds users")
+	}
+	var sys struct{ Object map[string]any }
+	s.must("GET", "/state/SystemParam", "", &sys)
+	if sys.Object["UnsavedChanges"] != false || sys.Object["SavedRevision"] != float64(rev0) {
+		t.Fatalf("SystemParamState after the save: %v", sys.Object)
+	}
+
+	// Change things: update, delete, create; a sub-port back to defaults.
+	for _, f := range []struct{ method, path, body string }{
+		{"PATCH", "/config/NtpServer", `{"IpAddr":"192.0.2.10","MinPoll":6}`},
+		{"DELETE", "/config/Span", `{"SpanSessionName":"mon1"}`},
+		{"POST", "/config/NtpServer", `{"IpAddr":"192.0.2.11"}`},
+		{"DELETE", "/config/IPv4Intf", `{"IntfRef":"fpPort5s2"}`},
+		{"PATCH", "/config/Port", `{"IntfRef":"fpPort5","BreakOutMode":"1x40"}`},
+		{"PATCH", "/config/SystemParam", `{"Hostname":"changed"}`},
+		{"PATCH", "/config/BGPv4Neighbor", `{"NeighborAddress":"192.0.2.2","AuthPassword":"other-secret"}`},
+	} {
+		s.must(f.method, f.path, f.body, nil)
+	}
+	s.must("GET", "/state/SystemParam", "", &sys)
+	if sys.Object["UnsavedChanges"] != true {
+		t.Fatalf("SystemParamState after changes: %v", sys.Object)
+	}
+	_, changed := s.snapshot()
+
+	// A dry run reports the diff and changes nothing.
+	before := s.revision()
+	var dry struct {
+		DryRun  bool
+		Changes []engine.Diff
+	}
+	s.must("POST", "/action/ResetConfigToFile?dry_run=true", `{}`, &dry)
+	if !dry.DryRun || len(dry.Changes) == 0 || s.revision() != before {
+		t.Fatalf("dry run: %+v, revision %d -> %d", dry, before, s.revision())
+	}
+	ops := map[string]int{}
+	for _, d := range dry.Changes {
+		ops[d.Op]++
+		if strings.Contains(string(d.Before)+string(d.After), "secret") {
+			t.Fatalf("a diff shows a secret: %s %s", d.Before, d.After)
+		}
+	}
+	if ops["create"] == 0 || ops["delete"] == 0 || ops["update"] == 0 {
+		t.Errorf("dry-run diff ops %v, want creates, updates and deletes", ops)
+	}
+
+	// The restore: one commit, one revision, equal to the saved one.
+	var out struct {
+		Revision uint64
+		Changes  int
+	}
+	s.must("POST", "/action/ResetConfigToFile", `{"SrcFileURI":"///`+strings.TrimPrefix(file, "/")+`"}`, &out)
+	if out.Revision != before+1 || s.revision() != before+1 {
+		t.Fatalf("the restore made revision %d (running %d), want one commit: %d", out.Revision, s.revision(), before+1)
+	}
+	_, restored := s.snapshot()
+	compare(t, "after the restore", saved, restored, false)
+	// ObjectIds of objects that existed throughout are kept.
+	for key, c := range changed {
+		if r, ok := restored[key]; ok && saved[key].id == c.id && r.id != c.id {
+			t.Errorf("%s: ObjectId changed from %s to %s", key, c.id, r.id)
+		}
+	}
+	if restored["NtpServer|192.0.2.10"].id != saved["NtpServer|192.0.2.10"].id {
+		t.Error("an updated object lost its ObjectId")
+	}
+	// Restoring the same file again changes nothing.
+	s.must("POST", "/action/ResetConfigToFile", `{}`, &out)
+	if out.Changes != 0 {
+		t.Errorf("a second restore made %d changes", out.Changes)
+	}
+
+	// Factory reset: created objects go, discovered ones return to their
+	// defaults, admins stay, other users go.
+	s.must("POST", "/action/ResetConfig", `{}`, &out)
+	_, reset := s.snapshot()
+	for key, o := range reset {
+		kind := strings.Split(key, "|")[0]
+		k := s.eng.Registry().Lookup(model.Config, kind)
+		switch {
+		case kind == "User":
+			if o.obj.Str("Group") != "admin" {
+				t.Errorf("reset kept user %s", key)
+			}
+		case k.Creatable():
+			t.Errorf("reset kept %s", key)
+		default:
+			for _, f := range k.Fields {
+				if !f.ReadOnly && !f.Key && !reflect.DeepEqual(o.obj[f.Name], k.Defaults()[f.Name]) {
+					t.Errorf("after reset %s %s = %#v, want the default %#v", key, f.Name, o.obj[f.Name], k.Defaults()[f.Name])
+				}
+			}
+		}
+	}
+	if _, ok := reset["User|admin"]; !ok {
+		t.Fatal("reset removed the admin")
+	}
+	if _, ok := reset["Port|fpPort5s2"]; ok {
+		t.Fatal("reset kept a breakout sub-port")
+	}
+	s.must("POST", "/action/ResetConfigToFile", `{}`, &out)
+	_, again := s.snapshot()
+	compare(t, "after reset and restore", saved, again, false)
+}
+
+func TestEncryptedSaveRestore(t *testing.T) {
+	s := newSwitch(t, harnessOptions{})
+	seedAll(s)
+	_, saved := s.snapshot()
+	file := filepath.Join(t.TempDir(), "enc-config")
+	var res SaveResult
+	s.must("POST", "/action/SaveConfig", `{"DstFileURI":"file://`+file+`","Nonce":"site-7","Passphrase":"long pass phrase"}`, &res)
+	if !res.Encrypted {
+		t.Fatalf("%+v", res)
+	}
+	data, _ := os.ReadFile(file)
+	if !configfile.IsEncrypted(data) || bytes.Contains(data, []byte("ConfigData")) || bytes.Contains(data, []byte("secret")) {
+		t.Fatal("the file is not encrypted")
+	}
+	s.must("PATCH", "/config/SystemParam", `{"Hostname":"changed"}`, nil)
+	s.must("DELETE", "/config/ConfigArchiveServer", `{"IpAddr":"192.0.2.99"}`, nil)
+
+	truncated := filepath.Join(t.TempDir(), "truncated")
+	os.WriteFile(truncated, data[:len(data)/2], 0o600)
+	flipped := filepath.Join(t.TempDir(), "flipped")
+	f := bytes.Clone(data)
+	f[len(f)/2] ^= 0x10
+	os.WriteFile(flipped, f, 0o600)
+	plainOther := filepath.Join(t.TempDir(), "plain")
+	os.WriteFile(plainOther, []byte(`{"ConfigData":{}}`), 0o600)
+	newer := filepath.Join(t.TempDir(), "newer")
+	os.WriteFile(newer, []byte(`{"Format":9,"ConfigData":{}}`), 0o600)
+	rev := s.revision()
+	for _, tc := range []struct{ name, body, want string }{
+		{"wrong passphrase", `{"SrcFileURI":"file://` + file + `","Nonce":"site-7","Passphrase":"wrong phrase"}`, "wrong Nonce or Passphrase"},
+		{"wrong nonce", `{"SrcFileURI":"file://` + file + `","Nonce":"site-8","Passphrase":"long pass phrase"}`, "wrong Nonce or Passphrase"},
+		{"no passphrase", `{"SrcFileURI":"file://` + file + `"}`, "encrypted"},
+		{"truncated", `{"SrcFileURI":"file://` + truncated + `","Nonce":"site-7","Passphrase":"long pass phrase"}`, "cannot be decrypted"},
+		{"flipped byte", `{"SrcFileURI":"file://` + flipped + `","Nonce":"site-7","Passphrase":"long pass phrase"}`, "cannot be decrypted"},
+		{"a plain file with a passphrase", `{"SrcFileURI":"file://` + plainOther + `","Nonce":"site-7","Passphrase":"long pass phrase"}`, "not encrypted"},
+		{"another format version", `{"SrcFileURI":"file://` + newer + `"}`, "newer swmgr"},
+	} {
+		code, body := s.do("POST", "/action/ResetConfigToFile", tc.body)
+		if code != http.StatusBadRequest || !strings.Contains(string(body), tc.want) {
+			t.Errorf("%s: %d %s, want 400 with %q", tc.name, code, body, tc.want)
+		}
+		if s.revision() != rev {
+			t.Fatalf("%s changed the configuration", tc.name)
+		}
+	}
+	// Another switch (another secret.key) restores the encrypted file,
+	// secrets included.
+	other := newSwitch(t, harnessOptions{})
+	other.must("POST", "/config/User", `{"Name":"admin","Password":"admin-secret-1","Group":"admin"}`, nil)
+	var out struct{ Revision uint64 }
+	other.must("POST", "/action/ResetConfigToFile", `{"SrcFileURI":"file://`+file+`","Nonce":"site-7","Passphrase":"long pass phrase"}`, &out)
+	_, got := other.snapshot()
+	compare(t, "another switch", saved, got, false)
+	if got["BGPv4Neighbor|default\x00192.0.2.2"].obj.Str("AuthPassword") != "md5-secret-1" {
+		t.Error("the secret did not move with the encrypted file")
+	}
+	// A plain file does not: its secrets are sealed with the first switch's key.
+	s.must("POST", "/action/SaveConfig", `{"DstFileURI":"file://`+file+`.plain"}`, nil)
+	code, body := other.do("POST", "/action/ResetConfigToFile", `{"SrcFileURI":"file://`+file+`.plain"}`)
+	if code != http.StatusBadRequest || !strings.Contains(string(body), "another switch") {
+		t.Errorf("a plain file on another switch: %d %s", code, body)
+	}
+}
+
+func TestFormatOneFile(t *testing.T) {
+	s := newSwitch(t, harnessOptions{})
+	file := filepath.Join(t.TempDir(), "flexswitch.json")
+	os.WriteFile(file, []byte(`{"ConfigData":{"NtpServer":[{"IpAddr":"192.0.2.5","MinPoll":5}],"SystemParam":[{"Vrf":"default","Hostname":"old","SwVersion":"1.0"}]}}`), 0o600)
+	var out struct{ Format int }
+	s.must("POST", "/action/ResetConfigToFile", `{"SrcFileURI":"file://`+file+`"}`, &out)
+	_, got := s.snapshot()
+	if out.Format != 1 || got["NtpServer|192.0.2.5"].obj.Int("MinPoll") != 5 || got["SystemParam|default"].obj.Str("Hostname") != "old" {
+		t.Fatalf("format 1: %+v %v", out, got["SystemParam|default"].obj)
+	}
+}
+
+func TestSaveConfigNames(t *testing.T) {
+	s := newSwitch(t, harnessOptions{})
+	var res SaveResult
+	s.must("POST", "/action/SaveConfig", `{"FileName":"backup-1"}`, &res)
+	if res.File != "file://"+filepath.Join(s.dir, "backup-1") {
+		t.Fatalf("1.x FileName saved to %s", res.File)
+	}
+	s.must("POST", "/action/SaveConfig", `{"Timestamp":"append"}`, &res)
+	if !strings.HasPrefix(res.File, "file://"+filepath.Join(s.dir, "startup-config-")) || !strings.HasSuffix(res.File, "Z") {
+		t.Fatalf("append: %s", res.File)
+	}
+	s.must("POST", "/action/SaveConfig", `{"Timestamp":"prepend","DstFileURI":"file://`+s.dir+`/cfg"}`, &res)
+	if !strings.HasPrefix(res.File, "file://"+s.dir+"/2") || !strings.HasSuffix(res.File, "Z-cfg") {
+		t.Fatalf("prepend: %s", res.File)
+	}
+	if _, err := os.Stat(strings.TrimPrefix(res.File, "file://")); err != nil {
+		t.Fatal(err)
+	}
+}

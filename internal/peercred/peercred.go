@@ -1,0 +1,106 @@
+// Package peercred finds which local OS user is on the other end of a
+// connection to this process: SO_PEERCRED on a Unix socket, and for TCP over
+// loopback the owner of the client's socket in the kernel's socket tables
+// (a sock_diag netlink query for exactly that socket, or /proc/net/tcp{,6}
+// where sock_diag is not available).
+//
+// The answer is only as good as the kernel's: it is the uid that created the
+// client's socket (a socket passed to another process keeps its creator's
+// uid). It is meaningful only for connections between two processes of one
+// host, which Of checks: both ends must be loopback addresses.
+package peercred
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"syscall"
+)
+
+// ErrNotLocal is returned for a TCP connection whose ends are not both on a
+// loopback address: the kernel cannot say who is on the other end.
+var ErrNotLocal = errors.New("the peer is not on this host (not a loopback connection)")
+
+// ErrNotFound is returned when the client's socket is gone (the client
+// closed it) or cannot be found in the kernel's tables.
+var ErrNotFound = errors.New("the client's socket is not in the kernel's socket tables")
+
+// Cred is the identity of a connection's peer.
+type Cred struct {
+	UID uint32
+	// PID is the peer's process (Unix sockets only; 0 for TCP).
+	PID int32
+}
+
+// Of returns the credentials of the process on the other end of c: a Unix
+// socket, or TCP (also under TLS) between two loopback addresses.
+func Of(c net.Conn) (Cred, error) {
+	if tc, ok := c.(*tls.Conn); ok {
+		c = tc.NetConn()
+	}
+	if nc, ok := c.(interface{ NetConn() net.Conn }); ok { // a wrapped connection
+		return Of(nc.NetConn())
+	}
+	switch c := c.(type) {
+	case *net.UnixConn:
+		return unixCred(c)
+	case *net.TCPConn:
+		local, lok := addrPort(c.LocalAddr())
+		remote, rok := addrPort(c.RemoteAddr())
+		if !lok || !rok || !local.Addr().IsLoopback() || !remote.Addr().IsLoopback() {
+			return Cred{}, ErrNotLocal
+		}
+		uid, err := TCPOwner(remote, local)
+		return Cred{UID: uid}, err
+	}
+	return Cred{}, fmt.Errorf("peer credentials of a %T: not a Unix or TCP connection", c)
+}
+
+func addrPort(a net.Addr) (netip.AddrPort, bool) {
+	ta, ok := a.(*net.TCPAddr)
+	if !ok {
+		return netip.AddrPort{}, false
+	}
+	ap := ta.AddrPort()
+	return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()), true
+}
+
+// unixCred reads SO_PEERCRED: the credentials the peer had when it
+// connected, kept by the kernel.
+func unixCred(c *net.UnixConn) (Cred, error) {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return Cred{}, fmt.Errorf("SO_PEERCRED: %w", err)
+	}
+	var (
+		ucred *syscall.Ucred
+		gerr  error
+	)
+	if err := raw.Control(func(fd uintptr) {
+		ucred, gerr = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
+	}); err != nil {
+		return Cred{}, fmt.Errorf("SO_PEERCRED: %w", err)
+	}
+	if gerr != nil {
+		return Cred{}, fmt.Errorf("SO_PEERCRED: %w", gerr)
+	}
+	return Cred{UID: ucred.Uid, PID: ucred.Pid}, nil
+}
+
+// TCPOwner returns the uid that owns the TCP socket whose own end is client
+// and whose other end is server (the client's socket of a connection this
+// process accepted on server). It asks sock_diag for that one socket, and
+// reads /proc/net/tcp{,6} if sock_diag is not available.
+func TCPOwner(client, server netip.AddrPort) (uint32, error) {
+	uid, err := diagOwner(client, server)
+	if err == nil || errors.Is(err, ErrNotFound) {
+		return uid, err
+	}
+	uid, perr := procOwner(client, server)
+	if perr != nil {
+		return 0, fmt.Errorf("%w (and sock_diag: %v)", perr, err)
+	}
+	return uid, nil
+}

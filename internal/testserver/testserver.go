@@ -1,0 +1,185 @@
+// Package testserver runs swmgr's whole request stack in process for tests
+// and examples of other packages: a bbolt store, the simulated switch with
+// its own account files, the engine, the REST handler behind the real
+// authentication layer, on a loopback HTTP listener (credentials optional,
+// as swmgr serve's) and an HTTPS one (credentials required).
+package testserver
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+
+	"github.com/swmgr/swmgr/internal/accounts"
+	"github.com/swmgr/swmgr/internal/api"
+	"github.com/swmgr/swmgr/internal/auth"
+	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/backend/sim"
+	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/secrets"
+	"github.com/swmgr/swmgr/internal/store"
+)
+
+// AdminPassword is the password of the User "admin" every server starts with.
+const AdminPassword = "testserver-admin-pw"
+
+// Server is one running stack.
+type Server struct {
+	URL         string // http://127.0.0.1:port (no credentials needed)
+	TLSURL      string // https://127.0.0.1:port (Basic credentials required)
+	CertFile    string // the HTTPS certificate, PEM
+	Fingerprint string // SHA-256 of the HTTPS certificate, hex
+	Engine      *engine.Engine
+	Handler     *api.Server
+
+	dir   string
+	st    *store.Store
+	plain *httptest.Server
+	tls   *httptest.Server
+}
+
+// Options modify Start.
+type Options struct {
+	Ports int // ports of the simulated switch (default 8)
+	// Wrap, if set, wraps the API handler (inside authentication), as
+	// swmgr serve adds its middleware.
+	Wrap func(http.Handler) http.Handler
+	// Outer, if set, wraps the plain listener's handler outside
+	// authentication.
+	Outer func(http.Handler) http.Handler
+}
+
+// Start runs a fresh stack in a new directory under dir ("" for one of
+// its own, removed by Close).
+func Start(dir string, opts Options) (*Server, error) {
+	owned := dir == ""
+	if owned {
+		d, err := os.MkdirTemp("", "swmgr-testserver-")
+		if err != nil {
+			return nil, err
+		}
+		dir = d
+	}
+	s := &Server{dir: dir}
+	if !owned {
+		s.dir = ""
+	}
+	if err := s.start(dir, opts); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Server) start(dir string, opts Options) error {
+	st, err := store.Open(dir)
+	if err != nil {
+		return err
+	}
+	s.st = st
+	box, err := secrets.Open(dir)
+	if err != nil {
+		return err
+	}
+	acc, err := accounts.OpenFiles(filepath.Join(dir, "accounts"), accounts.FilesOptions{Scheme: accounts.SHA512})
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	var eng *engine.Engine
+	verifier := auth.NewVerifier(auth.AccountsCheck(acc, func(ctx context.Context, name string) (bool, error) {
+		return eng.HasUser(ctx, name)
+	}), auth.VerifierOptions{})
+	ports := opts.Ports
+	if ports == 0 {
+		ports = 8
+	}
+	be := sim.New(sim.Options{Ports: ports, Version: "testserver", Accounts: accounts.Observe(acc, verifier.Forget), OwnAccounts: true, CLIShell: "/usr/local/bin/swmgr"})
+	eng = engine.New(model.Builtin(), st, be, box, log)
+	ctx := context.Background()
+	if err := eng.Start(ctx); err != nil {
+		return fmt.Errorf("start: %w", err)
+	}
+	k := eng.Registry().Lookup(model.Config, "User")
+	if _, err := eng.Apply(ctx, []engine.Edit{{Kind: k, Op: backend.Create, Fields: model.Object{"Name": "admin", "Group": engine.AdminGroup, "Password": AdminPassword}}}, engine.Meta{Source: "system"}, nil); err != nil {
+		return fmt.Errorf("first admin: %w", err)
+	}
+	s.Engine = eng
+	s.Handler = api.New(eng, log)
+	var h http.Handler = s.Handler
+	if opts.Wrap != nil {
+		h = opts.Wrap(h)
+	}
+	throttle := auth.NewThrottle(auth.ThrottleOptions{})
+	// Without credentials, plain HTTP serves the local OS user on the other
+	// end: this process's own uid, which is admin (as for swmgr serve).
+	peers := auth.NewPeers(auth.PeerOptions{UserGroup: func(context.Context, string) (string, bool, error) { return "", false, nil }})
+	var plain http.Handler = auth.Handler(h, auth.Options{Verifier: verifier, Throttle: throttle, Peers: peers, Log: log, Refused: s.Handler.LogRefused})
+	if opts.Outer != nil {
+		plain = opts.Outer(plain)
+	}
+	s.plain = httptest.NewUnstartedServer(plain)
+	s.plain.Config.ConnContext = peers.ConnContext
+	s.plain.Start()
+	s.URL = s.plain.URL
+	s.tls = httptest.NewUnstartedServer(auth.Handler(h, auth.Options{Verifier: verifier, Throttle: throttle, Log: log, Refused: s.Handler.LogRefused}))
+	s.tls.StartTLS()
+	s.TLSURL = s.tls.URL
+	cert := s.tls.Certificate()
+	s.Fingerprint = fingerprint(cert.Raw)
+	s.CertFile = filepath.Join(dir, "testserver-cert.pem")
+	if err := os.WriteFile(s.CertFile, pemCert(cert.Raw), 0o644); err != nil {
+		return err
+	}
+	return nil
+}
+
+// TLSConfig trusts the server's certificate.
+func (s *Server) TLSConfig() *tls.Config {
+	return s.tls.Client().Transport.(*http.Transport).TLSClientConfig
+}
+
+// Serve serves ln like URL (credentials optional), for tests of other
+// transports such as a Unix socket; close the returned server when done.
+func (s *Server) Serve(ln net.Listener) *http.Server {
+	srv := &http.Server{Handler: s.plain.Config.Handler, ConnContext: s.plain.Config.ConnContext}
+	go srv.Serve(ln)
+	return srv
+}
+
+// CloseClientConnections drops every open connection of both listeners
+// (as a restart would), streams included.
+func (s *Server) CloseClientConnections() {
+	s.plain.CloseClientConnections()
+	s.tls.CloseClientConnections()
+}
+
+// Close stops the listeners and the store and removes the directory if
+// Start made it.
+func (s *Server) Close() {
+	if s.Handler != nil {
+		s.Handler.CloseStreams()
+	}
+	if s.plain != nil {
+		s.plain.CloseClientConnections()
+		s.plain.Close()
+	}
+	if s.tls != nil {
+		s.tls.CloseClientConnections()
+		s.tls.Close()
+	}
+	if s.st != nil {
+		s.st.Close()
+	}
+	if s.dir != "" {
+		os.RemoveAll(s.dir)
+	}
+}
