@@ -20,7 +20,10 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(serveCommand(), dumpCommand(), docsCommand(), versionCommand(), configCommand())
+	root.AddCommand(serveCommand(), dumpCommand(), docsCommand(), versionCommand(), configCommand(), cliCommand())
+	if args := loginShellArgs(os.Args); args != nil {
+		root.SetArgs(args)
+	}
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "swmgr:", err)
 		os.Exit(1)
