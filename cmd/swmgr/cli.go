@@ -22,8 +22,8 @@ const defaultSocket = "/run/swmgr/swmgr.sock"
 
 type cliOptions struct {
 	url, socket, user, cacert, fingerprint string
-	command, file                           string
-	noBanner, noColor                       bool
+	command, file                          string
+	noBanner, noColor                      bool
 }
 
 func cliCommand() *cobra.Command {

@@ -94,19 +94,25 @@ func (s *Session) apply(opts client.CommitOptions) error {
 		return nil
 	}
 	s.printf("Applying Config:\n")
-	var objs, actions, incomplete []*entry
+	var objs, direct, actions, incomplete []*entry
 	for _, e := range s.pending {
 		switch {
 		case e.op == opAction:
 			actions = append(actions, e)
 		case !e.valid():
 			incomplete = append(incomplete, e)
+		case e.direct:
+			direct = append(direct, e)
 		default:
 			objs = append(objs, e)
 		}
 	}
 	for _, e := range incomplete {
-		s.printf("%s\n%s\n", s.yellow("Incomplete config not applying for:"), s.yellow(fmt.Sprintf("missing fields %v", e.missing())))
+		why := fmt.Sprintf("missing fields %v", e.missing())
+		if e.problem != "" {
+			why = e.problem
+		}
+		s.printf("%s\n%s\n", s.yellow("Incomplete config not applying for:"), s.yellow(why))
 		s.printEntry(e, "PENDING CONFIG")
 	}
 	if len(objs) > 0 && s.cand != nil {
@@ -145,13 +151,35 @@ func (s *Session) apply(opts client.CommitOptions) error {
 			s.printf("Revision %d is rolled back at %s unless 'confirm' is entered\n", res.Revision, by.Local().Format(time.ANSIC))
 		}
 	}
-	for _, e := range actions {
-		if err := s.runAction(e); err != nil {
-			s.printf("%s\n", s.red(failBanner))
+	// Creates holding a value the server never stores, then actions, in
+	// the order typed: each is its own request, so a failure stops there
+	// and leaves it and the rest pending.
+	for _, e := range append(direct, actions...) {
+		var err error
+		if e.op == opAction {
+			err = s.runAction(e)
+		} else {
+			err = s.createDirect(e)
+		}
+		if err != nil {
+			s.printf("The config above this line is applied; this entry and the ones after it stay pending.\n")
 			return err
 		}
 		s.pending = slices.DeleteFunc(s.pending, func(x *entry) bool { return x == e })
 	}
+	return nil
+}
+
+// createDirect creates an object outside the candidate (see sync).
+func (s *Session) createDirect(e *entry) error {
+	ctx, cancel := s.rctx()
+	defer cancel()
+	if _, err := s.api.Create(ctx, e.kind.Name, client.Object(e.object())); err != nil {
+		s.printf("%s%s\n\n", s.sdkLine(e), s.red("FAILED: "+errText(err)))
+		return errFailed
+	}
+	s.printEntry(e, "APPLIED CONFIG")
+	s.printf("%s%s\n\n", s.sdkLine(e), s.success(e, 201))
 	return nil
 }
 
@@ -381,7 +409,7 @@ func (s *Session) rollbackCommand(args []token) error {
 						e.put(f, v, "rollback "+args[0].text)
 					}
 				}
-				if err := s.stageCreate(e); err != nil {
+				if err := s.sync(e, nil); err != nil {
 					return err
 				}
 				s.pending = append(s.pending, e)

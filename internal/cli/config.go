@@ -30,15 +30,29 @@ type entry struct {
 	sets   []*setting   // what the user typed, in order
 	base   model.Object // the object as it was when first changed (updates)
 	staged bool         // a create sent to the candidate
-	at     time.Time
+	direct bool         // a create apply sends directly (it has a value never stored)
+	// problem is why the server refuses the entry as it is (a field that
+	// needs another); the entry is not valid until it is fixed.
+	problem string
+	at      time.Time
+}
+
+func (e *entry) hasTransient() bool {
+	for _, st := range e.sets {
+		if st.field.Secret == model.Transient {
+			return true
+		}
+	}
+	return false
 }
 
 // setting is one attribute the user set.
 type setting struct {
 	field *model.Field
 	value any
-	cmd   string
-	at    time.Time
+	cmd    string
+	at     time.Time
+	staged bool // sent to the candidate
 }
 
 func (e *entry) get(name string) (any, bool) {
@@ -53,7 +67,7 @@ func (e *entry) get(name string) (any, bool) {
 func (e *entry) put(f *model.Field, v any, cmd string) {
 	for _, st := range e.sets {
 		if st.field == f {
-			st.value, st.cmd, st.at = v, cmd, time.Now()
+			st.value, st.cmd, st.at, st.staged = v, cmd, time.Now(), false
 			return
 		}
 	}
@@ -93,7 +107,9 @@ func (e *entry) missing() []string {
 	return out
 }
 
-func (e *entry) valid() bool { return e.op != opCreate || len(e.missing()) == 0 }
+func (e *entry) valid() bool {
+	return e.problem == "" && (e.op != opCreate || len(e.missing()) == 0)
+}
 
 var configControls = []*option{
 	{words: []string{"apply"}, control: "apply", help: "Apply the pending config (apply check|comment <text>|confirmed [<minutes>])"},
@@ -451,7 +467,7 @@ func (s *Session) openObject(fr *frame, vf *model.Field, value any) error {
 		if vf != nil && !vf.Key {
 			e.put(vf, value, fr.cmd)
 		}
-		if err := s.stageCreate(e); err != nil {
+		if err := s.sync(e, vf); err != nil {
 			return err
 		}
 		s.pending = append(s.pending, e)
@@ -488,10 +504,53 @@ func (s *Session) ensureCandidate() error {
 	return nil
 }
 
-// stageCreate sends a complete create to the candidate; an incomplete one
-// waits (showunapplied full lists it).
-func (s *Session) stageCreate(e *entry) error {
-	if e.staged || len(e.missing()) > 0 {
+// sync sends what the user typed on e to the candidate: a create once it
+// is complete (all of it), else the settings not yet sent. f is the field
+// just typed. A value the server refuses is an error (the caller drops
+// it); a refusal that names another field (Nonce needs Passphrase) keeps
+// the entry pending, not valid until that is fixed.
+//
+// A create carrying a value the server never stores (a User's Password)
+// cannot be staged: it is checked with a dry run and sent directly by
+// apply, after the commit.
+func (s *Session) sync(e *entry, f *model.Field) error {
+	if e.op == opCreate && (e.direct || e.hasTransient()) {
+		e.direct = true
+		if len(e.missing()) > 0 {
+			return nil
+		}
+		ctx, cancel := s.rctx()
+		defer cancel()
+		_, err := s.api.Create(ctx, e.kind.Name, client.Object(e.object()), client.DryRun())
+		return s.syncResult(e, f, err)
+	}
+	if e.op == opCreate && !e.staged {
+		if len(e.missing()) > 0 {
+			return nil
+		}
+		if err := s.ensureCandidate(); err != nil {
+			return err
+		}
+		ctx, cancel := s.rctx()
+		defer cancel()
+		_, err := s.cand.Create(ctx, e.kind.Name, client.Object(e.object()))
+		if err == nil {
+			e.staged = true
+		}
+		return s.syncResult(e, f, err)
+	}
+	body := client.Object{}
+	for n, kv := range e.key {
+		body[n] = kv
+	}
+	n := 0
+	for _, st := range e.sets {
+		if !st.staged {
+			body[st.field.Name] = st.value
+			n++
+		}
+	}
+	if n == 0 {
 		return nil
 	}
 	if err := s.ensureCandidate(); err != nil {
@@ -499,12 +558,27 @@ func (s *Session) stageCreate(e *entry) error {
 	}
 	ctx, cancel := s.rctx()
 	defer cancel()
-	if _, err := s.cand.Create(ctx, e.kind.Name, client.Object(e.object())); err != nil {
-		s.printf("ERROR: %s\n", errText(err))
-		return errFailed
+	_, err := s.cand.UpdateByKey(ctx, e.kind.Name, body)
+	return s.syncResult(e, f, err)
+}
+
+func (s *Session) syncResult(e *entry, f *model.Field, err error) error {
+	if err == nil {
+		e.problem = ""
+		if !e.direct {
+			for _, st := range e.sets {
+				st.staged = true
+			}
+		}
+		return nil
 	}
-	e.staged = true
-	return nil
+	if errStatus(err) == 400 && f != nil && errField(err) != "" && !strings.EqualFold(errField(err), f.Name) {
+		e.problem = errMessage(err)
+		s.printf("%s\n", s.yellow("NOTE: "+e.problem+": kept pending, not valid until that is fixed"))
+		return nil
+	}
+	s.printf("ERROR: %s\n", errText(err))
+	return errFailed
 }
 
 // setField sets one attribute of the context's object, staging it in the
@@ -512,6 +586,7 @@ func (s *Session) stageCreate(e *entry) error {
 func (s *Session) setField(fr *frame, f *model.Field, v any, cmd string) error {
 	k := fr.kind
 	e := s.findEntry(k, fr.key)
+	fresh := false
 	if e == nil || e.op == opDelete {
 		obj, found, err := s.getOne(s.view(), k, fr.key)
 		if err != nil {
@@ -524,53 +599,23 @@ func (s *Session) setField(fr *frame, f *model.Field, v any, cmd string) error {
 		}
 		if e == nil {
 			e = &entry{kind: k, op: opUpdate, key: fr.key, cmd: fr.cmd, base: obj, at: time.Now()}
+			fresh = true
 		} else {
-			// Re-created after a pending delete: the delete stays staged.
 			e.op = opUpdate
 		}
-		if err := s.patch(k, fr.key, f, v); err != nil {
-			return err
-		}
-		e.put(f, v, cmd)
-		if !slices.Contains(s.pending, e) {
-			s.pending = append(s.pending, e)
-		}
-		return nil
 	}
-	if e.op == opCreate && !e.staged {
-		old, had := e.get(f.Name)
-		e.put(f, v, cmd)
-		if err := s.stageCreate(e); err != nil {
-			if had {
-				e.put(f, old, cmd)
-			} else {
-				e.drop(f)
-			}
-			return err
-		}
-		return nil
-	}
-	if err := s.patch(k, fr.key, f, v); err != nil {
-		return err
-	}
+	old, had := e.get(f.Name)
 	e.put(f, v, cmd)
-	return nil
-}
-
-func (s *Session) patch(k *model.Kind, key model.Object, f *model.Field, v any) error {
-	if err := s.ensureCandidate(); err != nil {
+	if err := s.sync(e, f); err != nil {
+		if had {
+			e.put(f, old, cmd)
+		} else {
+			e.drop(f)
+		}
 		return err
 	}
-	body := client.Object{}
-	for n, kv := range key {
-		body[n] = kv
-	}
-	body[f.Name] = v
-	ctx, cancel := s.rctx()
-	defer cancel()
-	if _, err := s.cand.UpdateByKey(ctx, k.Name, body); err != nil {
-		s.printf("ERROR: %s\n", errText(err))
-		return errFailed
+	if fresh {
+		s.pending = append(s.pending, e)
 	}
 	return nil
 }

@@ -195,6 +195,22 @@ func errStatus(err error) int {
 	return 0
 }
 
+func errField(err error) string {
+	var e *client.Error
+	if errors.As(err, &e) {
+		return e.Field
+	}
+	return ""
+}
+
+func errMessage(err error) string {
+	var e *client.Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return err.Error()
+}
+
 func errObject(err error) string {
 	var e *client.Error
 	if errors.As(err, &e) {

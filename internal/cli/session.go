@@ -78,6 +78,7 @@ type Session struct {
 	cand    *client.Candidate // nil until something is staged
 	confirm uint64            // revision of the last `apply confirmed`
 	json    bool              // `| json`: shows print the API's objects
+	factory snapshot          // revision 1, read once: the baselines of show run
 }
 
 // NewSession starts a session on api; it reads the host name for the prompt.

@@ -236,7 +236,7 @@ func (s *Session) renderBlock(snap snapshot, k *model.Kind, o model.Object, dept
 		if !ok {
 			continue
 		}
-		if !full && sameValue(v, defaultOf(f)) {
+		if !full && sameValue(v, s.baseline(k, o, f)) {
 			continue
 		}
 		word := f.CLIWord()
@@ -277,6 +277,40 @@ func (s *Session) renderBlock(snap snapshot, k *model.Kind, o model.Object, dept
 		return nil
 	}
 	return append([]string{strings.Repeat("  ", depth) + s.commandOf(k, o)}, body...)
+}
+
+// baseline is the value a field has when nobody configured it: the
+// model's default, or for objects that exist from the start (ports, the
+// BGP speaker, system settings) their value in the factory configuration,
+// revision 1, while it is kept (a port's MediaType is what was discovered).
+func (s *Session) baseline(k *model.Kind, o model.Object, f *model.Field) any {
+	if !k.Creatable() {
+		if s.factory == nil {
+			s.factory = snapshot{}
+			ctx, cancel := s.rctx()
+			r, err := s.api.Revision(ctx, 1)
+			cancel()
+			if err == nil && r.Source == "system" {
+				for _, c := range r.Changes {
+					fk := s.cat.reg.Lookup(model.Config, c.Kind)
+					if fk == nil || c.After == nil {
+						continue
+					}
+					if s.factory[fk.Name] == nil {
+						s.factory[fk.Name] = map[string]model.Object{}
+					}
+					fo := typed(fk, c.After)
+					s.factory[fk.Name][keyString(fk, fo)] = fo
+				}
+			}
+		}
+		if fo, ok := s.factory[k.Name][keyString(k, o)]; ok {
+			if v, ok := fo[f.Name]; ok {
+				return v
+			}
+		}
+	}
+	return defaultOf(f)
 }
 
 // naturalSort orders keys with numbers by value (fpPort2 before fpPort10).
