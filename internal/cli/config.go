@@ -48,8 +48,8 @@ func (e *entry) hasTransient() bool {
 
 // setting is one attribute the user set.
 type setting struct {
-	field *model.Field
-	value any
+	field  *model.Field
+	value  any
 	cmd    string
 	at     time.Time
 	staged bool // sent to the candidate
