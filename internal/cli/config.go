@@ -65,6 +65,9 @@ func (e *entry) get(name string) (any, bool) {
 }
 
 func (e *entry) put(f *model.Field, v any, cmd string) {
+	if f.Secret != model.Public && display(v) != "" {
+		cmd = strings.ReplaceAll(cmd, display(v), "********")
+	}
 	for _, st := range e.sets {
 		if st.field == f {
 			st.value, st.cmd, st.at, st.staged = v, cmd, time.Now(), false

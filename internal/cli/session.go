@@ -151,7 +151,7 @@ func (s *Session) Execute(line string) error {
 	if s.mode == ConfigMode && len(s.stack) > 0 && (line[0] == ' ' || line[0] == '\t') {
 		indent := len(line) - len(strings.TrimLeft(line, " \t"))
 		depth := indent / 2
-		for len(s.stack) > 0 && s.stack[len(s.stack)-1].depth >= depth {
+		for len(s.stack) > 0 && s.stack[len(s.stack)-1].depth > depth {
 			s.stack = s.stack[:len(s.stack)-1]
 		}
 	}
@@ -190,15 +190,11 @@ func (s *Session) execute(cmd string) error {
 		s.help(toks[:len(toks)-1])
 		return nil
 	}
-	if toks[0].text == "!" || strings.HasPrefix(toks[0].text, "!") && !toks[0].quoted {
-		// `!` closes a block of `show run`: back to (config)#; in a
-		// context typed by hand it is exit.
-		if s.mode == ConfigMode && len(toks) == 1 && toks[0].text == "!" {
-			if len(s.stack) > 0 {
-				s.stack = s.stack[:len(s.stack)-1]
-				return nil
-			}
-			return s.exitConfig()
+	if !toks[0].quoted && strings.HasPrefix(toks[0].text, "!") {
+		// `!` closes a block of `show run`: back to (config)#. Elsewhere
+		// it starts a comment.
+		if s.mode == ConfigMode {
+			s.stack = nil
 		}
 		return nil
 	}

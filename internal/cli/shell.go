@@ -82,7 +82,7 @@ func Run(ctx context.Context, api *client.Client, o RunOptions) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(o.Out, "%s%s\n", s.Prompt(), line)
+		fmt.Fprintf(o.Out, "%s%s\n", s.Prompt(), MaskSecrets(s.cat.reg, line))
 		switch err := s.Execute(line); {
 		case errors.Is(err, errQuit):
 			return finish(failed)
@@ -147,6 +147,31 @@ func secretWords(reg *model.Registry) map[string]bool {
 		}
 	}
 	return w
+}
+
+// MaskSecrets replaces the value after each secret word of line with
+// ********, for echoes and the command column of showunapplied.
+func MaskSecrets(reg *model.Registry, line string) string {
+	words := secretWords(reg)
+	toks, err := tokenize(line)
+	if err != nil {
+		return line
+	}
+	out := line
+	for i := len(toks) - 2; i >= 0; i-- {
+		if words[strings.ToLower(toks[i].text)] && !toks[i].quoted {
+			v := toks[i+1]
+			end := v.pos + len(v.text)
+			if v.quoted {
+				end = v.pos + len(quote(v.text))
+			}
+			if end > len(out) {
+				end = len(out)
+			}
+			out = out[:v.pos] + "********" + out[end:]
+		}
+	}
+	return out
 }
 
 // HasSecret reports whether a command line carries a secret value.

@@ -236,7 +236,7 @@ func (s *Session) renderBlock(snap snapshot, k *model.Kind, o model.Object, dept
 		if !ok {
 			continue
 		}
-		if !full && sameValue(v, s.baseline(k, o, f)) {
+		if !full && (sameValue(v, defaultOf(f)) || sameValue(v, s.baseline(k, o, f))) {
 			continue
 		}
 		word := f.CLIWord()
@@ -279,10 +279,11 @@ func (s *Session) renderBlock(snap snapshot, k *model.Kind, o model.Object, dept
 	return append([]string{strings.Repeat("  ", depth) + s.commandOf(k, o)}, body...)
 }
 
-// baseline is the value a field has when nobody configured it: the
-// model's default, or for objects that exist from the start (ports, the
+// baseline is, beside the model's default, a value a field has when
+// nobody configured it: for objects that exist from the start (ports, the
 // BGP speaker, system settings) their value in the factory configuration,
-// revision 1, while it is kept (a port's MediaType is what was discovered).
+// revision 1, while it is kept (a port's MediaType is what was discovered;
+// a reset to factory defaults may give the model's default instead).
 func (s *Session) baseline(k *model.Kind, o model.Object, f *model.Field) any {
 	if !k.Creatable() {
 		if s.factory == nil {
