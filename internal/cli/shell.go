@@ -237,7 +237,7 @@ func runInteractive(ctx context.Context, api *client.Client, o RunOptions) error
 	defer rl.Close()
 	s.out = rl.Stdout()
 	if o.Banner {
-		fmt.Fprintf(s.out, "swmgr CLI (FlexSwitch style), Connected to: %s\nUsing snap style cli\n", o.Endpoint)
+		fmt.Fprintf(s.out, "swmgr Console, Connected to: %s (%s)\nUsing snap style cli\n", s.host, o.Endpoint)
 	}
 	for {
 		rl.SetPrompt(s.Prompt())
