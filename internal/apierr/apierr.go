@@ -116,5 +116,5 @@ func Codes() []string {
 	return []string{CodeMalformedJSON, CodeMalformedQuery, CodeWrongType, CodeUnknownField, CodeInvalidValue, CodeMissingField, CodeKeyChange,
 		CodeReadOnly, CodeCreateOnly, CodeDanglingReference, CodeBadPaging, CodeUnknownKind, CodeNotFound,
 		CodeMethodNotAllowed, CodeDuplicate, CodeReferenced, CodeConflict, CodePrecondition, CodeBodyTooLarge,
-		CodeUnauthorized, CodeForbidden, CodeTooManyAttempts, CodeBackend, CodeNotReady, CodeNotImplemented, CodeInternal}
+		CodeUnauthorized, CodeForbidden, CodeTooManyAttempts, CodeBackend, CodeNotReady, CodeNotImplemented, CodeStorageFull, CodeInternal}
 }
