@@ -110,9 +110,6 @@ func CheckDrivers(reg *model.Registry, b Backend) error {
 		if k.Class == model.Config && ds[k.Name] == nil {
 			return fmt.Errorf("the %s backend has no driver for config kind %s", b.Name(), k.Name)
 		}
-		if k.Class == model.State && k.Source == "" && (ds[k.Name] == nil || ds[k.Name].List == nil) {
-			return fmt.Errorf("the %s backend has no driver listing state kind %s", b.Name(), k.Name)
-		}
 	}
 	for name := range ds {
 		if reg.Lookup(model.Config, name) == nil && reg.Lookup(model.State, name) == nil {

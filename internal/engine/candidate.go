@@ -321,7 +321,7 @@ func (e *Engine) StageMany(ctx context.Context, id string, edits []Edit) (*Outco
 		for i := range edits {
 			ed := &edits[i]
 			if ed.Op == model.Create && ed.ID == nil {
-				fresh := uuid.New()
+				fresh := newObjectID()
 				ed.ID = &fresh
 			}
 			objID, etag, err := v.resolve(*ed)

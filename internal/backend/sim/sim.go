@@ -70,6 +70,8 @@ type Sim struct {
 	applied map[string]map[string]model.Object // kind -> key -> object
 	ports   map[string]*portState
 	removed map[string]removedAccount // user name -> what deleting its account removed, for undo
+	times   map[string]*objectTimes   // kind NUL key -> when the object was created and last changed
+	kinds   map[string]*model.Kind    // the kinds of the changes applied, by name
 }
 
 // New makes a simulated switch.
@@ -77,13 +79,13 @@ func New(opts Options) *Sim {
 	if opts.Ports <= 0 {
 		opts.Ports = 32
 	}
-	return &Sim{opts: opts, started: time.Now(), applied: map[string]map[string]model.Object{}, ports: map[string]*portState{}, removed: map[string]removedAccount{}}
+	return &Sim{opts: opts, started: time.Now(), applied: map[string]map[string]model.Object{}, ports: map[string]*portState{}, removed: map[string]removedAccount{}, times: map[string]*objectTimes{}, kinds: map[string]*model.Kind{}}
 }
 
 // tracked are the kinds whose applied objects the simulated hardware needs
-// to remember: ports, the mirror sessions and VLANs it carries, and the
-// local AS.
-var tracked = map[string]bool{"Port": true, "Span": true, "BGPGlobal": true, "Vlan": true}
+// to remember: ports, the mirror sessions and VLANs it carries, the local
+// AS, and the interfaces and static routes of its routing table.
+var tracked = map[string]bool{"Port": true, "Span": true, "BGPGlobal": true, "Vlan": true, "IPv4Intf": true, "IPv4Route": true}
 
 // Name implements backend.Backend.
 func (s *Sim) Name() string { return "sim" }
@@ -99,12 +101,15 @@ func mac(port, sub int) string {
 // simulated hardware does nothing with are only recorded.
 func (s *Sim) Drivers() map[string]*backend.Driver {
 	record := func() *backend.Driver { return &backend.Driver{Apply: s.record} }
-	return map[string]*backend.Driver{
+	ds := map[string]*backend.Driver{
 		"SystemParam":         {Apply: s.record, Discover: s.discoverSystem, State: s.systemState},
 		"Port":                {Check: s.checkPort, Apply: s.applyPort, Discover: s.discoverPorts, State: s.portState, Replay: true},
 		"Vlan":                {Apply: s.record, State: s.vlanState, Replay: true},
 		"Vrf":                 record(),
-		"IPv4Intf":            {Apply: s.record, State: s.ipv4State},
+		"IPv4Intf":            {Apply: s.record, State: s.ipv4State, Replay: true},
+		"IPv4Route":           {Apply: s.record, Replay: true},
+		"LogicalIntf":         record(),
+		"LLDPGlobal":          record(),
 		"BGPGlobal":           {Apply: s.record, State: s.bgpGlobalState, Replay: true},
 		"BGPVrf":              record(),
 		"BGPv4Neighbor":       {Apply: s.record, State: s.bgpNeighborState},
@@ -112,6 +117,36 @@ func (s *Sim) Drivers() map[string]*backend.Driver {
 		"User":                {Prepare: s.prepareUser, Apply: s.applyUser},
 		"ConfigArchiveServer": record(),
 		"NtpServer":           {Apply: s.record, State: ntpState},
+	}
+	for _, name := range compatStateKinds {
+		s.withCompatState(name, ds[name])
+	}
+	return ds
+}
+
+// withCompatState makes d's State also give FlexSwitch's fields of the
+// kind (compat.go).
+func (s *Sim) withCompatState(name string, d *backend.Driver) {
+	state := d.State
+	d.State = func(ctx context.Context, o model.Object) (model.Object, error) {
+		st := model.Object{}
+		if state != nil {
+			got, err := state(ctx, o)
+			if err != nil {
+				return nil, err
+			}
+			if got != nil {
+				st = got
+			}
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		kind := s.kinds[name] // the model's, known once an object was applied
+		if kind == nil {
+			kind = &model.Kind{Name: name}
+		}
+		s.fillCompatState(kind, o, st)
+		return st, nil
 	}
 }
 
@@ -233,6 +268,7 @@ func (s *Sim) record(ctx context.Context, c backend.Change) (model.Object, error
 // remember keeps c's object (with the fields the switch filled) if its kind
 // is tracked. Called with s.mu held.
 func (s *Sim) remember(c backend.Change, filled model.Object) {
+	s.noteChange(c)
 	if !tracked[c.Kind.Name] {
 		return
 	}
