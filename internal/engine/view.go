@@ -405,6 +405,7 @@ func refsOf(k *model.Kind, o model.Object) []store.Ref {
 				continue
 			}
 			r := store.Ref{Kind: f.Ref, Key: val}
+			r.Kind, r.Key = f.RefTarget(val)
 			if !containsRef(refs, r) {
 				refs = append(refs, r)
 			}
@@ -433,14 +434,14 @@ func (v *view) checkReferences() error {
 			if f.Ref == "" {
 				continue
 			}
-			target := v.e.reg.Lookup(model.Config, f.Ref)
 			for _, r := range refsOf(&model.Kind{Fields: []*model.Field{f}}, c.After) {
+				target := v.e.reg.Lookup(model.Config, r.Kind)
 				cur, err := v.lookup(target, r.Key)
 				if err != nil {
 					return err
 				}
 				if cur == nil {
-					return apierr.BadRequest(apierr.CodeDanglingReference, c.Kind.Name, f.Name, "%s: %s %q does not exist", f.Name, f.Ref, r.Key)
+					return apierr.BadRequest(apierr.CodeDanglingReference, c.Kind.Name, f.Name, "%s: %s %q does not exist", f.Name, r.Kind, r.Key)
 				}
 				if target.Referable != nil {
 					if err := target.Referable(cur.obj); err != nil {
