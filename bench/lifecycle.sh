@@ -61,6 +61,10 @@ restart() {
 }
 restart
 
+# cpu_ticks: swmgr's user+system CPU time so far (fields 14 and 15 of
+# /proc/PID/stat; the command name, field 2, has no spaces here). On a
+# loaded machine the wall time of a step says little; its CPU time does.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$PID/stat"; }
 hwm() { awk '/^VmHWM:/ {printf "%.1f", $2 / 1024}' "/proc/$PID/status"; }
 reset_hwm() { echo 5 >"/proc/$PID/clear_refs" 2>/dev/null || true; }
 median() { sort -g | awk '{a[NR] = $1} END {if (NR) print a[int((NR + 1) / 2)]}'; }
@@ -71,14 +75,15 @@ step() {
 	local before
 	before=$(awk '/^VmRSS:/ {printf "%.1f", $2 / 1024}' "/proc/$PID/status")
 	reset_hwm
-	local out code secs
+	local out code secs cpu0
+	cpu0=$(cpu_ticks)
 	out=$(curl -sS -o "$work/answer" -w '%{http_code} %{time_total}' -X POST "$base$2" -d "$3")
 	code=${out% *} secs=${out#* }
 	if [ "$code" != 200 ]; then
 		echo "$1: HTTP $code: $(head -c 300 "$work/answer")" >&2
 		exit 1
 	fi
-	echo "$1 seconds=$secs rss_before_mib=$before peak_rss_mib=$(hwm) answer=$(head -c 160 "$work/answer")"
+	echo "$1 seconds=$secs cpu_seconds=$(awk -v a="$cpu0" -v b="$(cpu_ticks)" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.2f", (b - a) / hz}') rss_before_mib=$before peak_rss_mib=$(hwm) answer=$(head -c 160 "$work/answer")"
 }
 
 # Steps run in this shell (not in a pipeline's subshell): restart keeps PID.
@@ -104,5 +109,7 @@ rss=$(cat "$work/save" "$work/restore" | field peak_rss_mib | sort -g | tail -1)
 reset_rss=$(field peak_rss_mib <"$work/reset" | sort -g | tail -1)
 verdict() { awk -v v="$1" -v op="$2" -v t="$3" 'BEGIN {ok = (op == "<=") ? v <= t : v < t; print ok ? "PASS" : "FAIL"}'; }
 v1=$(verdict "$save_s" "<=" 2) v2=$(verdict "$restore_s" "<=" 10) v3=$(verdict "$rss" "<" 300)
-echo "SUMMARY: save ${save_s}s (<= 2) $v1; restore ${restore_s}s (<= 10) $v2; peak RSS save/restore ${rss} MiB (< 300) $v3; reset ${reset_s}s, ${reset_rss} MiB (information)"
+save_cpu=$(field cpu_seconds <"$work/save" | median)
+restore_cpu=$(field cpu_seconds <"$work/restore" | median)
+echo "SUMMARY: save ${save_s}s (<= 2) $v1; restore ${restore_s}s (<= 10) $v2; peak RSS save/restore ${rss} MiB (< 300) $v3; reset ${reset_s}s, ${reset_rss} MiB (information); CPU seconds: save ${save_cpu}, restore ${restore_cpu}; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 [ "$v1$v2$v3" = PASSPASSPASS ]

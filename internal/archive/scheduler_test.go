@@ -64,6 +64,14 @@ func (c *fakeClock) Advance(d time.Duration) {
 	c.waiters = kept
 }
 
+// Forget drops every pending timer: those of a scheduler that was closed,
+// which nobody will read.
+func (c *fakeClock) Forget() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.waiters = nil
+}
+
 // Waiting reports how many timers are pending: a worker idle until its
 // next run has one.
 func (c *fakeClock) Waiting() int {
@@ -174,6 +182,7 @@ func TestSchedulerRealServer(t *testing.T) {
 
 		// A restart resumes the schedule: no upload until 14:00.
 		s.Close()
+		clock.Forget() // the closed worker's timer: the wait below is the new one's
 		s, err = NewScheduler(opts)
 		if err != nil {
 			t.Fatal(err)
