@@ -138,6 +138,16 @@ func TestCrossOriginWritesRefused(t *testing.T) {
 			}
 		}
 	}
+	// DNS rebinding: a page on a name it controls, resolved to 127.0.0.1,
+	// is same-origin for the browser; its Host gives it away. Without
+	// credentials it may neither write nor read.
+	rebound := "rebind.evil.example:" + s.addr[strings.LastIndexByte(s.addr, ':')+1:]
+	for _, w := range append(writes, struct{ method, path, body string }{"GET", "/config/NtpServers", ""}) {
+		r := s.do(t, w.method, w.path, w.body, "Host", rebound, "Origin", "http://"+rebound, "Sec-Fetch-Site", "same-origin")
+		if r.code != 403 || !strings.Contains(string(r.raw), "DNS rebinding") {
+			t.Errorf("rebound %s %s: %s", w.method, w.path, r)
+		}
+	}
 	// Reads and preflights keep the spec's CORS behaviour.
 	r := s.expect(t, 200, "GET", "/config/NtpServers", "", "Origin", "https://evil.example", "Sec-Fetch-Site", "cross-site")
 	if r.hdr.Get("Access-Control-Allow-Origin") != "*" {

@@ -259,6 +259,9 @@ func (s *server) call(method, path, body string, headers ...string) (reply, erro
 		req.Header.Set("Content-Type", "application/json")
 	}
 	for i := 0; i+1 < len(headers); i += 2 {
+		if headers[i] == "Host" { // net/http takes it from the request, not its headers
+			req.Host = headers[i+1]
+		}
 		req.Header.Set(headers[i], headers[i+1])
 	}
 	resp, err := client.Do(req)

@@ -16,7 +16,11 @@ import (
 )
 
 func main() {
-	if err := rootCommand().Execute(); err != nil {
+	root := rootCommand()
+	if args := loginShellArgs(os.Args); args != nil {
+		root.SetArgs(args)
+	}
+	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "swmgr:", err)
 		os.Exit(1)
 	}
@@ -31,7 +35,7 @@ func rootCommand() *cobra.Command {
 		Version:       version(),
 	}
 	root.SetVersionTemplate(versionLine())
-	root.AddCommand(serveCommand(), dumpCommand(), docsCommand(), openapiCommand(), versionCommand(), configCommand(), manCommand())
+	root.AddCommand(serveCommand(), dumpCommand(), docsCommand(), openapiCommand(), versionCommand(), configCommand(), manCommand(), cliCommand())
 	return root
 }
 

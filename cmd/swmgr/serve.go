@@ -29,7 +29,6 @@ import (
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/lifecycle"
 	"github.com/swmgr/swmgr/internal/model"
-	"github.com/swmgr/swmgr/internal/secrets"
 	"github.com/swmgr/swmgr/internal/store"
 	"github.com/swmgr/swmgr/internal/tlscert"
 )
@@ -54,6 +53,7 @@ type serveOptions struct {
 	accessLog         bool
 	metrics           bool
 	startupConfig     string
+	daemons           daemonFlags // linux backend: BGP, NTP, host settings
 
 	// Set by tests only.
 	accounts     accounts.Accounts                // instead of the backend's own
@@ -105,6 +105,7 @@ func serveCommand() *cobra.Command {
 	f.IntVar(&o.maxConnsPerClient, "max-conns-per-client", defaultMaxConnsPerClient, "open connections per client address (per uid on the Unix socket); more are closed at once")
 	f.BoolVar(&o.accessLog, "access-log", true, "log one line per request (at info level)")
 	f.BoolVar(&o.metrics, "metrics", true, "serve Prometheus metrics at /metrics")
+	addDaemonFlags(f, &o.daemons)
 	f.StringVar(&o.startupConfig, "startup-config", "", "on a new data directory, load this saved configuration (///abs/path, file:///abs/path or sftp://host/path; default: <data-dir>/startup-config if present); an encrypted one takes $"+nonceEnv+" and $"+passphraseEnv+"")
 	return cmd
 }
@@ -176,6 +177,7 @@ func versionLine() string {
 }
 
 func serve(ctx context.Context, o *serveOptions) error {
+	started := time.Now()
 	logOut := o.logOut
 	if logOut == nil {
 		logOut = os.Stderr
@@ -218,6 +220,9 @@ func serve(ctx context.Context, o *serveOptions) error {
 	default:
 		return fmt.Errorf("--backend %q: use sim or linux", o.backend)
 	}
+	if err := o.daemons.check(); err != nil {
+		return err
+	}
 
 	// Nothing is created unless the listeners can be bound.
 	if err := probeListen("--https", o.https); err != nil {
@@ -228,6 +233,9 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 	ob := newObservability(o, log)
 
+	if err := checkDataDir(o.dataDir); err != nil {
+		return err
+	}
 	st, err := store.Open(o.dataDir)
 	if err != nil {
 		return err
@@ -236,9 +244,14 @@ func serve(ctx context.Context, o *serveOptions) error {
 		st.Close()
 		os.Remove(filepath.Join(o.dataDir, "swmgr.pid")) // a clean exit leaves no pid file
 	}()
-	box, err := secrets.Open(o.dataDir)
+	box, inUse, err := openSecrets(o.dataDir, st)
 	if err != nil {
 		return err
+	}
+	if o.accounts == nil {
+		if err := checkAccounts(o.dataDir, inUse); err != nil {
+			return err
+		}
 	}
 	acc, owned, err := openAccounts(o)
 	if err != nil {
@@ -256,7 +269,8 @@ func serve(ctx context.Context, o *serveOptions) error {
 		verifier.Forget(name)
 		peers.Forget(name)
 	}
-	var be backend.Backend = sim.New(sim.Options{Ports: o.ports, Version: version(), Accounts: accounts.Observe(acc, accountChanged), OwnAccounts: owned, CLIShell: cliShell()})
+	simulated := sim.New(sim.Options{Ports: o.ports, Version: version(), Accounts: accounts.Observe(acc, accountChanged), OwnAccounts: owned, CLIShell: cliShell()})
+	var be backend.Backend = simulated
 	if o.backend == "linux" {
 		// What a reconciliation puts back goes to the config log as an
 		// entry of its own (API "reconcile").
@@ -311,6 +325,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 
 	handler := api.New(eng, log)
+	(&serviceStatus{started: started, eng: eng, handler: handler, ready: ob.health.Ready, backend: o.backend, archive: true, sim: simulated}).serve()
 	for name, action := range lc.Actions() {
 		handler.HandleAction(name, action)
 	}
@@ -460,6 +475,7 @@ func dumpCommand() *cobra.Command {
 func openLinuxBackend(o *serveOptions, others backend.Backend, onReconcile func([]string), log *slog.Logger) (backend.Backend, error) {
 	lo := linux.Options{Kernel: linux.KernelOptions{Netns: o.netns}, Version: version(), Others: others, Log: log, OnReconcile: onReconcile,
 		Journal: filepath.Join(o.dataDir, "linux-apply.journal")}
+	o.daemons.apply(&lo)
 	if o.portMap != "" {
 		b, err := os.ReadFile(o.portMap)
 		if err != nil {

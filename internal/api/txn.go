@@ -230,6 +230,9 @@ func (s *Server) commitCandidate(w http.ResponseWriter, r *http.Request, id stri
 		err = apierr.BadRequest(apierr.CodeInvalidValue, "Commit", "Confirm", "Confirm: %d is out of range; give the seconds to wait for confirmation, 1..86400 (0 or absent: no confirmation)", confirm)
 	}
 	req := engine.Request{Meta: s.meta(r), Force: force, Confirm: time.Duration(confirm) * time.Second, Allow: allowUsers(r, "Candidate")}
+	if confirm > 0 {
+		req.Allow = reversible(req.Allow)
+	}
 	req.Meta.Comment = comment
 	if err == nil {
 		req.DryRun, err = dryRun(r)

@@ -346,6 +346,7 @@ var formatNames = map[model.Format][2]string{
 	model.FormatFileURI:  {"file-uri", "///abs/path, file:///abs/path or sftp://[user@]host[:port]/path"},
 	model.FormatAbsPath:  {"absolute-path", "an absolute path"},
 	model.FormatObjName:  {"object-name", "letters, digits, - _ ."},
+	model.FormatIntfRef:  {"intf-ref", "fpPort<N>, fpPort<N>s<M> or a LogicalIntf name"},
 }
 
 // jsonType is the JSON Schema type of a scalar field.
@@ -359,6 +360,16 @@ func jsonType(t model.Type) string {
 	return "string"
 }
 
+// record is the schema of a nested JSON object (FlexSwitch's structured
+// fields, such as BGPv4NeighborState.Messages) with its declared fields.
+func record(sub []*model.Field, f form) obj {
+	props := obj{}
+	for _, fd := range sub {
+		props[fd.Name] = property(fd, f)
+	}
+	return obj{"type": "object", "properties": props}
+}
+
 func property(fd *model.Field, f form) obj {
 	var p obj
 	switch fd.Type {
@@ -370,6 +381,10 @@ func property(fd *model.Field, f form) obj {
 		p = obj{"type": "boolean"}
 	case model.StringList:
 		p = obj{"type": "array", "items": obj{"type": "string"}}
+	case model.Record:
+		p = record(fd.Sub, f)
+	case model.RecordList:
+		p = obj{"type": "array", "items": record(fd.Sub, f)}
 	default:
 		p = obj{}
 	}
