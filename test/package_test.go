@@ -37,7 +37,7 @@ func TestDebianPackage(t *testing.T) {
 
 	out := t.TempDir()
 	build := exec.Command("sh", "../packaging/build-deb.sh", out)
-	build.Env = append(os.Environ(), "SWMGR_VERSION=1.2.3~test")
+	build.Env = append(os.Environ(), "SWMGR_VERSION=1.2.3~test", "SWMGR_DEB_COMPRESSION=gzip")
 	b, err := build.Output()
 	if err != nil {
 		t.Fatalf("build-deb.sh: %v", err)

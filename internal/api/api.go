@@ -357,7 +357,7 @@ func (q *request) write(op backend.Op) error {
 	if raw, ok := q.body["patch"]; ok && op == backend.Update && q.cand == "" && q.kind.Field("patch") == nil {
 		return q.patchList(raw)
 	}
-	ed := engine.Edit{Kind: q.kind, Op: op, IfMatch: q.r.Header.Get("If-Match")}
+	ed := engine.Edit{Kind: q.kind, Op: op, IfMatch: ifMatchHeader(q.r)}
 	var err error
 	if op != backend.Create {
 		if ed.Target, err = q.target(); err != nil {
@@ -632,13 +632,7 @@ func (q *request) action() error {
 	return err
 }
 
-func (q *request) send(status int, body []byte) {
-	h := q.w.Header()
-	h["Content-Type"] = hdrJSON
-	h["Content-Length"] = []string{strconv.Itoa(len(body))}
-	q.w.WriteHeader(status)
-	q.w.Write(body)
-}
+func (q *request) send(status int, body []byte) { sendJSON(q.w, status, body) }
 
 // fail writes an error response.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
@@ -646,10 +640,15 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if e.Status >= 500 && e.Status != http.StatusNotImplemented && e.Status != http.StatusServiceUnavailable {
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "status", e.Status, "err", e.Message)
 	}
-	body := e.Body()
-	h := w.Header()
-	h.Set("Content-Type", "application/json; charset=UTF-8")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(e.Status)
-	w.Write(body)
+	sendJSON(w, e.Status, e.Body())
+}
+
+// ifMatchHeader is If-Match with a bare revision (If-Match: 11, as people
+// and some tools write it) read as the entity tag "11" it can only mean.
+func ifMatchHeader(r *http.Request) string {
+	h := strings.TrimSpace(r.Header.Get("If-Match"))
+	if h != "" && strings.Trim(h, "0123456789") == "" {
+		return `"` + h + `"`
+	}
+	return h
 }

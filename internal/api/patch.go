@@ -76,7 +76,7 @@ func (q *request) patchList(raw json.RawMessage) error {
 		}
 		changes[i] = change{f, op.Op == "remove", elems}
 	}
-	clientIfMatch := q.r.Header.Get("If-Match")
+	clientIfMatch := ifMatchHeader(q.r)
 	for attempt := 1; ; attempt++ {
 		var cur []byte
 		var etag uint64

@@ -95,7 +95,25 @@ func isObjectName(s string) bool {
 }
 
 func unknownKind(reg *model.Registry, c model.Class, name string) *apierr.Error {
-	return apierr.NotFound(apierr.CodeUnknownKind, "", "unknown %s object %q; known: %s", c, name, strings.Join(reg.Names(c), ", "))
+	names := reg.Names(c)
+	if c == model.State {
+		// State paths name the kind as its config path does (state/Port,
+		// state/ConfigLog), not by its state form's name.
+		for i, n := range names {
+			names[i] = strings.TrimSuffix(n, "State")
+		}
+		base := name[:len(name)-min(len(name), len("State"))]
+		if strings.EqualFold(name[len(base):], "State") && base != "" {
+			k, _ := reg.Resolve(model.State, base)
+			if k == nil {
+				k, _ = reg.Resolve(model.Config, base)
+			}
+			if k != nil {
+				return apierr.NotFound(apierr.CodeUnknownKind, "", "unknown state object %q; state paths use the kind's name without \"State\": %sstate/%s", name, Prefix, base)
+			}
+		}
+	}
+	return apierr.NotFound(apierr.CodeUnknownKind, "", "unknown %s object %q; known: %s", c, name, strings.Join(names, ", "))
 }
 
 var (

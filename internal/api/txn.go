@@ -252,9 +252,14 @@ func (s *Server) commitCandidate(w http.ResponseWriter, r *http.Request, id stri
 		s.fail(w, r, err)
 		return
 	}
-	body := map[string]any{"Result": "Success", "Revision": out.Revision, "Changes": nonNil(out.Diffs)}
+	body := map[string]any{"Result": "Success", "Changes": nonNil(out.Diffs)}
 	if out.DryRun {
 		body["DryRun"] = true
+	}
+	if out.Revision != 0 {
+		body["Revision"] = out.Revision
+	} else if !out.DryRun {
+		body["Message"] = "nothing to commit: the candidate changes nothing; the running revision stays " + strconv.FormatUint(s.eng.Revision(), 10)
 	}
 	if confirm > 0 && !out.DryRun && out.Revision != 0 {
 		body["ConfirmBy"] = time.Now().Add(time.Duration(confirm) * time.Second).UTC().Format(time.RFC3339)
@@ -337,13 +342,18 @@ func mustJSON(v any) []byte {
 	return b
 }
 
+// sendJSON writes every JSON response: body and a newline, so that a
+// reply printed by curl ends its line.
 func sendJSON(w http.ResponseWriter, status int, body []byte) {
 	h := w.Header()
-	h.Set("Content-Type", "application/json; charset=UTF-8")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h["Content-Type"] = hdrJSON
+	h["Content-Length"] = []string{strconv.Itoa(len(body) + 1)}
 	w.WriteHeader(status)
 	w.Write(body)
+	w.Write(newline)
 }
+
+var newline = []byte{'\n'}
 
 // HeartbeatInterval is how often an idle change feed sends a comment line.
 const HeartbeatInterval = 15 * time.Second

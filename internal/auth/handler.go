@@ -225,9 +225,9 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, e *apierr.Error) 
 	body := e.Body()
 	hdr.Set("Access-Control-Allow-Origin", "*")
 	hdr.Set("Content-Type", "application/json; charset=UTF-8")
-	hdr.Set("Content-Length", strconv.Itoa(len(body)))
+	hdr.Set("Content-Length", strconv.Itoa(len(body)+1))
 	w.WriteHeader(e.Status)
-	w.Write(body)
+	w.Write(append(body, '\n')) // JSON bodies end their line, as the API's do
 }
 
 // namesThisHost reports whether the Host of a request that came without
