@@ -24,6 +24,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/swmgr/swmgr/internal/openapi/openapitest"
 )
 
 // swmgrBin is the binary TestMain builds.
@@ -45,6 +47,14 @@ func runTests(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "go build ../cmd/swmgr: %v\n", err)
 		return 1
 	}
+	// Every response the suite receives is checked against the OpenAPI
+	// document, so that the document cannot drift from the server.
+	validator, err := openapitest.Builtin()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	client = validator.Wrap(client)
 	return m.Run()
 }
 

@@ -109,3 +109,12 @@ func (e *Error) Body() []byte {
 	b, _ := json.Marshal(body)
 	return b
 }
+
+// Codes lists every error code, for the OpenAPI document (a test keeps it
+// complete).
+func Codes() []string {
+	return []string{CodeMalformedJSON, CodeMalformedQuery, CodeWrongType, CodeUnknownField, CodeInvalidValue, CodeMissingField, CodeKeyChange,
+		CodeReadOnly, CodeCreateOnly, CodeDanglingReference, CodeBadPaging, CodeUnknownKind, CodeNotFound,
+		CodeMethodNotAllowed, CodeDuplicate, CodeReferenced, CodeConflict, CodePrecondition, CodeBodyTooLarge,
+		CodeUnauthorized, CodeForbidden, CodeTooManyAttempts, CodeBackend, CodeNotReady, CodeNotImplemented, CodeStorageFull, CodeInternal}
+}

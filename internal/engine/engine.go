@@ -23,7 +23,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -434,11 +433,4 @@ func keyFields(k *model.Kind, o model.Object) model.Object {
 	return key
 }
 
-func equalValue(a, b any) bool {
-	la, aok := a.([]string)
-	lb, bok := b.([]string)
-	if aok || bok {
-		return aok && bok && slices.Equal(la, lb)
-	}
-	return a == b
-}
+func equalValue(a, b any) bool { return model.EqualValue(a, b) }
