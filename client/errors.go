@@ -35,6 +35,7 @@ const (
 	CodeNotReady          = "not_ready"
 	CodeNotImplemented    = "not_implemented"
 	CodeInternal          = "internal"
+	CodeStorageFull       = "storage_full" // 507: the switch's disk is full; retry once space is freed
 )
 
 // Error is a failure the server reported.

@@ -361,7 +361,9 @@ func TestLoginStorm(t *testing.T) {
 	peak := vmHWM(t, s.cmd.Process.Pid)
 	t.Logf("admin answered %d, not %d; attackers got 401 %d, 429 %d, 503 %d, errors %d; peak RSS %d MiB",
 		answered, failed, statuses[401].Load(), statuses[429].Load(), statuses[503].Load(), errs.Load(), peak>>20)
-	if failed > 0 || answered < 10 {
+	// No timing threshold (machines are noisy; bench/access.sh measures the
+	// admin's p99): every admin request is answered, and a few got through.
+	if failed > 0 || answered < 3 {
 		t.Errorf("the admin was answered %d times and refused %d times during the storm", answered, failed)
 	}
 	if peak > 200<<20 {

@@ -127,6 +127,13 @@ func TestKill9LosesNoAcknowledgedCreate(t *testing.T) {
 			}
 		}()
 		time.Sleep(time.Duration(200+rng.IntN(601)) * time.Millisecond)
+		// On a loaded machine the window may pass before any create is
+		// acknowledged or read back: the kill waits for both (no timing
+		// assumption).
+		sawLog := func() bool { seenMu.Lock(); defer seenMu.Unlock(); return maxSeen > 0 }
+		for wait := time.Now(); (cycleAcked.Load() == 0 || !sawLog()) && time.Since(wait) < 20*time.Second; {
+			time.Sleep(5 * time.Millisecond)
+		}
 		killed.Store(true)
 		s.kill9()
 		wg.Wait()
