@@ -113,6 +113,11 @@ func (r *Router) Start(ctx context.Context) error {
 	}
 	uid, _ := strconv.Atoi(u.Uid)
 	gid, _ := strconv.Atoi(u.Gid)
+	// The daemon's user must be able to reach its directory: parents
+	// made here are traversable.
+	if err := os.MkdirAll(filepath.Dir(r.opts.Dir), 0o755); err != nil {
+		return fmt.Errorf("frr: %w", err)
+	}
 	if err := os.MkdirAll(r.opts.Dir, 0o750); err != nil {
 		return fmt.Errorf("frr: %w", err)
 	}
