@@ -199,6 +199,12 @@ func TestBGPOnLinux(t *testing.T) {
 		if rc := runningBGP(t, sw); !strings.Contains(rc, "neighbor 10.201.9.9 description nobody home") {
 			t.Fatalf("second neighbor not in FRR:\n%s", rc)
 		}
+		filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
+			if b, _ := os.ReadFile(path); err == nil && !info.IsDir() && strings.Contains(string(b), "s3cret-pw") {
+				t.Errorf("%s holds a neighbor's password in clear", path)
+			}
+			return nil
+		})
 		time.Sleep(2100 * time.Millisecond)
 		after := s.stateOf("BGPv4Neighbor", firstKey)
 		if num(after["SessionState"]) != 6 || num(after["ConnectionsEstablished"]) != num(before["ConnectionsEstablished"]) ||
