@@ -24,7 +24,6 @@ import (
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/frr"
 	"github.com/swmgr/swmgr/internal/model"
-	"github.com/swmgr/swmgr/internal/vmtest"
 )
 
 // needProgram skips a test whose daemon is not installed, except in CI
@@ -518,68 +517,4 @@ func TestNTPAndSystemOnLinux(t *testing.T) {
 			t.Errorf("chrony still has sources: %+v %v", srcs, err)
 		}
 	})
-}
-
-// TestRoutingInVM runs the BGP VRF session test in a VM booting Debian's
-// stock kernel, which has the VRF devices FRR's VRFs follow.
-func TestRoutingInVM(t *testing.T) {
-	needProgram(t, "frr", "/usr/lib/frr/bgpd", "/usr/lib/frr/zebra")
-	vmtest.RunTests(t, "^TestRoutingVRFSession$", 4*time.Minute)
-}
-
-// TestRoutingVRFSession: a neighbor in VRF rtred (a VRF device, fpPort1
-// enslaved to it) reaches Established with the peer FRR behind fpPort1,
-// and the prefix it announces lands in the VRF's kernel table only.
-func TestRoutingVRFSession(t *testing.T) {
-	needProgram(t, "frr", "/usr/lib/frr/bgpd", "/usr/lib/frr/zebra")
-	l := newLabNamed(t, "rt", 1, KernelOptions{})
-	needFeature(t, l.k, l.k.Features().VRFDevice, "VRF devices")
-	l.k.Close()
-	l.k = nil
-	dir := daemonDir(t, l.prefix)
-	host := l.hosts[0]
-	run(t, "ip", "-n", host, "addr", "add", "10.231.0.2/30", "dev", "eth0")
-	run(t, "ip", "-n", host, "addr", "add", "203.0.113.1/24", "dev", "lo")
-	ctx := context.Background()
-	peer, err := frr.New(frr.Options{Dir: filepath.Join(dir, "peer"), Netns: host})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := peer.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(peer.Stop)
-	err = peer.Apply(ctx, frr.Config{
-		Instances: []frr.Instance{{ASNum: "65002", RouterID: "10.231.0.2", Redistribution: []frr.Redistribution{{Sources: "CONNECTED"}}}},
-		Neighbors: []frr.Neighbor{{NeighborAddress: "10.231.0.1", PeerAS: "65001", KeepaliveTime: 3, HoldTime: 9, ConnectRetryTime: 1}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := startSwitch(t, l, t.TempDir(), func(o *Options) { o.FRR = &frr.Options{Dir: filepath.Join(dir, "frr")} })
-	s.mustCommit(
-		s.edit(backend.Create, "Vrf", model.Object{"Vrf": "rtred"}),
-		s.edit(backend.Update, "Port", model.Object{"IntfRef": "fpPort1", "AdminState": "UP"}),
-		s.edit(backend.Create, "IPv4Intf", model.Object{"IntfRef": "fpPort1", "IpAddr": "10.231.0.1/30", "Vrf": "rtred"}),
-		s.edit(backend.Update, "BGPGlobal", model.Object{"Vrf": "default", "ASNum": "65001", "RouterId": "10.231.0.1"}),
-		s.edit(backend.Create, "BGPVrf", model.Object{"Name": "rtred"}),
-		s.edit(backend.Create, "BGPv4Neighbor", model.Object{"Vrf": "rtred", "NeighborAddress": "10.231.0.2", "PeerAS": "65002",
-			"HoldTime": int64(9), "KeepaliveTime": int64(3), "ConnectRetryTime": int64(1)}),
-	)
-	key := model.Object{"Vrf": "rtred", "NeighborAddress": "10.231.0.2"}
-	var st map[string]any
-	if !eventually(90*time.Second, func() bool {
-		st = s.stateOf("BGPv4Neighbor", key)
-		return num(st["SessionState"]) == 6 && num(st["TotalPrefixes"]) >= 1
-	}) {
-		t.Fatalf("VRF session not Established with a prefix: %v\n%s", st, runningBGP(t, s.be.FRR()))
-	}
-	if !eventually(20*time.Second, func() bool {
-		return strings.Contains(run(t, "ip", "-n", l.sw, "route", "show", "vrf", "rtred", "203.0.113.0/24"), "proto bgp")
-	}) {
-		t.Errorf("203.0.113.0/24 not in VRF rtred's table: %q", run(t, "ip", "-n", l.sw, "route", "show", "vrf", "rtred"))
-	}
-	if r := run(t, "ip", "-n", l.sw, "route", "show", "203.0.113.0/24"); r != "" {
-		t.Errorf("the VRF's route leaked into the default table: %q", r)
-	}
 }
