@@ -313,20 +313,23 @@ func (r *bgpRunner) neighborState(o model.Object) (model.Object, error) {
 		return nil, err
 	}
 	vrf, addr := bgpVRF(o.Str("Vrf")), o.Str("NeighborAddress")
-	st := model.Object{"SessionState": int64(frr.SessionNone), "SessionStateDuration": int64(0), "TotalPrefixes": int64(0),
-		"UpdatesSent": int64(0), "UpdatesReceived": int64(0), "NotificationsSent": int64(0), "NotificationsReceived": int64(0),
-		"InputQueue": int64(0), "OutputQueue": int64(0), "ConnectionsEstablished": int64(0)}
+	counters := func(update, notification uint64) model.Object {
+		return model.Object{"Update": int64(update), "Notification": int64(notification)}
+	}
+	queues := func(in, out uint32) model.Object { return model.Object{"Input": int64(in), "Output": int64(out)} }
+	st := model.Object{"SessionState": int64(frr.SessionNone), "SessionStateDuration": "0s", "TotalPrefixes": int64(0),
+		"Messages": model.Object{"Sent": counters(0, 0), "Received": counters(0, 0)}, "Queues": queues(0, 0),
+		"ConnectionsEstablished": int64(0)}
 	for _, n := range ns {
 		if n.VRF != vrf || n.NeighborAddress != addr {
 			continue
 		}
 		st["PeerType"] = int64(n.PeerType)
 		st["SessionState"] = int64(n.SessionState)
-		st["SessionStateDuration"] = n.UptimeMsec / 1000
+		st["SessionStateDuration"] = (time.Duration(n.UptimeMsec) * time.Millisecond).Truncate(time.Second).String()
 		st["TotalPrefixes"] = int64(n.TotalPrefixes)
-		st["UpdatesSent"], st["UpdatesReceived"] = int64(n.UpdatesSent), int64(n.UpdatesReceived)
-		st["NotificationsSent"], st["NotificationsReceived"] = int64(n.NotificationsSent), int64(n.NotificationsRecv)
-		st["InputQueue"], st["OutputQueue"] = int64(n.InputQueue), int64(n.OutputQueue)
+		st["Messages"] = model.Object{"Sent": counters(n.UpdatesSent, uint64(n.NotificationsSent)), "Received": counters(n.UpdatesReceived, uint64(n.NotificationsRecv))}
+		st["Queues"] = queues(n.InputQueue, n.OutputQueue)
 		st["ConnectionsEstablished"] = int64(n.ConnectionsUp)
 	}
 	return st, nil

@@ -176,7 +176,7 @@ func TestBGPOnLinux(t *testing.T) {
 		}) {
 			t.Fatalf("192.0.2.0/24 not learned: state %v, kernel %q", st, run(t, "ip", "-n", l.sw, "route", "show", "192.0.2.0/24"))
 		}
-		if num(st["PeerType"]) != 1 || num(st["UpdatesReceived"]) < 1 || num(st["ConnectionsEstablished"]) < 1 {
+		if num(st["PeerType"]) != 1 || num(field(st, "Messages", "Received", "Update")) < 1 || num(st["ConnectionsEstablished"]) < 1 {
 			t.Errorf("neighbor state %v: want external, updates received, a connection", st)
 		}
 		if r := run(t, "ip", "-n", l.sw, "route", "show", "192.0.2.0/24"); !strings.Contains(r, "via 10.201.0.2") {
@@ -207,7 +207,7 @@ func TestBGPOnLinux(t *testing.T) {
 		time.Sleep(2100 * time.Millisecond)
 		after := s.stateOf("BGPv4Neighbor", firstKey)
 		if num(after["SessionState"]) != 6 || num(after["ConnectionsEstablished"]) != num(before["ConnectionsEstablished"]) ||
-			num(after["SessionStateDuration"]) <= num(before["SessionStateDuration"]) {
+			duration(t, after["SessionStateDuration"]) <= duration(t, before["SessionStateDuration"]) {
 			t.Errorf("first session disturbed: before %v, after %v", before, after)
 		}
 	})
@@ -517,4 +517,29 @@ func TestNTPAndSystemOnLinux(t *testing.T) {
 			t.Errorf("chrony still has sources: %+v %v", srcs, err)
 		}
 	})
+}
+
+// field is the value at path in a nested state object (FlexSwitch's
+// Messages.Received.Update), nil where the path does not lead.
+func field(o map[string]any, path ...string) any {
+	var v any = o
+	for _, p := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[p]
+	}
+	return v
+}
+
+// duration parses SessionStateDuration (a Go duration, as FlexSwitch).
+func duration(t *testing.T, v any) time.Duration {
+	t.Helper()
+	s, _ := v.(string)
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		t.Errorf("SessionStateDuration %v: %v", v, err)
+	}
+	return d
 }
