@@ -154,7 +154,17 @@ func TestServeLinuxBGP(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	r := s.req(false, "GET", "/state/BGPGlobal", "", "", "")
+	// SystemStatus lists the daemons swmgr supervises.
+	r := s.req(false, "GET", "/state/SystemStatus", "", "", "")
+	for _, d := range []string{`"Name":"zebra"`, `"Name":"bgpd"`} {
+		if !strings.Contains(r.raw, d) {
+			t.Errorf("SystemStatus FlexDaemons lacks %s: %s", d, r.raw)
+		}
+	}
+	if !strings.Contains(r.raw, `"Name":"ntp"`) {
+		t.Errorf("SystemStatus does not say NTP is not run: %s", r.raw)
+	}
+	r = s.req(false, "GET", "/state/BGPGlobal", "", "", "")
 	if !strings.Contains(r.raw, `"AS":"65001"`) {
 		t.Errorf("BGPGlobal state: %s", r.raw)
 	}
