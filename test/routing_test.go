@@ -93,7 +93,7 @@ func TestKill9ConvergesBGP(t *testing.T) {
 	t.Cleanup(peer.Stop)
 	err = peer.Apply(context.Background(), frr.Config{
 		Instances: []frr.Instance{{ASNum: "65002", RouterID: "10.241.0.2", Redistribution: []frr.Redistribution{{Sources: "CONNECTED"}}}},
-		Neighbors: []frr.Neighbor{{NeighborAddress: "10.241.0.1", PeerAS: "65001", KeepaliveTime: 1, HoldTime: 3, ConnectRetryTime: 1}},
+		Neighbors: []frr.Neighbor{{NeighborAddress: "10.241.0.1", PeerAS: "65001", KeepaliveTime: 3, HoldTime: 9, ConnectRetryTime: 1}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +107,7 @@ func TestKill9ConvergesBGP(t *testing.T) {
 	s.expect(t, 200, "PATCH", "/config/Port", `{"IntfRef":"fpPort1","AdminState":"UP"}`)
 	s.expect(t, 201, "POST", "/config/IPv4Intf", `{"IntfRef":"fpPort1","IpAddr":"10.241.0.1/30"}`)
 	s.expect(t, 200, "PATCH", "/config/BGPGlobal", `{"Vrf":"default","ASNum":"65001","RouterId":"10.241.0.1"}`)
-	s.expect(t, 201, "POST", "/config/BGPv4Neighbor", `{"NeighborAddress":"10.241.0.2","PeerAS":"65002","HoldTime":3,"KeepaliveTime":1,"ConnectRetryTime":1,"Description":"survives"}`)
+	s.expect(t, 201, "POST", "/config/BGPv4Neighbor", `{"NeighborAddress":"10.241.0.2","PeerAS":"65002","HoldTime":9,"KeepaliveTime":3,"ConnectRetryTime":1,"Description":"survives"}`)
 	established := func(s *server) {
 		t.Helper()
 		deadline := time.Now().Add(40 * time.Second)

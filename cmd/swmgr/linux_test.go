@@ -129,7 +129,7 @@ func TestServeLinuxBGP(t *testing.T) {
 	t.Cleanup(peer.Stop)
 	err = peer.Apply(context.Background(), frr.Config{
 		Instances: []frr.Instance{{ASNum: "65002", RouterID: "10.221.0.2", Redistribution: []frr.Redistribution{{Sources: "CONNECTED"}}}},
-		Neighbors: []frr.Neighbor{{NeighborAddress: "10.221.0.1", PeerAS: "65001", KeepaliveTime: 1, HoldTime: 3, ConnectRetryTime: 1}},
+		Neighbors: []frr.Neighbor{{NeighborAddress: "10.221.0.1", PeerAS: "65001", KeepaliveTime: 3, HoldTime: 9, ConnectRetryTime: 1}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +141,7 @@ func TestServeLinuxBGP(t *testing.T) {
 	s.want(s.req(false, "PATCH", "/config/Port", "", "", `{"IntfRef":"fpPort1","AdminState":"UP"}`), 200, "port up")
 	s.want(s.req(false, "POST", "/config/IPv4Intf", "", "", `{"IntfRef":"fpPort1","IpAddr":"10.221.0.1/30"}`), 201, "address")
 	s.want(s.req(false, "PATCH", "/config/BGPGlobal", "", "", `{"Vrf":"default","ASNum":"65001","RouterId":"10.221.0.1"}`), 200, "BGPGlobal")
-	s.want(s.req(false, "POST", "/config/BGPv4Neighbor", "", "", `{"NeighborAddress":"10.221.0.2","PeerAS":"65002","HoldTime":3,"KeepaliveTime":1,"ConnectRetryTime":1}`), 201, "neighbor")
+	s.want(s.req(false, "POST", "/config/BGPv4Neighbor", "", "", `{"NeighborAddress":"10.221.0.2","PeerAS":"65002","HoldTime":9,"KeepaliveTime":3,"ConnectRetryTime":1}`), 201, "neighbor")
 	deadline := time.Now().Add(40 * time.Second)
 	for {
 		r := s.req(false, "GET", "/state/BGPv4Neighbors", "", "", "")
@@ -154,7 +154,17 @@ func TestServeLinuxBGP(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	r := s.req(false, "GET", "/state/BGPGlobal", "", "", "")
+	// SystemStatus lists the daemons swmgr supervises.
+	r := s.req(false, "GET", "/state/SystemStatus", "", "", "")
+	for _, d := range []string{`"Name":"zebra"`, `"Name":"bgpd"`} {
+		if !strings.Contains(r.raw, d) {
+			t.Errorf("SystemStatus FlexDaemons lacks %s: %s", d, r.raw)
+		}
+	}
+	if !strings.Contains(r.raw, `"Name":"ntp"`) {
+		t.Errorf("SystemStatus does not say NTP is not run: %s", r.raw)
+	}
+	r = s.req(false, "GET", "/state/BGPGlobal", "", "", "")
 	if !strings.Contains(r.raw, `"AS":"65001"`) {
 		t.Errorf("BGPGlobal state: %s", r.raw)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/swmgr/swmgr/internal/api"
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/backend/sim"
+	"github.com/swmgr/swmgr/internal/daemon"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
 )
@@ -29,6 +30,9 @@ type serviceStatus struct {
 	// sim is the simulated switch, whose routing table state/IPv4Routes
 	// lists when it is the backend.
 	sim *sim.Sim
+	// daemons lists the daemons the Linux backend runs (FRR, chronyd);
+	// nil when none run.
+	daemons func() []daemon.Status
 }
 
 // serve registers both kinds with the REST handler.
@@ -71,6 +75,26 @@ func (s *serviceStatus) status(ctx context.Context) model.Object {
 	if !s.archive {
 		archive, archiveWhy = "down", "the archive scheduler is turned off"
 	}
+	parts := []model.Object{
+		part("store", true, "up", ""),
+		part("backend-"+s.backend, true, upIf(ready), reason),
+	}
+	running := map[string]bool{}
+	if s.daemons != nil {
+		for _, d := range s.daemons() {
+			parts = append(parts, daemonPart(d))
+			running[d.Name] = true
+		}
+	}
+	// Where no daemon runs them, the BGP and NTP settings are stored (or
+	// simulated), not applied: say so rather than claim they run.
+	if !running["bgpd"] {
+		parts = append(parts, part("routing", false, "down", "no routing daemon runs: BGP settings are stored, not applied (serve --backend linux --bgp frr runs FRR)"))
+	}
+	if !running["chronyd"] {
+		parts = append(parts, part("ntp", false, "down", "no NTP daemon runs: NtpServer settings are stored, not applied (serve --backend linux --ntp chrony runs chronyd)"))
+	}
+	parts = append(parts, part("archive", s.archive, archive, archiveWhy))
 	return model.Object{
 		"Name":           s.hostname(ctx),
 		"Ready":          ready,
@@ -81,16 +105,25 @@ func (s *serviceStatus) status(ctx context.Context) model.Object {
 		"NumUpdateCalls": strconv.FormatUint(calls.Update, 10),
 		"NumGetCalls":    strconv.FormatUint(calls.Get, 10),
 		"NumActionCalls": strconv.FormatUint(calls.Action, 10),
-		"FlexDaemons": []model.Object{
-			part("store", true, "up", ""),
-			part("backend-"+s.backend, true, upIf(ready), reason),
-			// This build keeps the BGP and NTP settings but runs no routing
-			// or NTP daemon for them: say so rather than claim they run.
-			part("routing", false, "down", "no routing daemon runs in this build: BGP settings are stored, not applied"),
-			part("ntp", false, "down", "no NTP daemon runs in this build: NtpServer settings are stored, not applied"),
-			part("archive", s.archive, archive, archiveWhy),
-		},
+		"FlexDaemons":    parts,
 	}
+}
+
+// daemonPart is one supervised daemon as FlexSwitch's DaemonState.
+func daemonPart(d daemon.Status) model.Object {
+	stamp := func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return t.UTC().Round(0).String()
+	}
+	reason := ""
+	if d.State != "up" {
+		reason = d.RestartReason
+	}
+	return model.Object{"Name": d.Name, "Enable": true, "State": d.State, "Reason": reason,
+		"RestartCount": int64(d.RestartCount), "StartTime": stamp(d.StartTime), "KeepAlive": "",
+		"RestartTime": stamp(d.RestartTime), "RestartReason": d.RestartReason}
 }
 
 func upIf(ready bool) string {

@@ -109,6 +109,11 @@ func (d *Daemon) Start(ctx context.Context) error {
 	}
 	uid, _ := strconv.Atoi(u.Uid)
 	gid, _ := strconv.Atoi(u.Gid)
+	// The daemon's user must be able to reach its directory: parents
+	// made here are traversable.
+	if err := os.MkdirAll(filepath.Dir(d.opts.Dir), 0o755); err != nil {
+		return fmt.Errorf("chrony: %w", err)
+	}
 	if err := os.MkdirAll(d.opts.Dir, 0o755); err != nil {
 		return fmt.Errorf("chrony: %w", err)
 	}

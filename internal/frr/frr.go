@@ -113,6 +113,11 @@ func (r *Router) Start(ctx context.Context) error {
 	}
 	uid, _ := strconv.Atoi(u.Uid)
 	gid, _ := strconv.Atoi(u.Gid)
+	// The daemon's user must be able to reach its directory: parents
+	// made here are traversable.
+	if err := os.MkdirAll(filepath.Dir(r.opts.Dir), 0o755); err != nil {
+		return fmt.Errorf("frr: %w", err)
+	}
 	if err := os.MkdirAll(r.opts.Dir, 0o750); err != nil {
 		return fmt.Errorf("frr: %w", err)
 	}
@@ -214,12 +219,10 @@ func (r *Router) Apply(ctx context.Context, cfg Config) error {
 			return fmt.Errorf("frr: %w", applyErr)
 		}
 	}
+	// No configuration file is written: it would hold the neighbors'
+	// passwords in clear. A restarted bgpd starts empty and gets current
+	// back from reapply.
 	r.current = cfg
-	// bgpd reads this file when it (re)starts, so a restart comes back with
-	// the configuration at once; it holds passwords, hence 0640 frr-owned.
-	if err := r.saveBgpdConf(want); err != nil {
-		return err
-	}
 	return nil
 }
 
@@ -236,18 +239,6 @@ func (r *Router) restore(ctx context.Context, before []block) error {
 	return r.configure(ctx, cmds)
 }
 
-func (r *Router) saveBgpdConf(bs []block) error {
-	var lines []string
-	for _, b := range bs {
-		lines = append(lines, whole(b)...)
-	}
-	path := filepath.Join(r.opts.Dir, "bgpd.conf")
-	if err := atomicfile.ReplaceKeepingOwner(path, []byte(strings.Join(lines, "\n")+"\n")); err != nil {
-		return fmt.Errorf("frr: saving bgpd.conf: %w", err)
-	}
-	return nil
-}
-
 // Applies counts the apply rounds FRR was asked to do (each one reads the
 // running configuration and sends one command batch).
 func (r *Router) Applies() int {
@@ -256,9 +247,10 @@ func (r *Router) Applies() int {
 	return r.applies
 }
 
-// reapply pushes the last good configuration after a daemon restart: zebra
-// restarting loses nothing of bgpd's, but bgpd restarting needs its own
-// configuration, which it read from bgpd.conf; this makes sure.
+// reapply pushes the last good configuration after a daemon restart: a
+// restarted bgpd starts with an empty configuration (no file holds the
+// passwords), and a restarted zebra loses nothing of bgpd's, for which the
+// diff sends nothing.
 func (r *Router) reapply(ctx context.Context, name string) error {
 	r.applyMu.Lock()
 	cfg := r.current

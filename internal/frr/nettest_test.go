@@ -131,7 +131,7 @@ func (l *lab) peerConfig(switchAS string) Config {
 
 // fastNeighbor has short timers so sessions come up and fail over quickly.
 func fastNeighbor(addr, as string) Neighbor {
-	return Neighbor{NeighborAddress: addr, PeerAS: as, KeepaliveTime: 1, HoldTime: 3, ConnectRetryTime: 1}
+	return Neighbor{NeighborAddress: addr, PeerAS: as, KeepaliveTime: 3, HoldTime: 9, ConnectRetryTime: 1}
 }
 
 func (l *lab) switchConfig(as string, neighbors ...Neighbor) Config {
