@@ -277,3 +277,28 @@ showunapplied
 		t.Errorf("the failed apply created Vrf blue (%v)", err)
 	}
 }
+
+func testserverStart() (*testserver.Server, error) {
+	return testserver.Start("", testserver.Options{Ports: 4})
+}
+
+func mustBuiltin() *model.Registry { return model.Builtin() }
+
+func FuzzTokenize(f *testing.F) {
+	for _, s := range []string{`a "b c" d`, `x "\"" | include y`, `"`, `| | |`, `show run | count`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		toks, err := tokenize(line)
+		if err != nil {
+			return
+		}
+		for _, tk := range toks {
+			if back, err := tokenize(quote(tk.text)); err != nil || len(back) != 1 || back[0].text != tk.text {
+				t.Fatalf("%q does not survive quote: %q", tk.text, quote(tk.text))
+			}
+		}
+		splitPipes(line)
+		SplitCommands(line)
+	})
+}
