@@ -202,6 +202,19 @@ func TestCLITerminal(t *testing.T) {
 	if got := s.do(t, "GET", "/config/Port?IntfRef=fpPort2", "").object()["Mtu"]; got != float64(9000) {
 		t.Errorf("Mtu after apply: %v", got)
 	}
+	// The pager: a page of the 50-line pane, space for the next, q stops.
+	p.typeText("show run full")
+	p.keys("Enter")
+	p.waitPrompt("--More--")
+	p.keys("Space")
+	p.waitFor("a second page", func(s string) bool { return strings.Count(s, "--More--") >= 2 && lastLine(s) == "--More--" })
+	p.keys("q")
+	p.waitPrompt("switch(config)#")
+	p.line("terminal length 0", "switch(config)#")
+	scr = p.line("show run full | count", "switch(config)#")
+	if !strings.Contains(scr, "Count: ") {
+		t.Errorf("show run full | count:\n%s", scr)
+	}
 	p.line("exit", "switch#")
 	p.line("exit", "switch>")
 	p.typeText("exit")
