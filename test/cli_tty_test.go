@@ -114,7 +114,8 @@ func (p *pane) line(cmd, prompt string) string {
 
 func TestCLITerminal(t *testing.T) {
 	s := startServer(t, "")
-	p := startPane(t, nil, swmgrBin, "cli", "--socket", filepath.Join(s.dir, "swmgr.sock"), "--no-color")
+	home := t.TempDir()
+	p := startPane(t, []string{"HOME=" + home}, swmgrBin, "cli", "--socket", filepath.Join(s.dir, "swmgr.sock"), "--no-color")
 	p.waitPrompt("switch>")
 	p.line("en", "switch#")
 	scr := p.line("config", "switch(config)#")
@@ -149,6 +150,7 @@ func TestCLITerminal(t *testing.T) {
 		{"exit", "switch(config)#"},
 		{"save config toFile", "switch(config-save-config-toFile)#"},
 		{"exit", "switch(config)#"},
+		{"user carol password carol-secret-1", "switch(config)#"},
 		{"clearunapplied", "switch(config)#"},
 	} {
 		p.line(step[0], step[1])
@@ -220,6 +222,14 @@ func TestCLITerminal(t *testing.T) {
 	p.typeText("exit")
 	p.keys("Enter")
 	p.waitFor("the end of the session", func(s string) bool { return strings.Contains(s, "Quiting Shell") })
+	// The history has the commands, never a password.
+	hist, err := os.ReadFile(filepath.Join(home, ".swmgr_cli_history"))
+	if err != nil || !strings.Contains(string(hist), "interface fpPort 1") {
+		t.Fatalf("history file: %v\n%s", err, hist)
+	}
+	if strings.Contains(string(hist), "carol-secret-1") || strings.Contains(string(hist), "password") {
+		t.Errorf("a password line is in the history:\n%s", hist)
+	}
 }
 
 // TestCLILoginShell logs a real account of this host, whose login shell is
