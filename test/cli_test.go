@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -227,6 +228,20 @@ func TestCLIScriptingModes(t *testing.T) {
 	}
 	mustContain(t, out, "OK create Vrf Vrf=v2", "Check passed", `"Revision":`)
 	s.expect(t, 404, "GET", "/config/Vrf?Vrf=v2", "")
+	// Leaving with something pending discards it, candidate included.
+	runCLI(t, s, "enable\nconfig\nvrf v3\nexit\n")
+	if !regexp.MustCompile(`method=DELETE route=\S+ path=/public/v1/candidates/[0-9a-f]+ status=20`).MatchString(s.logs.String()) {
+		t.Errorf("the session's candidate was not discarded at its end")
+	}
+	// write memory saves at once.
+	out, code = runCLI(t, s, "", "-c", "enable; write memory")
+	if code != 0 {
+		t.Fatalf("write memory: %d\n%s", code, out)
+	}
+	mustContain(t, out, "sdk:executeSaveConfig() result: SUCCESS: http status code: 200")
+	if _, err := os.Stat(filepath.Join(s.dir, "startup-config")); err != nil {
+		t.Errorf("write memory wrote nothing: %v", err)
+	}
 }
 
 // TestCLIRemoteHTTPS reaches swmgr over HTTPS as a User: the password from

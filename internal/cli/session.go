@@ -108,6 +108,10 @@ func NewSession(ctx context.Context, api *client.Client, endpoint string, o Opti
 	return s, nil
 }
 
+// Close ends the session: what is still pending is discarded, with its
+// candidate, as leaving FlexSwitch's config mode did.
+func (s *Session) Close() { s.clearPending() }
+
 // Prompt is the prompt of the current mode and context.
 func (s *Session) Prompt() string {
 	switch s.mode {

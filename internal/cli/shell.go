@@ -74,6 +74,7 @@ func Run(ctx context.Context, api *client.Client, o RunOptions) error {
 	if err != nil {
 		return err
 	}
+	defer s.Close()
 	failed := false
 	for {
 		line, err := next()
@@ -231,6 +232,7 @@ func runInteractive(ctx context.Context, api *client.Client, o RunOptions) error
 		nl := append(append([]rune{}, line[:pos-1]...), line[pos:]...)
 		return nl, pos - 1, true
 	}
+	defer s.Close()
 	rl, err = readline.NewFromConfig(cfg)
 	if err != nil {
 		return err
