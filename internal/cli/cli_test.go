@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -301,4 +302,63 @@ func FuzzTokenize(f *testing.F) {
 		splitPipes(line)
 		SplitCommands(line)
 	})
+}
+
+func TestHistoryDiffRollback(t *testing.T) {
+	srv := startServer(t)
+	api, _ := client.New(srv.URL)
+	ctx := context.Background()
+	newest := func() uint64 {
+		for r, err := range api.Revisions(ctx) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r.Revision
+		}
+		return 0
+	}
+	before := newest()
+	if out, err := run(t, srv, "enable\nconfig\nvrf hist1\nexit\ninterface fpPort 3\nmtu 9000\napply comment first\n"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	after := newest()
+	out, err := run(t, srv, fmt.Sprintf("show config diff %d %d\nshow config diff %d\nshow config history\nshow config revision %d\n", before, after, before, after))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"+ vrf hist1", "+ interface fpPort 3\n+   mtu 9000", "first", "create Vrf Vrf=hist1"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lacks %q:\n%s", want, out)
+		}
+	}
+	// rollback loads the way back into the pending config; apply takes it.
+	out, err = run(t, srv, fmt.Sprintf("enable\nconfig\nrollback %d\nshow config diff\napply\n", before))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"- vrf hist1", "-   mtu 9000", "sdk:deleteVrf(hist1) result: SUCCESS"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("rollback lacks %q:\n%s", want, out)
+		}
+	}
+	if _, err := api.Get(ctx, "Vrf", client.Object{"Vrf": "hist1"}); !client.IsNotFound(err) {
+		t.Errorf("Vrf hist1 survived the rollback: %v", err)
+	}
+	it, err := api.Get(ctx, "Port", client.Object{"IntfRef": "fpPort3"})
+	if err != nil || fmt.Sprint(it.Object["Mtu"]) != "1500" {
+		t.Errorf("fpPort3 Mtu after rollback: %v %v", it, err)
+	}
+}
+
+func TestConfirmedApply(t *testing.T) {
+	srv := startServer(t)
+	out, err := run(t, srv, "enable\nconfig\nvrf conf1\nexit\napply confirmed 5\nconfirm\nshow running-config\nshow running_config full | include conf1\n")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"is rolled back at", "unless 'confirm' is entered", "confirmed", "vrf conf1"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lacks %q:\n%s", want, out)
+		}
+	}
 }
