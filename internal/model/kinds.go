@@ -11,7 +11,7 @@ import (
 // Builtin returns the registry of every kind swmgr serves. Each call builds a
 // fresh registry, so nothing here is shared mutable state.
 func Builtin() *Registry {
-	r, err := NewRegistry(builtinKinds()...)
+	r, err := NewRegistry(append(append(append(builtinKinds(), systemKinds()...), lldpKinds()...), routeKinds()...)...)
 	if err != nil {
 		panic(err) // a mistake in the declarations below; caught by every test
 	}
@@ -97,6 +97,8 @@ func builtinKinds() []*Kind {
 			{Name: "PresentInHW", Type: String},
 		},
 	}
+	port.StateOnly = append(port.StateOnly, portStateExtra()...)
+	port.StateDoc += " The RFC 1757 IfEther* counters, Pvid, ConfigMode, ErrDisableReason and PRBSRxErrCnt are FlexSwitch's; docs/objects.md says which each backend fills."
 	port.Check = func(o Object) error {
 		_, sub, _ := ParsePortName(o.Str("IntfRef"))
 		if sub != 0 && breakoutModes[o.Str("BreakOutMode")].Lanes == 1 {
@@ -189,12 +191,13 @@ func builtinKinds() []*Kind {
 				return nil
 			},
 		},
+		logicalIntf(),
 		{
 			Name: "IPv4Intf", Class: Config,
 			Doc: "An IPv4 address on an interface; one per interface.",
 			CLI: &CLICommand{Words: []string{"ip", "address"}, Prompt: []string{"ip"}, Value: "IpAddr", Parents: []string{"Port"}, Inherit: "IntfRef", Show: []string{"ip", "interface"}},
 			Fields: []*Field{
-				{Name: "IntfRef", Type: String, Key: true, Format: FormatPortName, Ref: "Port", Doc: "the port that carries the address"},
+				{Name: "IntfRef", Type: String, Key: true, Format: FormatIntfRef, Ref: "Port", RefBy: intfRefTarget, Doc: "the port or the LogicalIntf (Loopback1) that carries the address"},
 				{Name: "IpAddr", Type: String, Required: true, Format: FormatIPv4CIDR, UniqueWithin: []string{"Vrf"}, Doc: "<ipv4>/<prefix length>"},
 				{Name: "AdminState", Type: String, Default: "UP", Enum: adminStates, CLI: "shutdown", CLISwitch: "DOWN"},
 				vrfRef(&Field{Name: "Vrf", Type: String, Default: "default", Doc: "VRF of the interface", CLI: "vrf"}),
@@ -207,6 +210,8 @@ func builtinKinds() []*Kind {
 				{Name: "NumDownEvents", Type: Int},
 				{Name: "L2IntfType", Type: String},
 				{Name: "L2IntfId", Type: Int},
+				{Name: "LastUpEventTime", Type: String},
+				{Name: "LastDownEventTime", Type: String},
 			},
 		},
 		{
@@ -219,14 +224,20 @@ func builtinKinds() []*Kind {
 				{Name: "RouterId", Type: String, Default: "0.0.0.0", Format: FormatIPv4, CLI: "router_id"},
 				{Name: "Disabled", Type: Bool, CLI: "shutdown"},
 				{Name: "UseMultiplePaths", Type: Bool, CLI: "use_multiple_paths"},
-				{Name: "EBGPMaxPaths", Type: Int, Default: int64(1), Range: rng(1, 64), CLI: "maximum_paths"},
+				{Name: "EBGPMaxPaths", Type: Int, Default: int64(1), Range: rng(0, 64), Doc: "0 (FlexSwitch's default) is one path", CLI: "maximum_paths"},
 				{Name: "EBGPAllowMultipleAS", Type: Bool, CLI: "bestpath_as_path_multipath_relax"},
-				{Name: "IBGPMaxPaths", Type: Int, Default: int64(1), Range: rng(1, 64), CLI: "maximum_ibgp_paths"},
+				{Name: "IBGPMaxPaths", Type: Int, Default: int64(1), Range: rng(0, 64), Doc: "0 (FlexSwitch's default) is one path", CLI: "maximum_ibgp_paths"},
+				redistribution(),
 			},
+			Check: checkRedistribution,
 			StateOnly: []*Field{
 				{Name: "AS", Type: String},
 				{Name: "TotalPaths", Type: Int},
 				{Name: "Totalv4Prefixes", Type: Int},
+				{Name: "Totalv6Prefixes", Type: Int},
+				{Name: "DefaultMED", Type: Int, Doc: "the MED sent when a route has none"},
+				{Name: "Defaultv4Route", Type: Bool, Doc: "a default IPv4 route is originated"},
+				{Name: "Defaultv6Route", Type: Bool, Doc: "a default IPv6 route is originated"},
 			},
 		},
 		{
@@ -242,38 +253,11 @@ func builtinKinds() []*Kind {
 		},
 		{
 			Name: "BGPv4Neighbor", Class: Config,
-			Doc: "A BGP peer over IPv4, keyed by VRF and address.",
-			CLI: &CLICommand{Words: []string{"neighbor", "ip"}, Prompt: []string{"neighbor"}, Parents: []string{"BGPGlobal", "BGPVrf"}, Inherit: "Vrf", Show: []string{"ip", "bgp", "neighbor"}},
-			Fields: []*Field{
-				vrfRef(&Field{Name: "Vrf", Type: String, Key: true, Default: "default", Doc: "VRF of the session"}),
-				{Name: "NeighborAddress", Type: String, Key: true, Format: FormatIPv4Host},
-				{Name: "PeerAS", Type: String, Required: true, Format: FormatASN, CLI: "peer_as"},
-				{Name: "LocalAS", Type: String, Format: FormatASN, Doc: "\"\" uses BGPGlobal ASNum", CLI: "local_as"},
-				{Name: "Description", Type: String, MaxLen: 64, CLI: "description"},
-				{Name: "Disabled", Type: Bool, CLI: "shutdown"},
-				{Name: "AuthPassword", Type: String, Secret: Sealed, MaxLen: 80, Doc: "TCP MD5 password; write-only", CLI: "password"},
-				{Name: "HoldTime", Type: Int, Range: rng(0, 65535), Doc: "seconds; 0 uses the default (180)", CLI: "timers_hold_time"},
-				{Name: "KeepaliveTime", Type: Int, Range: rng(0, 21845), Doc: "seconds; 0 uses the default (60)", CLI: "timers_keep_alive"},
-				{Name: "ConnectRetryTime", Type: Int, Default: int64(60), Range: rng(1, 65535), Doc: "seconds", CLI: "connect_retry_time"},
-				{Name: "RouteReflectorClient", Type: Bool, CLI: "route_reflector_client"},
-				{Name: "NextHopSelf", Type: Bool, CLI: "next_hop_self"},
-			},
-			Check: func(o Object) error {
-				hold, keep := o.Int("HoldTime"), o.Int("KeepaliveTime")
-				if hold != 0 && hold < 3 {
-					return apierr.BadRequest(apierr.CodeInvalidValue, "BGPv4Neighbor", "HoldTime", "HoldTime: %d is not allowed; use 0 or 3..65535 (RFC 4271)", hold)
-				}
-				if hold != 0 && keep != 0 && keep > hold/3 {
-					return apierr.BadRequest(apierr.CodeInvalidValue, "BGPv4Neighbor", "KeepaliveTime", "KeepaliveTime: %d is more than a third of HoldTime %d", keep, hold)
-				}
-				return nil
-			},
-			StateOnly: []*Field{
-				{Name: "PeerType", Type: Int, Doc: "0 internal, 1 external"},
-				{Name: "SessionState", Type: Int, Doc: "RFC 4271 FSM state: 1 Idle .. 6 Established"},
-				{Name: "SessionStateDuration", Type: Int, Doc: "seconds"},
-				{Name: "TotalPrefixes", Type: Int},
-			},
+			Doc:       "A BGP peer over IPv4, keyed by VRF and address. FlexSwitch's second key IntfRef is accepted (and sent back) as \"\": a neighbor by address.",
+			CLI:       &CLICommand{Words: []string{"neighbor", "ip"}, Prompt: []string{"neighbor"}, Parents: []string{"BGPGlobal", "BGPVrf"}, Inherit: "Vrf", Show: []string{"ip", "bgp", "neighbor"}},
+			Fields:    bgpNeighborFields(vrfRef),
+			Check:     checkBGPNeighbor,
+			StateOnly: bgpNeighborStateFields(),
 		},
 		{
 			Name: "Span", Class: Config,
@@ -372,6 +356,10 @@ func builtinKinds() []*Kind {
 				{Name: "Status", Type: String},
 				{Name: "Stratum", Type: Int},
 				{Name: "Reach", Type: Int},
+				{Name: "Selected", Type: Bool, Doc: "the source the clock follows"},
+				{Name: "OffsetUsec", Type: Int, Doc: "the last sample's offset, microseconds"},
+				{Name: "DelayUsec", Type: Int, Doc: "round trip, microseconds"},
+				{Name: "JitterUsec", Type: Int, Doc: "standard deviation of the samples, microseconds"},
 			},
 		},
 		{
