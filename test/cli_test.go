@@ -5,11 +5,15 @@ package test
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
+	"encoding/pem"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -224,4 +228,61 @@ func TestCLIScriptingModes(t *testing.T) {
 	}
 	mustContain(t, out, "OK create Vrf Vrf=v2", "Check passed", `"Revision":`)
 	s.expect(t, 404, "GET", "/config/Vrf?Vrf=v2", "")
+	// Leaving with something pending discards it, candidate included.
+	runCLI(t, s, "enable\nconfig\nvrf v3\nexit\n")
+	if !regexp.MustCompile(`method=DELETE route=\S+ path=/public/v1/candidates/[0-9a-f]+ status=20`).MatchString(s.logs.String()) {
+		t.Errorf("the session's candidate was not discarded at its end")
+	}
+	// write memory saves at once.
+	out, code = runCLI(t, s, "", "-c", "enable; write memory")
+	if code != 0 {
+		t.Fatalf("write memory: %d\n%s", code, out)
+	}
+	mustContain(t, out, "sdk:executeSaveConfig() result: SUCCESS: http status code: 200")
+	if _, err := os.Stat(filepath.Join(s.dir, "startup-config")); err != nil {
+		t.Errorf("write memory wrote nothing: %v", err)
+	}
+}
+
+// TestCLIRemoteHTTPS reaches swmgr over HTTPS as a User: the password from
+// $SWMGR_PASSWORD, the certificate checked with --cacert or a pinned
+// fingerprint; a wrong pin or password gets nowhere.
+func TestCLIRemoteHTTPS(t *testing.T) {
+	addr := freeAddr(t)
+	s := startServer(t, "", "--https", addr)
+	cert := filepath.Join(s.dir, "tls-cert.pem")
+	pemBytes, err := os.ReadFile(cert)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, _ := pem.Decode(pemBytes)
+	sum := sha256.Sum256(block.Bytes)
+	pin := hex.EncodeToString(sum[:])
+	remote := func(password string, args ...string) (string, int) {
+		t.Helper()
+		cmd := exec.Command(swmgrBin, append([]string{"cli", "--url", "https://" + addr, "--user", "admin", "-c", "show vrf"}, args...)...)
+		cmd.Env = append(os.Environ(), "SWMGR_PASSWORD="+password)
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return string(out), ee.ExitCode()
+		}
+		return string(out), 0
+	}
+	for _, args := range [][]string{{"--cacert", cert}, {"--fingerprint", pin}} {
+		out, code := remote("black-box-admin-password", args...)
+		if code != 0 || !strings.Contains(out, "Applying Show:") {
+			t.Errorf("%v: exit %d\n%s", args, code, out)
+		}
+	}
+	bad := strings.Repeat("0", 64)
+	if out, code := remote("black-box-admin-password", "--fingerprint", bad); code == 0 || !strings.Contains(out, "pinned") {
+		t.Errorf("a wrong pin was accepted (%d):\n%s", code, out)
+	}
+	if out, code := remote("black-box-admin-password"); code == 0 {
+		t.Errorf("an unverified certificate was accepted:\n%s", out)
+	}
+	if out, code := remote("wrong-password", "--cacert", cert); code == 0 || !strings.Contains(out, "401") {
+		t.Errorf("a wrong password got in (%d):\n%s", code, out)
+	}
 }

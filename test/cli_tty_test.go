@@ -114,7 +114,8 @@ func (p *pane) line(cmd, prompt string) string {
 
 func TestCLITerminal(t *testing.T) {
 	s := startServer(t, "")
-	p := startPane(t, nil, swmgrBin, "cli", "--socket", filepath.Join(s.dir, "swmgr.sock"), "--no-color")
+	home := t.TempDir()
+	p := startPane(t, []string{"HOME=" + home}, swmgrBin, "cli", "--socket", filepath.Join(s.dir, "swmgr.sock"), "--no-color")
 	p.waitPrompt("switch>")
 	p.line("en", "switch#")
 	scr := p.line("config", "switch(config)#")
@@ -149,6 +150,7 @@ func TestCLITerminal(t *testing.T) {
 		{"exit", "switch(config)#"},
 		{"save config toFile", "switch(config-save-config-toFile)#"},
 		{"exit", "switch(config)#"},
+		{"user carol password carol-secret-1", "switch(config)#"},
 		{"clearunapplied", "switch(config)#"},
 	} {
 		p.line(step[0], step[1])
@@ -202,11 +204,32 @@ func TestCLITerminal(t *testing.T) {
 	if got := s.do(t, "GET", "/config/Port?IntfRef=fpPort2", "").object()["Mtu"]; got != float64(9000) {
 		t.Errorf("Mtu after apply: %v", got)
 	}
+	// The pager: a page of the 50-line pane, space for the next, q stops.
+	p.typeText("show run full")
+	p.keys("Enter")
+	p.waitPrompt("--More--")
+	p.keys("Space")
+	p.waitFor("a second page", func(s string) bool { return strings.Count(s, "--More--") >= 2 && lastLine(s) == "--More--" })
+	p.keys("q")
+	p.waitPrompt("switch(config)#")
+	p.line("terminal length 0", "switch(config)#")
+	scr = p.line("show run full | count", "switch(config)#")
+	if !strings.Contains(scr, "Count: ") {
+		t.Errorf("show run full | count:\n%s", scr)
+	}
 	p.line("exit", "switch#")
 	p.line("exit", "switch>")
 	p.typeText("exit")
 	p.keys("Enter")
 	p.waitFor("the end of the session", func(s string) bool { return strings.Contains(s, "Quiting Shell") })
+	// The history has the commands, never a password.
+	hist, err := os.ReadFile(filepath.Join(home, ".swmgr_cli_history"))
+	if err != nil || !strings.Contains(string(hist), "interface fpPort 1") {
+		t.Fatalf("history file: %v\n%s", err, hist)
+	}
+	if strings.Contains(string(hist), "carol-secret-1") || strings.Contains(string(hist), "password") {
+		t.Errorf("a password line is in the history:\n%s", hist)
+	}
 }
 
 // TestCLILoginShell logs a real account of this host, whose login shell is

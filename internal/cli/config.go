@@ -128,6 +128,7 @@ var configControls = []*option{
 	{words: []string{"rollback"}, control: "rollback", help: "Load the changes back to a revision into the pending config"},
 	{words: []string{"load", "merge", "terminal"}, control: "load", help: "Read commands (show run form) until Ctrl-D or a line \".\""},
 	{words: []string{"confirm"}, control: "confirm", help: "Confirm the last confirmed apply"},
+	{words: []string{"terminal", "length"}, control: "terminal", help: "Lines per page on a terminal (0: no pager)"},
 }
 
 // configOptions are the commands of the current config context.
@@ -253,6 +254,8 @@ func (s *Session) configControl(c string, args []token, line string, toks []toke
 		return s.loadMerge()
 	case "confirm":
 		return s.doConfirm(args)
+	case "terminal":
+		return s.terminalLength(args)
 	}
 	return nil
 }

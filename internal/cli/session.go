@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -79,6 +80,8 @@ type Session struct {
 	confirm uint64            // revision of the last `apply confirmed`
 	json    bool              // `| json`: shows print the API's objects
 	factory snapshot          // revision 1, read once: the baselines of show run
+	pageLen int               // `terminal length`: -1 the terminal's height, 0 no pager
+	noMore  bool              // `| no-more` on the line being run
 }
 
 // NewSession starts a session on api; it reads the host name for the prompt.
@@ -89,7 +92,7 @@ func NewSession(ctx context.Context, api *client.Client, endpoint string, o Opti
 	if o.Out == nil {
 		o.Out = io.Discard
 	}
-	s := &Session{ctx: ctx, api: api, cat: newCatalog(model.Builtin()), out: o.Out, color: o.Color, timeout: o.Timeout, opts: o}
+	s := &Session{ctx: ctx, api: api, cat: newCatalog(model.Builtin()), out: o.Out, color: o.Color, timeout: o.Timeout, opts: o, pageLen: -1}
 	if sys := s.cat.hostKind; sys != nil {
 		ctx, cancel := s.rctx()
 		it, err := api.Get(ctx, sys.Name, nil)
@@ -104,6 +107,10 @@ func NewSession(ctx context.Context, api *client.Client, endpoint string, o Opti
 	}
 	return s, nil
 }
+
+// Close ends the session: what is still pending is discarded, with its
+// candidate, as leaving FlexSwitch's config mode did.
+func (s *Session) Close() { s.clearPending() }
 
 // Prompt is the prompt of the current mode and context.
 func (s *Session) Prompt() string {
@@ -167,8 +174,11 @@ func (s *Session) Execute(line string) error {
 	out := s.out
 	s.out = &buf
 	for _, p := range pipes {
-		if p.name == "json" {
+		switch p.name {
+		case "json":
 			s.json = true
+		case "no-more":
+			s.noMore = true
 		}
 	}
 	err = s.execute(strings.TrimSpace(cmd))
@@ -351,6 +361,7 @@ var execControls = []*option{
 	{words: []string{"write", "memory"}, control: "write", help: "Save the running configuration (SaveConfig)"},
 	{words: []string{"confirm"}, control: "confirm", help: "Confirm the last confirmed apply"},
 	{words: []string{"show_cli"}, control: "show_cli", help: "List every command path"},
+	{words: []string{"terminal", "length"}, control: "terminal", help: "Lines per page on a terminal (0: no pager)"},
 }
 
 func (s *Session) execOptions() []*option {
@@ -409,9 +420,25 @@ func (s *Session) execExec(toks []token, line string) error {
 		return s.doConfirm(rest)
 	case "show_cli":
 		s.showCLI()
+	case "terminal":
+		return s.terminalLength(rest)
 	}
 	return nil
 }
+
+// terminalLength is `terminal length <n>`: the pager's page (0: off).
+func (s *Session) terminalLength(rest []token) error {
+	n, err := strconv.Atoi(joinTokens(rest))
+	if err != nil || n < 0 || n > 10000 {
+		s.printf("ERROR: Value expected for length: 0 (no pager) to 10000 lines\n")
+		return errFailed
+	}
+	s.pageLen = n
+	return nil
+}
+
+// PageLength is the pager's page: -1 the terminal's height, 0 off.
+func (s *Session) PageLength() int { return s.pageLen }
 
 func (s *Session) where() string {
 	var parts []string

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/ergochat/readline"
+	"golang.org/x/term"
 
 	"github.com/swmgr/swmgr/client"
 	"github.com/swmgr/swmgr/internal/model"
@@ -73,6 +74,7 @@ func Run(ctx context.Context, api *client.Client, o RunOptions) error {
 	if err != nil {
 		return err
 	}
+	defer s.Close()
 	failed := false
 	for {
 		line, err := next()
@@ -230,6 +232,7 @@ func runInteractive(ctx context.Context, api *client.Client, o RunOptions) error
 		nl := append(append([]rune{}, line[:pos-1]...), line[pos:]...)
 		return nl, pos - 1, true
 	}
+	defer s.Close()
 	rl, err = readline.NewFromConfig(cfg)
 	if err != nil {
 		return err
@@ -256,8 +259,75 @@ func runInteractive(ctx context.Context, api *client.Client, o RunOptions) error
 		if strings.TrimSpace(line) != "" && o.HistoryFile != "" && !HasSecret(s.cat.reg, line) {
 			rl.SaveToHistory(line)
 		}
-		if err := s.Execute(line); errors.Is(err, errQuit) {
+		if !pages(line) {
+			if err := s.Execute(line); errors.Is(err, errQuit) {
+				return nil
+			}
+			continue
+		}
+		var buf bytes.Buffer
+		s.out = &buf
+		err = s.Execute(line)
+		s.out = rl.Stdout()
+		height := s.PageLength()
+		if height < 0 {
+			if _, h, e := term.GetSize(int(os.Stdout.Fd())); e == nil {
+				height = h
+			}
+		}
+		if s.noMore {
+			height, s.noMore = 0, false
+		}
+		page(rl, s.out, buf.String(), height)
+		if errors.Is(err, errQuit) {
 			return nil
+		}
+	}
+}
+
+// pages reports whether a line's output goes through the pager: shows and
+// help, whose output can be long.
+func pages(line string) bool {
+	f := strings.Fields(line)
+	if len(f) == 0 {
+		return false
+	}
+	w := strings.ToLower(f[0])
+	return len(w) >= 2 && (strings.HasPrefix("show", w) || strings.HasPrefix("showunapplied", w) || strings.HasPrefix("show_cli", w) || w == "help" || f[len(f)-1] == "?")
+}
+
+// page writes text a screen at a time under --More--: space shows the
+// next page, Enter the next line, q the prompt again.
+func page(rl *readline.Instance, out io.Writer, text string, height int) {
+	lines := strings.SplitAfter(text, "\n")
+	if height <= 1 || len(lines) < height {
+		io.WriteString(out, text)
+		return
+	}
+	step := height - 1
+	for len(lines) > 0 {
+		n := min(step, len(lines))
+		io.WriteString(out, strings.Join(lines[:n], ""))
+		lines = lines[n:]
+		if len(lines) == 0 || (len(lines) == 1 && lines[0] == "") {
+			return
+		}
+		var key rune
+		_, err := rl.ReadLineWithConfig(&readline.Config{
+			Prompt: "--More--",
+			FuncFilterInputRune: func(r rune) (rune, bool) {
+				// Any key answers at once: it becomes Enter.
+				key = r
+				return '\r', true
+			},
+		})
+		switch {
+		case err != nil || key == 'q' || key == 'Q':
+			return
+		case key == '\r' || key == '\n':
+			step = 1
+		default:
+			step = height - 1
 		}
 	}
 }
