@@ -275,7 +275,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 
 	handler := api.New(eng, log)
-	(&serviceStatus{started: started, eng: eng, handler: handler, ready: ob.health.Ready, backend: o.backend, archive: true, sim: simulated}).serve()
+	(&serviceStatus{started: started, eng: eng, handler: handler, ready: ob.health.Ready, backend: o.backend, sim: simulated}).serve()
 	for name, action := range lc.Actions() {
 		handler.HandleAction(name, action)
 	}
