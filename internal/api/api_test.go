@@ -18,6 +18,7 @@ import (
 	"github.com/swmgr/swmgr/internal/backend/sim"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/openapi/openapitest"
 	"github.com/swmgr/swmgr/internal/secrets"
 	"github.com/swmgr/swmgr/internal/store"
 )
@@ -33,6 +34,7 @@ type apiHarness struct {
 	st     *store.Store
 	eng    *engine.Engine
 	h      http.Handler
+	client *http.Client      // checks every response against the OpenAPI document
 	accDir string            // the simulated switch's account files
 	ids    map[string]string // fixture name -> ObjectId
 	etags  map[string]string // fixture name -> ETag of its last write
@@ -71,7 +73,11 @@ func newAPIHarness(t testing.TB) *apiHarness {
 		srv.Close()
 		st.Close()
 	})
-	return &apiHarness{t: t, srv: srv, base: srv.URL + "/public/v1", st: st, eng: eng, h: h, accDir: acc.Dir(), ids: map[string]string{}, etags: map[string]string{}}
+	validator, err := openapitest.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &apiHarness{t: t, srv: srv, base: srv.URL + "/public/v1", st: st, eng: eng, h: h, client: validator.Wrap(srv.Client()), accDir: acc.Dir(), ids: map[string]string{}, etags: map[string]string{}}
 }
 
 // send makes one request to a path under /public/v1 and returns the
@@ -89,7 +95,7 @@ func (a *apiHarness) send(method, path string, hdr map[string]string, body strin
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
-	resp, err := a.srv.Client().Do(req)
+	resp, err := a.client.Do(req)
 	if err != nil {
 		a.t.Fatalf("%s %s: %v", method, path, err)
 	}

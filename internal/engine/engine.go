@@ -24,6 +24,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -48,6 +49,7 @@ type Engine struct {
 
 	confirmMu    sync.Mutex
 	confirmTimer *time.Timer
+	confirmStuck atomic.Uint64 // the unconfirmed commit whose rollback failed: a late confirm may keep it
 	candCache    candidateCache
 	objects      *objCache
 	observe      CommitObserver // nil: none

@@ -131,6 +131,8 @@ type Field struct {
 	Aliases    []string // other spellings accepted on input
 	ReadOnly   bool     // set by the switch; a client may only repeat the current value
 	CreateOnly bool     // may be given at create, never changed by update
+	CLI        string   // the CLI's word where FlexSwitch's differs from Name ("router_id")
+	CLISwitch  string   // for a two-value enum: the value the bare CLI word sets ("no <word>" sets the other)
 	// UniqueWithin, when not nil, makes the field's value unique among the
 	// objects of its kind that agree on these fields (an interface address
 	// within a VRF); an address/prefix compares by its address. The engine
@@ -190,6 +192,8 @@ type Kind struct {
 	// Deletable reports whether an object of a kind that is not created by
 	// clients (a discovered port) may still be deleted; nil means no.
 	Deletable func(o Object) bool
+	// CLI says how the CLI reaches the kind; nil: the CLI has no command for it.
+	CLI *CLICommand
 
 	keys    []*Field
 	byName  map[string]*Field // exact names and aliases
@@ -252,6 +256,9 @@ func NewRegistry(kinds ...*Kind) (*Registry, error) {
 				return nil, errorf("%s.%s references unknown kind %s", k.Name, f.Name, f.Ref)
 			}
 		}
+	}
+	if err := r.checkCLI(); err != nil {
+		return nil, err
 	}
 	return r, nil
 }
