@@ -26,6 +26,7 @@ import (
 	"github.com/swmgr/swmgr/internal/backend/linux"
 	"github.com/swmgr/swmgr/internal/backend/sim"
 	"github.com/swmgr/swmgr/internal/connlimit"
+	"github.com/swmgr/swmgr/internal/daemon"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/lifecycle"
 	"github.com/swmgr/swmgr/internal/model"
@@ -271,6 +272,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 	simulated := sim.New(sim.Options{Ports: o.ports, Version: version(), Accounts: accounts.Observe(acc, accountChanged), OwnAccounts: owned, CLIShell: cliShell()})
 	var be backend.Backend = simulated
+	var daemons func() []daemon.Status // the routing and NTP daemons the backend runs
 	if o.backend == "linux" {
 		// What a reconciliation puts back goes to the config log as an
 		// entry of its own (API "reconcile").
@@ -287,6 +289,9 @@ func serve(ctx context.Context, o *serveOptions) error {
 		}
 		if be, err = openLinuxBackend(o, be, onReconcile, log); err != nil {
 			return err
+		}
+		if d, ok := be.(interface{ Daemons() []daemon.Status }); ok {
+			daemons = d.Daemons
 		}
 	}
 	lcState := lifecycle.WrapState(be)
@@ -325,7 +330,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 
 	handler := api.New(eng, log)
-	(&serviceStatus{started: started, eng: eng, handler: handler, ready: ob.health.Ready, backend: o.backend, sim: simulated}).serve()
+	(&serviceStatus{started: started, eng: eng, handler: handler, ready: ob.health.Ready, backend: o.backend, sim: simulated, daemons: daemons}).serve()
 	for name, action := range lc.Actions() {
 		handler.HandleAction(name, action)
 	}

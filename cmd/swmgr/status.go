@@ -11,6 +11,7 @@ import (
 	"github.com/swmgr/swmgr/internal/api"
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/backend/sim"
+	"github.com/swmgr/swmgr/internal/daemon"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
 )
@@ -27,6 +28,9 @@ type serviceStatus struct {
 	// sim is the simulated switch, whose routing table state/IPv4Routes
 	// lists when it is the backend.
 	sim *sim.Sim
+	// daemons reports the routing and NTP daemons the backend runs (the
+	// Linux backend's FRR and chronyd); nil when it runs none.
+	daemons func() []daemon.Status
 }
 
 // serve registers the state-only kinds the service fills with the REST
@@ -76,16 +80,42 @@ func (s *serviceStatus) status(ctx context.Context) model.Object {
 		"NumUpdateCalls": strconv.FormatUint(calls.Update, 10),
 		"NumGetCalls":    strconv.FormatUint(calls.Get, 10),
 		"NumActionCalls": strconv.FormatUint(calls.Action, 10),
-		"FlexDaemons": []model.Object{
-			part("store", true, "up", ""),
-			part("backend-"+s.backend, true, upIf(ready), reason),
-			// This build keeps the BGP and NTP settings but runs no routing
-			// or NTP daemon for them: say so rather than claim they run.
-			part("routing", false, "down", "no routing daemon runs in this build: BGP settings are stored, not applied"),
-			part("ntp", false, "down", "no NTP daemon runs in this build: NtpServer settings are stored, not applied"),
-			part("archive", true, "up", ""), // serve always runs the archive scheduler
-		},
+		"FlexDaemons":    s.parts(part, ready, reason),
 	}
+}
+
+// parts lists swmgr's parts: the store, the backend, the daemons it runs
+// for routing and NTP (or why there are none), the archive scheduler.
+func (s *serviceStatus) parts(part func(string, bool, string, string) model.Object, ready bool, reason string) []model.Object {
+	out := []model.Object{part("store", true, "up", ""), part("backend-"+s.backend, true, upIf(ready), reason)}
+	var running []daemon.Status
+	if s.daemons != nil {
+		running = s.daemons()
+	}
+	has := map[string]bool{}
+	for _, d := range running {
+		has[d.Name] = true
+		o := part(d.Name, true, d.State, "")
+		o["StartTime"], o["RestartCount"], o["RestartReason"] = timeString(d.StartTime), int64(d.RestartCount), d.RestartReason
+		o["RestartTime"] = timeString(d.RestartTime)
+		out = append(out, o)
+	}
+	// Without a daemon the settings are kept and simulated: say so rather
+	// than claim a daemon runs.
+	if !has["bgpd"] {
+		out = append(out, part("routing", false, "down", "no routing daemon runs: BGP settings are kept by the simulated switch (swmgr serve --backend linux --bgp frr runs FRR)"))
+	}
+	if !has["chronyd"] {
+		out = append(out, part("ntp", false, "down", "no NTP daemon runs: NtpServer settings are kept by the simulated switch (swmgr serve --backend linux --ntp chrony runs chronyd)"))
+	}
+	return append(out, part("archive", true, "up", "")) // serve always runs the archive scheduler
+}
+
+func timeString(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Round(0).String()
 }
 
 func upIf(ready bool) string {
