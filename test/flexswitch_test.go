@@ -63,8 +63,9 @@ func TestFlexSwitchClients(t *testing.T) {
 		t.Errorf("FlexDaemons: %s", got)
 	}
 	v := s.expect(t, 200, "GET", "/state/SystemSwVersion", "").object()
-	if ver, _ := v["FlexswitchVersion"].(string); !strings.HasPrefix(ver, "swmgr") {
-		t.Errorf("SystemSwVersion: %v", v)
+	sys := s.expect(t, 200, "GET", "/config/SystemParam", "").object()
+	if ver, _ := v["FlexswitchVersion"].(string); ver == "" || ver != sys["SwVersion"] {
+		t.Errorf("SystemSwVersion %v, SystemParam SwVersion %v: want the same version", v, sys["SwVersion"])
 	}
 	if repos, _ := v["Repos"].([]any); len(repos) != 1 {
 		t.Errorf("SystemSwVersion Repos: %v", v)

@@ -290,8 +290,8 @@ func serve(ctx context.Context, o *serveOptions) error {
 		if be, err = openLinuxBackend(o, be, onReconcile, log); err != nil {
 			return err
 		}
-		if lb, ok := be.(*linux.Backend); ok {
-			daemons = lb.Daemons
+		if d, ok := be.(interface{ Daemons() []daemon.Status }); ok {
+			daemons = d.Daemons
 		}
 	}
 	lcState := lifecycle.WrapState(be)
@@ -330,7 +330,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 
 	handler := api.New(eng, log)
-	(&serviceStatus{started: started, eng: eng, handler: handler, ready: ob.health.Ready, backend: o.backend, archive: true, sim: simulated, daemons: daemons}).serve()
+	(&serviceStatus{started: started, eng: eng, handler: handler, ready: ob.health.Ready, backend: o.backend, sim: simulated, daemons: daemons}).serve()
 	for name, action := range lc.Actions() {
 		handler.HandleAction(name, action)
 	}

@@ -25,17 +25,16 @@ type serviceStatus struct {
 	handler *api.Server
 	ready   func() bool
 	backend string
-	// archive says whether the archive scheduler runs.
-	archive bool
 	// sim is the simulated switch, whose routing table state/IPv4Routes
 	// lists when it is the backend.
 	sim *sim.Sim
-	// daemons lists the daemons the Linux backend runs (FRR, chronyd);
-	// nil when none run.
+	// daemons reports the routing and NTP daemons the backend runs (the
+	// Linux backend's FRR and chronyd); nil when it runs none.
 	daemons func() []daemon.Status
 }
 
-// serve registers both kinds with the REST handler.
+// serve registers the state-only kinds the service fills with the REST
+// handler.
 func (s *serviceStatus) serve() {
 	s.handler.HandleState("SystemStatusState", func(ctx context.Context) ([]model.Object, error) {
 		return []model.Object{s.status(ctx)}, nil
@@ -71,30 +70,6 @@ func (s *serviceStatus) status(ctx context.Context) model.Object {
 		}
 		return o
 	}
-	archive, archiveWhy := "up", ""
-	if !s.archive {
-		archive, archiveWhy = "down", "the archive scheduler is turned off"
-	}
-	parts := []model.Object{
-		part("store", true, "up", ""),
-		part("backend-"+s.backend, true, upIf(ready), reason),
-	}
-	running := map[string]bool{}
-	if s.daemons != nil {
-		for _, d := range s.daemons() {
-			parts = append(parts, daemonPart(d))
-			running[d.Name] = true
-		}
-	}
-	// Where no daemon runs them, the BGP and NTP settings are stored (or
-	// simulated), not applied: say so rather than claim they run.
-	if !running["bgpd"] {
-		parts = append(parts, part("routing", false, "down", "no routing daemon runs: BGP settings are stored, not applied (serve --backend linux --bgp frr runs FRR)"))
-	}
-	if !running["chronyd"] {
-		parts = append(parts, part("ntp", false, "down", "no NTP daemon runs: NtpServer settings are stored, not applied (serve --backend linux --ntp chrony runs chronyd)"))
-	}
-	parts = append(parts, part("archive", s.archive, archive, archiveWhy))
 	return model.Object{
 		"Name":           s.hostname(ctx),
 		"Ready":          ready,
@@ -105,25 +80,42 @@ func (s *serviceStatus) status(ctx context.Context) model.Object {
 		"NumUpdateCalls": strconv.FormatUint(calls.Update, 10),
 		"NumGetCalls":    strconv.FormatUint(calls.Get, 10),
 		"NumActionCalls": strconv.FormatUint(calls.Action, 10),
-		"FlexDaemons":    parts,
+		"FlexDaemons":    s.parts(part, ready, reason),
 	}
 }
 
-// daemonPart is one supervised daemon as FlexSwitch's DaemonState.
-func daemonPart(d daemon.Status) model.Object {
-	stamp := func(t time.Time) string {
-		if t.IsZero() {
-			return ""
-		}
-		return t.UTC().Round(0).String()
+// parts lists swmgr's parts: the store, the backend, the daemons it runs
+// for routing and NTP (or why there are none), the archive scheduler.
+func (s *serviceStatus) parts(part func(string, bool, string, string) model.Object, ready bool, reason string) []model.Object {
+	out := []model.Object{part("store", true, "up", ""), part("backend-"+s.backend, true, upIf(ready), reason)}
+	var running []daemon.Status
+	if s.daemons != nil {
+		running = s.daemons()
 	}
-	reason := ""
-	if d.State != "up" {
-		reason = d.RestartReason
+	has := map[string]bool{}
+	for _, d := range running {
+		has[d.Name] = true
+		o := part(d.Name, true, d.State, "")
+		o["StartTime"], o["RestartCount"], o["RestartReason"] = timeString(d.StartTime), int64(d.RestartCount), d.RestartReason
+		o["RestartTime"] = timeString(d.RestartTime)
+		out = append(out, o)
 	}
-	return model.Object{"Name": d.Name, "Enable": true, "State": d.State, "Reason": reason,
-		"RestartCount": int64(d.RestartCount), "StartTime": stamp(d.StartTime), "KeepAlive": "",
-		"RestartTime": stamp(d.RestartTime), "RestartReason": d.RestartReason}
+	// Without a daemon the settings are kept and simulated: say so rather
+	// than claim a daemon runs.
+	if !has["bgpd"] {
+		out = append(out, part("routing", false, "down", "no routing daemon runs: BGP settings are kept by the simulated switch (swmgr serve --backend linux --bgp frr runs FRR)"))
+	}
+	if !has["chronyd"] {
+		out = append(out, part("ntp", false, "down", "no NTP daemon runs: NtpServer settings are kept by the simulated switch (swmgr serve --backend linux --ntp chrony runs chronyd)"))
+	}
+	return append(out, part("archive", true, "up", "")) // serve always runs the archive scheduler
+}
+
+func timeString(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Round(0).String()
 }
 
 func upIf(ready bool) string {

@@ -43,13 +43,13 @@ func (q *request) patchList(raw json.RawMessage) error {
 		}
 	}
 	q.body = rest
-	if given, err := q.kind.Parse(rest); err != nil {
+	given, err := q.kind.Parse(rest)
+	if err != nil {
 		return fail(err)
-	} else {
-		for n := range given {
-			if f := q.kind.Field(n); f == nil || !f.Key {
-				return fail(apierr.BadRequest(apierr.CodeInvalidValue, q.kind.Name, n, "%s: with a patch list, the body holds only the object's keys; send other changes in a separate PATCH", n))
-			}
+	}
+	for n := range given {
+		if f := q.kind.Field(n); f == nil || !f.Key {
+			return fail(apierr.BadRequest(apierr.CodeInvalidValue, q.kind.Name, n, "%s: with a patch list, the body holds only the object's keys; send other changes in a separate PATCH", n))
 		}
 	}
 	t, err := q.target()

@@ -15,14 +15,14 @@ func (r *Registry) Markdown() string {
 	for _, c := range []Class{Config, State, Action} {
 		for _, k := range r.kinds {
 			if k.Class == c {
-				writeKind(&b, k)
+				writeKind(&b, k, r)
 			}
 		}
 	}
 	return b.String()
 }
 
-func writeKind(b *strings.Builder, k *Kind) {
+func writeKind(b *strings.Builder, k *Kind, r *Registry) {
 	fmt.Fprintf(b, "## %s (%s)\n\n%s\n\n", k.Name, k.Class, k.Doc)
 	switch {
 	case k.Class == Action:
@@ -33,8 +33,10 @@ func writeKind(b *strings.Builder, k *Kind) {
 			b.WriteString(" Cannot be dry-run.")
 		}
 		b.WriteString("\n\n")
-	case k.Class == State:
+	case k.Class == State && k.Field("SeqNum") != nil:
 		fmt.Fprintf(b, "`GET /public/v1/state/%ss` (list, oldest first), `GET /public/v1/state/%s?SeqNum=N` (one entry).\n\n", strings.TrimSuffix(k.Name, "State"), strings.TrimSuffix(k.Name, "State"))
+	case k.Class == State:
+		fmt.Fprintf(b, "`GET /public/v1/state/%ss` (list), `GET /public/v1/state/%s` (the only one, or the one its fields given in the query or body name).\n\n", strings.TrimSuffix(k.Name, "State"), strings.TrimSuffix(k.Name, "State"))
 	case k.Singleton:
 		b.WriteString("Singleton: exists from the first start; read and changed (PATCH) without a key; cannot be created or deleted.\n\n")
 	case k.Discovered:
@@ -73,6 +75,8 @@ func writeKind(b *strings.Builder, k *Kind) {
 			names = append(names, n)
 		}
 		b.WriteString(strings.Join(names, ", ") + ".\n\n")
+	} else if sk := r.Lookup(State, k.Name); k.Class == Config && sk != nil && sk.Class == State {
+		fmt.Fprintf(b, "`/public/v1/state/%s` is the state-only kind `%s`, not a state form of these objects.\n\n", k.Name, sk.Name)
 	} else if k.Class == Config {
 		fmt.Fprintf(b, "State form `%s`: the applied configuration.\n\n", k.StateName())
 	}
