@@ -33,6 +33,8 @@ var drivers = map[string]*driver{
 	"IPv4Intf": ipv4IntfDriver,
 	"Vlan":     vlanDriver,
 	"Span":     spanDriver,
+	// LogicalIntf is a loopback: a dummy device, or addresses on lo.
+	"LogicalIntf": logicalIntfDriver,
 }
 
 func (b *Backend) appliedOf(kind string) []model.Object {
