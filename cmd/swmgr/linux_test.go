@@ -46,20 +46,6 @@ func TestServeLinuxBackend(t *testing.T) {
 	if out := ip("-n", ns, "-o", "link", "show", "dev", "eth7"); !strings.Contains(out, "mtu 9000") || !strings.Contains(out, ",UP") {
 		t.Errorf("eth7: %s", out)
 	}
-	// A loopback with an address: a dummy device, or the address on lo
-	// where the kernel has no dummies.
-	s.want(s.req(false, "POST", "/config/LogicalIntf", "", "", `{"Name":"Loopback1","Type":"Loopback"}`), 201, "loopback")
-	s.want(s.req(false, "POST", "/config/IPv4Intf", "", "", `{"IntfRef":"Loopback1","IpAddr":"192.0.2.255/32"}`), 201, "loopback address")
-	if out := ip("-n", ns, "-o", "addr", "show"); !strings.Contains(out, "192.0.2.255/32") {
-		t.Errorf("loopback address not in the kernel: %s", out)
-	}
-	s.want(s.req(false, "POST", "/config/IPv4Intf", "", "", `{"IntfRef":"Loopback2","IpAddr":"192.0.2.254/32"}`), 400, "address on a missing loopback")
-	s.want(s.req(false, "POST", "/config/LogicalIntf", "", "", `{"Name":"fpPort9"}`), 400, "loopback named like a port")
-	s.want(s.req(false, "DELETE", "/config/LogicalIntf", "", "", `{"Name":"Loopback1"}`), 409, "loopback in use")
-	r = s.req(false, "GET", "/state/IPv4Intf?IntfRef=Loopback1", "", "", "")
-	if s.want(r, 200, "loopback state"); !strings.Contains(r.raw, `"L2IntfType":"Loopback"`) || !strings.Contains(r.raw, `"OperState":"UP"`) {
-		t.Errorf("loopback IPv4Intf state: %s", r.raw)
-	}
 	r = s.req(false, "PATCH", "/config/Port", "", "", `{"IntfRef":"fpPort2","Speed":25000}`)
 	s.want(r, 400, "speed on a veth")
 	if !strings.Contains(r.raw, "fpPort2 (netdev eth8) cannot change Speed 25000") {

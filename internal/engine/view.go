@@ -404,24 +404,13 @@ func refsOf(k *model.Kind, o model.Object) []store.Ref {
 			if val == "" || val == f.RefImplied {
 				continue
 			}
-			r := store.Ref{Kind: refKind(f, val), Key: val}
+			r := store.Ref{Kind: f.Ref, Key: val}
 			if !containsRef(refs, r) {
 				refs = append(refs, r)
 			}
 		}
 	}
 	return refs
-}
-
-// refKind is the kind a reference field's value names: Ref, or RefOther
-// for a value that is not a port name.
-func refKind(f *model.Field, val string) string {
-	if f.RefOther != "" {
-		if _, _, isPort := model.ParsePortName(val); !isPort {
-			return f.RefOther
-		}
-	}
-	return f.Ref
 }
 
 func containsRef(refs []store.Ref, r store.Ref) bool {
@@ -444,14 +433,14 @@ func (v *view) checkReferences() error {
 			if f.Ref == "" {
 				continue
 			}
+			target := v.e.reg.Lookup(model.Config, f.Ref)
 			for _, r := range refsOf(&model.Kind{Fields: []*model.Field{f}}, c.After) {
-				target := v.e.reg.Lookup(model.Config, r.Kind)
 				cur, err := v.lookup(target, r.Key)
 				if err != nil {
 					return err
 				}
 				if cur == nil {
-					return apierr.BadRequest(apierr.CodeDanglingReference, c.Kind.Name, f.Name, "%s: %s %q does not exist", f.Name, r.Kind, r.Key)
+					return apierr.BadRequest(apierr.CodeDanglingReference, c.Kind.Name, f.Name, "%s: %s %q does not exist", f.Name, f.Ref, r.Key)
 				}
 				if target.Referable != nil {
 					if err := target.Referable(cur.obj); err != nil {

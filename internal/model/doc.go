@@ -84,9 +84,6 @@ func writeField(b *strings.Builder, f *Field) {
 	}
 	if f.Ref != "" {
 		r := "names a " + f.Ref
-		if f.RefOther != "" {
-			r += " or a " + f.RefOther
-		}
 		if f.RefImplied != "" {
 			r += fmt.Sprintf(" (or %q, which always exists)", f.RefImplied)
 		}
@@ -128,7 +125,6 @@ var formatNames = map[Format]string{
 	FormatASN:      "AS number: asplain 1..4294967295 or asdot",
 	FormatPortName: "fpPort<N> or fpPort<N>s<M>",
 	FormatIfName:   "interface name, 1..15 characters",
-	FormatIntfName: "fpPort<N>, fpPort<N>s<M> or a LogicalIntf name",
 	FormatMAC:      "MAC address aa:bb:cc:dd:ee:ff",
 	FormatUserName: "POSIX user name",
 	FormatHostname: "host name",

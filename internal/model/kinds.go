@@ -186,12 +186,11 @@ func builtinKinds() []*Kind {
 				return nil
 			},
 		},
-		logicalIntf,
 		{
 			Name: "IPv4Intf", Class: Config,
 			Doc: "An IPv4 address on an interface; one per interface.",
 			Fields: []*Field{
-				{Name: "IntfRef", Type: String, Key: true, Format: FormatIntfName, Ref: "Port", RefOther: "LogicalIntf", Doc: "the port or loopback that carries the address"},
+				{Name: "IntfRef", Type: String, Key: true, Format: FormatPortName, Ref: "Port", Doc: "the port that carries the address"},
 				{Name: "IpAddr", Type: String, Required: true, Format: FormatIPv4CIDR, UniqueWithin: []string{"Vrf"}, Doc: "<ipv4>/<prefix length>"},
 				{Name: "AdminState", Type: String, Default: "UP", Enum: adminStates},
 				vrfRef(&Field{Name: "Vrf", Type: String, Default: "default", Doc: "VRF of the interface"}),

@@ -83,7 +83,6 @@ const (
 	FormatAbsPath         // an absolute path
 	FormatObjName         // a simple name: letters, digits, - _ .
 	FormatIPv4Host        // a dotted IPv4 address a peer can have: not 0.0.0.0, broadcast or multicast
-	FormatIntfName        // a port name (fpPort<N>[s<M>]) or a loopback's (LogicalIntf) name
 )
 
 // Secrecy says how a secret field is kept.
@@ -117,9 +116,6 @@ type Field struct {
 	Format     Format   // form of a string field or of each list element
 	Ref        string   // the config kind whose key this field names
 	RefImplied string   // a value of Ref that always exists without an object ("default" VRF)
-	// RefOther, when set, is the kind named by the values that are not
-	// port names (an interface reference naming a LogicalIntf, not a Port).
-	RefOther   string
 	Secret     Secrecy  // Public, Sealed or Transient
 	Aliases    []string // other spellings accepted on input
 	ReadOnly   bool     // set by the switch; a client may only repeat the current value
@@ -225,9 +221,6 @@ func NewRegistry(kinds ...*Kind) (*Registry, error) {
 		for _, f := range k.Fields {
 			if f.Ref != "" && r.Lookup(Config, f.Ref) == nil {
 				return nil, errorf("%s.%s references unknown kind %s", k.Name, f.Name, f.Ref)
-			}
-			if f.RefOther != "" && r.Lookup(Config, f.RefOther) == nil {
-				return nil, errorf("%s.%s references unknown kind %s", k.Name, f.Name, f.RefOther)
 			}
 		}
 	}

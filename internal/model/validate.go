@@ -123,10 +123,7 @@ var (
 	userNameRE = regexp.MustCompile(`^[a-z_][a-z0-9_-]{0,30}[$]?$`)
 	macRE      = regexp.MustCompile(`^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$`)
 	objNameRE  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$`)
-	// loopbackNameRE: a LogicalIntf's name becomes a Linux device name
-	// (at most 15 characters).
-	loopbackNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]{0,14}$`)
-	labelRE        = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$`)
+	labelRE    = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$`)
 )
 
 // checkFormat returns "" when s has form f, else what s should have been.
@@ -161,10 +158,6 @@ func checkFormat(f Format, s string) string {
 	case FormatPortName:
 		if !portNameRE.MatchString(s) {
 			return "a front-panel port name like fpPort1, or a breakout sub-port like fpPort1s2"
-		}
-	case FormatIntfName:
-		if !portNameRE.MatchString(s) && !loopbackNameRE.MatchString(s) {
-			return "a front-panel port name like fpPort1 (or fpPort1s2), or a loopback's (LogicalIntf) name like Loopback1"
 		}
 	case FormatIfName:
 		if len(s) == 0 || len(s) > 15 || s == "." || s == ".." || strings.ContainsAny(s, "/ \t\n:\x00") {

@@ -274,12 +274,9 @@ func (s *Sim) State(ctx context.Context, kind *model.Kind, o model.Object) (mode
 		st["IfInOctets"], st["IfOutOctets"] = in, out
 		st["IfInUcastPkts"], st["IfOutUcastPkts"] = in/500, out/500
 		st["PresentInHW"] = "YES"
-	case "LogicalIntf":
-		st["OperState"] = "UP" // a loopback is always up
 	case "IPv4Intf":
 		p := s.ports[o.Str("IntfRef")]
-		_, _, onPort := model.ParsePortName(o.Str("IntfRef"))
-		up := (p != nil && p.operUp || !onPort) && o.Str("AdminState") == "UP"
+		up := p != nil && p.operUp && o.Str("AdminState") == "UP"
 		st["OperState"] = upDown(up)
 		if p != nil {
 			st["IfIndex"] = p.ifIndex
@@ -288,9 +285,6 @@ func (s *Sim) State(ctx context.Context, kind *model.Kind, o model.Object) (mode
 			}
 		}
 		st["L2IntfType"] = "Port"
-		if !onPort {
-			st["L2IntfType"] = "Loopback"
-		}
 		n, _, _ := model.ParsePortName(o.Str("IntfRef"))
 		st["L2IntfId"] = int64(n)
 	case "BGPGlobal":
