@@ -227,7 +227,10 @@ func TestEventsResume(t *testing.T) {
 	// The writer opens a connection per request: closing the server's
 	// connections must not fail its writes.
 	writer, _ := client.New(server.URL, client.WithHTTPClient(&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}))
+	writing := make(chan struct{})
+	defer func() { <-writing }() // the writer logs to t: it must end first
 	go func() {
+		defer close(writing)
 		for i := range commits {
 			if _, err := writer.UpdateByKey(ctx, "SystemParam", client.Object{"Description": "feed " + strconv.Itoa(i)}); err != nil {
 				t.Error(err)

@@ -22,6 +22,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/swmgr/swmgr/internal/openapi/openapitest"
 )
 
 const blackBoxAdminPassword = "black-box-admin-password" // the harness's SWMGR_ADMIN_PASSWORD
@@ -29,6 +31,14 @@ const blackBoxAdminPassword = "black-box-admin-password" // the harness's SWMGR_
 // httpsClient trusts only the certificate swmgr made in dir; local, if
 // valid, is the loopback address its connections come from.
 func httpsClient(t testing.TB, dir string, local string) *http.Client {
+	t.Helper()
+	return validated(t, unvalidatedHTTPSClient(t, dir, local))
+}
+
+// unvalidatedHTTPSClient is httpsClient without the OpenAPI check, for
+// load whose responses are not the point (and whose checking would take
+// the CPU the server needs).
+func unvalidatedHTTPSClient(t testing.TB, dir string, local string) *http.Client {
 	t.Helper()
 	pem, err := os.ReadFile(filepath.Join(dir, "tls-cert.pem"))
 	if err != nil {
@@ -45,6 +55,16 @@ func httpsClient(t testing.TB, dir string, local string) *http.Client {
 		TLSClientConfig:     &tls.Config{RootCAs: pool},
 		MaxIdleConnsPerHost: 4,
 	}}
+}
+
+// validated checks every response c receives against the OpenAPI document.
+func validated(t testing.TB, c *http.Client) *http.Client {
+	t.Helper()
+	v, err := openapitest.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v.Wrap(c)
 }
 
 func send(t testing.TB, c *http.Client, method, url, user, password, body string, hdr ...string) (int, string) {
@@ -116,6 +136,16 @@ func TestCrossOriginWritesRefused(t *testing.T) {
 			if code != 403 || !strings.Contains(body, "cross-origin") {
 				t.Errorf("HTTPS as admin %s %s with %v: %d %s", w.method, w.path, h, code, body)
 			}
+		}
+	}
+	// DNS rebinding: a page on a name it controls, resolved to 127.0.0.1,
+	// is same-origin for the browser; its Host gives it away. Without
+	// credentials it may neither write nor read.
+	rebound := "rebind.evil.example:" + s.addr[strings.LastIndexByte(s.addr, ':')+1:]
+	for _, w := range append(writes, struct{ method, path, body string }{"GET", "/config/NtpServers", ""}) {
+		r := s.do(t, w.method, w.path, w.body, "Host", rebound, "Origin", "http://"+rebound, "Sec-Fetch-Site", "same-origin")
+		if r.code != 403 || !strings.Contains(string(r.raw), "DNS rebinding") {
+			t.Errorf("rebound %s %s: %s", w.method, w.path, r)
 		}
 	}
 	// Reads and preflights keep the spec's CORS behaviour.
@@ -277,7 +307,7 @@ func TestLoginStorm(t *testing.T) {
 	var statuses [600]atomic.Int64
 	var errs atomic.Int64
 	for i := range attackers {
-		c := httpsClient(t, dir, fmt.Sprintf("127.0.0.%d", 2+i%addrs))
+		c := unvalidatedHTTPSClient(t, dir, fmt.Sprintf("127.0.0.%d", 2+i%addrs))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -82,6 +82,13 @@ func creatableKinds() []kindCase {
 			state:   []string{"SessionState", "PeerType"},
 		},
 		{
+			kind:    "IPv4Route",
+			create:  map[string]any{"DestinationNw": "192.168.4.0", "NetworkMask": "255.255.255.0", "NextHop": []map[string]any{{"NextHopIp": "10.3.0.9", "NextHopIntRef": "", "Weight": 0}}},
+			key:     map[string]any{"DestinationNw": "192.168.4.0", "NetworkMask": "255.255.255.0"},
+			update:  map[string]any{"NextHop": []map[string]any{{"NextHopIp": "10.3.0.9", "NextHopIntRef": "", "Weight": 0}, {"NextHopIp": "10.3.0.10", "NextHopIntRef": "", "Weight": 3}}},
+			update2: map[string]any{"Cost": 5, "NullRoute": true, "NextHop": []map[string]any{}},
+		},
+		{
 			kind:    "Span",
 			create:  map[string]any{"SpanSessionName": "tap1", "DstIntfRef": "fpPort4", "SrcIntfRefList": []string{"fpPort1", "fpPort2"}, "MirrorDir": "BOTH", "AdminState": "UP"},
 			key:     map[string]any{"SpanSessionName": "tap1"},

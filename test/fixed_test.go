@@ -43,6 +43,13 @@ func TestSingletons(t *testing.T) {
 			bad:     map[string]any{"EBGPMaxPaths": 65},
 			state:   []string{"AS"},
 		},
+		{
+			kind:    "LLDPGlobal",
+			initial: map[string]any{"Vrf": "default", "Enable": false, "TranmitInterval": 30, "TxRxMode": "TxRx"},
+			update:  map[string]any{"Enable": true},
+			update2: map[string]any{"TranmitInterval": 60, "TxRxMode": "TxOnly"},
+			bad:     map[string]any{"TranmitInterval": 1},
+		},
 	}
 	for _, c := range cases {
 		t.Run(c.kind, func(t *testing.T) {

@@ -24,6 +24,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/swmgr/swmgr/internal/openapi/openapitest"
 )
 
 // swmgrBin is the binary TestMain builds.
@@ -45,6 +47,14 @@ func runTests(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "go build ../cmd/swmgr: %v\n", err)
 		return 1
 	}
+	// Every response the suite receives is checked against the OpenAPI
+	// document, so that the document cannot drift from the server.
+	validator, err := openapitest.Builtin()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	client = validator.Wrap(client)
 	return m.Run()
 }
 
@@ -249,6 +259,9 @@ func (s *server) call(method, path, body string, headers ...string) (reply, erro
 		req.Header.Set("Content-Type", "application/json")
 	}
 	for i := 0; i+1 < len(headers); i += 2 {
+		if headers[i] == "Host" { // net/http takes it from the request, not its headers
+			req.Host = headers[i+1]
+		}
 		req.Header.Set(headers[i], headers[i+1])
 	}
 	resp, err := client.Do(req)

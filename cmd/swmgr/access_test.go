@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -522,11 +523,15 @@ func TestFirstAdmin(t *testing.T) {
 		if err := os.Remove(filepath.Join(dir, "swmgr.db")); err != nil {
 			t.Fatal(err)
 		}
-		// The simulated switch's accounts are its own: the leftover admin
-		// account is replaced, with the new password.
-		s = startSwmgr(t, &serveOptions{dataDir: dir, https: "-", adminPasswordFile: writeFile(t, "second-admin-pass")})
-		s.want(s.req(false, "GET", "/config/Users", "admin", "second-admin-pass", ""), 200, "new password")
-		s.want(s.req(false, "GET", "/config/Users", "admin", "first-admin-pass", ""), 401, "old password")
+		// A data directory in use that lost its database is not silently
+		// made a new switch (issue 13 item 4): the start is refused.
+		o := &serveOptions{dataDir: dir, http: "127.0.0.1:0", adminPasswordFile: writeFile(t, "second-admin-pass"), backend: "sim", ports: 4, logFormat: "text", logLevel: "info", logOut: io.Discard}
+		if err := serve(context.Background(), o); err == nil || !strings.Contains(err.Error(), "swmgr.db is missing") {
+			t.Fatalf("serve: %v", err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "swmgr.db")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("a refused start made a database: %v", err)
+		}
 	})
 	t.Run("a short password is refused", func(t *testing.T) {
 		o := &serveOptions{dataDir: t.TempDir(), http: "127.0.0.1:0", adminPasswordFile: writeFile(t, "short\n"), backend: "sim", ports: 4, logFormat: "text", logLevel: "info", logOut: io.Discard}

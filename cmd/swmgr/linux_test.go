@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -8,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/swmgr/swmgr/internal/frr"
 )
 
 // TestServeLinuxBackend runs `serve --backend linux --netns N --port-map F`
@@ -75,4 +78,92 @@ func TestServeLinuxBackend(t *testing.T) {
 	if !strings.Contains(r.raw, "VRFs as") {
 		t.Errorf("SystemParam state does not say how VRFs are made: %s", r.raw)
 	}
+}
+
+// TestServeLinuxBGP: `serve --backend linux --bgp frr` starts FRR in the
+// switch namespace; BGP configured over REST peers with a second FRR the
+// test runs behind fpPort1, and the REST state shows the session and the
+// learned prefix while the kernel has the route.
+func TestServeLinuxBGP(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to make network namespaces and run FRR")
+	}
+	if _, err := os.Stat("/usr/lib/frr/bgpd"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("FRR is missing; .ci/run installs it")
+		}
+		t.Skip("FRR is not installed: apt-get install frr (.ci/run does)")
+	}
+	id := fmt.Sprintf("rtsrv%05d", rand.IntN(100000))
+	sw, peerNS := id+"s", id+"p"
+	ip := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command("ip", args...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("ip %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	for _, ns := range []string{sw, peerNS} {
+		ip("netns", "add", ns)
+		t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
+		ip("-n", ns, "link", "set", "lo", "up")
+	}
+	ip("link", "add", "rtp1", "netns", sw, "type", "veth", "peer", "name", "eth0", "netns", peerNS)
+	ip("-n", peerNS, "addr", "add", "10.221.0.2/30", "dev", "eth0")
+	ip("-n", peerNS, "addr", "add", "198.51.100.1/24", "dev", "lo")
+	ip("-n", peerNS, "link", "set", "eth0", "up")
+	dir, err := os.MkdirTemp("", id+"-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(dir, 0o755)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	peer, err := frr.New(frr.Options{Dir: dir + "/peer", Netns: peerNS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := peer.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(peer.Stop)
+	err = peer.Apply(context.Background(), frr.Config{
+		Instances: []frr.Instance{{ASNum: "65002", RouterID: "10.221.0.2", Redistribution: []frr.Redistribution{{Sources: "CONNECTED"}}}},
+		Neighbors: []frr.Neighbor{{NeighborAddress: "10.221.0.1", PeerAS: "65001", KeepaliveTime: 1, HoldTime: 3, ConnectRetryTime: 1}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	portMap := writeFile(t, "fpPort1 rtp1\n")
+	s := startSwmgr(t, &serveOptions{dataDir: t.TempDir(), https: "-", backend: "linux", netns: sw, portMap: portMap,
+		daemons: daemonFlags{bgp: "frr", frrDir: dir + "/frr"}})
+	s.want(s.req(false, "PATCH", "/config/Port", "", "", `{"IntfRef":"fpPort1","AdminState":"UP"}`), 200, "port up")
+	s.want(s.req(false, "POST", "/config/IPv4Intf", "", "", `{"IntfRef":"fpPort1","IpAddr":"10.221.0.1/30"}`), 201, "address")
+	s.want(s.req(false, "PATCH", "/config/BGPGlobal", "", "", `{"Vrf":"default","ASNum":"65001","RouterId":"10.221.0.1"}`), 200, "BGPGlobal")
+	s.want(s.req(false, "POST", "/config/BGPv4Neighbor", "", "", `{"NeighborAddress":"10.221.0.2","PeerAS":"65002","HoldTime":3,"KeepaliveTime":1,"ConnectRetryTime":1}`), 201, "neighbor")
+	deadline := time.Now().Add(40 * time.Second)
+	for {
+		r := s.req(false, "GET", "/state/BGPv4Neighbors", "", "", "")
+		kernel := ip("-n", sw, "route", "show", "198.51.100.0/24")
+		if strings.Contains(r.raw, `"SessionState":6`) && !strings.Contains(r.raw, `"TotalPrefixes":0`) && strings.Contains(kernel, "proto bgp") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no Established session with a learned prefix: %s\nkernel: %q", r.raw, kernel)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	r := s.req(false, "GET", "/state/BGPGlobal", "", "", "")
+	if !strings.Contains(r.raw, `"AS":"65001"`) {
+		t.Errorf("BGPGlobal state: %s", r.raw)
+	}
+	// FRR refuses a route-reflector client that is not internal: a 400
+	// with FRR's message, and nothing stored.
+	r = s.req(false, "POST", "/config/BGPv4Neighbor", "", "", `{"NeighborAddress":"10.221.9.9","PeerAS":"65009","RouteReflectorClient":true}`)
+	s.want(r, 400, "FRR's refusal")
+	if !strings.Contains(r.raw, "Not an internal neighbor") {
+		t.Errorf("refusal does not carry FRR's message: %s", r.raw)
+	}
+	s.want(s.req(false, "GET", "/config/BGPv4Neighbor", "", "", `{"Vrf":"default","NeighborAddress":"10.221.9.9"}`), 404, "refused neighbor not stored")
 }

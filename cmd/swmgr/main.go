@@ -9,22 +9,34 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/cobra/doc"
 
 	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/openapi"
 )
 
 func main() {
+	root := rootCommand()
+	if args := loginShellArgs(os.Args); args != nil {
+		root.SetArgs(args)
+	}
+	if err := root.Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "swmgr:", err)
+		os.Exit(1)
+	}
+}
+
+func rootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "swmgr",
 		Short:         "Manage a network switch through a REST interface",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version(),
 	}
-	root.AddCommand(serveCommand(), dumpCommand(), docsCommand(), versionCommand(), configCommand())
-	if err := root.Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "swmgr:", err)
-		os.Exit(1)
-	}
+	root.SetVersionTemplate(versionLine())
+	root.AddCommand(serveCommand(), dumpCommand(), docsCommand(), openapiCommand(), versionCommand(), configCommand(), manCommand(), cliCommand())
+	return root
 }
 
 func docsCommand() *cobra.Command {
@@ -34,6 +46,38 @@ func docsCommand() *cobra.Command {
 		Args:  cobra.NoArgs,
 		Run: func(cmd *cobra.Command, _ []string) {
 			fmt.Fprint(cmd.OutOrStdout(), model.Builtin().Markdown())
+		},
+	}
+}
+
+func openapiCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "openapi",
+		Short: "Print the OpenAPI 3.1 document (docs/openapi.json) generated from the model",
+		Long:  "Print the OpenAPI 3.1 document of the REST interface, generated from the object model; a running server serves the same at " + openapi.Path + ".",
+		Args:  cobra.NoArgs,
+		Run: func(cmd *cobra.Command, _ []string) {
+			cmd.OutOrStdout().Write(openapi.JSON(model.Builtin()))
+		},
+	}
+}
+
+// manCommand writes the man pages the package installs; hidden, as only
+// packaging needs it.
+func manCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:    "man <dir>",
+		Short:  "Write the man pages (swmgr.1, swmgr-serve.1, ...) into dir",
+		Args:   cobra.ExactArgs(1),
+		Hidden: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			root := cmd.Root()
+			root.DisableAutoGenTag = true // the pages stay the same from build to build
+			header := &doc.GenManHeader{Title: "SWMGR", Section: "1", Source: "swmgr " + version(), Manual: "swmgr manual"}
+			if err := os.MkdirAll(args[0], 0o755); err != nil {
+				return err
+			}
+			return doc.GenManTree(root, header, args[0])
 		},
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/obs"
+	"github.com/swmgr/swmgr/internal/openapi"
 	"github.com/swmgr/swmgr/internal/store"
 )
 
@@ -21,6 +22,7 @@ type observability struct {
 	metrics *obs.Metrics // nil with --metrics=false
 	access  *slog.Logger // nil with --access-log=false
 	health  obs.Health
+	apiDoc  []byte // the OpenAPI document, generated once from the engine's registry
 }
 
 func newObservability(o *serveOptions, log *slog.Logger) *observability {
@@ -36,6 +38,7 @@ func newObservability(o *serveOptions, log *slog.Logger) *observability {
 
 // watch hooks the metrics into the store and the engine.
 func (ob *observability) watch(st *store.Store, eng *engine.Engine, log *slog.Logger) {
+	ob.apiDoc = openapi.JSON(eng.Registry())
 	if ob.metrics == nil {
 		return
 	}
@@ -80,6 +83,10 @@ func (ob *observability) outer(authed http.Handler) http.Handler {
 		switch p := r.URL.Path; {
 		case p == obs.HealthzPath || p == obs.ReadyzPath:
 			ob.health.ServeHTTP(w, r)
+		case p == openapi.Path && (r.Method == http.MethodGet || r.Method == http.MethodHead):
+			w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+			w.Header().Set("Access-Control-Allow-Origin", "*")
+			w.Write(ob.apiDoc)
 		default:
 			authed.ServeHTTP(w, r)
 		}

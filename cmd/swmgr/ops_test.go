@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/swmgr/swmgr/internal/auth"
+	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/openapi"
 )
 
 // get reads a path outside /public/v1 over one of the listeners.
@@ -63,6 +65,18 @@ func TestObservability(t *testing.T) {
 				if code != 200 || body != want+"\n" {
 					t.Errorf("%s (https %v): %d %q", path, secure, code, body)
 				}
+			}
+		}
+	})
+
+	t.Run("openapi document", func(t *testing.T) {
+		// Public on every listener (it holds no data), and what `swmgr
+		// openapi` prints.
+		want := string(openapi.JSON(model.Builtin()))
+		for _, secure := range []bool{false, true} {
+			code, body := s.raw(secure, openapi.Path, "", "")
+			if code != 200 || body != want {
+				t.Errorf("%s (https %v): %d, %d bytes; want 200 and the generated document", openapi.Path, secure, code, len(body))
 			}
 		}
 	})

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -28,7 +29,6 @@ import (
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/lifecycle"
 	"github.com/swmgr/swmgr/internal/model"
-	"github.com/swmgr/swmgr/internal/secrets"
 	"github.com/swmgr/swmgr/internal/store"
 	"github.com/swmgr/swmgr/internal/tlscert"
 )
@@ -53,6 +53,7 @@ type serveOptions struct {
 	accessLog         bool
 	metrics           bool
 	startupConfig     string
+	daemons           daemonFlags // linux backend: BGP, NTP, host settings
 
 	// Set by tests only.
 	accounts     accounts.Accounts                // instead of the backend's own
@@ -104,6 +105,7 @@ func serveCommand() *cobra.Command {
 	f.IntVar(&o.maxConnsPerClient, "max-conns-per-client", defaultMaxConnsPerClient, "open connections per client address (per uid on the Unix socket); more are closed at once")
 	f.BoolVar(&o.accessLog, "access-log", true, "log one line per request (at info level)")
 	f.BoolVar(&o.metrics, "metrics", true, "serve Prometheus metrics at /metrics")
+	addDaemonFlags(f, &o.daemons)
 	f.StringVar(&o.startupConfig, "startup-config", "", "on a new data directory, load this saved configuration (///abs/path, file:///abs/path or sftp://host/path; default: <data-dir>/startup-config if present); an encrypted one takes $"+nonceEnv+" and $"+passphraseEnv+"")
 	return cmd
 }
@@ -123,21 +125,59 @@ func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
 	return nil, fmt.Errorf("--log-format %q: use text or json", format)
 }
 
-func version() string {
+// buildVersion and buildCommit are set when packaging, with -ldflags
+// "-X main.buildVersion=1.2.3 -X main.buildCommit=<hash>"; a plain build
+// reports the module version or "dev", and the commit Go recorded.
+var buildVersion, buildCommit string
+
+// buildInfo says what this binary is: its version, the commit it was built
+// from ("unknown" without VCS information; "+dirty" if the tree had
+// changes) and the Go version.
+func buildInfo() (ver, commit, goVersion string) {
+	ver, commit, goVersion = buildVersion, "unknown", runtime.Version()
 	if bi, ok := debug.ReadBuildInfo(); ok {
-		if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-			return bi.Main.Version
+		if ver == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			ver = bi.Main.Version
 		}
+		dirty := false
 		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				return "swmgr-dev-" + s.Value[:12]
+			switch s.Key {
+			case "vcs.revision":
+				commit = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
 			}
 		}
+		if dirty && commit != "unknown" {
+			commit += "+dirty"
+		}
 	}
-	return "swmgr-dev"
+	if buildCommit != "" {
+		commit = buildCommit
+	}
+	if ver == "" {
+		ver = "dev"
+	}
+	return ver, commit, goVersion
+}
+
+// version is the one-word version the log and the API report.
+func version() string {
+	ver, commit, _ := buildInfo()
+	if ver == "dev" && len(commit) >= 12 && commit != "unknown" {
+		return "dev-" + commit[:12]
+	}
+	return ver
+}
+
+// versionLine is what --version and `swmgr version` print.
+func versionLine() string {
+	ver, commit, goVersion := buildInfo()
+	return fmt.Sprintf("swmgr %s (commit %s, %s %s/%s)\n", ver, commit, goVersion, runtime.GOOS, runtime.GOARCH)
 }
 
 func serve(ctx context.Context, o *serveOptions) error {
+	started := time.Now()
 	logOut := o.logOut
 	if logOut == nil {
 		logOut = os.Stderr
@@ -180,6 +220,9 @@ func serve(ctx context.Context, o *serveOptions) error {
 	default:
 		return fmt.Errorf("--backend %q: use sim or linux", o.backend)
 	}
+	if err := o.daemons.check(); err != nil {
+		return err
+	}
 
 	// Nothing is created unless the listeners can be bound.
 	if err := probeListen("--https", o.https); err != nil {
@@ -190,6 +233,9 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 	ob := newObservability(o, log)
 
+	if err := checkDataDir(o.dataDir); err != nil {
+		return err
+	}
 	st, err := store.Open(o.dataDir)
 	if err != nil {
 		return err
@@ -198,9 +244,14 @@ func serve(ctx context.Context, o *serveOptions) error {
 		st.Close()
 		os.Remove(filepath.Join(o.dataDir, "swmgr.pid")) // a clean exit leaves no pid file
 	}()
-	box, err := secrets.Open(o.dataDir)
+	box, inUse, err := openSecrets(o.dataDir, st)
 	if err != nil {
 		return err
+	}
+	if o.accounts == nil {
+		if err := checkAccounts(o.dataDir, inUse); err != nil {
+			return err
+		}
 	}
 	acc, owned, err := openAccounts(o)
 	if err != nil {
@@ -218,7 +269,8 @@ func serve(ctx context.Context, o *serveOptions) error {
 		verifier.Forget(name)
 		peers.Forget(name)
 	}
-	var be backend.Backend = sim.New(sim.Options{Ports: o.ports, Version: version(), Accounts: accounts.Observe(acc, accountChanged), OwnAccounts: owned, CLIShell: cliShell()})
+	simulated := sim.New(sim.Options{Ports: o.ports, Version: version(), Accounts: accounts.Observe(acc, accountChanged), OwnAccounts: owned, CLIShell: cliShell()})
+	var be backend.Backend = simulated
 	if o.backend == "linux" {
 		// What a reconciliation puts back goes to the config log as an
 		// entry of its own (API "reconcile").
@@ -273,6 +325,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 
 	handler := api.New(eng, log)
+	(&serviceStatus{started: started, eng: eng, handler: handler, ready: ob.health.Ready, backend: o.backend, archive: true, sim: simulated}).serve()
 	for name, action := range lc.Actions() {
 		handler.HandleAction(name, action)
 	}
@@ -393,7 +446,7 @@ func versionCommand() *cobra.Command {
 		Use:   "version",
 		Short: "Print the version",
 		Args:  cobra.NoArgs,
-		Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprintln(cmd.OutOrStdout(), version()) },
+		Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprint(cmd.OutOrStdout(), versionLine()) },
 	}
 }
 
@@ -422,6 +475,7 @@ func dumpCommand() *cobra.Command {
 func openLinuxBackend(o *serveOptions, others backend.Backend, onReconcile func([]string), log *slog.Logger) (backend.Backend, error) {
 	lo := linux.Options{Kernel: linux.KernelOptions{Netns: o.netns}, Version: version(), Others: others, Log: log, OnReconcile: onReconcile,
 		Journal: filepath.Join(o.dataDir, "linux-apply.journal")}
+	o.daemons.apply(&lo)
 	if o.portMap != "" {
 		b, err := os.ReadFile(o.portMap)
 		if err != nil {

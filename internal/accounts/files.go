@@ -55,6 +55,11 @@ func OpenFiles(dir string, opts FilesOptions) (*Files, error) {
 		return nil, fmt.Errorf("accounts directory: %w", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, passwdFile)); errors.Is(err, os.ErrNotExist) {
+		for _, name := range []string{shadowFile, groupFile} {
+			if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+				return nil, fmt.Errorf("%s is missing but %s is there: the account files are damaged, and making new ones would lose every account; restore them from a backup", filepath.Join(dir, passwdFile), name)
+			}
+		}
 		seed := &etc{
 			passwd:  table{{"root", "x", "0", "0", "root", "/root", "/bin/bash"}},
 			shadow:  table{{"root", "*", daysNow(f.now()), "0", "99999", "7", "", "", ""}},
@@ -68,6 +73,9 @@ func OpenFiles(dir string, opts FilesOptions) (*Files, error) {
 	}
 	e, err := readEtc(dir)
 	if err != nil {
+		return nil, err
+	}
+	if err := e.wellFormed(dir); err != nil {
 		return nil, err
 	}
 	f.cur.Store(e)
@@ -307,4 +315,24 @@ func fileMode(name string) os.FileMode {
 		return 0o600
 	}
 	return 0o644
+}
+
+// wellFormed checks files this package wrote: every line an entry with the
+// right number of fields, root present. Garbage would otherwise be read
+// as no accounts at all, and nobody could log in.
+func (e *etc) wellFormed(dir string) error {
+	for _, t := range []struct {
+		name   string
+		fields int
+	}{{passwdFile, 7}, {shadowFile, 9}, {groupFile, 4}, {gshadowFile, 4}} {
+		for i, entry := range *e.table(t.name) {
+			if len(entry) != t.fields || entry[0] == "" {
+				return fmt.Errorf("%s line %d: not an account entry (%d fields, want %d): the account files are damaged; restore them from a backup", filepath.Join(dir, t.name), i+1, len(entry), t.fields)
+			}
+		}
+	}
+	if e.passwd.find("root") < 0 {
+		return fmt.Errorf("%s has no root entry: the account files are damaged; restore them from a backup", filepath.Join(dir, passwdFile))
+	}
+	return nil
 }

@@ -60,6 +60,8 @@ type Server struct {
 	FeedWriteTimeout time.Duration
 
 	actions map[string]ActionHandler // set before serving
+	states  map[string]StateSource   // set before serving
+	calls   callCounters
 }
 
 // ActionHandler runs one action: fields parsed, defaulted and validated by
@@ -156,6 +158,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	s.calls.count(r.Method, route.Class)
 	req := &request{s: s, w: w, r: r, route: route, kind: route.Kind}
 	req.meta = s.meta(r)
 	if isWrite(r.Method) && !r.URL.Query().Has("dry_run") {
@@ -223,6 +226,9 @@ func (q *request) serve() error {
 	}
 	switch q.r.Method {
 	case http.MethodGet, http.MethodHead:
+		if src := q.s.states[q.kind.Name]; src != nil && q.cand == "" {
+			return q.serviceState(src)
+		}
 		return q.get()
 	case http.MethodPost:
 		if q.route.Class == model.Action {
@@ -314,6 +320,14 @@ func (q *request) target() (engine.Target, error) {
 	if err != nil {
 		return engine.Target{}, err
 	}
+	if m := q.r.Method; m == http.MethodGet || m == http.MethodHead || m == http.MethodDelete {
+		// Other fields of the body do not pick the object, but a value the
+		// object could never have (IntfRef "fpPort1" for a neighbor by
+		// address) must not silently name another one.
+		if err := q.kind.ValidateGiven(fields); err != nil {
+			return engine.Target{}, err
+		}
+	}
 	for _, f := range q.kind.Keys() {
 		if v, ok := fields[f.Name]; ok {
 			if qv, dup := key[f.Name]; dup && qv != v {
@@ -339,6 +353,9 @@ func keyNames(k *model.Kind) string {
 }
 
 func (q *request) write(op backend.Op) error {
+	if raw, ok := q.body["patch"]; ok && op == backend.Update && q.cand == "" && q.kind.Field("patch") == nil {
+		return q.patchList(raw)
+	}
 	ed := engine.Edit{Kind: q.kind, Op: op, IfMatch: q.r.Header.Get("If-Match")}
 	var err error
 	if op != backend.Create {

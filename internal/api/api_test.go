@@ -18,6 +18,7 @@ import (
 	"github.com/swmgr/swmgr/internal/backend/sim"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/openapi/openapitest"
 	"github.com/swmgr/swmgr/internal/secrets"
 	"github.com/swmgr/swmgr/internal/store"
 )
@@ -33,6 +34,7 @@ type apiHarness struct {
 	st     *store.Store
 	eng    *engine.Engine
 	h      http.Handler
+	client *http.Client      // checks every response against the OpenAPI document
 	accDir string            // the simulated switch's account files
 	ids    map[string]string // fixture name -> ObjectId
 	etags  map[string]string // fixture name -> ETag of its last write
@@ -71,7 +73,11 @@ func newAPIHarness(t testing.TB) *apiHarness {
 		srv.Close()
 		st.Close()
 	})
-	return &apiHarness{t: t, srv: srv, base: srv.URL + "/public/v1", st: st, eng: eng, h: h, accDir: acc.Dir(), ids: map[string]string{}, etags: map[string]string{}}
+	validator, err := openapitest.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &apiHarness{t: t, srv: srv, base: srv.URL + "/public/v1", st: st, eng: eng, h: h, client: validator.Wrap(srv.Client()), accDir: acc.Dir(), ids: map[string]string{}, etags: map[string]string{}}
 }
 
 // send makes one request to a path under /public/v1 and returns the
@@ -89,7 +95,7 @@ func (a *apiHarness) send(method, path string, hdr map[string]string, body strin
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
-	resp, err := a.srv.Client().Do(req)
+	resp, err := a.client.Do(req)
 	if err != nil {
 		a.t.Fatalf("%s %s: %v", method, path, err)
 	}
@@ -291,7 +297,19 @@ func apiBadRows(a *apiHarness) []apiBadRow {
 		{name: "AS number asdot too large", method: "POST", path: "/config/BGPv4Neighbor", body: `{"NeighborAddress":"192.0.2.3","PeerAS":"65536.1"}`, wantStatus: 400, wantCode: "invalid_value", wantField: "PeerAS"},
 		{name: "AS number asdot 0.0", method: "POST", path: "/config/BGPv4Neighbor", body: `{"NeighborAddress":"192.0.2.3","PeerAS":"0.0"}`, wantStatus: 400, wantCode: "invalid_value"},
 		{name: "AS number with leading zero", method: "PATCH", path: "/config/BGPv4Neighbor", body: `{"NeighborAddress":"192.0.2.2","LocalAS":"065010"}`, wantStatus: 400, wantCode: "invalid_value"},
-		{name: "bad port name", method: "POST", path: "/config/IPv4Intf", body: `{"IntfRef":"eth0","IpAddr":"10.6.0.1/24"}`, wantStatus: 400, wantCode: "invalid_value", wantField: "IntfRef"},
+		{name: "bad port name", method: "POST", path: "/config/IPv4Intf", body: `{"IntfRef":"fpPort0","IpAddr":"10.6.0.1/24"}`, wantStatus: 400, wantCode: "invalid_value", wantField: "IntfRef"},
+		{name: "interface that is no LogicalIntf", method: "POST", path: "/config/IPv4Intf", body: `{"IntfRef":"eth0","IpAddr":"10.6.0.1/24"}`, wantStatus: 400, wantCode: "dangling_reference", wantField: "IntfRef"},
+		{name: "VLAN interface before VLANs", method: "POST", path: "/config/IPv4Intf", body: `{"IntfRef":"vlan10","IpAddr":"10.6.0.1/24"}`, wantStatus: 400, wantCode: "invalid_value", wantField: "IntfRef"},
+		{name: "neighbor by interface", method: "POST", path: "/config/BGPv4Neighbor", body: `{"IntfRef":"fpPort1","NeighborAddress":"192.0.2.9","PeerAS":"65002"}`, wantStatus: 400, wantCode: "invalid_value", wantField: "IntfRef", wantMsg: "not supported yet"},
+		{name: "neighbor in a peer group", method: "POST", path: "/config/BGPv4Neighbor", body: `{"NeighborAddress":"192.0.2.9","PeerAS":"65002","PeerGroup":"spines"}`, wantStatus: 400, wantCode: "invalid_value", wantField: "PeerGroup", wantMsg: "not supported yet"},
+		{name: "redistribution not a list", method: "PATCH", path: "/config/BGPGlobal", body: `{"Redistribution":{"Sources":"STATIC"}}`, wantStatus: 400, wantCode: "wrong_type", wantField: "Redistribution"},
+		{name: "redistribution unknown source", method: "PATCH", path: "/config/BGPGlobal", body: `{"Redistribution":[{"Sources":"RIP"}]}`, wantStatus: 400, wantCode: "invalid_value", wantField: "Redistribution"},
+		{name: "redistribution source twice", method: "PATCH", path: "/config/BGPGlobal", body: `{"Redistribution":[{"Sources":"STATIC"},{"Sources":"STATIC"}]}`, wantStatus: 400, wantCode: "invalid_value", wantField: "Redistribution"},
+		{name: "redistribution in the query", method: "PATCH", path: "/config/BGPGlobal?Redistribution=x", body: `{}`, wantStatus: 400, wantCode: "invalid_value", wantField: "Redistribution"},
+		{name: "loopback named like a port", method: "POST", path: "/config/LogicalIntf", body: `{"Name":"fpPort77"}`, wantStatus: 400, wantCode: "invalid_value", wantField: "Name"},
+		{name: "loopback of another type", method: "POST", path: "/config/LogicalIntf", body: `{"Name":"Loopback7","Type":"Tunnel"}`, wantStatus: 400, wantCode: "invalid_value", wantField: "Type"},
+		{name: "LLDP interval out of range", method: "PATCH", path: "/config/LLDPGlobal", body: `{"TranmitInterval":0}`, wantStatus: 400, wantCode: "invalid_value", wantField: "TranmitInterval"},
+		{name: "LLDP snoop not supported", method: "PATCH", path: "/config/LLDPGlobal", body: `{"SnoopAndDrop":true}`, wantStatus: 400, wantCode: "invalid_value", wantField: "SnoopAndDrop", wantMsg: "not supported yet"},
 		{name: "bad port name in a list", method: "PATCH", path: "/config/Span", body: `{"SpanSessionName":"mon1","SrcIntfRefList":["fpPort3","fpport4"]}`, wantStatus: 400, wantCode: "invalid_value"},
 		{name: "enum not allowed", method: "PATCH", path: "/config/Port", body: `{"IntfRef":"fpPort1","AdminState":"OFF"}`, wantStatus: 400, wantCode: "invalid_value", wantMsg: "UP, DOWN"},
 		{name: "breakout mode not allowed", method: "PATCH", path: "/config/Port", body: `{"IntfRef":"fpPort6","BreakOutMode":"8x10"}`, wantStatus: 400, wantCode: "invalid_value"},

@@ -132,7 +132,18 @@ func (s *Server) revisions(w http.ResponseWriter, r *http.Request, rest string) 
 
 func (s *Server) candidates(w http.ResponseWriter, r *http.Request, rest string) {
 	if rest == "" {
-		if !s.methods(w, r, http.MethodPost) {
+		if !s.methods(w, r, http.MethodGet, http.MethodPost) {
+			return
+		}
+		if r.Method == http.MethodGet {
+			// The caller's own: candidates are private drafts.
+			user := s.meta(r).User
+			list, err := s.eng.Candidates(func(c engine.CandidateInfo) bool { return c.User == user })
+			if err != nil {
+				s.fail(w, r, err)
+				return
+			}
+			sendJSON(w, http.StatusOK, mustJSON(map[string]any{"Candidates": nonNil(list)}))
 			return
 		}
 		var comment string
@@ -219,6 +230,9 @@ func (s *Server) commitCandidate(w http.ResponseWriter, r *http.Request, id stri
 		err = apierr.BadRequest(apierr.CodeInvalidValue, "Commit", "Confirm", "Confirm: %d is out of range; give the seconds to wait for confirmation, 1..86400 (0 or absent: no confirmation)", confirm)
 	}
 	req := engine.Request{Meta: s.meta(r), Force: force, Confirm: time.Duration(confirm) * time.Second, Allow: allowUsers(r, "Candidate")}
+	if confirm > 0 {
+		req.Allow = reversible(req.Allow)
+	}
 	req.Meta.Comment = comment
 	if err == nil {
 		req.DryRun, err = dryRun(r)
@@ -252,9 +266,9 @@ func (s *Server) commitCandidate(w http.ResponseWriter, r *http.Request, id stri
 	sendJSON(w, http.StatusOK, mustJSON(body))
 }
 
-func nonNil(d []engine.Diff) []engine.Diff {
+func nonNil[T any](d []T) []T {
 	if d == nil {
-		return []engine.Diff{}
+		return []T{}
 	}
 	return d
 }

@@ -21,16 +21,17 @@ import (
 // txnServer is the in-process swmgr of newAPIHarness, seen through the few
 // helpers the transaction tests use.
 type txnServer struct {
-	t   testing.TB
-	url string
-	st  *store.Store
-	eng *engine.Engine
+	t      testing.TB
+	url    string
+	client *http.Client
+	st     *store.Store
+	eng    *engine.Engine
 }
 
 func newTxnServer(t testing.TB) *txnServer {
 	t.Helper()
 	h := newAPIHarness(t)
-	return &txnServer{t: t, url: h.base, st: h.st, eng: h.eng}
+	return &txnServer{t: t, url: h.base, client: h.client, st: h.st, eng: h.eng}
 }
 
 func (s *txnServer) do(method, path, body string, hdr ...string) (int, map[string]any, http.Header) {
@@ -42,7 +43,7 @@ func (s *txnServer) do(method, path, body string, hdr ...string) (int, map[strin
 	for i := 0; i+1 < len(hdr); i += 2 {
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := s.client.Do(req)
 	if err != nil {
 		s.t.Fatal(err)
 	}

@@ -46,3 +46,24 @@ func allowUsers(r *http.Request, what string) func(*model.Kind, backend.Op, stri
 func (q *request) allowUsers() func(*model.Kind, backend.Op, string) error {
 	return allowUsers(q.r, q.kind.Name)
 }
+
+// reversible vets a commit that a confirmation timer may roll back: it may
+// not delete an object whose creation needs a secret that swmgr never keeps
+// (a User's password), since the rollback could not make it again and would
+// keep every write waiting for it. Then allow, if set, has its say.
+func reversible(allow func(*model.Kind, backend.Op, string) error) func(*model.Kind, backend.Op, string) error {
+	return func(k *model.Kind, op backend.Op, key string) error {
+		if op == backend.Delete {
+			for _, f := range k.Fields {
+				if f.Required && f.Secret == model.Transient {
+					return apierr.BadRequest(apierr.CodeInvalidValue, "Commit", "Confirm",
+						"Confirm cannot be used for a commit that deletes %s %s: a rollback could not make it again (its %s is never kept); commit the deletion without Confirm", k.Name, key, f.Name)
+				}
+			}
+		}
+		if allow != nil {
+			return allow(k, op, key)
+		}
+		return nil
+	}
+}

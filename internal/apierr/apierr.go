@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"syscall"
 )
 
 // Stable error codes. Clients may switch on them; never rename one.
@@ -41,6 +42,7 @@ const (
 	CodeNotReady          = "not_ready"
 	CodeNotImplemented    = "not_implemented"
 	CodeInternal          = "internal"
+	CodeStorageFull       = "storage_full"
 )
 
 // Error is a failure to report to a client.
@@ -81,6 +83,11 @@ func From(err error) *Error {
 	if errors.As(err, &e) {
 		return e
 	}
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		// Not a bug but a full disk: the operator can act on it, and a
+		// retry may succeed once space is freed.
+		return &Error{Status: http.StatusInsufficientStorage, Code: CodeStorageFull, Message: "the switch's storage is full, so nothing was changed: free space on the file system of the data directory and try again (" + err.Error() + ")"}
+	}
 	return &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "internal error: " + err.Error()}
 }
 
@@ -101,4 +108,13 @@ func (e *Error) Body() []byte {
 	}{"Error: " + e.Message, detail{e.Status, e.Code, e.Message, e.Object, e.Field}, e.ObjectId}
 	b, _ := json.Marshal(body)
 	return b
+}
+
+// Codes lists every error code, for the OpenAPI document (a test keeps it
+// complete).
+func Codes() []string {
+	return []string{CodeMalformedJSON, CodeMalformedQuery, CodeWrongType, CodeUnknownField, CodeInvalidValue, CodeMissingField, CodeKeyChange,
+		CodeReadOnly, CodeCreateOnly, CodeDanglingReference, CodeBadPaging, CodeUnknownKind, CodeNotFound,
+		CodeMethodNotAllowed, CodeDuplicate, CodeReferenced, CodeConflict, CodePrecondition, CodeBodyTooLarge,
+		CodeUnauthorized, CodeForbidden, CodeTooManyAttempts, CodeBackend, CodeNotReady, CodeNotImplemented, CodeStorageFull, CodeInternal}
 }

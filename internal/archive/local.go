@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/swmgr/swmgr/internal/atomicfile"
+	"github.com/swmgr/swmgr/internal/configfile"
 )
 
 // ErrNotConfigFile refuses to overwrite a file that is not a saved
@@ -40,7 +41,7 @@ func WriteLocal(path string, data []byte) error {
 		if err != nil {
 			return fmt.Errorf("check %s: %w", path, err)
 		}
-		head := make([]byte, 16)
+		head := make([]byte, 64)
 		n, _ := io.ReadFull(f, head)
 		f.Close()
 		if n > 0 && !looksSaved(head[:n]) {
@@ -52,10 +53,21 @@ func WriteLocal(path string, data []byte) error {
 	return atomicfile.Replace(path, data, 0o600)
 }
 
-// looksSaved recognises the start of a file configfile wrote: the
-// encrypted magic or a JSON object.
+// looksSaved recognises the start of a saved configuration: the encrypted
+// magic, or a JSON object whose first member is swmgr's "Format" or
+// FlexSwitch's "ConfigData". Any other JSON (swmgr's own state files in the
+// data directory, where an operator may save) is not one.
 func looksSaved(head []byte) bool {
-	return bytes.HasPrefix(head, []byte("SWMGRENC")) || bytes.HasPrefix(bytes.TrimLeft(head, " \t\r\n"), []byte("{"))
+	if bytes.HasPrefix(head, []byte(configfile.Magic)) {
+		return true
+	}
+	const space = " \t\r\n"
+	rest, ok := bytes.CutPrefix(bytes.TrimLeft(head, space), []byte("{"))
+	if !ok {
+		return false
+	}
+	rest = bytes.TrimLeft(rest, space)
+	return bytes.HasPrefix(rest, []byte(`"Format"`)) || bytes.HasPrefix(rest, []byte(`"ConfigData"`))
 }
 
 // ReadLocal reads a regular file of at most MaxFileSize bytes.

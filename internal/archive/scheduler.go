@@ -65,6 +65,12 @@ type SchedulerOptions struct {
 	// uploads, so a burst makes one upload; at most MaxSettle after the
 	// first. Defaults 500 ms and 5 s.
 	Settle, MaxSettle time.Duration
+	// Revision is the running revision (nil: unknown). With it, OnChange
+	// does not upload a revision already archived (the commit that creates
+	// a server is archived once, not twice), and a server whose last
+	// archive is older than the running configuration (commits made just
+	// before a crash or a stop) uploads as soon as it starts.
+	Revision func() uint64
 }
 
 // Scheduler uploads the configuration to every ConfigArchiveServer: each
@@ -162,6 +168,9 @@ func (s *Scheduler) Sync(servers []Server) {
 			}
 		}
 		s.states[name] = st
+		if srv.OnChange && s.o.Revision != nil && st.LastRevision != s.o.Revision() {
+			w.changed <- struct{}{}
+		}
 		s.wg.Add(1)
 		go s.run(ctx, w)
 	}
@@ -238,9 +247,25 @@ func (s *Scheduler) run(ctx context.Context, w *worker) {
 			if !s.settle(ctx, w) {
 				return
 			}
+			if s.upToDate(w) {
+				continue
+			}
 		}
 		s.archive(ctx, w)
 	}
+}
+
+// upToDate tells whether w's last upload succeeded with the running
+// revision: a change signal then has nothing new to archive (a commit that
+// changed nothing, or the one that created the server, archived at once).
+func (s *Scheduler) upToDate(w *worker) bool {
+	if s.o.Revision == nil {
+		return false
+	}
+	s.mu.Lock()
+	st := s.states[w.srv.Name]
+	s.mu.Unlock()
+	return st.LastError == "" && !st.LastSuccess.IsZero() && st.LastRevision == s.o.Revision()
 }
 
 // settle waits until commits stop for Settle (at most MaxSettle).

@@ -233,6 +233,43 @@ func TestSchedulerRealServer(t *testing.T) {
 		}
 	})
 
+	t.Run("OnChange: a revision already archived is not uploaded again; a restart catches up", func(t *testing.T) {
+		rc := &renderCounter{}
+		rc.rev.Store(5)
+		opts := SchedulerOptions{Render: rc.render, SFTP: newSFTP(t), StatePath: filepath.Join(t.TempDir(), "state.json"),
+			Settle: 50 * time.Millisecond, Revision: rc.rev.Load}
+		s, err := NewScheduler(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sv := server("e", "catchup")
+		sv.OnChange = true
+		s.Sync([]Server{sv})
+		waitFor(t, "the first upload", 20*time.Second, func() bool { st, _ := s.State("e"); return st.Uploads == 1 })
+		// The commit that created the server signals too; so does one
+		// that changed nothing. Neither has anything new.
+		s.Changed()
+		time.Sleep(400 * time.Millisecond)
+		if st, _ := s.State("e"); st.Uploads != 1 || rc.renders.Load() != 1 {
+			t.Fatalf("revision 5 archived %d times (%d renders), want once", st.Uploads, rc.renders.Load())
+		}
+		// Commits while swmgr is down (or in the moment before a crash):
+		// the next start archives them without waiting for a commit.
+		s.Close()
+		rc.rev.Store(9)
+		s, err = NewScheduler(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		s.Sync([]Server{sv})
+		waitFor(t, "revision 9 archived after the restart", 20*time.Second, func() bool { st, _ := s.State("e"); return st.LastRevision == 9 })
+		time.Sleep(300 * time.Millisecond)
+		if st, _ := s.State("e"); st.Uploads != 2 {
+			t.Fatalf("after the restart: %+v, want 2 uploads", st)
+		}
+	})
+
 	t.Run("wrong password: a failure in state, no retries", func(t *testing.T) {
 		rc := &renderCounter{}
 		s, err := NewScheduler(SchedulerOptions{Render: rc.render, SFTP: newSFTP(t)})

@@ -30,7 +30,14 @@ func WriteNew(path string, data []byte, perm os.FileMode) error {
 // together with others.
 func WriteTemp(path string, data []byte, perm os.FileMode) (string, error) {
 	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+	// A leftover (a crash) is removed, and the new one is made exclusively
+	// without following links: in a directory others can write (/tmp), a
+	// link planted at the temporary name would otherwise make a root
+	// process truncate and write the file it points to.
+	if err := os.Remove(tmp); err != nil && !os.IsNotExist(err) {
+		return "", fmt.Errorf("write %s: remove stale %s: %w", path, tmp, err)
+	}
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, perm)
 	if err == nil {
 		err = f.Chmod(perm) // the umask may have narrowed it
 		if err != nil {

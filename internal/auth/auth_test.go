@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -264,7 +265,12 @@ func (s *testServer) do(method, path, user, password string, hdr ...string) *htt
 	if user != "" {
 		r.SetBasicAuth(user, password)
 	}
+	r.Host = "127.0.0.1:8080"
 	for i := 0; i+1 < len(hdr); i += 2 {
+		if hdr[i] == "Host" {
+			r.Host = hdr[i+1]
+			continue
+		}
 		r.Header.Set(hdr[i], hdr[i+1])
 	}
 	if s.peers != nil {
@@ -382,6 +388,60 @@ func TestHandlerLocalPeers(t *testing.T) {
 	}
 }
 
+// A request without credentials over loopback TCP must name this host:
+// a page that reached the port through a DNS name it controls (DNS
+// rebinding) is refused, reads too; over the Unix socket any Host goes.
+func TestLocalPeersHostMustNameThisHost(t *testing.T) {
+	hostname, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newTestServer(t, &testPeer{0}, newClock())
+	for _, tc := range []struct {
+		host string
+		want int
+	}{
+		{"127.0.0.1:8080", 299},
+		{"127.0.0.1", 299},
+		{"[::1]:8080", 299},
+		{"192.0.2.1:8080", 299},
+		{"localhost:8080", 299},
+		{"LOCALHOST.:9000", 299},
+		{"sw.localhost", 299},
+		{hostname + ":8080", 299},
+		{strings.ToUpper(hostname), 299},
+		{"", 299},
+		{"evil.example:8080", 403},
+		{"rebind.evil.example", 403},
+		{"localhost.evil.example:8080", 403},
+		{hostname + ".evil.example", 403},
+		{"127.0.0.1.nip.io:8080", 403},
+	} {
+		for _, method := range []string{"GET", "POST"} {
+			w := s.do(method, "/public/v1/config/NtpServers", "", "", "Host", tc.host)
+			if w.Code != tc.want {
+				t.Errorf("%s with Host %q: %d, want %d: %s", method, tc.host, w.Code, tc.want, w.Body)
+			}
+			if w.Code == 403 && (errCode(t, w) != "forbidden" || !strings.Contains(w.Body.String(), "DNS rebinding")) {
+				t.Errorf("Host %q: %s", tc.host, w.Body)
+			}
+		}
+	}
+	// Credentials are checked as anywhere else, whatever the Host.
+	if w := s.do("GET", "/public/v1/config/Ports", "rd", "rd-pass-1", "Host", "evil.example"); w.Code != 299 {
+		t.Errorf("credentials with a foreign Host: %d %s", w.Code, w.Body)
+	}
+	// Over the Unix socket, any Host (curl --unix-socket http://swmgr/...).
+	r := httptest.NewRequest("POST", "/public/v1/config/NtpServer", nil)
+	r.Host = "swmgr"
+	ctx := context.WithValue(s.peers.ConnContext(r.Context(), nil), http.LocalAddrContextKey, &net.UnixAddr{Name: "/run/swmgr/swmgr.sock", Net: "unix"})
+	w := httptest.NewRecorder()
+	s.h.ServeHTTP(w, r.WithContext(ctx))
+	if w.Code != 299 {
+		t.Errorf("Unix socket with Host swmgr: %d %s", w.Code, w.Body)
+	}
+}
+
 func TestPeersRefuseOthersAndForget(t *testing.T) {
 	group := map[string]string{}
 	var lookups, creds int
@@ -441,7 +501,7 @@ func TestHandlerCrossOrigin(t *testing.T) {
 		{"same-site is another origin", "DELETE", "", []string{"Sec-Fetch-Site", "same-site"}, 403},
 		{"cross-site with credentials", "POST", "root1", []string{"Sec-Fetch-Site", "cross-site"}, 403},
 		{"foreign Origin with credentials", "POST", "root1", []string{"Origin", "http://127.0.0.1:9"}, 403},
-		{"same origin", "POST", "", []string{"Origin", "http://example.com"}, 299}, // httptest's Host
+		{"same origin", "POST", "", []string{"Origin", "http://127.0.0.1:8080"}, 299}, // the test server's Host
 		{"same-origin", "POST", "", []string{"Sec-Fetch-Site", "same-origin"}, 299},
 		{"typed by the user", "POST", "", []string{"Sec-Fetch-Site", "none"}, 299},
 		{"no browser", "POST", "", nil, 299},

@@ -8,7 +8,9 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/swmgr/swmgr/internal/apierr"
@@ -83,6 +85,12 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if h.opts.Peers == nil || r.Header.Get("Authorization") != "" {
 			h.fail(w, r, apierr.New(http.StatusUnauthorized, apierr.CodeUnauthorized, "", "",
 				"authentication required: send the HTTP Basic credentials of a User"))
+			return
+		}
+		if !namesThisHost(r) {
+			h.opts.Log.Warn("local request refused: foreign Host", "addr", r.RemoteAddr, "method", r.Method, "path", r.URL.Path, "host", r.Host)
+			h.fail(w, r, apierr.New(http.StatusForbidden, apierr.CodeForbidden, "", "",
+				"Host %q does not name this switch: a request without credentials must be addressed to an IP address, localhost or the switch's host name (a web page could otherwise reach this port through a name it controls, DNS rebinding); use one of those, or send credentials", r.Host))
 			return
 		}
 		id, err := h.opts.Peers.identity(r.Context())
@@ -220,6 +228,38 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, e *apierr.Error) 
 	hdr.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(e.Status)
 	w.Write(body)
+}
+
+// namesThisHost reports whether the Host of a request that came without
+// credentials over loopback TCP names this host: an IP address, localhost
+// (or a name under .localhost), or the host name. A web page that made a
+// browser reach the loopback port through a DNS name it controls (DNS
+// rebinding) is same-origin for the browser, so cross-origin protection
+// does not see it; its Host is that foreign name. A Unix socket is out of
+// a browser's reach, so any Host goes there (curl --unix-socket sends its
+// URL's).
+func namesThisHost(r *http.Request) bool {
+	if _, unix := r.Context().Value(http.LocalAddrContextKey).(*net.UnixAddr); unix {
+		return true
+	}
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	if _, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil || host == "" {
+		return true // an IP address cannot be rebound; no Host at all is no browser
+	}
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true // browsers resolve these to loopback themselves
+	}
+	name, err := os.Hostname()
+	if err != nil {
+		return false
+	}
+	name = strings.ToLower(name)
+	short, _, _ := strings.Cut(name, ".")
+	return host == name || host == short
 }
 
 // clientAddr is the IP address of a request's peer.

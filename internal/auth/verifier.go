@@ -28,7 +28,8 @@ type VerifierOptions struct {
 	Now        func() time.Time // default time.Now
 	// Checks is how many password checks may run at once (each costs
 	// tens of milliseconds of CPU and, for yescrypt, 16 MiB); default
-	// max(2, GOMAXPROCS). One more is kept for priority checks (Check's
+	// max(1, GOMAXPROCS-1), so that a storm of guesses leaves a CPU to
+	// serve everyone else. One more is kept for priority checks (Check's
 	// priority: a login from a trusted address).
 	Checks int
 	// Queue is how many checks may wait for a turn, and QueueWait how long
@@ -95,7 +96,7 @@ func NewVerifier(check CheckFunc, opts VerifierOptions) *Verifier {
 		opts.Now = time.Now
 	}
 	if opts.Checks <= 0 {
-		opts.Checks = max(2, runtime.GOMAXPROCS(0))
+		opts.Checks = max(1, runtime.GOMAXPROCS(0)-1)
 	}
 	if opts.Queue <= 0 {
 		opts.Queue = 32

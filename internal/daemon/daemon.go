@@ -119,7 +119,9 @@ func (g *Group) launch(ctx context.Context, s Spec) (*proc, error) {
 	g.procs[s.Name] = p
 	g.mu.Unlock()
 	if s.Ready != nil {
-		readyCtx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		// Generous: FRR's daemons take many seconds to come up on a loaded
+		// machine or under software emulation (the VM tests).
+		readyCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
 		defer cancel()
 		if err := waitReady(readyCtx, s, p); err != nil {
 			stopProc(p)

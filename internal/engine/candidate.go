@@ -231,7 +231,7 @@ func (e *Engine) Stage(ctx context.Context, id string, ed Edit) (*Outcome, error
 			}
 		}
 		if ed.Op == backend.Create && ed.ID == nil {
-			fresh := uuid.New()
+			fresh := newObjectID()
 			ed.ID = &fresh
 		}
 		objID, etag, err := v.resolve(ed)

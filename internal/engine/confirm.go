@@ -80,7 +80,8 @@ func (e *Engine) confirmExpired(rev uint64) {
 	switch {
 	case errors.Is(err, errNotPending):
 	case err != nil:
-		e.log.Error("rollback of an unconfirmed commit failed; retrying in 10s", "revision", rev, "err", err)
+		e.confirmStuck.Store(rev)
+		e.log.Error("rollback of an unconfirmed commit failed; retrying in 10s (or confirm it to keep it)", "revision", rev, "err", err)
 		e.armConfirm(rev, 10*time.Second)
 	default:
 		e.log.Warn("unconfirmed commit rolled back", "revision", rev, "rollback_revision", out.Revision)
@@ -97,7 +98,10 @@ func (e *Engine) Confirm(ctx context.Context, rev uint64, meta Meta, info *LogIn
 			}
 			return nil, apierr.Conflict(apierr.CodeConflict, "Revision", "revision %d is not awaiting confirmation (it was confirmed, rolled back, or committed without Confirm)", rev)
 		}
-		if time.Now().UnixNano() > p.Deadline {
+		// Late, it is normally being rolled back; but a rollback that keeps
+		// failing would block every write for good, so then a confirmation
+		// still keeps the commit.
+		if time.Now().UnixNano() > p.Deadline && e.confirmStuck.Load() != rev {
 			return nil, apierr.Conflict(apierr.CodeConflict, "Revision", "the confirmation time of revision %d has passed; it is being rolled back", rev)
 		}
 		setPendingConfirm(tx, nil)

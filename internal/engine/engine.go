@@ -23,8 +23,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -49,6 +49,7 @@ type Engine struct {
 
 	confirmMu    sync.Mutex
 	confirmTimer *time.Timer
+	confirmStuck atomic.Uint64 // the unconfirmed commit whose rollback failed: a late confirm may keep it
 	candCache    candidateCache
 	objects      *objCache
 	observe      CommitObserver // nil: none
@@ -432,11 +433,4 @@ func keyFields(k *model.Kind, o model.Object) model.Object {
 	return key
 }
 
-func equalValue(a, b any) bool {
-	la, aok := a.([]string)
-	lb, bok := b.([]string)
-	if aok || bok {
-		return aok && bok && slices.Equal(la, lb)
-	}
-	return a == b
-}
+func equalValue(a, b any) bool { return model.EqualValue(a, b) }

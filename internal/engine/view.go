@@ -255,7 +255,7 @@ func (v *view) createWithID(k *model.Kind, given model.Object, preset *uuid.UUID
 		e.ObjectId = cur.id.String()
 		return uuid.Nil, 0, e
 	}
-	id := uuid.New()
+	id := newObjectID()
 	if preset != nil {
 		id = *preset
 		if v.idInUse(id) {
@@ -405,6 +405,7 @@ func refsOf(k *model.Kind, o model.Object) []store.Ref {
 				continue
 			}
 			r := store.Ref{Kind: f.Ref, Key: val}
+			r.Kind, r.Key = f.RefTarget(val)
 			if !containsRef(refs, r) {
 				refs = append(refs, r)
 			}
@@ -433,14 +434,14 @@ func (v *view) checkReferences() error {
 			if f.Ref == "" {
 				continue
 			}
-			target := v.e.reg.Lookup(model.Config, f.Ref)
 			for _, r := range refsOf(&model.Kind{Fields: []*model.Field{f}}, c.After) {
+				target := v.e.reg.Lookup(model.Config, r.Kind)
 				cur, err := v.lookup(target, r.Key)
 				if err != nil {
 					return err
 				}
 				if cur == nil {
-					return apierr.BadRequest(apierr.CodeDanglingReference, c.Kind.Name, f.Name, "%s: %s %q does not exist", f.Name, f.Ref, r.Key)
+					return apierr.BadRequest(apierr.CodeDanglingReference, c.Kind.Name, f.Name, "%s: %s %q does not exist", f.Name, r.Kind, r.Key)
 				}
 				if target.Referable != nil {
 					if err := target.Referable(cur.obj); err != nil {
@@ -451,6 +452,10 @@ func (v *view) checkReferences() error {
 			}
 		}
 	}
+	// pendingUsers maps an object to the pending changes that name it; made
+	// once, on the first delete, so a commit of n deletes (a reset) costs
+	// O(n), not O(n²).
+	var pendingUsers map[store.Ref][]store.Ref
 	for _, c := range v.changes {
 		// An object that stops being referable (a port being broken out)
 		// must not be in use, like an object being deleted.
@@ -466,10 +471,16 @@ func (v *view) checkReferences() error {
 			}
 			users = append(users, describe(v.e.reg, src))
 		}
-		for _, p := range v.changes {
-			if p.After != nil && containsRef(refsOf(p.Kind, p.After), store.Ref{Kind: c.Kind.Name, Key: c.Key}) {
-				users = append(users, describe(v.e.reg, store.Ref{Kind: p.Kind.Name, Key: p.Key}))
+		if pendingUsers == nil {
+			pendingUsers = map[store.Ref][]store.Ref{}
+			for _, p := range v.changes {
+				for _, r := range refsOf(p.Kind, p.After) {
+					pendingUsers[r] = append(pendingUsers[r], store.Ref{Kind: p.Kind.Name, Key: p.Key})
+				}
 			}
+		}
+		for _, src := range pendingUsers[store.Ref{Kind: c.Kind.Name, Key: c.Key}] {
+			users = append(users, describe(v.e.reg, src))
 		}
 		if len(users) > 0 {
 			sort.Strings(users)
@@ -528,4 +539,17 @@ func (v *view) write(rev uint64, changes []*change, meta Meta) ([]byte, error) {
 	}
 	v.tx.PutRevision(rev, data)
 	return json.Marshal(stored.Revision)
+}
+
+// newObjectID makes the ObjectId of a new object: a version 7 UUID, which
+// rises with time in this process, so that the creates of one commit are
+// appended to the store's id index rather than inserted at random places
+// (with random ids, bbolt moves half of an in-memory node for every insert:
+// a restore of 100,000 objects spent seconds copying).
+func newObjectID() uuid.UUID {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return uuid.New() // no time-ordered id without randomness: New panics likewise
+	}
+	return id
 }

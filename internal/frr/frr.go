@@ -1,6 +1,7 @@
 package frr
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
+	"time"
 
 	"github.com/swmgr/swmgr/internal/atomicfile"
 	"github.com/swmgr/swmgr/internal/daemon"
@@ -128,7 +131,31 @@ func (r *Router) Start(ctx context.Context) error {
 			return fmt.Errorf("frr: %w", err)
 		}
 	}
+	r.stopStale()
 	return r.group.Start(ctx)
+}
+
+// stopStale ends daemons of this directory that outlived the swmgr that
+// started them (a kill -9 of swmgr leaves its children running, and a
+// second bgpd would refuse to start over the first's pid file).
+func (r *Router) stopStale() {
+	for _, name := range daemonsFor(r.opts.BinDir) {
+		b, err := os.ReadFile(filepath.Join(r.opts.Dir, name+".pid"))
+		if err != nil {
+			continue
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil || pid <= 1 {
+			continue
+		}
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if bytes.Contains(cmdline, []byte(filepath.Join(r.opts.Dir, name+".conf"))) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			for i := 0; i < 100 && syscall.Kill(pid, 0) == nil; i++ {
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
+	}
 }
 
 // Stop ends the daemons.

@@ -44,6 +44,9 @@ func needFRR(t testing.TB) {
 	}
 	for _, p := range []string{"/usr/lib/frr/bgpd", "/usr/lib/frr/zebra", "/usr/bin/vtysh"} {
 		if _, err := os.Stat(p); err != nil {
+			if os.Getenv("CI") != "" {
+				t.Fatalf("FRR is missing (%s) although .ci/run installs it", p)
+			}
 			t.Skipf("FRR is not installed (%s missing): apt-get install frr (.ci/run does)", p)
 		}
 	}

@@ -165,7 +165,11 @@ func (l *Lifecycle) Save(ctx context.Context, fields model.Object, dry bool) (*S
 		err = archive.WriteLocal(loc.Path, data)
 	}
 	if err != nil {
-		return nil, transferError("SaveConfig", "DstFileURI", err)
+		field := "DstFileURI"
+		if fields.Str("FileName") != "" {
+			field = "FileName"
+		}
+		return nil, transferError("SaveConfig", field, err)
 	}
 	l.setSaved(SavedState{Revision: rev, At: time.Now().UTC(), To: res.File})
 	return res, nil

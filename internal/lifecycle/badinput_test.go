@@ -68,6 +68,8 @@ func TestBadInputs(t *testing.T) {
 		{"save: unknown field", "/action/SaveConfig", `{"DstFile":"///tmp/x"}`, 400, "", "DstFile"},
 		{"save: wrong type", "/action/SaveConfig", `{"RetryCount":"3"}`, 400, "RetryCount", ""},
 		{"save: over a file that is not a configuration", "/action/SaveConfig", `{"DstFileURI":"file://` + notConfig + `"}`, 409, "DstFileURI", "not a saved swmgr configuration"},
+		{"save: over swmgr's own record in the data directory", "/action/SaveConfig", `{"DstFileURI":"file://` + filepath.Join(s.dir, savedFile) + `"}`, 409, "DstFileURI", "not a saved swmgr configuration"},
+		{"save: 1.x FileName naming swmgr's own record", "/action/SaveConfig", `{"FileName":"` + savedFile + `"}`, 409, "FileName", "not a saved swmgr configuration"},
 		{"save: into /proc", "/action/SaveConfig", `{"DstFileURI":"///proc/sys/kernel/hostname"}`, 409, "DstFileURI", "not a saved"},
 		// ResetConfigToFile
 		{"restore: ftp scheme", "/action/ResetConfigToFile", `{"SrcFileURI":"ftp://host/x"}`, 400, "SrcFileURI", "file URI"},
@@ -103,6 +105,7 @@ func TestBadInputs(t *testing.T) {
 	}
 	rev := s.revision()
 	files := dirNames(s.dir)
+	record, _ := os.ReadFile(filepath.Join(s.dir, savedFile))
 	tmpFiles := dirNames(tmp)
 	for _, tc := range tests {
 		code, body := s.do("POST", tc.path, tc.body)
@@ -138,6 +141,9 @@ func TestBadInputs(t *testing.T) {
 	}
 	if got := dirNames(tmp); strings.Join(got, ",") != strings.Join(tmpFiles, ",") {
 		t.Errorf("files appeared: %v -> %v", tmpFiles, got)
+	}
+	if b, _ := os.ReadFile(filepath.Join(s.dir, savedFile)); string(b) != string(record) || len(record) == 0 {
+		t.Errorf("%s changed: %q -> %q", savedFile, record, b)
 	}
 	if b, _ := os.ReadFile(notConfig); string(b) != "operator notes\n" {
 		t.Error("a file that is not a configuration was overwritten")

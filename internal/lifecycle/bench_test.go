@@ -107,6 +107,29 @@ func BenchmarkRestore100k(b *testing.B) {
 	b.ReportMetric(peak, "peak-RSS-MiB")
 }
 
+// BenchmarkReset100k runs ResetConfig on a switch holding 100,000 created
+// objects: 100,000 deletes as one commit (checking that nothing still
+// names a deleted object must not cost O(n²)).
+func BenchmarkReset100k(b *testing.B) {
+	s := newSwitch(b, harnessOptions{tune: func(o *Options) { o.NoScheduler = true }})
+	var peak float64
+	for b.Loop() {
+		b.StopTimer()
+		fill(b, s, benchObjects)
+		resetPeakRSS()
+		rev := s.revision()
+		b.StartTimer()
+		code, body := s.do("POST", "/action/ResetConfig", ``)
+		b.StopTimer()
+		if code != 200 || s.revision() != rev+1 {
+			b.Fatalf("%d %s; %d revisions", code, body, s.revision()-rev)
+		}
+		peak = max(peak, peakRSS())
+		b.StartTimer()
+	}
+	b.ReportMetric(peak, "peak-RSS-MiB")
+}
+
 // BenchmarkCommitsWithHangingArchive measures commit throughput while an
 // OnChange ConfigArchiveServer points at a server that accepts the
 // connection and then hangs, against no archive server, in alternating

@@ -112,6 +112,7 @@ func New(o Options) (*Lifecycle, error) {
 		Clock:     o.Clock,
 		Log:       o.Log,
 		Settle:    o.Settle,
+		Revision:  o.Engine.Revision,
 	})
 	if err != nil {
 		return nil, err

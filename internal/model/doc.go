@@ -50,9 +50,13 @@ func writeKind(b *strings.Builder, k *Kind) {
 		}
 		var names []string
 		for _, f := range k.StateOnly {
-			n := fmt.Sprintf("`%s` (%s)", f.Name, f.Type)
+			typ := f.Type.String()
+			if len(f.Sub) > 0 {
+				typ += " of " + subSummary(f)
+			}
+			n := fmt.Sprintf("`%s` (%s)", f.Name, typ)
 			if f.Doc != "" {
-				n = fmt.Sprintf("`%s` (%s, %s)", f.Name, f.Type, f.Doc)
+				n = fmt.Sprintf("`%s` (%s, %s)", f.Name, typ, f.Doc)
 			}
 			names = append(names, n)
 		}
@@ -62,7 +66,24 @@ func writeKind(b *strings.Builder, k *Kind) {
 	}
 }
 
-func writeField(b *strings.Builder, f *Field) {
+// subSummary renders the sub-fields of a record for one line of text:
+// {Sent {Update, Notification}, Received {...}}.
+func subSummary(f *Field) string {
+	parts := make([]string, len(f.Sub))
+	for i, s := range f.Sub {
+		parts[i] = s.Name
+		if len(s.Sub) > 0 {
+			parts[i] += " " + subSummary(s)
+		}
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+func writeField(b *strings.Builder, f *Field) { writeFieldAs(b, f, f.Name) }
+
+// writeFieldAs writes the row of f under name, then one row per sub-field
+// of a record (Redistribution[].Sources).
+func writeFieldAs(b *strings.Builder, f *Field, name string) {
 	var notes []string
 	if f.Key {
 		notes = append(notes, "**key**")
@@ -84,6 +105,9 @@ func writeField(b *strings.Builder, f *Field) {
 	}
 	if f.Ref != "" {
 		r := "names a " + f.Ref
+		if f.RefBy != nil {
+			r += " or another kind, by the value's form"
+		}
 		if f.RefImplied != "" {
 			r += fmt.Sprintf(" (or %q, which always exists)", f.RefImplied)
 		}
@@ -94,6 +118,9 @@ func writeField(b *strings.Builder, f *Field) {
 	}
 	if f.UniqueWithin != nil {
 		notes = append(notes, "unique per "+strings.Join(f.UniqueWithin, ", "))
+	}
+	if f.NotYet != "" {
+		notes = append(notes, "not supported yet ("+f.NotYet+"): only the default is accepted")
 	}
 	if f.Doc != "" {
 		notes = append(notes, f.Doc)
@@ -114,7 +141,14 @@ func writeField(b *strings.Builder, f *Field) {
 	if f.Default != nil {
 		def = fmt.Sprintf("`%v`", f.Default)
 	}
-	fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", f.Name, f.Type, def, strings.ReplaceAll(allowed, "|", "\\|"), strings.Join(notes, "; "))
+	fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", name, f.Type, def, strings.ReplaceAll(allowed, "|", "\\|"), strings.Join(notes, "; "))
+	sep := "."
+	if f.Type == RecordList {
+		sep = "[]."
+	}
+	for _, s := range f.Sub {
+		writeFieldAs(b, s, name+sep+s.Name)
+	}
 }
 
 var formatNames = map[Format]string{
@@ -131,4 +165,5 @@ var formatNames = map[Format]string{
 	FormatFileURI:  "///abs/path, file:///abs/path or sftp://[user@]host[:port]/path",
 	FormatAbsPath:  "absolute path",
 	FormatObjName:  "name: letters, digits, _ . -",
+	FormatIntfRef:  "fpPort<N>, fpPort<N>s<M> or a LogicalIntf name",
 }

@@ -39,7 +39,7 @@ func (k *Kind) appendObject(dst []byte, o Object, state, redacted bool) []byte {
 				v = ""
 			}
 		}
-		dst = appendValue(dst, v)
+		dst = f.appendValue(dst, v)
 	}
 	for _, f := range k.Fields {
 		emit(f)
@@ -69,7 +69,7 @@ func (k *Kind) AppendGivenJSON(dst []byte, o Object) []byte {
 		n++
 		dst = appendString(dst, f.Name)
 		dst = append(dst, ':')
-		dst = appendValue(dst, v)
+		dst = f.appendValue(dst, v)
 	}
 	return append(dst, '}')
 }

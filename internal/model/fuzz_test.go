@@ -40,6 +40,10 @@ func FuzzDecodeBody(f *testing.F) {
 		`{"Timezone":"Europe/Paris","Hostname":"sw-1.example","MgmtIp":"10.0.0.5"}`,
 		`{"Mtu":1e3,"Speed":-0,"IfIndex":9007199254740993,"Description":"\u2028\ud800\u0000"}`,
 		`{"Description":"` + "\xff\xfe" + `"}`, `{"Vrf":{"a":[1,{"b":null}]}}`, `{"x":1e400}`,
+		`{"Redistribution":[{"Sources":"connected, STATIC","Policy":""},{"Sources":"x"},null,[],{"Sources":1}]}`,
+		`{"DestinationNw":"10.0.0.0","NetworkMask":"255.0.0.0","NextHop":[{"NextHopIp":"10.0.0.1","Weight":1,"NextHopIntRef":"Loopback1"},{}]}`,
+		`{"IntfRef":"","NeighborAddress":"10.0.0.2","PeerAS":"1","UpdateSource":"Loopback1","MultiHopEnable":true,"MultiHopTTL":255,"BfdSessionParam":"default"}`,
+		`{"Name":"Loopback1","Type":"loopback"}`, `{"Enable":true,"TranmitInterval":5,"TxRxMode":"txrx"}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -113,22 +117,7 @@ func FuzzDecodeBody(f *testing.F) {
 	})
 }
 
-func sameValue(a, b any) bool {
-	la, aok := a.([]string)
-	lb, bok := b.([]string)
-	if aok || bok {
-		if !aok || !bok || len(la) != len(lb) {
-			return false
-		}
-		for i := range la {
-			if la[i] != lb[i] {
-				return false
-			}
-		}
-		return true
-	}
-	return a == b
-}
+func sameValue(a, b any) bool { return EqualValue(a, b) }
 
 // FuzzParseQuery feeds arbitrary query strings to every kind's ParseQuery:
 // nothing panics, refusals are 400s, and what is accepted has the field's

@@ -11,7 +11,7 @@ import (
 // Builtin returns the registry of every kind swmgr serves. Each call builds a
 // fresh registry, so nothing here is shared mutable state.
 func Builtin() *Registry {
-	r, err := NewRegistry(builtinKinds()...)
+	r, err := NewRegistry(append(append(append(builtinKinds(), systemKinds()...), lldpKinds()...), routeKinds()...)...)
 	if err != nil {
 		panic(err) // a mistake in the declarations below; caught by every test
 	}
@@ -53,19 +53,20 @@ func rng(min, max int64) *Range { return &Range{Min: min, Max: max} }
 func builtinKinds() []*Kind {
 	port := &Kind{
 		Name: "Port", Class: Config, Discovered: true,
+		CLI: &CLICommand{Words: []string{"interface", "fpPort"}, Prompt: []string{"if", "fpPort"}, Join: true},
 		Doc: "A front-panel port (fpPort<N>) or a breakout sub-port (fpPort<N>s<M>). Ports are discovered from the switch; they are changed with PATCH and cannot be created or deleted. BreakOutMode 4x10, 4x25 or 2x50 on a front-panel port creates its sub-ports; 1x40 or 1x100 removes them. A broken-out port itself cannot be used by other objects (use its sub-ports), and a port in use cannot be broken out.",
 		Fields: []*Field{
 			{Name: "IntfRef", Type: String, Key: true, Format: FormatPortName, Doc: "port name"},
 			{Name: "IfIndex", Type: Int, ReadOnly: true, Doc: "interface index"},
 			{Name: "Description", Type: String, Default: "FP Port", MaxLen: 64},
 			{Name: "PhyIntfType", Type: String, Default: "CR4", Enum: []string{"GMII", "SGMII", "QSMII", "SFI", "XFI", "XAUI", "XLAUI", "RXAUI", "CR", "CR2", "CR4", "KR", "KR2", "KR4", "SR", "SR2", "SR4", "SR10", "LR", "LR4"}},
-			{Name: "AdminState", Type: String, Default: "DOWN", Enum: adminStates},
+			{Name: "AdminState", Type: String, Default: "DOWN", Enum: adminStates, CLI: "shutdown", CLISwitch: "DOWN"},
 			{Name: "MacAddr", Type: String, Format: FormatMAC, ReadOnly: true},
-			{Name: "Speed", Type: Int, Default: int64(40000), Range: rng(10, 100000), Aliases: []string{"speed"}, Doc: "Mb/s"},
-			{Name: "Duplex", Type: String, Default: "Full_Duplex", Enum: []string{"Half_Duplex", "Full_Duplex"}},
-			{Name: "Autoneg", Type: String, Default: "OFF", Enum: []string{"ON", "OFF"}},
+			{Name: "Speed", Type: Int, Default: int64(40000), Range: rng(10, 100000), Aliases: []string{"speed"}, Doc: "Mb/s", CLI: "speed"},
+			{Name: "Duplex", Type: String, Default: "Full_Duplex", Enum: []string{"Half_Duplex", "Full_Duplex"}, CLI: "duplex"},
+			{Name: "Autoneg", Type: String, Default: "OFF", Enum: []string{"ON", "OFF"}, CLI: "negotiate", CLISwitch: "ON"},
 			{Name: "MediaType", Type: String, MaxLen: 64},
-			{Name: "Mtu", Type: Int, Default: int64(1500), Range: rng(68, 9216), Doc: "bytes"},
+			{Name: "Mtu", Type: Int, Default: int64(1500), Range: rng(68, 9216), Doc: "bytes", CLI: "mtu"},
 			{Name: "BreakOutMode", Type: String, Default: "1x40", Enum: []string{"1x100", "1x40", "2x50", "4x25", "4x10"}},
 			{Name: "LoopbackMode", Type: String, Default: "NONE", Enum: []string{"NONE", "MAC", "PHY", "RMT"}},
 			{Name: "EnableFEC", Type: Bool},
@@ -96,6 +97,8 @@ func builtinKinds() []*Kind {
 			{Name: "PresentInHW", Type: String},
 		},
 	}
+	port.StateOnly = append(port.StateOnly, portStateExtra()...)
+	port.StateDoc += " The RFC 1757 IfEther* counters, Pvid, ConfigMode, ErrDisableReason and PRBSRxErrCnt are FlexSwitch's; docs/objects.md says which each backend fills."
 	port.Check = func(o Object) error {
 		_, sub, _ := ParsePortName(o.Str("IntfRef"))
 		if sub != 0 && breakoutModes[o.Str("BreakOutMode")].Lanes == 1 {
@@ -144,6 +147,7 @@ func builtinKinds() []*Kind {
 	return []*Kind{
 		{
 			Name: "SystemParam", Class: Config, Singleton: true,
+			CLI: &CLICommand{Words: []string{"system"}, Prompt: []string{"system"}},
 			Doc: "System-wide settings.",
 			Fields: []*Field{
 				{Name: "Vrf", Type: String, Key: true, Default: "default", Enum: []string{"default"}},
@@ -175,6 +179,7 @@ func builtinKinds() []*Kind {
 		{
 			Name: "Vrf", Class: Config,
 			Doc: "A VRF. The VRF \"default\" always exists and is not an object.",
+			CLI: &CLICommand{Words: []string{"vrf"}, Prompt: []string{"vrf"}},
 			Fields: []*Field{
 				{Name: "Vrf", Type: String, Key: true, Format: FormatObjName, Doc: "VRF name"},
 				{Name: "Name", Type: String, MaxLen: 64, Doc: "VRF name as FlexSwitch 2.x also carried it; free text"},
@@ -186,14 +191,16 @@ func builtinKinds() []*Kind {
 				return nil
 			},
 		},
+		logicalIntf(),
 		{
 			Name: "IPv4Intf", Class: Config,
 			Doc: "An IPv4 address on an interface; one per interface.",
+			CLI: &CLICommand{Words: []string{"ip", "address"}, Prompt: []string{"ip"}, Value: "IpAddr", Parents: []string{"Port"}, Inherit: "IntfRef", Show: []string{"ip", "interface"}},
 			Fields: []*Field{
-				{Name: "IntfRef", Type: String, Key: true, Format: FormatPortName, Ref: "Port", Doc: "the port that carries the address"},
+				{Name: "IntfRef", Type: String, Key: true, Format: FormatIntfRef, Ref: "Port", RefBy: intfRefTarget, Doc: "the port or the LogicalIntf (Loopback1) that carries the address"},
 				{Name: "IpAddr", Type: String, Required: true, Format: FormatIPv4CIDR, UniqueWithin: []string{"Vrf"}, Doc: "<ipv4>/<prefix length>"},
-				{Name: "AdminState", Type: String, Default: "UP", Enum: adminStates},
-				vrfRef(&Field{Name: "Vrf", Type: String, Default: "default", Doc: "VRF of the interface"}),
+				{Name: "AdminState", Type: String, Default: "UP", Enum: adminStates, CLI: "shutdown", CLISwitch: "DOWN"},
+				vrfRef(&Field{Name: "Vrf", Type: String, Default: "default", Doc: "VRF of the interface", CLI: "vrf"}),
 			},
 			StateDoc: "OperState is UP when the interface and its port are both up.",
 			StateOnly: []*Field{
@@ -203,77 +210,62 @@ func builtinKinds() []*Kind {
 				{Name: "NumDownEvents", Type: Int},
 				{Name: "L2IntfType", Type: String},
 				{Name: "L2IntfId", Type: Int},
+				{Name: "LastUpEventTime", Type: String},
+				{Name: "LastDownEventTime", Type: String},
 			},
 		},
 		{
 			Name: "BGPGlobal", Class: Config, Singleton: true,
 			Doc: "The BGP speaker of the default VRF. ASNum \"\" leaves BGP unconfigured.",
+			CLI: &CLICommand{Words: []string{"router", "bgp"}, Prompt: []string{"router", "bgp"}, Value: "ASNum", Show: []string{"ip", "bgp", "global"}},
 			Fields: []*Field{
 				{Name: "Vrf", Type: String, Key: true, Default: "default", Enum: []string{"default"}},
 				{Name: "ASNum", Type: String, Format: FormatASN, Doc: "local AS, asplain or asdot"},
-				{Name: "RouterId", Type: String, Default: "0.0.0.0", Format: FormatIPv4},
-				{Name: "Disabled", Type: Bool},
-				{Name: "UseMultiplePaths", Type: Bool},
-				{Name: "EBGPMaxPaths", Type: Int, Default: int64(1), Range: rng(1, 64)},
-				{Name: "EBGPAllowMultipleAS", Type: Bool},
-				{Name: "IBGPMaxPaths", Type: Int, Default: int64(1), Range: rng(1, 64)},
+				{Name: "RouterId", Type: String, Default: "0.0.0.0", Format: FormatIPv4, CLI: "router_id"},
+				{Name: "Disabled", Type: Bool, CLI: "shutdown"},
+				{Name: "UseMultiplePaths", Type: Bool, CLI: "use_multiple_paths"},
+				{Name: "EBGPMaxPaths", Type: Int, Default: int64(1), Range: rng(0, 64), Doc: "0 (FlexSwitch's default) is one path", CLI: "maximum_paths"},
+				{Name: "EBGPAllowMultipleAS", Type: Bool, CLI: "bestpath_as_path_multipath_relax"},
+				{Name: "IBGPMaxPaths", Type: Int, Default: int64(1), Range: rng(0, 64), Doc: "0 (FlexSwitch's default) is one path", CLI: "maximum_ibgp_paths"},
+				redistribution(),
 			},
+			Check: checkRedistribution,
 			StateOnly: []*Field{
 				{Name: "AS", Type: String},
 				{Name: "TotalPaths", Type: Int},
 				{Name: "Totalv4Prefixes", Type: Int},
+				{Name: "Totalv6Prefixes", Type: Int},
+				{Name: "DefaultMED", Type: Int, Doc: "the MED sent when a route has none"},
+				{Name: "Defaultv4Route", Type: Bool, Doc: "a default IPv4 route is originated"},
+				{Name: "Defaultv6Route", Type: Bool, Doc: "a default IPv6 route is originated"},
 			},
 		},
 		{
 			Name: "BGPVrf", Class: Config,
 			Doc: "BGP settings of one VRF.",
+			CLI: &CLICommand{Words: []string{"vrf"}, Prompt: []string{"vrf"}, Parents: []string{"BGPGlobal"}, Show: []string{"ip", "bgp", "vrf"}},
 			Fields: []*Field{
 				vrfRef(&Field{Name: "Name", Type: String, Key: true, Doc: "VRF name"}),
-				{Name: "UseMultiplePaths", Type: Bool},
-				{Name: "EBGPMaxPaths", Type: Int, Default: int64(1), Range: rng(1, 64)},
-				{Name: "IBGPMaxPaths", Type: Int, Default: int64(1), Range: rng(1, 64)},
+				{Name: "UseMultiplePaths", Type: Bool, CLI: "use_multiple_paths"},
+				{Name: "EBGPMaxPaths", Type: Int, Default: int64(1), Range: rng(1, 64), CLI: "maximum_paths"},
+				{Name: "IBGPMaxPaths", Type: Int, Default: int64(1), Range: rng(1, 64), CLI: "maximum_ibgp_paths"},
 			},
 		},
 		{
 			Name: "BGPv4Neighbor", Class: Config,
-			Doc: "A BGP peer over IPv4, keyed by VRF and address.",
-			Fields: []*Field{
-				vrfRef(&Field{Name: "Vrf", Type: String, Key: true, Default: "default", Doc: "VRF of the session"}),
-				{Name: "NeighborAddress", Type: String, Key: true, Format: FormatIPv4Host},
-				{Name: "PeerAS", Type: String, Required: true, Format: FormatASN},
-				{Name: "LocalAS", Type: String, Format: FormatASN, Doc: "\"\" uses BGPGlobal ASNum"},
-				{Name: "Description", Type: String, MaxLen: 64},
-				{Name: "Disabled", Type: Bool},
-				{Name: "AuthPassword", Type: String, Secret: Sealed, MaxLen: 80, Doc: "TCP MD5 password; write-only"},
-				{Name: "HoldTime", Type: Int, Range: rng(0, 65535), Doc: "seconds; 0 uses the default (180)"},
-				{Name: "KeepaliveTime", Type: Int, Range: rng(0, 21845), Doc: "seconds; 0 uses the default (60)"},
-				{Name: "ConnectRetryTime", Type: Int, Default: int64(60), Range: rng(1, 65535), Doc: "seconds"},
-				{Name: "RouteReflectorClient", Type: Bool},
-				{Name: "NextHopSelf", Type: Bool},
-			},
-			Check: func(o Object) error {
-				hold, keep := o.Int("HoldTime"), o.Int("KeepaliveTime")
-				if hold != 0 && hold < 3 {
-					return apierr.BadRequest(apierr.CodeInvalidValue, "BGPv4Neighbor", "HoldTime", "HoldTime: %d is not allowed; use 0 or 3..65535 (RFC 4271)", hold)
-				}
-				if hold != 0 && keep != 0 && keep > hold/3 {
-					return apierr.BadRequest(apierr.CodeInvalidValue, "BGPv4Neighbor", "KeepaliveTime", "KeepaliveTime: %d is more than a third of HoldTime %d", keep, hold)
-				}
-				return nil
-			},
-			StateOnly: []*Field{
-				{Name: "PeerType", Type: Int, Doc: "0 internal, 1 external"},
-				{Name: "SessionState", Type: Int, Doc: "RFC 4271 FSM state: 1 Idle .. 6 Established"},
-				{Name: "SessionStateDuration", Type: Int, Doc: "seconds"},
-				{Name: "TotalPrefixes", Type: Int},
-			},
+			Doc:       "A BGP peer over IPv4, keyed by VRF and address. FlexSwitch's second key IntfRef is accepted (and sent back) as \"\": a neighbor by address.",
+			CLI:       &CLICommand{Words: []string{"neighbor", "ip"}, Prompt: []string{"neighbor"}, Parents: []string{"BGPGlobal", "BGPVrf"}, Inherit: "Vrf", Show: []string{"ip", "bgp", "neighbor"}},
+			Fields:    bgpNeighborFields(vrfRef),
+			Check:     checkBGPNeighbor,
+			StateOnly: bgpNeighborStateFields(),
 		},
 		{
 			Name: "Span", Class: Config,
 			Doc: "A port-mirroring session: traffic of the source ports is copied to the destination port.",
+			CLI: &CLICommand{Words: []string{"span", "session"}, Prompt: []string{"span", "session"}},
 			Fields: []*Field{
 				{Name: "SpanSessionName", Type: String, Key: true, Format: FormatObjName},
-				{Name: "AdminState", Type: String, Default: "UP", Enum: adminStates},
+				{Name: "AdminState", Type: String, Default: "UP", Enum: adminStates, CLI: "shutdown", CLISwitch: "DOWN"},
 				{Name: "DstIntfRef", Type: String, Required: true, Format: FormatPortName, Ref: "Port"},
 				{Name: "MirrorDir", Type: String, Default: "BOTH", Enum: []string{"RX", "TX", "BOTH"}},
 				{Name: "SrcIntfRefList", Type: StringList, Required: true, Format: FormatPortName, Ref: "Port"},
@@ -294,6 +286,7 @@ func builtinKinds() []*Kind {
 		{
 			Name: "User", Class: Config,
 			Doc: "A user of the switch: an account of its operating system. Only Access and DefaultShell can be updated; to change anything else, delete the user and create it again.",
+			CLI: &CLICommand{Words: []string{"user"}, Prompt: []string{"user"}},
 			Fields: []*Field{
 				{Name: "Name", Type: String, Key: true, Format: FormatUserName, Aliases: []string{"NAME"}, Doc: "not a system account (root, daemon, sshd, ...)"},
 				{Name: "Access", Type: String, Default: "CLI", Enum: shells},
@@ -314,6 +307,7 @@ func builtinKinds() []*Kind {
 		{
 			Name: "ConfigArchiveServer", Class: Config,
 			Doc: "A server that receives archives of the configuration.",
+			CLI: &CLICommand{Words: []string{"archive", "server"}, Prompt: []string{"archive", "server"}},
 			Fields: []*Field{
 				{Name: "IpAddr", Type: String, Key: true, Format: FormatIPOrFQDN},
 				{Name: "Port", Type: Int, Default: int64(22), Range: rng(1, 65535), Doc: "SSH port (swmgr's addition; FlexSwitch always used 22)"},
@@ -344,6 +338,7 @@ func builtinKinds() []*Kind {
 		{
 			Name: "NtpServer", Class: Config,
 			Doc: "An NTP server the switch synchronises with.",
+			CLI: &CLICommand{Words: []string{"ntp", "server"}, Prompt: []string{"ntp", "server"}},
 			Fields: []*Field{
 				{Name: "IpAddr", Type: String, Key: true, Format: FormatIPOrFQDN},
 				{Name: "MinPoll", Type: Int, Default: int64(6), Range: rng(4, 17), Doc: "log2 seconds"},
@@ -361,11 +356,16 @@ func builtinKinds() []*Kind {
 				{Name: "Status", Type: String},
 				{Name: "Stratum", Type: Int},
 				{Name: "Reach", Type: Int},
+				{Name: "Selected", Type: Bool, Doc: "the source the clock follows"},
+				{Name: "OffsetUsec", Type: Int, Doc: "the last sample's offset, microseconds"},
+				{Name: "DelayUsec", Type: Int, Doc: "round trip, microseconds"},
+				{Name: "JitterUsec", Type: Int, Doc: "standard deviation of the samples, microseconds"},
 			},
 		},
 		{
 			Name: "ConfigLogState", Class: State,
 			Doc: "One configuration operation: every create, update, delete and action, successful or not. The last 1000 are kept.",
+			CLI: &CLICommand{Words: []string{"config", "log"}},
 			Fields: []*Field{
 				{Name: "SeqNum", Type: Int},
 				{Name: "Time", Type: String},
@@ -380,15 +380,17 @@ func builtinKinds() []*Kind {
 		{
 			Name: "UserPassword", Class: Action,
 			Doc: "Sets a user's password. Admins may set anyone's; others only their own.",
+			CLI: &CLICommand{Words: []string{"user"}, Value: "Name", Line: true},
 			Fields: []*Field{
 				{Name: "Name", Type: String, Required: true, Format: FormatUserName, Aliases: []string{"NAME"}},
-				{Name: "Password", Type: String, Required: true, Secret: Transient, MaxLen: 256, Doc: "at least 8 characters"},
+				{Name: "Password", Type: String, Required: true, Secret: Transient, MaxLen: 256, Doc: "at least 8 characters", CLI: "password"},
 			},
 			Check: func(o Object) error { return checkPassword("UserPassword", o.Str("Password")) },
 		},
 		{
 			Name: "SaveConfig", Class: Action,
 			Doc: "Saves the running configuration to a local file or an archive server.",
+			CLI: &CLICommand{Words: []string{"save", "config"}, Prompt: []string{"save", "config"}, Line: true, Context: "toFile"},
 			Fields: []*Field{
 				{Name: "Nonce", Type: String, MaxLen: 256},
 				{Name: "Passphrase", Type: String, Secret: Transient, MaxLen: 256},
@@ -403,10 +405,12 @@ func builtinKinds() []*Kind {
 		{
 			Name: "ResetConfig", Class: Action,
 			Doc: "Returns the switch to factory defaults, in one transaction.",
+			CLI: &CLICommand{Words: []string{"reset", "config", "default"}, Line: true},
 		},
 		{
 			Name: "ResetConfigToFile", Class: Action,
 			Doc: "Replaces the configuration with one saved to a file, in one transaction.",
+			CLI: &CLICommand{Words: []string{"reset", "config", "toFile"}, Prompt: []string{"reset", "config"}},
 			Fields: []*Field{
 				{Name: "SrcFileURI", Type: String, Format: FormatFileURI, MaxLen: 2048, Doc: "default: the data directory's startup-config"},
 				{Name: "Nonce", Type: String, MaxLen: 256},

@@ -49,6 +49,8 @@ const (
 	Int
 	Bool
 	StringList
+	Record     // a JSON object of the field's Sub fields, held as Object
+	RecordList // a JSON array of such objects, held as []Object
 )
 
 func (t Type) String() string {
@@ -61,6 +63,10 @@ func (t Type) String() string {
 		return "boolean"
 	case StringList:
 		return "array of string"
+	case Record:
+		return "object"
+	case RecordList:
+		return "array of object"
 	}
 	return "unknown"
 }
@@ -83,6 +89,7 @@ const (
 	FormatAbsPath         // an absolute path
 	FormatObjName         // a simple name: letters, digits, - _ .
 	FormatIPv4Host        // a dotted IPv4 address a peer can have: not 0.0.0.0, broadcast or multicast
+	FormatIntfRef         // an interface of the switch: a port name or a LogicalIntf name
 )
 
 // Secrecy says how a secret field is kept.
@@ -116,15 +123,39 @@ type Field struct {
 	Format     Format   // form of a string field or of each list element
 	Ref        string   // the config kind whose key this field names
 	RefImplied string   // a value of Ref that always exists without an object ("default" VRF)
+	// RefBy, when set, picks the kind a value names among several, by the
+	// value's form (fpPort1 a Port, Loopback1 a LogicalIntf); Ref is then
+	// the kind most values name. It returns the kind and its store key.
+	RefBy      func(value string) (kind, key string)
 	Secret     Secrecy  // Public, Sealed or Transient
 	Aliases    []string // other spellings accepted on input
 	ReadOnly   bool     // set by the switch; a client may only repeat the current value
 	CreateOnly bool     // may be given at create, never changed by update
+	CLI        string   // the CLI's word where FlexSwitch's differs from Name ("router_id")
+	CLISwitch  string   // for a two-value enum: the value the bare CLI word sets ("no <word>" sets the other)
 	// UniqueWithin, when not nil, makes the field's value unique among the
 	// objects of its kind that agree on these fields (an interface address
 	// within a VRF); an address/prefix compares by its address. The engine
 	// checks it on the configuration a commit produces.
 	UniqueWithin []string
+	// NotYet, when set, says why swmgr cannot make the field real yet
+	// ("BFD"): it is accepted at its default, so that clients that send
+	// every field keep working, and any other value is a 400 naming it.
+	NotYet string
+	// Sub declares the fields of a Record or of each element of a
+	// RecordList (see record.go).
+	Sub []*Field
+	// CheckRecord validates relations between the sub-fields of one
+	// complete record (an element of a RecordList).
+	CheckRecord func(o Object) error
+}
+
+// RefTarget returns the kind and store key a reference value names.
+func (f *Field) RefTarget(value string) (kind, key string) {
+	if f.RefBy != nil {
+		return f.RefBy(value)
+	}
+	return f.Ref, value
 }
 
 // UniqueValue is what UniqueWithin compares: the address of an
@@ -161,6 +192,8 @@ type Kind struct {
 	// Deletable reports whether an object of a kind that is not created by
 	// clients (a discovered port) may still be deleted; nil means no.
 	Deletable func(o Object) bool
+	// CLI says how the CLI reaches the kind; nil: the CLI has no command for it.
+	CLI *CLICommand
 
 	keys    []*Field
 	byName  map[string]*Field // exact names and aliases
@@ -224,6 +257,9 @@ func NewRegistry(kinds ...*Kind) (*Registry, error) {
 			}
 		}
 	}
+	if err := r.checkCLI(); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 
@@ -269,6 +305,17 @@ func (f *Field) check(k *Kind) error {
 	}
 	if f.Key && f.Type != String {
 		return errorf("%s.%s: key fields must be strings", k.Name, f.Name)
+	}
+	if (f.Type == Record || f.Type == RecordList) != (len(f.Sub) > 0) {
+		return errorf("%s.%s: a Record or RecordList field, and only such a field, declares Sub fields", k.Name, f.Name)
+	}
+	for _, s := range f.Sub {
+		if s.Key || s.Ref != "" || s.Secret != Public {
+			return errorf("%s.%s.%s: a sub-field cannot be a key, a reference or a secret", k.Name, f.Name, s.Name)
+		}
+		if err := s.check(k); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -320,10 +367,7 @@ type Object map[string]any
 func (o Object) Clone() Object {
 	c := make(Object, len(o))
 	for k, v := range o {
-		if l, ok := v.([]string); ok {
-			v = append([]string(nil), l...)
-		}
-		c[k] = v
+		c[k] = cloneValue(v)
 	}
 	return c
 }
@@ -392,6 +436,10 @@ func (f *Field) zero() any {
 		return false
 	case StringList:
 		return []string{}
+	case Record:
+		return f.recordDefaults()
+	case RecordList:
+		return []Object{}
 	}
 	return ""
 }

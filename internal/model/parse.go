@@ -175,6 +175,8 @@ func (k *Kind) ParseQuery(q url.Values) (Object, error) {
 		given[f.Name] = name
 		text := q.Get(name)
 		switch f.Type {
+		case Record, RecordList:
+			return nil, apierr.BadRequest(apierr.CodeInvalidValue, k.Name, f.Name, "%s is %s and cannot be given in the query string; send it in the body", f.Name, article(f.Type))
 		case String:
 			out[f.Name] = canonical(f.Format, text)
 		case Int:
@@ -307,6 +309,13 @@ func (f *Field) decode(kind string, raw json.RawMessage) (any, error) {
 			l = []string{}
 		}
 		return l, nil
+	case Record:
+		return f.decodeRecord(kind, raw)
+	case RecordList:
+		if raw[0] != '[' {
+			return nil, wrongType(kind, f, jsonKind(raw))
+		}
+		return f.decodeRecordList(kind, raw)
 	}
 	return nil, errorf("field %s has no type", f.Name)
 }
@@ -321,6 +330,10 @@ func article(t Type) string {
 		return "an integer"
 	case StringList:
 		return "an array of strings"
+	case Record:
+		return "an object"
+	case RecordList:
+		return "an array of objects"
 	}
 	return "a " + t.String()
 }

@@ -32,6 +32,21 @@ func (k *Kind) Validate(o Object) error {
 	return nil
 }
 
+// ValidateGiven checks each given field against its declaration, without
+// the kind's cross-field check: for fields that come with a by-key read or
+// delete, such as FlexSwitch's IntfRef "" of a BGP neighbor, which name the
+// object without being swmgr's keys.
+func (k *Kind) ValidateGiven(o Object) error {
+	for _, f := range k.Fields {
+		if v, ok := o[f.Name]; ok {
+			if _, err := f.validate(k.Name, v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // RequireFields checks that a create gives every required field.
 func (k *Kind) RequireFields(given Object) error {
 	for _, f := range k.Fields {
@@ -57,6 +72,9 @@ func (f *Field) validate(kind string, v any) (any, error) {
 		return nil, apierr.BadRequest(apierr.CodeWrongType, kind, f.Name, "%s: %v", f.Name, err)
 	}
 	v = f.canonicalValue(v)
+	if f.NotYet != "" && !EqualValue(v, f.zero()) {
+		return nil, apierr.BadRequest(apierr.CodeInvalidValue, kind, f.Name, "%s: not supported yet (%s); leave it at its default %s", f.Name, f.NotYet, string(f.appendValue(nil, f.zero())))
+	}
 	switch f.Type {
 	case String:
 		s := v.(string)
@@ -96,6 +114,10 @@ func (f *Field) validate(kind string, v any) (any, error) {
 			}
 			seen[s] = true
 		}
+	case Record:
+		return f.validateRecord(kind, v.(Object))
+	case RecordList:
+		return f.validateRecordList(kind, v.([]Object))
 	}
 	return v, nil
 }
@@ -111,6 +133,10 @@ func (f *Field) checkType(v any) error {
 		_, ok = v.(bool)
 	case StringList:
 		_, ok = v.([]string)
+	case Record:
+		_, ok = v.(Object)
+	case RecordList:
+		_, ok = v.([]Object)
 	}
 	if !ok {
 		return fmt.Errorf("want %s, have %T", f.Type, v)
@@ -182,6 +208,13 @@ func checkFormat(f Format, s string) string {
 	case FormatAbsPath:
 		if !strings.HasPrefix(s, "/") || strings.ContainsRune(s, 0) || strings.Contains("/"+s+"/", "/../") {
 			return "an absolute path without '..'"
+		}
+	case FormatIntfRef:
+		if !portNameRE.MatchString(s) && (!logicalIntfNameRE.MatchString(s) || isReservedIntfName(s)) {
+			if strings.HasPrefix(strings.ToLower(s), "vlan") {
+				return "an interface: VLAN interfaces (vlan<N>) come with the Vlan kind, not yet in this build; use a port (fpPort1) or a LogicalIntf (Loopback1)"
+			}
+			return "an interface: a port like fpPort1 or fpPort1s2, or a LogicalIntf like Loopback1"
 		}
 	case FormatObjName:
 		if !objNameRE.MatchString(s) {

@@ -88,26 +88,54 @@ func Open(dir string) (*Store, error) {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
 	path := filepath.Join(dir, "swmgr.db")
-	db, err := bolt.Open(path, 0o600, &bolt.Options{
-		Timeout:      200 * time.Millisecond,
-		FreelistType: bolt.FreelistMapType,
+	if err := checkFile(path); err != nil {
+		return nil, err
+	}
+	var db *bolt.DB
+	err := safely(func() (err error) {
+		db, err = bolt.Open(path, 0o600, &bolt.Options{
+			Timeout:      200 * time.Millisecond,
+			FreelistType: bolt.FreelistMapType,
+		})
+		return err
 	})
+	if err == nil {
+		if err = checkPages(db, path); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
 	if err != nil {
 		if errors.Is(err, bolt.ErrTimeout) {
 			pid, _ := os.ReadFile(filepath.Join(dir, "swmgr.pid"))
 			return nil, fmt.Errorf("%w: %s (pid %s)", ErrLocked, dir, strings.TrimSpace(string(pid)))
 		}
+		if damaged(err) {
+			return nil, fmt.Errorf("%w: %s: %v. %s", ErrDamaged, path, err, restoreHint)
+		}
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	_ = os.WriteFile(filepath.Join(dir, "swmgr.pid"), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
-	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bMeta, bObj, bOrd, bIDs, bRefs, bRevs, bLog, bLogMeta, bCands} {
-			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
-				return err
-			}
+	// Only a new database is written to here: one refused by a check after
+	// Open (the secret key's) must be left exactly as it was.
+	buckets := [][]byte{bMeta, bObj, bOrd, bIDs, bRefs, bRevs, bLog, bLogMeta, bCands}
+	complete := true
+	_ = db.View(func(tx *bolt.Tx) error {
+		for _, b := range buckets {
+			complete = complete && tx.Bucket(b) != nil
 		}
 		return nil
 	})
+	if !complete {
+		err = db.Update(func(tx *bolt.Tx) error {
+			for _, b := range buckets {
+				if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("initialise %s: %w", path, err)
@@ -130,7 +158,7 @@ func (s *Store) Close() error {
 // View runs fn in a read-only transaction. Records passed to fn are valid
 // only until fn returns.
 func (s *Store) View(fn func(tx *Tx) error) error {
-	return s.db.View(func(btx *bolt.Tx) error { return fn(&Tx{btx: btx}) })
+	return safely(func() error { return s.db.View(func(btx *bolt.Tx) error { return fn(&Tx{btx: btx}) }) })
 }
 
 // CommitFunc changes the store inside a shared write transaction. It must do

@@ -14,6 +14,8 @@ import (
 
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/chrony"
+	"github.com/swmgr/swmgr/internal/frr"
 	"github.com/swmgr/swmgr/internal/model"
 )
 
@@ -37,6 +39,16 @@ type Options struct {
 	// StateCache is how long one link dump answers port state reads
 	// (default 200 ms): a GET of every port's state costs one dump.
 	StateCache time.Duration
+	// FRR, when set, runs BGPGlobal, BGPVrf and BGPv4Neighbor in FRR
+	// (bgp.go); its Netns defaults to the switch's. Nil leaves them to
+	// Others.
+	FRR *frr.Options
+	// Chrony, when set, runs NtpServer in chronyd (ntp.go); its Netns
+	// defaults to the switch's. Nil leaves it to Others.
+	Chrony *chrony.Options
+	// System, when set, applies SystemParam's Hostname and Timezone to
+	// the host (system.go). Nil leaves them to Others.
+	System *SystemOptions
 }
 
 // Backend is swmgr's Linux backend: the adapter between the object model
@@ -64,8 +76,22 @@ type Backend struct {
 	evMu      sync.Mutex
 	events    map[string]*linkEvents
 
+	// daemonDrivers are the kinds run by daemons or host settings
+	// (bgp.go, ntp.go, system.go), present when their options are.
+	daemonDrivers map[string]*driver
+	bgp           *bgpRunner
+	ntp           *ntpRunner
+
 	stop chan struct{}
 	done chan struct{}
+}
+
+// driverOf is the kind's driver on this backend (nil: Others').
+func (b *Backend) driverOf(kind string) *driver {
+	if d := drivers[kind]; d != nil {
+		return d
+	}
+	return b.daemonDrivers[kind]
 }
 
 type linkEvents struct {
@@ -114,7 +140,12 @@ func New(opts Options) (*Backend, error) {
 		applied: map[string]map[string]model.Object{}, events: map[string]*linkEvents{},
 		stop: make(chan struct{}), done: make(chan struct{})}
 	b.log.Info("linux backend", "netns", opts.Kernel.Netns, "ports", len(pm.byPort), "kernel", k.Features().String())
+	if err := b.startDaemons(); err != nil {
+		k.Close()
+		return nil, err
+	}
 	if err := b.watch(); err != nil {
+		b.stopDaemons()
 		k.Close()
 		return nil, err
 	}
@@ -135,6 +166,7 @@ func (b *Backend) Name() string { return "linux" }
 func (b *Backend) Close() error {
 	close(b.stop)
 	<-b.done
+	b.stopDaemons()
 	err := b.k.Close()
 	if b.others != nil {
 		err = errors.Join(err, b.others.Close())
@@ -146,7 +178,7 @@ func (b *Backend) Close() error {
 // handed over at every start, which is the start's reconciliation (each
 // kind's ensure changes only what differs).
 func (b *Backend) Replays(kind *model.Kind) bool {
-	if drivers[kind.Name] != nil {
+	if b.driverOf(kind.Name) != nil {
 		return true
 	}
 	return b.others != nil && b.others.Replays(kind)
@@ -183,6 +215,9 @@ func (b *Backend) Discover(ctx context.Context) (map[string][]model.Object, erro
 		ports = append(ports, o)
 	}
 	found := map[string][]model.Object{"Port": ports, "SystemParam": {{"SwVersion": b.opts.Version, "SwitchMac": mac}}}
+	if b.daemonDrivers["SystemParam"] != nil {
+		b.discoverSystem(found["SystemParam"][0])
+	}
 	if b.others != nil {
 		more, err := b.others.Discover(ctx)
 		if err != nil {
@@ -210,6 +245,10 @@ func refusal(kind string, err error) error {
 	if errors.As(err, &r) {
 		return apierr.New(http.StatusBadRequest, apierr.CodeBackend, kind, r.Field, "the switch refused: %s", r.Msg)
 	}
+	var ae *apierr.Error
+	if errors.As(err, &ae) {
+		return ae // a daemon that does not answer: 503
+	}
 	return err
 }
 
@@ -217,7 +256,7 @@ func refusal(kind string, err error) error {
 // cannot do, refused before any kernel change.
 func (b *Backend) Check(ctx context.Context, changes []backend.Change) error {
 	for _, c := range changes {
-		d := drivers[c.Kind.Name]
+		d := b.driverOf(c.Kind.Name)
 		if d == nil || c.Op == backend.Delete {
 			continue
 		}
@@ -250,7 +289,7 @@ func (b *Backend) Apply(ctx context.Context, changes []backend.Change) error {
 	}
 	var others []backend.Change
 	for _, c := range changes {
-		d := drivers[c.Kind.Name]
+		d := b.driverOf(c.Kind.Name)
 		if d == nil {
 			others = append(others, c)
 			continue
@@ -268,6 +307,14 @@ func (b *Backend) Apply(ctx context.Context, changes []backend.Change) error {
 			}
 			return err
 		}
+	}
+	// The daemons get the batch's changes of their kinds at once.
+	if kind, err := tx.flush(); err != nil {
+		err = refusal(kind, err)
+		if rerr := tx.Rollback(); rerr != nil {
+			return fmt.Errorf("%w; and undoing the earlier changes failed: %v", err, rerr)
+		}
+		return err
 	}
 	if b.crashAfterKernel {
 		return errors.New("simulated crash after the kernel changes")
@@ -309,7 +356,7 @@ func (b *Backend) Apply(ctx context.Context, changes []backend.Change) error {
 
 // State implements backend.Backend.
 func (b *Backend) State(ctx context.Context, kind *model.Kind, o model.Object) (model.Object, error) {
-	if d := drivers[kind.Name]; d != nil {
+	if d := b.driverOf(kind.Name); d != nil {
 		if d.state == nil {
 			return model.Object{}, nil
 		}

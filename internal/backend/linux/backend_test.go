@@ -115,13 +115,17 @@ type sw struct {
 	rec chan []string
 }
 
-func startSwitch(t testing.TB, l *lab, dir string) *sw {
+func startSwitch(t testing.TB, l *lab, dir string, tweaks ...func(*Options)) *sw {
 	t.Helper()
 	s := &sw{t: t, l: l, dir: dir, reg: model.Builtin(), rec: make(chan []string, 100)}
-	be, err := New(Options{Kernel: KernelOptions{Netns: l.sw, VRFNetnsPrefix: l.prefix + "vrf-"}, Version: "test", Log: quiet(),
+	opts := Options{Kernel: KernelOptions{Netns: l.sw, VRFNetnsPrefix: l.prefix + "vrf-"}, Version: "test", Log: quiet(),
 		Journal:     filepath.Join(dir, "linux-apply.journal"),
 		Others:      sim.New(sim.Options{Ports: 4}),
-		OnReconcile: func(c []string) { s.rec <- c }})
+		OnReconcile: func(c []string) { s.rec <- c }}
+	for _, tweak := range tweaks {
+		tweak(&opts)
+	}
+	be, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

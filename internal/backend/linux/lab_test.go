@@ -47,8 +47,14 @@ func run(t testing.TB, args ...string) string {
 
 func newLab(t *testing.T, ports int, opts KernelOptions) *lab {
 	t.Helper()
+	return newLabNamed(t, "lnx", ports, opts)
+}
+
+// newLabNamed is newLab with the name prefix of the test's area.
+func newLabNamed(t *testing.T, area string, ports int, opts KernelOptions) *lab {
+	t.Helper()
 	needRoot(t)
-	l := &lab{t: t, prefix: fmt.Sprintf("lnx%05d", rand.IntN(100000))}
+	l := &lab{t: t, prefix: fmt.Sprintf("%s%05d", area, rand.IntN(100000))}
 	l.sw = l.prefix + "sw"
 	t.Cleanup(l.cleanup)
 	run(t, "ip", "netns", "add", l.sw)

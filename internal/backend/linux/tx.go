@@ -18,6 +18,17 @@ type Tx struct {
 	// Changed lists what was done, for logs and the config log of a
 	// reconciliation.
 	Changed []string
+	// stages hold what daemon-backed drivers batch per Tx (the BGP
+	// configuration FRR is to run): each kind's change edits the stage,
+	// and flush sends each stage to its daemon once, after every change.
+	stages []*stage
+}
+
+type stage struct {
+	name  string
+	kind  string // the kind of the last change staged, for error messages
+	value any
+	flush func(tx *Tx, value any) error
 }
 
 type step struct {
@@ -59,6 +70,33 @@ func (tx *Tx) Rollback() error {
 	tx.steps = nil
 	tx.addrs = map[*netlink.Handle]map[int][]netlink.Addr{}
 	return errors.Join(errs...)
+}
+
+// staged returns the Tx's stage called name, made by init (with the flush
+// that sends it) on first use.
+func (tx *Tx) staged(name, kind string, init func() any, flush func(tx *Tx, value any) error) any {
+	for _, s := range tx.stages {
+		if s.name == name {
+			s.kind = kind
+			return s.value
+		}
+	}
+	s := &stage{name: name, kind: kind, value: init(), flush: flush}
+	tx.stages = append(tx.stages, s)
+	return s.value
+}
+
+// flush sends every stage to its daemon, in the order they were first
+// used; each flush records its own undo with change. On failure it names
+// the kind whose change the daemon refused.
+func (tx *Tx) flush() (kind string, err error) {
+	for _, s := range tx.stages {
+		if err := s.flush(tx, s.value); err != nil {
+			return s.kind, err
+		}
+	}
+	tx.stages = nil
+	return "", nil
 }
 
 // Commit forgets the undo steps: the changes stay.

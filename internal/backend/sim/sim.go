@@ -70,6 +70,7 @@ type Sim struct {
 	applied map[string]map[string]model.Object // kind -> key -> object
 	ports   map[string]*portState
 	removed map[string]removedAccount // user name -> what deleting its account removed, for undo
+	times   map[string]*objectTimes   // kind NUL key -> when the object was created and last changed
 }
 
 // New makes a simulated switch.
@@ -77,12 +78,13 @@ func New(opts Options) *Sim {
 	if opts.Ports <= 0 {
 		opts.Ports = 32
 	}
-	return &Sim{opts: opts, started: time.Now(), applied: map[string]map[string]model.Object{}, ports: map[string]*portState{}, removed: map[string]removedAccount{}}
+	return &Sim{opts: opts, started: time.Now(), applied: map[string]map[string]model.Object{}, ports: map[string]*portState{}, removed: map[string]removedAccount{}, times: map[string]*objectTimes{}}
 }
 
 // tracked are the kinds whose applied objects the simulated hardware needs
-// to remember: ports, the mirror sessions it counts, and the local AS.
-var tracked = map[string]bool{"Port": true, "Span": true, "BGPGlobal": true}
+// to remember: ports, the mirror sessions it counts, the local AS, and the
+// interfaces and static routes of its routing table.
+var tracked = map[string]bool{"Port": true, "Span": true, "BGPGlobal": true, "IPv4Intf": true, "IPv4Route": true}
 
 // Replays implements backend.Backend.
 func (s *Sim) Replays(kind *model.Kind) bool { return tracked[kind.Name] }
@@ -149,6 +151,7 @@ func (s *Sim) apply(ctx context.Context, c backend.Change) error {
 			return err
 		}
 	}
+	s.noteChange(c)
 	if !tracked[c.Kind.Name] {
 		return nil
 	}
@@ -308,6 +311,7 @@ func (s *Sim) State(ctx context.Context, kind *model.Kind, o model.Object) (mode
 		st["Kernel"] = kernel()
 		st["UpTime"] = time.Since(s.started).Round(time.Second).String()
 	}
+	s.fillCompatState(kind, o, st)
 	return st, nil
 }
 

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/swmgr/swmgr/client"
+	"github.com/swmgr/swmgr/internal/cli"
+)
+
+// defaultSocket is where `swmgr serve` run as root listens.
+const defaultSocket = "/run/swmgr/swmgr.sock"
+
+type cliOptions struct {
+	url, socket, user, cacert, fingerprint string
+	command, file                          string
+	noBanner, noColor                      bool
+}
+
+func cliCommand() *cobra.Command {
+	var o cliOptions
+	cmd := &cobra.Command{
+		Use:   "cli",
+		Short: "FlexSwitch's command-line interface (interactive, or scripted with -c, -f or piped input)",
+		Long: `Without --url the CLI talks to the local swmgr as the OS user who runs it: over the
+Unix socket (--socket, $SWMGR_SOCKET, else ` + defaultSocket + ` when it exists), else
+http://127.0.0.1:8080. With --url https://host it needs --user; the password is read
+from $SWMGR_PASSWORD or prompted, never from the command line. The server's
+certificate is checked against --cacert, or pinned with --fingerprint.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runCLI(cmd, o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.url, "url", "", "remote swmgr, https://host[:port] (or http://127.0.0.1:port)")
+	f.StringVar(&o.socket, "socket", "", "the local swmgr's Unix socket")
+	f.StringVarP(&o.user, "user", "u", "", "User to log in as (password from $SWMGR_PASSWORD or prompted)")
+	f.StringVar(&o.cacert, "cacert", "", "PEM file of the CA or certificate to trust for --url https://")
+	f.StringVar(&o.fingerprint, "fingerprint", "", "SHA-256 of the server certificate to pin (hex)")
+	f.StringVarP(&o.command, "command", "c", "", `commands to run, separated by ";" (then exit)`)
+	f.StringVarP(&o.file, "file", "f", "", "file of commands to run (then exit)")
+	f.BoolVar(&o.noBanner, "no-banner", false, "no banner at start")
+	f.BoolVar(&o.noColor, "no-color", false, "no colour even on a terminal")
+	return cmd
+}
+
+func runCLI(cmd *cobra.Command, o cliOptions) error {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	api, endpoint, err := cliClient(o)
+	if err != nil {
+		return err
+	}
+	interactive := term.IsTerminal(int(os.Stdin.Fd())) && term.IsTerminal(int(os.Stdout.Fd()))
+	ro := cli.RunOptions{In: os.Stdin, Out: cmd.OutOrStdout(), Endpoint: endpoint, Banner: !o.noBanner}
+	switch {
+	case o.command != "":
+		ro.Commands = cli.SplitCommands(o.command)
+	case o.file != "":
+		fh, err := os.Open(o.file)
+		if err != nil {
+			return fmt.Errorf("-f: %w", err)
+		}
+		defer fh.Close()
+		ro.In = fh
+	case interactive:
+		ro.Interactive, ro.Color = true, !o.noColor
+		ro.HistoryFile = cli.DefaultHistoryFile()
+	}
+	err = cli.Run(ctx, api, ro)
+	if errors.Is(err, cli.ErrSomeFailed) {
+		os.Exit(1)
+	}
+	return err
+}
+
+// cliClient connects as the options say; it returns what to call the
+// server in messages.
+func cliClient(o cliOptions) (*client.Client, string, error) {
+	var opts []client.Option
+	opts = append(opts, client.WithUserAgent("swmgr-cli"))
+	if o.user != "" {
+		pw, err := cliPassword(o.user)
+		if err != nil {
+			return nil, "", err
+		}
+		opts = append(opts, client.WithBasicAuth(o.user, pw))
+	}
+	if o.url != "" {
+		raw := o.url
+		if !strings.Contains(raw, "://") {
+			raw = "https://" + raw
+		}
+		if o.cacert != "" {
+			opts = append(opts, client.WithCAFile(o.cacert))
+		}
+		if o.fingerprint != "" {
+			opts = append(opts, client.WithFingerprint(o.fingerprint))
+		}
+		c, err := client.New(raw, opts...)
+		if err != nil {
+			return nil, "", err
+		}
+		host := strings.TrimPrefix(strings.TrimPrefix(raw, "https://"), "http://")
+		return c, strings.TrimSuffix(host, "/"), nil
+	}
+	sock := o.socket
+	if sock == "" {
+		sock = os.Getenv("SWMGR_SOCKET")
+	}
+	if sock == "" {
+		if fi, err := os.Stat(defaultSocket); err == nil && fi.Mode()&os.ModeSocket != 0 {
+			sock = defaultSocket
+		}
+	}
+	if sock != "" {
+		c, err := client.New("http://localhost", append(opts, client.WithUnixSocket(sock))...)
+		return c, "localhost", err
+	}
+	c, err := client.New("http://127.0.0.1:8080", opts...)
+	return c, "127.0.0.1", err
+}
+
+// cliPassword is $SWMGR_PASSWORD (removed from the environment once read)
+// or typed at the terminal without echo.
+func cliPassword(user string) (string, error) {
+	if pw, ok := os.LookupEnv("SWMGR_PASSWORD"); ok {
+		os.Unsetenv("SWMGR_PASSWORD")
+		return pw, nil
+	}
+	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return "", fmt.Errorf("--user %s: no terminal to ask the password on; set SWMGR_PASSWORD", user)
+	}
+	defer tty.Close()
+	fmt.Fprintf(tty, "Password for %s: ", user)
+	b, err := term.ReadPassword(int(tty.Fd()))
+	fmt.Fprintln(tty)
+	if err != nil {
+		return "", fmt.Errorf("read password: %w", err)
+	}
+	return string(b), nil
+}
+
+// loginShellArgs turns a login shell's invocation (argv[0] "-swmgr", as
+// login, sshd and su - start a user's shell) into `swmgr cli`.
+func loginShellArgs(args []string) []string {
+	if len(args) == 0 || !strings.HasPrefix(filepath.Base(args[0]), "-") {
+		return nil
+	}
+	return append([]string{"cli"}, args[1:]...)
+}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"github.com/swmgr/swmgr/internal/backend/linux"
+	"github.com/swmgr/swmgr/internal/chrony"
+	"github.com/swmgr/swmgr/internal/frr"
+)
+
+// daemonFlags choose, on the Linux backend, who runs BGP, NTP and the
+// host settings. Their zero value (tests that build serveOptions by hand)
+// is "sim" for all three: nothing is started and the host is not renamed
+// unless asked for; the command line's defaults are the real parts.
+type daemonFlags struct {
+	bgp, ntp, system  string
+	frrDir, chronyDir string
+	etcDir            string
+	ntpNoClock        bool
+}
+
+func addDaemonFlags(f *pflag.FlagSet, d *daemonFlags) {
+	f.StringVar(&d.bgp, "bgp", "frr", "linux backend: who runs BGP: frr (FRR's bgpd and zebra, started by swmgr) or sim")
+	f.StringVar(&d.ntp, "ntp", "chrony", "linux backend: who runs NTP: chrony (a chronyd started by swmgr) or sim")
+	f.StringVar(&d.system, "system", "host", "linux backend: SystemParam Hostname and Timezone: host (set on this machine) or sim")
+	f.StringVar(&d.frrDir, "frr-dir", "/run/swmgr/frr", "linux backend: directory of swmgr's FRR (configuration, vty sockets, logs)")
+	f.StringVar(&d.chronyDir, "chrony-dir", "/run/swmgr/chrony", "linux backend: directory of swmgr's chronyd (configuration, sources.d, socket)")
+	f.StringVar(&d.etcDir, "etc-dir", "/etc", "linux backend: where hostname, localtime and timezone are written")
+	f.BoolVar(&d.ntpNoClock, "ntp-no-clock", false, "linux backend: chronyd measures but never sets the clock (containers, tests)")
+}
+
+// check refuses unknown choices. On the simulated switch the choices
+// do not apply: everything there is simulated.
+func (d *daemonFlags) check() error {
+	for _, c := range []struct{ flag, val, real string }{{"--bgp", d.bgp, "frr"}, {"--ntp", d.ntp, "chrony"}, {"--system", d.system, "host"}} {
+		if c.val != "" && c.val != "sim" && c.val != c.real {
+			return fmt.Errorf("%s %q: use %s or sim", c.flag, c.val, c.real)
+		}
+	}
+	return nil
+}
+
+// apply sets the Linux backend's options for the real parts chosen.
+func (d *daemonFlags) apply(lo *linux.Options) {
+	if d.bgp == "frr" {
+		lo.FRR = &frr.Options{Dir: d.frrDir}
+	}
+	if d.ntp == "chrony" {
+		lo.Chrony = &chrony.Options{Dir: d.chronyDir, NoClock: d.ntpNoClock}
+	}
+	if d.system == "host" {
+		lo.System = &linux.SystemOptions{EtcDir: d.etcDir}
+	}
+}

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"time"
+
+	"github.com/swmgr/swmgr/internal/api"
+	"github.com/swmgr/swmgr/internal/apierr"
+	"github.com/swmgr/swmgr/internal/backend/sim"
+	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/model"
+)
+
+// serviceStatus is what state/SystemStatus and state/SystemSwVersion
+// report: FlexSwitch's clients poll the first until Ready and print the
+// second in their banner.
+type serviceStatus struct {
+	started time.Time
+	eng     *engine.Engine
+	handler *api.Server
+	ready   func() bool
+	backend string
+	// archive says whether the archive scheduler runs.
+	archive bool
+	// sim is the simulated switch, whose routing table state/IPv4Routes
+	// lists when it is the backend.
+	sim *sim.Sim
+}
+
+// serve registers both kinds with the REST handler.
+func (s *serviceStatus) serve() {
+	s.handler.HandleState("SystemStatusState", func(ctx context.Context) ([]model.Object, error) {
+		return []model.Object{s.status(ctx)}, nil
+	})
+	s.handler.HandleState("SystemSwVersionState", func(ctx context.Context) ([]model.Object, error) {
+		return []model.Object{swVersion()}, nil
+	})
+	s.handler.HandleState("LLDPIntfState", s.lldpIntfs)
+	s.handler.HandleState("IPv4RouteState", s.routes)
+}
+
+// routes is the routing table. The Linux backend's is the kernel's, which
+// it does not list yet: say so rather than list the simulated one.
+func (s *serviceStatus) routes(ctx context.Context) ([]model.Object, error) {
+	if s.backend != "sim" {
+		return nil, apierr.New(http.StatusNotImplemented, apierr.CodeNotImplemented, "IPv4RouteState", "", "the %s backend does not list its routing table yet", s.backend)
+	}
+	return s.sim.Routes(ctx)
+}
+
+func (s *serviceStatus) status(ctx context.Context) model.Object {
+	ready, reason := s.ready(), ""
+	if !ready {
+		reason = "starting: the backend is being reconciled with the stored configuration"
+	}
+	calls := s.handler.Calls()
+	start := s.started.UTC().Round(0).String()
+	part := func(name string, enable bool, state, why string) model.Object {
+		o := model.Object{"Name": name, "Enable": enable, "State": state, "Reason": why, "RestartCount": int64(0),
+			"StartTime": "", "KeepAlive": "", "RestartTime": "", "RestartReason": ""}
+		if enable {
+			o["StartTime"] = start
+		}
+		return o
+	}
+	archive, archiveWhy := "up", ""
+	if !s.archive {
+		archive, archiveWhy = "down", "the archive scheduler is turned off"
+	}
+	return model.Object{
+		"Name":           s.hostname(ctx),
+		"Ready":          ready,
+		"Reason":         reason,
+		"UpTime":         time.Since(s.started).Round(time.Second).String(),
+		"NumCreateCalls": strconv.FormatUint(calls.Create, 10),
+		"NumDeleteCalls": strconv.FormatUint(calls.Delete, 10),
+		"NumUpdateCalls": strconv.FormatUint(calls.Update, 10),
+		"NumGetCalls":    strconv.FormatUint(calls.Get, 10),
+		"NumActionCalls": strconv.FormatUint(calls.Action, 10),
+		"FlexDaemons": []model.Object{
+			part("store", true, "up", ""),
+			part("backend-"+s.backend, true, upIf(ready), reason),
+			// This build keeps the BGP and NTP settings but runs no routing
+			// or NTP daemon for them: say so rather than claim they run.
+			part("routing", false, "down", "no routing daemon runs in this build: BGP settings are stored, not applied"),
+			part("ntp", false, "down", "no NTP daemon runs in this build: NtpServer settings are stored, not applied"),
+			part("archive", s.archive, archive, archiveWhy),
+		},
+	}
+}
+
+func upIf(ready bool) string {
+	if ready {
+		return "up"
+	}
+	return "starting"
+}
+
+// hostname is SystemParam's Hostname, FlexSwitch's system name.
+func (s *serviceStatus) hostname(ctx context.Context) string {
+	k := s.eng.Registry().Lookup(model.Config, "SystemParam")
+	out, _, err := s.eng.GetByKey(ctx, k, model.Object{"Vrf": "default"}, false, nil)
+	if err != nil {
+		return ""
+	}
+	var got struct{ Object struct{ Hostname string } }
+	if json.Unmarshal(out, &got) != nil {
+		return ""
+	}
+	return got.Object.Hostname
+}
+
+// swVersion names swmgr's version and the commit it was built from.
+func swVersion() model.Object {
+	repo := model.Object{"Name": "swmgr", "Sha1": "", "Branch": "", "Time": ""}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		repo["Name"] = bi.Main.Path
+		for _, st := range bi.Settings {
+			switch st.Key {
+			case "vcs.revision":
+				repo["Sha1"] = st.Value
+			case "vcs.time":
+				repo["Time"] = st.Value
+			}
+		}
+	}
+	return model.Object{"FlexswitchVersion": version(), "Repos": []model.Object{repo}}
+}
+
+// lldpIntfs lists LLDP's state on every port. No LLDP agent runs (the
+// simulated switch has no neighbors, the Linux backend runs none yet), so
+// each port reports whether LLDP is enabled and no neighbor or frames.
+func (s *serviceStatus) lldpIntfs(ctx context.Context) ([]model.Object, error) {
+	var ports []model.Object
+	enable := false
+	_, err := s.eng.Snapshot(ctx, []string{"LLDPGlobal", "Port"}, nil, func(k *model.Kind, o model.Object) error {
+		switch k.Name {
+		case "LLDPGlobal":
+			enable = o.Bool("Enable")
+		case "Port":
+			ports = append(ports, o)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]model.Object, len(ports))
+	for i, p := range ports {
+		out[i] = model.Object{"IntfRef": p.Str("IntfRef"), "IfIndex": p.Int("IfIndex"), "LocalPort": p.Str("IntfRef"),
+			"Enable": enable && !brokenOut(p)}
+	}
+	return out, nil
+}
+
+// brokenOut: a port split into sub-ports runs LLDP on those instead.
+func brokenOut(p model.Object) bool {
+	_, sub, _ := model.ParsePortName(p.Str("IntfRef"))
+	mode := p.Str("BreakOutMode")
+	return sub == 0 && mode != "1x40" && mode != "1x100"
+}

@@ -1,0 +1,109 @@
+package linux
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/swmgr/swmgr/internal/chrony"
+	"github.com/swmgr/swmgr/internal/daemon"
+	"github.com/swmgr/swmgr/internal/frr"
+)
+
+// startDaemons starts the daemons the options ask for, in the switch's
+// namespace, and registers the drivers of their kinds. The daemons start
+// with no configuration of swmgr's: the engine's replay at start hands
+// over every stored object, which is applied like any commit.
+func (b *Backend) startDaemons() error {
+	b.daemonDrivers = map[string]*driver{}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if o := b.opts.FRR; o != nil {
+		opts := *o
+		if opts.Netns == "" {
+			opts.Netns = b.opts.Kernel.Netns
+		}
+		// What a previous run left is not the store's: start empty.
+		if err := os.Remove(filepath.Join(opts.Dir, "bgpd.conf")); err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("frr: %w", err)
+		}
+		r, err := frr.New(opts)
+		if err != nil {
+			return err
+		}
+		if err := r.Start(ctx); err != nil {
+			return fmt.Errorf("starting FRR for BGP: %w", err)
+		}
+		b.bgp = newBGPRunner(r, b.opts.StateCache)
+		for _, k := range []string{"BGPGlobal", "BGPVrf", "BGPv4Neighbor"} {
+			b.daemonDrivers[k] = bgpDriver(k)
+		}
+	}
+	if o := b.opts.Chrony; o != nil {
+		opts := *o
+		if opts.Netns == "" {
+			opts.Netns = b.opts.Kernel.Netns
+		}
+		d, err := chrony.New(opts)
+		if err == nil {
+			err = d.Start(ctx)
+		}
+		if err != nil {
+			b.stopDaemons()
+			return fmt.Errorf("starting chronyd for NTP: %w", err)
+		}
+		// The sources a previous run left are not the store's either.
+		if err := d.Apply(ctx, nil); err != nil {
+			d.Stop()
+			b.stopDaemons()
+			return err
+		}
+		b.ntp = &ntpRunner{daemon: d, applied: nil, valid: b.opts.StateCache}
+		b.daemonDrivers["NtpServer"] = ntpDriver
+	}
+	if o := b.opts.System; o != nil {
+		o.defaults()
+		b.daemonDrivers["SystemParam"] = systemDriver
+	}
+	return nil
+}
+
+func (b *Backend) stopDaemons() {
+	if b.bgp != nil {
+		b.bgp.router.Stop()
+	}
+	if b.ntp != nil {
+		b.ntp.daemon.Stop()
+	}
+}
+
+// Daemons reports the daemons the backend runs (SystemStatus.FlexDaemons):
+// each one's state, pid and restarts.
+func (b *Backend) Daemons() []daemon.Status {
+	var out []daemon.Status
+	if b.bgp != nil {
+		out = append(out, b.bgp.router.Status()...)
+	}
+	if b.ntp != nil {
+		out = append(out, b.ntp.daemon.Status()...)
+	}
+	return out
+}
+
+// FRR is the FRR instance running BGP (nil when BGP is not FRR's).
+func (b *Backend) FRR() *frr.Router {
+	if b.bgp == nil {
+		return nil
+	}
+	return b.bgp.router
+}
+
+// Chrony is the chronyd running NTP (nil when NTP is not chrony's).
+func (b *Backend) Chrony() *chrony.Daemon {
+	if b.ntp == nil {
+		return nil
+	}
+	return b.ntp.daemon
+}

@@ -1,0 +1,604 @@
+package linux
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/swmgr/swmgr/internal/apierr"
+	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/backend/sim"
+	"github.com/swmgr/swmgr/internal/chrony"
+	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/frr"
+	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/vmtest"
+)
+
+// needProgram skips a test whose daemon is not installed, except in CI
+// (CI=1), where .ci/run installs it and its absence is a failure.
+func needProgram(t testing.TB, pkg string, paths ...string) {
+	t.Helper()
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			if os.Getenv("CI") != "" {
+				t.Fatalf("%s is missing (%s); .ci/run installs Debian's %s", p, err, pkg)
+			}
+			t.Skipf("Debian's %s is not installed (%s missing): apt-get install %s (.ci/run does)", pkg, p, pkg)
+		}
+	}
+}
+
+// daemonDir is a directory the daemons' unprivileged users can traverse,
+// removed when the test ends.
+func daemonDir(t testing.TB, prefix string) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", prefix+"-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(dir, 0o755)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// stateOf is the state form of an object, decoded.
+func (s *sw) stateOf(kind string, key model.Object) map[string]any {
+	s.t.Helper()
+	var out struct{ Object map[string]any }
+	if err := json.Unmarshal([]byte(s.state(kind, key)), &out); err != nil {
+		s.t.Fatal(err)
+	}
+	return out.Object
+}
+
+// revision commits and returns the new revision.
+func (s *sw) revision(edits ...engine.Edit) uint64 {
+	s.t.Helper()
+	out, err := s.e.Apply(context.Background(), edits, engine.Meta{Source: "test"}, nil)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return out.Revision
+}
+
+func num(v any) int64 { f, _ := v.(float64); return int64(f) }
+
+// runningBGP is the `router bgp` part of FRR's running configuration.
+func runningBGP(t testing.TB, r *frr.Router) string {
+	t.Helper()
+	text, err := r.RunningConfig(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keep []string
+	in := false
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, "router bgp") {
+			in = true
+		}
+		if in {
+			keep = append(keep, line)
+		}
+		if line == "exit" {
+			in = false
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+// TestBGPOnLinux runs BGP through the engine and the Linux backend: the
+// switch's FRR (started by the backend in the switch namespace) peers over
+// fpPort1 with a second, independent FRR in the host namespace behind it.
+// The steps share one lab because bringing sessions up is the slow part.
+func TestBGPOnLinux(t *testing.T) {
+	needProgram(t, "frr", "/usr/lib/frr/bgpd", "/usr/lib/frr/zebra")
+	l := newLabNamed(t, "rt", 1, KernelOptions{})
+	l.k.Close()
+	l.k = nil
+	dir := daemonDir(t, l.prefix)
+	host := l.hosts[0]
+	run(t, "ip", "-n", host, "addr", "add", "10.201.0.2/30", "dev", "eth0")
+	run(t, "ip", "-n", host, "addr", "add", "192.0.2.1/24", "dev", "lo")
+
+	ctx := context.Background()
+	peer, err := frr.New(frr.Options{Dir: filepath.Join(dir, "peer"), Netns: host})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := peer.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(peer.Stop)
+	fast := func(addr, as string) frr.Neighbor {
+		return frr.Neighbor{NeighborAddress: addr, PeerAS: as, KeepaliveTime: 1, HoldTime: 3, ConnectRetryTime: 1}
+	}
+	peerExpects := func(switchAS string) {
+		t.Helper()
+		err := peer.Apply(ctx, frr.Config{
+			Instances: []frr.Instance{{ASNum: "65002", RouterID: "10.201.0.2", Redistribution: []frr.Redistribution{{Sources: "CONNECTED"}}}},
+			Neighbors: []frr.Neighbor{fast("10.201.0.1", switchAS)},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	peerExpects("65001")
+
+	var failUsers atomic.Bool
+	s := startSwitch(t, l, t.TempDir(), func(o *Options) {
+		o.FRR = &frr.Options{Dir: filepath.Join(dir, "frr")}
+		o.Others = sim.New(sim.Options{Ports: 4, Fault: func(c backend.Change) error {
+			if c.Kind.Name == "ConfigArchiveServer" && failUsers.Load() {
+				return errors.New("injected failure after FRR was changed")
+			}
+			return nil
+		}})
+	})
+	sw := s.be.FRR()
+	first := model.Object{"NeighborAddress": "10.201.0.2", "PeerAS": "65002", "HoldTime": int64(3), "KeepaliveTime": int64(1), "ConnectRetryTime": int64(1), "Description": "peer one"}
+	firstKey := model.Object{"Vrf": "default", "NeighborAddress": "10.201.0.2"}
+	oneRev := s.revision(
+		s.edit(backend.Update, "Port", model.Object{"IntfRef": "fpPort1", "AdminState": "UP"}),
+		s.edit(backend.Create, "IPv4Intf", model.Object{"IntfRef": "fpPort1", "IpAddr": "10.201.0.1/30"}),
+		s.edit(backend.Update, "BGPGlobal", model.Object{"Vrf": "default", "ASNum": "65001", "RouterId": "10.201.0.1"}),
+		s.edit(backend.Create, "BGPv4Neighbor", first.Clone()),
+	)
+	established := func() map[string]any {
+		t.Helper()
+		var st map[string]any
+		if !eventually(40*time.Second, func() bool {
+			st = s.stateOf("BGPv4Neighbor", firstKey)
+			return num(st["SessionState"]) == 6
+		}) {
+			t.Fatalf("session with 10.201.0.2 not Established: %v", st)
+		}
+		return st
+	}
+
+	t.Run("established, routes learned into the kernel, state from FRR", func(t *testing.T) {
+		established()
+		var st map[string]any
+		if !eventually(20*time.Second, func() bool {
+			st = s.stateOf("BGPv4Neighbor", firstKey)
+			return num(st["TotalPrefixes"]) >= 1 && strings.Contains(run(t, "ip", "-n", l.sw, "route", "show", "192.0.2.0/24"), "proto bgp")
+		}) {
+			t.Fatalf("192.0.2.0/24 not learned: state %v, kernel %q", st, run(t, "ip", "-n", l.sw, "route", "show", "192.0.2.0/24"))
+		}
+		if num(st["PeerType"]) != 1 || num(field(st, "Messages", "Received", "Update")) < 1 || num(st["ConnectionsEstablished"]) != 1 {
+			t.Errorf("neighbor state %v: want external, updates received, one connection", st)
+		}
+		if r := run(t, "ip", "-n", l.sw, "route", "show", "192.0.2.0/24"); !strings.Contains(r, "via 10.201.0.2") {
+			t.Errorf("kernel route %q", r)
+		}
+		g := s.stateOf("BGPGlobal", model.Object{"Vrf": "default"})
+		if g["AS"] != "65001" || num(g["TotalPaths"]) < 1 || num(g["Totalv4Prefixes"]) < 1 {
+			t.Errorf("BGPGlobal state %v", g)
+		}
+	})
+
+	// The revision with one neighbor: rollback target below.
+	var oneNeighbor string
+	t.Run("a second neighbor does not reset the first", func(t *testing.T) {
+		before := established()
+		oneNeighbor = runningBGP(t, sw)
+		s.mustCommit(s.edit(backend.Create, "BGPv4Neighbor", model.Object{"NeighborAddress": "10.201.9.9", "PeerAS": "65009", "AuthPassword": "s3cret-pw"}))
+		s.mustCommit(s.edit(backend.Update, "BGPv4Neighbor", model.Object{"Vrf": "default", "NeighborAddress": "10.201.9.9", "Description": "nobody home"}))
+		if rc := runningBGP(t, sw); !strings.Contains(rc, "neighbor 10.201.9.9 description nobody home") {
+			t.Fatalf("second neighbor not in FRR:\n%s", rc)
+		}
+		time.Sleep(2100 * time.Millisecond)
+		after := s.stateOf("BGPv4Neighbor", firstKey)
+		if num(after["SessionState"]) != 6 || num(after["ConnectionsEstablished"]) != num(before["ConnectionsEstablished"]) ||
+			duration(t, after["SessionStateDuration"]) <= duration(t, before["SessionStateDuration"]) {
+			t.Errorf("first session disturbed: before %v, after %v", before, after)
+		}
+	})
+
+	t.Run("FRR's refusal fails the commit and leaves FRR and the store as they were", func(t *testing.T) {
+		before := runningBGP(t, sw)
+		err := s.commit(
+			s.edit(backend.Update, "BGPv4Neighbor", model.Object{"Vrf": "default", "NeighborAddress": "10.201.9.9", "Description": "changed first"}),
+			s.edit(backend.Create, "BGPv4Neighbor", model.Object{"NeighborAddress": "10.201.9.10", "PeerAS": "65010", "RouteReflectorClient": true, "AuthPassword": "other-secret"}))
+		var ae *apierr.Error
+		if !errors.As(err, &ae) || ae.Status != 400 || !strings.Contains(err.Error(), "Not an internal neighbor") {
+			t.Fatalf("want a 400 with FRR's message, got %v", err)
+		}
+		if strings.Contains(err.Error(), "other-secret") || strings.Contains(err.Error(), "s3cret-pw") {
+			t.Errorf("the error shows a password: %v", err)
+		}
+		if after := runningBGP(t, sw); after != before {
+			t.Errorf("FRR changed:\nbefore\n%s\nafter\n%s", before, after)
+		}
+		if _, _, err := s.e.GetByKey(ctx, s.reg.Lookup(model.Config, "BGPv4Neighbor"), model.Object{"Vrf": "default", "NeighborAddress": "10.201.9.10"}, false, nil); err == nil {
+			t.Error("the refused neighbor is in the store")
+		}
+	})
+
+	t.Run("a failure after FRR was changed puts FRR back", func(t *testing.T) {
+		before := runningBGP(t, sw)
+		failUsers.Store(true)
+		defer failUsers.Store(false)
+		err := s.commit(
+			s.edit(backend.Create, "BGPv4Neighbor", model.Object{"NeighborAddress": "10.201.9.11", "PeerAS": "65011"}),
+			s.edit(backend.Create, "ConfigArchiveServer", model.Object{"IpAddr": "127.0.0.1"}))
+		if err == nil || !strings.Contains(err.Error(), "injected failure") {
+			t.Fatalf("want the injected failure, got %v", err)
+		}
+		if after := runningBGP(t, sw); after != before {
+			t.Errorf("FRR not put back:\nbefore\n%s\nafter\n%s", before, after)
+		}
+	})
+
+	t.Run("rollback restores FRR's running configuration", func(t *testing.T) {
+		if _, err := s.e.Rollback(ctx, oneRev, engine.Request{}); err != nil {
+			t.Fatal(err)
+		}
+		if got := runningBGP(t, sw); got != oneNeighbor {
+			t.Errorf("after rollback\n%s\nwant\n%s", got, oneNeighbor)
+		}
+		established()
+	})
+
+	t.Run("a killed bgpd is restarted with its configuration", func(t *testing.T) {
+		pid := sw.Pid("bgpd")
+		syscall.Kill(pid, syscall.SIGKILL)
+		if !eventually(20*time.Second, func() bool {
+			for _, d := range s.be.Daemons() {
+				if d.Name == "bgpd" && d.State == "up" && d.RestartCount == 1 && d.Pid != pid {
+					return true
+				}
+			}
+			return false
+		}) {
+			t.Fatalf("bgpd not restarted: %+v", s.be.Daemons())
+		}
+		established()
+		if got := runningBGP(t, sw); got != oneNeighbor {
+			t.Errorf("after the restart\n%s\nwant\n%s", got, oneNeighbor)
+		}
+	})
+
+	t.Run("deleting the neighbor tears the session down", func(t *testing.T) {
+		s.mustCommit(s.edit(backend.Delete, "BGPv4Neighbor", firstKey.Clone()))
+		if !eventually(15*time.Second, func() bool {
+			return !strings.Contains(run(t, "ip", "-n", l.sw, "route", "show", "192.0.2.0/24"), "proto bgp")
+		}) {
+			t.Error("the learned route stayed in the kernel")
+		}
+		ns, err := peer.Neighbors(ctx)
+		if err != nil || len(ns) != 1 || ns[0].SessionState == frr.SessionEstablished {
+			t.Errorf("the peer still has the session: %+v %v", ns, err)
+		}
+	})
+
+	t.Run("changing ASNum restarts cleanly", func(t *testing.T) {
+		peerExpects("65101")
+		s.mustCommit(
+			s.edit(backend.Update, "BGPGlobal", model.Object{"Vrf": "default", "ASNum": "65101"}),
+			s.edit(backend.Create, "BGPv4Neighbor", first.Clone()))
+		if rc := runningBGP(t, sw); !strings.Contains(rc, "router bgp 65101\n") || strings.Contains(rc, "65001") {
+			t.Fatalf("FRR after the AS change:\n%s", rc)
+		}
+		established()
+	})
+
+	t.Run("a VRF neighbor", func(t *testing.T) {
+		s.mustCommit(
+			s.edit(backend.Create, "Vrf", model.Object{"Vrf": "rtred"}),
+			s.edit(backend.Create, "BGPVrf", model.Object{"Name": "rtred", "UseMultiplePaths": true, "EBGPMaxPaths": int64(4)}),
+			s.edit(backend.Create, "BGPv4Neighbor", model.Object{"Vrf": "rtred", "NeighborAddress": "10.202.0.2", "PeerAS": "65202"}))
+		rc := runningBGP(t, sw)
+		if !strings.Contains(rc, "router bgp 65101 vrf rtred\n") || !strings.Contains(rc, " neighbor 10.202.0.2 remote-as 65202\n") || !strings.Contains(rc, "maximum-paths 4") {
+			t.Errorf("the VRF instance is not in FRR:\n%s", rc)
+		}
+		st := s.stateOf("BGPv4Neighbor", model.Object{"Vrf": "rtred", "NeighborAddress": "10.202.0.2"})
+		if num(st["SessionState"]) < 1 {
+			t.Errorf("VRF neighbor state %v: FRR does not report it", st)
+		}
+		s.mustCommit(
+			s.edit(backend.Delete, "BGPv4Neighbor", model.Object{"Vrf": "rtred", "NeighborAddress": "10.202.0.2"}),
+			s.edit(backend.Delete, "BGPVrf", model.Object{"Name": "rtred"}),
+			s.edit(backend.Delete, "Vrf", model.Object{"Vrf": "rtred"}))
+		if strings.Contains(runningBGP(t, sw), "vrf rtred") {
+			t.Error("the VRF instance stayed in FRR")
+		}
+		// The session itself needs a VRF device for FRR's VRF; where the
+		// kernel has none (this host's), the backend makes VRFs as
+		// namespaces, which FRR's default VRF backend does not follow.
+	})
+	t.Run("FRR not answering: 503, nothing stored", func(t *testing.T) {
+		sw.Stop() // no supervisor left to restart it: the rest of the test cannot use FRR
+		err := s.commit(s.edit(backend.Create, "BGPv4Neighbor", model.Object{"NeighborAddress": "10.201.9.12", "PeerAS": "65012"}))
+		var ae *apierr.Error
+		if !errors.As(err, &ae) || ae.Status != 503 {
+			t.Fatalf("want a 503, got %v", err)
+		}
+		if _, _, err := s.e.GetByKey(ctx, s.reg.Lookup(model.Config, "BGPv4Neighbor"), model.Object{"Vrf": "default", "NeighborAddress": "10.201.9.12"}, false, nil); err == nil {
+			t.Error("the neighbor FRR never got is in the store")
+		}
+		_, _, err = s.e.GetByKey(ctx, s.reg.Lookup(model.Config, "BGPv4Neighbor"), firstKey, true, nil)
+		if !errors.As(err, &ae) || ae.Status != 503 {
+			t.Errorf("state read with FRR down: want a 503, got %v", err)
+		}
+	})
+}
+
+// newUTS makes a UTS namespace on a thread kept for the test, so the
+// switch's host name can be set without renaming the machine.
+func newUTS(t *testing.T) string {
+	t.Helper()
+	path := make(chan string)
+	release := make(chan struct{})
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+		if err := unix.Unshare(unix.CLONE_NEWUTS); err != nil {
+			path <- ""
+			return
+		}
+		path <- fmt.Sprintf("/proc/%d/task/%d/ns/uts", os.Getpid(), unix.Gettid())
+		<-release
+	}()
+	p := <-path
+	t.Cleanup(func() { close(release) })
+	if p == "" {
+		t.Skip("cannot make a UTS namespace")
+	}
+	return p
+}
+
+// TestNTPAndSystemOnLinux: NtpServer through the switch's chronyd (never
+// touching the clock) against a chronyd serving time in the host namespace
+// behind fpPort1; SystemParam's Hostname and Timezone in a UTS namespace
+// and an /etc of the test's; and a failure after both leaves both as before.
+func TestNTPAndSystemOnLinux(t *testing.T) {
+	needProgram(t, "chrony", "/usr/sbin/chronyd", "/usr/bin/chronyc")
+	l := newLabNamed(t, "rt", 1, KernelOptions{})
+	l.k.Close()
+	l.k = nil
+	dir := daemonDir(t, l.prefix)
+	host := l.hosts[0]
+	run(t, "ip", "-n", host, "addr", "add", "10.211.0.2/30", "dev", "eth0")
+
+	// The server: a chronyd of the test's own in the host namespace.
+	srv := filepath.Join(dir, "server")
+	os.MkdirAll(srv, 0o750)
+	run(t, "chown", "_chrony:_chrony", srv)
+	conf := fmt.Sprintf("bindaddress 10.211.0.2\nallow all\nlocal stratum 8\ncmdport 0\nbindcmdaddress %[1]s/chronyd.sock\npidfile %[1]s/chronyd.pid\ndriftfile %[1]s/drift\n", srv)
+	if err := os.WriteFile(filepath.Join(dir, "server.conf"), []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	server := exec.Command("ip", "netns", "exec", host, "chronyd", "-x", "-d", "-u", "_chrony", "-f", filepath.Join(dir, "server.conf"))
+	if err := server.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { server.Process.Kill(); server.Wait() })
+
+	etc := filepath.Join(dir, "etc")
+	os.MkdirAll(etc, 0o755)
+	os.WriteFile(filepath.Join(etc, "hostname"), []byte("before\n"), 0o644)
+	uts := newUTS(t)
+	machine, _ := os.Hostname()
+
+	var failUsers atomic.Bool
+	s := startSwitch(t, l, t.TempDir(), func(o *Options) {
+		o.Chrony = &chrony.Options{Dir: filepath.Join(dir, "chrony"), NoClock: true}
+		o.System = &SystemOptions{EtcDir: etc, UTSNamespace: uts}
+		o.Others = sim.New(sim.Options{Ports: 4, Fault: func(c backend.Change) error {
+			if c.Kind.Name == "ConfigArchiveServer" && failUsers.Load() {
+				return errors.New("injected failure after chrony and the host name were changed")
+			}
+			return nil
+		}})
+	})
+	// A new store takes the host's name (discovered): the first start
+	// does not rename the switch to the model's default.
+	sys := s.be.opts.System
+	if h, _ := sys.Hostname(); h != machine {
+		t.Errorf("host name after start %q, want the machine's %q", h, machine)
+	}
+	if b, _ := os.ReadFile(filepath.Join(etc, "hostname")); string(b) != machine+"\n" {
+		t.Errorf("/etc/hostname after start %q", b)
+	}
+	ntpKey := model.Object{"IpAddr": "10.211.0.2"}
+	ntpRev := s.revision(
+		s.edit(backend.Update, "Port", model.Object{"IntfRef": "fpPort1", "AdminState": "UP"}),
+		s.edit(backend.Create, "IPv4Intf", model.Object{"IntfRef": "fpPort1", "IpAddr": "10.211.0.1/30"}),
+		s.edit(backend.Create, "NtpServer", model.Object{"IpAddr": "10.211.0.2", "MinPoll": int64(4), "MaxPoll": int64(5), "Prefer": true}),
+	)
+
+	t.Run("chrony selects the server and the state says so", func(t *testing.T) {
+		var st map[string]any
+		if !eventually(40*time.Second, func() bool {
+			st = s.stateOf("NtpServer", ntpKey)
+			return st["Selected"] == true
+		}) {
+			t.Fatalf("not selected: %v", st)
+		}
+		if st["Status"] != "selected" || num(st["Stratum"]) != 8 || num(st["Reach"]) == 0 || num(st["DelayUsec"]) <= 0 {
+			t.Errorf("state %v: want selected, the server's stratum 8, reached, a delay", st)
+		}
+		b, _ := os.ReadFile(filepath.Join(dir, "chrony", "sources.d", "swmgr-10.211.0.2.sources"))
+		if string(b) != "server 10.211.0.2 iburst minpoll 4 maxpoll 5 prefer\n" {
+			t.Errorf("source file %q", b)
+		}
+	})
+
+	t.Run("hostname and time zone set, then rolled back", func(t *testing.T) {
+		s.mustCommit(s.edit(backend.Update, "SystemParam", model.Object{"Vrf": "default", "Hostname": "rt-leaf1", "Timezone": "Europe/Paris"}))
+		if h, _ := sys.Hostname(); h != "rt-leaf1" {
+			t.Errorf("kernel host name %q", h)
+		}
+		if b, _ := os.ReadFile(filepath.Join(etc, "hostname")); string(b) != "rt-leaf1\n" {
+			t.Errorf("/etc/hostname %q", b)
+		}
+		if l, _ := os.Readlink(filepath.Join(etc, "localtime")); l != "/usr/share/zoneinfo/Europe/Paris" {
+			t.Errorf("/etc/localtime -> %q", l)
+		}
+		if m, _ := os.Hostname(); m != machine {
+			t.Fatalf("the machine's own host name changed: %q -> %q", machine, m)
+		}
+		if _, err := s.e.Rollback(context.Background(), ntpRev, engine.Request{}); err != nil {
+			t.Fatal(err)
+		}
+		if h, _ := sys.Hostname(); h != machine {
+			t.Errorf("kernel host name after rollback %q", h)
+		}
+		if b, _ := os.ReadFile(filepath.Join(etc, "timezone")); string(b) != "UTC\n" {
+			t.Errorf("/etc/timezone after rollback %q", b)
+		}
+		st := s.stateOf("SystemParam", model.Object{"Vrf": "default"})
+		if st["Distro"] == "" || !strings.HasPrefix(fmt.Sprint(st["Kernel"]), "Linux ") || st["UpTime"] == "" {
+			t.Errorf("SystemParam state %v", st)
+		}
+		err := s.commit(s.edit(backend.Update, "SystemParam", model.Object{"Vrf": "default", "Timezone": "Mars/Olympus_Mons"}))
+		if err == nil {
+			t.Error("an unknown time zone was accepted")
+		}
+	})
+
+	t.Run("a failure later in the batch leaves chrony and the host as before", func(t *testing.T) {
+		failUsers.Store(true)
+		defer failUsers.Store(false)
+		err := s.commit(
+			s.edit(backend.Create, "NtpServer", model.Object{"IpAddr": "10.211.9.9"}),
+			s.edit(backend.Update, "SystemParam", model.Object{"Vrf": "default", "Hostname": "rt-never"}),
+			s.edit(backend.Create, "ConfigArchiveServer", model.Object{"IpAddr": "127.0.0.1"}))
+		if err == nil {
+			t.Fatal("the injected failure did not fail the commit")
+		}
+		if h, _ := sys.Hostname(); h != machine {
+			t.Errorf("host name %q after the failed commit", h)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "chrony", "sources.d", "swmgr-10.211.9.9.sources")); err == nil {
+			t.Error("the failed commit's source stayed in sources.d")
+		}
+	})
+
+	t.Run("a killed chronyd is restarted and reports the server again", func(t *testing.T) {
+		pid := s.be.Chrony().Pid()
+		syscall.Kill(pid, syscall.SIGKILL)
+		if !eventually(20*time.Second, func() bool {
+			for _, d := range s.be.Daemons() {
+				if d.Name == "chronyd" && d.State == "up" && d.RestartCount == 1 {
+					return true
+				}
+			}
+			return false
+		}) {
+			t.Fatalf("chronyd not restarted: %+v", s.be.Daemons())
+		}
+		if !eventually(40*time.Second, func() bool { return s.stateOf("NtpServer", ntpKey)["Selected"] == true }) {
+			t.Errorf("not selected again after the restart: %v", s.stateOf("NtpServer", ntpKey))
+		}
+	})
+
+	t.Run("deleting the server removes the source", func(t *testing.T) {
+		s.mustCommit(s.edit(backend.Delete, "NtpServer", ntpKey.Clone()))
+		srcs, err := s.be.Chrony().Sources(context.Background())
+		if err != nil || len(srcs) != 0 {
+			t.Errorf("chrony still has sources: %+v %v", srcs, err)
+		}
+	})
+}
+
+// TestRoutingInVM runs the BGP VRF session test in a VM booting Debian's
+// stock kernel, which has the VRF devices FRR's VRFs follow.
+func TestRoutingInVM(t *testing.T) {
+	needProgram(t, "frr", "/usr/lib/frr/bgpd", "/usr/lib/frr/zebra")
+	vmtest.RunTests(t, "^TestRoutingVRFSession$", 4*time.Minute)
+}
+
+// TestRoutingVRFSession: a neighbor in VRF rtred (a VRF device, fpPort1
+// enslaved to it) reaches Established with the peer FRR behind fpPort1,
+// and the prefix it announces lands in the VRF's kernel table only.
+func TestRoutingVRFSession(t *testing.T) {
+	needProgram(t, "frr", "/usr/lib/frr/bgpd", "/usr/lib/frr/zebra")
+	l := newLabNamed(t, "rt", 1, KernelOptions{})
+	needFeature(t, l.k, l.k.Features().VRFDevice, "VRF devices")
+	l.k.Close()
+	l.k = nil
+	dir := daemonDir(t, l.prefix)
+	host := l.hosts[0]
+	run(t, "ip", "-n", host, "addr", "add", "10.231.0.2/30", "dev", "eth0")
+	run(t, "ip", "-n", host, "addr", "add", "203.0.113.1/24", "dev", "lo")
+	ctx := context.Background()
+	peer, err := frr.New(frr.Options{Dir: filepath.Join(dir, "peer"), Netns: host})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := peer.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(peer.Stop)
+	err = peer.Apply(ctx, frr.Config{
+		Instances: []frr.Instance{{ASNum: "65002", RouterID: "10.231.0.2", Redistribution: []frr.Redistribution{{Sources: "CONNECTED"}}}},
+		Neighbors: []frr.Neighbor{{NeighborAddress: "10.231.0.1", PeerAS: "65001", KeepaliveTime: 1, HoldTime: 3, ConnectRetryTime: 1}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startSwitch(t, l, t.TempDir(), func(o *Options) { o.FRR = &frr.Options{Dir: filepath.Join(dir, "frr")} })
+	s.mustCommit(
+		s.edit(backend.Create, "Vrf", model.Object{"Vrf": "rtred"}),
+		s.edit(backend.Update, "Port", model.Object{"IntfRef": "fpPort1", "AdminState": "UP"}),
+		s.edit(backend.Create, "IPv4Intf", model.Object{"IntfRef": "fpPort1", "IpAddr": "10.231.0.1/30", "Vrf": "rtred"}),
+		s.edit(backend.Update, "BGPGlobal", model.Object{"Vrf": "default", "ASNum": "65001", "RouterId": "10.231.0.1"}),
+		s.edit(backend.Create, "BGPVrf", model.Object{"Name": "rtred"}),
+		s.edit(backend.Create, "BGPv4Neighbor", model.Object{"Vrf": "rtred", "NeighborAddress": "10.231.0.2", "PeerAS": "65002",
+			"HoldTime": int64(3), "KeepaliveTime": int64(1), "ConnectRetryTime": int64(1)}),
+	)
+	key := model.Object{"Vrf": "rtred", "NeighborAddress": "10.231.0.2"}
+	var st map[string]any
+	if !eventually(90*time.Second, func() bool {
+		st = s.stateOf("BGPv4Neighbor", key)
+		return num(st["SessionState"]) == 6 && num(st["TotalPrefixes"]) >= 1
+	}) {
+		t.Fatalf("VRF session not Established with a prefix: %v\n%s", st, runningBGP(t, s.be.FRR()))
+	}
+	if !eventually(20*time.Second, func() bool {
+		return strings.Contains(run(t, "ip", "-n", l.sw, "route", "show", "vrf", "rtred", "203.0.113.0/24"), "proto bgp")
+	}) {
+		t.Errorf("203.0.113.0/24 not in VRF rtred's table: %q", run(t, "ip", "-n", l.sw, "route", "show", "vrf", "rtred"))
+	}
+	if r := run(t, "ip", "-n", l.sw, "route", "show", "203.0.113.0/24"); r != "" {
+		t.Errorf("the VRF's route leaked into the default table: %q", r)
+	}
+}
+
+// field is the value at path in a nested state object (FlexSwitch's
+// Messages.Received.Update), nil where the path does not lead.
+func field(o map[string]any, path ...string) any {
+	var v any = o
+	for _, p := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[p]
+	}
+	return v
+}
+
+// duration parses SessionStateDuration (a Go duration, as FlexSwitch).
+func duration(t *testing.T, v any) time.Duration {
+	t.Helper()
+	s, _ := v.(string)
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		t.Errorf("SessionStateDuration %v: %v", v, err)
+	}
+	return d
+}

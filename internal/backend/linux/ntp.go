@@ -1,0 +1,126 @@
+package linux
+
+import (
+	"context"
+	"maps"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/swmgr/swmgr/internal/chrony"
+	"github.com/swmgr/swmgr/internal/model"
+)
+
+// NtpServer on the Linux backend: each server is a source of swmgr's
+// chronyd (a file in its sources directory, then `chronyc reload
+// sources`: no restart, the other sources keep their samples). The
+// servers of one apply are sent to chronyd once; the undo sends the
+// previous set. SourceIntf is stored but not applied: chrony 4.3 binds
+// sources to an interface only globally (bindacqdevice, a restart), and the
+// switch namespace's routing already picks the way out.
+
+type ntpRunner struct {
+	daemon  *chrony.Daemon
+	mu      sync.Mutex
+	applied map[string]model.Object // by IpAddr
+
+	cacheMu sync.Mutex
+	cacheAt time.Time
+	cache   []chrony.SourceState
+	valid   time.Duration
+}
+
+func sourceOf(o model.Object) chrony.Source {
+	return chrony.Source{Address: o.Str("IpAddr"), MinPoll: int(o.Int("MinPoll")), MaxPoll: int(o.Int("MaxPoll")), Prefer: o.Bool("Prefer")}
+}
+
+func (b *Backend) ntpStage(tx *Tx) map[string]model.Object {
+	return tx.staged("chrony", "NtpServer", func() any {
+		b.ntp.mu.Lock()
+		defer b.ntp.mu.Unlock()
+		staged := maps.Clone(b.ntp.applied)
+		if staged == nil {
+			staged = map[string]model.Object{}
+		}
+		return staged
+	}, b.flushNTP).(map[string]model.Object)
+}
+
+func sourcesOf(objs map[string]model.Object) []chrony.Source {
+	keys := make([]string, 0, len(objs))
+	for k := range objs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]chrony.Source, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, sourceOf(objs[k]))
+	}
+	return out
+}
+
+func (b *Backend) flushNTP(tx *Tx, value any) error {
+	staged := value.(map[string]model.Object)
+	b.ntp.mu.Lock()
+	previous := b.ntp.applied
+	b.ntp.mu.Unlock()
+	set := func(objs map[string]model.Object) error {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		if err := b.ntp.daemon.Apply(ctx, sourcesOf(objs)); err != nil {
+			return unavailable("NtpServer", "chronyd", err)
+		}
+		b.ntp.mu.Lock()
+		b.ntp.applied = objs
+		b.ntp.mu.Unlock()
+		b.ntp.cacheMu.Lock()
+		b.ntp.cacheAt = time.Time{}
+		b.ntp.cacheMu.Unlock()
+		return nil
+	}
+	return tx.change("apply the NTP servers to chrony", func() error { return set(staged) }, func() error { return set(previous) })
+}
+
+var ntpDriver = &driver{
+	check: func(b *Backend, c changeView) error {
+		if err := sourceOf(c.after()).Validate(); err != nil {
+			return &Refusal{Field: "IpAddr", Msg: err.Error()}
+		}
+		return nil
+	},
+	ensure: func(b *Backend, tx *Tx, after, before model.Object) error {
+		b.ntpStage(tx)[after.Str("IpAddr")] = after.Clone()
+		return nil
+	},
+	remove: func(b *Backend, tx *Tx, before model.Object) error {
+		delete(b.ntpStage(tx), before.Str("IpAddr"))
+		return nil
+	},
+	state: func(b *Backend, o model.Object) (model.Object, error) { return b.ntp.state(o) },
+}
+
+// state reports what chronyd says of the server; a server chronyd does
+// not list (a name it could not resolve yet) is "unknown".
+func (r *ntpRunner) state(o model.Object) (model.Object, error) {
+	r.cacheMu.Lock()
+	defer r.cacheMu.Unlock()
+	if r.cacheAt.IsZero() || time.Since(r.cacheAt) > r.valid {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		srcs, err := r.daemon.Sources(ctx)
+		if err != nil {
+			return nil, unavailable("NtpServer", "chronyd", err)
+		}
+		r.cache, r.cacheAt = srcs, time.Now()
+	}
+	st := model.Object{"Status": "unknown", "Stratum": int64(0), "Reach": int64(0), "Selected": false,
+		"OffsetUsec": int64(0), "DelayUsec": int64(0), "JitterUsec": int64(0)}
+	for _, s := range r.cache {
+		if s.Address != o.Str("IpAddr") {
+			continue
+		}
+		st["Status"], st["Stratum"], st["Reach"], st["Selected"] = s.State, int64(s.Stratum), int64(s.Reach), s.Selected
+		st["OffsetUsec"], st["DelayUsec"], st["JitterUsec"] = s.Offset/1000, s.Delay/1000, s.Jitter/1000
+	}
+	return st, nil
+}

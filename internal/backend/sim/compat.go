@@ -1,0 +1,176 @@
+package sim
+
+import (
+	"context"
+	"net/netip"
+	"sort"
+	"time"
+
+	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/model"
+)
+
+// FlexSwitch's state fields, filled from what the simulated switch
+// simulates: traffic of 500-byte unicast frames while a port is up, a BGP
+// session that stays Idle because there is no peer. What it does not
+// simulate (errors, multicast, BGP messages) stays zero, as docs/objects.md
+// says.
+
+// simFrameSize is the size of every frame the simulated ports carry.
+const simFrameSize = 500
+
+// defaultVlan carries a port's untagged frames until VLANs exist.
+const defaultVlan = 1
+
+// objectTimes are when an object was created and last changed.
+type objectTimes struct{ created, updated time.Time }
+
+// timed are the kinds whose state reports times: a BGP neighbor's session
+// state duration, the times of routes.
+var timed = map[string]bool{"BGPv4Neighbor": true, "IPv4Intf": true, "IPv4Route": true}
+
+// noteChange records when objects of timed kinds were created and changed.
+func (s *Sim) noteChange(c backend.Change) {
+	if !timed[c.Kind.Name] {
+		return
+	}
+	id := c.Kind.Name + "\x00" + c.Key
+	now := time.Now().UTC().Round(0)
+	switch c.Op {
+	case backend.Delete:
+		delete(s.times, id)
+	case backend.Create:
+		s.times[id] = &objectTimes{created: now, updated: now}
+	case backend.Update:
+		if t := s.times[id]; t != nil {
+			t.updated = now
+		} else {
+			s.times[id] = &objectTimes{created: now, updated: now}
+		}
+	}
+}
+
+// fillCompatState adds FlexSwitch's fields to st, the state of o; the
+// caller holds s.mu.
+func (s *Sim) fillCompatState(kind *model.Kind, o, st model.Object) {
+	switch kind.Name {
+	case "Port":
+		pkts := st.Int("IfInUcastPkts") + st.Int("IfOutUcastPkts")
+		st["IfEtherPkts"] = pkts
+		st["IfEtherPkts256To511Octets"] = pkts // every simulated frame is simFrameSize bytes
+		st["Pvid"] = int64(defaultVlan)
+		st["ConfigMode"] = "L2"
+		for _, in := range s.applied["IPv4Intf"] {
+			if in.Str("IntfRef") == o.Str("IntfRef") {
+				st["ConfigMode"] = "L3"
+			}
+		}
+	case "IPv4Intf":
+		if _, _, isPort := model.ParsePortName(o.Str("IntfRef")); !isPort {
+			// On a loopback: up with its AdminState, like the loopback.
+			st["OperState"] = upDown(o.Str("AdminState") == "UP")
+			st["L2IntfType"], st["L2IntfId"] = "Loopback", int64(0)
+			st["NumUpEvents"] = int64(0)
+			if st.Str("OperState") == "UP" {
+				st["NumUpEvents"] = int64(1)
+			}
+			return
+		}
+		if p := s.ports[o.Str("IntfRef")]; p != nil {
+			if st.Str("OperState") == "UP" {
+				st["LastUpEventTime"] = p.lastUp
+			}
+			st["LastDownEventTime"] = p.lastDown
+		}
+	case "LogicalIntf":
+		st["OperState"] = "UP" // a loopback does not go down
+	case "BGPv4Neighbor":
+		if t := s.times[kind.Name+"\x00"+kind.Key(o)]; t != nil {
+			st["SessionStateDuration"] = time.Since(t.created).Round(time.Second).String()
+		}
+		if o.Bool("BfdEnable") {
+			st["BfdNeighborState"] = "down" // no peer answers
+		}
+	}
+}
+
+// Routes is the simulated switch's routing table: the connected subnet of
+// every IPv4Intf and every static route, each usable when its interface
+// is up or, for a static route, when a next hop lies in a usable connected
+// subnet (a NullRoute always is).
+func (s *Sim) Routes(ctx context.Context) ([]model.Object, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	type connected struct {
+		prefix netip.Prefix
+		intf   string
+		up     bool
+	}
+	var conn []connected
+	var out []model.Object
+	stamp := func(kind, key string, o model.Object) {
+		o["RouteCreatedTime"], o["RouteUpdatedTime"] = "", ""
+		if t := s.times[kind+"\x00"+key]; t != nil {
+			o["RouteCreatedTime"], o["RouteUpdatedTime"] = t.created.String(), t.updated.String()
+		}
+	}
+	for key, in := range s.applied["IPv4Intf"] {
+		p, err := netip.ParsePrefix(in.Str("IpAddr"))
+		if err != nil {
+			continue
+		}
+		up := in.Str("AdminState") == "UP"
+		if _, _, isPort := model.ParsePortName(in.Str("IntfRef")); isPort {
+			port := s.ports[in.Str("IntfRef")]
+			up = up && port != nil && port.operUp
+		}
+		c := connected{p.Masked(), in.Str("IntfRef"), up}
+		conn = append(conn, c)
+		r := model.Object{"DestinationNw": c.prefix.String(), "NetworkMask": mask(c.prefix), "Protocol": "CONNECTED", "IsNetworkReachable": up, "PolicyList": []string{},
+			"NextHopList": []model.Object{{"NextHopIp": "0.0.0.0", "NextHopIntRef": c.intf, "Weight": int64(0)}}}
+		stamp("IPv4Intf", key, r)
+		out = append(out, r)
+	}
+	for key, rt := range s.applied["IPv4Route"] {
+		p, ok := model.RoutePrefix(rt)
+		if !ok {
+			continue
+		}
+		reachable := rt.Bool("NullRoute")
+		hops := []model.Object{}
+		for _, h := range rt.Records("NextHop") {
+			ip, _ := netip.ParseAddr(h.Str("NextHopIp"))
+			intf := h.Str("NextHopIntRef")
+			for _, c := range conn {
+				if c.prefix.Contains(ip) && (intf == "" || intf == c.intf) {
+					intf = c.intf
+					reachable = reachable || c.up
+				}
+			}
+			hops = append(hops, model.Object{"NextHopIp": h.Str("NextHopIp"), "NextHopIntRef": intf, "Weight": h.Int("Weight")})
+		}
+		r := model.Object{"DestinationNw": p.String(), "NetworkMask": mask(p), "Protocol": "STATIC", "IsNetworkReachable": reachable, "PolicyList": []string{}, "NextHopList": hops}
+		stamp("IPv4Route", key, r)
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := netip.MustParsePrefix(out[i].Str("DestinationNw")), netip.MustParsePrefix(out[j].Str("DestinationNw"))
+		if a != b {
+			if c := a.Addr().Compare(b.Addr()); c != 0 {
+				return c < 0
+			}
+			return a.Bits() < b.Bits()
+		}
+		return out[i].Str("Protocol") < out[j].Str("Protocol")
+	})
+	return out, nil
+}
+
+// mask renders a prefix length as a dotted mask.
+func mask(p netip.Prefix) string {
+	m := ^uint32(0) << (32 - p.Bits())
+	if p.Bits() == 0 {
+		m = 0
+	}
+	return netip.AddrFrom4([4]byte{byte(m >> 24), byte(m >> 16), byte(m >> 8), byte(m)}).String()
+}

@@ -1,0 +1,375 @@
+// Package chrony runs NTP through chronyd: swmgr's own chronyd instance
+// (its own configuration, socket and state directory, optionally inside
+// the switch's network namespace, never the host's chrony service), one
+// file per NTP server in its sources directory applied with
+// `chronyc reload sources` (no restart, the other sources keep their
+// state), and the sources' state read over chronyd's command socket.
+package chrony
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"net/netip"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/swmgr/swmgr/internal/atomicfile"
+	"github.com/swmgr/swmgr/internal/daemon"
+)
+
+// Options place one chronyd instance.
+type Options struct {
+	// Dir holds chrony.conf, the sources directory and, in run/, the
+	// command socket, pid file and drift file.
+	Dir string
+	// Netns is the named network namespace chronyd runs in ("" = ours).
+	Netns string
+	// NoClock runs chronyd with -x: it measures but never sets the
+	// system clock (tests, containers).
+	NoClock bool
+	// User is the account chronyd drops to; default Debian's "_chrony".
+	User string
+	// Chronyd and Chronyc are the programs; default /usr/sbin/chronyd and
+	// /usr/bin/chronyc.
+	Chronyd, Chronyc string
+	// Extra lines for chrony.conf (tests: a local server's settings).
+	Extra []string
+}
+
+// Source is one NTP server as chrony takes it.
+type Source struct {
+	Address string // an IP address or a host name
+	MinPoll int    // log2 seconds
+	MaxPoll int
+	Prefer  bool
+}
+
+// Daemon is one chronyd swmgr owns.
+type Daemon struct {
+	opts  Options
+	group *daemon.Group
+
+	mu      sync.Mutex // serialises changes of the sources
+	current []Source
+}
+
+// New prepares an instance; Start runs it.
+func New(opts Options) (*Daemon, error) {
+	if opts.Dir == "" {
+		return nil, errors.New("chrony: Options.Dir is required")
+	}
+	if opts.User == "" {
+		opts.User = "_chrony"
+	}
+	if opts.Chronyd == "" {
+		opts.Chronyd = "/usr/sbin/chronyd"
+	}
+	if opts.Chronyc == "" {
+		opts.Chronyc = "/usr/bin/chronyc"
+	}
+	d := &Daemon{opts: opts}
+	argv := []string{opts.Chronyd, "-d", "-f", d.path("chrony.conf"), "-u", opts.User}
+	if opts.NoClock {
+		argv = append(argv, "-x")
+	}
+	d.group = daemon.NewGroup([]daemon.Spec{{
+		Name: "chronyd", Argv: argv, Netns: opts.Netns, LogPath: d.path("chronyd.log"),
+		Ready: func(ctx context.Context) error {
+			_, err := d.chronyc(ctx, "-c", "tracking")
+			return err
+		},
+	}}, func(ctx context.Context, name string) error {
+		// chronyd reads the sources directory at start: nothing to push
+		// back, but say so if it cannot be read.
+		_, err := d.chronyc(ctx, "-c", "-n", "sources")
+		return err
+	})
+	return d, nil
+}
+
+func (d *Daemon) path(name string) string { return filepath.Join(d.opts.Dir, name) }
+func (d *Daemon) socket() string          { return d.path("run/chronyd.sock") }
+
+// Start writes chrony.conf, prepares the directories and starts chronyd.
+func (d *Daemon) Start(ctx context.Context) error {
+	u, err := user.Lookup(d.opts.User)
+	if err != nil {
+		return fmt.Errorf("chrony: user %q (install Debian's chrony package): %w", d.opts.User, err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	if err := os.MkdirAll(d.opts.Dir, 0o755); err != nil {
+		return fmt.Errorf("chrony: %w", err)
+	}
+	// chronyd refuses a socket directory that others can read, and reads
+	// the sources after dropping privileges.
+	for _, sub := range []string{"run", "sources.d"} {
+		p := d.path(sub)
+		if err := os.MkdirAll(p, 0o750); err != nil {
+			return fmt.Errorf("chrony: %w", err)
+		}
+		if err := os.Chown(p, uid, gid); err != nil {
+			return fmt.Errorf("chrony: %w", err)
+		}
+		if err := os.Chmod(p, 0o750); err != nil {
+			return fmt.Errorf("chrony: %w", err)
+		}
+	}
+	d.stopStale()
+	conf := []string{
+		"# written by swmgr: each NTP server is a file in sources.d",
+		"port 0", // a client: it serves no time
+		"cmdport 0",
+		"bindcmdaddress " + d.socket(),
+		"pidfile " + d.path("run/chronyd.pid"),
+		"driftfile " + d.path("run/chrony.drift"),
+		"sourcedir " + d.path("sources.d"),
+		"makestep 1 3",
+	}
+	conf = append(conf, d.opts.Extra...)
+	if err := atomicfile.Replace(d.path("chrony.conf"), []byte(strings.Join(conf, "\n")+"\n"), 0o644); err != nil {
+		return fmt.Errorf("chrony: %w", err)
+	}
+	return d.group.Start(ctx)
+}
+
+// stopStale ends a chronyd of this directory that outlived the swmgr that
+// started it (a kill -9 of swmgr leaves its daemons running).
+func (d *Daemon) stopStale() {
+	b, err := os.ReadFile(d.path("run/chronyd.pid"))
+	if err != nil {
+		return
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 1 {
+		return
+	}
+	cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if bytes.Contains(cmdline, []byte(d.path("chrony.conf"))) {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+// Stop ends chronyd.
+func (d *Daemon) Stop() { d.group.Stop() }
+
+// Status reports chronyd for SystemStatus.FlexDaemons.
+func (d *Daemon) Status() []daemon.Status { return d.group.Status() }
+
+// Pid is chronyd's process id.
+func (d *Daemon) Pid() int { return d.group.Pid("chronyd") }
+
+func (d *Daemon) chronyc(ctx context.Context, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, d.opts.Chronyc, append([]string{"-h", d.socket()}, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("chronyc %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()+string(out)))
+	}
+	return string(out), nil
+}
+
+var hostRE = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,62}\.)*[A-Za-z0-9-]{1,63}\.?$`)
+
+// Validate refuses what chrony cannot take, without touching chronyd.
+func (s Source) Validate() error {
+	if _, err := netip.ParseAddr(s.Address); err != nil && !hostRE.MatchString(s.Address) {
+		return fmt.Errorf("NTP server %q is neither an IP address nor a host name", s.Address)
+	}
+	if s.MinPoll < -6 || s.MaxPoll > 24 || s.MinPoll > s.MaxPoll {
+		return fmt.Errorf("NTP server %s: MinPoll %d / MaxPoll %d: want -6 <= MinPoll <= MaxPoll <= 24", s.Address, s.MinPoll, s.MaxPoll)
+	}
+	return nil
+}
+
+// line is the source's line in chrony's configuration syntax.
+func (s Source) line() string {
+	l := fmt.Sprintf("server %s iburst minpoll %d maxpoll %d", s.Address, s.MinPoll, s.MaxPoll)
+	if s.Prefer {
+		l += " prefer"
+	}
+	return l
+}
+
+// fileName is the source's file in sources.d.
+func (s Source) fileName() string {
+	return "swmgr-" + strings.NewReplacer(":", "_", "/", "_").Replace(strings.ToLower(s.Address)) + ".sources"
+}
+
+// Apply makes chronyd use exactly these sources: it writes the files that
+// differ, removes the others and has chronyd reload them. If chronyd
+// refuses, the previous files are put back and reloaded.
+func (d *Daemon) Apply(ctx context.Context, sources []Source) error {
+	for _, s := range sources {
+		if err := s.Validate(); err != nil {
+			return fmt.Errorf("chrony: %w", err)
+		}
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	before, err := d.readFiles()
+	if err != nil {
+		return err
+	}
+	want := map[string]string{}
+	for _, s := range sources {
+		want[s.fileName()] = s.line() + "\n"
+	}
+	if err := d.writeFiles(before, want); err != nil {
+		return err
+	}
+	if _, err := d.chronyc(ctx, "reload", "sources"); err != nil {
+		if rerr := d.writeFiles(want, before); rerr != nil {
+			return fmt.Errorf("chrony: %w; putting the previous sources back: %v", err, rerr)
+		}
+		d.chronyc(ctx, "reload", "sources")
+		return fmt.Errorf("chrony: %w", err)
+	}
+	d.current = slices.Clone(sources)
+	return nil
+}
+
+func (d *Daemon) readFiles() (map[string]string, error) {
+	entries, err := os.ReadDir(d.path("sources.d"))
+	if err != nil {
+		return nil, fmt.Errorf("chrony: %w", err)
+	}
+	out := map[string]string{}
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), "swmgr-") {
+			continue // not ours
+		}
+		b, err := os.ReadFile(filepath.Join(d.path("sources.d"), e.Name()))
+		if err != nil {
+			return nil, fmt.Errorf("chrony: %w", err)
+		}
+		out[e.Name()] = string(b)
+	}
+	return out, nil
+}
+
+func (d *Daemon) writeFiles(have, want map[string]string) error {
+	dir := d.path("sources.d")
+	for name, content := range want {
+		if have[name] == content {
+			continue
+		}
+		if err := atomicfile.Replace(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			return fmt.Errorf("chrony: %w", err)
+		}
+	}
+	for name := range have {
+		if _, ok := want[name]; !ok {
+			if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("chrony: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// SourceState is what chronyd reports about one source.
+type SourceState struct {
+	Address  string
+	State    string // selected, combined, not-combined, unreachable, falseticker, too-variable
+	Selected bool
+	Stratum  int
+	Reach    int   // the reachability register (octal in chronyc's display)
+	Offset   int64 // nanoseconds, the last sample's offset
+	Delay    int64 // nanoseconds, the round trip (0 until measured)
+	Jitter   int64 // nanoseconds, the standard deviation of the samples
+}
+
+var stateNames = map[string]string{"*": "selected", "+": "combined", "-": "not-combined", "?": "unreachable", "x": "falseticker", "~": "too-variable"}
+
+// Sources reads every source's state over chronyd's command socket.
+func (d *Daemon) Sources(ctx context.Context) ([]SourceState, error) {
+	out, err := d.chronyc(ctx, "-c", "-n", "sources")
+	if err != nil {
+		return nil, err
+	}
+	states, err := parseSources(out)
+	if err != nil {
+		return nil, err
+	}
+	if stats, err := d.chronyc(ctx, "-c", "-n", "sourcestats"); err == nil {
+		applyStats(states, stats)
+	}
+	if data, err := d.chronyc(ctx, "-c", "-n", "ntpdata"); err == nil {
+		applyNTPData(states, data)
+	}
+	return states, nil
+}
+
+func seconds(s string) int64 {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0
+	}
+	return int64(f * 1e9)
+}
+
+// parseSources reads `chronyc -c -n sources`: mode, state, address,
+// stratum, poll, reach (octal), last rx, offset, raw offset, error.
+func parseSources(out string) ([]SourceState, error) {
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("chrony: sources: %w", err)
+	}
+	var states []SourceState
+	for _, r := range recs {
+		if len(r) < 10 || r[0] != "^" {
+			continue // not a server (a peer or a reference clock)
+		}
+		stratum, _ := strconv.Atoi(r[3])
+		reach, _ := strconv.ParseInt(r[5], 8, 32)
+		states = append(states, SourceState{Address: r[2], State: stateNames[r[1]], Selected: r[1] == "*",
+			Stratum: stratum, Reach: int(reach), Offset: seconds(r[7])})
+	}
+	return states, nil
+}
+
+// applyStats reads `chronyc -c -n sourcestats`: address, samples, runs,
+// span, frequency, skew, offset, standard deviation.
+func applyStats(states []SourceState, out string) {
+	recs, _ := csv.NewReader(strings.NewReader(out)).ReadAll()
+	for _, r := range recs {
+		if len(r) < 8 {
+			continue
+		}
+		for i := range states {
+			if states[i].Address == r[0] {
+				states[i].Jitter = seconds(r[7])
+			}
+		}
+	}
+}
+
+// applyNTPData reads `chronyc -c -n ntpdata`, whose record starts with the
+// remote address and has the peer delay right after the offset that
+// follows the reference time.
+func applyNTPData(states []SourceState, out string) {
+	recs, _ := csv.NewReader(strings.NewReader(out)).ReadAll()
+	for _, r := range recs {
+		if len(r) < 20 {
+			continue
+		}
+		for i := range states {
+			if states[i].Address == r[0] {
+				states[i].Delay = seconds(r[19])
+			}
+		}
+	}
+}

@@ -1,0 +1,279 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/swmgr/swmgr/client"
+	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/testserver"
+)
+
+func TestTokenize(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want []string
+		err  bool
+	}{
+		{"interface fpPort 1", []string{"interface", "fpPort", "1"}, false},
+		{`description "to spine 1"`, []string{"description", "to spine 1"}, false},
+		{`Description ""`, []string{"Description", ""}, false},
+		{`x "a \"b\" \\c"`, []string{"x", `a "b" \c`}, false},
+		{`x "open`, nil, true},
+		{"  \t ", nil, false},
+	} {
+		toks, err := tokenize(tc.line)
+		if (err != nil) != tc.err {
+			t.Errorf("%q: err %v", tc.line, err)
+			continue
+		}
+		var got []string
+		for _, tk := range toks {
+			got = append(got, tk.text)
+		}
+		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("%q: got %q, want %q", tc.line, got, tc.want)
+		}
+		for _, v := range tc.want {
+			if back, _ := tokenize(quote(v)); len(back) != 1 || back[0].text != v {
+				t.Errorf("quote(%q) does not read back: %q", v, quote(v))
+			}
+		}
+	}
+}
+
+func TestPipes(t *testing.T) {
+	text := "a one\nb two\nc one\n"
+	for _, tc := range []struct{ line, cmd, out string }{
+		{"show run | include one", "show run ", "a one\nc one\n"},
+		{"show run | exclude one", "show run ", "b two\n"},
+		{"show run | inc one | count", "show run ", "Count: 2 lines\n"},
+		{`show x "a|b" | count`, `show x "a|b" `, "Count: 3 lines\n"},
+	} {
+		cmd, pipes, err := splitPipes(tc.line)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.line, err)
+		}
+		if cmd != tc.cmd || filter(text, pipes) != tc.out {
+			t.Errorf("%q: cmd %q out %q", tc.line, cmd, filter(text, pipes))
+		}
+	}
+	for _, bad := range []string{"show | frobnicate", "show | include", "show | include (", "show | count 3"} {
+		if _, _, err := splitPipes(bad); err == nil {
+			t.Errorf("%q: accepted", bad)
+		}
+	}
+}
+
+func TestSplitCommands(t *testing.T) {
+	got := SplitCommands(`enable; config ;description "a;b"`)
+	if strings.Join(got, "|") != `enable|config|description "a;b"` {
+		t.Errorf("got %q", got)
+	}
+}
+
+func TestCheckValue(t *testing.T) {
+	reg := model.Builtin()
+	port := reg.Lookup(model.Config, "Port")
+	for _, tc := range []struct {
+		field, text string
+		want        any
+		msg         string
+	}{
+		{"Mtu", "9000", int64(9000), ""},
+		{"Mtu", "10", nil, "ERROR: Invalid Value 10, must be beteween 68-9216"},
+		{"Mtu", "x", nil, "ERROR: Invalid Value x, must be beteween 68-9216"},
+		{"Duplex", "half_duplex", "Half_Duplex", ""},
+		{"Duplex", "Quarter", nil, "ERROR: Invalid Selection Quarter, must be one of Half_Duplex,Full_Duplex"},
+		{"EnableFEC", "true", true, ""},
+		{"EnableFEC", "maybe", nil, "ERROR: Invalid Selection maybe, must be one of True,False"},
+		{"Description", "uplink", "uplink", ""},
+	} {
+		v, msg := checkValue(port.Field(tc.field), tc.text)
+		if v != tc.want || msg != tc.msg {
+			t.Errorf("%s %q: got %v %q, want %v %q", tc.field, tc.text, v, msg, tc.want, tc.msg)
+		}
+	}
+}
+
+// TestPrompts checks FlexSwitch's prompt rule on every declared context.
+func TestPrompts(t *testing.T) {
+	s := &Session{cat: newCatalog(model.Builtin()), host: "leaf1", mode: ConfigMode}
+	kind := func(n string, c model.Class) *model.Kind { return s.cat.reg.Lookup(c, n) }
+	push := func(k *model.Kind, value, extra string) {
+		s.stack = append(s.stack, &frame{kind: k, prompt: s.promptFor(k, value, extra)})
+	}
+	cases := []struct {
+		steps [][3]string // kind, value, extra
+		want  string
+	}{
+		{[][3]string{{"Port", "1", ""}}, "leaf1(config-if-fpPort-1)#"},
+		{[][3]string{{"Port", "1", ""}, {"IPv4Intf", "10.1.1.1/30", ""}}, "leaf1(config-if-fpPort-1-ip-10.1.1.1/30)#"},
+		{[][3]string{{"BGPGlobal", "65001", ""}}, "leaf1(config-router-bgp-65001)#"},
+		{[][3]string{{"BGPGlobal", "65001", ""}, {"BGPv4Neighbor", "10.1.1.2", ""}}, "leaf1(config-router-bgp-65001-neighbor-10.1.1.2)#"},
+		{[][3]string{{"BGPGlobal", "65001", ""}, {"BGPVrf", "red", ""}, {"BGPv4Neighbor", "10.2.2.2", ""}}, "leaf1(config-router-bgp-65001-vrf-red-neighbor-10.2.2.2)#"},
+		{[][3]string{{"User", "alice", ""}}, "leaf1(config-user)#"},
+		{[][3]string{{"Vrf", "red", ""}}, "leaf1(config-vrf)#"},
+		{[][3]string{{"Span", "s1", ""}}, "leaf1(config-span-session-s1)#"},
+		{[][3]string{{"NtpServer", "10.0.0.5", ""}}, "leaf1(config-ntp-server-10.0.0.5)#"},
+		{[][3]string{{"ConfigArchiveServer", "10.0.0.9", ""}}, "leaf1(config-archive-server-10.0.0.9)#"},
+		{[][3]string{{"SystemParam", "", ""}}, "leaf1(config-system)#"},
+		{[][3]string{{"ResetConfigToFile", "", ""}}, "leaf1(config-reset-config-toFile)#"},
+		{[][3]string{{"SaveConfig", "", "toFile"}}, "leaf1(config-save-config-toFile)#"},
+	}
+	for _, tc := range cases {
+		s.stack = nil
+		for _, st := range tc.steps {
+			k := kind(st[0], model.Config)
+			if k == nil {
+				k = kind(st[0], model.Action)
+			}
+			push(k, st[1], st[2])
+		}
+		if got := s.Prompt(); got != tc.want {
+			t.Errorf("%v: prompt %q, want %q", tc.steps, got, tc.want)
+		}
+	}
+	s.stack, s.mode = nil, UserMode
+	if s.Prompt() != "leaf1>" {
+		t.Errorf("user mode prompt %q", s.Prompt())
+	}
+	s.mode = EnableMode
+	if s.Prompt() != "leaf1#" {
+		t.Errorf("enable prompt %q", s.Prompt())
+	}
+}
+
+func TestResolveAmbiguity(t *testing.T) {
+	s := &Session{cat: newCatalog(model.Builtin()), mode: ConfigMode}
+	toks, _ := tokenize("sh")
+	s.stack = []*frame{{kind: s.cat.reg.Lookup(model.Config, "Port")}}
+	m, _, _, amb := resolve(toks, s.configOptions(true))
+	if m != nil || strings.Join(amb, " ") != "show showunapplied shutdown" {
+		t.Errorf("sh: matched %v, ambiguous %q", m, amb)
+	}
+	toks, _ = tokenize("shut")
+	m, _, _, _ = resolve(toks, s.configOptions(true))
+	if len(m) == 0 || m[0].field == nil || m[0].field.Name != "AdminState" {
+		t.Errorf("shut does not select AdminState: %v", m)
+	}
+	toks, _ = tokenize("AdminState")
+	if m, _, _, _ = resolve(toks, s.configOptions(true)); len(m) == 0 || m[0].field == nil {
+		t.Errorf("the REST name is not a synonym")
+	}
+}
+
+func TestDiffAndSort(t *testing.T) {
+	ops := diffLines([]string{"a", "b", "c"}, []string{"a", "c", "d"})
+	var got []string
+	for _, o := range ops {
+		got = append(got, string(o.mark)+o.line)
+	}
+	if strings.Join(got, ",") != " a,-b, c,+d" {
+		t.Errorf("diff %q", got)
+	}
+	if l := naturalSort([]string{"fpPort10", "fpPort2", "fpPort1s2", "fpPort1"}); strings.Join(l, ",") != "fpPort1,fpPort1s2,fpPort2,fpPort10" {
+		t.Errorf("natural sort %q", l)
+	}
+}
+
+func TestHasSecret(t *testing.T) {
+	reg := model.Builtin()
+	for line, want := range map[string]bool{
+		"user bob password s3cretpw": true,
+		"Password abcdefgh":          true,
+		"Passphrase x":               true,
+		"router_id 10.0.0.1":         false,
+		"show user":                  false,
+	} {
+		if HasSecret(reg, line) != want {
+			t.Errorf("%q: HasSecret %v", line, !want)
+		}
+	}
+}
+
+// run feeds script to a session on a real server stack and returns the
+// transcript.
+func run(t *testing.T, srv *testserver.Server, script string) (string, error) {
+	t.Helper()
+	api, err := client.New(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	err = Run(context.Background(), api, RunOptions{In: strings.NewReader(script), Out: &out, Endpoint: "x"})
+	return out.String(), err
+}
+
+func startServer(t *testing.T) *testserver.Server {
+	t.Helper()
+	srv, err := testserver.Start("", testserver.Options{Ports: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestBadInputQueuesNothing(t *testing.T) {
+	srv := startServer(t)
+	cases := []struct{ line, want string }{
+		{"interface fpPort 1\nduplex Quarter", "ERROR: Invalid Selection Quarter, must be one of Half_Duplex,Full_Duplex"},
+		{"interface fpPort 1\nmtu 5", "ERROR: Invalid Value 5, must be beteween 68-9216"},
+		{"frobnicate 3", "frobnicate 3\n^\nERROR Invalid command entered"},
+		{"interface fpPort 1\nmtu", "ERROR: Value expected for mtu"},
+		{"interface fpPort 1\nsh", "% Ambiguous command: sh → show showunapplied shutdown"},
+		{"interface fpPort 1\nMediaType xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "ERROR: 400"},
+		{"no vrf nosuch", "ERROR: Invalid Value for deletion"},
+		{"interface fpPort 99", "ERROR: Invalid Value fpPort99, no such Port"},
+	}
+	for _, tc := range cases {
+		out, err := run(t, srv, "enable\nconfig\n"+tc.line+"\nshowunapplied\n")
+		if err == nil {
+			t.Errorf("%q: exit status 0", tc.line)
+		}
+		if !strings.Contains(out, tc.want) {
+			t.Errorf("%q: output lacks %q:\n%s", tc.line, tc.want, out)
+		}
+		if strings.Contains(out, "object:") {
+			t.Errorf("%q: something was queued:\n%s", tc.line, out)
+		}
+	}
+}
+
+func TestApplyFailureKeepsEverythingPending(t *testing.T) {
+	srv := startServer(t)
+	// Two spans on the same destination: each is valid alone, the commit
+	// refuses the pair or the backend does; either way nothing lands.
+	script := `enable
+config
+vrf blue
+exit
+interface fpPort 1
+ip address 10.9.9.1/24
+exit
+exit
+interface fpPort 2
+ip address 10.9.9.1/24
+exit
+exit
+apply
+showunapplied
+`
+	out, err := run(t, srv, script)
+	if err == nil || !strings.Contains(out, "FAILED: ") || !strings.Contains(out, failBanner) {
+		t.Fatalf("apply did not fail as FlexSwitch printed it (%v):\n%s", err, out)
+	}
+	tail := out[strings.LastIndex(out, "showunapplied"):]
+	for _, obj := range []string{"object: Vrf", "object: IPv4Intf"} {
+		if !strings.Contains(tail, obj) {
+			t.Errorf("%s is no longer pending:\n%s", obj, tail)
+		}
+	}
+	api, _ := client.New(srv.URL)
+	if _, err := api.Get(context.Background(), "Vrf", client.Object{"Vrf": "blue"}); !client.IsNotFound(err) {
+		t.Errorf("the failed apply created Vrf blue (%v)", err)
+	}
+}

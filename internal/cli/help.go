@@ -1,0 +1,312 @@
+package cli
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/swmgr/swmgr/internal/model"
+)
+
+// fieldHelp is the help of an attribute as FlexSwitch's schema built it:
+// the allowed values or range, the description, the default.
+func fieldHelp(f *model.Field) string {
+	var parts []string
+	switch {
+	case f.IsCLISwitch():
+		on, off := f.CLISwitchValues()
+		parts = append(parts, fmt.Sprintf("%s/no %s: %s/%s", f.CLIWord(), f.CLIWord(), display(on), display(off)))
+	case len(f.Enum) > 0:
+		parts = append(parts, strings.Join(f.Enum, "/"))
+	case f.Range != nil:
+		parts = append(parts, fmt.Sprintf("%d-%d", f.Range.Min, f.Range.Max))
+	case f.Type == model.StringList:
+		parts = append(parts, "list, one value per command")
+	default:
+		parts = append(parts, f.Type.String())
+	}
+	if f.Doc != "" {
+		parts = append(parts, f.Doc)
+	} else {
+		parts = append(parts, f.Name)
+	}
+	if f.Default != nil {
+		parts = append(parts, "default: "+display(f.Default))
+	}
+	if f.Secret != model.Public {
+		parts = append(parts, "(secret: never shown)")
+	}
+	return strings.Join(parts, "  ")
+}
+
+func (s *Session) levelOptions() []*option {
+	if s.mode == ConfigMode {
+		return s.configOptions(true)
+	}
+	return s.execOptions()
+}
+
+// help prints what may follow toks (`router bgp 65001 ?`, `?`).
+func (s *Session) help(toks []token) {
+	opts := s.levelOptions()
+	if len(toks) > 0 && strings.EqualFold(toks[0].text, "no") && s.mode == ConfigMode {
+		toks = toks[1:]
+		opts = s.configOptions(false)
+	}
+	if len(toks) > 0 {
+		if m, used, _, _ := resolve(toks, opts); m != nil && m[0].control == "show" {
+			toks, opts = toks[used:], s.showOptions()
+		}
+	}
+	var control, context [][]string
+	add := func(o *option, depth int) {
+		row := []string{strings.Join(o.words[depth:], " "), o.help}
+		if o.control != "" {
+			control = append(control, row)
+		} else {
+			context = append(context, row)
+		}
+	}
+	if len(toks) == 0 {
+		for _, o := range opts {
+			add(o, 0)
+		}
+		s.printHelp(control, context)
+		return
+	}
+	// Options whose words continue the typed ones.
+	var partial []*option
+	for _, o := range opts {
+		if len(o.words) <= len(toks) {
+			continue
+		}
+		ok := true
+		for i, t := range toks {
+			if len(matchWord(t.text, []string{o.words[i]})) == 0 {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			partial = append(partial, o)
+		}
+	}
+	if len(partial) > 0 {
+		for _, o := range partial {
+			add(o, len(toks))
+		}
+		s.printHelp(control, context)
+		return
+	}
+	m, used, _, _ := resolve(toks, opts)
+	if m == nil {
+		s.printf("ERROR Invalid command entered\n")
+		return
+	}
+	rest := toks[used:]
+	o := m[0]
+	switch {
+	case o.field != nil:
+		s.printHelp(nil, [][]string{{s.valuesOf(o.field), fieldHelp(o.field)}})
+	case o.kind != nil:
+		k := o.kind
+		vf := s.cat.valueField(k)
+		if (vf != nil || k.CLI.Join) && len(rest) == 0 {
+			vals := s.liveValues(k)
+			desc := k.Doc
+			if vf != nil {
+				desc = fieldHelp(vf)
+			}
+			s.printHelp(nil, [][]string{{strings.Join(vals, ","), desc}})
+			return
+		}
+		fr := &frame{kind: k}
+		if k.Class == model.Action {
+			fr.entry = &entry{}
+		}
+		context = append(context, []string{"<cr>", ""})
+		for _, f := range s.leafFields(fr) {
+			context = append(context, []string{f.CLIWord(), fieldHelp(f)})
+		}
+		for _, ch := range s.cat.children[k.Name] {
+			context = append(context, []string{strings.Join(ch.CLI.Words, " "), ch.Doc})
+		}
+		if k.CLI.Context != "" {
+			context = append(context, []string{k.CLI.Context, "arguments in a context"})
+		}
+		s.printHelp(nil, context)
+	default:
+		s.printHelp([][]string{{"<cr>", o.help}}, nil)
+	}
+}
+
+func (s *Session) printHelp(control, context [][]string) {
+	width := len("Command")
+	for _, r := range append(slices.Clone(control), context...) {
+		width = max(width, len(r[0]))
+	}
+	dash := strings.Repeat("-", 60) + "\n"
+	s.printf("%s", dash)
+	s.printf(" %-*s    %s\n", width, "Command", "Description")
+	s.printf("%s", dash)
+	if len(control) > 0 {
+		s.printf("control:\n")
+		for _, r := range control {
+			s.printf(" %-*s    %s\n", width, r[0], r[1])
+		}
+	}
+	if len(context) > 0 {
+		s.printf("%s\n", s.green("context:"))
+		for _, r := range context {
+			s.printf(" %-*s    %s\n", width, r[0], r[1])
+		}
+	}
+}
+
+func (s *Session) valuesOf(f *model.Field) string {
+	switch {
+	case f.IsCLISwitch():
+		return f.CLIWord()
+	case len(f.Enum) > 0:
+		return strings.Join(f.Enum, ",")
+	case f.Range != nil:
+		return fmt.Sprintf("%d-%d", f.Range.Min, f.Range.Max)
+	}
+	return f.CLIWord()
+}
+
+// liveValues are the values the token after k's words can take: the keys
+// of existing objects (ports as their numbers) or the value field's enum.
+func (s *Session) liveValues(k *model.Kind) []string {
+	vf := s.cat.valueField(k)
+	if vf != nil && len(vf.Enum) > 0 {
+		return vf.Enum
+	}
+	if k.Class != model.Config {
+		return nil
+	}
+	name := ""
+	if vf != nil {
+		name = vf.Name
+	} else if keys := k.Keys(); len(keys) > 0 {
+		name = keys[len(keys)-1].Name
+	}
+	objs, err := s.listAll(s.view(), k)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, o := range objs {
+		v := display(o[name])
+		if k.CLI.Join {
+			v = strings.TrimPrefix(v, k.CLI.Words[len(k.CLI.Words)-1])
+		}
+		if v != "" && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return naturalSort(out)
+}
+
+// Complete returns the words that may replace the last, partial word of
+// line, and that partial word.
+func (s *Session) Complete(line string) (cands []string, partial string) {
+	toks, err := tokenize(line)
+	if err != nil {
+		return nil, ""
+	}
+	if len(toks) > 0 && !strings.HasSuffix(line, " ") {
+		partial = toks[len(toks)-1].text
+		toks = toks[:len(toks)-1]
+	}
+	for _, w := range s.nextWords(toks) {
+		if strings.HasPrefix(strings.ToLower(w), strings.ToLower(partial)) && !slices.Contains(cands, w) {
+			cands = append(cands, w)
+		}
+	}
+	return cands, partial
+}
+
+// nextWords lists every word that may follow toks.
+func (s *Session) nextWords(toks []token) []string {
+	opts := s.levelOptions()
+	if len(toks) > 0 && s.mode == ConfigMode && strings.EqualFold(toks[0].text, "no") {
+		toks, opts = toks[1:], s.configOptions(false)
+	}
+	if len(toks) > 0 {
+		if m, used, _, _ := resolve(toks, opts); m != nil && m[0].control == "show" {
+			toks, opts = toks[used:], s.showOptions()
+			if len(toks) == 0 {
+				var out []string
+				for _, o := range opts {
+					out = append(out, o.words[0])
+				}
+				return out
+			}
+		}
+	}
+	var out []string
+	for _, o := range opts {
+		if len(o.words) <= len(toks) {
+			continue
+		}
+		ok := true
+		for i, t := range toks {
+			if len(matchWord(t.text, []string{o.words[i]})) == 0 {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			out = append(out, o.words[len(toks)])
+		}
+	}
+	if len(out) > 0 || len(toks) == 0 {
+		return out
+	}
+	m, used, _, _ := resolve(toks, opts)
+	if m == nil {
+		return nil
+	}
+	rest := toks[used:]
+	o := m[0]
+	switch {
+	case o.field != nil && len(rest) == 0:
+		f := o.field
+		if f.IsCLISwitch() {
+			return nil
+		}
+		if len(f.Enum) > 0 {
+			return f.Enum
+		}
+		if f.Type == model.Bool {
+			return []string{"true", "false"}
+		}
+		if f.Ref != "" {
+			if k := s.cat.reg.Lookup(model.Config, f.Ref); k != nil && k.CLI != nil {
+				vals := s.liveValues(k)
+				if k.CLI.Join {
+					for i, v := range vals {
+						vals[i] = k.CLI.Words[len(k.CLI.Words)-1] + v
+					}
+				}
+				return vals
+			}
+		}
+	case o.kind != nil:
+		k := o.kind
+		if (s.cat.valueField(k) != nil || k.CLI.Join) && len(rest) == 0 {
+			return s.liveValues(k)
+		}
+		if k.CLI.Context != "" && len(rest) <= 1 {
+			return []string{k.CLI.Context}
+		}
+	case o.control == "apply" && len(rest) == 0:
+		return []string{"check", "comment", "confirmed"}
+	case o.control == "run" && len(rest) == 0:
+		return []string{"full"}
+	case o.control == "showunapplied" && len(rest) == 0:
+		return []string{"full", "diff"}
+	}
+	return nil
+}

@@ -1,0 +1,280 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ergochat/readline"
+
+	"github.com/swmgr/swmgr/client"
+	"github.com/swmgr/swmgr/internal/model"
+)
+
+// RunOptions say where the commands come from and where output goes.
+type RunOptions struct {
+	In          io.Reader // commands when not interactive
+	Out         io.Writer
+	Interactive bool     // a terminal: line editor, completion, colour
+	Color       bool     // colour on the terminal
+	Commands    []string // -c: run these and exit
+	Banner      bool
+	HistoryFile string // interactive history ("" for none)
+	Endpoint    string // what the prompt falls back to
+}
+
+// ErrSomeFailed is returned when a scripted line failed.
+var ErrSomeFailed = errors.New("a command failed")
+
+// Run runs a CLI session until exit, quit or the end of input.
+func Run(ctx context.Context, api *client.Client, o RunOptions) error {
+	if o.Interactive && o.Commands == nil {
+		return runInteractive(ctx, api, o)
+	}
+	var next func() (string, error)
+	if o.Commands != nil {
+		cmds := o.Commands
+		next = func() (string, error) {
+			if len(cmds) == 0 {
+				return "", io.EOF
+			}
+			c := cmds[0]
+			cmds = cmds[1:]
+			return c, nil
+		}
+	} else {
+		sc := bufio.NewScanner(o.In)
+		sc.Buffer(make([]byte, 64*1024), 1<<20)
+		next = func() (string, error) {
+			if sc.Scan() {
+				return sc.Text(), nil
+			}
+			if err := sc.Err(); err != nil {
+				return "", err
+			}
+			return "", io.EOF
+		}
+	}
+	var s *Session
+	read := func(prompt string) (string, error) {
+		l, err := next()
+		if err == nil && prompt != "" {
+			fmt.Fprintf(o.Out, "%s%s\n", prompt, l)
+		}
+		return l, err
+	}
+	s, err := NewSession(ctx, api, o.Endpoint, Options{Out: o.Out, Ask: read, Lines: read})
+	if err != nil {
+		return err
+	}
+	failed := false
+	for {
+		line, err := next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(o.Out, "%s%s\n", s.Prompt(), MaskSecrets(s.cat.reg, line))
+		switch err := s.Execute(line); {
+		case errors.Is(err, errQuit):
+			return finish(failed)
+		case err != nil:
+			failed = true
+		}
+	}
+	return finish(failed)
+}
+
+func finish(failed bool) error {
+	if failed {
+		return ErrSomeFailed
+	}
+	return nil
+}
+
+// SplitCommands cuts `-c "cmd; cmd"` at semicolons outside quotes.
+func SplitCommands(s string) []string {
+	var out []string
+	inQuote := false
+	last := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			if inQuote {
+				i++
+			}
+		case '"':
+			inQuote = !inQuote
+		case ';':
+			if !inQuote {
+				out = append(out, strings.TrimSpace(s[last:i]))
+				last = i + 1
+			}
+		}
+	}
+	return append(out, strings.TrimSpace(s[last:]))
+}
+
+type completer struct{ s *Session }
+
+func (c completer) Do(line []rune, pos int) ([][]rune, int) {
+	cands, partial := c.s.Complete(string(line[:pos]))
+	var out [][]rune
+	for _, w := range cands {
+		out = append(out, []rune(w[len(partial):]+" "))
+	}
+	return out, len([]rune(partial))
+}
+
+// secretWords are the CLI words of secret fields: a line holding one is
+// never written to the history file.
+func secretWords(reg *model.Registry) map[string]bool {
+	w := map[string]bool{}
+	for _, k := range reg.Kinds() {
+		for _, f := range k.Fields {
+			if f.Secret != model.Public {
+				w[strings.ToLower(f.CLIWord())] = true
+				w[strings.ToLower(f.Name)] = true
+			}
+		}
+	}
+	return w
+}
+
+// MaskSecrets replaces the value after each secret word of line with
+// ********, for echoes and the command column of showunapplied.
+func MaskSecrets(reg *model.Registry, line string) string {
+	words := secretWords(reg)
+	toks, err := tokenize(line)
+	if err != nil {
+		return line
+	}
+	out := line
+	for i := len(toks) - 2; i >= 0; i-- {
+		if words[strings.ToLower(toks[i].text)] && !toks[i].quoted {
+			v := toks[i+1]
+			end := v.pos + len(v.text)
+			if v.quoted {
+				end = v.pos + len(quote(v.text))
+			}
+			if end > len(out) {
+				end = len(out)
+			}
+			out = out[:v.pos] + "********" + out[end:]
+		}
+	}
+	return out
+}
+
+// HasSecret reports whether a command line carries a secret value.
+func HasSecret(reg *model.Registry, line string) bool {
+	words := secretWords(reg)
+	toks, _ := tokenize(line)
+	for _, t := range toks {
+		if words[strings.ToLower(t.text)] {
+			return true
+		}
+	}
+	return false
+}
+
+func runInteractive(ctx context.Context, api *client.Client, o RunOptions) error {
+	var rl *readline.Instance
+	ask := func(prompt string) (string, error) {
+		return rl.ReadLineWithConfig(&readline.Config{Prompt: prompt + " "})
+	}
+	lines := func(prompt string) (string, error) {
+		return rl.ReadLineWithConfig(&readline.Config{Prompt: prompt})
+	}
+	s, err := NewSession(ctx, api, o.Endpoint, Options{Out: o.Out, Color: o.Color, Interact: true, Ask: ask, Lines: lines})
+	if err != nil {
+		return err
+	}
+	cfg := &readline.Config{
+		Prompt:                 s.Prompt(),
+		AutoComplete:           completer{s},
+		HistoryFile:            o.HistoryFile,
+		DisableAutoSaveHistory: true,
+		InterruptPrompt:        "^C",
+		EOFPrompt:              "",
+		Stdout:                 o.Out,
+	}
+	cfg.Listener = func(line []rune, pos int, key rune) ([]rune, int, bool) {
+		// Instant help: `?` prints what may come next and re-draws the
+		// line without it. Inside quotes it is a character of the value.
+		if key != '?' || pos == 0 || line[pos-1] != '?' || strings.Count(string(line[:pos-1]), `"`)%2 == 1 {
+			return nil, 0, false
+		}
+		before := string(line[:pos-1])
+		var buf bytes.Buffer
+		out := s.out
+		s.out = &buf
+		toks, _ := tokenize(before)
+		if !strings.HasSuffix(before, " ") && len(toks) > 0 {
+			// `sh?` lists the words sh may be.
+			cands, _ := s.Complete(before)
+			s.printHelp(nil, rowsOf(cands))
+		} else {
+			s.help(toks)
+		}
+		s.out = out
+		fmt.Fprintf(rl, "\n%s", strings.ReplaceAll(buf.String(), "\n", "\r\n"))
+		nl := append(append([]rune{}, line[:pos-1]...), line[pos:]...)
+		return nl, pos - 1, true
+	}
+	rl, err = readline.NewFromConfig(cfg)
+	if err != nil {
+		return err
+	}
+	defer rl.Close()
+	s.out = rl.Stdout()
+	if o.Banner {
+		fmt.Fprintf(s.out, "swmgr Console, Connected to: %s (%s)\nUsing snap style cli\n", s.host, o.Endpoint)
+	}
+	for {
+		rl.SetPrompt(s.Prompt())
+		line, err := rl.ReadLine()
+		if errors.Is(err, readline.ErrInterrupt) {
+			// Ctrl-C clears the line and keeps the mode.
+			continue
+		}
+		if err == io.EOF {
+			fmt.Fprintln(s.out)
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if strings.TrimSpace(line) != "" && o.HistoryFile != "" && !HasSecret(s.cat.reg, line) {
+			rl.SaveToHistory(line)
+		}
+		if err := s.Execute(line); errors.Is(err, errQuit) {
+			return nil
+		}
+	}
+}
+
+func rowsOf(words []string) [][]string {
+	var out [][]string
+	for _, w := range words {
+		out = append(out, []string{w, ""})
+	}
+	return out
+}
+
+// DefaultHistoryFile is ~/.swmgr_cli_history, or "" without a home.
+func DefaultHistoryFile() string {
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".swmgr_cli_history")
+}

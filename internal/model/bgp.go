@@ -1,0 +1,156 @@
+package model
+
+import (
+	"net/netip"
+	"regexp"
+	"strings"
+
+	"github.com/swmgr/swmgr/internal/apierr"
+)
+
+// The BGP kinds' fields follow FlexSwitch's object definitions
+// (bgpObjects.go of its models): the same names, JSON types, defaults and
+// meaning, so that the SDK's createBGPv4Neighbor, which sends every field
+// with its default, is accepted as it is. FlexSwitch's unsigned widths
+// (uint8, uint32) become ranges.
+
+// notYetPolicies: route policies are not a kind of swmgr yet.
+const notYetPolicies = "route policies: there is no PolicyDefinition kind yet"
+
+// redistribution is FlexSwitch's []SourcePolicyList.
+func redistribution() *Field {
+	return &Field{
+		Name: "Redistribution", Type: RecordList,
+		Doc: "routes redistributed into BGP; each source at most once",
+		Sub: []*Field{
+			{Name: "Sources", Type: String, Required: true, Doc: "CONNECTED, STATIC, or both comma-separated"},
+			{Name: "Policy", Type: String, NotYet: notYetPolicies},
+		},
+		CheckRecord: func(o Object) error {
+			srcs, err := canonicalSources(o.Str("Sources"))
+			if err != nil {
+				return err
+			}
+			o["Sources"] = srcs
+			return nil
+		},
+	}
+}
+
+var redistSources = []string{"CONNECTED", "STATIC"}
+
+// canonicalSources checks a comma-separated list of redistribution sources
+// and returns it upper-cased, without spaces.
+func canonicalSources(s string) (string, error) {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		p := strings.ToUpper(strings.TrimSpace(part))
+		switch {
+		case p == "OSPF":
+			return "", apierr.BadRequest(apierr.CodeInvalidValue, "BGPGlobal", "Redistribution", "Redistribution.Sources: OSPF is not supported yet (swmgr runs no OSPF); use CONNECTED or STATIC")
+		case p != "CONNECTED" && p != "STATIC":
+			return "", apierr.BadRequest(apierr.CodeInvalidValue, "BGPGlobal", "Redistribution", "Redistribution.Sources: %q is not a source; use CONNECTED, STATIC or both, comma-separated", part)
+		}
+		for _, o := range out {
+			if o == p {
+				return "", apierr.BadRequest(apierr.CodeInvalidValue, "BGPGlobal", "Redistribution", "Redistribution.Sources: %s is listed twice", p)
+			}
+		}
+		out = append(out, p)
+	}
+	return strings.Join(out, ","), nil
+}
+
+// checkRedistribution: a source is redistributed by one entry only (BGP
+// takes one policy per source).
+func checkRedistribution(o Object) error {
+	seen := map[string]bool{}
+	for _, r := range o.Records("Redistribution") {
+		for _, src := range strings.Split(r.Str("Sources"), ",") {
+			if seen[src] {
+				return apierr.BadRequest(apierr.CodeInvalidValue, "BGPGlobal", "Redistribution", "Redistribution: source %s is redistributed twice; give each source once", src)
+			}
+			seen[src] = true
+		}
+	}
+	return nil
+}
+
+func bgpNeighborFields(vrfRef func(*Field) *Field) []*Field {
+	return []*Field{
+		vrfRef(&Field{Name: "Vrf", Type: String, Key: true, Default: "default", Doc: "VRF of the session (swmgr's addition to FlexSwitch's keys)"}),
+		{Name: "NeighborAddress", Type: String, Key: true, Format: FormatIPv4Host},
+		{Name: "IntfRef", Type: String, NotYet: "neighbors by interface (BGP unnumbered)", Doc: "FlexSwitch's second key; \"\" for a neighbor by address"},
+		{Name: "PeerAS", Type: String, Required: true, Format: FormatASN, CLI: "peer_as"},
+		{Name: "LocalAS", Type: String, Format: FormatASN, Doc: "\"\" uses BGPGlobal ASNum", CLI: "local_as"},
+		{Name: "Description", Type: String, MaxLen: 64, CLI: "description"},
+		{Name: "Disabled", Type: Bool, CLI: "shutdown"},
+		{Name: "PeerGroup", Type: String, NotYet: "peer groups: there is no BGPPeerGroup kind yet"},
+		{Name: "UpdateSource", Type: String, MaxLen: 15, Doc: "source of the session: an IPv4 address or an interface name (Loopback1); \"\" lets the switch choose"},
+		{Name: "AuthPassword", Type: String, Secret: Sealed, MaxLen: 80, Doc: "TCP MD5 password; write-only", CLI: "password"},
+		{Name: "NextHopSelf", Type: Bool, CLI: "next_hop_self"},
+		{Name: "RouteReflectorClusterId", Type: Int, Range: rng(0, 4294967295), Doc: "0: the router id; one per BGP instance"},
+		{Name: "RouteReflectorClient", Type: Bool, CLI: "route_reflector_client"},
+		{Name: "MultiHopEnable", Type: Bool},
+		{Name: "MultiHopTTL", Type: Int, Range: rng(0, 255), Doc: "0 with MultiHopEnable: 255"},
+		{Name: "ConnectRetryTime", Type: Int, Range: rng(0, 65535), Doc: "seconds; 0 uses the default (120)", CLI: "connect_retry_time"},
+		{Name: "HoldTime", Type: Int, Range: rng(0, 65535), Doc: "seconds; 0 uses the default (180)", CLI: "timers_hold_time"},
+		{Name: "KeepaliveTime", Type: Int, Range: rng(0, 21845), Doc: "seconds; 0 uses the default (60)", CLI: "timers_keep_alive"},
+		{Name: "AddPathsRx", Type: Bool},
+		{Name: "AddPathsMaxTx", Type: Int, Range: rng(0, 255)},
+		{Name: "BfdEnable", Type: Bool},
+		{Name: "BfdSessionParam", Type: String, Default: "default", NotYet: "named BFD session parameters: only \"default\""},
+		{Name: "MaxPrefixes", Type: Int, Range: rng(0, 4294967295), Doc: "0: no limit"},
+		{Name: "MaxPrefixesThresholdPct", Type: Int, Default: int64(80), Range: rng(0, 100)},
+		{Name: "MaxPrefixesDisconnect", Type: Bool},
+		{Name: "MaxPrefixesRestartTimer", Type: Int, Range: rng(0, 255), Doc: "seconds"},
+		{Name: "AdjRIBInFilter", Type: String, NotYet: notYetPolicies},
+		{Name: "AdjRIBOutFilter", Type: String, NotYet: notYetPolicies},
+	}
+}
+
+func bgpNeighborStateFields() []*Field {
+	counters := []*Field{{Name: "Update", Type: Int}, {Name: "Notification", Type: Int}}
+	return []*Field{
+		{Name: "PeerType", Type: Int, Doc: "0 internal, 1 external"},
+		{Name: "SessionState", Type: Int, Doc: "RFC 4271 FSM state: 1 Idle .. 6 Established"},
+		{Name: "SessionStateDuration", Type: String, Doc: "how long the session has been in SessionState, as a Go duration (1h2m3s)"},
+		{Name: "TotalPrefixes", Type: Int},
+		{Name: "BfdNeighborState", Type: String, Doc: "\"\" without BFD"},
+		{Name: "Messages", Type: Record, Doc: "BGP messages exchanged", Sub: []*Field{
+			{Name: "Sent", Type: Record, Sub: counters},
+			{Name: "Received", Type: Record, Sub: counters},
+		}},
+		{Name: "Queues", Type: Record, Doc: "messages waiting", Sub: []*Field{{Name: "Input", Type: Int}, {Name: "Output", Type: Int}}},
+		{Name: "ConnectionsEstablished", Type: Int, Doc: "sessions established so far: a reset shows as an increase (swmgr's addition)"},
+	}
+}
+
+var ifNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9._-]{0,14}$`)
+
+func checkBGPNeighbor(o Object) error {
+	hold, keep := o.Int("HoldTime"), o.Int("KeepaliveTime")
+	if hold != 0 && hold < 3 {
+		return apierr.BadRequest(apierr.CodeInvalidValue, "BGPv4Neighbor", "HoldTime", "HoldTime: %d is not allowed; use 0 or 3..65535 (RFC 4271)", hold)
+	}
+	if hold != 0 && keep != 0 && keep > hold/3 {
+		return apierr.BadRequest(apierr.CodeInvalidValue, "BGPv4Neighbor", "KeepaliveTime", "KeepaliveTime: %d is more than a third of HoldTime %d", keep, hold)
+	}
+	if o.Int("MultiHopTTL") != 0 && !o.Bool("MultiHopEnable") {
+		return apierr.BadRequest(apierr.CodeInvalidValue, "BGPv4Neighbor", "MultiHopTTL", "MultiHopTTL: %d needs MultiHopEnable true", o.Int("MultiHopTTL"))
+	}
+	if src := o.Str("UpdateSource"); src != "" {
+		if a, err := netip.ParseAddr(src); err == nil {
+			if !a.Is4() || !isUnicastHost(a) {
+				return apierr.BadRequest(apierr.CodeInvalidValue, "BGPv4Neighbor", "UpdateSource", "UpdateSource: %q is not a unicast IPv4 address", src)
+			}
+			o["UpdateSource"] = a.String()
+		} else if !ifNameRE.MatchString(src) {
+			return apierr.BadRequest(apierr.CodeInvalidValue, "BGPv4Neighbor", "UpdateSource", "UpdateSource: %q is neither an IPv4 address nor an interface name like Loopback1 or fpPort1", src)
+		}
+	}
+	if strings.ContainsAny(o.Str("AuthPassword"), " \t\r\n!#") {
+		return apierr.BadRequest(apierr.CodeInvalidValue, "BGPv4Neighbor", "AuthPassword", "AuthPassword: must not contain spaces, '!' or '#' (the routing daemon's configuration cannot carry them)")
+	}
+	return nil
+}

@@ -1,0 +1,147 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+)
+
+// CLICommand declares how the CLI (swmgr cli, FlexSwitch's command set)
+// reaches a kind: the words typed before its value, the prompt segment each
+// word adds, and the context that holds it. The CLI derives its whole word
+// tree, help, completion, show commands and `show run` from these
+// declarations and the fields'; nothing in the CLI names a kind.
+//
+// Examples (the prompt follows FlexSwitch's rule, see docs/cli.md):
+//
+//	interface fpPort 1        Words {interface fpPort}, Join     -> (config-if-fpPort-1)#
+//	router bgp 65001          Words {router bgp}, Value ASNum    -> (config-router-bgp-65001)#
+//	  neighbor ip 10.1.1.2    Parents {BGPGlobal BGPVrf}         -> (config-router-bgp-65001-neighbor-10.1.1.2)#
+//	user alice password P     Line: a one-liner, queued at once
+type CLICommand struct {
+	Words  []string // the command words before the value
+	Prompt []string // the prompt segment of each word; "" adds none
+	// Value is the field the token after Words sets; "" for none. It
+	// defaults to the kind's last key field when the kind has one not
+	// inherited from the parent context.
+	Value string
+	// Join makes the value the last word followed by the token: `fpPort 1`
+	// sets IntfRef fpPort1 (FlexSwitch's port prefix as a word).
+	Join bool
+	// Parents are the kinds whose contexts hold this one; none: (config)#.
+	Parents []string
+	// Inherit is the field that takes the key of the enclosing context's
+	// object (IPv4Intf IntfRef from its port, a neighbour's Vrf from its
+	// BGP VRF).
+	Inherit string
+	// Line makes the command a one-liner: words after the value set fields
+	// (`user alice password P`), and it opens no context.
+	Line bool
+	// Context is a word after Words that opens a context of the same kind
+	// instead (`save config toFile`).
+	Context string
+	// Show are the words after `show` that print the kind's state; default
+	// Words.
+	Show []string
+}
+
+// CLIWord is the word the CLI uses for the field.
+func (f *Field) CLIWord() string {
+	if f.CLI != "" {
+		return f.CLI
+	}
+	return f.Name
+}
+
+// IsCLISwitch reports whether the field is set by its bare word and
+// cleared by `no <word>` (booleans and declared two-value enums).
+func (f *Field) IsCLISwitch() bool {
+	return f.Type == Bool || (f.CLISwitch != "" && len(f.Enum) == 2)
+}
+
+// CLISwitchValues returns the value the bare word sets and the one `no
+// <word>` sets.
+func (f *Field) CLISwitchValues() (on, off any) {
+	if f.Type == Bool {
+		return true, false
+	}
+	for _, v := range f.Enum {
+		if v != f.CLISwitch {
+			off = v
+		}
+	}
+	return f.CLISwitch, off
+}
+
+// CLIValueField is the field the token after the command words sets, or
+// nil.
+func (k *Kind) CLIValueField() *Field {
+	c := k.CLI
+	if c == nil {
+		return nil
+	}
+	if c.Value != "" {
+		return k.Field(c.Value)
+	}
+	for i := len(k.keys) - 1; i >= 0; i-- {
+		if k.keys[i].Name != c.Inherit {
+			return k.keys[i]
+		}
+	}
+	return nil
+}
+
+// CLIShow are the words after `show` for the kind's state.
+func (k *Kind) CLIShow() []string {
+	if k.CLI == nil {
+		return nil
+	}
+	if k.CLI.Show != nil {
+		return k.CLI.Show
+	}
+	return k.CLI.Words
+}
+
+// checkCLI catches declaration mistakes the CLI would trip over.
+func (r *Registry) checkCLI() error {
+	for _, k := range r.kinds {
+		c := k.CLI
+		if c == nil {
+			continue
+		}
+		if len(c.Words) == 0 || len(c.Prompt) > len(c.Words) {
+			return fmt.Errorf("%s: CLI needs Words and at most one Prompt segment per word", k.Name)
+		}
+		for _, w := range c.Words {
+			if w == "" || strings.ContainsAny(w, " \t|") {
+				return fmt.Errorf("%s: CLI word %q", k.Name, w)
+			}
+		}
+		if c.Value != "" && k.Field(c.Value) == nil {
+			return fmt.Errorf("%s: CLI Value %s is not a field", k.Name, c.Value)
+		}
+		if c.Inherit != "" && k.Field(c.Inherit) == nil {
+			return fmt.Errorf("%s: CLI Inherit %s is not a field", k.Name, c.Inherit)
+		}
+		for _, p := range c.Parents {
+			pk := r.Lookup(Config, p)
+			if pk == nil || pk.CLI == nil {
+				return fmt.Errorf("%s: CLI parent %s is not a config kind with a CLI context", k.Name, p)
+			}
+		}
+		for _, f := range k.Fields {
+			if f.CLISwitch != "" && (len(f.Enum) != 2 || !containsString(f.Enum, f.CLISwitch)) {
+				return fmt.Errorf("%s.%s: CLISwitch %q needs a two-value enum holding it", k.Name, f.Name, f.CLISwitch)
+			}
+		}
+	}
+	return nil
+}
+
+func containsString(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,94 @@
+package model
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/swmgr/swmgr/internal/apierr"
+)
+
+// lldpKinds and logicalIntf are kinds FlexSwitch's public labs configure:
+// `PATCH LLDPGlobal {"Enable":true}` then `GET state/LLDPIntfs`, and
+// `POST LogicalIntf {"Name":"Loopback1"}`.
+func lldpKinds() []*Kind {
+	return []*Kind{
+		{
+			Name: "LLDPGlobal", Class: Config, Singleton: true,
+			Doc: "LLDP on every front-panel port (802.1AB). The simulated switch has no neighbors: it reports none.",
+			Fields: []*Field{
+				{Name: "Vrf", Type: String, Key: true, Default: "default", Enum: []string{"default"}},
+				{Name: "Enable", Type: Bool},
+				{Name: "TranmitInterval", Type: Int, Default: int64(30), Range: rng(5, 3600), Doc: "seconds between LLDP frames (FlexSwitch's spelling)"},
+				{Name: "TxRxMode", Type: String, Default: "TxRx", Enum: []string{"TxOnly", "RxOnly", "TxRx"}},
+				{Name: "SnoopAndDrop", Type: Bool, NotYet: "forwarding LLDP frames is platform-specific"},
+			},
+			StateOnly: []*Field{
+				{Name: "Neighbors", Type: Int, Doc: "neighbors learned"},
+				{Name: "TotalTxFrames", Type: Int},
+				{Name: "TotalRxFrames", Type: Int},
+			},
+		},
+		{
+			Name: "LLDPIntfState", Class: State,
+			Doc: "LLDP on one port: whether it runs there and what the neighbor announced. Listed for every port the switch has.",
+			Fields: []*Field{
+				{Name: "IntfRef", Type: String},
+				{Name: "IfIndex", Type: Int},
+				{Name: "SendFrames", Type: Int},
+				{Name: "ReceivedFrames", Type: Int},
+				{Name: "Enable", Type: Bool, Doc: "LLDPGlobal Enable"},
+				{Name: "LocalPort", Type: String},
+				{Name: "PeerMac", Type: String},
+				{Name: "PeerPort", Type: String},
+				{Name: "PeerHostName", Type: String},
+				{Name: "HoldTime", Type: String},
+				{Name: "SystemDescription", Type: String},
+				{Name: "SystemCapabilities", Type: String},
+				{Name: "EnabledCapabilities", Type: String},
+			},
+		},
+	}
+}
+
+// logicalIntfNameRE: a name that can be a Linux device (at most 15
+// characters) and that no port or VLAN interface has.
+var logicalIntfNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]{0,14}$`)
+
+func logicalIntf() *Kind {
+	return &Kind{
+		Name: "LogicalIntf", Class: Config,
+		Doc: "A logical interface: a loopback (Loopback1) that carries an address of the switch itself, up whatever the ports do.",
+		Fields: []*Field{
+			{Name: "Name", Type: String, Key: true, MaxLen: 15, Doc: "like Loopback1; not a port (fpPort...) or VLAN (vlan...) name, not lo"},
+			{Name: "Type", Type: String, Default: "Loopback", Enum: []string{"Loopback"}},
+		},
+		Check: func(o Object) error {
+			name := o.Str("Name")
+			switch {
+			case !logicalIntfNameRE.MatchString(name):
+				return apierr.BadRequest(apierr.CodeInvalidValue, "LogicalIntf", "Name", "Name: %q is not an interface name: 1..15 letters, digits, '_', '.' or '-', starting with a letter", name)
+			case isReservedIntfName(name):
+				return apierr.BadRequest(apierr.CodeInvalidValue, "LogicalIntf", "Name", "Name: %q is the name of a port, a VLAN interface or the kernel's loopback; choose another, like Loopback1", name)
+			}
+			return nil
+		},
+		StateDoc:  "A loopback is always up.",
+		StateOnly: []*Field{{Name: "OperState", Type: String, Enum: adminStates}, {Name: "IfIndex", Type: Int}},
+	}
+}
+
+// isReservedIntfName: names of ports, VLAN interfaces and the kernel's own
+// loopback, which a LogicalIntf cannot take.
+func isReservedIntfName(name string) bool {
+	lower := strings.ToLower(name)
+	return strings.HasPrefix(lower, "fpport") || strings.HasPrefix(lower, "vlan") || lower == "lo"
+}
+
+// intfRefTarget: an interface reference names a Port (fpPort1) or a
+// LogicalIntf (Loopback1).
+func intfRefTarget(value string) (kind, key string) {
+	if portNameRE.MatchString(value) {
+		return "Port", value
+	}
+	return "LogicalIntf", value
+}

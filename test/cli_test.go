@@ -1,0 +1,227 @@
+// Black-box tests of `swmgr cli`: scripted sessions (piped stdin, -c, -f)
+// against a running swmgr, checked through REST afterwards.
+
+package test
+
+import (
+	"bytes"
+	"encoding/base64"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runCLI runs `swmgr cli` on s's Unix socket with stdin and extra flags;
+// it returns the output and the exit status.
+func runCLI(t testing.TB, s *server, stdin string, extra ...string) (string, int) {
+	t.Helper()
+	args := append([]string{"cli", "--socket", filepath.Join(s.dir, "swmgr.sock")}, extra...)
+	cmd := exec.Command(swmgrBin, args...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return out.String(), ee.ExitCode()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), 0
+}
+
+func mustContain(t testing.TB, out string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+}
+
+// configScript configures one of everything a FlexSwitch operator types.
+const configScript = `enable
+config
+interface fpPort 1
+no shut
+ip address 10.1.1.1/30
+exit
+exit
+vrf red
+exit
+router bgp 65001
+router_id 10.0.0.1
+neighbor ip 10.1.1.2
+peer_as 65002
+description "to spine 1"
+exit
+vrf red
+maximum_paths 4
+exit
+exit
+span session s1
+DstIntfRef fpPort 2
+SrcIntfRefList fpPort3
+exit
+ntp server 10.0.0.5
+exit
+archive server 10.0.0.9
+Username backup
+exit
+user bob
+DefaultShell Bash
+Password first-password-1
+exit
+user bob password second-password-2
+showunapplied
+apply
+`
+
+func TestCLIScriptedContexts(t *testing.T) {
+	s := startServer(t, "")
+	out, code := runCLI(t, s, configScript)
+	if code != 0 {
+		t.Fatalf("exit status %d:\n%s", code, out)
+	}
+	mustContain(t, out,
+		"switch(config-if-fpPort-1)#no shut",
+		"switch(config-if-fpPort-1-ip-10.1.1.1/30)#exit",
+		"switch(config-router-bgp-65001-neighbor-10.1.1.2)#peer_as 65002",
+		"switch(config-router-bgp-65001-vrf-red)#maximum_paths 4",
+		"switch(config-span-session-s1)#",
+		"switch(config-user)#",
+		"switch(config-ntp-server-10.0.0.5)#",
+		"switch(config-archive-server-10.0.0.9)#",
+		"\tobject: NtpServer   status: PENDING CONFIG  valid: True",
+		// NTP's defaults in showunapplied, FlexSwitch's columns.
+		" command                attr          value       model attr    iskey    required    userprov    time provisioned",
+		"                        MinPoll       6           MinPoll       False",
+		"                        MaxPoll       10          MaxPoll       False",
+		"Interval", "1440", "RetryCount",
+		"sdk:updatePort(fpPort1,AdminState=UP) result: SUCCESS: http status code: 200",
+		"sdk:createIPv4Intf(fpPort1,10.1.1.1/30) result: SUCCESS: http status code: 201",
+		"sdk:createBGPv4Neighbor(default,10.1.1.2,65002,Description=to spine 1) result: SUCCESS: http status code: 201",
+		"sdk:createVrf(red) result: SUCCESS: http status code: 201",
+		"sdk:executeUserPassword(bob,********) result: SUCCESS: http status code: 200",
+	)
+	if strings.Contains(out, "first-password-1") || strings.Contains(out, "second-password-2") {
+		t.Errorf("a password is printed:\n%s", out)
+	}
+	if strings.Contains(out, "\x1b[") {
+		t.Errorf("colour codes on a pipe")
+	}
+	get := func(path string) map[string]any { t.Helper(); return s.expect(t, 200, "GET", path, "").object() }
+	checkFields(t, "port", get("/config/Port?IntfRef=fpPort1"), map[string]any{"AdminState": "UP"})
+	checkFields(t, "ipv4", get("/config/IPv4Intf?IntfRef=fpPort1"), map[string]any{"IpAddr": "10.1.1.1/30"})
+	checkFields(t, "bgp", get("/config/BGPGlobal"), map[string]any{"ASNum": "65001", "RouterId": "10.0.0.1"})
+	checkFields(t, "neighbor", get("/config/BGPv4Neighbor?NeighborAddress=10.1.1.2&Vrf=default"), map[string]any{"PeerAS": "65002", "Description": "to spine 1"})
+	checkFields(t, "bgp vrf", get("/config/BGPVrf?Name=red"), map[string]any{"EBGPMaxPaths": float64(4)})
+	checkFields(t, "span", get("/config/Span?SpanSessionName=s1"), map[string]any{"DstIntfRef": "fpPort2", "SrcIntfRefList": []any{"fpPort3"}})
+	checkFields(t, "ntp", get("/config/NtpServer?IpAddr=10.0.0.5"), map[string]any{"MinPoll": float64(6), "MaxPoll": float64(10)})
+	checkFields(t, "archive", get("/config/ArchiveServer?IpAddr=10.0.0.9"[:0]+"/config/ConfigArchiveServer?IpAddr=10.0.0.9"), map[string]any{"Username": "backup"})
+	checkFields(t, "user", get("/config/User?Name=bob"), map[string]any{"DefaultShell": "Bash"})
+	// The one-liner changed bob's password.
+	basic := func(pw string) string { return "Basic " + base64.StdEncoding.EncodeToString([]byte("bob:"+pw)) }
+	s.expect(t, 200, "GET", "/config/SystemParam", "", "Authorization", basic("second-password-2"))
+	s.expect(t, 401, "GET", "/config/SystemParam", "", "Authorization", basic("first-password-1"))
+
+	// The shows, FlexSwitch's way.
+	out, code = runCLI(t, s, "show ip interface\nshow ip bgp neighbor 10.1.1.2\nshow vrf\nshow ntp server\nshow span session s1\nshow user | include bob\nshow config log | count\nshow ip bgp vrf nosuch\n")
+	if code != 0 {
+		t.Fatalf("shows: exit %d\n%s", code, out)
+	}
+	mustContain(t, out, "Applying Show:", " IntfRef    IpAddr", "fpPort1    10.1.1.1/30", "10.1.1.2", "red", "10.0.0.5", "s1", "bob", "Count: ", "No Data To Display for BGPVrfState")
+}
+
+func TestCLIShowRunRoundTrip(t *testing.T) {
+	s := startServer(t, "")
+	script := strings.Replace(configScript, "user bob password second-password-2\n", "", 1)
+	script = strings.Replace(script, "user bob\nDefaultShell Bash\nPassword first-password-1\nexit\n", "", 1)
+	if out, code := runCLI(t, s, script); code != 0 {
+		t.Fatalf("configure: %d\n%s", code, out)
+	}
+	showRun := func() string {
+		t.Helper()
+		out, code := runCLI(t, s, "", "-c", "show run")
+		if code != 0 {
+			t.Fatalf("show run: %d\n%s", code, out)
+		}
+		return strings.TrimPrefix(out, "switch>show run\n")
+	}
+	first := showRun()
+	mustContain(t, first, "printing without defaults\n!\nvrf red\n", "interface fpPort 1\n  no shutdown\n  ip address 10.1.1.1/30\n",
+		"router bgp 65001\n  router_id 10.0.0.1\n  vrf red\n    maximum_paths 4\n  neighbor ip 10.1.1.2\n    peer_as 65002\n    description \"to spine 1\"\n")
+
+	// reset config default: the factory configuration.
+	out, code := runCLI(t, s, "enable\nconfig\nreset config default\nshowunapplied\napply\n")
+	if code != 0 {
+		t.Fatalf("reset: %d\n%s", code, out)
+	}
+	mustContain(t, out, "object: ResetConfig   status: PENDING CONFIG", "sdk:executeResetConfig() result: SUCCESS: http status code: 200")
+	s.expect(t, 404, "GET", "/config/Vrf?Vrf=red", "")
+	checkFields(t, "bgp after reset", s.expect(t, 200, "GET", "/config/BGPGlobal", "").object(), map[string]any{"ASNum": ""})
+	bare := showRun()
+	if strings.Contains(bare, "router bgp") || strings.Contains(bare, "vrf red") {
+		t.Fatalf("show run after reset:\n%s", bare)
+	}
+
+	// Paste it into (config)#: the admin User exists, so its block only
+	// re-states its Group.
+	paste := first
+	out, code = runCLI(t, s, "enable\nconfig\n"+paste+"apply\n")
+	if code != 0 {
+		t.Fatalf("replay: %d\n%s", code, out)
+	}
+	if again := showRun(); again != first {
+		t.Errorf("show run does not round-trip:\nfirst:\n%s\nafter replay:\n%s", first, again)
+	}
+}
+
+func TestCLIPendingClearAndExitQuestion(t *testing.T) {
+	s := startServer(t, "")
+	out, code := runCLI(t, s, "enable\nconfig\nvrf green\nexit\nclearunapplied\nshowunapplied\nvrf blue\nexit\nexit\nno\nshow config diff\nexit\nyes\nshow run\n")
+	if code != 0 {
+		t.Fatalf("%d\n%s", code, out)
+	}
+	mustContain(t, out, "Clearing Unapplied Config",
+		"Are you sure you want to exit? You have pending config [no]yes:no\nswitch(config)#",
+		"+ vrf blue",
+		"[no]yes:yes\nswitch#show run")
+	if strings.Contains(out[strings.Index(out, "Clearing"):], "object: Vrf   status") {
+		t.Errorf("clearunapplied left an entry:\n%s", out)
+	}
+	for _, v := range []string{"green", "blue"} {
+		s.expect(t, 404, "GET", "/config/Vrf?Vrf="+v, "")
+	}
+}
+
+func TestCLIScriptingModes(t *testing.T) {
+	s := startServer(t, "")
+	// -c with a failing line: non-zero status, the other lines run.
+	out, code := runCLI(t, s, "", "-c", "enable; config; vrf v1; exit; nonsense; apply")
+	if code == 0 {
+		t.Errorf("a failed line gave exit status 0:\n%s", out)
+	}
+	mustContain(t, out, "nonsense\n^\nERROR Invalid command entered", "sdk:createVrf(v1) result: SUCCESS")
+	s.expect(t, 200, "GET", "/config/Vrf?Vrf=v1", "")
+	// -f file.
+	f := filepath.Join(t.TempDir(), "cmds")
+	os.WriteFile(f, []byte("enable\nconfig\nno vrf v1\napply comment remove v1\nshow config history | include remove v1\n"), 0o644)
+	out, code = runCLI(t, s, "", "-f", f)
+	if code != 0 {
+		t.Fatalf("-f: %d\n%s", code, out)
+	}
+	mustContain(t, out, "sdk:deleteVrf(v1) result: SUCCESS:   http status code: 200", "remove v1")
+	s.expect(t, 404, "GET", "/config/Vrf?Vrf=v1", "")
+	// apply check changes nothing; rollback loads the undo into pending.
+	out, code = runCLI(t, s, "enable\nconfig\nvrf v2\nexit\napply check\nclearunapplied\nshow config history | json\n")
+	if code != 0 {
+		t.Fatalf("check: %d\n%s", code, out)
+	}
+	mustContain(t, out, "OK create Vrf Vrf=v2", "Check passed", `"Revision":`)
+	s.expect(t, 404, "GET", "/config/Vrf?Vrf=v2", "")
+}

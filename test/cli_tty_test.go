@@ -1,0 +1,284 @@
+// Interactive tests of `swmgr cli` through a real terminal: tmux runs it
+// in a pane; keys go in with send-keys and the screen is read with
+// capture-pane, polled until the expected text shows (never a blind
+// sleep).
+
+package test
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// needTool skips without the program, except in CI where .ci/run installs
+// it and its absence is a failure.
+func needTool(t *testing.T, name string) {
+	t.Helper()
+	if _, err := exec.LookPath(name); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s is not installed (.ci/run installs it)", name)
+		}
+		t.Skipf("%s is not installed", name)
+	}
+}
+
+type pane struct {
+	t    *testing.T
+	name string
+}
+
+func uniqueName(prefix string) string {
+	b := make([]byte, 4)
+	rand.Read(b)
+	return prefix + hex.EncodeToString(b)
+}
+
+// startPane runs argv in a new detached tmux session of 200x50.
+func startPane(t *testing.T, env []string, argv ...string) *pane {
+	t.Helper()
+	needTool(t, "tmux")
+	p := &pane{t: t, name: uniqueName("swcli")}
+	args := []string{"new-session", "-d", "-s", p.name, "-x", "200", "-y", "50"}
+	for _, e := range env {
+		args = append(args, "-e", e)
+	}
+	args = append(args, argv...)
+	if out, err := exec.Command("tmux", args...).CombinedOutput(); err != nil {
+		t.Fatalf("tmux new-session: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("tmux", "kill-session", "-t", p.name).Run() })
+	// Keep the screen readable after the program ends.
+	exec.Command("tmux", "set-option", "-t", p.name, "remain-on-exit", "on").Run()
+	return p
+}
+
+func (p *pane) screen() string {
+	out, err := exec.Command("tmux", "capture-pane", "-p", "-J", "-S", "-200", "-t", p.name).Output()
+	if err != nil {
+		return ""
+	}
+	return string(out)
+}
+
+func lastLine(screen string) string {
+	lines := strings.Split(strings.TrimRight(screen, "\n "), "\n")
+	return strings.TrimRight(lines[len(lines)-1], " ")
+}
+
+// waitFor polls the screen until ok holds (10 s at most).
+func (p *pane) waitFor(what string, ok func(screen string) bool) string {
+	p.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		s := p.screen()
+		if ok(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("waiting for %s; the screen is:\n%s", what, s)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// waitPrompt waits until the last line is exactly prompt.
+func (p *pane) waitPrompt(prompt string) string {
+	p.t.Helper()
+	return p.waitFor("the prompt "+prompt, func(s string) bool { return lastLine(s) == prompt })
+}
+
+func (p *pane) keys(keys ...string) {
+	p.t.Helper()
+	if out, err := exec.Command("tmux", append([]string{"send-keys", "-t", p.name}, keys...)...).CombinedOutput(); err != nil {
+		p.t.Fatalf("send-keys: %v %s", err, out)
+	}
+}
+
+func (p *pane) typeText(text string) { p.t.Helper(); p.keys("-l", text) }
+
+// line types a command, presses Enter and waits for the next prompt.
+func (p *pane) line(cmd, prompt string) string {
+	p.t.Helper()
+	p.typeText(cmd)
+	p.keys("Enter")
+	return p.waitPrompt(prompt)
+}
+
+func TestCLITerminal(t *testing.T) {
+	s := startServer(t, "")
+	p := startPane(t, nil, swmgrBin, "cli", "--socket", filepath.Join(s.dir, "swmgr.sock"), "--no-color")
+	p.waitPrompt("switch>")
+	p.line("en", "switch#")
+	scr := p.line("config", "switch(config)#")
+	if !strings.Contains(scr, "*** Configuration will only be applied once 'apply' command is entered ***") {
+		t.Errorf("no config banner:\n%s", scr)
+	}
+	// The exact prompt of every context.
+	for _, step := range [][2]string{
+		{"interface fpPort 1", "switch(config-if-fpPort-1)#"},
+		{"ip address 10.7.7.1/24", "switch(config-if-fpPort-1-ip-10.7.7.1/24)#"},
+		{"exit", "switch(config-if-fpPort-1)#"},
+		{"exit", "switch(config)#"},
+		{"vrf red", "switch(config-vrf)#"},
+		{"exit", "switch(config)#"},
+		{"router bgp 65001", "switch(config-router-bgp-65001)#"},
+		{"neighbor ip 10.7.7.2", "switch(config-router-bgp-65001-neighbor-10.7.7.2)#"},
+		{"exit", "switch(config-router-bgp-65001)#"},
+		{"vrf red", "switch(config-router-bgp-65001-vrf-red)#"},
+		{"neighbor ip 10.8.8.2", "switch(config-router-bgp-65001-vrf-red-neighbor-10.8.8.2)#"},
+		{"!", "switch(config)#"},
+		{"user carol", "switch(config-user)#"},
+		{"exit", "switch(config)#"},
+		{"span session s1", "switch(config-span-session-s1)#"},
+		{"exit", "switch(config)#"},
+		{"ntp server 10.0.0.5", "switch(config-ntp-server-10.0.0.5)#"},
+		{"exit", "switch(config)#"},
+		{"archive server 10.0.0.9", "switch(config-archive-server-10.0.0.9)#"},
+		{"exit", "switch(config)#"},
+		{"system", "switch(config-system)#"},
+		{"exit", "switch(config)#"},
+		{"reset config toFile", "switch(config-reset-config-toFile)#"},
+		{"exit", "switch(config)#"},
+		{"save config toFile", "switch(config-save-config-toFile)#"},
+		{"exit", "switch(config)#"},
+		{"clearunapplied", "switch(config)#"},
+	} {
+		p.line(step[0], step[1])
+	}
+
+	// TAB completes a word, then lists the live ports.
+	p.typeText("interface fpP")
+	p.keys("Tab")
+	p.waitPrompt("switch(config)#interface fpPort")
+	if !strings.HasSuffix(strings.TrimRight(p.screen(), "\n"), "interface fpPort ") {
+		t.Errorf("no blank after the completed word:\n%q", lastLine(p.screen()))
+	}
+	p.keys("Tab")
+	p.keys("Tab")
+	p.waitFor("the live port numbers", func(s string) bool {
+		for _, l := range strings.Split(s, "\n") {
+			if f := strings.Fields(l); len(f) > 4 && f[0] == "1" && f[1] == "2" && f[2] == "3" {
+				return true
+			}
+		}
+		return false
+	})
+	p.typeText("2")
+	p.keys("Enter")
+	p.waitPrompt("switch(config-if-fpPort-2)#")
+
+	// ? on the keypress: the help of the word, then the line again.
+	p.typeText("mtu ?")
+	scr = p.waitFor("the help of mtu", func(s string) bool {
+		return strings.Contains(s, "68-9216") && strings.Contains(s, "default: 1500") && lastLine(s) == "switch(config-if-fpPort-2)#mtu"
+	})
+	p.typeText("9000")
+	p.keys("Enter")
+	p.waitPrompt("switch(config-if-fpPort-2)#")
+	// Ctrl-C drops the line and keeps the session and the context.
+	p.typeText("speed 10")
+	p.keys("C-c")
+	p.waitPrompt("switch(config-if-fpPort-2)#")
+	p.line("where", "switch(config-if-fpPort-2)#")
+	if !strings.Contains(p.screen(), "cmd: enable config interface fpPort 2") {
+		t.Errorf("where after Ctrl-C:\n%s", p.screen())
+	}
+	// The exit question, FlexSwitch's words.
+	p.line("exit", "switch(config)#")
+	p.typeText("exit")
+	p.keys("Enter")
+	p.waitPrompt("Are you sure you want to exit? You have pending config [no]yes:")
+	p.line("no", "switch(config)#")
+	p.line("apply", "switch(config)#")
+	s.expect(t, 200, "GET", "/config/Port?IntfRef=fpPort2", "")
+	if got := s.do(t, "GET", "/config/Port?IntfRef=fpPort2", "").object()["Mtu"]; got != float64(9000) {
+		t.Errorf("Mtu after apply: %v", got)
+	}
+	p.line("exit", "switch#")
+	p.line("exit", "switch>")
+	p.typeText("exit")
+	p.keys("Enter")
+	p.waitFor("the end of the session", func(s string) bool { return strings.Contains(s, "Quiting Shell") })
+}
+
+// TestCLILoginShell logs a real account of this host, whose login shell is
+// swmgr, in with runuser -l: it lands in the CLI as itself, with its
+// User's role.
+func TestCLILoginShell(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to add an account to the host")
+	}
+	needTool(t, "useradd")
+	needTool(t, "runuser")
+	// A directory every user may enter, for the binary and the socket.
+	dir, err := os.MkdirTemp("", "swmgr-cli-login-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	os.Chmod(dir, 0o755)
+	bin := filepath.Join(dir, "swmgr")
+	copyFile(t, swmgrBin, bin)
+	data := filepath.Join(dir, "data")
+	os.Mkdir(data, 0o755)
+	s := startServer(t, data)
+	os.Chmod(data, 0o755)
+
+	name := uniqueName("swcli")
+	s.expect(t, 201, "POST", "/config/User", fmt.Sprintf(`{"Name":%q,"Password":"login-shell-pw1","Group":"operator"}`, name))
+	if out, err := exec.Command("useradd", "-m", "-s", bin, name).CombinedOutput(); err != nil {
+		t.Fatalf("useradd: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("userdel", "-r", name).Run() })
+
+	sock := filepath.Join(data, "swmgr.sock")
+	p := startPane(t, []string{"SWMGR_SOCKET=" + sock}, "runuser", "-l", name, "-w", "SWMGR_SOCKET")
+	p.waitPrompt("switch>")
+	p.line("enable", "switch#")
+	p.line("config", "switch(config)#")
+	p.line("vrf "+name, "switch(config-vrf)#")
+	scr := p.line("apply", "switch(config)#")
+	if !strings.Contains(scr, "sdk:createVrf("+name+") result: SUCCESS") {
+		t.Fatalf("apply as %s:\n%s", name, scr)
+	}
+	// The commit is the OS user's.
+	r := s.expect(t, 200, "GET", "/revisions?CurrentMarker=0&Count=1", "")
+	objs, _ := r.body["Objects"].([]any)
+	if len(objs) == 0 || !strings.Contains(jsonOf(objs[0]), `"User":"`+name+`"`) {
+		t.Errorf("the newest revision is not %s's: %s", name, r.raw)
+	}
+	// An operator may not reset the switch: the server says no, as it
+	// would over REST.
+	p.line("reset config default", "switch(config)#")
+	scr = p.line("apply", "switch(config)#")
+	if !strings.Contains(scr, "FAILED: 403") {
+		t.Errorf("an operator's reset was not refused:\n%s", scr)
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	in, err := os.Open(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,144 @@
+package test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/swmgr/swmgr/internal/frr"
+)
+
+// killDaemonsOf ends every daemon whose pid file is in dir and whose
+// command line names dir: what a killed swmgr leaves behind.
+func killDaemonsOf(dir string) {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.pid"))
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil || pid <= 1 {
+			continue
+		}
+		if cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); bytes.Contains(cmdline, []byte(dir)) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+func pidIn(t *testing.T, path string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	return pid
+}
+
+// TestKill9ConvergesBGP: swmgr on the Linux backend runs BGP in FRR; after
+// a kill -9 of swmgr its FRR is still running, unsupervised. The next
+// start ends that FRR, starts its own and converges to the store: the
+// session comes back Established with the stored neighbor.
+func TestKill9ConvergesBGP(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to make network namespaces and run FRR")
+	}
+	if _, err := os.Stat("/usr/lib/frr/bgpd"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("FRR is missing; .ci/run installs it")
+		}
+		t.Skip("FRR is not installed: apt-get install frr (.ci/run does)")
+	}
+	id := fmt.Sprintf("rtk%05d", rand.IntN(100000))
+	sw, peerNS := id+"s", id+"p"
+	ip := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command("ip", args...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("ip %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	for _, ns := range []string{sw, peerNS} {
+		ip("netns", "add", ns)
+		t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
+		ip("-n", ns, "link", "set", "lo", "up")
+	}
+	ip("link", "add", "rtk1", "netns", sw, "type", "veth", "peer", "name", "eth0", "netns", peerNS)
+	ip("-n", peerNS, "addr", "add", "10.241.0.2/30", "dev", "eth0")
+	ip("-n", peerNS, "addr", "add", "198.18.7.1/24", "dev", "lo")
+	ip("-n", peerNS, "link", "set", "eth0", "up")
+	dir, err := os.MkdirTemp("", id+"-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(dir, 0o755)
+	frrDir := filepath.Join(dir, "frr")
+	t.Cleanup(func() { killDaemonsOf(frrDir); os.RemoveAll(dir) })
+	peer, err := frr.New(frr.Options{Dir: filepath.Join(dir, "peer"), Netns: peerNS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := peer.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(peer.Stop)
+	err = peer.Apply(context.Background(), frr.Config{
+		Instances: []frr.Instance{{ASNum: "65002", RouterID: "10.241.0.2", Redistribution: []frr.Redistribution{{Sources: "CONNECTED"}}}},
+		Neighbors: []frr.Neighbor{{NeighborAddress: "10.241.0.1", PeerAS: "65001", KeepaliveTime: 1, HoldTime: 3, ConnectRetryTime: 1}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	portMap := filepath.Join(dir, "ports.conf")
+	os.WriteFile(portMap, []byte("fpPort1 rtk1\n"), 0o644)
+	data := t.TempDir()
+	flags := []string{"--backend", "linux", "--netns", sw, "--port-map", portMap, "--bgp", "frr", "--frr-dir", frrDir, "--ntp", "sim", "--system", "sim"}
+
+	s := startServer(t, data, flags...)
+	s.expect(t, 200, "PATCH", "/config/Port", `{"IntfRef":"fpPort1","AdminState":"UP"}`)
+	s.expect(t, 201, "POST", "/config/IPv4Intf", `{"IntfRef":"fpPort1","IpAddr":"10.241.0.1/30"}`)
+	s.expect(t, 200, "PATCH", "/config/BGPGlobal", `{"Vrf":"default","ASNum":"65001","RouterId":"10.241.0.1"}`)
+	s.expect(t, 201, "POST", "/config/BGPv4Neighbor", `{"NeighborAddress":"10.241.0.2","PeerAS":"65002","HoldTime":3,"KeepaliveTime":1,"ConnectRetryTime":1,"Description":"survives"}`)
+	established := func(s *server) {
+		t.Helper()
+		deadline := time.Now().Add(40 * time.Second)
+		for {
+			r := s.do(t, "GET", "/state/BGPv4Neighbors", "")
+			if strings.Contains(string(r.raw), `"SessionState":6`) && strings.Contains(ip("-n", sw, "route", "show", "198.18.7.0/24"), "proto bgp") {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no Established session with the learned route: %s", r.raw)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	established(s)
+	oldBgpd := pidIn(t, filepath.Join(frrDir, "bgpd.pid"))
+	s.kill9()
+	if syscall.Kill(oldBgpd, 0) != nil {
+		t.Fatal("bgpd died with swmgr: the test no longer covers a leftover FRR")
+	}
+
+	s = startServer(t, data, flags...)
+	if syscall.Kill(oldBgpd, 0) == nil {
+		t.Errorf("the killed swmgr's bgpd (pid %d) is still running", oldBgpd)
+	}
+	if pid := pidIn(t, filepath.Join(frrDir, "bgpd.pid")); pid == oldBgpd {
+		t.Errorf("bgpd was not restarted")
+	}
+	established(s)
+	out, _ := exec.Command("ip", "netns", "pids", sw).Output()
+	if n := len(strings.Fields(string(out))); n != 2 {
+		t.Errorf("%d processes in the switch namespace, want zebra and bgpd only: %s", n, out)
+	}
+}
