@@ -271,6 +271,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 	simulated := sim.New(sim.Options{Ports: o.ports, Version: version(), Accounts: accounts.Observe(acc, accountChanged), OwnAccounts: owned, CLIShell: cliShell()})
 	var be backend.Backend = simulated
+	var routeTable func(ctx context.Context) ([]model.Object, error)
 	if o.backend == "linux" {
 		// What a reconciliation puts back goes to the config log as an
 		// entry of its own (API "reconcile").
@@ -288,6 +289,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 		if be, err = openLinuxBackend(o, be, onReconcile, log); err != nil {
 			return err
 		}
+		routeTable = be.(*linux.Backend).RouteTable
 	}
 	lcState := lifecycle.WrapState(be)
 	be = lcState
@@ -325,7 +327,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 
 	handler := api.New(eng, log)
-	(&serviceStatus{started: started, eng: eng, handler: handler, ready: ob.health.Ready, backend: o.backend, archive: true, sim: simulated}).serve()
+	(&serviceStatus{started: started, eng: eng, handler: handler, ready: ob.health.Ready, backend: o.backend, archive: true, sim: simulated, routeTable: routeTable}).serve()
 	for name, action := range lc.Actions() {
 		handler.HandleAction(name, action)
 	}

@@ -1,8 +1,11 @@
 package linux
 
 import (
+	"context"
 	"fmt"
+	"net"
 	"net/netip"
+	"strings"
 
 	"github.com/swmgr/swmgr/internal/model"
 )
@@ -115,4 +118,59 @@ func records(o model.Object, name string) []model.Object {
 		return out
 	}
 	return nil
+}
+
+// RouteTable is state/IPv4Routes: the IPv4 unicast and blackhole routes of
+// the kernel, of the default VRF and of every VRF swmgr made, in
+// FlexSwitch's IPv4RouteState form. Protocol is CONNECTED for the kernel's
+// own (proto kernel) routes, STATIC for swmgr's, else the kernel's name of
+// the protocol in capitals (BGP for FRR's). Local and broadcast routes are
+// not listed.
+func (b *Backend) RouteTable(ctx context.Context) ([]model.Object, error) {
+	vrfs := []string{"default"}
+	for _, v := range b.appliedOf("Vrf") {
+		vrfs = append(vrfs, v.Str("Vrf"))
+	}
+	var out []model.Object
+	for _, vrf := range vrfs {
+		routes, err := b.k.Routes(vrf)
+		if err != nil {
+			return nil, fmt.Errorf("routes of VRF %s: %w", vrf, err)
+		}
+		for _, r := range routes {
+			p, err := netip.ParsePrefix(r.Dst)
+			if err != nil {
+				continue
+			}
+			proto := strings.ToUpper(r.Protocol)
+			switch r.Protocol {
+			case "kernel":
+				proto = "CONNECTED"
+			case "static":
+				proto = "STATIC"
+			}
+			hops := []model.Object{}
+			reachable := len(r.NextHops) == 1 && r.NextHops[0] == "blackhole"
+			for _, h := range r.Hops {
+				intf := b.ports.Port(h.Netdev)
+				if intf == "" {
+					intf = h.Netdev
+				}
+				gw := h.Gateway
+				if gw == "" {
+					gw = "0.0.0.0"
+				}
+				reachable = reachable || h.Netdev != ""
+				hops = append(hops, model.Object{"NextHopIp": gw, "NextHopIntRef": intf, "Weight": int64(h.Weight)})
+			}
+			out = append(out, model.Object{"DestinationNw": p.String(), "NetworkMask": dottedMask(p.Bits()), "Protocol": proto,
+				"IsNetworkReachable": reachable, "RouteCreatedTime": "", "RouteUpdatedTime": "", "NextHopList": hops, "PolicyList": []string{}})
+		}
+	}
+	return out, nil
+}
+
+func dottedMask(bits int) string {
+	m := net.CIDRMask(bits, 32)
+	return net.IP(m).String()
 }

@@ -193,8 +193,16 @@ type RouteState struct {
 	VRF      string
 	Dst      string
 	NextHops []string // gateway or "dev <netdev>", with "weight N" if not 1
+	Hops     []RouteHop
 	Protocol string
 	Metric   int
+}
+
+// RouteHop is one next hop of a route the kernel has.
+type RouteHop struct {
+	Gateway string // "" for none
+	Netdev  string
+	Weight  int
 }
 
 // Routes lists the kernel's unicast IPv4 routes of a VRF.
@@ -225,6 +233,11 @@ func (k *Kernel) Routes(vrf string) ([]RouteState, error) {
 			st.Dst = r.Dst.String()
 		}
 		hop := func(gw net.IP, idx, hops int) string {
+			h := RouteHop{Netdev: names[idx], Weight: hops + 1}
+			if gw != nil {
+				h.Gateway = gw.String()
+			}
+			st.Hops = append(st.Hops, h)
 			var parts []string
 			if gw != nil {
 				parts = append(parts, gw.String())
