@@ -49,6 +49,26 @@ func TestServeLinuxBackend(t *testing.T) {
 	if out := ip("-n", ns, "-o", "link", "show", "dev", "eth7"); !strings.Contains(out, "mtu 9000") || !strings.Contains(out, ",UP") {
 		t.Errorf("eth7: %s", out)
 	}
+	// A loopback with an address (a dummy device, or the address on lo
+	// where the kernel has no dummies) and a static route: both in the
+	// kernel, the route in state/IPv4Routes read from the kernel.
+	s.want(s.req(false, "POST", "/config/LogicalIntf", "", "", `{"Name":"Loopback1","Type":"Loopback"}`), 201, "loopback")
+	s.want(s.req(false, "POST", "/config/IPv4Intf", "", "", `{"IntfRef":"Loopback1","IpAddr":"198.18.0.1/32"}`), 201, "loopback address")
+	if out := ip("-n", ns, "-o", "addr", "show"); !strings.Contains(out, "198.18.0.1/32") {
+		t.Errorf("loopback address not in the kernel: %s", out)
+	}
+	s.want(s.req(false, "POST", "/config/IPv4Route", "", "", `{"DestinationNw":"198.51.100.0","NetworkMask":"255.255.255.0","NextHop":[{"NextHopIp":"192.0.2.2"}]}`), 201, "route")
+	if out := ip("-n", ns, "route", "show", "198.51.100.0/24"); !strings.Contains(out, "via 192.0.2.2 dev eth7 proto static") {
+		t.Errorf("route not in the kernel: %q", out)
+	}
+	r = s.req(false, "GET", "/state/IPv4Routes", "", "", "")
+	if s.want(r, 200, "routing table"); !strings.Contains(r.raw, `"DestinationNw":"198.51.100.0/24"`) || !strings.Contains(r.raw, `"NextHopIntRef":"fpPort1"`) || !strings.Contains(r.raw, `"Protocol":"CONNECTED"`) {
+		t.Errorf("state/IPv4Routes: %s", r.raw)
+	}
+	s.want(s.req(false, "DELETE", "/config/IPv4Route", "", "", `{"DestinationNw":"198.51.100.0","NetworkMask":"255.255.255.0"}`), 200, "route delete")
+	if out := ip("-n", ns, "route", "show", "198.51.100.0/24"); out != "" {
+		t.Errorf("route left in the kernel: %q", out)
+	}
 	r = s.req(false, "PATCH", "/config/Port", "", "", `{"IntfRef":"fpPort2","Speed":25000}`)
 	s.want(r, 400, "speed on a veth")
 	if !strings.Contains(r.raw, "fpPort2 (netdev eth8) cannot change Speed 25000") {

@@ -273,6 +273,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 	simulated := sim.New(sim.Options{Ports: o.ports, Version: version(), Accounts: accounts.Observe(acc, accountChanged), OwnAccounts: owned, CLIShell: cliShell()})
 	var be backend.Backend = simulated
 	var daemons func() []daemon.Status // supervised by the Linux backend
+	var routeTable func(ctx context.Context) ([]model.Object, error)
 	if o.backend == "linux" {
 		// What a reconciliation puts back goes to the config log as an
 		// entry of its own (API "reconcile").
@@ -292,6 +293,11 @@ func serve(ctx context.Context, o *serveOptions) error {
 		}
 		if d, ok := be.(interface{ Daemons() []daemon.Status }); ok {
 			daemons = d.Daemons
+		}
+		if rt, ok := be.(interface {
+			RouteTable(context.Context) ([]model.Object, error)
+		}); ok {
+			routeTable = rt.RouteTable
 		}
 	}
 	lcState := lifecycle.WrapState(be)
@@ -330,7 +336,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 
 	handler := api.New(eng, log)
-	(&serviceStatus{started: started, eng: eng, handler: handler, ready: ob.health.Ready, backend: o.backend, sim: simulated, daemons: daemons}).serve()
+	(&serviceStatus{started: started, eng: eng, handler: handler, ready: ob.health.Ready, backend: o.backend, sim: simulated, daemons: daemons, routeTable: routeTable}).serve()
 	for name, action := range lc.Actions() {
 		handler.HandleAction(name, action)
 	}

@@ -25,6 +25,9 @@ type serviceStatus struct {
 	handler *api.Server
 	ready   func() bool
 	backend string
+	// routeTable lists the Linux backend's routing table (the kernel's);
+	// nil with the simulated switch.
+	routeTable func(ctx context.Context) ([]model.Object, error)
 	// sim is the simulated switch, whose routing table state/IPv4Routes
 	// lists when it is the backend.
 	sim *sim.Sim
@@ -46,9 +49,11 @@ func (s *serviceStatus) serve() {
 	s.handler.HandleState("IPv4RouteState", s.routes)
 }
 
-// routes is the routing table. The Linux backend's is the kernel's, which
-// it does not list yet: say so rather than list the simulated one.
+// routes is the routing table: the kernel's on the Linux backend.
 func (s *serviceStatus) routes(ctx context.Context) ([]model.Object, error) {
+	if s.routeTable != nil {
+		return s.routeTable(ctx)
+	}
 	if s.backend != "sim" {
 		return nil, apierr.New(http.StatusNotImplemented, apierr.CodeNotImplemented, "IPv4RouteState", "", "the %s backend does not list its routing table yet", s.backend)
 	}

@@ -33,6 +33,10 @@ const EnvInVM = "SWMGR_IN_VM"
 // EnvDir overrides where the VM image is built and cached.
 const EnvDir = "SWMGR_VM_DIR"
 
+// EnvRun, when set, replaces RunTests' pattern (to run one test in the VM
+// while working on it).
+const EnvRun = "SWMGR_VMTEST_RUN"
+
 // DefaultDir is the image cache when EnvDir is not set.
 const DefaultDir = "/var/cache/swmgr-vmtest"
 
@@ -215,6 +219,9 @@ func RunTests(t *testing.T, pattern string, timeout time.Duration) {
 			t.Fatalf("cannot run the stock-kernel VM tests: %s", why)
 		}
 		t.Skipf("skipping the stock-kernel VM tests: %s", why)
+	}
+	if p := os.Getenv(EnvRun); p != "" {
+		pattern = p
 	}
 	bin, err := os.Executable()
 	if err != nil {

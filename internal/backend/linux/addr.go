@@ -162,7 +162,11 @@ var ipv4IntfDriver = &driver{
 			return nil, err
 		}
 		n, _ := portNumbers(o.Str("IntfRef"))
-		return model.Object{"OperState": upDownState(st.OperUp), "IfIndex": int64(st.IfIndex), "L2IntfType": "Port", "L2IntfId": int64(n)}, nil
+		l2 := "Port"
+		if _, lb, _ := b.netdevOf(o.Str("IntfRef")); lb {
+			l2 = "Loopback"
+		}
+		return model.Object{"OperState": upDownState(st.OperUp), "IfIndex": int64(st.IfIndex), "L2IntfType": l2, "L2IntfId": int64(n)}, nil
 	},
 	check: func(b *Backend, c changeView) error {
 		a, err := b.addrConfig(c.after())
@@ -207,6 +211,9 @@ func (b *Backend) addrConfig(o model.Object) (AddrConfig, error) {
 	c := AddrConfig{Netdev: dev, Prefix: pfx, VRF: o.Str("Vrf"), AdminUp: o.Str("AdminState") != "DOWN", Loopback: lb}
 	if lb {
 		c.Netdev = b.k.LoopbackNetdev(LoopbackConfig{Name: dev, VRF: c.VRF})
+		// A dummy loopback is put in its VRF like a port; lo and a VRF
+		// device stay where they are.
+		c.Loopback = !b.k.feat.Dummy
 	}
 	return c, nil
 }

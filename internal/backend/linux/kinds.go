@@ -24,15 +24,19 @@ type changeView interface {
 }
 
 // drivers are the dataplane kinds. Vlan's is ready for the kind the
-// engine branch adds; LogicalIntf and IPv4Route have kernel layers
-// (loopback.go, route.go) keyed by plain Go types, and their drivers come
-// with the kinds.
+// engine branch adds, LogicalIntf's and IPv4Route's for the kinds the
+// compatibility branch adds (a change of a kind the registry lacks never
+// reaches the backend, so they wait harmlessly).
 var drivers = map[string]*driver{
 	"Port":     portDriver,
 	"Vrf":      vrfDriver,
 	"IPv4Intf": ipv4IntfDriver,
 	"Vlan":     vlanDriver,
 	"Span":     spanDriver,
+	// LogicalIntf is a loopback: a dummy device, or addresses on lo.
+	"LogicalIntf": logicalIntfDriver,
+	// IPv4Route is a static route: proto static in the VRF's table.
+	"IPv4Route": ipv4RouteDriver,
 }
 
 func (b *Backend) appliedOf(kind string) []model.Object {

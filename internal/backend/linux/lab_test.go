@@ -150,11 +150,17 @@ func (l *lab) dump() string {
 	var b strings.Builder
 	for _, ns := range nss {
 		fmt.Fprintf(&b, "== %s\n", ns)
-		b.WriteString(indexRE.ReplaceAllString(run(l.t, "ip", "-n", ns, "-d", "-o", "link", "show"), ""))
+		b.WriteString(indexRE.ReplaceAllString(linkShow(l.t, ns, "-d"), ""))
 		b.WriteString(indexRE.ReplaceAllString(run(l.t, "ip", "-n", ns, "-o", "addr", "show"), ""))
 		b.WriteString(run(l.t, "ip", "-n", ns, "route", "show", "table", "all"))
-		b.WriteString(run(l.t, "ip", "-n", ns, "rule", "show"))
-		links := run(l.t, "ip", "-n", ns, "-o", "link", "show")
+		// The kernel's l3mdev rules come with a namespace's first VRF
+		// device and stay (swmgr leaves them: see EnsureVRF).
+		for _, rule := range strings.SplitAfter(run(l.t, "ip", "-n", ns, "rule", "show"), "\n") {
+			if !strings.Contains(rule, "l3mdev") {
+				b.WriteString(rule)
+			}
+		}
+		links := linkShow(l.t, ns)
 		for _, line := range strings.Split(links, "\n") {
 			f := strings.Fields(line)
 			if len(f) < 2 {
@@ -233,4 +239,19 @@ func needFeature(t *testing.T, k *Kernel, ok bool, what string) {
 		}
 		t.Skipf("this kernel lacks %s; TestStockKernelInVM runs this test in a VM with Debian's stock kernel", what)
 	}
+}
+
+// linkShow is `ip -n ns -o link show` without the "Peer netns reference is
+// invalid" complaints ip prints when another process (other tests on the
+// machine) changes namespaces while it resolves a veth peer's.
+func linkShow(t testing.TB, ns string, extra ...string) string {
+	t.Helper()
+	out := run(t, append(append([]string{"ip", "-n", ns}, extra...), "-o", "link", "show")...)
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(out, "\n") {
+		if !strings.Contains(line, "Peer netns reference is invalid") {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
 }

@@ -41,8 +41,20 @@ func (k *Kernel) LoopbackNetdev(c LoopbackConfig) string {
 func (tx *Tx) EnsureLoopback(c LoopbackConfig) error {
 	k := tx.k
 	if !k.feat.Dummy {
-		_, err := k.handleOf(c.VRF)
-		return err
+		// The addresses go on lo (or the VRF device): it must be up, which a
+		// fresh namespace's lo is not.
+		h, err := k.handleOf(c.VRF)
+		if err != nil {
+			return err
+		}
+		if k.feat.VRFDevice && !isDefaultVRF(c.VRF) {
+			return nil // the VRF device is up with its VRF
+		}
+		lo, err := h.LinkByName("lo")
+		if err != nil {
+			return fmt.Errorf("loopback %s: %w", c.Name, err)
+		}
+		return tx.setUp(h, lo, true)
 	}
 	if _, _, err := k.findLink(c.Name); err != nil {
 		h, err := k.handleOf(c.VRF)

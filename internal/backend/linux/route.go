@@ -19,6 +19,8 @@ type RouteConfig struct {
 	Dst      netip.Prefix
 	NextHops []NextHop
 	Metric   int
+	// Blackhole drops the traffic (FlexSwitch's NullRoute); no next hops.
+	Blackhole bool
 }
 
 // NextHop is a gateway, a device, or both.
@@ -35,6 +37,12 @@ func (k *Kernel) CheckRoute(c RouteConfig) error {
 	}
 	if c.Dst.Masked() != c.Dst {
 		return refuse("DestinationNw", "%s has host bits set; use %s", c.Dst, c.Dst.Masked())
+	}
+	if c.Blackhole {
+		if len(c.NextHops) > 0 {
+			return refuse("NullRoute", "route %s: a null route has no next hop", c.Dst)
+		}
+		return nil
 	}
 	if len(c.NextHops) == 0 {
 		return refuse("NextHopList", "route %s has no next hop", c.Dst)
@@ -61,6 +69,10 @@ func (k *Kernel) kernelRoute(c RouteConfig) (*netlink.Handle, *netlink.Route, er
 		Table:    k.VRFTable(c.VRF),
 		Protocol: unix.RTPROT_STATIC,
 		Priority: c.Metric,
+	}
+	if c.Blackhole {
+		r.Type = unix.RTN_BLACKHOLE
+		return h, r, nil
 	}
 	hops := make([]*netlink.NexthopInfo, 0, len(c.NextHops))
 	for _, nh := range c.NextHops {
@@ -102,7 +114,7 @@ func findRoute(h *netlink.Handle, table int, dst *net.IPNet, metric int) (*netli
 		return nil, fmt.Errorf("list routes: %w", err)
 	}
 	for i := range routes {
-		if routes[i].Priority == metric && routes[i].Type == unix.RTN_UNICAST && routes[i].Dst != nil && routes[i].Dst.String() == dst.String() {
+		if routes[i].Priority == metric && (routes[i].Type == unix.RTN_UNICAST || routes[i].Type == unix.RTN_BLACKHOLE) && routes[i].Dst != nil && routes[i].Dst.String() == dst.String() {
 			return &routes[i], nil
 		}
 	}
@@ -111,7 +123,16 @@ func findRoute(h *netlink.Handle, table int, dst *net.IPNet, metric int) (*netli
 
 // sameRoute compares what swmgr sets of two routes.
 func sameRoute(a, b *netlink.Route) bool {
-	return a.Protocol == b.Protocol && hopsKey(a) == hopsKey(b)
+	return a.Protocol == b.Protocol && routeType(a) == routeType(b) && hopsKey(a) == hopsKey(b)
+}
+
+// routeType is a route's type; netlink leaves it 0 for unicast when
+// building one.
+func routeType(r *netlink.Route) int {
+	if r.Type == 0 {
+		return unix.RTN_UNICAST
+	}
+	return r.Type
 }
 
 func hopsKey(r *netlink.Route) string {
@@ -172,8 +193,16 @@ type RouteState struct {
 	VRF      string
 	Dst      string
 	NextHops []string // gateway or "dev <netdev>", with "weight N" if not 1
+	Hops     []RouteHop
 	Protocol string
 	Metric   int
+}
+
+// RouteHop is one next hop of a route the kernel has.
+type RouteHop struct {
+	Gateway string // "" for none
+	Netdev  string
+	Weight  int
 }
 
 // Routes lists the kernel's unicast IPv4 routes of a VRF.
@@ -196,7 +225,7 @@ func (k *Kernel) Routes(vrf string) ([]RouteState, error) {
 	}
 	var out []RouteState
 	for _, r := range routes {
-		if r.Type != unix.RTN_UNICAST {
+		if r.Type != unix.RTN_UNICAST && r.Type != unix.RTN_BLACKHOLE {
 			continue
 		}
 		st := RouteState{VRF: vrfName(vrf), Dst: "0.0.0.0/0", Protocol: r.Protocol.String(), Metric: r.Priority}
@@ -204,6 +233,11 @@ func (k *Kernel) Routes(vrf string) ([]RouteState, error) {
 			st.Dst = r.Dst.String()
 		}
 		hop := func(gw net.IP, idx, hops int) string {
+			h := RouteHop{Netdev: names[idx], Weight: hops + 1}
+			if gw != nil {
+				h.Gateway = gw.String()
+			}
+			st.Hops = append(st.Hops, h)
 			var parts []string
 			if gw != nil {
 				parts = append(parts, gw.String())
@@ -216,7 +250,10 @@ func (k *Kernel) Routes(vrf string) ([]RouteState, error) {
 			}
 			return strings.Join(parts, " ")
 		}
-		if len(r.MultiPath) == 0 {
+		switch {
+		case r.Type == unix.RTN_BLACKHOLE:
+			st.NextHops = []string{"blackhole"}
+		case len(r.MultiPath) == 0:
 			st.NextHops = []string{hop(r.Gw, r.LinkIndex, 0)}
 		}
 		for _, nh := range r.MultiPath {

@@ -21,7 +21,7 @@ import (
 // bridges with SVIs, dummy loopbacks, matchall) and the kernel-layer tests
 // again with all of them present.
 func TestStockKernelInVM(t *testing.T) {
-	vmtest.RunTests(t, "^(TestProbeFeatures|TestVM.*|TestVRFIsolation.*|TestSpanMirrorsTraffic|TestLoopbackAddresses|TestFailMidwayLeavesKernelAsBefore|TestPortCreateUpdateRollback|TestEngineOnLinux|TestVlanDriver)$", 6*time.Minute)
+	vmtest.RunTests(t, "^(TestProbeFeatures|TestVM.*|TestVRFIsolation.*|TestSpanMirrorsTraffic|TestLoopbackAddresses|TestFailMidwayLeavesKernelAsBefore|TestEngineOnLinux|TestLogicalIntfLoopbackInVRF|TestVlanDriver)$", 6*time.Minute)
 }
 
 // TestVRFIsolationNetnsFallback runs the VRF isolation test with a

@@ -124,14 +124,12 @@ func (tx *Tx) EnsureVRF(c VRFConfig) error {
 			return tx.setUp(k.h, l, true)
 		}
 		table := k.freeTable()
-		hadRule := k.hasL3mdevRule()
+		// The first VRF device of a namespace makes the kernel add its
+		// l3mdev rules (pref 1000), once in the namespace's life: they are
+		// left alone, also when that VRF is undone or deleted, since the
+		// kernel would not add them again for the next VRF.
 		if err := tx.addLink(k.h, &netlink.Vrf{LinkAttrs: netlink.LinkAttrs{Name: c.Name}, Table: table}, "VRF"); err != nil {
 			return err
-		}
-		if !hadRule {
-			// The first VRF device of a namespace makes the kernel add its
-			// l3mdev rules; undoing that VRF takes them away again.
-			tx.steps = append(tx.steps, step{what: "l3mdev rules of the first VRF", undo: k.delL3mdevRules})
 		}
 		k.mu.Lock()
 		k.tables[c.Name] = table
@@ -203,16 +201,7 @@ func (tx *Tx) RemoveVRF(c VRFConfig) error {
 		table := k.tables[c.Name]
 		k.mu.Lock()
 		delete(k.tables, c.Name)
-		last := len(k.tables) == 0
 		k.mu.Unlock()
-		if last && k.hasL3mdevRule() {
-			// The kernel adds its l3mdev rules with the first VRF device
-			// and never removes them; recreating the VRF (the inverse)
-			// adds them again.
-			if err := tx.change("delete l3mdev rules after the last VRF", k.delL3mdevRules, func() error { return nil }); err != nil {
-				return err
-			}
-		}
 		tx.steps = append(tx.steps, step{what: "forget table of " + c.Name, undo: func() error {
 			k.mu.Lock()
 			k.tables[c.Name] = table
@@ -360,42 +349,6 @@ func newNamedNetns(name string) error {
 		errc <- nil
 	}()
 	return <-errc
-}
-
-// l3mdevPref is the priority of the rule through which the kernel sends
-// traffic of VRF devices to their tables.
-const l3mdevPref = 1000
-
-func (k *Kernel) hasL3mdevRule() bool {
-	rules, err := k.h.RuleList(netlink.FAMILY_V4)
-	if err != nil {
-		return false
-	}
-	for _, r := range rules {
-		if r.Priority == l3mdevPref {
-			return true
-		}
-	}
-	return false
-}
-
-func (k *Kernel) delL3mdevRules() error {
-	for _, fam := range []int{netlink.FAMILY_V4, netlink.FAMILY_V6} {
-		rules, err := k.h.RuleList(fam)
-		if err != nil {
-			return err
-		}
-		for _, r := range rules {
-			if r.Priority == l3mdevPref {
-				del := netlink.NewRule()
-				del.Family, del.Priority = fam, l3mdevPref
-				if err := k.h.RuleDel(del); err != nil {
-					return fmt.Errorf("delete l3mdev rule: %w", err)
-				}
-			}
-		}
-	}
-	return nil
 }
 
 // vrfDriver is the Vrf kind on the Linux backend.

@@ -145,4 +145,4 @@ func (b *Backend) reconcile() []string {
 }
 
 // reconcileOrder is apply order: what others use first.
-var reconcileOrder = []string{"Port", "Vrf", "Vlan", "IPv4Intf", "Span"}
+var reconcileOrder = []string{"Port", "Vrf", "Vlan", "LogicalIntf", "IPv4Intf", "IPv4Route", "Span"}
