@@ -288,7 +288,7 @@ func builtinKinds() []*Kind {
 			Name: "User", Class: Config, Role: RoleAdmin,
 			Constraints: []Constraint{lastAdmin},
 			Doc:         "A user of the switch: an account of its operating system. Only Access and DefaultShell can be updated; to change anything else, delete the user and create it again.",
-			CLI: &CLICommand{Words: []string{"user"}, Prompt: []string{"user"}},
+			CLI:         &CLICommand{Words: []string{"user"}, Prompt: []string{"user"}},
 			Fields: []*Field{
 				{Name: "Name", Type: String, Key: true, Format: FormatUserName, Aliases: []string{"NAME"}, Doc: "not a system account (root, daemon, sshd, ...)"},
 				{Name: "Access", Type: String, Default: "CLI", Enum: shells},
