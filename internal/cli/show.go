@@ -229,7 +229,7 @@ func (s *Session) renderBlock(snap snapshot, k *model.Kind, o model.Object, dept
 	var body []string
 	vf := s.cat.valueField(k)
 	for _, f := range k.Fields {
-		if f.Key || f.ReadOnly || f == vf || f.Secret != model.Public || f.Name == k.CLI.Inherit {
+		if f.Key || f.ReadOnly || f == vf || f.Secret != model.Public || f.Name == k.CLI.Inherit || f.Type == model.RecordList {
 			continue
 		}
 		v, ok := o[f.Name]
@@ -543,10 +543,8 @@ func (s *Session) printDiff(a, b []string) {
 			mark = s.green("+")
 		}
 		s.printf("%s %s\n", mark, l)
-		if op.mark == '+' {
-			headers = append(headers[:min(d, len(headers))], l)
-			printed[d] = true
-		}
+		headers = append(headers[:min(d, len(headers))], l)
+		printed[d] = true
 	}
 }
 
