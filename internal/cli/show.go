@@ -109,6 +109,18 @@ func (s *Session) showKind(k *model.Kind, rest []token) error {
 			}
 		}
 	}
+	if len(cols) == 0 {
+		// Fields the model does not declare (a newer server): show them all.
+		seen := map[string]bool{}
+		for _, o := range objs {
+			for _, n := range sortedKeys(o) {
+				if !seen[n] {
+					seen[n] = true
+					cols = append(cols, &model.Field{Name: n})
+				}
+			}
+		}
+	}
 	header := make([]string, len(cols))
 	for i, f := range cols {
 		header[i] = f.Name
