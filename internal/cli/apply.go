@@ -359,7 +359,7 @@ func writeTable(w io.Writer, header []string, rows [][]string, boxed bool) {
 		}
 		return strings.TrimRight(b.String(), " ") + "\n"
 	}
-	dash := strings.Repeat("-", total-4) + "\n"
+	dash := strings.Repeat("-", max(total-4, 10)) + "\n"
 	if boxed {
 		io.WriteString(w, dash)
 	}

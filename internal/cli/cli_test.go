@@ -123,6 +123,9 @@ func TestPrompts(t *testing.T) {
 		{[][3]string{{"SystemParam", "", ""}}, "leaf1(config-system)#"},
 		{[][3]string{{"ResetConfigToFile", "", ""}}, "leaf1(config-reset-config-toFile)#"},
 		{[][3]string{{"SaveConfig", "", "toFile"}}, "leaf1(config-save-config-toFile)#"},
+		{[][3]string{{"LogicalIntf", "Loopback1", ""}}, "leaf1(config-if)#"},
+		{[][3]string{{"LogicalIntf", "Loopback1", ""}, {"IPv4Intf", "10.0.0.1/32", ""}}, "leaf1(config-if-ip-10.0.0.1/32)#"},
+		{[][3]string{{"LLDPGlobal", "", ""}}, "leaf1(config-lldp)#"},
 	}
 	for _, tc := range cases {
 		s.stack = nil
@@ -357,6 +360,21 @@ func TestConfirmedApply(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	for _, want := range []string{"is rolled back at", "unless 'confirm' is entered", "confirmed", "vrf conf1"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestCompatKinds(t *testing.T) {
+	srv := startServer(t)
+	out, err := run(t, srv, "enable\nconfig\nlldp enable\ninterface logical Loopback1\nip address 10.0.0.1/32\n!\napply\nshow run\nno lldp enable\napply\nshow version\nshow lldp neighbors | count\n")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"switch(config-if)#ip address", "switch(config-if-ip-10.0.0.1/32)#!",
+		"sdk:updateLLDPGlobal(default,Enable=True) result: SUCCESS", "interface logical Loopback1\n  ip address 10.0.0.1/32\n", "lldp\n  enable\n",
+		"sdk:updateLLDPGlobal(default,Enable=False) result: SUCCESS", "Applying Show:"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("lacks %q:\n%s", want, out)
 		}

@@ -162,7 +162,7 @@ func (s *Session) leafFields(fr *frame) []*model.Field {
 	vf := s.cat.valueField(k)
 	var out []*model.Field
 	for _, f := range k.Fields {
-		if f.ReadOnly || (f.Key && fr.entry == nil) || f == vf || f.Name == k.CLI.Inherit {
+		if f.ReadOnly || (f.Key && fr.entry == nil) || f == vf || f.Name == k.CLI.Inherit || f.Type == model.RecordList {
 			continue
 		}
 		out = append(out, f)
@@ -373,8 +373,11 @@ func (s *Session) promptFor(k *model.Kind, value string, extra string) string {
 	} else if value == "" {
 		last = k.CLI.Words[len(k.CLI.Words)-1]
 	}
+	// A last word declared with an empty segment hides the value
+	// (`interface logical Loopback1` is (config-if)#).
+	hidden := len(k.CLI.Prompt) == len(k.CLI.Words) && k.CLI.Prompt[len(k.CLI.Prompt)-1] == "" && extra == ""
 	if len(s.stack) == 0 {
-		if ntok >= 3 {
+		if ntok >= 3 && !hidden {
 			p += "-" + last
 		}
 		return p
@@ -425,10 +428,7 @@ func (s *Session) kindCommand(k *model.Kind, args []token, neg bool, line string
 		key[c.Inherit] = s.cat.inherited(parent.kind, parent.key)
 	}
 	key = keyOf(k, key)
-	if neg {
-		if len(args) > 0 {
-			return s.badToken(line, nil, 0, nil)
-		}
+	if neg && len(args) == 0 {
 		return s.deleteObject(k, key, cmd)
 	}
 	fr := &frame{kind: k, key: key, cmd: cmd, prompt: s.promptFor(k, raw, ""), depth: len(s.stack) + 1}
@@ -436,6 +436,10 @@ func (s *Session) kindCommand(k *model.Kind, args []token, neg bool, line string
 		return err
 	}
 	s.stack = append(s.stack, fr)
+	if neg {
+		// `no lldp enable`: the negated command of the context.
+		args = append([]token{{text: "no", pos: args[0].pos}}, args...)
+	}
 	if len(args) > 0 {
 		// A one-liner (`system Hostname leaf1`): the rest is a command of
 		// the new context, which is left again.

@@ -109,6 +109,18 @@ func (s *Session) showKind(k *model.Kind, rest []token) error {
 			}
 		}
 	}
+	if len(cols) == 0 {
+		// Fields the model does not declare (a newer server): show them all.
+		seen := map[string]bool{}
+		for _, o := range objs {
+			for _, n := range sortedKeys(o) {
+				if !seen[n] {
+					seen[n] = true
+					cols = append(cols, &model.Field{Name: n})
+				}
+			}
+		}
+	}
 	header := make([]string, len(cols))
 	for i, f := range cols {
 		header[i] = f.Name
@@ -229,7 +241,7 @@ func (s *Session) renderBlock(snap snapshot, k *model.Kind, o model.Object, dept
 	var body []string
 	vf := s.cat.valueField(k)
 	for _, f := range k.Fields {
-		if f.Key || f.ReadOnly || f == vf || f.Secret != model.Public || f.Name == k.CLI.Inherit {
+		if f.Key || f.ReadOnly || f == vf || f.Secret != model.Public || f.Name == k.CLI.Inherit || f.Type == model.RecordList {
 			continue
 		}
 		v, ok := o[f.Name]
@@ -543,10 +555,8 @@ func (s *Session) printDiff(a, b []string) {
 			mark = s.green("+")
 		}
 		s.printf("%s %s\n", mark, l)
-		if op.mark == '+' {
-			headers = append(headers[:min(d, len(headers))], l)
-			printed[d] = true
-		}
+		headers = append(headers[:min(d, len(headers))], l)
+		printed[d] = true
 	}
 }
 

@@ -75,7 +75,7 @@ type Engine struct {
 	confirmMu    sync.Mutex
 	confirmTimer *time.Timer
 	cands        candidates
-	confirmStuck atomic.Uint64 // the unconfirmed commit whose rollback failed: a late confirm may keep it
+	confirmStuck atomic.Uint64  // the unconfirmed commit whose rollback failed: a late confirm may keep it
 	observe      CommitObserver // nil: none
 }
 

@@ -196,7 +196,7 @@ func builtinKinds() []*Kind {
 		{
 			Name: "IPv4Intf", Class: Config,
 			Doc: "An IPv4 address on an interface; one per interface.",
-			CLI: &CLICommand{Words: []string{"ip", "address"}, Prompt: []string{"ip"}, Value: "IpAddr", Parents: []string{"Port"}, Inherit: "IntfRef", Show: []string{"ip", "interface"}},
+			CLI: &CLICommand{Words: []string{"ip", "address"}, Prompt: []string{"ip"}, Value: "IpAddr", Parents: []string{"Port", "LogicalIntf"}, Inherit: "IntfRef", Show: []string{"ip", "interface"}},
 			Fields: []*Field{
 				{Name: "IntfRef", Type: String, Key: true, Format: FormatIntfRef, Ref: "Port", RefBy: intfRefTarget, Doc: "the port or the LogicalIntf (Loopback1) that carries the address"},
 				{Name: "IpAddr", Type: String, Required: true, Format: FormatIPv4CIDR, UniqueWithin: []string{"Vrf"}, Doc: "<ipv4>/<prefix length>"},
@@ -288,7 +288,7 @@ func builtinKinds() []*Kind {
 			Name: "User", Class: Config, Role: RoleAdmin,
 			Constraints: []Constraint{lastAdmin},
 			Doc:         "A user of the switch: an account of its operating system. Only Access and DefaultShell can be updated; to change anything else, delete the user and create it again.",
-			CLI: &CLICommand{Words: []string{"user"}, Prompt: []string{"user"}},
+			CLI:         &CLICommand{Words: []string{"user"}, Prompt: []string{"user"}},
 			Fields: []*Field{
 				{Name: "Name", Type: String, Key: true, Format: FormatUserName, Aliases: []string{"NAME"}, Doc: "not a system account (root, daemon, sshd, ...)"},
 				{Name: "Access", Type: String, Default: "CLI", Enum: shells},

@@ -14,10 +14,11 @@ func lldpKinds() []*Kind {
 	return []*Kind{
 		{
 			Name: "LLDPGlobal", Class: Config, Singleton: true,
+			CLI: &CLICommand{Words: []string{"lldp"}, Prompt: []string{"lldp"}},
 			Doc: "LLDP on every front-panel port (802.1AB). The simulated switch has no neighbors: it reports none.",
 			Fields: []*Field{
 				{Name: "Vrf", Type: String, Key: true, Default: "default", Enum: []string{"default"}},
-				{Name: "Enable", Type: Bool},
+				{Name: "Enable", Type: Bool, CLI: "enable"},
 				{Name: "TranmitInterval", Type: Int, Default: int64(30), Range: rng(5, 3600), Doc: "seconds between LLDP frames (FlexSwitch's spelling)"},
 				{Name: "TxRxMode", Type: String, Default: "TxRx", Enum: []string{"TxOnly", "RxOnly", "TxRx"}},
 				{Name: "SnoopAndDrop", Type: Bool, NotYet: "forwarding LLDP frames is platform-specific"},
@@ -30,6 +31,7 @@ func lldpKinds() []*Kind {
 		},
 		{
 			Name: "LLDPIntfState", Class: State,
+			CLI: &CLICommand{Words: []string{"lldp", "neighbors"}},
 			Doc: "LLDP on one port: whether it runs there and what the neighbor announced. Listed for every port the switch has.",
 			Fields: []*Field{
 				{Name: "IntfRef", Type: String},
@@ -57,6 +59,8 @@ var logicalIntfNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]{0,14}$`)
 func logicalIntf() *Kind {
 	return &Kind{
 		Name: "LogicalIntf", Class: Config,
+		// FlexSwitch's prompt is (config-if)#: the name is not shown.
+		CLI: &CLICommand{Words: []string{"interface", "logical"}, Prompt: []string{"if", ""}},
 		Doc: "A logical interface: a loopback (Loopback1) that carries an address of the switch itself, up whatever the ports do.",
 		Fields: []*Field{
 			{Name: "Name", Type: String, Key: true, MaxLen: 15, Doc: "like Loopback1; not a port (fpPort...) or VLAN (vlan...) name, not lo"},

@@ -30,6 +30,7 @@ func routeKinds() []*Kind {
 		},
 		{
 			Name: "IPv4RouteState", Class: State,
+			CLI: &CLICommand{Words: []string{"ip", "route"}},
 			Doc: "One route of the switch's routing table: connected subnets of its IPv4Intfs and its static routes (later also routes learned by BGP).",
 			Fields: []*Field{
 				{Name: "DestinationNw", Type: String, Doc: "prefix, like 10.1.1.0/30"},
