@@ -207,6 +207,17 @@ func (g *gen) common() {
 		},
 		"additionalProperties": false,
 	}
+	g.schemas["LifecycleResult"] = obj{
+		"type": "object", "description": "SaveConfig, ResetConfig and ResetConfigToFile (docs/configfile.md): where the file went or came from, the revision saved or made, how many changes (a count; with ?dry_run=true the diffs, at most 10,000, then Truncated).",
+		"required": []any{"Result"},
+		"properties": obj{
+			"Result": obj{"type": "string", "const": "Success"}, "Revision": obj{"type": "integer", "minimum": 0},
+			"Changes": obj{"anyOf": []any{obj{"type": "integer", "minimum": 0}, changes}}, "Truncated": obj{"type": "integer"},
+			"DryRun": obj{"type": "boolean"}, "File": obj{"type": "string"}, "Objects": obj{"type": "integer"},
+			"Encrypted": obj{"type": "boolean"}, "Format": obj{"type": "integer"}, "SavedRevision": obj{"type": "integer"},
+		},
+		"additionalProperties": false,
+	}
 	g.schemas["Success"] = obj{"type": "object", "required": []any{"Result"}, "properties": obj{"Result": obj{"type": "string", "const": "Success"}, "Revision": obj{"type": "integer"}}, "additionalProperties": false}
 	g.schemas["Revision"] = obj{
 		"type": "object", "description": "One commit of the configuration.",
@@ -601,7 +612,7 @@ func (g *gen) action(k *model.Kind) {
 		"operationId": "action" + k.Name, "tags": []any{"Actions"}, "summary": k.Doc,
 		"parameters":  []any{param("dry_run")},
 		"requestBody": obj{"content": jsonContent(ref(k.Name))},
-		"responses":   obj{"200": reply("done", obj{"anyOf": []any{ref("Success"), ref("CommitResult"), ref("DryRunResult")}})},
+		"responses":   obj{"200": reply("done", obj{"anyOf": []any{ref("Success"), ref("CommitResult"), ref("DryRunResult"), ref("LifecycleResult")}})},
 	})
 }
 
