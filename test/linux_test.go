@@ -134,7 +134,7 @@ func TestLinuxKill9MidApplyConverges(t *testing.T) {
 	dir := t.TempDir()
 	undone := 0
 	for cycle := range cycles {
-		s := startServer(t, dir, "--backend", "linux", "--netns", ns)
+		s := startServer(t, dir, "--backend", "linux", "--netns", ns, "--bgp", "sim", "--ntp", "sim", "--system", "sim")
 		// The start reconciled: the kernel is what the store says.
 		if d := diffViews(kernelView(t, ns), storeView(t, s)); d != "" {
 			t.Fatalf("cycle %d: after the start the kernel differs from the store:\n%s\nswmgr logged:\n%s", cycle, d, tail(s.logs.String(), 3000))
@@ -237,7 +237,7 @@ func TestLinuxKill9MidApplyConverges(t *testing.T) {
 			t.Fatalf("cycle %d: no write was acknowledged before the kill", cycle)
 		}
 		t.Logf("cycle %d: %d writes acknowledged before the kill", cycle, acks.Load())
-		s = startServer(t, dir, "--backend", "linux", "--netns", ns)
+		s = startServer(t, dir, "--backend", "linux", "--netns", ns, "--bgp", "sim", "--ntp", "sim", "--system", "sim")
 		if d := diffViews(kernelView(t, ns), storeView(t, s)); d != "" {
 			t.Fatalf("cycle %d: after kill -9 and a restart the kernel differs from the store:\n%s\nswmgr logged:\n%s", cycle, d, tail(s.logs.String(), 3000))
 		}

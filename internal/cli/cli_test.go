@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
@@ -249,9 +250,11 @@ func TestBadInputQueuesNothing(t *testing.T) {
 
 func TestApplyFailureKeepsEverythingPending(t *testing.T) {
 	srv := startServer(t)
-	// Two spans on the same destination: each is valid alone, the commit
-	// refuses the pair or the backend does; either way nothing lands.
-	script := `enable
+	api, _ := client.New(srv.URL)
+	// Each entry is valid when staged; between staging and apply another
+	// client takes the same address in the same VRF, so only the commit
+	// can refuse it (staging already refuses what it can see).
+	staged := `enable
 config
 vrf blue
 exit
@@ -259,14 +262,20 @@ interface fpPort 1
 ip address 10.9.9.1/24
 exit
 exit
-interface fpPort 2
-ip address 10.9.9.1/24
-exit
-exit
-apply
+`
+	rest := `apply
 showunapplied
 `
-	out, err := run(t, srv, script)
+	in := &hookReader{parts: []string{staged, rest}, before: func(part int) {
+		if part == 1 {
+			if _, err := api.Create(context.Background(), "IPv4Intf", client.Object{"IntfRef": "fpPort2", "IpAddr": "10.9.9.1/24"}); err != nil {
+				t.Errorf("the other client's create: %v", err)
+			}
+		}
+	}}
+	var buf bytes.Buffer
+	err := Run(context.Background(), api, RunOptions{In: in, Out: &buf, Endpoint: "x"})
+	out := buf.String()
 	if err == nil || !strings.Contains(out, "FAILED: ") || !strings.Contains(out, failBanner) {
 		t.Fatalf("apply did not fail as FlexSwitch printed it (%v):\n%s", err, out)
 	}
@@ -276,10 +285,32 @@ showunapplied
 			t.Errorf("%s is no longer pending:\n%s", obj, tail)
 		}
 	}
-	api, _ := client.New(srv.URL)
 	if _, err := api.Get(context.Background(), "Vrf", client.Object{"Vrf": "blue"}); !client.IsNotFound(err) {
 		t.Errorf("the failed apply created Vrf blue (%v)", err)
 	}
+}
+
+// hookReader hands out parts one Read at a time, calling before(i) first:
+// the session reads part i only once it has run every line before it.
+type hookReader struct {
+	parts  []string
+	before func(part int)
+	next   int
+	rest   string
+}
+
+func (r *hookReader) Read(p []byte) (int, error) {
+	if r.rest == "" {
+		if r.next == len(r.parts) {
+			return 0, io.EOF
+		}
+		r.before(r.next)
+		r.rest = r.parts[r.next]
+		r.next++
+	}
+	n := copy(p, r.rest)
+	r.rest = r.rest[n:]
+	return n, nil
 }
 
 func testserverStart() (*testserver.Server, error) {

@@ -141,7 +141,11 @@ func (e *Engine) runBatch(batch []*job) (again []*job) {
 		e.revertBackend(ready)
 		for _, j := range ready {
 			if j.err == nil {
-				j.err = apierr.New(http.StatusInternalServerError, apierr.CodeBackend, "", "", "the change could not be written to disk: %v", werr)
+				if full := apierr.From(werr); full.Code == apierr.CodeStorageFull {
+					j.err = full // the operator can free space and retry: a 507, not a bug
+				} else {
+					j.err = apierr.New(http.StatusInternalServerError, apierr.CodeBackend, "", "", "the change could not be written to disk: %v", werr)
+				}
 			}
 			close(j.done)
 		}

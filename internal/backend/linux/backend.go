@@ -242,12 +242,39 @@ var systemParamKind = &model.Kind{Name: "SystemParam"}
 // transaction, in order, stopping at the first that fails. The engine's
 // first batch is its replay of the stored configuration, which Apply
 // treats as the start's recovery and reconciliation.
+//
+// The apply journal holds every commit of the batch, written before the
+// first: the store records the batch after the backend applied all of it,
+// so a kill -9 in between must undo all of it at the next start, not only
+// the last commit.
 func (b *Backend) ApplyBatch(ctx context.Context, commits []*backend.Commit) (int, error) {
-	for i, c := range commits {
-		if err := b.Apply(ctx, c.Changes); err != nil {
+	start := 0
+	b.mu.Lock()
+	replayed := b.replayed
+	b.mu.Unlock()
+	if !replayed && len(commits) > 0 {
+		// The replay recovers from the previous journal before it writes one.
+		if err := b.apply(ctx, commits[0].Changes, true); err != nil {
+			return 0, err
+		}
+		commits[0].Filled = make([]model.Object, len(commits[0].Changes))
+		start = 1
+	}
+	if start == len(commits) {
+		return start, nil
+	}
+	var all []backend.Change
+	for _, c := range commits[start:] {
+		all = append(all, c.Changes...)
+	}
+	if err := b.writeJournal(all); err != nil {
+		return start, err
+	}
+	for i := start; i < len(commits); i++ {
+		if err := b.apply(ctx, commits[i].Changes, false); err != nil {
 			return i, err
 		}
-		c.Filled = make([]model.Object, len(c.Changes))
+		commits[i].Filled = make([]model.Object, len(commits[i].Changes))
 	}
 	return len(commits), nil
 }
@@ -336,6 +363,11 @@ func (b *Backend) Check(ctx context.Context, changes []backend.Change) error {
 // dataplane change in one kernel Tx (undone entirely if one fails), then
 // hand the other kinds' changes to Others (and undo the Tx if that fails).
 func (b *Backend) Apply(ctx context.Context, changes []backend.Change) error {
+	return b.apply(ctx, changes, true)
+}
+
+// apply is Apply; journal false when the caller journaled the changes.
+func (b *Backend) apply(ctx context.Context, changes []backend.Change, journal bool) error {
 	if err := b.Check(ctx, changes); err != nil {
 		return err
 	}
@@ -349,8 +381,10 @@ func (b *Backend) Apply(ctx context.Context, changes []backend.Change) error {
 			return err
 		}
 	}
-	if err := b.writeJournal(changes); err != nil {
-		return err
+	if journal {
+		if err := b.writeJournal(changes); err != nil {
+			return err
+		}
 	}
 	var others []backend.Change
 	for _, c := range changes {
