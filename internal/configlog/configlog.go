@@ -13,7 +13,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"strconv"
 	"time"
 	"unicode/utf8"
 
@@ -90,7 +89,7 @@ func (l *Log) List(tx *store.Tx, marker uint64, count int, dst []byte) ([]byte, 
 	if err != nil {
 		return dst, err
 	}
-	return appendPage(dst, marker, next, more, n, items), nil
+	return model.AppendPage(dst, marker, next, more, n, items), nil
 }
 
 // Get appends one entry by SeqNum.
@@ -108,20 +107,6 @@ func appendItem(dst, entry []byte) []byte {
 	dst = append(dst, `{"Object":`...)
 	dst = append(dst, entry...)
 	return append(dst, `,"ObjectId":""}`...)
-}
-
-func appendPage(dst []byte, marker, next uint64, more bool, n int, objects []byte) []byte {
-	dst = append(dst, `{"CurrentMarker":`...)
-	dst = strconv.AppendUint(dst, marker, 10)
-	dst = append(dst, `,"MoreExist":`...)
-	dst = strconv.AppendBool(dst, more)
-	dst = append(dst, `,"NextMarker":`...)
-	dst = strconv.AppendUint(dst, next, 10)
-	dst = append(dst, `,"ObjCount":`...)
-	dst = strconv.AppendInt(dst, int64(n), 10)
-	dst = append(dst, `,"Objects":[`...)
-	dst = append(dst, objects...)
-	return append(dst, "]}"...)
 }
 
 // Bound cuts s to MaxData bytes (on a character boundary), saying how long

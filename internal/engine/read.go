@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"net/http"
-	"strconv"
 
 	"github.com/google/uuid"
 
@@ -162,21 +161,7 @@ func (p *pageWriter) add(object, id []byte) {
 }
 
 func (p *pageWriter) appendTo(dst []byte, marker uint64) []byte {
-	return appendPage(dst, marker, p.next, p.more, p.n, p.items)
-}
-
-func appendPage(dst []byte, marker, next uint64, more bool, n int, objects []byte) []byte {
-	dst = append(dst, `{"CurrentMarker":`...)
-	dst = strconv.AppendUint(dst, marker, 10)
-	dst = append(dst, `,"MoreExist":`...)
-	dst = strconv.AppendBool(dst, more)
-	dst = append(dst, `,"NextMarker":`...)
-	dst = strconv.AppendUint(dst, next, 10)
-	dst = append(dst, `,"ObjCount":`...)
-	dst = strconv.AppendInt(dst, int64(n), 10)
-	dst = append(dst, `,"Objects":[`...)
-	dst = append(dst, objects...)
-	return append(dst, "]}"...)
+	return model.AppendPage(dst, marker, p.next, p.more, p.n, p.items)
 }
 
 // ListLog appends one page of the config log, oldest first.

@@ -167,3 +167,19 @@ func appendString(dst []byte, s string) []byte {
 
 // AppendJSONString is appendString for other packages that build JSON by hand.
 func AppendJSONString(dst []byte, s string) []byte { return appendString(dst, s) }
+
+// AppendPage appends a get-all page (FlexSwitch's envelope) around objects,
+// the page's items already encoded and comma-separated.
+func AppendPage(dst []byte, marker, next uint64, more bool, n int, objects []byte) []byte {
+	dst = append(dst, `{"CurrentMarker":`...)
+	dst = strconv.AppendUint(dst, marker, 10)
+	dst = append(dst, `,"MoreExist":`...)
+	dst = strconv.AppendBool(dst, more)
+	dst = append(dst, `,"NextMarker":`...)
+	dst = strconv.AppendUint(dst, next, 10)
+	dst = append(dst, `,"ObjCount":`...)
+	dst = strconv.AppendInt(dst, int64(n), 10)
+	dst = append(dst, `,"Objects":[`...)
+	dst = append(dst, objects...)
+	return append(dst, "]}"...)
+}
