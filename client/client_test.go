@@ -63,6 +63,10 @@ func TestCodesMatchServer(t *testing.T) {
 		{client.CodeTooManyAttempts, apierr.CodeTooManyAttempts}, {client.CodeBackend, apierr.CodeBackend},
 		{client.CodeNotReady, apierr.CodeNotReady}, {client.CodeNotImplemented, apierr.CodeNotImplemented},
 		{client.CodeInternal, apierr.CodeInternal},
+		{client.CodeMalformedQuery, apierr.CodeMalformedQuery}, {client.CodeStorageFull, apierr.CodeStorageFull},
+	}
+	if len(pairs) != len(apierr.Codes()) {
+		t.Errorf("the client has %d code constants, the server %d codes", len(pairs), len(apierr.Codes()))
 	}
 	for _, p := range pairs {
 		if p[0] != p[1] {

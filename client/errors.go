@@ -11,6 +11,7 @@ import (
 // The API's stable error codes (Error.Code). The server never renames one.
 const (
 	CodeMalformedJSON     = "malformed_json"
+	CodeMalformedQuery    = "malformed_query"
 	CodeWrongType         = "wrong_type"
 	CodeUnknownField      = "unknown_field"
 	CodeInvalidValue      = "invalid_value"
