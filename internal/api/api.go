@@ -8,14 +8,11 @@
 package api
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
 	"net/http"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,6 +23,7 @@ import (
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/auth"
 	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/configlog"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/obs"
@@ -270,38 +268,9 @@ func (q *request) readBody() error {
 		return err
 	}
 	if q.info != nil {
-		q.info.Data = redactBody(q.kind, q.body)
+		q.info.Data = configlog.RedactBody(q.kind, q.body)
 	}
 	return nil
-}
-
-// redactBody renders a body for the config log: compact JSON, each secret
-// and each value of an unknown field (it may be a misspelt secret) as "******".
-func redactBody(k *model.Kind, body model.Body) string {
-	names := make([]string, 0, len(body))
-	for n := range body {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, n := range names {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(model.AppendJSONString(nil, n))
-		b.WriteByte(':')
-		f := k.Field(n)
-		if f == nil || f.Secret != model.Public {
-			b.WriteString(`"******"`)
-			continue
-		}
-		if err := json.Compact(&b, body[n]); err != nil {
-			b.WriteString(`"******"`)
-		}
-	}
-	b.WriteByte('}')
-	return b.String()
 }
 
 // target reads which object a by-key or by-id request names.

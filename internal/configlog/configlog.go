@@ -27,10 +27,6 @@ const (
 	MaxData = 2048
 	// MaxPageBytes bounds the entries of one page of the log.
 	MaxPageBytes = 1 << 20
-	// maxFieldName and maxFields bound what an entry shows of a body's
-	// field names (unknown names are the client's text).
-	maxFieldName = 64
-	maxFields    = 64
 )
 
 // Info is what an entry records about a request besides its result.
@@ -124,7 +120,7 @@ func Bound(s string) string {
 
 // RedactBody renders a body for the log: compact JSON with sorted names,
 // each secret and each value of an unknown field (it may be a misspelt
-// secret) as "******", long unknown names cut and at most maxFields names.
+// secret) as "******". Info.Data is bounded to MaxData when written.
 func RedactBody(k *model.Kind, body model.Body) string {
 	names := make([]string, 0, len(body))
 	for n := range body {
@@ -134,20 +130,12 @@ func RedactBody(k *model.Kind, body model.Body) string {
 	var b bytes.Buffer
 	b.WriteByte('{')
 	for i, n := range names {
-		if i == maxFields {
-			fmt.Fprintf(&b, `,"...":"%d more fields"`, len(names)-maxFields)
-			break
-		}
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		f := k.Field(n)
-		shown := n
-		if f == nil && len(shown) > maxFieldName {
-			shown = shown[:maxFieldName] + "..."
-		}
-		b.Write(model.AppendJSONString(nil, shown))
+		b.Write(model.AppendJSONString(nil, n))
 		b.WriteByte(':')
+		f := k.Field(n)
 		if f == nil || f.Secret != model.Public {
 			b.WriteString(`"******"`)
 			continue
