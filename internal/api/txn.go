@@ -27,6 +27,7 @@ import (
 //	GET    /public/v1/candidates/{id}/diff
 //	POST   /public/v1/candidates/{id}/commit         {"Comment", "Confirm", "Force"}
 //	*      /public/v1/candidates/{id}/config/...     the eight config operations
+//	POST   /public/v1/candidates/{id}/edits          {"Edits": [...]}: stage many (stage.go)
 //	GET    /public/v1/events                         Server-Sent Events
 
 const (
@@ -191,6 +192,11 @@ func (s *Server) candidates(w http.ResponseWriter, r *http.Request, rest string)
 			return
 		}
 		sendJSON(w, http.StatusOK, mustJSON(map[string]any{"CandidateId": id, "Changes": nonNil(diffs)}))
+	case sub == "edits":
+		if !s.methods(w, r, http.MethodPost) {
+			return
+		}
+		s.stageEdits(w, r, id)
 	case sub == "commit":
 		if !s.methods(w, r, http.MethodPost) {
 			return
@@ -215,7 +221,7 @@ func (s *Server) candidates(w http.ResponseWriter, r *http.Request, rest string)
 			s.fail(w, r, err)
 		}
 	default:
-		s.fail(w, r, apierr.NotFound(apierr.CodeNotFound, "Candidate", "no such path %q; a candidate has /diff, /commit and /config/...", r.URL.Path))
+		s.fail(w, r, apierr.NotFound(apierr.CodeNotFound, "Candidate", "no such path %q; a candidate has /diff, /commit, /edits and /config/...", r.URL.Path))
 	}
 }
 

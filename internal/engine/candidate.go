@@ -281,7 +281,7 @@ func (e *Engine) candidateView(tx *store.Tx, id string) (*view, []Edit, error) {
 
 // Stage validates one edit against a candidate's view and adds it.
 func (e *Engine) Stage(ctx context.Context, id string, ed Edit) (*Outcome, error) {
-	return e.StageMany(ctx, id, []Edit{ed})
+	return e.stage(ctx, id, []Edit{ed}, false)
 }
 
 // StageMany validates edits, in order, against a candidate's view — the
@@ -289,7 +289,12 @@ func (e *Engine) Stage(ctx context.Context, id string, ed Edit) (*Outcome, error
 // the result — and adds them all, or none. It runs in the caller's
 // goroutine on a read snapshot; only the append of the edits goes through
 // the writer, so a large candidate does not hold up other writes.
+// An error about one edit says which (Edits[i]: ...).
 func (e *Engine) StageMany(ctx context.Context, id string, edits []Edit) (*Outcome, error) {
+	return e.stage(ctx, id, edits, true)
+}
+
+func (e *Engine) stage(ctx context.Context, id string, edits []Edit, indexed bool) (*Outcome, error) {
 	for _, ed := range edits {
 		for name, val := range ed.Fields {
 			if f := ed.Kind.Field(name); f != nil && f.Secret == model.Transient && val != "" {
@@ -326,6 +331,9 @@ func (e *Engine) StageMany(ctx context.Context, id string, edits []Edit) (*Outco
 			}
 			objID, etag, err := v.resolve(*ed)
 			if err != nil {
+				if indexed {
+					return atEdit(i, err)
+				}
 				return err
 			}
 			out.IDs[i], out.ETags[i] = objID, etag
@@ -361,6 +369,13 @@ func (e *Engine) StageMany(ctx context.Context, id string, edits []Edit) (*Outco
 	v.tx = nil
 	e.cands.keep(id, n+len(edits), rev, v)
 	return out, nil
+}
+
+// atEdit makes the error of one edit of a list say which edit it is.
+func atEdit(i int, err error) error {
+	e := *apierr.From(err)
+	e.Message = fmt.Sprintf("Edits[%d]: %s", i, e.Message)
+	return &e
 }
 
 // stageHook, when set by a test, runs while a staging is being checked.

@@ -247,6 +247,28 @@ func (g *gen) common() {
 	}
 	g.schemas["CandidateDiff"] = obj{"type": "object", "required": []any{"CandidateId", "Changes"}, "properties": obj{"CandidateId": obj{"type": "string"}, "Changes": changes}, "additionalProperties": false}
 	g.schemas["NewCandidate"] = obj{"type": "object", "properties": obj{"Comment": obj{"type": "string"}}, "additionalProperties": false}
+	g.schemas["StageEdits"] = obj{
+		"type": "object", "required": []any{"Edits"},
+		"properties": obj{"Edits": obj{"type": "array", "minItems": 1, "items": obj{
+			"type": "object", "required": []any{"Method", "Path"},
+			"properties": obj{
+				"Method":  obj{"enum": []any{"POST", "PATCH", "DELETE"}},
+				"Path":    obj{"type": "string", "description": "config/<Object>[/<ObjectId>][?<key>=<value>...]: the path the edit would have under the candidate"},
+				"Body":    obj{"type": "object", "description": "the body the edit would have"},
+				"IfMatch": obj{"type": "string", "description": "the If-Match header the edit would have"},
+			},
+			"additionalProperties": false,
+		}}},
+		"additionalProperties": false,
+	}
+	g.schemas["StagedEdits"] = obj{
+		"type": "object", "required": []any{"Result", "CandidateId", "Staged", "ObjectIds"},
+		"properties": obj{
+			"Result": obj{"const": "Success"}, "CandidateId": obj{"type": "string"}, "Staged": obj{"type": "integer"},
+			"ObjectIds": obj{"type": "array", "items": obj{"type": "string"}, "description": "per edit, the ObjectId of the object it creates or changes"},
+		},
+		"additionalProperties": false,
+	}
 	g.schemas["CommitOptions"] = obj{
 		"type": "object",
 		"properties": obj{
@@ -639,6 +661,12 @@ func (g *gen) transactions() {
 	g.op(prefix+"/candidates/{CandidateId}/diff", "GET", obj{
 		"operationId": "diffCandidate", "tags": t, "summary": "What committing the candidate would change", "parameters": cp,
 		"responses": obj{"200": reply("the changes", ref("CandidateDiff"))},
+	})
+	g.op(prefix+"/candidates/{CandidateId}/edits", "POST", obj{
+		"operationId": "stageCandidateEdits", "tags": t, "summary": "Stage a list of edits into a candidate, all or none",
+		"parameters":  cp,
+		"requestBody": obj{"content": jsonContent(ref("StageEdits"))},
+		"responses":   obj{"200": reply("staged", ref("StagedEdits"))},
 	})
 	g.op(prefix+"/candidates/{CandidateId}/commit", "POST", obj{
 		"operationId": "commitCandidate", "tags": t, "summary": "Commit a candidate as one revision, optionally rolled back unless confirmed",

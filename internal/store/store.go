@@ -59,6 +59,15 @@ var (
 	kSeq     = []byte("seq")
 )
 
+// InitialMmapSize is the address space mapped for the database at open.
+// bbolt grows a smaller map by remapping the file inside a write
+// transaction's commit, which waits for every open read transaction: a long
+// read (checking a large candidate's staging, saving the configuration,
+// paging through a large list) would then hold every write behind it. With
+// the map this large no remap happens below this database size. It is
+// address space, not memory: only the pages touched count in RSS.
+const InitialMmapSize = 1 << 30
+
 // ErrLocked means another process has the data directory open.
 var ErrLocked = errors.New("data directory is in use by another swmgr process")
 
@@ -91,8 +100,9 @@ func Open(dir string) (*Store, error) {
 	var db *bolt.DB
 	err := safely(func() (err error) {
 		db, err = bolt.Open(path, 0o600, &bolt.Options{
-			Timeout:      200 * time.Millisecond,
-			FreelistType: bolt.FreelistMapType,
+			Timeout:         200 * time.Millisecond,
+			FreelistType:    bolt.FreelistMapType,
+			InitialMmapSize: InitialMmapSize,
 		})
 		return err
 	})

@@ -106,7 +106,7 @@ func (v *Validator) Template(path string) (string, bool) {
 			return out + "/candidates", true
 		case len(segs) == 2:
 			return out + "/candidates/{CandidateId}", true
-		case len(segs) == 3 && (segs[2] == "diff" || segs[2] == "commit"):
+		case len(segs) == 3 && (segs[2] == "diff" || segs[2] == "commit" || segs[2] == "edits"):
 			return out + "/candidates/{CandidateId}/" + segs[2], true
 		}
 		return "", false
