@@ -153,13 +153,9 @@ func (e *Engine) decodeEdit(cand string, sealed []byte) (Edit, error) {
 		return Edit{}, fmt.Errorf("candidate %s: unknown kind %s", cand, se.Kind)
 	}
 	ed := Edit{Kind: k, Op: se.Op, IfMatch: se.IfMatch}
-	parse := func(raw json.RawMessage) (model.Object, error) {
-		body, err := model.DecodeBody(raw)
-		if err != nil {
-			return nil, err
-		}
-		return k.Parse(body)
-	}
+	// Leniently, like every stored record: the model may have lost or
+	// renamed a field since the edit was staged (see migrate).
+	parse := func(raw json.RawMessage) (model.Object, error) { return k.DecodeStored(raw) }
 	if se.Key != nil {
 		if ed.Target.Key, err = parse(se.Key); err != nil {
 			return Edit{}, err

@@ -32,6 +32,12 @@ type fixture struct {
 
 func newFixture(t *testing.T, dir string) *fixture {
 	t.Helper()
+	return newFixtureWith(t, dir, model.Builtin())
+}
+
+// newFixtureWith starts an engine with the kinds of reg.
+func newFixtureWith(t *testing.T, dir string, reg *model.Registry, wrap ...func(backend.Backend) backend.Backend) *fixture {
+	t.Helper()
 	f := &fixture{t: t, dir: dir}
 	f.sim = sim.New(sim.Options{Ports: 8, Version: "test", Fault: func(c backend.Change) error {
 		if f.fault != nil {
@@ -48,7 +54,11 @@ func newFixture(t *testing.T, dir string) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.e = New(model.Builtin(), st, f.sim, box, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	var b backend.Backend = f.sim
+	for _, w := range wrap {
+		b = w(b)
+	}
+	f.e = New(reg, st, b, box, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err := f.e.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
