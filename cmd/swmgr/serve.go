@@ -307,7 +307,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 		be = ob.metrics.WrapBackend(be)
 	}
 	var newDataDir bool // nothing was ever committed: the startup configuration applies
-	if err := st.View(func(tx *store.Tx) error { newDataDir = tx.Revision() == 0; return nil }); err != nil {
+	if err := st.View(func(tx store.Txn) error { newDataDir = tx.Revision() == 0; return nil }); err != nil {
 		return err
 	}
 	eng = engine.New(model.Builtin(), st, be, box, log)

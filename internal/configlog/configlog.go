@@ -50,7 +50,7 @@ type Log struct {
 func New(kind *model.Kind) *Log { return &Log{kind: kind} }
 
 // Append adds an entry inside the writer's transaction.
-func (l *Log) Append(tx *store.Tx, user, addr string, info *Info, result string) {
+func (l *Log) Append(tx store.Txn, user, addr string, info *Info, result string) {
 	now := time.Now().UTC().Round(0).String()
 	data := Bound(info.Data)
 	tx.AppendLog(func(seq uint64) []byte {
@@ -65,7 +65,7 @@ var errFull = fmt.Errorf("page full")
 
 // List appends one page of the log, oldest first, in the get-all form:
 // at most count entries and, past the first, about MaxPageBytes.
-func (l *Log) List(tx *store.Tx, marker uint64, count int, dst []byte) ([]byte, error) {
+func (l *Log) List(tx store.Txn, marker uint64, count int, dst []byte) ([]byte, error) {
 	var items []byte
 	n := 0
 	next, more, err := tx.Log(marker, count, func(seq uint64, stored []byte) error {
@@ -89,7 +89,7 @@ func (l *Log) List(tx *store.Tx, marker uint64, count int, dst []byte) ([]byte, 
 }
 
 // Get appends one entry by SeqNum.
-func (l *Log) Get(tx *store.Tx, seq uint64, dst []byte) ([]byte, error) {
+func (l *Log) Get(tx store.Txn, seq uint64, dst []byte) ([]byte, error) {
 	stored := tx.LogEntry(seq)
 	if stored == nil {
 		return dst, apierr.NotFound(apierr.CodeNotFound, l.kind.Name, "no config log entry with SeqNum %d (the log keeps the last %d)", seq, store.MaxLogEntries)

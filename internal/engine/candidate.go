@@ -193,7 +193,7 @@ func candidateNotFound(id string) error {
 }
 
 // loadCandidate reads a candidate's metadata, treating an expired one as gone.
-func loadCandidate(tx *store.Tx, id string) (*candidateMeta, error) {
+func loadCandidate(tx store.Txn, id string) (*candidateMeta, error) {
 	data := tx.Candidate(id)
 	if data == nil {
 		return nil, candidateNotFound(id)
@@ -213,7 +213,7 @@ func (m *candidateMeta) info(id string, edits int) CandidateInfo {
 		Created: time.Unix(0, m.Created).UTC().Format(time.RFC3339Nano), LastUsed: time.Unix(0, m.LastUsed).UTC().Format(time.RFC3339Nano), Edits: edits}
 }
 
-func putCandidateMeta(tx *store.Tx, id string, m *candidateMeta) {
+func putCandidateMeta(tx store.Txn, id string, m *candidateMeta) {
 	data, _ := json.Marshal(m)
 	tx.PutCandidate(id, data)
 }
@@ -226,7 +226,7 @@ func (e *Engine) NewCandidate(ctx context.Context, meta Meta, comment string) (C
 	id := newCandidateID()
 	var info CandidateInfo
 	var m *candidateMeta
-	err := e.submit(ctx, &job{ctx: ctx, req: Request{Meta: meta, duringConfirm: true, after: func(tx *store.Tx) { putCandidateMeta(tx, id, m) }},
+	err := e.submit(ctx, &job{ctx: ctx, req: Request{Meta: meta, duringConfirm: true, after: func(tx store.Txn) { putCandidateMeta(tx, id, m) }},
 		prepare: func(v *view, req *Request) error {
 			total, mine := 0, 0
 			now := time.Now()
@@ -255,7 +255,7 @@ func (e *Engine) NewCandidate(ctx context.Context, meta Meta, comment string) (C
 }
 
 // candidateView replays a candidate's edits on the running configuration.
-func (e *Engine) candidateView(tx *store.Tx, id string) (*view, []Edit, error) {
+func (e *Engine) candidateView(tx store.Txn, id string) (*view, []Edit, error) {
 	var edits []Edit
 	err := tx.CandidateEdits(id, func(sealed []byte) error {
 		ed, err := e.decodeEdit(id, sealed)
@@ -304,7 +304,7 @@ func (e *Engine) stage(ctx context.Context, id string, edits []Edit, indexed boo
 	var n int
 	var rev uint64
 	var v *view
-	err := e.store.View(func(tx *store.Tx) error {
+	err := e.store.View(func(tx store.Txn) error {
 		if _, err := loadCandidate(tx, id); err != nil {
 			return err
 		}
@@ -343,7 +343,7 @@ func (e *Engine) stage(ctx context.Context, id string, edits []Edit, indexed boo
 	for i, ed := range edits {
 		sealed[i] = e.encodeEdit(id, ed)
 	}
-	err = e.submit(ctx, &job{ctx: ctx, req: Request{duringConfirm: true, after: func(tx *store.Tx) {
+	err = e.submit(ctx, &job{ctx: ctx, req: Request{duringConfirm: true, after: func(tx store.Txn) {
 		m, _ := loadCandidate(tx, id)
 		m.LastUsed = time.Now().UnixNano()
 		putCandidateMeta(tx, id, m)
@@ -379,7 +379,7 @@ var stageHook func()
 
 // CandidateRead runs fn on a candidate's view, in a read-only transaction.
 func (e *Engine) CandidateRead(id string, fn func(r *CandidateReader) error) error {
-	return e.store.View(func(tx *store.Tx) error {
+	return e.store.View(func(tx store.Txn) error {
 		if _, err := loadCandidate(tx, id); err != nil {
 			return err
 		}
@@ -468,7 +468,7 @@ func (r *CandidateReader) Diff() []Diff { return r.e.diffs(r.v.changes) }
 // CandidateInfo describes a candidate.
 func (e *Engine) CandidateInfo(id string) (CandidateInfo, error) {
 	var info CandidateInfo
-	err := e.store.View(func(tx *store.Tx) error {
+	err := e.store.View(func(tx store.Txn) error {
 		m, err := loadCandidate(tx, id)
 		if err != nil {
 			return err
@@ -482,7 +482,7 @@ func (e *Engine) CandidateInfo(id string) (CandidateInfo, error) {
 
 // Discard drops a candidate.
 func (e *Engine) Discard(ctx context.Context, id string) error {
-	return e.submit(ctx, &job{ctx: ctx, req: Request{duringConfirm: true, after: func(tx *store.Tx) { tx.DeleteCandidate(id) }},
+	return e.submit(ctx, &job{ctx: ctx, req: Request{duringConfirm: true, after: func(tx store.Txn) { tx.DeleteCandidate(id) }},
 		prepare: func(v *view, req *Request) error { _, err := loadCandidate(v.tx, id); return err }})
 }
 
@@ -509,7 +509,7 @@ func (e *Engine) CommitCandidate(ctx context.Context, id string, req Request) (*
 			r.Meta.Comment = m.Comment
 		}
 		if !r.DryRun {
-			r.after = func(tx *store.Tx) { tx.DeleteCandidate(id) }
+			r.after = func(tx store.Txn) { tx.DeleteCandidate(id) }
 		}
 		return nil
 	})
@@ -519,7 +519,7 @@ func (e *Engine) CommitCandidate(ctx context.Context, id string, req Request) (*
 // expireCandidates drops candidates unused for CandidateTTL.
 func (e *Engine) expireCandidates(ctx context.Context) error {
 	var old []string
-	return e.submit(ctx, &job{ctx: ctx, req: Request{duringConfirm: true, after: func(tx *store.Tx) {
+	return e.submit(ctx, &job{ctx: ctx, req: Request{duringConfirm: true, after: func(tx store.Txn) {
 		for _, id := range old {
 			tx.DeleteCandidate(id)
 		}

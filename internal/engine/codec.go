@@ -90,14 +90,14 @@ func (e *Engine) schema() []byte {
 func (e *Engine) migrate(ctx context.Context) error {
 	want := e.schema()
 	var have []byte
-	if err := e.store.View(func(tx *store.Tx) error { have = append(have, tx.Meta(metaSchema)...); return nil }); err != nil {
+	if err := e.store.View(func(tx store.Txn) error { have = append(have, tx.Meta(metaSchema)...); return nil }); err != nil {
 		return err
 	}
 	if bytes.Equal(have, want) {
 		return nil
 	}
 	n := 0
-	err := e.submit(ctx, &job{ctx: ctx, req: Request{duringConfirm: true, after: func(tx *store.Tx) {
+	err := e.submit(ctx, &job{ctx: ctx, req: Request{duringConfirm: true, after: func(tx store.Txn) {
 		for _, k := range e.reg.Kinds() {
 			if k.Class != model.Config {
 				continue

@@ -23,7 +23,7 @@ type confirmState struct {
 
 const metaConfirm = "confirm"
 
-func pendingConfirm(tx *store.Tx) *confirmState {
+func pendingConfirm(tx store.Txn) *confirmState {
 	data := tx.Meta(metaConfirm)
 	if data == nil {
 		return nil
@@ -35,7 +35,7 @@ func pendingConfirm(tx *store.Tx) *confirmState {
 	return &c
 }
 
-func setPendingConfirm(tx *store.Tx, c *confirmState) {
+func setPendingConfirm(tx store.Txn, c *confirmState) {
 	if c == nil {
 		tx.SetMeta(metaConfirm, nil)
 		return
@@ -118,7 +118,7 @@ func (e *Engine) Confirm(ctx context.Context, rev uint64, meta Meta, info *LogIn
 // swmgr stopped, or rolls it back now if its time has passed.
 func (e *Engine) resumeConfirm() {
 	var p *confirmState
-	_ = e.store.View(func(tx *store.Tx) error { p = pendingConfirm(tx); return nil })
+	_ = e.store.View(func(tx store.Txn) error { p = pendingConfirm(tx); return nil })
 	if p == nil {
 		return
 	}
@@ -133,7 +133,7 @@ func (e *Engine) resumeConfirm() {
 
 // PendingConfirm reports the commit awaiting confirmation, if any.
 func (e *Engine) PendingConfirm() (rev uint64, deadline time.Time, ok bool) {
-	_ = e.store.View(func(tx *store.Tx) error {
+	_ = e.store.View(func(tx store.Txn) error {
 		if p := pendingConfirm(tx); p != nil {
 			rev, deadline, ok = p.Revision, time.Unix(0, p.Deadline), true
 		}

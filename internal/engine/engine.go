@@ -52,7 +52,7 @@ import (
 // Engine validates, applies and stores configuration.
 type Engine struct {
 	reg     *model.Registry
-	store   *store.Store
+	store   store.Config
 	backend backend.Backend
 	drivers map[string]*backend.Driver
 	box     *secrets.Box
@@ -84,7 +84,7 @@ const CachedObjects = 65536
 
 // New wires an engine and starts its writer loop. Call Start before
 // serving: it also checks that the backend has a driver for every kind.
-func New(reg *model.Registry, st *store.Store, be backend.Backend, box *secrets.Box, log *slog.Logger) *Engine {
+func New(reg *model.Registry, st store.Config, be backend.Backend, box *secrets.Box, log *slog.Logger) *Engine {
 	e := &Engine{reg: reg, store: st, backend: be, drivers: be.Drivers(), box: box, log: log, order: map[string]int{},
 		events: newBroker(), objects: newObjCache(CachedObjects),
 		jobs: make(chan *job, maxBatch), stopLoop: make(chan struct{}), loopDone: make(chan struct{})}
@@ -108,7 +108,7 @@ func (e *Engine) Close() {
 func (e *Engine) Registry() *model.Registry { return e.reg }
 
 // Store returns the engine's store, for reads.
-func (e *Engine) Store() *store.Store { return e.store }
+func (e *Engine) Store() store.Config { return e.store }
 
 // Meta says who made a change, from where and why.
 type Meta struct {
@@ -162,7 +162,7 @@ type Request struct {
 
 	duringConfirm bool               // a rollback or a confirmation: allowed while one is pending
 	clearConfirm  bool               // the commit ends the wait for a confirmation
-	after         func(tx *store.Tx) // more writes once the commit succeeded
+	after         func(tx store.Txn) // more writes once the commit succeeded
 }
 
 // Apply commits edits: the common case of Commit.
@@ -246,7 +246,7 @@ func (e *Engine) Log(ctx context.Context, meta Meta, info *LogInfo, failure erro
 
 // ClearLog empties the config log; the clear is the first entry of the new one.
 func (e *Engine) ClearLog(ctx context.Context, meta Meta, info *LogInfo) error {
-	return e.submit(ctx, &job{ctx: ctx, req: Request{Meta: meta, Log: info, duringConfirm: true, after: func(tx *store.Tx) { tx.ClearLog() }}})
+	return e.submit(ctx, &job{ctx: ctx, req: Request{Meta: meta, Log: info, duringConfirm: true, after: func(tx store.Txn) { tx.ClearLog() }}})
 }
 
 // Start checks the backend's drivers, makes the backend match the store,
@@ -273,7 +273,7 @@ func (e *Engine) Start(ctx context.Context) error {
 		}
 	}
 	var edits []Edit
-	err := e.store.View(func(tx *store.Tx) error {
+	err := e.store.View(func(tx store.Txn) error {
 		for _, k := range e.reg.Kinds() {
 			if !k.Singleton && !k.Discovered {
 				continue
@@ -334,7 +334,7 @@ func (e *Engine) Start(ctx context.Context) error {
 // to the backend, in apply order.
 func (e *Engine) replay(ctx context.Context) error {
 	var changes []model.Change
-	err := e.store.View(func(tx *store.Tx) error {
+	err := e.store.View(func(tx store.Txn) error {
 		for _, k := range e.reg.Kinds() {
 			if d := e.drivers[k.Name]; k.Class != model.Config || d == nil || !d.Replay {
 				continue

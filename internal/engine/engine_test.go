@@ -22,7 +22,7 @@ import (
 )
 
 type fixture struct {
-	t     *testing.T
+	t     testing.TB
 	dir   string
 	e     *Engine
 	sim   *sim.Sim
@@ -30,13 +30,13 @@ type fixture struct {
 	fault func(backend.Change) error
 }
 
-func newFixture(t *testing.T, dir string) *fixture {
+func newFixture(t testing.TB, dir string) *fixture {
 	t.Helper()
 	return newFixtureWith(t, dir, model.Builtin())
 }
 
 // newFixtureWith starts an engine with the kinds of reg.
-func newFixtureWith(t *testing.T, dir string, reg *model.Registry, wrap ...func(backend.Backend) backend.Backend) *fixture {
+func newFixtureWith(t testing.TB, dir string, reg *model.Registry, wrap ...func(backend.Backend) backend.Backend) *fixture {
 	t.Helper()
 	f := &fixture{t: t, dir: dir}
 	f.sim = sim.New(sim.Options{Ports: 8, Version: "test", Fault: func(c backend.Change) error {
@@ -108,7 +108,7 @@ func (f *fixture) dump() []byte {
 
 func (f *fixture) exists(kind, key string) bool {
 	var ok bool
-	f.st.View(func(tx *store.Tx) error { _, ok, _ = tx.Get(kind, key); return nil })
+	f.st.View(func(tx store.Txn) error { _, ok, _ = tx.Get(kind, key); return nil })
 	return ok
 }
 
@@ -204,7 +204,7 @@ func TestBreakoutAndReferences(t *testing.T) {
 	f.mustApply(f.edit(backend.Update, "Port", model.Object{"IntfRef": "fpPort2", "BreakOutMode": "4x10"}))
 	f.mustApply(f.edit(backend.Update, "Port", model.Object{"IntfRef": "fpPort2", "BreakOutMode": "4x25"}))
 	var speed int64
-	f.st.View(func(tx *store.Tx) error {
+	f.st.View(func(tx store.Txn) error {
 		rec, _, _ := tx.Get("Port", "fpPort2s2")
 		o, err := f.e.decode(f.kind("Port"), rec)
 		speed = o.Int("Speed")
@@ -267,7 +267,7 @@ func TestUserPasswordIsNeverStored(t *testing.T) {
 	}
 	// A sealed secret survives an update that leaves it out (or sends "").
 	f.mustApply(f.edit(backend.Update, "ConfigArchiveServer", model.Object{"IpAddr": "archive.example.com", "Password": "", "Interval": int64(60)}))
-	f.st.View(func(tx *store.Tx) error {
+	f.st.View(func(tx store.Txn) error {
 		rec, _, _ := tx.Get("ConfigArchiveServer", "archive.example.com")
 		o, err := f.e.decode(f.kind("ConfigArchiveServer"), rec)
 		if err != nil || o.Str("Password") != "s3cr3t-archive" || o.Str("Passphrase") != "pp-secret" {
@@ -326,7 +326,7 @@ func TestObjectIdsRiseWithinACommit(t *testing.T) {
 	}
 	f.mustApply(edits...)
 	var ids []uuid.UUID
-	f.st.View(func(tx *store.Tx) error {
+	f.st.View(func(tx store.Txn) error {
 		_, _, err := tx.List("NtpServer", 0, 1000, func(r store.Record) error { ids = append(ids, r.ID); return nil })
 		return err
 	})

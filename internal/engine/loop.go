@@ -91,7 +91,7 @@ func (e *Engine) loop() {
 // write and publish. It returns the requests to run again.
 func (e *Engine) runBatch(batch []*job) (again []*job) {
 	var ready []*job
-	err := e.store.View(func(tx *store.Tx) error {
+	err := e.store.View(func(tx store.Txn) error {
 		v := newView(e, tx)
 		v.confirm = pendingConfirm(tx)
 		for _, j := range batch {
@@ -127,7 +127,7 @@ func (e *Engine) runBatch(batch []*job) (again []*job) {
 	}
 	ready, again = e.applyBackend(ready)
 	var written []*job
-	werr := e.store.Update(func(tx *store.Tx) error {
+	werr := e.store.Update(func(tx store.Txn) error {
 		written = written[:0]
 		for _, j := range ready {
 			if err := e.writeJob(tx, j); err != nil {
@@ -316,7 +316,7 @@ func (e *Engine) revertBackend(ready []*job) {
 }
 
 // writeJob writes one request of the batch in the store's transaction.
-func (e *Engine) writeJob(tx *store.Tx, j *job) error {
+func (e *Engine) writeJob(tx store.Txn, j *job) error {
 	req := &j.req
 	if j.failed != nil {
 		// A request that failed (j.err is its answer), or a job that only

@@ -18,7 +18,7 @@ func (e *Engine) ObserveCommits(o CommitObserver) { e.observe = o }
 // Candidates lists the candidates that keep reports true for, oldest first.
 func (e *Engine) Candidates(keep func(CandidateInfo) bool) ([]CandidateInfo, error) {
 	var out []CandidateInfo
-	err := e.store.View(func(tx *store.Tx) error {
+	err := e.store.View(func(tx store.Txn) error {
 		return tx.Candidates(func(id string, meta []byte) error {
 			var m candidateMeta
 			if json.Unmarshal(meta, &m) != nil {

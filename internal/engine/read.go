@@ -27,7 +27,7 @@ func (e *Engine) GetByID(ctx context.Context, k *model.Kind, id uuid.UUID, state
 		}
 	}
 	var rev uint64
-	err := e.store.View(func(tx *store.Tx) error {
+	err := e.store.View(func(tx store.Txn) error {
 		rec, ok, err := tx.GetByID(id)
 		if err != nil {
 			return err
@@ -55,7 +55,7 @@ func (e *Engine) GetByKey(ctx context.Context, k *model.Kind, keyFields model.Ob
 		return dst, 0, err
 	}
 	var rev uint64
-	err = e.store.View(func(tx *store.Tx) error {
+	err = e.store.View(func(tx store.Txn) error {
 		rec, ok, err := tx.Get(k.Name, key)
 		if err != nil {
 			return err
@@ -119,7 +119,7 @@ func appendUUID(dst []byte, id uuid.UUID) []byte {
 // List appends one page of k's objects in creation order.
 func (e *Engine) List(ctx context.Context, k *model.Kind, marker uint64, count int, state bool, dst []byte) ([]byte, error) {
 	var p pageWriter
-	err := e.store.View(func(tx *store.Tx) error {
+	err := e.store.View(func(tx store.Txn) error {
 		var err error
 		p.next, p.more, err = tx.List(k.Name, marker, count, func(rec store.Record) error {
 			var err error
@@ -166,7 +166,7 @@ func (p *pageWriter) appendTo(dst []byte, marker uint64) []byte {
 
 // ListLog appends one page of the config log, oldest first.
 func (e *Engine) ListLog(marker uint64, count int, dst []byte) ([]byte, error) {
-	err := e.store.View(func(tx *store.Tx) error {
+	err := e.store.View(func(tx store.Txn) error {
 		var err error
 		dst, err = e.clog.List(tx, marker, count, dst)
 		return err
@@ -176,7 +176,7 @@ func (e *Engine) ListLog(marker uint64, count int, dst []byte) ([]byte, error) {
 
 // GetLog appends one config log entry by SeqNum.
 func (e *Engine) GetLog(seq uint64, dst []byte) ([]byte, error) {
-	err := e.store.View(func(tx *store.Tx) error {
+	err := e.store.View(func(tx store.Txn) error {
 		var err error
 		dst, err = e.clog.Get(tx, seq, dst)
 		return err
@@ -242,6 +242,6 @@ func (e *Engine) stateObjects(ctx context.Context, k *model.Kind) ([]model.Objec
 // Revision returns the number of the last commit.
 func (e *Engine) Revision() uint64 {
 	var rev uint64
-	_ = e.store.View(func(tx *store.Tx) error { rev = tx.Revision(); return nil })
+	_ = e.store.View(func(tx store.Txn) error { rev = tx.Revision(); return nil })
 	return rev
 }

@@ -17,7 +17,7 @@ import (
 // reader meets what others refer to first.
 func (e *Engine) Snapshot(ctx context.Context, kinds []string, begin func(rev uint64), fn func(k *model.Kind, o model.Object) error) (uint64, error) {
 	var rev uint64
-	err := e.store.View(func(tx *store.Tx) error {
+	err := e.store.View(func(tx store.Txn) error {
 		rev = tx.Revision()
 		if begin != nil {
 			begin(rev)

@@ -90,7 +90,7 @@ func publicRevision(data []byte) ([]byte, error) {
 
 // GetRevision appends one revision record.
 func (e *Engine) GetRevision(rev uint64, dst []byte) ([]byte, error) {
-	err := e.store.View(func(tx *store.Tx) error {
+	err := e.store.View(func(tx store.Txn) error {
 		data := tx.GetRevision(rev)
 		if data == nil {
 			return apierr.NotFound(apierr.CodeNotFound, "Revision", "no revision %d; the running revision is %d and the last %d are kept", rev, tx.Revision(), store.MaxRevisions)
@@ -106,7 +106,7 @@ func (e *Engine) GetRevision(rev uint64, dst []byte) ([]byte, error) {
 // form; the marker is the revision to continue below (0: the newest).
 func (e *Engine) ListRevisions(marker uint64, count int, dst []byte) ([]byte, error) {
 	var p pageWriter
-	err := e.store.View(func(tx *store.Tx) error {
+	err := e.store.View(func(tx store.Txn) error {
 		var err error
 		p.next, p.more, err = tx.Revisions(marker, count, func(rev uint64, data []byte) error {
 			pub, err := publicRevision(data)

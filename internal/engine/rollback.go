@@ -148,7 +148,7 @@ func (e *Engine) rollbackEdits(v *view, to uint64) ([]Edit, error) {
 }
 
 // current returns the running state of an object, or nil.
-func (e *Engine) current(tx *store.Tx, k *model.Kind, key string) model.Object {
+func (e *Engine) current(tx store.Txn, k *model.Kind, key string) model.Object {
 	rec, ok, err := tx.Get(k.Name, key)
 	if err != nil || !ok {
 		return nil

@@ -35,7 +35,7 @@ func (f *fixture) candidate() string {
 func (f *fixture) ntp(addr string) model.Object {
 	f.t.Helper()
 	var o model.Object
-	f.st.View(func(tx *store.Tx) error { o = f.e.current(tx, f.kind("NtpServer"), addr); return nil })
+	f.st.View(func(tx store.Txn) error { o = f.e.current(tx, f.kind("NtpServer"), addr); return nil })
 	return o
 }
 
@@ -153,7 +153,7 @@ func TestRollbackRestoresAnOldRevision(t *testing.T) {
 		t.Fatal("the deleted NtpServer was not restored")
 	}
 	var cas model.Object
-	f.st.View(func(tx *store.Tx) error {
+	f.st.View(func(tx store.Txn) error {
 		cas = f.e.current(tx, f.kind("ConfigArchiveServer"), "a.example.com")
 		return nil
 	})
@@ -271,7 +271,7 @@ func TestCandidatesSurviveRestartAndExpire(t *testing.T) {
 		t.Fatal("a staged secret is stored in clear")
 	}
 	// Age one candidate past its time to live.
-	f.st.Update(func(tx *store.Tx) error {
+	f.st.Update(func(tx store.Txn) error {
 		putCandidateMeta(tx, old, &candidateMeta{BaseRevision: 1, LastUsed: time.Now().Add(-CandidateTTL - time.Minute).UnixNano()})
 		return nil
 	})
@@ -291,7 +291,7 @@ func TestCandidatesSurviveRestartAndExpire(t *testing.T) {
 		t.Fatalf("commit after restart: %+v, %v", out, err)
 	}
 	var cas model.Object
-	g.st.View(func(tx *store.Tx) error {
+	g.st.View(func(tx store.Txn) error {
 		cas = g.e.current(tx, g.kind("ConfigArchiveServer"), "b.example.com")
 		return nil
 	})

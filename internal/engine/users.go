@@ -19,7 +19,7 @@ const AdminGroup = model.AdminGroup
 func (e *Engine) Users(ctx context.Context) ([]model.Object, error) {
 	k := e.reg.Lookup(model.Config, "User")
 	var out []model.Object
-	err := e.store.View(func(tx *store.Tx) error {
+	err := e.store.View(func(tx store.Txn) error {
 		_, _, err := tx.List(k.Name, 0, int(^uint(0)>>1), func(rec store.Record) error {
 			o, err := e.decode(k, rec)
 			if err == nil {
@@ -35,7 +35,7 @@ func (e *Engine) Users(ctx context.Context) ([]model.Object, error) {
 // HasUser reports whether a User object name exists.
 func (e *Engine) HasUser(ctx context.Context, name string) (bool, error) {
 	var ok bool
-	err := e.store.View(func(tx *store.Tx) error {
+	err := e.store.View(func(tx store.Txn) error {
 		var err error
 		_, ok, err = tx.Get("User", name)
 		return err

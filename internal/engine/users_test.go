@@ -21,7 +21,7 @@ import (
 
 // newUserFixture is a fixture whose simulated switch keeps accounts in
 // files (sha512crypt, fast enough for tests).
-func newUserFixture(t *testing.T) (*fixture, *accounts.Files) {
+func newUserFixture(t testing.TB) (*fixture, *accounts.Files) {
 	t.Helper()
 	dir := t.TempDir()
 	acc, err := accounts.OpenFiles(filepath.Join(dir, "accounts"), accounts.FilesOptions{Scheme: accounts.SHA512})
@@ -190,7 +190,7 @@ func TestSetPassword(t *testing.T) {
 		}
 	}
 	var log bytes.Buffer
-	f.st.View(func(tx *store.Tx) error {
+	f.st.View(func(tx store.Txn) error {
 		_, _, err := tx.Log(0, 100, func(seq uint64, entry []byte) error { log.Write(entry); log.WriteByte('\n'); return nil })
 		return err
 	})

@@ -31,7 +31,7 @@ type change struct {
 // requests resolved so far. It is also the model.View the check phase reads.
 type view struct {
 	e        *Engine
-	tx       *store.Tx
+	tx       store.Txn
 	pending  map[string]*change // kind NUL key -> the object's latest change
 	changes  []*change          // the current request's changes
 	journal  []journalEntry     // to forget a request's changes (mark, undo)
@@ -47,7 +47,7 @@ type journalEntry struct {
 	prev *change // nil: there was none
 }
 
-func newView(e *Engine, tx *store.Tx) *view {
+func newView(e *Engine, tx store.Txn) *view {
 	return &view{e: e, tx: tx, pending: map[string]*change{}, touched: map[string]uint64{}}
 }
 
@@ -649,10 +649,10 @@ func describe(reg *model.Registry, r store.Ref) string {
 
 // write stores the changes as revision rev and returns the revision record
 // as clients see it (secrets redacted), for the change feed.
-func (e *Engine) write(tx *store.Tx, rev uint64, changes []*change, meta Meta) ([]byte, error) {
+func (e *Engine) write(tx store.Txn, rev uint64, changes []*change, meta Meta) ([]byte, error) {
 	v := struct {
 		e  *Engine
-		tx *store.Tx
+		tx store.Txn
 	}{e, tx}
 	stored := storedRevision{Revision: Revision{Revision: rev, Time: time.Now().UTC().Format(time.RFC3339Nano), User: meta.User, Source: meta.Source, Comment: meta.Comment}}
 	for _, c := range changes {

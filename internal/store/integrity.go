@@ -148,7 +148,7 @@ const metaKeyCheck = "secret-key-check"
 // KeyCheck is the check value that binds the secret key to this database,
 // nil if none was stored yet.
 func (s *Store) KeyCheck() (check []byte, err error) {
-	err = s.View(func(tx *Tx) error {
+	err = s.View(func(tx Txn) error {
 		if v := tx.Meta(metaKeyCheck); v != nil {
 			check = append([]byte(nil), v...)
 		}

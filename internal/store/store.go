@@ -20,7 +20,7 @@
 // Update, which runs them in one bbolt write transaction and returns once
 // that is on disk (fdatasync); readers take consistent snapshots with View.
 // Store is the bbolt implementation of the Config interface (iface.go),
-// which a replicated store can implement too.
+// which a replicated store can implement too; the engine uses only that.
 package store
 
 import (
@@ -158,7 +158,7 @@ func (s *Store) Close() error {
 
 // View runs fn in a read-only transaction: a consistent snapshot at one
 // revision. Records passed to fn are valid only until fn returns.
-func (s *Store) View(fn func(tx *Tx) error) error {
+func (s *Store) View(fn func(tx Txn) error) error {
 	return safely(func() error { return s.db.View(func(btx *bolt.Tx) error { return fn(&Tx{btx: btx}) }) })
 }
 
@@ -168,7 +168,7 @@ func (s *Store) View(fn func(tx *Tx) error) error {
 // The batch observer (metrics) is told how many revisions the transaction
 // wrote (the commits the writer grouped) and how long it took to reach the
 // disk.
-func (s *Store) Update(fn func(tx *Tx) error) error {
+func (s *Store) Update(fn func(tx Txn) error) error {
 	btx, err := s.db.Begin(true)
 	if err != nil {
 		return fmt.Errorf("begin transaction: %w", err)
@@ -188,7 +188,7 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 	return nil
 }
 
-func call(fn func(tx *Tx) error, tx *Tx) (err error) {
+func call(fn func(tx Txn) error, tx *Tx) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("store write failed: %v", p)
@@ -201,8 +201,8 @@ func call(fn func(tx *Tx) error, tx *Tx) (err error) {
 // dumps are equal exactly when the stored configuration, its indexes and the
 // revision history are byte-identical.
 func (s *Store) Dump(w io.Writer) error {
-	return s.View(func(tx *Tx) error {
-		return tx.btx.ForEach(func(name []byte, b *bolt.Bucket) error {
+	return s.db.View(func(btx *bolt.Tx) error {
+		return btx.ForEach(func(name []byte, b *bolt.Bucket) error {
 			if string(name) == string(bLog) || string(name) == string(bLogMeta) {
 				return nil
 			}

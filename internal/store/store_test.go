@@ -50,7 +50,7 @@ func TestConcurrentCommitsAreDurableAndNumbered(t *testing.T) {
 
 	s = open(t, dir)
 	defer s.Close()
-	err := s.View(func(tx *Tx) error {
+	err := s.View(func(tx Txn) error {
 		if got := tx.Revision(); got != n {
 			t.Errorf("revision = %d, want %d", got, n)
 		}
@@ -86,7 +86,7 @@ func TestPagingSurvivesConcurrentChanges(t *testing.T) {
 	var marker uint64
 	for page := 0; ; page++ {
 		var more bool
-		s.View(func(tx *Tx) error {
+		s.View(func(tx Txn) error {
 			var err error
 			marker, more, err = tx.List("K", marker, 7, func(r Record) error {
 				seen = append(seen, r.Key)
@@ -139,7 +139,7 @@ func TestLogKeepsLastEntriesAndSeqNum(t *testing.T) {
 			return nil, nil
 		})
 	}
-	s.View(func(tx *Tx) error {
+	s.View(func(tx Txn) error {
 		var first, n uint64
 		tx.Log(0, 2000, func(seq uint64, e []byte) error {
 			if n == 0 {
@@ -161,7 +161,7 @@ func TestLogKeepsLastEntriesAndSeqNum(t *testing.T) {
 	s.Close()
 	s = open(t, dir)
 	defer s.Close()
-	s.View(func(tx *Tx) error {
+	s.View(func(tx Txn) error {
 		var seqs []uint64
 		tx.Log(0, 10, func(seq uint64, e []byte) error { seqs = append(seqs, seq); return nil })
 		if len(seqs) != 1 || seqs[0] != MaxLogEntries+26 {
@@ -212,7 +212,7 @@ func TestRevisionsNewestFirst(t *testing.T) {
 			return nil, nil
 		})
 	}
-	s.View(func(tx *Tx) error {
+	s.View(func(tx Txn) error {
 		var got []uint64
 		next, more, _ := tx.Revisions(0, 2, func(rev uint64, _ []byte) error { got = append(got, rev); return nil })
 		tx.Revisions(next, 10, func(rev uint64, _ []byte) error { got = append(got, rev); return nil })
@@ -227,5 +227,5 @@ func TestRevisionsNewestFirst(t *testing.T) {
 // for. (The group commit and the isolation of a failing commit moved to the
 // engine's writer: see engine's TestBatchIsolatesAFailingCommit.)
 func (s *Store) Commit(ctx context.Context, fn func(tx *Tx) (func(), error)) error {
-	return s.Update(func(tx *Tx) error { _, err := fn(tx); return err })
+	return s.Update(func(tx Txn) error { _, err := fn(tx.(*Tx)); return err })
 }

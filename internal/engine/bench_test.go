@@ -1,0 +1,171 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/model"
+)
+
+// Issue 16's engine figures. Each compares two things measured in the same
+// run, alternating rounds, and reports the ratio of the medians. Run:
+//
+//	go test -run '^$' -bench 'Engine' -benchtime 1x ./internal/engine/
+
+const benchRounds = 5
+
+func medianOf(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func medianF(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// addr makes the n-th unique NtpServer address.
+func addr(n int) string { return fmt.Sprintf("10.%d.%d.%d", n>>16&255, n>>8&255, n&255) }
+
+// NtpServer create latency (p50 of sequential creates) while another
+// client loops User creates and deletes (a password hash each), against
+// the same without it. Target: <= 1.5x.
+func BenchmarkEngineNtpCreateBesideUserLoop(b *testing.B) {
+	f, _ := newUserFixture(b)
+	ctx := context.Background()
+	n := 0
+	p50 := func(users bool) time.Duration {
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		var loops atomic.Int64
+		if users {
+			wg.Go(func() {
+				for i := 0; ; i++ {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					name := fmt.Sprintf("bench%d", i)
+					f.mustApply(f.edit(backend.Create, "User", user(name, "operator", "Secret-pass-123")))
+					f.mustApply(f.edit(backend.Delete, "User", model.Object{"Name": name}))
+					loops.Add(1)
+				}
+			})
+			time.Sleep(20 * time.Millisecond)
+		}
+		var lat []time.Duration
+		for range 100 {
+			n++
+			start := time.Now()
+			if _, err := f.e.Apply(ctx, []Edit{f.edit(backend.Create, "NtpServer", model.Object{"IpAddr": addr(n)})}, Meta{Source: "bench"}, nil); err != nil {
+				b.Fatal(err)
+			}
+			lat = append(lat, time.Since(start))
+		}
+		close(stop)
+		wg.Wait()
+		if users && loops.Load() == 0 {
+			b.Fatal("the User loop made no round while the creates ran")
+		}
+		return medianOf(lat)
+	}
+	var alone, beside []time.Duration
+	for range benchRounds {
+		alone = append(alone, p50(false))
+		beside = append(beside, p50(true))
+	}
+	a, u := medianOf(alone), medianOf(beside)
+	b.ReportMetric(float64(a.Microseconds())/1000, "ms-p50-alone")
+	b.ReportMetric(float64(u.Microseconds())/1000, "ms-p50-beside-users")
+	b.ReportMetric(u.Seconds()/a.Seconds(), "ratio(target<=1.5)")
+}
+
+// slowBackend is the simulated switch behind a per-call cost: every call
+// into it (one batch of commits, or one commit) takes cost.
+type slowBackend struct {
+	backend.Backend
+	cost time.Duration
+}
+
+func (s slowBackend) ApplyBatch(ctx context.Context, commits []*backend.Commit) (int, error) {
+	time.Sleep(s.cost)
+	return backend.ApplyBatch(ctx, s.Backend, s.Backend.Drivers(), commits)
+}
+
+// creates runs clients goroutines doing single NtpServer creates for d and
+// returns creates per second. next numbers the addresses.
+func creates(b *testing.B, e *Engine, clients int, d time.Duration, next *atomic.Int64) float64 {
+	k := e.reg.Lookup(model.Config, "NtpServer")
+	var done atomic.Int64
+	deadline := time.Now().Add(d)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range clients {
+		wg.Go(func() {
+			for time.Now().Before(deadline) {
+				ed := Edit{Kind: k, Op: backend.Create, Fields: model.Object{"IpAddr": addr(int(next.Add(1)))}}
+				if _, err := e.Apply(context.Background(), []Edit{ed}, Meta{Source: "bench"}, nil); err != nil {
+					b.Error(err)
+					return
+				}
+				done.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	return float64(done.Load()) / time.Since(start).Seconds()
+}
+
+// With a backend whose every call costs 5 ms, 64 concurrent single creates
+// (the writer hands the backend each group commit as one batch) against
+// one backend call per commit. Target: >= 10x.
+func BenchmarkEngineSlowBackendBatches(b *testing.B) {
+	var next atomic.Int64
+	run := func(perCommit bool) float64 {
+		f := newFixtureWith(b, b.TempDir(), model.Builtin(), func(bk backend.Backend) backend.Backend { return slowBackend{bk, 5 * time.Millisecond} })
+		if perCommit {
+			f.e.MaxBackendBatch = 1
+		}
+		defer f.e.Close()
+		return creates(b, f.e, 64, 2*time.Second, &next)
+	}
+	var batched, single []float64
+	for range benchRounds {
+		batched = append(batched, run(false))
+		single = append(single, run(true))
+	}
+	bt, st := medianF(batched), medianF(single)
+	b.ReportMetric(bt, "creates/s-batched")
+	b.ReportMetric(st, "creates/s-one-call-per-commit")
+	b.ReportMetric(bt/st, "ratio(target>=10)")
+}
+
+// Durable creates from 64 clients with GOMAXPROCS=1 against GOMAXPROCS=2,
+// on one engine and data directory. Target: >= 0.8.
+func BenchmarkEngineDurableCreatesOneProc(b *testing.B) {
+	f := newFixture(b, b.TempDir())
+	var next atomic.Int64
+	prev := runtime.GOMAXPROCS(0)
+	defer runtime.GOMAXPROCS(prev)
+	var one, two []float64
+	for range benchRounds {
+		runtime.GOMAXPROCS(1)
+		one = append(one, creates(b, f.e, 64, 2*time.Second, &next))
+		runtime.GOMAXPROCS(2)
+		two = append(two, creates(b, f.e, 64, 2*time.Second, &next))
+	}
+	o, t := medianF(one), medianF(two)
+	b.ReportMetric(o, "creates/s-GOMAXPROCS=1")
+	b.ReportMetric(t, "creates/s-GOMAXPROCS=2")
+	b.ReportMetric(o/t, "ratio(target>=0.8)")
+}
