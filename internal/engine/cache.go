@@ -66,7 +66,7 @@ func (c *objCache) commit(rev uint64, changes []*change) {
 		e := cacheEntry{kind: ch.Kind.Name, modRev: rev, asOf: rev}
 		if ch.Op == backend.Delete {
 			e.deleted = true
-		} else {
+		} else if e.public = ch.public; e.public == nil {
 			e.public = ch.Kind.AppendJSON(nil, ch.After, false)
 		}
 		c.m[ch.id] = e

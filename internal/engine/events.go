@@ -31,16 +31,33 @@ type Subscription struct {
 // Take appends the events published since the last Take to dst.
 func (s *Subscription) Take(dst []Event) ([]Event, error) {
 	b := s.b
+	from := len(dst)
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	if b.total-s.pos > uint64(len(b.ring)) {
+		b.mu.Unlock()
 		return dst, ErrDropped
 	}
 	for ; s.pos < b.total; s.pos++ {
 		dst = append(dst, b.ring[s.pos%uint64(len(b.ring))])
 	}
+	b.mu.Unlock()
+	for i := from; i < len(dst); i++ {
+		if dst[i].Data == nil { // a large event, kept in the store only
+			data, err := b.load(dst[i].Revision)
+			if err != nil {
+				return dst[:i], ErrDropped
+			}
+			dst[i].Data = data
+		}
+	}
 	return dst, nil
 }
+
+// MaxRingEvent is the largest event the ring keeps; a larger one (a restore
+// of 100,000 objects makes tens of MiB) is kept only in the store and read
+// from there by each subscriber that takes it, so the ring does not hold
+// it in memory for the next 4096 commits.
+const MaxRingEvent = 256 << 10
 
 // Close ends the subscription.
 func (s *Subscription) Close() {
@@ -57,10 +74,11 @@ type broker struct {
 	ring  []Event
 	total uint64
 	subs  map[*Subscription]struct{}
+	load  func(rev uint64) ([]byte, error) // a large event's data, from the store
 }
 
-func newBroker() *broker {
-	return &broker{ring: make([]Event, EventBuffer), subs: map[*Subscription]struct{}{}}
+func newBroker(load func(rev uint64) ([]byte, error)) *broker {
+	return &broker{ring: make([]Event, EventBuffer), subs: map[*Subscription]struct{}{}, load: load}
 }
 
 // publish runs on the committer, in commit order; it never blocks.

@@ -28,7 +28,7 @@ type job struct {
 	out     *Outcome
 	err     error
 	changes []*change
-	event   []byte
+	event   *revisionEvent
 	commit  *backend.Commit
 	done    chan struct{}
 }
@@ -154,7 +154,11 @@ func (e *Engine) runBatch(batch []*job) (again []*job) {
 	for _, j := range ready {
 		if j.err == nil && j.out != nil && j.out.Revision != 0 {
 			e.objects.commit(j.out.Revision, j.changes)
-			e.events.publish(j.out.Revision, j.event)
+			var event []byte // nil: too large for the ring, read from the store
+			if j.event.size <= MaxRingEvent {
+				event = j.event.encode(j.out.Diffs)
+			}
+			e.events.publish(j.out.Revision, event)
 			if j.req.Confirm > 0 {
 				e.armConfirm(j.out.Revision, j.req.Confirm)
 			}
@@ -201,9 +205,9 @@ func (e *Engine) resolveJob(v *view, j *job) (*Outcome, []*change, error) {
 			}
 		}
 	}
-	out.Diffs = e.diffs(changes)
 	out.Changes = len(changes)
 	if req.DryRun {
+		out.Diffs = e.diffs(changes) // a commit's come from the store write
 		out.DryRun = true
 		return out, changes, nil
 	}
@@ -328,11 +332,12 @@ func (e *Engine) writeJob(tx store.Txn, j *job) error {
 	if len(j.changes) > 0 {
 		rev := tx.NextRevision()
 		j.out.Revision = rev
-		event, err := e.write(tx, rev, j.changes, req.Meta)
+		event, diffs, err := e.write(tx, rev, j.changes, req.Meta)
 		if err != nil {
 			return err
 		}
 		j.event = event
+		j.out.Diffs = diffs // as committed: with what the switch filled in
 		for i := range j.out.ETags {
 			if j.out.ETags[i] == 0 {
 				j.out.ETags[i] = rev

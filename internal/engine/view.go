@@ -1,7 +1,7 @@
 package engine
 
 import (
-	"encoding/json"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
@@ -23,7 +23,8 @@ type change struct {
 	id        uuid.UUID
 	seq       uint64 // creation sequence of an existing object
 	createRev uint64
-	job       int // the request of the batch that made it
+	job       int    // the request of the batch that made it
+	public    []byte // the stored public JSON, once written (the cache takes it)
 }
 
 // view is the running configuration as the writer sees it while it
@@ -647,44 +648,142 @@ func describe(reg *model.Registry, r store.Ref) string {
 	return r.Kind + " " + k.DescribeKey(r.Key)
 }
 
-// write stores the changes as revision rev and returns the revision record
-// as clients see it (secrets redacted), for the change feed.
-func (e *Engine) write(tx store.Txn, rev uint64, changes []*change, meta Meta) ([]byte, error) {
-	v := struct {
-		e  *Engine
-		tx store.Txn
-	}{e, tx}
-	stored := storedRevision{Revision: Revision{Revision: rev, Time: time.Now().UTC().Format(time.RFC3339Nano), User: meta.User, Source: meta.Source, Comment: meta.Comment}}
-	for _, c := range changes {
+// write stores the changes as revision rev and returns what the change
+// feed's event is made of, and the diff of each change (the same values
+// the record holds, secrets redacted).
+//
+// A commit can hold 100,000 changes (a restore), so both records are
+// written by hand into buffers sized once, from diffs made once: building
+// them as structs and encoding them with encoding/json held three copies
+// of the commit at the peak (issue 10: 550-760 MiB for a restore).
+func (e *Engine) write(tx store.Txn, rev uint64, changes []*change, meta Meta) (*revisionEvent, []Diff, error) {
+	diffs := make([]Diff, len(changes))
+	sealed := make([][2][]byte, len(changes)) // before, after
+	size := 256 + len(meta.User) + len(meta.Comment)
+	publicSize := size
+	for i, c := range changes {
 		k := c.Kind
-		sd := storedDiff{Diff: v.e.diff(c), StoreKey: c.Key}
+		diffs[i] = Diff{Kind: k.Name, Key: k.DescribeKey(c.Key), ObjectId: c.id.String(), Op: c.Op.String()}
 		if c.Before != nil {
-			sd.BeforeSealed = v.e.seal(k, c.id, c.Before)
+			diffs[i].Before = k.AppendRedactedJSON(nil, c.Before)
+		}
+		if c.Before != nil {
+			sealed[i][0] = e.seal(k, c.id, c.Before)
 		}
 		switch c.Op {
 		case model.Delete:
 			rec := store.Record{Kind: k.Name, Key: c.Key}
-			if err := v.tx.Delete(rec, refsOf(k, c.Before)); err != nil {
-				return nil, err
+			if err := tx.Delete(rec, refsOf(k, c.Before)); err != nil {
+				return nil, nil, err
 			}
 		default:
 			rec := &store.Record{Kind: k.Name, Key: c.Key, ID: c.id, ModRev: rev}
 			rec.Public = k.AppendJSON(nil, c.After, false)
-			rec.Sealed = v.e.seal(k, c.id, c.After)
-			if err := v.tx.Put(rec, refsOf(k, c.Before), refsOf(k, c.After)); err != nil {
-				return nil, err
+			rec.Sealed = e.seal(k, c.id, c.After)
+			if err := tx.Put(rec, refsOf(k, c.Before), refsOf(k, c.After)); err != nil {
+				return nil, nil, err
 			}
-			sd.AfterSealed = rec.Sealed
+			sealed[i][1] = rec.Sealed
+			c.public = rec.Public
+			if hasSecrets(k) {
+				diffs[i].After = k.AppendRedactedJSON(nil, c.After)
+			} else {
+				diffs[i].After = rec.Public // the same bytes: one copy for the store, the diff and the cache
+			}
 		}
-		stored.Changes = append(stored.Changes, sd)
-		stored.Revision.Changes = append(stored.Revision.Changes, sd.Diff)
+		d := &diffs[i]
+		n := 128 + len(d.Kind) + len(d.Key) + len(d.Before) + len(d.After)
+		publicSize += n
+		size += n + 32 + len(c.Key) + base64.StdEncoding.EncodedLen(len(sealed[i][0])) + base64.StdEncoding.EncodedLen(len(sealed[i][1]))
 	}
-	data, err := json.Marshal(stored)
-	if err != nil {
-		return nil, err
+	head := Revision{Revision: rev, Time: time.Now().UTC().Format(time.RFC3339Nano), User: meta.User, Source: meta.Source, Comment: meta.Comment}
+	record := appendRevisionHead(make([]byte, 0, size), &head)
+	for i, c := range changes {
+		if i > 0 {
+			record = append(record, ',')
+		}
+		record = appendDiff(record, &diffs[i])
+		record = append(record[:len(record)-1], `,"StoreKey":`...)
+		record = model.AppendJSONString(record, c.Key)
+		for n, b := range sealed[i] {
+			if b != nil {
+				record = append(record, [2]string{`,"BeforeSealed":"`, `,"AfterSealed":"`}[n]...)
+				record = base64.StdEncoding.AppendEncode(record, b)
+				record = append(record, '"')
+			}
+		}
+		record = append(record, '}')
 	}
-	v.tx.PutRevision(rev, data)
-	return json.Marshal(stored.Revision)
+	record = append(record, "]}"...)
+	tx.PutRevision(rev, record)
+	return &revisionEvent{head: head, size: publicSize}, diffs, nil
+}
+
+// revisionEvent is what the change feed gets of a commit: the revision
+// record as clients see it. It is encoded after the store write (not
+// during it, beside the write's own buffers), from the commit's diffs.
+type revisionEvent struct {
+	head Revision
+	size int
+}
+
+func (r *revisionEvent) encode(diffs []Diff) []byte {
+	public := appendRevisionHead(make([]byte, 0, r.size), &r.head)
+	for i := range diffs {
+		if i > 0 {
+			public = append(public, ',')
+		}
+		public = appendDiff(public, &diffs[i])
+	}
+	return append(public, "]}"...)
+}
+
+// hasSecrets reports whether k has a field that diffs redact.
+func hasSecrets(k *model.Kind) bool {
+	for _, f := range k.Fields {
+		if f.Secret != model.Public {
+			return true
+		}
+	}
+	return false
+}
+
+// appendRevisionHead writes a revision record up to the opening bracket of
+// its Changes, fields in the order of Revision (as encoding/json would).
+func appendRevisionHead(b []byte, r *Revision) []byte {
+	b = append(b, `{"Revision":`...)
+	b = strconv.AppendUint(b, r.Revision, 10)
+	b = append(b, `,"Time":`...)
+	b = model.AppendJSONString(b, r.Time)
+	b = append(b, `,"User":`...)
+	b = model.AppendJSONString(b, r.User)
+	b = append(b, `,"Source":`...)
+	b = model.AppendJSONString(b, r.Source)
+	b = append(b, `,"Comment":`...)
+	b = model.AppendJSONString(b, r.Comment)
+	return append(b, `,"Changes":[`...)
+}
+
+// appendDiff writes d as encoding/json would (Before and After are JSON
+// the model wrote, compact already).
+func appendDiff(b []byte, d *Diff) []byte {
+	b = append(b, `{"Kind":`...)
+	b = model.AppendJSONString(b, d.Kind)
+	b = append(b, `,"Key":`...)
+	b = model.AppendJSONString(b, d.Key)
+	b = append(b, `,"ObjectId":`...)
+	b = model.AppendJSONString(b, d.ObjectId)
+	b = append(b, `,"Op":`...)
+	b = model.AppendJSONString(b, d.Op)
+	if len(d.Before) > 0 {
+		b = append(b, `,"Before":`...)
+		b = append(b, d.Before...)
+	}
+	if len(d.After) > 0 {
+		b = append(b, `,"After":`...)
+		b = append(b, d.After...)
+	}
+	return append(b, '}')
 }
 
 // newObjectID makes the ObjectId of a new object: a version 7 UUID, which
