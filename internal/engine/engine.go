@@ -86,8 +86,8 @@ const CachedObjects = 65536
 // serving: it also checks that the backend has a driver for every kind.
 func New(reg *model.Registry, st store.Config, be backend.Backend, box *secrets.Box, log *slog.Logger) *Engine {
 	e := &Engine{reg: reg, store: st, backend: be, drivers: be.Drivers(), box: box, log: log, order: map[string]int{},
-		 objects: newObjCache(CachedObjects),
-		jobs: make(chan *job, maxBatch), stopLoop: make(chan struct{}), loopDone: make(chan struct{})}
+		objects: newObjCache(CachedObjects),
+		jobs:    make(chan *job, maxBatch), stopLoop: make(chan struct{}), loopDone: make(chan struct{})}
 	e.events = newBroker(func(rev uint64) ([]byte, error) { return e.GetRevision(rev, nil) })
 	for i, k := range reg.Kinds() {
 		e.order[k.Name] = i
