@@ -29,7 +29,7 @@ func routeKinds() []*Kind {
 			Check: checkRoute,
 		},
 		{
-			Name: "IPv4RouteState", Class: State,
+			Name: "IPv4RouteState", Class: State, Source: SourceService,
 			CLI: &CLICommand{Words: []string{"ip", "route"}},
 			Doc: "One route of the switch's routing table: connected subnets of its IPv4Intfs and its static routes (later also routes learned by BGP).",
 			Fields: []*Field{

@@ -122,7 +122,7 @@ func (s *Server) start(dir string, opts Options) error {
 	// Without credentials, plain HTTP serves the local OS user on the other
 	// end: this process's own uid, which is admin (as for swmgr serve).
 	peers := auth.NewPeers(auth.PeerOptions{UserGroup: func(context.Context, string) (string, bool, error) { return "", false, nil }})
-	var plain http.Handler = auth.Handler(h, auth.Options{Verifier: verifier, Throttle: throttle, Peers: peers, Log: log, Refused: s.Handler.LogRefused})
+	var plain http.Handler = auth.Handler(h, auth.Options{Verifier: verifier, Throttle: throttle, Peers: peers, Log: log, Access: s.Handler.Access, Refused: s.Handler.LogRefused})
 	if opts.Outer != nil {
 		plain = opts.Outer(plain)
 	}
@@ -130,7 +130,7 @@ func (s *Server) start(dir string, opts Options) error {
 	s.plain.Config.ConnContext = peers.ConnContext
 	s.plain.Start()
 	s.URL = s.plain.URL
-	s.tls = httptest.NewUnstartedServer(auth.Handler(h, auth.Options{Verifier: verifier, Throttle: throttle, Log: log, Refused: s.Handler.LogRefused}))
+	s.tls = httptest.NewUnstartedServer(auth.Handler(h, auth.Options{Verifier: verifier, Throttle: throttle, Log: log, Access: s.Handler.Access, Refused: s.Handler.LogRefused}))
 	s.tls.StartTLS()
 	s.TLSURL = s.tls.URL
 	cert := s.tls.Certificate()
