@@ -44,6 +44,9 @@ func writeKind(b *strings.Builder, k *Kind, r *Registry) {
 	default:
 		b.WriteString("Operations: create, get by key, get by ObjectId, get all (paged), update by key or ObjectId, delete by key or ObjectId.\n\n")
 	}
+	if k.Class == State {
+		fmt.Fprintf(b, "Source: %s.\n\n", sourceDoc[k.Source])
+	}
 	if k.Class == Config && k.WriteRole() != RoleOperator {
 		fmt.Fprintf(b, "Writes need: %s.\n\n", who(k))
 	}
@@ -182,6 +185,12 @@ var formatNames = map[Format]string{
 	FormatAbsPath:  "absolute path",
 	FormatObjName:  "name: letters, digits, _ . -",
 	FormatIntfRef:  "fpPort<N>, fpPort<N>s<M> or a LogicalIntf name",
+}
+
+var sourceDoc = map[string]string{
+	SourceBackend:   "the backend (its driver for the kind)",
+	SourceService:   "the service itself",
+	SourceConfigLog: "the config log",
 }
 
 // who is, for the docs, who may write objects of k or run it.
