@@ -67,12 +67,12 @@ func (s *Server) Check() error {
 		}
 	}
 	for _, name := range sortedKeys(s.actions) {
-		if s.reg.Lookup(model.Action, name) == nil {
+		if k := s.reg.Named(name); k == nil || k.Class != model.Action {
 			return fmt.Errorf("a handler is registered for %s, which is not a declared action", name)
 		}
 	}
 	for _, name := range sortedKeys(s.states) {
-		if k := s.reg.Lookup(model.State, name); k == nil || k.Source != model.SourceService {
+		if k := s.reg.Named(name); k == nil || k.Class != model.State || k.Source != model.SourceService {
 			return fmt.Errorf("a state source is registered for %s, which is not a state kind declared with Source %q", name, model.SourceService)
 		}
 	}

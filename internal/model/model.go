@@ -368,6 +368,17 @@ func (r *Registry) Lookup(c Class, name string) *Kind {
 	return r.byLower[c][strings.ToLower(name)]
 }
 
+// Named returns the kind declared as name exactly (a state kind with its
+// "State": "ArpEntryState"), whatever its class; nil if there is none.
+func (r *Registry) Named(name string) *Kind {
+	for _, k := range r.kinds {
+		if k.Name == name {
+			return k
+		}
+	}
+	return nil
+}
+
 // Resolve applies the contract's rule for path names: an exact kind name
 // first; otherwise a trailing "s" names the kind for a get-all.
 func (r *Registry) Resolve(c Class, name string) (k *Kind, plural bool) {
