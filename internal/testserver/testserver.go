@@ -114,6 +114,7 @@ func (s *Server) start(dir string, opts Options) error {
 	}
 	s.Engine = eng
 	s.Handler = api.New(eng, log)
+	serviceStates(s.Handler, be)
 	var h http.Handler = s.Handler
 	if opts.Wrap != nil {
 		h = opts.Wrap(h)
@@ -182,4 +183,20 @@ func (s *Server) Close() {
 	if s.dir != "" {
 		os.RemoveAll(s.dir)
 	}
+}
+
+// serviceStates gives the state kinds that swmgr serve fills itself
+// (model.SourceService) sources of the same shape: a ready status, this
+// package's version, no LLDP neighbors, the simulated switch's routes.
+func serviceStates(h *api.Server, be *sim.Sim) {
+	h.HandleState("SystemStatusState", func(context.Context) ([]model.Object, error) {
+		return []model.Object{{"Name": "testserver", "Ready": true, "Reason": "", "UpTime": "0s",
+			"NumCreateCalls": "0", "NumDeleteCalls": "0", "NumUpdateCalls": "0", "NumGetCalls": "0", "NumActionCalls": "0",
+			"FlexDaemons": []model.Object{}}}, nil
+	})
+	h.HandleState("SystemSwVersionState", func(context.Context) ([]model.Object, error) {
+		return []model.Object{{"FlexswitchVersion": "testserver", "Repos": []model.Object{}}}, nil
+	})
+	h.HandleState("LLDPIntfState", func(context.Context) ([]model.Object, error) { return []model.Object{}, nil })
+	h.HandleState("IPv4RouteState", be.Routes)
 }
