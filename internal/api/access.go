@@ -43,8 +43,10 @@ func (s *Server) Access(r *http.Request) (auth.Need, *http.Request) {
 
 // route parses r's path, or takes the route Access parsed for it.
 func (s *Server) route(r *http.Request) (Route, *apierr.Error) {
-	if p, ok := r.Context().Value(routeKey{}).(*parsedRoute); ok && p.path == r.URL.Path {
-		return p.route, p.err
+	if r.Method != http.MethodGet && r.Method != http.MethodHead { // Access parses writes only
+		if p, ok := r.Context().Value(routeKey{}).(*parsedRoute); ok && p.path == r.URL.Path {
+			return p.route, p.err
+		}
 	}
 	return ParseRoute(s.reg, r.URL.Path)
 }
