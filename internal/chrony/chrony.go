@@ -15,7 +15,6 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -103,31 +102,20 @@ func (d *Daemon) socket() string          { return d.path("run/chronyd.sock") }
 
 // Start writes chrony.conf, prepares the directories and starts chronyd.
 func (d *Daemon) Start(ctx context.Context) error {
-	u, err := user.Lookup(d.opts.User)
+	acct, err := daemon.LookupAccount(d.opts.User)
 	if err != nil {
 		return fmt.Errorf("chrony: user %q (install Debian's chrony package): %w", d.opts.User, err)
 	}
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
-	// The daemon's user must be able to reach its directory: parents
-	// made here are traversable.
-	if err := os.MkdirAll(filepath.Dir(d.opts.Dir), 0o755); err != nil {
+	uid, gid := acct.UID, acct.GIDs[0]
+	// chronyd reads its sources and makes its socket after dropping to its
+	// user: the directory is root's, its user must pass through it and
+	// every directory above (MakeDir says which one does not).
+	if err := daemon.MakeDir(d.opts.Dir, 0o755, 0, 0, acct); err != nil {
 		return fmt.Errorf("chrony: %w", err)
 	}
-	if err := os.MkdirAll(d.opts.Dir, 0o755); err != nil {
-		return fmt.Errorf("chrony: %w", err)
-	}
-	// chronyd refuses a socket directory that others can read, and reads
-	// the sources after dropping privileges.
+	// chronyd refuses a socket directory that others can read.
 	for _, sub := range []string{"run", "sources.d"} {
-		p := d.path(sub)
-		if err := os.MkdirAll(p, 0o750); err != nil {
-			return fmt.Errorf("chrony: %w", err)
-		}
-		if err := os.Chown(p, uid, gid); err != nil {
-			return fmt.Errorf("chrony: %w", err)
-		}
-		if err := os.Chmod(p, 0o750); err != nil {
+		if err := daemon.MakeDir(d.path(sub), 0o750, uid, gid, acct); err != nil {
 			return fmt.Errorf("chrony: %w", err)
 		}
 	}

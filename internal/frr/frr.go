@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -107,21 +106,15 @@ func New(opts Options) (*Router, error) {
 // Start prepares the directory and starts the daemons with the current
 // configuration.
 func (r *Router) Start(ctx context.Context) error {
-	u, err := user.Lookup(r.opts.User)
+	acct, err := daemon.LookupAccount(r.opts.User)
 	if err != nil {
 		return fmt.Errorf("frr: user %q (install Debian's frr package): %w", r.opts.User, err)
 	}
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
-	// The daemon's user must be able to reach its directory: parents
-	// made here are traversable.
-	if err := os.MkdirAll(filepath.Dir(r.opts.Dir), 0o755); err != nil {
-		return fmt.Errorf("frr: %w", err)
-	}
-	if err := os.MkdirAll(r.opts.Dir, 0o750); err != nil {
-		return fmt.Errorf("frr: %w", err)
-	}
-	if err := os.Chown(r.opts.Dir, uid, gid); err != nil {
+	uid, gid := acct.UID, acct.GIDs[0]
+	// zebra and bgpd drop to the frr user and then make their pid files and
+	// sockets in the directory: it is theirs, and every directory above it
+	// must let them through (MakeDir says which one does not).
+	if err := daemon.MakeDir(r.opts.Dir, 0o750, uid, gid, acct); err != nil {
 		return fmt.Errorf("frr: %w", err)
 	}
 	for _, name := range daemonsFor(r.opts.BinDir) {
