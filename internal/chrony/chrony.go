@@ -12,6 +12,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -44,6 +45,8 @@ type Options struct {
 	Chronyd, Chronyc string
 	// Extra lines for chrony.conf (tests: a local server's settings).
 	Extra []string
+	// Log receives chronyd's starts, exits and restarts (nil: none).
+	Log *slog.Logger
 }
 
 // Source is one NTP server as chrony takes it.
@@ -93,7 +96,7 @@ func New(opts Options) (*Daemon, error) {
 		// back, but say so if it cannot be read.
 		_, err := d.chronyc(ctx, "-c", "-n", "sources")
 		return err
-	})
+	}, opts.Log)
 	return d, nil
 }
 

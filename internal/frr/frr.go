@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -31,6 +32,8 @@ type Options struct {
 	BinDir string
 	// User runs the daemons; default "frr" (created by Debian's package).
 	User string
+	// Log receives the daemons' starts, exits and restarts (nil: none).
+	Log *slog.Logger
 }
 
 // Router is one FRR instance swmgr owns: its daemons and its BGP
@@ -99,7 +102,7 @@ func New(opts Options) (*Router, error) {
 			},
 		})
 	}
-	r.group = daemon.NewGroup(specs, r.reapply)
+	r.group = daemon.NewGroup(specs, r.reapply, opts.Log)
 	return r, nil
 }
 
