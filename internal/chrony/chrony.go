@@ -62,8 +62,9 @@ type Daemon struct {
 	opts  Options
 	group *daemon.Group
 
-	mu      sync.Mutex // serialises changes of the sources
-	current []Source
+	mu         sync.Mutex // serialises changes of the sources and the binding
+	current    []Source
+	bindDevice string
 }
 
 // New prepares an instance; Start runs it.
@@ -123,6 +124,15 @@ func (d *Daemon) Start(ctx context.Context) error {
 		}
 	}
 	d.stopStale()
+	if err := d.writeConf(d.bindDevice); err != nil {
+		return err
+	}
+	return d.group.Start(ctx)
+}
+
+// writeConf writes chrony.conf; dev, when set, binds the NTP client
+// sockets to that network device.
+func (d *Daemon) writeConf(dev string) error {
 	conf := []string{
 		"# written by swmgr: each NTP server is a file in sources.d",
 		"port 0", // a client: it serves no time
@@ -133,11 +143,52 @@ func (d *Daemon) Start(ctx context.Context) error {
 		"sourcedir " + d.path("sources.d"),
 		"makestep 1 3",
 	}
+	if dev != "" {
+		conf = append(conf, "bindacqdevice "+dev)
+	}
 	conf = append(conf, d.opts.Extra...)
 	if err := atomicfile.Replace(d.path("chrony.conf"), []byte(strings.Join(conf, "\n")+"\n"), 0o644); err != nil {
 		return fmt.Errorf("chrony: %w", err)
 	}
-	return d.group.Start(ctx)
+	return nil
+}
+
+// BindDevice is the device the NTP client sockets are bound to ("" none).
+func (d *Daemon) BindDevice() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.bindDevice
+}
+
+// SetBindDevice binds chronyd's NTP client sockets to the network device
+// dev ("" unbinds them): the NtpServers' SourceIntf. chrony takes it only
+// as the global bindacqdevice directive (chrony 4.3 has no per-source
+// interface), which it reads at start: chronyd is restarted, and reads
+// its sources again from sources.d. If it does not come back, the
+// previous configuration is put back.
+func (d *Daemon) SetBindDevice(ctx context.Context, dev string) error {
+	if strings.ContainsAny(dev, " \t\n/") || len(dev) > 15 {
+		return fmt.Errorf("chrony: %q is not a network device name", dev)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if dev == d.bindDevice {
+		return nil
+	}
+	if err := d.writeConf(dev); err != nil {
+		return err
+	}
+	if err := d.group.Restart(ctx); err != nil {
+		if werr := d.writeConf(d.bindDevice); werr != nil {
+			return fmt.Errorf("chrony: bind to %s: %w; putting the previous configuration back: %v", dev, err, werr)
+		}
+		if rerr := d.group.Restart(ctx); rerr != nil {
+			return fmt.Errorf("chrony: bind to %s: %w; and the restart with the previous configuration failed: %v", dev, err, rerr)
+		}
+		return fmt.Errorf("chrony: bind to %s: %w", dev, err)
+	}
+	d.bindDevice = dev
+	return nil
 }
 
 // stopStale ends a chronyd of this directory that outlived the swmgr that

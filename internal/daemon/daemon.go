@@ -216,6 +216,18 @@ func (g *Group) watch(ctx context.Context, s Spec, p *proc) {
 	}
 }
 
+// Restart stops every daemon and starts them again, in order, each ready
+// before the next: for a configuration a daemon reads only at start. It is
+// not counted as a restart in Status (nothing failed).
+func (g *Group) Restart(ctx context.Context) error {
+	g.Stop()
+	g.mu.Lock()
+	g.stopped = false
+	g.mu.Unlock()
+	g.log.Info("restarting daemons for a new configuration", "daemons", len(g.specs))
+	return g.Start(ctx)
+}
+
 // Status reports every daemon, in start order.
 func (g *Group) Status() []Status {
 	g.mu.Lock()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -438,6 +439,61 @@ func TestNTPAndSystemOnLinux(t *testing.T) {
 		b, _ := os.ReadFile(filepath.Join(dir, "chrony", "sources.d", "swmgr-10.211.0.2.sources"))
 		if string(b) != "server 10.211.0.2 iburst minpoll 4 maxpoll 5 prefer\n" {
 			t.Errorf("source file %q", b)
+		}
+	})
+
+	t.Run("SourceIntf binds chrony's client sockets to that device", func(t *testing.T) {
+		confPath := filepath.Join(dir, "chrony", "chrony.conf")
+		bound := func() string {
+			b, _ := os.ReadFile(confPath)
+			for _, line := range strings.Split(string(b), "\n") {
+				if dev, ok := strings.CutPrefix(line, "bindacqdevice "); ok {
+					return dev
+				}
+			}
+			return ""
+		}
+		// Bound to lo, the server behind fpPort1 is out of reach: chronyd
+		// (restarted for the binding, so its samples start again) gets no
+		// answer to its iburst.
+		s.mustCommit(s.edit(backend.Update, "NtpServer", model.Object{"IpAddr": "10.211.0.2", "SourceIntf": "lo"}))
+		if bound() != "lo" {
+			t.Fatalf("chrony.conf binds %q, want lo", bound())
+		}
+		time.Sleep(8 * time.Second)
+		if st := s.stateOf("NtpServer", ntpKey); num(st["Reach"]) != 0 || st["Selected"] == true {
+			t.Errorf("bound to lo, the server was still reached: %v", st)
+		}
+		netdev := s.be.Ports().Netdev("fpPort1")
+		s.mustCommit(s.edit(backend.Update, "NtpServer", model.Object{"IpAddr": "10.211.0.2", "SourceIntf": "fpPort1"}))
+		if bound() != netdev {
+			t.Fatalf("chrony.conf binds %q, want fpPort1's netdev %s", bound(), netdev)
+		}
+		if !eventually(40*time.Second, func() bool { return s.stateOf("NtpServer", ntpKey)["Selected"] == true }) {
+			t.Fatalf("bound to fpPort1, the server is not selected: %v", s.stateOf("NtpServer", ntpKey))
+		}
+		for _, tc := range []struct {
+			edit engine.Edit
+			want string
+		}{
+			{s.edit(backend.Create, "NtpServer", model.Object{"IpAddr": "10.211.0.3", "SourceIntf": "lo"}), "chrony binds all its NTP client sockets to one device"},
+			{s.edit(backend.Update, "NtpServer", model.Object{"IpAddr": "10.211.0.2", "SourceIntf": "nosuch0"}), "SourceIntf nosuch0 is neither a front-panel port nor a netdev"},
+		} {
+			err := s.commit(tc.edit)
+			var ae *apierr.Error
+			if !errors.As(err, &ae) || ae.Status != http.StatusBadRequest || !strings.Contains(ae.Message, tc.want) {
+				t.Errorf("commit: %v, want a 400 saying %q", err, tc.want)
+			}
+			if bound() != netdev {
+				t.Errorf("after a refused commit chrony.conf binds %q", bound())
+			}
+		}
+		s.mustCommit(s.edit(backend.Update, "NtpServer", model.Object{"IpAddr": "10.211.0.2", "SourceIntf": "ma1"}))
+		if bound() != "" {
+			t.Errorf("back to the default ma1 (no such netdev), chrony.conf binds %q", bound())
+		}
+		if !eventually(40*time.Second, func() bool { return s.stateOf("NtpServer", ntpKey)["Selected"] == true }) {
+			t.Errorf("unbound again, the server is not selected: %v", s.stateOf("NtpServer", ntpKey))
 		}
 	})
 
