@@ -325,6 +325,42 @@ func TestBGPOnLinux(t *testing.T) {
 		// kernel has none (this host's), the backend makes VRFs as
 		// namespaces, which FRR's default VRF backend does not follow.
 	})
+	t.Run("a batch of BGP commits is one FRR apply; the commit FRR refuses fails alone", func(t *testing.T) {
+		kind := s.reg.Lookup(model.Config, "BGPv4Neighbor")
+		neighbor := func(op backend.Op, addr, as string, rrClient bool) *backend.Commit {
+			o := kind.Defaults()
+			o["Vrf"], o["NeighborAddress"], o["PeerAS"], o["RouteReflectorClient"] = "default", addr, as, rrClient
+			c := backend.Change{Kind: kind, Op: op, Key: "default/" + addr, After: o}
+			if op == backend.Delete {
+				c.Before, c.After = o, nil
+			}
+			return &backend.Commit{Changes: []backend.Change{c}}
+		}
+		applies, passes := sw.Applies(), s.be.OnePassBatches()
+		n, err := s.be.ApplyBatch(ctx, []*backend.Commit{neighbor(backend.Create, "10.201.7.1", "65071", false), neighbor(backend.Create, "10.201.7.2", "65072", false)})
+		if n != 2 || err != nil {
+			t.Fatalf("ApplyBatch: %d %v", n, err)
+		}
+		if got := sw.Applies() - applies; got != 1 || s.be.OnePassBatches() != passes+1 {
+			t.Errorf("two BGP commits in a batch cost %d FRR applies (want 1)", got)
+		}
+		if rc := runningBGP(t, sw); !strings.Contains(rc, "neighbor 10.201.7.1 remote-as 65071") || !strings.Contains(rc, "neighbor 10.201.7.2 remote-as 65072") {
+			t.Fatalf("the batch's neighbors are not in FRR:\n%s", rc)
+		}
+		n, err = s.be.ApplyBatch(ctx, []*backend.Commit{neighbor(backend.Create, "10.201.7.3", "65073", false),
+			neighbor(backend.Create, "10.201.7.4", "65074", true), neighbor(backend.Create, "10.201.7.5", "65075", false)})
+		if n != 1 || err == nil || !strings.Contains(err.Error(), "Not an internal neighbor") {
+			t.Fatalf("ApplyBatch with FRR refusing the second commit: %d %v; want 1 applied and FRR's message", n, err)
+		}
+		rc := runningBGP(t, sw)
+		if !strings.Contains(rc, "neighbor 10.201.7.3 ") || strings.Contains(rc, "10.201.7.4") || strings.Contains(rc, "10.201.7.5") {
+			t.Errorf("after the batch FRR refused a commit of, FRR runs:\n%s", rc)
+		}
+		if n, err := s.be.ApplyBatch(ctx, []*backend.Commit{{Changes: append(append(neighbor(backend.Delete, "10.201.7.1", "65071", false).Changes,
+			neighbor(backend.Delete, "10.201.7.2", "65072", false).Changes...), neighbor(backend.Delete, "10.201.7.3", "65073", false).Changes...)}}); n != 1 || err != nil {
+			t.Fatalf("deleting the batch's neighbors: %d %v", n, err)
+		}
+	})
 	t.Run("FRR not answering: 503, nothing stored", func(t *testing.T) {
 		sw.Stop() // no supervisor left to restart it: the rest of the test cannot use FRR
 		err := s.commit(s.edit(backend.Create, "BGPv4Neighbor", model.Object{"NeighborAddress": "10.201.9.12", "PeerAS": "65012"}))

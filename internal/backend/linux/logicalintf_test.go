@@ -287,3 +287,61 @@ func TestIPv4RouteDriver(t *testing.T) {
 		t.Errorf("after the delete the kernel is not as before:\n%s", d)
 	}
 }
+
+// TestApplyBatchOnePass hands the backend batches of commits as the
+// engine's group commit does: a batch that succeeds is applied in one
+// pass (one kernel Tx); in a batch whose second commit fails, the first is
+// applied, the second and third are not, and the kernel shows exactly that.
+func TestApplyBatchOnePass(t *testing.T) {
+	l, be, reg := driverLab(t, 3)
+	k := be.Kernel()
+	ctx := context.Background()
+	if _, err := be.ApplyBatch(ctx, []*backend.Commit{{}}); err != nil { // the start's replay
+		t.Fatal(err)
+	}
+	addr := func(port, ip string) *backend.Commit {
+		return &backend.Commit{Changes: []backend.Change{change(reg, "IPv4Intf", backend.Create, port,
+			model.Object{"IntfRef": port, "IpAddr": ip, "Vrf": "default", "AdminState": "UP"})}}
+	}
+	has := func(ip string) bool {
+		return strings.Contains(run(t, "ip", "-n", l.sw, "-o", "addr", "show"), " "+ip+" ")
+	}
+	n, err := be.ApplyBatch(ctx, []*backend.Commit{addr("fpPort1", "10.0.1.1/24"), addr("fpPort2", "10.0.2.1/24"), addr("fpPort3", "10.0.3.1/24")})
+	if n != 3 || err != nil || be.OnePassBatches() != 1 {
+		t.Fatalf("ApplyBatch: %d %v, one-pass batches %d; want 3 applied in one pass", n, err, be.OnePassBatches())
+	}
+	for _, ip := range []string{"10.0.1.1/24", "10.0.2.1/24", "10.0.3.1/24"} {
+		if !has(ip) {
+			t.Errorf("%s not in the kernel after the batch", ip)
+		}
+	}
+	del := func(port, ip string) backend.Change {
+		return change(reg, "IPv4Intf", backend.Delete, port, model.Object{"IntfRef": port, "IpAddr": ip, "Vrf": "default", "AdminState": "UP"})
+	}
+	if n, err := be.ApplyBatch(ctx, []*backend.Commit{{Changes: []backend.Change{del("fpPort1", "10.0.1.1/24"), del("fpPort2", "10.0.2.1/24"), del("fpPort3", "10.0.3.1/24")}}}); n != 1 || err != nil {
+		t.Fatalf("delete: %d %v", n, err)
+	}
+
+	before := l.dump()
+	k.FailAt = func(_ int, what string) error {
+		if strings.Contains(what, "10.0.5.1") {
+			return fmt.Errorf("injected at %s", what)
+		}
+		return nil
+	}
+	defer func() { k.FailAt = nil }()
+	n, err = be.ApplyBatch(ctx, []*backend.Commit{addr("fpPort1", "10.0.4.1/24"), addr("fpPort2", "10.0.5.1/24"), addr("fpPort3", "10.0.6.1/24")})
+	if n != 1 || err == nil || !strings.Contains(err.Error(), "injected") {
+		t.Fatalf("ApplyBatch with its second commit failing: %d %v; want 1 applied and the injected error", n, err)
+	}
+	if !has("10.0.4.1/24") || has("10.0.5.1/24") || has("10.0.6.1/24") {
+		t.Errorf("after the failed batch the kernel has:\n%s", run(t, "ip", "-n", l.sw, "-o", "addr", "show"))
+	}
+	k.FailAt = nil
+	if n, err := be.ApplyBatch(ctx, []*backend.Commit{{Changes: []backend.Change{del("fpPort1", "10.0.4.1/24")}}}); n != 1 || err != nil {
+		t.Fatalf("delete: %d %v", n, err)
+	}
+	if d := diffLines(before, l.dump()); d != "" {
+		t.Errorf("the failed batch left more than its first commit:\n%s", d)
+	}
+}
