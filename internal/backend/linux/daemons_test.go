@@ -24,6 +24,7 @@ import (
 	"github.com/swmgr/swmgr/internal/chrony"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/frr"
+	"github.com/swmgr/swmgr/internal/frr/frrtest"
 	"github.com/swmgr/swmgr/internal/model"
 )
 
@@ -104,38 +105,15 @@ func runningBGP(t testing.TB, r *frr.Router) string {
 // fpPort1 with a second, independent FRR in the host namespace behind it.
 // The steps share one lab because bringing sessions up is the slow part.
 func TestBGPOnLinux(t *testing.T) {
-	needProgram(t, "frr", "/usr/lib/frr/bgpd", "/usr/lib/frr/zebra")
+	frrtest.Need(t)
 	l := newLabNamed(t, "rt", 1, KernelOptions{})
 	l.k.Close()
 	l.k = nil
 	dir := daemonDir(t, l.prefix)
-	host := l.hosts[0]
-	run(t, "ip", "-n", host, "addr", "add", "10.201.0.2/30", "dev", "eth0")
-	run(t, "ip", "-n", host, "addr", "add", "192.0.2.1/24", "dev", "lo")
-
 	ctx := context.Background()
-	peer, err := frr.New(frr.Options{Dir: filepath.Join(dir, "peer"), Netns: host})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := peer.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(peer.Stop)
-	fast := func(addr, as string) frr.Neighbor {
-		return frr.Neighbor{NeighborAddress: addr, PeerAS: as, KeepaliveTime: 3, HoldTime: 9, ConnectRetryTime: 1}
-	}
-	peerExpects := func(switchAS string) {
-		t.Helper()
-		err := peer.Apply(ctx, frr.Config{
-			Instances: []frr.Instance{{ASNum: "65002", RouterID: "10.201.0.2", Redistribution: []frr.Redistribution{{Sources: "CONNECTED"}}}},
-			Neighbors: []frr.Neighbor{fast("10.201.0.1", switchAS)},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	peerExpects("65001")
+	// The peer FRR in the host namespace behind fpPort1.
+	peer := frrtest.StartPeer(t, filepath.Join(dir, "peer"), &frrtest.Peer{Netns: l.hosts[0], Port: "eth0",
+		Addr: "10.201.0.2", SwitchAddr: "10.201.0.1", Announce: "192.0.2.1/24", AS: "65002"}, "65001")
 
 	var failUsers atomic.Bool
 	s := startSwitch(t, l, t.TempDir(), func(o *Options) {
@@ -284,14 +262,14 @@ func TestBGPOnLinux(t *testing.T) {
 		}) {
 			t.Error("the learned route stayed in the kernel")
 		}
-		ns, err := peer.Neighbors(ctx)
+		ns, err := peer.Router.Neighbors(ctx)
 		if err != nil || len(ns) != 1 || ns[0].SessionState == frr.SessionEstablished {
 			t.Errorf("the peer still has the session: %+v %v", ns, err)
 		}
 	})
 
 	t.Run("changing ASNum restarts cleanly", func(t *testing.T) {
-		peerExpects("65101")
+		peer.Expect(t, "65101")
 		s.mustCommit(
 			s.edit(backend.Update, "BGPGlobal", model.Object{"Vrf": "default", "ASNum": "65101"}),
 			s.edit(backend.Create, "BGPv4Neighbor", first.Clone()))
