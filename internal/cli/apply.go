@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/swmgr/swmgr/client"
 	"github.com/swmgr/swmgr/internal/model"
@@ -74,7 +75,28 @@ func maskIf(f *model.Field, v any) string {
 	if f.Secret != model.Public && display(v) != "" {
 		return "********"
 	}
+	if recs, ok := v.([]model.Object); ok && recordIdentity(f) != nil {
+		parts := make([]string, len(recs))
+		for i, r := range recs {
+			parts[i] = recordText(f, r, false)
+		}
+		return strings.Join(parts, "; ")
+	}
 	return display(v)
+}
+
+// recordText is a record of a list as its command writes it, without the
+// list's word: `10.1.1.2 weight 5`; sub-fields at their default only when
+// full.
+func recordText(f *model.Field, r model.Object, full bool) string {
+	id := recordIdentity(f)
+	text := quote(display(r[id.Name]))
+	for _, sf := range f.Sub {
+		if sf != id && sf.Secret == model.Public && (full || !sameValue(r[sf.Name], defaultOf(sf))) {
+			text += " " + sf.CLIWord() + " " + quote(display(r[sf.Name]))
+		}
+	}
+	return text
 }
 
 func (s *Session) success(e *entry, code int) string {
@@ -329,17 +351,62 @@ func (s *Session) printEntry(e *entry, status string) {
 	s.printf("\n")
 }
 
-// writeTable prints FlexSwitch's tables: a leading blank, columns four
-// blanks apart; around the header dashes (above too when boxed).
-func writeTable(w io.Writer, header []string, rows [][]string, boxed bool) {
-	width := make([]int, len(header))
-	for i, h := range header {
-		width[i] = len(h)
+// cellWidth is where FlexSwitch's table printer wrapped a cell.
+const cellWidth = 30
+
+// wrapCell splits a cell into lines of at most cellWidth characters, at a
+// blank where there is one in the line, else in the middle of the word (as
+// FlexSwitch's printer cut EBGPAllowMultipleAS).
+func wrapCell(c string) []string {
+	var out []string
+	for len([]rune(c)) > cellWidth {
+		r := []rune(c)
+		cut := strings.LastIndex(string(r[:cellWidth+1]), " ")
+		if cut <= 0 {
+			out = append(out, string(r[:cellWidth]))
+			c = string(r[cellWidth:])
+			continue
+		}
+		out = append(out, strings.TrimRight(string(r[:cellWidth+1])[:cut], " "))
+		c = strings.TrimLeft(string(r[:cellWidth+1])[cut:]+string(r[cellWidth+1:]), " ")
 	}
+	return append(out, c)
+}
+
+// wrapRow turns one row into as many lines as its tallest wrapped cell.
+func wrapRow(cells []string) [][]string {
+	parts := make([][]string, len(cells))
+	height := 1
+	for i, c := range cells {
+		parts[i] = wrapCell(c)
+		height = max(height, len(parts[i]))
+	}
+	lines := make([][]string, height)
+	for l := range lines {
+		lines[l] = make([]string, len(cells))
+		for i := range cells {
+			if l < len(parts[i]) {
+				lines[l][i] = parts[i][l]
+			}
+		}
+	}
+	return lines
+}
+
+// writeTable prints FlexSwitch's tables: a leading blank, columns four
+// blanks apart, cells wrapped at 30 characters; around the header dashes
+// (above too when boxed).
+func writeTable(w io.Writer, header []string, rows [][]string, boxed bool) {
+	heads := wrapRow(header)
+	var lines [][]string
 	for _, r := range rows {
+		lines = append(lines, wrapRow(r)...)
+	}
+	width := make([]int, len(header))
+	for _, r := range append(append([][]string(nil), heads...), lines...) {
 		for i, c := range r {
-			if i < len(width) && len(c) > width[i] {
-				width[i] = len(c)
+			if i < len(width) && utf8.RuneCountInString(c) > width[i] {
+				width[i] = utf8.RuneCountInString(c)
 			}
 		}
 	}
@@ -351,10 +418,10 @@ func writeTable(w io.Writer, header []string, rows [][]string, boxed bool) {
 		var b strings.Builder
 		b.WriteString(" ")
 		for i, c := range cells {
-			if i == len(cells)-1 {
+			if i == len(cells)-1 || i >= len(width) {
 				b.WriteString(c)
 			} else {
-				b.WriteString(c + strings.Repeat(" ", width[i]-len(c)+4))
+				b.WriteString(c + strings.Repeat(" ", width[i]-utf8.RuneCountInString(c)+4))
 			}
 		}
 		return strings.TrimRight(b.String(), " ") + "\n"
@@ -363,10 +430,12 @@ func writeTable(w io.Writer, header []string, rows [][]string, boxed bool) {
 	if boxed {
 		io.WriteString(w, dash)
 	}
-	io.WriteString(w, line(header))
+	for _, h := range heads {
+		io.WriteString(w, line(h))
+	}
 	io.WriteString(w, dash)
-	for _, r := range rows {
-		io.WriteString(w, line(r))
+	for _, l := range lines {
+		io.WriteString(w, line(l))
 	}
 }
 

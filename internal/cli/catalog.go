@@ -2,6 +2,7 @@ package cli
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/swmgr/swmgr/internal/model"
 )
@@ -26,6 +27,15 @@ type catalog struct {
 
 func newCatalog(reg *model.Registry) *catalog {
 	c := &catalog{reg: reg, children: map[string][]*model.Kind{}}
+	stateShows := map[string]bool{}
+	for _, k := range reg.Kinds() {
+		if k.Class == model.Config && k.CLI == nil {
+			k.CLI = derivedCommand(k)
+		}
+		if k.Class == model.State && k.CLI != nil {
+			stateShows[strings.Join(k.CLIShow(), " ")] = true
+		}
+	}
 	for _, k := range reg.Kinds() {
 		if k.Singleton && c.hostKind == nil {
 			for _, f := range k.Fields {
@@ -37,7 +47,9 @@ func newCatalog(reg *model.Registry) *catalog {
 		if k.CLI == nil {
 			continue
 		}
-		if k.Class != model.Action {
+		// A state kind's show wins over a config kind's with the same
+		// words (`show ip route` is the routing table, not IPv4Route).
+		if k.Class == model.State || (k.Class == model.Config && !stateShows[strings.Join(k.CLIShow(), " ")]) {
 			c.shows = append(c.shows, k)
 		}
 		if k.Class == model.State {
@@ -55,6 +67,32 @@ func newCatalog(reg *model.Registry) *catalog {
 	}
 	c.config = c.runOrder()
 	return c
+}
+
+// derivedCommand is the command of a config kind the model gives no CLI
+// declaration: FlexSwitch 2.x's way for objects without a curated model.
+// The kind's name in lower case is the word and the prompt segment (`vlan
+// 10` -> (config-vlan)#), its keys are the values, and its fields' REST
+// names are the words inside the context.
+func derivedCommand(k *model.Kind) *model.CLICommand {
+	w := strings.ToLower(k.Name)
+	return &model.CLICommand{Words: []string{w}, Prompt: []string{w}}
+}
+
+// leadKeys are the key fields typed before the value field when a kind's
+// key has several parts (`ip route <DestinationNw> <NetworkMask>`).
+func (c *catalog) leadKeys(k *model.Kind) []*model.Field {
+	if k.CLI.Value != "" || k.CLI.Join || k.Singleton {
+		return nil
+	}
+	vf := c.valueField(k)
+	var out []*model.Field
+	for _, f := range k.Keys() {
+		if f != vf && f.Name != k.CLI.Inherit {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // isAction reports whether k's command queues an action rather than an

@@ -22,6 +22,15 @@ func fieldHelp(f *model.Field) string {
 		parts = append(parts, fmt.Sprintf("%d-%d", f.Range.Min, f.Range.Max))
 	case f.Type == model.StringList:
 		parts = append(parts, "list, one value per command")
+	case f.Type == model.RecordList && recordIdentity(f) != nil:
+		id := recordIdentity(f)
+		form := "<" + id.CLIWord() + ">"
+		for _, sf := range f.Sub {
+			if sf != id {
+				form += " [" + sf.CLIWord() + " <" + sf.Type.String() + ">]"
+			}
+		}
+		parts = append(parts, "list, one per command: "+form)
 	default:
 		parts = append(parts, f.Type.String())
 	}

@@ -82,6 +82,7 @@ type Session struct {
 	factory snapshot          // revision 1, read once: the baselines of show run
 	pageLen int               // `terminal length`: -1 the terminal's height, 0 no pager
 	noMore  bool              // `| no-more` on the line being run
+	opening bool              // a context's new object is being staged
 }
 
 // NewSession starts a session on api; it reads the host name for the prompt.
