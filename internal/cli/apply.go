@@ -110,12 +110,36 @@ func (s *Session) success(e *entry, code int) string {
 // apply commits every complete pending object change as one candidate
 // commit, then runs the queued actions in order. On a failure nothing of
 // the commit lands and every entry stays pending.
+//
+// An action cannot be part of the commit: the engine's commit holds object
+// edits (store and switch), while actions reach outside it (an OS
+// account's password, a file, the whole configuration replaced). So apply
+// dry-runs every queued action first and commits nothing if one is
+// refused; only a failure while an action runs, after the commit, can
+// leave the commit applied and that action pending.
 func (s *Session) apply(opts client.CommitOptions) error {
 	s.stack = nil
 	if len(s.pending) == 0 {
 		return nil
 	}
+	var queued []*entry
+	for _, e := range s.pending {
+		if e.op == opAction || e.direct && e.valid() {
+			queued = append(queued, e)
+		}
+	}
+	if opts.Confirm > 0 && len(queued) > 0 {
+		// While a commit awaits confirmation the server refuses every
+		// other change, so the actions after it could not run.
+		s.printf("ERROR: apply confirmed cannot run actions or create users (%s): apply them first, or remove them (no <command>)\n", queued[0].cmd)
+		return errFailed
+	}
 	s.printf("Applying Config:\n")
+	if failed := s.precheckActions(); failed {
+		s.printf("%s\n", s.red(failBanner))
+		s.printf("Nothing was changed; the pending config is kept (showunapplied, clearunapplied).\n")
+		return errFailed
+	}
 	var objs, direct, actions, incomplete []*entry
 	for _, e := range s.pending {
 		switch {
@@ -190,6 +214,24 @@ func (s *Session) apply(opts client.CommitOptions) error {
 		s.pending = slices.DeleteFunc(s.pending, func(x *entry) bool { return x == e })
 	}
 	return nil
+}
+
+// precheckActions dry-runs every queued action, in order, and prints the
+// refused ones; it reports whether any was refused.
+func (s *Session) precheckActions() (failed bool) {
+	for _, e := range s.pending {
+		if e.op != opAction {
+			continue
+		}
+		ctx, cancel := s.rctx()
+		_, err := s.api.Action(ctx, e.kind.Name, client.Object(e.object()), client.DryRun())
+		cancel()
+		if err != nil {
+			s.printf("%s%s\n\n", s.sdkLine(e), s.red("FAILED: "+errText(err)))
+			failed = true
+		}
+	}
+	return failed
 }
 
 // createDirect creates an object outside the candidate (see sync).

@@ -538,3 +538,34 @@ show run
 		t.Errorf("bad record input queued something:\n%s", out3)
 	}
 }
+
+// TestApplyWithRefusedActionChangesNothing: an action the server refuses
+// stops the whole apply before the commit, so the objects typed with it
+// are not applied either and everything stays pending.
+func TestApplyWithRefusedActionChangesNothing(t *testing.T) {
+	srv := startServer(t)
+	api, _ := client.New(srv.URL)
+	cases := []struct{ name, script, want string }{
+		{"short password", "vrf blue\n!\nuser admin password short\napply\nshowunapplied\n", "FAILED: 400"},
+		{"Nonce without Passphrase", "vrf blue\n!\nsave config toFile\nNonce abc\n!\napply\nshowunapplied\n", "FAILED: 400"},
+		{"confirmed with actions", "vrf blue\n!\nsave config\napply confirmed 5\nshowunapplied\n", "ERROR: apply confirmed cannot run actions"},
+	}
+	for _, tc := range cases {
+		out, err := run(t, srv, "enable\nconfig\n"+tc.script)
+		if err == nil {
+			t.Errorf("%s: exit status 0\n%s", tc.name, out)
+		}
+		if !strings.Contains(out, tc.want) {
+			t.Errorf("%s: lacks %q:\n%s", tc.name, tc.want, out)
+		}
+		if strings.Contains(out, "result: SUCCESS") {
+			t.Errorf("%s: something was applied:\n%s", tc.name, out)
+		}
+		if !strings.Contains(out, "object: Vrf   status: PENDING CONFIG") {
+			t.Errorf("%s: the Vrf is no longer pending:\n%s", tc.name, out)
+		}
+		if _, err := api.Get(context.Background(), "Vrf", client.Object{"Vrf": "blue"}); !client.IsNotFound(err) {
+			t.Errorf("%s: Vrf blue exists after the refused apply (%v)", tc.name, err)
+		}
+	}
+}
