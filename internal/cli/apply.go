@@ -194,6 +194,7 @@ func (s *Session) apply(opts client.CommitOptions) error {
 			if by.IsZero() {
 				by = time.Now().Add(opts.Confirm)
 			}
+			s.confirmBy = by
 			s.printf("Revision %d is rolled back at %s unless 'confirm' is entered\n", res.Revision, by.Local().Format(time.ANSIC))
 		}
 	}

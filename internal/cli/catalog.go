@@ -23,6 +23,7 @@ type catalog struct {
 	hostKind  *model.Kind // the singleton that holds the host name
 	hostField string
 	saveKind  *model.Kind // the action `write memory` runs
+	logKind   *model.Kind // the config log (confirmations)
 }
 
 func newCatalog(reg *model.Registry) *catalog {
@@ -43,6 +44,9 @@ func newCatalog(reg *model.Registry) *catalog {
 					c.hostKind, c.hostField = k, f.Name
 				}
 			}
+		}
+		if k.Source == model.SourceConfigLog {
+			c.logKind = k
 		}
 		if k.CLI == nil {
 			continue

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -567,5 +568,46 @@ func TestApplyWithRefusedActionChangesNothing(t *testing.T) {
 		if _, err := api.Get(context.Background(), "Vrf", client.Object{"Vrf": "blue"}); !client.IsNotFound(err) {
 			t.Errorf("%s: Vrf blue exists after the refused apply (%v)", tc.name, err)
 		}
+	}
+}
+
+// TestConfirmStatus: the commit awaiting confirmation is shown, with its
+// revision, user and time left, in the session that made it and in
+// another one; after confirm (or with none) there is none.
+func TestConfirmStatus(t *testing.T) {
+	srv := startServer(t)
+	out, err := run(t, srv, "enable\nshow config confirm-status\nconfig\nvrf conf1\nexit\napply confirmed 5\nshow config confirm-status\n")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(out, "#show config confirm-status\nApplying Show:\nNo commit awaits confirmation\n") {
+		t.Errorf("before any confirmed apply:\n%s", out)
+	}
+	api, _ := client.New(srv.URL)
+	var rev uint64
+	for r, err := range api.Revisions(context.Background(), client.PageSize(1)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		rev = r.Revision
+		break
+	}
+	row := regexp.MustCompile(`(?m)^ ` + fmt.Sprint(rev) + ` +(\S+) .* (4:5\d|5:00)$`)
+	if !row.MatchString(out) {
+		t.Errorf("the confirm-status of the session lacks revision %d with about 5 minutes left:\n%s", rev, out)
+	}
+	other, err := run(t, srv, "enable\nshow config confirm-status\nshow config confirm-status | json\n")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, other)
+	}
+	if !row.MatchString(other) || !strings.Contains(other, `"Awaiting": true`) || !strings.Contains(other, fmt.Sprintf(`"Revision": %d`, rev)) {
+		t.Errorf("another session does not see revision %d awaiting confirmation:\n%s", rev, other)
+	}
+	after, err := run(t, srv, fmt.Sprintf("enable\nconfirm %d\nshow config confirm-status\n", rev))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, after)
+	}
+	if !strings.Contains(after, "No commit awaits confirmation") {
+		t.Errorf("after confirm:\n%s", after)
 	}
 }

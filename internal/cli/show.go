@@ -18,6 +18,7 @@ var showControls = []*option{
 	{words: []string{"config", "diff"}, control: "diff", help: "Pending vs running config (or: <rev1> [<rev2>])"},
 	{words: []string{"config", "history"}, control: "history", help: "The revisions of the configuration"},
 	{words: []string{"config", "revision"}, control: "revision", help: "What one revision changed"},
+	{words: []string{"config", "confirm-status"}, control: "confirm-status", help: "The commit awaiting confirmation: revision, user, time left"},
 }
 
 func (s *Session) showOptions() []*option {
@@ -65,6 +66,11 @@ func (s *Session) show(args []token, line string) error {
 		return s.showHistory()
 	case "revision":
 		return s.showRevision(rest)
+	case "confirm-status":
+		if len(rest) > 0 {
+			return s.badToken(line, args, used, nil)
+		}
+		return s.showConfirmStatus()
 	}
 	return s.showKind(o.kind, rest)
 }
