@@ -24,12 +24,22 @@ type catalog struct {
 	hostField string
 	saveKind  *model.Kind // the action `write memory` runs
 	logKind   *model.Kind // the config log (confirmations)
+	// userKind is the kind of the switch's users (keyed by a user name),
+	// accessField its field that says whether a user may have a shell.
+	userKind    *model.Kind
+	accessField *model.Field
 }
 
-func newCatalog(reg *model.Registry) *catalog {
+//
+// Kinds named in absent (the server does not serve them) get no command.
+func newCatalog(reg *model.Registry, absent map[string]bool) *catalog {
 	c := &catalog{reg: reg, children: map[string][]*model.Kind{}}
 	stateShows := map[string]bool{}
 	for _, k := range reg.Kinds() {
+		if absent[k.Name] {
+			k.CLI = nil
+			continue
+		}
 		if k.Class == model.Config && k.CLI == nil {
 			k.CLI = derivedCommand(k)
 		}
@@ -47,6 +57,11 @@ func newCatalog(reg *model.Registry) *catalog {
 		}
 		if k.Source == model.SourceConfigLog {
 			c.logKind = k
+		}
+		if keys := k.Keys(); k.Class == model.Config && len(keys) == 1 && keys[0].Format == model.FormatUserName {
+			if f := k.Field("Access"); f != nil && slices.Contains(f.Enum, shellAccess) {
+				c.userKind, c.accessField = k, f
+			}
 		}
 		if k.CLI == nil {
 			continue

@@ -5,9 +5,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/swmgr/swmgr/client"
@@ -104,7 +106,7 @@ func TestCheckValue(t *testing.T) {
 
 // TestPrompts checks FlexSwitch's prompt rule on every declared context.
 func TestPrompts(t *testing.T) {
-	s := &Session{cat: newCatalog(model.Builtin()), host: "leaf1", mode: ConfigMode}
+	s := &Session{cat: newCatalog(model.Builtin(), nil), host: "leaf1", mode: ConfigMode}
 	kind := func(n string, c model.Class) *model.Kind { return s.cat.reg.Lookup(c, n) }
 	push := func(k *model.Kind, value, extra string) {
 		s.stack = append(s.stack, &frame{kind: k, prompt: s.promptFor(k, value, extra)})
@@ -154,7 +156,7 @@ func TestPrompts(t *testing.T) {
 }
 
 func TestResolveAmbiguity(t *testing.T) {
-	s := &Session{cat: newCatalog(model.Builtin()), mode: ConfigMode}
+	s := &Session{cat: newCatalog(model.Builtin(), nil), mode: ConfigMode}
 	toks, _ := tokenize("sh")
 	s.stack = []*frame{{kind: s.cat.reg.Lookup(model.Config, "Port")}}
 	m, _, _, amb := resolve(toks, s.configOptions(true))
@@ -609,5 +611,95 @@ func TestConfirmStatus(t *testing.T) {
 	}
 	if !strings.Contains(after, "No commit awaits confirmation") {
 		t.Errorf("after confirm:\n%s", after)
+	}
+}
+
+// TestReloadCLIModel: reload_cli_model reads the host name again and
+// leaves out the kinds the server does not serve (here an older server,
+// which answers unknown_kind for Vlan once the session has started).
+func TestReloadCLIModel(t *testing.T) {
+	var older atomic.Bool
+	srv, err := testserver.Start("", testserver.Options{Ports: 4, Wrap: func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if older.Load() && strings.Contains(r.URL.Path, "/Vlan") {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusNotFound)
+				io.WriteString(w, `{"Result":"Error","Error":{"Status":404,"Code":"unknown_kind","Message":"unknown config object \"Vlan\""}}`)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	api, _ := client.New(srv.URL)
+	in := &hookReader{parts: []string{"enable\nconfig\nvlan 10\n!\nclearunapplied\nend\n", "reload_cli_model\nconfig\nvlan 10\n"}, before: func(part int) {
+		if part == 1 {
+			older.Store(true)
+			if _, err := api.UpdateByKey(context.Background(), "SystemParam", client.Object{"Vrf": "default", "Hostname": "leaf9"}); err != nil {
+				t.Errorf("hostname: %v", err)
+			}
+		}
+	}}
+	var buf bytes.Buffer
+	err = Run(context.Background(), api, RunOptions{In: in, Out: &buf, Endpoint: "x"})
+	out := buf.String()
+	if err == nil {
+		t.Errorf("vlan after the reload did not fail:\n%s", out)
+	}
+	for _, want := range []string{"switch(config)#vlan 10\nswitch(config-vlan)#", "switch#reload_cli_model\nCLI model reloaded: ", "Not served by this swmgr, left out: Vlan\nleaf9#config", "leaf9(config)#vlan 10\nvlan 10\n^\nERROR Invalid command entered"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestShellAccess: who `shell` lets out of the CLI (the bash launcher is
+// replaced by a recorder; test/cli_tty_test.go runs the real bash).
+func TestShellAccess(t *testing.T) {
+	srv := startServer(t)
+	api, _ := client.New(srv.URL)
+	ctx := context.Background()
+	for _, u := range []struct{ name, access string }{{"clionly", "CLI"}, {"basher", "Bash"}} {
+		if _, err := api.Create(ctx, "User", client.Object{"Name": u.name, "Password": "shell-test-pw1", "Access": u.access}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cases := []struct {
+		name    string
+		offered bool
+		user    string
+		root    bool
+		mode    string
+		ran     bool
+		want    string
+	}{
+		{"script or --url", false, "basher", false, "enable\n", false, "ERROR: shell is available only at a terminal on the switch itself"},
+		{"Access CLI", true, "clionly", false, "enable\n", false, "ERROR: shell is not allowed for clionly (Access CLI; an admin can set Access Bash)"},
+		{"no such User", true, "nobody1", false, "enable\n", false, "ERROR: shell is not allowed: nobody1 is not a User of the switch"},
+		{"user mode", true, "basher", false, "", false, "ERROR Invalid command entered"},
+		{"Access Bash", true, "basher", false, "enable\n", true, "Starting bash as basher"},
+		{"root", true, "root", true, "enable\n", true, "Starting bash as root"},
+	}
+	for _, tc := range cases {
+		ran := false
+		o := Options{OSUser: tc.user, Root: tc.root}
+		if tc.offered {
+			o.Shell = func(context.Context) error { ran = true; return nil }
+		}
+		var out bytes.Buffer
+		o.Out = &out
+		s, err := NewSession(ctx, api, "x", o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(tc.mode+"shell", "\n") {
+			s.Execute(l)
+		}
+		if ran != tc.ran || !strings.Contains(out.String(), tc.want) {
+			t.Errorf("%s: ran %v (want %v), output:\n%s", tc.name, ran, tc.ran, out.String())
+		}
 	}
 }
