@@ -324,7 +324,9 @@ func TestCLIShell(t *testing.T) {
 	p.line("enable", "switch#")
 	p.typeText("shell")
 	p.keys("Enter")
-	p.waitFor("bash's prompt", func(scr string) bool { return strings.HasSuffix(lastLine(scr), "$") || strings.HasSuffix(lastLine(scr), "#") && !strings.HasSuffix(lastLine(scr), "switch#") })
+	p.waitFor("bash's prompt", func(scr string) bool {
+		return strings.HasSuffix(lastLine(scr), "$") || strings.HasSuffix(lastLine(scr), "#") && !strings.HasSuffix(lastLine(scr), "switch#")
+	})
 	p.typeText("echo inside-$((6*7)) $SWMGR_CLI_SHELL")
 	p.keys("Enter")
 	p.waitFor("bash's answer", func(scr string) bool { return strings.Contains(scr, "inside-42 1") })

@@ -30,7 +30,6 @@ type catalog struct {
 	accessField *model.Field
 }
 
-//
 // Kinds named in absent (the server does not serve them) get no command.
 func newCatalog(reg *model.Registry, absent map[string]bool) *catalog {
 	c := &catalog{reg: reg, children: map[string][]*model.Kind{}}

@@ -58,4 +58,3 @@ func (s *Session) mayShell(name string) error {
 	}
 	return nil
 }
-
