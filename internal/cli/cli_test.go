@@ -703,3 +703,37 @@ func TestShellAccess(t *testing.T) {
 		}
 	}
 }
+
+// TestCompleteKeysWithSeveralParts: completion and help walk a two-part
+// key part by part, with the values of the existing objects.
+func TestCompleteKeysWithSeveralParts(t *testing.T) {
+	srv := startServer(t)
+	api, _ := client.New(srv.URL)
+	if _, err := api.Create(context.Background(), "IPv4Route", client.Object{"DestinationNw": "10.5.0.0", "NetworkMask": "255.255.0.0", "NullRoute": true}); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	s, err := NewSession(context.Background(), api, "x", Options{Out: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.mode = ConfigMode
+	for _, tc := range []struct{ line, want string }{
+		{"ip route ", "10.5.0.0"},
+		{"ip route 10.5.0.0 ", "255.255.0.0"},
+	} {
+		cands, _ := s.Complete(tc.line)
+		if !slices.Contains(cands, tc.want) {
+			t.Errorf("Complete(%q) = %q, want %q among them", tc.line, cands, tc.want)
+		}
+	}
+	s.Execute("ip route ?")
+	if !strings.Contains(out.String(), "10.5.0.0") || !strings.Contains(out.String(), "network address") {
+		t.Errorf("help of ip route:\n%s", out.String())
+	}
+	out.Reset()
+	s.Execute("ip route 10.5.0.0 255.255.0.0 ?")
+	if !strings.Contains(out.String(), "nexthop") || !strings.Contains(out.String(), "list, one per command: <nexthopip> [nexthopintref <string>] [weight <integer>]") {
+		t.Errorf("help inside ip route:\n%s", out.String())
+	}
+}
