@@ -737,3 +737,14 @@ func TestCompleteKeysWithSeveralParts(t *testing.T) {
 		t.Errorf("help inside ip route:\n%s", out.String())
 	}
 }
+
+func TestRedistribute(t *testing.T) {
+	srv := startServer(t)
+	out, err := run(t, srv, "enable\nconfig\nrouter bgp 65001\nredistribute CONNECTED\nredistribute STATIC\nno redistribute STATIC\n!\napply\nshow run\n")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(out, "!\nrouter bgp 65001\n  redistribute CONNECTED\n") || strings.Contains(out, "redistribute STATIC\n!") {
+		t.Errorf("show run:\n%s", out)
+	}
+}
