@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/swmgr/swmgr/internal/apierr"
+	"github.com/swmgr/swmgr/internal/auth"
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
@@ -54,13 +55,9 @@ func (s *Server) stageEdits(w http.ResponseWriter, r *http.Request, cand string)
 		s.fail(w, r, err)
 		return
 	}
-	allow := allowUsers(r, "Candidate")
 	eds := make([]engine.Edit, len(edits))
 	for i, se := range edits {
 		ed, err := s.stagedEdit(r, se)
-		if err == nil && allow != nil {
-			err = allow(ed.Kind, ed.Op, "")
-		}
 		if err != nil {
 			s.fail(w, r, atEdit(i, err))
 			return
@@ -160,6 +157,10 @@ func (s *Server) stagedEdit(r *http.Request, se stagedEdit) (engine.Edit, error)
 		if ed.Fields, err = q.kind.Parse(q.body); err != nil {
 			return engine.Edit{}, err
 		}
+	}
+	// The access the same edit staged alone needs (see access.go).
+	if a, id := route.Access(se.Method), auth.FromContext(r.Context()); !a.Allows(id.Role.Model(), id.Name, ed.Fields) {
+		return engine.Edit{}, apierr.New(http.StatusForbidden, apierr.CodeForbidden, route.Kind.Name, "", "%s %s needs %s; user %s is %s", se.Method, se.Path, a.Who(), id.Name, id.Role)
 	}
 	return ed, nil
 }

@@ -2,8 +2,11 @@ package api
 
 import (
 	"bytes"
+	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/swmgr/swmgr/internal/auth"
 )
 
 // POST /candidates/{id}/edits stages a list of edits (creates, updates by
@@ -66,5 +69,33 @@ func TestStageManyOverREST(t *testing.T) {
 	}
 	if code, _, _ := s.do("GET", "/config/NtpServer/"+ntpID, ``); code != 404 {
 		t.Errorf("the deleted NtpServer answers %d", code)
+	}
+}
+
+// Each edit of a list needs what it would need staged alone: an operator
+// may stage NtpServers but not a User, and a list with a User in it
+// stages nothing.
+func TestStageManyNeedsEachEditsAccess(t *testing.T) {
+	h := newAPIHarness(t)
+	stage := func(id, body string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest("POST", "/public/v1/candidates/"+id+"/edits", strings.NewReader(body))
+		r = r.WithContext(auth.NewContext(r.Context(), auth.Identity{Name: "op", Group: "operator", Role: auth.Operator}))
+		w := httptest.NewRecorder()
+		h.h.ServeHTTP(w, r)
+		return w
+	}
+	s := &txnServer{t: t, url: h.base, client: h.client, st: h.st, eng: h.eng}
+	_, body, _ := s.do("POST", "/candidates", `{}`)
+	id := body["CandidateId"].(string)
+	before := s.dump()
+	w := stage(id, `{"Edits":[{"Method":"POST","Path":"config/NtpServer","Body":{"IpAddr":"192.0.2.5"}},{"Method":"POST","Path":"config/User","Body":{"Name":"eve","Group":"admin","Password":"Secret-pass-123"}}]}`)
+	if w.Code != 403 || !strings.Contains(w.Body.String(), "Edits[1]") {
+		t.Fatalf("an operator staging a User in a list: %d %s; want 403 naming Edits[1]", w.Code, w.Body)
+	}
+	if !bytes.Equal(before, s.dump()) {
+		t.Fatal("the refused list changed the store")
+	}
+	if w := stage(id, `{"Edits":[{"Method":"POST","Path":"config/NtpServer","Body":{"IpAddr":"192.0.2.5"}}]}`); w.Code != 200 {
+		t.Fatalf("an operator staging an NtpServer: %d %s", w.Code, w.Body)
 	}
 }

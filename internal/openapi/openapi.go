@@ -727,7 +727,7 @@ func (g *gen) transactions() {
 		"responses": obj{"200": reply("the changes", ref("CandidateDiff"))},
 	})
 	g.op(prefix+"/candidates/{CandidateId}/edits", "POST", obj{
-		"operationId": "stageCandidateEdits", "tags": t, "summary": "Stage a list of edits into a candidate, all or none",
+		"access": operator, "operationId": "stageCandidateEdits", "tags": t, "summary": "Stage a list of edits into a candidate, all or none",
 		"parameters":  cp,
 		"requestBody": obj{"content": jsonContent(ref("StageEdits"))},
 		"responses":   obj{"200": reply("staged", ref("StagedEdits"))},
