@@ -65,8 +65,19 @@ var (
 // read (checking a large candidate's staging, saving the configuration,
 // paging through a large list) would then hold every write behind it. With
 // the map this large no remap happens below this database size. It is
-// address space, not memory: only the pages touched count in RSS.
+// address space, not memory: only the pages touched count in RSS. (See
+// growthStep for the file's own growth.)
 const InitialMmapSize = 1 << 30
+
+// growthStep is how much bbolt grows the file by beyond what a commit
+// needs: as much as the database holds, between 32 KiB and 16 MiB. With
+// the large map (InitialMmapSize) bbolt would otherwise grow the file in
+// 16 MiB steps from the start; this keeps the doubling it does with a small
+// map, so the file stays within about twice its pages (and a file cut in
+// half loses pages, which the check at open finds).
+func growthStep(size int64) int {
+	return int(min(max(size, 32<<10), 16<<20))
+}
 
 // ErrLocked means another process has the data directory open.
 var ErrLocked = errors.New("data directory is in use by another swmgr process")
@@ -122,6 +133,7 @@ func Open(dir string) (*Store, error) {
 		}
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
+	db.AllocSize = growthStep(0)
 	_ = os.WriteFile(filepath.Join(dir, "swmgr.pid"), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
 	// Only a new database is written to here: one refused by a check after
 	// Open (the secret key's) must be left exactly as it was.
@@ -178,6 +190,7 @@ func (s *Store) Update(fn func(tx Txn) error) error {
 		btx.Rollback()
 		return err
 	}
+	s.db.AllocSize = growthStep(btx.Size())
 	syncStart := time.Now()
 	if err := btx.Commit(); err != nil {
 		return fmt.Errorf("commit to disk: %w", err)
