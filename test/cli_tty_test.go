@@ -73,10 +73,11 @@ func lastLine(screen string) string {
 	return strings.TrimRight(lines[len(lines)-1], " ")
 }
 
-// waitFor polls the screen until ok holds (10 s at most).
+// waitFor polls the screen until ok holds (20 s at most: the machine may
+// be loaded).
 func (p *pane) waitFor(what string, ok func(screen string) bool) string {
 	p.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(20 * time.Second)
 	for {
 		s := p.screen()
 		if ok(s) {
@@ -104,12 +105,39 @@ func (p *pane) keys(keys ...string) {
 
 func (p *pane) typeText(text string) { p.t.Helper(); p.keys("-l", text) }
 
-// line types a command, presses Enter and waits for the next prompt.
+// history is the whole pane, its scrollback included.
+func (p *pane) history() string {
+	out, err := exec.Command("tmux", "capture-pane", "-p", "-J", "-S", "-", "-t", p.name).Output()
+	if err != nil {
+		return ""
+	}
+	return string(out)
+}
+
+// promptLines counts the lines that start with prompt: each command run
+// at that prompt leaves one, and the prompt waiting for input is one.
+func promptLines(screen, prompt string) int {
+	n := 0
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.HasPrefix(l, prompt) {
+			n++
+		}
+	}
+	return n
+}
+
+// line types a command, presses Enter and waits for the next prompt: a
+// new one, not the prompt the command was typed at (the screen can still
+// show that one before the CLI has even read the line).
 func (p *pane) line(cmd, prompt string) string {
 	p.t.Helper()
+	before := promptLines(p.history(), prompt)
 	p.typeText(cmd)
 	p.keys("Enter")
-	return p.waitPrompt(prompt)
+	return p.waitFor("the prompt "+prompt+" after "+cmd, func(string) bool {
+		h := p.history()
+		return lastLine(h) == prompt && promptLines(h, prompt) > before
+	})
 }
 
 func TestCLITerminal(t *testing.T) {

@@ -481,6 +481,7 @@ Description "users of floor 2"
 !
 apply
 show run
+show vlan
 `
 	out, err := run(t, srv, script)
 	if err != nil {
@@ -495,6 +496,7 @@ show run
 		"!\nip route 10.3.0.0 255.255.0.0\n  nexthop 10.1.1.2\n",
 		"!\nip route 10.9.9.9 255.255.255.255\n  nullroute\n",
 		"!\nvlan 10\n  IntfList fpPort2\n  UntagIntfList fpPort3\n  Description \"users of floor 2\"\n",
+		"#show vlan\nApplying Show:\n", " VlanId    IntfList",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("lacks %q:\n%s", want, out)
@@ -513,9 +515,7 @@ show run
 	}
 
 	// Round trip: the show run replayed on a fresh switch reads back the same.
-	run1 := out[strings.LastIndex(out, "printing without defaults"):]
-	run1 = run1[:strings.LastIndex(run1, "\n")+1]
-	run1 = strings.TrimSuffix(run1, "switch(config)#\n")
+	run1 := out[strings.LastIndex(out, "printing without defaults"):strings.LastIndex(out, "switch(config)#show vlan")]
 	srv2 := startServer(t)
 	out2, err := run(t, srv2, "enable\nconfig\n"+run1+"apply\nshow run\n")
 	if err != nil {

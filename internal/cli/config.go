@@ -812,20 +812,8 @@ func (s *Session) recordCommand(fr *frame, f *model.Field, args []token, neg boo
 
 // currentRecords is a record-list attribute as the session sees it.
 func (s *Session) currentRecords(fr *frame, f *model.Field) []model.Object {
-	if e := s.findEntry(fr.kind, fr.key); e != nil {
-		if v, ok := e.get(f.Name); ok {
-			l, _ := v.([]model.Object)
-			return l
-		}
-		if e.op == opCreate {
-			return nil
-		}
-	}
-	obj, found, err := s.getOne(s.view(), fr.kind, fr.key)
-	if err != nil || !found {
-		return nil
-	}
-	return obj.Records(f.Name)
+	l, _ := s.currentValue(fr, f).([]model.Object)
+	return l
 }
 
 // leafCommand sets (or with `no` reverts) one attribute in a context.
@@ -922,15 +910,21 @@ func joinTokens(t []token) string {
 
 // currentList is a list attribute as the session sees it.
 func (s *Session) currentList(fr *frame, f *model.Field) []string {
+	l, _ := s.currentValue(fr, f).([]string)
+	return l
+}
+
+// currentValue is an attribute as the session sees it: in the action
+// context's entry, else in the object's pending entry, else stored (nil
+// for an object this session creates and has not given the attribute).
+func (s *Session) currentValue(fr *frame, f *model.Field) any {
 	if fr.entry != nil {
 		v, _ := fr.entry.get(f.Name)
-		l, _ := v.([]string)
-		return l
+		return v
 	}
 	if e := s.findEntry(fr.kind, fr.key); e != nil {
 		if v, ok := e.get(f.Name); ok {
-			l, _ := v.([]string)
-			return l
+			return v
 		}
 		if e.op == opCreate {
 			return nil
@@ -940,8 +934,7 @@ func (s *Session) currentList(fr *frame, f *model.Field) []string {
 	if err != nil || !found {
 		return nil
 	}
-	l, _ := obj[f.Name].([]string)
-	return l
+	return obj[f.Name]
 }
 
 // actionCommand queues an action: a one-liner (`user alice password P`,

@@ -1,36 +1,20 @@
 package daemon
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/swmgr/swmgr/internal/syncbuf"
 )
 
-// syncBuffer is a log sink the supervisor's goroutines write to while the
-// test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is the log sink the test reads while the service writes it.
+type syncBuffer = syncbuf.Buffer
 
 // TestGroupLogsExitsAndRestarts kills a real daemon (sleep) and checks
 // that the group restarts it, re-applies its configuration, reports it in

@@ -106,15 +106,7 @@ func BenchmarkGetStatePorts64(b *testing.B) {
 	l := benchLab(b, 64)
 	s := benchSwitch(b, l, b.TempDir())
 	defer s.stop()
-	h := api.New(s.e, quiet())
-	get := func() *httptest.ResponseRecorder {
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/public/v1/state/Ports", nil))
-		return rec
-	}
-	if rec := get(); rec.Code != 200 || strings.Count(rec.Body.String(), `"OperState"`) != 64 {
-		b.Fatalf("%d %s", rec.Code, rec.Body.String()[:200])
-	}
+	get := getStatePorts(b, api.New(s.e, quiet()), 64)
 	dumps := s.be.Kernel().linkDumps.Load()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -145,15 +137,7 @@ func BenchmarkGetStatePorts64Sim(b *testing.B) {
 	if err := e.Start(context.Background()); err != nil {
 		b.Fatal(err)
 	}
-	h := api.New(e, quiet())
-	get := func() *httptest.ResponseRecorder {
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/public/v1/state/Ports", nil))
-		return rec
-	}
-	if rec := get(); rec.Code != 200 || strings.Count(rec.Body.String(), `"OperState"`) != 64 {
-		b.Fatalf("%d %s", rec.Code, rec.Body.String()[:200])
-	}
+	get := getStatePorts(b, api.New(e, quiet()), 64)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if rec := get(); rec.Code != 200 {
@@ -179,4 +163,19 @@ func BenchmarkPortStates64(b *testing.B) {
 			b.Fatal(err, len(st))
 		}
 	}
+}
+
+// getStatePorts returns a GET /state/Ports through h, after checking once
+// that it answers all the ports.
+func getStatePorts(b *testing.B, h http.Handler, ports int) func() *httptest.ResponseRecorder {
+	b.Helper()
+	get := func() *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/public/v1/state/Ports", nil))
+		return rec
+	}
+	if rec := get(); rec.Code != 200 || strings.Count(rec.Body.String(), `"OperState"`) != ports {
+		b.Fatalf("%d %.200s", rec.Code, rec.Body.String())
+	}
+	return get
 }
