@@ -323,7 +323,7 @@ func keyNames(k *model.Kind) string {
 }
 
 func (q *request) write(op backend.Op) error {
-	if raw, ok := q.body["patch"]; ok && op == backend.Update && q.cand == "" && q.kind.Field("patch") == nil {
+	if raw, ok := q.body["patch"]; ok && op == backend.Update && q.kind.Field("patch") == nil {
 		return q.patchList(raw)
 	}
 	ed := engine.Edit{Kind: q.kind, Op: op, IfMatch: ifMatchHeader(q.r)}

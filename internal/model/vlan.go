@@ -21,6 +21,7 @@ func vlan() *Kind {
 			{Name: "IntfList", Type: StringList, Format: FormatPortName, Ref: "Port", Doc: "tagged member ports"},
 			{Name: "UntagIntfList", Type: StringList, Format: FormatPortName, Ref: "Port", Doc: "untagged member ports"},
 			{Name: "AdminState", Type: String, Default: "UP", Enum: adminStates},
+			{Name: "AutoState", Type: String, Default: "UP", Enum: adminStates, Doc: "UP: the VLAN interface is up only while one of its member ports is; DOWN: it stays up without members"},
 			{Name: "Description", Type: String, MaxLen: 64},
 		},
 		Check: func(o Object) error {
@@ -36,9 +37,12 @@ func vlan() *Kind {
 			return nil
 		},
 		Constraints: []Constraint{oneUntaggedVlan},
+		StateDoc:    "The VLAN interface vlan<VlanId> (its SVI, which an IPv4Intf can name): OperState follows AdminState and, with AutoState UP, its member ports.",
 		StateOnly: []*Field{
+			{Name: "VlanName", Type: String, Doc: "the VLAN interface's name, vlan<VlanId>"},
 			{Name: "OperState", Type: String, Enum: adminStates},
 			{Name: "IfIndex", Type: Int},
+			{Name: "SysInternalDescription", Type: String, Doc: "why OperState is what it is"},
 		},
 	}
 }
