@@ -81,6 +81,14 @@ func TestFlexSwitchServicesLab(t *testing.T) {
 	s.expect(t, 409, "POST", "/config/Vlan", `{"VlanId":20, "UntagIntfList":["fpPort3"]}`)
 	s.expect(t, 400, "POST", "/config/Vlan", `{"VlanId":20, "IntfList":["fpPort4"], "UntagIntfList":["fpPort4"]}`)
 	s.expect(t, 201, "POST", "/config/Vlan", `{"VlanId":20, "IntfList":["fpPort3","fpPort4"], "UntagIntfList":["fpPort5"]}`)
+	// A port is routed or switched: no address on a VLAN member, no VLAN
+	// membership for a port with an address.
+	if r := s.expect(t, 409, "POST", "/config/IPv4Intf", `{"IntfRef":"fpPort4", "IpAddr":"10.4.0.1/24"}`); !strings.Contains(string(r.raw), "vlan20") {
+		t.Errorf("an address on a tagged member: %s", r)
+	}
+	s.expect(t, 201, "POST", "/config/IPv4Intf", `{"IntfRef":"fpPort6", "IpAddr":"10.6.0.1/24"}`)
+	s.expect(t, 409, "PATCH", "/config/Vlan", `{"VlanId":20,"patch":[{"op":"add","path":"IntfList","value":"fpPort6"}]}`)
+	s.expect(t, 200, "DELETE", "/config/IPv4Intf", `{"IntfRef":"fpPort6"}`)
 
 	// The VLAN interface follows its member ports (AutoState UP)...
 	s.expect(t, 200, "PATCH", "/config/Port", `{"IntfRef":"fpPort1","AdminState":"DOWN"}`)

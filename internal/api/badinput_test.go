@@ -235,6 +235,8 @@ func TestBadInputsChangeNothing(t *testing.T) {
 		{"Vlan duplicate", "POST", "/config/Vlan", `{"VlanId":10}`, nil, 409, "duplicate"},
 		{"port tagged and untagged", "POST", "/config/Vlan", `{"VlanId":20,"IntfList":["fpPort5"],"UntagIntfList":["fpPort5"]}`, nil, 400, "invalid_value"},
 		{"port untagged in two VLANs", "POST", "/config/Vlan", `{"VlanId":20,"UntagIntfList":["fpPort7"]}`, nil, 409, "conflict"},
+		{"VLAN member with an address", "POST", "/config/Vlan", `{"VlanId":20,"IntfList":["fpPort1"]}`, nil, 409, "conflict"},
+		{"address on a VLAN member", "POST", "/config/IPv4Intf", `{"IntfRef":"fpPort8","IpAddr":"10.8.0.1/24"}`, nil, 409, "conflict"},
 		{"delete a VLAN in use", "DELETE", "/config/Vlan", `{"VlanId":10}`, nil, 409, "referenced"},
 		{"delete a VLAN in use by id", "DELETE", "/config/Vlan/" + ids["vlan"], ``, nil, 409, "referenced"},
 		{"address on a missing VLAN", "POST", "/config/IPv4Intf", `{"IntfRef":"vlan30","IpAddr":"10.30.0.1/24"}`, nil, 400, "dangling_reference"},
