@@ -394,7 +394,7 @@ func apiBadRows(a *apiHarness) []apiBadRow {
 		{name: "unknown key", method: "GET", path: "/config/Vrf?Vrf=blue", wantStatus: 404, wantCode: "not_found"},
 		{name: "unknown key in body", method: "PATCH", path: "/config/NtpServer", body: `{"IpAddr":"192.0.2.99","MinPoll":5}`, wantStatus: 404, wantCode: "not_found"},
 		{name: "unknown port", method: "PATCH", path: "/config/Port", body: `{"IntfRef":"fpPort99","AdminState":"UP"}`, wantStatus: 404, wantCode: "not_found"},
-		{name: "singleton of another VRF", method: "PATCH", path: "/config/BGPGlobal", body: `{"Vrf":"red","ASNum":"65011"}`, wantStatus: 404, wantCode: "not_found"},
+		{name: "singleton of another VRF", method: "PATCH", path: "/config/BGPGlobal", body: `{"Vrf":"red","ASNum":"65011"}`, wantStatus: 400, wantCode: "invalid_value", wantField: "Vrf"},
 		{name: "unknown key delete", method: "DELETE", path: "/config/Vrf", body: `{"Vrf":"blue"}`, wantStatus: 404, wantCode: "not_found"},
 		{name: "unknown uuid", method: "GET", path: "/config/NtpServer/6ba7b810-9dad-41d1-80b4-00c04fd430c8", wantStatus: 404, wantCode: "not_found"},
 		{name: "nil uuid", method: "DELETE", path: "/config/NtpServer/00000000-0000-0000-0000-000000000000", wantStatus: 404, wantCode: "not_found"},

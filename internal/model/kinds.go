@@ -255,7 +255,7 @@ func builtinKinds() []*Kind {
 		{
 			Name: "BGPv4Neighbor", Class: Config,
 			Doc:       "A BGP peer over IPv4, keyed by VRF, address and FlexSwitch's IntfRef, which is \"\" (its default) for a neighbor by address.",
-			CLI:       &CLICommand{Words: []string{"neighbor", "ip"}, Prompt: []string{"neighbor"}, Parents: []string{"BGPGlobal", "BGPVrf"}, Inherit: "Vrf", Show: []string{"ip", "bgp", "neighbor"}},
+			CLI:       &CLICommand{Words: []string{"neighbor", "ip"}, Value: "NeighborAddress", Prompt: []string{"neighbor"}, Parents: []string{"BGPGlobal", "BGPVrf"}, Inherit: "Vrf", Show: []string{"ip", "bgp", "neighbor"}},
 			Fields:    bgpNeighborFields(vrfRef),
 			Check:     checkBGPNeighbor,
 			StateOnly: bgpNeighborStateFields(),
