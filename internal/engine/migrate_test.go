@@ -17,7 +17,8 @@ import (
 
 // earlierModel is the model as an earlier swmgr had it: BGPv4Neighbor keyed
 // by Vrf and NeighborAddress only (IntfRef a plain field), with a field
-// "Legacy" that the current model no longer has.
+// "Legacy" that the current model no longer has, and its Description
+// called "Comment".
 func earlierModel(t *testing.T) *model.Registry {
 	t.Helper()
 	kinds := model.Builtin().Kinds()
@@ -26,8 +27,27 @@ func earlierModel(t *testing.T) *model.Registry {
 			continue
 		}
 		k.Field("IntfRef").Key = false
+		k.Field("Description").Name = "Comment"
 		k.Fields = append(k.Fields, &model.Field{Name: "Legacy", Type: model.String})
 	}
+	return registry(t, kinds)
+}
+
+// currentModel is the builtin model, which knows that BGPv4Neighbor's
+// Comment is now Description.
+func currentModel(t *testing.T) *model.Registry {
+	t.Helper()
+	kinds := model.Builtin().Kinds()
+	for _, k := range kinds {
+		if k.Name == "BGPv4Neighbor" {
+			k.Renamed = map[string]string{"Comment": "Description"}
+		}
+	}
+	return registry(t, kinds)
+}
+
+func registry(t *testing.T, kinds []*model.Kind) *model.Registry {
+	t.Helper()
 	reg, err := model.NewRegistry(kinds...)
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +75,8 @@ func openEngine(t *testing.T, dir string, reg *model.Registry) (*Engine, *store.
 // TestMigrationMovesObjectsToANewKey: a key field added to a kind (FlexSwitch's
 // IntfRef of BGPv4Neighbor) moves every stored object to its new store key
 // at start, keeping its ObjectId, creation order and references; a field
-// the model dropped is dropped; revisions written before still roll back.
+// the model dropped is dropped, a renamed one stored under its new name;
+// revisions written before still roll back.
 func TestMigrationMovesObjectsToANewKey(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
@@ -72,23 +93,23 @@ func TestMigrationMovesObjectsToANewKey(t *testing.T) {
 		return out
 	}
 	create(old.reg.Lookup(model.Config, "Vrf"), model.Object{"Vrf": "red"})
-	first := create(ok, model.Object{"Vrf": "red", "NeighborAddress": "10.0.0.2", "PeerAS": "65002", "Legacy": "x", "Description": "before"})
+	first := create(ok, model.Object{"Vrf": "red", "NeighborAddress": "10.0.0.2", "PeerAS": "65002", "Legacy": "x", "Comment": "before"})
 	create(ok, model.Object{"NeighborAddress": "10.0.0.3", "PeerAS": "65003"})
-	if _, err := old.Apply(ctx, []Edit{{Kind: ok, Op: backend.Update, Target: Target{Key: model.Object{"Vrf": "red", "NeighborAddress": "10.0.0.2"}}, Fields: model.Object{"Description": "after"}}}, meta, nil); err != nil {
+	if _, err := old.Apply(ctx, []Edit{{Kind: ok, Op: backend.Update, Target: Target{Key: model.Object{"Vrf": "red", "NeighborAddress": "10.0.0.2"}}, Fields: model.Object{"Comment": "after"}}}, meta, nil); err != nil {
 		t.Fatal(err)
 	}
 	old.Close()
 	st.Close()
 
-	e, st := openEngine(t, dir, model.Builtin())
+	e, st := openEngine(t, dir, currentModel(t))
 	defer func() { e.Close(); st.Close() }()
 	k := e.reg.Lookup(model.Config, "BGPv4Neighbor")
 	var keys []string
 	err := st.View(func(tx *store.Tx) error {
 		_, _, err := tx.List("BGPv4Neighbor", 0, 10, func(r store.Record) error {
 			keys = append(keys, strings.ReplaceAll(r.Key, "\x00", "|"))
-			if strings.Contains(string(r.Public), "Legacy") {
-				t.Errorf("the dropped field is still stored: %s", r.Public)
+			if strings.Contains(string(r.Public), "Legacy") || strings.Contains(string(r.Public), "Comment") {
+				t.Errorf("a dropped or renamed field is still stored: %s", r.Public)
 			}
 			return nil
 		})
