@@ -12,6 +12,7 @@ import (
 
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/vmtest"
 )
@@ -21,7 +22,7 @@ import (
 // bridges with SVIs, dummy loopbacks, matchall) and the kernel-layer tests
 // again with all of them present.
 func TestStockKernelInVM(t *testing.T) {
-	vmtest.RunTests(t, "^(TestProbeFeatures|TestVM.*|TestVRFIsolation.*|TestSpanMirrorsTraffic|TestLoopbackAddresses|TestFailMidwayLeavesKernelAsBefore|TestEngineOnLinux|TestLogicalIntfLoopbackInVRF|TestVlanDriver)$", 6*time.Minute)
+	vmtest.RunTests(t, "^(TestProbeFeatures|TestVM.*|TestVRFIsolation.*|TestSpanMirrorsTraffic|TestLoopbackAddresses|TestFailMidwayLeavesKernelAsBefore|TestEngineOnLinux|TestLogicalIntfLoopbackInVRF|TestVlanDriver|TestVlanThroughEngine)$", 6*time.Minute)
 }
 
 // TestVRFIsolationNetnsFallback runs the VRF isolation test with a
@@ -245,6 +246,62 @@ func TestVlanDriver(t *testing.T) {
 		{Kind: vlanKind, Op: backend.Delete, Key: "10", Before: vlan}}); err != nil {
 		t.Fatal(err)
 	}
+	if out := run(t, "ip", "-n", l.sw, "-o", "link", "show"); strings.Contains(out, "vlan10") || strings.Contains(out, "bridge") {
+		t.Errorf("SVI or bridge left: %s", out)
+	}
+}
+
+// TestVlanThroughEngine commits a Vlan (fpPort1 untagged, fpPort2 tagged)
+// through the engine's driver registry and store, as the REST interface
+// does: the untagged host reaches the tagged one, the Vlan's state form
+// comes from the kernel, and a delete removes the SVI and the bridge.
+// Where the kernel lacks VLAN filtering the commit is refused with a 400
+// and changes nothing. (An IPv4Intf on vlan10 is refused by the model's
+// IntfRef format today, before any driver sees it: TestVlanDriver drives
+// the SVI's address through the backend.)
+func TestVlanThroughEngine(t *testing.T) {
+	l := newLab(t, 2, KernelOptions{})
+	l.k.Close()
+	l.k = nil
+	s := startSwitch(t, l, t.TempDir())
+	up := func(p string) engine.Edit {
+		return s.edit(backend.Update, "Port", model.Object{"IntfRef": p, "AdminState": "UP"})
+	}
+	vlan := model.Object{"VlanId": int64(10), "IntfList": []string{"fpPort2"}, "UntagIntfList": []string{"fpPort1"}}
+	edits := []engine.Edit{up("fpPort1"), up("fpPort2"), s.edit(backend.Create, "Vlan", vlan)}
+	if f := s.be.Kernel().Features(); !f.BridgeVLAN || !f.VLAN {
+		before := l.dump()
+		err := s.commit(edits...)
+		var ae *apierr.Error
+		if !errors.As(err, &ae) || ae.Status != http.StatusBadRequest || !strings.Contains(ae.Message, "VLAN 10: this kernel has no") {
+			t.Fatalf("a VLAN on a kernel without VLAN filtering: %v", err)
+		}
+		if d := diffLines(before, l.dump()); d != "" {
+			t.Fatalf("a refused commit changed the kernel:\n%s", d)
+		}
+		t.Skip("refusal checked; the rest runs in the VM (TestStockKernelInVM)")
+	}
+	s.mustCommit(edits...)
+	l.host(1, "ip", "addr", "add", "10.20.0.11/24", "dev", "eth0")
+	l.host(2, "ip", "link", "add", "link", "eth0", "name", "eth0.10", "type", "vlan", "id", "10")
+	l.host(2, "ip", "link", "set", "eth0.10", "up")
+	l.host(2, "ip", "addr", "add", "10.20.0.12/24", "dev", "eth0.10")
+	for _, c := range []struct {
+		host int
+		addr string
+	}{{1, "10.20.0.12"}, {2, "10.20.0.11"}} {
+		if !eventually(10*time.Second, func() bool { return l.ping(c.host, c.addr) }) {
+			t.Fatalf("host %d cannot reach %s through VLAN 10", c.host, c.addr)
+		}
+	}
+	var st string
+	if !eventually(5*time.Second, func() bool {
+		st = s.state("Vlan", model.Object{"VlanId": int64(10)})
+		return strings.Contains(st, `"OperState":"UP"`) && !strings.Contains(st, `"IfIndex":0`)
+	}) {
+		t.Errorf("state/Vlan through the engine: %s", st)
+	}
+	s.mustCommit(s.edit(backend.Delete, "Vlan", vlan))
 	if out := run(t, "ip", "-n", l.sw, "-o", "link", "show"); strings.Contains(out, "vlan10") || strings.Contains(out, "bridge") {
 		t.Errorf("SVI or bridge left: %s", out)
 	}
