@@ -321,6 +321,16 @@ func (e *Engine) stage(ctx context.Context, id string, edits []Edit, indexed boo
 		}
 		for i := range edits {
 			ed := &edits[i]
+			if ed.Patch != nil {
+				cur, err := v.find(ed.Kind, ed.Target)
+				if err != nil {
+					return err
+				}
+				if ed.Fields, err = ed.Patch(cur.obj.Clone()); err != nil {
+					return err
+				}
+				ed.Patch = nil
+			}
 			if ed.Op == model.Create && ed.ID == nil {
 				fresh := newObjectID()
 				ed.ID = &fresh

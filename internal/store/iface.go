@@ -50,6 +50,9 @@ type Txn interface {
 	Referrers(kind, key string) []Ref
 	Put(r *Record, oldRefs, newRefs []Ref) error
 	Delete(r Record, refs []Ref) error
+	// Rekey moves an object to a new key (a migration that changed a
+	// kind's keys), keeping its ObjectId and creation order.
+	Rekey(kind, oldKey, newKey string, refs []Ref) error
 
 	// Revisions: NextRevision takes the next number for a commit of this
 	// batch; its record is stored with PutRevision.
