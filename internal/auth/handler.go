@@ -113,12 +113,20 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.authorised(w, r, id, addr.String())
 		return
 	}
-	attempt, wait := h.opts.Throttle.Begin(name, addr)
-	if wait > 0 {
-		h.tooMany(w, r, name, addr, wait)
-		return
+	// A request whose credential is being checked for another one waits
+	// for that check and makes no attempt of its own: the same guess sent
+	// on many connections is one guess, and a client opening connections
+	// in parallel must not lock itself out.
+	id, ok, joined, err := h.opts.Verifier.Joined(r.Context(), name, password)
+	attempt := &Attempt{} // ends nothing for a joined request
+	if !joined {
+		var wait time.Duration
+		if attempt, wait = h.opts.Throttle.Begin(name, addr); wait > 0 {
+			h.tooMany(w, r, name, addr, wait)
+			return
+		}
+		id, ok, err = h.opts.Verifier.Check(r.Context(), name, password, attempt.Trusted())
 	}
-	id, ok, err := h.opts.Verifier.Check(r.Context(), name, password, attempt.Trusted())
 	switch {
 	case errors.Is(err, ErrBusy):
 		attempt.End(Aborted)
@@ -138,7 +146,11 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, apierr.New(http.StatusUnauthorized, apierr.CodeUnauthorized, "", "", "wrong user name or password"))
 		return
 	}
-	attempt.End(Succeeded)
+	if joined {
+		h.opts.Throttle.Succeeded(name, addr)
+	} else {
+		attempt.End(Succeeded)
+	}
 	h.authorised(w, r, id, addr.String())
 }
 
