@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -28,6 +29,10 @@ func TestDebianPackage(t *testing.T) {
 			t.Skipf("%s is not installed", tool)
 		}
 	}
+	// The package is installed system-wide, so two runs of this test at
+	// once (two checkouts, two agents) would remove each other's package:
+	// they take turns on a machine-wide lock, held until the purge is done.
+	lockPackageTest(t)
 	if out, err := exec.Command("dpkg-query", "-W", "-f", "${Status}", "swmgr").CombinedOutput(); err == nil && strings.Contains(string(out), "installed") {
 		t.Skip("a swmgr package is already installed on this machine; this test would replace it")
 	}
@@ -182,5 +187,20 @@ func checkMode(t testing.TB, path string, want os.FileMode) {
 	}
 	if fi.Mode() != want {
 		t.Errorf("%s: mode %v, want %v", path, fi.Mode(), want)
+	}
+}
+
+// lockPackageTest holds an exclusive lock on a machine-wide file until the
+// test ends (the descriptor is closed by the last cleanup, which runs after
+// the purge because cleanups run in reverse order).
+func lockPackageTest(t *testing.T) {
+	t.Helper()
+	f, err := os.OpenFile("/run/lock/swmgr-package-test.lock", os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatalf("package test lock: %v", err)
+	}
+	t.Cleanup(func() { f.Close() })
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatalf("package test lock: %v", err)
 	}
 }
