@@ -128,15 +128,20 @@ func TestRefusedBodiesBounded(t *testing.T) {
 	t.Logf("swmgr.db: %d KiB after 120 refused writes of 1 MiB", fi.Size()>>10)
 }
 
-// TestCandidateLimits (issue 13, finding 5): a candidate's Comment has a
-// maximum length, and one user may hold only so many candidates.
+// TestCandidateLimits (issue 13, finding 5): a candidate's and a commit's
+// Comment have a maximum length, and one user may hold only so many
+// candidates.
 func TestCandidateLimits(t *testing.T) {
 	s := startServer(t, "", "--ports", "4")
 	r := s.expect(t, 400, "POST", "/candidates", `{"Comment":"`+strings.Repeat("c", 1025)+`"}`)
 	if !strings.Contains(string(r.raw), "at most 1024") {
 		t.Errorf("too long a Comment: %s", r)
 	}
-	s.expect(t, 201, "POST", "/candidates", `{"Comment":"`+strings.Repeat("c", 1024)+`"}`)
+	first := s.expect(t, 201, "POST", "/candidates", `{"Comment":"`+strings.Repeat("c", 1024)+`"}`).str("CandidateId")
+	s.expect(t, 201, "POST", "/candidates/"+first+"/config/NtpServer", `{"IpAddr":"192.0.2.44"}`)
+	// A commit's Comment (kept in the revision and the change feed) too.
+	s.expect(t, 400, "POST", "/candidates/"+first+"/commit", `{"Comment":"`+strings.Repeat("c", 1025)+`"}`)
+	s.expect(t, 404, "GET", "/config/NtpServer?IpAddr=192.0.2.44", "")
 	for range 15 {
 		s.expect(t, 201, "POST", "/candidates", `{}`)
 	}
