@@ -286,3 +286,64 @@ func TestCLIRemoteHTTPS(t *testing.T) {
 		t.Errorf("a wrong password got in (%d):\n%s", code, out)
 	}
 }
+
+// TestCLIRoutesVlanAndConfirmStatus: a static route (two-part key, next
+// hop records), a VLAN (a command derived from the model), a refused
+// action that keeps everything pending, and the confirm-status of a
+// confirmed apply, through the real binary and checked over REST.
+func TestCLIRoutesVlanAndConfirmStatus(t *testing.T) {
+	s := startServer(t, "")
+	out, code := runCLI(t, s, `enable
+config
+interface fpPort 1
+ip address 10.1.1.1/30
+!
+ip route 10.2.0.0 255.255.0.0
+nexthop 10.1.1.2 weight 3
+!
+vlan 20
+UntagIntfList fpPort 2
+!
+user admin password short
+apply
+clearunapplied
+`)
+	if code == 0 {
+		t.Fatalf("a refused action gave exit status 0:\n%s", out)
+	}
+	mustContain(t, out, "switch(config-ip-route-10.2.0.0-255.255.0.0)#nexthop 10.1.1.2 weight 3", "switch(config-vlan)#", "sdk:executeUserPassword(admin,********) result: FAILED: 400", "Nothing was changed")
+	s.expect(t, 404, "GET", "/config/Vlan?VlanId=20", "")
+
+	out, code = runCLI(t, s, `enable
+config
+interface fpPort 1
+ip address 10.1.1.1/30
+!
+ip route 10.2.0.0 255.255.0.0 nexthop 10.1.1.2 weight 3
+vlan 20
+UntagIntfList fpPort 2
+!
+apply confirmed 3
+show config confirm-status
+show run
+`)
+	if code != 0 {
+		t.Fatalf("exit status %d:\n%s", code, out)
+	}
+	mustContain(t, out, "sdk:createIPv4Route(10.2.0.0,255.255.0.0,NextHop=10.1.1.2 weight 3) result: SUCCESS: http status code: 201",
+		"sdk:createVlan(20,UntagIntfList=fpPort2) result: SUCCESS: http status code: 201",
+		" Revision    User    Comment", "Rolled back at              Time left", "!\nip route 10.2.0.0 255.255.0.0\n  nexthop 10.1.1.2 weight 3\n", "!\nvlan 20\n  UntagIntfList fpPort2\n")
+	if !regexp.MustCompile(`(?m)^ \d+ +root +.* (2:5\d|3:00)$`).MatchString(out) {
+		t.Errorf("confirm-status lacks root's commit with about 3 minutes left:\n%s", out)
+	}
+	route := s.expect(t, 200, "GET", "/config/IPv4Route?DestinationNw=10.2.0.0&NetworkMask=255.255.0.0", "").object()
+	if hops, _ := route["NextHop"].([]any); len(hops) != 1 || jsonOf(hops[0]) != `{"NextHopIntRef":"","NextHopIp":"10.1.1.2","Weight":3}` {
+		t.Errorf("NextHop over REST: %v", route["NextHop"])
+	}
+	checkFields(t, "vlan", s.expect(t, 200, "GET", "/config/Vlan?VlanId=20", "").object(), map[string]any{"UntagIntfList": []any{"fpPort2"}})
+	out, code = runCLI(t, s, "", "-c", "enable; confirm "+regexp.MustCompile(`Revision (\d+) is rolled back`).FindStringSubmatch(out)[1]+"; show config confirm-status")
+	if code != 0 {
+		t.Fatalf("confirm: %d\n%s", code, out)
+	}
+	mustContain(t, out, "No commit awaits confirmation")
+}

@@ -73,10 +73,11 @@ func lastLine(screen string) string {
 	return strings.TrimRight(lines[len(lines)-1], " ")
 }
 
-// waitFor polls the screen until ok holds (10 s at most).
+// waitFor polls the screen until ok holds (20 s at most: the machine may
+// be loaded).
 func (p *pane) waitFor(what string, ok func(screen string) bool) string {
 	p.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(20 * time.Second)
 	for {
 		s := p.screen()
 		if ok(s) {
@@ -104,12 +105,39 @@ func (p *pane) keys(keys ...string) {
 
 func (p *pane) typeText(text string) { p.t.Helper(); p.keys("-l", text) }
 
-// line types a command, presses Enter and waits for the next prompt.
+// history is the whole pane, its scrollback included.
+func (p *pane) history() string {
+	out, err := exec.Command("tmux", "capture-pane", "-p", "-J", "-S", "-", "-t", p.name).Output()
+	if err != nil {
+		return ""
+	}
+	return string(out)
+}
+
+// promptLines counts the lines that start with prompt: each command run
+// at that prompt leaves one, and the prompt waiting for input is one.
+func promptLines(screen, prompt string) int {
+	n := 0
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.HasPrefix(l, prompt) {
+			n++
+		}
+	}
+	return n
+}
+
+// line types a command, presses Enter and waits for the next prompt: a
+// new one, not the prompt the command was typed at (the screen can still
+// show that one before the CLI has even read the line).
 func (p *pane) line(cmd, prompt string) string {
 	p.t.Helper()
+	before := promptLines(p.history(), prompt)
 	p.typeText(cmd)
 	p.keys("Enter")
-	return p.waitPrompt(prompt)
+	return p.waitFor("the prompt "+prompt+" after "+cmd, func(string) bool {
+		h := p.history()
+		return lastLine(h) == prompt && promptLines(h, prompt) > before
+	})
 }
 
 func TestCLITerminal(t *testing.T) {
@@ -145,6 +173,15 @@ func TestCLITerminal(t *testing.T) {
 		{"archive server 10.0.0.9", "switch(config-archive-server-10.0.0.9)#"},
 		{"exit", "switch(config)#"},
 		{"system", "switch(config-system)#"},
+		{"exit", "switch(config)#"},
+		{"vlan 10", "switch(config-vlan)#"},
+		{"exit", "switch(config)#"},
+		{"ip route 10.2.0.0 255.255.0.0", "switch(config-ip-route-10.2.0.0-255.255.0.0)#"},
+		{"exit", "switch(config)#"},
+		{"interface logical Loopback1", "switch(config-if)#"},
+		{"ip address 10.0.0.1/32", "switch(config-if-ip-10.0.0.1/32)#"},
+		{"!", "switch(config)#"},
+		{"lldp", "switch(config-lldp)#"},
 		{"exit", "switch(config)#"},
 		{"reset config toFile", "switch(config-reset-config-toFile)#"},
 		{"exit", "switch(config)#"},
@@ -303,5 +340,44 @@ func copyFile(t *testing.T, from, to string) {
 	}
 	if err := out.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCLIShell: `shell` at # runs bash on the switch as the CLI's user
+// (root here) and exit comes back to the same prompt; keys typed in bash
+// go to bash, not to the CLI, and Ctrl-C there leaves the CLI alive.
+func TestCLIShell(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: a non-root user needs a User with Access Bash, which the scripted test covers")
+	}
+	needTool(t, "bash")
+	s := startServer(t, "")
+	p := startPane(t, []string{"HOME=" + t.TempDir(), "PS1=bash-in-cli$ "}, swmgrBin, "cli", "--socket", filepath.Join(s.dir, "swmgr.sock"), "--no-color")
+	p.waitPrompt("switch>")
+	scr := p.line("shell", "switch>")
+	if !strings.Contains(scr, "shell\nshell\n^\nERROR Invalid command entered") {
+		t.Errorf("shell at > is not refused:\n%s", scr)
+	}
+	p.line("enable", "switch#")
+	p.typeText("shell")
+	p.keys("Enter")
+	p.waitFor("bash's prompt", func(scr string) bool {
+		return strings.HasSuffix(lastLine(scr), "$") || strings.HasSuffix(lastLine(scr), "#") && !strings.HasSuffix(lastLine(scr), "switch#")
+	})
+	p.typeText("echo inside-$((6*7)) $SWMGR_CLI_SHELL")
+	p.keys("Enter")
+	p.waitFor("bash's answer", func(scr string) bool { return strings.Contains(scr, "inside-42 1") })
+	p.typeText("sleep 30")
+	p.keys("Enter")
+	p.keys("C-c")
+	p.typeText("echo still-$((1+1))")
+	p.keys("Enter")
+	p.waitFor("bash after Ctrl-C", func(scr string) bool { return strings.Contains(scr, "still-2") })
+	p.typeText("exit")
+	p.keys("Enter")
+	p.waitPrompt("switch#")
+	scr = p.line("where", "switch#")
+	if !strings.Contains(scr, "cmd: enable") {
+		t.Errorf("where after the shell:\n%s", scr)
 	}
 }

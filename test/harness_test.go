@@ -5,7 +5,6 @@
 package test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,12 +19,12 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/swmgr/swmgr/internal/openapi/openapitest"
+	"github.com/swmgr/swmgr/internal/syncbuf"
 )
 
 // swmgrBin is the binary TestMain builds.
@@ -70,23 +69,8 @@ type server struct {
 	err  error // the exit status (nil: 0); valid once done is closed
 }
 
-// syncBuffer is a bytes.Buffer safe for the process's writer and a reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
+// syncBuffer is the log sink the test reads while the service writes it.
+type syncBuffer = syncbuf.Buffer
 
 // freeAddr returns a loopback address that was free a moment ago.
 func freeAddr(t testing.TB) string {

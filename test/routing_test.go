@@ -2,9 +2,7 @@ package test
 
 import (
 	"bytes"
-	"context"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/swmgr/swmgr/internal/frr"
+	"github.com/swmgr/swmgr/internal/frr/frrtest"
 )
 
 // killDaemonsOf ends every daemon whose pid file is in dir and whose
@@ -48,56 +46,11 @@ func pidIn(t *testing.T, path string) int {
 // start ends that FRR, starts its own and converges to the store: the
 // session comes back Established with the stored neighbor.
 func TestKill9ConvergesBGP(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to make network namespaces and run FRR")
-	}
-	if _, err := os.Stat("/usr/lib/frr/bgpd"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("FRR is missing; .ci/run installs it")
-		}
-		t.Skip("FRR is not installed: apt-get install frr (.ci/run does)")
-	}
-	id := fmt.Sprintf("rtk%05d", rand.IntN(100000))
-	sw, peerNS := id+"s", id+"p"
-	ip := func(args ...string) string {
-		t.Helper()
-		out, err := exec.Command("ip", args...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("ip %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
-	for _, ns := range []string{sw, peerNS} {
-		ip("netns", "add", ns)
-		t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
-		ip("-n", ns, "link", "set", "lo", "up")
-	}
-	ip("link", "add", "rtk1", "netns", sw, "type", "veth", "peer", "name", "eth0", "netns", peerNS)
-	ip("-n", peerNS, "addr", "add", "10.241.0.2/30", "dev", "eth0")
-	ip("-n", peerNS, "addr", "add", "198.18.7.1/24", "dev", "lo")
-	ip("-n", peerNS, "link", "set", "eth0", "up")
-	dir, err := os.MkdirTemp("", id+"-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.Chmod(dir, 0o755)
+	lab := frrtest.New(t, frrtest.Options{Prefix: "rtk", SwitchPort: "rtk1", PeerPort: "eth0", Subnet: "10.241.0", Announce: "198.18.7.1/24"})
+	sw, dir := lab.SwitchNS, lab.Dir
+	ip := func(args ...string) string { t.Helper(); return frrtest.Run(t, append([]string{"ip"}, args...)...) }
 	frrDir := filepath.Join(dir, "frr")
-	t.Cleanup(func() { killDaemonsOf(frrDir); os.RemoveAll(dir) })
-	peer, err := frr.New(frr.Options{Dir: filepath.Join(dir, "peer"), Netns: peerNS})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := peer.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(peer.Stop)
-	err = peer.Apply(context.Background(), frr.Config{
-		Instances: []frr.Instance{{ASNum: "65002", RouterID: "10.241.0.2", Redistribution: []frr.Redistribution{{Sources: "CONNECTED"}}}},
-		Neighbors: []frr.Neighbor{{NeighborAddress: "10.241.0.1", PeerAS: "65001", KeepaliveTime: 3, HoldTime: 9, ConnectRetryTime: 1}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Cleanup(func() { killDaemonsOf(frrDir) })
 	portMap := filepath.Join(dir, "ports.conf")
 	os.WriteFile(portMap, []byte("fpPort1 rtk1\n"), 0o644)
 	data := t.TempDir()

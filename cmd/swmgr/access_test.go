@@ -19,28 +19,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/swmgr/swmgr/internal/syncbuf"
 	"github.com/swmgr/swmgr/internal/tlscert"
 )
 
 // Black-box tests of access: `swmgr serve` (the same function the command
 // runs) on free loopback ports, talked to by real HTTP and TLS clients.
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is the log sink the test reads while the service writes it.
+type syncBuffer = syncbuf.Buffer
 
 type instance struct {
 	t             *testing.T

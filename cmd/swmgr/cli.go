@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
+	"os/user"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -74,10 +76,38 @@ func runCLI(cmd *cobra.Command, o cliOptions) error {
 	case interactive:
 		ro.Interactive, ro.Color = true, !o.noColor
 		ro.HistoryFile = cli.DefaultHistoryFile()
+		if o.url == "" {
+			// `shell` is bash on this machine: offered only when the CLI
+			// runs on the switch itself (see internal/cli/osshell.go).
+			ro.Shell, ro.Root = runBash, os.Geteuid() == 0
+			if u, err := user.Current(); err == nil {
+				ro.OSUser = u.Username
+			}
+		}
 	}
 	err = cli.Run(ctx, api, ro)
 	if errors.Is(err, cli.ErrSomeFailed) {
 		os.Exit(1)
+	}
+	return err
+}
+
+// runBash runs an interactive bash as this process's user, on its
+// terminal, until it exits. The CLI catches and drops Ctrl-C and Ctrl-\
+// meanwhile: they are meant for bash and its commands, which share the
+// terminal. (Caught, not ignored: an ignored signal would stay ignored in
+// bash's commands, and Ctrl-C could not stop them.)
+func runBash(ctx context.Context) error {
+	drop := make(chan os.Signal, 1)
+	signal.Notify(drop, os.Interrupt, syscall.SIGQUIT)
+	defer signal.Stop(drop)
+	sh := exec.CommandContext(ctx, "/bin/bash", "-i")
+	sh.Stdin, sh.Stdout, sh.Stderr = os.Stdin, os.Stdout, os.Stderr
+	sh.Env = append(os.Environ(), "SWMGR_CLI_SHELL=1")
+	err := sh.Run()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return nil // bash's own status: the user typed exit N
 	}
 	return err
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -10,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/swmgr/swmgr/internal/frr"
+	"github.com/swmgr/swmgr/internal/frr/frrtest"
 )
 
 // TestServeLinuxBackend runs `serve --backend linux --netns N --port-map F`
@@ -105,56 +104,9 @@ func TestServeLinuxBackend(t *testing.T) {
 // test runs behind fpPort1, and the REST state shows the session and the
 // learned prefix while the kernel has the route.
 func TestServeLinuxBGP(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to make network namespaces and run FRR")
-	}
-	if _, err := os.Stat("/usr/lib/frr/bgpd"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("FRR is missing; .ci/run installs it")
-		}
-		t.Skip("FRR is not installed: apt-get install frr (.ci/run does)")
-	}
-	id := fmt.Sprintf("rtsrv%05d", rand.IntN(100000))
-	sw, peerNS := id+"s", id+"p"
-	ip := func(args ...string) string {
-		t.Helper()
-		out, err := exec.Command("ip", args...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("ip %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
-	for _, ns := range []string{sw, peerNS} {
-		ip("netns", "add", ns)
-		t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
-		ip("-n", ns, "link", "set", "lo", "up")
-	}
-	ip("link", "add", "rtp1", "netns", sw, "type", "veth", "peer", "name", "eth0", "netns", peerNS)
-	ip("-n", peerNS, "addr", "add", "10.221.0.2/30", "dev", "eth0")
-	ip("-n", peerNS, "addr", "add", "198.51.100.1/24", "dev", "lo")
-	ip("-n", peerNS, "link", "set", "eth0", "up")
-	dir, err := os.MkdirTemp("", id+"-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.Chmod(dir, 0o755)
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	peer, err := frr.New(frr.Options{Dir: dir + "/peer", Netns: peerNS})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := peer.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(peer.Stop)
-	err = peer.Apply(context.Background(), frr.Config{
-		Instances: []frr.Instance{{ASNum: "65002", RouterID: "10.221.0.2", Redistribution: []frr.Redistribution{{Sources: "CONNECTED"}}}},
-		Neighbors: []frr.Neighbor{{NeighborAddress: "10.221.0.1", PeerAS: "65001", KeepaliveTime: 3, HoldTime: 9, ConnectRetryTime: 1}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-
+	lab := frrtest.New(t, frrtest.Options{Prefix: "rtsrv", SwitchPort: "rtp1", PeerPort: "eth0", Subnet: "10.221.0", Announce: "198.51.100.1/24"})
+	sw, dir := lab.SwitchNS, lab.Dir
+	ip := func(args ...string) string { t.Helper(); return frrtest.Run(t, append([]string{"ip"}, args...)...) }
 	portMap := writeFile(t, "fpPort1 rtp1\n")
 	s := startSwmgr(t, &serveOptions{dataDir: t.TempDir(), https: "-", backend: "linux", netns: sw, portMap: portMap,
 		daemons: daemonFlags{bgp: "frr", frrDir: dir + "/frr"}})

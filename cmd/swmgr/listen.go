@@ -76,8 +76,17 @@ func connsPerListener() int {
 // by a swmgr that is gone is replaced; one that answers, or a file that is
 // not a socket, is an error.
 func listenSocket(path string) (net.Listener, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	dir := filepath.Dir(path)
+	_, statErr := os.Stat(dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
+	}
+	if errors.Is(statErr, os.ErrNotExist) {
+		// Every local user connects through it, whatever swmgr's umask (the
+		// systemd unit's is 0077).
+		if err := os.Chmod(dir, 0o755); err != nil {
+			return nil, err
+		}
 	}
 	if fi, err := os.Lstat(path); err == nil {
 		if fi.Mode().Type() != os.ModeSocket {

@@ -340,6 +340,9 @@ func serve(ctx context.Context, o *serveOptions) error {
 	for name, action := range lc.Actions() {
 		handler.HandleAction(name, action)
 	}
+	if err := handler.Check(); err != nil {
+		return fmt.Errorf("start: %w", err)
+	}
 	inner := ob.inner(handler)
 	throttleOpts := o.throttle
 	if ob.metrics != nil {
@@ -347,7 +350,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 	throttle := auth.NewThrottle(throttleOpts)
 	authOptions := func(local bool) auth.Options {
-		ao := auth.Options{Verifier: verifier, Throttle: throttle, BodyTimeout: o.bodyTimeout, Log: log, Refused: handler.LogRefused}
+		ao := auth.Options{Verifier: verifier, Throttle: throttle, BodyTimeout: o.bodyTimeout, Log: log, Access: handler.Access, Refused: handler.LogRefused}
 		if local {
 			ao.Peers = peers
 		}

@@ -8,7 +8,6 @@
 package api
 
 import (
-	"context"
 	"errors"
 	"io"
 	"log/slog"
@@ -21,7 +20,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/swmgr/swmgr/internal/apierr"
-	"github.com/swmgr/swmgr/internal/auth"
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/configlog"
 	"github.com/swmgr/swmgr/internal/engine"
@@ -62,26 +60,15 @@ type Server struct {
 	calls   callCounters
 }
 
-// ActionHandler runs one action: fields parsed, defaulted and validated by
-// the model; it records itself in the config log through info (nil on a
-// dry run) and returns the response body.
-type ActionHandler = func(ctx context.Context, fields model.Object, dryRun bool, meta engine.Meta, info *engine.LogInfo) ([]byte, error)
-
-// HandleAction serves the action kind name with h. Call it before serving.
-func (s *Server) HandleAction(name string, h ActionHandler) {
-	if s.actions == nil {
-		s.actions = map[string]ActionHandler{}
-	}
-	s.actions[name] = h
-}
-
 // FeedWriteTimeoutDefault: a subscriber that has not taken a write for this
 // long has stopped reading (a heartbeat goes every 15 s at most).
 const FeedWriteTimeoutDefault = 30 * time.Second
 
 // New makes a REST server over an engine.
 func New(eng *engine.Engine, log *slog.Logger) *Server {
-	return &Server{eng: eng, reg: eng.Registry(), log: log, closing: make(chan struct{}), FeedWriteTimeout: FeedWriteTimeoutDefault}
+	s := &Server{eng: eng, reg: eng.Registry(), log: log, closing: make(chan struct{}), FeedWriteTimeout: FeedWriteTimeoutDefault}
+	s.engineActions()
+	return s
 }
 
 // CloseStreams ends every change-feed stream, so that an HTTP server
@@ -136,7 +123,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.serveTxn(w, r) {
 		return
 	}
-	route, rerr := ParseRoute(s.reg, r.URL.Path)
+	route, rerr := s.route(r)
 	if rerr != nil {
 		if isWrite(r.Method) && strings.HasPrefix(r.URL.Path, Prefix) {
 			s.logEarlyFailure(r, rerr)
@@ -229,8 +216,8 @@ func (q *request) serve() error {
 	}
 	switch q.r.Method {
 	case http.MethodGet, http.MethodHead:
-		if src := q.s.states[q.kind.Name]; src != nil && q.cand == "" {
-			return q.serviceState(src)
+		if q.kind.Class == model.State && q.kind.Source != model.SourceConfigLog {
+			return q.stateOnly()
 		}
 		return q.get()
 	case http.MethodPost:
@@ -421,7 +408,7 @@ func (q *request) get() error {
 			out, gerr = cr.Get(q.kind, t, (*bp)[:0])
 			return gerr
 		})
-	case q.kind.Class == model.State: // the config log, by SeqNum
+	case q.kind.Source == model.SourceConfigLog: // by SeqNum
 		out, err = q.logEntry((*bp)[:0])
 	case q.route.ID != "":
 		t, terr := q.target()
@@ -484,7 +471,7 @@ func (q *request) list() error {
 			out, lerr = cr.List(q.kind, marker, count, (*bp)[:0])
 			return lerr
 		})
-	case q.kind.Class == model.State:
+	case q.kind.Source == model.SourceConfigLog:
 		out, err = q.s.eng.ListLog(marker, count, (*bp)[:0])
 	default:
 		out, err = q.s.eng.List(q.r.Context(), q.kind, marker, count, q.route.Class == model.State, (*bp)[:0])
@@ -529,80 +516,6 @@ func pageParams(kind string, r *http.Request) (uint64, int, error) {
 		}
 	}
 	return marker, count, nil
-}
-
-func (q *request) action() error {
-	fields, err := q.kind.Parse(q.body)
-	if err == nil {
-		err = q.kind.RequireFields(fields)
-	}
-	obj := q.kind.Defaults()
-	if err == nil {
-		for n, v := range fields {
-			obj[n] = v
-		}
-		err = q.kind.Validate(obj)
-	}
-	var dry bool
-	if err == nil {
-		dry, err = dryRun(q.r)
-	}
-	if h := q.s.actions[q.kind.Name]; h != nil && err == nil {
-		body, herr := h(q.r.Context(), obj, dry, q.meta, q.info)
-		if herr != nil {
-			return herr // the handler logged it
-		}
-		q.send(http.StatusOK, body)
-		return nil
-	}
-	if err == nil && dry {
-		if q.kind.Name == "Rollback" {
-			out, rerr := q.s.eng.Rollback(q.r.Context(), uint64(fields.Int("Revision")), engine.Request{Meta: q.meta, DryRun: true, Allow: q.allowUsers()})
-			if rerr != nil {
-				return rerr
-			}
-			q.send(http.StatusOK, dryRunBody(out))
-			return nil
-		}
-		q.send(http.StatusOK, []byte(`{"Result":"Success","DryRun":true,"Changes":[]}`))
-		return nil
-	}
-	if err == nil {
-		switch q.kind.Name {
-		case "Rollback":
-			out, rerr := q.s.eng.Rollback(q.r.Context(), uint64(fields.Int("Revision")), engine.Request{Meta: q.meta, Log: q.info, Allow: q.allowUsers()})
-			if rerr != nil {
-				return rerr // logged
-			}
-			if out.Revision != 0 {
-				q.w.Header().Set("ETag", engine.ETag(out.Revision))
-			}
-			obs.SetRevision(q.w, out.Revision)
-			q.send(http.StatusOK, mustJSON(map[string]any{"Result": "Success", "Revision": out.Revision, "Changes": nonNil(out.Diffs)}))
-			return nil
-		case "ClearConfigLog":
-			if err = q.s.eng.ClearLog(q.r.Context(), q.meta, q.info); err != nil {
-				return err
-			}
-			q.send(http.StatusOK, []byte(`{"Result":"Success"}`))
-			return nil
-		case "UserPassword":
-			name := fields.Str("Name")
-			if id := auth.FromContext(q.r.Context()); id.Role != auth.Admin && id.Name != name {
-				err = apierr.New(http.StatusForbidden, apierr.CodeForbidden, q.kind.Name, "Name", "user %s may set only their own password; an admin may set anyone's", id.Name)
-				break
-			}
-			if err = q.s.eng.SetPassword(q.r.Context(), name, fields.Str("Password"), q.meta, q.info); err != nil {
-				return err // logged
-			}
-			q.send(http.StatusOK, []byte(`{"Result":"Success"}`))
-			return nil
-		default:
-			err = apierr.New(http.StatusNotImplemented, apierr.CodeNotImplemented, q.kind.Name, "", "the %s action is not available in this build of swmgr yet", q.kind.Name)
-		}
-	}
-	q.s.eng.Log(q.r.Context(), q.meta, q.info, err)
-	return err
 }
 
 func (q *request) send(status int, body []byte) { sendJSON(q.w, status, body) }

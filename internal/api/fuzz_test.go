@@ -33,11 +33,27 @@ func FuzzParseRoute(f *testing.F) {
 	reg := model.Builtin()
 	f.Fuzz(func(t *testing.T, path string) {
 		r, err := ParseRoute(reg, path)
+		// What a write needs is decided from the same parse: a path that
+		// names no kind needs an admin, one that does what its kind
+		// declares; reads need any user.
+		need, parsed := access(reg, http.MethodPost, path)
+		if a, _ := access(reg, http.MethodGet, path); a != model.Reading {
+			t.Fatalf("GET %q needs %+v", path, a)
+		}
+		if parsed != nil && (parsed.err != nil) != (err != nil) {
+			t.Fatalf("access(%q) parsed %+v, ParseRoute %+v", path, parsed, err)
+		}
 		if err != nil {
+			if parsed != nil && need.Role != model.RoleAdmin {
+				t.Fatalf("POST %q names nothing but needs %+v", path, need)
+			}
 			if err.Status != http.StatusNotFound || (err.Code != apierr.CodeNotFound && err.Code != apierr.CodeUnknownKind) || err.Message == "" {
 				t.Fatalf("ParseRoute(%q): %+v; want a 404 not_found or unknown_kind with a message", path, err)
 			}
 			return
+		}
+		if parsed == nil || parsed.route.Kind != r.Kind || need != r.Access(http.MethodPost) {
+			t.Fatalf("access(%q) = %+v, %+v; ParseRoute %+v", path, need, parsed, r)
 		}
 		if r.Kind == nil {
 			t.Fatalf("ParseRoute(%q) = %+v without a kind", path, r)

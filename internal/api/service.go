@@ -55,6 +55,24 @@ func (s *Server) Calls() CallCounts {
 	return CallCounts{Create: c.create.Load(), Delete: c.delete.Load(), Update: c.update.Load(), Get: c.get.Load(), Action: c.action.Load()}
 }
 
+// stateOnly answers a read of a state-only kind from the source it
+// declares (model.Kind.Source): the service's own (HandleState) or its
+// backend driver's. The config log is read by get and list.
+func (q *request) stateOnly() error {
+	switch q.kind.Source {
+	case model.SourceService:
+		src := q.s.states[q.kind.Name]
+		if src == nil {
+			return apierr.New(http.StatusNotImplemented, apierr.CodeNotImplemented, q.kind.Name, "", "this swmgr does not provide %s", q.kind.Name)
+		}
+		return q.serviceState(src)
+	case model.SourceBackend:
+		k := q.kind
+		return q.serviceState(func(ctx context.Context) ([]model.Object, error) { return q.s.eng.StateObjects(ctx, k) })
+	}
+	return apierr.New(http.StatusNotImplemented, apierr.CodeNotImplemented, q.kind.Name, "", "%s comes from source %q, which this swmgr does not know", q.kind.Name, q.kind.Source)
+}
+
 // serviceState answers a read of a kind served by a StateSource: the one
 // object of a singleton by its path (FlexSwitch's ObjectId is "" for these),
 // or a page of all.

@@ -27,26 +27,6 @@ func readLimited(r *http.Request) ([]byte, error) {
 	return data, nil
 }
 
-// allowUsers vets a commit computed by the engine (a rollback, a candidate)
-// for a user who is not an admin: it may not create, change or delete users.
-// It is nil for admins (the unauthenticated local admin included).
-func allowUsers(r *http.Request, what string) func(*model.Kind, backend.Op, string) error {
-	id := auth.FromContext(r.Context())
-	if id.Role == auth.Admin {
-		return nil
-	}
-	return func(k *model.Kind, op backend.Op, key string) error {
-		if k.Name != "User" {
-			return nil
-		}
-		return apierr.New(http.StatusForbidden, apierr.CodeForbidden, what, "", "this would %s User %s; only an admin may change users (user %s is %s)", op, key, id.Name, id.Role)
-	}
-}
-
-func (q *request) allowUsers() func(*model.Kind, backend.Op, string) error {
-	return allowUsers(q.r, q.kind.Name)
-}
-
 // reversible vets a commit that a confirmation timer may roll back: it may
 // not delete an object whose creation needs a secret that swmgr never keeps
 // (a User's password), since the rollback could not make it again and would

@@ -12,25 +12,28 @@
 // change configuration (except users), use candidates, roll back and save
 // the configuration; any other group may read and change its own password.
 // Only admins manage users, reset or restore the configuration and clear the
-// config log. Requests without credentials are accepted only where the
+// config log. Who may do what is declared on the kinds and actions (package
+// model); auth does not parse paths: the REST server reads the route once
+// and tells it what the request needs (Options.Access). Requests without credentials are accepted only where the
 // listener allows it (plain HTTP on a loopback address, the Unix socket),
 // as the local OS user on the other end of the connection (Peers).
 package auth
 
 import (
 	"context"
-	"net/http"
-	"strings"
+
+	"github.com/swmgr/swmgr/internal/model"
 )
 
 // Role is what a user may do.
 type Role int
 
-// Roles, from least to most.
+// Roles, from least to most: the model's (model.Role), which kinds and
+// actions declare.
 const (
-	Reader   Role = iota + 1 // any group but operator and admin
-	Operator                 // group operator
-	Admin                    // group admin
+	Reader   = Role(model.RoleReader)   // any group but operator and admin
+	Operator = Role(model.RoleOperator) // group operator
+	Admin    = Role(model.RoleAdmin)    // group admin
 )
 
 // RoleOf maps a group to its role.
@@ -44,17 +47,7 @@ func RoleOf(group string) Role {
 	return Reader
 }
 
-func (r Role) String() string {
-	switch r {
-	case Admin:
-		return "admin"
-	case Operator:
-		return "operator"
-	case Reader:
-		return "read-only"
-	}
-	return "none"
-}
+func (r Role) String() string { return model.Role(r).String() }
 
 // Need is what a request requires of its user.
 type Need int
@@ -118,60 +111,22 @@ func FromContext(ctx context.Context) Identity {
 	return Local()
 }
 
-// Required classifies a request by method and path. Reads need any user.
-// Writes under /public/v1/config need an operator, or an admin for User;
-// actions as the contract says; candidates (staging and committing) and
-// revision confirmations an operator, or an admin to stage a User change.
-// Anything not recognised needs an admin. Kind names are case-insensitive
-// and repeated slashes are ignored, as the REST router does.
-func Required(method, path string) Need {
-	switch method {
-	case http.MethodGet, http.MethodHead, http.MethodOptions:
+// NeedOf is what a request that needs a (as the REST server read it from
+// the declarations of the kind or action its route names) requires of its
+// user here, before its body is read: an action that any user may run on
+// itself lets every user through, and the REST server checks the name once
+// it has parsed the body.
+func NeedOf(a model.Access) Need {
+	switch {
+	case a.Role <= model.RoleReader:
 		return NeedRead
-	}
-	var segArr [8]string
-	segs := segArr[:0]
-	for rest := path; rest != "" && len(segs) < len(segArr); {
-		var s string
-		s, rest, _ = strings.Cut(rest, "/")
-		if s != "" {
-			segs = append(segs, s)
-		}
-	}
-	if len(segs) < 3 || segs[0] != "public" || segs[1] != "v1" {
-		return NeedAdmin
-	}
-	switch segs[2] {
-	case "config":
-		return configNeed(segs[3:])
-	case "action":
-		if len(segs) != 4 {
-			return NeedAdmin
-		}
-		switch strings.ToLower(segs[3]) {
-		case "userpassword":
-			return NeedSelf
-		case "saveconfig", "rollback":
-			return NeedOperator
-		}
-		return NeedAdmin // ResetConfig, ResetConfigToFile, ClearConfigLog, and any action not known here
-	case "candidates":
-		// candidates, candidates/{id}, candidates/{id}/commit,
-		// candidates/{id}/config/{Kind}[/{uuid}]
-		if len(segs) >= 5 && segs[4] == "config" {
-			return configNeed(segs[5:])
-		}
+	case a.Self != "":
+		return NeedSelf
+	case a.Role == model.RoleOperator:
 		return NeedOperator
-	case "revisions":
-		return NeedOperator // revisions/{rev}/confirm
 	}
 	return NeedAdmin
 }
 
-// configNeed is what a write to /config/<segs...> needs.
-func configNeed(segs []string) Need {
-	if len(segs) > 0 && (strings.EqualFold(segs[0], "User") || strings.EqualFold(segs[0], "Users")) {
-		return NeedAdmin
-	}
-	return NeedOperator
-}
+// Model is the role as the model's declarations name it.
+func (r Role) Model() model.Role { return model.Role(r) }

@@ -108,8 +108,8 @@ func newBenchEnv(b *testing.B) *benchEnv {
 	pool.AppendCertsFromPEM(certPEM)
 
 	e := &benchEnv{authorization: "Basic " + base64.StdEncoding.EncodeToString([]byte("bench:bench-password"))}
-	e.plainURL = "http://" + serve(auth.Handler(handler, auth.Options{Verifier: verifier, Throttle: throttle, Peers: peers, Log: log}), nil) + path
-	e.secureURL = "https://" + serve(auth.Handler(handler, auth.Options{Verifier: verifier, Throttle: throttle, Log: log}), tlscert.Config(cert)) + path
+	e.plainURL = "http://" + serve(auth.Handler(handler, auth.Options{Verifier: verifier, Throttle: throttle, Peers: peers, Log: log, Access: handler.Access}), nil) + path
+	e.secureURL = "https://" + serve(auth.Handler(handler, auth.Options{Verifier: verifier, Throttle: throttle, Log: log, Access: handler.Access}), tlscert.Config(cert)) + path
 	// The same kind of client for both: HTTP/1.1 with keep-alive.
 	e.plainClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: benchWorkers}}
 	e.tlsClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: benchWorkers, TLSClientConfig: &tls.Config{RootCAs: pool}}}

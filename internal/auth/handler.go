@@ -33,6 +33,11 @@ type Options struct {
 	// end of the headers; 0 means no limit.
 	BodyTimeout time.Duration
 	Log         *slog.Logger
+	// Access says what a request needs of its user, from the route the
+	// REST server parsed (api.Server.Access); it may return the request
+	// with that route attached, so that it is parsed once. Nil: reads need
+	// any user, everything else an admin.
+	Access func(r *http.Request) (Need, *http.Request)
 	// Refused, if set, is told of each request refused with 403 for its
 	// role; the request carries the user's identity. The config log
 	// records them.
@@ -164,7 +169,14 @@ func (h *handler) tooMany(w http.ResponseWriter, r *http.Request, name string, a
 
 // authorised checks the role of an identified request and serves it.
 func (h *handler) authorised(w http.ResponseWriter, r *http.Request, id Identity, addr string) {
-	if need := Required(r.Method, r.URL.Path); !id.Role.May(need) {
+	need := NeedAdmin
+	switch {
+	case h.opts.Access != nil:
+		need, r = h.opts.Access(r)
+	case r.Method == http.MethodGet || r.Method == http.MethodHead:
+		need = NeedRead
+	}
+	if !id.Role.May(need) {
 		h.opts.Log.Warn("request forbidden", "user", id.Name, "group", id.Group, "local", id.Local, "addr", addr, "method", r.Method, "path", r.URL.Path)
 		e := apierr.New(http.StatusForbidden, apierr.CodeForbidden, "", "",
 			"%s may not %s %s; that needs %s", describe(id), r.Method, r.URL.Path, need)

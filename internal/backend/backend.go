@@ -112,7 +112,7 @@ func CheckDrivers(reg *model.Registry, b Backend) error {
 		}
 	}
 	for name := range ds {
-		if reg.Lookup(model.Config, name) == nil && reg.Lookup(model.State, name) == nil {
+		if k := reg.Named(name); k == nil || k.Class == model.Action {
 			return fmt.Errorf("the %s backend has a driver for %s, which is not a kind", b.Name(), name)
 		}
 	}

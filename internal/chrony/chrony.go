@@ -12,10 +12,10 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/netip"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -45,6 +45,8 @@ type Options struct {
 	Chronyd, Chronyc string
 	// Extra lines for chrony.conf (tests: a local server's settings).
 	Extra []string
+	// Log receives chronyd's starts, exits and restarts (nil: none).
+	Log *slog.Logger
 }
 
 // Source is one NTP server as chrony takes it.
@@ -60,8 +62,9 @@ type Daemon struct {
 	opts  Options
 	group *daemon.Group
 
-	mu      sync.Mutex // serialises changes of the sources
-	current []Source
+	mu         sync.Mutex // serialises changes of the sources and the binding
+	current    []Source
+	bindDevice string
 }
 
 // New prepares an instance; Start runs it.
@@ -94,7 +97,7 @@ func New(opts Options) (*Daemon, error) {
 		// back, but say so if it cannot be read.
 		_, err := d.chronyc(ctx, "-c", "-n", "sources")
 		return err
-	})
+	}, opts.Log)
 	return d, nil
 }
 
@@ -103,35 +106,33 @@ func (d *Daemon) socket() string          { return d.path("run/chronyd.sock") }
 
 // Start writes chrony.conf, prepares the directories and starts chronyd.
 func (d *Daemon) Start(ctx context.Context) error {
-	u, err := user.Lookup(d.opts.User)
+	acct, err := daemon.LookupAccount(d.opts.User)
 	if err != nil {
 		return fmt.Errorf("chrony: user %q (install Debian's chrony package): %w", d.opts.User, err)
 	}
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
-	// The daemon's user must be able to reach its directory: parents
-	// made here are traversable.
-	if err := os.MkdirAll(filepath.Dir(d.opts.Dir), 0o755); err != nil {
+	uid, gid := acct.UID, acct.GIDs[0]
+	// chronyd reads its sources and makes its socket after dropping to its
+	// user: the directory is root's, its user must pass through it and
+	// every directory above (MakeDir says which one does not).
+	if err := daemon.MakeDir(d.opts.Dir, 0o755, 0, 0, acct); err != nil {
 		return fmt.Errorf("chrony: %w", err)
 	}
-	if err := os.MkdirAll(d.opts.Dir, 0o755); err != nil {
-		return fmt.Errorf("chrony: %w", err)
-	}
-	// chronyd refuses a socket directory that others can read, and reads
-	// the sources after dropping privileges.
+	// chronyd refuses a socket directory that others can read.
 	for _, sub := range []string{"run", "sources.d"} {
-		p := d.path(sub)
-		if err := os.MkdirAll(p, 0o750); err != nil {
-			return fmt.Errorf("chrony: %w", err)
-		}
-		if err := os.Chown(p, uid, gid); err != nil {
-			return fmt.Errorf("chrony: %w", err)
-		}
-		if err := os.Chmod(p, 0o750); err != nil {
+		if err := daemon.MakeDir(d.path(sub), 0o750, uid, gid, acct); err != nil {
 			return fmt.Errorf("chrony: %w", err)
 		}
 	}
 	d.stopStale()
+	if err := d.writeConf(d.bindDevice); err != nil {
+		return err
+	}
+	return d.group.Start(ctx)
+}
+
+// writeConf writes chrony.conf; dev, when set, binds the NTP client
+// sockets to that network device.
+func (d *Daemon) writeConf(dev string) error {
 	conf := []string{
 		"# written by swmgr: each NTP server is a file in sources.d",
 		"port 0", // a client: it serves no time
@@ -142,11 +143,52 @@ func (d *Daemon) Start(ctx context.Context) error {
 		"sourcedir " + d.path("sources.d"),
 		"makestep 1 3",
 	}
+	if dev != "" {
+		conf = append(conf, "bindacqdevice "+dev)
+	}
 	conf = append(conf, d.opts.Extra...)
 	if err := atomicfile.Replace(d.path("chrony.conf"), []byte(strings.Join(conf, "\n")+"\n"), 0o644); err != nil {
 		return fmt.Errorf("chrony: %w", err)
 	}
-	return d.group.Start(ctx)
+	return nil
+}
+
+// BindDevice is the device the NTP client sockets are bound to ("" none).
+func (d *Daemon) BindDevice() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.bindDevice
+}
+
+// SetBindDevice binds chronyd's NTP client sockets to the network device
+// dev ("" unbinds them): the NtpServers' SourceIntf. chrony takes it only
+// as the global bindacqdevice directive (chrony 4.3 has no per-source
+// interface), which it reads at start: chronyd is restarted, and reads
+// its sources again from sources.d. If it does not come back, the
+// previous configuration is put back.
+func (d *Daemon) SetBindDevice(ctx context.Context, dev string) error {
+	if strings.ContainsAny(dev, " \t\n/") || len(dev) > 15 {
+		return fmt.Errorf("chrony: %q is not a network device name", dev)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if dev == d.bindDevice {
+		return nil
+	}
+	if err := d.writeConf(dev); err != nil {
+		return err
+	}
+	if err := d.group.Restart(ctx); err != nil {
+		if werr := d.writeConf(d.bindDevice); werr != nil {
+			return fmt.Errorf("chrony: bind to %s: %w; putting the previous configuration back: %v", dev, err, werr)
+		}
+		if rerr := d.group.Restart(ctx); rerr != nil {
+			return fmt.Errorf("chrony: bind to %s: %w; and the restart with the previous configuration failed: %v", dev, err, rerr)
+		}
+		return fmt.Errorf("chrony: bind to %s: %w", dev, err)
+	}
+	d.bindDevice = dev
+	return nil
 }
 
 // stopStale ends a chronyd of this directory that outlived the swmgr that

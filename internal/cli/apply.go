@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/swmgr/swmgr/client"
 	"github.com/swmgr/swmgr/internal/model"
@@ -74,7 +75,28 @@ func maskIf(f *model.Field, v any) string {
 	if f.Secret != model.Public && display(v) != "" {
 		return "********"
 	}
+	if recs, ok := v.([]model.Object); ok && recordIdentity(f) != nil {
+		parts := make([]string, len(recs))
+		for i, r := range recs {
+			parts[i] = recordText(f, r, false)
+		}
+		return strings.Join(parts, "; ")
+	}
 	return display(v)
+}
+
+// recordText is a record of a list as its command writes it, without the
+// list's word: `10.1.1.2 weight 5`; sub-fields at their default only when
+// full.
+func recordText(f *model.Field, r model.Object, full bool) string {
+	id := recordIdentity(f)
+	text := quote(display(r[id.Name]))
+	for _, sf := range f.Sub {
+		if sf != id && sf.Secret == model.Public && (full || !sameValue(r[sf.Name], defaultOf(sf))) {
+			text += " " + sf.CLIWord() + " " + quote(display(r[sf.Name]))
+		}
+	}
+	return text
 }
 
 func (s *Session) success(e *entry, code int) string {
@@ -88,12 +110,36 @@ func (s *Session) success(e *entry, code int) string {
 // apply commits every complete pending object change as one candidate
 // commit, then runs the queued actions in order. On a failure nothing of
 // the commit lands and every entry stays pending.
+//
+// An action cannot be part of the commit: the engine's commit holds object
+// edits (store and switch), while actions reach outside it (an OS
+// account's password, a file, the whole configuration replaced). So apply
+// dry-runs every queued action first and commits nothing if one is
+// refused; only a failure while an action runs, after the commit, can
+// leave the commit applied and that action pending.
 func (s *Session) apply(opts client.CommitOptions) error {
 	s.stack = nil
 	if len(s.pending) == 0 {
 		return nil
 	}
+	var queued []*entry
+	for _, e := range s.pending {
+		if e.op == opAction || e.direct && e.valid() {
+			queued = append(queued, e)
+		}
+	}
+	if opts.Confirm > 0 && len(queued) > 0 {
+		// While a commit awaits confirmation the server refuses every
+		// other change, so the actions after it could not run.
+		s.printf("ERROR: apply confirmed cannot run actions or create users (%s): apply them first, or remove them (no <command>)\n", queued[0].cmd)
+		return errFailed
+	}
 	s.printf("Applying Config:\n")
+	if failed := s.precheckActions(); failed {
+		s.printf("%s\n", s.red(failBanner))
+		s.printf("Nothing was changed; the pending config is kept (showunapplied, clearunapplied).\n")
+		return errFailed
+	}
 	var objs, direct, actions, incomplete []*entry
 	for _, e := range s.pending {
 		switch {
@@ -148,6 +194,7 @@ func (s *Session) apply(opts client.CommitOptions) error {
 			if by.IsZero() {
 				by = time.Now().Add(opts.Confirm)
 			}
+			s.confirmBy = by
 			s.printf("Revision %d is rolled back at %s unless 'confirm' is entered\n", res.Revision, by.Local().Format(time.ANSIC))
 		}
 	}
@@ -168,6 +215,24 @@ func (s *Session) apply(opts client.CommitOptions) error {
 		s.pending = slices.DeleteFunc(s.pending, func(x *entry) bool { return x == e })
 	}
 	return nil
+}
+
+// precheckActions dry-runs every queued action, in order, and prints the
+// refused ones; it reports whether any was refused.
+func (s *Session) precheckActions() (failed bool) {
+	for _, e := range s.pending {
+		if e.op != opAction {
+			continue
+		}
+		ctx, cancel := s.rctx()
+		_, err := s.api.Action(ctx, e.kind.Name, client.Object(e.object()), client.DryRun())
+		cancel()
+		if err != nil {
+			s.printf("%s%s\n\n", s.sdkLine(e), s.red("FAILED: "+errText(err)))
+			failed = true
+		}
+	}
+	return failed
 }
 
 // createDirect creates an object outside the candidate (see sync).
@@ -329,17 +394,62 @@ func (s *Session) printEntry(e *entry, status string) {
 	s.printf("\n")
 }
 
-// writeTable prints FlexSwitch's tables: a leading blank, columns four
-// blanks apart; around the header dashes (above too when boxed).
-func writeTable(w io.Writer, header []string, rows [][]string, boxed bool) {
-	width := make([]int, len(header))
-	for i, h := range header {
-		width[i] = len(h)
+// cellWidth is where FlexSwitch's table printer wrapped a cell.
+const cellWidth = 30
+
+// wrapCell splits a cell into lines of at most cellWidth characters, at a
+// blank where there is one in the line, else in the middle of the word (as
+// FlexSwitch's printer cut EBGPAllowMultipleAS).
+func wrapCell(c string) []string {
+	var out []string
+	for len([]rune(c)) > cellWidth {
+		r := []rune(c)
+		cut := strings.LastIndex(string(r[:cellWidth+1]), " ")
+		if cut <= 0 {
+			out = append(out, string(r[:cellWidth]))
+			c = string(r[cellWidth:])
+			continue
+		}
+		out = append(out, strings.TrimRight(string(r[:cellWidth+1])[:cut], " "))
+		c = strings.TrimLeft(string(r[:cellWidth+1])[cut:]+string(r[cellWidth+1:]), " ")
 	}
+	return append(out, c)
+}
+
+// wrapRow turns one row into as many lines as its tallest wrapped cell.
+func wrapRow(cells []string) [][]string {
+	parts := make([][]string, len(cells))
+	height := 1
+	for i, c := range cells {
+		parts[i] = wrapCell(c)
+		height = max(height, len(parts[i]))
+	}
+	lines := make([][]string, height)
+	for l := range lines {
+		lines[l] = make([]string, len(cells))
+		for i := range cells {
+			if l < len(parts[i]) {
+				lines[l][i] = parts[i][l]
+			}
+		}
+	}
+	return lines
+}
+
+// writeTable prints FlexSwitch's tables: a leading blank, columns four
+// blanks apart, cells wrapped at 30 characters; around the header dashes
+// (above too when boxed).
+func writeTable(w io.Writer, header []string, rows [][]string, boxed bool) {
+	heads := wrapRow(header)
+	var lines [][]string
 	for _, r := range rows {
+		lines = append(lines, wrapRow(r)...)
+	}
+	width := make([]int, len(header))
+	for _, r := range append(append([][]string(nil), heads...), lines...) {
 		for i, c := range r {
-			if i < len(width) && len(c) > width[i] {
-				width[i] = len(c)
+			if i < len(width) && utf8.RuneCountInString(c) > width[i] {
+				width[i] = utf8.RuneCountInString(c)
 			}
 		}
 	}
@@ -351,10 +461,10 @@ func writeTable(w io.Writer, header []string, rows [][]string, boxed bool) {
 		var b strings.Builder
 		b.WriteString(" ")
 		for i, c := range cells {
-			if i == len(cells)-1 {
+			if i == len(cells)-1 || i >= len(width) {
 				b.WriteString(c)
 			} else {
-				b.WriteString(c + strings.Repeat(" ", width[i]-len(c)+4))
+				b.WriteString(c + strings.Repeat(" ", width[i]-utf8.RuneCountInString(c)+4))
 			}
 		}
 		return strings.TrimRight(b.String(), " ") + "\n"
@@ -363,10 +473,12 @@ func writeTable(w io.Writer, header []string, rows [][]string, boxed bool) {
 	if boxed {
 		io.WriteString(w, dash)
 	}
-	io.WriteString(w, line(header))
+	for _, h := range heads {
+		io.WriteString(w, line(h))
+	}
 	io.WriteString(w, dash)
-	for _, r := range rows {
-		io.WriteString(w, line(r))
+	for _, l := range lines {
+		io.WriteString(w, line(l))
 	}
 }
 

@@ -51,7 +51,7 @@ func BenchmarkApply1000(b *testing.B) {
 // BenchmarkRenderRun10k times rendering `show run` of 10,000 objects,
 // without the REST reads (BenchmarkCLIShowRun10k in test/ has them).
 func BenchmarkRenderRun10k(b *testing.B) {
-	s := &Session{cat: newCatalog(mustBuiltin())}
+	s := &Session{cat: newCatalog(mustBuiltin(), nil)}
 	snap := snapshot{"Vrf": {}}
 	for i := 0; i < 10000; i++ {
 		o := map[string]any{"Vrf": fmt.Sprintf("v%d", i), "Name": ""}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/swmgr/swmgr/internal/model"
 )
@@ -22,10 +23,29 @@ type catalog struct {
 	hostKind  *model.Kind // the singleton that holds the host name
 	hostField string
 	saveKind  *model.Kind // the action `write memory` runs
+	logKind   *model.Kind // the config log (confirmations)
+	// userKind is the kind of the switch's users (keyed by a user name),
+	// accessField its field that says whether a user may have a shell.
+	userKind    *model.Kind
+	accessField *model.Field
 }
 
-func newCatalog(reg *model.Registry) *catalog {
+// Kinds named in absent (the server does not serve them) get no command.
+func newCatalog(reg *model.Registry, absent map[string]bool) *catalog {
 	c := &catalog{reg: reg, children: map[string][]*model.Kind{}}
+	stateShows := map[string]bool{}
+	for _, k := range reg.Kinds() {
+		if absent[k.Name] {
+			k.CLI = nil
+			continue
+		}
+		if k.Class == model.Config && k.CLI == nil {
+			k.CLI = derivedCommand(k)
+		}
+		if k.Class == model.State && k.CLI != nil {
+			stateShows[strings.Join(k.CLIShow(), " ")] = true
+		}
+	}
 	for _, k := range reg.Kinds() {
 		if k.Singleton && c.hostKind == nil {
 			for _, f := range k.Fields {
@@ -34,10 +54,20 @@ func newCatalog(reg *model.Registry) *catalog {
 				}
 			}
 		}
+		if k.Source == model.SourceConfigLog {
+			c.logKind = k
+		}
+		if keys := k.Keys(); k.Class == model.Config && len(keys) == 1 && keys[0].Format == model.FormatUserName {
+			if f := k.Field("Access"); f != nil && slices.Contains(f.Enum, shellAccess) {
+				c.userKind, c.accessField = k, f
+			}
+		}
 		if k.CLI == nil {
 			continue
 		}
-		if k.Class != model.Action {
+		// A state kind's show wins over a config kind's with the same
+		// words (`show ip route` is the routing table, not IPv4Route).
+		if k.Class == model.State || (k.Class == model.Config && !stateShows[strings.Join(k.CLIShow(), " ")]) {
 			c.shows = append(c.shows, k)
 		}
 		if k.Class == model.State {
@@ -55,6 +85,32 @@ func newCatalog(reg *model.Registry) *catalog {
 	}
 	c.config = c.runOrder()
 	return c
+}
+
+// derivedCommand is the command of a config kind the model gives no CLI
+// declaration: FlexSwitch 2.x's way for objects without a curated model.
+// The kind's name in lower case is the word and the prompt segment (`vlan
+// 10` -> (config-vlan)#), its keys are the values, and its fields' REST
+// names are the words inside the context.
+func derivedCommand(k *model.Kind) *model.CLICommand {
+	w := strings.ToLower(k.Name)
+	return &model.CLICommand{Words: []string{w}, Prompt: []string{w}}
+}
+
+// leadKeys are the key fields typed before the value field when a kind's
+// key has several parts (`ip route <DestinationNw> <NetworkMask>`).
+func (c *catalog) leadKeys(k *model.Kind) []*model.Field {
+	if k.CLI.Value != "" || k.CLI.Join || k.Singleton {
+		return nil
+	}
+	vf := c.valueField(k)
+	var out []*model.Field
+	for _, f := range k.Keys() {
+		if f != vf && f.Name != k.CLI.Inherit {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // isAction reports whether k's command queues an action rather than an

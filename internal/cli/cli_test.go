@@ -5,7 +5,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
+	"regexp"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/swmgr/swmgr/client"
@@ -102,7 +106,7 @@ func TestCheckValue(t *testing.T) {
 
 // TestPrompts checks FlexSwitch's prompt rule on every declared context.
 func TestPrompts(t *testing.T) {
-	s := &Session{cat: newCatalog(model.Builtin()), host: "leaf1", mode: ConfigMode}
+	s := &Session{cat: newCatalog(model.Builtin(), nil), host: "leaf1", mode: ConfigMode}
 	kind := func(n string, c model.Class) *model.Kind { return s.cat.reg.Lookup(c, n) }
 	push := func(k *model.Kind, value, extra string) {
 		s.stack = append(s.stack, &frame{kind: k, prompt: s.promptFor(k, value, extra)})
@@ -152,7 +156,7 @@ func TestPrompts(t *testing.T) {
 }
 
 func TestResolveAmbiguity(t *testing.T) {
-	s := &Session{cat: newCatalog(model.Builtin()), mode: ConfigMode}
+	s := &Session{cat: newCatalog(model.Builtin(), nil), mode: ConfigMode}
 	toks, _ := tokenize("sh")
 	s.stack = []*frame{{kind: s.cat.reg.Lookup(model.Config, "Port")}}
 	m, _, _, amb := resolve(toks, s.configOptions(true))
@@ -409,5 +413,338 @@ func TestCompatKinds(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+func TestWrapCell(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"", []string{""}},
+		{"short", []string{"short"}},
+		{strings.Repeat("a", 30), []string{strings.Repeat("a", 30)}},
+		{strings.Repeat("a", 31), []string{strings.Repeat("a", 30), "a"}},
+		{strings.Repeat("b", 65), []string{strings.Repeat("b", 30), strings.Repeat("b", 30), "bbbbb"}},
+		{"to spine 1 through the long patch panel in row 4", []string{"to spine 1 through the long", "patch panel in row 4"}},
+		{"sftp://10.0.0.9/backups/switch-config.json", []string{"sftp://10.0.0.9/backups/switch", "-config.json"}},
+	} {
+		got := wrapCell(tc.in)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("wrapCell(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		for _, l := range got {
+			if len([]rune(l)) > cellWidth {
+				t.Errorf("wrapCell(%q): line %q longer than %d", tc.in, l, cellWidth)
+			}
+		}
+	}
+}
+
+func TestWriteTableWraps(t *testing.T) {
+	var b strings.Builder
+	writeTable(&b, []string{"Name", "Description"}, [][]string{{"x", strings.Repeat("d", 40)}}, true)
+	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("table has %d lines, want 5 (dash, header, dash, two lines of the wrapped row):\n%s", len(lines), b.String())
+	}
+	if lines[3] != " x       "+strings.Repeat("d", 30) || lines[4] != "         "+strings.Repeat("d", 10) {
+		t.Errorf("wrapped row:\n%q\n%q", lines[3], lines[4])
+	}
+}
+
+// TestRoutesAndDerivedKinds covers a kind with a two-part key and a record
+// list (IPv4Route) and a kind without a CLI declaration (Vlan, whose
+// command is derived from the model): contexts, one-liners, record edits,
+// show run and its round trip, checked against REST.
+func TestRoutesAndDerivedKinds(t *testing.T) {
+	srv := startServer(t)
+	api, _ := client.New(srv.URL)
+	script := `enable
+config
+interface fpPort 1
+ip address 10.1.1.1/30
+no shutdown
+!
+ip route 10.2.0.0 255.255.0.0
+nexthop 10.1.1.2 weight 5
+nexthop 10.1.1.3
+no nexthop 10.1.1.3
+cost 20
+!
+ip route 10.3.0.0 255.255.0.0 nexthop 10.1.1.2
+ip route 10.9.9.9 255.255.255.255 nullroute
+vlan 10
+IntfList fpPort2
+UntagIntfList fpPort 3
+Description "users of floor 2"
+!
+apply
+show run
+show vlan
+`
+	out, err := run(t, srv, script)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{
+		"switch(config-ip-route-10.2.0.0-255.255.0.0)#nexthop 10.1.1.2 weight 5",
+		"switch(config-vlan)#IntfList fpPort2",
+		"sdk:createIPv4Route(10.2.0.0,255.255.0.0",
+		"sdk:createVlan(10",
+		"!\nip route 10.2.0.0 255.255.0.0\n  cost 20\n  nexthop 10.1.1.2 weight 5\n",
+		"!\nip route 10.3.0.0 255.255.0.0\n  nexthop 10.1.1.2\n",
+		"!\nip route 10.9.9.9 255.255.255.255\n  nullroute\n",
+		"!\nvlan 10\n  IntfList fpPort2\n  UntagIntfList fpPort3\n  Description \"users of floor 2\"\n",
+		"#show vlan\nApplying Show:\n", " VlanId    IntfList",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lacks %q:\n%s", want, out)
+		}
+	}
+	it, err := api.Get(context.Background(), "IPv4Route", client.Object{"DestinationNw": "10.2.0.0", "NetworkMask": "255.255.0.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hops, _ := it.Object["NextHop"].([]any)
+	if len(hops) != 1 || fmt.Sprint(hops[0].(map[string]any)["NextHopIp"]) != "10.1.1.2" || fmt.Sprint(hops[0].(map[string]any)["Weight"]) != "5" {
+		t.Errorf("IPv4Route NextHop over REST: %v", it.Object["NextHop"])
+	}
+	if _, err := api.Get(context.Background(), "Vlan", client.Object{"VlanId": 10}); err != nil {
+		t.Errorf("Vlan 10 over REST: %v", err)
+	}
+
+	// Round trip: the show run replayed on a fresh switch reads back the same.
+	run1 := out[strings.LastIndex(out, "printing without defaults"):strings.LastIndex(out, "switch(config)#show vlan")]
+	srv2 := startServer(t)
+	out2, err := run(t, srv2, "enable\nconfig\n"+run1+"apply\nshow run\n")
+	if err != nil {
+		t.Fatalf("replay: %v\n%s", err, out2)
+	}
+	run2 := out2[strings.LastIndex(out2, "printing without defaults"):]
+	run2 = strings.TrimSuffix(run2[:strings.LastIndex(run2, "\n")+1], "switch(config)#\n")
+	if run1 != run2 {
+		t.Errorf("show run does not round-trip:\nfirst:\n%s\nreplayed:\n%s", run1, run2)
+	}
+
+	// Bad input in a record: nothing changes.
+	out3, err := run(t, srv, "enable\nconfig\nip route 10.2.0.0 255.255.0.0\nnexthop 10.1.1.4 weight 999\nnexthop 10.1.1.4 colour red\nno nexthop 10.7.7.7\n!\nip route 10.2.0.0\nshowunapplied\n")
+	if err == nil {
+		t.Errorf("bad record input: exit status 0\n%s", out3)
+	}
+	for _, want := range []string{"ERROR: Invalid Value 999, must be beteween 0-255", "ERROR Invalid command entered: colour", "ERROR: Invalid Value 10.7.7.7, not in nexthop", "ERROR: Value expected for ip route"} {
+		if !strings.Contains(out3, want) {
+			t.Errorf("lacks %q:\n%s", want, out3)
+		}
+	}
+	if strings.Contains(out3, "object:") {
+		t.Errorf("bad record input queued something:\n%s", out3)
+	}
+}
+
+// TestApplyWithRefusedActionChangesNothing: an action the server refuses
+// stops the whole apply before the commit, so the objects typed with it
+// are not applied either and everything stays pending.
+func TestApplyWithRefusedActionChangesNothing(t *testing.T) {
+	srv := startServer(t)
+	api, _ := client.New(srv.URL)
+	cases := []struct{ name, script, want string }{
+		{"short password", "vrf blue\n!\nuser admin password short\napply\nshowunapplied\n", "FAILED: 400"},
+		{"Nonce without Passphrase", "vrf blue\n!\nsave config toFile\nNonce abc\n!\napply\nshowunapplied\n", "FAILED: 400"},
+		{"confirmed with actions", "vrf blue\n!\nsave config\napply confirmed 5\nshowunapplied\n", "ERROR: apply confirmed cannot run actions"},
+	}
+	for _, tc := range cases {
+		out, err := run(t, srv, "enable\nconfig\n"+tc.script)
+		if err == nil {
+			t.Errorf("%s: exit status 0\n%s", tc.name, out)
+		}
+		if !strings.Contains(out, tc.want) {
+			t.Errorf("%s: lacks %q:\n%s", tc.name, tc.want, out)
+		}
+		if strings.Contains(out, "result: SUCCESS") {
+			t.Errorf("%s: something was applied:\n%s", tc.name, out)
+		}
+		if !strings.Contains(out, "object: Vrf   status: PENDING CONFIG") {
+			t.Errorf("%s: the Vrf is no longer pending:\n%s", tc.name, out)
+		}
+		if _, err := api.Get(context.Background(), "Vrf", client.Object{"Vrf": "blue"}); !client.IsNotFound(err) {
+			t.Errorf("%s: Vrf blue exists after the refused apply (%v)", tc.name, err)
+		}
+	}
+}
+
+// TestConfirmStatus: the commit awaiting confirmation is shown, with its
+// revision, user and time left, in the session that made it and in
+// another one; after confirm (or with none) there is none.
+func TestConfirmStatus(t *testing.T) {
+	srv := startServer(t)
+	out, err := run(t, srv, "enable\nshow config confirm-status\nconfig\nvrf conf1\nexit\napply confirmed 5\nshow config confirm-status\n")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(out, "#show config confirm-status\nApplying Show:\nNo commit awaits confirmation\n") {
+		t.Errorf("before any confirmed apply:\n%s", out)
+	}
+	api, _ := client.New(srv.URL)
+	var rev uint64
+	for r, err := range api.Revisions(context.Background(), client.PageSize(1)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		rev = r.Revision
+		break
+	}
+	row := regexp.MustCompile(`(?m)^ ` + fmt.Sprint(rev) + ` +(\S+) .* (4:5\d|5:00)$`)
+	if !row.MatchString(out) {
+		t.Errorf("the confirm-status of the session lacks revision %d with about 5 minutes left:\n%s", rev, out)
+	}
+	other, err := run(t, srv, "enable\nshow config confirm-status\nshow config confirm-status | json\n")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, other)
+	}
+	if !row.MatchString(other) || !strings.Contains(other, `"Awaiting": true`) || !strings.Contains(other, fmt.Sprintf(`"Revision": %d`, rev)) {
+		t.Errorf("another session does not see revision %d awaiting confirmation:\n%s", rev, other)
+	}
+	after, err := run(t, srv, fmt.Sprintf("enable\nconfirm %d\nshow config confirm-status\n", rev))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, after)
+	}
+	if !strings.Contains(after, "No commit awaits confirmation") {
+		t.Errorf("after confirm:\n%s", after)
+	}
+}
+
+// TestReloadCLIModel: reload_cli_model reads the host name again and
+// leaves out the kinds the server does not serve (here an older server,
+// which answers unknown_kind for Vlan once the session has started).
+func TestReloadCLIModel(t *testing.T) {
+	var older atomic.Bool
+	srv, err := testserver.Start("", testserver.Options{Ports: 4, Wrap: func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if older.Load() && strings.Contains(r.URL.Path, "/Vlan") {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusNotFound)
+				io.WriteString(w, `{"Result":"Error","Error":{"Status":404,"Code":"unknown_kind","Message":"unknown config object \"Vlan\""}}`)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	api, _ := client.New(srv.URL)
+	in := &hookReader{parts: []string{"enable\nconfig\nvlan 10\n!\nclearunapplied\nend\n", "reload_cli_model\nconfig\nvlan 10\n"}, before: func(part int) {
+		if part == 1 {
+			older.Store(true)
+			if _, err := api.UpdateByKey(context.Background(), "SystemParam", client.Object{"Vrf": "default", "Hostname": "leaf9"}); err != nil {
+				t.Errorf("hostname: %v", err)
+			}
+		}
+	}}
+	var buf bytes.Buffer
+	err = Run(context.Background(), api, RunOptions{In: in, Out: &buf, Endpoint: "x"})
+	out := buf.String()
+	if err == nil {
+		t.Errorf("vlan after the reload did not fail:\n%s", out)
+	}
+	for _, want := range []string{"switch(config)#vlan 10\nswitch(config-vlan)#", "switch#reload_cli_model\nCLI model reloaded: ", "Not served by this swmgr, left out: Vlan\nleaf9#config", "leaf9(config)#vlan 10\nvlan 10\n^\nERROR Invalid command entered"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestShellAccess: who `shell` lets out of the CLI (the bash launcher is
+// replaced by a recorder; test/cli_tty_test.go runs the real bash).
+func TestShellAccess(t *testing.T) {
+	srv := startServer(t)
+	api, _ := client.New(srv.URL)
+	ctx := context.Background()
+	for _, u := range []struct{ name, access string }{{"clionly", "CLI"}, {"basher", "Bash"}} {
+		if _, err := api.Create(ctx, "User", client.Object{"Name": u.name, "Password": "shell-test-pw1", "Access": u.access}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cases := []struct {
+		name    string
+		offered bool
+		user    string
+		root    bool
+		mode    string
+		ran     bool
+		want    string
+	}{
+		{"script or --url", false, "basher", false, "enable\n", false, "ERROR: shell is available only at a terminal on the switch itself"},
+		{"Access CLI", true, "clionly", false, "enable\n", false, "ERROR: shell is not allowed for clionly (Access CLI; an admin can set Access Bash)"},
+		{"no such User", true, "nobody1", false, "enable\n", false, "ERROR: shell is not allowed: nobody1 is not a User of the switch"},
+		{"user mode", true, "basher", false, "", false, "ERROR Invalid command entered"},
+		{"Access Bash", true, "basher", false, "enable\n", true, "Starting bash as basher"},
+		{"root", true, "root", true, "enable\n", true, "Starting bash as root"},
+	}
+	for _, tc := range cases {
+		ran := false
+		o := Options{OSUser: tc.user, Root: tc.root}
+		if tc.offered {
+			o.Shell = func(context.Context) error { ran = true; return nil }
+		}
+		var out bytes.Buffer
+		o.Out = &out
+		s, err := NewSession(ctx, api, "x", o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(tc.mode+"shell", "\n") {
+			s.Execute(l)
+		}
+		if ran != tc.ran || !strings.Contains(out.String(), tc.want) {
+			t.Errorf("%s: ran %v (want %v), output:\n%s", tc.name, ran, tc.ran, out.String())
+		}
+	}
+}
+
+// TestCompleteKeysWithSeveralParts: completion and help walk a two-part
+// key part by part, with the values of the existing objects.
+func TestCompleteKeysWithSeveralParts(t *testing.T) {
+	srv := startServer(t)
+	api, _ := client.New(srv.URL)
+	if _, err := api.Create(context.Background(), "IPv4Route", client.Object{"DestinationNw": "10.5.0.0", "NetworkMask": "255.255.0.0", "NullRoute": true}); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	s, err := NewSession(context.Background(), api, "x", Options{Out: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.mode = ConfigMode
+	for _, tc := range []struct{ line, want string }{
+		{"ip route ", "10.5.0.0"},
+		{"ip route 10.5.0.0 ", "255.255.0.0"},
+	} {
+		cands, _ := s.Complete(tc.line)
+		if !slices.Contains(cands, tc.want) {
+			t.Errorf("Complete(%q) = %q, want %q among them", tc.line, cands, tc.want)
+		}
+	}
+	s.Execute("ip route ?")
+	if !strings.Contains(out.String(), "10.5.0.0") || !strings.Contains(out.String(), "network address") {
+		t.Errorf("help of ip route:\n%s", out.String())
+	}
+	out.Reset()
+	s.Execute("ip route 10.5.0.0 255.255.0.0 ?")
+	if !strings.Contains(out.String(), "nexthop") || !strings.Contains(out.String(), "list, one per command: <nexthopip> [nexthopintref <string>] [weight <integer>]") {
+		t.Errorf("help inside ip route:\n%s", out.String())
+	}
+}
+
+func TestRedistribute(t *testing.T) {
+	srv := startServer(t)
+	out, err := run(t, srv, "enable\nconfig\nrouter bgp 65001\nredistribute CONNECTED\nredistribute STATIC\nno redistribute STATIC\n!\napply\nshow run\n")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(out, "!\nrouter bgp 65001\n  redistribute CONNECTED\n") || strings.Contains(out, "redistribute STATIC\n!") {
+		t.Errorf("show run:\n%s", out)
 	}
 }

@@ -162,7 +162,7 @@ func (s *Session) leafFields(fr *frame) []*model.Field {
 	vf := s.cat.valueField(k)
 	var out []*model.Field
 	for _, f := range k.Fields {
-		if f.ReadOnly || (f.Key && fr.entry == nil) || f == vf || f.Name == k.CLI.Inherit || f.Type == model.RecordList {
+		if f.ReadOnly || (f.Key && fr.entry == nil) || f == vf || f.Name == k.CLI.Inherit || f.Type == model.Record || (f.Type == model.RecordList && recordIdentity(f) == nil) {
 			continue
 		}
 		out = append(out, f)
@@ -392,6 +392,22 @@ func (s *Session) kindCommand(k *model.Kind, args []token, neg bool, line string
 	c := k.CLI
 	vf := s.cat.valueField(k)
 	value, raw := "", ""
+	key := model.Object{}
+	var leadRaw []string
+	for _, lf := range s.cat.leadKeys(k) {
+		if len(args) == 0 || args[0].text == "" && !args[0].quoted {
+			s.printf("ERROR: Value expected for %s: %s\n", strings.Join(c.Words, " "), lf.CLIWord())
+			return errFailed
+		}
+		v, msg := checkValue(lf, args[0].text)
+		if msg != "" {
+			s.printf("%s\n", msg)
+			return errFailed
+		}
+		key[lf.Name] = v
+		leadRaw = append(leadRaw, args[0].text)
+		args = args[1:]
+	}
 	if vf != nil || c.Join {
 		if len(args) == 0 || args[0].text == "" && !args[0].quoted {
 			s.printf("ERROR: Value expected for %s\n", strings.Join(c.Words, " "))
@@ -401,7 +417,7 @@ func (s *Session) kindCommand(k *model.Kind, args []token, neg bool, line string
 		value = joinValue(k, raw)
 		args = args[1:]
 	}
-	cmd := strings.Join(append(slices.Clone(c.Words), raw), " ")
+	cmd := strings.Join(append(append(slices.Clone(c.Words), leadRaw...), raw), " ")
 	cmd = strings.TrimSpace(cmd)
 	var typedValue any = value
 	if vf != nil {
@@ -415,7 +431,6 @@ func (s *Session) kindCommand(k *model.Kind, args []token, neg bool, line string
 	if s.cat.isAction(k) {
 		return s.actionCommand(k, vf, typedValue, raw, args, neg, cmd)
 	}
-	key := model.Object{}
 	if vf != nil && vf.Key {
 		key[vf.Name] = typedValue
 	} else if c.Join {
@@ -431,7 +446,9 @@ func (s *Session) kindCommand(k *model.Kind, args []token, neg bool, line string
 	if neg && len(args) == 0 {
 		return s.deleteObject(k, key, cmd)
 	}
-	fr := &frame{kind: k, key: key, cmd: cmd, prompt: s.promptFor(k, raw, ""), depth: len(s.stack) + 1}
+	// Every value of a key with several parts shows in the prompt:
+	// (config-ip-route-10.2.0.0-255.255.0.0)#.
+	fr := &frame{kind: k, key: key, cmd: cmd, prompt: s.promptFor(k, strings.Join(append(leadRaw, raw), "-"), ""), depth: len(s.stack) + 1}
 	if err := s.openObject(fr, vf, typedValue); err != nil {
 		return err
 	}
@@ -477,7 +494,13 @@ func (s *Session) openObject(fr *frame, vf *model.Field, value any) error {
 		if vf != nil && !vf.Key {
 			e.put(vf, value, fr.cmd)
 		}
-		if err := s.sync(e, vf); err != nil {
+		// A new object that needs more than its key (a route without a
+		// next hop) gets its NOTE only if a later command leaves it so:
+		// the commands of its context are what complete it.
+		s.opening = true
+		err := s.sync(e, vf)
+		s.opening = false
+		if err != nil {
 			return err
 		}
 		s.pending = append(s.pending, e)
@@ -584,7 +607,9 @@ func (s *Session) syncResult(e *entry, f *model.Field, err error) error {
 	}
 	if errStatus(err) == 400 && f != nil && errField(err) != "" && !strings.EqualFold(errField(err), f.Name) {
 		e.problem = errMessage(err)
-		s.printf("%s\n", s.yellow("NOTE: "+e.problem+": kept pending, not valid until that is fixed"))
+		if !s.opening {
+			s.printf("%s\n", s.yellow("NOTE: "+e.problem+": kept pending, not valid until that is fixed"))
+		}
 		return nil
 	}
 	s.printf("ERROR: %s\n", errText(err))
@@ -697,8 +722,98 @@ func defaultOf(f *model.Field) any {
 		return false
 	case model.StringList:
 		return []string{}
+	case model.RecordList:
+		return []model.Object{}
 	}
 	return ""
+}
+
+// recordIdentity is the sub-field that names a record of a list in
+// commands (`nexthop <NextHopIp>`): its first required one, else its
+// first; nil when records have no sub-field.
+func recordIdentity(f *model.Field) *model.Field {
+	for _, sf := range f.Sub {
+		if sf.Required {
+			return sf
+		}
+	}
+	if len(f.Sub) > 0 {
+		return f.Sub[0]
+	}
+	return nil
+}
+
+// recordCommand is `<word> <identity> [<sub word> <value>]...`: it adds
+// (or with `no` removes) one record of a list field; a record typed again
+// with the same identity replaces the one there. Sub-fields not typed
+// take their defaults.
+func (s *Session) recordCommand(fr *frame, f *model.Field, args []token, neg bool) (any, error) {
+	id := recordIdentity(f)
+	word := f.CLIWord()
+	if len(args) == 0 {
+		s.printf("ERROR: Value expected for %s: %s\n", word, id.CLIWord())
+		return nil, errFailed
+	}
+	idv, msg := checkValue(id, args[0].text)
+	if msg != "" {
+		s.printf("%s\n", msg)
+		return nil, errFailed
+	}
+	cur := slices.Clone(s.currentRecords(fr, f))
+	at := slices.IndexFunc(cur, func(r model.Object) bool { return display(r[id.Name]) == display(idv) })
+	if neg {
+		if at < 0 {
+			s.printf("ERROR: Invalid Value %s, not in %s\n", args[0].text, word)
+			return nil, errFailed
+		}
+		return slices.Delete(cur, at, at+1), nil
+	}
+	rec := model.Object{}
+	for _, sf := range f.Sub {
+		rec[sf.Name] = defaultOf(sf)
+	}
+	rec[id.Name] = idv
+	rest := args[1:]
+	for len(rest) > 0 {
+		var words []string
+		bySub := map[string]*model.Field{}
+		for _, sf := range f.Sub {
+			if sf == id {
+				continue
+			}
+			for _, w := range []string{sf.CLIWord(), sf.Name} {
+				if bySub[w] == nil {
+					words = append(words, w)
+					bySub[w] = sf
+				}
+			}
+		}
+		m := matchWord(rest[0].text, words)
+		if len(m) == 0 || len(rest) < 2 || bySub[m[0]] != bySub[m[len(m)-1]] {
+			s.printf("ERROR Invalid command entered: %s (after %s <%s>: %s)\n", rest[0].text, word, id.CLIWord(), strings.Join(dedupe(words), " "))
+			return nil, errFailed
+		}
+		sf := bySub[m[0]]
+		v, msg := checkValue(sf, rest[1].text)
+		if msg != "" {
+			s.printf("%s\n", msg)
+			return nil, errFailed
+		}
+		rec[sf.Name] = v
+		rest = rest[2:]
+	}
+	if at >= 0 {
+		cur[at] = rec
+	} else {
+		cur = append(cur, rec)
+	}
+	return cur, nil
+}
+
+// currentRecords is a record-list attribute as the session sees it.
+func (s *Session) currentRecords(fr *frame, f *model.Field) []model.Object {
+	l, _ := s.currentValue(fr, f).([]model.Object)
+	return l
 }
 
 // leafCommand sets (or with `no` reverts) one attribute in a context.
@@ -713,6 +828,12 @@ func (s *Session) leafCommand(fr *frame, f *model.Field, args []token, neg bool,
 	}
 	var v any
 	switch {
+	case f.Type == model.RecordList:
+		rv, err := s.recordCommand(fr, f, args, neg)
+		if err != nil {
+			return err
+		}
+		v = rv
 	case f.Type == model.StringList:
 		if len(args) != 1 {
 			s.printf("ERROR: Value expected for %s\n", word)
@@ -769,7 +890,7 @@ func (s *Session) leafCommand(fr *frame, f *model.Field, args []token, neg bool,
 		v = pv
 	}
 	if fr.entry != nil {
-		if neg && f.Type != model.StringList {
+		if neg && f.Type != model.StringList && f.Type != model.RecordList {
 			fr.entry.drop(f)
 			return nil
 		}
@@ -789,15 +910,21 @@ func joinTokens(t []token) string {
 
 // currentList is a list attribute as the session sees it.
 func (s *Session) currentList(fr *frame, f *model.Field) []string {
+	l, _ := s.currentValue(fr, f).([]string)
+	return l
+}
+
+// currentValue is an attribute as the session sees it: in the action
+// context's entry, else in the object's pending entry, else stored (nil
+// for an object this session creates and has not given the attribute).
+func (s *Session) currentValue(fr *frame, f *model.Field) any {
 	if fr.entry != nil {
 		v, _ := fr.entry.get(f.Name)
-		l, _ := v.([]string)
-		return l
+		return v
 	}
 	if e := s.findEntry(fr.kind, fr.key); e != nil {
 		if v, ok := e.get(f.Name); ok {
-			l, _ := v.([]string)
-			return l
+			return v
 		}
 		if e.op == opCreate {
 			return nil
@@ -807,8 +934,7 @@ func (s *Session) currentList(fr *frame, f *model.Field) []string {
 	if err != nil || !found {
 		return nil
 	}
-	l, _ := obj[f.Name].([]string)
-	return l
+	return obj[f.Name]
 }
 
 // actionCommand queues an action: a one-liner (`user alice password P`,

@@ -22,6 +22,15 @@ func fieldHelp(f *model.Field) string {
 		parts = append(parts, fmt.Sprintf("%d-%d", f.Range.Min, f.Range.Max))
 	case f.Type == model.StringList:
 		parts = append(parts, "list, one value per command")
+	case f.Type == model.RecordList && recordIdentity(f) != nil:
+		id := recordIdentity(f)
+		form := "<" + id.CLIWord() + ">"
+		for _, sf := range f.Sub {
+			if sf != id {
+				form += " [" + sf.CLIWord() + " <" + sf.Type.String() + ">]"
+			}
+		}
+		parts = append(parts, "list, one per command: "+form)
 	default:
 		parts = append(parts, f.Type.String())
 	}
@@ -111,6 +120,12 @@ func (s *Session) help(toks []token) {
 	case o.kind != nil:
 		k := o.kind
 		vf := s.cat.valueField(k)
+		if lead := s.cat.leadKeys(k); len(rest) < len(lead) {
+			s.printHelp(nil, [][]string{{strings.Join(s.liveKeyValues(k, lead[len(rest)]), ","), fieldHelp(lead[len(rest)])}})
+			return
+		} else if len(lead) > 0 {
+			rest = rest[len(lead):]
+		}
 		if (vf != nil || k.CLI.Join) && len(rest) == 0 {
 			vals := s.liveValues(k)
 			desc := k.Doc
@@ -178,7 +193,12 @@ func (s *Session) valuesOf(f *model.Field) string {
 // liveValues are the values the token after k's words can take: the keys
 // of existing objects (ports as their numbers) or the value field's enum.
 func (s *Session) liveValues(k *model.Kind) []string {
-	vf := s.cat.valueField(k)
+	return s.liveKeyValues(k, s.cat.valueField(k))
+}
+
+// liveKeyValues are the values field vf of k's existing objects has (or
+// its enum); for the value that completes a command or a show.
+func (s *Session) liveKeyValues(k *model.Kind, vf *model.Field) []string {
 	if vf != nil && len(vf.Enum) > 0 {
 		return vf.Enum
 	}
@@ -295,7 +315,11 @@ func (s *Session) nextWords(toks []token) []string {
 		}
 	case o.kind != nil:
 		k := o.kind
-		if (s.cat.valueField(k) != nil || k.CLI.Join) && len(rest) == 0 {
+		lead := s.cat.leadKeys(k)
+		if len(rest) < len(lead) {
+			return s.liveKeyValues(k, lead[len(rest)])
+		}
+		if (s.cat.valueField(k) != nil || k.CLI.Join) && len(rest) == len(lead) {
 			return s.liveValues(k)
 		}
 		if k.CLI.Context != "" && len(rest) <= 1 {

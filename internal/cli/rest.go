@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -83,6 +84,31 @@ func typed(k *model.Kind, raw map[string]any) model.Object {
 }
 
 func typedValue(f *model.Field, v any) any {
+	if f != nil && (f.Type == model.RecordList || f.Type == model.Record) {
+		rec := func(raw any) model.Object {
+			m, _ := raw.(map[string]any)
+			o := make(model.Object, len(m))
+			for name, sv := range m {
+				var sf *model.Field
+				for _, c := range f.Sub {
+					if c.Name == name {
+						sf = c
+					}
+				}
+				o[name] = typedValue(sf, sv)
+			}
+			return o
+		}
+		if f.Type == model.Record {
+			return rec(v)
+		}
+		l, _ := v.([]any)
+		out := make([]model.Object, 0, len(l))
+		for _, e := range l {
+			out = append(out, rec(e))
+		}
+		return out
+	}
 	switch x := v.(type) {
 	case json.Number:
 		if n, err := x.Int64(); err == nil {
@@ -141,6 +167,14 @@ func keyString(k *model.Kind, o model.Object) string {
 }
 
 func sameValue(a, b any) bool {
+	ra, aok := a.([]model.Object)
+	rb, bok := b.([]model.Object)
+	if aok || bok {
+		return len(ra) == len(rb) && reflect.DeepEqual(ra, rb) || len(ra) == 0 && len(rb) == 0
+	}
+	if _, ok := a.(model.Object); ok {
+		return reflect.DeepEqual(a, b)
+	}
 	la, aok := a.([]string)
 	lb, bok := b.([]string)
 	if aok || bok {
@@ -173,6 +207,18 @@ func display(v any) string {
 		return "False"
 	case []string:
 		return strings.Join(x, ",")
+	case []model.Object:
+		parts := make([]string, len(x))
+		for i, r := range x {
+			parts[i] = display(r)
+		}
+		return strings.Join(parts, ",")
+	case model.Object:
+		parts := make([]string, 0, len(x))
+		for _, n := range sortedKeys(x) {
+			parts = append(parts, n+"="+display(x[n]))
+		}
+		return "{" + strings.Join(parts, " ") + "}"
 	}
 	return fmt.Sprint(v)
 }

@@ -60,6 +60,13 @@ type Options struct {
 	Ask func(prompt string) (string, error)
 	// Lines reads one more input line (load merge terminal); io.EOF ends.
 	Lines func(prompt string) (string, error)
+	// Shell runs an interactive shell as the CLI's own OS user (`shell`);
+	// nil where none is offered (scripts, --url).
+	Shell func(ctx context.Context) error
+	// OSUser is the OS account the CLI runs as, whose User's Access says
+	// whether it may have a shell; Root skips that check.
+	OSUser string
+	Root   bool
 }
 
 // Session is one CLI session.
@@ -72,16 +79,18 @@ type Session struct {
 	timeout time.Duration
 	opts    Options
 
-	mode    Mode
-	stack   []*frame
-	host    string
-	pending []*entry
-	cand    *client.Candidate // nil until something is staged
-	confirm uint64            // revision of the last `apply confirmed`
-	json    bool              // `| json`: shows print the API's objects
-	factory snapshot          // revision 1, read once: the baselines of show run
-	pageLen int               // `terminal length`: -1 the terminal's height, 0 no pager
-	noMore  bool              // `| no-more` on the line being run
+	mode      Mode
+	stack     []*frame
+	host      string
+	pending   []*entry
+	cand      *client.Candidate // nil until something is staged
+	confirm   uint64            // revision of the last `apply confirmed`
+	confirmBy time.Time         // and when the server rolls it back
+	json      bool              // `| json`: shows print the API's objects
+	factory   snapshot          // revision 1, read once: the baselines of show run
+	pageLen   int               // `terminal length`: -1 the terminal's height, 0 no pager
+	noMore    bool              // `| no-more` on the line being run
+	opening   bool              // a context's new object is being staged
 }
 
 // NewSession starts a session on api; it reads the host name for the prompt.
@@ -92,7 +101,7 @@ func NewSession(ctx context.Context, api *client.Client, endpoint string, o Opti
 	if o.Out == nil {
 		o.Out = io.Discard
 	}
-	s := &Session{ctx: ctx, api: api, cat: newCatalog(model.Builtin()), out: o.Out, color: o.Color, timeout: o.Timeout, opts: o, pageLen: -1}
+	s := &Session{ctx: ctx, api: api, cat: newCatalog(model.Builtin(), nil), out: o.Out, color: o.Color, timeout: o.Timeout, opts: o, pageLen: -1}
 	if sys := s.cat.hostKind; sys != nil {
 		ctx, cancel := s.rctx()
 		it, err := api.Get(ctx, sys.Name, nil)
@@ -362,12 +371,14 @@ var execControls = []*option{
 	{words: []string{"confirm"}, control: "confirm", help: "Confirm the last confirmed apply"},
 	{words: []string{"show_cli"}, control: "show_cli", help: "List every command path"},
 	{words: []string{"terminal", "length"}, control: "terminal", help: "Lines per page on a terminal (0: no pager)"},
+	{words: []string{"shell"}, control: "shell", help: "Run bash on the switch as yourself (User Access Bash); exit returns here"},
+	{words: []string{"reload_cli_model"}, control: "reload", help: "Re-read the object model and the server's kinds without leaving the CLI"},
 }
 
 func (s *Session) execOptions() []*option {
 	var out []*option
 	for _, o := range execControls {
-		if s.mode == UserMode && (o.control == "write" || o.control == "confirm") {
+		if s.mode == UserMode && (o.control == "write" || o.control == "confirm" || o.control == "shell") {
 			continue
 		}
 		if s.mode == EnableMode && o.control == "enable" {
@@ -422,6 +433,10 @@ func (s *Session) execExec(toks []token, line string) error {
 		s.showCLI()
 	case "terminal":
 		return s.terminalLength(rest)
+	case "shell":
+		return s.shell()
+	case "reload":
+		return s.reloadModel()
 	}
 	return nil
 }

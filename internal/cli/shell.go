@@ -28,6 +28,11 @@ type RunOptions struct {
 	Banner      bool
 	HistoryFile string // interactive history ("" for none)
 	Endpoint    string // what the prompt falls back to
+	// Shell runs bash for `shell` (interactive sessions on the switch
+	// only); OSUser and Root say who the CLI runs as.
+	Shell  func(ctx context.Context) error
+	OSUser string
+	Root   bool
 }
 
 // ErrSomeFailed is returned when a scripted line failed.
@@ -196,7 +201,7 @@ func runInteractive(ctx context.Context, api *client.Client, o RunOptions) error
 	lines := func(prompt string) (string, error) {
 		return rl.ReadLineWithConfig(&readline.Config{Prompt: prompt})
 	}
-	s, err := NewSession(ctx, api, o.Endpoint, Options{Out: o.Out, Color: o.Color, Interact: true, Ask: ask, Lines: lines})
+	s, err := NewSession(ctx, api, o.Endpoint, Options{Out: o.Out, Color: o.Color, Interact: true, Ask: ask, Lines: lines, Shell: o.Shell, OSUser: o.OSUser, Root: o.Root})
 	if err != nil {
 		return err
 	}

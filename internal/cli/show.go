@@ -18,6 +18,7 @@ var showControls = []*option{
 	{words: []string{"config", "diff"}, control: "diff", help: "Pending vs running config (or: <rev1> [<rev2>])"},
 	{words: []string{"config", "history"}, control: "history", help: "The revisions of the configuration"},
 	{words: []string{"config", "revision"}, control: "revision", help: "What one revision changed"},
+	{words: []string{"config", "confirm-status"}, control: "confirm-status", help: "The commit awaiting confirmation: revision, user, time left"},
 }
 
 func (s *Session) showOptions() []*option {
@@ -65,6 +66,11 @@ func (s *Session) show(args []token, line string) error {
 		return s.showHistory()
 	case "revision":
 		return s.showRevision(rest)
+	case "confirm-status":
+		if len(rest) > 0 {
+			return s.badToken(line, args, used, nil)
+		}
+		return s.showConfirmStatus()
 	}
 	return s.showKind(o.kind, rest)
 }
@@ -213,6 +219,9 @@ func (s *Session) commandOf(k *model.Kind, o model.Object) string {
 		w := k.CLI.Words[len(k.CLI.Words)-1]
 		return words + " " + strings.TrimPrefix(v, w)
 	}
+	for _, lf := range s.cat.leadKeys(k) {
+		words += " " + quote(display(o[lf.Name]))
+	}
 	if vf := s.cat.valueField(k); vf != nil {
 		return words + " " + quote(display(o[vf.Name]))
 	}
@@ -241,7 +250,7 @@ func (s *Session) renderBlock(snap snapshot, k *model.Kind, o model.Object, dept
 	var body []string
 	vf := s.cat.valueField(k)
 	for _, f := range k.Fields {
-		if f.Key || f.ReadOnly || f == vf || f.Secret != model.Public || f.Name == k.CLI.Inherit || f.Type == model.RecordList {
+		if f.Key || f.ReadOnly || f == vf || f.Secret != model.Public || f.Name == k.CLI.Inherit || f.Type == model.Record || (f.Type == model.RecordList && recordIdentity(f) == nil) {
 			continue
 		}
 		v, ok := o[f.Name]
@@ -253,6 +262,11 @@ func (s *Session) renderBlock(snap snapshot, k *model.Kind, o model.Object, dept
 		}
 		word := f.CLIWord()
 		switch {
+		case f.Type == model.RecordList:
+			recs, _ := v.([]model.Object)
+			for _, r := range recs {
+				body = append(body, ind+word+" "+recordText(f, r, full))
+			}
 		case f.Type == model.StringList:
 			l, _ := v.([]string)
 			for _, e := range l {

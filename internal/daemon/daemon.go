@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"sync"
@@ -48,6 +49,7 @@ type Group struct {
 	specs     []Spec
 	onRestart func(ctx context.Context, name string) error
 	backoff   time.Duration
+	log       *slog.Logger
 
 	mu      sync.Mutex
 	procs   map[string]*proc
@@ -62,9 +64,14 @@ type proc struct {
 	status Status
 }
 
-// NewGroup prepares daemons started in the given order. onRestart may be nil.
-func NewGroup(specs []Spec, onRestart func(ctx context.Context, name string) error) *Group {
-	return &Group{specs: specs, onRestart: onRestart, backoff: 300 * time.Millisecond, procs: map[string]*proc{}}
+// NewGroup prepares daemons started in the given order. onRestart may be
+// nil. log receives each start, exit and restart (nil: discarded), so an
+// operator sees a daemon that flaps without polling SystemStatus.
+func NewGroup(specs []Spec, onRestart func(ctx context.Context, name string) error, log *slog.Logger) *Group {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Group{specs: specs, onRestart: onRestart, backoff: 300 * time.Millisecond, procs: map[string]*proc{}, log: log}
 }
 
 // Start launches every daemon in order, each ready before the next starts,
@@ -130,7 +137,9 @@ func (g *Group) launch(ctx context.Context, s Spec) (*proc, error) {
 	}
 	g.mu.Lock()
 	p.status.State = "up"
+	restarts, pid := p.status.RestartCount, p.status.Pid
 	g.mu.Unlock()
+	g.log.Info("daemon up", "daemon", s.Name, "pid", pid, "restarts", restarts)
 	return p, nil
 }
 
@@ -171,7 +180,10 @@ func (g *Group) watch(ctx context.Context, s Spec, p *proc) {
 		p.status.RestartCount++
 		p.status.RestartTime = time.Now()
 		p.status.RestartReason = fmt.Sprintf("exited: %v", p.cmd.ProcessState)
+		count, pid := p.status.RestartCount, p.status.Pid
 		g.mu.Unlock()
+		g.log.Warn("daemon exited; restarting it", "daemon", s.Name, "pid", pid, "status", p.cmd.ProcessState.String(),
+			"restart", count, "log", s.LogPath)
 		for {
 			select {
 			case <-ctx.Done():
@@ -189,15 +201,31 @@ func (g *Group) watch(ctx context.Context, s Spec, p *proc) {
 				cur.status.RestartReason = err.Error()
 			}
 			g.mu.Unlock()
+			g.log.Error("daemon restart failed; retrying", "daemon", s.Name, "err", err)
 		}
 		if g.onRestart != nil {
 			if err := g.onRestart(ctx, s.Name); err != nil {
+				g.log.Error("daemon restarted, but its configuration could not be re-applied", "daemon", s.Name, "err", err)
 				g.mu.Lock()
 				p.status.RestartReason += "; re-applying configuration: " + err.Error()
 				g.mu.Unlock()
+			} else {
+				g.log.Info("daemon configuration re-applied", "daemon", s.Name)
 			}
 		}
 	}
+}
+
+// Restart stops every daemon and starts them again, in order, each ready
+// before the next: for a configuration a daemon reads only at start. It is
+// not counted as a restart in Status (nothing failed).
+func (g *Group) Restart(ctx context.Context) error {
+	g.Stop()
+	g.mu.Lock()
+	g.stopped = false
+	g.mu.Unlock()
+	g.log.Info("restarting daemons for a new configuration", "daemons", len(g.specs))
+	return g.Start(ctx)
 }
 
 // Status reports every daemon, in start order.
@@ -243,6 +271,7 @@ func (g *Group) Stop() {
 		g.mu.Unlock()
 		if p != nil {
 			stopProc(p)
+			g.log.Info("daemon stopped", "daemon", g.specs[i].Name)
 		}
 	}
 }

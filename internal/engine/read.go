@@ -227,6 +227,12 @@ func (e *Engine) GetState(ctx context.Context, k *model.Kind, key model.Object, 
 	return dst, apierr.NotFound(apierr.CodeNotFound, k.Name, "no %s matches the query", k.Name)
 }
 
+// StateObjects returns the objects of a state-only kind that its backend
+// driver lists (model.SourceBackend).
+func (e *Engine) StateObjects(ctx context.Context, k *model.Kind) ([]model.Object, error) {
+	return e.stateObjects(ctx, k)
+}
+
 func (e *Engine) stateObjects(ctx context.Context, k *model.Kind) ([]model.Object, error) {
 	d := e.drivers[k.Name]
 	if d == nil || d.List == nil {

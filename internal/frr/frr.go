@@ -5,8 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
-	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -32,6 +32,8 @@ type Options struct {
 	BinDir string
 	// User runs the daemons; default "frr" (created by Debian's package).
 	User string
+	// Log receives the daemons' starts, exits and restarts (nil: none).
+	Log *slog.Logger
 }
 
 // Router is one FRR instance swmgr owns: its daemons and its BGP
@@ -100,28 +102,22 @@ func New(opts Options) (*Router, error) {
 			},
 		})
 	}
-	r.group = daemon.NewGroup(specs, r.reapply)
+	r.group = daemon.NewGroup(specs, r.reapply, opts.Log)
 	return r, nil
 }
 
 // Start prepares the directory and starts the daemons with the current
 // configuration.
 func (r *Router) Start(ctx context.Context) error {
-	u, err := user.Lookup(r.opts.User)
+	acct, err := daemon.LookupAccount(r.opts.User)
 	if err != nil {
 		return fmt.Errorf("frr: user %q (install Debian's frr package): %w", r.opts.User, err)
 	}
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
-	// The daemon's user must be able to reach its directory: parents
-	// made here are traversable.
-	if err := os.MkdirAll(filepath.Dir(r.opts.Dir), 0o755); err != nil {
-		return fmt.Errorf("frr: %w", err)
-	}
-	if err := os.MkdirAll(r.opts.Dir, 0o750); err != nil {
-		return fmt.Errorf("frr: %w", err)
-	}
-	if err := os.Chown(r.opts.Dir, uid, gid); err != nil {
+	uid, gid := acct.UID, acct.GIDs[0]
+	// zebra and bgpd drop to the frr user and then make their pid files and
+	// sockets in the directory: it is theirs, and every directory above it
+	// must let them through (MakeDir says which one does not).
+	if err := daemon.MakeDir(r.opts.Dir, 0o750, uid, gid, acct); err != nil {
 		return fmt.Errorf("frr: %w", err)
 	}
 	for _, name := range daemonsFor(r.opts.BinDir) {

@@ -1,11 +1,8 @@
-package frr
+package frr_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -13,132 +10,52 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/swmgr/swmgr/internal/frr"
+	"github.com/swmgr/swmgr/internal/frr/frrtest"
 )
 
-// lab is two network namespaces joined by a veth: "switch" runs the FRR
-// under test, "peer" a second, independent FRR speaking BGP to it.
+// lab is frrtest's: "switch" runs the FRR under test, "peer" a second,
+// independent FRR speaking BGP to it.
 type lab struct {
-	id             string
-	switchNS       string
-	peerNS         string
-	switchAddr     string
-	peerAddr       string
-	sw, peer       *Router
-	announced      string // a prefix the peer originates
-	swDir, peerDir string
+	switchNS, peerNS     string
+	switchAddr, peerAddr string
+	sw, peer             *frr.Router
+	announced            string // a prefix the peer originates
+	swDir, peerDir       string
 }
 
-func run(t testing.TB, args ...string) string {
-	t.Helper()
-	out, err := exec.Command(args[0], args[1:]...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
-
-func needFRR(t testing.TB) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root: runs FRR in network namespaces")
-	}
-	for _, p := range []string{"/usr/lib/frr/bgpd", "/usr/lib/frr/zebra", "/usr/bin/vtysh"} {
-		if _, err := os.Stat(p); err != nil {
-			if os.Getenv("CI") != "" {
-				t.Fatalf("FRR is missing (%s) although .ci/run installs it", p)
-			}
-			t.Skipf("FRR is not installed (%s missing): apt-get install frr (.ci/run does)", p)
-		}
-	}
-}
+var run = frrtest.Run
 
 // newLab builds the namespaces and starts both FRRs; everything is removed
 // when the test ends, even when it fails.
 func newLab(t testing.TB) *lab {
 	t.Helper()
-	needFRR(t)
-	buf := make([]byte, 3)
-	rand.Read(buf)
-	id := "rt" + hex.EncodeToString(buf)
-	l := &lab{id: id, switchNS: id + "s", peerNS: id + "p",
-		switchAddr: "10.201.0.1", peerAddr: "10.201.0.2", announced: "192.0.2.0/24"}
-	run(t, "ip", "netns", "add", l.switchNS)
-	t.Cleanup(func() { exec.Command("ip", "netns", "del", l.switchNS).Run() })
-	run(t, "ip", "netns", "add", l.peerNS)
-	t.Cleanup(func() { exec.Command("ip", "netns", "del", l.peerNS).Run() })
-	run(t, "ip", "link", "add", id+"a", "netns", l.switchNS, "type", "veth", "peer", "name", id+"b", "netns", l.peerNS)
-	run(t, "ip", "-n", l.switchNS, "addr", "add", l.switchAddr+"/30", "dev", id+"a")
-	run(t, "ip", "-n", l.peerNS, "addr", "add", l.peerAddr+"/30", "dev", id+"b")
-	run(t, "ip", "-n", l.peerNS, "addr", "add", "192.0.2.1/24", "dev", "lo")
-	for _, ns := range []string{l.switchNS, l.peerNS} {
-		run(t, "ip", "-n", ns, "link", "set", "lo", "up")
-	}
-	run(t, "ip", "-n", l.switchNS, "link", "set", id+"a", "up")
-	run(t, "ip", "-n", l.peerNS, "link", "set", id+"b", "up")
-
-	dir, err := os.MkdirTemp("", id+"-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.Chmod(dir, 0o755)
-	t.Cleanup(func() {
-		if t.Failed() {
-			for _, f := range []string{"switch/bgpd.log", "switch/zebra.log", "peer/bgpd.log"} {
-				b, _ := os.ReadFile(filepath.Join(dir, f))
-				t.Logf("%s:\n%s", f, tail(string(b), 2000))
-			}
-		}
-		os.RemoveAll(dir)
-	})
-	l.swDir, l.peerDir = filepath.Join(dir, "switch"), filepath.Join(dir, "peer")
-	ctx := context.Background()
-	for _, x := range []struct {
-		r   **Router
-		dir string
-		ns  string
-	}{{&l.sw, l.swDir, l.switchNS}, {&l.peer, l.peerDir, l.peerNS}} {
-		r, err := New(Options{Dir: x.dir, Netns: x.ns})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := r.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(r.Stop)
-		*x.r = r
-	}
-	// The peer originates its loopback's prefix and expects AS 65001.
-	if err := l.peer.Apply(ctx, l.peerConfig("65001")); err != nil {
-		t.Fatal(err)
-	}
+	fl := frrtest.New(t, frrtest.Options{})
+	p := fl.Peer
+	l := &lab{switchNS: fl.SwitchNS, peerNS: p.Netns, switchAddr: p.SwitchAddr, peerAddr: p.Addr,
+		peer: p.Router, announced: p.Announced(), swDir: filepath.Join(fl.Dir, "switch"), peerDir: filepath.Join(fl.Dir, "peer")}
+	run(t, "ip", "-n", l.switchNS, "addr", "add", l.switchAddr+"/30", "dev", fl.SwitchPort)
+	run(t, "ip", "-n", l.switchNS, "link", "set", fl.SwitchPort, "up")
+	l.sw = frrtest.StartRouter(t, l.swDir, l.switchNS)
 	return l
 }
 
-func tail(s string, n int) string {
-	if len(s) > n {
-		return s[len(s)-n:]
-	}
-	return s
-}
-
-func (l *lab) peerConfig(switchAS string) Config {
-	return Config{
-		Instances: []Instance{{ASNum: "65002", RouterID: l.peerAddr,
-			Redistribution: []Redistribution{{Sources: "CONNECTED"}}}},
-		Neighbors: []Neighbor{fastNeighbor(l.switchAddr, switchAS)},
+func (l *lab) peerConfig(switchAS string) frr.Config {
+	return frr.Config{
+		Instances: []frr.Instance{{ASNum: "65002", RouterID: l.peerAddr,
+			Redistribution: []frr.Redistribution{{Sources: "CONNECTED"}}}},
+		Neighbors: []frr.Neighbor{fastNeighbor(l.switchAddr, switchAS)},
 	}
 }
 
-// fastNeighbor has short timers so sessions come up and fail over quickly.
-func fastNeighbor(addr, as string) Neighbor {
-	return Neighbor{NeighborAddress: addr, PeerAS: as, KeepaliveTime: 3, HoldTime: 9, ConnectRetryTime: 1}
+var fastNeighbor = frrtest.FastNeighbor
+
+func (l *lab) switchConfig(as string, neighbors ...frr.Neighbor) frr.Config {
+	return frr.Config{Instances: []frr.Instance{{ASNum: as, RouterID: l.switchAddr}}, Neighbors: neighbors}
 }
 
-func (l *lab) switchConfig(as string, neighbors ...Neighbor) Config {
-	return Config{Instances: []Instance{{ASNum: as, RouterID: l.switchAddr}}, Neighbors: neighbors}
-}
-
-func neighborState(t testing.TB, r *Router, vrf, addr string) (NeighborState, bool) {
+func neighborState(t testing.TB, r *frr.Router, vrf, addr string) (frr.NeighborState, bool) {
 	t.Helper()
 	ns, err := r.Neighbors(context.Background())
 	if err != nil {
@@ -149,7 +66,7 @@ func neighborState(t testing.TB, r *Router, vrf, addr string) (NeighborState, bo
 			return n, true
 		}
 	}
-	return NeighborState{}, false
+	return frr.NeighborState{}, false
 }
 
 func waitFor(t testing.TB, what string, timeout time.Duration, cond func() bool) {
@@ -163,17 +80,17 @@ func waitFor(t testing.TB, what string, timeout time.Duration, cond func() bool)
 	}
 }
 
-func (l *lab) waitEstablished(t testing.TB, r *Router, addr string) NeighborState {
+func (l *lab) waitEstablished(t testing.TB, r *frr.Router, addr string) frr.NeighborState {
 	t.Helper()
-	var st NeighborState
+	var st frr.NeighborState
 	waitFor(t, "session with "+addr+" to reach Established", 40*time.Second, func() bool {
-		st, _ = neighborState(t, r, DefaultVRF, addr)
-		return st.SessionState == SessionEstablished
+		st, _ = neighborState(t, r, frr.DefaultVRF, addr)
+		return st.SessionState == frr.SessionEstablished
 	})
 	return st
 }
 
-func routeVia(t testing.TB, r *Router, prefix, proto string) (Route, bool) {
+func routeVia(t testing.TB, r *frr.Router, prefix, proto string) (frr.Route, bool) {
 	t.Helper()
 	rs, err := r.Routes(context.Background(), "")
 	if err != nil {
@@ -184,10 +101,10 @@ func routeVia(t testing.TB, r *Router, prefix, proto string) (Route, bool) {
 			return rt, true
 		}
 	}
-	return Route{}, false
+	return frr.Route{}, false
 }
 
-func runningBGP(t testing.TB, r *Router) string {
+func runningBGP(t testing.TB, r *frr.Router) string {
 	t.Helper()
 	text, err := r.RunningConfig(context.Background())
 	if err != nil {
@@ -238,7 +155,7 @@ func TestBGPWithRealFRR(t *testing.T) {
 		if !strings.Contains(kernel, "proto bgp") || !strings.Contains(kernel, "via "+l.peerAddr) {
 			t.Errorf("kernel table of the switch namespace: %q, want a proto bgp route via %s", kernel, l.peerAddr)
 		}
-		st, _ = neighborState(t, l.sw, DefaultVRF, l.peerAddr)
+		st, _ = neighborState(t, l.sw, frr.DefaultVRF, l.peerAddr)
 		if st.TotalPrefixes < 1 || st.UpdatesReceived < 1 {
 			t.Errorf("state %+v: want prefixes and updates received", st)
 		}
@@ -250,12 +167,12 @@ func TestBGPWithRealFRR(t *testing.T) {
 
 	t.Run("second neighbor leaves the first session alone", func(t *testing.T) {
 		before := l.waitEstablished(t, l.sw, l.peerAddr)
-		second := Neighbor{NeighborAddress: "10.201.9.9", PeerAS: "65009", Description: "nobody", AuthPassword: "s3cret-pw"}
+		second := frr.Neighbor{NeighborAddress: "10.201.9.9", PeerAS: "65009", Description: "nobody", AuthPassword: "s3cret-pw"}
 		cfg = l.switchConfig("65001", first, second)
 		if err := l.sw.Apply(ctx, cfg); err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := neighborState(t, l.sw, DefaultVRF, "10.201.9.9"); !ok {
+		if _, ok := neighborState(t, l.sw, frr.DefaultVRF, "10.201.9.9"); !ok {
 			t.Fatal("second neighbor not in FRR's state")
 		}
 		second.Description = "still nobody"
@@ -265,20 +182,20 @@ func TestBGPWithRealFRR(t *testing.T) {
 			t.Fatal(err)
 		}
 		time.Sleep(1500 * time.Millisecond)
-		after, _ := neighborState(t, l.sw, DefaultVRF, l.peerAddr)
-		if after.SessionState != SessionEstablished || after.ConnectionsUp != before.ConnectionsUp || after.UptimeMsec <= before.UptimeMsec {
+		after, _ := neighborState(t, l.sw, frr.DefaultVRF, l.peerAddr)
+		if after.SessionState != frr.SessionEstablished || after.ConnectionsUp != before.ConnectionsUp || after.UptimeMsec <= before.UptimeMsec {
 			t.Errorf("first session was disturbed: before %+v, after %+v", before, after)
 		}
 	})
 
 	t.Run("rejected configuration leaves FRR as it was", func(t *testing.T) {
 		before := runningBGP(t, l.sw)
-		sessBefore, _ := neighborState(t, l.sw, DefaultVRF, l.peerAddr)
+		sessBefore, _ := neighborState(t, l.sw, frr.DefaultVRF, l.peerAddr)
 		bad := first
 		bad.Description = "changed before the failure"
 		bad.RouteReflectorClient = true // FRR: only for internal neighbors
-		third := Neighbor{NeighborAddress: "10.201.9.10", PeerAS: "65010", AuthPassword: "another-secret"}
-		err := l.sw.Apply(ctx, Config{Instances: cfg.Instances, Neighbors: append([]Neighbor{bad, third}, cfg.Neighbors[1:]...)})
+		third := frr.Neighbor{NeighborAddress: "10.201.9.10", PeerAS: "65010", AuthPassword: "another-secret"}
+		err := l.sw.Apply(ctx, frr.Config{Instances: cfg.Instances, Neighbors: append([]frr.Neighbor{bad, third}, cfg.Neighbors[1:]...)})
 		if err == nil || !strings.Contains(err.Error(), "Not an internal neighbor") {
 			t.Fatalf("want FRR's refusal, got %v", err)
 		}
@@ -288,7 +205,7 @@ func TestBGPWithRealFRR(t *testing.T) {
 		if after := runningBGP(t, l.sw); after != before {
 			t.Errorf("running configuration changed:\nbefore:\n%s\nafter:\n%s", before, after)
 		}
-		sessAfter, _ := neighborState(t, l.sw, DefaultVRF, l.peerAddr)
+		sessAfter, _ := neighborState(t, l.sw, frr.DefaultVRF, l.peerAddr)
 		if sessAfter.ConnectionsUp != sessBefore.ConnectionsUp {
 			t.Errorf("the failed change reset the session: %+v -> %+v", sessBefore, sessAfter)
 		}
@@ -299,7 +216,7 @@ func TestBGPWithRealFRR(t *testing.T) {
 		changed := first
 		changed.HoldTime, changed.KeepaliveTime = 9, 3
 		changed.MaxPrefixes, changed.MaxPrefixesDisconnect = 1000, true
-		multi := l.switchConfig("65001", changed, Neighbor{NeighborAddress: "10.201.9.11", PeerAS: "65011", PeerGroup: "fabric"})
+		multi := l.switchConfig("65001", changed, frr.Neighbor{NeighborAddress: "10.201.9.11", PeerAS: "65011", PeerGroup: "fabric"})
 		multi.Instances[0].UseMultiplePaths, multi.Instances[0].EBGPMaxPaths = true, 8
 		if err := l.sw.Apply(ctx, multi); err != nil {
 			t.Fatal(err)
@@ -321,12 +238,12 @@ func TestBGPWithRealFRR(t *testing.T) {
 		if err := l.sw.Apply(ctx, cfg); err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := neighborState(t, l.sw, DefaultVRF, l.peerAddr); ok {
+		if _, ok := neighborState(t, l.sw, frr.DefaultVRF, l.peerAddr); ok {
 			t.Error("neighbor still in the switch's state")
 		}
 		waitFor(t, "the peer to see the session go down", 15*time.Second, func() bool {
-			st, _ := neighborState(t, l.peer, DefaultVRF, l.switchAddr)
-			return st.SessionState != SessionEstablished
+			st, _ := neighborState(t, l.peer, frr.DefaultVRF, l.switchAddr)
+			return st.SessionState != frr.SessionEstablished
 		})
 		waitFor(t, "the learned route to leave the kernel", 15*time.Second, func() bool {
 			return !strings.Contains(run(t, "ip", "-n", l.switchNS, "route", "show", l.announced), "proto bgp")
@@ -353,9 +270,9 @@ func TestBGPWithRealFRR(t *testing.T) {
 
 	t.Run("VRF instance", func(t *testing.T) {
 		withVRF := cfg
-		withVRF.Instances = append([]Instance{}, cfg.Instances...)
-		withVRF.Instances = append(withVRF.Instances, Instance{VRF: "rtred", ASNum: "65101"})
-		withVRF.Neighbors = append(append([]Neighbor{}, cfg.Neighbors...), Neighbor{VRF: "rtred", NeighborAddress: "10.202.0.2", PeerAS: "65202"})
+		withVRF.Instances = append([]frr.Instance{}, cfg.Instances...)
+		withVRF.Instances = append(withVRF.Instances, frr.Instance{VRF: "rtred", ASNum: "65101"})
+		withVRF.Neighbors = append(append([]frr.Neighbor{}, cfg.Neighbors...), frr.Neighbor{VRF: "rtred", NeighborAddress: "10.202.0.2", PeerAS: "65202"})
 		if err := l.sw.Apply(ctx, withVRF); err != nil {
 			t.Fatal(err)
 		}
@@ -411,11 +328,11 @@ func BenchmarkApplyNewNeighbor(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		addr := fmt.Sprintf("10.203.%d.%d", i/250, i%250+1)
-		withNew := l.switchConfig("65001", fastNeighbor(l.peerAddr, "65002"), Neighbor{NeighborAddress: addr, PeerAS: "65003"})
+		withNew := l.switchConfig("65001", fastNeighbor(l.peerAddr, "65002"), frr.Neighbor{NeighborAddress: addr, PeerAS: "65003"})
 		if err := l.sw.Apply(ctx, withNew); err != nil {
 			b.Fatal(err)
 		}
-		if _, ok := neighborState(b, l.sw, DefaultVRF, addr); !ok {
+		if _, ok := neighborState(b, l.sw, frr.DefaultVRF, addr); !ok {
 			b.Fatalf("neighbor %s not running", addr)
 		}
 		b.StopTimer()
@@ -432,7 +349,7 @@ func BenchmarkApplyNewNeighbor(b *testing.B) {
 func BenchmarkTenConcurrentCommits(b *testing.B) {
 	l := newLab(b)
 	ctx := context.Background()
-	batcher := NewBatcher(l.sw.Apply)
+	batcher := frr.NewBatcher(l.sw.Apply)
 	rounds := 0
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -444,13 +361,13 @@ func BenchmarkTenConcurrentCommits(b *testing.B) {
 		b.StartTimer()
 		var wg sync.WaitGroup
 		var mu sync.Mutex
-		var neighbors []Neighbor
+		var neighbors []frr.Neighbor
 		for k := 0; k < 10; k++ {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				mu.Lock()
-				neighbors = append(neighbors, Neighbor{NeighborAddress: fmt.Sprintf("10.204.0.%d", len(neighbors)+1), PeerAS: "65004"})
+				neighbors = append(neighbors, frr.Neighbor{NeighborAddress: fmt.Sprintf("10.204.0.%d", len(neighbors)+1), PeerAS: "65004"})
 				cfg := l.switchConfig("65001", slices.Clone(neighbors)...)
 				// Submitted under the lock so requests reach the batcher in
 				// commit order, as the engine would send them.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/swmgr/swmgr/internal/api"
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/archive"
 	"github.com/swmgr/swmgr/internal/auth"
@@ -18,13 +19,11 @@ import (
 	"github.com/swmgr/swmgr/internal/model"
 )
 
-// Action runs one action: fields are parsed, defaulted and validated by the
-// model; the action records itself in the config log through info.
-type Action = func(ctx context.Context, fields model.Object, dryRun bool, meta engine.Meta, info *engine.LogInfo) ([]byte, error)
-
-// Actions returns the handler of each lifecycle action, by kind name.
-func (l *Lifecycle) Actions() map[string]Action {
-	return map[string]Action{
+// Actions returns the handler of each lifecycle action, by the name the
+// model declares it under; the REST server registers them
+// (api.Server.HandleAction).
+func (l *Lifecycle) Actions() map[string]api.ActionHandler {
+	return map[string]api.ActionHandler{
 		"SaveConfig":        l.saveAction,
 		"ResetConfig":       l.resetAction,
 		"ResetConfigToFile": l.restoreAction,
@@ -125,12 +124,12 @@ type SaveResult struct {
 	DryRun    bool `json:",omitempty"`
 }
 
-func (l *Lifecycle) saveAction(ctx context.Context, fields model.Object, dry bool, meta engine.Meta, info *engine.LogInfo) ([]byte, error) {
-	res, err := l.Save(ctx, fields, dry)
-	if err := l.logged(ctx, meta, info, err); err != nil {
-		return nil, err
+func (l *Lifecycle) saveAction(ctx context.Context, c api.ActionCall) (api.ActionResult, error) {
+	res, err := l.Save(ctx, c.Fields, c.DryRun)
+	if err := l.logged(ctx, c.Meta, c.Log, err); err != nil {
+		return api.ActionResult{}, err
 	}
-	return mustJSON(res), nil
+	return api.ActionResult{Body: mustJSON(res)}, nil
 }
 
 // Save runs SaveConfig.
@@ -186,16 +185,17 @@ func transferError(kind, field string, err error) error {
 	return apierr.BadRequest(apierr.CodeInvalidValue, kind, field, "%s: %v", field, err)
 }
 
-func (l *Lifecycle) resetAction(ctx context.Context, _ model.Object, dry bool, meta engine.Meta, info *engine.LogInfo) ([]byte, error) {
+func (l *Lifecycle) resetAction(ctx context.Context, c api.ActionCall) (api.ActionResult, error) {
+	meta, info, dry := c.Meta, c.Log, c.DryRun
 	meta.Source = "reset"
 	out, err := l.eng.Replace(ctx, engine.Replacement{Keep: l.keepAdmins}, engine.Request{Meta: meta, Log: logIf(info, dry), DryRun: dry})
 	if err != nil {
 		if dry {
-			return nil, l.logged(ctx, meta, info, err)
+			return api.ActionResult{}, l.logged(ctx, meta, info, err)
 		}
-		return nil, err // Replace logged it
+		return api.ActionResult{}, err // Replace logged it
 	}
-	return commitBody(out, nil), nil
+	return api.ActionResult{Body: commitBody(out, nil), Revision: out.Revision}, nil
 }
 
 // keepAdmins is what a reset does to users: those of group admin stay, so
@@ -237,24 +237,25 @@ func commitBody(out *engine.Outcome, extra map[string]any) []byte {
 	return mustJSON(body)
 }
 
-func (l *Lifecycle) restoreAction(ctx context.Context, fields model.Object, dry bool, meta engine.Meta, info *engine.LogInfo) ([]byte, error) {
+func (l *Lifecycle) restoreAction(ctx context.Context, c api.ActionCall) (api.ActionResult, error) {
+	fields, meta, info, dry := c.Fields, c.Meta, c.Log, c.DryRun
 	meta.Source = "restore"
 	src := fields.Str("SrcFileURI")
 	doc, loc, err := l.fetch(ctx, src, fields)
 	if err != nil {
-		return nil, l.logged(ctx, meta, info, err)
+		return api.ActionResult{}, l.logged(ctx, meta, info, err)
 	}
 	out, err := l.apply(ctx, doc, engine.Request{Meta: meta, Log: logIf(info, dry), DryRun: dry})
 	if err != nil {
 		if dry {
 			l.logged(ctx, meta, info, err)
 		}
-		return nil, err
+		return api.ActionResult{}, err
 	}
 	if !dry && out.Revision != 0 && loc.Path == l.defaultFile() && !loc.Remote {
 		l.setSaved(SavedState{Revision: out.Revision, At: time.Now().UTC(), To: loc.String()})
 	}
-	return commitBody(out, map[string]any{"File": loc.String(), "Objects": doc.Count(), "Format": doc.Format, "SavedRevision": doc.Revision}), nil
+	return api.ActionResult{Body: commitBody(out, map[string]any{"File": loc.String(), "Objects": doc.Count(), "Format": doc.Format, "SavedRevision": doc.Revision}), Revision: out.Revision}, nil
 }
 
 // fetch reads, decrypts and decodes a saved file. Every failure is a 4xx

@@ -20,7 +20,7 @@ const notYetPolicies = "route policies: there is no PolicyDefinition kind yet"
 // redistribution is FlexSwitch's []SourcePolicyList.
 func redistribution() *Field {
 	return &Field{
-		Name: "Redistribution", Type: RecordList,
+		Name: "Redistribution", Type: RecordList, CLI: "redistribute",
 		Doc: "routes redistributed into BGP; each source at most once",
 		Sub: []*Field{
 			{Name: "Sources", Type: String, Required: true, Doc: "CONNECTED, STATIC, or both comma-separated"},

@@ -30,7 +30,7 @@ func writeKind(b *strings.Builder, k *Kind, r *Registry) {
 		if k.DryRunnable {
 			b.WriteString(" `?dry_run=true` reports what it would do.")
 		} else {
-			b.WriteString(" Cannot be dry-run.")
+			b.WriteString(" `?dry_run=true` only checks the fields and who may run it.")
 		}
 		b.WriteString("\n\n")
 	case k.Class == State && k.Field("SeqNum") != nil:
@@ -43,6 +43,9 @@ func writeKind(b *strings.Builder, k *Kind, r *Registry) {
 		b.WriteString("Discovered from the switch: read and changed (PATCH); cannot be created or deleted.\n\n")
 	default:
 		b.WriteString("Operations: create, get by key, get by ObjectId, get all (paged), update by key or ObjectId, delete by key or ObjectId.\n\n")
+	}
+	if k.Class == State {
+		fmt.Fprintf(b, "Source: %s.\n\n", sourceDoc[k.Source])
 	}
 	if k.Class == Config && k.WriteRole() != RoleOperator {
 		fmt.Fprintf(b, "Writes need: %s.\n\n", who(k))
@@ -184,18 +187,11 @@ var formatNames = map[Format]string{
 	FormatIntfRef:  "fpPort<N>, fpPort<N>s<M> or a LogicalIntf name",
 }
 
-func who(k *Kind) string {
-	var w string
-	switch k.WriteRole() {
-	case RoleAdmin:
-		w = "admins"
-	case RoleOperator:
-		w = "operators and admins"
-	default:
-		w = "any user"
-	}
-	if k.Self != "" {
-		w += fmt.Sprintf("; any user for itself (%s = its own name)", k.Self)
-	}
-	return w
+var sourceDoc = map[string]string{
+	SourceBackend:   "the backend (its driver for the kind)",
+	SourceService:   "the service itself",
+	SourceConfigLog: "the config log",
 }
+
+// who is, for the docs, who may write objects of k or run it.
+func who(k *Kind) string { return k.AccessFor("POST").Who() }

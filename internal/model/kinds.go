@@ -390,7 +390,7 @@ func builtinKinds() []*Kind {
 			Check: func(o Object) error { return checkPassword("UserPassword", o.Str("Password")) },
 		},
 		{
-			Name: "SaveConfig", Class: Action, Role: RoleOperator,
+			Name: "SaveConfig", Class: Action, Role: RoleOperator, DryRunnable: true,
 			Doc: "Saves the running configuration to a local file or an archive server.",
 			CLI: &CLICommand{Words: []string{"save", "config"}, Prompt: []string{"save", "config"}, Line: true, Context: "toFile"},
 			Fields: []*Field{
@@ -405,12 +405,12 @@ func builtinKinds() []*Kind {
 			Check: checkNoncePassphrase("SaveConfig"),
 		},
 		{
-			Name: "ResetConfig", Class: Action,
+			Name: "ResetConfig", Class: Action, DryRunnable: true,
 			Doc: "Returns the switch to factory defaults, in one transaction.",
 			CLI: &CLICommand{Words: []string{"reset", "config", "default"}, Line: true},
 		},
 		{
-			Name: "ResetConfigToFile", Class: Action,
+			Name: "ResetConfigToFile", Class: Action, DryRunnable: true,
 			Doc: "Replaces the configuration with one saved to a file, in one transaction.",
 			CLI: &CLICommand{Words: []string{"reset", "config", "toFile"}, Prompt: []string{"reset", "config"}},
 			Fields: []*Field{
@@ -430,7 +430,7 @@ func builtinKinds() []*Kind {
 			},
 		},
 		{
-			Name: "ClearConfigLog", Class: Action, DryRunnable: true,
+			Name: "ClearConfigLog", Class: Action,
 			Doc: "Clears the config log; the clear becomes the first entry of the new log.",
 		},
 	}

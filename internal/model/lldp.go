@@ -30,7 +30,7 @@ func lldpKinds() []*Kind {
 			},
 		},
 		{
-			Name: "LLDPIntfState", Class: State,
+			Name: "LLDPIntfState", Class: State, Source: SourceService,
 			CLI: &CLICommand{Words: []string{"lldp", "neighbors"}},
 			Doc: "LLDP on one port: whether it runs there and what the neighbor announced. Listed for every port the switch has.",
 			Fields: []*Field{

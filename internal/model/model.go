@@ -206,8 +206,9 @@ type Kind struct {
 	// DryRunnable says an action can be run with ?dry_run=true and then
 	// reports what it would do without doing it.
 	DryRunnable bool
-	// Source names where a state-only kind's objects come from: "configlog"
-	// for the config log; "" for the backend's driver of the kind.
+	// Source names where a state-only kind's objects come from:
+	// SourceBackend (the backend's driver of the kind), SourceService (the
+	// service itself) or SourceConfigLog (the config log).
 	Source string
 	// Renamed maps field names used by earlier versions of swmgr to their
 	// current names, so stored records and revisions written before a
@@ -279,8 +280,8 @@ func NewRegistry(kinds ...*Kind) (*Registry, error) {
 				return nil, errorf("%s.%s references unknown kind %s", k.Name, f.Name, f.Ref)
 			}
 		}
-		if k.Self != "" && (k.Class != Action || k.Field(k.Self) == nil) {
-			return nil, errorf("%s: Self names %q, which is not a field of an action", k.Name, k.Self)
+		if err := k.checkDeclaredAccess(); err != nil {
+			return nil, err
 		}
 		for _, c := range k.Constraints {
 			if c.Check == nil || len(c.Kinds) == 0 {
@@ -365,6 +366,17 @@ func (r *Registry) Lookup(c Class, name string) *Kind {
 		return k
 	}
 	return r.byLower[c][strings.ToLower(name)]
+}
+
+// Named returns the kind declared as name exactly (a state kind with its
+// "State": "ArpEntryState"), whatever its class; nil if there is none.
+func (r *Registry) Named(name string) *Kind {
+	for _, k := range r.kinds {
+		if k.Name == name {
+			return k
+		}
+	}
+	return nil
 }
 
 // Resolve applies the contract's rule for path names: an exact kind name

@@ -13,23 +13,25 @@ func routeKinds() []*Kind {
 	return []*Kind{
 		{
 			Name: "IPv4Route", Class: Config,
+			// `ip route 10.2.0.0 255.255.0.0` then `nexthop 10.1.1.2`, or on one line.
+			CLI: &CLICommand{Words: []string{"ip", "route"}, Prompt: []string{"ip", "route"}},
 			Doc: "A static IPv4 route: to DestinationNw/NetworkMask through its NextHop list (ECMP when several), or dropped with NullRoute. state/IPv4Routes lists the switch's routing table, not these objects.",
 			Fields: []*Field{
 				{Name: "DestinationNw", Type: String, Key: true, Format: FormatIPv4, Doc: "network address (host bits zero)"},
 				{Name: "NetworkMask", Type: String, Key: true, Format: FormatIPv4, Doc: "dotted mask, like 255.255.255.0"},
 				{Name: "Protocol", Type: String, Default: "STATIC", Enum: []string{"STATIC"}},
-				{Name: "Cost", Type: Int, Range: rng(0, 255), Doc: "administrative distance; 0 is the static default (1)"},
-				{Name: "NullRoute", Type: Bool, Doc: "drop the traffic; no next hop"},
-				{Name: "NextHop", Type: RecordList, Doc: "where the traffic goes; at least one unless NullRoute", Sub: []*Field{
-					{Name: "NextHopIp", Type: String, Required: true, Format: FormatIPv4Host},
-					{Name: "NextHopIntRef", Type: String, Format: FormatIntfRef, Doc: "\"\": the interface whose subnet holds NextHopIp"},
-					{Name: "Weight", Type: Int, Range: rng(0, 255)},
+				{Name: "Cost", Type: Int, Range: rng(0, 255), Doc: "administrative distance; 0 is the static default (1)", CLI: "cost"},
+				{Name: "NullRoute", Type: Bool, Doc: "drop the traffic; no next hop", CLI: "nullroute"},
+				{Name: "NextHop", Type: RecordList, Doc: "where the traffic goes; at least one unless NullRoute", CLI: "nexthop", Sub: []*Field{
+					{Name: "NextHopIp", Type: String, Required: true, Format: FormatIPv4Host, CLI: "nexthopip"},
+					{Name: "NextHopIntRef", Type: String, Format: FormatIntfRef, Doc: "\"\": the interface whose subnet holds NextHopIp", CLI: "nexthopintref"},
+					{Name: "Weight", Type: Int, Range: rng(0, 255), CLI: "weight"},
 				}},
 			},
 			Check: checkRoute,
 		},
 		{
-			Name: "IPv4RouteState", Class: State,
+			Name: "IPv4RouteState", Class: State, Source: SourceService,
 			CLI: &CLICommand{Words: []string{"ip", "route"}},
 			Doc: "One route of the switch's routing table: connected subnets of its IPv4Intfs and its static routes (later also routes learned by BGP).",
 			Fields: []*Field{

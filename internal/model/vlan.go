@@ -4,9 +4,6 @@ import (
 	"github.com/swmgr/swmgr/internal/apierr"
 )
 
-// SourceConfigLog is the Source of the config log's state kind.
-const SourceConfigLog = "configlog"
-
 // AdminGroup is the group whose users may do everything.
 const AdminGroup = "admin"
 

@@ -68,7 +68,9 @@ func Document(reg *model.Registry) map[string]any {
 			"description": "The REST interface of swmgr, wire-compatible with SnapRoute FlexSwitch's /public/v1 paths, plus swmgr's own " +
 				"candidates, revisions and change feed. Generated from the object model; see docs/api.md for the contract. " +
 				"Kind names in paths are case-insensitive (this document spells them as declared), and a trailing s lists a kind. " +
-				"Plain HTTP on a loopback address needs no credentials; every other listener needs HTTP Basic credentials of a User.",
+				"Plain HTTP on a loopback address needs no credentials; every other listener needs HTTP Basic credentials of a User. " +
+				"Each operation names the least role that may call it (x-swmgr-role: read-only, operator or admin, from the User's Group) and, " +
+				"for an action any user may run on its own account, the field that must be its name (x-swmgr-self); both derive from the model's declarations.",
 			"license": obj{"name": "see the project"},
 		},
 		"paths":    g.paths,
@@ -89,6 +91,7 @@ type gen struct {
 	reg     *model.Registry
 	schemas obj
 	paths   obj
+	kind    *model.Kind // whose operations op is adding, if any
 }
 
 func jsonContent(schema obj) obj { return obj{"application/json": obj{"schema": schema}} }
@@ -110,7 +113,28 @@ var headerDoc = map[string]string{
 	"Location": "the path of the created object",
 }
 
+// op adds an operation. Who may call it comes from the declarations: o's
+// "access" (a model.Access) if set, else the kind being described
+// (g.kind), else, for a read, any user; an operation with an empty
+// security requirement needs no user at all.
 func (g *gen) op(path, method string, o obj) {
+	a, ok := o["access"].(model.Access)
+	delete(o, "access")
+	switch {
+	case ok:
+	case g.kind != nil:
+		a = g.kind.AccessFor(method)
+		if g.kind.Class == model.State {
+			a = model.Reading
+		}
+	case method == "GET":
+		a = model.Reading
+	default:
+		panic(fmt.Sprintf("openapi: %s %s declares no access", method, path))
+	}
+	if sec, _ := o["security"].([]any); len(sec) != 1 || len(sec[0].(obj)) != 0 {
+		withAccess(o, a)
+	}
 	p, _ := g.paths[path].(obj)
 	if p == nil {
 		p = obj{}
@@ -120,6 +144,25 @@ func (g *gen) op(path, method string, o obj) {
 	resp["default"] = obj{"$ref": "#/components/responses/Error"}
 	p[strings.ToLower(method)] = o
 }
+
+// withAccess says in o who may call it: x-swmgr-role (the least role:
+// read-only, operator or admin), x-swmgr-self (the field that lets any user
+// call it for itself), and a sentence of its description.
+func withAccess(o obj, a model.Access) {
+	o["x-swmgr-role"] = a.Role.String()
+	if a.Self != "" && a.Role > model.RoleReader {
+		o["x-swmgr-self"] = a.Self
+	}
+	who := "Who may call it: " + a.Who() + "."
+	if d, _ := o["description"].(string); d != "" {
+		who = d + "\n\n" + who
+	}
+	o["description"] = who
+}
+
+// operator is what the candidate and revision operations that are not
+// writes of a kind need.
+var operator = model.Access{Role: model.RoleOperator}
 
 func (g *gen) parameters() obj {
 	return obj{
@@ -465,6 +508,8 @@ func property(fd *model.Field, f form) obj {
 }
 
 func (g *gen) configKind(k *model.Kind, scope string) {
+	g.kind = k
+	defer func() { g.kind = nil }()
 	tag := k.Name
 	base := prefix + scope + "/config/" + k.Name
 	inCandidate := scope != ""
@@ -570,6 +615,8 @@ func (g *gen) stateKind(k *model.Kind) {
 }
 
 func (g *gen) stateRoutes(k *model.Kind, schema string, byID bool) {
+	g.kind = k
+	defer func() { g.kind = nil }()
 	pathName := strings.TrimSuffix(k.StateName(), "State")
 	base := prefix + "/state/" + pathName
 	g.schemas[schema+"Reply"] = oneReply(schema)
@@ -586,6 +633,9 @@ func (g *gen) stateRoutes(k *model.Kind, schema string, byID bool) {
 	}
 	for _, f := range fields {
 		keyParams = append(keyParams, obj{"name": f.Name, "in": "query", "description": "key field", "schema": obj{"type": jsonType(f.Type)}})
+	}
+	if k.Class == model.State {
+		defer g.sourced(base, base+"s")
 	}
 	g.op(base, "GET", obj{
 		"operationId": "getState" + pathName, "tags": []any{k.Name}, "summary": "Read the state of one " + pathName,
@@ -606,7 +656,21 @@ func (g *gen) stateRoutes(k *model.Kind, schema string, byID bool) {
 	}
 }
 
+// sourced says, on the reads of a state-only kind, where its objects come
+// from (x-swmgr-source: backend, service or configlog).
+func (g *gen) sourced(paths ...string) {
+	src := g.kind.Source
+	if src == model.SourceBackend {
+		src = "backend"
+	}
+	for _, p := range paths {
+		g.paths[p].(obj)["get"].(obj)["x-swmgr-source"] = src
+	}
+}
+
 func (g *gen) action(k *model.Kind) {
+	g.kind = k
+	defer func() { g.kind = nil }()
 	g.schemas[k.Name] = g.schema(k, actionForm, k.Doc)
 	g.op(prefix+"/action/"+k.Name, "POST", obj{
 		"operationId": "action" + k.Name, "tags": []any{"Actions"}, "summary": k.Doc,
@@ -619,7 +683,7 @@ func (g *gen) action(k *model.Kind) {
 func (g *gen) transactions() {
 	t := []any{"Candidates"}
 	g.op(prefix+"/candidates", "POST", obj{
-		"operationId": "createCandidate", "tags": t, "summary": "Start a candidate: a private draft of the running configuration",
+		"access": operator, "operationId": "createCandidate", "tags": t, "summary": "Start a candidate: a private draft of the running configuration",
 		"requestBody": obj{"content": jsonContent(ref("NewCandidate"))},
 		"responses":   obj{"201": reply("made", ref("CandidateCreated"), "Location")},
 	})
@@ -633,7 +697,7 @@ func (g *gen) transactions() {
 		"responses": obj{"200": reply("the candidate", ref("CandidateInfo"))},
 	})
 	g.op(prefix+"/candidates/{CandidateId}", "DELETE", obj{
-		"operationId": "discardCandidate", "tags": t, "summary": "Discard a candidate", "parameters": cp,
+		"access": operator, "operationId": "discardCandidate", "tags": t, "summary": "Discard a candidate", "parameters": cp,
 		"responses": obj{"200": reply("discarded", ref("Success"))},
 	})
 	g.op(prefix+"/candidates/{CandidateId}/diff", "GET", obj{
@@ -641,7 +705,7 @@ func (g *gen) transactions() {
 		"responses": obj{"200": reply("the changes", ref("CandidateDiff"))},
 	})
 	g.op(prefix+"/candidates/{CandidateId}/commit", "POST", obj{
-		"operationId": "commitCandidate", "tags": t, "summary": "Commit a candidate as one revision, optionally rolled back unless confirmed",
+		"access": operator, "operationId": "commitCandidate", "tags": t, "summary": "Commit a candidate as one revision, optionally rolled back unless confirmed",
 		"parameters":  append(cp, param("dry_run"), param("If-Match")),
 		"requestBody": obj{"content": jsonContent(ref("CommitOptions"))},
 		"responses":   obj{"200": reply("committed (Revision absent when there was nothing to commit)", ref("CommitResult"), "ETag")},
@@ -656,7 +720,7 @@ func (g *gen) transactions() {
 		"responses": obj{"200": reply("the revision", ref("Revision"))},
 	})
 	g.op(prefix+"/revisions/{Revision}/confirm", "POST", obj{
-		"operationId": "confirmRevision", "tags": r, "summary": "Confirm a revision committed with Confirm, so that it is kept", "parameters": []any{param("Revision")},
+		"access": operator, "operationId": "confirmRevision", "tags": r, "summary": "Confirm a revision committed with Confirm, so that it is kept", "parameters": []any{param("Revision")},
 		"responses": obj{"200": reply("confirmed", ref("Success"))},
 	})
 	g.op(prefix+"/events", "GET", obj{

@@ -114,6 +114,7 @@ func (s *Server) start(dir string, opts Options) error {
 	}
 	s.Engine = eng
 	s.Handler = api.New(eng, log)
+	serviceStates(s.Handler, be)
 	var h http.Handler = s.Handler
 	if opts.Wrap != nil {
 		h = opts.Wrap(h)
@@ -122,7 +123,7 @@ func (s *Server) start(dir string, opts Options) error {
 	// Without credentials, plain HTTP serves the local OS user on the other
 	// end: this process's own uid, which is admin (as for swmgr serve).
 	peers := auth.NewPeers(auth.PeerOptions{UserGroup: func(context.Context, string) (string, bool, error) { return "", false, nil }})
-	var plain http.Handler = auth.Handler(h, auth.Options{Verifier: verifier, Throttle: throttle, Peers: peers, Log: log, Refused: s.Handler.LogRefused})
+	var plain http.Handler = auth.Handler(h, auth.Options{Verifier: verifier, Throttle: throttle, Peers: peers, Log: log, Access: s.Handler.Access, Refused: s.Handler.LogRefused})
 	if opts.Outer != nil {
 		plain = opts.Outer(plain)
 	}
@@ -130,7 +131,7 @@ func (s *Server) start(dir string, opts Options) error {
 	s.plain.Config.ConnContext = peers.ConnContext
 	s.plain.Start()
 	s.URL = s.plain.URL
-	s.tls = httptest.NewUnstartedServer(auth.Handler(h, auth.Options{Verifier: verifier, Throttle: throttle, Log: log, Refused: s.Handler.LogRefused}))
+	s.tls = httptest.NewUnstartedServer(auth.Handler(h, auth.Options{Verifier: verifier, Throttle: throttle, Log: log, Access: s.Handler.Access, Refused: s.Handler.LogRefused}))
 	s.tls.StartTLS()
 	s.TLSURL = s.tls.URL
 	cert := s.tls.Certificate()
@@ -182,4 +183,20 @@ func (s *Server) Close() {
 	if s.dir != "" {
 		os.RemoveAll(s.dir)
 	}
+}
+
+// serviceStates gives the state kinds that swmgr serve fills itself
+// (model.SourceService) sources of the same shape: a ready status, this
+// package's version, no LLDP neighbors, the simulated switch's routes.
+func serviceStates(h *api.Server, be *sim.Sim) {
+	h.HandleState("SystemStatusState", func(context.Context) ([]model.Object, error) {
+		return []model.Object{{"Name": "testserver", "Ready": true, "Reason": "", "UpTime": "0s",
+			"NumCreateCalls": "0", "NumDeleteCalls": "0", "NumUpdateCalls": "0", "NumGetCalls": "0", "NumActionCalls": "0",
+			"FlexDaemons": []model.Object{}}}, nil
+	})
+	h.HandleState("SystemSwVersionState", func(context.Context) ([]model.Object, error) {
+		return []model.Object{{"FlexswitchVersion": "testserver", "Repos": []model.Object{}}}, nil
+	})
+	h.HandleState("LLDPIntfState", func(context.Context) ([]model.Object, error) { return []model.Object{}, nil })
+	h.HandleState("IPv4RouteState", be.Routes)
 }

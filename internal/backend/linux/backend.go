@@ -66,6 +66,7 @@ type Backend struct {
 	mu       sync.Mutex // serialises kernel transactions (apply, reconcile)
 	applied  map[string]map[string]model.Object
 	replayed bool // the first Apply (the engine's replay) has run
+	batches  int  // batches of several commits applied in one pass
 	// crashAfterKernel, set by tests, makes Apply stop after its kernel
 	// changes as a kill -9 would: no rollback, the journal left behind.
 	crashAfterKernel bool
@@ -270,6 +271,22 @@ func (b *Backend) ApplyBatch(ctx context.Context, commits []*backend.Commit) (in
 	if err := b.writeJournal(all); err != nil {
 		return start, err
 	}
+	// The batch's commits in one pass: one kernel Tx and one configuration
+	// per daemon (one FRR transaction for ten BGP commits). Should it fail,
+	// the Tx has undone all of it, and the commits are applied again one by
+	// one, which finds the commit that fails and applies those before it:
+	// each stays all or nothing.
+	if len(commits)-start > 1 {
+		if err := b.apply(ctx, all, false); err == nil {
+			for i := start; i < len(commits); i++ {
+				commits[i].Filled = make([]model.Object, len(commits[i].Changes))
+			}
+			b.mu.Lock()
+			b.batches++
+			b.mu.Unlock()
+			return len(commits), nil
+		}
+	}
 	for i := start; i < len(commits); i++ {
 		if err := b.apply(ctx, commits[i].Changes, false); err != nil {
 			return i, err
@@ -277,6 +294,14 @@ func (b *Backend) ApplyBatch(ctx context.Context, commits []*backend.Commit) (in
 		commits[i].Filled = make([]model.Object, len(commits[i].Changes))
 	}
 	return len(commits), nil
+}
+
+// OnePassBatches is how many batches of several commits were applied in
+// one pass (one kernel Tx, one configuration per daemon).
+func (b *Backend) OnePassBatches() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.batches
 }
 
 // othersDriver is the driver of a kind that is not the dataplane's.

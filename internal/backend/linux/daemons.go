@@ -25,6 +25,9 @@ func (b *Backend) startDaemons() error {
 		if opts.Netns == "" {
 			opts.Netns = b.opts.Kernel.Netns
 		}
+		if opts.Log == nil {
+			opts.Log = b.log
+		}
 		// What a previous run left is not the store's: start empty.
 		if err := os.Remove(filepath.Join(opts.Dir, "bgpd.conf")); err != nil && !os.IsNotExist(err) {
 			return fmt.Errorf("frr: %w", err)
@@ -45,6 +48,9 @@ func (b *Backend) startDaemons() error {
 		opts := *o
 		if opts.Netns == "" {
 			opts.Netns = b.opts.Kernel.Netns
+		}
+		if opts.Log == nil {
+			opts.Log = b.log
 		}
 		d, err := chrony.New(opts)
 		if err == nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,6 +24,7 @@ import (
 	"github.com/swmgr/swmgr/internal/chrony"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/frr"
+	"github.com/swmgr/swmgr/internal/frr/frrtest"
 	"github.com/swmgr/swmgr/internal/model"
 )
 
@@ -103,38 +105,15 @@ func runningBGP(t testing.TB, r *frr.Router) string {
 // fpPort1 with a second, independent FRR in the host namespace behind it.
 // The steps share one lab because bringing sessions up is the slow part.
 func TestBGPOnLinux(t *testing.T) {
-	needProgram(t, "frr", "/usr/lib/frr/bgpd", "/usr/lib/frr/zebra")
+	frrtest.Need(t)
 	l := newLabNamed(t, "rt", 1, KernelOptions{})
 	l.k.Close()
 	l.k = nil
 	dir := daemonDir(t, l.prefix)
-	host := l.hosts[0]
-	run(t, "ip", "-n", host, "addr", "add", "10.201.0.2/30", "dev", "eth0")
-	run(t, "ip", "-n", host, "addr", "add", "192.0.2.1/24", "dev", "lo")
-
 	ctx := context.Background()
-	peer, err := frr.New(frr.Options{Dir: filepath.Join(dir, "peer"), Netns: host})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := peer.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(peer.Stop)
-	fast := func(addr, as string) frr.Neighbor {
-		return frr.Neighbor{NeighborAddress: addr, PeerAS: as, KeepaliveTime: 3, HoldTime: 9, ConnectRetryTime: 1}
-	}
-	peerExpects := func(switchAS string) {
-		t.Helper()
-		err := peer.Apply(ctx, frr.Config{
-			Instances: []frr.Instance{{ASNum: "65002", RouterID: "10.201.0.2", Redistribution: []frr.Redistribution{{Sources: "CONNECTED"}}}},
-			Neighbors: []frr.Neighbor{fast("10.201.0.1", switchAS)},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	peerExpects("65001")
+	// The peer FRR in the host namespace behind fpPort1.
+	peer := frrtest.StartPeer(t, filepath.Join(dir, "peer"), &frrtest.Peer{Netns: l.hosts[0], Port: "eth0",
+		Addr: "10.201.0.2", SwitchAddr: "10.201.0.1", Announce: "192.0.2.1/24", AS: "65002"}, "65001")
 
 	var failUsers atomic.Bool
 	s := startSwitch(t, l, t.TempDir(), func(o *Options) {
@@ -283,14 +262,14 @@ func TestBGPOnLinux(t *testing.T) {
 		}) {
 			t.Error("the learned route stayed in the kernel")
 		}
-		ns, err := peer.Neighbors(ctx)
+		ns, err := peer.Router.Neighbors(ctx)
 		if err != nil || len(ns) != 1 || ns[0].SessionState == frr.SessionEstablished {
 			t.Errorf("the peer still has the session: %+v %v", ns, err)
 		}
 	})
 
 	t.Run("changing ASNum restarts cleanly", func(t *testing.T) {
-		peerExpects("65101")
+		peer.Expect(t, "65101")
 		s.mustCommit(
 			s.edit(backend.Update, "BGPGlobal", model.Object{"Vrf": "default", "ASNum": "65101"}),
 			s.edit(backend.Create, "BGPv4Neighbor", first.Clone()))
@@ -323,6 +302,42 @@ func TestBGPOnLinux(t *testing.T) {
 		// The session itself needs a VRF device for FRR's VRF; where the
 		// kernel has none (this host's), the backend makes VRFs as
 		// namespaces, which FRR's default VRF backend does not follow.
+	})
+	t.Run("a batch of BGP commits is one FRR apply; the commit FRR refuses fails alone", func(t *testing.T) {
+		kind := s.reg.Lookup(model.Config, "BGPv4Neighbor")
+		neighbor := func(op backend.Op, addr, as string, rrClient bool) *backend.Commit {
+			o := kind.Defaults()
+			o["Vrf"], o["NeighborAddress"], o["PeerAS"], o["RouteReflectorClient"] = "default", addr, as, rrClient
+			c := backend.Change{Kind: kind, Op: op, Key: "default/" + addr, After: o}
+			if op == backend.Delete {
+				c.Before, c.After = o, nil
+			}
+			return &backend.Commit{Changes: []backend.Change{c}}
+		}
+		applies, passes := sw.Applies(), s.be.OnePassBatches()
+		n, err := s.be.ApplyBatch(ctx, []*backend.Commit{neighbor(backend.Create, "10.201.7.1", "65071", false), neighbor(backend.Create, "10.201.7.2", "65072", false)})
+		if n != 2 || err != nil {
+			t.Fatalf("ApplyBatch: %d %v", n, err)
+		}
+		if got := sw.Applies() - applies; got != 1 || s.be.OnePassBatches() != passes+1 {
+			t.Errorf("two BGP commits in a batch cost %d FRR applies (want 1)", got)
+		}
+		if rc := runningBGP(t, sw); !strings.Contains(rc, "neighbor 10.201.7.1 remote-as 65071") || !strings.Contains(rc, "neighbor 10.201.7.2 remote-as 65072") {
+			t.Fatalf("the batch's neighbors are not in FRR:\n%s", rc)
+		}
+		n, err = s.be.ApplyBatch(ctx, []*backend.Commit{neighbor(backend.Create, "10.201.7.3", "65073", false),
+			neighbor(backend.Create, "10.201.7.4", "65074", true), neighbor(backend.Create, "10.201.7.5", "65075", false)})
+		if n != 1 || err == nil || !strings.Contains(err.Error(), "Not an internal neighbor") {
+			t.Fatalf("ApplyBatch with FRR refusing the second commit: %d %v; want 1 applied and FRR's message", n, err)
+		}
+		rc := runningBGP(t, sw)
+		if !strings.Contains(rc, "neighbor 10.201.7.3 ") || strings.Contains(rc, "10.201.7.4") || strings.Contains(rc, "10.201.7.5") {
+			t.Errorf("after the batch FRR refused a commit of, FRR runs:\n%s", rc)
+		}
+		if n, err := s.be.ApplyBatch(ctx, []*backend.Commit{{Changes: append(append(neighbor(backend.Delete, "10.201.7.1", "65071", false).Changes,
+			neighbor(backend.Delete, "10.201.7.2", "65072", false).Changes...), neighbor(backend.Delete, "10.201.7.3", "65073", false).Changes...)}}); n != 1 || err != nil {
+			t.Fatalf("deleting the batch's neighbors: %d %v", n, err)
+		}
 	})
 	t.Run("FRR not answering: 503, nothing stored", func(t *testing.T) {
 		sw.Stop() // no supervisor left to restart it: the rest of the test cannot use FRR
@@ -438,6 +453,61 @@ func TestNTPAndSystemOnLinux(t *testing.T) {
 		b, _ := os.ReadFile(filepath.Join(dir, "chrony", "sources.d", "swmgr-10.211.0.2.sources"))
 		if string(b) != "server 10.211.0.2 iburst minpoll 4 maxpoll 5 prefer\n" {
 			t.Errorf("source file %q", b)
+		}
+	})
+
+	t.Run("SourceIntf binds chrony's client sockets to that device", func(t *testing.T) {
+		confPath := filepath.Join(dir, "chrony", "chrony.conf")
+		bound := func() string {
+			b, _ := os.ReadFile(confPath)
+			for _, line := range strings.Split(string(b), "\n") {
+				if dev, ok := strings.CutPrefix(line, "bindacqdevice "); ok {
+					return dev
+				}
+			}
+			return ""
+		}
+		// Bound to lo, the server behind fpPort1 is out of reach: chronyd
+		// (restarted for the binding, so its samples start again) gets no
+		// answer to its iburst.
+		s.mustCommit(s.edit(backend.Update, "NtpServer", model.Object{"IpAddr": "10.211.0.2", "SourceIntf": "lo"}))
+		if bound() != "lo" {
+			t.Fatalf("chrony.conf binds %q, want lo", bound())
+		}
+		time.Sleep(8 * time.Second)
+		if st := s.stateOf("NtpServer", ntpKey); num(st["Reach"]) != 0 || st["Selected"] == true {
+			t.Errorf("bound to lo, the server was still reached: %v", st)
+		}
+		netdev := s.be.Ports().Netdev("fpPort1")
+		s.mustCommit(s.edit(backend.Update, "NtpServer", model.Object{"IpAddr": "10.211.0.2", "SourceIntf": "fpPort1"}))
+		if bound() != netdev {
+			t.Fatalf("chrony.conf binds %q, want fpPort1's netdev %s", bound(), netdev)
+		}
+		if !eventually(40*time.Second, func() bool { return s.stateOf("NtpServer", ntpKey)["Selected"] == true }) {
+			t.Fatalf("bound to fpPort1, the server is not selected: %v", s.stateOf("NtpServer", ntpKey))
+		}
+		for _, tc := range []struct {
+			edit engine.Edit
+			want string
+		}{
+			{s.edit(backend.Create, "NtpServer", model.Object{"IpAddr": "10.211.0.3", "SourceIntf": "lo"}), "chrony binds all its NTP client sockets to one device"},
+			{s.edit(backend.Update, "NtpServer", model.Object{"IpAddr": "10.211.0.2", "SourceIntf": "nosuch0"}), "SourceIntf nosuch0 is neither a front-panel port nor a netdev"},
+		} {
+			err := s.commit(tc.edit)
+			var ae *apierr.Error
+			if !errors.As(err, &ae) || ae.Status != http.StatusBadRequest || !strings.Contains(ae.Message, tc.want) {
+				t.Errorf("commit: %v, want a 400 saying %q", err, tc.want)
+			}
+			if bound() != netdev {
+				t.Errorf("after a refused commit chrony.conf binds %q", bound())
+			}
+		}
+		s.mustCommit(s.edit(backend.Update, "NtpServer", model.Object{"IpAddr": "10.211.0.2", "SourceIntf": "ma1"}))
+		if bound() != "" {
+			t.Errorf("back to the default ma1 (no such netdev), chrony.conf binds %q", bound())
+		}
+		if !eventually(40*time.Second, func() bool { return s.stateOf("NtpServer", ntpKey)["Selected"] == true }) {
+			t.Errorf("unbound again, the server is not selected: %v", s.stateOf("NtpServer", ntpKey))
 		}
 	})
 

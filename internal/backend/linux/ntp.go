@@ -2,8 +2,8 @@ package linux
 
 import (
 	"context"
+	"fmt"
 	"maps"
-	"sort"
 	"sync"
 	"time"
 
@@ -15,9 +15,15 @@ import (
 // chronyd (a file in its sources directory, then `chronyc reload
 // sources`: no restart, the other sources keep their samples). The
 // servers of one apply are sent to chronyd once; the undo sends the
-// previous set. SourceIntf is stored but not applied: chrony 4.3 binds
-// sources to an interface only globally (bindacqdevice, a restart), and the
-// switch namespace's routing already picks the way out.
+// previous set.
+//
+// SourceIntf binds the NTP client sockets to a device. chrony 4.3 has no
+// per-source interface, only the global bindacqdevice, read at start: so
+// every server naming a device must name the same one (two are refused,
+// naming both), a change of device restarts chronyd, and servers naming
+// none (FlexSwitch's default ma1 where the switch has no such netdev) use
+// the bound device too. A front-panel port is its netdev; another name is
+// a netdev of the switch namespace (eth0, a management port).
 
 type ntpRunner struct {
 	daemon  *chrony.Daemon
@@ -47,11 +53,7 @@ func (b *Backend) ntpStage(tx *Tx) map[string]model.Object {
 }
 
 func sourcesOf(objs map[string]model.Object) []chrony.Source {
-	keys := make([]string, 0, len(objs))
-	for k := range objs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := sortedKeys(objs)
 	out := make([]chrony.Source, 0, len(keys))
 	for _, k := range keys {
 		out = append(out, sourceOf(objs[k]))
@@ -59,14 +61,54 @@ func sourcesOf(objs map[string]model.Object) []chrony.Source {
 	return out
 }
 
+// defaultSourceIntf is FlexSwitch's default SourceIntf, its management
+// port: where the switch has no netdev of that name it binds nothing.
+const defaultSourceIntf = "ma1"
+
+// ntpDevice is the device the servers' SourceIntf binds chrony to ("" for
+// none), refusing two different ones and names that are no device.
+func (b *Backend) ntpDevice(objs map[string]model.Object) (string, error) {
+	dev, from := "", ""
+	for _, k := range sortedKeys(objs) {
+		intf := objs[k].Str("SourceIntf")
+		d := b.ports.Netdev(intf)
+		if d == "" && intf != "" {
+			if _, err := b.k.h.LinkByName(intf); err == nil {
+				d = intf
+			} else if intf != defaultSourceIntf {
+				return "", &Refusal{Field: "SourceIntf", Msg: fmt.Sprintf("NTP server %s: SourceIntf %s is neither a front-panel port nor a netdev of the switch", k, intf)}
+			}
+		}
+		if d == "" {
+			continue
+		}
+		if dev != "" && d != dev {
+			return "", &Refusal{Field: "SourceIntf", Msg: fmt.Sprintf("NTP server %s has SourceIntf %s and %s has %s: chrony binds all its NTP client sockets to one device (bindacqdevice); give the servers the same SourceIntf",
+				from, objs[from].Str("SourceIntf"), k, intf)}
+		}
+		dev, from = d, k
+	}
+	return dev, nil
+}
+
 func (b *Backend) flushNTP(tx *Tx, value any) error {
 	staged := value.(map[string]model.Object)
 	b.ntp.mu.Lock()
 	previous := b.ntp.applied
 	b.ntp.mu.Unlock()
+	if _, err := b.ntpDevice(staged); err != nil {
+		return err
+	}
 	set := func(objs map[string]model.Object) error {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
+		dev, err := b.ntpDevice(objs)
+		if err != nil {
+			return err
+		}
+		if err := b.ntp.daemon.SetBindDevice(ctx, dev); err != nil {
+			return unavailable("NtpServer", "chronyd", err)
+		}
 		if err := b.ntp.daemon.Apply(ctx, sourcesOf(objs)); err != nil {
 			return unavailable("NtpServer", "chronyd", err)
 		}

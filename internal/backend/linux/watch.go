@@ -23,7 +23,14 @@ func (b *Backend) watch() error {
 	addrs := make(chan netlink.AddrUpdate, 256)
 	routes := make(chan netlink.RouteUpdate, 256)
 	done := make(chan struct{})
-	errs := func(err error) { b.log.Warn("linux backend: netlink watch", "err", err) }
+	errs := func(err error) {
+		select {
+		case <-b.stop:
+			return // the subscriptions' sockets closing as the backend stops
+		default:
+		}
+		b.log.Warn("linux backend: netlink watch", "err", err)
+	}
 	if err := netlink.LinkSubscribeWithOptions(links, done, netlink.LinkSubscribeOptions{Namespace: &b.k.ns, ErrorCallback: errs}); err != nil {
 		return fmt.Errorf("watch links: %w", err)
 	}

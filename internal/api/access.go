@@ -1,0 +1,134 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/swmgr/swmgr/internal/apierr"
+	"github.com/swmgr/swmgr/internal/auth"
+	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/model"
+)
+
+// Access control reads the declarations (model.Kind.AccessFor): the route
+// is parsed here once, what it needs goes to the authentication layer
+// (auth.Options.Access), and the parsed route travels on in the request's
+// context so that ServeHTTP does not parse it again.
+
+// routeKey carries a parsedRoute in a request's context.
+type routeKey struct{}
+
+// parsedRoute is the outcome of parsing path: a route or why there is none.
+type parsedRoute struct {
+	path  string
+	route Route
+	err   *apierr.Error
+}
+
+// Access is auth.Options.Access for this server: what the request needs of
+// its user, from the kind or action its route names. Reads need any user
+// and are not parsed here; a write's route is parsed and returned with r.
+func (s *Server) Access(r *http.Request) (auth.Need, *http.Request) {
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return auth.NeedRead, r
+	}
+	a, parsed := access(s.reg, r.Method, r.URL.Path)
+	if parsed != nil {
+		r = r.WithContext(context.WithValue(r.Context(), routeKey{}, parsed))
+	}
+	return auth.NeedOf(a), r
+}
+
+// route parses r's path, or takes the route Access parsed for it.
+func (s *Server) route(r *http.Request) (Route, *apierr.Error) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead { // Access parses writes only
+		if p, ok := r.Context().Value(routeKey{}).(*parsedRoute); ok && p.path == r.URL.Path {
+			return p.route, p.err
+		}
+	}
+	return ParseRoute(s.reg, r.URL.Path)
+}
+
+// access is what method on path needs, and the parsed route of a path of
+// the object tree (nil for the transaction paths). A path that names
+// nothing needs an admin: nobody else learns what exists from a write.
+func access(reg *model.Registry, method, path string) (model.Access, *parsedRoute) {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return model.Reading, nil
+	}
+	operator := model.Access{Role: model.RoleOperator}
+	switch {
+	case path == eventsPath || strings.HasPrefix(path, eventsPath+"/"):
+		return model.Access{Role: model.RoleAdmin}, nil
+	case path == revisionsPrefix || strings.HasPrefix(path, revisionsPrefix+"/"):
+		return operator, nil // confirmations
+	case path == candidatesPrefix || strings.HasPrefix(path, candidatesPrefix+"/"):
+		// candidates/{id}/config/<Kind>... stages a write of that kind:
+		// it needs what the write itself would.
+		// (The same cut as Server.candidates.)
+		rest := strings.Trim(strings.TrimPrefix(path, candidatesPrefix), "/")
+		if _, sub, _ := strings.Cut(rest, "/"); strings.HasPrefix(sub, "config/") {
+			if route, err := ParseRoute(reg, Prefix+sub); err == nil {
+				return route.Access(method), nil
+			}
+		}
+		return operator, nil
+	}
+	route, err := ParseRoute(reg, path)
+	if err != nil {
+		return model.Access{Role: model.RoleAdmin}, &parsedRoute{path: path, err: err}
+	}
+	return route.Access(method), &parsedRoute{path: path, route: route}
+}
+
+// Access is what method on the route needs, as its kind declares.
+func (r Route) Access(method string) model.Access {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return model.Reading
+	}
+	if r.Class == model.State {
+		return model.Access{Role: model.RoleAdmin} // nothing may write state
+	}
+	return r.Kind.AccessFor(method)
+}
+
+// checkSelf refuses an action that the caller may run only on itself
+// (model.Kind.Self) when its fields name someone else.
+func checkSelf(ctx context.Context, k *model.Kind, fields model.Object) error {
+	a := k.AccessFor(http.MethodPost)
+	id := auth.FromContext(ctx)
+	if a.Allows(id.Role.Model(), id.Name, fields) {
+		return nil
+	}
+	if a.Self != "" {
+		return apierr.New(http.StatusForbidden, apierr.CodeForbidden, k.Name, a.Self,
+			"user %s may run %s only for itself (%s %q is not its name); %s may run it for anyone", id.Name, k.Name, a.Self, fields.Str(a.Self), model.Access{Role: a.Role}.Who())
+	}
+	return apierr.New(http.StatusForbidden, apierr.CodeForbidden, k.Name, "", "user %s (%s) may not run %s; that needs %s", id.Name, id.Role, k.Name, a.Who())
+}
+
+// allowUsers vets a commit computed by the engine (a rollback, a
+// candidate) for the caller: it may not create, change or delete objects of
+// a kind whose declared write role is above its own (a User, for anyone but
+// an admin). It is nil for admins (the unauthenticated local admin
+// included).
+func allowUsers(r *http.Request, what string) func(*model.Kind, backend.Op, string) error {
+	return allowKinds(r.Context(), what)
+}
+
+func allowKinds(ctx context.Context, what string) func(*model.Kind, backend.Op, string) error {
+	id := auth.FromContext(ctx)
+	if id.Role == auth.Admin {
+		return nil
+	}
+	return func(k *model.Kind, op backend.Op, key string) error {
+		if need := k.AccessFor(http.MethodPost); id.Role.Model() < need.Role {
+			return apierr.New(http.StatusForbidden, apierr.CodeForbidden, what, "", "this would %s %s %s; only %s may change %s objects (user %s is %s)", op, k.Name, key, need.Who(), k.Name, id.Name, id.Role)
+		}
+		return nil
+	}
+}
