@@ -42,6 +42,14 @@ type Options struct {
 	// role; the request carries the user's identity. The config log
 	// records them.
 	Refused func(r *http.Request, err error)
+	// RefusalDelay holds a login refused by the throttle (429) or the
+	// bound on password checks (503) this long before it is answered
+	// (shorter if the client goes away): an attacker's connections then
+	// wait instead of coming back at once, so a storm of refused logins
+	// costs the CPU a few requests a second per connection rather than
+	// thousands, and everyone else keeps being served. Waiting costs no
+	// CPU. 0: answered at once.
+	RefusalDelay time.Duration
 }
 
 // Handler returns next behind cross-origin protection, authentication and
@@ -136,6 +144,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, ErrBusy):
 		attempt.End(Aborted)
 		h.opts.Log.Warn("login refused: too many password checks under way", "user", name, "addr", addr.String())
+		h.holdRefusal(r)
 		w.Header().Set("Retry-After", "1")
 		h.fail(w, r, apierr.New(http.StatusServiceUnavailable, apierr.CodeNotReady, "", "", "%v", err))
 		return
@@ -159,10 +168,24 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.authorised(w, r, id, addr.String())
 }
 
+// holdRefusal waits RefusalDelay, or until the client goes away.
+func (h *handler) holdRefusal(r *http.Request) {
+	if h.opts.RefusalDelay <= 0 {
+		return
+	}
+	t := time.NewTimer(h.opts.RefusalDelay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-r.Context().Done():
+	}
+}
+
 // tooMany answers 429 to a locked-out attempt.
 func (h *handler) tooMany(w http.ResponseWriter, r *http.Request, name string, addr netip.Addr, wait time.Duration) {
 	secs := int((wait + time.Second - 1) / time.Second)
 	h.opts.Log.Warn("login refused: too many failures", "user", name, "addr", addr.String(), "retry_after_s", secs)
+	h.holdRefusal(r)
 	w.Header().Set("Retry-After", strconv.Itoa(secs))
 	h.fail(w, r, apierr.New(http.StatusTooManyRequests, apierr.CodeTooManyAttempts, "", "", "too many failed logins for %q from %s; try again in %d s", name, addr, secs))
 }

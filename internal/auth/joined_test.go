@@ -81,3 +81,39 @@ func TestConcurrentRequestsOneAttempt(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusalsAreHeld: with RefusalDelay, a login refused by the throttle
+// is answered no sooner than the delay (a lower bound only: a timer never
+// fires early), and a client that goes away is let go at once.
+func TestRefusalsAreHeld(t *testing.T) {
+	const delay = 300 * time.Millisecond
+	c := newClock()
+	h := Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(299) }), Options{
+		Verifier:     NewVerifier(func(context.Context, string, string) (string, bool, error) { return "users", false, nil }, VerifierOptions{Now: c.now}),
+		Throttle:     NewThrottle(ThrottleOptions{Now: c.now}),
+		Log:          slog.New(slog.DiscardHandler),
+		RefusalDelay: delay,
+	})
+	send := func(ctx context.Context) (int, time.Duration) {
+		r := httptest.NewRequest("GET", "/", nil).WithContext(ctx)
+		r.RemoteAddr = "192.0.2.7:5555"
+		r.SetBasicAuth("rd", "wrong-pass-1")
+		w := httptest.NewRecorder()
+		start := time.Now()
+		h.ServeHTTP(w, r)
+		return w.Code, time.Since(start)
+	}
+	for range 5 {
+		if code, _ := send(context.Background()); code != 401 {
+			t.Fatalf("a wrong password: %d", code)
+		}
+	}
+	if code, took := send(context.Background()); code != 429 || took < delay {
+		t.Errorf("locked out: %d after %v; want 429 after at least %v", code, took, delay)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if code, _ := send(ctx); code != 429 {
+		t.Errorf("locked out, client gone: %d", code)
+	}
+}
