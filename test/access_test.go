@@ -148,10 +148,13 @@ func TestCrossOriginWritesRefused(t *testing.T) {
 			t.Errorf("rebound %s %s: %s", w.method, w.path, r)
 		}
 	}
-	// Reads and preflights keep the spec's CORS behaviour.
+	// A read is answered, but without CORS headers: the page that sent it
+	// cannot see the answer (the loopback listener trusts the local user,
+	// so "Access-Control-Allow-Origin: *" would hand any page the
+	// configuration). Preflights keep the spec's CORS entries.
 	r := s.expect(t, 200, "GET", "/config/NtpServers", "", "Origin", "https://evil.example", "Sec-Fetch-Site", "cross-site")
-	if r.hdr.Get("Access-Control-Allow-Origin") != "*" {
-		t.Errorf("read: %v", r.hdr)
+	if v := r.hdr.Values("Access-Control-Allow-Origin"); len(v) != 0 {
+		t.Errorf("a cross-site read may be read by the page: Access-Control-Allow-Origin %q", v)
 	}
 	r = s.expect(t, 204, "OPTIONS", "/config/NtpServer", "", "Origin", "https://evil.example", "Access-Control-Request-Method", "POST")
 	if !strings.Contains(r.hdr.Get("Access-Control-Allow-Methods"), "POST") {

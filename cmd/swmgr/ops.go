@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"syscall"
 
 	"github.com/swmgr/swmgr/internal/engine"
@@ -76,13 +77,16 @@ func (ob *observability) inner(api http.Handler) http.Handler {
 }
 
 // outer goes in front of authentication: the health endpoints and the API
-// document are public, and the access log and request metrics see every
+// document and its browser are public, and the access log and request metrics see every
 // request, refused ones included.
 func (ob *observability) outer(authed http.Handler) http.Handler {
+	browser := openapi.Browser()
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch p := r.URL.Path; {
 		case p == obs.HealthzPath || p == obs.ReadyzPath:
 			ob.health.ServeHTTP(w, r)
+		case p == openapi.BrowserPath[:len(openapi.BrowserPath)-1] || strings.HasPrefix(p, openapi.BrowserPath):
+			browser.ServeHTTP(w, r)
 		case p == openapi.Path && (r.Method == http.MethodGet || r.Method == http.MethodHead):
 			w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 			w.Header().Set("Access-Control-Allow-Origin", "*")

@@ -117,7 +117,7 @@ func TestObservability(t *testing.T) {
 			`swmgr_backend_apply_seconds_count{result="ok"}`,
 			`swmgr_revision `,
 			`swmgr_candidates 0`,
-			`swmgr_event_subscribers 1`, // the archive scheduler's own subscription, no SSE client
+			`swmgr_event_subscribers 0`, // no SSE client; the archive scheduler follows commits too, and is not counted
 			`swmgr_port_if_in_octets{intf_ref="fpPort1"}`,
 			`swmgr_port_num_up_events{intf_ref="fpPort4"}`,
 			`swmgr_port_oper_state{intf_ref="fpPort1",oper_state="DOWN"} 1`,

@@ -350,7 +350,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 	throttle := auth.NewThrottle(throttleOpts)
 	authOptions := func(local bool) auth.Options {
-		ao := auth.Options{Verifier: verifier, Throttle: throttle, BodyTimeout: o.bodyTimeout, Log: log, Access: handler.Access, Refused: handler.LogRefused}
+		ao := auth.Options{Verifier: verifier, Throttle: throttle, BodyTimeout: o.bodyTimeout, Log: log, Access: handler.Access, Refused: handler.LogRefused, RefusalDelay: time.Second}
 		if local {
 			ao.Peers = peers
 		}

@@ -87,8 +87,14 @@ var (
 )
 
 // setCORS adds the CORS entries the spec lists to a preflight or write
-// response.
+// response. Reads get none: "Access-Control-Allow-Origin: *" on a read
+// would let any web page open in a browser on the switch read the
+// configuration through the loopback listener, which trusts the local
+// user without credentials (docs/api.md, Access). A cross-site write is
+// refused before it is served, so the entries on writes expose nothing.
 func setCORS(h http.Header) {
+	h["Access-Control-Allow-Origin"] = hdrAnyOrigin
+	h["Access-Control-Expose-Headers"] = hdrExpose
 	h["Access-Control-Allow-Headers"] = hdrAllowHdrs
 	h["Access-Control-Allow-Methods"] = hdrAllowMeths
 	h["Access-Control-Max-Age"] = hdrMaxAge
@@ -98,10 +104,8 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b 
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	// Any origin may read responses; the rest of CORS is for preflights and
-	// writes (setCORS). The values are shared and never modified.
-	h["Access-Control-Allow-Origin"] = hdrAnyOrigin
-	h["Access-Control-Expose-Headers"] = hdrExpose
+	// CORS is for preflights and writes only (setCORS). The values are
+	// shared and never modified.
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		setCORS(h)
 	}

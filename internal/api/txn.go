@@ -232,6 +232,9 @@ func (s *Server) commitCandidate(w http.ResponseWriter, r *http.Request, id stri
 		force   bool
 	)
 	err := decodeOptions(r, map[string]any{"Comment": &comment, "Confirm": &confirm, "Force": &force})
+	if err == nil && len(comment) > engine.MaxComment {
+		err = apierr.BadRequest(apierr.CodeInvalidValue, "Commit", "Comment", "Comment: %d characters is too long; at most %d", len(comment), engine.MaxComment)
+	}
 	if err == nil && (confirm < 0 || confirm > 86400) {
 		err = apierr.BadRequest(apierr.CodeInvalidValue, "Commit", "Confirm", "Confirm: %d is out of range; give the seconds to wait for confirmation, 1..86400 (0 or absent: no confirmation)", confirm)
 	}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net/http"
 	"syscall"
+	"unicode/utf8"
 )
 
 // Stable error codes. Clients may switch on them; never rename one.
@@ -58,8 +59,30 @@ type Error struct {
 func (e *Error) Error() string { return e.Message }
 
 // New builds an Error with a formatted message.
+// The message, the field and the object are bounded (MaxMessage,
+// MaxName), since they may quote what a client sent: a refused 1 MiB value
+// must not make a 2 MiB answer (or config log entry).
 func New(status int, code, object, field, format string, args ...any) *Error {
-	return &Error{Status: status, Code: code, Object: object, Field: field, Message: fmt.Sprintf(format, args...)}
+	return &Error{Status: status, Code: code, Object: bound(object, MaxName), Field: bound(field, MaxName), Message: bound(fmt.Sprintf(format, args...), MaxMessage)}
+}
+
+// Bounds on what an error repeats of a request.
+const (
+	MaxMessage = 4096
+	MaxName    = 256
+)
+
+// bound cuts s to at most max bytes (on a character boundary), saying how
+// long it was.
+func bound(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("...(cut: %d bytes in all)", len(s))
 }
 
 // BadRequest is a 400 about one field of one kind.

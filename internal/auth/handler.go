@@ -42,6 +42,14 @@ type Options struct {
 	// role; the request carries the user's identity. The config log
 	// records them.
 	Refused func(r *http.Request, err error)
+	// RefusalDelay holds a login refused by the throttle (429) or the
+	// bound on password checks (503) this long before it is answered
+	// (shorter if the client goes away): an attacker's connections then
+	// wait instead of coming back at once, so a storm of refused logins
+	// costs the CPU a few requests a second per connection rather than
+	// thousands, and everyone else keeps being served. Waiting costs no
+	// CPU. 0: answered at once.
+	RefusalDelay time.Duration
 }
 
 // Handler returns next behind cross-origin protection, authentication and
@@ -118,16 +126,25 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.authorised(w, r, id, addr.String())
 		return
 	}
-	attempt, wait := h.opts.Throttle.Begin(name, addr)
-	if wait > 0 {
-		h.tooMany(w, r, name, addr, wait)
-		return
+	// A request whose credential is being checked for another one waits
+	// for that check and makes no attempt of its own: the same guess sent
+	// on many connections is one guess, and a client opening connections
+	// in parallel must not lock itself out.
+	id, ok, joined, err := h.opts.Verifier.Joined(r.Context(), name, password)
+	attempt := &Attempt{} // ends nothing for a joined request
+	if !joined {
+		var wait time.Duration
+		if attempt, wait = h.opts.Throttle.Begin(name, addr); wait > 0 {
+			h.tooMany(w, r, name, addr, wait)
+			return
+		}
+		id, ok, err = h.opts.Verifier.Check(r.Context(), name, password, attempt.Trusted())
 	}
-	id, ok, err := h.opts.Verifier.Check(r.Context(), name, password, attempt.Trusted())
 	switch {
 	case errors.Is(err, ErrBusy):
 		attempt.End(Aborted)
 		h.opts.Log.Warn("login refused: too many password checks under way", "user", name, "addr", addr.String())
+		h.holdRefusal(r)
 		w.Header().Set("Retry-After", "1")
 		h.fail(w, r, apierr.New(http.StatusServiceUnavailable, apierr.CodeNotReady, "", "", "%v", err))
 		return
@@ -143,14 +160,32 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, apierr.New(http.StatusUnauthorized, apierr.CodeUnauthorized, "", "", "wrong user name or password"))
 		return
 	}
-	attempt.End(Succeeded)
+	if joined {
+		h.opts.Throttle.Succeeded(name, addr)
+	} else {
+		attempt.End(Succeeded)
+	}
 	h.authorised(w, r, id, addr.String())
+}
+
+// holdRefusal waits RefusalDelay, or until the client goes away.
+func (h *handler) holdRefusal(r *http.Request) {
+	if h.opts.RefusalDelay <= 0 {
+		return
+	}
+	t := time.NewTimer(h.opts.RefusalDelay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-r.Context().Done():
+	}
 }
 
 // tooMany answers 429 to a locked-out attempt.
 func (h *handler) tooMany(w http.ResponseWriter, r *http.Request, name string, addr netip.Addr, wait time.Duration) {
 	secs := int((wait + time.Second - 1) / time.Second)
 	h.opts.Log.Warn("login refused: too many failures", "user", name, "addr", addr.String(), "retry_after_s", secs)
+	h.holdRefusal(r)
 	w.Header().Set("Retry-After", strconv.Itoa(secs))
 	h.fail(w, r, apierr.New(http.StatusTooManyRequests, apierr.CodeTooManyAttempts, "", "", "too many failed logins for %q from %s; try again in %d s", name, addr, secs))
 }

@@ -205,6 +205,9 @@ func (t *Throttle) Begin(name string, addr netip.Addr) (*Attempt, time.Duration)
 // started, if any.
 func (a *Attempt) End(o Outcome) time.Duration {
 	t := a.t
+	if t == nil { // a request that joined another's check: nothing to end
+		return 0
+	}
 	now := t.opts.Now()
 	t.mu.Lock()
 	defer t.mu.Unlock()

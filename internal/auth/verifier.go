@@ -149,6 +149,29 @@ func (v *Verifier) Cached(name, password string) (Identity, bool) {
 	return Identity{}, false
 }
 
+// Joined waits for the check of the same credential already under way, if
+// there is one, and returns its result (joined true): a client sending
+// several requests at once with one credential makes one attempt, not one
+// per request. joined false means no such check was under way.
+func (v *Verifier) Joined(ctx context.Context, name, password string) (id Identity, ok, joined bool, err error) {
+	k := v.key(name, password)
+	v.mu.Lock()
+	p := v.inflight[k]
+	v.mu.Unlock()
+	if p == nil {
+		return Identity{}, false, false, nil
+	}
+	select {
+	case <-p.done:
+	case <-ctx.Done():
+		return Identity{}, false, true, ctx.Err()
+	}
+	if p.err != nil || !p.ok {
+		return Identity{}, false, true, p.err
+	}
+	return Identity{Name: name, Group: p.group, Role: RoleOf(p.group)}, true, true, nil
+}
+
 // Check checks a credential against the accounts (the slow check), once for
 // concurrent requests with the same credential, and caches it if right. An
 // error means the check did not run: ErrBusy (too many checks; the

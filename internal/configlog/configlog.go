@@ -3,8 +3,10 @@
 // writer's transaction, and reading it back in pages bounded in count and
 // bytes.
 //
-// Every create, update, delete and action is an entry, successful or not.
-// The Data of an entry is at most MaxData bytes (a longer body is cut and
+// Every create, update, delete and action is an entry, successful or not;
+// failures are kept apart in the store's retention, so that a flood of
+// refused writes cannot push the successful changes out of the log. The
+// Data of an entry is at most MaxData bytes (a longer body is cut and
 // its size said), so that refused large bodies cannot fill the log.
 package configlog
 
@@ -49,16 +51,24 @@ type Log struct {
 // (ConfigLogState).
 func New(kind *model.Kind) *Log { return &Log{kind: kind} }
 
-// Append adds an entry inside the writer's transaction.
+// Append adds an entry inside the writer's transaction. An entry whose
+// result is not "Success" is kept as a failure: once the log is full,
+// failures past store.MaxLogFailures replace older failures, not the
+// successful changes.
 func (l *Log) Append(tx store.Txn, user, addr string, info *Info, result string) {
 	now := time.Now().UTC().Round(0).String()
 	data := Bound(info.Data)
-	tx.AppendLog(func(seq uint64) []byte {
+	build := func(seq uint64) []byte {
 		return l.kind.AppendJSON(nil, model.Object{
 			"SeqNum": int64(seq), "Time": now, "API": info.API, "Operation": info.Operation,
 			"Data": data, "Result": Bound(result), "UserAddr": addr, "UserName": user,
 		}, false)
-	})
+	}
+	if result == "Success" {
+		tx.AppendLog(build)
+	} else {
+		tx.AppendFailedLog(build)
+	}
 }
 
 var errFull = fmt.Errorf("page full")

@@ -48,6 +48,10 @@ func TestPerClientCap(t *testing.T) {
 			closed++
 		}
 	}
+	// Refused is told after the close the clients saw: give it a moment.
+	for wait := time.Now().Add(5 * time.Second); refused.Load() < 2 && time.Now().Before(wait); {
+		time.Sleep(time.Millisecond)
+	}
 	if closed != 2 || refused.Load() != 2 {
 		t.Fatalf("%d closed, %d refused; want 2", closed, refused.Load())
 	}

@@ -12,11 +12,19 @@ type Event struct {
 	Data     []byte
 }
 
-// EventBuffer is how many recent events are kept for subscribers; one that
-// falls further behind is dropped. Commits never wait for a subscriber.
-const EventBuffer = 4096
+// EventBuffer is how many recent events are kept for subscribers, and
+// EventBytes how many bytes of them at most (a commit of thousands of
+// changes makes an event of megabytes): a subscriber that falls further
+// behind is dropped, and resumes from the stored revisions. The newest
+// event is always kept (one larger than MaxRingEvent only by its revision). Commits never wait for a
+// subscriber.
+const (
+	EventBuffer = 4096
+	EventBytes  = 32 << 20
+)
 
-// ErrDropped means a subscriber fell more than EventBuffer events behind.
+// ErrDropped means a subscriber fell more than EventBuffer events (or
+// EventBytes) behind.
 var ErrDropped = errors.New("subscriber fell too far behind and was dropped")
 
 // Subscription follows the commits made after it started. Notify receives
@@ -26,6 +34,7 @@ type Subscription struct {
 	notify chan struct{}
 	pos    uint64 // the number of events published before the next one to take
 	b      *broker
+	own    bool // swmgr's own follower, not a client of the change feed
 }
 
 // Take appends the events published since the last Take to dst.
@@ -33,7 +42,7 @@ func (s *Subscription) Take(dst []Event) ([]Event, error) {
 	b := s.b
 	from := len(dst)
 	b.mu.Lock()
-	if b.total-s.pos > uint64(len(b.ring)) {
+	if s.pos < b.first {
 		b.mu.Unlock()
 		return dst, ErrDropped
 	}
@@ -66,27 +75,38 @@ func (s *Subscription) Close() {
 	s.b.mu.Unlock()
 }
 
-// broker keeps the last EventBuffer events in a ring shared by all
-// subscribers: publishing costs one non-blocking signal per subscriber, and
-// a subscriber wakes once for however many events arrived meanwhile.
+// broker keeps the last EventBuffer events (at most EventBytes) in a ring
+// shared by all subscribers: publishing costs one non-blocking signal per
+// subscriber, and a subscriber wakes once for however many events arrived
+// meanwhile.
 type broker struct {
 	mu    sync.Mutex
 	ring  []Event
+	first uint64 // the number of events published before the oldest kept
 	total uint64
+	bytes int // of the kept events' Data
+	max   int // EventBytes
 	subs  map[*Subscription]struct{}
 	load  func(rev uint64) ([]byte, error) // a large event's data, from the store
 }
 
 func newBroker(load func(rev uint64) ([]byte, error)) *broker {
-	return &broker{ring: make([]Event, EventBuffer), subs: map[*Subscription]struct{}{}, load: load}
+	return &broker{ring: make([]Event, EventBuffer), max: EventBytes, subs: map[*Subscription]struct{}{}, load: load}
 }
 
 // publish runs on the committer, in commit order; it never blocks.
 func (b *broker) publish(rev uint64, data []byte) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.total-b.first == uint64(len(b.ring)) {
+		b.evict()
+	}
 	b.ring[b.total%uint64(len(b.ring))] = Event{Revision: rev, Data: data}
 	b.total++
+	b.bytes += len(data)
+	for b.bytes > b.max && b.total-b.first > 1 {
+		b.evict()
+	}
 	for s := range b.subs {
 		select {
 		case s.notify <- struct{}{}:
@@ -95,11 +115,26 @@ func (b *broker) publish(rev uint64, data []byte) {
 	}
 }
 
-// Subscribe starts following every commit from now on.
-func (e *Engine) Subscribe() *Subscription {
+// evict drops the oldest kept event.
+func (b *broker) evict() {
+	i := b.first % uint64(len(b.ring))
+	b.bytes -= len(b.ring[i].Data)
+	b.ring[i] = Event{}
+	b.first++
+}
+
+// Subscribe starts following every commit from now on, for a client of
+// the change feed.
+func (e *Engine) Subscribe() *Subscription { return e.subscribe(false) }
+
+// Follow is Subscribe for swmgr's own followers (the archive scheduler),
+// which Subscribers does not count.
+func (e *Engine) Follow() *Subscription { return e.subscribe(true) }
+
+func (e *Engine) subscribe(own bool) *Subscription {
 	b := e.events
 	ch := make(chan struct{}, 1)
-	s := &Subscription{Notify: ch, notify: ch, b: b}
+	s := &Subscription{Notify: ch, notify: ch, b: b, own: own}
 	b.mu.Lock()
 	s.pos = b.total
 	b.subs[s] = struct{}{}
@@ -107,9 +142,16 @@ func (e *Engine) Subscribe() *Subscription {
 	return s
 }
 
-// Subscribers reports how many subscribers are attached.
+// Subscribers reports how many clients of the change feed are attached
+// (not swmgr's own followers).
 func (e *Engine) Subscribers() int {
 	e.events.mu.Lock()
 	defer e.events.mu.Unlock()
-	return len(e.events.subs)
+	n := 0
+	for s := range e.events.subs {
+		if !s.own {
+			n++
+		}
+	}
+	return n
 }

@@ -127,7 +127,7 @@ func (l *Lifecycle) Start(ctx context.Context) error {
 	if l.o.NoScheduler {
 		return nil
 	}
-	sub := l.eng.Subscribe()
+	sub := l.eng.Follow()
 	if err := l.syncServers(ctx); err != nil {
 		sub.Close()
 		return err
@@ -154,7 +154,7 @@ func (l *Lifecycle) Start(ctx context.Context) error {
 			}
 			if err != nil {
 				sub.Close()
-				sub = l.eng.Subscribe()
+				sub = l.eng.Follow()
 			}
 			if touched {
 				if err := l.syncServers(ctx); err != nil && ctx.Err() == nil {

@@ -41,7 +41,7 @@ func (m *Metrics) Watch(src Source) {
 			func() float64 { return float64(src.Candidates()) }))
 	}
 	if src.Subscribers != nil {
-		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "swmgr_event_subscribers", Help: "Subscribers to the change feed: SSE clients, and the archive scheduler (1)."},
+		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "swmgr_event_subscribers", Help: "Clients of the change feed (/public/v1/events) attached now."},
 			func() float64 { return float64(src.Subscribers()) }))
 	}
 	if src.Registry != nil && src.ListState != nil {

@@ -770,6 +770,10 @@ func (g *gen) service() {
 		"operationId": "openapi", "tags": t, "summary": "This document", "security": []any{obj{}},
 		"responses": obj{"200": reply("the OpenAPI document", obj{"type": "object"})},
 	})
+	g.op(BrowserPath, "GET", obj{
+		"operationId": "apiDocs", "tags": t, "summary": "The API browser: a page (Swagger UI, embedded) to read this document and try its requests", "security": []any{obj{}},
+		"responses": obj{"200": obj{"description": "the page", "content": obj{"text/html": obj{"schema": obj{"type": "string"}}}}},
+	})
 	g.op("/healthz", "GET", obj{
 		"operationId": "healthz", "tags": t, "summary": "Alive: the process answers", "security": []any{obj{}},
 		"responses": obj{"200": reply("alive", obj{"type": "object", "required": []any{"Status"}, "properties": obj{"Status": obj{"const": "alive"}}, "additionalProperties": false})},
@@ -796,5 +800,5 @@ func (g *gen) tags() []any {
 		obj{"name": "Actions", "description": "Operations that are not objects."},
 		obj{"name": "Candidates", "description": "Private drafts of the configuration, committed as one revision."},
 		obj{"name": "Revisions", "description": "The history of commits and the change feed."},
-		obj{"name": "Service", "description": "Health, metrics and this document."})
+		obj{"name": "Service", "description": "Health, metrics, this document and its browser."})
 }

@@ -63,6 +63,10 @@ type Txn interface {
 
 	// The config log (bounded, its sequence never reused).
 	AppendLog(build func(seq uint64) []byte) uint64
+	// AppendFailedLog appends a refused write's entry: once the log is
+	// full, failures past MaxLogFailures replace older failures, so a
+	// flood of refused writes cannot push the successful changes out.
+	AppendFailedLog(build func(seq uint64) []byte) uint64
 	ClearLog()
 	Log(marker uint64, count int, fn func(seq uint64, entry []byte) error) (next uint64, more bool, err error)
 	LogEntry(seq uint64) []byte

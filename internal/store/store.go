@@ -43,6 +43,12 @@ import (
 const (
 	MaxLogEntries = 1000
 	MaxRevisions  = 1000
+	// MaxLogFailures is how many failed requests a full config log keeps
+	// before it drops the oldest failure instead of the oldest entry, so
+	// that a flood of refused writes cannot push the successful changes
+	// out: at least MaxLogEntries-MaxLogFailures of the newest successful
+	// entries (all of them, if fewer) always stay.
+	MaxLogFailures = MaxLogEntries / 2
 )
 
 var (
@@ -57,6 +63,11 @@ var (
 	bCands   = []byte("cands")
 	kRev     = []byte("rev")
 	kSeq     = []byte("seq")
+	// In logmeta besides kSeq: the number of entries and of failed ones,
+	// and an index of the failed ones (kFailed + SeqNum).
+	kLogN      = []byte("n")
+	kLogFailed = []byte("nfailed")
+	kFailed    = []byte("failed/")
 )
 
 // InitialMmapSize is the address space mapped for the database at open.

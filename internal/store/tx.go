@@ -288,16 +288,63 @@ func (tx *Tx) Revisions(marker uint64, count int, fn func(rev uint64, data []byt
 	return walkDown(tx.btx.Bucket(bRevs), marker, count, fn)
 }
 
-// AppendLog adds a config log entry; build receives the entry's SeqNum.
-func (tx *Tx) AppendLog(build func(seq uint64) []byte) uint64 {
+// AppendLog adds a config log entry of a successful request; build
+// receives the entry's SeqNum.
+func (tx *Tx) AppendLog(build func(seq uint64) []byte) uint64 { return tx.appendLog(build, false) }
+
+// AppendFailedLog adds a config log entry of a failed request. Once the
+// log is full, failures past MaxLogFailures replace the oldest failure
+// rather than the oldest entry.
+func (tx *Tx) AppendFailedLog(build func(seq uint64) []byte) uint64 { return tx.appendLog(build, true) }
+
+func (tx *Tx) appendLog(build func(seq uint64) []byte, failed bool) uint64 {
 	tx.mustWrite()
 	meta := tx.btx.Bucket(bLogMeta)
+	b := tx.btx.Bucket(bLog)
+	n, nFailed := logCounts(meta, b)
 	seq := u64(meta.Get(kSeq)) + 1
 	must(meta.Put(kSeq, be(seq)))
-	b := tx.btx.Bucket(bLog)
 	must(b.Put(be(seq), build(seq)))
-	trim(b, seq, MaxLogEntries)
+	n++
+	if failed {
+		must(meta.Put(failedKey(seq), []byte{}))
+		nFailed++
+	}
+	for n > MaxLogEntries {
+		var oldest []byte
+		if nFailed > MaxLogFailures {
+			k, _ := meta.Cursor().Seek(kFailed)
+			oldest = append([]byte(nil), k[len(kFailed):]...)
+		} else {
+			k, _ := b.Cursor().First()
+			oldest = append([]byte(nil), k...)
+		}
+		must(b.Delete(oldest))
+		if fk := failedKey(u64(oldest)); meta.Get(fk) != nil {
+			must(meta.Delete(fk))
+			nFailed--
+		}
+		n--
+	}
+	must(meta.Put(kLogN, be(n)))
+	must(meta.Put(kLogFailed, be(nFailed)))
 	return seq
+}
+
+func failedKey(seq uint64) []byte { return append(append([]byte(nil), kFailed...), be(seq)...) }
+
+// logCounts returns the number of log entries and of failed ones,
+// counting them once in a log written before the counts were kept.
+func logCounts(meta, b *bolt.Bucket) (n, nFailed uint64) {
+	if v := meta.Get(kLogN); v != nil {
+		return u64(v), u64(meta.Get(kLogFailed))
+	}
+	n = uint64(b.Stats().KeyN)
+	c := meta.Cursor()
+	for k, _ := c.Seek(kFailed); k != nil && bytes.HasPrefix(k, kFailed); k, _ = c.Next() {
+		nFailed++
+	}
+	return n, nFailed
 }
 
 // ClearLog removes every config log entry; SeqNum keeps counting.
@@ -306,6 +353,17 @@ func (tx *Tx) ClearLog() {
 	must(tx.btx.DeleteBucket(bLog))
 	_, err := tx.btx.CreateBucket(bLog)
 	must(err)
+	meta := tx.btx.Bucket(bLogMeta)
+	var failed [][]byte
+	c := meta.Cursor()
+	for k, _ := c.Seek(kFailed); k != nil && bytes.HasPrefix(k, kFailed); k, _ = c.Next() {
+		failed = append(failed, append([]byte(nil), k...))
+	}
+	for _, k := range failed {
+		must(meta.Delete(k))
+	}
+	must(meta.Put(kLogN, be(0)))
+	must(meta.Put(kLogFailed, be(0)))
 }
 
 // Log calls fn for up to count config log entries, oldest first, starting at
