@@ -133,14 +133,14 @@ func New(opts Options) (*Backend, error) {
 		k.Close()
 		return nil, fmt.Errorf("default port map: %w", err)
 	}
-	if len(pm.byPort) == 0 {
+	if pm.Len() == 0 {
 		k.Close()
 		return nil, fmt.Errorf("no front-panel ports: no netdev is named swp<N> or fpPort<N> in namespace %q; give a --port-map", opts.Kernel.Netns)
 	}
 	b := &Backend{k: k, ports: pm, opts: opts, log: opts.Log, others: opts.Others, start: time.Now(),
 		applied: map[string]map[string]model.Object{}, events: map[string]*linkEvents{},
 		stop: make(chan struct{}), done: make(chan struct{})}
-	b.log.Info("linux backend", "netns", opts.Kernel.Netns, "ports", len(pm.byPort), "kernel", k.Features().String())
+	b.log.Info("linux backend", "netns", opts.Kernel.Netns, "ports", pm.Len(), "kernel", k.Features().String())
 	if err := b.startDaemons(); err != nil {
 		k.Close()
 		return nil, err
