@@ -119,6 +119,15 @@ func New(opts Options) (*Backend, error) {
 		k.Close()
 		return nil, err
 	}
+	devlinkPorts, err := k.DevlinkPorts()
+	if err != nil {
+		k.Close()
+		return nil, err
+	}
+	split := splitParents(netdevs, devlinkPorts)
+	for parent := range split {
+		netdevs = append(netdevs, parent) // a split port is still a port
+	}
 	var pm *PortMap
 	if opts.PortMap != nil {
 		pm, err = ParsePortMap(opts.PortMap)
@@ -132,6 +141,11 @@ func New(opts Options) (*Backend, error) {
 	} else if pm, err = DefaultPortMap(netdevs); err != nil {
 		k.Close()
 		return nil, fmt.Errorf("default port map: %w", err)
+	}
+	for parent, subs := range split {
+		if port := pm.Port(parent); port != "" {
+			pm.setSubports(port, subs)
+		}
 	}
 	if pm.Len() == 0 {
 		k.Close()
@@ -322,8 +336,16 @@ func (b *Backend) Discover(ctx context.Context) (map[string][]model.Object, erro
 	var ports []model.Object
 	mac := ""
 	for _, p := range b.ports.Ports() {
+		if n, sub, _ := model.ParsePortName(p); sub != 0 && b.ports.splitInto(fmt.Sprintf("fpPort%d", n)) > 0 {
+			continue // a split port's sub-ports come from its BreakOutMode
+		}
 		st := states[p]
 		o := model.Object{"IntfRef": p, "IfIndex": int64(st.IfIndex), "AdminState": upDownState(st.AdminUp), "Mtu": int64(st.MTU), "PresentInHW": "YES"}
+		if n := b.ports.splitInto(p); n > 0 {
+			o["BreakOutMode"] = b.splitMode(p, n)
+			ports = append(ports, o) // its own netdev is gone while split
+			continue
+		}
 		if st.MAC != "" {
 			o["MacAddr"] = st.MAC
 			if mac == "" {
@@ -347,6 +369,19 @@ func (b *Backend) Discover(ctx context.Context) (map[string][]model.Object, erro
 		b.discoverSystem(found["SystemParam"][0])
 	}
 	return found, nil
+}
+
+// splitMode is the BreakOutMode of a port found split into subs.
+func (b *Backend) splitMode(port string, n int) string {
+	if n == 2 {
+		return "2x50"
+	}
+	if b.k.feat.EthtoolNetlink {
+		if caps, err := b.k.Caps(b.ports.Netdev(port + "s1")); err == nil && caps.Speed == 10000 {
+			return "4x10"
+		}
+	}
+	return "4x25"
 }
 
 func upDownState(up bool) string {

@@ -418,3 +418,27 @@ func (tx *Tx) EnsureBreakout(m *PortMap, port, netdev string, lanes int) error {
 			return relearn()
 		})
 }
+
+// splitParents finds the ports that are split now: the netdevs their
+// sub-ports are named after (<parent>s<N>) that are not netdevs any more.
+// A switch split before swmgr starts keeps its parent ports in the port
+// map this way.
+func splitParents(netdevs []string, ports []DevlinkPort) map[string][]DevlinkPort {
+	have := map[string]bool{}
+	for _, d := range netdevs {
+		have[d] = true
+	}
+	out := map[string][]DevlinkPort{}
+	for _, p := range ports {
+		i := strings.LastIndexByte(p.Netdev, 's')
+		if !p.Split || i <= 0 || !allDigits(p.Netdev[i+1:]) || have[p.Netdev[:i]] {
+			continue
+		}
+		out[p.Netdev[:i]] = append(out[p.Netdev[:i]], p)
+	}
+	for parent, subs := range out {
+		sort.Slice(subs, func(i, j int) bool { return subs[i].Subport < subs[j].Subport })
+		out[parent] = subs
+	}
+	return out
+}

@@ -200,11 +200,19 @@ func TestBreakoutCheck(t *testing.T) {
 	}
 	m := &PortMap{byPort: map[string]string{"fpPort1": "swp1", "fpPort1s4": "old"}, byNetdev: map[string]string{"swp1": "fpPort1", "old": "fpPort1s4"}}
 	m.setSubports("fpPort1", s.Subports)
-	if m.Netdev("fpPort1s1") != "swp1s0" || m.Netdev("fpPort1s4") != "swp1s3" || m.Port("old") != "" || m.Len() != 5 {
+	if m.Netdev("fpPort1s1") != "swp1s0" || m.Netdev("fpPort1s4") != "swp1s3" || m.Port("old") != "" || m.Len() != 5 || m.splitInto("fpPort1") != 4 {
 		t.Errorf("port map after the split: %v", m.byPort)
 	}
+	// At start, with swp1 split: swp1 is a port still, its sub-ports mapped.
+	parents := splitParents([]string{"lo", "swp1s0", "swp1s1", "swp1s2", "swp1s3", "swp2", "swp10s0"}, split4)
+	if len(parents) != 2 || len(parents["swp10"]) != 1 || len(parents["swp1"]) != 4 || parents["swp1"][0].Netdev != "swp1s0" || parents["swp1"][3].Netdev != "swp1s3" {
+		t.Errorf("split parents %+v", parents)
+	}
+	if p := splitParents([]string{"swp1", "swp10"}, split4); len(p) != 0 {
+		t.Errorf("split parents of netdevs that exist: %+v", p)
+	}
 	m.setSubports("fpPort1", nil)
-	if m.Len() != 1 || m.Netdev("fpPort1") != "swp1" {
+	if m.Len() != 1 || m.Netdev("fpPort1") != "swp1" || m.splitInto("fpPort1") != 0 {
 		t.Errorf("port map after the unsplit: %v", m.byPort)
 	}
 }

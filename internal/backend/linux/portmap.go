@@ -18,6 +18,7 @@ type PortMap struct {
 	mu       sync.RWMutex
 	byPort   map[string]string // fpPort1 -> swp1
 	byNetdev map[string]string // swp1 -> fpPort1
+	split    map[string]int    // fpPort1 -> its devlink sub-port count, while split
 }
 
 var (
@@ -156,6 +157,13 @@ func (m *PortMap) setSubports(port string, subs []DevlinkPort) {
 			delete(m.byNetdev, d)
 		}
 	}
+	if m.split == nil {
+		m.split = map[string]int{}
+	}
+	delete(m.split, port)
+	if len(subs) > 0 {
+		m.split[port] = len(subs)
+	}
 	for i, s := range subs {
 		if s.Netdev == "" {
 			continue
@@ -194,4 +202,12 @@ func portNumbers(p string) (int, int) {
 	n, _ := strconv.Atoi(g[1])
 	s, _ := strconv.Atoi(g[2])
 	return n, s
+}
+
+// splitInto is the number of devlink sub-ports port is split into (0: not
+// split).
+func (m *PortMap) splitInto(port string) int {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.split[port]
 }
