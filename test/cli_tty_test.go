@@ -129,15 +129,29 @@ func promptLines(screen, prompt string) int {
 // line types a command, presses Enter and waits for the next prompt: a
 // new one, not the prompt the command was typed at (the screen can still
 // show that one before the CLI has even read the line).
+// It returns what the pane shows from the line the command was typed on
+// to the new prompt: the history that met the condition, not a capture
+// taken before it (which could miss the command's last lines).
 func (p *pane) line(cmd, prompt string) string {
 	p.t.Helper()
-	before := promptLines(p.history(), prompt)
+	h := p.history()
+	before := promptLines(h, prompt)
+	typedOn := len(strings.Split(strings.TrimRight(h, "\n "), "\n")) - 1
 	p.typeText(cmd)
 	p.keys("Enter")
-	return p.waitFor("the prompt "+prompt+" after "+cmd, func(string) bool {
+	var got string
+	p.waitFor("the prompt "+prompt+" after "+cmd, func(string) bool {
 		h := p.history()
-		return lastLine(h) == prompt && promptLines(h, prompt) > before
+		if lastLine(h) != prompt || promptLines(h, prompt) <= before {
+			return false
+		}
+		got = h
+		return true
 	})
+	if lines := strings.Split(got, "\n"); typedOn > 0 && typedOn < len(lines) {
+		return strings.Join(lines[typedOn:], "\n")
+	}
+	return got
 }
 
 func TestCLITerminal(t *testing.T) {

@@ -1,5 +1,5 @@
 // Every operation on every creatable config kind (Vrf, IPv4Intf, BGPVrf,
-// BGPv4Neighbor, Span, User, ConfigArchiveServer, NtpServer): create, get
+// BGPv4Neighbor, IPv4Route, Vlan, Span, User, ConfigArchiveServer, NtpServer): create, get
 // by key (JSON body and query string), get by id, get all, update by key and
 // by id, delete by key and by id, and 404 after delete. Also: object names
 // in paths are case-insensitive, and secrets never come back on a read nor
@@ -9,6 +9,7 @@ package test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -32,7 +33,7 @@ type kindCase struct {
 func (kc kindCase) query() string {
 	v := url.Values{}
 	for k, x := range kc.key {
-		v.Set(k, x.(string))
+		v.Set(k, fmt.Sprint(x))
 	}
 	return v.Encode()
 }
@@ -87,6 +88,14 @@ func creatableKinds() []kindCase {
 			key:     map[string]any{"DestinationNw": "192.168.4.0", "NetworkMask": "255.255.255.0"},
 			update:  map[string]any{"NextHop": []map[string]any{{"NextHopIp": "10.3.0.9", "NextHopIntRef": "", "Weight": 0}, {"NextHopIp": "10.3.0.10", "NextHopIntRef": "", "Weight": 3}}},
 			update2: map[string]any{"Cost": 5, "NullRoute": true, "NextHop": []map[string]any{}},
+		},
+		{
+			kind:    "Vlan",
+			create:  map[string]any{"VlanId": 30, "IntfList": []string{"fpPort1"}, "UntagIntfList": []string{"fpPort2"}, "Description": "servers"},
+			key:     map[string]any{"VlanId": 30},
+			update:  map[string]any{"Description": "web servers"},
+			update2: map[string]any{"UntagIntfList": []string{}, "AutoState": "DOWN"},
+			state:   []string{"VlanName", "OperState", "IfIndex", "SysInternalDescription"},
 		},
 		{
 			kind:    "Span",

@@ -78,7 +78,8 @@ func TestFlexSwitchClients(t *testing.T) {
 	if len(lldp) != 4 {
 		t.Fatalf("state/LLDPIntfs: %d ports, want 4", len(lldp))
 	}
-	hasFields(t, "LLDPIntfState", lldp[0], "IntfRef", "IfIndex", "Enable", "LocalPort", "PeerMac", "PeerPort", "PeerHostName", "SendFrames", "ReceivedFrames")
+	hasFields(t, "LLDPIntfState", lldp[0], "IntfRef", "IfIndex", "Enable", "LocalPort", "PeerMac", "PeerPort", "PeerHostName", "SendFrames", "ReceivedFrames",
+		"PortDescription", "VlanId", "HoldTime", "SystemDescription", "SystemCapabilities", "EnabledCapabilities")
 	if lldp[0]["Enable"] != true || lldp[0]["IntfRef"] != "fpPort1" {
 		t.Errorf("LLDPIntfState after enable: %v", lldp[0])
 	}
@@ -144,17 +145,24 @@ func TestFlexSwitchClients(t *testing.T) {
 	}
 	s.expect(t, 200, "PATCH", "/config/BGPGlobal", `{"ASNum":"65001","RouterId":"10.0.0.1"}`)
 	id := s.expect(t, 201, "POST", "/config/BGPv4Neighbor", sdkCreateNeighbor).str("ObjectId")
+	// lab1 stage 3 creates its second neighbor with only these fields.
+	s.expect(t, 201, "POST", "/config/BGPv4Neighbor", `{"NeighborAddress":"10.1.3.2","PeerAS":"65003","UpdateSource":"10.1.3.1"}`)
 	g := s.expect(t, 200, "GET", "/state/BGPGlobal", "")
 	if g.str("ObjectId") == "" {
 		t.Error("state/BGPGlobal has no ObjectId")
 	}
-	hasFields(t, "BGPGlobalState", g.object(), "AS", "RouterId", "Vrf", "Disabled", "Defaultv4Route", "Defaultv6Route", "DefaultMED", "TotalPaths", "Totalv4Prefixes", "Totalv6Prefixes", "Redistribution")
+	hasFields(t, "BGPGlobalState", g.object(), "AS", "RouterId", "Vrf", "Disabled", "Defaultv4Route", "Defaultv6Route", "DefaultMED", "TotalPaths", "Totalv4Prefixes", "Totalv6Prefixes", "Redistribution",
+		"UseMultiplePaths", "EBGPMaxPaths", "EBGPAllowMultipleAS", "IBGPMaxPaths")
 	nbs := objects(s.listAll(t, "/state/BGPv4Neighbors", 100))
-	if len(nbs) != 1 {
+	if len(nbs) != 2 || nbs[1]["NeighborAddress"] != "10.1.3.2" || nbs[1]["UpdateSource"] != "10.1.3.1" || nbs[1]["IntfRef"] != "" {
 		t.Fatalf("state/BGPv4Neighbors: %v", nbs)
 	}
+	// Every field lab1's state/BGPv4Neighbors shows, and the CLI's show ip
+	// bgp neighbor reads.
 	hasFields(t, "BGPv4NeighborState", nbs[0], "NeighborAddress", "IntfRef", "PeerAS", "LocalAS", "UpdateSource", "PeerType", "SessionState",
-		"SessionStateDuration", "TotalPrefixes", "BfdNeighborState", "Messages", "Queues", "AddPathsRx", "MaxPrefixesThresholdPct")
+		"SessionStateDuration", "TotalPrefixes", "BfdNeighborState", "Messages", "Queues", "AddPathsRx", "AddPathsMaxTx", "AdjRIBInFilter", "AdjRIBOutFilter",
+		"AuthPassword", "ConnectRetryTime", "Description", "Disabled", "HoldTime", "KeepaliveTime", "MaxPrefixes", "MaxPrefixesDisconnect",
+		"MaxPrefixesRestartTimer", "MaxPrefixesThresholdPct", "MultiHopEnable", "MultiHopTTL", "NextHopSelf", "PeerGroup", "RouteReflectorClient", "RouteReflectorClusterId")
 	msgs, _ := nbs[0]["Messages"].(map[string]any)
 	sent, _ := msgs["Sent"].(map[string]any)
 	queues, _ := nbs[0]["Queues"].(map[string]any)

@@ -277,13 +277,16 @@ func (q *request) target() (engine.Target, error) {
 	if err != nil {
 		return engine.Target{}, err
 	}
+	// Other fields of the body do not pick the object, but a value the
+	// object could never have (IntfRef "fpPort1" for a neighbor by
+	// address) must not silently name another one: a key that could not be
+	// stored is refused as such, not answered "not found".
+	check := keyFieldsOf(q.kind, fields)
 	if m := q.r.Method; m == http.MethodGet || m == http.MethodHead || m == http.MethodDelete {
-		// Other fields of the body do not pick the object, but a value the
-		// object could never have (IntfRef "fpPort1" for a neighbor by
-		// address) must not silently name another one.
-		if err := q.kind.ValidateGiven(fields); err != nil {
-			return engine.Target{}, err
-		}
+		check = fields
+	}
+	if err := q.kind.ValidateGiven(check); err != nil {
+		return engine.Target{}, err
 	}
 	for _, f := range q.kind.Keys() {
 		if v, ok := fields[f.Name]; ok {
@@ -301,6 +304,17 @@ func (q *request) target() (engine.Target, error) {
 	return engine.Target{Key: key}, nil
 }
 
+// keyFieldsOf are the key fields among fields.
+func keyFieldsOf(k *model.Kind, fields model.Object) model.Object {
+	out := model.Object{}
+	for _, f := range k.Keys() {
+		if v, ok := fields[f.Name]; ok {
+			out[f.Name] = v
+		}
+	}
+	return out
+}
+
 func keyNames(k *model.Kind) string {
 	var names []string
 	for _, f := range k.Keys() {
@@ -310,7 +324,7 @@ func keyNames(k *model.Kind) string {
 }
 
 func (q *request) write(op backend.Op) error {
-	if raw, ok := q.body["patch"]; ok && op == backend.Update && q.cand == "" && q.kind.Field("patch") == nil {
+	if raw, ok := q.body["patch"]; ok && op == backend.Update && q.kind.Field("patch") == nil {
 		return q.patchList(raw)
 	}
 	ed := engine.Edit{Kind: q.kind, Op: op, IfMatch: ifMatchHeader(q.r)}

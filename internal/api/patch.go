@@ -26,7 +26,9 @@ const patchAttempts = 32
 
 // patchList serves the patch form. The current list is read, changed and
 // written with If-Match on the version read, so that a concurrent change is
-// never lost: the edit is then redone on the new version.
+// never lost: the edit is then redone on the new version. In a candidate
+// the edit is staged like any other update, computed from the candidate's
+// own view of the object.
 func (q *request) patchList(raw json.RawMessage) error {
 	fail := func(err error) error {
 		q.s.eng.Log(q.r.Context(), q.meta, q.info, err)
@@ -76,6 +78,32 @@ func (q *request) patchList(raw json.RawMessage) error {
 		}
 		changes[i] = change{f, op.Op == "remove", elems}
 	}
+	// edit computes the new lists from the object as it is.
+	edit := func(obj model.Object) (model.Object, error) {
+		fields := model.Object{}
+		for _, c := range changes {
+			list, ok := fields[c.f.Name]
+			if !ok {
+				list = obj[c.f.Name]
+			}
+			var err error
+			if list, err = patchElements(q.kind.Name, c.f, list, c.elems, c.remove); err != nil {
+				return nil, err
+			}
+			fields[c.f.Name] = list
+		}
+		return fields, nil
+	}
+	if q.cand != "" {
+		// In a candidate the edit is computed under the candidate's lock,
+		// from the list as the candidate holds it.
+		out, err := q.s.eng.Stage(q.r.Context(), q.cand, engine.Edit{Kind: q.kind, Op: backend.Update, Target: t, Patch: edit})
+		if err != nil {
+			return err
+		}
+		q.send(http.StatusOK, successBody(out.IDs[0]))
+		return nil
+	}
 	clientIfMatch := ifMatchHeader(q.r)
 	for attempt := 1; ; attempt++ {
 		var cur []byte
@@ -92,16 +120,9 @@ func (q *request) patchList(raw json.RawMessage) error {
 		if err != nil {
 			return fail(err)
 		}
-		fields := model.Object{}
-		for _, c := range changes {
-			list, ok := fields[c.f.Name]
-			if !ok {
-				list = obj[c.f.Name]
-			}
-			if list, err = patchElements(q.kind.Name, c.f, list, c.elems, c.remove); err != nil {
-				return fail(err)
-			}
-			fields[c.f.Name] = list
+		fields, err := edit(obj)
+		if err != nil {
+			return fail(err)
 		}
 		ifMatch := clientIfMatch
 		if ifMatch == "" {

@@ -320,6 +320,16 @@ func (e *Engine) StageMany(ctx context.Context, id string, edits []Edit) (*Outco
 		}
 		for i := range edits {
 			ed := &edits[i]
+			if ed.Patch != nil {
+				cur, err := v.find(ed.Kind, ed.Target)
+				if err != nil {
+					return err
+				}
+				if ed.Fields, err = ed.Patch(cur.obj.Clone()); err != nil {
+					return err
+				}
+				ed.Patch = nil
+			}
 			if ed.Op == model.Create && ed.ID == nil {
 				fresh := newObjectID()
 				ed.ID = &fresh

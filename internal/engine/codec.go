@@ -83,9 +83,10 @@ func (e *Engine) schema() []byte {
 }
 
 // migrate runs at start: when the model changed since the records were
-// written (a field added, renamed, removed or retyped), every stored object
-// is read with the lenient decoder and written back in the current form,
-// in one transaction, and the new schema is recorded. Revision records and
+// written (a field added, renamed, removed or retyped, a key field added),
+// every stored object is read with the lenient decoder and written back in
+// the current form and under the key it now has, keeping its ObjectId and
+// creation order, in one transaction, and the new schema is recorded. Revision records and
 // staged edits are left as they are: they are always read leniently.
 func (e *Engine) migrate(ctx context.Context) error {
 	want := e.schema()
@@ -102,7 +103,12 @@ func (e *Engine) migrate(ctx context.Context) error {
 			if k.Class != model.Config {
 				continue
 			}
-			var recs []store.Record
+			type rewrite struct {
+				rec    store.Record
+				oldKey string
+				refs   []store.Ref
+			}
+			var recs []rewrite
 			tx.List(k.Name, 0, int(^uint(0)>>1), func(rec store.Record) error {
 				given, err := k.DecodeStored(rec.Public)
 				if err != nil {
@@ -113,15 +119,22 @@ func (e *Engine) migrate(ctx context.Context) error {
 					obj[f] = v
 				}
 				pub := k.AppendJSON(nil, obj, false)
-				if !bytes.Equal(pub, rec.Public) {
-					rec.Public, rec.Sealed = pub, append([]byte(nil), rec.Sealed...)
-					recs = append(recs, rec)
+				// A key field added since (BGPv4Neighbor's IntfRef) moves
+				// the object to the key its fields now make.
+				key := k.Key(obj)
+				if !bytes.Equal(pub, rec.Public) || key != rec.Key {
+					old := rec.Key
+					rec.Key, rec.Public, rec.Sealed = key, pub, append([]byte(nil), rec.Sealed...)
+					recs = append(recs, rewrite{rec, old, refsOf(k, obj)})
 				}
 				return nil
 			})
 			for i := range recs {
 				r := recs[i]
-				must(tx.Put(&r, nil, nil))
+				if r.oldKey != r.rec.Key {
+					must(tx.Rekey(k.Name, r.oldKey, r.rec.Key, r.refs))
+				}
+				must(tx.Put(&r.rec, r.refs, r.refs))
 				n++
 			}
 		}

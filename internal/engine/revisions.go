@@ -154,7 +154,11 @@ func (v *view) checkConflicts(base uint64, changes []*change) error {
 			return err
 		}
 		for _, d := range r.Changes {
-			id := d.Kind + "\x00" + d.StoreKey
+			key := d.StoreKey
+			if k := v.e.reg.Lookup(model.Config, d.Kind); k != nil {
+				key = currentKey(k, d)
+			}
+			id := d.Kind + "\x00" + key
 			if mine[id] && !seen[id] {
 				seen[id] = true
 				clash = append(clash, fmt.Sprintf("%s %s (revision %d by %q)", d.Kind, d.Key, rev, r.User))

@@ -52,15 +52,16 @@ func (e *Engine) rollbackEdits(v *view, to uint64) ([]Edit, error) {
 			return nil, err
 		}
 		for _, d := range r.Changes {
-			id := d.Kind + "\x00" + d.StoreKey
-			if targets[id] != nil {
-				continue
-			}
 			k := e.reg.Lookup(model.Config, d.Kind)
 			if k == nil {
 				continue
 			}
-			t := &target{k: k, key: d.StoreKey, id: d.ObjectId}
+			key := currentKey(k, d)
+			id := d.Kind + "\x00" + key
+			if targets[id] != nil {
+				continue
+			}
+			t := &target{k: k, key: key, id: d.ObjectId}
 			if d.Op != model.Create.String() {
 				if t.state, err = e.objectAt(k, d, true); err != nil {
 					return nil, err
@@ -158,4 +159,27 @@ func (e *Engine) current(tx *store.Tx, k *model.Kind, key string) model.Object {
 		return nil
 	}
 	return obj
+}
+
+// currentKey is the store key a stored diff's object has under the current
+// model: a revision written before a key field was added to its kind
+// (BGPv4Neighbor's IntfRef) names it by its old key, which the start's
+// migration has since changed.
+func currentKey(k *model.Kind, d storedDiff) string {
+	if strings.Count(d.StoreKey, "\x00")+1 == len(k.Keys()) {
+		return d.StoreKey
+	}
+	raw := d.After
+	if raw == nil {
+		raw = d.Before
+	}
+	given, err := k.DecodeStored(raw)
+	if err != nil {
+		return d.StoreKey
+	}
+	obj := k.Defaults()
+	for n, v := range given {
+		obj[n] = v
+	}
+	return k.Key(obj)
 }

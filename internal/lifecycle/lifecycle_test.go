@@ -33,7 +33,7 @@ func seedAll(s *switchHarness) {
 		{"PATCH", "/config/LLDPGlobal", `{"Enable":true,"TranmitInterval":60}`},
 		{"POST", "/config/BGPVrf", `{"Name":"red","EBGPMaxPaths":4}`},
 		{"POST", "/config/BGPv4Neighbor", `{"NeighborAddress":"192.0.2.2","PeerAS":"65020","AuthPassword":"md5-secret-1","UpdateSource":"Loopback1","MultiHopEnable":true,"MultiHopTTL":3}`},
-		{"POST", "/config/Vlan", `{"VlanId":100,"IntfList":["fpPort1"],"UntagIntfList":["fpPort4"],"Description":"servers"}`},
+		{"POST", "/config/Vlan", `{"VlanId":100,"IntfList":["fpPort3"],"UntagIntfList":["fpPort4"],"Description":"servers"}`},
 		{"POST", "/config/Span", `{"SpanSessionName":"mon1","DstIntfRef":"fpPort2","SrcIntfRefList":["fpPort3"]}`},
 		{"POST", "/config/NtpServer", `{"IpAddr":"192.0.2.10","MinPoll":4,"MaxPoll":8}`},
 		{"POST", "/config/NtpServer", `{"IpAddr":"ntp.example.net","Prefer":true}`},
@@ -266,7 +266,7 @@ func TestEncryptedSaveRestore(t *testing.T) {
 	other.must("POST", "/action/ResetConfigToFile", `{"SrcFileURI":"file://`+file+`","Nonce":"site-7","Passphrase":"long pass phrase"}`, &out)
 	_, got := other.snapshot()
 	compare(t, "another switch", saved, got, false)
-	if got["BGPv4Neighbor|default\x00192.0.2.2"].obj.Str("AuthPassword") != "md5-secret-1" {
+	if got["BGPv4Neighbor|default\x00192.0.2.2\x00"].obj.Str("AuthPassword") != "md5-secret-1" {
 		t.Error("the secret did not move with the encrypted file")
 	}
 	// A plain file does not: its secrets are sealed with the first switch's key.

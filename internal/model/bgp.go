@@ -80,7 +80,7 @@ func bgpNeighborFields(vrfRef func(*Field) *Field) []*Field {
 	return []*Field{
 		vrfRef(&Field{Name: "Vrf", Type: String, Key: true, Default: "default", Doc: "VRF of the session (swmgr's addition to FlexSwitch's keys)"}),
 		{Name: "NeighborAddress", Type: String, Key: true, Format: FormatIPv4Host},
-		{Name: "IntfRef", Type: String, NotYet: "neighbors by interface (BGP unnumbered)", Doc: "FlexSwitch's second key; \"\" for a neighbor by address"},
+		{Name: "IntfRef", Type: String, Key: true, Default: "", NotYet: "neighbors by interface (BGP unnumbered)", Doc: "FlexSwitch's second key; \"\" (the default) for a neighbor by address"},
 		{Name: "PeerAS", Type: String, Required: true, Format: FormatASN, CLI: "peer_as"},
 		{Name: "LocalAS", Type: String, Format: FormatASN, Doc: "\"\" uses BGPGlobal ASNum", CLI: "local_as"},
 		{Name: "Description", Type: String, MaxLen: 64, CLI: "description"},

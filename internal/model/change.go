@@ -74,6 +74,11 @@ type Edit struct {
 	// Prepared is set before the edit enters the writer by the kind's
 	// driver (see backend.Driver.Prepare) and handed on in its Change.
 	Prepared any
+	// Patch, when set on an update staged in a candidate, computes Fields
+	// from the object as the candidate has it (the SDK's add/remove of list
+	// elements), under the candidate's lock, so that it edits the list the
+	// candidate holds at that moment.
+	Patch func(cur Object) (Object, error)
 }
 
 // View is a configuration as a check sees it: the running configuration

@@ -184,7 +184,7 @@ var formatNames = map[Format]string{
 	FormatFileURI:  "///abs/path, file:///abs/path or sftp://[user@]host[:port]/path",
 	FormatAbsPath:  "absolute path",
 	FormatObjName:  "name: letters, digits, _ . -",
-	FormatIntfRef:  "fpPort<N>, fpPort<N>s<M> or a LogicalIntf name",
+	FormatIntfRef:  "fpPort<N>, fpPort<N>s<M>, vlan<VlanId> or a LogicalIntf name",
 }
 
 var sourceDoc = map[string]string{

@@ -198,7 +198,7 @@ func builtinKinds() []*Kind {
 			Doc: "An IPv4 address on an interface; one per interface.",
 			CLI: &CLICommand{Words: []string{"ip", "address"}, Prompt: []string{"ip"}, Value: "IpAddr", Parents: []string{"Port", "LogicalIntf"}, Inherit: "IntfRef", Show: []string{"ip", "interface"}},
 			Fields: []*Field{
-				{Name: "IntfRef", Type: String, Key: true, Format: FormatIntfRef, Ref: "Port", RefBy: intfRefTarget, Doc: "the port or the LogicalIntf (Loopback1) that carries the address"},
+				{Name: "IntfRef", Type: String, Key: true, Format: FormatIntfRef, Ref: "Port", RefBy: intfRefTarget, Doc: "the port, the VLAN interface (vlan10) or the LogicalIntf (Loopback1) that carries the address"},
 				{Name: "IpAddr", Type: String, Required: true, Format: FormatIPv4CIDR, UniqueWithin: []string{"Vrf"}, Doc: "<ipv4>/<prefix length>"},
 				{Name: "AdminState", Type: String, Default: "UP", Enum: adminStates, CLI: "shutdown", CLISwitch: "DOWN"},
 				vrfRef(&Field{Name: "Vrf", Type: String, Default: "default", Doc: "VRF of the interface", CLI: "vrf"}),
@@ -254,8 +254,8 @@ func builtinKinds() []*Kind {
 		},
 		{
 			Name: "BGPv4Neighbor", Class: Config,
-			Doc:       "A BGP peer over IPv4, keyed by VRF and address. FlexSwitch's second key IntfRef is accepted (and sent back) as \"\": a neighbor by address.",
-			CLI:       &CLICommand{Words: []string{"neighbor", "ip"}, Prompt: []string{"neighbor"}, Parents: []string{"BGPGlobal", "BGPVrf"}, Inherit: "Vrf", Show: []string{"ip", "bgp", "neighbor"}},
+			Doc:       "A BGP peer over IPv4, keyed by VRF, address and FlexSwitch's IntfRef, which is \"\" (its default) for a neighbor by address.",
+			CLI:       &CLICommand{Words: []string{"neighbor", "ip"}, Value: "NeighborAddress", Prompt: []string{"neighbor"}, Parents: []string{"BGPGlobal", "BGPVrf"}, Inherit: "Vrf", Show: []string{"ip", "bgp", "neighbor"}},
 			Fields:    bgpNeighborFields(vrfRef),
 			Check:     checkBGPNeighbor,
 			StateOnly: bgpNeighborStateFields(),

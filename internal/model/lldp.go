@@ -2,6 +2,7 @@ package model
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/swmgr/swmgr/internal/apierr"
@@ -42,6 +43,8 @@ func lldpKinds() []*Kind {
 				{Name: "LocalPort", Type: String},
 				{Name: "PeerMac", Type: String},
 				{Name: "PeerPort", Type: String},
+				{Name: "PortDescription", Type: String, Doc: "the neighbor's description of its port"},
+				{Name: "VlanId", Type: Int, Doc: "the VLAN the neighbor announced (802.1 port VLAN id); 0 without a neighbor"},
 				{Name: "PeerHostName", Type: String},
 				{Name: "HoldTime", Type: String},
 				{Name: "SystemDescription", Type: String},
@@ -76,8 +79,12 @@ func logicalIntf() *Kind {
 			}
 			return nil
 		},
-		StateDoc:  "A loopback is always up.",
-		StateOnly: []*Field{{Name: "OperState", Type: String, Enum: adminStates}, {Name: "IfIndex", Type: Int}},
+		StateDoc: "A loopback is always up. The RFC 2233 counters are FlexSwitch's; docs/flexswitch-compat.md says which each backend fills.",
+		StateOnly: append([]*Field{
+			{Name: "OperState", Type: String, Enum: adminStates},
+			{Name: "IfIndex", Type: Int},
+			{Name: "SrcMac", Type: String, Doc: "the MAC address of the interface (\"\" for a loopback, which sends no frames)"},
+		}, counterFields("IfInOctets", "IfInUcastPkts", "IfInDiscards", "IfInErrors", "IfInUnknownProtos", "IfOutOctets", "IfOutUcastPkts", "IfOutDiscards", "IfOutErrors")...),
 	}
 }
 
@@ -88,11 +95,37 @@ func isReservedIntfName(name string) bool {
 	return strings.HasPrefix(lower, "fpport") || strings.HasPrefix(lower, "vlan") || lower == "lo"
 }
 
-// intfRefTarget: an interface reference names a Port (fpPort1) or a
-// LogicalIntf (Loopback1).
+// vlanIntfRE is a VLAN's interface (its SVI): vlan<VlanId>, as FlexSwitch
+// and the Linux backend name it.
+var vlanIntfRE = regexp.MustCompile(`^vlan([1-9][0-9]{0,3})$`)
+
+// intfRefTarget: an interface reference names a Port (fpPort1), a Vlan
+// (vlan10: store key "10") or a LogicalIntf (Loopback1).
 func intfRefTarget(value string) (kind, key string) {
 	if portNameRE.MatchString(value) {
 		return "Port", value
 	}
+	if m := vlanIntfRE.FindStringSubmatch(value); m != nil {
+		return "Vlan", m[1]
+	}
 	return "LogicalIntf", value
+}
+
+// VlanOfIntf returns the VlanId an interface name vlan<N> names, or 0.
+func VlanOfIntf(name string) int64 {
+	m := vlanIntfRE.FindStringSubmatch(name)
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.ParseInt(m[1], 10, 64)
+	return n
+}
+
+// counterFields declares integer state counters.
+func counterFields(names ...string) []*Field {
+	out := make([]*Field, len(names))
+	for i, n := range names {
+		out[i] = &Field{Name: n, Type: Int}
+	}
+	return out
 }

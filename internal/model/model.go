@@ -90,7 +90,7 @@ const (
 	FormatAbsPath         // an absolute path
 	FormatObjName         // a simple name: letters, digits, - _ .
 	FormatIPv4Host        // a dotted IPv4 address a peer can have: not 0.0.0.0, broadcast or multicast
-	FormatIntfRef         // an interface of the switch: a port name or a LogicalIntf name
+	FormatIntfRef         // an interface of the switch: a port, a VLAN interface (vlan<N>) or a LogicalIntf name
 )
 
 // Secrecy says how a secret field is kept.

@@ -71,6 +71,11 @@ func (f *Field) decodeRecord(kind string, raw json.RawMessage) (Object, error) {
 		}
 		o[s.Name] = s.canonicalValue(v)
 	}
+	for _, s := range f.Sub {
+		if _, given := body[s.Name]; s.Required && !given {
+			return nil, apierr.BadRequest(apierr.CodeMissingField, kind, f.Name, "%s.%s is required in each element of %s", f.Name, s.Name, f.Name)
+		}
+	}
 	return o, nil
 }
 

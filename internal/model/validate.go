@@ -210,11 +210,10 @@ func checkFormat(f Format, s string) string {
 			return "an absolute path without '..'"
 		}
 	case FormatIntfRef:
-		if !portNameRE.MatchString(s) && (!logicalIntfNameRE.MatchString(s) || isReservedIntfName(s)) {
-			if strings.HasPrefix(strings.ToLower(s), "vlan") {
-				return "an interface: VLAN interfaces (vlan<N>) come with the Vlan kind, not yet in this build; use a port (fpPort1) or a LogicalIntf (Loopback1)"
-			}
-			return "an interface: a port like fpPort1 or fpPort1s2, or a LogicalIntf like Loopback1"
+		if vlan := VlanOfIntf(s); vlan > 4094 {
+			return "an interface: a VLAN interface is vlan<VlanId> with VlanId 1..4094"
+		} else if vlan == 0 && !portNameRE.MatchString(s) && (!logicalIntfNameRE.MatchString(s) || isReservedIntfName(s)) {
+			return "an interface: a port like fpPort1 or fpPort1s2, a VLAN interface like vlan10, or a LogicalIntf like Loopback1"
 		}
 	case FormatObjName:
 		if !objNameRE.MatchString(s) {

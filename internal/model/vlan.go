@@ -18,6 +18,7 @@ func vlan() *Kind {
 			{Name: "IntfList", Type: StringList, Format: FormatPortName, Ref: "Port", Doc: "tagged member ports"},
 			{Name: "UntagIntfList", Type: StringList, Format: FormatPortName, Ref: "Port", Doc: "untagged member ports"},
 			{Name: "AdminState", Type: String, Default: "UP", Enum: adminStates},
+			{Name: "AutoState", Type: String, Default: "UP", Enum: adminStates, Doc: "UP: the VLAN interface is up only while one of its member ports is; DOWN: it stays up without members"},
 			{Name: "Description", Type: String, MaxLen: 64},
 		},
 		Check: func(o Object) error {
@@ -32,10 +33,13 @@ func vlan() *Kind {
 			}
 			return nil
 		},
-		Constraints: []Constraint{oneUntaggedVlan},
+		Constraints: []Constraint{oneUntaggedVlan, routedOrSwitched},
+		StateDoc:    "The VLAN interface vlan<VlanId> (its SVI, which an IPv4Intf can name): OperState follows AdminState and, with AutoState UP, its member ports.",
 		StateOnly: []*Field{
+			{Name: "VlanName", Type: String, Doc: "the VLAN interface's name, vlan<VlanId>"},
 			{Name: "OperState", Type: String, Enum: adminStates},
 			{Name: "IfIndex", Type: Int},
+			{Name: "SysInternalDescription", Type: String, Doc: "why OperState is what it is"},
 		},
 	}
 }
@@ -55,6 +59,51 @@ var oneUntaggedVlan = Constraint{
 					return false
 				}
 				owner[p] = o.Int("VlanId")
+			}
+			return true
+		})
+		if err != nil {
+			return err
+		}
+		return clash
+	},
+}
+
+// routedOrSwitched: a port that carries an address (a routed port) is not a
+// VLAN member, tagged or untagged: its frames would go to the VLAN, not to
+// its address (on Linux, a bridge port's own address receives nothing).
+var routedOrSwitched = Constraint{
+	Name:  "a port is routed (an IPv4Intf on it) or a VLAN member, not both",
+	Kinds: []string{"Vlan", "IPv4Intf"},
+	Check: func(cfg View, changes []Change) error {
+		ports := map[string]bool{}
+		for _, c := range changes {
+			switch {
+			case c.After == nil:
+			case c.Kind.Name == "IPv4Intf":
+				ports[c.After.Str("IntfRef")] = true
+			case c.Kind.Name == "Vlan":
+				for _, p := range append(append([]string(nil), c.After.List("IntfList")...), c.After.List("UntagIntfList")...) {
+					ports[p] = true
+				}
+			}
+		}
+		routed := map[string]Object{}
+		for p := range ports {
+			if in := cfg.Get("IPv4Intf", p); in != nil {
+				routed[p] = in
+			}
+		}
+		if len(routed) == 0 {
+			return nil
+		}
+		var clash error
+		err := cfg.Each("Vlan", func(_ string, v Object) bool {
+			for _, p := range append(append([]string(nil), v.List("IntfList")...), v.List("UntagIntfList")...) {
+				if in := routed[p]; in != nil {
+					clash = apierr.Conflict(apierr.CodeConflict, "Vlan", "port %s would be a member of VLAN %d and carry the address %s (IPv4Intf): a port is routed or a VLAN member, not both; give the address to vlan%d instead", p, v.Int("VlanId"), in.Str("IpAddr"), v.Int("VlanId"))
+					return false
+				}
 			}
 			return true
 		})

@@ -400,7 +400,7 @@ var formatNames = map[model.Format][2]string{
 	model.FormatFileURI:  {"file-uri", "///abs/path, file:///abs/path or sftp://[user@]host[:port]/path"},
 	model.FormatAbsPath:  {"absolute-path", "an absolute path"},
 	model.FormatObjName:  {"object-name", "letters, digits, - _ ."},
-	model.FormatIntfRef:  {"intf-ref", "fpPort<N>, fpPort<N>s<M> or a LogicalIntf name"},
+	model.FormatIntfRef:  {"intf-ref", "fpPort<N>, fpPort<N>s<M>, vlan<VlanId> or a LogicalIntf name"},
 }
 
 // jsonType is the JSON Schema type of a scalar field.

@@ -230,6 +230,35 @@ func (tx *Tx) Delete(r Record, refs []Ref) error {
 	return nil
 }
 
+// Rekey moves the object of kind stored under oldKey to newKey, keeping its
+// ObjectId, creation sequence and revisions; refs are the references it
+// makes, re-indexed under the new key. The caller makes sure nothing refers
+// to the object by its old key (a schema migration of a kind that no field
+// references).
+func (tx *Tx) Rekey(kind, oldKey, newKey string, refs []Ref) error {
+	tx.mustWrite()
+	obj := tx.btx.Bucket(bObj)
+	raw := obj.Get(objKey(kind, oldKey))
+	if raw == nil {
+		return fmt.Errorf("store: rekey of a missing %s %q", kind, oldKey)
+	}
+	if obj.Get(objKey(kind, newKey)) != nil {
+		return fmt.Errorf("store: rekey of %s %q: %q exists", kind, oldKey, newKey)
+	}
+	r, err := decodeRecord(kind, oldKey, raw)
+	if err != nil {
+		return err
+	}
+	val := append([]byte(nil), raw...)
+	must(obj.Delete(objKey(kind, oldKey)))
+	must(obj.Put(objKey(kind, newKey), val))
+	must(tx.btx.Bucket(bOrd).Put(ordKey(kind, r.Seq), []byte(newKey)))
+	must(tx.btx.Bucket(bIDs).Put(r.ID[:], objKey(kind, newKey)))
+	tx.moveRefs(kind, oldKey, refs, nil)
+	tx.moveRefs(kind, newKey, nil, refs)
+	return nil
+}
+
 func (tx *Tx) moveRefs(kind, key string, old, new []Ref) {
 	refs := tx.btx.Bucket(bRefs)
 	src := "\x00" + kind + "\x00" + key

@@ -159,7 +159,9 @@ func (s *sw) edit(op backend.Op, kind string, fields model.Object) engine.Edit {
 	if op != backend.Create {
 		ed.Target.Key = model.Object{}
 		for _, f := range k.Keys() {
-			ed.Target.Key[f.Name] = fields[f.Name]
+			if v, ok := fields[f.Name]; ok { // a key left out takes its default
+				ed.Target.Key[f.Name] = v
+			}
 			if op == backend.Update {
 				delete(ed.Fields, f.Name)
 			}

@@ -161,8 +161,13 @@ func TestBGPOnLinux(t *testing.T) {
 		if r := run(t, "ip", "-n", l.sw, "route", "show", "192.0.2.0/24"); !strings.Contains(r, "via 10.201.0.2") {
 			t.Errorf("kernel route %q", r)
 		}
-		g := s.stateOf("BGPGlobal", model.Object{"Vrf": "default"})
-		if g["AS"] != "65001" || num(g["TotalPaths"]) < 1 || num(g["Totalv4Prefixes"]) < 1 {
+		// The global totals are summed from FRR's summary, which may trail
+		// the neighbor's own counters by a moment.
+		var g map[string]any
+		if !eventually(10*time.Second, func() bool {
+			g = s.stateOf("BGPGlobal", model.Object{"Vrf": "default"})
+			return g["AS"] == "65001" && num(g["TotalPaths"]) >= 1 && num(g["Totalv4Prefixes"]) >= 1
+		}) {
 			t.Errorf("BGPGlobal state %v", g)
 		}
 	})

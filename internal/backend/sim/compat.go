@@ -3,7 +3,9 @@ package sim
 import (
 	"context"
 	"net/netip"
+	"slices"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/swmgr/swmgr/internal/backend"
@@ -19,7 +21,8 @@ import (
 // simFrameSize is the size of every frame the simulated ports carry.
 const simFrameSize = 500
 
-// defaultVlan carries a port's untagged frames until VLANs exist.
+// defaultVlan carries the untagged frames of a port that is no VLAN's
+// untagged member (802.1Q's default VLAN).
 const defaultVlan = 1
 
 // objectTimes are when an object was created and last changed.
@@ -63,6 +66,11 @@ func (s *Sim) fillCompatState(kind *model.Kind, o, st model.Object) {
 		st["IfEtherPkts"] = pkts
 		st["IfEtherPkts256To511Octets"] = pkts // every simulated frame is simFrameSize bytes
 		st["Pvid"] = int64(defaultVlan)
+		for _, v := range s.applied["Vlan"] {
+			if slices.Contains(v.List("UntagIntfList"), o.Str("IntfRef")) {
+				st["Pvid"] = v.Int("VlanId")
+			}
+		}
 		st["ConfigMode"] = "L2"
 		for _, in := range s.applied["IPv4Intf"] {
 			if in.Str("IntfRef") == o.Str("IntfRef") {
@@ -70,7 +78,8 @@ func (s *Sim) fillCompatState(kind *model.Kind, o, st model.Object) {
 			}
 		}
 	case "IPv4Intf":
-		if _, _, isPort := model.ParsePortName(o.Str("IntfRef")); !isPort {
+		_, _, isPort := model.ParsePortName(o.Str("IntfRef"))
+		if !isPort && model.VlanOfIntf(o.Str("IntfRef")) == 0 {
 			// On a loopback: up with its AdminState, like the loopback.
 			st["OperState"] = upDown(o.Str("AdminState") == "UP")
 			st["L2IntfType"], st["L2IntfId"] = "Loopback", int64(0)
@@ -127,6 +136,12 @@ func (s *Sim) Routes(ctx context.Context) ([]model.Object, error) {
 		if _, _, isPort := model.ParsePortName(in.Str("IntfRef")); isPort {
 			port := s.ports[in.Str("IntfRef")]
 			up = up && port != nil && port.operUp
+		} else if vid := model.VlanOfIntf(in.Str("IntfRef")); vid != 0 {
+			vup := false
+			if v := s.applied["Vlan"][strconv.FormatInt(vid, 10)]; v != nil {
+				vup, _ = s.vlanUp(v)
+			}
+			up = up && vup
 		}
 		c := connected{p.Masked(), in.Str("IntfRef"), up}
 		conn = append(conn, c)

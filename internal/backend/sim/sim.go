@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -415,6 +416,20 @@ func (s *Sim) ipv4State(ctx context.Context, o model.Object) (model.Object, erro
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := model.Object{}
+	if vid := model.VlanOfIntf(o.Str("IntfRef")); vid != 0 {
+		// On a VLAN interface: up while the VLAN is.
+		up := false
+		if v := s.applied["Vlan"][strconv.FormatInt(vid, 10)]; v != nil {
+			up, _ = s.vlanUp(v)
+		}
+		up = up && o.Str("AdminState") == "UP"
+		st["OperState"], st["IfIndex"] = upDown(up), vlanIfIndex(vid)
+		if up {
+			st["NumUpEvents"] = int64(1)
+		}
+		st["L2IntfType"], st["L2IntfId"] = "Vlan", vid
+		return st, nil
+	}
 	p := s.ports[o.Str("IntfRef")]
 	up := p != nil && p.operUp && o.Str("AdminState") == "UP"
 	st["OperState"] = upDown(up)
@@ -430,19 +445,33 @@ func (s *Sim) ipv4State(ctx context.Context, o model.Object) (model.Object, erro
 	return st, nil
 }
 
-// vlanState: a VLAN is up when it is enabled and one of its ports is up.
+// vlanIfIndex is the interface index of a VLAN interface.
+func vlanIfIndex(vid int64) int64 { return int64(0x10000000) + vid }
+
+// vlanState: a VLAN is up when it is enabled and, with AutoState UP, one of
+// its ports is up.
 func (s *Sim) vlanState(ctx context.Context, o model.Object) (model.Object, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	up := false
-	if o.Str("AdminState") == "UP" {
-		for _, name := range append(append([]string(nil), o.List("IntfList")...), o.List("UntagIntfList")...) {
-			if p := s.ports[name]; p != nil && p.operUp {
-				up = true
-			}
+	up, why := s.vlanUp(o)
+	return model.Object{"VlanName": fmt.Sprintf("vlan%d", o.Int("VlanId")), "OperState": upDown(up), "IfIndex": vlanIfIndex(o.Int("VlanId")), "SysInternalDescription": why}, nil
+}
+
+// vlanUp says whether a VLAN's interface is up, and why; the caller holds
+// s.mu.
+func (s *Sim) vlanUp(o model.Object) (bool, string) {
+	if o.Str("AdminState") != "UP" {
+		return false, "AdminState is DOWN"
+	}
+	if o.Str("AutoState") == "DOWN" {
+		return true, "AdminState is UP; AutoState DOWN keeps the interface up without member ports"
+	}
+	for _, name := range append(append([]string(nil), o.List("IntfList")...), o.List("UntagIntfList")...) {
+		if p := s.ports[name]; p != nil && p.operUp {
+			return true, "member port " + name + " is up"
 		}
 	}
-	return model.Object{"OperState": upDown(up), "IfIndex": int64(0x10000000) + o.Int("VlanId")}, nil
+	return false, "no member port is up (AutoState UP)"
 }
 
 func (s *Sim) bgpGlobalState(ctx context.Context, o model.Object) (model.Object, error) {
