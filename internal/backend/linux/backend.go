@@ -119,6 +119,15 @@ func New(opts Options) (*Backend, error) {
 		k.Close()
 		return nil, err
 	}
+	devlinkPorts, err := k.DevlinkPorts()
+	if err != nil {
+		k.Close()
+		return nil, err
+	}
+	split := splitParents(netdevs, devlinkPorts)
+	for parent := range split {
+		netdevs = append(netdevs, parent) // a split port is still a port
+	}
 	var pm *PortMap
 	if opts.PortMap != nil {
 		pm, err = ParsePortMap(opts.PortMap)
@@ -133,14 +142,19 @@ func New(opts Options) (*Backend, error) {
 		k.Close()
 		return nil, fmt.Errorf("default port map: %w", err)
 	}
-	if len(pm.byPort) == 0 {
+	for parent, subs := range split {
+		if port := pm.Port(parent); port != "" {
+			pm.setSubports(port, subs)
+		}
+	}
+	if pm.Len() == 0 {
 		k.Close()
 		return nil, fmt.Errorf("no front-panel ports: no netdev is named swp<N> or fpPort<N> in namespace %q; give a --port-map", opts.Kernel.Netns)
 	}
 	b := &Backend{k: k, ports: pm, opts: opts, log: opts.Log, others: opts.Others, start: time.Now(),
 		applied: map[string]map[string]model.Object{}, events: map[string]*linkEvents{},
 		stop: make(chan struct{}), done: make(chan struct{})}
-	b.log.Info("linux backend", "netns", opts.Kernel.Netns, "ports", len(pm.byPort), "kernel", k.Features().String())
+	b.log.Info("linux backend", "netns", opts.Kernel.Netns, "ports", pm.Len(), "kernel", k.Features().String())
 	if err := b.startDaemons(); err != nil {
 		k.Close()
 		return nil, err
@@ -322,8 +336,16 @@ func (b *Backend) Discover(ctx context.Context) (map[string][]model.Object, erro
 	var ports []model.Object
 	mac := ""
 	for _, p := range b.ports.Ports() {
+		if n, sub, _ := model.ParsePortName(p); sub != 0 && b.ports.splitInto(fmt.Sprintf("fpPort%d", n)) > 0 {
+			continue // a split port's sub-ports come from its BreakOutMode
+		}
 		st := states[p]
 		o := model.Object{"IntfRef": p, "IfIndex": int64(st.IfIndex), "AdminState": upDownState(st.AdminUp), "Mtu": int64(st.MTU), "PresentInHW": "YES"}
+		if n := b.ports.splitInto(p); n > 0 {
+			o["BreakOutMode"] = b.splitMode(p, n)
+			ports = append(ports, o) // its own netdev is gone while split
+			continue
+		}
 		if st.MAC != "" {
 			o["MacAddr"] = st.MAC
 			if mac == "" {
@@ -347,6 +369,19 @@ func (b *Backend) Discover(ctx context.Context) (map[string][]model.Object, erro
 		b.discoverSystem(found["SystemParam"][0])
 	}
 	return found, nil
+}
+
+// splitMode is the BreakOutMode of a port found split into subs.
+func (b *Backend) splitMode(port string, n int) string {
+	if n == 2 {
+		return "2x50"
+	}
+	if b.k.feat.EthtoolNetlink {
+		if caps, err := b.k.Caps(b.ports.Netdev(port + "s1")); err == nil && caps.Speed == 10000 {
+			return "4x10"
+		}
+	}
+	return "4x25"
 }
 
 func upDownState(up bool) string {

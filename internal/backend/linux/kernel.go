@@ -50,6 +50,7 @@ type Kernel struct {
 	vrfNS   map[string]*nsHandle // netns-mode VRFs by name
 	tables  map[string]uint32    // device-mode VRFs: name -> table
 	ethtool *ethtoolFamily
+	devlink *devlinkFamily
 }
 
 type nsHandle struct {
@@ -122,6 +123,8 @@ func (k *Kernel) Close() error {
 		v.ns.Close()
 	}
 	k.vrfNS = map[string]*nsHandle{}
+	k.devlink.close()
+	k.devlink = nil
 	if k.h != nil {
 		k.h.Close()
 	}

@@ -102,6 +102,10 @@ func TestPortCapabilityRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("veth caps: %+v", caps)
+	split, err := l.k.SplitCaps("fpPort1")
+	if err != nil {
+		t.Fatal(err)
+	}
 	before := PortConfig{Port: "fpPort1", Netdev: "fpPort1", Speed: caps.Speed, FullDuplex: caps.FullDuplex, Lanes: 1}
 	for _, tc := range []struct {
 		name  string
@@ -119,7 +123,7 @@ func TestPortCapabilityRefusals(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			after := before
 			tc.edit(&after)
-			err := CheckPort(&before, after, caps)
+			err := CheckPort(&before, after, caps, split)
 			if tc.want == "" {
 				if err != nil {
 					t.Fatal(err)

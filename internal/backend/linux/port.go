@@ -43,13 +43,19 @@ func refuse(field, format string, args ...any) *Refusal {
 // the change sets to a new value must be something the device can do.
 // before is nil when the port is first seen (then nothing is refused: the
 // stored values were read from the device).
-func CheckPort(before *PortConfig, after PortConfig, caps LinkCaps) error {
+// split is what devlink says about the port's netdev.
+func CheckPort(before *PortConfig, after PortConfig, caps LinkCaps, split SplitCaps) error {
 	if before == nil {
 		return nil
 	}
 	dev := fmt.Sprintf("%s (netdev %s)", after.Port, after.Netdev)
-	if after.Lanes > 1 && before.Lanes != after.Lanes {
-		return refuse("BreakOutMode", "%s cannot be broken out into %d ports: it has no devlink port to split", dev, after.Lanes)
+	if before.Lanes != after.Lanes {
+		if err := checkBreakout(dev, after.Lanes, split); err != nil {
+			return err
+		}
+	}
+	if after.Lanes > 1 || split.Split() > 0 {
+		return nil // a broken-out port's own netdev is gone: its sub-ports carry the link settings
 	}
 	linkChanged := after.Speed != before.Speed || after.FullDuplex != before.FullDuplex || after.Autoneg != before.Autoneg
 	if linkChanged && !caps.Settable {
@@ -162,7 +168,8 @@ type PortState struct {
 // PortStates reads every mapped port's state with one link dump per
 // namespace (one in all when VRFs are devices).
 func (k *Kernel) PortStates(m *PortMap) (map[string]PortState, error) {
-	out := make(map[string]PortState, len(m.byPort))
+	byPort := m.netdevs()
+	out := make(map[string]PortState, len(byPort))
 	k.linkDumps.Add(1)
 	for _, n := range k.namespaces() {
 		links, err := n.h.LinkList()
@@ -178,7 +185,7 @@ func (k *Kernel) PortStates(m *PortMap) (map[string]PortState, error) {
 			out[port] = linkState(port, l)
 		}
 	}
-	for port, dev := range m.byPort {
+	for port, dev := range byPort {
 		if _, ok := out[port]; !ok {
 			out[port] = PortState{Port: port, Netdev: dev}
 		}
@@ -223,6 +230,16 @@ var portDriver = &driver{
 	check: func(b *Backend, c changeView) error {
 		after, err := b.portConfig(c.after())
 		if err != nil {
+			if parent := b.subportParent(c.after()); parent != "" {
+				// A sub-port's netdev appears with the split: the
+				// parent's breakout is what can or cannot be done.
+				split, serr := b.k.SplitCaps(parent)
+				if serr != nil {
+					return serr
+				}
+				name := c.after().Str("IntfRef")
+				return checkBreakout(fmt.Sprintf("%s (netdev %s)", name[:strings.LastIndexByte(name, 's')], parent), breakoutLanes(c.after()), split)
+			}
 			return err
 		}
 		if c.before() == nil {
@@ -232,13 +249,31 @@ var portDriver = &driver{
 		if err != nil {
 			return err
 		}
+		var split SplitCaps
+		if before.Lanes != after.Lanes {
+			if split, err = b.k.SplitCaps(after.Netdev); err != nil {
+				return err
+			}
+		}
 		caps, err := b.k.Caps(after.Netdev)
 		if err != nil && b.k.feat.EthtoolNetlink {
 			return err
 		}
-		return CheckPort(&before, after, caps)
+		return CheckPort(&before, after, caps, split)
 	},
 	ensure: func(b *Backend, tx *Tx, after, before model.Object) error {
+		if _, sub, _ := model.ParsePortName(after.Str("IntfRef")); sub == 0 {
+			lanes := breakoutLanes(after)
+			// Only a breakout, or a change or replay of one, asks devlink.
+			if dev := b.ports.Netdev(after.Str("IntfRef")); dev != "" && (lanes > 1 || before == nil || breakoutLanes(before) > 1) {
+				if err := tx.EnsureBreakout(b.ports, after.Str("IntfRef"), dev, lanes); err != nil {
+					return err
+				}
+				if lanes > 1 {
+					return nil // its netdev is gone; the sub-ports are set up as their own changes
+				}
+			}
+		}
 		c, err := b.portConfig(after)
 		if err != nil && before == nil {
 			// A stored port whose netdev is gone (the port map
@@ -263,9 +298,9 @@ func (b *Backend) portConfig(o model.Object) (PortConfig, error) {
 	if dev == "" {
 		return PortConfig{}, &Refusal{Field: "IntfRef", Msg: fmt.Sprintf("%s has no netdev on this switch (see the port map)", name)}
 	}
-	lanes, _ := strconv.Atoi(strings.SplitN(o.Str("BreakOutMode"), "x", 2)[0])
-	if _, sub, _ := model.ParsePortName(name); sub != 0 {
-		lanes = 1 // a sub-port is one lane of its parent's breakout
+	lanes := 1 // a sub-port is one lane of its parent's breakout
+	if _, sub, _ := model.ParsePortName(name); sub == 0 {
+		lanes = breakoutLanes(o)
 	}
 	return PortConfig{Port: name, Netdev: dev, AdminUp: o.Str("AdminState") == "UP", MTU: int(o.Int("Mtu")),
 		Description: o.Str("Description"), Speed: o.Int("Speed"), FullDuplex: o.Str("Duplex") != "Half_Duplex",
@@ -278,4 +313,20 @@ func operUp(l netlink.Link) bool {
 	a := l.Attrs()
 	const lowerUp = 0x10000 // IFF_LOWER_UP
 	return a.OperState == netlink.OperUp || (a.OperState == netlink.OperUnknown && a.Flags&net.FlagUp != 0 && a.RawFlags&lowerUp != 0)
+}
+
+// breakoutLanes is the sub-port count of a port's BreakOutMode ("4x10": 4).
+func breakoutLanes(o model.Object) int {
+	lanes, _ := strconv.Atoi(strings.SplitN(o.Str("BreakOutMode"), "x", 2)[0])
+	return max(lanes, 1)
+}
+
+// subportParent is the netdev of the port a sub-port without a netdev
+// belongs to ("" for a front-panel port, or a parent without a netdev).
+func (b *Backend) subportParent(o model.Object) string {
+	n, sub, ok := model.ParsePortName(o.Str("IntfRef"))
+	if !ok || sub == 0 {
+		return ""
+	}
+	return b.ports.Netdev(fmt.Sprintf("fpPort%d", n))
 }

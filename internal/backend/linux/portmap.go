@@ -8,12 +8,17 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // PortMap says which netdev is each front-panel port.
 type PortMap struct {
+	// mu guards the maps: a breakout adds and removes sub-ports while
+	// state reads look ports up.
+	mu       sync.RWMutex
 	byPort   map[string]string // fpPort1 -> swp1
 	byNetdev map[string]string // swp1 -> fpPort1
+	split    map[string]int    // fpPort1 -> its devlink sub-port count, while split
 }
 
 var (
@@ -110,13 +115,68 @@ func (m *PortMap) Check(netdevs []string) error {
 }
 
 // Netdev is the netdev of a port ("" if the map has none).
-func (m *PortMap) Netdev(port string) string { return m.byPort[port] }
+func (m *PortMap) Netdev(port string) string {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.byPort[port]
+}
 
 // Port is the port a netdev is ("" if none).
-func (m *PortMap) Port(netdev string) string { return m.byNetdev[netdev] }
+func (m *PortMap) Port(netdev string) string {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.byNetdev[netdev]
+}
+
+// Len is the number of mapped ports.
+func (m *PortMap) Len() int {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return len(m.byPort)
+}
+
+// netdevs is a copy of the port -> netdev map.
+func (m *PortMap) netdevs() map[string]string {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	out := make(map[string]string, len(m.byPort))
+	for p, d := range m.byPort {
+		out[p] = d
+	}
+	return out
+}
+
+// setSubports maps port's breakout sub-ports <port>s1.. to the netdevs of
+// subs (in sub-port order), replacing the ones it had.
+func (m *PortMap) setSubports(port string, subs []DevlinkPort) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for p, d := range m.byPort {
+		if strings.HasPrefix(p, port+"s") && allDigits(p[len(port)+1:]) {
+			delete(m.byPort, p)
+			delete(m.byNetdev, d)
+		}
+	}
+	if m.split == nil {
+		m.split = map[string]int{}
+	}
+	delete(m.split, port)
+	if len(subs) > 0 {
+		m.split[port] = len(subs)
+	}
+	for i, s := range subs {
+		if s.Netdev == "" {
+			continue
+		}
+		p := fmt.Sprintf("%ss%d", port, i+1)
+		m.byPort[p], m.byNetdev[s.Netdev] = s.Netdev, p
+	}
+}
 
 // Ports lists the mapped ports in port order (fpPort2 before fpPort10).
 func (m *PortMap) Ports() []string {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
 	out := make([]string, 0, len(m.byPort))
 	for p := range m.byPort {
 		out = append(out, p)
@@ -142,4 +202,12 @@ func portNumbers(p string) (int, int) {
 	n, _ := strconv.Atoi(g[1])
 	s, _ := strconv.Atoi(g[2])
 	return n, s
+}
+
+// splitInto is the number of devlink sub-ports port is split into (0: not
+// split).
+func (m *PortMap) splitInto(port string) int {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.split[port]
 }
