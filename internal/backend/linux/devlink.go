@@ -314,16 +314,7 @@ func checkBreakout(dev string, lanes int, s SplitCaps) error {
 
 // splitPort splits a devlink port into count sub-ports.
 func (k *Kernel) splitPort(p DevlinkPort, count int) error {
-	f, err := k.devlinkFam()
-	if err != nil {
-		return err
-	}
-	if f.absent {
-		return errors.New("the kernel has no devlink interface")
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if _, err := f.request(devlinkCmdPortSplit, unix.NLM_F_ACK, splitRequest(p, count)); err != nil {
+	if err := k.devlinkChange(devlinkCmdPortSplit, splitRequest(p, count)); err != nil {
 		return fmt.Errorf("devlink split %s into %d: %w", p, count, err)
 	}
 	return nil
@@ -331,6 +322,14 @@ func (k *Kernel) splitPort(p DevlinkPort, count int) error {
 
 // unsplitPort joins the sub-ports of a split port again; p is any of them.
 func (k *Kernel) unsplitPort(p DevlinkPort) error {
+	if err := k.devlinkChange(devlinkCmdPortUnsplit, devlinkPortAttrs(p)); err != nil {
+		return fmt.Errorf("devlink unsplit %s: %w", p, err)
+	}
+	return nil
+}
+
+// devlinkChange sends one acknowledged devlink request that changes ports.
+func (k *Kernel) devlinkChange(cmd uint8, attrs []*nl.RtAttr) error {
 	f, err := k.devlinkFam()
 	if err != nil {
 		return err
@@ -340,10 +339,8 @@ func (k *Kernel) unsplitPort(p DevlinkPort) error {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if _, err := f.request(devlinkCmdPortUnsplit, unix.NLM_F_ACK, devlinkPortAttrs(p)); err != nil {
-		return fmt.Errorf("devlink unsplit %s: %w", p, err)
-	}
-	return nil
+	_, err = f.request(cmd, unix.NLM_F_ACK, attrs)
+	return err
 }
 
 // EnsureBreakout makes port (whose unsplit netdev is netdev) split into
