@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -128,7 +129,7 @@ func TestNotify(t *testing.T) {
 }
 
 // BenchmarkGetByID compares a GET by ObjectId over loopback HTTP with the
-// access log (JSON, to a discarding writer, at info) and the metrics on,
+// access log (JSON to a file, at info) and the metrics on,
 // against both off. Two servers run side by side and the requests
 // alternate between them in small rounds, so that the noise of a shared
 // machine falls on both alike; it reports each one's ns/op and
@@ -137,7 +138,14 @@ func TestNotify(t *testing.T) {
 //	go test -run '^$' -bench GetByID -benchtime 20000x -count 5 ./internal/obs/
 func BenchmarkGetByID(b *testing.B) {
 	m := obs.NewMetrics()
-	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	// A real file, unbuffered, as serve's stderr is when redirected: each
+	// access line then costs its write system call, as in production.
+	logFile, err := os.Create(filepath.Join(b.TempDir(), "access.log"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer logFile.Close()
+	log := slog.New(slog.NewJSONHandler(logFile, nil))
 	on := startBenchServer(b, func(h http.Handler) http.Handler { return obs.Wrap(h, obs.HandlerOptions{Log: log, Metrics: m}) })
 	off := startBenchServer(b, nil)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
