@@ -26,13 +26,14 @@ type observability struct {
 	apiDoc  []byte // the OpenAPI document, generated once from the engine's registry
 }
 
-func newObservability(o *serveOptions, log *slog.Logger) *observability {
+// accessLog is the logger of the access lines (buffered: see serve).
+func newObservability(o *serveOptions, accessLog *slog.Logger) *observability {
 	ob := &observability{}
 	if o.metrics {
 		ob.metrics = obs.NewMetrics()
 	}
 	if o.accessLog {
-		ob.access = log
+		ob.access = accessLog
 	}
 	return ob
 }

@@ -133,19 +133,25 @@ func TestObservability(t *testing.T) {
 	})
 
 	t.Run("access log", func(t *testing.T) {
-		logs := s.logs.String()
-		var patch, refused, get string
-		for _, line := range strings.Split(logs, "\n") {
-			if !strings.Contains(line, "msg=request ") {
-				continue
+		// Access lines are written in batches (obs.LineBuffer): wait for them.
+		var logs, patch, refused, get string
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			logs = s.logs.String()
+			for _, line := range strings.Split(logs, "\n") {
+				if !strings.Contains(line, "msg=request ") {
+					continue
+				}
+				switch {
+				case strings.Contains(line, "method=PATCH"):
+					patch = line
+				case strings.Contains(line, "status=401") && strings.Contains(line, "user=admin"):
+					refused = line
+				case strings.Contains(line, "path=/public/v1/config/Port ") && strings.Contains(line, "user=local"):
+					get = line
+				}
 			}
-			switch {
-			case strings.Contains(line, "method=PATCH"):
-				patch = line
-			case strings.Contains(line, "status=401") && strings.Contains(line, "user=admin"):
-				refused = line
-			case strings.Contains(line, "path=/public/v1/config/Port ") && strings.Contains(line, "user=local"):
-				get = line
+			if patch != "" && refused != "" && get != "" || time.Now().After(deadline) {
+				break
 			}
 		}
 		for _, c := range []struct{ line, want string }{

@@ -30,6 +30,7 @@ import (
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/lifecycle"
 	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/obs"
 	"github.com/swmgr/swmgr/internal/store"
 	"github.com/swmgr/swmgr/internal/tlscert"
 )
@@ -183,10 +184,15 @@ func serve(ctx context.Context, o *serveOptions) error {
 	if logOut == nil {
 		logOut = os.Stderr
 	}
-	log, err := newLogger(logOut, o.logFormat, o.logLevel)
+	// The access log's lines go out in batches (no write system call per
+	// request); the service's own lines at once, after them.
+	lines := obs.NewLineBuffer(logOut)
+	defer lines.Close()
+	log, err := newLogger(lines.Direct(), o.logFormat, o.logLevel)
 	if err != nil {
 		return err
 	}
+	accessLog, _ := newLogger(lines.Buffered(), o.logFormat, o.logLevel)
 	// The first admin's password is read once and kept out of the
 	// environment of anything swmgr runs, and of /proc/<pid>/environ.
 	envPassword := os.Getenv(adminPasswordEnv)
@@ -232,7 +238,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 	if err := probeListen("--http", o.http); err != nil {
 		return err
 	}
-	ob := newObservability(o, log)
+	ob := newObservability(o, accessLog)
 
 	if err := checkDataDir(o.dataDir); err != nil {
 		return err

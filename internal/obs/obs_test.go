@@ -138,14 +138,16 @@ func TestNotify(t *testing.T) {
 //	go test -run '^$' -bench GetByID -benchtime 20000x -count 5 ./internal/obs/
 func BenchmarkGetByID(b *testing.B) {
 	m := obs.NewMetrics()
-	// A real file, unbuffered, as serve's stderr is when redirected: each
-	// access line then costs its write system call, as in production.
+	// A real file, as serve's stderr is when redirected, behind the line
+	// buffer serve puts in front of it: the system calls are counted.
 	logFile, err := os.Create(filepath.Join(b.TempDir(), "access.log"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer logFile.Close()
-	log := slog.New(slog.NewJSONHandler(logFile, nil))
+	lines := obs.NewLineBuffer(logFile)
+	defer lines.Close()
+	log := slog.New(slog.NewJSONHandler(lines.Buffered(), nil))
 	on := startBenchServer(b, func(h http.Handler) http.Handler { return obs.Wrap(h, obs.HandlerOptions{Log: log, Metrics: m}) })
 	off := startBenchServer(b, nil)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
