@@ -104,28 +104,6 @@ func routeVia(t testing.TB, r *frr.Router, prefix, proto string) (frr.Route, boo
 	return frr.Route{}, false
 }
 
-func runningBGP(t testing.TB, r *frr.Router) string {
-	t.Helper()
-	text, err := r.RunningConfig(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var keep []string
-	in := false
-	for _, line := range strings.Split(text, "\n") {
-		if strings.HasPrefix(line, "router bgp") {
-			in = true
-		}
-		if in {
-			keep = append(keep, line)
-		}
-		if line == "exit" {
-			in = false
-		}
-	}
-	return strings.Join(keep, "\n")
-}
-
 // TestBGPWithRealFRR drives one swmgr-owned FRR against a peer FRR through
 // the life of a configuration. The steps share one lab because bringing
 // sessions up is the slow part.
@@ -189,7 +167,7 @@ func TestBGPWithRealFRR(t *testing.T) {
 	})
 
 	t.Run("rejected configuration leaves FRR as it was", func(t *testing.T) {
-		before := runningBGP(t, l.sw)
+		before := frrtest.RunningBGP(t, l.sw)
 		sessBefore, _ := neighborState(t, l.sw, frr.DefaultVRF, l.peerAddr)
 		bad := first
 		bad.Description = "changed before the failure"
@@ -202,7 +180,7 @@ func TestBGPWithRealFRR(t *testing.T) {
 		if strings.Contains(err.Error(), "another-secret") || strings.Contains(err.Error(), "s3cret-pw") {
 			t.Errorf("error shows a password: %v", err)
 		}
-		if after := runningBGP(t, l.sw); after != before {
+		if after := frrtest.RunningBGP(t, l.sw); after != before {
 			t.Errorf("running configuration changed:\nbefore:\n%s\nafter:\n%s", before, after)
 		}
 		sessAfter, _ := neighborState(t, l.sw, frr.DefaultVRF, l.peerAddr)
@@ -212,7 +190,7 @@ func TestBGPWithRealFRR(t *testing.T) {
 	})
 
 	t.Run("rollback restores the running configuration", func(t *testing.T) {
-		snapshot := runningBGP(t, l.sw)
+		snapshot := frrtest.RunningBGP(t, l.sw)
 		changed := first
 		changed.HoldTime, changed.KeepaliveTime = 9, 3
 		changed.MaxPrefixes, changed.MaxPrefixesDisconnect = 1000, true
@@ -221,13 +199,13 @@ func TestBGPWithRealFRR(t *testing.T) {
 		if err := l.sw.Apply(ctx, multi); err != nil {
 			t.Fatal(err)
 		}
-		if runningBGP(t, l.sw) == snapshot {
+		if frrtest.RunningBGP(t, l.sw) == snapshot {
 			t.Fatal("the change did not reach FRR")
 		}
 		if err := l.sw.Apply(ctx, cfg); err != nil {
 			t.Fatal(err)
 		}
-		if got := runningBGP(t, l.sw); got != snapshot {
+		if got := frrtest.RunningBGP(t, l.sw); got != snapshot {
 			t.Errorf("after rollback:\n%s\nwant:\n%s", got, snapshot)
 		}
 	})
@@ -258,7 +236,7 @@ func TestBGPWithRealFRR(t *testing.T) {
 		if err := l.sw.Apply(ctx, cfg); err != nil {
 			t.Fatal(err)
 		}
-		running := runningBGP(t, l.sw)
+		running := frrtest.RunningBGP(t, l.sw)
 		if !strings.Contains(running, "router bgp 65101") || strings.Contains(running, "router bgp 65001") {
 			t.Fatalf("running configuration after the AS change:\n%s", running)
 		}
@@ -276,8 +254,8 @@ func TestBGPWithRealFRR(t *testing.T) {
 		if err := l.sw.Apply(ctx, withVRF); err != nil {
 			t.Fatal(err)
 		}
-		if rc := runningBGP(t, l.sw); !strings.Contains(rc, "router bgp 65101 vrf rtred\n") || !strings.Contains(rc, " neighbor 10.202.0.2 remote-as 65202\n") {
-			t.Errorf("VRF instance missing from FRR:\n%s", runningBGP(t, l.sw))
+		if rc := frrtest.RunningBGP(t, l.sw); !strings.Contains(rc, "router bgp 65101 vrf rtred\n") || !strings.Contains(rc, " neighbor 10.202.0.2 remote-as 65202\n") {
+			t.Errorf("VRF instance missing from FRR:\n%s", frrtest.RunningBGP(t, l.sw))
 		}
 		if _, ok := neighborState(t, l.sw, "rtred", "10.202.0.2"); !ok {
 			t.Error("VRF neighbor not in the state")
@@ -286,7 +264,7 @@ func TestBGPWithRealFRR(t *testing.T) {
 		if err := l.sw.Apply(ctx, cfg); err != nil {
 			t.Fatal(err)
 		}
-		if strings.Contains(runningBGP(t, l.sw), "vrf rtred") {
+		if strings.Contains(frrtest.RunningBGP(t, l.sw), "vrf rtred") {
 			t.Error("VRF instance still configured after its removal")
 		}
 		if err := exec.Command("ip", "-n", l.switchNS, "link", "add", "rtvrf", "type", "vrf", "table", "10").Run(); err != nil {

@@ -77,29 +77,6 @@ func (s *sw) revision(edits ...engine.Edit) uint64 {
 
 func num(v any) int64 { f, _ := v.(float64); return int64(f) }
 
-// runningBGP is the `router bgp` part of FRR's running configuration.
-func runningBGP(t testing.TB, r *frr.Router) string {
-	t.Helper()
-	text, err := r.RunningConfig(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var keep []string
-	in := false
-	for _, line := range strings.Split(text, "\n") {
-		if strings.HasPrefix(line, "router bgp") {
-			in = true
-		}
-		if in {
-			keep = append(keep, line)
-		}
-		if line == "exit" {
-			in = false
-		}
-	}
-	return strings.Join(keep, "\n")
-}
-
 // TestBGPOnLinux runs BGP through the engine and the Linux backend: the
 // switch's FRR (started by the backend in the switch namespace) peers over
 // fpPort1 with a second, independent FRR in the host namespace behind it.
@@ -176,10 +153,10 @@ func TestBGPOnLinux(t *testing.T) {
 	var oneNeighbor string
 	t.Run("a second neighbor does not reset the first", func(t *testing.T) {
 		before := established()
-		oneNeighbor = runningBGP(t, sw)
+		oneNeighbor = frrtest.RunningBGP(t, sw)
 		s.mustCommit(s.edit(backend.Create, "BGPv4Neighbor", model.Object{"NeighborAddress": "10.201.9.9", "PeerAS": "65009", "AuthPassword": "s3cret-pw"}))
 		s.mustCommit(s.edit(backend.Update, "BGPv4Neighbor", model.Object{"Vrf": "default", "NeighborAddress": "10.201.9.9", "Description": "nobody home"}))
-		if rc := runningBGP(t, sw); !strings.Contains(rc, "neighbor 10.201.9.9 description nobody home") {
+		if rc := frrtest.RunningBGP(t, sw); !strings.Contains(rc, "neighbor 10.201.9.9 description nobody home") {
 			t.Fatalf("second neighbor not in FRR:\n%s", rc)
 		}
 		filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
@@ -197,7 +174,7 @@ func TestBGPOnLinux(t *testing.T) {
 	})
 
 	t.Run("FRR's refusal fails the commit and leaves FRR and the store as they were", func(t *testing.T) {
-		before := runningBGP(t, sw)
+		before := frrtest.RunningBGP(t, sw)
 		err := s.commit(
 			s.edit(backend.Update, "BGPv4Neighbor", model.Object{"Vrf": "default", "NeighborAddress": "10.201.9.9", "Description": "changed first"}),
 			s.edit(backend.Create, "BGPv4Neighbor", model.Object{"NeighborAddress": "10.201.9.10", "PeerAS": "65010", "RouteReflectorClient": true, "AuthPassword": "other-secret"}))
@@ -208,7 +185,7 @@ func TestBGPOnLinux(t *testing.T) {
 		if strings.Contains(err.Error(), "other-secret") || strings.Contains(err.Error(), "s3cret-pw") {
 			t.Errorf("the error shows a password: %v", err)
 		}
-		if after := runningBGP(t, sw); after != before {
+		if after := frrtest.RunningBGP(t, sw); after != before {
 			t.Errorf("FRR changed:\nbefore\n%s\nafter\n%s", before, after)
 		}
 		if _, _, err := s.e.GetByKey(ctx, s.reg.Lookup(model.Config, "BGPv4Neighbor"), model.Object{"Vrf": "default", "NeighborAddress": "10.201.9.10"}, false, nil); err == nil {
@@ -217,7 +194,7 @@ func TestBGPOnLinux(t *testing.T) {
 	})
 
 	t.Run("a failure after FRR was changed puts FRR back", func(t *testing.T) {
-		before := runningBGP(t, sw)
+		before := frrtest.RunningBGP(t, sw)
 		failUsers.Store(true)
 		defer failUsers.Store(false)
 		err := s.commit(
@@ -226,7 +203,7 @@ func TestBGPOnLinux(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "injected failure") {
 			t.Fatalf("want the injected failure, got %v", err)
 		}
-		if after := runningBGP(t, sw); after != before {
+		if after := frrtest.RunningBGP(t, sw); after != before {
 			t.Errorf("FRR not put back:\nbefore\n%s\nafter\n%s", before, after)
 		}
 	})
@@ -235,7 +212,7 @@ func TestBGPOnLinux(t *testing.T) {
 		if _, err := s.e.Rollback(ctx, oneRev, engine.Request{}); err != nil {
 			t.Fatal(err)
 		}
-		if got := runningBGP(t, sw); got != oneNeighbor {
+		if got := frrtest.RunningBGP(t, sw); got != oneNeighbor {
 			t.Errorf("after rollback\n%s\nwant\n%s", got, oneNeighbor)
 		}
 		established()
@@ -255,7 +232,7 @@ func TestBGPOnLinux(t *testing.T) {
 			t.Fatalf("bgpd not restarted: %+v", s.be.Daemons())
 		}
 		established()
-		if got := runningBGP(t, sw); got != oneNeighbor {
+		if got := frrtest.RunningBGP(t, sw); got != oneNeighbor {
 			t.Errorf("after the restart\n%s\nwant\n%s", got, oneNeighbor)
 		}
 	})
@@ -278,7 +255,7 @@ func TestBGPOnLinux(t *testing.T) {
 		s.mustCommit(
 			s.edit(backend.Update, "BGPGlobal", model.Object{"Vrf": "default", "ASNum": "65101"}),
 			s.edit(backend.Create, "BGPv4Neighbor", first.Clone()))
-		if rc := runningBGP(t, sw); !strings.Contains(rc, "router bgp 65101\n") || strings.Contains(rc, "65001") {
+		if rc := frrtest.RunningBGP(t, sw); !strings.Contains(rc, "router bgp 65101\n") || strings.Contains(rc, "65001") {
 			t.Fatalf("FRR after the AS change:\n%s", rc)
 		}
 		established()
@@ -289,7 +266,7 @@ func TestBGPOnLinux(t *testing.T) {
 			s.edit(backend.Create, "Vrf", model.Object{"Vrf": "rtred"}),
 			s.edit(backend.Create, "BGPVrf", model.Object{"Name": "rtred", "UseMultiplePaths": true, "EBGPMaxPaths": int64(4)}),
 			s.edit(backend.Create, "BGPv4Neighbor", model.Object{"Vrf": "rtred", "NeighborAddress": "10.202.0.2", "PeerAS": "65202"}))
-		rc := runningBGP(t, sw)
+		rc := frrtest.RunningBGP(t, sw)
 		if !strings.Contains(rc, "router bgp 65101 vrf rtred\n") || !strings.Contains(rc, " neighbor 10.202.0.2 remote-as 65202\n") || !strings.Contains(rc, "maximum-paths 4") {
 			t.Errorf("the VRF instance is not in FRR:\n%s", rc)
 		}
@@ -301,7 +278,7 @@ func TestBGPOnLinux(t *testing.T) {
 			s.edit(backend.Delete, "BGPv4Neighbor", model.Object{"Vrf": "rtred", "NeighborAddress": "10.202.0.2"}),
 			s.edit(backend.Delete, "BGPVrf", model.Object{"Name": "rtred"}),
 			s.edit(backend.Delete, "Vrf", model.Object{"Vrf": "rtred"}))
-		if strings.Contains(runningBGP(t, sw), "vrf rtred") {
+		if strings.Contains(frrtest.RunningBGP(t, sw), "vrf rtred") {
 			t.Error("the VRF instance stayed in FRR")
 		}
 		// The session itself needs a VRF device for FRR's VRF; where the
@@ -327,7 +304,7 @@ func TestBGPOnLinux(t *testing.T) {
 		if got := sw.Applies() - applies; got != 1 || s.be.OnePassBatches() != passes+1 {
 			t.Errorf("two BGP commits in a batch cost %d FRR applies (want 1)", got)
 		}
-		if rc := runningBGP(t, sw); !strings.Contains(rc, "neighbor 10.201.7.1 remote-as 65071") || !strings.Contains(rc, "neighbor 10.201.7.2 remote-as 65072") {
+		if rc := frrtest.RunningBGP(t, sw); !strings.Contains(rc, "neighbor 10.201.7.1 remote-as 65071") || !strings.Contains(rc, "neighbor 10.201.7.2 remote-as 65072") {
 			t.Fatalf("the batch's neighbors are not in FRR:\n%s", rc)
 		}
 		n, err = s.be.ApplyBatch(ctx, []*backend.Commit{neighbor(backend.Create, "10.201.7.3", "65073", false),
@@ -335,7 +312,7 @@ func TestBGPOnLinux(t *testing.T) {
 		if n != 1 || err == nil || !strings.Contains(err.Error(), "Not an internal neighbor") {
 			t.Fatalf("ApplyBatch with FRR refusing the second commit: %d %v; want 1 applied and FRR's message", n, err)
 		}
-		rc := runningBGP(t, sw)
+		rc := frrtest.RunningBGP(t, sw)
 		if !strings.Contains(rc, "neighbor 10.201.7.3 ") || strings.Contains(rc, "10.201.7.4") || strings.Contains(rc, "10.201.7.5") {
 			t.Errorf("after the batch FRR refused a commit of, FRR runs:\n%s", rc)
 		}

@@ -204,3 +204,26 @@ func New(t testing.TB, o Options) *Lab {
 		Addr: o.Subnet + ".2", SwitchAddr: o.Subnet + ".1", Announce: o.Announce, AS: o.PeerAS}, o.SwitchAS)
 	return l
 }
+
+// RunningBGP is the `router bgp` part of r's running configuration.
+func RunningBGP(t testing.TB, r *frr.Router) string {
+	t.Helper()
+	text, err := r.RunningConfig(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keep []string
+	in := false
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, "router bgp") {
+			in = true
+		}
+		if in {
+			keep = append(keep, line)
+		}
+		if line == "exit" {
+			in = false
+		}
+	}
+	return strings.Join(keep, "\n")
+}
