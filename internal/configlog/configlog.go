@@ -132,8 +132,23 @@ func Bound(s string) string {
 // each secret and each value of an unknown field (it may be a misspelt
 // secret) as "******". Info.Data is bounded to MaxData when written.
 func RedactBody(k *model.Kind, body model.Body) string {
-	names := make([]string, 0, len(body))
-	for n := range body {
+	return sortedObject(body, func(b *bytes.Buffer, name string, raw json.RawMessage) {
+		f := k.Field(name)
+		if f == nil || f.Secret != model.Public {
+			b.WriteString(`"******"`)
+			return
+		}
+		if err := json.Compact(b, raw); err != nil {
+			b.WriteString(`"******"`)
+		}
+	})
+}
+
+// sortedObject writes fields as one compact JSON object, names sorted,
+// each value as writeValue writes it.
+func sortedObject(fields map[string]json.RawMessage, writeValue func(b *bytes.Buffer, name string, raw json.RawMessage)) string {
+	names := make([]string, 0, len(fields))
+	for n := range fields {
 		names = append(names, n)
 	}
 	sort.Strings(names)
@@ -145,14 +160,7 @@ func RedactBody(k *model.Kind, body model.Body) string {
 		}
 		b.Write(model.AppendJSONString(nil, n))
 		b.WriteByte(':')
-		f := k.Field(n)
-		if f == nil || f.Secret != model.Public {
-			b.WriteString(`"******"`)
-			continue
-		}
-		if err := json.Compact(&b, body[n]); err != nil {
-			b.WriteString(`"******"`)
-		}
+		writeValue(&b, n, fields[n])
 	}
 	b.WriteByte('}')
 	return b.String()
@@ -181,21 +189,5 @@ func NameObject(k *model.Kind, data string, key model.Object, objectID string) s
 	if _, given := fields["ObjectId"]; !given && objectID != "" {
 		fields["ObjectId"], _ = json.Marshal(objectID)
 	}
-	names := make([]string, 0, len(fields))
-	for n := range fields {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, n := range names {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(model.AppendJSONString(nil, n))
-		b.WriteByte(':')
-		b.Write(fields[n])
-	}
-	b.WriteByte('}')
-	return b.String()
+	return sortedObject(fields, func(b *bytes.Buffer, _ string, raw json.RawMessage) { b.Write(raw) })
 }
