@@ -86,17 +86,7 @@ func (s *Session) help(toks []token) {
 	// Options whose words continue the typed ones.
 	var partial []*option
 	for _, o := range opts {
-		if len(o.words) <= len(toks) {
-			continue
-		}
-		ok := true
-		for i, t := range toks {
-			if len(matchWord(t.text, []string{o.words[i]})) == 0 {
-				ok = false
-				break
-			}
-		}
-		if ok {
+		if continuesWords(o, toks) {
 			partial = append(partial, o)
 		}
 	}
@@ -267,17 +257,7 @@ func (s *Session) nextWords(toks []token) []string {
 	}
 	var out []string
 	for _, o := range opts {
-		if len(o.words) <= len(toks) {
-			continue
-		}
-		ok := true
-		for i, t := range toks {
-			if len(matchWord(t.text, []string{o.words[i]})) == 0 {
-				ok = false
-				break
-			}
-		}
-		if ok {
+		if continuesWords(o, toks) {
 			out = append(out, o.words[len(toks)])
 		}
 	}
@@ -333,4 +313,18 @@ func (s *Session) nextWords(toks []token) []string {
 		return []string{"full", "diff"}
 	}
 	return nil
+}
+
+// continuesWords reports whether o has more words than toks and its first
+// ones match the typed toks.
+func continuesWords(o *option, toks []token) bool {
+	if len(o.words) <= len(toks) {
+		return false
+	}
+	for i, t := range toks {
+		if len(matchWord(t.text, []string{o.words[i]})) == 0 {
+			return false
+		}
+	}
+	return true
 }
