@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"time"
 	"unicode/utf8"
 
@@ -45,11 +46,32 @@ type Info struct {
 // Log writes and reads the config log.
 type Log struct {
 	kind *model.Kind
+	// direct: the kind has exactly entryFields, in that order, none of
+	// them secret, so an entry is written straight into its buffer (it is
+	// written for every create, inside the writer) rather than through an
+	// Object and the model's encoder; the bytes are the same.
+	direct bool
+}
+
+// entryFields are the fields of an entry, in the order ConfigLogState
+// declares them.
+var entryFields = []struct {
+	name string
+	typ  model.Type
+}{
+	{"SeqNum", model.Int}, {"Time", model.String}, {"API", model.String}, {"Operation", model.String},
+	{"Data", model.String}, {"Result", model.String}, {"UserAddr", model.String}, {"UserName", model.String},
 }
 
 // New returns the config log whose entries have the fields of kind
 // (ConfigLogState).
-func New(kind *model.Kind) *Log { return &Log{kind: kind} }
+func New(kind *model.Kind) *Log {
+	direct := len(kind.Fields) == len(entryFields)
+	for i, f := range kind.Fields {
+		direct = direct && f.Name == entryFields[i].name && f.Type == entryFields[i].typ && f.Secret == model.Public
+	}
+	return &Log{kind: kind, direct: direct}
+}
 
 // Append adds an entry inside the writer's transaction. An entry whose
 // result is not "Success" is kept as a failure: once the log is full,
@@ -58,17 +80,42 @@ func New(kind *model.Kind) *Log { return &Log{kind: kind} }
 func (l *Log) Append(tx store.Txn, user, addr string, info *Info, result string) {
 	now := time.Now().UTC().Round(0).String()
 	data := Bound(info.Data)
-	build := func(seq uint64) []byte {
-		return l.kind.AppendJSON(nil, model.Object{
-			"SeqNum": int64(seq), "Time": now, "API": info.API, "Operation": info.Operation,
-			"Data": data, "Result": Bound(result), "UserAddr": addr, "UserName": user,
-		}, false)
-	}
+	values := entryValues{now, info.API, info.Operation, data, Bound(result), addr, user}
+	build := func(seq uint64) []byte { return l.entry(seq, &values, l.direct) }
 	if result == "Success" {
 		tx.AppendLog(build)
 	} else {
 		tx.AppendFailedLog(build)
 	}
+}
+
+// entryValues are the values of an entry's fields after SeqNum, in the
+// order of entryFields.
+type entryValues [7]string
+
+// entry encodes an entry: directly, or through an Object and the model.
+func (l *Log) entry(seq uint64, values *entryValues, direct bool) []byte {
+	if !direct {
+		o := model.Object{"SeqNum": int64(seq)}
+		for i, v := range values {
+			o[entryFields[i+1].name] = v
+		}
+		return l.kind.AppendJSON(nil, o, false)
+	}
+	n := 16 * len(entryFields)
+	for _, v := range values {
+		n += len(v) + 2
+	}
+	b := make([]byte, 0, n)
+	b = append(b, `{"SeqNum":`...)
+	b = strconv.AppendInt(b, int64(seq), 10)
+	for i, v := range values {
+		b = append(b, ',')
+		b = model.AppendJSONString(b, entryFields[i+1].name)
+		b = append(b, ':')
+		b = model.AppendJSONString(b, v)
+	}
+	return append(b, '}')
 }
 
 var errFull = fmt.Errorf("page full")

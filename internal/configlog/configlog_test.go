@@ -144,3 +144,29 @@ func TestFailuresDoNotPushSuccessesOut(t *testing.T) {
 		t.Fatalf("then 2000 failures: %d successes, %d failures; want %d and %d", s, f, store.MaxLogEntries-store.MaxLogFailures, store.MaxLogFailures)
 	}
 }
+
+// TestEntryBytesAsTheModelWrites: an entry written directly is byte for byte
+// what the model's encoder writes of the same values (the form entries had
+// before), escapes and invalid UTF-8 included.
+func TestEntryBytesAsTheModelWrites(t *testing.T) {
+	_, l := openLog(t)
+	if !l.direct {
+		t.Fatal("ConfigLogState no longer has the fields of an entry in their order: update entryFields")
+	}
+	cases := []entryValues{
+		{"2026-11-23 21:39:27.159964897 +0000 UTC", "ntpserver", "POST", `{"IpAddr":"10.0.0.1","MinPoll":6}`, "Success", "127.0.0.1:1", "admin"},
+		{"", "user", "PATCH", "{\"Name\":\"\\u00e9\\n\"}\x01\xff", "Error: bad \"quote\" \\ and <html> & \u2028", "", ""},
+		{"t", "x", "DELETE", Bound(strings.Repeat("y", 3*MaxData)), "Success", "[::1]:80", "ünï"},
+	}
+	for i, c := range cases {
+		seq := uint64(1 + i*1000)
+		direct, generic := l.entry(seq, &c, true), l.entry(seq, &c, false)
+		if string(direct) != string(generic) {
+			t.Errorf("case %d:\n direct %s\n model  %s", i, direct, generic)
+		}
+		var entry map[string]any
+		if err := json.Unmarshal(direct, &entry); err != nil || entry["SeqNum"] != float64(seq) || entry["Data"] != strings.ToValidUTF8(c[3], "\uFFFD") {
+			t.Errorf("case %d: %s is not the entry: %v", i, direct, err)
+		}
+	}
+}

@@ -197,7 +197,13 @@ func (s *Store) Update(fn func(tx Txn) error) error {
 		return fmt.Errorf("begin transaction: %w", err)
 	}
 	tx := &Tx{btx: btx, writable: true}
-	if err := call(fn, tx); err != nil {
+	if err := call(func(tx Txn) error {
+		if err := fn(tx); err != nil {
+			return err
+		}
+		tx.(*Tx).flush()
+		return nil
+	}, tx); err != nil {
 		btx.Rollback()
 		return err
 	}

@@ -66,19 +66,142 @@ type Tx struct {
 	btx       *bolt.Tx
 	writable  bool
 	revisions int // NextRevision calls: the commits of a write transaction
+
+	// The buckets, looked up once: a read transaction's Bucket lookup
+	// searches the root and allocates the bucket each time.
+	buckets [nBuckets]*bolt.Bucket
+
+	// The counters a write transaction advances with every commit, object
+	// and log entry (meta rev and seq; logmeta seq, n and nfailed), read
+	// once and written once when the transaction ends (flush): each Put
+	// is a B-tree search, and a group commit of 64 creates would otherwise
+	// write each counter 64 times.
+	counters [nCounters]counter
+}
+
+// Bucket indexes of Tx.buckets.
+const (
+	iMeta = iota
+	iObj
+	iOrd
+	iIDs
+	iRefs
+	iRevs
+	iLog
+	iLogMeta
+	iCands
+	nBuckets
+)
+
+var bucketNames = [nBuckets][]byte{bMeta, bObj, bOrd, bIDs, bRefs, bRevs, bLog, bLogMeta, bCands}
+
+func (tx *Tx) bucket(i int) *bolt.Bucket {
+	b := tx.buckets[i]
+	if b == nil {
+		b = tx.btx.Bucket(bucketNames[i])
+		tx.buckets[i] = b
+	}
+	return b
+}
+
+// counter is a uint64 value of a bucket that a write transaction keeps in
+// memory until flush.
+type counter struct {
+	val           uint64
+	loaded, dirty bool
+	absent        bool // not stored (and not set): a read returns nil
+}
+
+// Counter indexes of Tx.counters and where each is stored.
+const (
+	cRev = iota
+	cSeq
+	cLogSeq
+	cLogN
+	cLogFailed
+	nCounters
+)
+
+var counterPlaces = [nCounters]struct {
+	bucket int
+	key    []byte
+}{
+	cRev:       {iMeta, kRev},
+	cSeq:       {iMeta, kSeq},
+	cLogSeq:    {iLogMeta, kSeq},
+	cLogN:      {iLogMeta, kLogN},
+	cLogFailed: {iLogMeta, kLogFailed},
+}
+
+// counterOf returns the counter stored in bucket under key, or -1.
+func counterOf(bucket int, key []byte) int {
+	for i, p := range counterPlaces {
+		if p.bucket == bucket && bytes.Equal(p.key, key) {
+			return i
+		}
+	}
+	return -1
+}
+
+// get returns counter i: from memory in a write transaction once read.
+func (tx *Tx) get(i int) uint64 {
+	c := &tx.counters[i]
+	if !tx.writable {
+		return u64(tx.bucket(counterPlaces[i].bucket).Get(counterPlaces[i].key))
+	}
+	if !c.loaded {
+		v := tx.bucket(counterPlaces[i].bucket).Get(counterPlaces[i].key)
+		c.val, c.absent, c.loaded = u64(v), v == nil, true
+	}
+	return c.val
+}
+
+// set changes counter i, written by flush.
+func (tx *Tx) set(i int, v uint64) {
+	tx.counters[i] = counter{val: v, loaded: true, dirty: true}
+}
+
+// raw returns counter i as its stored bytes would be.
+func (tx *Tx) raw(i int) []byte {
+	if !tx.writable || !tx.counters[i].loaded {
+		return tx.bucket(counterPlaces[i].bucket).Get(counterPlaces[i].key)
+	}
+	if tx.counters[i].absent {
+		return nil
+	}
+	return be(tx.counters[i].val)
+}
+
+// flush writes the counters a write transaction changed.
+func (tx *Tx) flush() {
+	for i := range tx.counters {
+		c := &tx.counters[i]
+		if c.dirty {
+			must(tx.bucket(counterPlaces[i].bucket).Put(counterPlaces[i].key, be(c.val)))
+			c.dirty = false
+		}
+	}
 }
 
 // Meta returns a value of the meta bucket.
-func (tx *Tx) Meta(name string) []byte { return tx.btx.Bucket(bMeta).Get([]byte(name)) }
+func (tx *Tx) Meta(name string) []byte {
+	if i := counterOf(iMeta, []byte(name)); i >= 0 {
+		return tx.raw(i)
+	}
+	return tx.bucket(iMeta).Get([]byte(name))
+}
 
 // SetMeta sets (or with nil, deletes) a value of the meta bucket.
 func (tx *Tx) SetMeta(name string, value []byte) {
 	tx.mustWrite()
+	if i := counterOf(iMeta, []byte(name)); i >= 0 {
+		tx.counters[i] = counter{} // written through: read it again from the bucket
+	}
 	if value == nil {
-		must(tx.btx.Bucket(bMeta).Delete([]byte(name)))
+		must(tx.bucket(iMeta).Delete([]byte(name)))
 		return
 	}
-	must(tx.btx.Bucket(bMeta).Put([]byte(name), value))
+	must(tx.bucket(iMeta).Put([]byte(name), value))
 }
 
 // Objects and the creation order live in two flat buckets keyed by kind:
@@ -100,11 +223,11 @@ func ordKey(kind string, seq uint64) []byte {
 }
 
 // Revision returns the number of the last commit.
-func (tx *Tx) Revision() uint64 { return u64(tx.btx.Bucket(bMeta).Get(kRev)) }
+func (tx *Tx) Revision() uint64 { return tx.get(cRev) }
 
 // Get returns the object of kind with key.
 func (tx *Tx) Get(kind, key string) (Record, bool, error) {
-	v := tx.btx.Bucket(bObj).Get(objKey(kind, key))
+	v := tx.bucket(iObj).Get(objKey(kind, key))
 	if v == nil {
 		return Record{}, false, nil
 	}
@@ -114,7 +237,7 @@ func (tx *Tx) Get(kind, key string) (Record, bool, error) {
 
 // GetByID returns the object with ObjectId id.
 func (tx *Tx) GetByID(id uuid.UUID) (Record, bool, error) {
-	v := tx.btx.Bucket(bIDs).Get(id[:])
+	v := tx.bucket(iIDs).Get(id[:])
 	if v == nil {
 		return Record{}, false, nil
 	}
@@ -122,7 +245,7 @@ func (tx *Tx) GetByID(id uuid.UUID) (Record, bool, error) {
 	if !ok {
 		return Record{}, false, fmt.Errorf("id index entry %s is corrupt", id)
 	}
-	rec := tx.btx.Bucket(bObj).Get(v) // the id index value is the object's key
+	rec := tx.bucket(iObj).Get(v) // the id index value is the object's key
 	if rec == nil {
 		return Record{}, false, fmt.Errorf("id index entry %s names a missing object", id)
 	}
@@ -134,9 +257,9 @@ func (tx *Tx) GetByID(id uuid.UUID) (Record, bool, error) {
 // at marker (0 for the first page). It returns the marker of the next page
 // and whether more objects follow.
 func (tx *Tx) List(kind string, marker uint64, count int, fn func(Record) error) (next uint64, more bool, err error) {
-	obj := tx.btx.Bucket(bObj)
+	obj := tx.bucket(iObj)
 	prefix := len(kind) + 1
-	c := tx.btx.Bucket(bOrd).Cursor()
+	c := tx.bucket(iOrd).Cursor()
 	next = marker
 	n := 0
 	for k, v := c.Seek(ordKey(kind, marker)); k != nil && len(k) == prefix+8 && string(k[:len(kind)]) == kind && k[len(kind)] == 0; k, v = c.Next() {
@@ -160,7 +283,7 @@ func (tx *Tx) List(kind string, marker uint64, count int, fn func(Record) error)
 func (tx *Tx) Referrers(kind, key string) []Ref {
 	prefix := []byte(kind + "\x00" + key + "\x00")
 	var out []Ref
-	c := tx.btx.Bucket(bRefs).Cursor()
+	c := tx.bucket(iRefs).Cursor()
 	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
 		src, srcKey, _ := bytes.Cut(k[len(prefix):], []byte{0})
 		out = append(out, Ref{Kind: string(src), Key: string(srcKey)})
@@ -178,7 +301,7 @@ func (tx *Tx) mustWrite() {
 func (tx *Tx) NextRevision() uint64 {
 	tx.mustWrite()
 	rev := tx.Revision() + 1
-	must(tx.btx.Bucket(bMeta).Put(kRev, be(rev)))
+	tx.set(cRev, rev)
 	tx.revisions++
 	return rev
 }
@@ -190,7 +313,8 @@ func (tx *Tx) NextRevision() uint64 {
 func (tx *Tx) Put(r *Record, oldRefs, newRefs []Ref) error {
 	tx.mustWrite()
 	ok := objKey(r.Kind, r.Key)
-	if old := tx.btx.Bucket(bObj).Get(ok); old != nil {
+	obj := tx.bucket(iObj)
+	if old := obj.Get(ok); old != nil {
 		prev, err := decodeRecord(r.Kind, r.Key, old)
 		if err != nil {
 			return err
@@ -198,13 +322,12 @@ func (tx *Tx) Put(r *Record, oldRefs, newRefs []Ref) error {
 		r.Seq, r.CreateRev, r.ID = prev.Seq, prev.CreateRev, prev.ID
 	} else {
 		r.CreateRev = r.ModRev
-		meta := tx.btx.Bucket(bMeta)
-		r.Seq = u64(meta.Get(kSeq)) + 1
-		must(meta.Put(kSeq, be(r.Seq)))
-		must(tx.btx.Bucket(bOrd).Put(ordKey(r.Kind, r.Seq), []byte(r.Key)))
-		must(tx.btx.Bucket(bIDs).Put(r.ID[:], ok))
+		r.Seq = tx.get(cSeq) + 1
+		tx.set(cSeq, r.Seq)
+		must(tx.bucket(iOrd).Put(ordKey(r.Kind, r.Seq), []byte(r.Key)))
+		must(tx.bucket(iIDs).Put(r.ID[:], ok))
 	}
-	must(tx.btx.Bucket(bObj).Put(ok, encodeRecord(r)))
+	must(obj.Put(ok, encodeRecord(r)))
 	tx.moveRefs(r.Kind, r.Key, oldRefs, newRefs)
 	return nil
 }
@@ -213,7 +336,7 @@ func (tx *Tx) Put(r *Record, oldRefs, newRefs []Ref) error {
 // including its references.
 func (tx *Tx) Delete(r Record, refs []Ref) error {
 	tx.mustWrite()
-	obj, ok := tx.btx.Bucket(bObj), objKey(r.Kind, r.Key)
+	obj, ok := tx.bucket(iObj), objKey(r.Kind, r.Key)
 	old := obj.Get(ok)
 	if old == nil {
 		return errors.New("store: delete of a missing object")
@@ -224,8 +347,8 @@ func (tx *Tx) Delete(r Record, refs []Ref) error {
 	}
 	r.Seq, r.ID = prev.Seq, prev.ID
 	must(obj.Delete(ok))
-	must(tx.btx.Bucket(bOrd).Delete(ordKey(r.Kind, r.Seq)))
-	must(tx.btx.Bucket(bIDs).Delete(r.ID[:]))
+	must(tx.bucket(iOrd).Delete(ordKey(r.Kind, r.Seq)))
+	must(tx.bucket(iIDs).Delete(r.ID[:]))
 	tx.moveRefs(r.Kind, r.Key, refs, nil)
 	return nil
 }
@@ -237,7 +360,7 @@ func (tx *Tx) Delete(r Record, refs []Ref) error {
 // references).
 func (tx *Tx) Rekey(kind, oldKey, newKey string, refs []Ref) error {
 	tx.mustWrite()
-	obj := tx.btx.Bucket(bObj)
+	obj := tx.bucket(iObj)
 	raw := obj.Get(objKey(kind, oldKey))
 	if raw == nil {
 		return fmt.Errorf("store: rekey of a missing %s %q", kind, oldKey)
@@ -252,15 +375,15 @@ func (tx *Tx) Rekey(kind, oldKey, newKey string, refs []Ref) error {
 	val := append([]byte(nil), raw...)
 	must(obj.Delete(objKey(kind, oldKey)))
 	must(obj.Put(objKey(kind, newKey), val))
-	must(tx.btx.Bucket(bOrd).Put(ordKey(kind, r.Seq), []byte(newKey)))
-	must(tx.btx.Bucket(bIDs).Put(r.ID[:], objKey(kind, newKey)))
+	must(tx.bucket(iOrd).Put(ordKey(kind, r.Seq), []byte(newKey)))
+	must(tx.bucket(iIDs).Put(r.ID[:], objKey(kind, newKey)))
 	tx.moveRefs(kind, oldKey, refs, nil)
 	tx.moveRefs(kind, newKey, nil, refs)
 	return nil
 }
 
 func (tx *Tx) moveRefs(kind, key string, old, new []Ref) {
-	refs := tx.btx.Bucket(bRefs)
+	refs := tx.bucket(iRefs)
 	src := "\x00" + kind + "\x00" + key
 	for _, t := range old {
 		must(refs.Delete([]byte(t.Kind + "\x00" + t.Key + src)))
@@ -274,18 +397,18 @@ func (tx *Tx) moveRefs(kind, key string, old, new []Ref) {
 // MaxRevisions.
 func (tx *Tx) PutRevision(rev uint64, data []byte) {
 	tx.mustWrite()
-	b := tx.btx.Bucket(bRevs)
+	b := tx.bucket(iRevs)
 	must(b.Put(be(rev), data))
 	trim(b, rev, MaxRevisions)
 }
 
 // GetRevision returns the stored record of revision rev.
-func (tx *Tx) GetRevision(rev uint64) []byte { return tx.btx.Bucket(bRevs).Get(be(rev)) }
+func (tx *Tx) GetRevision(rev uint64) []byte { return tx.bucket(iRevs).Get(be(rev)) }
 
 // Revisions calls fn for up to count revision records, newest first, starting
 // below marker (0 means from the newest). It returns the next marker.
 func (tx *Tx) Revisions(marker uint64, count int, fn func(rev uint64, data []byte) error) (next uint64, more bool, err error) {
-	return walkDown(tx.btx.Bucket(bRevs), marker, count, fn)
+	return walkDown(tx.bucket(iRevs), marker, count, fn)
 }
 
 // AppendLog adds a config log entry of a successful request; build
@@ -299,11 +422,11 @@ func (tx *Tx) AppendFailedLog(build func(seq uint64) []byte) uint64 { return tx.
 
 func (tx *Tx) appendLog(build func(seq uint64) []byte, failed bool) uint64 {
 	tx.mustWrite()
-	meta := tx.btx.Bucket(bLogMeta)
-	b := tx.btx.Bucket(bLog)
-	n, nFailed := logCounts(meta, b)
-	seq := u64(meta.Get(kSeq)) + 1
-	must(meta.Put(kSeq, be(seq)))
+	meta := tx.bucket(iLogMeta)
+	b := tx.bucket(iLog)
+	n, nFailed := tx.logCounts()
+	seq := tx.get(cLogSeq) + 1
+	tx.set(cLogSeq, seq)
 	must(b.Put(be(seq), build(seq)))
 	n++
 	if failed {
@@ -326,8 +449,8 @@ func (tx *Tx) appendLog(build func(seq uint64) []byte, failed bool) uint64 {
 		}
 		n--
 	}
-	must(meta.Put(kLogN, be(n)))
-	must(meta.Put(kLogFailed, be(nFailed)))
+	tx.set(cLogN, n)
+	tx.set(cLogFailed, nFailed)
 	return seq
 }
 
@@ -335,12 +458,12 @@ func failedKey(seq uint64) []byte { return append(append([]byte(nil), kFailed...
 
 // logCounts returns the number of log entries and of failed ones,
 // counting them once in a log written before the counts were kept.
-func logCounts(meta, b *bolt.Bucket) (n, nFailed uint64) {
-	if v := meta.Get(kLogN); v != nil {
-		return u64(v), u64(meta.Get(kLogFailed))
+func (tx *Tx) logCounts() (n, nFailed uint64) {
+	if tx.raw(cLogN) != nil {
+		return tx.get(cLogN), tx.get(cLogFailed)
 	}
-	n = uint64(b.Stats().KeyN)
-	c := meta.Cursor()
+	n = uint64(tx.bucket(iLog).Stats().KeyN)
+	c := tx.bucket(iLogMeta).Cursor()
 	for k, _ := c.Seek(kFailed); k != nil && bytes.HasPrefix(k, kFailed); k, _ = c.Next() {
 		nFailed++
 	}
@@ -353,7 +476,8 @@ func (tx *Tx) ClearLog() {
 	must(tx.btx.DeleteBucket(bLog))
 	_, err := tx.btx.CreateBucket(bLog)
 	must(err)
-	meta := tx.btx.Bucket(bLogMeta)
+	tx.buckets[iLog] = nil // the new one
+	meta := tx.bucket(iLogMeta)
 	var failed [][]byte
 	c := meta.Cursor()
 	for k, _ := c.Seek(kFailed); k != nil && bytes.HasPrefix(k, kFailed); k, _ = c.Next() {
@@ -362,14 +486,14 @@ func (tx *Tx) ClearLog() {
 	for _, k := range failed {
 		must(meta.Delete(k))
 	}
-	must(meta.Put(kLogN, be(0)))
-	must(meta.Put(kLogFailed, be(0)))
+	tx.set(cLogN, 0)
+	tx.set(cLogFailed, 0)
 }
 
 // Log calls fn for up to count config log entries, oldest first, starting at
 // marker.
 func (tx *Tx) Log(marker uint64, count int, fn func(seq uint64, entry []byte) error) (next uint64, more bool, err error) {
-	c := tx.btx.Bucket(bLog).Cursor()
+	c := tx.bucket(iLog).Cursor()
 	next, n := marker, 0
 	for k, v := c.Seek(be(marker)); k != nil; k, v = c.Next() {
 		if n == count {
@@ -385,7 +509,7 @@ func (tx *Tx) Log(marker uint64, count int, fn func(seq uint64, entry []byte) er
 }
 
 // LogEntry returns one config log entry by SeqNum.
-func (tx *Tx) LogEntry(seq uint64) []byte { return tx.btx.Bucket(bLog).Get(be(seq)) }
+func (tx *Tx) LogEntry(seq uint64) []byte { return tx.bucket(iLog).Get(be(seq)) }
 
 // trim keeps the newest keep entries of a bucket whose keys are sequence
 // numbers up to last.
