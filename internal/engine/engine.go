@@ -68,6 +68,7 @@ type Engine struct {
 	MaxBackendBatch int
 
 	jobs     chan *job
+	epoch    atomic.Uint64 // batches run by the writer (loop.go, gather)
 	stopLoop chan struct{}
 	loopDone chan struct{}
 	stopOnce sync.Once

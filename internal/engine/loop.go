@@ -31,6 +31,7 @@ type job struct {
 	event   *revisionEvent
 	commit  *backend.Commit
 	done    chan struct{}
+	epoch   uint64 // batches the writer had run when the request came
 }
 
 var errClosed = apierr.New(http.StatusServiceUnavailable, apierr.CodeNotReady, "", "", "swmgr is shutting down")
@@ -42,6 +43,7 @@ func (e *Engine) submit(ctx context.Context, j *job) error {
 		return err
 	}
 	j.done = make(chan struct{})
+	j.epoch = e.epoch.Load()
 	select {
 	case e.jobs <- j:
 	case <-e.stopLoop:
@@ -57,6 +59,9 @@ func (e *Engine) submit(ctx context.Context, j *job) error {
 func (e *Engine) loop() {
 	defer close(e.loopDone)
 	var queue []*job
+	linger := time.NewTimer(time.Hour)
+	linger.Stop()
+	last := 0 // requests in the last batch
 	for {
 		if len(queue) == 0 {
 			select {
@@ -83,8 +88,62 @@ func (e *Engine) loop() {
 				break drain
 			}
 		}
+		if last >= lingerFrom && len(queue) < maxBatch {
+			// Those of the last batch may come back, and with them the
+			// requests that were queued before it was answered.
+			expect := last
+			for _, j := range queue {
+				if j.epoch < e.epoch.Load() {
+					expect++
+				}
+			}
+			queue = e.gather(queue, min(expect, maxBatch), linger)
+		}
+		last = len(queue)
 		queue = e.runBatch(queue)
+		e.epoch.Add(1)
 	}
+}
+
+// Group commit's wait for company: after a batch of at least lingerFrom
+// requests, the writer waits for up to lingerMax for the requests it
+// expects, as long as each comes within lingerGap of the one before.
+const (
+	lingerFrom = 4
+	lingerGap  = 500 * time.Microsecond
+	lingerMax  = 3 * time.Millisecond
+)
+
+// gather waits for the requests the writer expects before it takes the
+// next batch: the clients of the batch it just answered, and those that
+// were queued before that answer (queue holds some of them). Answering a
+// batch releases its clients together, and they come back over the next
+// few hundred microseconds (their HTTP answer, their next request); taking
+// only those already back, the writer would sync a batch of the first few
+// while the rest queue for the next one, and the clients would settle into
+// two groups that alternate, each fsync carrying half of them. A client
+// that does not come back costs at most lingerGap; a lone client (batches
+// smaller than lingerFrom) never waits.
+func (e *Engine) gather(queue []*job, expect int, t *time.Timer) []*job {
+	deadline := time.Now().Add(lingerMax)
+	for len(queue) < expect {
+		wait := min(lingerGap, time.Until(deadline))
+		if wait <= 0 {
+			break
+		}
+		t.Reset(wait)
+		select {
+		case j := <-e.jobs:
+			queue = append(queue, j)
+			t.Stop() // Go 1.23 timers: no stale tick after Stop or Reset
+		case <-t.C:
+			return queue
+		case <-e.stopLoop:
+			t.Stop()
+			return queue
+		}
+	}
+	return queue
 }
 
 // runBatch runs one batch through resolve, check, backend apply, store
