@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"net/url"
@@ -202,4 +203,54 @@ func FuzzParseQuery(f *testing.F) {
 			_ = k.DescribeKey(k.Key(obj))
 		}
 	})
+}
+
+// FuzzDecodeFlatObject: whatever DecodeBody's fast path accepts, its
+// general path (encoding/json) accepts too, with the same names and the
+// same value bytes; and a body of the common form takes the fast path.
+func FuzzDecodeFlatObject(f *testing.F) {
+	for _, seed := range []string{
+		`{}`, ` { } `, `{"a":1}`, "{\"a\" :\t\"x\" ,\n\"b\":null,\"c\":true,\"d\":false}\r\n",
+		`{"IpAddr":"10.0.0.1","MinPoll":6,"MaxPoll":10}`, `{"a":-0.5e+10,"b":0,"c":-12.25E3}`,
+		`{"a":"\"\\\/\b\f\n\r\t\u00e9\uD83D\uDE00"}`, `{"":""}`, `{"é":"ü"}`,
+		`{"a":1,"a":2}`, `{"a\u0062":1}`, `{"a":01}`, `{"a":1.}`, `{"a":.5}`, `{"a":1e}`, `{"a":-}`,
+		`{"a":tru}`, `{"a":truex}`, `{"a":1x}`, `{"a":[1]}`, `{"a":{}}`, `{"a":1,}`, `{,}`, `{"a"}`,
+		`{"a":1}x`, `{"a":1}{}`, `{"a":"x`, `{"a":"\x"}`, `{"a":"\u12"}`, "{\"a\":\"\x01\"}", `[1]`, `1`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fast, ok := decodeFlatObject(data)
+		if !ok {
+			return
+		}
+		if !utf8.Valid(data) || unpairedSurrogate(data) != "" {
+			return // DecodeBody refuses those before either path
+		}
+		slow, err := decodeBodySlow(data)
+		if err != nil {
+			t.Fatalf("%q: the fast path accepts what encoding/json refuses: %v", data, err)
+		}
+		if len(fast) != len(slow) {
+			t.Fatalf("%q: fast path %d names, encoding/json %d", data, len(fast), len(slow))
+		}
+		for name, raw := range slow {
+			if got, ok := fast[name]; !ok || !bytes.Equal(got, raw) {
+				t.Fatalf("%q: %q is %q on the fast path, %q by encoding/json", data, name, got, raw)
+			}
+		}
+	})
+}
+
+func TestDecodeBodyFastPathTaken(t *testing.T) {
+	for _, body := range []string{`{"IpAddr":"10.0.0.1","MinPoll":6,"MaxPoll":10}`, `{}`, ` {"Name":"bob","Prefer":true,"X":null,"Y":-1.5e3} `} {
+		if _, ok := decodeFlatObject([]byte(body)); !ok {
+			t.Errorf("%s: not on the fast path", body)
+		}
+	}
+	for _, body := range []string{`{"a":{"b":1}}`, `{"a":[1]}`, `{"a\n":1}`, `{"a":1,"a":1}`, `{"a":1}]`} {
+		if _, ok := decodeFlatObject([]byte(body)); ok {
+			t.Errorf("%s: on the fast path", body)
+		}
+	}
 }
