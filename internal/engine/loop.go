@@ -110,20 +110,24 @@ func (e *Engine) loop() {
 // expects, as long as each comes within lingerGap of the one before.
 const (
 	lingerFrom = 4
-	lingerGap  = 500 * time.Microsecond
-	lingerMax  = 3 * time.Millisecond
+	lingerGap  = time.Millisecond
+	lingerMax  = 4 * time.Millisecond
 )
 
 // gather waits for the requests the writer expects before it takes the
 // next batch: the clients of the batch it just answered, and those that
 // were queued before that answer (queue holds some of them). Answering a
 // batch releases its clients together, and they come back over the next
-// few hundred microseconds (their HTTP answer, their next request); taking
-// only those already back, the writer would sync a batch of the first few
-// while the rest queue for the next one, and the clients would settle into
-// two groups that alternate, each fsync carrying half of them. A client
-// that does not come back costs at most lingerGap; a lone client (batches
-// smaller than lingerFrom) never waits.
+// millisecond or two (their HTTP answer, their next request: CPU work
+// shared with everything else on the machine); taking only those already
+// back, the writer would sync a batch of the first few while the rest queue
+// for the next one, and the clients would settle into two groups that
+// alternate, each fsync carrying half of them. While the writer waits, the
+// CPUs serve those requests; fewer, larger commits then cost less CPU per
+// request (bbolt's commit, its page writes and fdatasyncs are per batch).
+// A client that does not come back (one that pauses between requests)
+// costs at most lingerGap; a lone client or two (batches smaller than
+// lingerFrom) never wait. bench/README.md has the figures.
 func (e *Engine) gather(queue []*job, expect int, t *time.Timer) []*job {
 	deadline := time.Now().Add(lingerMax)
 	for len(queue) < expect {
