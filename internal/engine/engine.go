@@ -69,6 +69,7 @@ type Engine struct {
 
 	jobs     chan *job
 	epoch    atomic.Uint64 // batches run by the writer (loop.go, gather)
+	lingered atomic.Uint64 // batches that waited for more requests (gather)
 	stopLoop chan struct{}
 	loopDone chan struct{}
 	stopOnce sync.Once

@@ -129,6 +129,7 @@ const (
 // costs at most lingerGap; a lone client or two (batches smaller than
 // lingerFrom) never wait. bench/README.md has the figures.
 func (e *Engine) gather(queue []*job, expect int, t *time.Timer) []*job {
+	e.lingered.Add(1)
 	deadline := time.Now().Add(lingerMax)
 	for len(queue) < expect {
 		wait := min(lingerGap, time.Until(deadline))
