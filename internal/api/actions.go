@@ -144,7 +144,7 @@ func (s *Server) engineActions() {
 // rollback makes a commit that restores the configuration as it was after
 // a revision.
 func (s *Server) rollback(ctx context.Context, c ActionCall) (ActionResult, error) {
-	out, err := s.eng.Rollback(ctx, uint64(c.Fields.Int("Revision")), engine.Request{Meta: c.Meta, Log: c.Log, DryRun: c.DryRun, Allow: allowKinds(ctx, c.Kind.Name)})
+	out, err := s.hist.Rollback(ctx, uint64(c.Fields.Int("Revision")), engine.Request{Meta: c.Meta, Log: c.Log, DryRun: c.DryRun, Allow: allowKinds(ctx, c.Kind.Name)})
 	if err != nil {
 		return ActionResult{}, err // logged
 	}

@@ -23,6 +23,8 @@ import (
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/backend/sim"
 	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/engine/candidates"
+	"github.com/swmgr/swmgr/internal/engine/history"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/secrets"
 	"github.com/swmgr/swmgr/internal/store"
@@ -76,7 +78,7 @@ func newBenchEnv(b *testing.B) *benchEnv {
 	}
 	path := "/public/v1/config/NtpServer/" + out.IDs[1].String()
 
-	handler := api.New(eng, log)
+	handler := api.New(eng, history.New(eng), candidates.New(eng), log)
 	throttle := auth.NewThrottle(auth.ThrottleOptions{})
 	peers := auth.NewPeers(auth.PeerOptions{UserGroup: func(ctx context.Context, name string) (string, bool, error) {
 		ok, err := eng.HasUser(ctx, name)

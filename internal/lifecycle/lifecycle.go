@@ -25,6 +25,7 @@ import (
 	"github.com/swmgr/swmgr/internal/atomicfile"
 	"github.com/swmgr/swmgr/internal/configfile"
 	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/engine/feed"
 	"github.com/swmgr/swmgr/internal/model"
 )
 
@@ -127,7 +128,7 @@ func (l *Lifecycle) Start(ctx context.Context) error {
 	if l.o.NoScheduler {
 		return nil
 	}
-	sub := l.eng.Follow()
+	sub := l.eng.Feed().Follow()
 	if err := l.syncServers(ctx); err != nil {
 		sub.Close()
 		return err
@@ -137,7 +138,7 @@ func (l *Lifecycle) Start(ctx context.Context) error {
 	go func() {
 		defer close(l.watchDone)
 		defer sub.Close()
-		var events []engine.Event
+		var events []feed.Event
 		for {
 			select {
 			case <-ctx.Done():
@@ -154,7 +155,7 @@ func (l *Lifecycle) Start(ctx context.Context) error {
 			}
 			if err != nil {
 				sub.Close()
-				sub = l.eng.Follow()
+				sub = l.eng.Feed().Follow()
 			}
 			if touched {
 				if err := l.syncServers(ctx); err != nil && ctx.Err() == nil {

@@ -23,6 +23,8 @@ import (
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/backend/sim"
 	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/engine/candidates"
+	"github.com/swmgr/swmgr/internal/engine/history"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/secrets"
 	"github.com/swmgr/swmgr/internal/store"
@@ -104,8 +106,15 @@ func (s *Server) start(dir string, opts Options) error {
 	}
 	be := sim.New(sim.Options{Ports: ports, Version: "testserver", Accounts: accounts.Observe(acc, verifier.Forget), OwnAccounts: true, CLIShell: "/usr/local/bin/swmgr"})
 	eng = engine.New(model.Builtin(), st, be, box, log)
+	hist, cands := history.New(eng), candidates.New(eng)
 	ctx := context.Background()
 	if err := eng.Start(ctx); err != nil {
+		return fmt.Errorf("start: %w", err)
+	}
+	if err := cands.Start(ctx); err != nil {
+		return fmt.Errorf("start: %w", err)
+	}
+	if err := hist.Start(ctx); err != nil {
 		return fmt.Errorf("start: %w", err)
 	}
 	k := eng.Registry().Lookup(model.Config, "User")
@@ -113,7 +122,7 @@ func (s *Server) start(dir string, opts Options) error {
 		return fmt.Errorf("first admin: %w", err)
 	}
 	s.Engine = eng
-	s.Handler = api.New(eng, log)
+	s.Handler = api.New(eng, hist, cands, log)
 	serviceStates(s.Handler, be)
 	var h http.Handler = s.Handler
 	if opts.Wrap != nil {
