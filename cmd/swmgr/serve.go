@@ -30,6 +30,7 @@ import (
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/candidates"
 	"github.com/swmgr/swmgr/internal/engine/history"
+	"github.com/swmgr/swmgr/internal/engine/users"
 	"github.com/swmgr/swmgr/internal/lifecycle"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/obs"
@@ -268,7 +269,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 	var eng *engine.Engine
 	verifier := auth.NewVerifier(auth.AccountsCheck(acc, func(ctx context.Context, name string) (bool, error) {
-		return eng.HasUser(ctx, name)
+		return users.Exists(ctx, eng, name)
 	}), auth.VerifierOptions{})
 	peers := auth.NewPeers(auth.PeerOptions{
 		UserGroup:    func(ctx context.Context, name string) (string, bool, error) { return userGroup(ctx, eng, acc, name) },

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/engine/feed"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/secrets"
@@ -209,3 +210,7 @@ func (p *Page) AppendTo(dst []byte, marker uint64) []byte {
 
 // Logger is the engine's logger.
 func (e *Engine) Logger() *slog.Logger { return e.log }
+
+// Backend is the switch the engine applies to (package users sets
+// passwords through its accounts).
+func (e *Engine) Backend() backend.Backend { return e.backend }

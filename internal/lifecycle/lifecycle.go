@@ -46,7 +46,7 @@ type Options struct {
 	Backoff      time.Duration         // between SFTP attempts; 0: 1 s
 	Settle       time.Duration         // OnChange quiet period; 0: 500 ms
 	NoScheduler  bool                  // do not start ConfigArchiveServer uploads
-	AdminGroup   string                // users a reset keeps; "" = engine.AdminGroup
+	AdminGroup   string                // users a reset keeps; "" = model.AdminGroup
 	NowForStamps func() time.Time      // Timestamp names; nil: time.Now
 }
 
@@ -89,7 +89,7 @@ func New(o Options) (*Lifecycle, error) {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	if o.AdminGroup == "" {
-		o.AdminGroup = engine.AdminGroup
+		o.AdminGroup = model.AdminGroup
 	}
 	if o.NowForStamps == nil {
 		o.NowForStamps = time.Now

@@ -38,20 +38,42 @@ type Fixture struct {
 // second New on the same dir is a restart); it is closed when the test ends.
 func New(t testing.TB, dir string) *Fixture {
 	t.Helper()
-	return NewWith(t, dir, model.Builtin())
+	return Start(t, dir, Options{})
 }
 
 // NewWith starts an engine with the kinds of reg, on the simulated backend
 // wrapped by wrap.
 func NewWith(t testing.TB, dir string, reg *model.Registry, wrap ...func(backend.Backend) backend.Backend) *Fixture {
 	t.Helper()
+	return Start(t, dir, Options{Registry: reg, Wrap: wrap})
+}
+
+// Options are what Start may change.
+type Options struct {
+	Registry *model.Registry // nil: the built-in kinds
+	// Sim configures the simulated switch (zero: 8 ports, no accounts);
+	// its Fault is the fixture's.
+	Sim  sim.Options
+	Wrap []func(backend.Backend) backend.Backend
+}
+
+// Start starts an engine on the store in dir.
+func Start(t testing.TB, dir string, o Options) *Fixture {
+	t.Helper()
+	if o.Registry == nil {
+		o.Registry = model.Builtin()
+	}
+	if o.Sim.Ports == 0 {
+		o.Sim.Ports, o.Sim.Version = 8, "test"
+	}
 	f := &Fixture{T: t, Dir: dir}
-	f.Sim = sim.New(sim.Options{Ports: 8, Version: "test", Fault: func(c backend.Change) error {
+	o.Sim.Fault = func(c backend.Change) error {
 		if f.Fault != nil {
 			return f.Fault(c)
 		}
 		return nil
-	}})
+	}
+	f.Sim = sim.New(o.Sim)
 	st, err := store.Open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -62,10 +84,10 @@ func NewWith(t testing.TB, dir string, reg *model.Registry, wrap ...func(backend
 		t.Fatal(err)
 	}
 	var b backend.Backend = f.Sim
-	for _, w := range wrap {
+	for _, w := range o.Wrap {
 		b = w(b)
 	}
-	f.E = engine.New(reg, st, b, box, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	f.E = engine.New(o.Registry, st, b, box, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err := f.E.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
