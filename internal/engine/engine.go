@@ -28,6 +28,13 @@
 // refuses is undone by the backend and later requests of its batch are
 // resolved again; if the store write fails, the engine reverts the
 // backend changes of the whole batch itself.
+//
+// This package is the core. The parts that sit on its commit path are
+// packages of their own: feed (the change feed, which the writer publishes
+// into), history (revisions, rollback, confirmed commits), candidates
+// (staging) and users (the User lookup and the UserPassword action). They
+// use the core's small API in parts.go — a Request's Prepare and AfterWrite,
+// Submit, View — and the core does not know them.
 package engine
 
 import (
