@@ -23,7 +23,6 @@ import (
 	"github.com/swmgr/swmgr/internal/backend/sim"
 	"github.com/swmgr/swmgr/internal/chrony"
 	"github.com/swmgr/swmgr/internal/engine"
-	"github.com/swmgr/swmgr/internal/engine/history"
 	"github.com/swmgr/swmgr/internal/frr"
 	"github.com/swmgr/swmgr/internal/frr/frrtest"
 	"github.com/swmgr/swmgr/internal/model"
@@ -210,7 +209,7 @@ func TestBGPOnLinux(t *testing.T) {
 	})
 
 	t.Run("rollback restores FRR's running configuration", func(t *testing.T) {
-		if _, err := history.New(s.e).Rollback(ctx, oneRev, engine.Request{}); err != nil {
+		if _, err := s.hist.Rollback(ctx, oneRev, engine.Request{}); err != nil {
 			t.Fatal(err)
 		}
 		if got := frrtest.RunningBGP(t, sw); got != oneNeighbor {
@@ -508,7 +507,7 @@ func TestNTPAndSystemOnLinux(t *testing.T) {
 		if m, _ := os.Hostname(); m != machine {
 			t.Fatalf("the machine's own host name changed: %q -> %q", machine, m)
 		}
-		if _, err := history.New(s.e).Rollback(context.Background(), ntpRev, engine.Request{}); err != nil {
+		if _, err := s.hist.Rollback(context.Background(), ntpRev, engine.Request{}); err != nil {
 			t.Fatal(err)
 		}
 		if h, _ := sys.Hostname(); h != machine {
