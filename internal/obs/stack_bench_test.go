@@ -42,11 +42,11 @@ func BenchmarkStackGetByID(b *testing.B) {
 	defer logFile.Close()
 	lines := obs.NewLineBuffer(logFile)
 	defer lines.Close()
-	accessLog := slog.New(slog.NewTextHandler(lines.Buffered(), &slog.HandlerOptions{Level: slog.LevelInfo}))
+	accessLog := obs.NewAccessLog(lines.Buffered(), "text", slog.LevelInfo)
 	var authed, served http.Handler
 	s, err := testserver.Start("", testserver.Options{Outer: func(h http.Handler) http.Handler {
 		authed = h
-		served = obs.Wrap(h, obs.HandlerOptions{Log: accessLog, Metrics: m})
+		served = obs.Wrap(h, obs.HandlerOptions{Access: accessLog, Metrics: m})
 		return served
 	}})
 	if err != nil {
