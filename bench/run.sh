@@ -12,7 +12,9 @@
 # Environment: BENCH_ROUNDS (3) alternating rounds per ratio, BENCH_SECONDS (5) per
 # throughput round, BENCH_VALUE_SIZE (300) bytes per raw bbolt value, BENCH_GEN
 # (wrk if installed, else loadgen) generator of (a), BENCH_PIN (1) pin server and
-# generator of (a) to separate CPUs with taskset.
+# generator of (a) to separate CPUs with taskset, BENCH_SECTIONS (all) which
+# sections run ("load a": only the loading and (a)), BENCH_OBJECTS (100000)
+# objects loaded (fewer for a quick look at (a); (c) needs 100000).
 # Exits 0 when every target is met, 1 when one is missed or could not be measured.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +22,7 @@ cd "$(dirname "$0")/.."
 ROUNDS=${BENCH_ROUNDS:-3}
 SECS=${BENCH_SECONDS:-5}
 VALUE_SIZE=${BENCH_VALUE_SIZE:-300}
-OBJECTS=100000
+OBJECTS=${BENCH_OBJECTS:-100000}
 CLIENTS=64
 CREATE_BODY='{"IpAddr":"{ip}","MinPoll":6,"MaxPoll":10}'
 
@@ -228,6 +230,23 @@ section_load_c_d() {
 	result d cold "$cold"
 }
 
+# section_load is the loading alone (for BENCH_SECTIONS="load a").
+section_load() {
+	local dir=$work/big port base out
+	port=$("$PROBE" freeport)
+	base="http://127.0.0.1:$port/public/v1/config"
+	echo
+	echo "== loading $OBJECTS NtpServers into a fresh swmgr (loadgen -c $CLIENTS, unique 10.x.y.z)"
+	start_swmgr "$dir" "$port"
+	out=$("$LOADGEN" -method POST -url "$base/NtpServer" -body-template "$CREATE_BODY" -c "$CLIENTS" -n "$OBJECTS")
+	echo "   $out"
+	"$PROBE" objectid -url "$base/NtpServers?Count=1" >"$work/big.id"
+	stop_proc "$SW_PID"
+}
+
+# cpu_ticks pid: user+system clock ticks the process has used.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
 # ---- (a) GET by id ---------------------------------------------------------
 
 section_a() {
@@ -257,14 +276,28 @@ section_a() {
 	fi
 	gen_get "$sw_url" 16 2 >/dev/null # warm up both
 	gen_get "$bare_url" 16 2 >/dev/null
-	local i s b sw=() bw=()
+	local i s b t0 sc bc sw=() bw=() swc=() bwc=() tck
+	tck=$(getconf CLK_TCK)
+	# CPU per request (user + system time of the server over the round /
+	# its requests): moves far less with the machine's load than req/s.
+	per_req() { awk -v t="$1" -v k="$tck" -v r="$2" -v d="$SECS" 'BEGIN {if (r > 0) printf "%.1f", t / k * 1e6 / (r * d); else print "nan"}'; }
 	for i in $(seq 1 "$ROUNDS"); do
+		t0=$(cpu_ticks "$SW_PID")
 		s=$(gen_get "$sw_url" 16 "$SECS")
+		sc=$(per_req $(($(cpu_ticks "$SW_PID") - t0)) "$s")
+		t0=$(cpu_ticks "$bpid")
 		b=$(gen_get "$bare_url" 16 "$SECS")
-		echo "   round $i: swmgr $s req/s, bare $b req/s"
+		bc=$(per_req $(($(cpu_ticks "$bpid") - t0)) "$b")
+		echo "   round $i: swmgr $s req/s ($sc us CPU per request), bare $b req/s ($bc us CPU per request)"
 		sw+=("$s")
 		bw+=("$b")
+		swc+=("$sc")
+		bwc+=("$bc")
 	done
+	local mc mb
+	mc=$(printf '%s\n' "${swc[@]}" | median)
+	mb=$(printf '%s\n' "${bwc[@]}" | median)
+	echo "   CPU per request, medians: swmgr $mc us, bare $mb us -> bare/swmgr $(ratio "$mb" "$mc") (information: moves less with the load than req/s)"
 	s=$(printf '%s\n' "${sw[@]}" | median)
 	b=$(printf '%s\n' "${bw[@]}" | median)
 	local rt

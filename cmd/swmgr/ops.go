@@ -21,14 +21,14 @@ import (
 // observability is what serve adds for operators: metrics, the access
 // log, the health endpoints, and the API document and browser.
 type observability struct {
-	metrics *obs.Metrics // nil with --metrics=false
-	access  *slog.Logger // nil with --access-log=false
+	metrics *obs.Metrics   // nil with --metrics=false
+	access  *obs.AccessLog // nil with --access-log=false
 	health  obs.Health
 	apiDoc  []byte // the OpenAPI document, generated once from the engine's registry
 }
 
 // accessLog is the logger of the access lines (buffered: see serve).
-func newObservability(o *serveOptions, accessLog *slog.Logger) *observability {
+func newObservability(o *serveOptions, accessLog *obs.AccessLog) *observability {
 	ob := &observability{}
 	if o.metrics {
 		ob.metrics = obs.NewMetrics()
@@ -97,7 +97,7 @@ func (ob *observability) outer(authed http.Handler) http.Handler {
 			authed.ServeHTTP(w, r)
 		}
 	})
-	return obs.Wrap(h, obs.HandlerOptions{Log: ob.access, Metrics: ob.metrics})
+	return obs.Wrap(h, obs.HandlerOptions{Access: ob.access, Metrics: ob.metrics})
 }
 
 // ready marks the service ready and tells systemd (Type=notify).

@@ -195,7 +195,9 @@ func serve(ctx context.Context, o *serveOptions) error {
 	if err != nil {
 		return err
 	}
-	accessLog, _ := newLogger(lines.Buffered(), o.logFormat, o.logLevel)
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(o.logLevel)) // newLogger checked it
+	accessLog := obs.NewAccessLog(lines.Buffered(), o.logFormat, level)
 	// The first admin's password is read once and kept out of the
 	// environment of anything swmgr runs, and of /proc/<pid>/environ.
 	envPassword := os.Getenv(adminPasswordEnv)

@@ -156,17 +156,20 @@ func (r Route) allows(method string) bool {
 // metricsClass is the route's class for metrics and the access log: the
 // class, and whether it names a list or one object by ObjectId.
 func (r Route) metricsClass() string {
+	one := 0 // the class itself
 	switch {
 	case r.Plural:
-		return classNames[r.Class][1]
+		one = 1
 	case r.ID != "":
-		return classNames[r.Class][2]
+		one = 2
 	}
-	return classNames[r.Class][0]
-}
-
-var classNames = map[model.Class][3]string{
-	model.Config: {"config", "config_list", "config_id"},
-	model.State:  {"state", "state_list", "state_id"},
-	model.Action: {"action", "action", "action"},
+	switch r.Class {
+	case model.Config:
+		return [3]string{"config", "config_list", "config_id"}[one]
+	case model.State:
+		return [3]string{"state", "state_list", "state_id"}[one]
+	case model.Action:
+		return "action"
+	}
+	return ""
 }

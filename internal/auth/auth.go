@@ -93,20 +93,43 @@ type Identity struct {
 // empty name.
 func Local() Identity { return Identity{Role: Admin} }
 
+// identityKey is the context key of a request's identity: an *Identity
+// the authentication attached (NewContext), or, for a request without
+// credentials from the local peer, the connection's *peerConn (Peers).
 type identityKey struct{}
+
+// identityCtx carries an identity in one allocation (context.WithValue
+// would take a second one to box the Identity).
+type identityCtx struct {
+	context.Context
+	id Identity
+}
+
+func (c *identityCtx) Value(key any) any {
+	if key == (identityKey{}) {
+		return &c.id
+	}
+	return c.Context.Value(key)
+}
 
 // NewContext returns ctx carrying id.
 func NewContext(ctx context.Context, id Identity) context.Context {
-	return context.WithValue(ctx, identityKey{}, id)
+	return &identityCtx{Context: ctx, id: id}
 }
 
-// FromContext returns the identity of a request. A request that carries
-// none is the unauthenticated local admin of a loopback listener: the
-// handler lets it through untouched (copying the request to attach Local()
-// would cost every local call), so FromContext answers Local() for it.
+// FromContext returns the identity of a request. A request without
+// credentials from the local peer (Peers) carries its connection's: the
+// handler attaches nothing to it, since that would copy every local
+// request. A context that carries neither is the unauthenticated local
+// admin (Local).
 func FromContext(ctx context.Context) Identity {
-	if id, ok := ctx.Value(identityKey{}).(Identity); ok {
-		return id
+	switch v := ctx.Value(identityKey{}).(type) {
+	case *Identity:
+		return *v
+	case *peerConn:
+		if r := v.role.Load(); r != nil && r.err == nil {
+			return r.id
+		}
 	}
 	return Local()
 }

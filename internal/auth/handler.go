@@ -112,7 +112,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.fail(w, r, apierr.New(http.StatusUnauthorized, apierr.CodeUnauthorized, "", "", "%v", err))
 			return
 		}
-		h.authorised(w, r, id, r.RemoteAddr)
+		h.authorised(w, r, id, r.RemoteAddr, false) // r's context already answers id (FromContext)
 		return
 	}
 	addr := clientAddr(r.RemoteAddr)
@@ -123,7 +123,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id, ok := h.opts.Verifier.Cached(name, password)
 	if ok {
 		h.opts.Throttle.Succeeded(name, addr)
-		h.authorised(w, r, id, addr.String())
+		h.authorised(w, r, id, addr.String(), true)
 		return
 	}
 	// A request whose credential is being checked for another one waits
@@ -165,7 +165,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else {
 		attempt.End(Succeeded)
 	}
-	h.authorised(w, r, id, addr.String())
+	h.authorised(w, r, id, addr.String(), true)
 }
 
 // holdRefusal waits RefusalDelay, or until the client goes away.
@@ -190,8 +190,9 @@ func (h *handler) tooMany(w http.ResponseWriter, r *http.Request, name string, a
 	h.fail(w, r, apierr.New(http.StatusTooManyRequests, apierr.CodeTooManyAttempts, "", "", "too many failed logins for %q from %s; try again in %d s", name, addr, secs))
 }
 
-// authorised checks the role of an identified request and serves it.
-func (h *handler) authorised(w http.ResponseWriter, r *http.Request, id Identity, addr string) {
+// authorised checks the role of an identified request and serves it, with
+// id attached to its context if attach.
+func (h *handler) authorised(w http.ResponseWriter, r *http.Request, id Identity, addr string, attach bool) {
 	need := NeedAdmin
 	switch {
 	case h.opts.Access != nil:
@@ -209,7 +210,9 @@ func (h *handler) authorised(w http.ResponseWriter, r *http.Request, id Identity
 		h.fail(w, r, e)
 		return
 	}
-	r = r.WithContext(NewContext(r.Context(), id))
+	if attach {
+		r = r.WithContext(NewContext(r.Context(), id))
+	}
 	if h.opts.BodyTimeout > 0 && r.Body != nil && r.Body != http.NoBody {
 		r.Body = newDeadlineBody(w, r.Body, h.opts.BodyTimeout)
 	}

@@ -81,8 +81,6 @@ func osUserName(uid uint32) (string, error) {
 // request: an account changed (made, deleted, its group changed).
 func (p *Peers) Forget(string) { p.gen.Add(1) }
 
-type peerKey struct{}
-
 // peerConn is the slot ConnContext attaches to a connection.
 type peerConn struct {
 	conn net.Conn
@@ -100,9 +98,12 @@ type peerRole struct {
 }
 
 // ConnContext is for http.Server.ConnContext: it attaches to each
-// connection the slot where its peer's identity is kept.
+// connection the slot where its peer's identity is kept, under the key of
+// a request's identity: a request that the handler attaches no identity to
+// (one without credentials, from this peer) finds the connection's
+// (FromContext).
 func (p *Peers) ConnContext(ctx context.Context, c net.Conn) context.Context {
-	return context.WithValue(ctx, peerKey{}, &peerConn{conn: c})
+	return context.WithValue(ctx, identityKey{}, &peerConn{conn: c})
 }
 
 // errPeerUnknown wraps failures to tell who the peer is.
@@ -114,7 +115,7 @@ var errNotAUser = errors.New("is not a swmgr User, and this switch refuses local
 
 // identity is the identity of the peer of the request's connection.
 func (p *Peers) identity(ctx context.Context) (Identity, error) {
-	pc, _ := ctx.Value(peerKey{}).(*peerConn)
+	pc, _ := ctx.Value(identityKey{}).(*peerConn)
 	if pc == nil {
 		return Identity{}, fmt.Errorf("%w: the listener does not track its connections", errPeerUnknown)
 	}

@@ -26,6 +26,13 @@ func (e *Engine) GetByID(ctx context.Context, k *model.Kind, id uuid.UUID, state
 			return appendObject(dst, c.public, id), c.modRev, nil
 		}
 	}
+	return e.getStoredByID(ctx, k, id, state, dst)
+}
+
+// getStoredByID is GetByID from the store (the cache missed, or a state
+// read). Apart so that GetByID's id stays on the stack: the closure below
+// takes its address.
+func (e *Engine) getStoredByID(ctx context.Context, k *model.Kind, id uuid.UUID, state bool, dst []byte) ([]byte, uint64, error) {
 	var rev uint64
 	err := e.store.View(func(tx store.Txn) error {
 		rec, ok, err := tx.GetByID(id)

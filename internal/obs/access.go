@@ -12,7 +12,10 @@ import (
 
 // HandlerOptions configure Wrap.
 type HandlerOptions struct {
-	// Log receives one line per request at info level; nil: no access log.
+	// Access writes one line per request (at info level); nil: Log does.
+	Access *AccessLog
+	// Log receives one line per request at info level, when Access is nil;
+	// both nil: no access log.
 	Log     *slog.Logger
 	Metrics *Metrics // nil: no request metrics
 }
@@ -20,7 +23,7 @@ type HandlerOptions struct {
 // Wrap returns next with the access log and request metrics around it. It
 // goes outside authentication, so that refused requests are seen too.
 func Wrap(next http.Handler, opts HandlerOptions) http.Handler {
-	if opts.Log == nil && opts.Metrics == nil {
+	if opts.Access == nil && opts.Log == nil && opts.Metrics == nil {
 		return next
 	}
 	return &handler{next: next, opts: opts}
@@ -38,18 +41,27 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.next.ServeHTTP(rec, r)
 	end := time.Now()
 	took := end.Sub(start)
-	if rec.status == 0 {
-		rec.status = http.StatusOK
+	status, bytes := rec.status, rec.bytes
+	if status == 0 {
+		status = http.StatusOK
 	}
 	class := note.Class
 	if class == "" {
 		class = RouteClass(r.URL.Path)
 	}
+	revision := note.Revision
 	if m := h.opts.Metrics; m != nil {
-		m.request(class, r.Method, rec.status, took, rec.bytes)
-		if rec.status == http.StatusUnauthorized && r.Header.Get("Authorization") != "" {
+		m.request(class, r.Method, status, took, bytes)
+		if status == http.StatusUnauthorized && r.Header.Get("Authorization") != "" {
 			m.loginFailures.Inc()
 		}
+	}
+	if a := h.opts.Access; a != nil {
+		// Never the query string, the headers or the body: they may hold
+		// a secret (credentials go in headers; a misused query, in the URL).
+		a.write(r.Context(), &accessLine{end: end, user: userOf(r), source: r.RemoteAddr, method: r.Method, route: class, path: r.URL.Path,
+			status: status, bytes: bytes, latencyMS: float64(took.Microseconds()) / 1000, revision: revision})
+		return
 	}
 	if h.opts.Log != nil && h.opts.Log.Enabled(r.Context(), slog.LevelInfo) {
 		// The record goes to the handler directly: Logger.LogAttrs would
@@ -65,12 +77,12 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			slog.String("method", r.Method),
 			slog.String("route", class),
 			slog.String("path", r.URL.Path),
-			slog.Int("status", rec.status),
-			slog.Int64("bytes", rec.bytes),
+			slog.Int("status", status),
+			slog.Int64("bytes", bytes),
 			slog.Float64("latency_ms", float64(took.Microseconds())/1000),
 		)
-		if note.Revision != 0 {
-			line.AddAttrs(slog.Uint64("revision", note.Revision))
+		if revision != 0 {
+			line.AddAttrs(slog.Uint64("revision", revision))
 		}
 		_ = h.opts.Log.Handler().Handle(r.Context(), line) // a line that cannot be written is not the request's failure
 	}

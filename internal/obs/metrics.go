@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -32,9 +33,11 @@ type Metrics struct {
 	archives      *prometheus.CounterVec // result
 
 	// Observers of one (class, method, code) are cached: resolving label
-	// values on every request would cost more than the observation.
-	mu        sync.RWMutex
-	observers map[requestLabels]requestObservers
+	// values on every request would cost more than the observation. The
+	// map is never modified once published: a new combination publishes
+	// a copy (under mu), so a request reads it without a lock.
+	mu        sync.Mutex
+	observers atomic.Pointer[map[requestLabels]requestObservers]
 }
 
 type requestLabels struct {
@@ -52,7 +55,8 @@ var latencyBuckets = []float64{.00005, .0001, .00025, .0005, .001, .0025, .005, 
 
 // NewMetrics makes the metrics, with the Go runtime's and the process's.
 func NewMetrics() *Metrics {
-	m := &Metrics{reg: prometheus.NewRegistry(), observers: map[requestLabels]requestObservers{}}
+	m := &Metrics{reg: prometheus.NewRegistry()}
+	m.observers.Store(&map[requestLabels]requestObservers{})
 	m.requests = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name: "swmgr_http_request_duration_seconds", Help: "HTTP requests by route class, method and status code, and how long they took.",
 		Buckets: latencyBuckets,
@@ -105,9 +109,7 @@ func (m *Metrics) Handler() http.Handler {
 
 func (m *Metrics) request(class, method string, code int, took time.Duration, bytes int64) {
 	k := requestLabels{class, method, code}
-	m.mu.RLock()
-	o, ok := m.observers[k]
-	m.mu.RUnlock()
+	o, ok := (*m.observers.Load())[k]
 	if !ok {
 		if !knownMethod(method) {
 			k.method = "other" // a client must not grow the label set at will
@@ -117,8 +119,13 @@ func (m *Metrics) request(class, method string, code int, took time.Duration, by
 			bytes:   m.responseBytes.WithLabelValues(class),
 		}
 		m.mu.Lock()
-		if len(m.observers) < 4096 {
-			m.observers[requestLabels{class, method, code}] = o
+		if old := *m.observers.Load(); len(old) < 4096 {
+			next := make(map[requestLabels]requestObservers, len(old)+1)
+			for l, ob := range old {
+				next[l] = ob
+			}
+			next[requestLabels{class, method, code}] = o
+			m.observers.Store(&next)
 		}
 		m.mu.Unlock()
 	}

@@ -147,8 +147,8 @@ func BenchmarkGetByID(b *testing.B) {
 	defer logFile.Close()
 	lines := obs.NewLineBuffer(logFile)
 	defer lines.Close()
-	log := slog.New(slog.NewJSONHandler(lines.Buffered(), nil))
-	on := startBenchServer(b, func(h http.Handler) http.Handler { return obs.Wrap(h, obs.HandlerOptions{Log: log, Metrics: m}) })
+	log := obs.NewAccessLog(lines.Buffered(), "json", slog.LevelInfo)
+	on := startBenchServer(b, func(h http.Handler) http.Handler { return obs.Wrap(h, obs.HandlerOptions{Access: log, Metrics: m}) })
 	off := startBenchServer(b, nil)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
 	get := func(url string) {

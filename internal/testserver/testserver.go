@@ -42,6 +42,10 @@ type Server struct {
 	Fingerprint string // SHA-256 of the HTTPS certificate, hex
 	Engine      *engine.Engine
 	Handler     *api.Server
+	// ConnContext is the plain listener's http.Server.ConnContext (the
+	// slot of the peer's identity), for benchmarks that call its handler
+	// without a network.
+	ConnContext func(context.Context, net.Conn) context.Context
 
 	dir   string
 	st    *store.Store
@@ -139,6 +143,7 @@ func (s *Server) start(dir string, opts Options) error {
 	}
 	s.plain = httptest.NewUnstartedServer(plain)
 	s.plain.Config.ConnContext = peers.ConnContext
+	s.ConnContext = peers.ConnContext
 	s.plain.Start()
 	s.URL = s.plain.URL
 	s.tls = httptest.NewUnstartedServer(auth.Handler(h, auth.Options{Verifier: verifier, Throttle: throttle, Log: log, Access: s.Handler.Access, Refused: s.Handler.LogRefused}))

@@ -1,0 +1,55 @@
+package obs
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"testing"
+	"time"
+)
+
+// AccessLog writes what slog's handlers write for the same line, byte for
+// byte, in both formats: its own formatting where it has one, slog's for
+// the rest.
+func TestAccessLogIsSlogs(t *testing.T) {
+	zones := []*time.Location{time.UTC, time.FixedZone("x", -(3*3600 + 30*60)), time.FixedZone("y", 5*3600+45*60)}
+	base := []accessLine{
+		{user: "local", source: "127.0.0.1:51234", method: "GET", route: "config_id", path: "/public/v1/config/NtpServer/0a0b0c0d-0000-0000-0000-000000000000", status: 200, bytes: 143, latencyMS: 0.052},
+		{user: "admin", source: "[::1]:443", method: "POST", route: "config", path: "/public/v1/config/NtpServer", status: 201, bytes: 262, latencyMS: 2.517, revision: 77},
+		{user: "(bad credentials)", source: "192.0.2.7:5555", method: "GET", route: "metrics", path: "/metrics", status: 401, bytes: 0, latencyMS: 0},
+		{user: "local", source: "127.0.0.1:1", method: "GET", route: "other", path: "/a b=c\"d\\e", status: 404, latencyMS: 1},
+		{user: "ünïcode", source: "127.0.0.1:1", method: "PATCH", route: "config_id", path: "/public/v1/config/Port/x\u2028y", status: 200, latencyMS: 123456.789},
+		{user: "", source: "", method: "BREW", route: "other", path: "/<script>&", status: 999, bytes: -1, latencyMS: 1e-7},
+		{user: "bob", source: "127.0.0.1:2", method: "DELETE", route: "config_id", path: "/public/v1/config/User/x", status: 204, latencyMS: 3e21, revision: 1 << 60},
+		{user: "bob", source: "127.0.0.1:2", method: "GET", route: "config_list", path: "/public/v1/config/Ports?{}|^`'#", status: 200, latencyMS: 1234567.001},
+		{user: "bob", source: "127.0.0.1:2", method: "GET", route: "state", path: "/\x00\x7f\t", status: 200, latencyMS: 0.001},
+	}
+	fast := 0
+	for _, format := range []string{"text", "json"} {
+		for _, zone := range zones {
+			for i, l := range base {
+				l.end = time.Date(2026, 11, 23, 21, 9, 5, int(i)*123456789%1e9, zone)
+				var got, want bytes.Buffer
+				a := NewAccessLog(&got, format, slog.LevelInfo)
+				if _, ok := a.appendLine(nil, &l); ok {
+					fast++
+				}
+				a.write(context.Background(), &l)
+				ref := NewAccessLog(&want, format, slog.LevelInfo)
+				ref.slowLine(context.Background(), &l)
+				if got.String() != want.String() {
+					t.Errorf("%s line %d:\n got %s\nwant %s", format, i, got.String(), want.String())
+				}
+			}
+		}
+	}
+	if fast < 2*len(zones)*3 {
+		t.Errorf("only %d lines were formatted without slog", fast)
+	}
+	// Above info, nothing.
+	var buf bytes.Buffer
+	NewAccessLog(&buf, "text", slog.LevelWarn).write(context.Background(), &base[0])
+	if buf.Len() != 0 {
+		t.Errorf("written at warn: %s", buf.String())
+	}
+}
