@@ -24,7 +24,7 @@ import (
 func newUserFixture(t testing.TB) (*fixture, *accounts.Files) {
 	t.Helper()
 	dir := t.TempDir()
-	acc, err := accounts.OpenFiles(filepath.Join(dir, "accounts"), accounts.FilesOptions{Scheme: accounts.SHA512})
+	acc, err := accounts.OpenFiles(filepath.Join(dir, "accounts"), accounts.FilesOptions{Scheme: accounts.SHA512, WriteBehind: true})
 	if err != nil {
 		t.Fatal(err)
 	}
