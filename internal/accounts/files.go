@@ -163,21 +163,56 @@ func (f *Files) SetPassword(ctx context.Context, name, password string) error {
 		return err
 	}
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	next := f.cur.Load().clone()
 	if next.passwd.find(name) < 0 {
+		f.mu.Unlock()
 		return fmt.Errorf("%w: %s", ErrNotFound, name)
 	}
+	var was []string // the shadow entry before, nil if there was none
 	i := next.shadow.find(name)
 	if i < 0 {
 		next.shadow = append(next.shadow, []string{name, "", "", "0", "99999", "7", "", "", ""})
 		i = len(next.shadow) - 1
+	} else {
+		was = slices.Clone(next.shadow[i])
 	}
 	for len(next.shadow[i]) < 9 {
 		next.shadow[i] = append(next.shadow[i], "")
 	}
 	next.shadow[i][1], next.shadow[i][2] = hash, daysNow(f.now())
-	return f.commitNow(next) // the action is answered when the password is on disk
+	if !f.writeBehind {
+		defer f.mu.Unlock()
+		return f.commitNow(next)
+	}
+	// The action is answered once the password is on disk, but the write
+	// happens outside f.mu: the changes of the engine's writer need not
+	// wait for it.
+	f.cur.Store(next)
+	f.mu.Unlock()
+	err = f.Sync(ctx)
+	if err != nil {
+		f.putBackShadow(name, hash, was)
+	}
+	return err
+}
+
+// putBackShadow undoes a password change that could not be written: name's
+// shadow entry becomes was again (none if was is nil), unless the entry no
+// longer holds hash (changed since).
+func (f *Files) putBackShadow(name, hash string, was []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	back := f.cur.Load().clone()
+	i := back.shadow.find(name)
+	if i < 0 || back.shadow.field(i, 1) != hash {
+		return
+	}
+	if was == nil {
+		back.shadow = back.shadow.without(i)
+	} else {
+		back.shadow[i] = was
+	}
+	f.cur.Store(back)
 }
 
 // Delete implements Accounts.
@@ -456,12 +491,19 @@ func (f *Files) write(cur, next *etc) error {
 			}
 		}
 	}()
+	// The temporary files are written and synced side by side: the file
+	// system commits their syncs together, where one after the other each
+	// would wait for a journal commit of its own.
+	errs := make([]error, len(changes))
+	var wg sync.WaitGroup
 	for i := range changes {
-		tmp, err := atomicfile.WriteTemp(filepath.Join(f.dir, changes[i].name), changes[i].new, fileMode(changes[i].name))
-		if err != nil {
-			return err
-		}
-		changes[i].tmp = tmp
+		wg.Go(func() {
+			changes[i].tmp, errs[i] = atomicfile.WriteTemp(filepath.Join(f.dir, changes[i].name), changes[i].new, fileMode(changes[i].name))
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
 	}
 	for i, c := range changes {
 		err := error(nil)

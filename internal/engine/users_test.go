@@ -20,10 +20,16 @@ import (
 )
 
 // newUserFixture is a fixture whose simulated switch keeps accounts in
-// files (sha512crypt, fast enough for tests).
-func newUserFixture(t testing.TB) (*fixture, *accounts.Files) {
+// files (sha512crypt, fast enough for tests), written behind as serve does.
+func newUserFixture(t testing.TB, wrap ...func(backend.Backend) backend.Backend) (*fixture, *accounts.Files) {
 	t.Helper()
-	dir := t.TempDir()
+	return newUserFixtureAt(t, t.TempDir(), wrap...)
+}
+
+// newUserFixtureAt is newUserFixture on the data directory dir: a restart
+// when an engine ran there before.
+func newUserFixtureAt(t testing.TB, dir string, wrap ...func(backend.Backend) backend.Backend) (*fixture, *accounts.Files) {
+	t.Helper()
 	acc, err := accounts.OpenFiles(filepath.Join(dir, "accounts"), accounts.FilesOptions{Scheme: accounts.SHA512, WriteBehind: true})
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +48,11 @@ func newUserFixture(t testing.TB) (*fixture, *accounts.Files) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.e = New(model.Builtin(), f.st, f.sim, box, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	var b backend.Backend = f.sim
+	for _, w := range wrap {
+		b = w(b)
+	}
+	f.e = New(model.Builtin(), f.st, b, box, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err := f.e.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
