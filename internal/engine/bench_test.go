@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
@@ -11,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/configlog"
 	"github.com/swmgr/swmgr/internal/model"
@@ -46,6 +50,45 @@ func addr(n int) string { return fmt.Sprintf("10.%d.%d.%d", n>>16&255, n>>8&255,
 // behind as serve opens them.
 func BenchmarkEngineNtpCreateBesideUserLoop(b *testing.B) {
 	f, _ := newUserFixture(b)
+	ntpBesideUsers(b, f, "bench")
+}
+
+// The same with the host's kind of accounts, as the Linux backend has them
+// (accounts.OS: useradd, userdel, ... run inside the writer), acting on a
+// copy of /etc under a prefix. Needs root and the tools.
+func BenchmarkNtpCreateBesideOSAccountLoop(b *testing.B) {
+	if os.Geteuid() != 0 {
+		b.Skip("the OS account tools need root, even under a prefix")
+	}
+	for _, tool := range []string{"useradd", "userdel", "groupadd", "groupdel", "usermod"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if _, err := os.Stat("/usr/sbin/" + tool); err != nil {
+				b.Skipf("%s is not installed", tool)
+			}
+		}
+	}
+	root := b.TempDir()
+	for _, d := range []string{"etc", "home"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, n := range []string{"passwd", "shadow", "group", "gshadow"} {
+		data, err := os.ReadFile(filepath.Join("/etc", n))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, "etc", n), data, 0o600); err != nil {
+			b.Fatal(err)
+		}
+	}
+	f := newAccountsFixture(b, b.TempDir(), &accounts.OS{Prefix: root, Scheme: accounts.SHA512}, false)
+	ntpBesideUsers(b, f, "opsbench")
+}
+
+// ntpBesideUsers measures NtpServer creates alone and beside a loop of
+// User creates and deletes (names prefix0, prefix1, ...) on f.
+func ntpBesideUsers(b *testing.B, f *fixture, prefix string) {
 	ctx := context.Background()
 	write := func(op backend.Op, kind string, fields model.Object) error {
 		k := f.kind(kind)
@@ -77,7 +120,7 @@ func BenchmarkEngineNtpCreateBesideUserLoop(b *testing.B) {
 						return
 					default:
 					}
-					name := fmt.Sprintf("bench%d", i)
+					name := fmt.Sprintf("%s%d", prefix, i)
 					if err := write(backend.Create, "User", user(name, "operator", "Secret-pass-123")); err != nil {
 						b.Error(err)
 						return

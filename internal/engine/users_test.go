@@ -34,8 +34,16 @@ func newUserFixtureAt(t testing.TB, dir string, wrap ...func(backend.Backend) ba
 	if err != nil {
 		t.Fatal(err)
 	}
+	return newAccountsFixture(t, dir, acc, true, wrap...), acc
+}
+
+// newAccountsFixture is a fixture on dir whose simulated switch applies
+// Users to acc; own says acc belongs to the switch alone.
+func newAccountsFixture(t testing.TB, dir string, acc accounts.Accounts, own bool, wrap ...func(backend.Backend) backend.Backend) *fixture {
+	t.Helper()
+	var err error
 	f := &fixture{t: t, dir: dir}
-	f.sim = sim.New(sim.Options{Ports: 4, Version: "test", Accounts: acc, OwnAccounts: true, CLIShell: "/usr/bin/swmgr", Fault: func(c backend.Change) error {
+	f.sim = sim.New(sim.Options{Ports: 4, Version: "test", Accounts: acc, OwnAccounts: own, CLIShell: "/usr/bin/swmgr", Fault: func(c backend.Change) error {
 		if f.fault != nil {
 			return f.fault(c)
 		}
@@ -57,7 +65,7 @@ func newUserFixtureAt(t testing.TB, dir string, wrap ...func(backend.Backend) ba
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.e.Close(); f.st.Close() })
-	return f, acc
+	return f
 }
 
 func user(name, group, password string) model.Object {
