@@ -185,3 +185,33 @@ func TestFilesReconcile(t *testing.T) {
 		})
 	}
 }
+
+// The time a User create and delete hold the engine's writer on the
+// simulated switch's accounts: written at once (each change's fsyncs) and
+// written behind (memory only; Sync runs outside the writer).
+//
+//	go test -run '^$' -bench FilesCreateDelete ./internal/accounts/
+func BenchmarkFilesCreateDelete(b *testing.B) {
+	ctx := context.Background()
+	for _, behind := range []bool{false, true} {
+		b.Run(fmt.Sprintf("WriteBehind=%v", behind), func(b *testing.B) {
+			f, err := OpenFiles(b.TempDir(), FilesOptions{Scheme: SHA512, WriteBehind: behind})
+			if err != nil {
+				b.Fatal(err)
+			}
+			hash, err := f.HashPassword("bench-password")
+			if err != nil {
+				b.Fatal(err)
+			}
+			for i := 0; b.Loop(); i++ {
+				name := fmt.Sprintf("bench%d", i)
+				if err := f.CreateHashed(ctx, name, "operator", "/bin/sh", hash); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := f.Delete(ctx, name); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
