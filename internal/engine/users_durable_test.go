@@ -41,19 +41,17 @@ func onDisk(t *testing.T, acc *accounts.Files) *accounts.Files {
 	return d
 }
 
-// A commit with a User, and the UserPassword action, are answered once the
-// account files are on disk.
+// A commit with a User is answered once the account files are on disk.
 func TestUserAnsweredWhenOnDisk(t *testing.T) {
 	ctx := context.Background()
 	f, acc := newUserFixture(t)
 	f.mustApply(f.edit(backend.Create, "User", user("root1", "admin", "admin-password")))
 	f.mustApply(f.edit(backend.Create, "User", user("alice", "operator", "alice-password")))
 	verify(t, onDisk(t, acc), "alice", "alice-password", true)
-
-	if err := f.e.SetPassword(ctx, "alice", "alice-password-2", Meta{Source: "test"}, nil); err != nil {
-		t.Fatal(err)
+	f.mustApply(f.edit(backend.Update, "User", model.Object{"Name": "alice", "DefaultShell": "Bash"}))
+	if a, _, _ := onDisk(t, acc).Lookup(ctx, "alice"); a.Shell != "/bin/bash" {
+		t.Errorf("alice's shell on disk after the answer: %q", a.Shell)
 	}
-	verify(t, onDisk(t, acc), "alice", "alice-password-2", true)
 
 	f.mustApply(f.edit(backend.Delete, "User", model.Object{"Name": "alice"}))
 	if _, ok, _ := onDisk(t, acc).Lookup(ctx, "alice"); ok {
@@ -178,7 +176,7 @@ func TestRestartReconcilesAccounts(t *testing.T) {
 			t.Error("mallory, who is no User, has an account")
 		}
 	}
-	if err := g.e.SetPassword(ctx, "bob", "bob-password-2", Meta{Source: "test"}, nil); err != nil {
+	if err := acc2.SetPassword(ctx, "bob", "bob-password-2"); err != nil { // what UserPassword does
 		t.Fatal(err)
 	}
 	verify(t, onDisk(t, acc2), "bob", "bob-password-2", true)

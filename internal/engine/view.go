@@ -40,7 +40,7 @@ type view struct {
 	commits  int               // requests of the batch that changed something
 	touched  map[string]uint64 // kind NUL key -> revision of the batch that changed it
 	prepared any               // what the driver prepared for the create being resolved
-	confirm  *confirmState     // the commit awaiting confirmation, as the batch sees it
+	confirm  *Confirmation     // the commit awaiting confirmation, as the batch sees it
 }
 
 type journalEntry struct {
@@ -55,7 +55,7 @@ func newView(e *Engine, tx store.Txn) *view {
 // viewMark is a point to return the view to.
 type viewMark struct {
 	journal, commits int
-	confirm          *confirmState
+	confirm          *Confirmation
 }
 
 func (v *view) mark() viewMark {
