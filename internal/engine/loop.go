@@ -202,7 +202,7 @@ func (e *Engine) answerSynced(j *job, syncs []func(context.Context) error) {
 	for _, sync := range syncs {
 		if err := sync(ctx); err != nil {
 			e.log.Error("a committed change could not be made durable on the switch", "revision", j.out.Revision, "err", err)
-			j.err = apierr.New(http.StatusInternalServerError, apierr.CodeBackend, "", "", "the change is committed (revision %d) but the switch could not write it to disk: %v; it is written again with the next change of the accounts", j.out.Revision, err)
+			j.err = apierr.New(http.StatusInternalServerError, apierr.CodeBackend, "", "", "the change is committed (revision %d) but the switch could not make it durable: %v", j.out.Revision, err)
 			return
 		}
 	}
