@@ -69,6 +69,21 @@ type HashCreator interface {
 	CreateHashed(ctx context.Context, name, group, shell, hash string) error
 }
 
+// Syncer is Accounts that may hold changes in memory before they reach
+// disk (Files with WriteBehind).
+type Syncer interface {
+	// Sync returns once every change made before it was called is durable.
+	Sync(ctx context.Context) error
+}
+
+// Reconciler is Accounts that belong to swmgr alone (the simulated
+// switch's files), which can be made to match the store at start.
+type Reconciler interface {
+	// Reconcile makes the accounts exactly want (name, group, shell) and
+	// reports what it changed.
+	Reconcile(ctx context.Context, want []Account) ([]Repair, error)
+}
+
 // Account is a user account, without its password hash.
 type Account struct {
 	Name  string

@@ -17,18 +17,27 @@ import (
 
 // Files keeps accounts in passwd, shadow, group and gshadow files of the
 // /etc format in a directory of its own: the simulated switch's accounts. It
-// makes hashes itself. Every change rewrites the files it touches
-// atomically (a temporary file, fsync, rename, fsync of the directory); if
-// one of several files cannot be replaced, those already replaced are put
-// back.
+// makes hashes itself. Writing rewrites the files that changed atomically
+// (a temporary file, fsync, rename, fsync of the directory); if one of
+// several files cannot be replaced, those already replaced are put back.
+//
+// By default every change is written before it returns. With WriteBehind,
+// Create, CreateHashed, SetShell, Delete and Restore change the accounts in
+// memory (Verify, Lookup and Members see the change at once) and Sync
+// writes them; SetPassword, which no commit of the engine covers, still
+// writes before it returns.
 type Files struct {
-	dir    string
-	scheme Scheme
-	now    func() time.Time
-	m      matcher
+	dir         string
+	scheme      Scheme
+	now         func() time.Time
+	writeBehind bool
+	m           matcher
 
 	mu  sync.Mutex          // serialises changes
-	cur atomic.Pointer[etc] // the files as on disk; never modified in place
+	cur atomic.Pointer[etc] // the accounts as they are; never modified in place
+
+	syncMu  sync.Mutex // serialises writes of the files; taken after mu, never before
+	written *etc       // the files as on disk (under syncMu)
 
 	// replaceHook, if set, runs before each file is replaced; an error fails
 	// the change there. Tests use it to check all-or-nothing.
@@ -39,12 +48,16 @@ type Files struct {
 type FilesOptions struct {
 	Scheme Scheme           // hashes to make; default Yescrypt
 	Now    func() time.Time // clock for shadow dates; default time.Now
+	// WriteBehind makes changes in memory and leaves writing them to Sync
+	// (see Files): the engine's single writer then does no file I/O for a
+	// User, and the commit's answer waits for Sync instead.
+	WriteBehind bool
 }
 
 // OpenFiles opens the account files in dir, making the directory (mode
 // 0700) and a minimal set of files (root, and the group users) on first use.
 func OpenFiles(dir string, opts FilesOptions) (*Files, error) {
-	f := &Files{dir: dir, scheme: opts.Scheme, now: opts.Now}
+	f := &Files{dir: dir, scheme: opts.Scheme, now: opts.Now, writeBehind: opts.WriteBehind, written: &etc{}}
 	if f.scheme == "" {
 		f.scheme = Yescrypt
 	}
@@ -67,7 +80,7 @@ func OpenFiles(dir string, opts FilesOptions) (*Files, error) {
 			gshadow: table{{"root", "*", "", ""}, {"users", "*", "", ""}},
 		}
 		f.cur.Store(&etc{})
-		if err := f.commit(seed); err != nil {
+		if err := f.commitNow(seed); err != nil {
 			return nil, fmt.Errorf("make account files in %s: %w", dir, err)
 		}
 	}
@@ -79,6 +92,7 @@ func OpenFiles(dir string, opts FilesOptions) (*Files, error) {
 		return nil, err
 	}
 	f.cur.Store(e)
+	f.written = e
 	return f, nil
 }
 
@@ -113,12 +127,7 @@ func (f *Files) CreateHashed(ctx context.Context, name, group, shell, hash strin
 	if next.passwd.find(name) >= 0 {
 		return fmt.Errorf("%w: %s", ErrExists, name)
 	}
-	gid, ok := next.gid(group)
-	if !ok {
-		gid = nextID(next.group, 2)
-		next.group = append(next.group, []string{group, "x", strconv.Itoa(gid), ""})
-		next.gshadow = append(next.gshadow, []string{group, "!", "", ""})
-	}
+	gid := next.ensureGroup(group)
 	uid := nextID(next.passwd, 2)
 	next.passwd = append(next.passwd, []string{name, "x", strconv.Itoa(uid), strconv.Itoa(gid), "", "/home/" + name, shell})
 	next.shadow = append(next.shadow, []string{name, hash, daysNow(f.now()), "0", "99999", "7", "", "", ""})
@@ -154,21 +163,56 @@ func (f *Files) SetPassword(ctx context.Context, name, password string) error {
 		return err
 	}
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	next := f.cur.Load().clone()
 	if next.passwd.find(name) < 0 {
+		f.mu.Unlock()
 		return fmt.Errorf("%w: %s", ErrNotFound, name)
 	}
+	var was []string // the shadow entry before, nil if there was none
 	i := next.shadow.find(name)
 	if i < 0 {
 		next.shadow = append(next.shadow, []string{name, "", "", "0", "99999", "7", "", "", ""})
 		i = len(next.shadow) - 1
+	} else {
+		was = slices.Clone(next.shadow[i])
 	}
 	for len(next.shadow[i]) < 9 {
 		next.shadow[i] = append(next.shadow[i], "")
 	}
 	next.shadow[i][1], next.shadow[i][2] = hash, daysNow(f.now())
-	return f.commit(next)
+	if !f.writeBehind {
+		defer f.mu.Unlock()
+		return f.commitNow(next)
+	}
+	// The action is answered once the password is on disk, but the write
+	// happens outside f.mu: the changes of the engine's writer need not
+	// wait for it.
+	f.cur.Store(next)
+	f.mu.Unlock()
+	err = f.Sync(ctx)
+	if err != nil {
+		f.putBackShadow(name, hash, was)
+	}
+	return err
+}
+
+// putBackShadow undoes a password change that could not be written: name's
+// shadow entry becomes was again (none if was is nil), unless the entry no
+// longer holds hash (changed since).
+func (f *Files) putBackShadow(name, hash string, was []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	back := f.cur.Load().clone()
+	i := back.shadow.find(name)
+	if i < 0 || back.shadow.field(i, 1) != hash {
+		return
+	}
+	if was == nil {
+		back.shadow = back.shadow.without(i)
+	} else {
+		back.shadow[i] = was
+	}
+	f.cur.Store(back)
 }
 
 // Delete implements Accounts.
@@ -181,31 +225,149 @@ func (f *Files) Delete(ctx context.Context, name string) (*Removed, error) {
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, name)
 	}
 	next := cur.clone()
-	r := &Removed{Account: a, member: next.supplementary(name)}
-	i := next.passwd.find(name)
-	r.passwd = next.passwd[i]
-	next.passwd = next.passwd.without(i)
-	if i := next.shadow.find(name); i >= 0 {
-		r.shadow = next.shadow[i]
-		next.shadow = next.shadow.without(i)
-	}
-	removeMember(next.group, 3, name)
-	removeMember(next.gshadow, 2, name)
-	removeMember(next.gshadow, 3, name)
-	if a.GID > SystemGIDMax && next.groupEmpty(a.Group, a.GID) {
-		if i := next.group.find(a.Group); i >= 0 {
-			r.group = next.group[i]
-			next.group = next.group.without(i)
-		}
-		if i := next.gshadow.find(a.Group); i >= 0 {
-			r.gshadow = next.gshadow[i]
-			next.gshadow = next.gshadow.without(i)
-		}
-	}
+	r := next.remove(a)
 	if err := f.commit(next); err != nil {
 		return nil, err
 	}
 	return r, nil
+}
+
+// Repair is one thing Reconcile changed.
+type Repair struct {
+	Account string // the account's name
+	Did     string // what was done, for the log
+}
+
+// Reconcile makes the accounts those of want and no others, as the store's
+// Users say, and writes them at once: an account that is missing is made
+// with its group and shell and a locked password (the password was never
+// stored: set it again with the UserPassword action); a wrong primary group
+// or login shell is put right; an account (UID above SystemGIDMax) that no
+// User has is removed, with its group if that is left empty. It returns
+// what it changed; nothing, when the accounts were right.
+func (f *Files) Reconcile(ctx context.Context, want []Account) ([]Repair, error) {
+	for _, w := range want {
+		if err := CheckName("user name", w.Name); err != nil {
+			return nil, err
+		}
+		if err := CheckName("group name", w.Group); err != nil {
+			return nil, err
+		}
+		if err := checkShell(w.Shell); err != nil {
+			return nil, err
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	cur := f.cur.Load()
+	next := cur.clone()
+	var did []Repair
+	note := func(name, format string, args ...any) {
+		did = append(did, Repair{Account: name, Did: fmt.Sprintf(format, args...)})
+	}
+	wanted := map[string]bool{}
+	for _, w := range want {
+		wanted[w.Name] = true
+		a, ok := next.lookup(w.Name)
+		if !ok {
+			gid := next.ensureGroup(w.Group)
+			uid := nextID(next.passwd, 2)
+			next.passwd = append(next.passwd, []string{w.Name, "x", strconv.Itoa(uid), strconv.Itoa(gid), "", "/home/" + w.Name, w.Shell})
+			if i := next.shadow.find(w.Name); i >= 0 {
+				next.shadow = next.shadow.without(i)
+			}
+			next.shadow = append(next.shadow, lockedShadow(w.Name, f.now()))
+			note(w.Name, "made the missing account %s (group %s) with a locked password: set it with the UserPassword action", w.Name, w.Group)
+			continue
+		}
+		i := next.passwd.find(w.Name)
+		if a.Group != w.Group {
+			next.passwd[i][3] = strconv.Itoa(next.ensureGroup(w.Group))
+			next.dropGroupIfEmpty(a.Group, a.GID, nil)
+			note(w.Name, "moved account %s from group %s to %s", w.Name, a.Group, w.Group)
+		}
+		if a.Shell != w.Shell {
+			next.passwd[i][6] = w.Shell
+			note(w.Name, "set the login shell of account %s to %s (was %s)", w.Name, w.Shell, a.Shell)
+		}
+		if next.shadow.find(w.Name) < 0 {
+			next.shadow = append(next.shadow, lockedShadow(w.Name, f.now()))
+			note(w.Name, "gave account %s, which had no shadow entry, a locked password: set it with the UserPassword action", w.Name)
+		}
+	}
+	for _, p := range cur.passwd {
+		if len(p) < 7 || wanted[p[0]] {
+			continue
+		}
+		if uid, err := strconv.Atoi(p[2]); err != nil || uid <= SystemGIDMax {
+			continue // root and other system accounts are the switch's own
+		}
+		a, _ := next.lookup(p[0])
+		next.remove(a)
+		note(p[0], "removed account %s, which no User has", p[0])
+	}
+	if len(did) == 0 {
+		return nil, nil
+	}
+	if err := f.commitNow(next); err != nil {
+		return nil, err
+	}
+	return did, nil
+}
+
+// lockedShadow is a shadow entry whose password matches nothing.
+func lockedShadow(name string, now time.Time) []string {
+	return []string{name, "!", daysNow(now), "0", "99999", "7", "", "", ""}
+}
+
+// ensureGroup returns the id of group, making the group if it is missing.
+func (e *etc) ensureGroup(group string) int {
+	if gid, ok := e.gid(group); ok {
+		return gid
+	}
+	gid := nextID(e.group, 2)
+	e.group = append(e.group, []string{group, "x", strconv.Itoa(gid), ""})
+	e.gshadow = append(e.gshadow, []string{group, "!", "", ""})
+	return gid
+}
+
+// remove takes account a out of e, with its primary group when that is
+// left empty and is not a system group, and returns what it took.
+func (e *etc) remove(a Account) *Removed {
+	name := a.Name
+	r := &Removed{Account: a, member: e.supplementary(name)}
+	i := e.passwd.find(name)
+	r.passwd = e.passwd[i]
+	e.passwd = e.passwd.without(i)
+	if i := e.shadow.find(name); i >= 0 {
+		r.shadow = e.shadow[i]
+		e.shadow = e.shadow.without(i)
+	}
+	removeMember(e.group, 3, name)
+	removeMember(e.gshadow, 2, name)
+	removeMember(e.gshadow, 3, name)
+	e.dropGroupIfEmpty(a.Group, a.GID, r)
+	return r
+}
+
+// dropGroupIfEmpty removes group (id gid) when it is not a system group and
+// nothing uses it any more; r, if not nil, keeps what was removed.
+func (e *etc) dropGroupIfEmpty(group string, gid int, r *Removed) {
+	if gid <= SystemGIDMax || !e.groupEmpty(group, gid) {
+		return
+	}
+	if i := e.group.find(group); i >= 0 {
+		if r != nil {
+			r.group = e.group[i]
+		}
+		e.group = e.group.without(i)
+	}
+	if i := e.gshadow.find(group); i >= 0 {
+		if r != nil {
+			r.gshadow = e.gshadow[i]
+		}
+		e.gshadow = e.gshadow.without(i)
+	}
 }
 
 // Restore implements Accounts.
@@ -264,10 +426,51 @@ func (f *Files) Members(ctx context.Context, group string) ([]string, error) {
 	return f.cur.Load().members(group), nil
 }
 
-// commit writes the files that differ between the current state and next,
-// all or none, and makes next current.
+// commit makes next the accounts: at once in memory with WriteBehind (Sync
+// writes it), else written first. The caller holds f.mu.
 func (f *Files) commit(next *etc) error {
+	if f.writeBehind {
+		f.cur.Store(next)
+		return nil
+	}
+	return f.commitNow(next)
+}
+
+// commitNow writes next to the files, with any change made in memory and
+// not written yet, and then makes it the accounts; if the write fails,
+// nothing changes. The caller holds f.mu.
+func (f *Files) commitNow(next *etc) error {
+	f.syncMu.Lock()
+	defer f.syncMu.Unlock()
+	if err := f.write(f.written, next); err != nil {
+		return err
+	}
+	f.written = next
+	f.cur.Store(next)
+	return nil
+}
+
+// Sync writes the changes made in memory (WriteBehind) to the files and
+// returns once they are on disk: every change made before Sync was called
+// is durable when it returns nil. Concurrent calls share one write. If the
+// write fails, the files stay as they were and the next Sync tries again.
+func (f *Files) Sync(ctx context.Context) error {
+	f.syncMu.Lock()
+	defer f.syncMu.Unlock()
 	cur := f.cur.Load()
+	if cur == f.written {
+		return nil
+	}
+	if err := f.write(f.written, cur); err != nil {
+		return err
+	}
+	f.written = cur
+	return nil
+}
+
+// write replaces the files that differ between cur (as on disk) and next,
+// all or none. The caller holds f.syncMu.
+func (f *Files) write(cur, next *etc) error {
 	type change struct {
 		name     string
 		tmp      string
@@ -288,12 +491,19 @@ func (f *Files) commit(next *etc) error {
 			}
 		}
 	}()
+	// The temporary files are written and synced side by side: the file
+	// system commits their syncs together, where one after the other each
+	// would wait for a journal commit of its own.
+	errs := make([]error, len(changes))
+	var wg sync.WaitGroup
 	for i := range changes {
-		tmp, err := atomicfile.WriteTemp(filepath.Join(f.dir, changes[i].name), changes[i].new, fileMode(changes[i].name))
-		if err != nil {
-			return err
-		}
-		changes[i].tmp = tmp
+		wg.Go(func() {
+			changes[i].tmp, errs[i] = atomicfile.WriteTemp(filepath.Join(f.dir, changes[i].name), changes[i].new, fileMode(changes[i].name))
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
 	}
 	for i, c := range changes {
 		err := error(nil)
@@ -314,11 +524,7 @@ func (f *Files) commit(next *etc) error {
 		}
 		changes[i].tmp = ""
 	}
-	if err := atomicfile.SyncDir(f.dir); err != nil {
-		return err
-	}
-	f.cur.Store(next)
-	return nil
+	return atomicfile.SyncDir(f.dir)
 }
 
 // fileMode is the mode of one of the account files: the shadow files are

@@ -63,3 +63,25 @@ func (o observed) CreateHashed(ctx context.Context, name, group, shell, hash str
 	defer o.changed(name)
 	return h.CreateHashed(ctx, name, group, shell, hash)
 }
+
+// Sync implements Syncer: the observed accounts' Sync, if they have one.
+func (o observed) Sync(ctx context.Context) error {
+	if s, ok := o.Accounts.(Syncer); ok {
+		return s.Sync(ctx)
+	}
+	return nil
+}
+
+// Reconcile implements Reconciler when the observed accounts do; every
+// account it changed is reported to changed.
+func (o observed) Reconcile(ctx context.Context, want []Account) ([]Repair, error) {
+	r, ok := o.Accounts.(Reconciler)
+	if !ok {
+		return nil, errors.ErrUnsupported
+	}
+	did, err := r.Reconcile(ctx, want)
+	for _, d := range did {
+		o.changed(d.Account)
+	}
+	return did, err
+}

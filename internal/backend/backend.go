@@ -14,7 +14,10 @@
 //     read-only fields the switch filled in (a sub-port's IfIndex) as values;
 //   - State, List, Discover, Replay: operational state, the objects of a
 //     state-only kind, what the switch has by itself, and whether stored
-//     objects must be handed over again at start.
+//     objects must be handed over again at start;
+//   - Reconcile and Sync: for a kind whose I/O is written behind (the
+//     simulated switch's account files), the repair at start and the
+//     durability a commit's answer waits for.
 //
 // A backend that can apply several commits at once (one netlink batch, one
 // routing-daemon reload) implements Batcher; the engine hands it the commits
@@ -66,6 +69,20 @@ type Driver struct {
 	// Replay asks for the stored objects of the kind at every start, for a
 	// backend that keeps no state of its own for them.
 	Replay bool
+	// Reconcile, at every start after the replay, is given the stored
+	// objects of the kind and makes the switch's own copy of them match
+	// (the simulated switch's account files); it returns what it repaired,
+	// for the log. It is for kinds whose stored objects cannot simply be
+	// replayed through Apply (a User's password is not stored).
+	Reconcile func(ctx context.Context, stored []model.Object) (repaired []string, err error)
+	// Sync, if set, makes durable what Apply did to the kind: Apply may
+	// leave it in memory (the simulated switch's account files are written
+	// behind). The engine calls it outside the single writer once a commit
+	// that changed the kind is in the store, and answers that commit only
+	// after it returns; the other commits of the batch do not wait for it.
+	// A crash before it returns loses only what was not answered, and
+	// Reconcile at the next start brings the switch back to the store.
+	Sync func(ctx context.Context) error
 }
 
 // Backend is a switch that configuration is applied to.

@@ -2,7 +2,11 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
@@ -10,7 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/configlog"
 	"github.com/swmgr/swmgr/internal/model"
 )
 
@@ -38,16 +44,78 @@ func addr(n int) string { return fmt.Sprintf("10.%d.%d.%d", n>>16&255, n>>8&255,
 
 // NtpServer create latency (p50 of sequential creates) while another
 // client loops User creates and deletes (a password hash each), against
-// the same without it. Target: <= 1.5x.
+// the same without it. Target: <= 1.5x. The control ratio is the same
+// beside a loop of NtpServer creates and deletes. Both go the way a REST write goes:
+// Engine.Apply with the config log entry the REST layer makes (the body,
+// its password redacted), on the simulated switch's account files written
+// behind as serve opens them.
 func BenchmarkEngineNtpCreateBesideUserLoop(b *testing.B) {
 	f, _ := newUserFixture(b)
+	ntpBesideUsers(b, f, "bench")
+}
+
+// The same with the host's kind of accounts, as the Linux backend has them
+// (accounts.OS: useradd, userdel, ... run inside the writer), acting on a
+// copy of /etc under a prefix. Needs root and the tools.
+func BenchmarkNtpCreateBesideOSAccountLoop(b *testing.B) {
+	if os.Geteuid() != 0 {
+		b.Skip("the OS account tools need root, even under a prefix")
+	}
+	for _, tool := range []string{"useradd", "userdel", "groupadd", "groupdel", "usermod"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if _, err := os.Stat("/usr/sbin/" + tool); err != nil {
+				b.Skipf("%s is not installed", tool)
+			}
+		}
+	}
+	root := b.TempDir()
+	for _, d := range []string{"etc", "home"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, n := range []string{"passwd", "shadow", "group", "gshadow"} {
+		data, err := os.ReadFile(filepath.Join("/etc", n))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, "etc", n), data, 0o600); err != nil {
+			b.Fatal(err)
+		}
+	}
+	f := newAccountsFixture(b, b.TempDir(), &accounts.OS{Prefix: root, Scheme: accounts.SHA512}, false)
+	ntpBesideUsers(b, f, "opsbench")
+}
+
+// ntpBesideUsers measures NtpServer creates alone and beside a loop of
+// User creates and deletes (names prefix0, prefix1, ...) on f.
+func ntpBesideUsers(b *testing.B, f *fixture, prefix string) {
 	ctx := context.Background()
+	write := func(op backend.Op, kind string, fields model.Object) error {
+		k := f.kind(kind)
+		method := map[backend.Op]string{backend.Create: "POST", backend.Delete: "DELETE"}[op]
+		raw, err := json.Marshal(fields)
+		if err != nil {
+			return err
+		}
+		body, err := model.DecodeBody(raw)
+		if err != nil {
+			return err
+		}
+		info := &LogInfo{API: k.API(), Operation: method, Data: configlog.RedactBody(k, body)}
+		_, err = f.e.Apply(ctx, []Edit{f.edit(op, kind, fields)}, Meta{Source: "bench", User: "admin"}, info)
+		return err
+	}
 	n := 0
-	p50 := func(users bool) time.Duration {
+	var userOps int64
+	var busy time.Duration
+	// p50 runs 100 sequential NtpServer creates, beside a loop of creates
+	// and deletes of kind loop ("" for none), and returns their median.
+	p50 := func(loop string) time.Duration {
 		stop := make(chan struct{})
 		var wg sync.WaitGroup
-		var loops atomic.Int64
-		if users {
+		var ops atomic.Int64
+		if loop != "" {
 			wg.Go(func() {
 				for i := 0; ; i++ {
 					select {
@@ -55,39 +123,61 @@ func BenchmarkEngineNtpCreateBesideUserLoop(b *testing.B) {
 						return
 					default:
 					}
-					name := fmt.Sprintf("bench%d", i)
-					f.mustApply(f.edit(backend.Create, "User", user(name, "operator", "Secret-pass-123")))
-					f.mustApply(f.edit(backend.Delete, "User", model.Object{"Name": name}))
-					loops.Add(1)
+					name := fmt.Sprintf("%s%d", prefix, i)
+					obj, key := user(name, "operator", "Secret-pass-123"), model.Object{"Name": name}
+					if loop == "NtpServer" {
+						obj = model.Object{"IpAddr": name + ".example.com"}
+						key = obj
+					}
+					if err := write(backend.Create, loop, obj); err != nil {
+						b.Error(err)
+						return
+					}
+					if err := write(backend.Delete, loop, key); err != nil {
+						b.Error(err)
+						return
+					}
+					ops.Add(2)
 				}
 			})
 			time.Sleep(20 * time.Millisecond)
 		}
 		var lat []time.Duration
+		start := time.Now()
 		for range 100 {
 			n++
 			start := time.Now()
-			if _, err := f.e.Apply(ctx, []Edit{f.edit(backend.Create, "NtpServer", model.Object{"IpAddr": addr(n)})}, Meta{Source: "bench"}, nil); err != nil {
+			if err := write(backend.Create, "NtpServer", model.Object{"IpAddr": addr(n)}); err != nil {
 				b.Fatal(err)
 			}
 			lat = append(lat, time.Since(start))
 		}
 		close(stop)
 		wg.Wait()
-		if users && loops.Load() == 0 {
-			b.Fatal("the User loop made no round while the creates ran")
+		if loop != "" && ops.Load() == 0 {
+			b.Fatalf("the %s loop made no round while the creates ran", loop)
+		}
+		if loop == "User" {
+			userOps += ops.Load()
+			busy += time.Since(start)
 		}
 		return medianOf(lat)
 	}
-	var alone, beside []time.Duration
+	var alone, beside, control []time.Duration
 	for range benchRounds {
-		alone = append(alone, p50(false))
-		beside = append(beside, p50(true))
+		alone = append(alone, p50(""))
+		beside = append(beside, p50("User"))
+		control = append(control, p50("NtpServer"))
 	}
-	a, u := medianOf(alone), medianOf(beside)
+	a, u, c := medianOf(alone), medianOf(beside), medianOf(control)
 	b.ReportMetric(float64(a.Microseconds())/1000, "ms-p50-alone")
 	b.ReportMetric(float64(u.Microseconds())/1000, "ms-p50-beside-users")
+	b.ReportMetric(float64(userOps)/busy.Seconds(), "user-ops/s-beside")
 	b.ReportMetric(u.Seconds()/a.Seconds(), "ratio(target<=1.5)")
+	// The control: the same beside a loop of NtpServer creates and
+	// deletes, a writer with no account work at all. What the User loop
+	// costs beyond it is the User's own.
+	b.ReportMetric(c.Seconds()/a.Seconds(), "ratio-beside-ntp-loop")
 }
 
 // slowBackend is the simulated switch behind a per-call cost: every call

@@ -372,8 +372,41 @@ func (e *Engine) replay(ctx context.Context) error {
 	e.log.Info("replaying stored configuration", "objects", len(changes), "backend", e.backend.Name())
 	// One commit, through the backend's batch when it has one: a backend
 	// that reconciles (linux) knows its first batch is the replay.
-	_, err = e.applyCommits(ctx, []*backend.Commit{{Changes: changes}})
-	return err
+	if _, err = e.applyCommits(ctx, []*backend.Commit{{Changes: changes}}); err != nil {
+		return err
+	}
+	return e.reconcile(ctx)
+}
+
+// reconcile hands the drivers that reconcile (the simulated switch's
+// accounts) the stored objects of their kinds, and logs what they repaired.
+func (e *Engine) reconcile(ctx context.Context) error {
+	for _, k := range e.reg.Kinds() {
+		d := e.drivers[k.Name]
+		if k.Class != model.Config || d == nil || d.Reconcile == nil {
+			continue
+		}
+		var stored []model.Object
+		err := e.store.View(func(tx store.Txn) error {
+			_, _, err := tx.List(k.Name, 0, int(^uint(0)>>1), func(rec store.Record) error {
+				obj, err := e.decode(k, rec)
+				stored = append(stored, obj)
+				return err
+			})
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		repaired, err := d.Reconcile(ctx, stored)
+		if err != nil {
+			return fmt.Errorf("reconcile %s: %w", k.Name, err)
+		}
+		for _, r := range repaired {
+			e.log.Warn("the switch differed from the stored configuration; repaired", "kind", k.Name, "repair", r)
+		}
+	}
+	return nil
 }
 
 func keyFields(k *model.Kind, o model.Object) model.Object {

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/swmgr/swmgr/internal/apierr"
@@ -228,9 +229,47 @@ func (e *Engine) runBatch(batch []*job) (again []*job) {
 				e.armConfirm(j.out.Revision, j.req.Confirm)
 			}
 		}
+		if syncs := e.syncsOf(j); len(syncs) > 0 {
+			go e.answerSynced(j, syncs)
+			continue
+		}
 		close(j.done)
 	}
 	return again
+}
+
+// syncsOf returns the Sync of each driver whose kind j's commit changed
+// and that writes behind (see backend.Driver.Sync), once each.
+func (e *Engine) syncsOf(j *job) []func(context.Context) error {
+	if j.err != nil || j.commit == nil {
+		return nil
+	}
+	var syncs []func(context.Context) error
+	var seen []*backend.Driver
+	for _, c := range j.commit.Changes {
+		d := e.drivers[c.Kind.Name]
+		if d == nil || d.Sync == nil || slices.Contains(seen, d) {
+			continue
+		}
+		seen = append(seen, d)
+		syncs = append(syncs, d.Sync)
+	}
+	return syncs
+}
+
+// answerSynced answers j, which is in the store, once the backend has made
+// its changes durable too; it runs outside the writer, so that the other
+// commits of the batch, and the next batches, do not wait for that I/O.
+func (e *Engine) answerSynced(j *job, syncs []func(context.Context) error) {
+	defer close(j.done)
+	ctx := context.WithoutCancel(j.ctx)
+	for _, sync := range syncs {
+		if err := sync(ctx); err != nil {
+			e.log.Error("a committed change could not be made durable on the switch", "revision", j.out.Revision, "err", err)
+			j.err = apierr.New(http.StatusInternalServerError, apierr.CodeBackend, "", "", "the change is committed (revision %d) but the switch could not make it durable: %v", j.out.Revision, err)
+			return
+		}
+	}
 }
 
 // resolveJob resolves and checks one request against the view: the store's

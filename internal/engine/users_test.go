@@ -20,16 +20,30 @@ import (
 )
 
 // newUserFixture is a fixture whose simulated switch keeps accounts in
-// files (sha512crypt, fast enough for tests).
-func newUserFixture(t testing.TB) (*fixture, *accounts.Files) {
+// files (sha512crypt, fast enough for tests), written behind as serve does.
+func newUserFixture(t testing.TB, wrap ...func(backend.Backend) backend.Backend) (*fixture, *accounts.Files) {
 	t.Helper()
-	dir := t.TempDir()
-	acc, err := accounts.OpenFiles(filepath.Join(dir, "accounts"), accounts.FilesOptions{Scheme: accounts.SHA512})
+	return newUserFixtureAt(t, t.TempDir(), wrap...)
+}
+
+// newUserFixtureAt is newUserFixture on the data directory dir: a restart
+// when an engine ran there before.
+func newUserFixtureAt(t testing.TB, dir string, wrap ...func(backend.Backend) backend.Backend) (*fixture, *accounts.Files) {
+	t.Helper()
+	acc, err := accounts.OpenFiles(filepath.Join(dir, "accounts"), accounts.FilesOptions{Scheme: accounts.SHA512, WriteBehind: true})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return newAccountsFixture(t, dir, acc, true, wrap...), acc
+}
+
+// newAccountsFixture is a fixture on dir whose simulated switch applies
+// Users to acc; own says acc belongs to the switch alone.
+func newAccountsFixture(t testing.TB, dir string, acc accounts.Accounts, own bool, wrap ...func(backend.Backend) backend.Backend) *fixture {
+	t.Helper()
+	var err error
 	f := &fixture{t: t, dir: dir}
-	f.sim = sim.New(sim.Options{Ports: 4, Version: "test", Accounts: acc, OwnAccounts: true, CLIShell: "/usr/bin/swmgr", Fault: func(c backend.Change) error {
+	f.sim = sim.New(sim.Options{Ports: 4, Version: "test", Accounts: acc, OwnAccounts: own, CLIShell: "/usr/bin/swmgr", Fault: func(c backend.Change) error {
 		if f.fault != nil {
 			return f.fault(c)
 		}
@@ -42,12 +56,16 @@ func newUserFixture(t testing.TB) (*fixture, *accounts.Files) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.e = New(model.Builtin(), f.st, f.sim, box, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	var b backend.Backend = f.sim
+	for _, w := range wrap {
+		b = w(b)
+	}
+	f.e = New(model.Builtin(), f.st, b, box, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err := f.e.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.e.Close(); f.st.Close() })
-	return f, acc
+	return f
 }
 
 func user(name, group, password string) model.Object {

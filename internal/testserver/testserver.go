@@ -96,7 +96,7 @@ func (s *Server) start(dir string, opts Options) error {
 	if err != nil {
 		return err
 	}
-	acc, err := accounts.OpenFiles(filepath.Join(dir, "accounts"), accounts.FilesOptions{Scheme: accounts.SHA512})
+	acc, err := accounts.OpenFiles(filepath.Join(dir, "accounts"), accounts.FilesOptions{Scheme: accounts.SHA512, WriteBehind: true})
 	if err != nil {
 		return err
 	}

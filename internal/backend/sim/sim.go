@@ -115,7 +115,7 @@ func (s *Sim) Drivers() map[string]*backend.Driver {
 		"BGPVrf":              record(),
 		"BGPv4Neighbor":       {Apply: s.record, State: s.bgpNeighborState},
 		"Span":                {Check: checkSpan, Apply: s.record, Replay: true},
-		"User":                {Prepare: s.prepareUser, Apply: s.applyUser},
+		"User":                s.userDriver(),
 		"ConfigArchiveServer": record(),
 		"NtpServer":           {Apply: s.record, State: ntpState},
 	}

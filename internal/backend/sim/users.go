@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -31,6 +32,45 @@ func (s *Sim) loginShell(defaultShell string) string {
 		cli = "/usr/local/bin/swmgr"
 	}
 	return accounts.LoginShell(defaultShell, cli)
+}
+
+// userDriver applies Users to the accounts. Accounts that write behind
+// (Files with WriteBehind) are synced before a commit with a User is
+// answered, and accounts the switch owns are reconciled with the stored
+// Users at start.
+func (s *Sim) userDriver() *backend.Driver {
+	d := &backend.Driver{Prepare: s.prepareUser, Apply: s.applyUser}
+	if syncer, ok := s.opts.Accounts.(accounts.Syncer); ok {
+		d.Sync = syncer.Sync
+	}
+	if _, ok := s.opts.Accounts.(accounts.Reconciler); ok && s.opts.OwnAccounts {
+		d.Reconcile = s.reconcileUsers
+	}
+	return d
+}
+
+// reconcileUsers makes the switch's own accounts those of the stored Users:
+// a power loss can leave the account files behind the store (they are
+// written beside it, not before it), and files edited by hand can differ.
+func (s *Sim) reconcileUsers(ctx context.Context, stored []model.Object) ([]string, error) {
+	want := make([]accounts.Account, len(stored))
+	for i, u := range stored {
+		want[i] = accounts.Account{Name: u.Str("Name"), Group: u.Str("Group"), Shell: s.loginShell(u.Str("DefaultShell"))}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	did, err := s.opts.Accounts.(accounts.Reconciler).Reconcile(ctx, want)
+	if errors.Is(err, errors.ErrUnsupported) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reconcile the switch's accounts with the stored Users: %w", err)
+	}
+	out := make([]string, len(did))
+	for i, d := range did {
+		out[i] = d.Did
+	}
+	return out, nil
 }
 
 // prepareUser hashes a new User's password before the change reaches the

@@ -80,3 +80,24 @@ func TestSetPassword(t *testing.T) {
 		t.Errorf("without accounts: %v", err)
 	}
 }
+
+// With the account files written behind (as serve opens them), the
+// UserPassword action is answered once the password is on disk.
+func TestSetPasswordOnDiskWhenAnswered(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	acc, err := accounts.OpenFiles(filepath.Join(dir, "accounts"), accounts.FilesOptions{Scheme: accounts.SHA512, WriteBehind: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := enginetest.Start(t, dir, enginetest.Options{Sim: sim.Options{Ports: 4, Version: "test", Accounts: acc, OwnAccounts: true, CLIShell: "/usr/bin/swmgr"}})
+	f.MustApply(f.Edit(backend.Create, "User", user("alice", "users", "alice-password")))
+	if err := SetPassword(ctx, f.E, "alice", "second-password", engine.Meta{Source: "test"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	onDisk, err := accounts.OpenFiles(acc.Dir(), accounts.FilesOptions{Scheme: accounts.SHA512})
+	if err != nil {
+		t.Fatal(err)
+	}
+	verify(t, onDisk, "alice", "second-password", true)
+}
