@@ -191,34 +191,27 @@ func scalarLen(b []byte) int {
 		case i < len(b) && b[i] == '0':
 			i++
 		case i < len(b) && '1' <= b[i] && b[i] <= '9':
-			for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-				i++
-			}
+			i = skipDigits(b, i)
 		default:
 			return 0
 		}
 		if i < len(b) && b[i] == '.' {
-			i++
-			start := i
-			for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-				i++
+			end := skipDigits(b, i+1)
+			if end == i+1 {
+				return 0 // a fraction needs a digit
 			}
-			if i == start {
-				return 0
-			}
+			i = end
 		}
 		if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
 			i++
 			if i < len(b) && (b[i] == '+' || b[i] == '-') {
 				i++
 			}
-			start := i
-			for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-				i++
+			end := skipDigits(b, i)
+			if end == i {
+				return 0 // an exponent needs a digit
 			}
-			if i == start {
-				return 0
-			}
+			i = end
 		}
 		return i
 	}
@@ -547,4 +540,13 @@ func (k *Kind) DecodeStored(raw []byte) (Object, error) {
 		out[f.Name] = val
 	}
 	return out, nil
+}
+
+// skipDigits returns the index just past the run of ASCII digits that
+// starts at b[i] (i itself when there is none).
+func skipDigits(b []byte, i int) int {
+	for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+		i++
+	}
+	return i
 }
