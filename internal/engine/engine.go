@@ -160,10 +160,15 @@ type Request struct {
 	// may do (a rollback by an operator may not touch users); an error
 	// refuses the whole commit.
 	Allow func(k *model.Kind, op model.Op, key string) error
+	// OmitDiffs says the caller does not answer with the Outcome's Diffs:
+	// a commit too large for the change feed's ring (a restore) then does
+	// not keep them in memory, and its Outcome has none.
+	OmitDiffs bool
 
 	duringConfirm bool               // a rollback or a confirmation: allowed while one is pending
 	clearConfirm  bool               // the commit ends the wait for a confirmation
 	after         func(tx store.Txn) // more writes once the commit succeeded
+	ownsObjects   bool               // created objects given whole may become the changes' (Replace)
 }
 
 // Apply commits edits: the common case of Commit.

@@ -186,9 +186,16 @@ func (e *Engine) resolveJob(v *view, j *job) (*Outcome, []*change, error) {
 		return nil, nil, apierr.New(http.StatusPreconditionFailed, apierr.CodePrecondition, "", "", "the running configuration is at revision %d, not %d", v.revision(), req.IfRevision)
 	}
 	v.beginJob()
+	v.owned = req.ownsObjects
 	out, changes, err := v.resolveAll(req.Edits)
+	v.owned = false
 	if err != nil {
 		return nil, nil, err
+	}
+	if j.prepare != nil && len(req.Edits) > 1 {
+		// Edits computed in the writer (a restore's 100,000) are computed
+		// again if the job runs again; the changes hold what is needed.
+		req.Edits = nil
 	}
 	if req.BaseRevision != 0 && !req.Force {
 		if err := v.checkConflicts(req.BaseRevision, changes); err != nil {
@@ -332,7 +339,7 @@ func (e *Engine) writeJob(tx store.Txn, j *job) error {
 	if len(j.changes) > 0 {
 		rev := tx.NextRevision()
 		j.out.Revision = rev
-		event, diffs, err := e.write(tx, rev, j.changes, req.Meta)
+		event, diffs, err := e.write(tx, rev, j.changes, req.Meta, req.OmitDiffs)
 		if err != nil {
 			return err
 		}

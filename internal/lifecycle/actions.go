@@ -188,7 +188,7 @@ func transferError(kind, field string, err error) error {
 func (l *Lifecycle) resetAction(ctx context.Context, c api.ActionCall) (api.ActionResult, error) {
 	meta, info, dry := c.Meta, c.Log, c.DryRun
 	meta.Source = "reset"
-	out, err := l.eng.Replace(ctx, engine.Replacement{Keep: l.keepAdmins}, engine.Request{Meta: meta, Log: logIf(info, dry), DryRun: dry})
+	out, err := l.eng.Replace(ctx, engine.Replacement{Keep: l.keepAdmins}, engine.Request{Meta: meta, Log: logIf(info, dry), DryRun: dry, OmitDiffs: true})
 	if err != nil {
 		if dry {
 			return api.ActionResult{}, l.logged(ctx, meta, info, err)
@@ -324,6 +324,7 @@ func (l *Lifecycle) apply(ctx context.Context, doc *configfile.Document, req eng
 			objs[name] = list
 		}
 	}
+	req.OmitDiffs = true // the answer counts the changes (commitBody)
 	out, err := l.eng.Replace(ctx, engine.Replacement{Objects: objs, Keep: keepUsers}, req)
 	if err != nil {
 		var ae *apierr.Error

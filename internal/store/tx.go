@@ -66,6 +66,7 @@ type Tx struct {
 	btx       *bolt.Tx
 	writable  bool
 	revisions int // NextRevision calls: the commits of a write transaction
+	puts      int // objects written (Put)
 }
 
 // Meta returns a value of the meta bucket.
@@ -187,6 +188,8 @@ func (tx *Tx) NextRevision() uint64 {
 // keeps its creation sequence, creation revision and ObjectId. A new object
 // gets the next creation sequence, r.ModRev as its creation revision, and
 // its id is indexed. The reference index moves from oldRefs to newRefs.
+// r.Public and r.Sealed then point into the stored value (the same bytes,
+// held once).
 func (tx *Tx) Put(r *Record, oldRefs, newRefs []Ref) error {
 	tx.mustWrite()
 	ok := objKey(r.Kind, r.Key)
@@ -204,7 +207,14 @@ func (tx *Tx) Put(r *Record, oldRefs, newRefs []Ref) error {
 		must(tx.btx.Bucket(bOrd).Put(ordKey(r.Kind, r.Seq), []byte(r.Key)))
 		must(tx.btx.Bucket(bIDs).Put(r.ID[:], ok))
 	}
-	must(tx.btx.Bucket(bObj).Put(ok, encodeRecord(r)))
+	v := encodeRecord(r)
+	must(tx.btx.Bucket(bObj).Put(ok, v))
+	// The caller's copies can go: bbolt keeps v until the commit.
+	r.Public = v[recordHeader : recordHeader+len(r.Public)]
+	if r.Sealed != nil {
+		r.Sealed = v[recordHeader+len(r.Public):]
+	}
+	tx.puts++
 	tx.moveRefs(r.Kind, r.Key, oldRefs, newRefs)
 	return nil
 }
@@ -279,13 +289,14 @@ func (tx *Tx) PutRevision(rev uint64, data []byte) {
 	trim(b, rev, MaxRevisions)
 }
 
-// GetRevision returns the stored record of revision rev.
-func (tx *Tx) GetRevision(rev uint64) []byte { return tx.btx.Bucket(bRevs).Get(be(rev)) }
+// GetRevision returns the stored record of revision rev (inflated when it
+// was stored deflated: see RecordBuilder).
+func (tx *Tx) GetRevision(rev uint64) []byte { return plainRecord(tx.btx.Bucket(bRevs).Get(be(rev))) }
 
 // Revisions calls fn for up to count revision records, newest first, starting
 // below marker (0 means from the newest). It returns the next marker.
 func (tx *Tx) Revisions(marker uint64, count int, fn func(rev uint64, data []byte) error) (next uint64, more bool, err error) {
-	return walkDown(tx.btx.Bucket(bRevs), marker, count, fn)
+	return walkDown(tx.btx.Bucket(bRevs), marker, count, func(rev uint64, data []byte) error { return fn(rev, plainRecord(data)) })
 }
 
 // AppendLog adds a config log entry of a successful request; build
