@@ -12,7 +12,9 @@ import (
 // when small and deflated when large; a damaged deflated record is
 // returned as stored, so its reader's JSON decoding fails.
 func TestRevisionRecordsBuiltInPieces(t *testing.T) {
-	piece := func(i int) []byte { return fmt.Appendf(nil, `{"Kind":"NtpServer","Key":"IpAddr=10.0.%d.%d"},`, i/256, i%256) }
+	piece := func(i int) []byte {
+		return fmt.Appendf(nil, `{"Kind":"NtpServer","Key":"IpAddr=10.0.%d.%d"},`, i/256, i%256)
+	}
 	cases := []struct {
 		name     string
 		size     int // pieces are added while the record stays within it
