@@ -77,6 +77,9 @@ func decodeStoredRevision(data []byte) (*storedRevision, error) {
 // publicRevision re-encodes a stored revision record without its sealed
 // secrets.
 func publicRevision(data []byte) ([]byte, error) {
+	if out, ok := streamPublicRevision(data); ok {
+		return out, nil
+	}
 	r, err := decodeStoredRevision(data)
 	if err != nil {
 		return nil, err
