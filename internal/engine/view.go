@@ -678,7 +678,10 @@ func describe(reg *model.Registry, r store.Ref) string {
 // structs and encoding them with encoding/json held three copies of the
 // commit at the peak (issue 10: 550-760 MiB for a restore).
 func (e *Engine) write(tx store.Txn, rev uint64, changes []*change, meta Meta, omitDiffs bool) (*revisionEvent, []Diff, error) {
-	diffs := make([]Diff, 0, min(len(changes), 1024))
+	diffs := make([]Diff, 0, len(changes))
+	if omitDiffs {
+		diffs = make([]Diff, 0, min(len(changes), 1024)) // dropped once past MaxRingEvent
+	}
 	head := Revision{Revision: rev, Time: time.Now().UTC().Format(time.RFC3339Nano), User: meta.User, Source: meta.Source, Comment: meta.Comment}
 	publicSize := 256 + len(meta.User) + len(meta.Comment)
 	// The record goes out in chunks of 64 KiB; one that fits in a chunk (a
