@@ -163,6 +163,9 @@ func (e *Engine) runBatch(batch []*job) (again []*job) {
 				e.armConfirm(j.out.Revision, j.req.Confirm)
 			}
 		}
+		// The caller reads only out and err: a restore's 100,000 changes
+		// and objects can go while it answers and the feed reads its event.
+		j.changes, j.commit, j.event, j.prepare, j.req.Edits = nil, nil, nil, nil, nil
 		close(j.done)
 	}
 	return again

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -77,7 +78,7 @@ func decodeStoredRevision(data []byte) (*storedRevision, error) {
 // publicRevision re-encodes a stored revision record without its sealed
 // secrets.
 func publicRevision(data []byte) ([]byte, error) {
-	if out, ok := streamPublicRevision(data); ok {
+	if out, ok := streamPublicRevision(bytes.NewReader(data), len(data)); ok {
 		return out, nil
 	}
 	r, err := decodeStoredRevision(data)
@@ -94,6 +95,10 @@ func publicRevision(data []byte) ([]byte, error) {
 // GetRevision appends one revision record.
 func (e *Engine) GetRevision(rev uint64, dst []byte) ([]byte, error) {
 	err := e.store.View(func(tx store.Txn) error {
+		if pub, ok := streamPublicRevision(tx.RevisionReader(rev)); ok {
+			dst = appendOrTake(dst, pub)
+			return nil
+		}
 		data := tx.GetRevision(rev)
 		if data == nil {
 			return apierr.NotFound(apierr.CodeNotFound, "Revision", "no revision %d; the running revision is %d and the last %d are kept", rev, tx.Revision(), store.MaxRevisions)

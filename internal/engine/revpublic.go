@@ -11,12 +11,16 @@ import (
 // sealed secrets), one change at a time, into a buffer sized once: a
 // restore's record holds 100,000 changes, and decoding them all into
 // structs before encoding them again took ~100 MiB beside the record
-// itself. It reads the records write makes (the head's fields, then
-// Changes, last); ok is false for anything else (a record of another
-// shape, or one that is not valid JSON), which publicRevision decodes whole
-// as before, so that the answer is the same byte for byte.
-func streamPublicRevision(data []byte) (out []byte, ok bool) {
-	dec := json.NewDecoder(bytes.NewReader(data))
+// itself. r reads the stored record (size bytes), inflating it as it goes
+// (store.Txn.RevisionReader). It reads the records write makes (the head's
+// fields, then Changes, last); ok is false for anything else (a record of
+// another shape, or one that is not valid JSON), which publicRevision
+// decodes whole as before, so that the answer is the same byte for byte.
+func streamPublicRevision(r io.Reader, size int) (out []byte, ok bool) {
+	if r == nil {
+		return nil, false
+	}
+	dec := json.NewDecoder(r)
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return nil, false
 	}
@@ -59,7 +63,7 @@ func streamPublicRevision(data []byte) (out []byte, ok bool) {
 	if err != nil || !bytes.HasSuffix(start, []byte("null}")) {
 		return nil, false
 	}
-	out = make([]byte, 0, len(data))
+	out = make([]byte, 0, size) // the public form is shorter
 	out = append(out, start[:len(start)-len("null}")]...)
 	out = append(out, '[')
 	for n := 0; dec.More(); n++ {
@@ -86,4 +90,13 @@ func streamPublicRevision(data []byte) (out []byte, ok bool) {
 		return nil, false
 	}
 	return append(out, "]}"...), true
+}
+
+// appendOrTake appends b to dst, or returns b itself when dst is empty (the
+// feed's read of a restore's event: no second copy of tens of MiB).
+func appendOrTake(dst, b []byte) []byte {
+	if len(dst) == 0 {
+		return b
+	}
+	return append(dst, b...)
 }

@@ -245,6 +245,8 @@ func (l *Lifecycle) restoreAction(ctx context.Context, c api.ActionCall) (api.Ac
 	if err != nil {
 		return api.ActionResult{}, l.logged(ctx, meta, info, err)
 	}
+	// The answer's figures are taken now: the engine takes the objects.
+	extra := map[string]any{"File": loc.String(), "Objects": doc.Count(), "Format": doc.Format, "SavedRevision": doc.Revision}
 	out, err := l.apply(ctx, doc, engine.Request{Meta: meta, Log: logIf(info, dry), DryRun: dry})
 	if err != nil {
 		if dry {
@@ -255,7 +257,7 @@ func (l *Lifecycle) restoreAction(ctx context.Context, c api.ActionCall) (api.Ac
 	if !dry && out.Revision != 0 && loc.Path == l.defaultFile() && !loc.Remote {
 		l.setSaved(SavedState{Revision: out.Revision, At: time.Now().UTC(), To: loc.String()})
 	}
-	return api.ActionResult{Body: commitBody(out, map[string]any{"File": loc.String(), "Objects": doc.Count(), "Format": doc.Format, "SavedRevision": doc.Revision}), Revision: out.Revision}, nil
+	return api.ActionResult{Body: commitBody(out, extra), Revision: out.Revision}, nil
 }
 
 // fetch reads, decrypts and decodes a saved file. Every failure is a 4xx

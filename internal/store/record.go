@@ -67,6 +67,16 @@ func (b *RecordBuilder) Bytes() []byte {
 	return data
 }
 
+// recordReader reads a stored record as JSON, inflating it as it goes; size
+// is its plain length. A deflated record that does not inflate makes the
+// reader fail.
+func recordReader(data []byte) (r io.Reader, size int) {
+	if len(data) < deflatedHead || data[0] != deflatedRecord {
+		return bytes.NewReader(data), len(data)
+	}
+	return flate.NewReader(bytes.NewReader(data[deflatedHead:])), int(min(binary.BigEndian.Uint64(data[1:deflatedHead]), 1<<34))
+}
+
 // plainRecord returns a stored record as JSON: data itself, or inflated.
 // A deflated record that does not inflate is returned as stored, so that
 // its reader fails on JSON that is not JSON, naming the record.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 )
@@ -55,6 +56,10 @@ func TestRevisionRecordsBuiltInPieces(t *testing.T) {
 				if got := tx.GetRevision(rev); !bytes.Equal(got, want) {
 					t.Errorf("GetRevision: %d bytes, want %d", len(got), len(want))
 				}
+				r, size := tx.RevisionReader(rev)
+				if got, err := io.ReadAll(r); err != nil || !bytes.Equal(got, want) || size != len(want) {
+					t.Errorf("RevisionReader: %d bytes (size %d), %v; want %d", len(got), size, err, len(want))
+				}
 				tx.Revisions(rev+1, 1, func(r uint64, got []byte) error {
 					if r != rev || !bytes.Equal(got, want) {
 						t.Errorf("Revisions: revision %d, %d bytes; want %d, %d", r, len(got), rev, len(want))
@@ -72,6 +77,19 @@ func TestRevisionRecordsBuiltInPieces(t *testing.T) {
 	if got := plainRecord(damaged); !bytes.Equal(got, damaged) {
 		t.Error("a damaged deflated record was not returned as stored")
 	}
+	// Deflate has no checksum: a damaged record may inflate to other bytes
+	// (whose JSON then does not decode), never to the record.
+	if r, _ := recordReader(damaged); r != nil {
+		if got, err := io.ReadAll(r); err == nil && bytes.Equal(got, plainRecord(b.Bytes())) {
+			t.Error("a damaged deflated record reads as the record")
+		}
+	}
+	s.View(func(tx Txn) error {
+		if r, _ := tx.RevisionReader(9999); r != nil {
+			t.Error("RevisionReader of a missing revision is not nil")
+		}
+		return nil
+	})
 }
 
 // Put points the record's Public and Sealed into the value it stored.

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/google/uuid"
 	bolt "go.etcd.io/bbolt"
@@ -292,6 +293,18 @@ func (tx *Tx) PutRevision(rev uint64, data []byte) {
 // GetRevision returns the stored record of revision rev (inflated when it
 // was stored deflated: see RecordBuilder).
 func (tx *Tx) GetRevision(rev uint64) []byte { return plainRecord(tx.btx.Bucket(bRevs).Get(be(rev))) }
+
+// RevisionReader reads the record of revision rev as JSON, inflating a
+// deflated one as it goes (a restore's is ~37 MiB: its reader need not hold
+// it whole); nil when there is none. size is its length. It reads the
+// database's memory: only inside the transaction.
+func (tx *Tx) RevisionReader(rev uint64) (r io.Reader, size int) {
+	data := tx.btx.Bucket(bRevs).Get(be(rev))
+	if data == nil {
+		return nil, 0
+	}
+	return recordReader(data)
+}
 
 // Revisions calls fn for up to count revision records, newest first, starting
 // below marker (0 means from the newest). It returns the next marker.
