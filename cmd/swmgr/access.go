@@ -15,6 +15,7 @@ import (
 	"github.com/swmgr/swmgr/internal/atomicfile"
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/engine/users"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/tlscert"
 )
@@ -65,12 +66,12 @@ func cliShell() string {
 // start and removed from the environment), or is generated and written to
 // <data-dir>/initial-admin-password (mode 0600) once.
 func ensureFirstAdmin(ctx context.Context, eng *engine.Engine, o *serveOptions, envPassword string, log *slog.Logger) error {
-	users, err := eng.Users(ctx)
+	all, err := users.List(ctx, eng)
 	if err != nil {
 		return fmt.Errorf("read users: %w", err)
 	}
-	for _, u := range users {
-		if u.Str("Group") == engine.AdminGroup {
+	for _, u := range all {
+		if u.Str("Group") == model.AdminGroup {
 			return nil
 		}
 	}
@@ -79,12 +80,12 @@ func ensureFirstAdmin(ctx context.Context, eng *engine.Engine, o *serveOptions, 
 		return err
 	}
 	k := eng.Registry().Lookup(model.Config, "User")
-	fields := model.Object{"Name": firstAdmin, "Group": engine.AdminGroup, "Password": password}
+	fields := model.Object{"Name": firstAdmin, "Group": model.AdminGroup, "Password": password}
 	_, err = eng.Apply(ctx, []engine.Edit{{Kind: k, Op: backend.Create, Fields: fields}}, engine.Meta{Source: "system", Comment: "the first admin"}, nil)
 	if err != nil {
 		return fmt.Errorf("make the first admin %q (password from %s): %w", firstAdmin, from, err)
 	}
-	log.Info("made the first admin", "user", firstAdmin, "group", engine.AdminGroup, "password_from", from)
+	log.Info("made the first admin", "user", firstAdmin, "group", model.AdminGroup, "password_from", from)
 	return nil
 }
 

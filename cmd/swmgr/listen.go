@@ -12,6 +12,7 @@ import (
 
 	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/engine/users"
 )
 
 // Listeners: the Unix socket, timeouts and connection caps.
@@ -114,7 +115,7 @@ func listenSocket(path string) (net.Listener, error) {
 // userGroup is the group of the User name (its account's primary group),
 // ok false when no User has that name.
 func userGroup(ctx context.Context, eng *engine.Engine, acc accounts.Accounts, name string) (string, bool, error) {
-	ok, err := eng.HasUser(ctx, name)
+	ok, err := users.Exists(ctx, eng, name)
 	if err != nil || !ok {
 		return "", false, err
 	}

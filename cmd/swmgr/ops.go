@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/engine/candidates"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/obs"
 	"github.com/swmgr/swmgr/internal/openapi"
@@ -39,7 +40,7 @@ func newObservability(o *serveOptions, accessLog *slog.Logger) *observability {
 }
 
 // watch hooks the metrics into the store and the engine.
-func (ob *observability) watch(st *store.Store, eng *engine.Engine, log *slog.Logger) {
+func (ob *observability) watch(st *store.Store, eng *engine.Engine, cands *candidates.Staging, log *slog.Logger) {
 	ob.apiDoc = openapi.JSON(eng.Registry())
 	if ob.metrics == nil {
 		return
@@ -49,9 +50,9 @@ func (ob *observability) watch(st *store.Store, eng *engine.Engine, log *slog.Lo
 	ob.metrics.Watch(obs.Source{
 		Registry:    eng.Registry(),
 		Revision:    eng.Revision,
-		Subscribers: eng.Subscribers,
+		Subscribers: eng.Feed().Subscribers,
 		Candidates: func() int {
-			c, _ := eng.Candidates(nil)
+			c, _ := cands.List(nil)
 			return len(c)
 		},
 		ListState: func(ctx context.Context, k *model.Kind, marker uint64, count int) ([]byte, error) {

@@ -28,6 +28,9 @@ import (
 	"github.com/swmgr/swmgr/internal/connlimit"
 	"github.com/swmgr/swmgr/internal/daemon"
 	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/engine/candidates"
+	"github.com/swmgr/swmgr/internal/engine/history"
+	"github.com/swmgr/swmgr/internal/engine/users"
 	"github.com/swmgr/swmgr/internal/lifecycle"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/obs"
@@ -266,7 +269,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 	var eng *engine.Engine
 	verifier := auth.NewVerifier(auth.AccountsCheck(acc, func(ctx context.Context, name string) (bool, error) {
-		return eng.HasUser(ctx, name)
+		return users.Exists(ctx, eng, name)
 	}), auth.VerifierOptions{})
 	peers := auth.NewPeers(auth.PeerOptions{
 		UserGroup:    func(ctx context.Context, name string) (string, bool, error) { return userGroup(ctx, eng, acc, name) },
@@ -317,8 +320,15 @@ func serve(ctx context.Context, o *serveOptions) error {
 		return err
 	}
 	eng = engine.New(model.Builtin(), st, be, box, log)
-	ob.watch(st, eng, log)
+	hist, cands := history.New(eng), candidates.New(eng)
+	ob.watch(st, eng, cands, log)
 	if err := eng.Start(ctx); err != nil {
+		return fmt.Errorf("start: %w", err)
+	}
+	if err := cands.Start(ctx); err != nil {
+		return fmt.Errorf("start: %w", err)
+	}
+	if err := hist.Start(ctx); err != nil {
 		return fmt.Errorf("start: %w", err)
 	}
 	lc, err := lifecycle.New(lifecycle.Options{Engine: eng, Sealer: box, DataDir: o.dataDir, Version: version(), Log: log})
@@ -341,7 +351,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 		}
 	}
 
-	handler := api.New(eng, log)
+	handler := api.New(eng, hist, cands, log)
 	(&serviceStatus{started: started, eng: eng, handler: handler, ready: ob.health.Ready, backend: o.backend, sim: simulated, daemons: daemons, routeTable: routeTable}).serve()
 	for name, action := range lc.Actions() {
 		handler.HandleAction(name, action)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/engine/users"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/obs"
 )
@@ -144,7 +145,7 @@ func (s *Server) engineActions() {
 // rollback makes a commit that restores the configuration as it was after
 // a revision.
 func (s *Server) rollback(ctx context.Context, c ActionCall) (ActionResult, error) {
-	out, err := s.eng.Rollback(ctx, uint64(c.Fields.Int("Revision")), engine.Request{Meta: c.Meta, Log: c.Log, DryRun: c.DryRun, Allow: allowKinds(ctx, c.Kind.Name)})
+	out, err := s.hist.Rollback(ctx, uint64(c.Fields.Int("Revision")), engine.Request{Meta: c.Meta, Log: c.Log, DryRun: c.DryRun, Allow: allowKinds(ctx, c.Kind.Name)})
 	if err != nil {
 		return ActionResult{}, err // logged
 	}
@@ -164,7 +165,7 @@ func (s *Server) clearConfigLog(ctx context.Context, c ActionCall) (ActionResult
 // userPassword sets a user's password; who may (an admin, or the user
 // itself) is declared on the action and checked before.
 func (s *Server) userPassword(ctx context.Context, c ActionCall) (ActionResult, error) {
-	if err := s.eng.SetPassword(ctx, c.Fields.Str("Name"), c.Fields.Str("Password"), c.Meta, c.Log); err != nil {
+	if err := users.SetPassword(ctx, s.eng, c.Fields.Str("Name"), c.Fields.Str("Password"), c.Meta, c.Log); err != nil {
 		return ActionResult{}, err // logged
 	}
 	return ActionResult{Body: []byte(`{"Result":"Success"}`)}, nil

@@ -23,6 +23,8 @@ import (
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/configlog"
 	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/engine/candidates"
+	"github.com/swmgr/swmgr/internal/engine/history"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/obs"
 )
@@ -43,9 +45,11 @@ const (
 
 // Server serves the REST interface.
 type Server struct {
-	eng *engine.Engine
-	reg *model.Registry
-	log *slog.Logger
+	eng   *engine.Engine
+	hist  *history.History
+	cands *candidates.Staging
+	reg   *model.Registry
+	log   *slog.Logger
 
 	closing   chan struct{} // closed by CloseStreams
 	closeOnce sync.Once
@@ -64,9 +68,9 @@ type Server struct {
 // long has stopped reading (a heartbeat goes every 15 s at most).
 const FeedWriteTimeoutDefault = 30 * time.Second
 
-// New makes a REST server over an engine.
-func New(eng *engine.Engine, log *slog.Logger) *Server {
-	s := &Server{eng: eng, reg: eng.Registry(), log: log, closing: make(chan struct{}), FeedWriteTimeout: FeedWriteTimeoutDefault}
+// New makes a REST server over an engine, its history and its candidates.
+func New(eng *engine.Engine, hist *history.History, cands *candidates.Staging, log *slog.Logger) *Server {
+	s := &Server{eng: eng, hist: hist, cands: cands, reg: eng.Registry(), log: log, closing: make(chan struct{}), FeedWriteTimeout: FeedWriteTimeoutDefault}
 	s.engineActions()
 	return s
 }
@@ -346,7 +350,7 @@ func (q *request) write(op backend.Op) error {
 		}
 	}
 	if q.cand != "" {
-		out, err := q.s.eng.Stage(q.r.Context(), q.cand, ed)
+		out, err := q.s.cands.Stage(q.r.Context(), q.cand, ed)
 		if err != nil {
 			return err
 		}
@@ -417,7 +421,7 @@ func (q *request) get() error {
 		if terr != nil {
 			return terr
 		}
-		err = q.s.eng.CandidateRead(q.cand, func(cr *engine.CandidateReader) error {
+		err = q.s.cands.Read(q.cand, func(cr *candidates.Reader) error {
 			var gerr error
 			out, gerr = cr.Get(q.kind, t, (*bp)[:0])
 			return gerr
@@ -480,7 +484,7 @@ func (q *request) list() error {
 	var out []byte
 	switch {
 	case q.cand != "":
-		err = q.s.eng.CandidateRead(q.cand, func(cr *engine.CandidateReader) error {
+		err = q.s.cands.Read(q.cand, func(cr *candidates.Reader) error {
 			var lerr error
 			out, lerr = cr.List(q.kind, marker, count, (*bp)[:0])
 			return lerr

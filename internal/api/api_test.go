@@ -17,6 +17,8 @@ import (
 	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/backend/sim"
 	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/engine/candidates"
+	"github.com/swmgr/swmgr/internal/engine/history"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/openapi/openapitest"
 	"github.com/swmgr/swmgr/internal/secrets"
@@ -66,7 +68,8 @@ func newAPIHarness(t testing.TB) *apiHarness {
 		st.Close()
 		t.Fatal(err)
 	}
-	h := New(eng, log)
+	hist, cands := startParts(t, eng)
+	h := New(eng, hist, cands, log)
 	srv := httptest.NewServer(h)
 	t.Cleanup(func() {
 		srv.CloseClientConnections()
@@ -634,4 +637,18 @@ func TestAPIHarmlessRequests(t *testing.T) {
 		})
 	}
 	a.t = t
+}
+
+// startParts starts the history and the candidates of a started engine, as
+// swmgr serve does.
+func startParts(t testing.TB, eng *engine.Engine) (*history.History, *candidates.Staging) {
+	t.Helper()
+	hist, cands := history.New(eng), candidates.New(eng)
+	if err := cands.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := hist.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return hist, cands
 }

@@ -187,7 +187,8 @@ func newDeclHarness(t *testing.T, extra []*model.Kind, drivers map[string]*backe
 	if err := eng.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	h := New(eng, log)
+	hist, cands := startParts(t, eng)
+	h := New(eng, hist, cands, log)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	validator, err := openapitest.New(reg)

@@ -6,6 +6,9 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/swmgr/swmgr/internal/engine/candidates"
+	"github.com/swmgr/swmgr/internal/engine/history"
 )
 
 // BenchmarkGetByIDHandler measures the handler alone (no network) for a GET
@@ -19,7 +22,7 @@ func BenchmarkGetByIDHandler(b *testing.B) {
 	var created struct{ ObjectId string }
 	json.NewDecoder(resp.Body).Decode(&created)
 	resp.Body.Close()
-	h := New(s.eng, nil)
+	h := New(s.eng, history.New(s.eng), candidates.New(s.eng), nil)
 	req := httptest.NewRequest("GET", "/public/v1/config/NtpServer/"+created.ObjectId, nil)
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -161,7 +161,7 @@ func TestFeedDropsSubscriberThatNeverReads(t *testing.T) {
 	defer conn.Close()
 	fmt.Fprintf(conn, "GET /public/v1/events HTTP/1.1\r\nHost: x\r\n\r\n")
 	deadline := time.Now().Add(10 * time.Second)
-	for a.eng.Subscribers() != 1 {
+	for a.eng.Feed().Subscribers() != 1 {
 		if time.Now().After(deadline) {
 			t.Fatal("the subscriber never attached")
 		}
@@ -170,7 +170,7 @@ func TestFeedDropsSubscriberThatNeverReads(t *testing.T) {
 	// Commits with large events until the buffers are full and the
 	// subscriber is dropped (it never reads a byte).
 	desc := strings.Repeat("d", 250)
-	for i := 0; a.eng.Subscribers() != 0; i++ {
+	for i := 0; a.eng.Feed().Subscribers() != 0; i++ {
 		if time.Now().After(deadline.Add(20 * time.Second)) {
 			t.Fatalf("after %d commits the subscriber that never reads is still attached", i)
 		}

@@ -97,7 +97,7 @@ func (q *request) patchList(raw json.RawMessage) error {
 	if q.cand != "" {
 		// In a candidate the edit is computed under the candidate's lock,
 		// from the list as the candidate holds it.
-		out, err := q.s.eng.Stage(q.r.Context(), q.cand, engine.Edit{Kind: q.kind, Op: backend.Update, Target: t, Patch: edit})
+		out, err := q.s.cands.Stage(q.r.Context(), q.cand, engine.Edit{Kind: q.kind, Op: backend.Update, Target: t, Patch: edit})
 		if err != nil {
 			return err
 		}

@@ -64,7 +64,7 @@ func (s *Server) stageEdits(w http.ResponseWriter, r *http.Request, cand string)
 		}
 		eds[i] = ed
 	}
-	out, err := s.eng.StageMany(r.Context(), cand, eds)
+	out, err := s.cands.StageMany(r.Context(), cand, eds)
 	if err != nil {
 		s.fail(w, r, err)
 		return

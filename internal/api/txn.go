@@ -11,6 +11,8 @@ import (
 
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/engine/candidates"
+	"github.com/swmgr/swmgr/internal/engine/feed"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/obs"
 )
@@ -92,7 +94,7 @@ func (s *Server) revisions(w http.ResponseWriter, r *http.Request, rest string) 
 		marker, count, err := pageParams("Revision", r)
 		if err == nil {
 			var out []byte
-			if out, err = s.eng.ListRevisions(marker, count, nil); err == nil {
+			if out, err = s.hist.ListRevisions(marker, count, nil); err == nil {
 				sendJSON(w, http.StatusOK, out)
 				return
 			}
@@ -108,7 +110,7 @@ func (s *Server) revisions(w http.ResponseWriter, r *http.Request, rest string) 
 			if !s.methods(w, r, http.MethodGet) {
 				return
 			}
-			out, err := s.eng.GetRevision(rev, nil)
+			out, err := s.hist.GetRevision(rev, nil)
 			if err != nil {
 				s.fail(w, r, err)
 				return
@@ -120,7 +122,7 @@ func (s *Server) revisions(w http.ResponseWriter, r *http.Request, rest string) 
 			return
 		}
 		info := &engine.LogInfo{API: "revision", Operation: r.Method, Data: fmt.Sprintf(`{"Confirm":%d}`, rev)}
-		if err := s.eng.Confirm(r.Context(), rev, s.meta(r), info); err != nil {
+		if err := s.hist.Confirm(r.Context(), rev, s.meta(r), info); err != nil {
 			s.fail(w, r, err)
 			return
 		}
@@ -139,7 +141,7 @@ func (s *Server) candidates(w http.ResponseWriter, r *http.Request, rest string)
 		if r.Method == http.MethodGet {
 			// The caller's own: candidates are private drafts.
 			user := s.meta(r).User
-			list, err := s.eng.Candidates(func(c engine.CandidateInfo) bool { return c.User == user })
+			list, err := s.cands.List(func(c candidates.Info) bool { return c.User == user })
 			if err != nil {
 				s.fail(w, r, err)
 				return
@@ -152,7 +154,7 @@ func (s *Server) candidates(w http.ResponseWriter, r *http.Request, rest string)
 			s.fail(w, r, err)
 			return
 		}
-		info, err := s.eng.NewCandidate(r.Context(), s.meta(r), comment)
+		info, err := s.cands.Open(r.Context(), s.meta(r), comment)
 		if err != nil {
 			s.fail(w, r, err)
 			return
@@ -168,14 +170,14 @@ func (s *Server) candidates(w http.ResponseWriter, r *http.Request, rest string)
 			return
 		}
 		if r.Method == http.MethodDelete {
-			if err := s.eng.Discard(r.Context(), id); err != nil {
+			if err := s.cands.Discard(r.Context(), id); err != nil {
 				s.fail(w, r, err)
 				return
 			}
 			sendJSON(w, http.StatusOK, []byte(`{"Result":"Success"}`))
 			return
 		}
-		info, err := s.eng.CandidateInfo(id)
+		info, err := s.cands.Info(id)
 		if err != nil {
 			s.fail(w, r, err)
 			return
@@ -186,7 +188,7 @@ func (s *Server) candidates(w http.ResponseWriter, r *http.Request, rest string)
 			return
 		}
 		var diffs []engine.Diff
-		err := s.eng.CandidateRead(id, func(cr *engine.CandidateReader) error { diffs = cr.Diff(); return nil })
+		err := s.cands.Read(id, func(cr *candidates.Reader) error { diffs = cr.Diff(); return nil })
 		if err != nil {
 			s.fail(w, r, err)
 			return
@@ -232,8 +234,8 @@ func (s *Server) commitCandidate(w http.ResponseWriter, r *http.Request, id stri
 		force   bool
 	)
 	err := decodeOptions(r, map[string]any{"Comment": &comment, "Confirm": &confirm, "Force": &force})
-	if err == nil && len(comment) > engine.MaxComment {
-		err = apierr.BadRequest(apierr.CodeInvalidValue, "Commit", "Comment", "Comment: %d characters is too long; at most %d", len(comment), engine.MaxComment)
+	if err == nil && len(comment) > candidates.MaxComment {
+		err = apierr.BadRequest(apierr.CodeInvalidValue, "Commit", "Comment", "Comment: %d characters is too long; at most %d", len(comment), candidates.MaxComment)
 	}
 	if err == nil && (confirm < 0 || confirm > 86400) {
 		err = apierr.BadRequest(apierr.CodeInvalidValue, "Commit", "Confirm", "Confirm: %d is out of range; give the seconds to wait for confirmation, 1..86400 (0 or absent: no confirmation)", confirm)
@@ -256,7 +258,7 @@ func (s *Server) commitCandidate(w http.ResponseWriter, r *http.Request, id stri
 	if !req.DryRun {
 		req.Log = &engine.LogInfo{API: "candidate", Operation: r.Method, Data: string(mustJSON(map[string]any{"CandidateId": id, "Comment": comment, "Confirm": confirm, "Force": force}))}
 	}
-	out, err := s.eng.CommitCandidate(r.Context(), id, req)
+	out, err := s.cands.Commit(r.Context(), id, req)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -383,7 +385,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	sub := s.eng.Subscribe()
+	sub := s.eng.Feed().Subscribe()
 	defer sub.Close()
 	cur := s.eng.Revision()
 	if since < 0 {
@@ -423,7 +425,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	last := uint64(since)
 	for rev := last + 1; rev <= cur && werr == nil; rev++ {
-		data, err := s.eng.GetRevision(rev, nil)
+		data, err := s.hist.GetRevision(rev, nil)
 		if err != nil {
 			write(fmt.Appendf(nil, "event: error\ndata: %s\n\n", mustJSON(map[string]string{"Message": fmt.Sprintf("revision %d is no longer kept (the last %d are); continuing with the oldest kept", rev, 1000)})))
 			continue
@@ -441,7 +443,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	// A subscriber wakes at most once per FlushDelay and sends everything
 	// that arrived meanwhile in one write, so that subscribers cost commits
 	// little however fast they come.
-	var batch []engine.Event
+	var batch []feed.Event
 	var out []byte
 	for {
 		select {

@@ -151,7 +151,7 @@ func BenchmarkTxnCommitsWithSubscribers(b *testing.B) {
 		if err := cmd.Start(); err != nil {
 			b.Fatal(err)
 		}
-		for s.eng.Subscribers() < n {
+		for s.eng.Feed().Subscribers() < n {
 			time.Sleep(time.Millisecond)
 		}
 		var count atomic.Int64

@@ -23,6 +23,9 @@ import (
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/backend/sim"
 	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/engine/candidates"
+	"github.com/swmgr/swmgr/internal/engine/history"
+	"github.com/swmgr/swmgr/internal/engine/users"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/secrets"
 	"github.com/swmgr/swmgr/internal/store"
@@ -60,7 +63,7 @@ func newBenchEnv(b *testing.B) *benchEnv {
 	}
 	log := slog.New(slog.DiscardHandler)
 	var eng *engine.Engine
-	verifier := auth.NewVerifier(auth.AccountsCheck(acc, func(ctx context.Context, name string) (bool, error) { return eng.HasUser(ctx, name) }), auth.VerifierOptions{})
+	verifier := auth.NewVerifier(auth.AccountsCheck(acc, func(ctx context.Context, name string) (bool, error) { return users.Exists(ctx, eng, name) }), auth.VerifierOptions{})
 	be := sim.New(sim.Options{Ports: 4, Version: "bench", Accounts: accounts.Observe(acc, verifier.Forget), OwnAccounts: true})
 	eng = engine.New(model.Builtin(), st, be, box, log)
 	if err := eng.Start(ctx); err != nil {
@@ -76,10 +79,10 @@ func newBenchEnv(b *testing.B) *benchEnv {
 	}
 	path := "/public/v1/config/NtpServer/" + out.IDs[1].String()
 
-	handler := api.New(eng, log)
+	handler := api.New(eng, history.New(eng), candidates.New(eng), log)
 	throttle := auth.NewThrottle(auth.ThrottleOptions{})
 	peers := auth.NewPeers(auth.PeerOptions{UserGroup: func(ctx context.Context, name string) (string, bool, error) {
-		ok, err := eng.HasUser(ctx, name)
+		ok, err := users.Exists(ctx, eng, name)
 		return "operator", ok, err
 	}})
 	serve := func(h http.Handler, cfg *tls.Config) string {

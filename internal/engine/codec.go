@@ -98,7 +98,7 @@ func (e *Engine) migrate(ctx context.Context) error {
 		return nil
 	}
 	n := 0
-	err := e.submit(ctx, &job{ctx: ctx, req: Request{duringConfirm: true, after: func(tx store.Txn) {
+	err := e.submit(ctx, &job{ctx: ctx, req: Request{DuringConfirm: true, AfterWrite: func(tx store.Txn) {
 		for _, k := range e.reg.Kinds() {
 			if k.Class != model.Config {
 				continue

@@ -28,6 +28,13 @@
 // refuses is undone by the backend and later requests of its batch are
 // resolved again; if the store write fails, the engine reverts the
 // backend changes of the whole batch itself.
+//
+// This package is the core. The parts that sit on its commit path are
+// packages of their own: feed (the change feed, which the writer publishes
+// into), history (revisions, rollback, confirmed commits), candidates
+// (staging) and users (the User lookup and the UserPassword action). They
+// use the core's small API in parts.go — a Request's Prepare and AfterWrite,
+// Submit, View — and the core does not know them.
 package engine
 
 import (
@@ -44,6 +51,7 @@ import (
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/configlog"
+	"github.com/swmgr/swmgr/internal/engine/feed"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/secrets"
 	"github.com/swmgr/swmgr/internal/store"
@@ -59,7 +67,7 @@ type Engine struct {
 	log     *slog.Logger
 	order   map[string]int // kind name -> position in the registry (apply order)
 	clog    *configlog.Log
-	events  *broker
+	events  *feed.Broker
 	objects *objCache
 
 	// MaxBackendBatch bounds how many commits are handed to the backend
@@ -72,11 +80,8 @@ type Engine struct {
 	loopDone chan struct{}
 	stopOnce sync.Once
 
-	confirmMu    sync.Mutex
-	confirmTimer *time.Timer
-	cands        candidates
-	confirmStuck atomic.Uint64  // the unconfirmed commit whose rollback failed: a late confirm may keep it
-	observe      CommitObserver // nil: none
+	confirmHook atomic.Pointer[func(rev uint64, after time.Duration)] // OnConfirmPending
+	observe     CommitObserver                                        // nil: none
 }
 
 // CachedObjects bounds the GET-by-ObjectId cache (about 400 bytes each).
@@ -88,12 +93,11 @@ func New(reg *model.Registry, st store.Config, be backend.Backend, box *secrets.
 	e := &Engine{reg: reg, store: st, backend: be, drivers: be.Drivers(), box: box, log: log, order: map[string]int{},
 		objects: newObjCache(CachedObjects),
 		jobs:    make(chan *job, maxBatch), stopLoop: make(chan struct{}), loopDone: make(chan struct{})}
-	e.events = newBroker(func(rev uint64) ([]byte, error) { return e.GetRevision(rev, nil) })
+	e.events = feed.New(e.publicRevision)
 	for i, k := range reg.Kinds() {
 		e.order[k.Name] = i
 	}
 	e.clog = configlog.New(reg.Lookup(model.State, "ConfigLog"))
-	e.cands.init()
 	go e.loop()
 	return e
 }
@@ -102,7 +106,6 @@ func New(reg *model.Registry, st store.Config, be backend.Backend, box *secrets.
 func (e *Engine) Close() {
 	e.stopOnce.Do(func() { close(e.stopLoop) })
 	<-e.loopDone
-	e.stopConfirmTimer()
 }
 
 // Registry returns the kinds the engine serves.
@@ -165,10 +168,23 @@ type Request struct {
 	// not keep them in memory, and its Outcome has none.
 	OmitDiffs bool
 
-	duringConfirm bool               // a rollback or a confirmation: allowed while one is pending
-	clearConfirm  bool               // the commit ends the wait for a confirmation
-	after         func(tx store.Txn) // more writes once the commit succeeded
-	ownsObjects   bool               // created objects given whole may become the changes' (Replace)
+	// For the engine's parts (packages history and candidates):
+	//
+	// Prepare, when set, runs in the writer on the running configuration
+	// (the store's snapshot plus the requests before it in the batch) and
+	// may compute the request's edits (a rollback's, a candidate's); an
+	// error refuses the request.
+	Prepare func(v *View, r *Request) error
+	// AfterWrite makes more writes in the commit's store transaction once
+	// the request succeeded (a candidate's staged edits, its removal).
+	AfterWrite func(tx store.Txn)
+	// DuringConfirm lets the request through while a commit awaits
+	// confirmation (a rollback, a confirmation, housekeeping).
+	DuringConfirm bool
+	// ClearConfirm ends the wait for a confirmation.
+	ClearConfirm bool
+
+	ownsObjects bool // created objects given whole may become the changes' (Replace)
 }
 
 // Apply commits edits: the common case of Commit.
@@ -179,7 +195,7 @@ func (e *Engine) Apply(ctx context.Context, edits []Edit, meta Meta, info *LogIn
 // Commit resolves, checks, applies and stores a request's edits as one
 // commit.
 func (e *Engine) Commit(ctx context.Context, req Request) (*Outcome, error) {
-	return e.commitWith(ctx, req, nil)
+	return e.commitWith(ctx, req, req.prepare())
 }
 
 // commitWith is Commit with a prepare step run in the writer, on the
@@ -230,7 +246,7 @@ func (e *Engine) backendError(err error) error {
 
 // logFailure records a failed request in the config log.
 func (e *Engine) logFailure(ctx context.Context, meta Meta, info *LogInfo, failure error) {
-	j := &job{ctx: ctx, req: Request{Meta: meta, duringConfirm: true}, failed: failure, failLog: info}
+	j := &job{ctx: ctx, req: Request{Meta: meta, DuringConfirm: true}, failed: failure, failLog: info}
 	if err := e.submit(context.WithoutCancel(ctx), j); err != nil {
 		e.log.Error("config log write failed", "err", err)
 	}
@@ -238,7 +254,7 @@ func (e *Engine) logFailure(ctx context.Context, meta Meta, info *LogInfo, failu
 
 // logSuccess records a request that changed nothing in the store.
 func (e *Engine) logSuccess(ctx context.Context, meta Meta, info *LogInfo) error {
-	return e.submit(context.WithoutCancel(ctx), &job{ctx: ctx, req: Request{Meta: meta, Log: info, duringConfirm: true}})
+	return e.submit(context.WithoutCancel(ctx), &job{ctx: ctx, req: Request{Meta: meta, Log: info, DuringConfirm: true}})
 }
 
 // Log records a request that failed before it reached the engine (a body
@@ -252,7 +268,7 @@ func (e *Engine) Log(ctx context.Context, meta Meta, info *LogInfo, failure erro
 
 // ClearLog empties the config log; the clear is the first entry of the new one.
 func (e *Engine) ClearLog(ctx context.Context, meta Meta, info *LogInfo) error {
-	return e.submit(ctx, &job{ctx: ctx, req: Request{Meta: meta, Log: info, duringConfirm: true, after: func(tx store.Txn) { tx.ClearLog() }}})
+	return e.submit(ctx, &job{ctx: ctx, req: Request{Meta: meta, Log: info, DuringConfirm: true, AfterWrite: func(tx store.Txn) { tx.ClearLog() }}})
 }
 
 // Start checks the backend's drivers, makes the backend match the store,
@@ -323,16 +339,11 @@ func (e *Engine) Start(ctx context.Context) error {
 		return err
 	}
 	if len(edits) > 0 {
-		req := Request{Edits: edits, Meta: Meta{Source: "system", Comment: "discovered from the switch"}, duringConfirm: true}
+		req := Request{Edits: edits, Meta: Meta{Source: "system", Comment: "discovered from the switch"}, DuringConfirm: true}
 		if _, err := e.Commit(ctx, req); err != nil {
 			return err
 		}
 	}
-	if err := e.expireCandidates(ctx); err != nil {
-		return fmt.Errorf("expire candidates: %w", err)
-	}
-	go e.expireCandidatesEvery(CandidateSweep)
-	e.resumeConfirm()
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/configlog"
+	"github.com/swmgr/swmgr/internal/engine/feed"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/store"
 )
@@ -160,7 +161,7 @@ func (e *Engine) runBatch(batch []*job) (again []*job) {
 		if j.err == nil && j.out != nil && j.out.Revision != 0 {
 			e.objects.commit(j.out.Revision, j.changes)
 			var event []byte // nil: too large for the ring, read from the store
-			if j.event.size <= MaxRingEvent {
+			if j.event.size <= feed.MaxRingEvent {
 				event = j.event.encode(j.out.Diffs)
 			}
 			if len(j.changes) >= collectAfter {
@@ -173,14 +174,14 @@ func (e *Engine) runBatch(batch []*job) (again []*job) {
 				j.changes, j.commit, j.prepare, j.req.Edits = nil, nil, nil, nil
 				runtime.GC()
 			}
-			e.events.publish(j.out.Revision, event)
+			e.events.Publish(j.out.Revision, event)
 			if j.req.Confirm > 0 {
 				e.armConfirm(j.out.Revision, j.req.Confirm)
 			}
 		}
 		// The caller reads only out and err: a restore's 100,000 changes
 		// and objects can go while it answers and the feed reads its event.
-		j.changes, j.commit, j.event, j.prepare, j.req.Edits = nil, nil, nil, nil, nil
+		j.changes, j.commit, j.event, j.prepare, j.req.Edits, j.req.Prepare = nil, nil, nil, nil, nil, nil
 		close(j.done)
 	}
 	return again
@@ -195,7 +196,7 @@ func (e *Engine) resolveJob(v *view, j *job) (*Outcome, []*change, error) {
 			return nil, nil, err
 		}
 	}
-	if !req.duringConfirm && !req.DryRun && v.confirm != nil {
+	if !req.DuringConfirm && !req.DryRun && v.confirm != nil {
 		p := v.confirm
 		return nil, nil, apierr.Conflict(apierr.CodeConflict, "", "revision %d awaits confirmation until %s: confirm it with POST /public/v1/revisions/%d/confirm, or wait for it to be rolled back; no other change is accepted until then",
 			p.Revision, time.Unix(0, p.Deadline).UTC().Format(time.RFC3339), p.Revision)
@@ -239,11 +240,11 @@ func (e *Engine) resolveJob(v *view, j *job) (*Outcome, []*change, error) {
 	if len(changes) > 0 {
 		v.endJob(changes)
 	}
-	if req.clearConfirm {
+	if req.ClearConfirm {
 		v.confirm = nil
 	}
 	if req.Confirm > 0 && len(changes) > 0 {
-		v.confirm = &confirmState{Revision: v.revision(), Restore: v.revision() - 1, Deadline: time.Now().Add(req.Confirm).UnixNano()}
+		v.confirm = &Confirmation{Revision: v.revision(), Restore: v.revision() - 1, Deadline: time.Now().Add(req.Confirm).UnixNano()}
 	}
 	return out, changes, nil
 }
@@ -369,14 +370,14 @@ func (e *Engine) writeJob(tx store.Txn, j *job) error {
 			}
 		}
 	}
-	if req.clearConfirm {
+	if req.ClearConfirm {
 		setPendingConfirm(tx, nil)
 	}
-	if req.after != nil {
-		req.after(tx)
+	if req.AfterWrite != nil {
+		req.AfterWrite(tx)
 	}
 	if req.Confirm > 0 && j.out != nil && j.out.Revision != 0 {
-		setPendingConfirm(tx, &confirmState{Revision: j.out.Revision, Restore: j.out.Revision - 1, Deadline: time.Now().Add(req.Confirm).UnixNano()})
+		setPendingConfirm(tx, &Confirmation{Revision: j.out.Revision, Restore: j.out.Revision - 1, Deadline: time.Now().Add(req.Confirm).UnixNano()})
 	}
 	if req.Log != nil {
 		info := *req.Log

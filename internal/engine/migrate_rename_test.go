@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 import (
 	"context"
@@ -7,6 +7,10 @@ import (
 	"testing"
 
 	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/engine/candidates"
+	"github.com/swmgr/swmgr/internal/engine/enginetest"
+	"github.com/swmgr/swmgr/internal/engine/history"
 	"github.com/swmgr/swmgr/internal/model"
 )
 
@@ -40,21 +44,28 @@ func changedModel(t *testing.T) *model.Registry {
 // candidate staged before the change still commits.
 func TestSchemaMigrationRenameAndRemoveAField(t *testing.T) {
 	dir := t.TempDir()
-	old := newFixture(t, dir)
-	old.mustApply(old.edit(backend.Create, "NtpServer", model.Object{"IpAddr": "192.0.2.1", "MinPoll": int64(5), "Prefer": true}))
-	first := old.e.Revision()
-	old.mustApply(old.edit(backend.Update, "NtpServer", model.Object{"IpAddr": "192.0.2.1", "MinPoll": int64(7)}))
-	cand := old.candidate()
-	old.stage(cand, old.edit(backend.Create, "NtpServer", model.Object{"IpAddr": "192.0.2.2", "MinPoll": int64(9), "Prefer": true}))
-	old.e.Close()
-	old.st.Close()
+	old := enginetest.New(t, dir)
+	old.MustApply(old.Edit(backend.Create, "NtpServer", model.Object{"IpAddr": "192.0.2.1", "MinPoll": int64(5), "Prefer": true}))
+	first := old.E.Revision()
+	old.MustApply(old.Edit(backend.Update, "NtpServer", model.Object{"IpAddr": "192.0.2.1", "MinPoll": int64(7)}))
+	oldCands := candidates.New(old.E)
+	info, err := oldCands.Open(context.Background(), engine.Meta{User: "tester"}, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cand := info.CandidateId
+	if _, err := oldCands.Stage(context.Background(), cand, old.Edit(backend.Create, "NtpServer", model.Object{"IpAddr": "192.0.2.2", "MinPoll": int64(9), "Prefer": true})); err != nil {
+		t.Fatal(err)
+	}
+	old.E.Close()
+	old.St.Close()
 
-	f := newFixtureWith(t, dir, changedModel(t))
+	f := enginetest.NewWith(t, dir, changedModel(t))
 	ctx := context.Background()
-	k := f.kind("NtpServer")
+	k := f.Kind("NtpServer")
 	read := func(addr string) string {
 		t.Helper()
-		got, _, err := f.e.GetByKey(ctx, k, model.Object{"IpAddr": addr}, false, nil)
+		got, _, err := f.E.GetByKey(ctx, k, model.Object{"IpAddr": addr}, false, nil)
 		if err != nil {
 			t.Fatalf("read %s after the migration: %v", addr, err)
 		}
@@ -76,15 +87,15 @@ func TestSchemaMigrationRenameAndRemoveAField(t *testing.T) {
 	wantFields("read", read("192.0.2.1"), `"MinPollLog2":7`)
 	// An update: the client sends only current fields, and the old record
 	// must not make it fail ("no field Prefer").
-	f.mustApply(f.edit(backend.Update, "NtpServer", model.Object{"IpAddr": "192.0.2.1", "MaxPoll": int64(12)}))
+	f.MustApply(f.Edit(backend.Update, "NtpServer", model.Object{"IpAddr": "192.0.2.1", "MaxPoll": int64(12)}))
 	wantFields("update", read("192.0.2.1"), `"MinPollLog2":7`, `"MaxPoll":12`)
 	// A rollback to a revision recorded under the old model.
-	if _, err := f.e.Rollback(ctx, first, Request{}); err != nil {
+	if _, err := history.New(f.E).Rollback(ctx, first, engine.Request{}); err != nil {
 		t.Fatalf("rollback to revision %d (old model): %v", first, err)
 	}
 	wantFields("rollback", read("192.0.2.1"), `"MinPollLog2":5`, `"MaxPoll":10`)
 	// A candidate staged under the old model.
-	if _, err := f.e.CommitCandidate(ctx, cand, Request{}); err != nil {
+	if _, err := candidates.New(f.E).Commit(ctx, cand, engine.Request{}); err != nil {
 		t.Fatalf("commit of a candidate staged under the old model: %v", err)
 	}
 	wantFields("staged before", read("192.0.2.2"), `"MinPollLog2":9`)

@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 import (
 	"context"
@@ -10,6 +10,9 @@ import (
 
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/backend/sim"
+	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/engine/enginetest"
+	"github.com/swmgr/swmgr/internal/engine/history"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/secrets"
 	"github.com/swmgr/swmgr/internal/store"
@@ -55,7 +58,7 @@ func registry(t *testing.T, kinds []*model.Kind) *model.Registry {
 	return reg
 }
 
-func openEngine(t *testing.T, dir string, reg *model.Registry) (*Engine, *store.Store) {
+func openEngine(t *testing.T, dir string, reg *model.Registry) (*engine.Engine, *store.Store) {
 	t.Helper()
 	st, err := store.Open(dir)
 	if err != nil {
@@ -65,7 +68,7 @@ func openEngine(t *testing.T, dir string, reg *model.Registry) (*Engine, *store.
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := New(reg, st, sim.New(sim.Options{Ports: 4, Version: "test"}), box, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	e := engine.New(reg, st, sim.New(sim.Options{Ports: 4, Version: "test"}), box, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err := e.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -80,22 +83,22 @@ func openEngine(t *testing.T, dir string, reg *model.Registry) (*Engine, *store.
 func TestMigrationMovesObjectsToANewKey(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
-	meta := Meta{Source: "test"}
+	meta := engine.Meta{Source: "test"}
 
 	old, st := openEngine(t, dir, earlierModel(t))
-	ok := old.reg.Lookup(model.Config, "BGPv4Neighbor")
-	create := func(k *model.Kind, fields model.Object) *Outcome {
+	ok := old.Registry().Lookup(model.Config, "BGPv4Neighbor")
+	create := func(k *model.Kind, fields model.Object) *engine.Outcome {
 		t.Helper()
-		out, err := old.Apply(ctx, []Edit{{Kind: k, Op: backend.Create, Fields: fields}}, meta, nil)
+		out, err := old.Apply(ctx, []engine.Edit{{Kind: k, Op: backend.Create, Fields: fields}}, meta, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return out
 	}
-	create(old.reg.Lookup(model.Config, "Vrf"), model.Object{"Vrf": "red"})
+	create(old.Registry().Lookup(model.Config, "Vrf"), model.Object{"Vrf": "red"})
 	first := create(ok, model.Object{"Vrf": "red", "NeighborAddress": "10.0.0.2", "PeerAS": "65002", "Legacy": "x", "Comment": "before"})
 	create(ok, model.Object{"NeighborAddress": "10.0.0.3", "PeerAS": "65003"})
-	if _, err := old.Apply(ctx, []Edit{{Kind: ok, Op: backend.Update, Target: Target{Key: model.Object{"Vrf": "red", "NeighborAddress": "10.0.0.2"}}, Fields: model.Object{"Comment": "after"}}}, meta, nil); err != nil {
+	if _, err := old.Apply(ctx, []engine.Edit{{Kind: ok, Op: backend.Update, Target: engine.Target{Key: model.Object{"Vrf": "red", "NeighborAddress": "10.0.0.2"}}, Fields: model.Object{"Comment": "after"}}}, meta, nil); err != nil {
 		t.Fatal(err)
 	}
 	old.Close()
@@ -103,7 +106,7 @@ func TestMigrationMovesObjectsToANewKey(t *testing.T) {
 
 	e, st := openEngine(t, dir, currentModel(t))
 	defer func() { e.Close(); st.Close() }()
-	k := e.reg.Lookup(model.Config, "BGPv4Neighbor")
+	k := e.Registry().Lookup(model.Config, "BGPv4Neighbor")
 	var keys []string
 	err := st.View(func(tx store.Txn) error {
 		_, _, err := tx.List("BGPv4Neighbor", 0, 10, func(r store.Record) error {
@@ -129,29 +132,29 @@ func TestMigrationMovesObjectsToANewKey(t *testing.T) {
 		t.Errorf("by its ObjectId: %v", err)
 	}
 	// Its reference to VRF red moved with it.
-	vrf := e.reg.Lookup(model.Config, "Vrf")
-	_, err = e.Apply(ctx, []Edit{{Kind: vrf, Op: backend.Delete, Target: Target{Key: model.Object{"Vrf": "red"}}}}, meta, nil)
-	if status(err) != http.StatusConflict || !strings.Contains(err.Error(), "NeighborAddress=10.0.0.2, IntfRef=") {
+	vrf := e.Registry().Lookup(model.Config, "Vrf")
+	_, err = e.Apply(ctx, []engine.Edit{{Kind: vrf, Op: backend.Delete, Target: engine.Target{Key: model.Object{"Vrf": "red"}}}}, meta, nil)
+	if enginetest.Status(err) != http.StatusConflict || !strings.Contains(err.Error(), "NeighborAddress=10.0.0.2, IntfRef=") {
 		t.Errorf("deleting a VRF a migrated neighbor uses: %v", err)
 	}
 	// A revision written before the migration rolls back onto the new keys:
 	// back to after the first neighbor's creation.
-	if _, err := e.Rollback(ctx, first.Revision, Request{Meta: meta}); err != nil {
+	if _, err := history.New(e).Rollback(ctx, first.Revision, engine.Request{Meta: meta}); err != nil {
 		t.Fatal(err)
 	}
 	body, _, err = e.GetByKey(ctx, k, model.Object{"Vrf": "red", "NeighborAddress": "10.0.0.2"}, false, nil)
 	if err != nil || !strings.Contains(string(body), `"Description":"before"`) {
 		t.Errorf("after the rollback: %s %v", body, err)
 	}
-	if _, _, err := e.GetByKey(ctx, k, model.Object{"NeighborAddress": "10.0.0.3"}, false, nil); status(err) != http.StatusNotFound {
+	if _, _, err := e.GetByKey(ctx, k, model.Object{"NeighborAddress": "10.0.0.3"}, false, nil); enginetest.Status(err) != http.StatusNotFound {
 		t.Errorf("the neighbor created after the revision rolled back to: %v", err)
 	}
 	// Deleting the neighbor drops its reference: the VRF can go.
-	for _, ed := range []Edit{
-		{Kind: k, Op: backend.Delete, Target: Target{Key: model.Object{"Vrf": "red", "NeighborAddress": "10.0.0.2", "IntfRef": ""}}},
-		{Kind: vrf, Op: backend.Delete, Target: Target{Key: model.Object{"Vrf": "red"}}},
+	for _, ed := range []engine.Edit{
+		{Kind: k, Op: backend.Delete, Target: engine.Target{Key: model.Object{"Vrf": "red", "NeighborAddress": "10.0.0.2", "IntfRef": ""}}},
+		{Kind: vrf, Op: backend.Delete, Target: engine.Target{Key: model.Object{"Vrf": "red"}}},
 	} {
-		if _, err := e.Apply(ctx, []Edit{ed}, meta, nil); err != nil {
+		if _, err := e.Apply(ctx, []engine.Edit{ed}, meta, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/engine/feed"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/store"
 )
@@ -49,7 +50,7 @@ func TestStoredRevisionRecordDecodes(t *testing.T) {
 	out := f.mustApply(f.edit(backend.Update, "ConfigArchiveServer", model.Object{"IpAddr": "192.0.2.9", "Password": "second-secret"}))
 	var data []byte
 	f.st.View(func(tx store.Txn) error { data = append(data, tx.GetRevision(out.Revision)...); return nil })
-	r, err := decodeStoredRevision(data)
+	r, err := DecodeStoredRevision(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +72,7 @@ func TestStoredRevisionRecordDecodes(t *testing.T) {
 // subscribers all the same, read from the store.
 func TestLargeEventIsReadFromTheStore(t *testing.T) {
 	f := newFixture(t, t.TempDir())
-	sub := f.e.Subscribe()
+	sub := f.e.Feed().Subscribe()
 	defer sub.Close()
 	var edits []Edit
 	for i := range 3000 {
@@ -83,7 +84,7 @@ func TestLargeEventIsReadFromTheStore(t *testing.T) {
 	if err != nil || len(events) != 2 {
 		t.Fatalf("took %d events, %v; want 2", len(events), err)
 	}
-	if len(events[0].Data) <= MaxRingEvent || events[0].Revision != out.Revision {
+	if len(events[0].Data) <= feed.MaxRingEvent || events[0].Revision != out.Revision {
 		t.Fatalf("the large event: revision %d, %d bytes", events[0].Revision, len(events[0].Data))
 	}
 	var r Revision

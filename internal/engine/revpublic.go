@@ -7,14 +7,14 @@ import (
 )
 
 // streamPublicRevision writes a stored revision record as clients see it
-// (publicRevision: json.Marshal of its Revision, without the StoreKeys and
+// (PublicRevision: json.Marshal of its Revision, without the StoreKeys and
 // sealed secrets), one change at a time, into a buffer sized once: a
 // restore's record holds 100,000 changes, and decoding them all into
 // structs before encoding them again took ~100 MiB beside the record
 // itself. r reads the stored record (size bytes), inflating it as it goes
 // (store.Txn.RevisionReader). It reads the records write makes (the head's
 // fields, then Changes, last); ok is false for anything else (a record of
-// another shape, or one that is not valid JSON), which publicRevision
+// another shape, or one that is not valid JSON), which PublicRevision
 // decodes whole as before, so that the answer is the same byte for byte.
 func streamPublicRevision(r io.Reader, size int) (out []byte, ok bool) {
 	if r == nil {
@@ -67,7 +67,7 @@ func streamPublicRevision(r io.Reader, size int) (out []byte, ok bool) {
 	out = append(out, start[:len(start)-len("null}")]...)
 	out = append(out, '[')
 	for n := 0; dec.More(); n++ {
-		var d storedDiff
+		var d StoredDiff
 		if err := dec.Decode(&d); err != nil {
 			return nil, false
 		}
@@ -90,13 +90,4 @@ func streamPublicRevision(r io.Reader, size int) (out []byte, ok bool) {
 		return nil, false
 	}
 	return append(out, "]}"...), true
-}
-
-// appendOrTake appends b to dst, or returns b itself when dst is empty (the
-// feed's read of a restore's event: no second copy of tens of MiB).
-func appendOrTake(dst, b []byte) []byte {
-	if len(dst) == 0 {
-		return b
-	}
-	return append(dst, b...)
 }

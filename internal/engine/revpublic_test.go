@@ -14,7 +14,7 @@ import (
 // wholePublicRevision is publicRevision's way for any record: decode it
 // whole, encode its Revision.
 func wholePublicRevision(t *testing.T, data []byte) []byte {
-	r, err := decodeStoredRevision(data)
+	r, err := DecodeStoredRevision(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestStreamedPublicRevision(t *testing.T) {
 	if len(records) < 4 {
 		t.Fatalf("%d records", len(records))
 	}
-	r, _ := decodeStoredRevision(records[0])
+	r, _ := DecodeStoredRevision(records[0])
 	r.Comment = "a <comment> & \u2028"
 	std, _ := json.Marshal(r) // a record as encoding/json writes it
 	records = append(records, std)

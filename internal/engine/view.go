@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/swmgr/swmgr/internal/apierr"
+	"github.com/swmgr/swmgr/internal/engine/feed"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/store"
 )
@@ -41,7 +42,7 @@ type view struct {
 	touched  map[string]uint64 // kind NUL key -> revision of the batch that changed it
 	prepared any               // what the driver prepared for the create being resolved
 	owned    bool              // the request's created objects may be kept as given (Replace)
-	confirm  *confirmState     // the commit awaiting confirmation, as the batch sees it
+	confirm  *Confirmation     // the commit awaiting confirmation, as the batch sees it
 }
 
 type journalEntry struct {
@@ -56,7 +57,7 @@ func newView(e *Engine, tx store.Txn) *view {
 // viewMark is a point to return the view to.
 type viewMark struct {
 	journal, commits int
-	confirm          *confirmState
+	confirm          *Confirmation
 }
 
 func (v *view) mark() viewMark {
@@ -680,7 +681,7 @@ func describe(reg *model.Registry, r store.Ref) string {
 func (e *Engine) write(tx store.Txn, rev uint64, changes []*change, meta Meta, omitDiffs bool) (*revisionEvent, []Diff, error) {
 	diffs := make([]Diff, 0, len(changes))
 	if omitDiffs {
-		diffs = make([]Diff, 0, min(len(changes), 1024)) // dropped once past MaxRingEvent
+		diffs = make([]Diff, 0, min(len(changes), 1024)) // dropped once past feed.MaxRingEvent
 	}
 	head := Revision{Revision: rev, Time: time.Now().UTC().Format(time.RFC3339Nano), User: meta.User, Source: meta.Source, Comment: meta.Comment}
 	publicSize := 256 + len(meta.User) + len(meta.Comment)
@@ -721,7 +722,7 @@ func (e *Engine) write(tx store.Txn, rev uint64, changes []*change, meta Meta, o
 		publicSize += 128 + len(d.Kind) + len(d.Key) + len(d.Before) + len(d.After)
 		if diffs != nil {
 			diffs = append(diffs, d)
-			if omitDiffs && publicSize > MaxRingEvent {
+			if omitDiffs && publicSize > feed.MaxRingEvent {
 				diffs = nil
 			}
 		}

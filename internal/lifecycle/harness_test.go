@@ -17,6 +17,8 @@ import (
 	"github.com/swmgr/swmgr/internal/backend/sim"
 	"github.com/swmgr/swmgr/internal/configfile"
 	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/engine/candidates"
+	"github.com/swmgr/swmgr/internal/engine/history"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/secrets"
 	"github.com/swmgr/swmgr/internal/store"
@@ -74,6 +76,13 @@ func newSwitch(t testing.TB, ho harnessOptions) *switchHarness {
 		st.Close()
 		t.Fatal(err)
 	}
+	hist, cands := history.New(eng), candidates.New(eng)
+	if err := cands.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := hist.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	o := Options{Engine: eng, Sealer: box, DataDir: dir, Version: "test", Log: log, KDF: &fastKDF, Backoff: 100 * time.Millisecond, Settle: 200 * time.Millisecond}
 	if ho.tune != nil {
 		ho.tune(&o)
@@ -87,7 +96,7 @@ func newSwitch(t testing.TB, ho harnessOptions) *switchHarness {
 	if err := lc.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	h := api.New(eng, log)
+	h := api.New(eng, hist, cands, log)
 	for name, a := range lc.Actions() {
 		h.HandleAction(name, a)
 	}

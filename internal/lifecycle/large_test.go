@@ -28,7 +28,7 @@ func TestLargeRestoreHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := s.revision()
-	sub := s.eng.Subscribe()
+	sub := s.eng.Feed().Subscribe()
 	defer sub.Close()
 
 	var out struct {

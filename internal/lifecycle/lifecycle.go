@@ -25,6 +25,7 @@ import (
 	"github.com/swmgr/swmgr/internal/atomicfile"
 	"github.com/swmgr/swmgr/internal/configfile"
 	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/engine/feed"
 	"github.com/swmgr/swmgr/internal/model"
 )
 
@@ -45,7 +46,7 @@ type Options struct {
 	Backoff      time.Duration         // between SFTP attempts; 0: 1 s
 	Settle       time.Duration         // OnChange quiet period; 0: 500 ms
 	NoScheduler  bool                  // do not start ConfigArchiveServer uploads
-	AdminGroup   string                // users a reset keeps; "" = engine.AdminGroup
+	AdminGroup   string                // users a reset keeps; "" = model.AdminGroup
 	NowForStamps func() time.Time      // Timestamp names; nil: time.Now
 }
 
@@ -88,7 +89,7 @@ func New(o Options) (*Lifecycle, error) {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	if o.AdminGroup == "" {
-		o.AdminGroup = engine.AdminGroup
+		o.AdminGroup = model.AdminGroup
 	}
 	if o.NowForStamps == nil {
 		o.NowForStamps = time.Now
@@ -127,7 +128,7 @@ func (l *Lifecycle) Start(ctx context.Context) error {
 	if l.o.NoScheduler {
 		return nil
 	}
-	sub := l.eng.Follow()
+	sub := l.eng.Feed().Follow()
 	if err := l.syncServers(ctx); err != nil {
 		sub.Close()
 		return err
@@ -137,7 +138,7 @@ func (l *Lifecycle) Start(ctx context.Context) error {
 	go func() {
 		defer close(l.watchDone)
 		defer sub.Close()
-		var events []engine.Event
+		var events []feed.Event
 		for {
 			select {
 			case <-ctx.Done():
@@ -154,7 +155,7 @@ func (l *Lifecycle) Start(ctx context.Context) error {
 			}
 			if err != nil {
 				sub.Close()
-				sub = l.eng.Follow()
+				sub = l.eng.Feed().Follow()
 			}
 			if touched {
 				if err := l.syncServers(ctx); err != nil && ctx.Err() == nil {

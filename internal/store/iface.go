@@ -24,7 +24,7 @@ import (
 //     and Revisions read them back in revision order, the last MaxRevisions
 //     kept. The engine's change feed is this history read from the
 //     subscriber's revision up to the snapshot, then the writer's own
-//     commits in order (see engine/events.go): an ordered watch from a
+//     commits in order (see engine/feed): an ordered watch from a
 //     revision. A replicated store whose members accept writes of their
 //     own would add Watch(from) here, fed by its log, and the feed would
 //     take its live part from it.

@@ -23,6 +23,9 @@ import (
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/backend/sim"
 	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/engine/candidates"
+	"github.com/swmgr/swmgr/internal/engine/history"
+	"github.com/swmgr/swmgr/internal/engine/users"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/secrets"
 	"github.com/swmgr/swmgr/internal/store"
@@ -96,7 +99,7 @@ func (s *Server) start(dir string, opts Options) error {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	var eng *engine.Engine
 	verifier := auth.NewVerifier(auth.AccountsCheck(acc, func(ctx context.Context, name string) (bool, error) {
-		return eng.HasUser(ctx, name)
+		return users.Exists(ctx, eng, name)
 	}), auth.VerifierOptions{})
 	ports := opts.Ports
 	if ports == 0 {
@@ -104,16 +107,23 @@ func (s *Server) start(dir string, opts Options) error {
 	}
 	be := sim.New(sim.Options{Ports: ports, Version: "testserver", Accounts: accounts.Observe(acc, verifier.Forget), OwnAccounts: true, CLIShell: "/usr/local/bin/swmgr"})
 	eng = engine.New(model.Builtin(), st, be, box, log)
+	hist, cands := history.New(eng), candidates.New(eng)
 	ctx := context.Background()
 	if err := eng.Start(ctx); err != nil {
 		return fmt.Errorf("start: %w", err)
 	}
+	if err := cands.Start(ctx); err != nil {
+		return fmt.Errorf("start: %w", err)
+	}
+	if err := hist.Start(ctx); err != nil {
+		return fmt.Errorf("start: %w", err)
+	}
 	k := eng.Registry().Lookup(model.Config, "User")
-	if _, err := eng.Apply(ctx, []engine.Edit{{Kind: k, Op: backend.Create, Fields: model.Object{"Name": "admin", "Group": engine.AdminGroup, "Password": AdminPassword}}}, engine.Meta{Source: "system"}, nil); err != nil {
+	if _, err := eng.Apply(ctx, []engine.Edit{{Kind: k, Op: backend.Create, Fields: model.Object{"Name": "admin", "Group": model.AdminGroup, "Password": AdminPassword}}}, engine.Meta{Source: "system"}, nil); err != nil {
 		return fmt.Errorf("first admin: %w", err)
 	}
 	s.Engine = eng
-	s.Handler = api.New(eng, log)
+	s.Handler = api.New(eng, hist, cands, log)
 	serviceStates(s.Handler, be)
 	var h http.Handler = s.Handler
 	if opts.Wrap != nil {

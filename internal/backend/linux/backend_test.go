@@ -15,6 +15,7 @@ import (
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/backend/sim"
 	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/engine/history"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/secrets"
 	"github.com/swmgr/swmgr/internal/store"
@@ -113,6 +114,8 @@ type sw struct {
 	e   *engine.Engine
 	reg *model.Registry
 	rec chan []string
+
+	hist *history.History // the engine's revisions and rollback
 }
 
 func startSwitch(t testing.TB, l *lab, dir string, tweaks ...func(*Options)) *sw {
@@ -138,7 +141,11 @@ func startSwitch(t testing.TB, l *lab, dir string, tweaks ...func(*Options)) *sw
 		t.Fatal(err)
 	}
 	s.e = engine.New(s.reg, s.st, be, box, quiet())
+	s.hist = history.New(s.e)
 	if err := s.e.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.hist.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.stop)

@@ -14,6 +14,8 @@ import (
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/backend/sim"
 	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/engine/candidates"
+	"github.com/swmgr/swmgr/internal/engine/history"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/secrets"
 	"github.com/swmgr/swmgr/internal/store"
@@ -106,7 +108,7 @@ func BenchmarkGetStatePorts64(b *testing.B) {
 	l := benchLab(b, 64)
 	s := benchSwitch(b, l, b.TempDir())
 	defer s.stop()
-	get := getStatePorts(b, api.New(s.e, quiet()), 64)
+	get := getStatePorts(b, api.New(s.e, history.New(s.e), candidates.New(s.e), quiet()), 64)
 	dumps := s.be.Kernel().linkDumps.Load()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -137,7 +139,7 @@ func BenchmarkGetStatePorts64Sim(b *testing.B) {
 	if err := e.Start(context.Background()); err != nil {
 		b.Fatal(err)
 	}
-	get := getStatePorts(b, api.New(e, quiet()), 64)
+	get := getStatePorts(b, api.New(e, history.New(e), candidates.New(e), quiet()), 64)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if rec := get(); rec.Code != 200 {

@@ -209,7 +209,7 @@ func TestBGPOnLinux(t *testing.T) {
 	})
 
 	t.Run("rollback restores FRR's running configuration", func(t *testing.T) {
-		if _, err := s.e.Rollback(ctx, oneRev, engine.Request{}); err != nil {
+		if _, err := s.hist.Rollback(ctx, oneRev, engine.Request{}); err != nil {
 			t.Fatal(err)
 		}
 		if got := frrtest.RunningBGP(t, sw); got != oneNeighbor {
@@ -507,7 +507,7 @@ func TestNTPAndSystemOnLinux(t *testing.T) {
 		if m, _ := os.Hostname(); m != machine {
 			t.Fatalf("the machine's own host name changed: %q -> %q", machine, m)
 		}
-		if _, err := s.e.Rollback(context.Background(), ntpRev, engine.Request{}); err != nil {
+		if _, err := s.hist.Rollback(context.Background(), ntpRev, engine.Request{}); err != nil {
 			t.Fatal(err)
 		}
 		if h, _ := sys.Hostname(); h != machine {

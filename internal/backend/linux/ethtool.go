@@ -86,6 +86,19 @@ func (k *Kernel) ethtoolFam() (*ethtoolFamily, error) {
 	return k.ethtool, nil
 }
 
+// close closes the family's socket, after any request in flight.
+func (f *ethtoolFamily) close() {
+	if f == nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.sock != nil {
+		f.sock.Close()
+		f.sock = nil
+	}
+}
+
 func (f *ethtoolFamily) request(cmd uint8, dev string, flags int, attrs ...*nl.RtAttr) ([][]byte, error) {
 	req := &nl.NetlinkRequest{
 		NlMsghdr: unix.NlMsghdr{Len: uint32(unix.SizeofNlMsghdr), Type: f.id, Flags: unix.NLM_F_REQUEST | uint16(flags)},

@@ -125,6 +125,8 @@ func (k *Kernel) Close() error {
 	k.vrfNS = map[string]*nsHandle{}
 	k.devlink.close()
 	k.devlink = nil
+	k.ethtool.close()
+	k.ethtool = nil
 	if k.h != nil {
 		k.h.Close()
 	}

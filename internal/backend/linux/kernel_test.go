@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -510,4 +511,39 @@ func TestLoopbackAddresses(t *testing.T) {
 		t.Errorf("after removing everything:\n%s", d)
 	}
 	_ = netlink.FAMILY_V4
+}
+
+// TestKernelCloseReleasesSockets opens a kernel, makes it open every lazily
+// opened netlink socket (ethtool and devlink families), and checks that
+// Close leaves the process with the file descriptors it had before.
+func TestKernelCloseReleasesSockets(t *testing.T) {
+	l := newLab(t, 1, KernelOptions{})
+	l.k.Close()
+	l.k = nil
+	before := openFDs(t)
+	k, err := OpenKernel(KernelOptions{Netns: l.sw, VRFNetnsPrefix: l.prefix + "vrf-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := k.Caps("fpPort1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := k.SplitCaps("fpPort1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if after := openFDs(t); after != before {
+		t.Errorf("open file descriptors: %d before OpenKernel, %d after Close", before, after)
+	}
+}
+
+func openFDs(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(ents)
 }

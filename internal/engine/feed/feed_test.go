@@ -1,4 +1,4 @@
-package engine
+package feed
 
 import (
 	"bytes"
@@ -27,13 +27,12 @@ func TestFeedBoundedInBytes(t *testing.T) {
 		}()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := newBroker(nil)
+			b := New(nil)
 			b.max = max
-			e := &Engine{events: b}
-			slow, live := e.Subscribe(), e.Subscribe()
+			slow, live := b.Subscribe(), b.Subscribe()
 			var got []Event
 			for i, n := range tc.sizes {
-				b.publish(uint64(i+1), bytes.Repeat([]byte{'x'}, n))
+				b.Publish(uint64(i+1), bytes.Repeat([]byte{'x'}, n))
 				kept := 0
 				for j := b.first; j < b.total; j++ {
 					kept += len(b.ring[j%uint64(len(b.ring))].Data)
@@ -66,15 +65,15 @@ func TestFeedBoundedInBytes(t *testing.T) {
 // TestFollowersAreNotSubscribers: swmgr's own followers (the archive
 // scheduler) are not counted as clients of the change feed.
 func TestFollowersAreNotSubscribers(t *testing.T) {
-	e := &Engine{events: newBroker(nil)}
-	own := e.Follow()
-	client := e.Subscribe()
-	if n := e.Subscribers(); n != 1 {
+	b := New(nil)
+	own := b.Follow()
+	client := b.Subscribe()
+	if n := b.Subscribers(); n != 1 {
 		t.Errorf("%d subscribers with one client and one follower", n)
 	}
 	client.Close()
 	own.Close()
-	if n := e.Subscribers(); n != 0 {
+	if n := b.Subscribers(); n != 0 {
 		t.Errorf("%d subscribers after both closed", n)
 	}
 }

@@ -1,4 +1,18 @@
-package engine
+// Package feed is the change feed: the commits of the engine's writer, in
+// order, for clients of /public/v1/events and for swmgr's own followers
+// (the archive scheduler).
+//
+// It is a leaf: the engine's writer loop publishes each commit's revision
+// record into a Broker after the store write, and never waits for a
+// subscriber. The broker keeps the last EventBuffer events (at most
+// EventBytes) in one ring shared by every subscriber, so publishing costs
+// one non-blocking signal per subscriber whatever their number, and a
+// subscriber wakes once for however many events arrived meanwhile. A
+// subscriber that falls behind the ring is dropped (ErrDropped) and resumes
+// from the stored revisions; an event too large to keep in memory is read
+// back from the store by each subscriber that takes it (the Broker's load
+// function).
+package feed
 
 import (
 	"errors"
@@ -16,8 +30,8 @@ type Event struct {
 // EventBytes how many bytes of them at most (a commit of thousands of
 // changes makes an event of megabytes): a subscriber that falls further
 // behind is dropped, and resumes from the stored revisions. The newest
-// event is always kept (one larger than MaxRingEvent only by its revision). Commits never wait for a
-// subscriber.
+// event is always kept (one larger than MaxRingEvent only by its
+// revision). Commits never wait for a subscriber.
 const (
 	EventBuffer = 4096
 	EventBytes  = 32 << 20
@@ -33,7 +47,7 @@ type Subscription struct {
 	Notify <-chan struct{}
 	notify chan struct{}
 	pos    uint64 // the number of events published before the next one to take
-	b      *broker
+	b      *Broker
 	own    bool // swmgr's own follower, not a client of the change feed
 }
 
@@ -75,11 +89,11 @@ func (s *Subscription) Close() {
 	s.b.mu.Unlock()
 }
 
-// broker keeps the last EventBuffer events (at most EventBytes) in a ring
+// Broker keeps the last EventBuffer events (at most EventBytes) in a ring
 // shared by all subscribers: publishing costs one non-blocking signal per
 // subscriber, and a subscriber wakes once for however many events arrived
 // meanwhile.
-type broker struct {
+type Broker struct {
 	mu    sync.Mutex
 	ring  []Event
 	first uint64 // the number of events published before the oldest kept
@@ -90,12 +104,16 @@ type broker struct {
 	load  func(rev uint64) ([]byte, error) // a large event's data, from the store
 }
 
-func newBroker(load func(rev uint64) ([]byte, error)) *broker {
-	return &broker{ring: make([]Event, EventBuffer), max: EventBytes, subs: map[*Subscription]struct{}{}, load: load}
+// New makes a broker; load reads a revision record that was too large for
+// the ring (MaxRingEvent) from the store.
+func New(load func(rev uint64) ([]byte, error)) *Broker {
+	return &Broker{ring: make([]Event, EventBuffer), max: EventBytes, subs: map[*Subscription]struct{}{}, load: load}
 }
 
-// publish runs on the committer, in commit order; it never blocks.
-func (b *broker) publish(rev uint64, data []byte) {
+// Publish adds the event of one commit; the engine's writer calls it in
+// commit order. data nil means the event is too large for the ring: each
+// subscriber that takes it reads it with load. It never blocks.
+func (b *Broker) Publish(rev uint64, data []byte) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.total-b.first == uint64(len(b.ring)) {
@@ -116,7 +134,7 @@ func (b *broker) publish(rev uint64, data []byte) {
 }
 
 // evict drops the oldest kept event.
-func (b *broker) evict() {
+func (b *Broker) evict() {
 	i := b.first % uint64(len(b.ring))
 	b.bytes -= len(b.ring[i].Data)
 	b.ring[i] = Event{}
@@ -125,14 +143,13 @@ func (b *broker) evict() {
 
 // Subscribe starts following every commit from now on, for a client of
 // the change feed.
-func (e *Engine) Subscribe() *Subscription { return e.subscribe(false) }
+func (b *Broker) Subscribe() *Subscription { return b.subscribe(false) }
 
 // Follow is Subscribe for swmgr's own followers (the archive scheduler),
 // which Subscribers does not count.
-func (e *Engine) Follow() *Subscription { return e.subscribe(true) }
+func (b *Broker) Follow() *Subscription { return b.subscribe(true) }
 
-func (e *Engine) subscribe(own bool) *Subscription {
-	b := e.events
+func (b *Broker) subscribe(own bool) *Subscription {
 	ch := make(chan struct{}, 1)
 	s := &Subscription{Notify: ch, notify: ch, b: b, own: own}
 	b.mu.Lock()
@@ -144,11 +161,11 @@ func (e *Engine) subscribe(own bool) *Subscription {
 
 // Subscribers reports how many clients of the change feed are attached
 // (not swmgr's own followers).
-func (e *Engine) Subscribers() int {
-	e.events.mu.Lock()
-	defer e.events.mu.Unlock()
+func (b *Broker) Subscribers() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	n := 0
-	for s := range e.events.subs {
+	for s := range b.subs {
 		if !s.own {
 			n++
 		}

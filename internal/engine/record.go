@@ -4,13 +4,18 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/store"
 )
+
+// The revision record: every commit is stored as one record (written by
+// write, in view.go, in the store write of its batch), which the history
+// (package history: revisions, rollback, confirmation), the change feed and
+// the conflict check of a commit based on an older revision read. Its
+// format is the core's, since the core writes it.
 
 // Revision is one commit as clients see it.
 type Revision struct {
@@ -33,18 +38,19 @@ type Diff struct {
 	After    json.RawMessage `json:",omitempty"`
 }
 
-// storedDiff keeps the secrets too, sealed, so that a rollback can restore
+// StoredDiff keeps the secrets too, sealed, so that a rollback can restore
 // them. It is never sent to clients.
-type storedDiff struct {
+type StoredDiff struct {
 	Diff
 	StoreKey     string
 	BeforeSealed []byte `json:",omitempty"`
 	AfterSealed  []byte `json:",omitempty"`
 }
 
-type storedRevision struct {
+// StoredRevision is a revision record as stored: with its StoredDiffs.
+type StoredRevision struct {
 	Revision
-	Changes []storedDiff
+	Changes []StoredDiff
 }
 
 func (e *Engine) diff(c *change) Diff {
@@ -67,21 +73,22 @@ func (e *Engine) diffs(changes []*change) []Diff {
 	return out
 }
 
-func decodeStoredRevision(data []byte) (*storedRevision, error) {
-	var r storedRevision
+// DecodeStoredRevision reads a stored revision record.
+func DecodeStoredRevision(data []byte) (*StoredRevision, error) {
+	var r StoredRevision
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("stored revision: %w", err)
 	}
 	return &r, nil
 }
 
-// publicRevision re-encodes a stored revision record without its sealed
+// PublicRevision re-encodes a stored revision record without its sealed
 // secrets.
-func publicRevision(data []byte) ([]byte, error) {
+func PublicRevision(data []byte) ([]byte, error) {
 	if out, ok := streamPublicRevision(bytes.NewReader(data), len(data)); ok {
 		return out, nil
 	}
-	r, err := decodeStoredRevision(data)
+	r, err := DecodeStoredRevision(data)
 	if err != nil {
 		return nil, err
 	}
@@ -92,43 +99,19 @@ func publicRevision(data []byte) ([]byte, error) {
 	return json.Marshal(r.Revision)
 }
 
-// GetRevision appends one revision record.
-func (e *Engine) GetRevision(rev uint64, dst []byte) ([]byte, error) {
-	err := e.store.View(func(tx store.Txn) error {
-		if pub, ok := streamPublicRevision(tx.RevisionReader(rev)); ok {
-			dst = appendOrTake(dst, pub)
-			return nil
-		}
-		data := tx.GetRevision(rev)
-		if data == nil {
-			return apierr.NotFound(apierr.CodeNotFound, "Revision", "no revision %d; the running revision is %d and the last %d are kept", rev, tx.Revision(), store.MaxRevisions)
-		}
-		pub, err := publicRevision(data)
-		dst = append(dst, pub...)
-		return err
-	})
-	return dst, err
-}
-
-// ListRevisions appends a page of revisions, newest first, in the get-all
-// form; the marker is the revision to continue below (0: the newest).
-func (e *Engine) ListRevisions(marker uint64, count int, dst []byte) ([]byte, error) {
-	var p pageWriter
-	err := e.store.View(func(tx store.Txn) error {
-		var err error
-		p.next, p.more, err = tx.Revisions(marker, count, func(rev uint64, data []byte) error {
-			pub, err := publicRevision(data)
-			if err == nil {
-				p.add(pub, strconv.AppendUint(nil, rev, 10))
-			}
-			return err
-		})
-		return err
-	})
-	if err != nil {
-		return dst, err
+// ReadPublicRevision returns revision rev of tx as clients see it (nil when
+// it is not kept), streaming a record of the shape write makes: a
+// restore's holds 100,000 changes, which neither the inflated record nor
+// its decoded changes then hold whole (streamPublicRevision).
+func ReadPublicRevision(tx store.Txn, rev uint64) ([]byte, error) {
+	if pub, ok := streamPublicRevision(tx.RevisionReader(rev)); ok {
+		return pub, nil
 	}
-	return p.appendTo(dst, marker), nil
+	data := tx.GetRevision(rev)
+	if data == nil {
+		return nil, nil
+	}
+	return PublicRevision(data)
 }
 
 // checkConflicts refuses a commit that changes an object some other commit
@@ -157,14 +140,14 @@ func (v *view) checkConflicts(base uint64, changes []*change) error {
 		if data == nil {
 			return apierr.Conflict(apierr.CodeConflict, "", "the candidate is based on revision %d, older than the revisions kept; commit with Force, or start a new candidate", base)
 		}
-		r, err := decodeStoredRevision(data)
+		r, err := DecodeStoredRevision(data)
 		if err != nil {
 			return err
 		}
 		for _, d := range r.Changes {
 			key := d.StoreKey
 			if k := v.e.reg.Lookup(model.Config, d.Kind); k != nil {
-				key = currentKey(k, d)
+				key = d.CurrentKey(k)
 			}
 			id := d.Kind + "\x00" + key
 			if mine[id] && !seen[id] {
@@ -190,40 +173,25 @@ func joinList(items []string) string {
 	return out
 }
 
-// objectAt rebuilds an object's full state (secrets included) from one side
-// of a stored diff.
-func (e *Engine) objectAt(k *model.Kind, d storedDiff, before bool) (model.Object, error) {
-	raw, sealed := d.After, d.AfterSealed
-	if before {
-		raw, sealed = d.Before, d.BeforeSealed
+// CurrentKey is the store key a stored diff's object has under the current
+// model: a revision written before a key field was added to its kind
+// (BGPv4Neighbor's IntfRef) names it by its old key, which the start's
+// migration has since changed.
+func (d StoredDiff) CurrentKey(k *model.Kind) string {
+	if strings.Count(d.StoreKey, "\x00")+1 == len(k.Keys()) {
+		return d.StoreKey
+	}
+	raw := d.After
+	if raw == nil {
+		raw = d.Before
 	}
 	given, err := k.DecodeStored(raw)
 	if err != nil {
-		return nil, err
+		return d.StoreKey
 	}
 	obj := k.Defaults()
 	for n, v := range given {
-		if f := k.Field(n); f != nil && f.Secret != model.Public {
-			continue // "******" in the diff; the real value is sealed
-		}
 		obj[n] = v
 	}
-	if len(sealed) > 0 {
-		id, err := parseUUID(d.ObjectId)
-		if err != nil {
-			return nil, err
-		}
-		plain, err := e.box.Unseal(sealed, sealAD(k, id))
-		if err != nil {
-			return nil, fmt.Errorf("revision secrets of %s %s: %w", k.Name, d.Key, err)
-		}
-		var sec map[string]string
-		if err := json.Unmarshal(plain, &sec); err != nil {
-			return nil, err
-		}
-		for n, v := range sec {
-			obj[n] = v
-		}
-	}
-	return obj, nil
+	return k.Key(obj)
 }

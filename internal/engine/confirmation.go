@@ -1,0 +1,63 @@
+package engine
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/swmgr/swmgr/internal/store"
+)
+
+// A confirmed commit (Request.Confirm) is applied at once and rolled back
+// unless confirmed in time. The core keeps what the writer needs of it: the
+// commit awaiting confirmation, stored (meta "confirm") so that a restart
+// keeps it, and the gate that refuses every other change meanwhile. The
+// timer, the rollback when it expires, and the confirmation itself are
+// package history's, which the core tells of each commit that starts a wait
+// (OnConfirmPending).
+
+// Confirmation is the commit awaiting confirmation.
+type Confirmation struct {
+	Revision uint64 // the commit awaiting confirmation
+	Restore  uint64 // the revision to roll back to
+	Deadline int64  // unix nanoseconds
+}
+
+const metaConfirm = "confirm"
+
+// PendingConfirmation reads the commit awaiting confirmation, or nil.
+func PendingConfirmation(tx store.Txn) *Confirmation { return pendingConfirm(tx) }
+
+func pendingConfirm(tx store.Txn) *Confirmation {
+	data := tx.Meta(metaConfirm)
+	if data == nil {
+		return nil
+	}
+	var c Confirmation
+	if json.Unmarshal(data, &c) != nil {
+		return nil
+	}
+	return &c
+}
+
+func setPendingConfirm(tx store.Txn, c *Confirmation) {
+	if c == nil {
+		tx.SetMeta(metaConfirm, nil)
+		return
+	}
+	data, _ := json.Marshal(c)
+	tx.SetMeta(metaConfirm, data)
+}
+
+// OnConfirmPending sets who keeps the timer of a commit that awaits
+// confirmation: fn is called, after the commit is stored and published,
+// with its revision and how long the wait is. Package history sets it.
+func (e *Engine) OnConfirmPending(fn func(rev uint64, after time.Duration)) {
+	e.confirmHook.Store(&fn)
+}
+
+// armConfirm tells the keeper of the confirmation timer of a new wait.
+func (e *Engine) armConfirm(rev uint64, after time.Duration) {
+	if fn := e.confirmHook.Load(); fn != nil {
+		(*fn)(rev, after)
+	}
+}

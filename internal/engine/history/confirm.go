@@ -1,0 +1,114 @@
+package history
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/swmgr/swmgr/internal/apierr"
+	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/store"
+)
+
+// A confirmed commit is applied at once and rolled back unless confirmed in
+// time. Its state is stored (engine.Confirmation), so a restart keeps the
+// timer: one that expired while swmgr was down rolls back at Start.
+
+// armConfirm (re)starts the timer of the commit awaiting confirmation.
+func (h *History) armConfirm(rev uint64, after time.Duration) {
+	h.confirmMu.Lock()
+	defer h.confirmMu.Unlock()
+	if h.confirmTimer != nil {
+		h.confirmTimer.Stop()
+	}
+	h.confirmTimer = time.AfterFunc(after, func() { h.confirmExpired(rev) })
+}
+
+func (h *History) stopConfirmTimer() {
+	h.confirmMu.Lock()
+	defer h.confirmMu.Unlock()
+	if h.confirmTimer != nil {
+		h.confirmTimer.Stop()
+		h.confirmTimer = nil
+	}
+}
+
+var errNotPending = errors.New("no longer awaiting confirmation")
+
+// confirmExpired rolls back an unconfirmed commit.
+func (h *History) confirmExpired(rev uint64) {
+	meta := engine.Meta{Source: "confirm-timeout", Comment: fmt.Sprintf("revision %d was not confirmed in time", rev)}
+	out, err := h.e.Commit(context.Background(), engine.Request{Meta: meta, DuringConfirm: true, ClearConfirm: true, Prepare: func(v *engine.View, req *engine.Request) error {
+		p := v.Confirmation()
+		if p == nil || p.Revision != rev {
+			return errNotPending
+		}
+		edits, err := h.rollbackEdits(v, p.Restore)
+		req.Edits = edits
+		return err
+	}})
+	switch {
+	case errors.Is(err, errNotPending), errors.Is(err, engine.ErrClosed):
+	case err != nil:
+		h.confirmStuck.Store(rev)
+		h.log.Error("rollback of an unconfirmed commit failed; retrying in 10s (or confirm it to keep it)", "revision", rev, "err", err)
+		h.armConfirm(rev, 10*time.Second)
+	default:
+		h.log.Warn("unconfirmed commit rolled back", "revision", rev, "rollback_revision", out.Revision)
+	}
+}
+
+// Confirm keeps a commit that awaits confirmation.
+func (h *History) Confirm(ctx context.Context, rev uint64, meta engine.Meta, info *engine.LogInfo) error {
+	err := h.e.Submit(ctx, engine.Request{Meta: meta, Log: info, DuringConfirm: true, ClearConfirm: true,
+		Prepare: func(v *engine.View, req *engine.Request) error {
+			p := v.Confirmation()
+			if p == nil || p.Revision != rev {
+				if r := v.Txn().GetRevision(rev); r == nil && rev > v.Revision() {
+					return apierr.NotFound(apierr.CodeNotFound, "Revision", "no revision %d", rev)
+				}
+				return apierr.Conflict(apierr.CodeConflict, "Revision", "revision %d is not awaiting confirmation (it was confirmed, rolled back, or committed without Confirm)", rev)
+			}
+			// Late, it is normally being rolled back; but a rollback that keeps
+			// failing would block every write for good, so then a confirmation
+			// still keeps the commit.
+			if time.Now().UnixNano() > p.Deadline && h.confirmStuck.Load() != rev {
+				return apierr.Conflict(apierr.CodeConflict, "Revision", "the confirmation time of revision %d has passed; it is being rolled back", rev)
+			}
+			return nil
+		}})
+	if err != nil {
+		return err
+	}
+	h.stopConfirmTimer()
+	return nil
+}
+
+// resumeConfirm re-arms the timer of a commit that awaited confirmation when
+// swmgr stopped, or rolls it back now if its time has passed.
+func (h *History) resumeConfirm() {
+	var p *engine.Confirmation
+	_ = h.store.View(func(tx store.Txn) error { p = engine.PendingConfirmation(tx); return nil })
+	if p == nil {
+		return
+	}
+	left := time.Until(time.Unix(0, p.Deadline))
+	if left <= 0 {
+		h.confirmExpired(p.Revision)
+		return
+	}
+	h.log.Info("a commit awaits confirmation", "revision", p.Revision, "left", left.Round(time.Second))
+	h.armConfirm(p.Revision, left)
+}
+
+// PendingConfirm reports the commit awaiting confirmation, if any.
+func (h *History) PendingConfirm() (rev uint64, deadline time.Time, ok bool) {
+	_ = h.store.View(func(tx store.Txn) error {
+		if p := engine.PendingConfirmation(tx); p != nil {
+			rev, deadline, ok = p.Revision, time.Unix(0, p.Deadline), true
+		}
+		return nil
+	})
+	return
+}
