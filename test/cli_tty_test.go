@@ -381,8 +381,14 @@ func TestCLIShell(t *testing.T) {
 	p.typeText("echo inside-$((6*7)) $SWMGR_CLI_SHELL")
 	p.keys("Enter")
 	p.waitFor("bash's answer", func(scr string) bool { return strings.Contains(scr, "inside-42 1") })
-	p.typeText("sleep 30")
+	// A sleep whose argument is this test's own, so that it can be found;
+	// Ctrl-C only once it is the terminal's foreground job (sent earlier,
+	// under load, it reaches bash before the job starts and the sleep runs
+	// its 30 s).
+	sleepArg := fmt.Sprintf("30.%04d", time.Now().UnixNano()%10000)
+	p.typeText("sleep " + sleepArg)
 	p.keys("Enter")
+	waitForeground(t, "sleep "+sleepArg)
 	p.keys("C-c")
 	p.typeText("echo still-$((1+1))")
 	p.keys("Enter")
@@ -394,4 +400,44 @@ func TestCLIShell(t *testing.T) {
 	if !strings.Contains(scr, "cmd: enable") {
 		t.Errorf("where after the shell:\n%s", scr)
 	}
+}
+
+// waitForeground waits until a process whose command line is cmdline runs
+// as the foreground process group of its terminal.
+func waitForeground(t *testing.T, cmdline string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if foreground(cmdline) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%q never ran in the foreground of its terminal", cmdline)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// foreground reports whether a process running cmdline is in its
+// terminal's foreground process group (/proc/PID/stat: pgrp is field 5,
+// tpgid field 8).
+func foreground(cmdline string) bool {
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		b, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
+		if err != nil || strings.ReplaceAll(strings.TrimRight(string(b), "\x00"), "\x00", " ") != cmdline {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", d.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// The command name (field 2) is in parentheses and may hold spaces.
+		rest := string(stat[strings.LastIndexByte(string(stat), ')')+1:])
+		f := strings.Fields(rest) // f[0] is field 3 (state)
+		if len(f) > 5 && f[2] == f[5] {
+			return true
+		}
+	}
+	return false
 }
