@@ -1,7 +1,7 @@
 // Package enginetest starts a real engine for the tests of the engine's
 // parts (history, candidates) and of its callers: a real bbolt store and
 // secrets box in a directory of the test's, and the simulated backend,
-// whose apply can be made to fail (Fixture.Fault).
+// whose apply can be made to fail (Fixture.SetFault).
 package enginetest
 
 import (
@@ -10,6 +10,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,9 +30,20 @@ type Fixture struct {
 	E   *engine.Engine
 	Sim *sim.Sim
 	St  *store.Store
-	// Fault, when set, makes the switch refuse the changes it returns an
-	// error for.
-	Fault func(backend.Change) error
+	// fault, when set (SetFault), makes the switch refuse the changes it
+	// returns an error for. Atomic: the engine's own goroutines (a
+	// confirmation's rollback timer) apply changes while a test sets it.
+	fault atomic.Pointer[func(backend.Change) error]
+}
+
+// SetFault makes the switch refuse the changes fn returns an error for; nil
+// makes it accept everything again.
+func (f *Fixture) SetFault(fn func(backend.Change) error) {
+	if fn == nil {
+		f.fault.Store(nil)
+		return
+	}
+	f.fault.Store(&fn)
 }
 
 // New starts an engine with the built-in kinds on the store in dir (a
@@ -52,7 +64,7 @@ func NewWith(t testing.TB, dir string, reg *model.Registry, wrap ...func(backend
 type Options struct {
 	Registry *model.Registry // nil: the built-in kinds
 	// Sim configures the simulated switch (zero: 8 ports, no accounts);
-	// its Fault is the fixture's.
+	// its Fault is the fixture's (SetFault).
 	Sim  sim.Options
 	Wrap []func(backend.Backend) backend.Backend
 }
@@ -68,8 +80,8 @@ func Start(t testing.TB, dir string, o Options) *Fixture {
 	}
 	f := &Fixture{T: t, Dir: dir}
 	o.Sim.Fault = func(c backend.Change) error {
-		if f.Fault != nil {
-			return f.Fault(c)
+		if fn := f.fault.Load(); fn != nil {
+			return (*fn)(c)
 		}
 		return nil
 	}

@@ -20,7 +20,7 @@ func TestConfirmedCommitWhoseRollbackFailsCanBeKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.Fault = func(backend.Change) error { return errors.New("the switch refuses everything") }
+	f.SetFault(func(backend.Change) error { return errors.New("the switch refuses everything") })
 	enginetest.WaitFor(t, "the failed rollback", func() bool { return f.h.confirmStuck.Load() == out.Revision })
 	if _, err := f.Apply(f.Edit(backend.Create, "NtpServer", model.Object{"IpAddr": "10.0.0.2"})); enginetest.Status(err) != 409 || !strings.Contains(err.Error(), "awaits confirmation") {
 		t.Fatalf("write while the rollback fails = %v; want 409", err)
@@ -31,7 +31,7 @@ func TestConfirmedCommitWhoseRollbackFailsCanBeKept(t *testing.T) {
 	if _, _, ok := f.h.PendingConfirm(); ok {
 		t.Fatal("still awaiting confirmation after the late confirm")
 	}
-	f.Fault = nil
+	f.SetFault(nil)
 	f.MustApply(f.Edit(backend.Create, "NtpServer", model.Object{"IpAddr": "10.0.0.2"}))
 	if f.ntp("10.0.0.1") == nil {
 		t.Fatal("the kept commit was rolled back after all")
