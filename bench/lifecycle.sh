@@ -68,8 +68,21 @@ cpu_ticks() { awk '{print $14 + $15}' "/proc/$PID/stat"; }
 hwm() { awk '/^VmHWM:/ {printf "%.1f", $2 / 1024}' "/proc/$PID/status"; }
 reset_hwm() { echo 5 >"/proc/$PID/clear_refs" 2>/dev/null || true; }
 median() { sort -g | awk '{a[NR] = $1} END {if (NR) print a[int((NR + 1) / 2)]}'; }
+# settle: wait until swmgr has been idle for 300 ms (at most ~10 s), so
+# that a step's peak RSS and CPU time include the work it sets off after its
+# answer (the change feed's subscribers reading a restore's event).
+settle() {
+	local last now
+	last=$(cpu_ticks)
+	for _ in $(seq 1 33); do
+		sleep 0.3
+		now=$(cpu_ticks)
+		[ "$now" = "$last" ] && return
+		last=$now
+	done
+}
 # step NAME PATH BODY: one timed POST on a fresh swmgr; prints seconds, the
-# RSS before and the peak RSS during it; fails on a non-200.
+# RSS before and the peak RSS during it (up to settle); fails on a non-200.
 step() {
 	restart
 	local before
@@ -83,6 +96,7 @@ step() {
 		echo "$1: HTTP $code: $(head -c 300 "$work/answer")" >&2
 		exit 1
 	fi
+	settle
 	echo "$1 seconds=$secs cpu_seconds=$(awk -v a="$cpu0" -v b="$(cpu_ticks)" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.2f", (b - a) / hz}') rss_before_mib=$before peak_rss_mib=$(hwm) answer=$(head -c 160 "$work/answer")"
 }
 

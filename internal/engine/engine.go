@@ -165,6 +165,10 @@ type Request struct {
 	// may do (a rollback by an operator may not touch users); an error
 	// refuses the whole commit.
 	Allow func(k *model.Kind, op model.Op, key string) error
+	// OmitDiffs says the caller does not answer with the Outcome's Diffs:
+	// a commit too large for the change feed's ring (a restore) then does
+	// not keep them in memory, and its Outcome has none.
+	OmitDiffs bool
 
 	// For the engine's parts (packages history and candidates):
 	//
@@ -181,6 +185,8 @@ type Request struct {
 	DuringConfirm bool
 	// ClearConfirm ends the wait for a confirmation.
 	ClearConfirm bool
+
+	ownsObjects bool // created objects given whole may become the changes' (Replace)
 }
 
 // Apply commits edits: the common case of Commit.

@@ -69,12 +69,10 @@ func (e *Engine) Unseal(k *model.Kind, id uuid.UUID, sealed []byte) ([]byte, err
 func (e *Engine) publicRevision(rev uint64) ([]byte, error) {
 	var pub []byte
 	err := e.store.View(func(tx store.Txn) error {
-		data := tx.GetRevision(rev)
-		if data == nil {
-			return fmt.Errorf("revision %d is no longer kept", rev)
-		}
 		var err error
-		pub, err = PublicRevision(data)
+		if pub, err = ReadPublicRevision(tx, rev); err == nil && pub == nil {
+			err = fmt.Errorf("revision %d is no longer kept", rev)
+		}
 		return err
 	})
 	return pub, err

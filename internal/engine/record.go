@@ -1,12 +1,14 @@
 package engine
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/store"
 )
 
 // The revision record: every commit is stored as one record (written by
@@ -83,6 +85,9 @@ func DecodeStoredRevision(data []byte) (*StoredRevision, error) {
 // PublicRevision re-encodes a stored revision record without its sealed
 // secrets.
 func PublicRevision(data []byte) ([]byte, error) {
+	if out, ok := streamPublicRevision(bytes.NewReader(data), len(data)); ok {
+		return out, nil
+	}
 	r, err := DecodeStoredRevision(data)
 	if err != nil {
 		return nil, err
@@ -92,6 +97,21 @@ func PublicRevision(data []byte) ([]byte, error) {
 		r.Revision.Changes[i] = d.Diff
 	}
 	return json.Marshal(r.Revision)
+}
+
+// ReadPublicRevision returns revision rev of tx as clients see it (nil when
+// it is not kept), streaming a record of the shape write makes: a
+// restore's holds 100,000 changes, which neither the inflated record nor
+// its decoded changes then hold whole (streamPublicRevision).
+func ReadPublicRevision(tx store.Txn, rev uint64) ([]byte, error) {
+	if pub, ok := streamPublicRevision(tx.RevisionReader(rev)); ok {
+		return pub, nil
+	}
+	data := tx.GetRevision(rev)
+	if data == nil {
+		return nil, nil
+	}
+	return PublicRevision(data)
 }
 
 // checkConflicts refuses a commit that changes an object some other commit

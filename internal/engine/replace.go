@@ -54,6 +54,9 @@ type Replacement struct {
 	Objects map[string][]model.Object
 	// Keep, if set, spares running objects of created kinds that Objects
 	// does not list (the users a reset keeps).
+	//
+	// Replace takes the objects: a created object given whole becomes the
+	// commit's own (it is not copied; the switch may fill fields in).
 	Keep func(k *model.Kind, running model.Object) bool
 }
 
@@ -64,7 +67,7 @@ type Replacement struct {
 func (e *Engine) Replace(ctx context.Context, r Replacement, req Request) (*Outcome, error) {
 	return e.commitWith(ctx, req, func(v *view, rq *Request) error {
 		edits, err := e.replaceEdits(v, r)
-		rq.Edits = edits
+		rq.Edits, rq.ownsObjects = edits, true
 		return err
 	})
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/swmgr/swmgr/internal/apierr"
+	"github.com/swmgr/swmgr/internal/engine/feed"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/store"
 )
@@ -40,6 +41,7 @@ type view struct {
 	commits  int               // requests of the batch that changed something
 	touched  map[string]uint64 // kind NUL key -> revision of the batch that changed it
 	prepared any               // what the driver prepared for the create being resolved
+	owned    bool              // the request's created objects may be kept as given (Replace)
 	confirm  *Confirmation     // the commit awaiting confirmation, as the batch sees it
 }
 
@@ -373,9 +375,12 @@ func (v *view) createWithID(k *model.Kind, given model.Object, preset *uuid.UUID
 	if err := k.RequireFields(given); err != nil {
 		return uuid.Nil, 0, err
 	}
-	obj := k.Defaults()
-	for name, val := range given {
-		obj[name] = val
+	obj := given
+	if !v.owned || !hasEveryField(k, given) {
+		obj = k.Defaults()
+		for name, val := range given {
+			obj[name] = val
+		}
 	}
 	if err := k.Validate(obj); err != nil {
 		return uuid.Nil, 0, err
@@ -408,6 +413,20 @@ func (v *view) createWithID(k *model.Kind, given model.Object, preset *uuid.UUID
 		}
 	}
 	return c.id, 0, nil
+}
+
+// hasEveryField reports whether o holds a value for each of k's fields
+// (an object as configfile decodes it: defaults filled in).
+func hasEveryField(k *model.Kind, o model.Object) bool {
+	if len(o) != len(k.Fields) {
+		return false
+	}
+	for _, f := range k.Fields {
+		if _, ok := o[f.Name]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 func (v *view) update(k *model.Kind, ed Edit) (uuid.UUID, uint64, error) {
@@ -650,25 +669,34 @@ func describe(reg *model.Registry, r store.Ref) string {
 
 // write stores the changes as revision rev and returns what the change
 // feed's event is made of, and the diff of each change (the same values
-// the record holds, secrets redacted).
+// the record holds, secrets redacted). With omitDiffs, a commit whose event
+// is too large for the feed's ring keeps no diffs (nil): its caller does
+// not answer with them, and subscribers read the event from the store.
 //
-// A commit can hold 100,000 changes (a restore), so both records are
-// written by hand into buffers sized once, from diffs made once: building
-// them as structs and encoding them with encoding/json held three copies
-// of the commit at the peak (issue 10: 550-760 MiB for a restore).
-func (e *Engine) write(tx store.Txn, rev uint64, changes []*change, meta Meta) (*revisionEvent, []Diff, error) {
-	diffs := make([]Diff, len(changes))
-	sealed := make([][2][]byte, len(changes)) // before, after
-	size := 256 + len(meta.User) + len(meta.Comment)
-	publicSize := size
+// A commit can hold 100,000 changes (a restore), so the record is written
+// by hand, one change at a time, into a store.RecordBuilder (which
+// deflates a large one as it goes), from diffs made once: building it as
+// structs and encoding them with encoding/json held three copies of the
+// commit at the peak (issue 10: 550-760 MiB for a restore).
+func (e *Engine) write(tx store.Txn, rev uint64, changes []*change, meta Meta, omitDiffs bool) (*revisionEvent, []Diff, error) {
+	diffs := make([]Diff, 0, len(changes))
+	if omitDiffs {
+		diffs = make([]Diff, 0, min(len(changes), 1024)) // dropped once past feed.MaxRingEvent
+	}
+	head := Revision{Revision: rev, Time: time.Now().UTC().Format(time.RFC3339Nano), User: meta.User, Source: meta.Source, Comment: meta.Comment}
+	publicSize := 256 + len(meta.User) + len(meta.Comment)
+	// The record goes out in chunks of 64 KiB; one that fits in a chunk (a
+	// commit of a few objects) is stored as it is.
+	const chunkSize = 64 << 10
+	var record *store.RecordBuilder
+	chunk := appendRevisionHead(make([]byte, 0, min(publicSize+640*len(changes), chunkSize+8<<10)), &head)
 	for i, c := range changes {
 		k := c.Kind
-		diffs[i] = Diff{Kind: k.Name, Key: k.DescribeKey(c.Key), ObjectId: c.id.String(), Op: c.Op.String()}
+		d := Diff{Kind: k.Name, Key: k.DescribeKey(c.Key), ObjectId: c.id.String(), Op: c.Op.String()}
+		var sealed [2][]byte // before, after
 		if c.Before != nil {
-			diffs[i].Before = k.AppendRedactedJSON(nil, c.Before)
-		}
-		if c.Before != nil {
-			sealed[i][0] = e.seal(k, c.id, c.Before)
+			d.Before = k.AppendRedactedJSON(nil, c.Before)
+			sealed[0] = e.seal(k, c.id, c.Before)
 		}
 		switch c.Op {
 		case model.Delete:
@@ -683,39 +711,50 @@ func (e *Engine) write(tx store.Txn, rev uint64, changes []*change, meta Meta) (
 			if err := tx.Put(rec, refsOf(k, c.Before), refsOf(k, c.After)); err != nil {
 				return nil, nil, err
 			}
-			sealed[i][1] = rec.Sealed
+			sealed[1] = rec.Sealed
 			c.public = rec.Public
 			if hasSecrets(k) {
-				diffs[i].After = k.AppendRedactedJSON(nil, c.After)
+				d.After = k.AppendRedactedJSON(nil, c.After)
 			} else {
-				diffs[i].After = rec.Public // the same bytes: one copy for the store, the diff and the cache
+				d.After = rec.Public // the same bytes: one copy for the store, the diff and the cache
 			}
 		}
-		d := &diffs[i]
-		n := 128 + len(d.Kind) + len(d.Key) + len(d.Before) + len(d.After)
-		publicSize += n
-		size += n + 32 + len(c.Key) + base64.StdEncoding.EncodedLen(len(sealed[i][0])) + base64.StdEncoding.EncodedLen(len(sealed[i][1]))
-	}
-	head := Revision{Revision: rev, Time: time.Now().UTC().Format(time.RFC3339Nano), User: meta.User, Source: meta.Source, Comment: meta.Comment}
-	record := appendRevisionHead(make([]byte, 0, size), &head)
-	for i, c := range changes {
+		publicSize += 128 + len(d.Kind) + len(d.Key) + len(d.Before) + len(d.After)
+		if diffs != nil {
+			diffs = append(diffs, d)
+			if omitDiffs && publicSize > feed.MaxRingEvent {
+				diffs = nil
+			}
+		}
 		if i > 0 {
-			record = append(record, ',')
+			chunk = append(chunk, ',')
 		}
-		record = appendDiff(record, &diffs[i])
-		record = append(record[:len(record)-1], `,"StoreKey":`...)
-		record = model.AppendJSONString(record, c.Key)
-		for n, b := range sealed[i] {
+		chunk = appendDiff(chunk, &d)
+		chunk = append(chunk[:len(chunk)-1], `,"StoreKey":`...)
+		chunk = model.AppendJSONString(chunk, c.Key)
+		for n, b := range sealed {
 			if b != nil {
-				record = append(record, [2]string{`,"BeforeSealed":"`, `,"AfterSealed":"`}[n]...)
-				record = base64.StdEncoding.AppendEncode(record, b)
-				record = append(record, '"')
+				chunk = append(chunk, [2]string{`,"BeforeSealed":"`, `,"AfterSealed":"`}[n]...)
+				chunk = base64.StdEncoding.AppendEncode(chunk, b)
+				chunk = append(chunk, '"')
 			}
 		}
-		record = append(record, '}')
+		chunk = append(chunk, '}')
+		if len(chunk) >= chunkSize {
+			if record == nil {
+				record = store.NewRecordBuilder(640 * len(changes))
+			}
+			record.Write(chunk)
+			chunk = chunk[:0]
+		}
 	}
-	record = append(record, "]}"...)
-	tx.PutRevision(rev, record)
+	chunk = append(chunk, "]}"...)
+	if record == nil {
+		tx.PutRevision(rev, chunk)
+	} else {
+		record.Write(chunk)
+		tx.PutRevision(rev, record.Bytes())
+	}
 	return &revisionEvent{head: head, size: publicSize}, diffs, nil
 }
 

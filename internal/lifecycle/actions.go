@@ -188,7 +188,7 @@ func transferError(kind, field string, err error) error {
 func (l *Lifecycle) resetAction(ctx context.Context, c api.ActionCall) (api.ActionResult, error) {
 	meta, info, dry := c.Meta, c.Log, c.DryRun
 	meta.Source = "reset"
-	out, err := l.eng.Replace(ctx, engine.Replacement{Keep: l.keepAdmins}, engine.Request{Meta: meta, Log: logIf(info, dry), DryRun: dry})
+	out, err := l.eng.Replace(ctx, engine.Replacement{Keep: l.keepAdmins}, engine.Request{Meta: meta, Log: logIf(info, dry), DryRun: dry, OmitDiffs: true})
 	if err != nil {
 		if dry {
 			return api.ActionResult{}, l.logged(ctx, meta, info, err)
@@ -245,6 +245,8 @@ func (l *Lifecycle) restoreAction(ctx context.Context, c api.ActionCall) (api.Ac
 	if err != nil {
 		return api.ActionResult{}, l.logged(ctx, meta, info, err)
 	}
+	// The answer's figures are taken now: the engine takes the objects.
+	extra := map[string]any{"File": loc.String(), "Objects": doc.Count(), "Format": doc.Format, "SavedRevision": doc.Revision}
 	out, err := l.apply(ctx, doc, engine.Request{Meta: meta, Log: logIf(info, dry), DryRun: dry})
 	if err != nil {
 		if dry {
@@ -255,7 +257,7 @@ func (l *Lifecycle) restoreAction(ctx context.Context, c api.ActionCall) (api.Ac
 	if !dry && out.Revision != 0 && loc.Path == l.defaultFile() && !loc.Remote {
 		l.setSaved(SavedState{Revision: out.Revision, At: time.Now().UTC(), To: loc.String()})
 	}
-	return api.ActionResult{Body: commitBody(out, map[string]any{"File": loc.String(), "Objects": doc.Count(), "Format": doc.Format, "SavedRevision": doc.Revision}), Revision: out.Revision}, nil
+	return api.ActionResult{Body: commitBody(out, extra), Revision: out.Revision}, nil
 }
 
 // fetch reads, decrypts and decodes a saved file. Every failure is a 4xx
@@ -324,6 +326,7 @@ func (l *Lifecycle) apply(ctx context.Context, doc *configfile.Document, req eng
 			objs[name] = list
 		}
 	}
+	req.OmitDiffs = true // the answer counts the changes (commitBody)
 	out, err := l.eng.Replace(ctx, engine.Replacement{Objects: objs, Keep: keepUsers}, req)
 	if err != nil {
 		var ae *apierr.Error

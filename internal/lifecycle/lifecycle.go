@@ -8,6 +8,7 @@
 package lifecycle
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,7 +17,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -149,7 +149,7 @@ func (l *Lifecycle) Start(ctx context.Context) error {
 			events, err = sub.Take(events[:0])
 			touched := err != nil // dropped: re-read to be sure
 			for _, ev := range events {
-				if strings.Contains(string(ev.Data), `"`+archiveKind+`"`) {
+				if bytes.Contains(ev.Data, []byte(`"`+archiveKind+`"`)) { // no string copy of a restore's 37 MiB
 					touched = true
 				}
 			}

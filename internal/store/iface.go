@@ -1,6 +1,10 @@
 package store
 
-import "github.com/google/uuid"
+import (
+	"io"
+
+	"github.com/google/uuid"
+)
 
 // Config is what swmgr needs of a configuration store, and all the engine
 // uses: the bbolt Store implements it, and a replicated store (etcd, or a
@@ -59,6 +63,9 @@ type Txn interface {
 	NextRevision() uint64
 	PutRevision(rev uint64, data []byte)
 	GetRevision(rev uint64) []byte
+	// RevisionReader streams a record (nil when there is none), so that a
+	// large one (a restore's) is not held whole by its reader.
+	RevisionReader(rev uint64) (r io.Reader, size int)
 	Revisions(marker uint64, count int, fn func(rev uint64, data []byte) error) (next uint64, more bool, err error)
 
 	// The config log (bounded, its sequence never reused).

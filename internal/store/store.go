@@ -208,6 +208,15 @@ func (s *Store) Update(fn func(tx Txn) error) error {
 		return err
 	}
 	s.db.AllocSize = growthStep(btx.Size())
+	if tx.puts >= bulkPuts {
+		// bbolt splits a node that outgrows its page at FillPercent (0.5 by
+		// default), so keys written in order (a restore's objects, ids,
+		// creation order) would fill their pages half: twice the pages to
+		// allocate at the commit and to write. Append-like writes fill them.
+		for _, b := range [][]byte{bObj, bOrd, bIDs, bRefs} {
+			btx.Bucket(b).FillPercent = 1.0
+		}
+	}
 	syncStart := time.Now()
 	if err := btx.Commit(); err != nil {
 		return fmt.Errorf("commit to disk: %w", err)
@@ -217,6 +226,10 @@ func (s *Store) Update(fn func(tx Txn) error) error {
 	}
 	return nil
 }
+
+// bulkPuts is the number of objects a transaction writes from which its
+// pages are filled (see Update).
+const bulkPuts = 1024
 
 func call(fn func(tx Txn) error, tx *Tx) (err error) {
 	defer func() {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/google/uuid"
 	bolt "go.etcd.io/bbolt"
@@ -66,6 +67,7 @@ type Tx struct {
 	btx       *bolt.Tx
 	writable  bool
 	revisions int // NextRevision calls: the commits of a write transaction
+	puts      int // objects written (Put)
 
 	// The buckets, looked up once: a read transaction's Bucket lookup
 	// searches the root and allocates the bucket each time.
@@ -323,6 +325,8 @@ func (tx *Tx) NextRevision() uint64 {
 // keeps its creation sequence, creation revision and ObjectId. A new object
 // gets the next creation sequence, r.ModRev as its creation revision, and
 // its id is indexed. The reference index moves from oldRefs to newRefs.
+// r.Public and r.Sealed then point into the stored value (the same bytes,
+// held once).
 func (tx *Tx) Put(r *Record, oldRefs, newRefs []Ref) error {
 	tx.mustWrite()
 	ok := objKey(r.Kind, r.Key)
@@ -340,7 +344,14 @@ func (tx *Tx) Put(r *Record, oldRefs, newRefs []Ref) error {
 		must(tx.bucket(iOrd).Put(ordKey(r.Kind, r.Seq), []byte(r.Key)))
 		must(tx.bucket(iIDs).Put(r.ID[:], ok))
 	}
-	must(obj.Put(ok, encodeRecord(r)))
+	v := encodeRecord(r)
+	must(obj.Put(ok, v))
+	// The caller's copies can go: bbolt keeps v until the commit.
+	r.Public = v[recordHeader : recordHeader+len(r.Public)]
+	if r.Sealed != nil {
+		r.Sealed = v[recordHeader+len(r.Public):]
+	}
+	tx.puts++
 	tx.moveRefs(r.Kind, r.Key, oldRefs, newRefs)
 	return nil
 }
@@ -415,13 +426,26 @@ func (tx *Tx) PutRevision(rev uint64, data []byte) {
 	trim(b, rev, MaxRevisions)
 }
 
-// GetRevision returns the stored record of revision rev.
-func (tx *Tx) GetRevision(rev uint64) []byte { return tx.bucket(iRevs).Get(be(rev)) }
+// GetRevision returns the stored record of revision rev (inflated when it
+// was stored deflated: see RecordBuilder).
+func (tx *Tx) GetRevision(rev uint64) []byte { return plainRecord(tx.bucket(iRevs).Get(be(rev))) }
+
+// RevisionReader reads the record of revision rev as JSON, inflating a
+// deflated one as it goes (a restore's is ~37 MiB: its reader need not hold
+// it whole); nil when there is none. size is its length. It reads the
+// database's memory: only inside the transaction.
+func (tx *Tx) RevisionReader(rev uint64) (r io.Reader, size int) {
+	data := tx.bucket(iRevs).Get(be(rev))
+	if data == nil {
+		return nil, 0
+	}
+	return recordReader(data)
+}
 
 // Revisions calls fn for up to count revision records, newest first, starting
 // below marker (0 means from the newest). It returns the next marker.
 func (tx *Tx) Revisions(marker uint64, count int, fn func(rev uint64, data []byte) error) (next uint64, more bool, err error) {
-	return walkDown(tx.bucket(iRevs), marker, count, fn)
+	return walkDown(tx.bucket(iRevs), marker, count, func(rev uint64, data []byte) error { return fn(rev, plainRecord(data)) })
 }
 
 // AppendLog adds a config log entry of a successful request; build

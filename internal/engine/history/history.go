@@ -66,12 +66,15 @@ func (h *History) Start(ctx context.Context) error {
 // GetRevision appends one revision record.
 func (h *History) GetRevision(rev uint64, dst []byte) ([]byte, error) {
 	err := h.store.View(func(tx store.Txn) error {
-		data := tx.GetRevision(rev)
-		if data == nil {
+		pub, err := engine.ReadPublicRevision(tx, rev)
+		if err == nil && pub == nil {
 			return apierr.NotFound(apierr.CodeNotFound, "Revision", "no revision %d; the running revision is %d and the last %d are kept", rev, tx.Revision(), store.MaxRevisions)
 		}
-		pub, err := engine.PublicRevision(data)
-		dst = append(dst, pub...)
+		if len(dst) == 0 {
+			dst = pub // a restore's is tens of MiB: no second copy
+		} else {
+			dst = append(dst, pub...)
+		}
 		return err
 	})
 	return dst, err
