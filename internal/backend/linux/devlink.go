@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/vishvananda/netlink/nl"
-	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
 )
 
@@ -61,13 +59,7 @@ func (p DevlinkPort) String() string {
 	return fmt.Sprintf("%s/%s/%d", p.Bus, p.Dev, p.Index)
 }
 
-type devlinkFamily struct {
-	mu     sync.Mutex
-	absent bool // the kernel has no devlink family
-	id     uint16
-	sock   *nl.NetlinkSocket
-	sh     *nl.SocketHandle
-}
+type devlinkFamily struct{ genlFamily }
 
 // devlinkFam resolves the devlink family once, in the switch's namespace.
 // A kernel without it is remembered as such (absent), not an error.
@@ -77,26 +69,15 @@ func (k *Kernel) devlinkFam() (*devlinkFamily, error) {
 	if k.devlink != nil {
 		return k.devlink, nil
 	}
-	fam, err := k.h.GenlFamilyGet("devlink")
-	if err != nil {
-		if errors.Is(err, unix.ENOENT) {
-			k.devlink = &devlinkFamily{absent: true}
-			return k.devlink, nil
+	f := &devlinkFamily{}
+	if err := k.openGenl("devlink", &f.genlFamily); err != nil {
+		if !errors.Is(err, unix.ENOENT) {
+			return nil, err
 		}
-		return nil, fmt.Errorf("devlink netlink family: %w", err)
+		f.absent = true
 	}
-	s, err := nl.GetNetlinkSocketAt(k.ns, netns.None(), unix.NETLINK_GENERIC)
-	if err != nil {
-		return nil, fmt.Errorf("devlink netlink socket: %w", err)
-	}
-	k.devlink = &devlinkFamily{id: fam.ID, sock: s, sh: &nl.SocketHandle{Socket: s}}
-	return k.devlink, nil
-}
-
-func (f *devlinkFamily) close() {
-	if f != nil && f.sock != nil {
-		f.sock.Close()
-	}
+	k.devlink = f
+	return f, nil
 }
 
 // devlinkMessage is a devlink request of family id: the netlink header,

@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netlink/nl"
-	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
 )
 
@@ -42,12 +40,7 @@ const (
 	duplexFull = 1
 )
 
-type ethtoolFamily struct {
-	mu   sync.Mutex
-	id   uint16
-	sock *nl.NetlinkSocket
-	sh   *nl.SocketHandle
-}
+type ethtoolFamily struct{ genlFamily }
 
 // LinkCaps is what ethtool says about a port: its settings now and what it
 // can be set to. A device without ethtool link settings (veth, most
@@ -74,29 +67,12 @@ func (k *Kernel) ethtoolFam() (*ethtoolFamily, error) {
 	if !k.feat.EthtoolNetlink {
 		return nil, errors.New("the kernel has no ethtool netlink interface")
 	}
-	fam, err := k.h.GenlFamilyGet("ethtool")
-	if err != nil {
-		return nil, fmt.Errorf("ethtool netlink family: %w", err)
+	f := &ethtoolFamily{}
+	if err := k.openGenl("ethtool", &f.genlFamily); err != nil {
+		return nil, err
 	}
-	s, err := nl.GetNetlinkSocketAt(k.ns, netns.None(), unix.NETLINK_GENERIC)
-	if err != nil {
-		return nil, fmt.Errorf("ethtool netlink socket: %w", err)
-	}
-	k.ethtool = &ethtoolFamily{id: fam.ID, sock: s, sh: &nl.SocketHandle{Socket: s}}
-	return k.ethtool, nil
-}
-
-// close closes the family's socket, after any request in flight.
-func (f *ethtoolFamily) close() {
-	if f == nil {
-		return
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.sock != nil {
-		f.sock.Close()
-		f.sock = nil
-	}
+	k.ethtool = f
+	return f, nil
 }
 
 func (f *ethtoolFamily) request(cmd uint8, dev string, flags int, attrs ...*nl.RtAttr) ([][]byte, error) {

@@ -123,10 +123,14 @@ func (k *Kernel) Close() error {
 		v.ns.Close()
 	}
 	k.vrfNS = map[string]*nsHandle{}
-	k.devlink.close()
-	k.devlink = nil
-	k.ethtool.close()
-	k.ethtool = nil
+	if k.devlink != nil {
+		k.devlink.close()
+		k.devlink = nil
+	}
+	if k.ethtool != nil {
+		k.ethtool.close()
+		k.ethtool = nil
+	}
 	if k.h != nil {
 		k.h.Close()
 	}
