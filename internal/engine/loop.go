@@ -223,20 +223,27 @@ func (e *Engine) runBatch(batch []*job) (again []*job) {
 		return again
 	}
 	for _, j := range ready {
-		if j.err == nil && j.out != nil && j.out.Revision != 0 {
+		syncs := e.syncsOf(j)
+		committed := j.err == nil && j.out != nil && j.out.Revision != 0
+		bulk := len(j.changes) >= collectAfter
+		var event []byte // nil: too large for the ring, read from the store
+		if committed {
 			e.objects.commit(j.out.Revision, j.changes)
-			var event []byte // nil: too large for the ring, read from the store
 			if j.event.size <= feed.MaxRingEvent {
 				event = j.event.encode(j.out.Diffs)
 			}
-			if len(j.changes) >= collectAfter {
+		}
+		// The caller reads only out and err: a restore's 100,000 changes
+		// and objects can go while it answers and the feed reads its event.
+		j.changes, j.commit, j.event, j.prepare, j.req.Edits, j.req.Prepare = nil, nil, nil, nil, nil, nil
+		if committed {
+			if bulk {
 				// The commit's working set (~150 MiB for a restore of 100,000
 				// objects) is garbage now, but the GC's pacer would let the
 				// heap grow to twice it before collecting, while the answer
 				// is written and the feed's subscribers read the event (~70
 				// MiB more): collect before they start (issue 10, see
 				// bench/README.md). One collection per bulk commit.
-				j.changes, j.commit, j.prepare, j.req.Edits = nil, nil, nil, nil
 				runtime.GC()
 			}
 			e.events.Publish(j.out.Revision, event)
@@ -244,10 +251,6 @@ func (e *Engine) runBatch(batch []*job) (again []*job) {
 				e.armConfirm(j.out.Revision, j.req.Confirm)
 			}
 		}
-		syncs := e.syncsOf(j)
-		// The caller reads only out and err: a restore's 100,000 changes
-		// and objects can go while it answers and the feed reads its event.
-		j.changes, j.commit, j.event, j.prepare, j.req.Edits, j.req.Prepare = nil, nil, nil, nil, nil, nil
 		if len(syncs) > 0 {
 			go e.answerSynced(j, syncs)
 			continue

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -57,6 +58,20 @@ func TestUserAnsweredWhenOnDisk(t *testing.T) {
 	if _, ok, _ := onDisk(t, acc).Lookup(ctx, "alice"); ok {
 		t.Error("alice's account is still on disk after her delete was answered")
 	}
+}
+
+// A bulk commit (collectAfter changes or more, whose working set the
+// writer releases early) with a User is answered once the account files are
+// on disk too.
+func TestUserInBulkCommitAnsweredWhenOnDisk(t *testing.T) {
+	f, acc := newUserFixture(t)
+	f.mustApply(f.edit(backend.Create, "User", user("root1", "admin", "admin-password")))
+	edits := []Edit{f.edit(backend.Create, "User", user("bob", "operator", "bob-password"))}
+	for i := range collectAfter {
+		edits = append(edits, f.edit(backend.Create, "NtpServer", model.Object{"IpAddr": fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255)}))
+	}
+	f.mustApply(edits...)
+	verify(t, onDisk(t, acc), "bob", "bob-password", true)
 }
 
 // The account files' write does not hold up the writer: while a User
