@@ -75,7 +75,7 @@ func OpenFiles(dir string, opts FilesOptions) (*Files, error) {
 		}
 		seed := &etc{
 			passwd:  table{{"root", "x", "0", "0", "root", "/root", "/bin/bash"}},
-			shadow:  table{{"root", "*", daysNow(f.now()), "0", "99999", "7", "", "", ""}},
+			shadow:  table{shadowEntry("root", "*", f.now())},
 			group:   table{{"root", "x", "0", ""}, {"users", "x", "100", ""}},
 			gshadow: table{{"root", "*", "", ""}, {"users", "*", "", ""}},
 		}
@@ -127,10 +127,7 @@ func (f *Files) CreateHashed(ctx context.Context, name, group, shell, hash strin
 	if next.passwd.find(name) >= 0 {
 		return fmt.Errorf("%w: %s", ErrExists, name)
 	}
-	gid := next.ensureGroup(group)
-	uid := nextID(next.passwd, 2)
-	next.passwd = append(next.passwd, []string{name, "x", strconv.Itoa(uid), strconv.Itoa(gid), "", "/home/" + name, shell})
-	next.shadow = append(next.shadow, []string{name, hash, daysNow(f.now()), "0", "99999", "7", "", "", ""})
+	next.addAccount(name, group, shell, hash, f.now())
 	return f.commit(next)
 }
 
@@ -270,13 +267,10 @@ func (f *Files) Reconcile(ctx context.Context, want []Account) ([]Repair, error)
 		wanted[w.Name] = true
 		a, ok := next.lookup(w.Name)
 		if !ok {
-			gid := next.ensureGroup(w.Group)
-			uid := nextID(next.passwd, 2)
-			next.passwd = append(next.passwd, []string{w.Name, "x", strconv.Itoa(uid), strconv.Itoa(gid), "", "/home/" + w.Name, w.Shell})
 			if i := next.shadow.find(w.Name); i >= 0 {
 				next.shadow = next.shadow.without(i)
 			}
-			next.shadow = append(next.shadow, lockedShadow(w.Name, f.now()))
+			next.addAccount(w.Name, w.Group, w.Shell, lockedHash, f.now())
 			note(w.Name, "made the missing account %s (group %s) with a locked password: set it with the UserPassword action", w.Name, w.Group)
 			continue
 		}
@@ -291,7 +285,7 @@ func (f *Files) Reconcile(ctx context.Context, want []Account) ([]Repair, error)
 			note(w.Name, "set the login shell of account %s to %s (was %s)", w.Name, w.Shell, a.Shell)
 		}
 		if next.shadow.find(w.Name) < 0 {
-			next.shadow = append(next.shadow, lockedShadow(w.Name, f.now()))
+			next.shadow = append(next.shadow, shadowEntry(w.Name, lockedHash, f.now()))
 			note(w.Name, "gave account %s, which had no shadow entry, a locked password: set it with the UserPassword action", w.Name)
 		}
 	}
@@ -315,9 +309,22 @@ func (f *Files) Reconcile(ctx context.Context, want []Account) ([]Repair, error)
 	return did, nil
 }
 
-// lockedShadow is a shadow entry whose password matches nothing.
-func lockedShadow(name string, now time.Time) []string {
-	return []string{name, "!", daysNow(now), "0", "99999", "7", "", "", ""}
+// lockedHash is a shadow password field that matches no password.
+const lockedHash = "!"
+
+// shadowEntry is the shadow line of name with the password hash, changed
+// now.
+func shadowEntry(name, hash string, now time.Time) []string {
+	return []string{name, hash, daysNow(now), "0", "99999", "7", "", "", ""}
+}
+
+// addAccount adds the account name with its primary group (made if
+// missing), its login shell and its password hash.
+func (e *etc) addAccount(name, group, shell, hash string, now time.Time) {
+	gid := e.ensureGroup(group)
+	uid := nextID(e.passwd, 2)
+	e.passwd = append(e.passwd, []string{name, "x", strconv.Itoa(uid), strconv.Itoa(gid), "", "/home/" + name, shell})
+	e.shadow = append(e.shadow, shadowEntry(name, hash, now))
 }
 
 // ensureGroup returns the id of group, making the group if it is missing.
