@@ -324,10 +324,14 @@ func (q *request) target() (engine.Target, error) {
 }
 
 // objectID reads the ObjectId segment of the path.
-func (q *request) objectID() (uuid.UUID, error) {
-	id, err := uuid.Parse(q.route.ID)
-	if err != nil || len(q.route.ID) != 36 {
-		return uuid.Nil, notAnObjectID(q.route)
+func (q *request) objectID() (uuid.UUID, error) { return routeObjectID(q.route) }
+
+// routeObjectID reads the ObjectId segment of route's path: a UUID in its
+// 36-character form, else the object is not found.
+func routeObjectID(route Route) (uuid.UUID, error) {
+	id, err := uuid.Parse(route.ID)
+	if err != nil || len(route.ID) != 36 {
+		return uuid.Nil, notAnObjectID(route)
 	}
 	return id, nil
 }
@@ -494,9 +498,9 @@ func readsOneByID(r *http.Request, route Route) bool {
 // are the server's shared ones, the body is built in a pooled buffer and
 // written at once).
 func (s *Server) getByID(w http.ResponseWriter, r *http.Request, route Route) error {
-	id, err := uuid.Parse(route.ID)
-	if err != nil || len(route.ID) != 36 {
-		return notAnObjectID(route)
+	id, err := routeObjectID(route)
+	if err != nil {
+		return err
 	}
 	bp := bufPool.Get().(*[]byte)
 	defer bufPool.Put(bp)
