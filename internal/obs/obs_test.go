@@ -138,16 +138,7 @@ func TestNotify(t *testing.T) {
 //	go test -run '^$' -bench GetByID -benchtime 20000x -count 5 ./internal/obs/
 func BenchmarkGetByID(b *testing.B) {
 	m := obs.NewMetrics()
-	// A real file, as serve's stderr is when redirected, behind the line
-	// buffer serve puts in front of it: the system calls are counted.
-	logFile, err := os.Create(filepath.Join(b.TempDir(), "access.log"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer logFile.Close()
-	lines := obs.NewLineBuffer(logFile)
-	defer lines.Close()
-	log := obs.NewAccessLog(lines.Buffered(), "json", slog.LevelInfo)
+	log := benchAccessLog(b, "json")
 	on := startBenchServer(b, func(h http.Handler) http.Handler { return obs.Wrap(h, obs.HandlerOptions{Access: log, Metrics: m}) })
 	off := startBenchServer(b, nil)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
@@ -204,4 +195,19 @@ func startBenchServer(b *testing.B, outer func(http.Handler) http.Handler) strin
 	resp.Body.Close()
 	i := strings.Index(string(body), `"ObjectId":"`)
 	return s.URL + "/public/v1/config/Port/" + string(body[i+12:i+48])
+}
+
+// benchAccessLog is serve's access log for a benchmark: a real file, as
+// serve's stderr is when redirected, behind the line buffer serve puts in
+// front of it, so that the system calls are counted.
+func benchAccessLog(b *testing.B, format string) *obs.AccessLog {
+	b.Helper()
+	logFile, err := os.Create(filepath.Join(b.TempDir(), "access.log"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { logFile.Close() })
+	lines := obs.NewLineBuffer(logFile)
+	b.Cleanup(func() { lines.Close() })
+	return obs.NewAccessLog(lines.Buffered(), format, slog.LevelInfo)
 }

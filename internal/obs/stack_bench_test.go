@@ -3,11 +3,8 @@ package obs_test
 import (
 	"context"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -35,14 +32,7 @@ import (
 //	go test -run '^$' -bench StackGetByID -benchmem ./internal/obs/
 func BenchmarkStackGetByID(b *testing.B) {
 	m := obs.NewMetrics()
-	logFile, err := os.Create(filepath.Join(b.TempDir(), "access.log"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer logFile.Close()
-	lines := obs.NewLineBuffer(logFile)
-	defer lines.Close()
-	accessLog := obs.NewAccessLog(lines.Buffered(), "text", slog.LevelInfo)
+	accessLog := benchAccessLog(b, "text")
 	var authed, served http.Handler
 	s, err := testserver.Start("", testserver.Options{Outer: func(h http.Handler) http.Handler {
 		authed = h
