@@ -101,7 +101,7 @@ func (q *request) patchList(raw json.RawMessage) error {
 		if err != nil {
 			return err
 		}
-		q.send(http.StatusOK, successBody(out.IDs[0]))
+		sendWritten(q.w, http.StatusOK, successBody(out.IDs[0]))
 		return nil
 	}
 	clientIfMatch := ifMatchHeader(q.r)
@@ -138,7 +138,7 @@ func (q *request) patchList(raw json.RawMessage) error {
 			return err // Apply logged it
 		}
 		q.w.Header().Set("ETag", engine.ETag(out.ETags[0]))
-		q.send(http.StatusOK, successBody(out.IDs[0]))
+		sendWritten(q.w, http.StatusOK, successBody(out.IDs[0]))
 		return nil
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -286,16 +287,16 @@ func describeToken(tok json.Token) string {
 // are not range-checked here: see Validate.
 func (k *Kind) Parse(body Body) (Object, error) {
 	out := make(Object, len(body))
-	given := make(map[string]string, len(body)) // canonical name -> spelling used
-	for _, name := range sortedNames(body) {
+	names := sortedNames(body)
+	for _, name := range names {
 		f := k.byName[name]
 		if f == nil {
 			return nil, k.unknownField(name)
 		}
-		if prev, dup := given[f.Name]; dup {
+		if _, dup := out[f.Name]; dup { // two spellings (a name and an alias) of one field
+			prev := names[slices.IndexFunc(names, func(n string) bool { return k.byName[n] == f })]
 			return nil, apierr.BadRequest(apierr.CodeMalformedJSON, k.Name, f.Name, "%s and %s both set field %s; give it once", prev, name, f.Name)
 		}
-		given[f.Name] = name
 		v, err := f.decode(k.Name, body[name])
 		if err != nil {
 			return nil, err
@@ -414,6 +415,23 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
+// plainJSONString returns the value of a JSON string token without escapes
+// (most are: names, addresses, numbers as text), which is its bytes between
+// the quotes: what json.Unmarshal would return, without its reflection.
+// ok is false for any other token, which the caller decodes in full.
+func plainJSONString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	in := raw[1 : len(raw)-1]
+	for _, c := range in {
+		if c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			return "", false // escapes, control characters, and non-ASCII text (whose validity json.Unmarshal judges) take the full path
+		}
+	}
+	return string(in), true
+}
+
 func (f *Field) decode(kind string, raw json.RawMessage) (any, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
@@ -423,6 +441,9 @@ func (f *Field) decode(kind string, raw json.RawMessage) (any, error) {
 	case String:
 		if raw[0] != '"' {
 			return nil, wrongType(kind, f, jsonKind(raw))
+		}
+		if s, ok := plainJSONString(raw); ok {
+			return s, nil
 		}
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
