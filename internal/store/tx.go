@@ -79,6 +79,13 @@ type Tx struct {
 	// is a B-tree search, and a group commit of 64 creates would otherwise
 	// write each counter 64 times.
 	counters [nCounters]counter
+
+	// Trimming a write transaction leaves to its end (trimHistory): the
+	// revision records past MaxRevisions and the config log's oldest
+	// entries go in one walk each, not one search and delete per commit
+	// and entry of the batch. What is stored at the commit is the same.
+	trimRevs uint64 // the newest revision record put (0: none)
+	logDrop  uint64 // the log's oldest entries to delete, all successes (see appendLog)
 }
 
 // Bucket indexes of Tx.buckets.
@@ -187,8 +194,10 @@ func (tx *Tx) raw(i int) []byte {
 	return be(tx.counters[i].val)
 }
 
-// flush writes the counters a write transaction changed.
+// flush trims the history and writes the counters a write transaction
+// changed.
 func (tx *Tx) flush() {
+	tx.trimHistory()
 	for i := range tx.counters {
 		c := &tx.counters[i]
 		if c.dirty {
@@ -417,24 +426,57 @@ func (tx *Tx) moveRefs(kind, key string, old, new []Ref) {
 	}
 }
 
-// PutRevision stores the record of a revision and drops the oldest beyond
-// MaxRevisions.
+// PutRevision stores the record of a revision; the oldest beyond
+// MaxRevisions are dropped when the transaction ends.
 func (tx *Tx) PutRevision(rev uint64, data []byte) {
 	tx.mustWrite()
-	b := tx.bucket(iRevs)
-	must(b.Put(be(rev), data))
-	trim(b, rev, MaxRevisions)
+	must(tx.bucket(iRevs).Put(be(rev), data))
+	tx.trimRevs = max(tx.trimRevs, rev)
+}
+
+// trimHistory drops what the transaction's revision records and log
+// entries pushed out of the history; reads in a write transaction call it
+// first, so that they see what the commit will store.
+func (tx *Tx) trimHistory() {
+	if !tx.writable {
+		return
+	}
+	if tx.trimRevs != 0 {
+		trim(tx.bucket(iRevs), tx.trimRevs, MaxRevisions)
+		tx.trimRevs = 0
+	}
+	tx.dropLog()
+}
+
+// dropLog deletes the log entries appendLog left to trimHistory.
+func (tx *Tx) dropLog() {
+	if tx.logDrop != 0 {
+		b := tx.bucket(iLog)
+		var old [][]byte // collected first: deleting under a bbolt cursor makes Next skip keys
+		c := b.Cursor()
+		for k, _ := c.First(); k != nil && uint64(len(old)) < tx.logDrop; k, _ = c.Next() {
+			old = append(old, append([]byte(nil), k...))
+		}
+		for _, k := range old {
+			must(b.Delete(k))
+		}
+		tx.logDrop = 0
+	}
 }
 
 // GetRevision returns the stored record of revision rev (inflated when it
 // was stored deflated: see RecordBuilder).
-func (tx *Tx) GetRevision(rev uint64) []byte { return plainRecord(tx.bucket(iRevs).Get(be(rev))) }
+func (tx *Tx) GetRevision(rev uint64) []byte {
+	tx.trimHistory()
+	return plainRecord(tx.bucket(iRevs).Get(be(rev)))
+}
 
 // RevisionReader reads the record of revision rev as JSON, inflating a
 // deflated one as it goes (a restore's is ~37 MiB: its reader need not hold
 // it whole); nil when there is none. size is its length. It reads the
 // database's memory: only inside the transaction.
 func (tx *Tx) RevisionReader(rev uint64) (r io.Reader, size int) {
+	tx.trimHistory()
 	data := tx.bucket(iRevs).Get(be(rev))
 	if data == nil {
 		return nil, 0
@@ -445,6 +487,7 @@ func (tx *Tx) RevisionReader(rev uint64) (r io.Reader, size int) {
 // Revisions calls fn for up to count revision records, newest first, starting
 // below marker (0 means from the newest). It returns the next marker.
 func (tx *Tx) Revisions(marker uint64, count int, fn func(rev uint64, data []byte) error) (next uint64, more bool, err error) {
+	tx.trimHistory()
 	return walkDown(tx.bucket(iRevs), marker, count, func(rev uint64, data []byte) error { return fn(rev, plainRecord(data)) })
 }
 
@@ -466,6 +509,15 @@ func (tx *Tx) appendLog(build func(seq uint64) []byte, failed bool) uint64 {
 	tx.set(cLogSeq, seq)
 	must(b.Put(be(seq), build(seq)))
 	n++
+	if !failed && nFailed == 0 && n > MaxLogEntries {
+		// A log without failures drops its oldest entries, all
+		// successes, whatever the order: at the end of the transaction
+		// (trimHistory), as this loop would have one by one.
+		tx.logDrop += n - MaxLogEntries
+		n = MaxLogEntries
+	} else {
+		tx.dropLog() // the rule for failures needs the log as it is
+	}
 	if failed {
 		must(meta.Put(failedKey(seq), []byte{}))
 		nFailed++
@@ -480,7 +532,7 @@ func (tx *Tx) appendLog(build func(seq uint64) []byte, failed bool) uint64 {
 			oldest = append([]byte(nil), k...)
 		}
 		must(b.Delete(oldest))
-		if fk := failedKey(u64(oldest)); meta.Get(fk) != nil {
+		if fk := failedKey(u64(oldest)); nFailed > 0 && meta.Get(fk) != nil {
 			must(meta.Delete(fk))
 			nFailed--
 		}
@@ -510,6 +562,7 @@ func (tx *Tx) logCounts() (n, nFailed uint64) {
 // ClearLog removes every config log entry; SeqNum keeps counting.
 func (tx *Tx) ClearLog() {
 	tx.mustWrite()
+	tx.logDrop = 0 // the whole bucket goes
 	must(tx.btx.DeleteBucket(bLog))
 	_, err := tx.btx.CreateBucket(bLog)
 	must(err)
@@ -530,6 +583,7 @@ func (tx *Tx) ClearLog() {
 // Log calls fn for up to count config log entries, oldest first, starting at
 // marker.
 func (tx *Tx) Log(marker uint64, count int, fn func(seq uint64, entry []byte) error) (next uint64, more bool, err error) {
+	tx.trimHistory()
 	c := tx.bucket(iLog).Cursor()
 	next, n := marker, 0
 	for k, v := c.Seek(be(marker)); k != nil; k, v = c.Next() {
@@ -546,7 +600,10 @@ func (tx *Tx) Log(marker uint64, count int, fn func(seq uint64, entry []byte) er
 }
 
 // LogEntry returns one config log entry by SeqNum.
-func (tx *Tx) LogEntry(seq uint64) []byte { return tx.bucket(iLog).Get(be(seq)) }
+func (tx *Tx) LogEntry(seq uint64) []byte {
+	tx.trimHistory()
+	return tx.bucket(iLog).Get(be(seq))
+}
 
 // trim keeps the newest keep entries of a bucket whose keys are sequence
 // numbers up to last.
