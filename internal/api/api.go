@@ -438,10 +438,12 @@ func dryRunBody(out *engine.Outcome) []byte {
 
 // successBody is the body of a write's answer, newline included.
 func successBody(id uuid.UUID) []byte {
-	b := make([]byte, 0, 256)
-	b = append(b, `{"Access-Control-Allow-Headers":"`+corsHeaders+`","Access-Control-Allow-Methods":"`+corsMethods+`","Access-Control-Allow-Origin":"*","Access-Control-Max_age":"`+corsMaxAge+`","ObjectId":"`...)
+	const head = `{"Access-Control-Allow-Headers":"` + corsHeaders + `","Access-Control-Allow-Methods":"` + corsMethods + `","Access-Control-Allow-Origin":"*","Access-Control-Max_age":"` + corsMaxAge + `","ObjectId":"`
+	const tail = "\",\"Result\":\"Success\"}\n"
+	b := make([]byte, 0, len(head)+36+len(tail)) // one allocation: the answer is 286 bytes
+	b = append(b, head...)
 	b = append(b, id.String()...)
-	return append(b, "\",\"Result\":\"Success\"}\n"...)
+	return append(b, tail...)
 }
 
 func (q *request) get() error {

@@ -179,38 +179,81 @@ func Bound(s string) string {
 // each secret and each value of an unknown field (it may be a misspelt
 // secret) as "******". Info.Data is bounded to MaxData when written.
 func RedactBody(k *model.Kind, body model.Body) string {
-	return sortedObject(body, func(b *bytes.Buffer, name string, raw json.RawMessage) {
+	return sortedObject(body, func(b []byte, name string, raw json.RawMessage) []byte {
 		f := k.Field(name)
 		if f == nil || f.Secret != model.Public {
-			b.WriteString(`"******"`)
-			return
+			return append(b, `"******"`...)
 		}
-		if err := json.Compact(b, raw); err != nil {
-			b.WriteString(`"******"`)
+		if compactToken(raw) {
+			return append(b, raw...)
 		}
+		var c bytes.Buffer
+		if err := json.Compact(&c, raw); err != nil {
+			return append(b, `"******"`...)
+		}
+		return append(b, c.Bytes()...)
 	})
 }
 
+// compactToken reports whether raw is one JSON token that json.Compact
+// would copy as it is: a string without escapes, control characters or
+// non-ASCII text, a whole number, true, false or null (most values of a
+// body are).
+func compactToken(raw []byte) bool {
+	if len(raw) == 0 {
+		return false
+	}
+	switch string(raw) {
+	case "true", "false", "null":
+		return true
+	}
+	if raw[0] == '"' {
+		if len(raw) < 2 || raw[len(raw)-1] != '"' {
+			return false
+		}
+		for _, c := range raw[1 : len(raw)-1] {
+			if c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+				return false
+			}
+		}
+		return true
+	}
+	digits := raw
+	if digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 1 && digits[0] == '0' {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // sortedObject writes fields as one compact JSON object, names sorted,
-// each value as writeValue writes it.
-func sortedObject(fields map[string]json.RawMessage, writeValue func(b *bytes.Buffer, name string, raw json.RawMessage)) string {
+// each value as appendValue appends it.
+func sortedObject(fields map[string]json.RawMessage, appendValue func(b []byte, name string, raw json.RawMessage) []byte) string {
 	names := make([]string, 0, len(fields))
-	for n := range fields {
+	size := 2
+	for n, raw := range fields {
 		names = append(names, n)
+		size += len(n) + len(raw) + 4
 	}
 	sort.Strings(names)
-	var b bytes.Buffer
-	b.WriteByte('{')
+	b := make([]byte, 0, size)
+	b = append(b, '{')
 	for i, n := range names {
 		if i > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
-		b.Write(model.AppendJSONString(nil, n))
-		b.WriteByte(':')
-		writeValue(&b, n, fields[n])
+		b = model.AppendJSONString(b, n)
+		b = append(b, ':')
+		b = appendValue(b, n, fields[n])
 	}
-	b.WriteByte('}')
-	return b.String()
+	return string(append(b, '}'))
 }
 
 // NameObject adds the key fields and the ObjectId of the object a write
@@ -236,5 +279,5 @@ func NameObject(k *model.Kind, data string, key model.Object, objectID string) s
 	if _, given := fields["ObjectId"]; !given && objectID != "" {
 		fields["ObjectId"], _ = json.Marshal(objectID)
 	}
-	return sortedObject(fields, func(b *bytes.Buffer, _ string, raw json.RawMessage) { b.Write(raw) })
+	return sortedObject(fields, func(b []byte, _ string, raw json.RawMessage) []byte { return append(b, raw...) })
 }
