@@ -1,11 +1,13 @@
 package api
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // headerCounter records how many header entries the handler had set when
@@ -74,5 +76,29 @@ func TestWriteAnswers(t *testing.T) {
 	}
 	if rec.atWrite > 8 {
 		t.Errorf("a create's answer had %d header entries at WriteHeader (%v); more than 8 make Go grow the map into a table", rec.atWrite, rec.Header())
+	}
+}
+
+func TestReadBodyBytes(t *testing.T) {
+	long := strings.Repeat("x", 5000)
+	for _, tt := range []struct {
+		body     string
+		declared int64
+	}{
+		{`{"IpAddr":"10.0.0.1"}`, 21},
+		{`{"IpAddr":"10.0.0.1"}`, -1}, // unknown (chunked)
+		{`{"IpAddr":"10.0.0.1"}`, 5},  // less than sent: all of it is read
+		{`{}`, 100},
+		{long, -1},
+		{long, int64(len(long))},
+		{"", 0},
+	} {
+		got, err := readBodyBytes(iotest.OneByteReader(strings.NewReader(tt.body)), tt.declared)
+		if err != nil || string(got) != tt.body {
+			t.Errorf("readBodyBytes(%d bytes, declared %d) = %d bytes, %v", len(tt.body), tt.declared, len(got), err)
+		}
+	}
+	if _, err := readBodyBytes(iotest.ErrReader(io.ErrUnexpectedEOF), 10); err != io.ErrUnexpectedEOF {
+		t.Errorf("a failing body: %v", err)
 	}
 }
