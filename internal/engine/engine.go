@@ -187,6 +187,10 @@ type Request struct {
 	ClearConfirm bool
 
 	ownsObjects bool // created objects given whole may become the changes' (Replace)
+	// checked holds, per edit, the object a create makes (its fields over
+	// the kind's defaults), checked before the request entered the writer
+	// (precheckCreates); nil for an edit the writer checks itself.
+	checked []model.Object
 }
 
 // Apply commits edits: the common case of Commit.
@@ -207,6 +211,7 @@ func (e *Engine) commitWith(ctx context.Context, req Request, prepare func(v *vi
 		start := time.Now()
 		defer func() { e.observe(time.Since(start), out.changes(), err) }()
 	}
+	req.checked = precheckCreates(req.Edits, prepare != nil)
 	if err := e.prepareEdits(ctx, req.Edits); err != nil {
 		if req.Log != nil {
 			e.logFailure(ctx, req.Meta, req.Log, err)
@@ -219,6 +224,48 @@ func (e *Engine) commitWith(ctx context.Context, req Request, prepare func(v *vi
 	}
 	return j.out, j.err
 }
+
+// precheckCreates does, before a request enters the single writer, the
+// part of resolving its creates that needs no configuration: the given
+// fields over the kind's defaults, required fields, each field's value and
+// the kind's own Check (Kind.Validate). The writer, which the requests of
+// every client pass one by one, then only looks the new object up and
+// checks it against the others (createWithID). It is a head start, as
+// prepareEdits is: a create that fails here is left to the writer, which
+// refuses it with the same error, in the same order as the request's other
+// checks (a pending confirmation, If-Revision) and its dry run. Edits a
+// Prepare step computes in the writer are not known yet (deferred).
+func precheckCreates(edits []Edit, deferred bool) []model.Object {
+	if deferred || len(edits) == 0 || len(edits) > maxPrecheck {
+		return nil
+	}
+	var checked []model.Object
+	for i, ed := range edits {
+		if ed.Op != model.Create || ed.Patch != nil {
+			continue
+		}
+		k := ed.Kind
+		if !k.Creatable() && !ed.System || k.RequireFields(ed.Fields) != nil {
+			continue
+		}
+		obj := k.Defaults()
+		for name, val := range ed.Fields {
+			obj[name] = val
+		}
+		if k.Validate(obj) != nil {
+			continue
+		}
+		if checked == nil {
+			checked = make([]model.Object, len(edits))
+		}
+		checked[i] = obj
+	}
+	return checked
+}
+
+// maxPrecheck bounds the edits precheckCreates checks ahead: the objects
+// of a large request (a restore's 100,000) would be held twice.
+const maxPrecheck = 64
 
 // prepareEdits runs the drivers' slow work before the edits reach the
 // writer. Preparing is only a head start: an edit the driver cannot prepare

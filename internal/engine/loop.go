@@ -313,7 +313,7 @@ func (e *Engine) resolveJob(v *view, j *job) (*Outcome, []*change, error) {
 	}
 	v.beginJob()
 	v.owned = req.ownsObjects
-	out, changes, err := v.resolveAll(req.Edits)
+	out, changes, err := v.resolveAll(req.Edits, req.checked)
 	v.owned = false
 	if err != nil {
 		return nil, nil, err

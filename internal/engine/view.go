@@ -42,6 +42,7 @@ type view struct {
 	touched  map[string]uint64 // kind NUL key -> revision of the batch that changed it
 	prepared any               // what the driver prepared for the create being resolved
 	owned    bool              // the request's created objects may be kept as given (Replace)
+	checked  model.Object      // the create being resolved, checked ahead (precheckCreates)
 	confirm  *Confirmation     // the commit awaiting confirmation, as the batch sees it
 }
 
@@ -286,10 +287,16 @@ func (v *view) add(c *change) {
 }
 
 // resolveAll turns edits into ordered changes and checks the result.
-func (v *view) resolveAll(edits []Edit) (*Outcome, []*change, error) {
+// checked holds, per edit, a create's object checked ahead (see
+// precheckCreates), or is nil.
+func (v *view) resolveAll(edits []Edit, checked []model.Object) (*Outcome, []*change, error) {
 	out := &Outcome{IDs: make([]uuid.UUID, len(edits)), ETags: make([]uint64, len(edits))}
 	for i, ed := range edits {
+		if i < len(checked) {
+			v.checked = checked[i]
+		}
 		id, etag, err := v.resolve(ed)
+		v.checked = nil
 		if err != nil {
 			return nil, nil, err
 		}
@@ -372,18 +379,22 @@ func (v *view) create(k *model.Kind, given model.Object) (uuid.UUID, uint64, err
 }
 
 func (v *view) createWithID(k *model.Kind, given model.Object, preset *uuid.UUID) (uuid.UUID, uint64, error) {
-	if err := k.RequireFields(given); err != nil {
-		return uuid.Nil, 0, err
-	}
-	obj := given
-	if !v.owned || !hasEveryField(k, given) {
-		obj = k.Defaults()
-		for name, val := range given {
-			obj[name] = val
+	obj := v.checked // the edit's own object, checked ahead; not its children's
+	v.checked = nil
+	if obj == nil {
+		if err := k.RequireFields(given); err != nil {
+			return uuid.Nil, 0, err
 		}
-	}
-	if err := k.Validate(obj); err != nil {
-		return uuid.Nil, 0, err
+		obj = given
+		if !v.owned || !hasEveryField(k, given) {
+			obj = k.Defaults()
+			for name, val := range given {
+				obj[name] = val
+			}
+		}
+		if err := k.Validate(obj); err != nil {
+			return uuid.Nil, 0, err
+		}
 	}
 	key := k.Key(obj)
 	cur, err := v.lookup(k, key)
