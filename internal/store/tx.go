@@ -430,6 +430,12 @@ func (tx *Tx) moveRefs(kind, key string, old, new []Ref) {
 // MaxRevisions are dropped when the transaction ends.
 func (tx *Tx) PutRevision(rev uint64, data []byte) {
 	tx.mustWrite()
+	if len(data) > 0 && data[0] == deflatedRecord {
+		// From here on the store needs a binary that inflates records.
+		if meta := tx.bucket(iMeta); formatOf(meta) < 2 {
+			must(meta.Put(kFormat, be(2)))
+		}
+	}
 	must(tx.bucket(iRevs).Put(be(rev), data))
 	tx.trimRevs = max(tx.trimRevs, rev)
 }
