@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -21,7 +22,10 @@ import (
 // each batch into three writes (and the reader's reads with them) cost
 // more than the commits themselves. The bytes on the wire are the same
 // chunks net/http would write. TLS and HTTP/2 streams stay with net/http.
+// net/http's Shutdown no longer sees a stream taken over: CloseStreams
+// waits for them (takenStreams).
 type feedStream struct {
+	taken   *takenStreams
 	w       http.ResponseWriter
 	rc      *http.ResponseController
 	timeout time.Duration // for each write
@@ -90,11 +94,16 @@ func (st *feedStream) takeOver(r *http.Request) {
 	if r.Method != http.MethodGet || r.ProtoMajor != 1 || r.ProtoMinor < 1 || r.TLS != nil {
 		return // HEAD has no body, HTTP/1.0 is not chunked, TLS and HTTP/2 stay with net/http
 	}
+	if !st.taken.begin() {
+		return // shutting down
+	}
 	conn, rw, err := st.rc.Hijack()
 	if err != nil {
+		st.taken.end(nil)
 		return
 	}
 	st.conn = conn
+	st.taken.add(conn)
 	st.gone = make(chan struct{})
 	go func(in *bufio.Reader) {
 		defer close(st.gone)
@@ -109,9 +118,65 @@ func (st *feedStream) close() {
 		return
 	}
 	if st.err == nil {
-		_ = st.conn.SetWriteDeadline(time.Now().Add(st.timeout))
+		// Five bytes: a client whose buffers are full by now is not reading.
+		_ = st.conn.SetWriteDeadline(time.Now().Add(min(st.timeout, time.Second)))
 		_, _ = io.WriteString(st.conn, "0\r\n\r\n")
 	}
 	st.conn.Close()
 	<-st.gone
+	st.taken.end(st.conn)
+}
+
+// takenStreams are the change-feed connections taken over from net/http,
+// which its Shutdown and httptest's CloseClientConnections no longer see.
+type takenStreams struct {
+	mu      sync.Mutex
+	conns   map[net.Conn]struct{}
+	closing bool
+	wg      sync.WaitGroup
+}
+
+// begin counts a stream about to be taken over; false once closing.
+func (ts *takenStreams) begin() bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.closing {
+		return false
+	}
+	ts.wg.Add(1)
+	return true
+}
+
+func (ts *takenStreams) add(c net.Conn) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.conns == nil {
+		ts.conns = map[net.Conn]struct{}{}
+	}
+	ts.conns[c] = struct{}{}
+}
+
+// end uncounts a stream that begin counted (c nil: it was not taken).
+func (ts *takenStreams) end(c net.Conn) {
+	ts.mu.Lock()
+	delete(ts.conns, c)
+	ts.mu.Unlock()
+	ts.wg.Done()
+}
+
+// wait refuses new streams and waits for those taken to end.
+func (ts *takenStreams) wait() {
+	ts.mu.Lock()
+	ts.closing = true
+	ts.mu.Unlock()
+	ts.wg.Wait()
+}
+
+// drop closes every taken-over connection, as a restart would.
+func (ts *takenStreams) drop() {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	for c := range ts.conns {
+		c.Close()
+	}
 }

@@ -406,7 +406,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	if timeout <= 0 {
 		timeout = FeedWriteTimeoutDefault
 	}
-	st := &feedStream{w: w, rc: http.NewResponseController(w), timeout: timeout}
+	st := &feedStream{taken: &s.taken, w: w, rc: http.NewResponseController(w), timeout: timeout}
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")

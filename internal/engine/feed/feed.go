@@ -9,10 +9,10 @@
 // no work per subscriber, and a subscriber wakes once for however many
 // events arrived meanwhile. Clients of the change feed are signalled
 // together, FlushDelay after the first event they have not been signalled
-// of: at a few thousand commits a second, 100 subscribers then wake 40
-// times a second, all at once (their writes and their readers' reads
-// batch in the scheduler and in epoll), instead of 100 wakes at scattered
-// times per commit. A
+// of (up to MaxFlushDelay under a sustained load of thousands of commits a
+// second): 100 subscribers then wake 40 (10) times a second, all at once
+// (their writes and their readers' reads batch in the scheduler and in
+// epoll), instead of 100 wakes at scattered times per commit. A
 // subscriber that falls behind the ring is dropped (ErrDropped) and resumes
 // from the stored revisions; an event too large to keep in memory is read
 // back from the store by each subscriber that takes it (the Broker's load
@@ -69,9 +69,21 @@ const (
 )
 
 // FlushDelay is the longest a published event waits before the change
-// feed's clients are signalled of it (docs/api.md: "batches at most 25 ms
-// apart"). swmgr's own followers are signalled at once.
-const FlushDelay = 25 * time.Millisecond
+// feed's clients are signalled of it, unless the feed is busy; swmgr's own
+// followers are signalled at once.
+//
+// Under a sustained load each wake of a subscriber (a write, and its
+// reader's reads) costs the switch more than the events it carries: a
+// signal that brings clients BusyBatch events or more doubles the delay
+// before the next, up to MaxFlushDelay, and one that brings fewer than a
+// quarter of that returns it to FlushDelay. So at up to ~2,500 commits a
+// second events wait at most 25 ms, and above ~5,000 they go out in
+// batches 100 ms apart (docs/api.md).
+const (
+	FlushDelay    = 25 * time.Millisecond
+	MaxFlushDelay = 100 * time.Millisecond
+	BusyBatch     = 64
+)
 
 // ErrDropped means a subscriber fell more than EventBuffer events (or
 // EventBytes) behind.
@@ -79,8 +91,8 @@ var ErrDropped = errors.New("subscriber fell too far behind and was dropped")
 
 // Subscription follows the commits made after it started. Notify receives
 // a signal (coalesced: one for any number of events) when Take has more:
-// within FlushDelay for a client of the change feed, at once for swmgr's
-// own follower.
+// within FlushDelay (MaxFlushDelay when busy) for a client of the change
+// feed, at once for swmgr's own follower.
 type Subscription struct {
 	Notify <-chan struct{}
 	notify chan struct{}
@@ -143,14 +155,16 @@ type Broker struct {
 	followers map[*Subscription]struct{}       // swmgr's own, signalled at once
 	load      func(rev uint64) ([]byte, error) // a large event's data, from the store
 
-	flush      *time.Timer // signals the clients FlushDelay after the first event they were not signalled of
+	flush      *time.Timer // signals the clients delay after the first event they were not signalled of
 	flushArmed bool
+	delay      time.Duration // FlushDelay, longer while the feed is busy
+	signalled  uint64        // total before the first event of this interval
 }
 
 // New makes a broker; load reads a revision record that was too large for
 // the ring (MaxRingEvent) from the store.
 func New(load func(rev uint64) ([]byte, error)) *Broker {
-	return &Broker{ring: make([]Event, EventBuffer), max: EventBytes, clients: map[*Subscription]struct{}{}, followers: map[*Subscription]struct{}{}, load: load}
+	return &Broker{ring: make([]Event, EventBuffer), max: EventBytes, clients: map[*Subscription]struct{}{}, followers: map[*Subscription]struct{}{}, load: load, delay: FlushDelay}
 }
 
 // Publish adds the event of one commit; the engine's writer calls it in
@@ -174,10 +188,11 @@ func (b *Broker) Publish(rev uint64, data []byte) {
 	}
 	if !b.flushArmed && len(b.clients) > 0 {
 		b.flushArmed = true
+		b.signalled = b.total - 1 // this interval starts with this event
 		if b.flush == nil {
-			b.flush = time.AfterFunc(FlushDelay, b.signalClients)
+			b.flush = time.AfterFunc(b.delay, b.signalClients)
 		} else {
-			b.flush.Reset(FlushDelay)
+			b.flush.Reset(b.delay)
 		}
 	}
 }
@@ -188,9 +203,22 @@ func (b *Broker) signalClients() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.flushArmed = false
+	b.delay = nextDelay(b.delay, b.total-b.signalled)
 	for s := range b.clients {
 		s.signal()
 	}
+}
+
+// nextDelay is the delay before the clients' next signal, after a signal
+// that brought them events.
+func nextDelay(delay time.Duration, events uint64) time.Duration {
+	switch {
+	case events >= BusyBatch:
+		return min(2*delay, MaxFlushDelay)
+	case events < BusyBatch/4:
+		return FlushDelay
+	}
+	return delay
 }
 
 func (s *Subscription) signal() {
