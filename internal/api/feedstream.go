@@ -172,6 +172,13 @@ func (ts *takenStreams) wait() {
 	ts.wg.Wait()
 }
 
+// count is how many connections are taken over.
+func (ts *takenStreams) count() int {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return len(ts.conns)
+}
+
 // drop closes every taken-over connection, as a restart would.
 func (ts *takenStreams) drop() {
 	ts.mu.Lock()
