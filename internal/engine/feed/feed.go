@@ -73,16 +73,16 @@ const (
 // followers are signalled at once.
 //
 // Under a sustained load each wake of a subscriber (a write, and its
-// reader's reads) costs the switch more than the events it carries: a
-// signal that brings clients BusyBatch events or more doubles the delay
-// before the next, up to MaxFlushDelay, and one that brings fewer than a
-// quarter of that returns it to FlushDelay. So at up to ~2,500 commits a
-// second events wait at most 25 ms, and above ~5,000 they go out in
-// batches 100 ms apart (docs/api.md).
+// reader's reads) costs the switch more than the events it carries: an
+// interval between signals in which events came at BusyRate commits a
+// second or more doubles the next interval, up to MaxFlushDelay, and one
+// at less than a quarter of that rate returns it to FlushDelay. So below
+// ~250 commits a second events wait at most 25 ms, and from 1,000 a second
+// on they go out in batches up to 100 ms apart (docs/api.md).
 const (
 	FlushDelay    = 25 * time.Millisecond
 	MaxFlushDelay = 100 * time.Millisecond
-	BusyBatch     = 64
+	BusyRate      = 1000 // commits a second
 )
 
 // ErrDropped means a subscriber fell more than EventBuffer events (or
@@ -209,13 +209,14 @@ func (b *Broker) signalClients() {
 	}
 }
 
-// nextDelay is the delay before the clients' next signal, after a signal
-// that brought them events.
+// nextDelay is the interval before the clients' next signal, after an
+// interval of delay that brought them events.
 func nextDelay(delay time.Duration, events uint64) time.Duration {
+	perSecond := time.Duration(events) * time.Second // events/delay*perSecond, in integers
 	switch {
-	case events >= BusyBatch:
+	case perSecond >= BusyRate*delay:
 		return min(2*delay, MaxFlushDelay)
-	case events < BusyBatch/4:
+	case 4*perSecond < BusyRate*delay:
 		return FlushDelay
 	}
 	return delay

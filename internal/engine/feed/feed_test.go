@@ -147,27 +147,32 @@ func TestClientsSignalledTogetherFollowersAtOnce(t *testing.T) {
 	}
 }
 
-// TestFlushDelayFollowsLoad: a signal that brings BusyBatch events or
-// more doubles the delay before the next, up to MaxFlushDelay; one that
-// brings fewer than a quarter of that returns it to FlushDelay; in
-// between it stays.
+// TestFlushDelayFollowsLoad: an interval in which events came at
+// BusyRate or more doubles the next one, up to MaxFlushDelay; one at less
+// than a quarter of that rate returns it to FlushDelay; in between it
+// stays.
 func TestFlushDelayFollowsLoad(t *testing.T) {
+	// events in an interval of d at BusyRate
+	busy := func(d time.Duration) uint64 { return uint64(BusyRate * d / time.Second) }
 	delay := FlushDelay
 	for i, step := range []struct {
 		events uint64
 		want   time.Duration
 	}{
 		{1, FlushDelay},
-		{BusyBatch, 2 * FlushDelay},
-		{BusyBatch, 4 * FlushDelay},
-		{10 * BusyBatch, MaxFlushDelay},
-		{BusyBatch / 2, MaxFlushDelay},
-		{BusyBatch/4 - 1, FlushDelay},
-		{BusyBatch - 1, FlushDelay},
+		{busy(FlushDelay), 2 * FlushDelay},
+		{busy(2 * FlushDelay), 4 * FlushDelay},
+		{10 * busy(4*FlushDelay), MaxFlushDelay},
+		{busy(MaxFlushDelay) / 2, MaxFlushDelay},       // in between: kept
+		{busy(MaxFlushDelay)/4 - 1, FlushDelay},        // quiet
+		{busy(FlushDelay) - 1, FlushDelay},             // in between: kept
+		{busy(FlushDelay), 2 * FlushDelay},             // busy again
+		{(busy(2*FlushDelay) + 3) / 4, 2 * FlushDelay}, // a quarter: kept
+		{(busy(2*FlushDelay)+3)/4 - 1, FlushDelay},     // less: quiet
 		{0, FlushDelay},
 	} {
 		if delay = nextDelay(delay, step.events); delay != step.want {
-			t.Fatalf("step %d: after a signal of %d events the delay is %v; want %v", i, step.events, delay, step.want)
+			t.Fatalf("step %d: after an interval of %d events the delay is %v; want %v", i, step.events, delay, step.want)
 		}
 	}
 	if MaxFlushDelay > 100*time.Millisecond {
@@ -187,12 +192,12 @@ func TestBusyFeedLengthensTheDelay(t *testing.T) {
 		events int
 		want   time.Duration
 	}{
-		{BusyBatch, MaxFlushDelay},
-		{BusyBatch/4 - 1, FlushDelay},
-		{BusyBatch / 4, time.Hour}, // neither busy nor quiet: kept
+		{BusyRate * 2, MaxFlushDelay},
+		{BusyRate*2/4 - 1, FlushDelay},
+		{BusyRate * 2 / 4, 2 * time.Second}, // neither busy nor quiet: kept
 	} {
 		b.mu.Lock()
-		b.delay = time.Hour // the test signals itself
+		b.delay = 2 * time.Second // the test signals itself, well before
 		b.mu.Unlock()
 		for range step.events {
 			rev++
