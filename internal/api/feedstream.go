@@ -70,7 +70,7 @@ func (st *feedStream) send(frames ...[]byte) error {
 	if st.err = st.conn.SetWriteDeadline(time.Now().Add(st.timeout)); st.err != nil {
 		return st.err
 	}
-	if _, ok := st.conn.(*net.TCPConn); !ok {
+	if !canWritev(st.conn) { // a listener's own wrapper
 		st.out = append(st.out[:0], st.head...)
 		for _, f := range frames {
 			st.out = append(st.out, f...)
@@ -86,8 +86,17 @@ func (st *feedStream) send(frames ...[]byte) error {
 	return st.err
 }
 
+// canWritev: net.Buffers writes to c in one writev, not a write per buffer.
+func canWritev(c net.Conn) bool {
+	switch c.(type) {
+	case *net.TCPConn, *net.UnixConn:
+		return true
+	}
+	return false
+}
+
 // takeOver takes the connection from net/http when it is plain HTTP/1.1
-// over TCP with a chunked body (the headers are out). Afterwards, gone is
+// (TCP or a Unix socket) with a chunked body (the headers are out). Afterwards, gone is
 // closed when the client closes the connection: net/http no longer
 // watches it.
 func (st *feedStream) takeOver(r *http.Request) {

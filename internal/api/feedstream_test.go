@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,12 +24,41 @@ import (
 // or the handler took the connection over (HTTP/1.1, one chunk per batch):
 // the revisions it resumes over, commits arriving concurrently in batches,
 // and an event too large for the feed's ring that each subscriber reads
-// from the store. At shutdown the stream ends cleanly.
+// from the store; over TCP, a Unix socket and a listener's own connection
+// type (no writev). At shutdown the stream ends cleanly.
 func TestEventStreamBytes(t *testing.T) {
-	for _, proto := range []string{"HTTP/1.1", "HTTP/1.0"} {
-		t.Run(proto, func(t *testing.T) {
+	for _, tc := range []struct {
+		name, network, proto string
+		wrap                 bool // the listener wraps its connections (no writev)
+	}{
+		{"HTTP/1.1", "tcp", "HTTP/1.1", false},
+		{"HTTP/1.0", "tcp", "HTTP/1.0", false},
+		{"HTTP/1.1 over a Unix socket", "unix", "HTTP/1.1", false},
+		{"HTTP/1.1 over a wrapped connection", "tcp", "HTTP/1.1", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			proto := tc.proto
 			a := newAPIHarness(t)
 			srv := a.h.(*Server)
+			addr := a.srv.Listener.Addr().String()
+			if tc.network == "unix" || tc.wrap {
+				var ln net.Listener
+				var err error
+				if tc.network == "unix" {
+					addr = filepath.Join(t.TempDir(), "swmgr.sock")
+					ln, err = net.Listen("unix", addr)
+				} else {
+					ln, err = net.Listen("tcp", "127.0.0.1:0")
+					addr = ln.Addr().String()
+					ln = wrappingListener{ln}
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				hs := &http.Server{Handler: a.h}
+				go hs.Serve(ln)
+				t.Cleanup(func() { hs.Close() })
+			}
 			create := func(ip string) {
 				resp, body := a.send("POST", "/config/NtpServer", nil, `{"IpAddr":"`+ip+`"}`)
 				if resp.StatusCode != 201 {
@@ -40,7 +70,7 @@ func TestEventStreamBytes(t *testing.T) {
 			create("10.5.0.2")
 			create("10.5.0.3") // resumed over
 
-			conn, err := net.Dial("tcp", a.srv.Listener.Addr().String())
+			conn, err := net.Dial(tc.network, addr)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -137,6 +167,20 @@ func TestEventStreamBytes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// wrappingListener hands out its connections wrapped in a type of its own,
+// as a listener that adds to them would.
+type wrappingListener struct{ net.Listener }
+
+type wrappedConn struct{ net.Conn }
+
+func (l wrappingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return wrappedConn{c}, nil
 }
 
 func firstDiff(a, b []byte) int {
