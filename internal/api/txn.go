@@ -427,8 +427,8 @@ var newline = []byte{'\n'}
 // HeartbeatInterval is how often an idle change feed sends a comment line.
 const HeartbeatInterval = 15 * time.Second
 
-// FlushDelay is the longest an event waits before it is sent: the feed
-// signals its clients at most that long after a commit.
+// FlushDelay is the longest an event waits before it is sent while commits
+// come at less than feed.BusyRate a second; feed.MaxFlushDelay above.
 const FlushDelay = feed.FlushDelay
 
 // events serves the change feed: one Server-Sent Event per commit, id = the
@@ -490,7 +490,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	tick := time.NewTicker(beat)
 	defer tick.Stop()
 	// The feed signals every subscriber at once, at most once per
-	// FlushDelay, and each sends everything that arrived meanwhile in one
+	// FlushDelay (longer when busy), and each sends everything that arrived meanwhile in one
 	// write of the frames the feed shares, so that subscribers cost commits
 	// little however fast they come.
 	var batch []feed.Event

@@ -9,10 +9,10 @@
 // no work per subscriber, and a subscriber wakes once for however many
 // events arrived meanwhile. Clients of the change feed are signalled
 // together, FlushDelay after the first event they have not been signalled
-// of (up to MaxFlushDelay under a sustained load of thousands of commits a
-// second): 100 subscribers then wake 40 (10) times a second, all at once
-// (their writes and their readers' reads batch in the scheduler and in
-// epoll), instead of 100 wakes at scattered times per commit. A
+// of (up to MaxFlushDelay while commits come at BusyRate a second or
+// more): 100 subscribers then wake 40 (at most 10) times a second, all at
+// once (their writes and their readers' reads batch in the scheduler and
+// in epoll), instead of 100 wakes at scattered times per commit. A
 // subscriber that falls behind the ring is dropped (ErrDropped) and resumes
 // from the stored revisions; an event too large to keep in memory is read
 // back from the store by each subscriber that takes it (the Broker's load
