@@ -14,8 +14,8 @@ import (
 // events as one HTTP/1.1 chunk.
 //
 // At first it writes through net/http. Once the headers and the events a
-// client resumes from are out, a plain-TCP HTTP/1.1 stream takes the
-// connection over (takeOver) and writes each batch straight from the
+// client resumes from are out, a plain HTTP/1.1 stream (TCP or a Unix
+// socket) takes the connection over (takeOver) and writes each batch straight from the
 // frames the feed shares, header, frames and trailer in one writev: with
 // 100 subscribers at thousands of commits a second, copying every event
 // into each subscriber's buffer and net/http's 4 KiB writer splitting
@@ -96,9 +96,8 @@ func canWritev(c net.Conn) bool {
 }
 
 // takeOver takes the connection from net/http when it is plain HTTP/1.1
-// (TCP or a Unix socket) with a chunked body (the headers are out). Afterwards, gone is
-// closed when the client closes the connection: net/http no longer
-// watches it.
+// with a chunked body (the headers are out). Afterwards, gone is closed
+// when the client closes the connection: net/http no longer watches it.
 func (st *feedStream) takeOver(r *http.Request) {
 	if r.Method != http.MethodGet || r.ProtoMajor != 1 || r.ProtoMinor < 1 || r.TLS != nil {
 		return // HEAD has no body, HTTP/1.0 is not chunked, TLS and HTTP/2 stay with net/http
