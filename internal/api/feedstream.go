@@ -70,7 +70,8 @@ func (st *feedStream) send(frames ...[]byte) error {
 	if st.err = st.conn.SetWriteDeadline(time.Now().Add(st.timeout)); st.err != nil {
 		return st.err
 	}
-	if !canWritev(st.conn) { // a listener's own wrapper
+	raw := writevConn(st.conn)
+	if raw == nil { // a wrapper that hides its connection
 		st.out = append(st.out[:0], st.head...)
 		for _, f := range frames {
 			st.out = append(st.out, f...)
@@ -81,18 +82,29 @@ func (st *feedStream) send(frames ...[]byte) error {
 	}
 	st.vecs = append(append(append(st.vecs[:0], st.head), frames...), crlf)
 	st.bufs = st.vecs // WriteTo consumes bufs, not vecs
-	_, st.err = st.bufs.WriteTo(st.conn)
+	_, st.err = st.bufs.WriteTo(raw)
 	clear(st.vecs)
 	return st.err
 }
 
-// canWritev: net.Buffers writes to c in one writev, not a write per buffer.
-func canWritev(c net.Conn) bool {
-	switch c.(type) {
-	case *net.TCPConn, *net.UnixConn:
-		return true
+// writevConn is the TCP or Unix connection under c, to which net.Buffers
+// writes in one writev (not a write per buffer), or nil. It looks through
+// the listeners' wrappers (connlimit's, which serve puts on every
+// listener), which add nothing to a write: they count the connection and
+// release it when it is closed, and c stays what is closed.
+func writevConn(c net.Conn) net.Conn {
+	for range 4 {
+		switch c.(type) {
+		case *net.TCPConn, *net.UnixConn:
+			return c
+		}
+		w, ok := c.(interface{ NetConn() net.Conn })
+		if !ok {
+			return nil
+		}
+		c = w.NetConn()
 	}
-	return false
+	return nil
 }
 
 // takeOver takes the connection from net/http when it is plain HTTP/1.1

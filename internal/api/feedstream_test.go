@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/swmgr/swmgr/internal/connlimit"
 	"github.com/swmgr/swmgr/internal/engine/feed"
 )
 
@@ -25,7 +26,7 @@ import (
 // the revisions it resumes over, commits arriving concurrently in batches,
 // and an event too large for the feed's ring that each subscriber reads
 // from the store; over TCP, a Unix socket and a listener's own connection
-// type (no writev). At shutdown the stream ends cleanly.
+// type that hides its connection (no writev). At shutdown the stream ends cleanly.
 func TestEventStreamBytes(t *testing.T) {
 	for _, tc := range []struct {
 		name, network, proto string
@@ -241,4 +242,39 @@ func TestFeedSubscriberLeavesWithItsClient(t *testing.T) {
 	waitSubscribers(1)
 	resp.Body.Close()
 	waitSubscribers(0)
+}
+
+// writevConn finds the TCP connection under serve's connlimit wrapper (so
+// serve's streams are written with writev too), and none under a wrapper
+// that hides its connection.
+func TestWritevConnLooksThroughListenerWrappers(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	limited := connlimit.New(ln, connlimit.Options{PerClient: 4})
+	defer limited.Close()
+	client, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	c, err := limited.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, isTCP := c.(*net.TCPConn); isTCP {
+		t.Fatal("connlimit no longer wraps its connections: this test checks nothing")
+	}
+	inner, ok := writevConn(c).(*net.TCPConn)
+	if !ok {
+		t.Fatalf("writevConn(%T) = %T, want the *net.TCPConn under it", c, writevConn(c))
+	}
+	if writevConn(inner) != inner {
+		t.Error("writevConn of a TCP connection is not itself")
+	}
+	if got := writevConn(wrappedConn{inner}); got != nil {
+		t.Errorf("writevConn of a wrapper without NetConn = %T, want nil", got)
+	}
 }
