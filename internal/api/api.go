@@ -53,6 +53,7 @@ type Server struct {
 
 	closing   chan struct{} // closed by CloseStreams
 	closeOnce sync.Once
+	taken     takenStreams // change-feed streams taken over from net/http
 
 	// FeedWriteTimeout bounds each write to a change-feed subscriber; one
 	// whose connection takes no data for that long is dropped. Set before
@@ -77,10 +78,18 @@ func New(eng *engine.Engine, hist *history.History, cands *candidates.Staging, l
 }
 
 // CloseStreams ends every change-feed stream, so that an HTTP server
-// shutting down does not wait for clients that would never leave.
+// shutting down does not wait for clients that would never leave, and
+// waits for the streams that net/http's Shutdown does not see (taken over
+// from it) to end cleanly.
 func (s *Server) CloseStreams() {
 	s.closeOnce.Do(func() { close(s.closing) })
+	s.taken.wait()
 }
+
+// DropStreamConnections closes the connections of the change-feed streams
+// that net/http no longer sees (taken over from it), as a restart would;
+// httptest's CloseClientConnections closes the others.
+func (s *Server) DropStreamConnections() { s.taken.drop() }
 
 var (
 	hdrAnyOrigin  = []string{"*"}

@@ -427,8 +427,9 @@ var newline = []byte{'\n'}
 // HeartbeatInterval is how often an idle change feed sends a comment line.
 const HeartbeatInterval = 15 * time.Second
 
-// FlushDelay is the longest an event waits before it is sent.
-const FlushDelay = 25 * time.Millisecond
+// FlushDelay is the longest an event waits before it is sent while commits
+// come at less than feed.BusyRate a second; feed.MaxFlushDelay above.
+const FlushDelay = feed.FlushDelay
 
 // events serves the change feed: one Server-Sent Event per commit, id = the
 // revision, resumable with Last-Event-ID or ?since=<rev>.
@@ -459,93 +460,74 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	// A subscriber that stops reading would block its writer forever (net/http
 	// has no write timeout for a stream): each write gets a deadline, and a
 	// write that misses it ends the stream.
-	rc := http.NewResponseController(w)
 	timeout := s.FeedWriteTimeout
 	if timeout <= 0 {
 		timeout = FeedWriteTimeoutDefault
 	}
-	var werr error
-	write := func(data []byte) {
-		if werr != nil {
-			return
-		}
-		_ = rc.SetWriteDeadline(time.Now().Add(timeout))
-		if _, err := w.Write(data); err != nil {
-			werr = err
-			return
-		}
-		werr = rc.Flush()
-	}
+	st := &feedStream{taken: &s.taken, w: w, rc: http.NewResponseController(w), timeout: timeout}
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	last := uint64(since)
-	for rev := last + 1; rev <= cur && werr == nil; rev++ {
-		data, err := s.hist.GetRevision(rev, nil)
-		if err != nil {
-			write(fmt.Appendf(nil, "event: error\ndata: %s\n\n", mustJSON(map[string]string{"Message": fmt.Sprintf("revision %d is no longer kept (the last %d are); continuing with the oldest kept", rev, 1000)})))
+	for rev := last + 1; rev <= cur && err == nil; rev++ {
+		data, gerr := s.hist.GetRevision(rev, nil)
+		if gerr != nil {
+			err = st.send(fmt.Appendf(nil, "event: error\ndata: %s\n\n", mustJSON(map[string]string{"Message": fmt.Sprintf("revision %d is no longer kept (the last %d are); continuing with the oldest kept", rev, 1000)})))
 			continue
 		}
-		write(appendEvent(nil, rev, data))
+		err = st.send(feed.AppendFrame(nil, rev, data))
 		last = rev
 	}
-	write(nil)
-	if werr != nil {
-		s.log.Info("change-feed subscriber dropped: it stopped reading", "addr", r.RemoteAddr, "err", werr)
-		return
+	if err == nil {
+		err = st.send() // the headers, at once
 	}
+	if err == nil {
+		st.takeOver(r)
+	}
+	defer st.close()
 	tick := time.NewTicker(beat)
 	defer tick.Stop()
-	// A subscriber wakes at most once per FlushDelay and sends everything
-	// that arrived meanwhile in one write, so that subscribers cost commits
+	// The feed signals every subscriber at once, at most once per
+	// FlushDelay (longer when busy), and each sends everything that arrived meanwhile in one
+	// write of the frames the feed shares, so that subscribers cost commits
 	// little however fast they come.
 	var batch []feed.Event
-	var out []byte
-	for {
+	var frames [][]byte
+	for err == nil {
 		select {
 		case <-sub.Notify:
-			select {
-			case <-time.After(FlushDelay):
-			case <-r.Context().Done():
+			var terr error
+			batch, terr = sub.Take(batch[:0])
+			if terr != nil {
+				st.send(fmt.Appendf(nil, "event: error\ndata: %s\n\n", mustJSON(map[string]any{"Message": "this subscriber fell too far behind and was dropped; reconnect with Last-Event-ID to resume", "LastEventId": last})))
 				return
 			}
-			var err error
-			batch, err = sub.Take(batch[:0])
-			if err != nil {
-				write(fmt.Appendf(nil, "event: error\ndata: %s\n\n", mustJSON(map[string]any{"Message": "this subscriber fell too far behind and was dropped; reconnect with Last-Event-ID to resume", "LastEventId": last})))
-				return
-			}
-			out = out[:0]
+			frames = frames[:0]
 			for _, ev := range batch {
 				if ev.Revision > last {
-					out = appendEvent(out, ev.Revision, ev.Data)
+					frames = append(frames, ev.Frame)
 					last = ev.Revision
 				}
 			}
-			write(out) // one write: larger than the writer's buffer, it goes straight out
+			clear(batch) // the ring owns the events: keep none alive here
+			err = st.send(frames...)
+			clear(frames)
 		case <-tick.C:
-			write([]byte(": heartbeat\n\n"))
+			err = st.send(heartbeat)
 		case <-s.closing:
 			return // the server is shutting down; clients resume with Last-Event-ID
+		case <-st.gone:
+			return // the client closed the connection
 		case <-r.Context().Done():
 			return
 		}
-		if werr != nil {
-			s.log.Info("change-feed subscriber dropped: it stopped reading", "addr", r.RemoteAddr, "err", werr)
-			return
-		}
 	}
+	s.log.Info("change-feed subscriber dropped: it stopped reading", "addr", r.RemoteAddr, "err", err)
 }
 
-func appendEvent(dst []byte, rev uint64, data []byte) []byte {
-	dst = append(dst, "id: "...)
-	dst = strconv.AppendUint(dst, rev, 10)
-	dst = append(dst, "\nevent: commit\ndata: "...)
-	dst = append(dst, data...)
-	return append(dst, "\n\n"...)
-}
+var heartbeat = []byte(": heartbeat\n\n")
 
 // feedParams reads where to resume (-1: from now) and the heartbeat period.
 func feedParams(r *http.Request) (int64, time.Duration, error) {

@@ -174,6 +174,7 @@ func (s *Server) Serve(ln net.Listener) *http.Server {
 // CloseClientConnections drops every open connection of both listeners
 // (as a restart would), streams included.
 func (s *Server) CloseClientConnections() {
+	s.Handler.DropStreamConnections()
 	s.plain.CloseClientConnections()
 	s.tls.CloseClientConnections()
 }

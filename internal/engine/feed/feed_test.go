@@ -3,6 +3,7 @@ package feed
 import (
 	"bytes"
 	"testing"
+	"time"
 )
 
 // TestFeedBoundedInBytes: the events kept for subscribers never hold more
@@ -75,5 +76,148 @@ func TestFollowersAreNotSubscribers(t *testing.T) {
 	own.Close()
 	if n := b.Subscribers(); n != 0 {
 		t.Errorf("%d subscribers after both closed", n)
+	}
+}
+
+// TestEventsFramedOnceAndShared: every subscriber takes the same framed
+// bytes (no copy per subscriber), the frame is the Server-Sent Event of
+// docs/api.md, Data is the published record, and an event too large for
+// the ring is read with load and framed the same way.
+func TestEventsFramedOnceAndShared(t *testing.T) {
+	large := []byte(`{"Revision":2,"Changes":["large"]}`)
+	b := New(func(rev uint64) ([]byte, error) {
+		if rev != 2 {
+			t.Errorf("load(%d); only revision 2 was published without data", rev)
+		}
+		return large, nil
+	})
+	one, two := b.Subscribe(), b.Subscribe()
+	b.Publish(1, []byte(`{"Revision":1}`))
+	b.Publish(2, nil)
+	got1, err1 := one.Take(nil)
+	got2, err2 := two.Take(nil)
+	if err1 != nil || err2 != nil || len(got1) != 2 || len(got2) != 2 {
+		t.Fatalf("took %d (%v) and %d (%v) events; want 2 each", len(got1), err1, len(got2), err2)
+	}
+	for i, want := range []struct {
+		data  string
+		frame string
+	}{
+		{`{"Revision":1}`, "id: 1\nevent: commit\ndata: {\"Revision\":1}\n\n"},
+		{string(large), "id: 2\nevent: commit\ndata: " + string(large) + "\n\n"},
+	} {
+		for _, ev := range []Event{got1[i], got2[i]} {
+			if ev.Revision != uint64(i+1) || string(ev.Data) != want.data || string(ev.Frame) != want.frame {
+				t.Errorf("event %d: revision %d, data %q, frame %q; want %q, %q", i+1, ev.Revision, ev.Data, ev.Frame, want.data, want.frame)
+			}
+		}
+	}
+	if &got1[0].Frame[0] != &got2[0].Frame[0] {
+		t.Error("two subscribers took two copies of the same event's frame")
+	}
+	if d := got1[0].Data; cap(d) != len(d) {
+		t.Errorf("Data has room to grow (%d of %d) into the frame's trailer", len(d), cap(d))
+	}
+}
+
+// TestClientsSignalledTogetherFollowersAtOnce: a publish signals swmgr's
+// own followers at once, and the clients of the change feed all together
+// once the flush delay has passed, one signal for many events.
+func TestClientsSignalledTogetherFollowersAtOnce(t *testing.T) {
+	b := New(nil)
+	own := b.Follow()
+	clients := []*Subscription{b.Subscribe(), b.Subscribe(), b.Subscribe()}
+	b.Publish(1, []byte("1"))
+	select {
+	case <-own.Notify:
+	default:
+		t.Fatal("the follower was not signalled by the publish")
+	}
+	b.Publish(2, []byte("2"))
+	for i, c := range clients {
+		select {
+		case <-c.Notify:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("client %d never signalled", i)
+		}
+		evs, err := c.Take(nil)
+		if err != nil || len(evs) != 2 {
+			t.Fatalf("client %d took %d events (%v) after one signal; want both", i, len(evs), err)
+		}
+	}
+}
+
+// TestFlushDelayFollowsLoad: an interval in which events came at
+// BusyRate or more doubles the next one, up to MaxFlushDelay; one at less
+// than a quarter of that rate returns it to FlushDelay; in between it
+// stays.
+func TestFlushDelayFollowsLoad(t *testing.T) {
+	// events in an interval of d at BusyRate
+	busy := func(d time.Duration) uint64 { return uint64(BusyRate * d / time.Second) }
+	delay := FlushDelay
+	for i, step := range []struct {
+		events uint64
+		want   time.Duration
+	}{
+		{1, FlushDelay},
+		{busy(FlushDelay), 2 * FlushDelay},
+		{busy(2 * FlushDelay), 4 * FlushDelay},
+		{10 * busy(4*FlushDelay), MaxFlushDelay},
+		{busy(MaxFlushDelay) / 2, MaxFlushDelay},       // in between: kept
+		{busy(MaxFlushDelay)/4 - 1, FlushDelay},        // quiet
+		{busy(FlushDelay) - 1, FlushDelay},             // in between: kept
+		{busy(FlushDelay), 2 * FlushDelay},             // busy again
+		{(busy(2*FlushDelay) + 3) / 4, 2 * FlushDelay}, // a quarter: kept
+		{(busy(2*FlushDelay)+3)/4 - 1, FlushDelay},     // less: quiet
+		{0, FlushDelay},
+	} {
+		if delay = nextDelay(delay, step.events); delay != step.want {
+			t.Fatalf("step %d: after an interval of %d events the delay is %v; want %v", i, step.events, delay, step.want)
+		}
+	}
+	if MaxFlushDelay > 100*time.Millisecond {
+		t.Errorf("MaxFlushDelay %v: an operator waits at most 100 ms for an event (docs/api.md)", MaxFlushDelay)
+	}
+}
+
+// TestBusyFeedLengthensTheDelay: the broker counts the events of each
+// interval between signals to the clients, and a busy interval lengthens
+// the next one, a quiet one returns it to FlushDelay.
+func TestBusyFeedLengthensTheDelay(t *testing.T) {
+	b := New(nil)
+	c := b.Subscribe()
+	defer c.Close()
+	rev := uint64(0)
+	for _, step := range []struct {
+		events int
+		want   time.Duration
+	}{
+		{BusyRate * 2, MaxFlushDelay},
+		{BusyRate*2/4 - 1, FlushDelay},
+		{BusyRate * 2 / 4, 2 * time.Second}, // neither busy nor quiet: kept
+	} {
+		b.mu.Lock()
+		b.delay = 2 * time.Second // the test signals itself, well before
+		b.mu.Unlock()
+		for range step.events {
+			rev++
+			b.Publish(rev, []byte("x"))
+		}
+		b.flush.Stop()
+		b.signalClients()
+		if _, err := c.Take(nil); err != nil {
+			t.Fatal(err)
+		}
+		b.mu.Lock()
+		delay := b.delay
+		b.mu.Unlock()
+		if delay != step.want {
+			t.Errorf("after an interval of %d events the delay is %v; want %v", step.events, delay, step.want)
+		}
+	}
+	select {
+	case <-c.Notify:
+	default:
+		t.Error("signalClients did not signal the client")
 	}
 }
