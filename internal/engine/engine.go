@@ -86,7 +86,8 @@ type Engine struct {
 	observe     CommitObserver                                        // nil: none
 }
 
-// CachedObjects bounds the GET-by-ObjectId cache (about 400 bytes each).
+// CachedObjects bounds the GET-by-ObjectId cache (an object's public JSON
+// plus a 48-byte index slot each).
 const CachedObjects = 65536
 
 // New wires an engine and starts its writer loop. Call Start before
