@@ -7,6 +7,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/store"
 )
 
 // objCache serves GET by ObjectId, the hottest read, from memory. It is
@@ -184,4 +186,55 @@ func (c *objCache) compact() {
 		c.index[id] = s
 	}
 	c.arena, c.dead = arena, 0
+}
+
+// warmChunk is how many objects warmObjects reads per read transaction: a
+// long one would hold back the store's remapping when the file grows.
+const warmChunk = 4096
+
+// warmObjects fills c, the GET-by-id cache, from the store after a start,
+// kind by kind in creation order, until it is full: reads by id are then
+// served from memory from the start, as they are after the objects were
+// written, and the process's heap does not depend on whether it restarted
+// (the arena is the bulk of a steady heap, and the GC paces its cycles on
+// it; see docs/design.md). Each object goes in as a reader's fill, tagged
+// with its snapshot's revision, so a commit that lands meanwhile wins.
+// Runs in the background from Start; Close waits for it.
+func (e *Engine) warmObjects(c *objCache) {
+	defer e.warming.Done()
+	for _, k := range e.reg.Kinds() {
+		if k.Class != model.Config {
+			continue
+		}
+		for marker, more := uint64(0), true; more; {
+			select {
+			case <-e.stopLoop:
+				return
+			default:
+			}
+			if c.full() {
+				return
+			}
+			err := e.store.View(func(tx store.Txn) error {
+				rev := tx.Revision()
+				var err error
+				marker, more, err = tx.List(k.Name, marker, warmChunk, func(rec store.Record) error {
+					c.fill(rec.ID, cacheEntry{kind: k.Name, public: rec.Public, modRev: rec.ModRev, asOf: rev})
+					return nil
+				})
+				return err
+			})
+			if err != nil { // reads by id still work, from the store
+				e.log.Warn("cannot fill the object cache at start", "kind", k.Name, "err", err)
+				return
+			}
+		}
+	}
+}
+
+// full reports whether c holds as many entries as it may.
+func (c *objCache) full() bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return len(c.index) >= c.max
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/store"
 )
 
 // TestObjectCacheIsNeverStale updates objects while readers read them by id
@@ -228,5 +229,48 @@ func TestObjectCacheKeepsRefusedWrites(t *testing.T) {
 	}
 	if !strings.Contains(string(got), `"MinPoll":5`) {
 		t.Fatalf("after a refused update the cache answers %s", got)
+	}
+}
+
+// TestObjectCacheWarmsAtStart restarts an engine on a store of objects:
+// the cache holds them once Start's warming is done, each exactly as the
+// store has it, and a cache smaller than the store stops when full.
+func TestObjectCacheWarmsAtStart(t *testing.T) {
+	dir := t.TempDir()
+	first := newFixture(t, dir)
+	var ids []uuid.UUID
+	for i := range 20 {
+		out := first.mustApply(first.edit(backend.Create, "NtpServer", model.Object{"IpAddr": "10.0.1." + strconv.Itoa(i+1)}))
+		ids = append(ids, out.IDs[0])
+	}
+	first.e.Close()
+	if err := first.st.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	f := newFixture(t, dir)
+	f.e.warming.Wait()
+	k := f.kind("NtpServer")
+	for _, id := range ids {
+		e, ok := f.e.objects.get(id)
+		if !ok {
+			t.Fatalf("object %v is not in the cache after the start", id)
+		}
+		var stored []byte
+		f.st.View(func(tx store.Txn) error {
+			rec, _, err := tx.GetByID(id)
+			stored = append(stored, rec.Public...)
+			return err
+		})
+		if e.kind != k.Name || e.deleted || string(e.public) != string(stored) {
+			t.Fatalf("object %v is cached as %+v (%s), stored as %s", id, e, e.public, stored)
+		}
+	}
+
+	small := newObjCache(5)
+	f.e.warming.Add(1)
+	f.e.warmObjects(small)
+	if n := len(small.index); n != 5 {
+		t.Fatalf("a cache of 5 holds %d entries after warming", n)
 	}
 }

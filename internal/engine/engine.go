@@ -81,6 +81,7 @@ type Engine struct {
 	stopLoop chan struct{}
 	loopDone chan struct{}
 	stopOnce sync.Once
+	warming  sync.WaitGroup // warmObjects, started by Start
 
 	confirmHook atomic.Pointer[func(rev uint64, after time.Duration)] // OnConfirmPending
 	observe     CommitObserver                                        // nil: none
@@ -109,6 +110,7 @@ func New(reg *model.Registry, st store.Config, be backend.Backend, box *secrets.
 func (e *Engine) Close() {
 	e.stopOnce.Do(func() { close(e.stopLoop) })
 	<-e.loopDone
+	e.warming.Wait()
 }
 
 // Registry returns the kinds the engine serves.
@@ -347,6 +349,8 @@ func (e *Engine) Start(ctx context.Context) error {
 			return err
 		}
 	}
+	e.warming.Add(1)
+	go e.warmObjects(e.objects)
 	return nil
 }
 
