@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -272,5 +273,56 @@ func TestObjectCacheWarmsAtStart(t *testing.T) {
 	f.e.warmObjects(small)
 	if n := len(small.index); n != 5 {
 		t.Fatalf("a cache of 5 holds %d entries after warming", n)
+	}
+}
+
+// BenchmarkObjectCacheGC is the cost of one garbage collection with a full
+// GET-by-id cache of 65,536 objects of 150 bytes live: empty (no cache),
+// arena (objCache), and pointers (the same entries as the cache held them
+// before its arena: a map of structs, each with its kind string and its
+// own JSON slice). ns/op is one runtime.GC; a GET-by-id load starts a
+// cycle every ~2 MiB of garbage when the live heap is small, every ~10 MiB
+// with a full arena (docs/design.md, Reads).
+//
+//	go test -run '^$' -bench ObjectCacheGC ./internal/engine/
+func BenchmarkObjectCacheGC(b *testing.B) {
+	const entries, size = CachedObjects, 150
+	public := []byte(`{"IpAddr":"10.0.0.1","MinPoll":6,"MaxPoll":10,"SourceIntf":"ma1","Prefer":false,"Pad":"` + strings.Repeat("x", size-90) + `"}`)
+	type pointerEntry struct {
+		kind    string
+		public  []byte
+		modRev  uint64
+		asOf    uint64
+		deleted bool
+	}
+	id := func(i int) uuid.UUID { return uuid.UUID{byte(i), byte(i >> 8), byte(i >> 16), 7} }
+	for _, c := range []struct {
+		name string
+		fill func() any
+	}{
+		{"empty", func() any { return nil }},
+		{"arena", func() any {
+			c := newObjCache(entries)
+			for i := range entries {
+				c.fill(id(i), cacheEntry{kind: "NtpServer", public: public, modRev: 1, asOf: 1})
+			}
+			return c
+		}},
+		{"pointers", func() any {
+			m := make(map[uuid.UUID]pointerEntry)
+			for i := range entries {
+				m[id(i)] = pointerEntry{kind: "NtpServer", public: append([]byte(nil), public...), modRev: 1, asOf: 1}
+			}
+			return m
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			held := c.fill()
+			runtime.GC()
+			for b.Loop() {
+				runtime.GC()
+			}
+			runtime.KeepAlive(held)
+		})
 	}
 }
