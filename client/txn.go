@@ -141,12 +141,38 @@ func (c *Client) Confirm(ctx context.Context, rev uint64) error {
 	return err
 }
 
+// PendingCommit is the commit awaiting confirmation: made with
+// CommitOptions.Confirm, rolled back at ConfirmBy unless confirmed.
+type PendingCommit struct {
+	Revision    uint64
+	User        string
+	Comment     string
+	ConfirmBy   time.Time
+	SecondsLeft int64 // 0 once ConfirmBy passed and the rollback is being retried
+}
+
+// PendingConfirmation returns the commit awaiting confirmation, or nil
+// when none does.
+func (c *Client) PendingConfirmation(ctx context.Context) (*PendingCommit, error) {
+	var out struct {
+		Awaiting bool
+		PendingCommit
+	}
+	if _, err := c.call(ctx, request{method: http.MethodGet, path: "/revisions/pending"}, &out); err != nil {
+		return nil, err
+	}
+	if !out.Awaiting {
+		return nil, nil
+	}
+	return &out.PendingCommit, nil
+}
+
 // Revision is one commit of the configuration.
 type Revision struct {
 	Revision uint64
 	Time     time.Time
 	User     string
-	Source   string // rest, cli, restore, rollback, confirm-timeout, system
+	Source   string // rest, cli, rollback, confirm-timeout, system, reset, restore, startup
 	Comment  string
 	Changes  []Change
 }

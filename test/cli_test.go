@@ -336,14 +336,25 @@ show run
 	if !regexp.MustCompile(`(?m)^ \d+ +root +.* (2:5\d|3:00)$`).MatchString(out) {
 		t.Errorf("confirm-status lacks root's commit with about 3 minutes left:\n%s", out)
 	}
+	// The CLI's commit is recorded as such, and the server shows what it awaits.
+	page := s.expect(t, 200, "GET", "/revisions?Count=1", "").body
+	newest := page["Objects"].([]any)[0].(map[string]any)["Object"].(map[string]any)
+	if newest["Source"] != "cli" {
+		t.Errorf("the CLI's commit has Source %v, want cli", newest["Source"])
+	}
+	if p := s.expect(t, 200, "GET", "/revisions/pending", "").body; p["Awaiting"] != true || p["Revision"] != newest["Revision"] {
+		t.Errorf("GET /revisions/pending: %v, want revision %v awaiting", p, newest["Revision"])
+	}
 	route := s.expect(t, 200, "GET", "/config/IPv4Route?DestinationNw=10.2.0.0&NetworkMask=255.255.0.0", "").object()
 	if hops, _ := route["NextHop"].([]any); len(hops) != 1 || jsonOf(hops[0]) != `{"NextHopIntRef":"","NextHopIp":"10.1.1.2","Weight":3}` {
 		t.Errorf("NextHop over REST: %v", route["NextHop"])
 	}
 	checkFields(t, "vlan", s.expect(t, 200, "GET", "/config/Vlan?VlanId=20", "").object(), map[string]any{"UntagIntfList": []any{"fpPort2"}})
-	out, code = runCLI(t, s, "", "-c", "enable; confirm "+regexp.MustCompile(`Revision (\d+) is rolled back`).FindStringSubmatch(out)[1]+"; show config confirm-status")
+	// Another session: plain `confirm` keeps the commit the switch awaits.
+	rev := regexp.MustCompile(`Revision (\d+) is rolled back`).FindStringSubmatch(out)[1]
+	out, code = runCLI(t, s, "", "-c", "enable; confirm; show config confirm-status")
 	if code != 0 {
 		t.Fatalf("confirm: %d\n%s", code, out)
 	}
-	mustContain(t, out, "No commit awaits confirmation")
+	mustContain(t, out, "Revision "+rev+" confirmed", "No commit awaits confirmation")
 }

@@ -42,7 +42,7 @@ func openAccounts(o *serveOptions) (acc accounts.Accounts, owned bool, err error
 	if o.accounts != nil {
 		return o.accounts, false, nil
 	}
-	files, err := accounts.OpenFiles(filepath.Join(o.dataDir, accountsDir), accounts.FilesOptions{WriteBehind: true})
+	files, err := accounts.OpenFiles(filepath.Join(o.dataDir, accountsDir), accounts.SwitchFilesOptions())
 	if err != nil {
 		return nil, false, fmt.Errorf("the simulated switch's accounts: %w", err)
 	}

@@ -54,6 +54,12 @@ type FilesOptions struct {
 	WriteBehind bool
 }
 
+// SwitchFilesOptions are the options `swmgr serve` opens the simulated
+// switch's account files with: the default scheme (yescrypt, what Debian's
+// own tools write) and written behind. The benchmarks that speak for serve
+// open them the same way.
+func SwitchFilesOptions() FilesOptions { return FilesOptions{WriteBehind: true} }
+
 // OpenFiles opens the account files in dir, making the directory (mode
 // 0700) and a minimal set of files (root, and the group users) on first use.
 func OpenFiles(dir string, opts FilesOptions) (*Files, error) {

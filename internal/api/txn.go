@@ -22,6 +22,7 @@ import (
 //
 //	GET    /public/v1/revisions                      paged, newest first
 //	GET    /public/v1/revisions/{rev}
+//	GET    /public/v1/revisions/pending              the commit awaiting confirmation
 //	POST   /public/v1/revisions/{rev}/confirm
 //	POST   /public/v1/candidates                     {"Comment"}
 //	GET    /public/v1/candidates/{id}                what it is
@@ -81,7 +82,54 @@ func (s *Server) methods(w http.ResponseWriter, r *http.Request, allowed ...stri
 }
 
 func (s *Server) meta(r *http.Request) engine.Meta {
-	return engine.Meta{User: UserName(r.Context()), Addr: r.RemoteAddr, Source: "rest"}
+	return engine.Meta{User: UserName(r.Context()), Addr: r.RemoteAddr, Source: requestSource(r)}
+}
+
+// CLIUserAgent is the User-Agent of swmgr's own CLI (`swmgr cli`), whose
+// commits are recorded with source cli instead of rest. The label only
+// says which tool made a commit; who made it is the authenticated user.
+const CLIUserAgent = "swmgr-cli"
+
+// requestSource is the Source of the revisions a request makes.
+func requestSource(r *http.Request) string {
+	if ua := r.Header.Get("User-Agent"); ua == CLIUserAgent || strings.HasPrefix(ua, CLIUserAgent+"/") {
+		return "cli"
+	}
+	return "rest"
+}
+
+// pendingConfirmation answers GET /public/v1/revisions/pending: the commit
+// awaiting confirmation (its revision, who made it, its comment, and when
+// it is rolled back), or {"Awaiting": false}.
+func (s *Server) pendingConfirmation() ([]byte, error) {
+	rev, deadline, ok := s.hist.PendingConfirm()
+	if !ok {
+		return []byte(`{"Awaiting":false}`), nil
+	}
+	var head struct{ User, Comment string }
+	data, err := s.hist.GetRevision(rev, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, fmt.Errorf("revision %d: %w", rev, err)
+	}
+	// Past the deadline, the rollback is being retried (docs/api.md): the
+	// commit still awaits, with no time left.
+	left := max(int64(time.Until(deadline).Seconds()), 0)
+	return mustJSON(pendingCommit{Awaiting: true, Revision: rev, User: head.User, Comment: head.Comment,
+		ConfirmBy: deadline.UTC().Format(time.RFC3339), SecondsLeft: left}), nil
+}
+
+// pendingCommit is the answer of GET /public/v1/revisions/pending when a
+// commit awaits confirmation.
+type pendingCommit struct {
+	Awaiting    bool
+	Revision    uint64
+	User        string
+	Comment     string
+	ConfirmBy   string // RFC 3339, UTC: when it is rolled back
+	SecondsLeft int64
 }
 
 func (s *Server) revisions(w http.ResponseWriter, r *http.Request, rest string) {
@@ -100,6 +148,16 @@ func (s *Server) revisions(w http.ResponseWriter, r *http.Request, rest string) 
 			}
 		}
 		s.fail(w, r, err)
+	case rest == "pending":
+		if !s.methods(w, r, http.MethodGet) {
+			return
+		}
+		out, err := s.pendingConfirmation()
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		sendJSON(w, http.StatusOK, out)
 	case len(segs) == 1 || len(segs) == 2 && segs[1] == "confirm":
 		rev, err := strconv.ParseUint(segs[0], 10, 64)
 		if err != nil || rev == 0 {

@@ -253,3 +253,74 @@ func TestEventFeedHeartbeatAndBadParams(t *testing.T) {
 		t.Fatalf("first line %q, %v; want a heartbeat", line, err)
 	}
 }
+
+// The commit awaiting confirmation is readable (GET /revisions/pending), and
+// a commit records which tool made it: cli for swmgr's CLI, rest otherwise.
+func TestPendingConfirmationAndSource(t *testing.T) {
+	s := newTxnServer(t)
+	pending := func() map[string]any {
+		t.Helper()
+		code, body, _ := s.do("GET", "/revisions/pending", ``)
+		if code != 200 {
+			t.Fatalf("GET /revisions/pending: %d %v", code, body)
+		}
+		return body
+	}
+	if got := pending(); len(got) != 1 || got["Awaiting"] != false {
+		t.Fatalf("nothing awaits yet: %v", got)
+	}
+	if code, _, _ := s.do("POST", "/revisions/pending", `{}`); code != 405 {
+		t.Fatalf("POST /revisions/pending: %d, want 405", code)
+	}
+	record := func(rev float64) map[string]any {
+		t.Helper()
+		_, body, _ := s.do("GET", "/revisions/"+strconv.FormatFloat(rev, 'f', 0, 64), ``)
+		return body
+	}
+	source := func(rev float64) any { t.Helper(); return record(rev)["Source"] }
+	code, body, _ := s.do("POST", "/config/Vrf", `{"Vrf":"plain"}`)
+	if code != 201 {
+		t.Fatalf("create: %d %v", code, body)
+	}
+	_, list, _ := s.do("GET", "/revisions?Count=1", ``)
+	newest := list["Objects"].([]any)[0].(map[string]any)["Object"].(map[string]any)["Revision"].(float64)
+	if got := source(newest); got != "rest" {
+		t.Errorf("a plain REST write's source: %v, want rest", got)
+	}
+
+	for i, ua := range []string{CLIUserAgent, CLIUserAgent + "/1.2", "swmgr-cli-not", "curl/8.0"} {
+		_, cand, _ := s.do("POST", "/candidates", `{"Comment":"by `+ua+`"}`, "User-Agent", ua)
+		id := cand["CandidateId"].(string)
+		if code, body, _ := s.do("POST", "/candidates/"+id+"/config/Vrf", `{"Vrf":"v`+strconv.Itoa(i)+`"}`, "User-Agent", ua); code != 201 {
+			t.Fatalf("stage: %d %v", code, body)
+		}
+		code, body, _ := s.do("POST", "/candidates/"+id+"/commit", `{"Comment":"c `+ua+`","Confirm":120}`, "User-Agent", ua)
+		if code != 200 {
+			t.Fatalf("commit with Confirm: %d %v", code, body)
+		}
+		rev := body["Revision"].(float64)
+		want := "rest"
+		if ua == CLIUserAgent || ua == CLIUserAgent+"/1.2" {
+			want = "cli"
+		}
+		if got := source(rev); got != want {
+			t.Errorf("User-Agent %q: source %v, want %s", ua, got, want)
+		}
+		got := pending()
+		if got["Awaiting"] != true || got["Revision"] != rev || got["User"] != record(rev)["User"] || got["Comment"] != "c "+ua {
+			t.Fatalf("pending after a confirmed commit: %v", got)
+		}
+		if left := got["SecondsLeft"].(float64); left < 100 || left > 120 {
+			t.Errorf("SecondsLeft %v, want about 120", left)
+		}
+		if by, err := time.Parse(time.RFC3339, got["ConfirmBy"].(string)); err != nil || by.Before(time.Now().Add(100*time.Second)) || by.After(time.Now().Add(121*time.Second)) {
+			t.Errorf("ConfirmBy %v (%v), want about 2 minutes from now", got["ConfirmBy"], err)
+		}
+		if code, body, _ := s.do("POST", "/revisions/"+strconv.FormatFloat(rev, 'f', 0, 64)+"/confirm", ``); code != 200 {
+			t.Fatalf("confirm: %d %v", code, body)
+		}
+		if got := pending(); got["Awaiting"] != false {
+			t.Fatalf("pending after the confirmation: %v", got)
+		}
+	}
+}

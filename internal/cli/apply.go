@@ -194,7 +194,6 @@ func (s *Session) apply(opts client.CommitOptions) error {
 			if by.IsZero() {
 				by = time.Now().Add(opts.Confirm)
 			}
-			s.confirmBy = by
 			s.printf("Revision %d is rolled back at %s unless 'confirm' is entered\n", res.Revision, by.Local().Format(time.ANSIC))
 		}
 	}
@@ -314,8 +313,17 @@ func (s *Session) doConfirm(args []token) error {
 		rev = n
 	}
 	if rev == 0 {
-		s.printf("ERROR: no confirmed apply to confirm in this session; give its revision: confirm <revision>\n")
-		return errFailed
+		// Not this session's: the commit the switch awaits, whoever made it.
+		st, err := s.awaitingConfirm()
+		if err != nil {
+			s.printf("ERROR: %s\n", errText(err))
+			return errFailed
+		}
+		if st == nil {
+			s.printf("ERROR: no commit awaits confirmation\n")
+			return errFailed
+		}
+		rev = st.revision
 	}
 	ctx, cancel := s.rctx()
 	defer cancel()

@@ -79,18 +79,17 @@ type Session struct {
 	timeout time.Duration
 	opts    Options
 
-	mode      Mode
-	stack     []*frame
-	host      string
-	pending   []*entry
-	cand      *client.Candidate // nil until something is staged
-	confirm   uint64            // revision of the last `apply confirmed`
-	confirmBy time.Time         // and when the server rolls it back
-	json      bool              // `| json`: shows print the API's objects
-	factory   snapshot          // revision 1, read once: the baselines of show run
-	pageLen   int               // `terminal length`: -1 the terminal's height, 0 no pager
-	noMore    bool              // `| no-more` on the line being run
-	opening   bool              // a context's new object is being staged
+	mode    Mode
+	stack   []*frame
+	host    string
+	pending []*entry
+	cand    *client.Candidate // nil until something is staged
+	confirm uint64            // revision of the last `apply confirmed`
+	json    bool              // `| json`: shows print the API's objects
+	factory snapshot          // revision 1, read once: the baselines of show run
+	pageLen int               // `terminal length`: -1 the terminal's height, 0 no pager
+	noMore  bool              // `| no-more` on the line being run
+	opening bool              // a context's new object is being staged
 }
 
 // NewSession starts a session on api; it reads the host name for the prompt.

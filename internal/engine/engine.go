@@ -123,7 +123,7 @@ func (e *Engine) Store() store.Config { return e.store }
 type Meta struct {
 	User    string // "" for unauthenticated local HTTP
 	Addr    string // ip:port of the caller
-	Source  string // rest, cli, restore, rollback, confirm-timeout, system
+	Source  string // rest, cli, rollback, confirm-timeout, system, reset, restore, startup
 	Comment string
 }
 

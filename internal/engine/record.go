@@ -22,7 +22,7 @@ type Revision struct {
 	Revision uint64
 	Time     string
 	User     string
-	Source   string // rest, cli, restore, rollback, confirm-timeout, system
+	Source   string // rest, cli, rollback, confirm-timeout, system, reset, restore, startup
 	Comment  string
 	Changes  []Diff
 }

@@ -112,6 +112,8 @@ func TestBGPWithRealFRR(t *testing.T) {
 	ctx := context.Background()
 	first := fastNeighbor(l.peerAddr, "65002")
 	first.Description = "peer one"
+	// Longer than the peer's 9/3: the session runs the lower hold time.
+	first.HoldTime, first.KeepaliveTime = 30, 10
 	cfg := l.switchConfig("65001", first)
 	if err := l.sw.Apply(ctx, cfg); err != nil {
 		t.Fatal(err)
@@ -124,6 +126,9 @@ func TestBGPWithRealFRR(t *testing.T) {
 		st := l.waitEstablished(t, l.sw, l.peerAddr)
 		if st.PeerAS != "65002" || st.LocalAS != "65001" || st.PeerType != 1 {
 			t.Errorf("state %+v: want PeerAS 65002, LocalAS 65001, external", st)
+		}
+		if st.HoldTime != 9 || st.KeepaliveTime != 3 {
+			t.Errorf("timers in force %d/%d, want the peer's 9/3 (configured here: 30/10)", st.HoldTime, st.KeepaliveTime)
 		}
 		waitFor(t, l.announced+" learned over BGP", 20*time.Second, func() bool {
 			rt, ok := routeVia(t, l.sw, l.announced, "bgp")

@@ -71,6 +71,11 @@ type NeighborState struct {
 	OutputQueue          uint32
 	TotalPrefixes        uint32 // prefixes accepted from the neighbor
 	ConnectionsUp        uint32 // sessions established so far: a reset shows as an increase
+	// The timers in force, in seconds: negotiated with the peer while the
+	// session is Established (the lower hold time of the two), else what
+	// is configured or FRR's default (configured 0).
+	HoldTime      uint32
+	KeepaliveTime uint32
 }
 
 // Route is one entry of zebra's RIB.
@@ -109,6 +114,8 @@ type frrNeighbor struct {
 	BGPState                string `json:"bgpState"`
 	BGPTimerUpEstablishedMs int64  `json:"bgpTimerUpMsec"`
 	ConnectionsEstablished  uint32 `json:"connectionsEstablished"`
+	HoldTimeMsecs           int64  `json:"bgpTimerHoldTimeMsecs"`
+	KeepaliveMsecs          int64  `json:"bgpTimerKeepAliveIntervalMsecs"`
 	Interface               string `json:"bgpNeighborInterface"` // unnumbered sessions
 	MessageStats            struct {
 		DepthInq          uint32 `json:"depthInq"`
@@ -196,6 +203,7 @@ func parseNeighbors(raw map[string]map[string]json.RawMessage) ([]NeighborState,
 				InputQueue: n.MessageStats.DepthInq, OutputQueue: n.MessageStats.DepthOutq,
 				TotalPrefixes: n.AddressFamilyInfo.IPv4Unicast.AcceptedPrefixCounter,
 				ConnectionsUp: n.ConnectionsEstablished,
+				HoldTime:      uint32(n.HoldTimeMsecs / 1000), KeepaliveTime: uint32(n.KeepaliveMsecs / 1000),
 			}
 			if n.NbrExternalLink {
 				s.PeerType = 1

@@ -267,8 +267,19 @@ func (g *gen) common() {
 		"required": []any{"Revision", "Time", "Source", "Changes"},
 		"properties": obj{
 			"Revision": obj{"type": "integer", "minimum": 1}, "Time": obj{"type": "string", "format": "date-time"},
-			"User": obj{"type": "string"}, "Source": obj{"type": "string", "description": "rest, cli, restore, rollback, confirm-timeout, system"},
+			"User": obj{"type": "string"}, "Source": obj{"type": "string", "description": "rest, cli, rollback, confirm-timeout, system, reset, restore, startup"},
 			"Comment": obj{"type": "string"}, "Changes": changes,
+		},
+		"additionalProperties": false,
+	}
+	g.schemas["PendingConfirmation"] = obj{
+		"type": "object", "description": "The commit awaiting confirmation, if any (Awaiting false and nothing else when none).",
+		"required": []any{"Awaiting"},
+		"properties": obj{
+			"Awaiting": obj{"type": "boolean"}, "Revision": obj{"type": "integer", "minimum": 1},
+			"User": obj{"type": "string"}, "Comment": obj{"type": "string"},
+			"ConfirmBy":   obj{"type": "string", "format": "date-time", "description": "when it is rolled back unless confirmed"},
+			"SecondsLeft": obj{"type": "integer", "minimum": 0, "description": "0 once the deadline passed and the rollback is being retried"},
 		},
 		"additionalProperties": false,
 	}
@@ -746,6 +757,10 @@ func (g *gen) transactions() {
 	g.op(prefix+"/revisions/{Revision}", "GET", obj{
 		"operationId": "getRevision", "tags": r, "summary": "Read one revision", "parameters": []any{param("Revision")},
 		"responses": obj{"200": reply("the revision", ref("Revision"))},
+	})
+	g.op(prefix+"/revisions/pending", "GET", obj{
+		"operationId": "pendingConfirmation", "tags": r, "summary": "The commit awaiting confirmation, if any",
+		"responses": obj{"200": reply("what awaits confirmation", ref("PendingConfirmation"))},
 	})
 	g.op(prefix+"/revisions/{Revision}/confirm", "POST", obj{
 		"access": operator, "operationId": "confirmRevision", "tags": r, "summary": "Confirm a revision committed with Confirm, so that it is kept", "parameters": []any{param("Revision")},

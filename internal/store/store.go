@@ -2,7 +2,8 @@
 //
 // Layout (all integers big-endian so that byte order is numeric order):
 //
-//	meta                 "rev" -> last revision, "seq" -> last creation sequence
+//	meta                 "rev" -> last revision, "seq" -> last creation sequence,
+//	                     "format" -> the store format (Format; absent: 1)
 //	obj                  kind NUL key -> record (see tx.go)
 //	ord                  kind NUL creation seq -> key; pages walk this, so a
 //	                     page at any offset costs O(page), and objects created
@@ -90,6 +91,30 @@ func growthStep(size int64) int {
 	return int(min(max(size, 32<<10), 16<<20))
 }
 
+// Format is the newest store format this binary writes and reads. A store
+// records the format its data needs (meta "format"), and a binary refuses a
+// store of a newer format at Open instead of misreading it (a downgrade):
+//
+//	1  JSON revision records (no "format" key: swmgr before it)
+//	2  revision records may be stored deflated (RecordBuilder)
+const Format = 2
+
+// ErrNewerFormat means the data directory was written by a newer swmgr.
+var ErrNewerFormat = errors.New("the data directory was written by a newer swmgr")
+
+var kFormat = []byte("format")
+
+// formatOf is the format a store records.
+func formatOf(meta *bolt.Bucket) uint64 {
+	if meta == nil {
+		return 1
+	}
+	if v := meta.Get(kFormat); len(v) == 8 {
+		return binary.BigEndian.Uint64(v)
+	}
+	return 1
+}
+
 // ErrLocked means another process has the data directory open.
 var ErrLocked = errors.New("data directory is in use by another swmgr process")
 
@@ -133,6 +158,12 @@ func Open(dir string) (*Store, error) {
 			db.Close()
 			return nil, err
 		}
+		var format uint64
+		_ = db.View(func(tx *bolt.Tx) error { format = formatOf(tx.Bucket(bMeta)); return nil })
+		if format > Format {
+			db.Close()
+			return nil, fmt.Errorf("%w: %s is in store format %d, and this swmgr reads formats up to %d. Run the newer swmgr, or start this one on an empty data directory and restore a configuration saved with SaveConfig", ErrNewerFormat, path, format, Format)
+		}
 	}
 	if err != nil {
 		if errors.Is(err, bolt.ErrTimeout) {
@@ -149,11 +180,12 @@ func Open(dir string) (*Store, error) {
 	// Only a new database is written to here: one refused by a check after
 	// Open (the secret key's) must be left exactly as it was.
 	buckets := [][]byte{bMeta, bObj, bOrd, bIDs, bRefs, bRevs, bLog, bLogMeta, bCands}
-	complete := true
+	complete, empty := true, true
 	_ = db.View(func(tx *bolt.Tx) error {
 		for _, b := range buckets {
 			complete = complete && tx.Bucket(b) != nil
 		}
+		empty = tx.Bucket(bMeta) == nil
 		return nil
 	})
 	if !complete {
@@ -162,6 +194,11 @@ func Open(dir string) (*Store, error) {
 				if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 					return err
 				}
+			}
+			if empty {
+				// A new store is in the current format from the start; an
+				// older one says so when it first needs it (PutRevision).
+				return tx.Bucket(bMeta).Put(kFormat, be(Format))
 			}
 			return nil
 		})

@@ -421,6 +421,12 @@ func (tx *Tx) moveRefs(kind, key string, old, new []Ref) {
 // MaxRevisions.
 func (tx *Tx) PutRevision(rev uint64, data []byte) {
 	tx.mustWrite()
+	if len(data) > 0 && data[0] == deflatedRecord {
+		// From here on the store needs a binary that inflates records.
+		if meta := tx.bucket(iMeta); formatOf(meta) < 2 {
+			must(meta.Put(kFormat, be(2)))
+		}
+	}
 	b := tx.bucket(iRevs)
 	must(b.Put(be(rev), data))
 	trim(b, rev, MaxRevisions)

@@ -331,6 +331,11 @@ func (r *bgpRunner) neighborState(o model.Object) (model.Object, error) {
 		st["Messages"] = model.Object{"Sent": counters(n.UpdatesSent, uint64(n.NotificationsSent)), "Received": counters(n.UpdatesReceived, uint64(n.NotificationsRecv))}
 		st["Queues"] = queues(n.InputQueue, n.OutputQueue)
 		st["ConnectionsEstablished"] = int64(n.ConnectionsUp)
+		// The timers in force (negotiated while Established), where the
+		// config form has what was asked for: a hold time of 0 or 90
+		// shows as the peer's lower one.
+		st["HoldTime"] = int64(n.HoldTime)
+		st["KeepaliveTime"] = int64(n.KeepaliveTime)
 	}
 	return st, nil
 }

@@ -103,7 +103,9 @@ func TestBGPOnLinux(t *testing.T) {
 		}})
 	})
 	sw := s.be.FRR()
-	first := model.Object{"NeighborAddress": "10.201.0.2", "PeerAS": "65002", "HoldTime": int64(9), "KeepaliveTime": int64(3), "ConnectRetryTime": int64(1), "Description": "peer one"}
+	// Timers longer than the peer's 9/3: the session runs the lower hold
+	// time, and the state form says so.
+	first := model.Object{"NeighborAddress": "10.201.0.2", "PeerAS": "65002", "HoldTime": int64(30), "KeepaliveTime": int64(10), "ConnectRetryTime": int64(1), "Description": "peer one"}
 	firstKey := model.Object{"Vrf": "default", "NeighborAddress": "10.201.0.2"}
 	oneRev := s.revision(
 		s.edit(backend.Update, "Port", model.Object{"IntfRef": "fpPort1", "AdminState": "UP"}),
@@ -131,6 +133,9 @@ func TestBGPOnLinux(t *testing.T) {
 			return num(st["TotalPrefixes"]) >= 1 && strings.Contains(run(t, "ip", "-n", l.sw, "route", "show", "192.0.2.0/24"), "proto bgp")
 		}) {
 			t.Fatalf("192.0.2.0/24 not learned: state %v, kernel %q", st, run(t, "ip", "-n", l.sw, "route", "show", "192.0.2.0/24"))
+		}
+		if num(st["HoldTime"]) != 9 || num(st["KeepaliveTime"]) != 3 {
+			t.Errorf("state timers %v/%v, want the negotiated 9/3 (configured 30/10)", st["HoldTime"], st["KeepaliveTime"])
 		}
 		if num(st["PeerType"]) != 1 || num(field(st, "Messages", "Received", "Update")) < 1 || num(st["ConnectionsEstablished"]) < 1 {
 			t.Errorf("neighbor state %v: want external, updates received, a connection", st)

@@ -114,6 +114,8 @@ func (v *Validator) Template(path string) (string, bool) {
 		switch {
 		case len(segs) == 1:
 			return out + "/revisions", true
+		case len(segs) == 2 && segs[1] == "pending":
+			return out + "/revisions/pending", true
 		case len(segs) == 2:
 			return out + "/revisions/{Revision}", true
 		case len(segs) == 3 && segs[2] == "confirm":
