@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"math"
 	"sync"
 
@@ -199,8 +200,10 @@ const warmChunk = 4096
 // (the arena is the bulk of a steady heap, and the GC paces its cycles on
 // it; see docs/design.md). Each object goes in as a reader's fill, tagged
 // with its snapshot's revision, so a commit that lands meanwhile wins.
-// Runs in the background from Start; Close waits for it.
-func (e *Engine) warmObjects(c *objCache) {
+// Runs in the background from Start, until Close or the end of Start's
+// ctx (serve's: the service stopping, before its store closes); Close
+// waits for it.
+func (e *Engine) warmObjects(ctx context.Context, c *objCache) {
 	defer e.warming.Done()
 	for _, k := range e.reg.Kinds() {
 		if k.Class != model.Config {
@@ -209,6 +212,8 @@ func (e *Engine) warmObjects(c *objCache) {
 		for marker, more := uint64(0), true; more; {
 			select {
 			case <-e.stopLoop:
+				return
+			case <-ctx.Done():
 				return
 			default:
 			}
@@ -224,8 +229,10 @@ func (e *Engine) warmObjects(c *objCache) {
 				})
 				return err
 			})
-			if err != nil { // reads by id still work, from the store
+			if err != nil && ctx.Err() == nil { // reads by id still work, from the store
 				e.log.Warn("cannot fill the object cache at start", "kind", k.Name, "err", err)
+			}
+			if err != nil {
 				return
 			}
 		}

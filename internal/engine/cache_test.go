@@ -270,9 +270,18 @@ func TestObjectCacheWarmsAtStart(t *testing.T) {
 
 	small := newObjCache(5)
 	f.e.warming.Add(1)
-	f.e.warmObjects(small)
+	f.e.warmObjects(context.Background(), small)
 	if n := len(small.index); n != 5 {
 		t.Fatalf("a cache of 5 holds %d entries after warming", n)
+	}
+	// It stops at the end of its context: serve's, when the service stops.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	none := newObjCache(100)
+	f.e.warming.Add(1)
+	f.e.warmObjects(ctx, none)
+	if n := len(none.index); n != 0 {
+		t.Fatalf("warming with a finished context filled %d entries", n)
 	}
 }
 

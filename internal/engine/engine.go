@@ -350,7 +350,7 @@ func (e *Engine) Start(ctx context.Context) error {
 		}
 	}
 	e.warming.Add(1)
-	go e.warmObjects(e.objects)
+	go e.warmObjects(ctx, e.objects)
 	return nil
 }
 
