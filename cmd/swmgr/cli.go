@@ -16,6 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/swmgr/swmgr/client"
+	"github.com/swmgr/swmgr/internal/api"
 	"github.com/swmgr/swmgr/internal/cli"
 )
 
@@ -116,7 +117,7 @@ func runBash(ctx context.Context) error {
 // server in messages.
 func cliClient(o cliOptions) (*client.Client, string, error) {
 	var opts []client.Option
-	opts = append(opts, client.WithUserAgent("swmgr-cli"))
+	opts = append(opts, client.WithUserAgent(api.CLIUserAgent))
 	if o.user != "" {
 		pw, err := cliPassword(o.user)
 		if err != nil {

@@ -7,10 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/swmgr/swmgr/internal/accounts/accountstest"
 )
 
-// prefixRoot makes a root prefix holding a copy of the host's account files,
-// for OS to act on with -P. The tools need root even then.
+// prefixRoot makes a root prefix with account files of its own
+// (accountstest), for OS to act on with -P. The tools need root even then.
 func prefixRoot(t *testing.T) string {
 	t.Helper()
 	if os.Geteuid() != 0 {
@@ -21,26 +23,7 @@ func prefixRoot(t *testing.T) string {
 			t.Skipf("%v", err)
 		}
 	}
-	root := t.TempDir()
-	for _, d := range []string{"etc", "home"} {
-		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, n := range etcFiles {
-		data, err := os.ReadFile(filepath.Join("/etc", n))
-		if err != nil {
-			t.Fatal(err)
-		}
-		mode := os.FileMode(0o644)
-		if n == shadowFile || n == gshadowFile {
-			mode = 0o600
-		}
-		if err := os.WriteFile(filepath.Join(root, "etc", n), data, mode); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
+	return accountstest.Prefix(t)
 }
 
 func TestOSUnderPrefix(t *testing.T) {

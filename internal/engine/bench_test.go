@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/swmgr/swmgr/internal/accounts"
+	"github.com/swmgr/swmgr/internal/accounts/accountstest"
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/configlog"
 	"github.com/swmgr/swmgr/internal/model"
@@ -68,8 +69,8 @@ func BenchmarkEngineNtpCreateBesideUserLoop(b *testing.B) {
 }
 
 // The same with the host's kind of accounts, as the Linux backend has them
-// (accounts.OS: useradd, userdel, ... run inside the writer), acting on a
-// copy of /etc under a prefix. Needs root and the tools.
+// (accounts.OS: useradd, userdel, ... run inside the writer), acting on
+// account files of its own under a prefix. Needs root and the tools.
 func BenchmarkNtpCreateBesideOSAccountLoop(b *testing.B) {
 	if os.Geteuid() != 0 {
 		b.Skip("the OS account tools need root, even under a prefix")
@@ -81,21 +82,7 @@ func BenchmarkNtpCreateBesideOSAccountLoop(b *testing.B) {
 			}
 		}
 	}
-	root := b.TempDir()
-	for _, d := range []string{"etc", "home"} {
-		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
-			b.Fatal(err)
-		}
-	}
-	for _, n := range []string{"passwd", "shadow", "group", "gshadow"} {
-		data, err := os.ReadFile(filepath.Join("/etc", n))
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(root, "etc", n), data, 0o600); err != nil {
-			b.Fatal(err)
-		}
-	}
+	root := accountstest.Prefix(b)
 	f := newAccountsFixture(b, b.TempDir(), &accounts.OS{Prefix: root, Scheme: accounts.SHA512}, false)
 	ntpBesideUsers(b, f, "opsbench", nil)
 }
