@@ -439,6 +439,11 @@ func TestLocalPeersHostMustNameThisHost(t *testing.T) {
 	if w.Code != 299 {
 		t.Errorf("Unix socket with Host swmgr: %d %s", w.Code, w.Body)
 	}
+	// What the socket accepted is not remembered for TCP: the same Host
+	// over loopback TCP, right after, is still a foreign name.
+	if w := s.do("GET", "/public/v1/config/NtpServers", "", "", "Host", "swmgr"); w.Code != 403 {
+		t.Errorf("TCP with Host swmgr after the socket accepted it: %d %s", w.Code, w.Body)
+	}
 }
 
 func TestPeersRefuseOthersAndForget(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/swmgr/swmgr/internal/apierr"
@@ -78,6 +79,10 @@ type handler struct {
 	next    http.Handler
 	opts    Options
 	origins *http.CrossOriginProtection
+	// hostOK is the last Host that namesThisHost accepted for what the
+	// name is (an address, localhost): the same Host again, as every
+	// request of a local client sends, is accepted without parsing it.
+	hostOK atomic.Pointer[string]
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -100,7 +105,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				"authentication required: send the HTTP Basic credentials of a User"))
 			return
 		}
-		if !namesThisHost(r) {
+		if !h.namesThisHost(r) {
 			h.opts.Log.Warn("local request refused: foreign Host", "addr", r.RemoteAddr, "method", r.Method, "path", r.URL.Path, "host", r.Host)
 			h.fail(w, r, apierr.New(http.StatusForbidden, apierr.CodeForbidden, "", "",
 				"Host %q does not name this switch: a request without credentials must be addressed to an IP address, localhost or the switch's host name (a web page could otherwise reach this port through a name it controls, DNS rebinding); use one of those, or send credentials", r.Host))
@@ -288,20 +293,16 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, e *apierr.Error) 
 // does not see it; its Host is that foreign name. A Unix socket is out of
 // a browser's reach, so any Host goes there (curl --unix-socket sends its
 // URL's).
-func namesThisHost(r *http.Request) bool {
-	if _, unix := r.Context().Value(http.LocalAddrContextKey).(*net.UnixAddr); unix {
+func (h *handler) namesThisHost(r *http.Request) bool {
+	if ok := h.hostOK.Load(); ok != nil && *ok == r.Host {
 		return true
 	}
-	host := r.Host
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
+	if _, unix := r.Context().Value(http.LocalAddrContextKey).(*net.UnixAddr); unix {
+		return true // for the socket, not for the name: not remembered
 	}
-	host = strings.TrimSuffix(strings.ToLower(host), ".")
-	if _, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil || host == "" {
-		return true // an IP address cannot be rebound; no Host at all is no browser
-	}
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return true // browsers resolve these to loopback themselves
+	if host := r.Host; hostNamesAnyHost(host) {
+		h.hostOK.Store(&host)
+		return true
 	}
 	name, err := os.Hostname()
 	if err != nil {
@@ -309,7 +310,29 @@ func namesThisHost(r *http.Request) bool {
 	}
 	name = strings.ToLower(name)
 	short, _, _ := strings.Cut(name, ".")
-	return host == name || host == short
+	host := normalHost(r.Host)
+	return host == name || host == short // not remembered: the host name may change
+}
+
+// normalHost is a Host header's host, lower case, without its port and a
+// final dot.
+func normalHost(host string) string {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	return strings.TrimSuffix(strings.ToLower(host), ".")
+}
+
+// hostNamesAnyHost reports whether a Host header names this host whatever
+// its name: an IP address (which cannot be rebound), localhost or a name
+// under .localhost (browsers resolve these to loopback themselves), or no
+// Host at all (no browser).
+func hostNamesAnyHost(hostHeader string) bool {
+	host := normalHost(hostHeader)
+	if _, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil || host == "" {
+		return true
+	}
+	return host == "localhost" || strings.HasSuffix(host, ".localhost")
 }
 
 // clientAddr is the IP address of a request's peer.

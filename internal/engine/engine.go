@@ -81,12 +81,14 @@ type Engine struct {
 	stopLoop chan struct{}
 	loopDone chan struct{}
 	stopOnce sync.Once
+	warming  sync.WaitGroup // warmObjects, started by Start
 
 	confirmHook atomic.Pointer[func(rev uint64, after time.Duration)] // OnConfirmPending
 	observe     CommitObserver                                        // nil: none
 }
 
-// CachedObjects bounds the GET-by-ObjectId cache (about 400 bytes each).
+// CachedObjects bounds the GET-by-ObjectId cache (an object's public JSON
+// plus a 48-byte index slot each).
 const CachedObjects = 65536
 
 // New wires an engine and starts its writer loop. Call Start before
@@ -108,6 +110,7 @@ func New(reg *model.Registry, st store.Config, be backend.Backend, box *secrets.
 func (e *Engine) Close() {
 	e.stopOnce.Do(func() { close(e.stopLoop) })
 	<-e.loopDone
+	e.warming.Wait()
 }
 
 // Registry returns the kinds the engine serves.
@@ -393,6 +396,8 @@ func (e *Engine) Start(ctx context.Context) error {
 			return err
 		}
 	}
+	e.warming.Add(1)
+	go e.warmObjects(ctx, e.objects)
 	return nil
 }
 

@@ -47,7 +47,7 @@ func (e *Engine) getStoredByID(ctx context.Context, k *model.Kind, id uuid.UUID,
 		}
 		rev = rec.ModRev
 		if !state {
-			e.objects.fill(id, cacheEntry{kind: k.Name, public: append([]byte(nil), rec.Public...), modRev: rec.ModRev, asOf: tx.Revision()})
+			e.objects.fill(id, cacheEntry{kind: k.Name, public: rec.Public, modRev: rec.ModRev, asOf: tx.Revision()})
 		}
 		dst, err = e.appendOne(ctx, dst, k, rec, state)
 		return err

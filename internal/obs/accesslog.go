@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -24,6 +25,17 @@ type AccessLog struct {
 	on   bool         // info is enabled
 	slow *slog.Logger // the same lines through slog
 	bufs sync.Pool
+	// stamp is the text form of the last second a line was written in:
+	// lines of the same second copy it and add their milliseconds.
+	stamp atomic.Pointer[secondStamp]
+}
+
+// secondStamp is a second as the text format writes it, split around the
+// milliseconds: "2026-11-23T21:09:05." and "Z" (or "+05:45").
+type secondStamp struct {
+	sec        int64
+	loc        *time.Location
+	head, zone string
 }
 
 // NewAccessLog writes access lines to out in format ("text" or "json") when
@@ -106,7 +118,7 @@ func (a *AccessLog) appendLine(b []byte, l *accessLine) ([]byte, bool) {
 		b = append(b, `","level":"INFO","msg":"request"`...)
 	} else {
 		b = append(b, "time="...)
-		b = appendRFC3339Millis(b, t)
+		b = a.appendStamp(b, t)
 		b = append(b, " level=INFO msg=request"...)
 	}
 	var ok bool
@@ -181,6 +193,24 @@ var plainByte = func() (t [256]bool) {
 	}
 	return t
 }()
+
+// appendStamp is appendRFC3339Millis, from the second's text when the last
+// line was written in the same second (most are: one time format per
+// second instead of one per request).
+func (a *AccessLog) appendStamp(b []byte, t time.Time) []byte {
+	sec, loc := t.Unix(), t.Location()
+	st := a.stamp.Load()
+	if st == nil || st.sec != sec || st.loc != loc {
+		const fracStart = len("2006-01-02T15:04:05.")
+		full := appendRFC3339Millis(nil, t)
+		st = &secondStamp{sec: sec, loc: loc, head: string(full[:fracStart]), zone: string(full[fracStart+3:])}
+		a.stamp.Store(st)
+	}
+	ms := t.Nanosecond() / 1e6
+	b = append(b, st.head...)
+	b = append(b, byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10))
+	return append(b, st.zone...)
+}
 
 // appendRFC3339Millis appends t as RFC 3339 with exactly three digits of
 // fraction, as slog's text handler writes times: the fast RFC3339Nano

@@ -53,3 +53,27 @@ func TestAccessLogIsSlogs(t *testing.T) {
 		t.Errorf("written at warn: %s", buf.String())
 	}
 }
+
+// TestAccessLogStampsEverySecond writes lines through one AccessLog, so
+// that its cached second is reused, changed and reused again (a new
+// second, a new zone, milliseconds at both ends), and checks each line's
+// time against slog's.
+func TestAccessLogStampsEverySecond(t *testing.T) {
+	zones := []*time.Location{time.UTC, time.FixedZone("x", -(3*3600 + 30*60)), time.Local}
+	var got bytes.Buffer
+	a := NewAccessLog(&got, "text", slog.LevelInfo)
+	l := accessLine{user: "local", source: "127.0.0.1:1", method: "GET", route: "config_id", path: "/x", status: 200, latencyMS: 1}
+	base := time.Date(2026, 12, 31, 23, 59, 58, 0, time.UTC)
+	for i, ns := range []int{0, 999_999_999, 1_000_000_000, 1_000_999_999, 1_001_000_000, 1_999_999_999, 2_000_000_000, 2_000_000_000, 2_500_000_000} {
+		for _, zone := range zones {
+			l.end = base.Add(time.Duration(ns)).In(zone)
+			got.Reset()
+			a.write(context.Background(), &l)
+			var want bytes.Buffer
+			NewAccessLog(&want, "text", slog.LevelInfo).slowLine(context.Background(), &l)
+			if got.String() != want.String() {
+				t.Errorf("line %d in %s:\n got %s\nwant %s", i, zone, got.String(), want.String())
+			}
+		}
+	}
+}
