@@ -327,6 +327,10 @@ func serve(ctx context.Context, o *serveOptions) error {
 	if err := eng.Start(ctx); err != nil {
 		return fmt.Errorf("start: %w", err)
 	}
+	// Stopped before the backend and the store close (defers run in
+	// reverse): its writer finishes the request it holds, refuses the rest,
+	// and its cache fill ends.
+	defer eng.Close()
 	if err := cands.Start(ctx); err != nil {
 		return fmt.Errorf("start: %w", err)
 	}
