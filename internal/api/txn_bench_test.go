@@ -118,12 +118,12 @@ func median(d []time.Duration) time.Duration {
 // subscribers attached against none, alternating five rounds each (the
 // median of five is steadier on a shared machine than that of three);
 // target ratio >= 0.8. A round is 6,000 commits, about a second at the
-// ~5,000 commits/s of this machine: the throughput of a steady load, not
-// of its first moments. At 1,500 commits (0.3 s) a round with subscribers
-// spent a quarter of its time before the feed's interval had grown to
-// what that rate gets (25, 50, then 100 ms: feed.BusyRate), and its
-// subscribers' start, so the figure measured the transient
-// (bench/README.md has both).
+// ~5,000 commits/s of this machine: the throughput of a steady load. The
+// subscribers' reader process is a new one each round, and a round of
+// 1,500 commits (0.3 s) measured mostly the first moments after 100
+// subscribers attach (bench/README.md has both figures; it is not the
+// ramp of the feed's interval: fixed at 100 ms from the first event,
+// 1,500-commit rounds gave the same).
 func BenchmarkTxnCommitsWithSubscribers(b *testing.B) {
 	const (
 		writers = 16
