@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -201,16 +200,7 @@ func commitCandidate(t *testing.T, a *apiHarness, n int) uint64 {
 	if resp.StatusCode != 201 && resp.StatusCode != 200 || json.Unmarshal(body, &cand) != nil {
 		t.Fatalf("POST /candidates: %d %s", resp.StatusCode, body)
 	}
-	var list strings.Builder
-	list.WriteString(`{"Edits":[`)
-	for i := range n {
-		if i > 0 {
-			list.WriteByte(',')
-		}
-		fmt.Fprintf(&list, `{"Method":"POST","Path":"config/NtpServer","Body":{"IpAddr":"10.8.%d.%d"}}`, i/250, i%250+1)
-	}
-	list.WriteString(`]}`)
-	if resp, body := a.send("POST", "/candidates/"+cand.CandidateId+"/edits", nil, list.String()); resp.StatusCode != 200 {
+	if resp, body := a.send("POST", "/candidates/"+cand.CandidateId+"/edits", nil, ntpCreateEdits(n, 8)); resp.StatusCode != 200 {
 		t.Fatalf("staging %d edits: %d %.300s", n, resp.StatusCode, body)
 	}
 	if resp, body := a.send("POST", "/candidates/"+cand.CandidateId+"/commit", nil, `{}`); resp.StatusCode != 200 {
