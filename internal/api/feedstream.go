@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/swmgr/swmgr/internal/obs"
 )
 
 // feedStream writes the change feed to one subscriber, each batch of
@@ -78,13 +80,24 @@ func (st *feedStream) send(frames ...[]byte) error {
 		}
 		st.out = append(st.out, crlf...)
 		_, st.err = st.conn.Write(st.out)
+		st.sent(size)
 		return st.err
 	}
 	st.vecs = append(append(append(st.vecs[:0], st.head), frames...), crlf)
 	st.bufs = st.vecs // WriteTo consumes bufs, not vecs
 	_, st.err = st.bufs.WriteTo(raw)
 	clear(st.vecs)
+	st.sent(size)
 	return st.err
+}
+
+// sent counts a batch of size body bytes written on the taken-over
+// connection in the request's access-log line and metrics, as net/http's
+// writer counted those before the takeover; a failed write counts none.
+func (st *feedStream) sent(size int) {
+	if st.err == nil {
+		obs.AddSent(st.w, int64(size))
+	}
 }
 
 // writevConn is the TCP or Unix connection under c, to which net.Buffers

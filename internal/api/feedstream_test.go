@@ -6,16 +6,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/swmgr/swmgr/internal/connlimit"
 	"github.com/swmgr/swmgr/internal/engine/feed"
+	"github.com/swmgr/swmgr/internal/obs"
+	"github.com/swmgr/swmgr/internal/syncbuf"
 )
 
 // TestEventStreamBytes: what a client of the change feed receives is, byte
@@ -266,5 +270,61 @@ func TestWritevConnLooksThroughListenerWrappers(t *testing.T) {
 	}
 	if got := writevConn(wrappedConn{inner}); got != nil {
 		t.Errorf("writevConn of a wrapper without NetConn = %T, want nil", got)
+	}
+}
+
+// A stream taken over from net/http still has its body bytes in the
+// access-log line (obs.AddSent): the same count as the client received.
+func TestTakenOverStreamCountsItsBytes(t *testing.T) {
+	a := newAPIHarness(t)
+	srv := a.h.(*Server)
+	var logged syncbuf.Buffer
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: obs.Wrap(a.h, obs.HandlerOptions{Access: obs.NewAccessLog(&logged, "text", slog.LevelInfo)})}
+	go hs.Serve(ln)
+	t.Cleanup(func() { hs.Close() })
+
+	resp, err := http.Get("http://" + ln.Addr().String() + "/public/v1/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); srv.taken.count() != 1; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the stream was not taken over from net/http")
+		}
+	}
+	for i := range 3 {
+		if r, body := a.send("POST", "/config/NtpServer", nil, fmt.Sprintf(`{"IpAddr":"10.6.0.%d"}`, i+1)); r.StatusCode != 201 {
+			t.Fatalf("create: %d %s", r.StatusCode, body)
+		}
+	}
+	var got []byte
+	buf := make([]byte, 4096)
+	for deadline := time.Now().Add(20 * time.Second); bytes.Count(got, []byte("event: commit")) < 3; {
+		if time.Now().After(deadline) {
+			t.Fatalf("3 events not received: %q", got)
+		}
+		n, err := resp.Body.Read(buf)
+		got = append(got, buf[:n]...)
+		if err != nil {
+			t.Fatalf("read: %v after %q", err, got)
+		}
+	}
+	resp.Body.Close() // the client leaves; the handler ends and logs its line
+	want := fmt.Sprintf("bytes=%d ", len(got))
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		line := logged.String()
+		if strings.Contains(line, "path=/public/v1/events") {
+			if !strings.Contains(line, want) {
+				t.Errorf("access line %q does not count the %d bytes the client received", line, len(got))
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no access line for the stream: %q", line)
+		}
 	}
 }

@@ -41,7 +41,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.next.ServeHTTP(rec, r)
 	end := time.Now()
 	took := end.Sub(start)
-	status, bytes := rec.status, rec.bytes
+	status, bytes := rec.status, rec.bytes+note.Sent
 	if status == 0 {
 		status = http.StatusOK
 	}

@@ -16,6 +16,9 @@ import "net/http"
 type Note struct {
 	Class    string // route class, e.g. config_id; "" lets the path decide
 	Revision uint64 // the revision the request made, if any
+	// Sent counts body bytes the handler wrote past the response writer:
+	// a change-feed stream taken over from net/http (api's feedStream).
+	Sent int64
 }
 
 // noter is the response writer of an observed request. The Note travels
@@ -42,6 +45,14 @@ func NoteFrom(w http.ResponseWriter) *Note {
 func SetRevision(w http.ResponseWriter, rev uint64) {
 	if n := NoteFrom(w); n != nil && rev != 0 {
 		n.Revision = rev
+	}
+}
+
+// AddSent counts n body bytes written past the response writer, on the
+// connection taken over from net/http (no-op without a Note).
+func AddSent(w http.ResponseWriter, n int64) {
+	if note := NoteFrom(w); note != nil {
+		note.Sent += n
 	}
 }
 
