@@ -145,6 +145,7 @@ func Open(dir string) (*Store, error) {
 		return nil, err
 	}
 	var db *bolt.DB
+	complete, empty, format := true, true, uint64(0) // what the store holds, read once at open
 	err := safely(func() (err error) {
 		db, err = bolt.Open(path, 0o600, &bolt.Options{
 			Timeout:         200 * time.Millisecond,
@@ -158,8 +159,14 @@ func Open(dir string) (*Store, error) {
 			db.Close()
 			return nil, err
 		}
-		var format uint64
-		_ = db.View(func(tx *bolt.Tx) error { format = formatOf(tx.Bucket(bMeta)); return nil })
+		_ = db.View(func(tx *bolt.Tx) error {
+			for _, b := range bucketNames {
+				complete = complete && tx.Bucket(b) != nil
+			}
+			empty = tx.Bucket(bMeta) == nil
+			format = formatOf(tx.Bucket(bMeta))
+			return nil
+		})
 		if format > Format {
 			db.Close()
 			return nil, fmt.Errorf("%w: %s is in store format %d, and this swmgr reads formats up to %d. Run the newer swmgr, or start this one on an empty data directory and restore a configuration saved with SaveConfig", ErrNewerFormat, path, format, Format)
@@ -179,18 +186,9 @@ func Open(dir string) (*Store, error) {
 	_ = os.WriteFile(filepath.Join(dir, "swmgr.pid"), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
 	// Only a new database is written to here: one refused by a check after
 	// Open (the secret key's) must be left exactly as it was.
-	buckets := [][]byte{bMeta, bObj, bOrd, bIDs, bRefs, bRevs, bLog, bLogMeta, bCands}
-	complete, empty := true, true
-	_ = db.View(func(tx *bolt.Tx) error {
-		for _, b := range buckets {
-			complete = complete && tx.Bucket(b) != nil
-		}
-		empty = tx.Bucket(bMeta) == nil
-		return nil
-	})
 	if !complete {
 		err = db.Update(func(tx *bolt.Tx) error {
-			for _, b := range buckets {
+			for _, b := range bucketNames {
 				if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 					return err
 				}
