@@ -208,15 +208,7 @@ func compactToken(raw []byte) bool {
 		return true
 	}
 	if raw[0] == '"' {
-		if len(raw) < 2 || raw[len(raw)-1] != '"' {
-			return false
-		}
-		for _, c := range raw[1 : len(raw)-1] {
-			if c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
-				return false
-			}
-		}
-		return true
+		return model.IsPlainJSONString(raw)
 	}
 	digits := raw
 	if digits[0] == '-' {

@@ -420,16 +420,26 @@ func editDistance(a, b string) int {
 // the quotes: what json.Unmarshal would return, without its reflection.
 // ok is false for any other token, which the caller decodes in full.
 func plainJSONString(raw []byte) (string, bool) {
-	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+	if !IsPlainJSONString(raw) {
 		return "", false
 	}
-	in := raw[1 : len(raw)-1]
-	for _, c := range in {
+	return string(raw[1 : len(raw)-1]), true
+}
+
+// IsPlainJSONString reports whether raw is one JSON string token whose
+// value is its bytes between the quotes: no escapes, no control
+// characters, and ASCII only (the validity of other text is for
+// encoding/json to judge). Such a token is also compact as it stands.
+func IsPlainJSONString(raw []byte) bool {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return false
+	}
+	for _, c := range raw[1 : len(raw)-1] {
 		if c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
-			return "", false // escapes, control characters, and non-ASCII text (whose validity json.Unmarshal judges) take the full path
+			return false
 		}
 	}
-	return string(in), true
+	return true
 }
 
 func (f *Field) decode(kind string, raw json.RawMessage) (any, error) {
