@@ -323,7 +323,7 @@ func (s *Session) doConfirm(args []token) error {
 			s.printf("ERROR: no commit awaits confirmation\n")
 			return errFailed
 		}
-		rev = st.revision
+		rev = st.Revision
 	}
 	ctx, cancel := s.rctx()
 	defer cancel()

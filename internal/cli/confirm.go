@@ -4,26 +4,16 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/swmgr/swmgr/client"
 )
 
-// confirmStatus is a commit awaiting confirmation.
-type confirmStatus struct {
-	revision uint64
-	user     string
-	comment  string
-	by       time.Time // rolled back then unless confirmed
-}
-
 // awaitingConfirm asks the server for the commit that awaits confirmation,
-// if any.
-func (s *Session) awaitingConfirm() (*confirmStatus, error) {
+// if any (nil).
+func (s *Session) awaitingConfirm() (*client.PendingCommit, error) {
 	ctx, cancel := s.rctx()
 	defer cancel()
-	p, err := s.api.PendingConfirmation(ctx)
-	if err != nil || p == nil {
-		return nil, err
-	}
-	return &confirmStatus{revision: p.Revision, user: p.User, comment: p.Comment, by: p.ConfirmBy}, nil
+	return s.api.PendingConfirmation(ctx)
 }
 
 // showConfirmStatus is `show config confirm-status`: the commit awaiting
@@ -38,16 +28,16 @@ func (s *Session) showConfirmStatus() error {
 		if st == nil {
 			return s.printJSON(map[string]any{"Awaiting": false})
 		}
-		return s.printJSON(map[string]any{"Awaiting": true, "Revision": st.revision, "User": st.user, "Comment": st.comment, "ConfirmBy": st.by.UTC(), "SecondsLeft": int64(time.Until(st.by).Seconds())})
+		return s.printJSON(map[string]any{"Awaiting": true, "Revision": st.Revision, "User": st.User, "Comment": st.Comment, "ConfirmBy": st.ConfirmBy.UTC(), "SecondsLeft": int64(time.Until(st.ConfirmBy).Seconds())})
 	}
 	s.printf("Applying Show:\n")
 	if st == nil {
 		s.printf("No commit awaits confirmation\n")
 		return nil
 	}
-	left := max(time.Until(st.by).Round(time.Second), 0) // past it, the rollback is being retried
+	left := max(time.Until(st.ConfirmBy).Round(time.Second), 0) // past it, the rollback is being retried
 	writeTable(s.out, []string{"Revision", "User", "Comment", "Rolled back at", "Time left"},
-		[][]string{{strconv.FormatUint(st.revision, 10), st.user, st.comment, st.by.Local().Format(time.ANSIC), fmt.Sprintf("%d:%02d", int(left.Minutes()), int(left.Seconds())%60)}}, true)
-	s.printf("Enter 'confirm' (or 'confirm %d') to keep it\n", st.revision)
+		[][]string{{strconv.FormatUint(st.Revision, 10), st.User, st.Comment, st.ConfirmBy.Local().Format(time.ANSIC), fmt.Sprintf("%d:%02d", int(left.Minutes()), int(left.Seconds())%60)}}, true)
+	s.printf("Enter 'confirm' (or 'confirm %d') to keep it\n", st.Revision)
 	return nil
 }
