@@ -102,22 +102,28 @@ func requestSource(r *http.Request) string {
 // awaiting confirmation (its revision, who made it, its comment, and when
 // it is rolled back), or {"Awaiting": false}.
 func (s *Server) pendingConfirmation() ([]byte, error) {
-	rev, deadline, ok := s.hist.PendingConfirm()
-	if !ok {
+	p := s.hist.PendingConfirm()
+	if p == nil {
 		return []byte(`{"Awaiting":false}`), nil
 	}
-	var head struct{ User, Comment string }
-	data, err := s.hist.GetRevision(rev, nil)
-	if err != nil {
-		return nil, err
-	}
-	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, fmt.Errorf("revision %d: %w", rev, err)
+	if p.User == "" && p.Comment == "" {
+		// Stored by a swmgr that did not keep them with the wait (or a
+		// commit without either): the revision record says.
+		data, err := s.hist.GetRevision(p.Revision, nil)
+		if err != nil {
+			return nil, err
+		}
+		var head struct{ User, Comment string }
+		if err := json.Unmarshal(data, &head); err != nil {
+			return nil, fmt.Errorf("revision %d: %w", p.Revision, err)
+		}
+		p.User, p.Comment = head.User, head.Comment
 	}
 	// Past the deadline, the rollback is being retried (docs/api.md): the
 	// commit still awaits, with no time left.
+	deadline := time.Unix(0, p.Deadline)
 	left := max(int64(time.Until(deadline).Seconds()), 0)
-	return mustJSON(pendingCommit{Awaiting: true, Revision: rev, User: head.User, Comment: head.Comment,
+	return mustJSON(pendingCommit{Awaiting: true, Revision: p.Revision, User: p.User, Comment: p.Comment,
 		ConfirmBy: deadline.UTC().Format(time.RFC3339), SecondsLeft: left}), nil
 }
 

@@ -310,6 +310,26 @@ func TestPendingConfirmationAndSource(t *testing.T) {
 		if got["Awaiting"] != true || got["Revision"] != rev || got["User"] != record(rev)["User"] || got["Comment"] != "c "+ua {
 			t.Fatalf("pending after a confirmed commit: %v", got)
 		}
+		if i == 0 {
+			// As an older swmgr stored the wait (without User and Comment):
+			// the answer is the same, from the revision record.
+			if err := s.st.Update(func(tx store.Txn) error {
+				var c map[string]any
+				if err := json.Unmarshal(tx.Meta("confirm"), &c); err != nil || c["Comment"] != "c "+ua {
+					t.Fatalf("stored wait %s (%v): want its Comment", tx.Meta("confirm"), err)
+				}
+				delete(c, "User")
+				delete(c, "Comment")
+				data, _ := json.Marshal(c)
+				tx.SetMeta("confirm", data)
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if old := pending(); old["Comment"] != got["Comment"] || old["User"] != got["User"] || old["Revision"] != got["Revision"] || old["ConfirmBy"] != got["ConfirmBy"] {
+				t.Fatalf("pending from an older stored wait: %v, want %v", old, got)
+			}
+		}
 		if left := got["SecondsLeft"].(float64); left < 100 || left > 120 {
 			t.Errorf("SecondsLeft %v, want about 120", left)
 		}

@@ -20,6 +20,18 @@ type Confirmation struct {
 	Revision uint64 // the commit awaiting confirmation
 	Restore  uint64 // the revision to roll back to
 	Deadline int64  // unix nanoseconds
+	// Who made the commit and why (its Meta), so that a read of what
+	// awaits confirmation need not decode the revision record (a commit
+	// of thousands of changes makes one of megabytes). Absent in a
+	// confirmation stored by a swmgr before them.
+	User    string `json:",omitempty"`
+	Comment string `json:",omitempty"`
+}
+
+// newConfirmation is the wait a commit at revision rev with req.Confirm
+// starts now.
+func newConfirmation(rev uint64, req *Request) *Confirmation {
+	return &Confirmation{Revision: rev, Restore: rev - 1, Deadline: time.Now().Add(req.Confirm).UnixNano(), User: req.Meta.User, Comment: req.Meta.Comment}
 }
 
 const metaConfirm = "confirm"

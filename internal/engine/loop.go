@@ -351,7 +351,7 @@ func (e *Engine) resolveJob(v *view, j *job) (*Outcome, []*change, error) {
 		v.confirm = nil
 	}
 	if req.Confirm > 0 && len(changes) > 0 {
-		v.confirm = &Confirmation{Revision: v.revision(), Restore: v.revision() - 1, Deadline: time.Now().Add(req.Confirm).UnixNano()}
+		v.confirm = newConfirmation(v.revision(), req)
 	}
 	return out, changes, nil
 }
@@ -484,7 +484,7 @@ func (e *Engine) writeJob(tx store.Txn, j *job) error {
 		req.AfterWrite(tx)
 	}
 	if req.Confirm > 0 && j.out != nil && j.out.Revision != 0 {
-		setPendingConfirm(tx, &Confirmation{Revision: j.out.Revision, Restore: j.out.Revision - 1, Deadline: time.Now().Add(req.Confirm).UnixNano()})
+		setPendingConfirm(tx, newConfirmation(j.out.Revision, req))
 	}
 	if req.Log != nil {
 		info := *req.Log

@@ -102,13 +102,9 @@ func (h *History) resumeConfirm() {
 	h.armConfirm(p.Revision, left)
 }
 
-// PendingConfirm reports the commit awaiting confirmation, if any.
-func (h *History) PendingConfirm() (rev uint64, deadline time.Time, ok bool) {
-	_ = h.store.View(func(tx store.Txn) error {
-		if p := engine.PendingConfirmation(tx); p != nil {
-			rev, deadline, ok = p.Revision, time.Unix(0, p.Deadline), true
-		}
-		return nil
-	})
-	return
+// PendingConfirm reports the commit awaiting confirmation, or nil.
+func (h *History) PendingConfirm() *engine.Confirmation {
+	var p *engine.Confirmation
+	_ = h.store.View(func(tx store.Txn) error { p = engine.PendingConfirmation(tx); return nil })
+	return p
 }

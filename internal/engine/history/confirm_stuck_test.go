@@ -28,7 +28,7 @@ func TestConfirmedCommitWhoseRollbackFailsCanBeKept(t *testing.T) {
 	if err := f.h.Confirm(bg, out.Revision, engine.Meta{}, nil); err != nil {
 		t.Fatalf("confirming a commit whose rollback fails: %v", err)
 	}
-	if _, _, ok := f.h.PendingConfirm(); ok {
+	if f.h.PendingConfirm() != nil {
 		t.Fatal("still awaiting confirmation after the late confirm")
 	}
 	f.SetFault(nil)

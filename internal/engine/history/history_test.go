@@ -102,7 +102,7 @@ func TestConfirmedCommit(t *testing.T) {
 		t.Fatalf("write while a commit awaits confirmation = %v; want 409", err)
 	}
 	enginetest.WaitFor(t, "the rollback", func() bool { return f.ntp("10.0.0.1") == nil })
-	if _, _, ok := f.h.PendingConfirm(); ok {
+	if f.h.PendingConfirm() != nil {
 		t.Fatal("still awaiting confirmation after the rollback")
 	}
 	if err := f.h.Confirm(bg, out.Revision, engine.Meta{}, nil); enginetest.Status(err) != 409 {
@@ -145,8 +145,8 @@ func TestConfirmedCommitAcrossRestart(t *testing.T) {
 	g.h.stopConfirmTimer()
 	g.St.Close()
 	third := newFixture(t, dir)
-	if rev, _, ok := third.h.PendingConfirm(); !ok || rev != out.Revision {
-		t.Fatalf("pending confirmation lost across restart: %d %v", rev, ok)
+	if p := third.h.PendingConfirm(); p == nil || p.Revision != out.Revision {
+		t.Fatalf("pending confirmation lost across restart: %+v", p)
 	}
 	if err := third.h.Confirm(bg, out.Revision, engine.Meta{}, nil); err != nil {
 		t.Fatal(err)
