@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -21,16 +22,27 @@ func closeFreshConnsOnShutdown(srv *http.Server, log *slog.Logger) {
 	var (
 		mu    sync.Mutex
 		fresh = map[net.Conn]struct{}{}
+		// pending counts fresh's entries, so that the two state changes
+		// of every request on a connection already in use (active, idle)
+		// cost an atomic load instead of the lock and a map lookup.
+		pending atomic.Int64
 	)
 	prev := srv.ConnState
 	srv.ConnState = func(c net.Conn, st http.ConnState) {
-		mu.Lock()
+		// A connection's StateNew is reported before its other states
+		// (from the accept loop, before its goroutine starts), so when
+		// pending is 0, c cannot be in fresh.
 		if st == http.StateNew {
+			mu.Lock()
 			fresh[c] = struct{}{}
-		} else {
+			pending.Store(int64(len(fresh)))
+			mu.Unlock()
+		} else if pending.Load() > 0 {
+			mu.Lock()
 			delete(fresh, c)
+			pending.Store(int64(len(fresh)))
+			mu.Unlock()
 		}
-		mu.Unlock()
 		if prev != nil {
 			prev(c, st)
 		}

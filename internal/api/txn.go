@@ -13,6 +13,7 @@ import (
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/candidates"
 	"github.com/swmgr/swmgr/internal/engine/feed"
+	"github.com/swmgr/swmgr/internal/engine/history"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/obs"
 )
@@ -480,7 +481,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	for rev := last + 1; rev <= cur && err == nil; rev++ {
 		data, gerr := s.hist.GetRevision(rev, nil)
 		if gerr != nil {
-			err = st.send(fmt.Appendf(nil, "event: error\ndata: %s\n\n", mustJSON(map[string]string{"Message": fmt.Sprintf("revision %d is no longer kept (the last %d are); continuing with the oldest kept", rev, 1000)})))
+			err = st.send(fmt.Appendf(nil, "event: error\ndata: %s\n\n", mustJSON(map[string]string{"Message": fmt.Sprintf("revision %d is no longer kept (the last %d are); continuing with the oldest kept", rev, history.Kept)})))
 			continue
 		}
 		err = st.send(feed.AppendFrame(nil, rev, data))

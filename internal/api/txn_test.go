@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/engine/history"
 	"github.com/swmgr/swmgr/internal/store"
 )
 
@@ -342,5 +343,76 @@ func TestPendingConfirmationAndSource(t *testing.T) {
 		if got := pending(); got["Awaiting"] != false {
 			t.Fatalf("pending after the confirmation: %v", got)
 		}
+	}
+}
+
+// A subscriber resuming from a revision whose record is no longer kept is
+// told so, once per missing revision, naming how many are kept, and then
+// gets every kept revision in order.
+func TestEventFeedReportsRevisionsNoLongerKept(t *testing.T) {
+	s := newTxnServer(t)
+	start := s.eng.Revision()
+	const extra = 3
+	n := history.Kept + extra
+	var wg sync.WaitGroup
+	for c := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := c; i < n; i += 16 {
+				req, _ := http.NewRequest("POST", s.url+"/config/NtpServer", strings.NewReader(fmt.Sprintf(`{"IpAddr":"10.%d.%d.%d"}`, 8+i/65536, i/256%256, i%256)))
+				resp, err := s.client.Do(req)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusCreated {
+					t.Errorf("create %d: %d", i, resp.StatusCode)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	cur := s.eng.Revision()
+	if cur < start+uint64(n) {
+		t.Fatalf("revision %d after %d creates from %d", cur, n, start)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", s.url+"/events?since=0", nil)
+	resp, err := s.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<22)
+	var errors []string
+	var ids []uint64
+	inError := false
+	for len(ids) < history.Kept && sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "event: error":
+			inError = true
+		case strings.HasPrefix(line, "data: ") && inError:
+			errors = append(errors, line)
+			inError = false
+		case strings.HasPrefix(line, "id: "):
+			if len(errors) != int(cur)-history.Kept {
+				t.Fatalf("first event %s after %d error events; want %d", line, len(errors), int(cur)-history.Kept)
+			}
+			id, _ := strconv.ParseUint(line[4:], 10, 64)
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) != history.Kept || ids[0] != cur-history.Kept+1 || ids[len(ids)-1] != cur {
+		t.Fatalf("got %d events from %v; want revisions %d to %d", len(ids), ids[:min(3, len(ids))], cur-history.Kept+1, cur)
+	}
+	want := fmt.Sprintf("revision 1 is no longer kept (the last %d are)", history.Kept)
+	if !strings.Contains(errors[0], want) {
+		t.Errorf("first error event %q; want it to say %q", errors[0], want)
 	}
 }

@@ -19,12 +19,15 @@ import (
 // value that slog would quote or escape (a strange path or user name) goes
 // through slog itself.
 type AccessLog struct {
-	mu   sync.Mutex // one line per Write, as slog's handlers
-	out  io.Writer
-	json bool
-	on   bool         // info is enabled
-	slow *slog.Logger // the same lines through slog
-	bufs sync.Pool
+	mu  sync.Mutex // one line per Write, as slog's handlers
+	out io.Writer
+	// whole: out keeps each Write whole by itself (a LineBuffer), so
+	// the line needs no lock of its own.
+	whole bool
+	json  bool
+	on    bool         // info is enabled
+	slow  *slog.Logger // the same lines through slog
+	bufs  sync.Pool
 	// stamp is the text form of the last second a line was written in:
 	// lines of the same second copy it and add their milliseconds.
 	stamp atomic.Pointer[secondStamp]
@@ -42,7 +45,8 @@ type secondStamp struct {
 // level lets info lines through.
 func NewAccessLog(out io.Writer, format string, level slog.Level) *AccessLog {
 	opts := &slog.HandlerOptions{Level: level}
-	a := &AccessLog{out: out, json: format == "json", on: level <= slog.LevelInfo}
+	_, whole := out.(bufferedLines)
+	a := &AccessLog{out: out, whole: whole, json: format == "json", on: level <= slog.LevelInfo}
 	if a.json {
 		a.slow = slog.New(slog.NewJSONHandler(out, opts))
 	} else {
@@ -58,7 +62,7 @@ type accessLine struct {
 	user, source, method, route, path string
 	status                            int
 	bytes                             int64
-	latencyMS                         float64
+	latency                           time.Duration
 	revision                          uint64 // 0: not shown
 }
 
@@ -68,11 +72,14 @@ func (a *AccessLog) write(ctx context.Context, l *accessLine) {
 	}
 	bp := a.bufs.Get().(*[]byte)
 	line, ok := a.appendLine((*bp)[:0], l)
-	if ok {
-		a.mu.Lock()
+	switch {
+	case ok && a.whole:
 		a.out.Write(line) // a line that cannot be written is not the request's failure
+	case ok:
+		a.mu.Lock()
+		a.out.Write(line)
 		a.mu.Unlock()
-	} else {
+	default:
 		a.slowLine(ctx, l)
 	}
 	*bp = line[:0]
@@ -90,7 +97,7 @@ func (a *AccessLog) slowLine(ctx context.Context, l *accessLine) {
 		slog.String("path", l.path),
 		slog.Int("status", l.status),
 		slog.Int64("bytes", l.bytes),
-		slog.Float64("latency_ms", l.latencyMS),
+		slog.Float64("latency_ms", latencyMillis(l.latency)),
 	)
 	if l.revision != 0 {
 		r.AddAttrs(slog.Uint64("revision", l.revision))
@@ -106,13 +113,11 @@ func (a *AccessLog) appendLine(b []byte, l *accessLine) ([]byte, bool) {
 	if y := t.Year(); y < 0 || y >= 10000 {
 		return b, false
 	}
-	f := l.latencyMS
+	us := l.latency.Microseconds()
+	if us < 0 || us >= maxPlainMicros {
+		return b, false
+	}
 	if a.json {
-		// encoding/json, which slog's JSON handler uses for floats, writes
-		// them as 'f' only in this range.
-		if f != 0 && (f < 1e-6 || f >= 1e21) {
-			return b, false
-		}
 		b = append(b, `{"time":"`...)
 		b = t.AppendFormat(b, time.RFC3339Nano)
 		b = append(b, `","level":"INFO","msg":"request"`...)
@@ -132,11 +137,7 @@ func (a *AccessLog) appendLine(b []byte, l *accessLine) ([]byte, bool) {
 	b = a.appendKey(b, "bytes")
 	b = strconv.AppendInt(b, l.bytes, 10)
 	b = a.appendKey(b, "latency_ms")
-	if a.json {
-		b = strconv.AppendFloat(b, f, 'f', -1, 64)
-	} else {
-		b = strconv.AppendFloat(b, f, 'g', -1, 64)
-	}
+	b = appendMillis(b, us)
 	if l.revision != 0 {
 		b = a.appendKey(b, "revision")
 		b = strconv.AppendUint(b, l.revision, 10)
@@ -221,4 +222,35 @@ func appendRFC3339Millis(b []byte, t time.Time) []byte {
 	n := len(b)
 	b = t.Truncate(time.Millisecond).Add(100*time.Microsecond).AppendFormat(b, time.RFC3339Nano)
 	return append(b[:n+fracEnd], b[n+fracEnd+1:]...)
+}
+
+// latencyMillis is the latency_ms of an access line: milliseconds to the
+// microsecond.
+func latencyMillis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// maxPlainMicros bounds the latencies appendMillis writes: from 10^6 ms
+// on, slog's text handler (strconv's shortest 'g') switches to an exponent.
+const maxPlainMicros = 1e9
+
+// appendMillis appends us microseconds as milliseconds, the bytes slog
+// writes for latencyMillis (0 <= us < maxPlainMicros): the integer part,
+// then up to three decimals without trailing zeros. Below maxPlainMicros a
+// number of microseconds has at most 12 significant digits, so its
+// shortest round-trip form ('g' and 'f' with precision -1) is exactly this
+// decimal, and never an exponent (the smallest non-zero value, 0.001,
+// is above 'g”s 1e-4).
+func appendMillis(b []byte, us int64) []byte {
+	b = strconv.AppendInt(b, us/1000, 10)
+	frac := us % 1000
+	if frac == 0 {
+		return b
+	}
+	b = append(b, '.', byte('0'+frac/100))
+	if frac%100 != 0 {
+		b = append(b, byte('0'+frac/10%10))
+		if frac%10 != 0 {
+			b = append(b, byte('0'+frac%10))
+		}
+	}
+	return b
 }

@@ -29,6 +29,11 @@ import (
 	"github.com/swmgr/swmgr/internal/store"
 )
 
+// Kept is how many of the latest revision records are kept (the store's
+// MaxRevisions): older ones cannot be read, rolled back to, or replayed to
+// a change-feed subscriber.
+const Kept = store.MaxRevisions
+
 // History reads the revisions of an engine, rolls it back, and keeps the
 // timer of its confirmed commits. Make one per engine, before the first
 // commit that asks for a confirmation, and Start it after the engine.
