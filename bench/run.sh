@@ -9,7 +9,7 @@
 #   (d) VmRSS of swmgr holding 100,000 objects (after (c))                               target < 150 MiB
 #       cold start on that data directory: exec to the first 200 of a GET by id          target < 1 s
 #
-# Usage: bench/run.sh  (from anywhere in the repository; about 95 s on 2 cores)
+# Usage: bench/run.sh  (from anywhere in the repository; about 2 min on 2 cores)
 # Environment: BENCH_ROUNDS (3) alternating rounds per ratio, BENCH_SECONDS (5) per
 # throughput round, BENCH_VALUE_SIZE (300) bytes per raw bbolt value, BENCH_GEN
 # (wrk if installed, else loadgen) generator of (a), BENCH_PIN (1) pin server and
@@ -283,9 +283,22 @@ section_a() {
 		echo "   note: the bare server's answer differs from swmgr's" >&2
 		diff <(cat "$work/a.sw.h" "$work/a.sw.b") <(cat "$work/a.bare.h" "$work/a.bare.b") >&2 || true
 	fi
-	gen_get "$sw_url" 16 2 >/dev/null # warm up both
+	# For information, a second swmgr on a copy of the data directory with
+	# the access log and the metrics off (issue 12's features; their own
+	# figure is BenchmarkGetByID in internal/obs): what they cost here.
+	local qport qpid q_url
+	qport=$("$PROBE" freeport)
+	cp -a "$dir" "$dir.q"
+	swmgr_args "$dir.q" "$qport"
+	"${SRV_PIN[@]}" "$work/swmgr" "${SW_ARGS[@]}" --access-log=false --metrics=false 2>>"$work/swmgr-q.log" &
+	qpid=$!
+	echo "$qpid" >>"$work/pids"
+	q_url="http://127.0.0.1:$qport/public/v1/config/NtpServer/$id"
+	"$PROBE" wait -pid "$qpid" -url "$q_url" >/dev/null
+	gen_get "$sw_url" 16 2 >/dev/null # warm up all three
+	gen_get "$q_url" 16 2 >/dev/null
 	gen_get "$bare_url" 16 2 >/dev/null
-	local i s b t0 sc bc sw=() bw=() swc=() bwc=() tck
+	local i s b q t0 sc bc sw=() bw=() qw=() swc=() bwc=() tck
 	tck=$(getconf CLK_TCK)
 	# CPU per request (user + system time of the server over the round /
 	# its requests): moves far less with the machine's load than req/s.
@@ -294,12 +307,14 @@ section_a() {
 		t0=$(cpu_ticks "$SW_PID")
 		s=$(gen_get "$sw_url" 16 "$SECS")
 		sc=$(per_req $(($(cpu_ticks "$SW_PID") - t0)) "$s")
+		q=$(gen_get "$q_url" 16 "$SECS")
 		t0=$(cpu_ticks "$bpid")
 		b=$(gen_get "$bare_url" 16 "$SECS")
 		bc=$(per_req $(($(cpu_ticks "$bpid") - t0)) "$b")
-		echo "   round $i: swmgr $s req/s ($sc us CPU per request), bare $b req/s ($bc us CPU per request)"
+		echo "   round $i: swmgr $s req/s ($sc us CPU per request), bare $b req/s ($bc us CPU per request); swmgr without access log and metrics $q req/s"
 		sw+=("$s")
 		bw+=("$b")
+		qw+=("$q")
 		swc+=("$sc")
 		bwc+=("$bc")
 	done
@@ -313,6 +328,10 @@ section_a() {
 	rt=$(ratio "$s" "$b")
 	echo "   (a) swmgr/bare = $s / $b = $rt  target >= 0.9 (issue 16)  $(verdict "$rt" '>=' 0.9)"
 	result a ratio "$rt"
+	q=$(printf '%s\n' "${qw[@]}" | median)
+	echo "   information: swmgr without access log and metrics / bare = $q / $b = $(ratio "$q" "$b"); swmgr / swmgr without them = $(ratio "$s" "$q")"
+	stop_proc "$qpid"
+	rm -rf "$dir.q"
 	stop_proc "$bpid"
 	stop_proc "$SW_PID"
 	[ "$STOP_RC" = 0 ] || echo "   note: swmgr exited with status $STOP_RC on SIGTERM, not 0"
