@@ -80,10 +80,11 @@ func New(eng *engine.Engine, hist *history.History, cands *candidates.Staging, l
 // CloseStreams ends every change-feed stream, so that an HTTP server
 // shutting down does not wait for clients that would never leave, and
 // waits for the streams that net/http's Shutdown does not see (taken over
-// from it) to end cleanly.
+// from it) to end: cleanly for a subscriber that reads, within closeGrace
+// for one that stopped reading (its pending write is cut short).
 func (s *Server) CloseStreams() {
 	s.closeOnce.Do(func() { close(s.closing) })
-	s.taken.wait()
+	s.taken.wait(min(s.feedWriteTimeout(), closeGrace))
 }
 
 // DropStreamConnections closes the connections of the change-feed streams

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/swmgr/swmgr/internal/obs"
@@ -25,7 +26,8 @@ import (
 // more than the commits themselves. The bytes on the wire are the same
 // chunks net/http would write. TLS and HTTP/2 streams stay with net/http.
 // net/http's Shutdown no longer sees a stream taken over: CloseStreams
-// waits for them (takenStreams).
+// waits for them (takenStreams), and cuts the write of a subscriber that
+// stopped reading short.
 type feedStream struct {
 	taken   *takenStreams
 	w       http.ResponseWriter
@@ -69,7 +71,7 @@ func (st *feedStream) send(frames ...[]byte) error {
 	}
 	st.head = strconv.AppendUint(st.head[:0], uint64(size), 16)
 	st.head = append(st.head, crlf...)
-	if st.err = st.conn.SetWriteDeadline(time.Now().Add(st.timeout)); st.err != nil {
+	if st.err = st.setWriteDeadline(); st.err != nil {
 		return st.err
 	}
 	raw := writevConn(st.conn)
@@ -90,6 +92,27 @@ func (st *feedStream) send(frames ...[]byte) error {
 	st.sent(size)
 	return st.err
 }
+
+// setWriteDeadline bounds the next write on the taken-over connection:
+// by the write timeout, or once the server is closing by closeGrace.
+// CloseStreams cuts the deadline of every taken-over connection to
+// closeGrace; one set here just after would undo that, so it is checked
+// after it is set (closing is set before CloseStreams cuts).
+func (st *feedStream) setWriteDeadline() error {
+	if err := st.conn.SetWriteDeadline(time.Now().Add(st.timeout)); err != nil {
+		return err
+	}
+	if st.taken.closing.Load() {
+		return st.conn.SetWriteDeadline(time.Now().Add(min(st.timeout, closeGrace)))
+	}
+	return nil
+}
+
+// closeGrace is how long a write may still take once the server is
+// closing: long enough for a subscriber that reads to take the batch being
+// written and the end of the stream, short enough that one that stopped
+// reading does not hold shutdown for the whole write timeout.
+const closeGrace = time.Second
 
 // sent counts a batch of size body bytes written on the taken-over
 // connection in the request's access-log line and metrics, as net/http's
@@ -152,7 +175,7 @@ func (st *feedStream) close() {
 	}
 	if st.err == nil {
 		// Five bytes: a client whose buffers are full by now is not reading.
-		_ = st.conn.SetWriteDeadline(time.Now().Add(min(st.timeout, time.Second)))
+		_ = st.conn.SetWriteDeadline(time.Now().Add(min(st.timeout, closeGrace)))
 		_, _ = io.WriteString(st.conn, "0\r\n\r\n")
 	}
 	st.conn.Close()
@@ -165,7 +188,7 @@ func (st *feedStream) close() {
 type takenStreams struct {
 	mu      sync.Mutex
 	conns   map[net.Conn]struct{}
-	closing bool
+	closing atomic.Bool // set under mu; read without it by each write (setWriteDeadline)
 	wg      sync.WaitGroup
 }
 
@@ -173,7 +196,7 @@ type takenStreams struct {
 func (ts *takenStreams) begin() bool {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	if ts.closing {
+	if ts.closing.Load() {
 		return false
 	}
 	ts.wg.Add(1)
@@ -197,10 +220,17 @@ func (ts *takenStreams) end(c net.Conn) {
 	ts.wg.Done()
 }
 
-// wait refuses new streams and waits for those taken to end.
-func (ts *takenStreams) wait() {
+// wait refuses new streams, gives the write each taken stream may be
+// blocked in grace to end (one to a subscriber that stopped reading would
+// otherwise hold shutdown for its whole write timeout), and waits for the
+// streams to end. A subscriber that reads gets the end of its stream.
+func (ts *takenStreams) wait(grace time.Duration) {
 	ts.mu.Lock()
-	ts.closing = true
+	ts.closing.Store(true)
+	cut := time.Now().Add(grace)
+	for c := range ts.conns {
+		_ = c.SetWriteDeadline(cut)
+	}
 	ts.mu.Unlock()
 	ts.wg.Wait()
 }

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -326,5 +327,160 @@ func TestTakenOverStreamCountsItsBytes(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("no access line for the stream: %q", line)
 		}
+	}
+}
+
+// TestEventFeedHeadAnswersHeadersOnly: HEAD on the change feed answers the
+// stream's headers, or the 400 a GET with the same parameters gets, and
+// subscribes to nothing: the keep-alive connection serves the next request.
+// (A HEAD that ran the stream never ended: net/http drops a HEAD response's
+// writes, so none failed, and once the next request was sent on the
+// connection, net/http no longer saw the client leave.)
+func TestEventFeedHeadAnswersHeadersOnly(t *testing.T) {
+	a := newAPIHarness(t)
+	t.Cleanup(a.h.(*Server).CloseStreams) // a stream left running would hold the harness's Close
+	cur := a.eng.Revision()
+	conn, err := net.Dial("tcp", a.srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// Not a timing bound: a request the server never answers fails the
+	// test instead of hanging it.
+	conn.SetDeadline(time.Now().Add(time.Minute))
+	br := bufio.NewReader(conn)
+	roundTrip := func(method, target string, hdr map[string]string) *http.Response {
+		t.Helper()
+		req, err := http.NewRequest(method, "http://"+a.srv.Listener.Addr().String()+"/public/v1"+target, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		if err := req.Write(conn); err != nil {
+			t.Fatalf("%s %s: %v", method, target, err)
+		}
+		resp, err := http.ReadResponse(br, req)
+		if err != nil {
+			t.Fatalf("%s %s on the connection HEAD /events used: %v", method, target, err)
+		}
+		if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+			t.Fatalf("%s %s: %v", method, target, err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	for _, tc := range []struct {
+		name   string
+		target string
+		hdr    map[string]string
+		status int
+	}{
+		{"from now", "/events", nil, 200},
+		{"since a kept revision", "/events?since=" + strconv.FormatUint(cur, 10) + "&heartbeat=5", nil, 200},
+		{"Last-Event-ID", "/events", map[string]string{"Last-Event-ID": "0"}, 200},
+		{"since not a number", "/events?since=abc", nil, 400},
+		{"Last-Event-ID not a number", "/events", map[string]string{"Last-Event-ID": "abc"}, 400},
+		{"since after the running revision", "/events?since=" + strconv.FormatUint(cur+1, 10), nil, 400},
+		{"heartbeat out of range", "/events?heartbeat=0", nil, 400},
+		{"unknown parameter", "/events?from=1", nil, 400},
+	} {
+		resp := roundTrip("HEAD", tc.target, tc.hdr)
+		if resp.StatusCode != tc.status {
+			t.Errorf("HEAD %s (%s): %d; want %d", tc.target, tc.name, resp.StatusCode, tc.status)
+		}
+		if ct := resp.Header.Get("Content-Type"); tc.status == 200 && ct != "text/event-stream" {
+			t.Errorf("HEAD %s (%s): Content-Type %q; want text/event-stream", tc.target, tc.name, ct)
+		}
+		// The response is out, so a stream would be running by now.
+		if n := a.eng.Feed().Subscribers(); n != 0 {
+			t.Fatalf("HEAD %s (%s) left %d subscriber(s)", tc.target, tc.name, n)
+		}
+	}
+	if resp := roundTrip("GET", "/config/SystemParam", nil); resp.StatusCode != 200 {
+		t.Fatalf("GET after HEAD /events on the same connection: %d", resp.StatusCode)
+	}
+}
+
+// TestCloseStreamsCutsSubscriberThatStoppedReading: at shutdown, a
+// subscriber whose client stopped reading (the handler blocked in a write
+// on a taken-over connection) holds CloseStreams for closeGrace, not for
+// the write timeout; net/http's Shutdown and the process wait on it.
+func TestCloseStreamsCutsSubscriberThatStoppedReading(t *testing.T) {
+	a := newAPIHarness(t)
+	srv := a.h.(*Server)
+	// Long enough that the commits below cannot reach it: the stream must
+	// still be blocked in its write when CloseStreams is called.
+	srv.FeedWriteTimeout = time.Minute
+	// A small receive buffer, set before connecting, so that the commits
+	// below fill what the client's and the server's buffers hold.
+	dialer := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
+		var serr error
+		if err := c.Control(func(fd uintptr) {
+			serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096)
+		}); err != nil {
+			return err
+		}
+		return serr
+	}}
+	conn, err := dialer.Dial("tcp", a.srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	io.WriteString(conn, "GET /public/v1/events HTTP/1.1\r\nHost: swmgr\r\n\r\n")
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("GET /events: %v %v", resp, err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); srv.taken.count() != 1; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the stream was not taken over")
+		}
+	}
+	// The client reads nothing more: three times what the server's send
+	// buffer can grow to (Linux's tcp_wmem: 4 MiB by default) blocks the
+	// handler's write; the check of the stream's end below fails if not.
+	sent := 0
+	for subnet := 20; sent < 12<<20; subnet++ {
+		resp, body := a.send("POST", "/candidates", nil, `{}`)
+		var cand struct{ CandidateId string }
+		if resp.StatusCode != 201 || json.Unmarshal(body, &cand) != nil {
+			t.Fatalf("POST /candidates: %d %s", resp.StatusCode, body)
+		}
+		if resp, body := a.send("POST", "/candidates/"+cand.CandidateId+"/edits", nil, ntpCreateEdits(2000, subnet)); resp.StatusCode != 200 {
+			t.Fatalf("staging: %d %.300s", resp.StatusCode, body)
+		}
+		if resp, body := a.send("POST", "/candidates/"+cand.CandidateId+"/commit", nil, `{}`); resp.StatusCode != 200 {
+			t.Fatalf("commit: %d %.300s", resp.StatusCode, body)
+		}
+		data, err := srv.hist.GetRevision(a.eng.Revision(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sent += len(data)
+	}
+	if srv.taken.count() != 1 {
+		t.Fatalf("the stream ended before CloseStreams (its write timed out?): the test needs it blocked")
+	}
+	start := time.Now()
+	srv.CloseStreams()
+	took := time.Since(start)
+	t.Logf("CloseStreams took %v; FeedWriteTimeout %v; %d MiB of events were due", took, srv.FeedWriteTimeout, sent>>20)
+	if took >= srv.FeedWriteTimeout/2 {
+		t.Errorf("CloseStreams took %v, most of the write timeout (%v), for a subscriber that stopped reading", took, srv.FeedWriteTimeout)
+	}
+	if n := srv.taken.count(); n != 0 {
+		t.Errorf("%d stream(s) still taken over after CloseStreams", n)
+	}
+	if n := a.eng.Feed().Subscribers(); n != 0 {
+		t.Errorf("%d subscriber(s) still attached after CloseStreams", n)
+	}
+	// What the client reads now ends in the middle of the stream (the write
+	// was cut), not with its end: the handler was indeed blocked in it.
+	conn.SetReadDeadline(time.Now().Add(time.Minute)) // no hang if the server keeps the connection
+	if _, err := io.Copy(io.Discard, resp.Body); err != io.ErrUnexpectedEOF {
+		t.Errorf("reading the rest of the stream: %v; want it cut short (io.ErrUnexpectedEOF), which shows the handler was blocked in its write", err)
 	}
 }

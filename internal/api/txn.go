@@ -451,41 +451,54 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	sub := s.eng.Feed().Subscribe()
-	defer sub.Close()
-	cur := s.eng.Revision()
-	if since < 0 {
-		since = int64(cur) // by default, only what happens from now on
-	}
-	if uint64(since) > cur {
-		// Resuming after a revision that does not exist would silently skip
-		// the commits up to it: the client has the wrong switch or a
-		// restored store.
-		s.fail(w, r, apierr.BadRequest(apierr.CodeInvalidValue, "", "since", "since / Last-Event-ID %d is after the running revision %d; resume from a revision this switch has made (0 for all kept)", since, cur))
+	if r.Method == http.MethodHead {
+		// The stream's headers (or the error a GET would get), and no
+		// subscriber: net/http drops what is written to a HEAD response,
+		// so its writes would never fail, and once the client sends its
+		// next request on the connection net/http stops watching for the
+		// client leaving; a stream would hold the connection, the handler
+		// and its place in the feed until shutdown.
+		if _, _, err := s.resumeAfter(since); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		setStreamHeaders(w.Header())
+		w.WriteHeader(http.StatusOK)
 		return
 	}
-	// A subscriber that stops reading would block its writer forever (net/http
-	// has no write timeout for a stream): each write gets a deadline, and a
-	// write that misses it ends the stream.
-	timeout := s.FeedWriteTimeout
-	if timeout <= 0 {
-		timeout = FeedWriteTimeoutDefault
+	sub := s.eng.Feed().Subscribe() // before reading the running revision: no commit falls between
+	defer sub.Close()
+	last, cur, err := s.resumeAfter(since)
+	if err != nil {
+		s.fail(w, r, err)
+		return
 	}
-	st := &feedStream{taken: &s.taken, w: w, rc: http.NewResponseController(w), timeout: timeout}
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
+	st := &feedStream{taken: &s.taken, w: w, rc: http.NewResponseController(w), timeout: s.feedWriteTimeout()}
+	setStreamHeaders(w.Header())
 	w.WriteHeader(http.StatusOK)
-	last := uint64(since)
 	for rev := last + 1; rev <= cur && err == nil; rev++ {
 		data, gerr := s.hist.GetRevision(rev, nil)
-		if gerr != nil {
-			err = st.send(fmt.Appendf(nil, "event: error\ndata: %s\n\n", mustJSON(map[string]string{"Message": fmt.Sprintf("revision %d is no longer kept (the last %d are); continuing with the oldest kept", rev, history.Kept)})))
+		if gerr == nil {
+			err = st.send(feed.AppendFrame(nil, rev, data))
+			last = rev
 			continue
 		}
-		err = st.send(feed.AppendFrame(nil, rev, data))
-		last = rev
+		oldest := oldestKept(s.eng.Revision())
+		if rev >= oldest {
+			// Kept, yet unreadable: the store failed. The client is told
+			// which revision it misses; the stream goes on.
+			s.log.Error("change feed: reading a kept revision", "revision", rev, "err", gerr)
+			err = st.send(errorEvent(map[string]any{"Message": fmt.Sprintf("revision %d could not be read (the server's log says why); continuing with the next", rev), "Revision": rev}))
+			continue
+		}
+		// One event for the whole gap, however long: a client resuming
+		// from long ago would otherwise get one per revision pushed out.
+		// Commits while this replays may push out more: a later revision
+		// that fails to read makes a gap of its own.
+		next := min(oldest, cur+1) // past cur, the live feed has the rest
+		err = st.send(errorEvent(goneNotice(rev, next)))
+		last = next - 1
+		rev = last
 	}
 	if err == nil {
 		err = st.send() // the headers, at once
@@ -508,7 +521,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			var terr error
 			batch, terr = sub.Take(batch[:0])
 			if terr != nil {
-				st.send(fmt.Appendf(nil, "event: error\ndata: %s\n\n", mustJSON(map[string]any{"Message": "this subscriber fell too far behind and was dropped; reconnect with Last-Event-ID to resume", "LastEventId": last})))
+				st.send(errorEvent(map[string]any{"Message": "this subscriber fell too far behind and was dropped; reconnect with Last-Event-ID to resume", "LastEventId": last}))
 				return
 			}
 			frames = frames[:0]
@@ -535,6 +548,72 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 }
 
 var heartbeat = []byte(": heartbeat\n\n")
+
+// resumeAfter checks where a subscriber resumes (-1: from now) against the
+// running revision cur, and returns the revision it resumes after.
+func (s *Server) resumeAfter(since int64) (last, cur uint64, err error) {
+	cur = s.eng.Revision()
+	if since < 0 {
+		return cur, cur, nil // by default, only what happens from now on
+	}
+	if uint64(since) > cur {
+		// Resuming after a revision that does not exist would silently skip
+		// the commits up to it: the client has the wrong switch or a
+		// restored store.
+		return 0, 0, apierr.BadRequest(apierr.CodeInvalidValue, "", "since", "since / Last-Event-ID %d is after the running revision %d; resume from a revision this switch has made (0 for all kept)", since, cur)
+	}
+	return uint64(since), cur, nil
+}
+
+// setStreamHeaders sets the headers of the change feed's response (GET and
+// HEAD alike).
+func setStreamHeaders(h http.Header) {
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+}
+
+// feedWriteTimeout bounds each write to a change-feed subscriber. A
+// subscriber that stops reading would block its writer forever (net/http
+// has no write timeout for a stream): a write that misses the deadline
+// ends the stream.
+func (s *Server) feedWriteTimeout() time.Duration {
+	if s.FeedWriteTimeout <= 0 {
+		return FeedWriteTimeoutDefault
+	}
+	return s.FeedWriteTimeout
+}
+
+// oldestKept is the oldest revision whose record the store keeps when the
+// running revision is cur: revisions are gapless and the last history.Kept
+// are kept.
+func oldestKept(cur uint64) uint64 {
+	if cur < history.Kept {
+		return 1
+	}
+	return cur - history.Kept + 1
+}
+
+// goneNotice is the error event's data for revisions first..next-1, pushed
+// out of the kept history, the stream going on with next. It names no
+// LastEventId: that would tell the client to reconnect (client.Events).
+func goneNotice(first, next uint64) map[string]any {
+	gone := fmt.Sprintf("revisions %d to %d are", first, next-1)
+	if first == next-1 {
+		gone = fmt.Sprintf("revision %d is", first)
+	}
+	return map[string]any{
+		"Message":       fmt.Sprintf("%s no longer kept (the last %d are); continuing with revision %d", gone, history.Kept, next),
+		"FirstMissing":  first,
+		"LastMissing":   next - 1,
+		"ContinuesWith": next,
+	}
+}
+
+// errorEvent is an "event: error" with data as its JSON data.
+func errorEvent(data map[string]any) []byte {
+	return fmt.Appendf(nil, "event: error\ndata: %s\n\n", mustJSON(data))
+}
 
 // feedParams reads where to resume (-1: from now) and the heartbeat period.
 func feedParams(r *http.Request) (int64, time.Duration, error) {

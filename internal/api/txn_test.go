@@ -347,8 +347,10 @@ func TestPendingConfirmationAndSource(t *testing.T) {
 }
 
 // A subscriber resuming from a revision whose record is no longer kept is
-// told so, once per missing revision, naming how many are kept, and then
-// gets every kept revision in order.
+// told so in one error event for all the revisions it misses (not one per
+// revision: after 100,000 commits, since=0 would get ~99,000), naming them,
+// how many are kept and the revision the stream continues with, and then
+// gets every kept revision in order, none missing or repeated.
 func TestEventFeedReportsRevisionsNoLongerKept(t *testing.T) {
 	s := newTxnServer(t)
 	start := s.eng.Revision()
@@ -379,6 +381,7 @@ func TestEventFeedReportsRevisionsNoLongerKept(t *testing.T) {
 	if cur < start+uint64(n) {
 		t.Fatalf("revision %d after %d creates from %d", cur, n, start)
 	}
+	oldest := cur - history.Kept + 1
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", s.url+"/events?since=0", nil)
@@ -389,30 +392,81 @@ func TestEventFeedReportsRevisionsNoLongerKept(t *testing.T) {
 	defer resp.Body.Close()
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 1<<20), 1<<22)
-	var errors []string
-	var ids []uint64
-	inError := false
-	for len(ids) < history.Kept && sc.Scan() {
-		line := sc.Text()
-		switch {
-		case line == "event: error":
-			inError = true
-		case strings.HasPrefix(line, "data: ") && inError:
-			errors = append(errors, line)
-			inError = false
-		case strings.HasPrefix(line, "id: "):
-			if len(errors) != int(cur)-history.Kept {
-				t.Fatalf("first event %s after %d error events; want %d", line, len(errors), int(cur)-history.Kept)
+	type event struct {
+		kind, id, data string
+	}
+	var events []event
+	var ev event
+	for len(events) < history.Kept+1 && sc.Scan() {
+		switch line := sc.Text(); {
+		case line == "":
+			if ev != (event{}) { // not a heartbeat
+				events = append(events, ev)
 			}
-			id, _ := strconv.ParseUint(line[4:], 10, 64)
-			ids = append(ids, id)
+			ev = event{}
+		case strings.HasPrefix(line, "event: "):
+			ev.kind = line[len("event: "):]
+		case strings.HasPrefix(line, "id: "):
+			ev.id = line[len("id: "):]
+		case strings.HasPrefix(line, "data: "):
+			ev.data = line[len("data: "):]
 		}
 	}
-	if len(ids) != history.Kept || ids[0] != cur-history.Kept+1 || ids[len(ids)-1] != cur {
-		t.Fatalf("got %d events from %v; want revisions %d to %d", len(ids), ids[:min(3, len(ids))], cur-history.Kept+1, cur)
+	if len(events) < history.Kept+1 {
+		t.Fatalf("the stream ended after %d events: %v", len(events), sc.Err())
 	}
-	want := fmt.Sprintf("revision 1 is no longer kept (the last %d are)", history.Kept)
-	if !strings.Contains(errors[0], want) {
-		t.Errorf("first error event %q; want it to say %q", errors[0], want)
+	gone := events[0]
+	if gone.kind != "error" {
+		t.Fatalf("first event %+.200v; want the error event saying revisions 1 to %d are no longer kept", gone, oldest-1)
+	}
+	var notice struct {
+		Message                                  string
+		FirstMissing, LastMissing, ContinuesWith uint64
+	}
+	if err := json.Unmarshal([]byte(gone.data), &notice); err != nil {
+		t.Fatalf("error event data %q: %v", gone.data, err)
+	}
+	wantMsg := fmt.Sprintf("revisions 1 to %d are no longer kept (the last %d are); continuing with revision %d", oldest-1, history.Kept, oldest)
+	if notice.Message != wantMsg || notice.FirstMissing != 1 || notice.LastMissing != oldest-1 || notice.ContinuesWith != oldest {
+		t.Errorf("error event %s; want Message %q, FirstMissing 1, LastMissing %d, ContinuesWith %d", gone.data, wantMsg, oldest-1, oldest)
+	}
+	if strings.Contains(gone.data, "LastEventId") {
+		t.Errorf("error event %s names LastEventId: clients take that as being dropped and reconnect", gone.data)
+	}
+	for i, ev := range events[1:] {
+		want := strconv.FormatUint(oldest+uint64(i), 10)
+		if ev.kind != "commit" || ev.id != want {
+			t.Fatalf("event %d after the error: %s %s; want the commit of revision %s (every kept revision, in order, once)", i, ev.kind, ev.id, want)
+		}
+	}
+}
+
+// The change feed's notice of revisions no longer kept names one revision
+// or a range, and where the stream continues; the oldest kept revision is
+// 1 until more than history.Kept were made.
+func TestGoneNoticeAndOldestKept(t *testing.T) {
+	for _, tc := range []struct {
+		first, next uint64
+		want        string
+	}{
+		{1, 2, fmt.Sprintf("revision 1 is no longer kept (the last %d are); continuing with revision 2", history.Kept)},
+		{1, 99001, fmt.Sprintf("revisions 1 to 99000 are no longer kept (the last %d are); continuing with revision 99001", history.Kept)},
+		{7, 9, fmt.Sprintf("revisions 7 to 8 are no longer kept (the last %d are); continuing with revision 9", history.Kept)},
+	} {
+		got := goneNotice(tc.first, tc.next)
+		if got["Message"] != tc.want || got["FirstMissing"] != tc.first || got["LastMissing"] != tc.next-1 || got["ContinuesWith"] != tc.next {
+			t.Errorf("goneNotice(%d, %d) = %v; want Message %q, FirstMissing %d, LastMissing %d, ContinuesWith %d", tc.first, tc.next, got, tc.want, tc.first, tc.next-1, tc.next)
+		}
+	}
+	for _, tc := range []struct{ cur, want uint64 }{
+		{0, 1},
+		{1, 1},
+		{history.Kept, 1},
+		{history.Kept + 1, 2},
+		{100000, 100000 - history.Kept + 1},
+	} {
+		if got := oldestKept(tc.cur); got != tc.want {
+			t.Errorf("oldestKept(%d) = %d; want %d", tc.cur, got, tc.want)
+		}
 	}
 }

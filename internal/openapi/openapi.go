@@ -769,7 +769,7 @@ func (g *gen) transactions() {
 	g.op(prefix+"/events", "GET", obj{
 		"operationId": "events", "tags": r,
 		"summary":     "The change feed: Server-Sent Events, one per commit",
-		"description": "Each event is `id: <revision>`, `event: commit`, `data: <Revision as JSON>`. Resume with the Last-Event-ID header or ?since=<revision>; without either, the feed starts with the next commit. An idle feed sends a comment line every `heartbeat` seconds. `event: error` says a revision is no longer kept, or that the subscriber fell too far behind and was dropped (its data then has LastEventId: reconnect with it).",
+		"description": "Each event is `id: <revision>`, `event: commit`, `data: <Revision as JSON>`. Resume with the Last-Event-ID header or ?since=<revision>; without either, the feed starts with the next commit. An idle feed sends a comment line every `heartbeat` seconds. `event: error` says which revisions are no longer kept (one event for the whole gap: FirstMissing, LastMissing, ContinuesWith; the stream goes on with the oldest kept), or that the subscriber fell too far behind and was dropped (its data then has LastEventId: reconnect with it). HEAD answers the stream's headers (or the 400 a GET would get) and ends at once.",
 		"parameters": []any{
 			obj{"name": "since", "in": "query", "schema": obj{"type": "integer", "minimum": 0}},
 			obj{"name": "heartbeat", "in": "query", "schema": obj{"type": "integer", "minimum": 1, "maximum": 300, "default": 15}},
