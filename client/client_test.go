@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"go/parser"
 	"go/token"
 	"net"
@@ -11,11 +12,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/swmgr/swmgr/client"
 	"github.com/swmgr/swmgr/internal/apierr"
+	"github.com/swmgr/swmgr/internal/testserver"
 )
 
 func adminClient(t *testing.T, opts ...client.Option) *client.Client {
@@ -256,6 +259,67 @@ func TestEventsResume(t *testing.T) {
 	for j, rev := range got {
 		if rev != since+1+uint64(j) {
 			t.Fatalf("revisions %v after %d: want each commit once, in order", got, since)
+		}
+	}
+}
+
+// A subscriber resuming from a revision the server no longer keeps is
+// told which revisions it missed (one Event with Gap) and then gets every
+// kept one, in order.
+func TestEventsReportsGap(t *testing.T) {
+	s, err := testserver.Start("", testserver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	c, err := client.New(s.TLSURL, client.WithBasicAuth("admin", testserver.AdminPassword), client.WithCAFile(s.CertFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const kept = 1000 // the server's history.Kept
+	var wg sync.WaitGroup
+	for w := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < kept+5; i += 16 {
+				if _, err := c.Create(ctx, "NtpServer", client.Object{"IpAddr": fmt.Sprintf("10.9.%d.%d", i/256, i%256)}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	var cur uint64
+	for r, err := range c.Revisions(ctx, client.PageSize(1)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		cur = r.Revision
+		break
+	}
+	oldest := cur - kept + 1
+	since := uint64(0)
+	var got []client.Event
+	for ev, err := range c.Events(ctx, client.FeedOptions{Since: &since}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, ev)
+		if len(got) == 3 {
+			break
+		}
+	}
+	gap := got[0].Gap
+	if gap == nil || gap.FirstMissing != 1 || gap.LastMissing != oldest-1 || gap.ContinuesWith != oldest || !strings.Contains(gap.Message, "no longer kept") {
+		t.Fatalf("first event %+v (gap %+v); want the gap 1 to %d, continuing with %d", got[0], gap, oldest-1, oldest)
+	}
+	for i, ev := range got[1:] {
+		if ev.Gap != nil || ev.Revision.Revision != oldest+uint64(i) {
+			t.Fatalf("event %d: %+v; want revision %d", i+1, ev, oldest+uint64(i))
 		}
 	}
 }

@@ -224,6 +224,19 @@ func (c *Client) Revisions(ctx context.Context, opts ...ListOption) iter.Seq2[Re
 // Event is one commit on the change feed.
 type Event struct {
 	Revision Revision
+	// Gap, when not nil, says that the revisions it names could not be
+	// sent (the server no longer keeps them: a subscriber resumed from
+	// too far back); Revision is then empty, and the feed goes on with
+	// Gap.ContinuesWith. A consumer keeping a copy of the configuration
+	// must read it whole again.
+	Gap *FeedGap
+}
+
+// FeedGap is a range of revisions the change feed skipped.
+type FeedGap struct {
+	FirstMissing, LastMissing uint64
+	ContinuesWith             uint64
+	Message                   string
 }
 
 // FeedOptions modify Events.
@@ -258,8 +271,10 @@ func (c *Client) Events(ctx context.Context, opts FeedOptions) iter.Seq2[Event, 
 		}
 		for {
 			stop, err := c.stream(ctx, last, opts.Heartbeat, func(ev Event) bool {
-				rev := ev.Revision.Revision
-				last = &rev
+				if ev.Gap == nil {
+					rev := ev.Revision.Revision
+					last = &rev
+				}
 				return yield(ev, nil)
 			})
 			if stop {
@@ -329,10 +344,19 @@ func (c *Client) stream(ctx context.Context, since *uint64, beat time.Duration, 
 			}
 			// An error event naming LastEventId (this subscriber fell
 			// behind and was dropped) ends the connection: the reconnect
-			// resumes after the last event received. Others (a revision
-			// no longer kept) are notices; the stream goes on.
+			// resumes after the last event received. One naming a gap
+			// (revisions no longer kept) is passed on; the stream goes on.
 			if kind == "error" && strings.Contains(data.String(), `"LastEventId"`) {
 				return false, fmt.Errorf("change feed: %s", strings.TrimSpace(data.String()))
+			}
+			if kind == "error" && strings.Contains(data.String(), `"ContinuesWith"`) {
+				var gap FeedGap
+				if err := decodeJSON(data.Bytes(), &gap); err != nil {
+					return false, fmt.Errorf("change feed: %w", err)
+				}
+				if !emit(Event{Gap: &gap}) {
+					return true, nil
+				}
 			}
 			kind = ""
 			data.Reset()
