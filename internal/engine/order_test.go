@@ -1,0 +1,460 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sync"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/engine/enginetest"
+	"github.com/swmgr/swmgr/internal/engine/feed"
+	"github.com/swmgr/swmgr/internal/engine/history"
+	"github.com/swmgr/swmgr/internal/model"
+)
+
+// orderKey is the object every edit of TestSameObjectEditsInOrder changes.
+const orderKey = "10.7.7.7"
+
+// orderEdit is one edit of that object: its operation and, for a create or
+// an update, its MinPoll.
+type orderEdit struct {
+	op      backend.Op
+	minPoll int64
+}
+
+func (e orderEdit) String() string {
+	if e.op == backend.Delete {
+		return "delete"
+	}
+	return fmt.Sprintf("%s %d", e.op, e.minPoll)
+}
+
+var (
+	create = func(p int64) orderEdit { return orderEdit{backend.Create, p} }
+	update = func(p int64) orderEdit { return orderEdit{backend.Update, p} }
+	del    = orderEdit{op: backend.Delete}
+)
+
+// TestSameObjectEditsInOrder: edits of one object, made in one commit or
+// as requests of one group commit, end as their order says, in the store,
+// the cache, the switch, the revision records and the change feed; the
+// records, replayed in order on the configuration before, give the one
+// after; and a rollback restores the configuration before.
+func TestSameObjectEditsInOrder(t *testing.T) {
+	cases := []struct {
+		name   string
+		exists bool // the object exists before, with MinPoll 6
+		edits  []orderEdit
+		want   int64 // MinPoll after; 0: the object is gone
+		// oneCommit is the changes of the edits made in one commit, in
+		// order (none: no revision).
+		oneCommit []string
+	}{
+		{"create, delete", false, []orderEdit{create(4), del}, 0, nil},
+		{"create, update, delete", false, []orderEdit{create(4), update(5), del}, 0, nil},
+		{"create, update", false, []orderEdit{create(4), update(5)}, 5, []string{"create 5"}},
+		{"update, delete", true, []orderEdit{update(5), del}, 0, []string{"delete 6"}},
+		{"update, update, delete", true, []orderEdit{update(5), update(7), del}, 0, []string{"delete 6"}},
+		{"update, update", true, []orderEdit{update(5), update(7)}, 7, []string{"update 7"}},
+		{"update, update back", true, []orderEdit{update(5), update(6)}, 6, nil},
+		{"delete, create", true, []orderEdit{del, create(4)}, 4, []string{"delete 6", "create 4"}},
+		{"update, delete, create", true, []orderEdit{update(5), del, create(4)}, 4, []string{"delete 6", "create 4"}},
+		{"delete, create, update", true, []orderEdit{del, create(4), update(5)}, 5, []string{"delete 6", "create 5"}},
+		{"delete, create, delete", true, []orderEdit{del, create(4), del}, 0, []string{"delete 6"}},
+		{"delete, create, delete, create", true, []orderEdit{del, create(4), del, create(8)}, 8, []string{"delete 6", "create 8"}},
+	}
+	for _, tc := range cases {
+		for _, batched := range []bool{false, true} {
+			name := tc.name + "/one commit"
+			if batched {
+				name = tc.name + "/one group commit"
+			}
+			t.Run(name, func(t *testing.T) {
+				o := newOrderFixture(t)
+				if tc.exists {
+					o.MustApply(o.edit(create(6)))
+				}
+				start, mark := o.E.Revision(), o.mark()
+				before, beforeID := o.current()
+				sub := o.E.Feed().Subscribe()
+				defer sub.Close()
+
+				if batched {
+					o.groupCommit(tc.edits)
+				} else {
+					edits := make([]engine.Edit, len(tc.edits))
+					for i, ed := range tc.edits {
+						edits[i] = o.edit(ed)
+					}
+					out := o.MustApply(edits...)
+					if got := o.revisionChanges(start, o.E.Revision()); !reflect.DeepEqual(got, tc.oneCommit) {
+						t.Errorf("the commit's changes are %q; want %q", got, tc.oneCommit)
+					}
+					if len(tc.oneCommit) == 0 && out.Revision != 0 {
+						t.Errorf("a commit that changes nothing made revision %d", out.Revision)
+					}
+				}
+				end := o.E.Revision()
+				if batched && end != start+uint64(len(tc.edits)) {
+					t.Errorf("%d requests made %d revisions", len(tc.edits), end-start)
+				}
+
+				after, afterID := o.current()
+				if got := minPoll(after); got != tc.want {
+					t.Errorf("after %v: MinPoll %d (0: gone); want %d", tc.edits, got, tc.want)
+				}
+				if stored := o.Object("NtpServer", orderKey); minPoll(stored) != tc.want {
+					t.Errorf("the store holds %v; want MinPoll %d", stored, tc.want)
+				}
+				var ids []string // every ObjectId the object had
+				for _, d := range o.objectDiffs(start, end) {
+					ids = append(ids, d.ObjectId)
+				}
+				o.checkByID(ids, afterID, after)
+				o.checkReplay(start, end, before, beforeID, after, afterID)
+				o.checkBackend(mark, start, end)
+				o.checkEvents(sub, start, end)
+
+				// A rollback restores the object as it was before.
+				mark = o.mark()
+				if _, err := o.h.Rollback(context.Background(), start, engine.Request{}); err != nil {
+					t.Fatalf("rollback to %d: %v", start, err)
+				}
+				rolled, rolledID := o.current()
+				if !reflect.DeepEqual(rolled, before) {
+					t.Errorf("after the rollback: %v; want %v", rolled, before)
+				}
+				o.checkReplay(end, o.E.Revision(), after, afterID, rolled, rolledID)
+				o.checkBackend(mark, end, o.E.Revision())
+			})
+		}
+	}
+}
+
+type orderFixture struct {
+	*enginetest.Fixture
+	t *testing.T
+	h *history.History
+
+	mu      sync.Mutex
+	applied []string // what the switch was handed: each change of the object, as describe makes it
+	hold    func(backend.Change) error
+}
+
+func newOrderFixture(t *testing.T) *orderFixture {
+	o := &orderFixture{Fixture: enginetest.New(t, t.TempDir()), t: t}
+	o.h = history.New(o.E)
+	if err := o.h.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	o.SetFault(func(c backend.Change) error {
+		o.mu.Lock()
+		hold := o.hold
+		if c.Kind.Name == "NtpServer" && c.Key == orderKey {
+			o.applied = append(o.applied, describe(c.Op.String(), c.Before, c.After))
+		}
+		o.mu.Unlock()
+		if hold != nil {
+			return hold(c)
+		}
+		return nil
+	})
+	return o
+}
+
+// mark is where the switch's changes from now on start in applied.
+func (o *orderFixture) mark() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.applied)
+}
+
+func (o *orderFixture) edit(ed orderEdit) engine.Edit {
+	fields := model.Object{"IpAddr": orderKey}
+	if ed.op != backend.Delete {
+		fields["MinPoll"] = ed.minPoll
+	}
+	return o.Edit(ed.op, "NtpServer", fields)
+}
+
+// groupCommit makes each edit a request of its own, all in one batch of
+// the writer.
+func (o *orderFixture) groupCommit(edits []orderEdit) {
+	o.t.Helper()
+	requests := make([][]orderEdit, len(edits))
+	for i, ed := range edits {
+		requests[i] = []orderEdit{ed}
+	}
+	for i, err := range o.groupCommitRequests(requests) {
+		if err != nil {
+			o.t.Fatalf("request %d (%v): %v", i, edits[i], err)
+		}
+	}
+}
+
+// groupCommitRequests runs the requests in one batch of the writer, in
+// order, and returns their errors: the writer is held in the switch by a
+// request of another object (which then fails, making no revision) while
+// they queue.
+func (o *orderFixture) groupCommitRequests(requests [][]orderEdit) []error {
+	o.t.Helper()
+	entered, release := make(chan struct{}), make(chan struct{})
+	const holder = "10.9.9.9"
+	o.mu.Lock()
+	o.hold = func(c backend.Change) error {
+		if c.Key != holder {
+			return nil
+		}
+		close(entered)
+		<-release
+		return fmt.Errorf("held the writer")
+	}
+	o.mu.Unlock()
+	held := make(chan error, 1)
+	go func() {
+		_, err := o.Apply(o.Edit(backend.Create, "NtpServer", model.Object{"IpAddr": holder}))
+		held <- err
+	}()
+	<-entered
+	errs := make([]error, len(requests))
+	var wg sync.WaitGroup
+	for i, req := range requests {
+		edits := make([]engine.Edit, len(req))
+		for n, ed := range req {
+			edits[n] = o.edit(ed)
+		}
+		wg.Go(func() { _, errs[i] = o.Apply(edits...) })
+		enginetest.WaitFor(o.t, "the request to queue", func() bool { return o.E.QueuedRequests() == i+1 })
+	}
+	close(release)
+	if err := <-held; err == nil {
+		o.t.Fatal("the request holding the writer succeeded")
+	}
+	wg.Wait()
+	o.mu.Lock()
+	o.hold = nil
+	o.mu.Unlock()
+	return errs
+}
+
+// TestGroupCommitSeesEarlierRequests: a request of a group commit sees the
+// object as the requests before it in the batch left it, also when it
+// creates and deletes the object itself.
+func TestGroupCommitSeesEarlierRequests(t *testing.T) {
+	cases := []struct {
+		name     string
+		requests [][]orderEdit
+		status   []int // of each request: 0 for success
+		want     int64 // MinPoll after; 0: gone
+	}{
+		{"deleted, then created and deleted, then updated",
+			[][]orderEdit{{del}, {create(4), del}, {update(5)}}, []int{0, 0, 404}, 0},
+		{"deleted, then created and deleted, then created",
+			[][]orderEdit{{del}, {create(4), del}, {create(8)}}, []int{0, 0, 0}, 8},
+		{"deleted, then created and deleted, then deleted",
+			[][]orderEdit{{del}, {create(4), del}, {del}}, []int{0, 0, 404}, 0},
+		{"updated and deleted, then updated",
+			[][]orderEdit{{update(5), del}, {update(7)}}, []int{0, 404}, 0},
+		{"deleted and created, then updated and deleted",
+			[][]orderEdit{{del, create(4)}, {update(5), del}}, []int{0, 0}, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o := newOrderFixture(t)
+			o.MustApply(o.edit(create(6)))
+			start, mark := o.E.Revision(), o.mark()
+			before, beforeID := o.current()
+			errs := o.groupCommitRequests(tc.requests)
+			for i, err := range errs {
+				if got := enginetest.Status(err); got != tc.status[i] || (got == 0) != (err == nil) {
+					t.Errorf("request %d %v: %v; want status %d", i, tc.requests[i], err, tc.status[i])
+				}
+			}
+			after, afterID := o.current()
+			if got := minPoll(after); got != tc.want {
+				t.Errorf("MinPoll %d (0: gone); want %d", got, tc.want)
+			}
+			end := o.E.Revision()
+			o.checkReplay(start, end, before, beforeID, after, afterID)
+			o.checkBackend(mark, start, end)
+		})
+	}
+}
+
+// current is the object as GET by key answers, decoded, and its ObjectId;
+// nil when there is none.
+func (o *orderFixture) current() (map[string]any, string) {
+	o.t.Helper()
+	k := o.Kind("NtpServer")
+	body, _, err := o.E.GetByKey(context.Background(), k, model.Object{"IpAddr": orderKey}, false, nil)
+	if enginetest.Status(err) == 404 {
+		return nil, ""
+	}
+	if err != nil {
+		o.t.Fatal(err)
+	}
+	var got struct {
+		Object   map[string]any
+		ObjectId string
+	}
+	if err := json.Unmarshal(body, &got); err != nil {
+		o.t.Fatal(err)
+	}
+	return got.Object, got.ObjectId
+}
+
+// checkByID checks GET by ObjectId (served by the cache) against GET by
+// key: the object there now is found by its id, one deleted is not.
+func (o *orderFixture) checkByID(ids []string, afterID string, after map[string]any) {
+	o.t.Helper()
+	k := o.Kind("NtpServer")
+	for _, id := range append(ids, afterID) {
+		if id == "" {
+			continue
+		}
+		body, _, err := o.E.GetByID(context.Background(), k, uuid.MustParse(id), false, nil)
+		if id != afterID {
+			if enginetest.Status(err) != 404 {
+				o.t.Errorf("GET by the ObjectId %s of an object deleted: %s, %v; want a 404", id, body, err)
+			}
+			continue
+		}
+		var got struct{ Object map[string]any }
+		if err != nil || json.Unmarshal(body, &got) != nil || !reflect.DeepEqual(got.Object, after) {
+			o.t.Errorf("GET by ObjectId %s: %s, %v; want %v", id, body, err, after)
+		}
+	}
+}
+
+// records are the public revision records from after start to end.
+func (o *orderFixture) records(start, end uint64) []engine.Revision {
+	o.t.Helper()
+	var out []engine.Revision
+	for rev := start + 1; rev <= end; rev++ {
+		body, err := o.h.GetRevision(rev, nil)
+		if err != nil {
+			o.t.Fatal(err)
+		}
+		var r engine.Revision
+		if err := json.Unmarshal(body, &r); err != nil {
+			o.t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// objectDiffs are the changes to the object in the revisions from after
+// start to end, in record order.
+func (o *orderFixture) objectDiffs(start, end uint64) []engine.Diff {
+	var out []engine.Diff
+	for _, r := range o.records(start, end) {
+		for _, d := range r.Changes {
+			if d.Kind == "NtpServer" && d.Key == "IpAddr="+orderKey {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
+
+// revisionChanges describes objectDiffs.
+func (o *orderFixture) revisionChanges(start, end uint64) []string {
+	var out []string
+	for _, d := range o.objectDiffs(start, end) {
+		out = append(out, describe(d.Op, decode(o.t, d.Before), decode(o.t, d.After)))
+	}
+	return out
+}
+
+// checkReplay replays the object's changes from after start to end on the
+// object as it was at start: each must find the object as its Before says
+// (or absent, for a create), and they must end with the object as it is.
+func (o *orderFixture) checkReplay(start, end uint64, before map[string]any, beforeID string, after map[string]any, afterID string) {
+	o.t.Helper()
+	state, id := before, beforeID
+	for _, d := range o.objectDiffs(start, end) {
+		if d.Op == "create" {
+			if state != nil {
+				o.t.Errorf("replaying revisions %d..%d: a create of an object that exists: %+v", start+1, end, d)
+			}
+		} else if !reflect.DeepEqual(decode(o.t, d.Before), state) || d.ObjectId != id {
+			o.t.Errorf("replaying revisions %d..%d: the %s of %s %s finds %s %v", start+1, end, d.Op, d.ObjectId, d.Before, id, state)
+		}
+		state, id = decode(o.t, d.After), d.ObjectId
+		if d.Op == "delete" {
+			state, id = nil, ""
+		}
+	}
+	if !reflect.DeepEqual(state, after) || id != afterID {
+		o.t.Errorf("revisions %d..%d replayed give %s %v; the object is %s %v", start+1, end, id, state, afterID, after)
+	}
+}
+
+// checkBackend checks that the switch was handed, from mark on, the
+// changes the revisions from after start to end record, in their order.
+func (o *orderFixture) checkBackend(mark int, start, end uint64) {
+	o.t.Helper()
+	o.mu.Lock()
+	got := append([]string(nil), o.applied[mark:]...)
+	o.mu.Unlock()
+	if want := o.revisionChanges(start, end); !reflect.DeepEqual(got, want) && len(got)+len(want) > 0 {
+		o.t.Errorf("the switch was handed %q; the revisions %d..%d record %q", got, start+1, end, want)
+	}
+}
+
+// checkEvents checks that sub got one event per revision from after start
+// to end, each the revision record.
+func (o *orderFixture) checkEvents(sub *feed.Subscription, start, end uint64) {
+	o.t.Helper()
+	events, err := sub.Take(nil)
+	if err != nil {
+		o.t.Fatal(err)
+	}
+	records := o.records(start, end)
+	if len(events) != len(records) {
+		o.t.Fatalf("%d events for revisions %d..%d", len(events), start+1, end)
+	}
+	for i, ev := range events {
+		var r engine.Revision
+		if err := json.Unmarshal(ev.Data, &r); err != nil || ev.Revision != records[i].Revision || !reflect.DeepEqual(r, records[i]) {
+			o.t.Errorf("event %d: %s (%v); the revision record: %+v", ev.Revision, ev.Data, err, records[i])
+		}
+	}
+}
+
+// describe is a change of the object, as the switch got it or a revision
+// records it: "delete 6" (the MinPoll it had), "create 4", "update 5".
+func describe(op string, before, after map[string]any) string {
+	if op == "delete" {
+		return fmt.Sprintf("delete %d", minPoll(before))
+	}
+	return fmt.Sprintf("%s %d", op, minPoll(after))
+}
+
+func minPoll(o map[string]any) int64 {
+	switch v := o["MinPoll"].(type) {
+	case int64:
+		return v
+	case float64:
+		return int64(v)
+	}
+	return 0
+}
+
+func decode(t *testing.T, raw json.RawMessage) map[string]any {
+	if raw == nil {
+		return nil
+	}
+	var o map[string]any
+	if err := json.Unmarshal(raw, &o); err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
