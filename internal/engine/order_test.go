@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"math/rand/v2"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 
@@ -457,4 +460,117 @@ func decode(t *testing.T, raw json.RawMessage) map[string]any {
 		t.Fatal(err)
 	}
 	return o
+}
+
+// TestRandomEditSequencesMatchAModel commits random sequences of edits of
+// two objects, each sequence as one commit, and compares the result with
+// the edits applied one by one to a map: the commit fails as the first
+// edit that does not apply would (nothing changed), or ends as the map
+// does; its record holds, per object, one change or a delete then a
+// create, which replayed on the map before give the map after.
+func TestRandomEditSequencesMatchAModel(t *testing.T) {
+	o := newOrderFixture(t)
+	keys := []string{"10.7.7.7", "10.7.7.8"}
+	applied := map[string]int64{} // key -> MinPoll of the object there
+	rng := rand.New(rand.NewPCG(16, 510))
+	committed := 0
+	for round := range 300 {
+		var edits []engine.Edit
+		var steps []string
+		next := maps.Clone(applied)
+		wantStatus := 0
+		for range 1 + rng.IntN(6) {
+			key := keys[rng.IntN(len(keys))]
+			poll := int64(4 + rng.IntN(6))
+			fields := model.Object{"IpAddr": key, "MinPoll": poll}
+			_, exists := next[key]
+			// Mostly edits that apply, some that do not.
+			op := []backend.Op{backend.Update, backend.Delete, backend.Create}[rng.IntN(2)]
+			if !exists {
+				op = backend.Create
+			}
+			if rng.IntN(10) == 0 {
+				op = []backend.Op{backend.Create, backend.Update, backend.Delete}[rng.IntN(3)]
+			}
+			switch op {
+			case backend.Create:
+				if exists && wantStatus == 0 {
+					wantStatus = 409
+				}
+				next[key] = poll
+			case backend.Update:
+				if !exists && wantStatus == 0 {
+					wantStatus = 404
+				}
+				next[key] = poll
+			default:
+				if !exists && wantStatus == 0 {
+					wantStatus = 404
+				}
+				delete(next, key)
+			}
+			edits = append(edits, o.Edit(op, "NtpServer", fields))
+			steps = append(steps, fmt.Sprintf("%s %s %d", op, key, poll))
+		}
+		start := o.E.Revision()
+		_, err := o.Apply(edits...)
+		if got := enginetest.Status(err); got != wantStatus || (err != nil) != (wantStatus != 0) {
+			t.Fatalf("round %d %q: %v; want status %d", round, steps, err, wantStatus)
+		}
+		if wantStatus == 0 {
+			checkRecordShape(t, o, start, applied, next, steps)
+			applied = next
+			committed++
+		} else if o.E.Revision() != start {
+			t.Fatalf("round %d %q: refused, but made revision %d", round, steps, o.E.Revision())
+		}
+		for _, key := range keys {
+			got := minPoll(o.Object("NtpServer", key))
+			if want := applied[key]; got != want {
+				t.Fatalf("round %d %q: %s has MinPoll %d (0: gone); want %d", round, steps, key, got, want)
+			}
+		}
+	}
+	if committed < 150 {
+		t.Errorf("only %d of 300 random commits were valid: the test hardly tests commits", committed)
+	}
+	t.Logf("%d of 300 random commits were valid", committed)
+}
+
+// checkRecordShape checks the revision after start (if any) against the
+// model before and after it.
+func checkRecordShape(t *testing.T, o *orderFixture, start uint64, before, after map[string]int64, steps []string) {
+	t.Helper()
+	replayed := maps.Clone(before)
+	seen := map[string][]string{}
+	for _, r := range o.records(start, o.E.Revision()) {
+		for _, d := range r.Changes {
+			key := strings.TrimPrefix(d.Key, "IpAddr=")
+			seen[key] = append(seen[key], d.Op)
+			_, exists := replayed[key]
+			switch d.Op {
+			case "create":
+				if exists {
+					t.Fatalf("%q: the record creates %s, which exists", steps, key)
+				}
+				replayed[key] = minPoll(decode(t, d.After))
+			case "update", "delete":
+				if !exists || replayed[key] != minPoll(decode(t, d.Before)) {
+					t.Fatalf("%q: the record's %s of %s finds %v", steps, d.Op, key, d.Before)
+				}
+				replayed[key] = minPoll(decode(t, d.After))
+				if d.Op == "delete" {
+					delete(replayed, key)
+				}
+			}
+		}
+	}
+	for key, ops := range seen {
+		if len(ops) > 1 && !reflect.DeepEqual(ops, []string{"delete", "create"}) {
+			t.Fatalf("%q: the record changes %s by %q; want one change, or a delete then a create", steps, key, ops)
+		}
+	}
+	if !maps.Equal(replayed, after) {
+		t.Fatalf("%q: the record replayed gives %v; want %v", steps, replayed, after)
+	}
 }
