@@ -178,8 +178,11 @@ func (o *orderFixture) mark() int {
 	return len(o.applied)
 }
 
-func (o *orderFixture) edit(ed orderEdit) engine.Edit {
-	fields := model.Object{"IpAddr": orderKey}
+func (o *orderFixture) edit(ed orderEdit) engine.Edit { return o.editOf(orderKey, ed) }
+
+// editOf is ed of the object with key.
+func (o *orderFixture) editOf(key string, ed orderEdit) engine.Edit {
+	fields := model.Object{"IpAddr": key}
 	if ed.op != backend.Delete {
 		fields["MinPoll"] = ed.minPoll
 	}
@@ -190,11 +193,12 @@ func (o *orderFixture) edit(ed orderEdit) engine.Edit {
 // the writer.
 func (o *orderFixture) groupCommit(edits []orderEdit) {
 	o.t.Helper()
-	requests := make([][]orderEdit, len(edits))
+	requests := make([][]engine.Edit, len(edits))
 	for i, ed := range edits {
-		requests[i] = []orderEdit{ed}
+		requests[i] = []engine.Edit{o.edit(ed)}
 	}
-	for i, err := range o.groupCommitRequests(requests) {
+	_, errs := o.groupCommitRequests(requests)
+	for i, err := range errs {
 		if err != nil {
 			o.t.Fatalf("request %d (%v): %v", i, edits[i], err)
 		}
@@ -205,7 +209,7 @@ func (o *orderFixture) groupCommit(edits []orderEdit) {
 // order, and returns their errors: the writer is held in the switch by a
 // request of another object (which then fails, making no revision) while
 // they queue.
-func (o *orderFixture) groupCommitRequests(requests [][]orderEdit) []error {
+func (o *orderFixture) groupCommitRequests(requests [][]engine.Edit) ([]*engine.Outcome, []error) {
 	o.t.Helper()
 	entered, release := make(chan struct{}), make(chan struct{})
 	const holder = "10.9.9.9"
@@ -225,14 +229,10 @@ func (o *orderFixture) groupCommitRequests(requests [][]orderEdit) []error {
 		held <- err
 	}()
 	<-entered
-	errs := make([]error, len(requests))
+	outs, errs := make([]*engine.Outcome, len(requests)), make([]error, len(requests))
 	var wg sync.WaitGroup
-	for i, req := range requests {
-		edits := make([]engine.Edit, len(req))
-		for n, ed := range req {
-			edits[n] = o.edit(ed)
-		}
-		wg.Go(func() { _, errs[i] = o.Apply(edits...) })
+	for i, edits := range requests {
+		wg.Go(func() { outs[i], errs[i] = o.Apply(edits...) })
 		enginetest.WaitFor(o.t, "the request to queue", func() bool { return o.E.QueuedRequests() == i+1 })
 	}
 	close(release)
@@ -243,7 +243,7 @@ func (o *orderFixture) groupCommitRequests(requests [][]orderEdit) []error {
 	o.mu.Lock()
 	o.hold = nil
 	o.mu.Unlock()
-	return errs
+	return outs, errs
 }
 
 // TestGroupCommitSeesEarlierRequests: a request of a group commit sees the
@@ -273,7 +273,13 @@ func TestGroupCommitSeesEarlierRequests(t *testing.T) {
 			o.MustApply(o.edit(create(6)))
 			start, mark := o.E.Revision(), o.mark()
 			before, beforeID := o.current()
-			errs := o.groupCommitRequests(tc.requests)
+			requests := make([][]engine.Edit, len(tc.requests))
+			for i, eds := range tc.requests {
+				for _, ed := range eds {
+					requests[i] = append(requests[i], o.edit(ed))
+				}
+			}
+			_, errs := o.groupCommitRequests(requests)
 			for i, err := range errs {
 				if got := enginetest.Status(err); got != tc.status[i] || (got == 0) != (err == nil) {
 					t.Errorf("request %d %v: %v; want status %d", i, tc.requests[i], err, tc.status[i])
@@ -463,87 +469,148 @@ func decode(t *testing.T, raw json.RawMessage) map[string]any {
 }
 
 // TestRandomEditSequencesMatchAModel commits random sequences of edits of
-// two objects, each sequence as one commit, and compares the result with
-// the edits applied one by one to a map: the commit fails as the first
-// edit that does not apply would (nothing changed), or ends as the map
-// does; its record holds, per object, one change or a delete then a
-// create, which replayed on the map before give the map after.
+// two objects and compares the result with the edits applied one by one
+// to a map: a request fails as the first of its edits that does not apply
+// would (changing nothing), or ends as the map does; its record holds, per
+// object, one change or a delete then a create, which replayed on the map
+// before give the map after. Each sequence is one commit, or is cut into
+// requests that run in one group commit.
 func TestRandomEditSequencesMatchAModel(t *testing.T) {
-	o := newOrderFixture(t)
-	keys := []string{"10.7.7.7", "10.7.7.8"}
-	applied := map[string]int64{} // key -> MinPoll of the object there
-	rng := rand.New(rand.NewPCG(16, 510))
-	committed := 0
-	for round := range 300 {
-		var edits []engine.Edit
-		var steps []string
-		next := maps.Clone(applied)
-		wantStatus := 0
-		for range 1 + rng.IntN(6) {
-			key := keys[rng.IntN(len(keys))]
-			poll := int64(4 + rng.IntN(6))
-			fields := model.Object{"IpAddr": key, "MinPoll": poll}
-			_, exists := next[key]
-			// Mostly edits that apply, some that do not.
-			op := []backend.Op{backend.Update, backend.Delete, backend.Create}[rng.IntN(2)]
-			if !exists {
-				op = backend.Create
+	for _, batched := range []bool{false, true} {
+		t.Run(map[bool]string{false: "one commit", true: "one group commit"}[batched], func(t *testing.T) {
+			o := newOrderFixture(t)
+			applied := map[string]int64{} // key -> MinPoll of the object there
+			rng := rand.New(rand.NewPCG(16, 510))
+			rounds, committed := 300, 0
+			if batched {
+				rounds = 60 // each waits for its requests to queue
 			}
-			if rng.IntN(10) == 0 {
-				op = []backend.Op{backend.Create, backend.Update, backend.Delete}[rng.IntN(3)]
-			}
-			switch op {
-			case backend.Create:
-				if exists && wantStatus == 0 {
-					wantStatus = 409
+			for round := range rounds {
+				n := 1
+				if batched {
+					n = 1 + rng.IntN(4)
 				}
-				next[key] = poll
-			case backend.Update:
-				if !exists && wantStatus == 0 {
-					wantStatus = 404
+				var requests []randomRequest
+				var edits [][]engine.Edit
+				state := applied
+				for range n {
+					r := newRandomRequest(rng, state)
+					requests, edits = append(requests, r), append(edits, o.editsOf(r))
+					if r.status == 0 {
+						state = r.after
+					}
 				}
-				next[key] = poll
-			default:
-				if !exists && wantStatus == 0 {
-					wantStatus = 404
+				start := o.E.Revision()
+				var outs []*engine.Outcome
+				var errs []error
+				if batched {
+					outs, errs = o.groupCommitRequests(edits)
+				} else {
+					out, err := o.Apply(edits[0]...)
+					outs, errs = []*engine.Outcome{out}, []error{err}
 				}
-				delete(next, key)
+				rev := start
+				for i, r := range requests {
+					if got := enginetest.Status(errs[i]); got != r.status || (errs[i] != nil) != (r.status != 0) {
+						t.Fatalf("round %d, request %d %q: %v; want status %d", round, i, r.steps, errs[i], r.status)
+					}
+					if r.status != 0 {
+						continue
+					}
+					switch outs[i].Revision {
+					case 0:
+						if !maps.Equal(applied, r.after) {
+							t.Fatalf("round %d, request %d %q: no revision, but it changes %v into %v", round, i, r.steps, applied, r.after)
+						}
+					case rev + 1:
+						checkRecordShape(t, o, rev, rev+1, applied, r.after, r.steps)
+						rev++
+					default:
+						t.Fatalf("round %d, request %d %q: revision %d after revision %d", round, i, r.steps, outs[i].Revision, rev)
+					}
+					applied = r.after
+					committed++
+				}
+				if o.E.Revision() != rev {
+					t.Fatalf("round %d: the requests made revisions %d..%d; their answers say up to %d", round, start+1, o.E.Revision(), rev)
+				}
+				for _, key := range randomKeys {
+					got := minPoll(o.Object("NtpServer", key))
+					if want := applied[key]; got != want {
+						t.Fatalf("round %d %v: %s has MinPoll %d (0: gone); want %d", round, requests, key, got, want)
+					}
+				}
 			}
-			edits = append(edits, o.Edit(op, "NtpServer", fields))
-			steps = append(steps, fmt.Sprintf("%s %s %d", op, key, poll))
-		}
-		start := o.E.Revision()
-		_, err := o.Apply(edits...)
-		if got := enginetest.Status(err); got != wantStatus || (err != nil) != (wantStatus != 0) {
-			t.Fatalf("round %d %q: %v; want status %d", round, steps, err, wantStatus)
-		}
-		if wantStatus == 0 {
-			checkRecordShape(t, o, start, applied, next, steps)
-			applied = next
-			committed++
-		} else if o.E.Revision() != start {
-			t.Fatalf("round %d %q: refused, but made revision %d", round, steps, o.E.Revision())
-		}
-		for _, key := range keys {
-			got := minPoll(o.Object("NtpServer", key))
-			if want := applied[key]; got != want {
-				t.Fatalf("round %d %q: %s has MinPoll %d (0: gone); want %d", round, steps, key, got, want)
+			if committed < rounds/2 {
+				t.Errorf("only %d of %d random requests were valid: the test hardly tests commits", committed, rounds)
 			}
-		}
+			t.Logf("%d random requests were valid", committed)
+		})
 	}
-	if committed < 150 {
-		t.Errorf("only %d of 300 random commits were valid: the test hardly tests commits", committed)
-	}
-	t.Logf("%d of 300 random commits were valid", committed)
 }
 
-// checkRecordShape checks the revision after start (if any) against the
-// model before and after it.
-func checkRecordShape(t *testing.T, o *orderFixture, start uint64, before, after map[string]int64, steps []string) {
+var randomKeys = []string{"10.7.7.7", "10.7.7.8"}
+
+// randomRequest is a random sequence of edits, and what it should do to
+// the objects of randomKeys.
+type randomRequest struct {
+	edits  []orderEdit
+	keys   []string // the key of each edit
+	steps  []string
+	status int              // 0, or the status of the first edit that does not apply
+	after  map[string]int64 // the objects after, if it applies
+}
+
+func (r randomRequest) String() string { return fmt.Sprint(r.steps) }
+
+// newRandomRequest makes 1 to 6 edits, mostly ones that apply to the
+// objects as before says (which it does not change).
+func newRandomRequest(rng *rand.Rand, before map[string]int64) randomRequest {
+	r := randomRequest{after: maps.Clone(before)}
+	for range 1 + rng.IntN(6) {
+		key := randomKeys[rng.IntN(len(randomKeys))]
+		ed := orderEdit{minPoll: int64(4 + rng.IntN(6))}
+		_, exists := r.after[key]
+		ed.op = []backend.Op{backend.Update, backend.Delete}[rng.IntN(2)]
+		if !exists {
+			ed.op = backend.Create
+		}
+		if rng.IntN(10) == 0 {
+			ed.op = []backend.Op{backend.Create, backend.Update, backend.Delete}[rng.IntN(3)]
+		}
+		switch {
+		case r.status != 0:
+		case ed.op == backend.Create && exists:
+			r.status = 409
+		case ed.op != backend.Create && !exists:
+			r.status = 404
+		}
+		if ed.op == backend.Delete {
+			delete(r.after, key)
+		} else {
+			r.after[key] = ed.minPoll
+		}
+		r.edits, r.keys = append(r.edits, ed), append(r.keys, key)
+		r.steps = append(r.steps, fmt.Sprintf("%s %s %d", ed.op, key, ed.minPoll))
+	}
+	return r
+}
+
+func (o *orderFixture) editsOf(r randomRequest) []engine.Edit {
+	edits := make([]engine.Edit, len(r.edits))
+	for i, ed := range r.edits {
+		edits[i] = o.editOf(r.keys[i], ed)
+	}
+	return edits
+}
+
+// checkRecordShape checks the revisions from after start to end against
+// the objects before and after them.
+func checkRecordShape(t *testing.T, o *orderFixture, start, end uint64, before, after map[string]int64, steps []string) {
 	t.Helper()
 	replayed := maps.Clone(before)
 	seen := map[string][]string{}
-	for _, r := range o.records(start, o.E.Revision()) {
+	for _, r := range o.records(start, end) {
 		for _, d := range r.Changes {
 			key := strings.TrimPrefix(d.Key, "IpAddr=")
 			seen[key] = append(seen[key], d.Op)
@@ -556,7 +623,7 @@ func checkRecordShape(t *testing.T, o *orderFixture, start uint64, before, after
 				replayed[key] = minPoll(decode(t, d.After))
 			case "update", "delete":
 				if !exists || replayed[key] != minPoll(decode(t, d.Before)) {
-					t.Fatalf("%q: the record's %s of %s finds %v", steps, d.Op, key, d.Before)
+					t.Fatalf("%q: the record's %s of %s finds %s", steps, d.Op, key, d.Before)
 				}
 				replayed[key] = minPoll(decode(t, d.After))
 				if d.Op == "delete" {
