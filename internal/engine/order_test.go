@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -147,6 +148,7 @@ type orderFixture struct {
 
 	mu      sync.Mutex
 	applied []string // what the switch was handed: each change of the object, as describe makes it
+	all     []string // every change the switch was handed: "op Kind key"
 	hold    func(backend.Change) error
 }
 
@@ -159,6 +161,7 @@ func newOrderFixture(t *testing.T) *orderFixture {
 	o.SetFault(func(c backend.Change) error {
 		o.mu.Lock()
 		hold := o.hold
+		o.all = append(o.all, c.Op.String()+" "+c.Kind.Name+" "+c.Key)
 		if c.Kind.Name == "NtpServer" && c.Key == orderKey {
 			o.applied = append(o.applied, describe(c.Op.String(), c.Before, c.After))
 		}
@@ -639,5 +642,75 @@ func checkRecordShape(t *testing.T, o *orderFixture, start, end uint64, before, 
 	}
 	if !maps.Equal(replayed, after) {
 		t.Fatalf("%q: the record replayed gives %v; want %v", steps, replayed, after)
+	}
+}
+
+// TestRecreateNamedObject: an object that others name can be deleted and
+// created again in one commit only with the objects that name it (deleted
+// and created again after it, or new); the switch gets the deletes, users
+// first, then the creates, the object first.
+func TestRecreateNamedObject(t *testing.T) {
+	vrf := model.Object{"Vrf": "red"}
+	intf := func(port string) model.Object {
+		return model.Object{"IntfRef": port, "IpAddr": "10.4.0.1/24", "Vrf": "red"}
+	}
+	cases := []struct {
+		name       string
+		edits      func(o *orderFixture) []engine.Edit
+		status     int
+		switchGets []string // what the switch gets, if the commit is made
+	}{
+		{"the object alone", func(o *orderFixture) []engine.Edit {
+			return []engine.Edit{o.Edit(backend.Delete, "Vrf", vrf), o.Edit(backend.Create, "Vrf", vrf)}
+		}, 409, nil},
+		{"the object, and an update of its user", func(o *orderFixture) []engine.Edit {
+			return []engine.Edit{o.Edit(backend.Delete, "Vrf", vrf), o.Edit(backend.Create, "Vrf", vrf),
+				o.Edit(backend.Update, "IPv4Intf", model.Object{"IntfRef": "fpPort2", "IpAddr": "10.4.0.2/24"})}
+		}, 409, nil},
+		{"the object, and a new user beside the old one", func(o *orderFixture) []engine.Edit {
+			return []engine.Edit{o.Edit(backend.Delete, "Vrf", vrf), o.Edit(backend.Create, "Vrf", vrf),
+				o.Edit(backend.Create, "IPv4Intf", intf("fpPort3"))}
+		}, 409, nil},
+		{"the object and its user", func(o *orderFixture) []engine.Edit {
+			return []engine.Edit{o.Edit(backend.Delete, "IPv4Intf", intf("fpPort2")), o.Edit(backend.Delete, "Vrf", vrf),
+				o.Edit(backend.Create, "Vrf", vrf), o.Edit(backend.Create, "IPv4Intf", intf("fpPort2"))}
+		}, 0, []string{"delete IPv4Intf fpPort2", "delete Vrf red", "create Vrf red", "create IPv4Intf fpPort2"}},
+		{"the object, its user moved to a new one", func(o *orderFixture) []engine.Edit {
+			return []engine.Edit{o.Edit(backend.Delete, "IPv4Intf", intf("fpPort2")), o.Edit(backend.Delete, "Vrf", vrf),
+				o.Edit(backend.Create, "Vrf", vrf), o.Edit(backend.Create, "IPv4Intf", intf("fpPort3"))}
+		}, 0, []string{"delete IPv4Intf fpPort2", "delete Vrf red", "create Vrf red", "create IPv4Intf fpPort3"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o := newOrderFixture(t)
+			o.MustApply(o.Edit(backend.Create, "Vrf", vrf))
+			o.MustApply(o.Edit(backend.Create, "IPv4Intf", intf("fpPort2")))
+			dump := o.Dump()
+			o.mu.Lock()
+			o.all = nil
+			o.mu.Unlock()
+			_, err := o.Apply(tc.edits(o)...)
+			if got := enginetest.Status(err); got != tc.status || (err != nil) != (tc.status != 0) {
+				t.Fatalf("%v; want status %d", err, tc.status)
+			}
+			if err != nil && !strings.Contains(err.Error(), "Vrf Vrf=red is still used by IPv4Intf IntfRef=fpPort2") {
+				t.Errorf("%v; want it to name the user of the Vrf", err)
+			}
+			o.mu.Lock()
+			got := o.all
+			o.mu.Unlock()
+			if !reflect.DeepEqual(got, tc.switchGets) {
+				t.Errorf("the switch got %q; want %q", got, tc.switchGets)
+			}
+			if err != nil {
+				if !bytes.Equal(o.Dump(), dump) {
+					t.Error("a refused commit changed the store")
+				}
+				return
+			}
+			if !o.Exists("Vrf", "red") {
+				t.Error("the object is gone")
+			}
+		})
 	}
 }

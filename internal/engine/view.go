@@ -708,7 +708,15 @@ func (v *view) checkReferences(changes []*change) error {
 				}
 			}
 		}
+		// An object deleted and created again in this commit may be named
+		// by objects this commit creates: the switch gets them after it.
+		// Any other user would name it while the switch deletes it.
+		last := v.ownPending(c.Kind, c.Key)
+		recreated := c.Op == model.Delete && last != nil && last.Op == model.Create
 		for _, src := range pendingUsers[store.Ref{Kind: c.Kind.Name, Key: c.Key}] {
+			if user := v.ownPending(v.e.reg.Lookup(model.Config, src.Kind), src.Key); recreated && user != nil && user.Op == model.Create {
+				continue
+			}
 			users = append(users, describe(v.e.reg, src))
 		}
 		if len(users) > 0 {
