@@ -89,9 +89,10 @@ func TestCandidateEditsOfOneObject(t *testing.T) {
 			if resp.StatusCode != 200 {
 				t.Fatalf("rollback: %d %s", resp.StatusCode, body)
 			}
-			resp, body = a.send("GET", "/config/NtpServer?IpAddr=10.7.7.7", nil, "")
+			// By its ObjectId too: a re-created object comes back with it.
+			resp, body = a.send("GET", "/config/NtpServer/"+created.ObjectId, nil, "")
 			if got := minPollOf(t, resp.StatusCode, body); got != 6 {
-				t.Errorf("after the rollback: GET %d %s; want MinPoll 6", resp.StatusCode, body)
+				t.Errorf("after the rollback: GET by ObjectId %d %s; want MinPoll 6", resp.StatusCode, body)
 			}
 		})
 	}

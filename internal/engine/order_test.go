@@ -131,8 +131,8 @@ func TestSameObjectEditsInOrder(t *testing.T) {
 					t.Fatalf("rollback to %d: %v", start, err)
 				}
 				rolled, rolledID := o.current()
-				if !reflect.DeepEqual(rolled, before) {
-					t.Errorf("after the rollback: %v; want %v", rolled, before)
+				if !reflect.DeepEqual(rolled, before) || rolledID != beforeID {
+					t.Errorf("after the rollback: %s %v; want %s %v", rolledID, rolled, beforeID, before)
 				}
 				o.checkReplay(end, o.E.Revision(), after, afterID, rolled, rolledID)
 				o.checkBackend(mark, end, o.E.Revision())
