@@ -57,7 +57,38 @@ func TestCandidateEditsOfOneObject(t *testing.T) {
 			if resp, body := a.send("POST", "/candidates/"+cand.CandidateId+"/edits", nil, edits+"]}"); resp.StatusCode != 200 {
 				t.Fatalf("staging: %d %s", resp.StatusCode, body)
 			}
-			_, body = a.send("GET", "/candidates/"+cand.CandidateId+"/diff", nil, "")
+			// The candidate's view shows the object as the edits leave it,
+			// once, by key and in the get-all, under the ObjectId a GET by
+			// key gives.
+			candPath := "/candidates/" + cand.CandidateId
+			resp, body = a.send("GET", candPath+"/config/NtpServer?IpAddr=10.7.7.7", nil, "")
+			if got := minPollOf(t, resp.StatusCode, body); got != tc.want {
+				t.Errorf("in the candidate: GET %d %s; want MinPoll %d (0: a 404)", resp.StatusCode, body, tc.want)
+			}
+			var one struct{ ObjectId string }
+			json.Unmarshal(body, &one)
+			resp, body = a.send("GET", candPath+"/config/NtpServers", nil, "")
+			var all struct {
+				Objects []struct {
+					Object   struct{ MinPoll int }
+					ObjectId string
+				}
+			}
+			if resp.StatusCode != 200 || json.Unmarshal(body, &all) != nil {
+				t.Fatalf("in the candidate: GET all: %d %s", resp.StatusCode, body)
+			}
+			var listed []string
+			for _, o := range all.Objects {
+				listed = append(listed, fmt.Sprintf("%s %d", o.ObjectId, o.Object.MinPoll))
+			}
+			if want := []string{fmt.Sprintf("%s %d", one.ObjectId, tc.want)}; tc.want != 0 && !reflect.DeepEqual(listed, want) || tc.want == 0 && len(listed) != 0 {
+				t.Errorf("in the candidate: GET all lists %q; want %q", listed, want)
+			}
+			resp, body = a.send("GET", candPath+"/config/NtpServer/"+created.ObjectId, nil, "")
+			if kept := tc.changes[0] == "update 7"; kept != (resp.StatusCode == 200) {
+				t.Errorf("in the candidate: GET by the ObjectId the object had: %d %s", resp.StatusCode, body)
+			}
+			_, body = a.send("GET", candPath+"/diff", nil, "")
 			if got := changesOf(t, body); !reflect.DeepEqual(got, tc.changes) {
 				t.Errorf("the candidate's diff: %q; want %q (%s)", got, tc.changes, body)
 			}
