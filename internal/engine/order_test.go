@@ -714,3 +714,63 @@ func TestRecreateNamedObject(t *testing.T) {
 		})
 	}
 }
+
+// TestBreakoutThereAndBack: a port broken out and back in one commit ends
+// with the sub-ports its last mode gives, in the store and on the switch,
+// which gets the sub-ports' deletes before the port's update and their
+// creates after it.
+func TestBreakoutThereAndBack(t *testing.T) {
+	cases := []struct {
+		name  string
+		from  string
+		modes []string
+		subs  int // sub-ports after
+	}{
+		{"1x40, 4x10, 1x40", "1x40", []string{"4x10", "1x40"}, 0},
+		{"4x10, 1x40, 4x10", "4x10", []string{"1x40", "4x10"}, 4},
+		{"4x10, 4x25, 4x10", "4x10", []string{"4x25", "4x10"}, 4},
+		{"1x40, 4x10, 4x25", "1x40", []string{"4x10", "4x25"}, 4},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o := newOrderFixture(t)
+			port := func(mode string) engine.Edit {
+				return o.Edit(backend.Update, "Port", model.Object{"IntfRef": "fpPort4", "BreakOutMode": mode})
+			}
+			if tc.from != "1x40" {
+				o.MustApply(port(tc.from))
+			}
+			o.mu.Lock()
+			o.all = nil
+			o.mu.Unlock()
+			var edits []engine.Edit
+			for _, m := range tc.modes {
+				edits = append(edits, port(m))
+			}
+			o.MustApply(edits...)
+			for i := 1; i <= 4; i++ {
+				key := fmt.Sprintf("fpPort4s%d", i)
+				if got, want := o.Exists("Port", key), i <= tc.subs; got != want {
+					t.Errorf("%s exists: %v; want %v", key, got, want)
+				}
+			}
+			if got := o.Object("Port", "fpPort4"); got["BreakOutMode"] != tc.modes[len(tc.modes)-1] {
+				t.Errorf("fpPort4: %v", got)
+			}
+			o.mu.Lock()
+			defer o.mu.Unlock()
+			t.Logf("the switch got %q", o.all)
+			stage := 0 // 0: sub-port deletes, 1: the port's update, 2: sub-port creates
+			for _, c := range o.all {
+				now := map[bool]int{true: 0, false: 2}[strings.HasPrefix(c, "delete")]
+				if c == "update Port fpPort4" {
+					now = 1
+				}
+				if now < stage {
+					t.Errorf("the switch got %q: %q out of order", o.all, c)
+				}
+				stage = now
+			}
+		})
+	}
+}

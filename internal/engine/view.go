@@ -539,7 +539,9 @@ func (v *view) addUpdate(c *change) {
 		return
 	}
 	p.After = c.After
-	if p.Op == model.Update && equalObjects(c.Kind, p.Before, p.After) {
+	// An object with derived ones (a port and its sub-ports) keeps its
+	// update: its children may have been removed and made again between.
+	if p.Op == model.Update && c.Kind.Children == nil && equalObjects(c.Kind, p.Before, p.After) {
 		v.forget(p)
 	}
 }
@@ -714,7 +716,7 @@ func (v *view) checkReferences(changes []*change) error {
 		last := v.ownPending(c.Kind, c.Key)
 		recreated := c.Op == model.Delete && last != nil && last.Op == model.Create
 		for _, src := range pendingUsers[store.Ref{Kind: c.Kind.Name, Key: c.Key}] {
-			if user := v.ownPending(v.e.reg.Lookup(model.Config, src.Kind), src.Key); recreated && user != nil && user.Op == model.Create {
+			if user := v.pending[src.Kind+"\x00"+src.Key]; recreated && user.job == v.jobN && user.Op == model.Create {
 				continue
 			}
 			users = append(users, describe(v.e.reg, src))
