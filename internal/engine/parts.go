@@ -142,7 +142,8 @@ func (v *View) Changed(kind, key string) (op model.Op, after model.Object, ok bo
 }
 
 // Created calls fn, in the order they were resolved, for the objects of k
-// that the view's changes create and the store does not hold.
+// that the view's changes create: new ones, and stored ones deleted and
+// created again (with a new ObjectId).
 func (v *View) Created(k *model.Kind, fn func(id uuid.UUID, o model.Object) bool) {
 	for _, c := range v.v.changes {
 		if c.Kind == k && c.Op == model.Create && c.seq == 0 {

@@ -26,6 +26,10 @@ type change struct {
 	createRev uint64
 	job       int    // the request of the batch that made it
 	public    []byte // the stored public JSON, once written (the cache takes it)
+	// prev is the object's pending change this one followed (nil: the
+	// store's object): what the view shows again when this one is folded
+	// away (see remove).
+	prev *change
 }
 
 // view is the running configuration as the writer sees it while it
@@ -222,7 +226,8 @@ func (v *view) find(k *model.Kind, t Target) (*current, error) {
 		if !ok || rec.Kind != k.Name {
 			return nil, apierr.NotFound(apierr.CodeNotFound, k.Name, "no %s has ObjectId %s", k.Name, t.ID)
 		}
-		if c := v.pending[k.Name+"\x00"+rec.Key]; c != nil && c.Op == model.Delete {
+		if c := v.pending[k.Name+"\x00"+rec.Key]; c != nil && (c.Op == model.Delete || c.id != *t.ID) {
+			// Deleted, or deleted and created again with a new ObjectId.
 			return nil, apierr.NotFound(apierr.CodeNotFound, k.Name, "no %s has ObjectId %s", k.Name, t.ID)
 		}
 		return v.lookup(k, rec.Key)
@@ -276,14 +281,37 @@ func (v *view) idInUse(id uuid.UUID) bool {
 			return c.Op != model.Delete
 		}
 	}
-	_, ok, _ := v.tx.GetByID(id)
-	return ok
+	rec, ok, _ := v.tx.GetByID(id)
+	if !ok {
+		return false
+	}
+	// The stored object with id may have been deleted and created again
+	// with another ObjectId.
+	c := v.pending[rec.Kind+"\x00"+rec.Key]
+	return c == nil
 }
 
 func (v *view) add(c *change) {
-	c.job = v.jobN
-	v.setPending(c.Kind.Name+"\x00"+c.Key, c)
+	key := c.Kind.Name + "\x00" + c.Key
+	c.job, c.prev = v.jobN, v.pending[key]
+	v.setPending(key, c)
 	v.changes = append(v.changes, c)
+}
+
+// forget takes back c, a change of the current request: the view shows
+// the object as it was before c.
+func (v *view) forget(c *change) {
+	v.setPending(c.Kind.Name+"\x00"+c.Key, c.prev)
+	v.changes = removeChange(v.changes, c)
+}
+
+// ownPending is the change the current request made to the object of k
+// with key, or nil.
+func (v *view) ownPending(k *model.Kind, key string) *change {
+	if c := v.pending[k.Name+"\x00"+key]; c != nil && c.job == v.jobN {
+		return c
+	}
+	return nil
 }
 
 // resolveAll turns edits into ordered changes and checks the result.
@@ -303,7 +331,11 @@ func (v *view) resolveAll(edits []Edit, checked []model.Object) (*Outcome, []*ch
 		out.IDs[i], out.ETags[i] = id, etag
 	}
 	// Deletes first, in reverse apply order, then creates and updates in
-	// apply order; a parent's update comes before its new children.
+	// apply order; a parent's update comes before its new children. The
+	// sort cannot reorder one object's changes: a request's changes hold
+	// at most one per object, or a delete then a create (a re-create),
+	// which it keeps in that order (update and remove fold each edit into
+	// the object's earlier change).
 	sort.SliceStable(v.changes, func(i, j int) bool {
 		a, b := v.changes[i], v.changes[j]
 		if (a.Op == model.Delete) != (b.Op == model.Delete) {
@@ -483,7 +515,7 @@ func (v *view) update(k *model.Kind, ed Edit) (uuid.UUID, uint64, error) {
 					v.remove(k, old)
 				}
 			}
-			v.add(c)
+			v.addUpdate(c)
 			for _, child := range after {
 				if _, _, err := v.create(k, child); err != nil {
 					return uuid.Nil, 0, err
@@ -492,12 +524,26 @@ func (v *view) update(k *model.Kind, ed Edit) (uuid.UUID, uint64, error) {
 			return cur.id, 0, nil
 		}
 	}
-	if p := v.pending[k.Name+"\x00"+cur.key]; p != nil && p.Op == model.Create && p.job == v.jobN {
-		p.After = merged // created earlier in this commit: it is created so
-		return cur.id, 0, nil
-	}
-	v.add(c)
+	v.addUpdate(c)
 	return cur.id, 0, nil
+}
+
+// addUpdate adds the update c, or folds it into the change the current
+// request made to the object before: an object created in this commit is
+// created as c leaves it; one updated in this commit is updated once, from
+// its state before the commit to c's (not at all if that is the same).
+func (v *view) addUpdate(c *change) {
+	p := v.ownPending(c.Kind, c.Key)
+	if p == nil || p.Op == model.Delete { // a deleted object is not found to update
+		v.add(c)
+		return
+	}
+	p.After = c.After
+	// An object with derived ones (a port and its sub-ports) keeps its
+	// update: its children may have been removed and made again between.
+	if p.Op == model.Update && c.Kind.Children == nil && equalObjects(c.Kind, p.Before, p.After) {
+		v.forget(p)
+	}
 }
 
 func createOnlyHint(k *model.Kind) string {
@@ -507,14 +553,23 @@ func createOnlyHint(k *model.Kind) string {
 	return "delete it and create it again"
 }
 
+// remove deletes cur, folded into the change the current request made to
+// it before: an object created in this commit is not created (and a
+// delete of this commit before that create stays); one updated in this
+// commit is deleted as it was before the update.
 func (v *view) remove(k *model.Kind, cur *current) {
-	if c := v.pending[k.Name+"\x00"+cur.key]; c != nil && c.Op == model.Create && c.job == v.jobN {
-		// Created in this commit: forget it instead.
-		v.setPending(k.Name+"\x00"+cur.key, nil)
-		v.changes = removeChange(v.changes, c)
-		return
+	before := cur.obj
+	if p := v.ownPending(k, cur.key); p != nil {
+		switch p.Op {
+		case model.Create:
+			v.forget(p)
+			return
+		case model.Update:
+			before = p.Before
+			v.forget(p)
+		}
 	}
-	v.add(&change{Change: model.Change{Kind: k, Op: model.Delete, Key: cur.key, Before: cur.obj}, id: cur.id, seq: cur.seq, createRev: cur.createRev})
+	v.add(&change{Change: model.Change{Kind: k, Op: model.Delete, Key: cur.key, Before: before}, id: cur.id, seq: cur.seq, createRev: cur.createRev})
 	if k.Children != nil {
 		for _, child := range k.Children(cur.obj) {
 			if old, _ := v.lookup(k, k.Key(child)); old != nil {
@@ -655,7 +710,15 @@ func (v *view) checkReferences(changes []*change) error {
 				}
 			}
 		}
+		// An object deleted and created again in this commit may be named
+		// by objects this commit creates: the switch gets them after it.
+		// Any other user would name it while the switch deletes it.
+		last := v.ownPending(c.Kind, c.Key)
+		recreated := c.Op == model.Delete && last != nil && last.Op == model.Create
 		for _, src := range pendingUsers[store.Ref{Kind: c.Kind.Name, Key: c.Key}] {
+			if user := v.pending[src.Kind+"\x00"+src.Key]; recreated && user.job == v.jobN && user.Op == model.Create {
+				continue
+			}
 			users = append(users, describe(v.e.reg, src))
 		}
 		if len(users) > 0 {

@@ -471,9 +471,11 @@ func (r *Reader) List(k *model.Kind, marker uint64, count int, dst []byte) ([]by
 				switch {
 				case !changed:
 					p.Add(rec.Public, engine.AppendUUID(id[:0], rec.ID))
-				case op != model.Delete:
+				case op == model.Update:
 					p.Add(k.AppendJSON(nil, after, false), engine.AppendUUID(id[:0], rec.ID))
 				}
+				// Otherwise deleted, or deleted and created again with a
+				// new ObjectId: then listed with the candidate's creates.
 				return nil
 			})
 			if err != nil {

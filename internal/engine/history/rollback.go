@@ -127,6 +127,16 @@ func (h *History) rollbackEdits(v *engine.View, to uint64) ([]engine.Edit, error
 				return nil, err
 			}
 			edits = append(edits, engine.Edit{Kind: t.k, Op: model.Create, Fields: t.state, ID: &id, System: true})
+		case recreatable(t.k) && t.id != "" && idOf(v, t.k, now) != t.id:
+			// Deleted and created again since: the object comes back with
+			// its ObjectId (clients may hold it) and create-only fields.
+			id, err := engine.ParseObjectID(t.id)
+			if err != nil {
+				return nil, err
+			}
+			edits = append(edits,
+				engine.Edit{Kind: t.k, Op: model.Delete, Target: engine.Target{Key: engine.KeyFields(t.k, now)}, System: true},
+				engine.Edit{Kind: t.k, Op: model.Create, Fields: t.state, ID: &id, System: true})
 		default:
 			fields := model.Object{}
 			for _, f := range t.k.Fields {
@@ -142,4 +152,28 @@ func (h *History) rollbackEdits(v *engine.View, to uint64) ([]engine.Edit, error
 		}
 	}
 	return edits, nil
+}
+
+// recreatable reports whether a rollback may delete an object of k and
+// create it again: k's objects are created by clients, and keep every
+// field a create needs (a transient one, a password, is not kept).
+func recreatable(k *model.Kind) bool {
+	if !k.Creatable() {
+		return false
+	}
+	for _, f := range k.Fields {
+		if f.Secret == model.Transient && f.Required {
+			return false
+		}
+	}
+	return true
+}
+
+// idOf is the ObjectId of the object o of k in v, or "".
+func idOf(v *engine.View, k *model.Kind, o model.Object) string {
+	_, id, err := v.Find(k, engine.Target{Key: engine.KeyFields(k, o)})
+	if err != nil {
+		return ""
+	}
+	return id.String()
 }
