@@ -49,13 +49,16 @@ func copyDir(t *testing.T, src, dst string) {
 // commit (10.9.9.9, which the tests put after the commit's User change):
 // the writer has applied the User change in memory, nothing of the commit
 // is in the store. reached is closed there; the change goes on when
-// release is closed, and fails with fail if it is not nil.
-func holdNtp(f *fixture, fail error) (reached, release chan struct{}) {
-	reached, release = make(chan struct{}), make(chan struct{})
+// release is called (at the latest when the test ends, before the engine
+// closes), and fails with fail if it is not nil.
+func holdNtp(f *fixture, fail error) (reached chan struct{}, release func()) {
+	reached, released := make(chan struct{}), make(chan struct{})
+	release = sync.OnceFunc(func() { close(released) })
+	f.t.Cleanup(release)
 	f.fault = func(c backend.Change) error {
 		if c.Kind.Name == "NtpServer" && c.After.Str("IpAddr") == "10.9.9.9" {
 			close(reached)
-			<-release
+			<-released
 			return fail
 		}
 		return nil
@@ -95,7 +98,7 @@ func TestSyncDoesNotWriteUncommittedUserDelete(t *testing.T) {
 	}
 	crash := t.TempDir()
 	copyDir(t, dir, crash)
-	close(release)
+	release()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +122,9 @@ func TestUserChangesSurviveKill9(t *testing.T) {
 		name string
 		edit func(f *fixture) Edit
 	}{
-		{"create", func(f *fixture) Edit { return f.edit(backend.Create, "User", user("newbie", "operator", "newbie-password")) }},
+		{"create", func(f *fixture) Edit {
+			return f.edit(backend.Create, "User", user("newbie", "operator", "newbie-password"))
+		}},
 		{"delete", func(f *fixture) Edit { return f.edit(backend.Delete, "User", model.Object{"Name": "victim"}) }},
 		{"shell", func(f *fixture) Edit {
 			return f.edit(backend.Update, "User", model.Object{"Name": "victim", "DefaultShell": "Bash"})
@@ -158,8 +163,11 @@ func TestUserChangesSurviveKill9(t *testing.T) {
 					acked := map[string]string{"root1": "admin-password", "victim": "victim-password", "other": "other-password"}
 
 					earlier := make(chan error, 1)
+					unhold := func() {}
 					if syncer == "answer of an earlier commit" {
 						hold.Lock()
+						unhold = sync.OnceFunc(hold.Unlock)
+						t.Cleanup(unhold)
 						go func() {
 							_, err := f.apply(f.edit(backend.Create, "User", user("early", "operator", "early-password")))
 							earlier <- err
@@ -189,7 +197,7 @@ func TestUserChangesSurviveKill9(t *testing.T) {
 						}
 						acked["victim"] = "victim-password-2"
 					case "answer of an earlier commit":
-						hold.Unlock()
+						unhold()
 						if err := <-earlier; err != nil {
 							t.Fatal(err)
 						}
@@ -204,7 +212,7 @@ func TestUserChangesSurviveKill9(t *testing.T) {
 					}
 					crash := t.TempDir()
 					copyDir(t, dir, crash) // kill -9 while the change is in the writer
-					close(release)
+					release()
 					err := <-done
 					if (err == nil) != (outcome == "committed") {
 						t.Fatalf("the commit's answer: %v", err)
