@@ -204,7 +204,8 @@ func TestFilesReconcile(t *testing.T) {
 
 // The time a User create and delete hold the engine's writer on the
 // simulated switch's accounts: written at once (each change's fsyncs) and
-// written behind (memory only; Sync runs outside the writer).
+// written behind (memory only, and the Settle the writer calls after the
+// store write of each batch; Sync runs outside the writer).
 //
 //	go test -run '^$' -bench FilesCreateDelete ./internal/accounts/
 func BenchmarkFilesCreateDelete(b *testing.B) {
@@ -224,9 +225,11 @@ func BenchmarkFilesCreateDelete(b *testing.B) {
 				if err := f.CreateHashed(ctx, name, "operator", "/bin/sh", hash); err != nil {
 					b.Fatal(err)
 				}
+				f.Settle(true)
 				if _, err := f.Delete(ctx, name); err != nil {
 					b.Fatal(err)
 				}
+				f.Settle(true)
 			}
 		})
 	}
