@@ -70,9 +70,14 @@ type HashCreator interface {
 }
 
 // Syncer is Accounts that may hold changes in memory before they reach
-// disk (Files with WriteBehind).
+// disk (Files with WriteBehind). Only changes declared committed reach it:
+// the caller (the engine) makes changes inside commits that may still fail.
 type Syncer interface {
-	// Sync returns once every change made before it was called is durable.
+	// Settle says whether the changes made since the last Settle are
+	// committed (Sync may write them) or undone (they are dropped).
+	Settle(committed bool)
+	// Sync returns once every change committed before it was called is
+	// durable.
 	Sync(ctx context.Context) error
 }
 

@@ -20,7 +20,8 @@ func reopen(t *testing.T, dir string) *Files {
 }
 
 // With WriteBehind, changes are seen at once in memory and reach the files
-// with Sync; SetPassword is on disk when it returns.
+// with Sync once settled as committed; SetPassword is on disk when it
+// returns, with the committed changes only.
 func TestFilesWriteBehind(t *testing.T) {
 	ctx := context.Background()
 	f := openFiles(t, FilesOptions{Scheme: SHA512, WriteBehind: true})
@@ -31,15 +32,20 @@ func TestFilesWriteBehind(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkVerify(t, f, "alice", "password1", true, "staff")
-	if got := snapshot(t, dir); fmt.Sprint(got) != fmt.Sprint(before) {
-		t.Fatalf("the files changed before Sync:\n%v", got)
+	if err := f.Sync(ctx); err != nil {
+		t.Fatal(err)
 	}
+	if got := snapshot(t, dir); fmt.Sprint(got) != fmt.Sprint(before) {
+		t.Fatalf("the files changed before the change was settled as committed:\n%v", got)
+	}
+	f.Settle(true)
 	if err := f.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
 	checkVerify(t, reopen(t, dir), "alice", "password1", true, "staff")
 
-	// SetPassword writes before it returns, with what was pending.
+	// SetPassword writes before it returns, with what was committed only;
+	// the change not committed yet follows once it is.
 	if err := f.SetShell(ctx, "alice", "/bin/sh"); err != nil {
 		t.Fatal(err)
 	}
@@ -48,8 +54,15 @@ func TestFilesWriteBehind(t *testing.T) {
 	}
 	on := reopen(t, dir)
 	checkVerify(t, on, "alice", "password2", true, "staff")
-	if a, _, _ := on.Lookup(ctx, "alice"); a.Shell != "/bin/sh" {
-		t.Errorf("shell on disk: %q", a.Shell)
+	if a, _, _ := on.Lookup(ctx, "alice"); a.Shell != "/bin/bash" {
+		t.Errorf("shell on disk before it was committed: %q", a.Shell)
+	}
+	f.Settle(true)
+	if err := f.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if a, _, _ := reopen(t, dir).Lookup(ctx, "alice"); a.Shell != "/bin/sh" {
+		t.Errorf("shell on disk after Sync: %q", a.Shell)
 	}
 
 	if _, err := f.Delete(ctx, "alice"); err != nil {
@@ -57,6 +70,7 @@ func TestFilesWriteBehind(t *testing.T) {
 	}
 	checkVerify(t, f, "alice", "password2", false, "")
 	checkVerify(t, reopen(t, dir), "alice", "password2", true, "staff")
+	f.Settle(true)
 	if err := f.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -77,6 +91,7 @@ func TestFilesWriteBehindFailure(t *testing.T) {
 	if err := f.Create(ctx, "alice", "staff", "/bin/bash", "password1"); err != nil {
 		t.Fatal(err)
 	}
+	f.Settle(true)
 	if err := f.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -96,6 +111,7 @@ func TestFilesWriteBehindFailure(t *testing.T) {
 	if err := f.Create(ctx, "bob", "ops", "/bin/bash", "password3"); err != nil {
 		t.Fatal(err)
 	}
+	f.Settle(true)
 	if err := f.Sync(ctx); err == nil {
 		t.Fatal("Sync succeeded with a failing write")
 	}
@@ -188,7 +204,8 @@ func TestFilesReconcile(t *testing.T) {
 
 // The time a User create and delete hold the engine's writer on the
 // simulated switch's accounts: written at once (each change's fsyncs) and
-// written behind (memory only; Sync runs outside the writer).
+// written behind (memory only, and the Settle the writer calls after the
+// store write of each batch; Sync runs outside the writer).
 //
 //	go test -run '^$' -bench FilesCreateDelete ./internal/accounts/
 func BenchmarkFilesCreateDelete(b *testing.B) {
@@ -208,9 +225,11 @@ func BenchmarkFilesCreateDelete(b *testing.B) {
 				if err := f.CreateHashed(ctx, name, "operator", "/bin/sh", hash); err != nil {
 					b.Fatal(err)
 				}
+				f.Settle(true)
 				if _, err := f.Delete(ctx, name); err != nil {
 					b.Fatal(err)
 				}
+				f.Settle(true)
 			}
 		})
 	}

@@ -23,9 +23,14 @@ import (
 //
 // By default every change is written before it returns. With WriteBehind,
 // Create, CreateHashed, SetShell, Delete and Restore change the accounts in
-// memory (Verify, Lookup and Members see the change at once) and Sync
-// writes them; SetPassword, which no commit of the engine covers, still
-// writes before it returns.
+// memory (Verify, Lookup and Members see the change at once), and only the
+// changes the caller has since declared committed (Settle) are written, by
+// Sync: the engine makes those calls inside its commits, which may still
+// fail or be undone, and a change that reached the files without reaching
+// the store would be "repaired" at the next start by Reconcile at the cost
+// of what it cannot restore (a deleted account's password hash).
+// SetPassword, which no commit of the engine covers, is committed at once
+// and written before it returns.
 type Files struct {
 	dir         string
 	scheme      Scheme
@@ -34,7 +39,11 @@ type Files struct {
 	m           matcher
 
 	mu  sync.Mutex          // serialises changes
-	cur atomic.Pointer[etc] // the accounts as they are; never modified in place
+	cur atomic.Pointer[etc] // the accounts with every change made; never modified in place
+	// committed is cur as of the last Settle(true), with the password
+	// changes made since: what Sync may write. Without WriteBehind it is
+	// always cur. Changed under mu; never modified in place.
+	committed atomic.Pointer[etc]
 
 	syncMu  sync.Mutex // serialises writes of the files; taken after mu, never before
 	written *etc       // the files as on disk (under syncMu)
@@ -48,9 +57,10 @@ type Files struct {
 type FilesOptions struct {
 	Scheme Scheme           // hashes to make; default Yescrypt
 	Now    func() time.Time // clock for shadow dates; default time.Now
-	// WriteBehind makes changes in memory and leaves writing them to Sync
-	// (see Files): the engine's single writer then does no file I/O for a
-	// User, and the commit's answer waits for Sync instead.
+	// WriteBehind makes changes in memory and leaves writing them, once
+	// Settle declares them committed, to Sync (see Files): the engine's
+	// single writer then does no file I/O for a User, and the commit's
+	// answer waits for Sync instead.
 	WriteBehind bool
 }
 
@@ -86,6 +96,7 @@ func OpenFiles(dir string, opts FilesOptions) (*Files, error) {
 			gshadow: table{{"root", "*", "", ""}, {"users", "*", "", ""}},
 		}
 		f.cur.Store(&etc{})
+		f.committed.Store(f.cur.Load())
 		if err := f.commitNow(seed); err != nil {
 			return nil, fmt.Errorf("make account files in %s: %w", dir, err)
 		}
@@ -98,6 +109,7 @@ func OpenFiles(dir string, opts FilesOptions) (*Files, error) {
 		return nil, err
 	}
 	f.cur.Store(e)
+	f.committed.Store(e)
 	f.written = e
 	return f, nil
 }
@@ -153,12 +165,20 @@ func (f *Files) SetShell(ctx context.Context, name, shell string) error {
 	return f.commit(next)
 }
 
-// SetPassword implements Accounts.
+// SetPassword implements Accounts. With WriteBehind, the change is made to
+// the committed accounts (it is a durable step of its own, which no commit
+// of the engine covers) and written with them before it returns; the
+// accounts in memory get it too, unless a change not yet committed
+// replaced the account's password there (a delete, a re-create: they come
+// after this change). The account is looked for among the committed ones,
+// as the store's Users are: one whose delete is not committed yet still
+// has its password changed (kept if the delete is undone), one whose
+// create is not committed yet is not found.
 func (f *Files) SetPassword(ctx context.Context, name, password string) error {
 	if err := CheckPassword(password); err != nil {
 		return err
 	}
-	if _, ok, _ := f.Lookup(ctx, name); !ok {
+	if f.committed.Load().passwd.find(name) < 0 { // before the slow hash
 		return fmt.Errorf("%w: %s", ErrNotFound, name)
 	}
 	hash, err := Hash(password, f.scheme)
@@ -166,12 +186,42 @@ func (f *Files) SetPassword(ctx context.Context, name, password string) error {
 		return err
 	}
 	f.mu.Lock()
-	next := f.cur.Load().clone()
-	if next.passwd.find(name) < 0 {
+	base := f.committed.Load()
+	next, was, ok := withPassword(base, name, hash, f.now())
+	if !ok {
 		f.mu.Unlock()
 		return fmt.Errorf("%w: %s", ErrNotFound, name)
 	}
-	var was []string // the shadow entry before, nil if there was none
+	if !f.writeBehind {
+		defer f.mu.Unlock()
+		return f.commitNow(next)
+	}
+	// The action is answered once the password is on disk, but the write
+	// happens outside f.mu: the changes of the engine's writer need not
+	// wait for it.
+	f.committed.Store(next)
+	if cur := f.cur.Load(); cur == base {
+		f.cur.Store(next)
+	} else if samePassword(cur, base, name) {
+		c, _, _ := withPassword(cur, name, hash, f.now())
+		f.cur.Store(c)
+	}
+	f.mu.Unlock()
+	err = f.Sync(ctx)
+	if err != nil {
+		f.putBackShadow(name, hash, was)
+	}
+	return err
+}
+
+// withPassword returns a copy of e in which name's password is hash,
+// changed now, and name's shadow entry before (nil if there was none); ok
+// is false, and e unchanged, when e has no account name.
+func withPassword(e *etc, name, hash string, now time.Time) (next *etc, was []string, ok bool) {
+	if e.passwd.find(name) < 0 {
+		return e, nil, false
+	}
+	next = e.clone()
 	i := next.shadow.find(name)
 	if i < 0 {
 		next.shadow = append(next.shadow, []string{name, "", "", "0", "99999", "7", "", "", ""})
@@ -182,40 +232,58 @@ func (f *Files) SetPassword(ctx context.Context, name, password string) error {
 	for len(next.shadow[i]) < 9 {
 		next.shadow[i] = append(next.shadow[i], "")
 	}
-	next.shadow[i][1], next.shadow[i][2] = hash, daysNow(f.now())
-	if !f.writeBehind {
-		defer f.mu.Unlock()
-		return f.commitNow(next)
+	next.shadow[i][1], next.shadow[i][2] = hash, daysNow(now)
+	return next, was, true
+}
+
+// samePassword says whether name has an account in both a and b with the
+// same shadow entry.
+func samePassword(a, b *etc, name string) bool {
+	if a.passwd.find(name) < 0 || b.passwd.find(name) < 0 {
+		return false
 	}
-	// The action is answered once the password is on disk, but the write
-	// happens outside f.mu: the changes of the engine's writer need not
-	// wait for it.
-	f.cur.Store(next)
-	f.mu.Unlock()
-	err = f.Sync(ctx)
-	if err != nil {
-		f.putBackShadow(name, hash, was)
+	i, j := a.shadow.find(name), b.shadow.find(name)
+	if i < 0 || j < 0 {
+		return i < 0 && j < 0
 	}
-	return err
+	return slices.Equal(a.shadow[i], b.shadow[j])
 }
 
 // putBackShadow undoes a password change that could not be written: name's
-// shadow entry becomes was again (none if was is nil), unless the entry no
-// longer holds hash (changed since).
+// shadow entry becomes was again (none if was is nil) in the committed
+// accounts and in memory, wherever the entry still holds hash (not changed
+// since).
 func (f *Files) putBackShadow(name, hash string, was []string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	back := f.cur.Load().clone()
-	i := back.shadow.find(name)
-	if i < 0 || back.shadow.field(i, 1) != hash {
-		return
+	for _, p := range []*atomic.Pointer[etc]{&f.committed, &f.cur} {
+		back := p.Load().clone()
+		i := back.shadow.find(name)
+		if i < 0 || back.shadow.field(i, 1) != hash {
+			continue
+		}
+		if was == nil {
+			back.shadow = back.shadow.without(i)
+		} else {
+			back.shadow[i] = was
+		}
+		p.Store(back)
 	}
-	if was == nil {
-		back.shadow = back.shadow.without(i)
+}
+
+// Settle is told, after the changes made since the last Settle, whether
+// they are committed (the engine's store has them): then Sync may write
+// them. If not (the commit was undone), the accounts in memory go back to
+// the committed ones, whatever the undo left. Without WriteBehind every
+// change is written and committed at once, and Settle does nothing.
+func (f *Files) Settle(committed bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if committed {
+		f.committed.Store(f.cur.Load())
 	} else {
-		back.shadow[i] = was
+		f.cur.Store(f.committed.Load())
 	}
-	f.cur.Store(back)
 }
 
 // Delete implements Accounts.
@@ -247,7 +315,8 @@ type Repair struct {
 // stored: set it again with the UserPassword action); a wrong primary group
 // or login shell is put right; an account (UID above SystemGIDMax) that no
 // User has is removed, with its group if that is left empty. It returns
-// what it changed; nothing, when the accounts were right.
+// what it changed; nothing, when the accounts were right. It runs at start,
+// before any change: the accounts in memory are the committed ones.
 func (f *Files) Reconcile(ctx context.Context, want []Account) ([]Repair, error) {
 	for _, w := range want {
 		if err := CheckName("user name", w.Name); err != nil {
@@ -406,8 +475,17 @@ func (f *Files) Restore(ctx context.Context, r *Removed) error {
 		}
 	}
 	next.passwd = append(next.passwd, slices.Clone(r.passwd))
-	if r.shadow != nil {
-		next.shadow = append(next.shadow, slices.Clone(r.shadow))
+	shadow := r.shadow
+	if c := f.committed.Load(); c.passwd.field(c.passwd.find(r.Name), 2) == r.passwd[2] {
+		// The undo of a delete not committed yet: the committed account's
+		// password is the one to keep, should SetPassword have changed it
+		// since the delete.
+		if i := c.shadow.find(r.Name); i >= 0 {
+			shadow = c.shadow[i]
+		}
+	}
+	if shadow != nil {
+		next.shadow = append(next.shadow, slices.Clone(shadow))
 	}
 	for _, g := range r.member {
 		addMember(next.group, 3, g, r.Name)
@@ -449,9 +527,9 @@ func (f *Files) commit(next *etc) error {
 	return f.commitNow(next)
 }
 
-// commitNow writes next to the files, with any change made in memory and
-// not written yet, and then makes it the accounts; if the write fails,
-// nothing changes. The caller holds f.mu.
+// commitNow writes next to the files, with any committed change not
+// written yet, and then makes it the accounts, committed; if the write
+// fails, nothing changes. The caller holds f.mu.
 func (f *Files) commitNow(next *etc) error {
 	f.syncMu.Lock()
 	defer f.syncMu.Unlock()
@@ -460,24 +538,26 @@ func (f *Files) commitNow(next *etc) error {
 	}
 	f.written = next
 	f.cur.Store(next)
+	f.committed.Store(next)
 	return nil
 }
 
-// Sync writes the changes made in memory (WriteBehind) to the files and
-// returns once they are on disk: every change made before Sync was called
-// is durable when it returns nil. Concurrent calls share one write. If the
-// write fails, the files stay as they were and the next Sync tries again.
+// Sync writes the committed accounts (WriteBehind: see Settle) to the files
+// and returns once they are on disk: every change committed before Sync was
+// called is durable when it returns nil; a change not committed never
+// reaches the files. Concurrent calls share one write. If the write fails,
+// the files stay as they were and the next Sync tries again.
 func (f *Files) Sync(ctx context.Context) error {
 	f.syncMu.Lock()
 	defer f.syncMu.Unlock()
-	cur := f.cur.Load()
-	if cur == f.written {
+	committed := f.committed.Load()
+	if committed == f.written {
 		return nil
 	}
-	if err := f.write(f.written, cur); err != nil {
+	if err := f.write(f.written, committed); err != nil {
 		return err
 	}
-	f.written = cur
+	f.written = committed
 	return nil
 }
 

@@ -64,6 +64,14 @@ func (o observed) CreateHashed(ctx context.Context, name, group, shell, hash str
 	return h.CreateHashed(ctx, name, group, shell, hash)
 }
 
+// Settle implements Syncer: the observed accounts' Settle, if they have
+// one.
+func (o observed) Settle(committed bool) {
+	if s, ok := o.Accounts.(Syncer); ok {
+		s.Settle(committed)
+	}
+}
+
 // Sync implements Syncer: the observed accounts' Sync, if they have one.
 func (o observed) Sync(ctx context.Context) error {
 	if s, ok := o.Accounts.(Syncer); ok {

@@ -15,8 +15,9 @@
 //   - State, List, Discover, Replay: operational state, the objects of a
 //     state-only kind, what the switch has by itself, and whether stored
 //     objects must be handed over again at start;
-//   - Reconcile and Sync: for a kind whose I/O is written behind (the
-//     simulated switch's account files), the repair at start and the
+//   - Reconcile, Settle and Sync: for a kind whose I/O is written behind
+//     (the simulated switch's account files), the repair at start, which
+//     applied changes the store has (only those may be written), and the
 //     durability a commit's answer waits for.
 //
 // A backend that can apply several commits at once (one netlink batch, one
@@ -75,13 +76,26 @@ type Driver struct {
 	// for the log. It is for kinds whose stored objects cannot simply be
 	// replayed through Apply (a User's password is not stored).
 	Reconcile func(ctx context.Context, stored []model.Object) (repaired []string, err error)
-	// Sync, if set, makes durable what Apply did to the kind: Apply may
-	// leave it in memory (the simulated switch's account files are written
-	// behind). The engine calls it outside the single writer once a commit
-	// that changed the kind is in the store, and answers that commit only
-	// after it returns; the other commits of the batch do not wait for it.
-	// A crash before it returns loses only what was not answered, and
-	// Reconcile at the next start brings the switch back to the store.
+	// Settle, if set, is told after every batch of commits that applied
+	// changes of the kind whether the store took them (committed true) or
+	// they were undone (false: the store write failed, and Revert has run).
+	// A driver that writes behind must make durable (Sync, and any write of
+	// its own) only changes settled as committed: Apply runs before the
+	// store write, and Sync may run at any time from another commit's
+	// answer, so writing what Apply left in memory could put on disk a
+	// change the store never gets; after a crash Reconcile could only
+	// "repair" it by losing what the store does not hold (a deleted
+	// account's password hash). The engine calls it in the single writer,
+	// before any commit of the batch is answered; it must be quick.
+	Settle func(committed bool)
+	// Sync, if set, makes durable what Apply did to the kind and Settle
+	// declared committed: Apply may leave it in memory (the simulated
+	// switch's account files are written behind). The engine calls it
+	// outside the single writer once a commit that changed the kind is in
+	// the store, and answers that commit only after it returns; the other
+	// commits of the batch do not wait for it. A crash before it returns
+	// loses only what was not answered, and Reconcile at the next start
+	// brings the switch back to the store.
 	Sync func(ctx context.Context) error
 }
 

@@ -42,6 +42,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -63,12 +64,14 @@ type Engine struct {
 	store   store.Config
 	backend backend.Backend
 	drivers map[string]*backend.Driver
-	box     *secrets.Box
-	log     *slog.Logger
-	order   map[string]int // kind name -> position in the registry (apply order)
-	clog    *configlog.Log
-	events  *feed.Broker
-	objects *objCache
+	// settlers are the drivers with a Settle (backend.Driver), once each.
+	settlers []*backend.Driver
+	box      *secrets.Box
+	log      *slog.Logger
+	order    map[string]int // kind name -> position in the registry (apply order)
+	clog     *configlog.Log
+	events   *feed.Broker
+	objects  *objCache
 
 	// MaxBackendBatch bounds how many commits are handed to the backend
 	// at once (0: as many as are batched). 1 turns group commit off for
@@ -99,6 +102,9 @@ func New(reg *model.Registry, st store.Config, be backend.Backend, box *secrets.
 		jobs:    make(chan *job, maxBatch), stopLoop: make(chan struct{}), loopDone: make(chan struct{})}
 	e.events = feed.New(e.publicRevision)
 	for i, k := range reg.Kinds() {
+		if d := e.drivers[k.Name]; d != nil && d.Settle != nil && !slices.Contains(e.settlers, d) {
+			e.settlers = append(e.settlers, d)
+		}
 		e.order[k.Name] = i
 	}
 	e.clog = configlog.New(reg.Lookup(model.State, "ConfigLog"))
@@ -433,6 +439,7 @@ func (e *Engine) replay(ctx context.Context) error {
 	if _, err = e.applyCommits(ctx, []*backend.Commit{{Changes: changes}}); err != nil {
 		return err
 	}
+	e.settle(true) // the store has what was replayed
 	return e.reconcile(ctx)
 }
 

@@ -28,6 +28,9 @@ type fixture struct {
 	sim   *sim.Sim
 	st    *store.Store
 	fault func(backend.Change) error
+	// updateFault, if set, fails the store's next write (fixtures of
+	// newAccountsFixture): the engine must undo what the batch applied.
+	updateFault func() error
 }
 
 func newFixture(t testing.TB, dir string) *fixture {

@@ -210,6 +210,7 @@ func (e *Engine) runBatch(batch []*job) (again []*job) {
 	})
 	if werr != nil {
 		e.revertBackend(ready)
+		e.settle(false)
 		for _, j := range ready {
 			if j.err == nil {
 				if full := apierr.From(werr); full.Code == apierr.CodeStorageFull {
@@ -222,6 +223,9 @@ func (e *Engine) runBatch(batch []*job) (again []*job) {
 		}
 		return again
 	}
+	// Before any answer: a Sync it waits for, or one that another commit's
+	// answer or a UserPassword action runs, writes only what the store has.
+	e.settle(true)
 	for _, j := range ready {
 		syncs := e.syncsOf(j)
 		committed := j.err == nil && j.out != nil && j.out.Revision != 0
@@ -258,6 +262,17 @@ func (e *Engine) runBatch(batch []*job) (again []*job) {
 		close(j.done)
 	}
 	return again
+}
+
+// settle tells the drivers that write behind whether the changes the
+// writer applied since the last call are in the store (committed) or were
+// undone (see backend.Driver.Settle). It is called after every batch,
+// whatever the batch changed: one call per driver is cheaper than finding
+// out which kinds the batch touched (a restore's 100,000 changes).
+func (e *Engine) settle(committed bool) {
+	for _, d := range e.settlers {
+		d.Settle(committed)
+	}
 }
 
 // syncsOf returns the Sync of each driver whose kind j's commit changed

@@ -60,12 +60,28 @@ func newAccountsFixture(t testing.TB, dir string, acc accounts.Accounts, own boo
 	for _, w := range wrap {
 		b = w(b)
 	}
-	f.e = New(model.Builtin(), f.st, b, box, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	f.e = New(model.Builtin(), faultyStore{f.st, f}, b, box, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err := f.e.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.e.Close(); f.st.Close() })
 	return f
+}
+
+// faultyStore is a store whose writes fail while its fixture's
+// updateFault says so.
+type faultyStore struct {
+	*store.Store
+	f *fixture
+}
+
+func (s faultyStore) Update(fn func(tx store.Txn) error) error {
+	if s.f.updateFault != nil {
+		if err := s.f.updateFault(); err != nil {
+			return err
+		}
+	}
+	return s.Store.Update(fn)
 }
 
 func user(name, group, password string) model.Object {

@@ -35,13 +35,13 @@ func (s *Sim) loginShell(defaultShell string) string {
 }
 
 // userDriver applies Users to the accounts. Accounts that write behind
-// (Files with WriteBehind) are synced before a commit with a User is
-// answered, and accounts the switch owns are reconciled with the stored
-// Users at start.
+// (Files with WriteBehind) are told which changes the store has, write only
+// those, and are synced before a commit with a User is answered; accounts
+// the switch owns are reconciled with the stored Users at start.
 func (s *Sim) userDriver() *backend.Driver {
 	d := &backend.Driver{Prepare: s.prepareUser, Apply: s.applyUser}
 	if syncer, ok := s.opts.Accounts.(accounts.Syncer); ok {
-		d.Sync = syncer.Sync
+		d.Settle, d.Sync = syncer.Settle, syncer.Sync
 	}
 	if _, ok := s.opts.Accounts.(accounts.Reconciler); ok && s.opts.OwnAccounts {
 		d.Reconcile = s.reconcileUsers
