@@ -1,7 +1,7 @@
 #!/bin/sh
 # Authenticated HTTPS GET by ObjectId against unauthenticated plain-HTTP GET
 # by ObjectId, measured in one run (internal/auth BenchmarkAuthGetByID).
-# Fails unless the ratio is at least 0.7.
+# Fails unless the ratio is at least 0.85 (issue 16: "at least its current figure"; issue 4 asked 0.7).
 #
 #   bench/auth.sh [rounds]      (default 9 rounds of 4000 requests each)
 set -eu
@@ -15,6 +15,6 @@ echo "$out" | awk '
 }
 END {
 	if (r == "") { print "auth.sh: no ratio in the output" > "/dev/stderr"; exit 2 }
-	if (r + 0 < 0.7) { printf "auth.sh: FAIL: HTTPS+auth / plain HTTP = %s < 0.7\n", r; exit 1 }
-	printf "auth.sh: ok: HTTPS+auth / plain HTTP = %s (target >= 0.7)\n", r
+	if (r + 0 < 0.85) { printf "auth.sh: FAIL: HTTPS+auth / plain HTTP = %s < 0.85\n", r; exit 1 }
+	printf "auth.sh: ok: HTTPS+auth / plain HTTP = %s (target >= 0.85)\n", r
 }'

@@ -192,5 +192,5 @@ func BenchmarkAuthGetByID(b *testing.B) {
 	p, s := median(plain), median(secure)
 	b.ReportMetric(p, "plain-req/s")
 	b.ReportMetric(s, "https-auth-req/s")
-	b.ReportMetric(s/p, "ratio(target>=0.7)")
+	b.ReportMetric(s/p, "ratio(target>=0.85)")
 }
