@@ -483,7 +483,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			last = rev
 			continue
 		}
-		oldest := oldestKept(s.eng.Revision())
+		oldest := history.OldestKept(s.eng.Revision())
 		if rev >= oldest {
 			// Kept, yet unreadable: the store failed. The client is told
 			// which revision it misses; the stream goes on.
@@ -582,16 +582,6 @@ func (s *Server) feedWriteTimeout() time.Duration {
 		return FeedWriteTimeoutDefault
 	}
 	return s.FeedWriteTimeout
-}
-
-// oldestKept is the oldest revision whose record the store keeps when the
-// running revision is cur: revisions are gapless and the last history.Kept
-// are kept.
-func oldestKept(cur uint64) uint64 {
-	if cur < history.Kept {
-		return 1
-	}
-	return cur - history.Kept + 1
 }
 
 // goneNotice is the error event's data for revisions first..next-1, pushed

@@ -34,6 +34,15 @@ import (
 // a change-feed subscriber.
 const Kept = store.MaxRevisions
 
+// OldestKept is the oldest revision whose record is kept when the running
+// revision is cur: revisions are gapless and the last Kept are kept.
+func OldestKept(cur uint64) uint64 {
+	if cur < Kept {
+		return 1
+	}
+	return cur - Kept + 1
+}
+
 // History reads the revisions of an engine, rolls it back, and keeps the
 // timer of its confirmed commits. Make one per engine, before the first
 // commit that asks for a confirmation, and Start it after the engine.

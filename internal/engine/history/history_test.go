@@ -155,3 +155,17 @@ func TestConfirmedCommitAcrossRestart(t *testing.T) {
 		t.Fatal("confirmed object missing")
 	}
 }
+
+func TestOldestKept(t *testing.T) {
+	for _, tc := range []struct{ cur, want uint64 }{
+		{0, 1},
+		{1, 1},
+		{Kept, 1},
+		{Kept + 1, 2},
+		{100000, 100000 - Kept + 1},
+	} {
+		if got := OldestKept(tc.cur); got != tc.want {
+			t.Errorf("OldestKept(%d) = %d; want %d", tc.cur, got, tc.want)
+		}
+	}
+}
