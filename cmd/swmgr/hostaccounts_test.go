@@ -50,7 +50,8 @@ func TestHostAccountsAsRoot(t *testing.T) {
 	// The simulated switch, with the host's accounts; no first admin (that
 	// would be a real account too): the local admin works over loopback
 	// HTTP without credentials.
-	s := startSwmgr(t, &serveOptions{dataDir: t.TempDir(), accounts: &accounts.OS{}, noFirstAdmin: true})
+	dataDir := t.TempDir()
+	s := startSwmgr(t, &serveOptions{dataDir: dataDir, accountsFrom: "host", noFirstAdmin: true})
 	first, second := "Host-Pass-"+rand.Text()[:10], "Host-Pass-"+rand.Text()[:10]
 
 	s.want(s.req(false, "POST", "/config/User", "", "", `{"Name":"`+name+`","Group":"`+group+`","Password":"`+first+`","DefaultShell":"Bash"}`), 201, "create")
@@ -62,8 +63,8 @@ func TestHostAccountsAsRoot(t *testing.T) {
 	if etcEntry(t, "group", group) == "" {
 		t.Errorf("group %s is not in /etc/group", group)
 	}
-	if pw := etcEntry(t, "passwd", name); !strings.HasSuffix(pw, ":/home/"+name+":/bin/bash") {
-		t.Errorf("/etc/passwd entry %q", pw)
+	if pw := etcEntry(t, "passwd", name); !strings.HasSuffix(pw, ":"+accounts.Marker+":/home/"+name+":/bin/bash") {
+		t.Errorf("/etc/passwd entry %q: want the comment %q (swmgr made it), home and shell", pw, accounts.Marker)
 	}
 
 	u := cred{name, first}
@@ -94,6 +95,75 @@ func TestHostAccountsAsRoot(t *testing.T) {
 	for _, sec := range []string{first, second, hash} {
 		if strings.Contains(s.logs.String(), sec) {
 			t.Errorf("the log holds %q", sec)
+		}
+	}
+
+	// A start reconciles the accounts swmgr made with the stored Users: one
+	// that no User has (a crash between useradd and the store's write
+	// leaves one) is removed; a User whose account is gone gets it back,
+	// locked. A host account swmgr did not make is never touched.
+	kept, leftover, foreign := "swmgrtk"+suffix, "swmgrtl"+suffix, "swmgrto"+suffix
+	t.Cleanup(func() {
+		for _, n := range []string{kept, leftover, foreign} {
+			if etcEntry(t, "passwd", n) != "" {
+				exec.Command("userdel", "-r", n).Run()
+			}
+		}
+	})
+	s.want(s.req(false, "POST", "/config/User", "", "", `{"Name":"`+kept+`","Group":"users","Password":"`+first+`"}`), 201, "create")
+	s.stop()
+	for _, c := range [][]string{
+		{"userdel", "-r", kept},
+		{"useradd", "-m", "-c", accounts.Marker, "-g", "users", leftover},
+		{"useradd", "-m", "-c", "made by hand", "-g", "users", foreign},
+	} {
+		if out, err := exec.Command(c[0], c[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v %s", c, err, out)
+		}
+	}
+	s = startSwmgr(t, &serveOptions{dataDir: dataDir, accountsFrom: "host", noFirstAdmin: true})
+	if etcEntry(t, "passwd", leftover) != "" {
+		t.Errorf("%s, made by swmgr (by its comment) and no User's, survived the start", leftover)
+	}
+	if etcEntry(t, "passwd", foreign) == "" {
+		t.Errorf("%s, a host account swmgr did not make, was removed", foreign)
+	}
+	if sh := etcEntry(t, "shadow", kept); !strings.HasPrefix(strings.Split(sh+":", ":")[1], "!") {
+		t.Errorf("the account of User %s, removed by hand, came back as %q; want it made again, locked", kept, sh)
+	}
+	if !strings.Contains(s.logs.String(), "made account "+kept+" with a locked password") {
+		t.Errorf("the repairs are not in the log:\n%s", s.logs)
+	}
+	s.want(s.as(cred{kept, first}, "GET", "/config/Users", ""), 401, "login to a re-made, locked account")
+	s.want(s.req(false, "DELETE", "/config/User?Name="+kept, "", "", ""), 200, "delete")
+	if etcEntry(t, "passwd", kept) != "" {
+		t.Errorf("%s is still in /etc/passwd after its User's delete", kept)
+	}
+}
+
+// TestAccountsFlag: --accounts picks whose accounts Users are; host needs
+// root and is the host's own tools (accounts.OS).
+func TestAccountsFlag(t *testing.T) {
+	root := os.Geteuid() == 0
+	for _, tc := range []struct {
+		value   string
+		wantErr string // "" : accepted
+		host    bool   // the accounts are the host's
+	}{
+		{value: ""},
+		{value: "own"},
+		{value: "host", host: root, wantErr: map[bool]string{true: "", false: "need root"}[root]},
+		{value: "HOST", wantErr: `--accounts "HOST": use own or host`},
+		{value: "ldap", wantErr: `--accounts "ldap": use own or host`},
+	} {
+		o := &serveOptions{accountsFrom: tc.value, dataDir: t.TempDir()}
+		err := o.defaults()
+		if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
+			t.Errorf("--accounts %q: %v, want error %q", tc.value, err, tc.wantErr)
+			continue
+		}
+		if _, isOS := o.accounts.(*accounts.OS); err == nil && isOS != tc.host {
+			t.Errorf("--accounts %q: the host's accounts %v, want %v", tc.value, isOS, tc.host)
 		}
 	}
 }

@@ -45,6 +45,18 @@ func (o *serveOptions) defaults() error {
 	default:
 		return fmt.Errorf("--local-others %q: use read or refuse", o.localOthers)
 	}
+	switch o.accountsFrom {
+	case "", "own":
+	case "host":
+		if os.Geteuid() != 0 {
+			return errors.New("--accounts host makes the Users accounts of this machine with useradd, usermod, userdel and chpasswd, which need root: run as root, or use --accounts own")
+		}
+		if o.accounts == nil {
+			o.accounts = &accounts.OS{}
+		}
+	default:
+		return fmt.Errorf("--accounts %q: use own or host", o.accountsFrom)
+	}
 	if o.headerTimeout == 0 {
 		o.headerTimeout = defaultHeaderTimeout
 	}

@@ -63,6 +63,7 @@ type serveOptions struct {
 	// Set by tests only.
 	accounts     accounts.Accounts                // instead of the backend's own
 	noFirstAdmin bool                             // do not make the first admin
+	accountsFrom string                           // --accounts: own or host
 	throttle     auth.ThrottleOptions             // login throttle settings
 	logOut       io.Writer                        // instead of stderr
 	ready        func(httpAddr, httpsAddr string) // called once listening
@@ -98,6 +99,7 @@ func serveCommand() *cobra.Command {
 	f.StringVar(&o.tlsKey, "tls-key", "", "private key of --tls-cert (PEM)")
 	f.StringVar(&o.adminPasswordFile, "admin-password-file", "", "file holding the first admin's password (else $"+adminPasswordEnv+", else generated into <data-dir>/"+initialPasswordFile+")")
 	f.StringVar(&o.backend, "backend", "sim", "switch backend: sim (simulated switch) or linux (this machine's kernel)")
+	f.StringVar(&o.accountsFrom, "accounts", "own", "whose accounts Users are: own (passwd and shadow files of swmgr's own in the data directory) or host (this machine's, made with useradd & co; needs root)")
 	f.StringVar(&o.netns, "netns", "", "linux backend: the switch's network namespace (default: swmgr's own)")
 	f.StringVar(&o.portMap, "port-map", "", "linux backend: file of \"fpPort<N> <netdev>\" lines (default: netdevs swp<N> or fpPort<N> are fpPort<N>)")
 	f.IntVar(&o.ports, "ports", 32, "front-panel ports of the simulated switch")

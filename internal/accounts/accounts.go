@@ -81,11 +81,12 @@ type Syncer interface {
 	Sync(ctx context.Context) error
 }
 
-// Reconciler is Accounts that belong to swmgr alone (the simulated
-// switch's files), which can be made to match the store at start.
+// Reconciler is Accounts that can be made to match the store at start:
+// all of them when they belong to swmgr alone (Files, the simulated
+// switch's), only those swmgr made on a host (OS, by their Marker).
 type Reconciler interface {
-	// Reconcile makes the accounts exactly want (name, group, shell) and
-	// reports what it changed.
+	// Reconcile makes the accounts swmgr owns exactly want (name, group,
+	// shell) and reports what it changed.
 	Reconcile(ctx context.Context, want []Account) ([]Repair, error)
 }
 

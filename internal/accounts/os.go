@@ -184,7 +184,7 @@ func (o *OS) create(ctx context.Context, name, group, shell, secret string, hash
 		}
 		groupMade = true
 	}
-	if err := o.run(ctx, "", "useradd", true, "-m", "-g", group, "-s", shell, name); err != nil {
+	if err := o.run(ctx, "", "useradd", true, "-m", "-c", Marker, "-g", group, "-s", shell, name); err != nil {
 		o.undo(ctx, "", group, groupMade)
 		if status(err) == exitUserExists {
 			return fmt.Errorf("%w: %s", ErrExists, name)
@@ -196,6 +196,115 @@ func (o *OS) create(ctx context.Context, name, group, shell, secret string, hash
 		return fmt.Errorf("set the password of %s: %w", name, err)
 	}
 	return nil
+}
+
+// Marker is the comment (GECOS) field of the accounts OS makes: Reconcile
+// touches those and no other account of the host.
+const Marker = "swmgr"
+
+// Reconcile implements Reconciler for the accounts swmgr made (their
+// comment is Marker), never another account of the host: a marked account
+// that no User has is removed (a crash between useradd and the store's
+// write leaves one), a missing one is made with a locked password (the
+// password was never stored: set it with UserPassword), a wrong primary
+// group or login shell is put right. A host account that swmgr did not make
+// but that a User names is left as it is, and reported.
+func (o *OS) Reconcile(ctx context.Context, want []Account) ([]Repair, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	e, err := o.read()
+	if err != nil {
+		return nil, err
+	}
+	ctx = context.WithoutCancel(ctx)
+	wanted := make(map[string]Account, len(want))
+	for _, w := range want {
+		wanted[w.Name] = w
+	}
+	var did []Repair
+	for i := range e.passwd {
+		name := e.passwd.field(i, 0)
+		if _, ok := wanted[name]; ok || e.passwd.field(i, 4) != Marker {
+			continue
+		}
+		a, _ := e.lookup(name)
+		if err := o.run(ctx, "", "userdel", true, "-r", name); err != nil && status(err) != exitHomeNotFreed {
+			return did, fmt.Errorf("remove account %s, which no User has: %w", name, err)
+		}
+		gone := []string{name}
+		if after, err := o.read(); err == nil && a.GID > SystemGIDMax {
+			if _, still := after.gid(a.Group); still && after.groupEmpty(a.Group, a.GID) && !wantsGroup(want, a.Group) {
+				if o.run(ctx, "", "groupdel", true, a.Group) == nil {
+					gone = append(gone, a.Group)
+				}
+			}
+		}
+		scrubBackups(o.etcDir(), gone)
+		did = append(did, Repair{Account: name, Did: "removed account " + name + ": swmgr made it and no User has it"})
+	}
+	if e, err = o.read(); err != nil {
+		return did, err
+	}
+	for _, w := range want {
+		a, ok := e.lookup(w.Name)
+		switch {
+		case !ok:
+			groupMade := false
+			if _, ok := e.gid(w.Group); !ok {
+				if err := o.run(ctx, "", "groupadd", true, w.Group); err != nil {
+					return did, fmt.Errorf("make group %s: %w", w.Group, err)
+				}
+				groupMade = true
+			}
+			// useradd leaves the password locked ("!" in shadow).
+			if err := o.run(ctx, "", "useradd", true, "-m", "-c", Marker, "-g", w.Group, "-s", w.Shell, w.Name); err != nil {
+				o.undo(ctx, "", w.Group, groupMade)
+				return did, fmt.Errorf("make account %s: %w", w.Name, err)
+			}
+			did = append(did, Repair{Account: w.Name, Did: "made account " + w.Name + " with a locked password: its User had none on this host (set it with the UserPassword action)"})
+		case e.passwd.field(e.passwd.find(w.Name), 4) != Marker:
+			did = append(did, Repair{Account: w.Name, Did: "left account " + w.Name + " as it is: a host account that swmgr did not make has this User's name"})
+		default:
+			if a.Group != w.Group {
+				gid, ok := e.gid(w.Group)
+				if !ok {
+					if err := o.run(ctx, "", "groupadd", true, w.Group); err != nil {
+						return did, fmt.Errorf("make group %s: %w", w.Group, err)
+					}
+					if e, err = o.read(); err != nil {
+						return did, err
+					}
+					if gid, ok = e.gid(w.Group); !ok {
+						return did, fmt.Errorf("make group %s: groupadd left no entry", w.Group)
+					}
+				}
+				// By number: usermod -P looks a group name up on the
+				// host, not under the prefix.
+				if err := o.run(ctx, "", "usermod", true, "-g", strconv.Itoa(gid), w.Name); err != nil {
+					return did, fmt.Errorf("set the group of %s: %w", w.Name, err)
+				}
+				did = append(did, Repair{Account: w.Name, Did: "set the primary group of " + w.Name + " to " + w.Group + " (was " + a.Group + ")"})
+			}
+			if a.Shell != w.Shell {
+				if err := o.run(ctx, "", "usermod", true, "-s", w.Shell, w.Name); err != nil {
+					return did, fmt.Errorf("set the shell of %s: %w", w.Name, err)
+				}
+				did = append(did, Repair{Account: w.Name, Did: "set the login shell of " + w.Name + " to " + w.Shell + " (was " + a.Shell + ")"})
+			}
+		}
+	}
+	return did, nil
+}
+
+// wantsGroup says whether an account of want has group as its primary
+// group.
+func wantsGroup(want []Account, group string) bool {
+	for _, w := range want {
+		if w.Group == group {
+			return true
+		}
+	}
+	return false
 }
 
 // undo removes an account (if name is not "") and a group (if made) that a

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -130,4 +131,90 @@ func TestOSCreateFailureLeavesNothing(t *testing.T) {
 		t.Errorf("account files changed:\n%s", got)
 	}
 	noTrace(t, root, "swmgrtf", "swmgrtfg")
+}
+
+// TestOSReconcile: at start the accounts swmgr made on a host (their
+// comment is Marker) become those of the stored Users, and no other
+// account of the host is touched, whatever its name.
+func TestOSReconcile(t *testing.T) {
+	ctx := context.Background()
+	root := prefixRoot(t)
+	etcDir := filepath.Join(root, "etc")
+	o := &OS{Prefix: root, Scheme: SHA512}
+	// Made by swmgr: kept (right), kept (shell and group wrong), removed
+	// (no User has it; its group goes with it). Made by hand: a User's
+	// name (left alone), and one no User has (left alone).
+	for _, a := range []struct{ name, group, shell string }{
+		{"swmgrrkeep", "swmgrrg", "/bin/bash"},
+		{"swmgrrfix", "swmgrrg", "/bin/sh"},
+		{"swmgrrgone", "swmgrrgoneg", "/bin/bash"},
+	} {
+		if err := o.Create(ctx, a.name, a.group, a.shell, "some-password"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"swmgrrhand", "swmgrrhost"} {
+		if err := o.run(ctx, "", "useradd", true, "-m", "-c", "made by hand", "-g", "users", "-s", "/bin/bash", name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if f := strings.Split(line(t, etcDir, passwdFile, "swmgrrkeep"), ":"); f[4] != Marker {
+		t.Fatalf("an account OS made has comment %q, want %q", f[4], Marker)
+	}
+	keepHash := strings.Split(line(t, etcDir, shadowFile, "swmgrrkeep"), ":")[1]
+	want := []Account{
+		{Name: "swmgrrkeep", Group: "swmgrrg", Shell: "/bin/bash"},
+		{Name: "swmgrrfix", Group: "swmgrrg2", Shell: "/usr/bin/swmgr"},
+		{Name: "swmgrrnew", Group: "swmgrrg", Shell: "/bin/bash"},
+		{Name: "swmgrrhand", Group: "swmgrrg", Shell: "/usr/bin/swmgr"},
+	}
+	did, err := o.Reconcile(ctx, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var said []string
+	for _, r := range did {
+		said = append(said, r.Account+": "+r.Did)
+	}
+	t.Logf("repairs:\n%s", strings.Join(said, "\n"))
+	for _, w := range []string{"swmgrrgone: removed", "swmgrrnew: made", "swmgrrfix: set the primary group", "swmgrrfix: set the login shell", "swmgrrhand: left"} {
+		if !slices.ContainsFunc(said, func(s string) bool { return strings.HasPrefix(s, w) }) {
+			t.Errorf("no repair %q reported", w)
+		}
+	}
+	if len(did) != 5 {
+		t.Errorf("%d repairs, want 5", len(did))
+	}
+	noTrace(t, root, "swmgrrgone", "swmgrrgoneg")
+	for _, c := range []struct{ name, group, shell, comment string }{
+		{"swmgrrkeep", "swmgrrg", "/bin/bash", Marker},
+		{"swmgrrfix", "swmgrrg2", "/usr/bin/swmgr", Marker},
+		{"swmgrrnew", "swmgrrg", "/bin/bash", Marker},
+		{"swmgrrhand", "users", "/bin/bash", "made by hand"},
+		{"swmgrrhost", "users", "/bin/bash", "made by hand"},
+	} {
+		a, ok, err := o.Lookup(ctx, c.name)
+		if err != nil || !ok {
+			t.Errorf("%s: %v %v", c.name, ok, err)
+			continue
+		}
+		if a.Group != c.group || a.Shell != c.shell {
+			t.Errorf("%s: group %s shell %s, want %s %s", c.name, a.Group, a.Shell, c.group, c.shell)
+		}
+		if f := strings.Split(line(t, etcDir, passwdFile, c.name), ":"); f[4] != c.comment {
+			t.Errorf("%s: comment %q, want %q", c.name, f[4], c.comment)
+		}
+	}
+	if h := strings.Split(line(t, etcDir, shadowFile, "swmgrrkeep"), ":")[1]; h != keepHash {
+		t.Errorf("the password of an account that was right changed")
+	}
+	if h := strings.Split(line(t, etcDir, shadowFile, "swmgrrnew"), ":")[1]; !strings.HasPrefix(h, "!") {
+		t.Errorf("a made account's password is %q, want locked", h)
+	}
+	checkVerify(t, o, "swmgrrnew", "some-password", false, "")
+	// A second pass has nothing left to do but the account made by hand.
+	did, err = o.Reconcile(ctx, want)
+	if err != nil || len(did) != 1 || did[0].Account != "swmgrrhand" {
+		t.Errorf("second reconcile: %v %v", did, err)
+	}
 }

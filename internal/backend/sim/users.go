@@ -37,13 +37,14 @@ func (s *Sim) loginShell(defaultShell string) string {
 // userDriver applies Users to the accounts. Accounts that write behind
 // (Files with WriteBehind) are told which changes the store has, write only
 // those, and are synced before a commit with a User is answered; accounts
-// the switch owns are reconciled with the stored Users at start.
+// that can be reconciled (all of them when the switch owns them, those
+// swmgr made on a host) are made those of the stored Users at start.
 func (s *Sim) userDriver() *backend.Driver {
 	d := &backend.Driver{Prepare: s.prepareUser, Apply: s.applyUser}
 	if syncer, ok := s.opts.Accounts.(accounts.Syncer); ok {
 		d.Settle, d.Sync = syncer.Settle, syncer.Sync
 	}
-	if _, ok := s.opts.Accounts.(accounts.Reconciler); ok && s.opts.OwnAccounts {
+	if _, ok := s.opts.Accounts.(accounts.Reconciler); ok {
 		d.Reconcile = s.reconcileUsers
 	}
 	return d
@@ -51,7 +52,9 @@ func (s *Sim) userDriver() *backend.Driver {
 
 // reconcileUsers makes the switch's own accounts those of the stored Users:
 // a power loss can leave the account files behind the store (they are
-// written beside it, not before it), and files edited by hand can differ.
+// written beside it, not before it), a crash can leave a host's accounts
+// ahead of it (their tools run before the store's write), and files edited
+// by hand can differ.
 func (s *Sim) reconcileUsers(ctx context.Context, stored []model.Object) ([]string, error) {
 	want := make([]accounts.Account, len(stored))
 	for i, u := range stored {
