@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -187,6 +188,32 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// unreadQuery refuses a query parameter that a create, an action or a
+// request by ObjectId would not read: they take their fields from the body
+// and their object from the path, so such a parameter (POST
+// /action/SaveConfig?DstFileURI=..., DELETE /config/NtpServer/<id>?IpAddr=...)
+// would be ignored and the client told Success for something else than it
+// asked. dry_run is the one parameter they all take.
+func unreadQuery(route Route, method string, query url.Values) error {
+	if route.ID == "" && method != http.MethodPost {
+		return nil // lists and requests by key read theirs (pageParams, ParseQuery)
+	}
+	for name := range query {
+		if name == "dry_run" {
+			continue
+		}
+		what := "a create takes its fields in the body"
+		switch {
+		case route.ID != "":
+			what = "a request by ObjectId names its object in the path and takes its fields in the body"
+		case route.Class == model.Action:
+			what = "an action takes its fields in the body"
+		}
+		return apierr.BadRequest(apierr.CodeUnknownField, route.Kind.Name, name, "query parameter %q is not read here: %s; the query string takes only dry_run", name, what)
+	}
+	return nil
+}
+
 // repeatableParam: NextMarker may repeat (the FlexSwitch SDK sends it back
 // and it is ignored); any other query parameter given twice is a 400.
 func repeatableParam(name string) bool { return name == "NextMarker" }
@@ -234,6 +261,12 @@ type request struct {
 
 func (q *request) serve() error {
 	if err := q.readBody(); err != nil {
+		if q.info != nil {
+			q.s.eng.Log(q.r.Context(), q.meta, q.info, err)
+		}
+		return err
+	}
+	if err := unreadQuery(q.route, q.r.Method, q.r.URL.Query()); err != nil {
 		if q.info != nil {
 			q.s.eng.Log(q.r.Context(), q.meta, q.info, err)
 		}
@@ -538,7 +571,7 @@ func (q *request) get() error {
 func readsOneByID(r *http.Request, route Route) bool {
 	k := route.Kind
 	return (r.Method == http.MethodGet || r.Method == http.MethodHead) && route.ID != "" && !route.Plural &&
-		(r.ContentLength == 0 || r.Body == nil || r.Body == http.NoBody) &&
+		(r.ContentLength == 0 || r.Body == nil || r.Body == http.NoBody) && r.URL.RawQuery == "" &&
 		k.Class != model.State && k.Source != model.SourceConfigLog
 }
 

@@ -134,6 +134,17 @@ func TestBadInputsChangeNothing(t *testing.T) {
 		{"read-only MAC", "PATCH", "/config/Port", `{"IntfRef":"fpPort1","MacAddr":"00:00:00:00:00:01"}`, nil, 400, "read_only_field"},
 		{"query key disagrees with body", "PATCH", "/config/NtpServer?IpAddr=10.0.0.9", `{"IpAddr":"10.0.0.8","MinPoll":5}`, nil, 400, "invalid_value"},
 		{"non-key in query", "GET", "/config/NtpServer?MinPoll=6", ``, nil, 400, "unknown_field"},
+		// A query parameter a request does not read is refused, not ignored:
+		// the client would be told Success for something else than it asked.
+		{"key in the query of a create", "POST", "/config/NtpServer?IpAddr=10.1.1.2", `{"IpAddr":"10.1.1.1"}`, nil, 400, "unknown_field"},
+		{"field in the query of a create", "POST", "/config/NtpServer?MinPoll=7", `{"IpAddr":"10.1.1.1"}`, nil, 400, "unknown_field"},
+		{"unknown parameter on a create", "POST", "/config/Vrf?Bogus=1", `{"Vrf":"blue"}`, nil, 400, "unknown_field"},
+		{"field in the query of an action", "POST", "/action/Rollback?dry_run=true&Revision=2", `{"Revision":1}`, nil, 400, "unknown_field"},
+		{"key in the query of an update by id", "PATCH", "/config/NtpServer/" + ids["ntp"] + "?IpAddr=10.0.0.8", `{"MinPoll":5}`, nil, 400, "unknown_field"},
+		{"key in the query of a delete by id", "DELETE", "/config/NtpServer/" + ids["ntp"] + "?IpAddr=10.0.0.8", ``, nil, 400, "unknown_field"},
+		{"key in the query of a read by id", "GET", "/config/NtpServer/" + ids["ntp"] + "?IpAddr=10.0.0.8", ``, nil, 400, "unknown_field"},
+		{"key in the query of a state read by id", "GET", "/state/NtpServer/" + ids["ntp"] + "?IpAddr=10.0.0.8", ``, nil, 400, "unknown_field"},
+		{"key in the query of a staged create", "POST", "/candidates/" + ids["cand"] + "/config/NtpServer?IpAddr=10.1.1.2", `{"IpAddr":"10.1.1.1"}`, nil, 400, "unknown_field"},
 		// Unknown kinds, keys and ids.
 		{"unknown kind", "POST", "/config/Widget", `{"WidgetId":10}`, nil, 404, "unknown_kind"},
 		{"unknown kind plural", "GET", "/config/Widgets", ``, nil, 404, "unknown_kind"},

@@ -135,6 +135,12 @@ func (s *Server) stagedEdit(r *http.Request, se stagedEdit) (engine.Edit, error)
 	if err != nil {
 		return engine.Edit{}, apierr.BadRequest(apierr.CodeInvalidValue, "Candidate", "Path", "Path %q: %v", se.Path, err)
 	}
+	if err := unreadQuery(route, se.Method, sub.URL.Query()); err != nil {
+		return engine.Edit{}, err
+	}
+	if err := unreadQuery(route, se.Method, sub.URL.Query()); err != nil {
+		return engine.Edit{}, err
+	}
 	if se.IfMatch != "" {
 		sub.Header.Set("If-Match", se.IfMatch)
 	}
