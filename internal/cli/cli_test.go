@@ -388,6 +388,25 @@ func TestHistoryDiffRollback(t *testing.T) {
 	}
 }
 
+// A revision the switch has not reached yet is an error, not an empty
+// change set: "rollback 999999" must not say "Loaded 0 changes".
+func TestRevisionNotReached(t *testing.T) {
+	srv := startServer(t)
+	for _, line := range []string{
+		"show config diff 999999",
+		"show config diff 1 999999",
+		"enable\nconfig\nrollback 999999",
+	} {
+		out, err := run(t, srv, line+"\n")
+		if err == nil || !strings.Contains(out, "ERROR: no revision 999999; the running revision is ") {
+			t.Errorf("%q: err %v, output:\n%s", line, err, out)
+		}
+		if strings.Contains(out, "Loaded") {
+			t.Errorf("%q loaded a rollback:\n%s", line, out)
+		}
+	}
+}
+
 func TestConfirmedApply(t *testing.T) {
 	srv := startServer(t)
 	out, err := run(t, srv, "enable\nconfig\nvrf conf1\nexit\napply confirmed 5\nconfirm\nshow running-config\nshow running_config full | include conf1\n")
