@@ -11,8 +11,10 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -188,17 +190,24 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// unreadQuery refuses a query parameter that a create, an action or a
-// request by ObjectId would not read: they take their fields from the body
-// and their object from the path, so such a parameter (POST
+// unreadInput refuses a query parameter that a create, an action or a
+// request by ObjectId would not read, and a body field that a read or a
+// delete by ObjectId would not: they take their fields from the body and
+// their object from the path, so such a parameter (POST
 // /action/SaveConfig?DstFileURI=..., DELETE /config/NtpServer/<id>?IpAddr=...)
-// would be ignored and the client told Success for something else than it
-// asked. dry_run is the one parameter they all take.
-func unreadQuery(route Route, method string, query url.Values) error {
+// or body (DELETE /config/NtpServer/<id> {"IpAddr": ...}) would be ignored
+// and the client told Success for something else than it asked. dry_run is
+// the one parameter they all take.
+func unreadInput(route Route, method string, query url.Values, body model.Body) error {
+	if route.ID != "" && method != http.MethodPatch {
+		for _, name := range slices.Sorted(maps.Keys(body)) {
+			return apierr.BadRequest(apierr.CodeUnknownField, route.Kind.Name, name, "field %q is not read here: a %s by ObjectId names its object in the path and takes no body", name, method)
+		}
+	}
 	if route.ID == "" && method != http.MethodPost {
 		return nil // lists and requests by key read theirs (pageParams, ParseQuery)
 	}
-	for name := range query {
+	for _, name := range slices.Sorted(maps.Keys(query)) {
 		if name == "dry_run" {
 			continue
 		}
@@ -266,7 +275,7 @@ func (q *request) serve() error {
 		}
 		return err
 	}
-	if err := unreadQuery(q.route, q.r.Method, q.r.URL.Query()); err != nil {
+	if err := unreadInput(q.route, q.r.Method, q.r.URL.Query(), q.body); err != nil {
 		if q.info != nil {
 			q.s.eng.Log(q.r.Context(), q.meta, q.info, err)
 		}

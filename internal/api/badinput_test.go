@@ -144,6 +144,8 @@ func TestBadInputsChangeNothing(t *testing.T) {
 		{"key in the query of a delete by id", "DELETE", "/config/NtpServer/" + ids["ntp"] + "?IpAddr=10.0.0.8", ``, nil, 400, "unknown_field"},
 		{"key in the query of a read by id", "GET", "/config/NtpServer/" + ids["ntp"] + "?IpAddr=10.0.0.8", ``, nil, 400, "unknown_field"},
 		{"key in the query of a state read by id", "GET", "/state/NtpServer/" + ids["ntp"] + "?IpAddr=10.0.0.8", ``, nil, 400, "unknown_field"},
+		{"key in the body of a delete by id", "DELETE", "/config/NtpServer/" + ids["ntp"], `{"IpAddr":"10.0.0.8"}`, nil, 400, "unknown_field"},
+		{"unknown field in the body of a read by id", "GET", "/config/NtpServer/" + ids["ntp"], `{"Bogus":1}`, nil, 400, "unknown_field"},
 		{"key in the query of a staged create", "POST", "/candidates/" + ids["cand"] + "/config/NtpServer?IpAddr=10.1.1.2", `{"IpAddr":"10.1.1.1"}`, nil, 400, "unknown_field"},
 		// Unknown kinds, keys and ids.
 		{"unknown kind", "POST", "/config/Widget", `{"WidgetId":10}`, nil, 404, "unknown_kind"},

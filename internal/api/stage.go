@@ -135,12 +135,6 @@ func (s *Server) stagedEdit(r *http.Request, se stagedEdit) (engine.Edit, error)
 	if err != nil {
 		return engine.Edit{}, apierr.BadRequest(apierr.CodeInvalidValue, "Candidate", "Path", "Path %q: %v", se.Path, err)
 	}
-	if err := unreadQuery(route, se.Method, sub.URL.Query()); err != nil {
-		return engine.Edit{}, err
-	}
-	if err := unreadQuery(route, se.Method, sub.URL.Query()); err != nil {
-		return engine.Edit{}, err
-	}
 	if se.IfMatch != "" {
 		sub.Header.Set("If-Match", se.IfMatch)
 	}
@@ -152,6 +146,9 @@ func (s *Server) stagedEdit(r *http.Request, se stagedEdit) (engine.Edit, error)
 			}
 			return engine.Edit{}, err
 		}
+	}
+	if err := unreadInput(route, se.Method, sub.URL.Query(), q.body); err != nil {
+		return engine.Edit{}, err
 	}
 	ed := engine.Edit{Kind: q.kind, Op: op, IfMatch: ifMatchHeader(sub)}
 	if op != backend.Create {
