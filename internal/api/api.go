@@ -621,6 +621,11 @@ func (q *request) logEntry(dst []byte) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
+	for n := range fields {
+		if n != "SeqNum" { // as target() refuses a non-key: it would not filter
+			return dst, apierr.BadRequest(apierr.CodeUnknownField, q.kind.Name, n, "%s is not a key of %s; the query string names an entry by its SeqNum", n, q.kind.Name)
+		}
+	}
 	body, err := q.kind.Parse(q.body)
 	if err != nil {
 		return dst, err

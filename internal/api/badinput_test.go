@@ -134,6 +134,7 @@ func TestBadInputsChangeNothing(t *testing.T) {
 		{"read-only MAC", "PATCH", "/config/Port", `{"IntfRef":"fpPort1","MacAddr":"00:00:00:00:00:01"}`, nil, 400, "read_only_field"},
 		{"query key disagrees with body", "PATCH", "/config/NtpServer?IpAddr=10.0.0.9", `{"IpAddr":"10.0.0.8","MinPoll":5}`, nil, 400, "invalid_value"},
 		{"non-key in query", "GET", "/config/NtpServer?MinPoll=6", ``, nil, 400, "unknown_field"},
+		{"non-key in the query of a config log read", "GET", "/state/ConfigLog?SeqNum=1&API=ntpserver", ``, nil, 400, "unknown_field"},
 		// A query parameter a request does not read is refused, not ignored:
 		// the client would be told Success for something else than it asked.
 		{"key in the query of a create", "POST", "/config/NtpServer?IpAddr=10.1.1.2", `{"IpAddr":"10.1.1.1"}`, nil, 400, "unknown_field"},
