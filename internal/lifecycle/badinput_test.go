@@ -210,3 +210,25 @@ func TestSaveDryRunChecksTheDestination(t *testing.T) {
 		t.Error("a file that is not a configuration was overwritten")
 	}
 }
+
+// TestArchiveEncryptionCannotBeClearedByPatch: a stored Passphrase is kept
+// by a PATCH that sends "" (reads return "" for it), so clearing Nonce and
+// Passphrase is refused; the error must say how to stop encrypting rather
+// than ask for "both or neither", which the client just sent.
+func TestArchiveEncryptionCannotBeClearedByPatch(t *testing.T) {
+	s := newSwitch(t, harnessOptions{})
+	s.must("POST", "/config/ConfigArchiveServer", `{"IpAddr":"192.0.2.71","Nonce":"n1","Passphrase":"p1"}`, nil)
+	rev := s.revision()
+	for _, body := range []string{
+		`{"IpAddr":"192.0.2.71","Nonce":"","Passphrase":""}`,
+		`{"IpAddr":"192.0.2.71","Nonce":""}`,
+	} {
+		code, out := s.do("PATCH", "/config/ConfigArchiveServer", body)
+		if code != 400 || !strings.Contains(string(out), "delete and re-create") {
+			t.Errorf("%s: %d %s; want 400 saying how to stop encrypting", body, code, out)
+		}
+	}
+	if s.revision() != rev {
+		t.Error("the refused PATCH changed the configuration")
+	}
+}
