@@ -115,6 +115,8 @@ func TestBadInputsChangeNothing(t *testing.T) {
 		{"bad timezone", "PATCH", "/config/SystemParam", `{"Timezone":"Mars/Olympus_Mons"}`, nil, 400, "invalid_value"},
 		{"bad hostname", "PATCH", "/config/SystemParam", `{"Hostname":"sw 1"}`, nil, 400, "invalid_value"},
 		{"hold time 1", "POST", "/config/BGPv4Neighbor", `{"NeighborAddress":"10.0.0.3","PeerAS":"65003","HoldTime":1}`, nil, 400, "invalid_value"},
+		{"mirror destination as another session's source", "POST", "/config/Span", `{"SpanSessionName":"m3","DstIntfRef":"fpPort6","SrcIntfRefList":["fpPort2"]}`, nil, 409, "conflict"},
+		{"mirror source as another session's destination", "POST", "/config/Span", `{"SpanSessionName":"m3","DstIntfRef":"fpPort3","SrcIntfRefList":["fpPort6"]}`, nil, 409, "conflict"},
 		{"span destination in sources", "POST", "/config/Span", `{"SpanSessionName":"m2","DstIntfRef":"fpPort5","SrcIntfRefList":["fpPort5"]}`, nil, 400, "invalid_value"},
 		{"description too long", "PATCH", "/config/Port", `{"IntfRef":"fpPort1","Description":"` + strings.Repeat("d", 65) + `"}`, nil, 400, "invalid_value"},
 		{"sub-port broken out", "PATCH", "/config/Port", `{"IntfRef":"fpPort4s2","BreakOutMode":"1x40"}`, nil, 400, "invalid_value"},

@@ -271,6 +271,7 @@ func builtinKinds() []*Kind {
 				{Name: "MirrorDir", Type: String, Default: "BOTH", Enum: []string{"RX", "TX", "BOTH"}},
 				{Name: "SrcIntfRefList", Type: StringList, Required: true, Format: FormatPortName, Ref: "Port"},
 			},
+			Constraints: []Constraint{mirrorLoop},
 			Check: func(o Object) error {
 				src := o.List("SrcIntfRefList")
 				if len(src) == 0 {
