@@ -149,6 +149,10 @@ func TestBadInputsChangeNothing(t *testing.T) {
 		{"key in the query of a state read by id", "GET", "/state/NtpServer/" + ids["ntp"] + "?IpAddr=10.0.0.8", ``, nil, 400, "unknown_field"},
 		{"key in the body of a delete by id", "DELETE", "/config/NtpServer/" + ids["ntp"], `{"IpAddr":"10.0.0.8"}`, nil, 400, "unknown_field"},
 		{"unknown field in the body of a read by id", "GET", "/config/NtpServer/" + ids["ntp"], `{"Bogus":1}`, nil, 400, "unknown_field"},
+		{"Confirm in the query of a commit", "POST", "/candidates/" + ids["cand"] + "/commit?Confirm=60", `{}`, nil, 400, "unknown_field"},
+		{"Comment in the query of a new candidate", "POST", "/candidates?Comment=x", `{}`, nil, 400, "unknown_field"},
+		{"a parameter on a confirmation", "POST", "/revisions/1/confirm?Revision=2", `{}`, nil, 400, "unknown_field"},
+		{"a parameter on a candidate's diff", "GET", "/candidates/" + ids["cand"] + "/diff?Kind=Vlan", ``, nil, 400, "unknown_field"},
 		{"key in the query of a staged create", "POST", "/candidates/" + ids["cand"] + "/config/NtpServer?IpAddr=10.1.1.2", `{"IpAddr":"10.1.1.1"}`, nil, 400, "unknown_field"},
 		// Unknown kinds, keys and ids.
 		{"unknown kind", "POST", "/config/Widget", `{"WidgetId":10}`, nil, 404, "unknown_kind"},
