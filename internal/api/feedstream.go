@@ -53,7 +53,7 @@ func (st *feedStream) send(frames ...[]byte) error {
 		for _, f := range frames {
 			st.out = append(st.out, f...)
 		}
-		_ = st.rc.SetWriteDeadline(time.Now().Add(st.timeout))
+		st.setHTTPWriteDeadline()
 		if len(st.out) > 0 {
 			// One write: larger than net/http's buffer, it goes out at once.
 			if _, err := st.w.Write(st.out); err != nil {
@@ -108,6 +108,17 @@ func (st *feedStream) setWriteDeadline() error {
 	return nil
 }
 
+// setHTTPWriteDeadline is setWriteDeadline for a stream net/http still
+// writes (TLS, HTTP/2, HTTP/1.0, or before the takeover), through the
+// ResponseController, which CloseStreams cuts in the same way.
+// A writer without deadlines (a test's recorder) is written without one.
+func (st *feedStream) setHTTPWriteDeadline() {
+	_ = st.rc.SetWriteDeadline(time.Now().Add(st.timeout))
+	if st.taken.closing.Load() {
+		_ = st.rc.SetWriteDeadline(time.Now().Add(min(st.timeout, closeGrace)))
+	}
+}
+
 // closeGrace is how long a write may still take once the server is
 // closing: long enough for a subscriber that reads to take the batch being
 // written and the end of the stream, short enough that one that stopped
@@ -159,7 +170,7 @@ func (st *feedStream) takeOver(r *http.Request) {
 		return
 	}
 	st.conn = conn
-	st.taken.add(conn)
+	st.taken.add(conn, st.rc)
 	st.gone = make(chan struct{})
 	go func(in *bufio.Reader) {
 		defer close(st.gone)
@@ -171,6 +182,7 @@ func (st *feedStream) takeOver(r *http.Request) {
 // failed: the client is not reading) and closes it.
 func (st *feedStream) close() {
 	if st.conn == nil {
+		st.taken.unwatch(st.rc)
 		return
 	}
 	if st.err == nil {
@@ -184,11 +196,16 @@ func (st *feedStream) close() {
 }
 
 // takenStreams are the change-feed connections taken over from net/http,
-// which its Shutdown and httptest's CloseClientConnections no longer see.
+// which its Shutdown and httptest's CloseClientConnections no longer see,
+// and the streams net/http still writes (watched), whose pending write
+// CloseStreams cuts as well: Shutdown waits for those, and would otherwise
+// wait for a subscriber that stopped reading until the write timeout or
+// its own.
 type takenStreams struct {
 	mu      sync.Mutex
 	conns   map[net.Conn]struct{}
-	closing atomic.Bool // set under mu; read without it by each write (setWriteDeadline)
+	watched map[*http.ResponseController]struct{} // until taken over or ended
+	closing atomic.Bool                           // set under mu; read without it by each write (setWriteDeadline)
 	wg      sync.WaitGroup
 }
 
@@ -203,13 +220,34 @@ func (ts *takenStreams) begin() bool {
 	return true
 }
 
-func (ts *takenStreams) add(c net.Conn) {
+// add counts a connection taken over from the stream of rc, which net/http
+// no longer writes.
+func (ts *takenStreams) add(c net.Conn, rc *http.ResponseController) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	if ts.conns == nil {
 		ts.conns = map[net.Conn]struct{}{}
 	}
 	ts.conns[c] = struct{}{}
+	delete(ts.watched, rc)
+}
+
+// watch notes a stream that net/http writes, until unwatch (or add, once
+// taken over): rc must not be used after its handler returns, which the
+// lock orders against wait.
+func (ts *takenStreams) watch(rc *http.ResponseController) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.watched == nil {
+		ts.watched = map[*http.ResponseController]struct{}{}
+	}
+	ts.watched[rc] = struct{}{}
+}
+
+func (ts *takenStreams) unwatch(rc *http.ResponseController) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	delete(ts.watched, rc)
 }
 
 // end uncounts a stream that begin counted (c nil: it was not taken).
@@ -220,16 +258,20 @@ func (ts *takenStreams) end(c net.Conn) {
 	ts.wg.Done()
 }
 
-// wait refuses new streams, gives the write each taken stream may be
-// blocked in grace to end (one to a subscriber that stopped reading would
-// otherwise hold shutdown for its whole write timeout), and waits for the
-// streams to end. A subscriber that reads gets the end of its stream.
+// wait refuses new streams, gives the write each stream may be blocked in
+// grace to end (one to a subscriber that stopped reading would otherwise
+// hold shutdown for its whole write timeout), and waits for the taken
+// streams to end (net/http's Shutdown waits for the others). A subscriber
+// that reads gets the end of its stream.
 func (ts *takenStreams) wait(grace time.Duration) {
 	ts.mu.Lock()
 	ts.closing.Store(true)
 	cut := time.Now().Add(grace)
 	for c := range ts.conns {
 		_ = c.SetWriteDeadline(cut)
+	}
+	for rc := range ts.watched {
+		_ = rc.SetWriteDeadline(cut)
 	}
 	ts.mu.Unlock()
 	ts.wg.Wait()

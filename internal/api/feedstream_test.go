@@ -3,12 +3,14 @@ package api
 import (
 	"bufio"
 	"bytes"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -404,15 +406,12 @@ func TestEventFeedHeadAnswersHeadersOnly(t *testing.T) {
 }
 
 // TestCloseStreamsCutsSubscriberThatStoppedReading: at shutdown, a
-// subscriber whose client stopped reading (the handler blocked in a write
-// on a taken-over connection) holds CloseStreams for closeGrace, not for
-// the write timeout; net/http's Shutdown and the process wait on it.
+// subscriber whose client stopped reading (the handler blocked in a write)
+// holds its stream's end for closeGrace, not for the write timeout, whether
+// the connection was taken over (CloseStreams waits for it) or net/http
+// still writes it (TLS, HTTP/2, HTTP/1.0: net/http's Shutdown waits for
+// the handler, and the process on Shutdown).
 func TestCloseStreamsCutsSubscriberThatStoppedReading(t *testing.T) {
-	a := newAPIHarness(t)
-	srv := a.h.(*Server)
-	// Long enough that the commits below cannot reach it: the stream must
-	// still be blocked in its write when CloseStreams is called.
-	srv.FeedWriteTimeout = time.Minute
 	// A small receive buffer, set before connecting, so that the commits
 	// below fill what the client's and the server's buffers hold.
 	dialer := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
@@ -424,63 +423,143 @@ func TestCloseStreamsCutsSubscriberThatStoppedReading(t *testing.T) {
 		}
 		return serr
 	}}
-	conn, err := dialer.Dial("tcp", a.srv.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	io.WriteString(conn, "GET /public/v1/events HTTP/1.1\r\nHost: swmgr\r\n\r\n")
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("GET /events: %v %v", resp, err)
-	}
-	for deadline := time.Now().Add(20 * time.Second); srv.taken.count() != 1; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the stream was not taken over")
+	// rawStream sends a GET of the feed on a connection of its own and
+	// reads the answer's headers, then nothing more.
+	rawStream := func(t *testing.T, conn net.Conn, proto string) *http.Response {
+		io.WriteString(conn, "GET /public/v1/events "+proto+"\r\nHost: swmgr\r\n\r\n")
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("GET /events: %v %v", resp, err)
 		}
+		return resp
 	}
-	// The client reads nothing more: three times what the server's send
-	// buffer can grow to (Linux's tcp_wmem: 4 MiB by default) blocks the
-	// handler's write; the check of the stream's end below fails if not.
-	sent := 0
-	for subnet := 20; sent < 12<<20; subnet++ {
-		resp, body := a.send("POST", "/candidates", nil, `{}`)
-		var cand struct{ CandidateId string }
-		if resp.StatusCode != 201 || json.Unmarshal(body, &cand) != nil {
-			t.Fatalf("POST /candidates: %d %s", resp.StatusCode, body)
-		}
-		if resp, body := a.send("POST", "/candidates/"+cand.CandidateId+"/edits", nil, ntpCreateEdits(2000, subnet)); resp.StatusCode != 200 {
-			t.Fatalf("staging: %d %.300s", resp.StatusCode, body)
-		}
-		if resp, body := a.send("POST", "/candidates/"+cand.CandidateId+"/commit", nil, `{}`); resp.StatusCode != 200 {
-			t.Fatalf("commit: %d %.300s", resp.StatusCode, body)
-		}
-		data, err := srv.hist.GetRevision(a.eng.Revision(), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sent += len(data)
+	cases := []struct {
+		name  string
+		taken bool // taken over from net/http
+		tls   bool // the harness's handler served over TLS (HTTP/2 offered)
+		open  func(t *testing.T, addr string, tlsSrv *httptest.Server) (resp *http.Response, cut bool)
+	}{
+		{name: "HTTP/1.1 taken over", taken: true, open: func(t *testing.T, addr string, _ *httptest.Server) (*http.Response, bool) {
+			conn, err := dialer.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { conn.Close() })
+			return rawStream(t, conn, "HTTP/1.1"), true
+		}},
+		{name: "HTTP/1.0 written by net/http", open: func(t *testing.T, addr string, _ *httptest.Server) (*http.Response, bool) {
+			conn, err := dialer.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { conn.Close() })
+			return rawStream(t, conn, "HTTP/1.0"), false // ends at close: no chunked end to miss
+		}},
+		{name: "HTTP/1.1 over TLS", tls: true, open: func(t *testing.T, _ string, tlsSrv *httptest.Server) (*http.Response, bool) {
+			raw, err := dialer.Dial("tcp", tlsSrv.Listener.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			conn := tls.Client(raw, &tls.Config{RootCAs: tlsSrv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs, ServerName: "example.com", NextProtos: []string{"http/1.1"}})
+			t.Cleanup(func() { conn.Close() })
+			return rawStream(t, conn, "HTTP/1.1"), true
+		}},
+		{name: "HTTP/2", tls: true, open: func(t *testing.T, _ string, tlsSrv *httptest.Server) (*http.Response, bool) {
+			tr := tlsSrv.Client().Transport.(*http.Transport).Clone()
+			tr.DialContext = dialer.DialContext
+			tr.ForceAttemptHTTP2 = true
+			t.Cleanup(tr.CloseIdleConnections)
+			resp, err := (&http.Client{Transport: tr}).Get(tlsSrv.URL + "/public/v1/events")
+			if err != nil || resp.StatusCode != 200 {
+				t.Fatalf("GET /events: %v %v", resp, err)
+			}
+			if resp.ProtoMajor != 2 {
+				t.Fatalf("GET /events over TLS answered in %s, want HTTP/2", resp.Proto)
+			}
+			t.Cleanup(func() { resp.Body.Close() })
+			return resp, false // a reset stream, not a cut chunk
+		}},
 	}
-	if srv.taken.count() != 1 {
-		t.Fatalf("the stream ended before CloseStreams (its write timed out?): the test needs it blocked")
-	}
-	start := time.Now()
-	srv.CloseStreams()
-	took := time.Since(start)
-	t.Logf("CloseStreams took %v; FeedWriteTimeout %v; %d MiB of events were due", took, srv.FeedWriteTimeout, sent>>20)
-	if took >= srv.FeedWriteTimeout/2 {
-		t.Errorf("CloseStreams took %v, most of the write timeout (%v), for a subscriber that stopped reading", took, srv.FeedWriteTimeout)
-	}
-	if n := srv.taken.count(); n != 0 {
-		t.Errorf("%d stream(s) still taken over after CloseStreams", n)
-	}
-	if n := a.eng.Feed().Subscribers(); n != 0 {
-		t.Errorf("%d subscriber(s) still attached after CloseStreams", n)
-	}
-	// What the client reads now ends in the middle of the stream (the write
-	// was cut), not with its end: the handler was indeed blocked in it.
-	conn.SetReadDeadline(time.Now().Add(time.Minute)) // no hang if the server keeps the connection
-	if _, err := io.Copy(io.Discard, resp.Body); err != io.ErrUnexpectedEOF {
-		t.Errorf("reading the rest of the stream: %v; want it cut short (io.ErrUnexpectedEOF), which shows the handler was blocked in its write", err)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newAPIHarness(t)
+			srv := a.h.(*Server)
+			// Long enough that the commits below cannot reach it: the stream
+			// must still be blocked in its write when CloseStreams is called.
+			srv.FeedWriteTimeout = time.Minute
+			var tlsSrv *httptest.Server
+			if tc.tls {
+				tlsSrv = httptest.NewUnstartedServer(a.h)
+				tlsSrv.EnableHTTP2 = true
+				tlsSrv.StartTLS()
+				t.Cleanup(tlsSrv.Close)
+			}
+			resp, cut := tc.open(t, a.srv.Listener.Addr().String(), tlsSrv)
+			for deadline := time.Now().Add(20 * time.Second); a.eng.Feed().Subscribers() != 1 || (tc.taken && srv.taken.count() != 1); time.Sleep(5 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("the stream did not start (subscribers %d, taken over %d)", a.eng.Feed().Subscribers(), srv.taken.count())
+				}
+			}
+			if !tc.taken && srv.taken.count() != 0 {
+				t.Fatalf("the stream was taken over from net/http; this case needs it written by net/http")
+			}
+			// The client reads nothing more: three times what the server's
+			// send buffer can grow to (Linux's tcp_wmem: 4 MiB by default;
+			// HTTP/2's stream window: 4 MiB) blocks the handler's write; the
+			// check below that the stream was still running fails if not.
+			sent := 0
+			for subnet := 20; sent < 12<<20; subnet++ {
+				resp, body := a.send("POST", "/candidates", nil, `{}`)
+				var cand struct{ CandidateId string }
+				if resp.StatusCode != 201 || json.Unmarshal(body, &cand) != nil {
+					t.Fatalf("POST /candidates: %d %s", resp.StatusCode, body)
+				}
+				if resp, body := a.send("POST", "/candidates/"+cand.CandidateId+"/edits", nil, ntpCreateEdits(2000, subnet)); resp.StatusCode != 200 {
+					t.Fatalf("staging: %d %.300s", resp.StatusCode, body)
+				}
+				if resp, body := a.send("POST", "/candidates/"+cand.CandidateId+"/commit", nil, `{}`); resp.StatusCode != 200 {
+					t.Fatalf("commit: %d %.300s", resp.StatusCode, body)
+				}
+				data, err := srv.hist.GetRevision(a.eng.Revision(), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sent += len(data)
+			}
+			if a.eng.Feed().Subscribers() != 1 {
+				t.Fatalf("the stream ended before CloseStreams (its write timed out?): the test needs it blocked")
+			}
+			start := time.Now()
+			srv.CloseStreams()
+			// CloseStreams waits for the taken-over streams; net/http's
+			// Shutdown would wait for the others, which end as their
+			// handler returns (its subscription with it).
+			for a.eng.Feed().Subscribers() != 0 && time.Since(start) < srv.FeedWriteTimeout {
+				time.Sleep(10 * time.Millisecond)
+			}
+			took := time.Since(start)
+			t.Logf("the stream ended %v after CloseStreams; FeedWriteTimeout %v; %d MiB of events were due", took, srv.FeedWriteTimeout, sent>>20)
+			if took >= srv.FeedWriteTimeout/2 {
+				t.Errorf("the stream ended %v after CloseStreams, most of the write timeout (%v), for a subscriber that stopped reading", took, srv.FeedWriteTimeout)
+			}
+			if n := srv.taken.count(); n != 0 {
+				t.Errorf("%d stream(s) still taken over after CloseStreams", n)
+			}
+			srv.taken.mu.Lock()
+			watched := len(srv.taken.watched)
+			srv.taken.mu.Unlock()
+			if watched != 0 {
+				t.Errorf("%d stream(s) still watched after their handler ended", watched)
+			}
+			if !cut {
+				return
+			}
+			// What the client reads now ends in the middle of the stream (the
+			// write was cut), not with its end: the handler was indeed blocked
+			// in it.
+			if _, err := io.Copy(io.Discard, resp.Body); err != io.ErrUnexpectedEOF {
+				t.Errorf("reading the rest of the stream: %v; want it cut short (io.ErrUnexpectedEOF), which shows the handler was blocked in its write", err)
+			}
+		})
 	}
 }

@@ -509,6 +509,8 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st := &feedStream{taken: &s.taken, w: w, rc: http.NewResponseController(w), timeout: s.feedWriteTimeout()}
+	s.taken.watch(st.rc)
+	defer st.close()
 	setStreamHeaders(w.Header())
 	w.WriteHeader(http.StatusOK)
 	for rev := last + 1; rev <= cur && err == nil; rev++ {
@@ -541,7 +543,6 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		st.takeOver(r)
 	}
-	defer st.close()
 	tick := time.NewTicker(beat)
 	defer tick.Stop()
 	// The feed signals every subscriber at once, at most once per
