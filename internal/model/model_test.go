@@ -216,6 +216,26 @@ func TestParseAndValidate(t *testing.T) {
 	}
 }
 
+// A missing field of an action says the action cannot run, not that
+// something cannot be created ("Password is required to create a
+// UserPassword").
+func TestRequiredFieldMessages(t *testing.T) {
+	reg := Builtin()
+	for _, tt := range []struct {
+		class      Class
+		kind, want string
+	}{
+		{Config, "NtpServer", "IpAddr is required to create a NtpServer"},
+		{Action, "UserPassword", "Name is required to run UserPassword"},
+		{Action, "Rollback", "Revision is required to run Rollback"},
+	} {
+		err := reg.Lookup(tt.class, tt.kind).RequireFields(Object{})
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v; want %q", tt.kind, err, tt.want)
+		}
+	}
+}
+
 func TestUnknownFieldSuggests(t *testing.T) {
 	k := Builtin().Lookup(Config, "NtpServer")
 	for _, tt := range []struct {
