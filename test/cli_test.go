@@ -358,3 +358,16 @@ show run
 	}
 	mustContain(t, out, "Revision "+rev+" confirmed", "No commit awaits confirmation")
 }
+
+// An action whose dry run passes but which then fails would leave apply
+// half done: the objects typed with it committed, the save not made. A
+// save to a directory that does not exist is refused by the dry run, so
+// nothing is committed.
+func TestCLIApplyRefusesASaveThatWouldFail(t *testing.T) {
+	s := startServer(t, "")
+	out, code := runCLI(t, s, "enable\nconfig\nntp server 192.0.2.77\nexit\nsave config toFile\nDstFileURI file://"+t.TempDir()+"/nodir/cfg\napply\n")
+	if code == 0 || !strings.Contains(out, "FAILED: 400") || !strings.Contains(out, "Nothing was changed") {
+		t.Fatalf("exit status %d:\n%s", code, out)
+	}
+	s.expect(t, 404, "GET", "/config/NtpServer?IpAddr=192.0.2.77", "")
+}

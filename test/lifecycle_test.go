@@ -326,3 +326,28 @@ func TestFlexSwitchLifecycleShapes(t *testing.T) {
 		t.Errorf("executeSaveConfig(FileName='startup-config'): %v", err)
 	}
 }
+
+// A start that fails to load its startup configuration commits nothing of
+// it, so the data directory is still new: once the file (or its Nonce and
+// Passphrase) is fixed, the next start loads it instead of coming up with
+// the factory configuration without a word.
+func TestStartupConfigAfterAFailedStart(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(t.TempDir(), "cfg")
+	os.WriteFile(cfg, []byte(`{"ConfigData":{"NtpServer":[{"IpAddr":"192.0.2.50","MinPoll":99}]}}`), 0o600)
+	if s, err := tryStart(t, dir, "--ports", "4", "--startup-config", "file://"+cfg); err == nil {
+		s.stop(t)
+		t.Fatal("a startup configuration with MinPoll 99 was loaded")
+	}
+	os.WriteFile(cfg, []byte(`{"ConfigData":{"NtpServer":[{"IpAddr":"192.0.2.50","MinPoll":7}]}}`), 0o600)
+	s := startServer(t, dir, "--ports", "4", "--startup-config", "file://"+cfg)
+	got := s.expect(t, 200, "GET", "/config/NtpServer?IpAddr=192.0.2.50", "").object()
+	if got["MinPoll"] != float64(7) {
+		t.Errorf("NtpServer after the second start: %v", got)
+	}
+	s.stop(t)
+	// Used now: a later start never applies a startup file again.
+	os.WriteFile(cfg, []byte(`{"ConfigData":{"NtpServer":[{"IpAddr":"192.0.2.51"}]}}`), 0o600)
+	s = startServer(t, dir, "--ports", "4", "--startup-config", "file://"+cfg)
+	s.expect(t, 404, "GET", "/config/NtpServer?IpAddr=192.0.2.51", "")
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -119,6 +121,9 @@ func cliClient(o cliOptions) (*client.Client, string, error) {
 	var opts []client.Option
 	opts = append(opts, client.WithUserAgent(api.CLIUserAgent))
 	if o.user != "" {
+		if err := credentialsSafeTo(o.url); err != nil {
+			return nil, "", err
+		}
 		pw, err := cliPassword(o.user)
 		if err != nil {
 			return nil, "", err
@@ -162,6 +167,25 @@ func cliClient(o cliOptions) (*client.Client, string, error) {
 
 // cliPassword is $SWMGR_PASSWORD (removed from the environment once read)
 // or typed at the terminal without echo.
+// credentialsSafeTo refuses to send --user's password over plain HTTP to
+// another machine: Basic credentials would cross the network in clear.
+// https://, a bare host (https is assumed) and http:// to a loopback
+// address or localhost are fine.
+func credentialsSafeTo(rawURL string) error {
+	if !strings.HasPrefix(strings.ToLower(rawURL), "http://") {
+		return nil
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil // client.New says what is wrong with it
+	}
+	h := u.Hostname()
+	if ip := net.ParseIP(h); h == "localhost" || ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("--url %s with --user: the password would cross the network in clear over http://; use https://%s", rawURL, u.Host)
+}
+
 func cliPassword(user string) (string, error) {
 	if pw, ok := os.LookupEnv("SWMGR_PASSWORD"); ok {
 		os.Unsetenv("SWMGR_PASSWORD")

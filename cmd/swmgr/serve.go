@@ -319,8 +319,13 @@ func serve(ctx context.Context, o *serveOptions) error {
 	if ob.metrics != nil {
 		be = ob.metrics.WrapBackend(be)
 	}
-	var newDataDir bool // nothing was ever committed: the startup configuration applies
-	if err := st.View(func(tx store.Txn) error { newDataDir = tx.Revision() == 0; return nil }); err != nil {
+	// New: nothing was ever committed but the switch's own discovery
+	// (revision 1, made by the first start before it loads the startup
+	// configuration): the startup configuration applies. A first start
+	// whose startup load failed leaves exactly that, and must not make the
+	// next start skip the fixed file without a word.
+	var newDataDir bool
+	if err := st.View(func(tx store.Txn) error { newDataDir = tx.Revision() <= 1; return nil }); err != nil {
 		return err
 	}
 	eng = engine.New(model.Builtin(), st, be, box, log)

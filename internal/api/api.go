@@ -11,7 +11,10 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -187,6 +190,39 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// unreadInput refuses a query parameter that a create, an action or a
+// request by ObjectId would not read, and a body field that a read or a
+// delete by ObjectId would not: they take their fields from the body and
+// their object from the path, so such a parameter (POST
+// /action/SaveConfig?DstFileURI=..., DELETE /config/NtpServer/<id>?IpAddr=...)
+// or body (DELETE /config/NtpServer/<id> {"IpAddr": ...}) would be ignored
+// and the client told Success for something else than it asked. dry_run is
+// the one parameter they all take.
+func unreadInput(route Route, method string, query url.Values, body model.Body) error {
+	if route.ID != "" && method != http.MethodPatch {
+		for _, name := range slices.Sorted(maps.Keys(body)) {
+			return apierr.BadRequest(apierr.CodeUnknownField, route.Kind.Name, name, "field %q is not read here: a %s by ObjectId names its object in the path and takes no body", name, method)
+		}
+	}
+	if route.ID == "" && method != http.MethodPost {
+		return nil // lists and requests by key read theirs (pageParams, ParseQuery)
+	}
+	for _, name := range slices.Sorted(maps.Keys(query)) {
+		if name == "dry_run" {
+			continue
+		}
+		what := "a create takes its fields in the body"
+		switch {
+		case route.ID != "":
+			what = "a request by ObjectId names its object in the path and takes its fields in the body"
+		case route.Class == model.Action:
+			what = "an action takes its fields in the body"
+		}
+		return apierr.BadRequest(apierr.CodeUnknownField, route.Kind.Name, name, "query parameter %q is not read here: %s; the query string takes only dry_run", name, what)
+	}
+	return nil
+}
+
 // repeatableParam: NextMarker may repeat (the FlexSwitch SDK sends it back
 // and it is ignored); any other query parameter given twice is a 400.
 func repeatableParam(name string) bool { return name == "NextMarker" }
@@ -234,6 +270,12 @@ type request struct {
 
 func (q *request) serve() error {
 	if err := q.readBody(); err != nil {
+		if q.info != nil {
+			q.s.eng.Log(q.r.Context(), q.meta, q.info, err)
+		}
+		return err
+	}
+	if err := unreadInput(q.route, q.r.Method, q.r.URL.Query(), q.body); err != nil {
 		if q.info != nil {
 			q.s.eng.Log(q.r.Context(), q.meta, q.info, err)
 		}
@@ -538,7 +580,7 @@ func (q *request) get() error {
 func readsOneByID(r *http.Request, route Route) bool {
 	k := route.Kind
 	return (r.Method == http.MethodGet || r.Method == http.MethodHead) && route.ID != "" && !route.Plural &&
-		(r.ContentLength == 0 || r.Body == nil || r.Body == http.NoBody) &&
+		(r.ContentLength == 0 || r.Body == nil || r.Body == http.NoBody) && r.URL.RawQuery == "" &&
 		k.Class != model.State && k.Source != model.SourceConfigLog
 }
 
@@ -578,6 +620,11 @@ func (q *request) logEntry(dst []byte) ([]byte, error) {
 	fields, err := q.kind.ParseQuery(q.r.URL.Query())
 	if err != nil {
 		return dst, err
+	}
+	for n := range fields {
+		if n != "SeqNum" { // as target() refuses a non-key: it would not filter
+			return dst, apierr.BadRequest(apierr.CodeUnknownField, q.kind.Name, n, "%s is not a key of %s; the query string names an entry by its SeqNum", n, q.kind.Name)
+		}
 	}
 	body, err := q.kind.Parse(q.body)
 	if err != nil {

@@ -20,6 +20,43 @@ type patchOp struct {
 	Value json.RawMessage `json:"value"`
 }
 
+// decodePatchOps reads the patch list as strictly as a body: each operation
+// is an object of exactly op, path and value, once each and spelt so, or a
+// 400. encoding/json alone would match "Op" and "Path" case-insensitively,
+// let a repeated "op" win, and skip a member it does not know ("vlaue"),
+// applying an operation other than the one sent.
+func decodePatchOps(kind string, raw json.RawMessage) ([]patchOp, error) {
+	var elems []json.RawMessage
+	if err := json.Unmarshal(raw, &elems); err != nil || len(elems) == 0 {
+		return nil, apierr.BadRequest(apierr.CodeMalformedJSON, kind, "patch", "patch must be a non-empty array of {\"op\":\"add\"|\"remove\",\"path\":<list field>,\"value\":<elements>}")
+	}
+	ops := make([]patchOp, len(elems))
+	for i, elem := range elems {
+		members, err := model.DecodeBody(elem)
+		if err != nil {
+			return nil, apierr.BadRequest(apierr.CodeMalformedJSON, kind, "patch", "patch[%d]: %s", i, apierr.From(err).Message)
+		}
+		for name, v := range members {
+			var text *string
+			switch name {
+			case "op":
+				text = &ops[i].Op
+			case "path":
+				text = &ops[i].Path
+			case "value":
+				ops[i].Value = v
+				continue
+			default:
+				return nil, apierr.BadRequest(apierr.CodeUnknownField, kind, name, "patch[%d] has no member %q; an operation has op, path and value (lower case)", i, name)
+			}
+			if err := json.Unmarshal(v, text); err != nil {
+				return nil, apierr.BadRequest(apierr.CodeWrongType, kind, name, "patch[%d].%s must be a string", i, name)
+			}
+		}
+	}
+	return ops, nil
+}
+
 // patchAttempts bounds the read-modify-write retries when another client
 // changes the object in between.
 const patchAttempts = 32
@@ -34,9 +71,9 @@ func (q *request) patchList(raw json.RawMessage) error {
 		q.s.eng.Log(q.r.Context(), q.meta, q.info, err)
 		return err
 	}
-	var ops []patchOp
-	if err := json.Unmarshal(raw, &ops); err != nil || len(ops) == 0 {
-		return fail(apierr.BadRequest(apierr.CodeMalformedJSON, q.kind.Name, "patch", "patch must be a non-empty array of {\"op\":\"add\"|\"remove\",\"path\":<list field>,\"value\":<elements>}"))
+	ops, err := decodePatchOps(q.kind.Name, raw)
+	if err != nil {
+		return fail(err)
 	}
 	rest := model.Body{}
 	for n, v := range q.body {

@@ -147,6 +147,9 @@ func (s *Server) stagedEdit(r *http.Request, se stagedEdit) (engine.Edit, error)
 			return engine.Edit{}, err
 		}
 	}
+	if err := unreadInput(route, se.Method, sub.URL.Query(), q.body); err != nil {
+		return engine.Edit{}, err
+	}
 	ed := engine.Edit{Kind: q.kind, Op: op, IfMatch: ifMatchHeader(sub)}
 	if op != backend.Create {
 		if ed.Target, err = q.target(); err != nil {

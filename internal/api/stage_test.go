@@ -38,6 +38,8 @@ func TestStageManyOverREST(t *testing.T) {
 		{"another host", `{"Edits":[{"Method":"POST","Path":"http://example.com/config/Vlan","Body":{}}]}`, 400, "Edits[0]"},
 		{"a bad field in edit 1", `{"Edits":[{"Method":"POST","Path":"config/Vlan","Body":{"VlanId":30}},{"Method":"POST","Path":"config/Vlan","Body":{"VlanId":5000}}]}`, 400, "Edits[1]"},
 		{"a rule broken by the result", strings.Replace(good, `"Body":{"UntagIntfList":["fpPort2"]}`, `"Body":{"Description":"x"}`, 1), 409, "untagged member"},
+		{"a query the create would ignore", `{"Edits":[{"Method":"POST","Path":"config/Vlan?VlanId=31","Body":{"VlanId":30}}]}`, 400, "Edits[0]"},
+		{"a body the delete by id would ignore", `{"Edits":[{"Method":"DELETE","Path":"config/NtpServer/` + ntpID + `","Body":{"IpAddr":"192.0.2.9"}}]}`, 400, "Edits[0]"},
 		{"an update of nothing", `{"Edits":[{"Method":"PATCH","Path":"config/Vlan?VlanId=99","Body":{"Description":"x"}}]}`, 404, "Edits[0]"},
 	} {
 		before := s.dump()

@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -139,8 +140,31 @@ type pendingCommit struct {
 	SecondsLeft int64
 }
 
+// queryTakes answers 400 for a query parameter other than names, which the
+// request would not read: POST .../commit?Confirm=60 would commit without
+// the confirmation the client asked for. It reports whether to go on.
+func (s *Server) queryTakes(w http.ResponseWriter, r *http.Request, names ...string) bool {
+	if r.Method == http.MethodOptions {
+		return true
+	}
+	for _, name := range slices.Sorted(maps.Keys(r.URL.Query())) {
+		if !slices.Contains(names, name) {
+			takes := "it takes no query parameter"
+			if len(names) > 0 {
+				takes = "it takes only " + strings.Join(names, ", ")
+			}
+			s.fail(w, r, apierr.BadRequest(apierr.CodeUnknownField, "", name, "query parameter %q is not read by %s %s (options go in the body); %s", name, r.Method, r.URL.Path, takes))
+			return false
+		}
+	}
+	return true
+}
+
 func (s *Server) revisions(w http.ResponseWriter, r *http.Request, rest string) {
 	segs := strings.Split(rest, "/")
+	if rest != "" && !s.queryTakes(w, r) { // the list reads its own (pageParams)
+		return
+	}
 	switch {
 	case rest == "":
 		if !s.methods(w, r, http.MethodGet) {
@@ -199,6 +223,17 @@ func (s *Server) revisions(w http.ResponseWriter, r *http.Request, rest string) 
 }
 
 func (s *Server) candidates(w http.ResponseWriter, r *http.Request, rest string) {
+	switch _, sub, _ := strings.Cut(rest, "/"); {
+	case strings.HasPrefix(sub, "config/") || sub == "config": // unreadInput checks them
+	case sub == "commit":
+		if !s.queryTakes(w, r, "dry_run") {
+			return
+		}
+	default:
+		if !s.queryTakes(w, r) {
+			return
+		}
+	}
 	if rest == "" {
 		if !s.methods(w, r, http.MethodGet, http.MethodPost) {
 			return

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/swmgr/swmgr/internal/atomicfile"
@@ -26,6 +27,21 @@ var forbiddenRoots = []string{"/proc/", "/sys/", "/dev/"}
 // rename, directory fsync), mode 0600. It refuses to replace anything but
 // a file that looks like a saved configuration (looksSaved).
 func WriteLocal(path string, data []byte) error {
+	if err := CheckLocal(path); err != nil {
+		return err
+	}
+	return atomicfile.Replace(path, data, 0o600)
+}
+
+// CheckLocal refuses what WriteLocal would: a destination that is not a
+// saved configuration (ErrNotConfigFile) or whose directory does not
+// exist. A dry run of SaveConfig calls it alone.
+func CheckLocal(path string) error {
+	if fi, err := os.Stat(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	} else if !fi.IsDir() {
+		return fmt.Errorf("write %s: %s is not a directory", path, filepath.Dir(path))
+	}
 	for _, root := range forbiddenRoots {
 		if strings.HasPrefix(path, root) {
 			return fmt.Errorf("%s: %w", path, ErrNotConfigFile)
@@ -50,7 +66,7 @@ func WriteLocal(path string, data []byte) error {
 	case !errors.Is(err, os.ErrNotExist):
 		return fmt.Errorf("check %s: %w", path, err)
 	}
-	return atomicfile.Replace(path, data, 0o600)
+	return nil
 }
 
 // looksSaved recognises the start of a saved configuration: the encrypted

@@ -194,6 +194,8 @@ func TestHasSecret(t *testing.T) {
 		"user bob password s3cretpw": true,
 		"Password abcdefgh":          true,
 		"Passphrase x":               true,
+		"Passwor abcdefgh":           true, // a unique prefix sets the field too
+		"user bob pass s3cretpw":     true,
 		"router_id 10.0.0.1":         false,
 		"show user":                  false,
 	} {
@@ -385,6 +387,44 @@ func TestHistoryDiffRollback(t *testing.T) {
 	it, err := api.Get(ctx, "Port", client.Object{"IntfRef": "fpPort3"})
 	if err != nil || fmt.Sprint(it.Object["Mtu"]) != "1500" {
 		t.Errorf("fpPort3 Mtu after rollback: %v %v", it, err)
+	}
+}
+
+// A secret value is never printed back, whatever the line's fault: the
+// echo, the caret line under a bad word and the error messages mask it.
+func TestSecretsNotEchoed(t *testing.T) {
+	srv := startServer(t)
+	for _, tt := range []struct{ name, script, secret string }{
+		{"password action where it is not a command", "enable\nuser zed password s3cretA1xyz\n", "s3cretA1xyz"},
+		{"two values for a secret", "enable\nconfig\nuser zed\nPassword s3cretB2xyz extra\n", "s3cretB2xyz"},
+		{"abbreviated secret word", "enable\nconfig\nuser zed\nPasswor s3cretC3xyz\n", "s3cretC3xyz"},
+		{"shortest abbreviation", "enable\nconfig\nuser zed\npa s3cretD4xyz\n", "s3cretD4xyz"},
+		{"bad word after a secret", "enable\nconfig\nsave config Passphrase s3cretE5xyz bogus\n", "s3cretE5xyz"},
+		{"secret in an unknown command", "frobnicate Password s3cretF6xyz\n", "s3cretF6xyz"},
+	} {
+		out, _ := run(t, srv, tt.script)
+		if strings.Contains(out, tt.secret) {
+			t.Errorf("%s: the secret is printed:\n%s", tt.name, out)
+		}
+	}
+}
+
+// A revision the switch has not reached yet is an error, not an empty
+// change set: "rollback 999999" must not say "Loaded 0 changes".
+func TestRevisionNotReached(t *testing.T) {
+	srv := startServer(t)
+	for _, line := range []string{
+		"show config diff 999999",
+		"show config diff 1 999999",
+		"enable\nconfig\nrollback 999999",
+	} {
+		out, err := run(t, srv, line+"\n")
+		if err == nil || !strings.Contains(out, "ERROR: no revision 999999; the running revision is ") {
+			t.Errorf("%q: err %v, output:\n%s", line, err, out)
+		}
+		if strings.Contains(out, "Loaded") {
+			t.Errorf("%q loaded a rollback:\n%s", line, out)
+		}
 	}
 }
 

@@ -879,7 +879,11 @@ func (s *Session) leafCommand(fr *frame, f *model.Field, args []token, neg bool,
 			return errFailed
 		}
 		if len(args) > 1 {
-			s.printf("ERROR: %s takes one value; quote a value with blanks: %s \"%s\"\n", word, word, joinTokens(args))
+			given := joinTokens(args)
+			if f.Secret != model.Public {
+				given = "********"
+			}
+			s.printf("ERROR: %s takes one value; quote a value with blanks: %s \"%s\"\n", word, word, given)
 			return errFailed
 		}
 		pv, msg := checkValue(f, args[0].text)

@@ -342,11 +342,14 @@ func dedupe(l []string) []string {
 
 // badToken prints FlexSwitch's caret under the bad token.
 func (s *Session) badToken(line string, toks []token, bad int, ambiguous []string) error {
-	pos := len(line)
+	// The line is printed masked (it may hold a secret value), so the caret
+	// is placed by the masked length of what precedes the bad token.
+	masked := MaskSecrets(s.cat.reg, line)
+	pos := len(masked)
 	if bad < len(toks) {
-		pos = toks[bad].pos
+		pos = len(MaskSecrets(s.cat.reg, line[:toks[bad].pos]))
 	}
-	s.printf("%s\n%s^\n", line, strings.Repeat(" ", pos))
+	s.printf("%s\n%s^\n", masked, strings.Repeat(" ", pos))
 	if len(ambiguous) > 0 {
 		s.printf("%% Ambiguous command: %s → %s\n", toks[bad].text, strings.Join(ambiguous, " "))
 	} else {

@@ -166,7 +166,7 @@ func MaskSecrets(reg *model.Registry, line string) string {
 	}
 	out := line
 	for i := len(toks) - 2; i >= 0; i-- {
-		if words[strings.ToLower(toks[i].text)] && !toks[i].quoted {
+		if isSecretWord(words, toks[i].text) && !toks[i].quoted {
 			v := toks[i+1]
 			end := v.pos + len(v.text)
 			if v.quoted {
@@ -186,7 +186,23 @@ func HasSecret(reg *model.Registry, line string) bool {
 	words := secretWords(reg)
 	toks, _ := tokenize(line)
 	for _, t := range toks {
-		if words[strings.ToLower(t.text)] {
+		if isSecretWord(words, t.text) {
+			return true
+		}
+	}
+	return false
+}
+
+// isSecretWord: tok is a secret word or an abbreviation of one, as the
+// CLI accepts any unique prefix of a word (Passwor, pa). A shorter word
+// that only looks like one masks a value needlessly, which is harmless.
+func isSecretWord(words map[string]bool, tok string) bool {
+	t := strings.ToLower(tok)
+	if t == "" {
+		return false
+	}
+	for w := range words {
+		if strings.HasPrefix(w, t) {
 			return true
 		}
 	}

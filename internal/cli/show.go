@@ -443,11 +443,17 @@ func (s *Session) snapshotAt(now snapshot, rev uint64) (snapshot, error) {
 	}
 	ctx, cancel := s.rctx()
 	defer cancel()
-	reached := false
+	reached, running := false, true
 	for r, err := range s.api.Revisions(ctx) {
 		if err != nil {
 			return nil, fmt.Errorf("read revisions: %s", errText(err))
 		}
+		// The newest comes first: a later revision is not "reached" by
+		// undoing nothing, it does not exist yet.
+		if running && r.Revision < rev {
+			return nil, fmt.Errorf("no revision %d; the running revision is %d (show config history)", rev, r.Revision)
+		}
+		running = false
 		if r.Revision <= rev {
 			reached = true
 			break

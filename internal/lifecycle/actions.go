@@ -148,6 +148,11 @@ func (l *Lifecycle) Save(ctx context.Context, fields model.Object, dry bool) (*S
 	nonce, pass := fields.Str("Nonce"), fields.Str("Passphrase")
 	res := &SaveResult{Result: "Success", File: loc.String(), Encrypted: pass != "", DryRun: dry}
 	if dry {
+		if !loc.Remote {
+			if err := archive.CheckLocal(loc.Path); err != nil {
+				return nil, transferError("SaveConfig", saveField(fields), err)
+			}
+		}
 		res.Revision = l.eng.Revision()
 		return res, nil
 	}
@@ -164,14 +169,18 @@ func (l *Lifecycle) Save(ctx context.Context, fields model.Object, dry bool) (*S
 		err = archive.WriteLocal(loc.Path, data)
 	}
 	if err != nil {
-		field := "DstFileURI"
-		if fields.Str("FileName") != "" {
-			field = "FileName"
-		}
-		return nil, transferError("SaveConfig", field, err)
+		return nil, transferError("SaveConfig", saveField(fields), err)
 	}
 	l.setSaved(SavedState{Revision: rev, At: time.Now().UTC(), To: res.File})
 	return res, nil
+}
+
+// saveField is the field of SaveConfig that names its destination.
+func saveField(fields model.Object) string {
+	if fields.Str("FileName") != "" {
+		return "FileName"
+	}
+	return "DstFileURI"
 }
 
 // transferError turns a failed write, upload or download into the client's

@@ -178,3 +178,57 @@ func TestOperatorSavesOnlyIntoTheDataDirectory(t *testing.T) {
 		t.Fatalf("admin outside the data directory: %v", err)
 	}
 }
+
+// TestSaveDryRunChecksTheDestination: a dry run of SaveConfig refuses what
+// the save itself would refuse, with the same status, so that the CLI's
+// apply (which dry-runs its queued actions before committing) does not
+// commit the configuration and then fail to save it.
+func TestSaveDryRunChecksTheDestination(t *testing.T) {
+	s := newSwitch(t, harnessOptions{})
+	tmp := t.TempDir()
+	notConfig := filepath.Join(tmp, "notes.txt")
+	os.WriteFile(notConfig, []byte("operator notes\n"), 0o600)
+	os.Mkdir(filepath.Join(tmp, "sub"), 0o700)
+	for _, tc := range []struct {
+		name, uri string
+		status    int
+	}{
+		{"a directory that does not exist", "file://" + tmp + "/nodir/cfg", 400},
+		{"a parent that is a file", "file://" + notConfig + "/cfg", 400},
+		{"a directory", "file://" + tmp + "/sub", 409},
+		{"a file that is not a configuration", "file://" + notConfig, 409},
+		{"into /proc", "///proc/sys/kernel/hostname", 409},
+	} {
+		body := `{"DstFileURI":"` + tc.uri + `"}`
+		dry, dryBody := s.do("POST", "/action/SaveConfig?dry_run=true", body)
+		real, realBody := s.do("POST", "/action/SaveConfig", body)
+		if dry != tc.status || real != tc.status {
+			t.Errorf("%s: dry run %d %s, save %d %s; want %d for both", tc.name, dry, dryBody, real, realBody, tc.status)
+		}
+	}
+	if b, _ := os.ReadFile(notConfig); string(b) != "operator notes\n" {
+		t.Error("a file that is not a configuration was overwritten")
+	}
+}
+
+// TestArchiveEncryptionCannotBeClearedByPatch: a stored Passphrase is kept
+// by a PATCH that sends "" (reads return "" for it), so clearing Nonce and
+// Passphrase is refused; the error must say how to stop encrypting rather
+// than ask for "both or neither", which the client just sent.
+func TestArchiveEncryptionCannotBeClearedByPatch(t *testing.T) {
+	s := newSwitch(t, harnessOptions{})
+	s.must("POST", "/config/ConfigArchiveServer", `{"IpAddr":"192.0.2.71","Nonce":"n1","Passphrase":"p1"}`, nil)
+	rev := s.revision()
+	for _, body := range []string{
+		`{"IpAddr":"192.0.2.71","Nonce":"","Passphrase":""}`,
+		`{"IpAddr":"192.0.2.71","Nonce":""}`,
+	} {
+		code, out := s.do("PATCH", "/config/ConfigArchiveServer", body)
+		if code != 400 || !strings.Contains(string(out), "delete and re-create") {
+			t.Errorf("%s: %d %s; want 400 saying how to stop encrypting", body, code, out)
+		}
+	}
+	if s.revision() != rev {
+		t.Error("the refused PATCH changed the configuration")
+	}
+}

@@ -271,6 +271,7 @@ func builtinKinds() []*Kind {
 				{Name: "MirrorDir", Type: String, Default: "BOTH", Enum: []string{"RX", "TX", "BOTH"}},
 				{Name: "SrcIntfRefList", Type: StringList, Required: true, Format: FormatPortName, Ref: "Port"},
 			},
+			Constraints: []Constraint{mirrorLoop},
 			Check: func(o Object) error {
 				src := o.List("SrcIntfRefList")
 				if len(src) == 0 {
@@ -324,7 +325,7 @@ func builtinKinds() []*Kind {
 				{Name: "Timeout", Type: Int, Default: int64(30), Range: rng(1, 3600), Doc: "seconds"},
 				{Name: "Timestamp", Type: String, Default: "disabled", Enum: timestamps, Aliases: []string{"TimeStamp"}},
 			},
-			Check: checkNoncePassphrase("ConfigArchiveServer"),
+			Check: checkNoncePassphrase("ConfigArchiveServer", true),
 			StateOnly: []*Field{
 				{Name: "HostKey", Type: String, Doc: "SHA256 fingerprint of the server's pinned host key"},
 				{Name: "LastAttempt", Type: String},
@@ -402,7 +403,7 @@ func builtinKinds() []*Kind {
 				{Name: "RetryCount", Type: Int, Default: int64(3), Range: rng(0, 10)},
 				{Name: "Timestamp", Type: String, Default: "disabled", Enum: timestamps, Aliases: []string{"TimeStamp"}},
 			},
-			Check: checkNoncePassphrase("SaveConfig"),
+			Check: checkNoncePassphrase("SaveConfig", false),
 		},
 		{
 			Name: "ResetConfig", Class: Action, DryRunnable: true,
@@ -420,7 +421,7 @@ func builtinKinds() []*Kind {
 				{Name: "RetryCount", Type: Int, Default: int64(3), Range: rng(0, 10)},
 				{Name: "Timeout", Type: Int, Default: int64(30), Range: rng(1, 3600)},
 			},
-			Check: checkNoncePassphrase("ResetConfigToFile"),
+			Check: checkNoncePassphrase("ResetConfigToFile", false),
 		},
 		{
 			Name: "Rollback", Class: Action, Role: RoleOperator, DryRunnable: true,
@@ -452,11 +453,19 @@ func checkPassword(kind, p string) error {
 	return nil
 }
 
-func checkNoncePassphrase(kind string) func(Object) error {
+// checkNoncePassphrase: Nonce and Passphrase go together. stored: the kind
+// keeps its Passphrase, which a PATCH sending "" does not clear, so a
+// Nonce cleared beside one (or a Passphrase given alone) gets told the way
+// to stop encrypting.
+func checkNoncePassphrase(kind string, stored bool) func(Object) error {
 	return func(o Object) error {
-		if (o.Str("Nonce") == "") != (o.Str("Passphrase") == "") {
-			return apierr.BadRequest(apierr.CodeInvalidValue, kind, "Passphrase", "Nonce and Passphrase must be given together (or neither)")
+		nonce, pass := o.Str("Nonce") != "", o.Str("Passphrase") != ""
+		switch {
+		case nonce == pass:
+			return nil
+		case stored && pass:
+			return apierr.BadRequest(apierr.CodeInvalidValue, kind, "Passphrase", "Nonce and Passphrase must be given together (or neither); a PATCH keeps a stored Passphrase even when it sends \"\", so to stop encrypting, delete and re-create the %s without them", kind)
 		}
-		return nil
+		return apierr.BadRequest(apierr.CodeInvalidValue, kind, "Passphrase", "Nonce and Passphrase must be given together (or neither)")
 	}
 }

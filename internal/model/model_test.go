@@ -216,11 +216,45 @@ func TestParseAndValidate(t *testing.T) {
 	}
 }
 
+// A missing field of an action says the action cannot run, not that
+// something cannot be created ("Password is required to create a
+// UserPassword").
+func TestRequiredFieldMessages(t *testing.T) {
+	reg := Builtin()
+	for _, tt := range []struct {
+		class      Class
+		kind, want string
+	}{
+		{Config, "NtpServer", "IpAddr is required to create a NtpServer"},
+		{Action, "UserPassword", "Name is required to run UserPassword"},
+		{Action, "Rollback", "Revision is required to run Rollback"},
+	} {
+		err := reg.Lookup(tt.class, tt.kind).RequireFields(Object{})
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v; want %q", tt.kind, err, tt.want)
+		}
+	}
+}
+
 func TestUnknownFieldSuggests(t *testing.T) {
 	k := Builtin().Lookup(Config, "NtpServer")
-	_, err := k.Parse(Body{"MinPol": []byte("6")})
-	if err == nil || !strings.Contains(err.Error(), `did you mean "MinPoll"`) {
-		t.Fatalf("error %v does not suggest MinPoll", err)
+	for _, tt := range []struct {
+		name, want, never string
+	}{
+		{"MinPol", `did you mean "MinPoll"`, ""},
+		// A state field is not misspelt: it is not input at all. "did
+		// you mean "Stratum"?" for Stratum helped nobody.
+		{"Stratum", "Stratum is a state field of NtpServer", "did you mean"},
+		{"stratum", "Stratum is a state field of NtpServer", "did you mean"},
+	} {
+		_, err := k.Parse(Body{tt.name: []byte("6")})
+		if err == nil || !strings.Contains(err.Error(), tt.want) || tt.never != "" && strings.Contains(err.Error(), tt.never) {
+			t.Errorf("%s: error %v; want it to say %q", tt.name, err, tt.want)
+		}
+		q, _ := url.ParseQuery(tt.name + "=6")
+		if _, qerr := k.ParseQuery(q); qerr == nil || qerr.Error() != err.Error() {
+			t.Errorf("%s in a query: %v; want the body's error", tt.name, qerr)
+		}
 	}
 }
 

@@ -364,7 +364,11 @@ func sortedNames[V any](m map[string]V) []string {
 
 func (k *Kind) unknownField(name string) error {
 	msg := fmt.Sprintf("%s has no field %q", k.Name, name)
-	if s := k.suggest(name); s != "" {
+	if f := k.byLower[strings.ToLower(name)]; f != nil && k.byName[f.Name] == nil {
+		// A state-only field (byName holds input fields only): suggesting
+		// its own spelling would say nothing.
+		msg = fmt.Sprintf("%s is a state field of %s: it is read (GET /public/v1/state/%s), never given; the fields a body or a query may hold are %s", f.Name, k.Name, k.Name, strings.Join(k.InputNames(), ", "))
+	} else if s := k.suggest(name); s != "" {
 		msg += fmt.Sprintf("; did you mean %q?", s)
 	} else {
 		msg += "; its fields are " + strings.Join(k.InputNames(), ", ")

@@ -47,17 +47,22 @@ func (k *Kind) ValidateGiven(o Object) error {
 	return nil
 }
 
-// RequireFields checks that a create gives every required field.
+// RequireFields checks that a create (or an action) gives every required
+// field.
 func (k *Kind) RequireFields(given Object) error {
+	what := "create a " + k.Name
+	if k.Class == Action { // an action is run, nothing is created
+		what = "run " + k.Name
+	}
 	for _, f := range k.Fields {
 		if v, ok := given[f.Name]; ok {
 			if f.Required && f.Secret == Transient && v == "" {
-				return apierr.BadRequest(apierr.CodeMissingField, k.Name, f.Name, "%s is required to create a %s and cannot be empty", f.Name, k.Name)
+				return apierr.BadRequest(apierr.CodeMissingField, k.Name, f.Name, "%s is required to %s and cannot be empty", f.Name, what)
 			}
 			continue
 		}
 		if f.Required || (f.Key && f.Default == nil) {
-			return apierr.BadRequest(apierr.CodeMissingField, k.Name, f.Name, "%s is required to create a %s", f.Name, k.Name)
+			return apierr.BadRequest(apierr.CodeMissingField, k.Name, f.Name, "%s is required to %s", f.Name, what)
 		}
 	}
 	return nil

@@ -140,3 +140,35 @@ var lastAdmin = Constraint{
 		return apierr.Conflict(apierr.CodeConflict, "User", "%s is the last user of group %s: create another admin before deleting it", deleted, AdminGroup)
 	},
 }
+
+// mirrorLoop: a mirror destination is not a source of any session, as it
+// is not one of its own (Span's Check). Across two sessions the copies
+// would go round (a port's mirrored traffic copied back to it).
+var mirrorLoop = Constraint{
+	Name:  "a mirror destination port is not a mirror source",
+	Kinds: []string{"Span"},
+	Check: func(cfg View, changes []Change) error {
+		dst := map[string]string{} // port -> session mirroring to it
+		err := cfg.Each("Span", func(_ string, o Object) bool {
+			dst[o.Str("DstIntfRef")] = o.Str("SpanSessionName")
+			return true
+		})
+		if err != nil {
+			return err
+		}
+		var clash error
+		err = cfg.Each("Span", func(_ string, o Object) bool {
+			for _, p := range o.List("SrcIntfRefList") {
+				if other, ok := dst[p]; ok {
+					clash = apierr.Conflict(apierr.CodeConflict, "Span", "SrcIntfRefList: port %s would be a source of session %s and the destination of session %s; a mirror destination is not a source (the copies would loop)", p, o.Str("SpanSessionName"), other)
+					return false
+				}
+			}
+			return true
+		})
+		if err != nil {
+			return err
+		}
+		return clash
+	},
+}
