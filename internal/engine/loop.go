@@ -328,7 +328,7 @@ func (e *Engine) resolveJob(v *view, j *job) (*Outcome, []*change, error) {
 	}
 	v.beginJob()
 	v.owned = req.ownsObjects
-	out, changes, err := v.resolveAll(req.Edits, req.checked)
+	out, changes, err := v.resolveAll(req.Edits, req.checked, req.BaseRevision != 0)
 	v.owned = false
 	if err != nil {
 		return nil, nil, err

@@ -317,7 +317,11 @@ func (v *view) ownPending(k *model.Kind, key string) *change {
 // resolveAll turns edits into ordered changes and checks the result.
 // checked holds, per edit, a create's object checked ahead (see
 // precheckCreates), or is nil.
-func (v *view) resolveAll(edits []Edit, checked []model.Object) (*Outcome, []*change, error) {
+// A candidate's edits (staged: true) were each valid when staged, so one
+// that no longer resolves was undone by a commit since: its error says so,
+// as the candidate's diff does, rather than a bare 404 on the commit's URL
+// that a client would read as "no such candidate".
+func (v *view) resolveAll(edits []Edit, checked []model.Object, staged bool) (*Outcome, []*change, error) {
 	out := &Outcome{IDs: make([]uuid.UUID, len(edits)), ETags: make([]uint64, len(edits))}
 	for i, ed := range edits {
 		if i < len(checked) {
@@ -326,6 +330,9 @@ func (v *view) resolveAll(edits []Edit, checked []model.Object) (*Outcome, []*ch
 		id, etag, err := v.resolve(ed)
 		v.checked = nil
 		if err != nil {
+			if staged {
+				err = NoLongerApplies(ed, err)
+			}
 			return nil, nil, err
 		}
 		out.IDs[i], out.ETags[i] = id, etag
@@ -347,6 +354,12 @@ func (v *view) resolveAll(edits []Edit, checked []model.Object) (*Outcome, []*ch
 		return v.e.order[a.Kind.Name] < v.e.order[b.Kind.Name]
 	})
 	return out, v.changes, nil
+}
+
+// NoLongerApplies is the 409 of a staged edit that the running
+// configuration no longer accepts (err says why).
+func NoLongerApplies(ed Edit, err error) error {
+	return apierr.Conflict(apierr.CodeConflict, ed.Kind.Name, "the candidate no longer applies to the running configuration: %s %s: %s", ed.Op, ed.Kind.Name, apierr.From(err).Message)
 }
 
 func methodNotAllowed(k *model.Kind, what string) error {

@@ -305,7 +305,7 @@ func (s *Staging) view(tx store.Txn, id string) (*engine.View, []engine.Edit, er
 	v := s.e.NewView(tx)
 	for _, ed := range edits {
 		if _, _, err := v.Resolve(ed); err != nil {
-			return nil, edits, apierr.Conflict(apierr.CodeConflict, ed.Kind.Name, "the candidate no longer applies to the running configuration: %s %s: %s", ed.Op, ed.Kind.Name, apierr.From(err).Message)
+			return nil, edits, engine.NoLongerApplies(ed, err)
 		}
 	}
 	return v, edits, nil

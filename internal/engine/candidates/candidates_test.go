@@ -3,6 +3,7 @@ package candidates
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -185,5 +186,54 @@ func TestCandidatesNeverHoldTransientSecrets(t *testing.T) {
 	}
 	if !bytes.Equal(before, f.Dump()) {
 		t.Fatal("a refused staging changed the store")
+	}
+}
+
+// A staged edit that a later commit undid (its object deleted, or created
+// by someone else) makes the commit, forced or not, dry run or not, the 409
+// the candidate's diff answers, not the bare 404 or duplicate of a direct
+// write, which a client reads as "no such candidate" on the commit's URL.
+func TestCommitOfStaleEditSaysTheCandidateNoLongerApplies(t *testing.T) {
+	tests := []struct {
+		name   string
+		staged func(f *fixture) engine.Edit
+		meddle func(f *fixture) engine.Edit
+	}{
+		{"update of an object deleted since",
+			func(f *fixture) engine.Edit {
+				return f.Edit(backend.Update, "NtpServer", model.Object{"IpAddr": "10.0.0.1", "MinPoll": int64(4)})
+			},
+			func(f *fixture) engine.Edit { return f.Edit(backend.Delete, "NtpServer", model.Object{"IpAddr": "10.0.0.1"}) }},
+		{"delete of an object deleted since",
+			func(f *fixture) engine.Edit { return f.Edit(backend.Delete, "NtpServer", model.Object{"IpAddr": "10.0.0.1"}) },
+			func(f *fixture) engine.Edit { return f.Edit(backend.Delete, "NtpServer", model.Object{"IpAddr": "10.0.0.1"}) }},
+		{"create of an object created since",
+			func(f *fixture) engine.Edit { return f.Edit(backend.Create, "NtpServer", model.Object{"IpAddr": "10.0.0.2"}) },
+			func(f *fixture) engine.Edit { return f.Edit(backend.Create, "NtpServer", model.Object{"IpAddr": "10.0.0.2"}) }},
+	}
+	for _, tc := range tests {
+		for _, req := range []engine.Request{{}, {Force: true}, {DryRun: true}, {Force: true, DryRun: true}} {
+			t.Run(fmt.Sprintf("%s/force=%v/dry=%v", tc.name, req.Force, req.DryRun), func(t *testing.T) {
+				f := newFixture(t, t.TempDir())
+				f.MustApply(f.Edit(backend.Create, "NtpServer", model.Object{"IpAddr": "10.0.0.1"}))
+				id := f.candidate()
+				f.stage(id, tc.staged(f))
+				f.MustApply(tc.meddle(f))
+				diffErr := f.c.Read(id, func(r *Reader) error { return nil })
+				before := f.Dump()
+				_, err := f.c.Commit(bg, id, req)
+				for what, err := range map[string]error{"diff": diffErr, "commit": err} {
+					if enginetest.Status(err) != http.StatusConflict || !strings.Contains(err.Error(), "the candidate no longer applies") {
+						t.Errorf("%s = %v; want a 409 saying the candidate no longer applies", what, err)
+					}
+				}
+				if !bytes.Equal(before, f.Dump()) {
+					t.Error("a refused commit changed the store")
+				}
+				if _, err := f.c.Info(id); err != nil {
+					t.Errorf("a refused commit consumed the candidate: %v", err)
+				}
+			})
+		}
 	}
 }
