@@ -644,9 +644,11 @@ func errorEvent(data map[string]any) []byte {
 // feedParams reads where to resume (-1: from now) and the heartbeat period.
 func feedParams(r *http.Request) (int64, time.Duration, error) {
 	since := int64(-1)
-	text := r.Header.Get("Last-Event-ID")
+	// Last-Event-ID wins: an EventSource reconnects to the URL it was
+	// opened with, since and all, and sends where it got to in the header.
 	q := r.URL.Query()
-	if v := q.Get("since"); v != "" {
+	text := q.Get("since")
+	if v := r.Header.Get("Last-Event-ID"); v != "" {
 		text = v
 	}
 	if text != "" {

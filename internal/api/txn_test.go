@@ -236,6 +236,37 @@ func TestEventFeedResumesWithoutLossOrRepeat(t *testing.T) {
 	}
 }
 
+// An EventSource reconnects to the URL it was opened with, ?since= and
+// all, adding Last-Event-ID: the header, when sent, says where to resume,
+// or every reconnect would replay from since again.
+func TestEventFeedLastEventIDWinsOverSince(t *testing.T) {
+	s := newTxnServer(t)
+	start := s.eng.Revision()
+	for i := range 4 {
+		if code, body, _ := s.do("POST", "/config/NtpServer", fmt.Sprintf(`{"IpAddr":"10.8.0.%d"}`, i+1)); code != 201 {
+			t.Fatalf("create: %d %v", code, body)
+		}
+	}
+	rev := func(n uint64) string { return strconv.FormatUint(start+n, 10) }
+	tests := []struct {
+		name, query, lastID string
+		first               uint64 // the first revision streamed, after start
+	}{
+		{"since alone", "?since=" + rev(0), "", 1},
+		{"Last-Event-ID alone", "", rev(1), 2},
+		{"reconnect: Last-Event-ID after since", "?since=" + rev(0), rev(2), 3},
+		{"Last-Event-ID before since", "?since=" + rev(3), rev(1), 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := readEvents(t, s.url+"/events"+tc.query, tc.lastID, 1, 1)
+			if got[0] != start+tc.first {
+				t.Fatalf("first event is revision %d; want %d", got[0], start+tc.first)
+			}
+		})
+	}
+}
+
 func TestEventFeedHeartbeatAndBadParams(t *testing.T) {
 	s := newTxnServer(t)
 	if code, _, _ := s.do("GET", "/events?since=abc", ``); code != 400 {
