@@ -323,3 +323,62 @@ func TestEventsReportsGap(t *testing.T) {
 		}
 	}
 }
+
+// connectSignal is a transport that says when each change-feed connection
+// is up (the server has subscribed it when its headers arrive).
+type connectSignal struct {
+	inner     http.RoundTripper
+	connected chan struct{}
+}
+
+func (c *connectSignal) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := c.inner.RoundTrip(req)
+	if err == nil && strings.HasSuffix(req.URL.Path, "/events") {
+		c.connected <- struct{}{}
+	}
+	return resp, err
+}
+
+// A feed followed from now (no Since) that breaks before its first event
+// still resumes where it joined: a commit made while it reconnects is
+// delivered, not skipped.
+func TestEventsFromNowResumeWithoutLoss(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	signal := &connectSignal{inner: &http.Transport{}, connected: make(chan struct{}, 4)}
+	c, err := client.New(server.URL, client.WithHTTPClient(&http.Client{Transport: signal}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writer, _ := client.New(server.URL, client.WithHTTPClient(&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}))
+	commit := func(what string) string {
+		res, err := writer.UpdateByKey(ctx, "SystemParam", client.Object{"Description": what})
+		if err != nil {
+			t.Error(err)
+		}
+		return res.ETag
+	}
+	writing := make(chan string, 2)
+	go func() {
+		<-signal.connected
+		server.CloseClientConnections()         // the stream breaks before any commit
+		writing <- commit("while reconnecting") // and one comes before it is back
+		<-signal.connected
+		writing <- commit("after reconnecting")
+	}()
+	var got []string
+	for ev, err := range c.Events(ctx, client.FeedOptions{RetryDelay: 300 * time.Millisecond}) {
+		if err != nil {
+			t.Fatalf("after events %q: %v; want the commit made while reconnecting, then the next", got, err)
+		}
+		got = append(got, ev.Revision.Changes[0].After["Description"].(string))
+		if len(got) == 2 {
+			break
+		}
+	}
+	<-writing
+	<-writing
+	if got[0] != "while reconnecting" || got[1] != "after reconnecting" {
+		t.Fatalf("events %q; want the commit made while reconnecting, then the next", got)
+	}
+}

@@ -270,7 +270,11 @@ func (c *Client) Events(ctx context.Context, opts FeedOptions) iter.Seq2[Event, 
 			retry = time.Second
 		}
 		for {
-			stop, err := c.stream(ctx, last, opts.Heartbeat, func(ev Event) bool {
+			stop, err := c.stream(ctx, last, opts.Heartbeat, func(joined uint64) {
+				if last == nil {
+					last = &joined
+				}
+			}, func(ev Event) bool {
 				if ev.Gap == nil {
 					rev := ev.Revision.Revision
 					last = &rev
@@ -296,8 +300,10 @@ func (c *Client) Events(ctx context.Context, opts FeedOptions) iter.Seq2[Event, 
 }
 
 // stream reads one connection of the feed; stop is true when the consumer
-// is done.
-func (c *Client) stream(ctx context.Context, since *uint64, beat time.Duration, emit func(Event) bool) (stop bool, err error) {
+// is done. joined gets the revision the server's stream is current with
+// (its ETag), so that a feed followed from now resumes from where it
+// joined, not from whenever it reconnects.
+func (c *Client) stream(ctx context.Context, since *uint64, beat time.Duration, joined func(uint64), emit func(Event) bool) (stop bool, err error) {
 	r := request{method: http.MethodGet, path: "/events", header: http.Header{"Accept": {"text/event-stream"}}}
 	if since != nil {
 		r.header.Set("Last-Event-ID", strconv.FormatUint(*since, 10))
@@ -324,6 +330,9 @@ func (c *Client) stream(ctx context.Context, since *uint64, beat time.Duration, 
 	if resp.StatusCode >= 400 {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 		return false, errorFrom(resp.StatusCode, body)
+	}
+	if rev, err := strconv.ParseUint(strings.Trim(resp.Header.Get("ETag"), `"`), 10, 64); err == nil {
+		joined(rev)
 	}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)

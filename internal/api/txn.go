@@ -512,6 +512,10 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	s.taken.watch(st.rc)
 	defer st.close()
 	setStreamHeaders(w.Header())
+	// The revision the stream is current with once its replay is sent: a
+	// client that joined "from now" resumes after it if the stream breaks
+	// before its first event, instead of from whenever it reconnects.
+	w.Header().Set("ETag", engine.ETag(cur))
 	w.WriteHeader(http.StatusOK)
 	for rev := last + 1; rev <= cur && err == nil; rev++ {
 		data, gerr := s.hist.GetRevision(rev, nil)
