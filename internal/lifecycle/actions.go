@@ -17,6 +17,7 @@ import (
 	"github.com/swmgr/swmgr/internal/configfile"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/store"
 )
 
 // Actions returns the handler of each lifecycle action, by the name the
@@ -148,6 +149,9 @@ func (l *Lifecycle) Save(ctx context.Context, fields model.Object, dry bool) (*S
 	nonce, pass := fields.Str("Nonce"), fields.Str("Passphrase")
 	res := &SaveResult{Result: "Success", File: loc.String(), Encrypted: pass != "", DryRun: dry}
 	if dry {
+		if err := l.unconfirmed(l.eng.Revision()); err != nil {
+			return nil, err
+		}
 		if !loc.Remote {
 			if err := archive.CheckLocal(loc.Path); err != nil {
 				return nil, transferError("SaveConfig", saveField(fields), err)
@@ -162,6 +166,10 @@ func (l *Lifecycle) Save(ctx context.Context, fields model.Object, dry bool) (*S
 	if err != nil {
 		return nil, err
 	}
+	// After the snapshot: a confirmed commit made just before it is in it.
+	if err := l.unconfirmed(rev); err != nil {
+		return nil, err
+	}
 	res.Revision, res.Objects = rev, n
 	if loc.Remote {
 		err = l.sftp.Upload(ctx, r, loc.Path, data, attempts(fields, l.o.Backoff))
@@ -173,6 +181,24 @@ func (l *Lifecycle) Save(ctx context.Context, fields model.Object, dry bool) (*S
 	}
 	l.setSaved(SavedState{Revision: rev, At: time.Now().UTC(), To: res.File})
 	return res, nil
+}
+
+// unconfirmed refuses to save a configuration at revision rev that holds a
+// commit still awaiting confirmation: the saved file is what the switch
+// starts from, and it would bring back, at the next start, a change that
+// was rolled back for want of a confirmation (the operator may have lost
+// the switch through it). Confirm first, or let it roll back.
+func (l *Lifecycle) unconfirmed(rev uint64) error {
+	var p *engine.Confirmation
+	if err := l.eng.Store().View(func(tx store.Txn) error { p = engine.PendingConfirmation(tx); return nil }); err != nil {
+		return err
+	}
+	if p == nil || p.Revision > rev {
+		return nil
+	}
+	return apierr.New(http.StatusConflict, apierr.CodeConflict, "SaveConfig", "",
+		"revision %d awaits confirmation until %s: confirm it (POST %srevisions/%d/confirm) or let it roll back, then save; a saved configuration must not bring back at the next start a change that was never confirmed",
+		p.Revision, time.Unix(0, p.Deadline).UTC().Format(time.RFC3339), api.Prefix, p.Revision)
 }
 
 // saveField is the field of SaveConfig that names its destination.

@@ -2,6 +2,8 @@ package lifecycle
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -230,5 +232,38 @@ func TestArchiveEncryptionCannotBeClearedByPatch(t *testing.T) {
 	}
 	if s.revision() != rev {
 		t.Error("the refused PATCH changed the configuration")
+	}
+}
+
+// TestSaveRefusedWhileACommitAwaitsConfirmation: SaveConfig (and its dry
+// run) is a 409 while a confirmed commit is not confirmed yet, and writes
+// nothing: the saved file is what the switch starts from, and must not
+// bring back a change that rolls back for want of a confirmation. Once
+// confirmed, the same save works.
+func TestSaveRefusedWhileACommitAwaitsConfirmation(t *testing.T) {
+	s := newSwitch(t, harnessOptions{})
+	var cand struct{ CandidateId string }
+	s.must("POST", "/candidates", `{}`, &cand)
+	s.must("POST", "/candidates/"+cand.CandidateId+"/config/NtpServer", `{"IpAddr":"192.0.2.77"}`, nil)
+	var commit struct{ Revision uint64 }
+	s.must("POST", "/candidates/"+cand.CandidateId+"/commit", `{"Confirm":300}`, &commit)
+	file := filepath.Join(s.dir, "while-unconfirmed")
+	for _, path := range []string{"/action/SaveConfig?dry_run=true", "/action/SaveConfig"} {
+		code, body := s.do("POST", path, `{"FileName":"while-unconfirmed"}`)
+		if code != http.StatusConflict || !strings.Contains(string(body), "awaits confirmation") || !strings.Contains(string(body), fmt.Sprintf("revisions/%d/confirm", commit.Revision)) {
+			t.Errorf("POST %s while revision %d awaits confirmation: %d %s; want 409 saying to confirm it first", path, commit.Revision, code, body)
+		}
+	}
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Fatalf("a refused save left %s: %v", file, err)
+	}
+	s.must("POST", fmt.Sprintf("/revisions/%d/confirm", commit.Revision), `{}`, nil)
+	var saved SaveResult
+	s.must("POST", "/action/SaveConfig", `{"FileName":"while-unconfirmed"}`, &saved)
+	if saved.Revision != commit.Revision {
+		t.Errorf("saved revision %d, want the confirmed %d", saved.Revision, commit.Revision)
+	}
+	if b, err := os.ReadFile(file); err != nil || !strings.Contains(string(b), "192.0.2.77") {
+		t.Errorf("the save after the confirmation: %v; want the confirmed NtpServer in it", err)
 	}
 }
