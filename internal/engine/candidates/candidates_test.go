@@ -194,22 +194,23 @@ func TestCandidatesNeverHoldTransientSecrets(t *testing.T) {
 // the candidate's diff answers, not the bare 404 or duplicate of a direct
 // write, which a client reads as "no such candidate" on the commit's URL.
 func TestCommitOfStaleEditSaysTheCandidateNoLongerApplies(t *testing.T) {
+	type edit struct {
+		op     backend.Op
+		fields model.Object
+	}
 	tests := []struct {
-		name   string
-		staged func(f *fixture) engine.Edit
-		meddle func(f *fixture) engine.Edit
+		name           string
+		staged, meddle edit
 	}{
 		{"update of an object deleted since",
-			func(f *fixture) engine.Edit {
-				return f.Edit(backend.Update, "NtpServer", model.Object{"IpAddr": "10.0.0.1", "MinPoll": int64(4)})
-			},
-			func(f *fixture) engine.Edit { return f.Edit(backend.Delete, "NtpServer", model.Object{"IpAddr": "10.0.0.1"}) }},
+			edit{backend.Update, model.Object{"IpAddr": "10.0.0.1", "MinPoll": int64(4)}},
+			edit{backend.Delete, model.Object{"IpAddr": "10.0.0.1"}}},
 		{"delete of an object deleted since",
-			func(f *fixture) engine.Edit { return f.Edit(backend.Delete, "NtpServer", model.Object{"IpAddr": "10.0.0.1"}) },
-			func(f *fixture) engine.Edit { return f.Edit(backend.Delete, "NtpServer", model.Object{"IpAddr": "10.0.0.1"}) }},
+			edit{backend.Delete, model.Object{"IpAddr": "10.0.0.1"}},
+			edit{backend.Delete, model.Object{"IpAddr": "10.0.0.1"}}},
 		{"create of an object created since",
-			func(f *fixture) engine.Edit { return f.Edit(backend.Create, "NtpServer", model.Object{"IpAddr": "10.0.0.2"}) },
-			func(f *fixture) engine.Edit { return f.Edit(backend.Create, "NtpServer", model.Object{"IpAddr": "10.0.0.2"}) }},
+			edit{backend.Create, model.Object{"IpAddr": "10.0.0.2"}},
+			edit{backend.Create, model.Object{"IpAddr": "10.0.0.2"}}},
 	}
 	for _, tc := range tests {
 		for _, req := range []engine.Request{{}, {Force: true}, {DryRun: true}, {Force: true, DryRun: true}} {
@@ -217,8 +218,8 @@ func TestCommitOfStaleEditSaysTheCandidateNoLongerApplies(t *testing.T) {
 				f := newFixture(t, t.TempDir())
 				f.MustApply(f.Edit(backend.Create, "NtpServer", model.Object{"IpAddr": "10.0.0.1"}))
 				id := f.candidate()
-				f.stage(id, tc.staged(f))
-				f.MustApply(tc.meddle(f))
+				f.stage(id, f.Edit(tc.staged.op, "NtpServer", tc.staged.fields))
+				f.MustApply(f.Edit(tc.meddle.op, "NtpServer", tc.meddle.fields))
 				diffErr := f.c.Read(id, func(r *Reader) error { return nil })
 				before := f.Dump()
 				_, err := f.c.Commit(bg, id, req)
