@@ -8,11 +8,15 @@ import (
 	"go/token"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -380,5 +384,63 @@ func TestEventsFromNowResumeWithoutLoss(t *testing.T) {
 	<-writing
 	if got[0] != "while reconnecting" || got[1] != "after reconnecting" {
 		t.Fatalf("events %q; want the commit made while reconnecting, then the next", got)
+	}
+}
+
+// While swmgr restarts behind a reverse proxy, or checks too many logins
+// at once, the feed's reconnect is answered 502, 503 or 504: the feed
+// waits and reconnects again, as after a broken connection, instead of
+// ending for good.
+func TestEventsRetryUnavailable(t *testing.T) {
+	tests := []struct {
+		name   string
+		status int
+		body   string
+	}{
+		{"proxy: bad gateway", http.StatusBadGateway, "<html>502 Bad Gateway</html>"},
+		{"busy checking logins", http.StatusServiceUnavailable, `{"Result":"Error: busy","Error":{"Status":503,"Code":"not_ready","Message":"busy"}}`},
+		{"proxy: gateway timeout", http.StatusGatewayTimeout, "<html>504 Gateway Time-out</html>"},
+	}
+	backend, _ := url.Parse(server.URL)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			proxy := httputil.NewSingleHostReverseProxy(backend)
+			var refused atomic.Int32
+			front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if strings.HasSuffix(r.URL.Path, "/events") && refused.Add(1) <= 2 {
+					http.Error(w, tc.body, tc.status)
+					return
+				}
+				proxy.ServeHTTP(w, r)
+			}))
+			defer front.Close()
+			c, err := client.New(front.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var since uint64
+			for r, err := range c.Revisions(ctx, client.PageSize(1)) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				since = r.Revision
+				break
+			}
+			res, err := c.UpdateByKey(ctx, "SystemParam", client.Object{"Description": "after " + tc.name})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for ev, err := range c.Events(ctx, client.FeedOptions{Since: &since, RetryDelay: 20 * time.Millisecond}) {
+				if err != nil {
+					t.Fatalf("after %d refusals: %v; want the feed to reconnect", refused.Load(), err)
+				}
+				if got := client.ETag(ev.Revision.Revision); got != res.ETag {
+					t.Fatalf("first event is revision %s; want the commit %s", got, res.ETag)
+				}
+				break
+			}
+		})
 	}
 }

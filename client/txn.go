@@ -257,7 +257,9 @@ type FeedOptions struct {
 // reconnects after RetryDelay and resumes after the last event received,
 // so no commit is missed or repeated while the server keeps it. It ends
 // when ctx is done (yielding ctx's error) or the loop breaks; a refusal by
-// the server (an *Error) is yielded and ends it.
+// the server (an *Error) is yielded and ends it, but for 502, 503 and 504
+// (a proxy in front of a restarting server, a server too busy for now),
+// which are retried like a broken connection.
 func (c *Client) Events(ctx context.Context, opts FeedOptions) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		var last *uint64
@@ -285,7 +287,7 @@ func (c *Client) Events(ctx context.Context, opts FeedOptions) iter.Seq2[Event, 
 				return
 			}
 			var apiErr *Error
-			if errors.As(err, &apiErr) {
+			if errors.As(err, &apiErr) && !unavailable(apiErr.Status) {
 				yield(Event{}, err)
 				return
 			}
@@ -297,6 +299,13 @@ func (c *Client) Events(ctx context.Context, opts FeedOptions) iter.Seq2[Event, 
 			}
 		}
 	}
+}
+
+// unavailable reports whether a refusal of the feed's connection is
+// passing (a proxy in front of a restarting swmgr, swmgr busy checking
+// logins): the feed then reconnects instead of ending.
+func unavailable(status int) bool {
+	return status == http.StatusBadGateway || status == http.StatusServiceUnavailable || status == http.StatusGatewayTimeout
 }
 
 // stream reads one connection of the feed; stop is true when the consumer
