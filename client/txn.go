@@ -226,7 +226,7 @@ type Event struct {
 	Revision Revision
 	// Gap, when not nil, says that the revisions it names could not be
 	// sent (the server no longer keeps them: a subscriber resumed from
-	// too far back); Revision is then empty, and the feed goes on with
+	// too far back; or it could not read one); Revision is then empty, and the feed goes on with
 	// Gap.ContinuesWith. A consumer keeping a copy of the configuration
 	// must read it whole again.
 	Gap *FeedGap
@@ -372,6 +372,20 @@ func (c *Client) stream(ctx context.Context, since *uint64, beat time.Duration, 
 				if err := decodeJSON(data.Bytes(), &gap); err != nil {
 					return false, fmt.Errorf("change feed: %w", err)
 				}
+				if !emit(Event{Gap: &gap}) {
+					return true, nil
+				}
+			} else if kind == "error" && strings.Contains(data.String(), `"Revision"`) {
+				// A kept revision the server could not read: missed all
+				// the same, so a gap of one.
+				var unread struct {
+					Revision uint64
+					Message  string
+				}
+				if err := decodeJSON(data.Bytes(), &unread); err != nil {
+					return false, fmt.Errorf("change feed: %w", err)
+				}
+				gap := FeedGap{FirstMissing: unread.Revision, LastMissing: unread.Revision, ContinuesWith: unread.Revision + 1, Message: unread.Message}
 				if !emit(Event{Gap: &gap}) {
 					return true, nil
 				}
