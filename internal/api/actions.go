@@ -109,6 +109,11 @@ func (q *request) action() error {
 	if err == nil {
 		dry, err = dryRun(q.r)
 	}
+	if h := q.r.Header.Get("If-Match"); err == nil && h != "" {
+		// An action has no ETag, so the precondition is false (RFC 9110);
+		// ignoring it would run the action whatever the client expected.
+		err = apierr.New(http.StatusPreconditionFailed, apierr.CodePrecondition, q.kind.Name, "", "If-Match %s on an action: an action has no ETag to match; to act only on a known configuration, stage the change in a candidate and commit it with If-Match set to the running revision", h)
+	}
 	h := q.s.actions[q.kind.Name]
 	switch {
 	case err != nil:

@@ -300,6 +300,11 @@ func TestBadInputsChangeNothing(t *testing.T) {
 		{"oversize body", "POST", "/config/NtpServer", big, nil, 413, "body_too_large"},
 		{"stale If-Match", "PATCH", "/config/NtpServer", `{"IpAddr":"10.0.0.9","MinPoll":5}`, []string{"If-Match", `"1"`}, 412, "precondition_failed"},
 		{"stale If-Match delete", "DELETE", "/config/NtpServer/" + ids["ntp"], ``, []string{"If-Match", `"2"`}, 412, "precondition_failed"},
+		{"If-Match on a create", "POST", "/config/NtpServer", `{"IpAddr":"10.0.0.77"}`, []string{"If-Match", `"1"`}, 412, "precondition_failed"},
+		{"If-Match * on a create", "POST", "/config/NtpServer", `{"IpAddr":"10.0.0.77"}`, []string{"If-Match", `*`}, 412, "precondition_failed"},
+		{"If-Match on a create in a candidate", "POST", "/candidates/" + ids["cand"] + "/config/NtpServer", `{"IpAddr":"10.0.0.77"}`, []string{"If-Match", `"1"`}, 412, "precondition_failed"},
+		{"If-Match on an action", "POST", "/action/SaveConfig", `{"FileName":"never-written"}`, []string{"If-Match", `"1"`}, 412, "precondition_failed"},
+		{"If-Match on a dry run of an action", "POST", "/action/ResetConfig?dry_run=true", `{}`, []string{"If-Match", `"1"`}, 412, "precondition_failed"},
 	}
 	if len(tests) < 60 {
 		t.Fatalf("only %d bad inputs", len(tests))

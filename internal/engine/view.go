@@ -381,6 +381,11 @@ func (v *view) resolve(ed Edit) (uuid.UUID, uint64, error) {
 		if !k.Creatable() && !ed.System {
 			return uuid.Nil, 0, methodNotAllowed(k, "create")
 		}
+		if ed.IfMatch != "" {
+			// RFC 9110: a precondition on a resource that has no current
+			// representation is false, "*" included.
+			return uuid.Nil, 0, apierr.New(http.StatusPreconditionFailed, apierr.CodePrecondition, k.Name, "", "If-Match %s on a create: the object does not exist yet, so it has no ETag to match; If-Match is for a PATCH or DELETE of an existing object, and for a candidate commit (the running revision)", ed.IfMatch)
+		}
 		v.prepared = ed.Prepared
 		return v.createWithID(k, ed.Fields, ed.ID)
 	case model.Update:
