@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -124,9 +125,15 @@ func (s *Server) pendingConfirmation() ([]byte, error) {
 	// Past the deadline, the rollback is being retried (docs/api.md): the
 	// commit still awaits, with no time left.
 	deadline := time.Unix(0, p.Deadline)
-	left := max(int64(time.Until(deadline).Seconds()), 0)
 	return mustJSON(pendingCommit{Awaiting: true, Revision: p.Revision, User: p.User, Comment: p.Comment,
-		ConfirmBy: deadline.UTC().Format(time.RFC3339), SecondsLeft: left}), nil
+		ConfirmBy: deadline.UTC().Format(time.RFC3339), SecondsLeft: secondsLeft(deadline, time.Now())}), nil
+}
+
+// secondsLeft is the whole seconds from now to deadline, rounded up: 0
+// says the deadline has passed (a commit with Confirm 1 read at once has a
+// second left, not none).
+func secondsLeft(deadline, now time.Time) int64 {
+	return max(int64(math.Ceil(deadline.Sub(now).Seconds())), 0)
 }
 
 // pendingCommit is the answer of GET /public/v1/revisions/pending when a
@@ -373,7 +380,14 @@ func (s *Server) commitCandidate(w http.ResponseWriter, r *http.Request, id stri
 		body["Message"] = "nothing to commit: the candidate changes nothing; the running revision stays " + strconv.FormatUint(s.eng.Revision(), 10)
 	}
 	if confirm > 0 && !out.DryRun && out.Revision != 0 {
-		body["ConfirmBy"] = time.Now().Add(time.Duration(confirm) * time.Second).UTC().Format(time.RFC3339)
+		// The deadline the engine stored and enforces (set at the store's
+		// write, before the answer waited for the backend's sync), as
+		// /revisions/pending answers it.
+		by := time.Now().Add(time.Duration(confirm) * time.Second)
+		if p := s.hist.PendingConfirm(); p != nil && p.Revision == out.Revision {
+			by = time.Unix(0, p.Deadline)
+		}
+		body["ConfirmBy"] = by.UTC().Format(time.RFC3339)
 	}
 	if out.Revision != 0 {
 		w.Header().Set("ETag", engine.ETag(out.Revision))

@@ -342,6 +342,9 @@ func TestPendingConfirmationAndSource(t *testing.T) {
 		if got["Awaiting"] != true || got["Revision"] != rev || got["User"] != record(rev)["User"] || got["Comment"] != "c "+ua {
 			t.Fatalf("pending after a confirmed commit: %v", got)
 		}
+		if body["ConfirmBy"] != got["ConfirmBy"] {
+			t.Errorf("the commit answered ConfirmBy %v, /revisions/pending %v: want the one deadline the engine enforces", body["ConfirmBy"], got["ConfirmBy"])
+		}
 		if i == 0 {
 			// As an older swmgr stored the wait (without User and Comment):
 			// the answer is the same, from the revision record.
@@ -487,6 +490,26 @@ func TestGoneNotice(t *testing.T) {
 		got := goneNotice(tc.first, tc.next)
 		if got["Message"] != tc.want || got["FirstMissing"] != tc.first || got["LastMissing"] != tc.next-1 || got["ContinuesWith"] != tc.next {
 			t.Errorf("goneNotice(%d, %d) = %v; want Message %q, FirstMissing %d, LastMissing %d, ContinuesWith %d", tc.first, tc.next, got, tc.want, tc.first, tc.next-1, tc.next)
+		}
+	}
+}
+
+func TestSecondsLeftRoundsUp(t *testing.T) {
+	now := time.Date(2026, 11, 24, 5, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		until time.Duration
+		want  int64
+	}{
+		{120 * time.Second, 120},
+		{119*time.Second + 999*time.Millisecond, 120},
+		{time.Second, 1},
+		{300 * time.Millisecond, 1}, // Confirm 1, read at once: time is left
+		{time.Nanosecond, 1},
+		{0, 0},
+		{-5 * time.Second, 0}, // past: the rollback is under way
+	} {
+		if got := secondsLeft(now.Add(tc.until), now); got != tc.want {
+			t.Errorf("secondsLeft with %v to go = %d, want %d", tc.until, got, tc.want)
 		}
 	}
 }
