@@ -443,14 +443,12 @@ func decodeOptions(r *http.Request, fields map[string]any) error {
 	if err != nil {
 		return err
 	}
-	for name, raw := range body {
+	// In name order, so that the same body always gets the same answer.
+	for _, name := range slices.Sorted(maps.Keys(body)) {
+		raw := body[name]
 		ptr, ok := fields[name]
 		if !ok {
-			var names []string
-			for n := range fields {
-				names = append(names, n)
-			}
-			return apierr.BadRequest(apierr.CodeUnknownField, "", name, "unknown field %q; this request takes %s", name, strings.Join(names, ", "))
+			return apierr.BadRequest(apierr.CodeUnknownField, "", name, "unknown field %q; this request takes %s", name, strings.Join(slices.Sorted(maps.Keys(fields)), ", "))
 		}
 		if err := json.Unmarshal(raw, ptr); err != nil {
 			return apierr.BadRequest(apierr.CodeWrongType, "", name, "%s has the wrong type: %v", name, err)

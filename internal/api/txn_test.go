@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -510,6 +511,29 @@ func TestSecondsLeftRoundsUp(t *testing.T) {
 	} {
 		if got := secondsLeft(now.Add(tc.until), now); got != tc.want {
 			t.Errorf("secondsLeft with %v to go = %d, want %d", tc.until, got, tc.want)
+		}
+	}
+}
+
+// TestDecodeOptionsAnswersAlike: the same body always gets the same error,
+// naming the first bad field and the accepted ones in name order.
+func TestDecodeOptionsAnswersAlike(t *testing.T) {
+	for _, tc := range []struct{ body, want string }{
+		{`{"Zeta":1,"Alpha":2}`, `unknown field "Alpha"; this request takes Comment, Confirm, Force`},
+		{`{"Force":"yes","Bogus":1}`, `unknown field "Bogus"; this request takes Comment, Confirm, Force`},
+		{`{"Force":"yes","Confirm":"x"}`, `Confirm has the wrong type`},
+	} {
+		for range 20 {
+			var (
+				comment string
+				confirm int64
+				force   bool
+			)
+			r := httptest.NewRequest("POST", "/public/v1/candidates/x/commit", strings.NewReader(tc.body))
+			err := decodeOptions(r, map[string]any{"Comment": &comment, "Confirm": &confirm, "Force": &force})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("%s: %v, want %q", tc.body, err, tc.want)
+			}
 		}
 	}
 }
