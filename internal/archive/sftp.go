@@ -104,9 +104,14 @@ func (s *SFTP) Download(ctx context.Context, r Remote, p string, a Attempts) ([]
 // session connects, authenticates and runs fn, all within timeout: the
 // connection's deadline cuts a server that accepts and then hangs.
 func (s *SFTP) session(ctx context.Context, r Remote, timeout time.Duration, fn func(*sftp.Client) error) error {
+	endpoint := Endpoint(r.Host, r.Port)
+	if r.User == "" {
+		// Not even a connection: the server would refuse "" anyway, and
+		// each retry would count against the switch at its end.
+		return permanent(fmt.Errorf("no user to log in to %s as: set the ConfigArchiveServer's Username", endpoint))
+	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	endpoint := Endpoint(r.Host, r.Port)
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "tcp", endpoint)
 	if err != nil {

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -174,4 +176,42 @@ func tempExists(dir string) bool {
 		}
 	}
 	return false
+}
+
+// TestSFTPWithoutUserDoesNotConnect: an archive server whose Username is
+// empty is not tried at all (every attempt would fail at the server and
+// count against the switch there); the error says what to set, and is
+// permanent (no retries).
+func TestSFTPWithoutUserDoesNotConnect(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var accepted atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			c.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	s := newSFTP(t)
+	r := Remote{Host: "127.0.0.1", Port: port, Password: "a-password"}
+	a := Attempts{Retries: 3, Timeout: 5 * time.Second, Backoff: 10 * time.Millisecond}
+	uerr := s.Upload(context.Background(), r, "/tmp/x", []byte("data"), a)
+	_, derr := s.Download(context.Background(), r, "/tmp/x", a)
+	for _, err := range []error{uerr, derr} {
+		if err == nil || !strings.Contains(err.Error(), "Username") || !IsPermanent(err) {
+			t.Errorf("with no user: %v (permanent %v); want a permanent error naming Username", err, IsPermanent(err))
+		}
+	}
+	time.Sleep(50 * time.Millisecond)
+	if n := accepted.Load(); n != 0 {
+		t.Errorf("%d connection(s) made with no user to log in as", n)
+	}
 }
