@@ -226,14 +226,7 @@ func TestEventsResume(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c := adminClient(t)
-	var since uint64
-	for r, err := range c.Revisions(ctx, client.PageSize(1)) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		since = r.Revision
-		break
-	}
+	since := runningRevision(ctx, t, c)
 	const commits = 3
 	// The writer opens a connection per request: closing the server's
 	// connections must not fail its writes.
@@ -297,14 +290,7 @@ func TestEventsReportsGap(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	var cur uint64
-	for r, err := range c.Revisions(ctx, client.PageSize(1)) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		cur = r.Revision
-		break
-	}
+	cur := runningRevision(ctx, t, c)
 	oldest := cur - kept + 1
 	since := uint64(0)
 	var got []client.Event
@@ -420,14 +406,7 @@ func TestEventsRetryUnavailable(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var since uint64
-			for r, err := range c.Revisions(ctx, client.PageSize(1)) {
-				if err != nil {
-					t.Fatal(err)
-				}
-				since = r.Revision
-				break
-			}
+			since := runningRevision(ctx, t, c)
 			res, err := c.UpdateByKey(ctx, "SystemParam", client.Object{"Description": "after " + tc.name})
 			if err != nil {
 				t.Fatal(err)
@@ -443,4 +422,18 @@ func TestEventsRetryUnavailable(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runningRevision is the newest revision, as a client reads it: the first
+// of the revisions listed newest first.
+func runningRevision(ctx context.Context, t *testing.T, c *client.Client) uint64 {
+	t.Helper()
+	for r, err := range c.Revisions(ctx, client.PageSize(1)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Revision
+	}
+	t.Fatal("no revision listed")
+	return 0
 }
