@@ -36,8 +36,12 @@ func newConfirmation(rev uint64, req *Request) *Confirmation {
 
 const metaConfirm = "confirm"
 
-// PendingConfirmation reads the commit awaiting confirmation, or nil.
-func PendingConfirmation(tx store.Txn) *Confirmation { return pendingConfirm(tx) }
+// PendingConfirm reads the commit awaiting confirmation, or nil.
+func (e *Engine) PendingConfirm() (*Confirmation, error) {
+	var p *Confirmation
+	err := e.store.View(func(tx store.Txn) error { p = pendingConfirm(tx); return nil })
+	return p, err
+}
 
 func pendingConfirm(tx store.Txn) *Confirmation {
 	data := tx.Meta(metaConfirm)

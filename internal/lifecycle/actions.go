@@ -17,7 +17,6 @@ import (
 	"github.com/swmgr/swmgr/internal/configfile"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
-	"github.com/swmgr/swmgr/internal/store"
 )
 
 // Actions returns the handler of each lifecycle action, by the name the
@@ -189,8 +188,8 @@ func (l *Lifecycle) Save(ctx context.Context, fields model.Object, dry bool) (*S
 // was rolled back for want of a confirmation (the operator may have lost
 // the switch through it). Confirm first, or let it roll back.
 func (l *Lifecycle) unconfirmed(rev uint64) error {
-	var p *engine.Confirmation
-	if err := l.eng.Store().View(func(tx store.Txn) error { p = engine.PendingConfirmation(tx); return nil }); err != nil {
+	p, err := l.eng.PendingConfirm()
+	if err != nil {
 		return err
 	}
 	if p == nil || p.Revision > rev {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/engine"
-	"github.com/swmgr/swmgr/internal/store"
 )
 
 // A confirmed commit is applied at once and rolled back unless confirmed in
@@ -88,8 +87,7 @@ func (h *History) Confirm(ctx context.Context, rev uint64, meta engine.Meta, inf
 // resumeConfirm re-arms the timer of a commit that awaited confirmation when
 // swmgr stopped, or rolls it back now if its time has passed.
 func (h *History) resumeConfirm() {
-	var p *engine.Confirmation
-	_ = h.store.View(func(tx store.Txn) error { p = engine.PendingConfirmation(tx); return nil })
+	p, _ := h.e.PendingConfirm()
 	if p == nil {
 		return
 	}
@@ -104,7 +102,6 @@ func (h *History) resumeConfirm() {
 
 // PendingConfirm reports the commit awaiting confirmation, or nil.
 func (h *History) PendingConfirm() *engine.Confirmation {
-	var p *engine.Confirmation
-	_ = h.store.View(func(tx store.Txn) error { p = engine.PendingConfirmation(tx); return nil })
+	p, _ := h.e.PendingConfirm()
 	return p
 }
