@@ -53,7 +53,9 @@ func (st *feedStream) send(frames ...[]byte) error {
 		for _, f := range frames {
 			st.out = append(st.out, f...)
 		}
-		st.setHTTPWriteDeadline()
+		// A writer without deadlines (a test's recorder) is written
+		// without one.
+		_ = st.nextDeadline(st.rc.SetWriteDeadline)
 		if len(st.out) > 0 {
 			// One write: larger than net/http's buffer, it goes out at once.
 			if _, err := st.w.Write(st.out); err != nil {
@@ -71,7 +73,7 @@ func (st *feedStream) send(frames ...[]byte) error {
 	}
 	st.head = strconv.AppendUint(st.head[:0], uint64(size), 16)
 	st.head = append(st.head, crlf...)
-	if st.err = st.setWriteDeadline(); st.err != nil {
+	if st.err = st.nextDeadline(st.conn.SetWriteDeadline); st.err != nil {
 		return st.err
 	}
 	raw := writevConn(st.conn)
@@ -93,30 +95,20 @@ func (st *feedStream) send(frames ...[]byte) error {
 	return st.err
 }
 
-// setWriteDeadline bounds the next write on the taken-over connection:
-// by the write timeout, or once the server is closing by closeGrace.
-// CloseStreams cuts the deadline of every taken-over connection to
-// closeGrace; one set here just after would undo that, so it is checked
-// after it is set (closing is set before CloseStreams cuts).
-func (st *feedStream) setWriteDeadline() error {
-	if err := st.conn.SetWriteDeadline(time.Now().Add(st.timeout)); err != nil {
+// nextDeadline bounds the next write through set (the taken-over
+// connection's, or the ResponseController's while net/http writes): by the
+// write timeout, or once the server is closing by closeGrace. CloseStreams
+// cuts the deadline of every stream to closeGrace; one set here just after
+// would undo that, so closing is checked after it is set (closing is set
+// before CloseStreams cuts).
+func (st *feedStream) nextDeadline(set func(time.Time) error) error {
+	if err := set(time.Now().Add(st.timeout)); err != nil {
 		return err
 	}
 	if st.taken.closing.Load() {
-		return st.conn.SetWriteDeadline(time.Now().Add(min(st.timeout, closeGrace)))
+		return set(time.Now().Add(min(st.timeout, closeGrace)))
 	}
 	return nil
-}
-
-// setHTTPWriteDeadline is setWriteDeadline for a stream net/http still
-// writes (TLS, HTTP/2, HTTP/1.0, or before the takeover), through the
-// ResponseController, which CloseStreams cuts in the same way.
-// A writer without deadlines (a test's recorder) is written without one.
-func (st *feedStream) setHTTPWriteDeadline() {
-	_ = st.rc.SetWriteDeadline(time.Now().Add(st.timeout))
-	if st.taken.closing.Load() {
-		_ = st.rc.SetWriteDeadline(time.Now().Add(min(st.timeout, closeGrace)))
-	}
 }
 
 // closeGrace is how long a write may still take once the server is
@@ -205,7 +197,7 @@ type takenStreams struct {
 	mu      sync.Mutex
 	conns   map[net.Conn]struct{}
 	watched map[*http.ResponseController]struct{} // until taken over or ended
-	closing atomic.Bool                           // set under mu; read without it by each write (setWriteDeadline)
+	closing atomic.Bool                           // set under mu; read without it by each write (nextDeadline)
 	wg      sync.WaitGroup
 }
 
