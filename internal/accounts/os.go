@@ -177,25 +177,36 @@ func (o *OS) create(ctx context.Context, name, group, shell, secret string, hash
 		return fmt.Errorf("%w: %s", ErrExists, name)
 	}
 	ctx = context.WithoutCancel(ctx) // a half-made account is worse than a slow request
-	groupMade := false
-	if _, ok := e.gid(group); !ok {
-		if err := o.run(ctx, "", "groupadd", true, group); err != nil {
-			return fmt.Errorf("make group %s: %w", group, err)
-		}
-		groupMade = true
-	}
-	if err := o.run(ctx, "", "useradd", true, "-m", "-c", Marker, "-g", group, "-s", shell, name); err != nil {
-		o.undo(ctx, "", group, groupMade)
-		if status(err) == exitUserExists {
-			return fmt.Errorf("%w: %s", ErrExists, name)
-		}
-		return fmt.Errorf("make account %s: %w", name, err)
+	groupMade, err := o.makeAccount(ctx, e, name, group, shell)
+	if err != nil {
+		return err
 	}
 	if err := o.setPassword(ctx, name, secret, hashed); err != nil {
 		o.undo(ctx, name, group, groupMade)
 		return fmt.Errorf("set the password of %s: %w", name, err)
 	}
 	return nil
+}
+
+// makeAccount makes the account name, marked (Marker), with its home, a
+// locked password (useradd leaves "!" in shadow) and primary group group,
+// made first if e has none. On failure it leaves neither; groupMade says
+// whether the group was made, for the caller's undo of a later step.
+func (o *OS) makeAccount(ctx context.Context, e *etc, name, group, shell string) (groupMade bool, err error) {
+	if _, ok := e.gid(group); !ok {
+		if err := o.run(ctx, "", "groupadd", true, group); err != nil {
+			return false, fmt.Errorf("make group %s: %w", group, err)
+		}
+		groupMade = true
+	}
+	if err := o.run(ctx, "", "useradd", true, "-m", "-c", Marker, "-g", group, "-s", shell, name); err != nil {
+		o.undo(ctx, "", group, groupMade)
+		if status(err) == exitUserExists {
+			return false, fmt.Errorf("%w: %s", ErrExists, name)
+		}
+		return false, fmt.Errorf("make account %s: %w", name, err)
+	}
+	return groupMade, nil
 }
 
 // Marker is the comment (GECOS) field of the accounts OS makes: Reconcile
@@ -249,17 +260,8 @@ func (o *OS) Reconcile(ctx context.Context, want []Account) ([]Repair, error) {
 		a, ok := e.lookup(w.Name)
 		switch {
 		case !ok:
-			groupMade := false
-			if _, ok := e.gid(w.Group); !ok {
-				if err := o.run(ctx, "", "groupadd", true, w.Group); err != nil {
-					return did, fmt.Errorf("make group %s: %w", w.Group, err)
-				}
-				groupMade = true
-			}
-			// useradd leaves the password locked ("!" in shadow).
-			if err := o.run(ctx, "", "useradd", true, "-m", "-c", Marker, "-g", w.Group, "-s", w.Shell, w.Name); err != nil {
-				o.undo(ctx, "", w.Group, groupMade)
-				return did, fmt.Errorf("make account %s: %w", w.Name, err)
+			if _, err := o.makeAccount(ctx, e, w.Name, w.Group, w.Shell); err != nil {
+				return did, err
 			}
 			did = append(did, Repair{Account: w.Name, Did: "made account " + w.Name + " with a locked password: its User had none on this host (set it with the UserPassword action)"})
 		case e.passwd.field(e.passwd.find(w.Name), 4) != Marker:
