@@ -173,11 +173,14 @@ func (f *Field) UniqueValue(v any) string {
 
 // Kind declares one kind of object.
 type Kind struct {
-	Name       string
-	Class      Class
-	Doc        string
-	Fields     []*Field
-	Singleton  bool     // exists from the first start, changed by PATCH only
+	Name   string
+	Class  Class
+	Doc    string
+	Fields []*Field
+	// Singleton: one object that exists from the first start, changed by
+	// PATCH only (a config kind) or always there (a state-only kind). A
+	// read finds it whatever key or field values (or none) it gives.
+	Singleton  bool
 	Discovered bool     // instances come from the backend (front-panel ports)
 	StateDoc   string   // what the state form adds
 	StateOnly  []*Field // operational fields of the state form, in addition to Fields

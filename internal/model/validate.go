@@ -111,6 +111,9 @@ func (f *Field) validate(kind string, v any) (any, error) {
 	case StringList:
 		seen := map[string]bool{}
 		for _, s := range v.([]string) {
+			if why := portListProblem(s); why != "" && f.PortList() {
+				return nil, bad("element %q holds %s", s, why)
+			}
 			if msg := checkFormat(f.Format, s); msg != "" {
 				return nil, bad("element %q is not %s", s, msg)
 			}

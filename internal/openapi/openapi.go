@@ -502,6 +502,9 @@ func property(fd *model.Field, f form) obj {
 			notes = append(notes, "form: "+fn[1])
 		}
 	}
+	if fd.PortList() && f != readForm && f != stateForm {
+		notes = append(notes, model.PortListNote)
+	}
 	if fd.Default != nil {
 		p["default"] = fd.Default
 	}
