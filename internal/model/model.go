@@ -12,6 +12,7 @@
 package model
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -52,6 +53,10 @@ const (
 	StringList
 	Record     // a JSON object of the field's Sub fields, held as Object
 	RecordList // a JSON array of such objects, held as []Object
+	// Document is a JSON object of an action's input handed whole to its
+	// handler, which reads it (ApplyConfig's ConfigData, a configuration
+	// document), held as json.RawMessage. Only actions declare it.
+	Document
 )
 
 func (t Type) String() string {
@@ -68,6 +73,8 @@ func (t Type) String() string {
 		return "object"
 	case RecordList:
 		return "array of object"
+	case Document:
+		return "object"
 	}
 	return "unknown"
 }
@@ -339,6 +346,9 @@ func (f *Field) check(k *Kind) error {
 			return errorf("%s.%s: default: %v", k.Name, f.Name, err)
 		}
 	}
+	if f.Type == Document && k.Class != Action {
+		return errorf("%s.%s: only an action's field may be a Document", k.Name, f.Name)
+	}
 	if f.Key && f.Type != String && f.Type != Int {
 		return errorf("%s.%s: key fields must be strings or integers", k.Name, f.Name)
 	}
@@ -521,6 +531,8 @@ func (f *Field) zero() any {
 		return f.recordDefaults()
 	case RecordList:
 		return []Object{}
+	case Document:
+		return json.RawMessage(nil)
 	}
 	return ""
 }

@@ -169,6 +169,9 @@ func EqualValue(a, b any) bool {
 	case []string:
 		y, ok := b.([]string)
 		return ok && slices.Equal(x, y)
+	case json.RawMessage:
+		y, ok := b.(json.RawMessage)
+		return ok && bytes.Equal(x, y)
 	case Object:
 		y, ok := b.(Object)
 		if !ok || len(x) != len(y) {
@@ -206,6 +209,8 @@ func cloneValue(v any) any {
 	switch x := v.(type) {
 	case []string:
 		return append([]string(nil), x...)
+	case json.RawMessage:
+		return append(json.RawMessage(nil), x...)
 	case Object:
 		return x.Clone()
 	case []Object:

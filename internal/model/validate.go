@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/netip"
 	"regexp"
@@ -145,6 +146,8 @@ func (f *Field) checkType(v any) error {
 		_, ok = v.(Object)
 	case RecordList:
 		_, ok = v.([]Object)
+	case Document:
+		_, ok = v.(json.RawMessage)
 	}
 	if !ok {
 		return fmt.Errorf("want %s, have %T", f.Type, v)

@@ -472,6 +472,8 @@ func property(fd *model.Field, f form) obj {
 		p = record(fd.Sub, f)
 	case model.RecordList:
 		p = obj{"type": "array", "items": record(fd.Sub, f)}
+	case model.Document:
+		p = obj{"type": "object", "additionalProperties": obj{"type": "array", "items": obj{"type": "object"}}}
 	default:
 		p = obj{}
 	}
