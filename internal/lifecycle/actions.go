@@ -292,7 +292,9 @@ func (l *Lifecycle) restoreAction(ctx context.Context, c api.ActionCall) (api.Ac
 // fileAction runs ApplyConfigByFile (merge) or ForceApplyConfigByFile: the
 // document of a file, read as ResetConfigToFile reads it.
 func (l *Lifecycle) fileAction(merge bool) api.ActionHandler {
-	return func(ctx context.Context, c api.ActionCall) (api.ActionResult, error) { return l.fromFile(ctx, c, merge) }
+	return func(ctx context.Context, c api.ActionCall) (api.ActionResult, error) {
+		return l.fromFile(ctx, c, merge)
+	}
 }
 
 // fromFile applies the document of the file SrcFileURI names: replacing
