@@ -73,6 +73,7 @@ type Sim struct {
 	removed map[string]removedAccount // user name -> what deleting its account removed, for undo
 	times   map[string]*objectTimes   // kind NUL key -> when the object was created and last changed
 	kinds   map[string]*model.Kind    // the kinds of the changes applied, by name
+	logical map[string]int64          // LogicalIntf name -> its interface id (the low bits of its IfIndex)
 }
 
 // New makes a simulated switch.
@@ -80,7 +81,7 @@ func New(opts Options) *Sim {
 	if opts.Ports <= 0 {
 		opts.Ports = 32
 	}
-	return &Sim{opts: opts, started: time.Now(), applied: map[string]map[string]model.Object{}, ports: map[string]*portState{}, removed: map[string]removedAccount{}, times: map[string]*objectTimes{}, kinds: map[string]*model.Kind{}}
+	return &Sim{opts: opts, started: time.Now(), applied: map[string]map[string]model.Object{}, ports: map[string]*portState{}, removed: map[string]removedAccount{}, times: map[string]*objectTimes{}, kinds: map[string]*model.Kind{}, logical: map[string]int64{}}
 }
 
 // tracked are the kinds whose applied objects the simulated hardware needs
