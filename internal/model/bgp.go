@@ -154,3 +154,55 @@ func checkBGPNeighbor(o Object) error {
 	}
 	return nil
 }
+
+// The BGP defaults in effect when a neighbor leaves its timers at 0
+// (RFC 4271's suggested values, which FRR uses too), in seconds.
+const (
+	DefaultHoldTime         = 180
+	DefaultKeepaliveTime    = 60
+	DefaultConnectRetryTime = 120
+)
+
+// BGPNeighborInEffect returns the values a neighbor's session uses where
+// its configuration says "the default" (LocalAS "", timers 0), as its
+// state shows them: the local AS is BGPGlobal's ASNum (globalAS); a hold
+// time or keepalive given alone brings the other at RFC 4271's 1:3 (as the
+// routing daemon's configuration is written); neither given is 180 and
+// 60; a connect retry of 0 is 120. A session that is up may have
+// negotiated a lower hold time with its peer: a backend that runs BGP
+// shows that one instead.
+func BGPNeighborInEffect(o Object, globalAS string) Object {
+	local := o.Str("LocalAS")
+	if local == "" {
+		local = globalAS
+	}
+	hold, keep := o.Int("HoldTime"), o.Int("KeepaliveTime")
+	switch {
+	case hold == 0 && keep == 0:
+		hold, keep = DefaultHoldTime, DefaultKeepaliveTime
+	case hold == 0:
+		hold = 3 * keep
+	case keep == 0:
+		keep = hold / 3
+	}
+	retry := o.Int("ConnectRetryTime")
+	if retry == 0 {
+		retry = DefaultConnectRetryTime
+	}
+	return Object{"LocalAS": local, "HoldTime": hold, "KeepaliveTime": keep, "ConnectRetryTime": retry}
+}
+
+// BGPGlobalInEffect returns BGPGlobal's values in effect where its
+// configuration says "the default": EBGPMaxPaths and IBGPMaxPaths of 0
+// (FlexSwitch's default) are one path.
+func BGPGlobalInEffect(o Object) Object {
+	st := Object{}
+	for _, f := range []string{"EBGPMaxPaths", "IBGPMaxPaths"} {
+		if n := o.Int(f); n == 0 {
+			st[f] = int64(1)
+		} else {
+			st[f] = n
+		}
+	}
+	return st
+}

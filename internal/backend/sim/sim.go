@@ -476,18 +476,18 @@ func (s *Sim) vlanUp(o model.Object) (bool, string) {
 }
 
 func (s *Sim) bgpGlobalState(ctx context.Context, o model.Object) (model.Object, error) {
-	return model.Object{"AS": o.Str("ASNum")}, nil
+	st := model.BGPGlobalInEffect(o)
+	st["AS"] = o.Str("ASNum")
+	return st, nil
 }
 
 func (s *Sim) bgpNeighborState(ctx context.Context, o model.Object) (model.Object, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := model.Object{}
-	local := o.Str("LocalAS")
-	if local == "" {
-		local = s.applied["BGPGlobal"]["default"].Str("ASNum")
-	}
-	la, _ := model.ParseASN(local)
+	// What is in effect where the configuration says "the default": the
+	// global AS, the default timers.
+	st := model.BGPNeighborInEffect(o, s.applied["BGPGlobal"]["default"].Str("ASNum"))
+	la, _ := model.ParseASN(st.Str("LocalAS"))
 	pa, _ := model.ParseASN(o.Str("PeerAS"))
 	if la != pa {
 		st["PeerType"] = int64(1)
