@@ -11,6 +11,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/swmgr/swmgr/internal/frr/frrtest"
 )
 
 // TestFlexSwitchCLIStarts: snap_cli waits for SystemStatus and reads
@@ -229,4 +232,35 @@ func TestBGPNeighborStateInEffect(t *testing.T) {
 	// BGPGlobal's max paths of 0 are one path in effect.
 	s.expect(t, 200, "PATCH", "/config/BGPGlobal", `{"EBGPMaxPaths":0}`)
 	checkFields(t, "BGPGlobalState", s.expect(t, 200, "GET", "/state/BGPGlobal", "").object(), map[string]any{"EBGPMaxPaths": 1, "AS": "65001"})
+}
+
+// TestBGPNeighborStateInEffectFRR: on the Linux backend a neighbor's state
+// shows what FRR uses: the global AS, the timers negotiated with a real
+// FRR peer (its hold time of 9 s is lower than the default 180), FRR's
+// connect retry interval.
+func TestBGPNeighborStateInEffectFRR(t *testing.T) {
+	lab := frrtest.New(t, frrtest.Options{Prefix: "rte", SwitchPort: "rte1", PeerPort: "eth0", Subnet: "10.242.0", Announce: "198.18.8.1/24"})
+	frrDir := filepath.Join(lab.Dir, "frr")
+	t.Cleanup(func() { killDaemonsOf(frrDir) })
+	portMap := filepath.Join(lab.Dir, "ports.conf")
+	os.WriteFile(portMap, []byte("fpPort1 rte1\n"), 0o644)
+	s := startServer(t, "", "--backend", "linux", "--netns", lab.SwitchNS, "--port-map", portMap, "--bgp", "frr", "--frr-dir", frrDir, "--ntp", "sim", "--system", "sim")
+	s.expect(t, 200, "PATCH", "/config/Port", `{"IntfRef":"fpPort1","AdminState":"UP"}`)
+	s.expect(t, 201, "POST", "/config/IPv4Intf", `{"IntfRef":"fpPort1","IpAddr":"10.242.0.1/30"}`)
+	s.expect(t, 200, "PATCH", "/config/BGPGlobal", `{"Vrf":"default","ASNum":"65001","RouterId":"10.242.0.1"}`)
+	s.expect(t, 201, "POST", "/config/BGPv4Neighbor", `{"NeighborAddress":"10.242.0.2","PeerAS":"65002"}`)
+	deadline := time.Now().Add(60 * time.Second)
+	var st map[string]any
+	for {
+		st = s.expect(t, 200, "GET", "/state/BGPv4Neighbor", `{"NeighborAddress":"10.242.0.2"}`).object()
+		if st["SessionState"] == float64(6) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no Established session: %v", st)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	checkFields(t, "BGPv4NeighborState", st, map[string]any{"LocalAS": "65001", "HoldTime": 9, "KeepaliveTime": 3, "ConnectRetryTime": 120})
+	checkFields(t, "BGPv4Neighbor", s.expect(t, 200, "GET", "/config/BGPv4Neighbor", `{"NeighborAddress":"10.242.0.2"}`).object(), map[string]any{"LocalAS": "", "HoldTime": 0, "ConnectRetryTime": 0})
 }
