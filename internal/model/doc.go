@@ -140,6 +140,9 @@ func writeFieldAs(b *strings.Builder, f *Field, name string) {
 	if f.UniqueWithin != nil {
 		notes = append(notes, "unique per "+strings.Join(f.UniqueWithin, ", "))
 	}
+	if f.InEffect {
+		notes = append(notes, "the state shows the value in effect")
+	}
 	if f.NotYet != "" {
 		notes = append(notes, "not supported yet ("+f.NotYet+"): only the default is accepted")
 	}

@@ -146,6 +146,11 @@ type Field struct {
 	// within a VRF); an address/prefix compares by its address. The engine
 	// checks it on the configuration a commit produces.
 	UniqueWithin []string
+	// InEffect says the state form shows the value in effect, which may
+	// differ from the configured one: where the configuration says "the
+	// default" ("", 0) or the switch negotiates (a BGP hold time), the
+	// state shows what is used.
+	InEffect bool
 	// NotYet, when set, says why swmgr cannot make the field real yet
 	// ("BFD"): it is accepted at its default, so that clients that send
 	// every field keep working, and any other value is a 400 naming it.

@@ -504,6 +504,9 @@ func property(fd *model.Field, f form) obj {
 			notes = append(notes, "form: "+fn[1])
 		}
 	}
+	if fd.InEffect && f == stateForm {
+		notes = append(notes, "the value in effect, which may differ from the configured one")
+	}
 	if fd.PortList() && f != readForm && f != stateForm {
 		notes = append(notes, model.PortListNote)
 	}
