@@ -193,7 +193,8 @@ func TestFlexSwitchConfigActions(t *testing.T) {
 // TestFlexSwitchSmallDeviations: a loopback's IfIndex carries its type in
 // the high bits; a lower-case "policy" is told why policies are refused.
 func TestFlexSwitchSmallDeviations(t *testing.T) {
-	s := startServer(t, "", "--ports", "4")
+	dir := t.TempDir()
+	s := startServer(t, dir, "--ports", "4")
 	s.expect(t, 201, "POST", "/config/LogicalIntf", `{"Name":"Loopback1"}`)
 	s.expect(t, 201, "POST", "/config/LogicalIntf", `{"Name":"Loopback2"}`)
 	s.expect(t, 201, "POST", "/config/IPv4Intf", `{"IntfRef":"Loopback1","IpAddr":"10.0.0.1/32"}`)
@@ -204,6 +205,11 @@ func TestFlexSwitchSmallDeviations(t *testing.T) {
 	s.expect(t, 200, "DELETE", "/config/LogicalIntf", `{"Name":"Loopback2"}`)
 	s.expect(t, 201, "POST", "/config/LogicalIntf", `{"Name":"Loopback3"}`)
 	checkFields(t, "LogicalIntfState Loopback3", s.expect(t, 200, "GET", "/state/LogicalIntf?Name=Loopback3", "").object(), map[string]any{"IfIndex": 83886081})
+	// The same after a restart.
+	s.stop(t)
+	s = startServer(t, dir, "--ports", "4")
+	checkFields(t, "LogicalIntfState Loopback1 after a restart", s.expect(t, 200, "GET", "/state/LogicalIntf?Name=Loopback1", "").object(), map[string]any{"IfIndex": 83886080})
+	checkFields(t, "LogicalIntfState Loopback3 after a restart", s.expect(t, 200, "GET", "/state/LogicalIntf?Name=Loopback3", "").object(), map[string]any{"IfIndex": 83886081})
 
 	r := s.expect(t, 400, "PATCH", "/config/BGPGlobal", `{"ASNum":"65001","Redistribution":[{"Sources":"STATIC","policy":"p1"}]}`)
 	if !strings.Contains(string(r.raw), "not supported yet") || !strings.Contains(string(r.raw), "route policies") {

@@ -110,7 +110,7 @@ func (s *Sim) Drivers() map[string]*backend.Driver {
 		"Vrf":                 record(),
 		"IPv4Intf":            {Apply: s.record, State: s.ipv4State, Replay: true},
 		"IPv4Route":           {Apply: s.record, Replay: true},
-		"LogicalIntf":         record(),
+		"LogicalIntf":         {Apply: s.record, Replay: true}, // its interface id (IfIndex) is given again at start
 		"LLDPGlobal":          record(),
 		"BGPGlobal":           {Apply: s.record, State: s.bgpGlobalState, Replay: true},
 		"BGPVrf":              record(),
