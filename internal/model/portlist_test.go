@@ -103,3 +103,29 @@ func TestSubFieldCaseTellsTheReason(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkPortList compares reading a port list of plain names (the
+// common body, which expansion must not slow) with its comma-joined and
+// ranged spellings.
+func BenchmarkPortList(b *testing.B) {
+	k := Builtin().Lookup(Config, "Vlan")
+	for name, list := range map[string]string{
+		"plain":  `["fpPort1","fpPort2","fpPort3","fpPort4","fpPort5","fpPort6","fpPort7","fpPort8"]`,
+		"joined": `["fpPort1,fpPort2,fpPort3,fpPort4,fpPort5,fpPort6,fpPort7,fpPort8"]`,
+		"ranged": `["fpPort1-8"]`,
+	} {
+		b.Run(name, func(b *testing.B) {
+			body := Body{"VlanId": []byte("100"), "IntfList": []byte(list)}
+			b.ReportAllocs()
+			for b.Loop() {
+				o, err := k.Parse(body)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(o.List("IntfList")) != 8 {
+					b.Fatal(o)
+				}
+			}
+		})
+	}
+}
