@@ -193,6 +193,7 @@ var formatNames = map[Format]string{
 	FormatAbsPath:  "absolute path",
 	FormatObjName:  "name: letters, digits, _ . -",
 	FormatIntfRef:  "fpPort<N>, fpPort<N>s<M>, vlan<VlanId> or a LogicalIntf name",
+	FormatIPHost:   "unicast IPv4 or IPv6 address",
 }
 
 var sourceDoc = map[string]string{
