@@ -19,6 +19,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/swmgr/swmgr/internal/aaa"
 	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/api"
 	"github.com/swmgr/swmgr/internal/auth"
@@ -197,6 +198,10 @@ func serve(ctx context.Context, o *serveOptions) error {
 	if err != nil {
 		return err
 	}
+	// The SyslogCollectors get the service's lines too, once there are any.
+	syslogFwd := aaa.NewForwarder()
+	defer syslogFwd.Close()
+	log = slog.New(syslogFwd.Handler(log.Handler()))
 	var level slog.Level
 	_ = level.UnmarshalText([]byte(o.logLevel)) // newLogger checked it
 	accessLog := obs.NewAccessLog(lines.Buffered(), o.logFormat, level)
@@ -272,9 +277,13 @@ func serve(ctx context.Context, o *serveOptions) error {
 		return err
 	}
 	var eng *engine.Engine
+	var central *aaa.Service // set before any listener serves
 	verifier := auth.NewVerifier(auth.AccountsCheck(acc, func(ctx context.Context, name string) (bool, error) {
 		return users.Exists(ctx, eng, name)
-	}), auth.VerifierOptions{})
+	}), auth.VerifierOptions{Remote: func(ctx context.Context, name, password string) (auth.RemoteResult, error) {
+		r, err := central.Login(ctx, name, password, "")
+		return auth.RemoteResult{Answered: r.Answered, OK: r.OK, Group: r.Group, TTL: r.TTL}, err
+	}})
 	peers := auth.NewPeers(auth.PeerOptions{
 		UserGroup:    func(ctx context.Context, name string) (string, bool, error) { return userGroup(ctx, eng, acc, name) },
 		RefuseOthers: o.localOthers == "refuse",
@@ -315,6 +324,8 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 	lcState := lifecycle.WrapState(be)
 	be = lcState
+	aaaState := aaa.WrapState(be)
+	be = aaaState
 	defer be.Close()
 	if ob.metrics != nil {
 		be = ob.metrics.WrapBackend(be)
@@ -344,6 +355,12 @@ func serve(ctx context.Context, o *serveOptions) error {
 	if err := hist.Start(ctx); err != nil {
 		return fmt.Errorf("start: %w", err)
 	}
+	central = aaa.New(aaa.Options{Source: eng, Log: log, OnChange: verifier.ForgetAll, Syslog: syslogFwd})
+	if err := central.Start(ctx); err != nil {
+		return fmt.Errorf("start: %w", err)
+	}
+	defer central.Close()
+	aaaState.Attach(central)
 	lc, err := lifecycle.New(lifecycle.Options{Engine: eng, Sealer: box, DataDir: o.dataDir, Version: version(), Log: log})
 	if err != nil {
 		return err
