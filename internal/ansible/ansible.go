@@ -78,6 +78,9 @@ type fieldSpec struct {
 	Choices  []string    `json:"choices,omitempty"`
 	Key      bool        `json:"key,omitempty"`
 	Secret   bool        `json:"secret,omitempty"`
+	// Transient: swmgr never stores the value (a User's password), so an
+	// edit carrying it cannot wait in a candidate.
+	Transient bool        `json:"transient,omitempty"`
 	Settable bool        `json:"settable"`
 	Sub      []fieldSpec `json:"sub,omitempty"`
 }
@@ -100,7 +103,7 @@ func fieldsOf(owner string, fields []*model.Field) ([]fieldSpec, error) {
 	out := make([]fieldSpec, 0, len(fields))
 	seen := map[string]string{}
 	for _, f := range fields {
-		fs := fieldSpec{Option: Snake(f.Name), Name: f.Name, Type: ansibleType[f.Type], Choices: f.Enum, Key: f.Key, Secret: f.Secret != model.Public, Settable: settable(f)}
+		fs := fieldSpec{Option: Snake(f.Name), Name: f.Name, Type: ansibleType[f.Type], Choices: f.Enum, Key: f.Key, Secret: f.Secret != model.Public, Transient: f.Secret == model.Transient, Settable: settable(f)}
 		if other, dup := seen[fs.Option]; dup {
 			return nil, fmt.Errorf("ansible: %s: fields %s and %s both make the option %s", owner, other, f.Name, fs.Option)
 		}

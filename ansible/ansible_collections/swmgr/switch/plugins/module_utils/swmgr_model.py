@@ -24,6 +24,7 @@ MODEL = json.loads(r'''{
     "name": "Passphrase",
     "type": "str",
     "secret": true,
+    "transient": true,
     "settable": true
    },
    {
@@ -1020,6 +1021,7 @@ MODEL = json.loads(r'''{
      "name": "Password",
      "type": "str",
      "secret": true,
+     "transient": true,
      "settable": true
     },
     {

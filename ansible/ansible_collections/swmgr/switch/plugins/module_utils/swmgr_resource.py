@@ -12,7 +12,10 @@ request (all or none), reads the switch's diff, and then:
   one revision, optionally awaiting confirmation. A commit someone else made
   meanwhile (412) makes the task start again on the new configuration.
 
-merged stages PATCH or POST per object. replaced, overridden and deleted
+merged stages PATCH or POST per object. An edit that carries a value swmgr
+never stores (a new User's password) cannot wait in a stored candidate: the
+switch dry-runs it with the rest, and it is then written directly, its own
+commit, after the candidate's. replaced, overridden and deleted
 stage PUT edits, which the switch turns into edits on its own candidate:
 the switch, not Ansible, computes which objects to delete and which fields
 return to their defaults, and a failure anywhere changes nothing.
@@ -128,6 +131,12 @@ class Resource(object):
     def secrets(self):
         return [f['name'] for f in self.spec['fields'] if f.get('secret')]
 
+    def transient(self, edit):
+        """Whether edit carries a value swmgr never stores (a new User's
+        password): such an edit cannot wait in a candidate."""
+        body = edit.get('Body')
+        return isinstance(body, dict) and any(f.get('transient') and f['name'] in body for f in self.spec['fields'])
+
     def key(self, obj):
         return tuple('%s' % obj.get(k) for k in self.spec['keys'])
 
@@ -210,30 +219,46 @@ def commit_change(client, resources, comment, confirm=0, check=False, commit=Tru
             cand, base = candidate, info['BaseRevision']
         keep = False
         try:
+            direct = []
             if own:
                 edits = []
                 for r in resources:
                     current = None
                     if r.state in ('merged', 'replaced', 'overridden', 'deleted'):
                         current = _objects(client.list_all('/candidates/%s/config/%ss' % (path_quote(cand), r.kind)))
-                    edits.extend(r.edits(current))
+                    for e in r.edits(current):
+                        (direct if r.transient(e) else edits).append(e)
                 if edits:
                     client.request('POST', '/candidates/%s/edits' % path_quote(cand), {'Edits': edits})
+            # The switch checks the direct writes (dry run) before anything
+            # is committed.
+            direct_changes = []
+            for e in direct:
+                _, out, _ = client.request(e['Method'], '/%s%sdry_run=true' % (e['Path'], '&' if '?' in e['Path'] else '?'), e.get('Body'))
+                direct_changes.extend(out.get('Changes') or [])
             changes = client.get('/candidates/%s/diff' % path_quote(cand)).get('Changes') or []
-            if not changes:
+            if not changes and not direct_changes:
                 return dict(changed=False, revision=base, changes=[])
+            if not changes:
+                if check:
+                    return dict(changed=True, revision=base, changes=direct_changes)
+                return _write_direct(client, direct, base, direct_changes)
             options = {'Comment': comment or ''}
             if confirm:
                 options['Confirm'] = confirm
             if check or not commit:
                 client.request('POST', '/candidates/%s/commit?dry_run=true' % path_quote(cand), options)
+                if direct and not check:
+                    raise SwmgrError(0, 'a change that creates a User with its password cannot be staged for later (swmgr never stores passwords): commit it directly')
                 if not commit and not check:
                     keep = True
                     return dict(changed=True, revision=base, changes=changes, candidate=cand)
-                return dict(changed=True, revision=base, changes=changes)
+                return dict(changed=True, revision=base, changes=changes + direct_changes)
             _, out, _ = client.request('POST', '/candidates/%s/commit' % path_quote(cand), options,
                                        headers={'If-Match': '"%d"' % base})
             keep = True  # a committed candidate is gone
+            if direct:
+                return _write_direct(client, direct, out.get('Revision'), changes + direct_changes)
             return dict(changed=True, revision=out.get('Revision'), changes=changes)
         except SwmgrError as e:
             if e.status == 412 and own and attempt < ATTEMPTS:
@@ -245,6 +270,16 @@ def commit_change(client, resources, comment, confirm=0, check=False, commit=Tru
                     client.request('DELETE', '/candidates/' + path_quote(cand), ok=(200, 404))
                 except SwmgrError:
                     pass
+
+
+def _write_direct(client, direct, revision, changes):
+    """Make the writes that cannot wait in a candidate, one commit each."""
+    for e in direct:
+        _, _, hdrs = client.request(e['Method'], '/' + e['Path'], e.get('Body'))
+        etag = hdrs.get('etag', '').strip('"')
+        if etag.isdigit():
+            revision = int(etag)
+    return dict(changed=True, revision=revision, changes=changes)
 
 
 def diff_of(changes):
