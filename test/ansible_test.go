@@ -458,3 +458,47 @@ func TestAnsibleFleetChange(t *testing.T) {
 		}
 	}
 }
+
+// The collection passes ansible-lint (production profile), ansible-doc
+// reads every module's documentation, and ansible-test's sanity tests that
+// need no download from PyPI pass (import, validate-modules, pep8, pylint
+// and yamllint install their requirements from PyPI, which this network
+// does not reach).
+func TestAnsibleCollectionLint(t *testing.T) {
+	env := ansibleEnv(t)
+	for _, tool := range []string{"ansible-lint", "ansible-doc", "ansible-test"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") != "" {
+				t.Fatalf("%s is not installed (packages ansible-core, ansible-lint; .ci/run installs them)", tool)
+			}
+			t.Skipf("%s is not installed: apt-get install ansible-core ansible-lint", tool)
+		}
+	}
+	src, err := filepath.Abs("../ansible/ansible_collections/swmgr/switch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(dir string, argv ...string) {
+		t.Helper()
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Dir, cmd.Env = dir, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("%s: %v\n%s", strings.Join(argv, " "), err, tail(string(out), 3000))
+		}
+	}
+	run(src, "ansible-lint", "--offline", "--nocolor", "-p", "roles", "playbooks")
+	mods, err := filepath.Glob(filepath.Join(src, "plugins", "modules", "*.py"))
+	if err != nil || len(mods) == 0 {
+		t.Fatalf("no modules: %v", err)
+	}
+	doc := []string{"ansible-doc", "-t", "module"}
+	for _, m := range mods {
+		doc = append(doc, "swmgr.switch."+strings.TrimSuffix(filepath.Base(m), ".py"))
+	}
+	run(src, doc...)
+	args := []string{"ansible-test", "sanity", "--local", "--python", "3.11"}
+	for _, needsPyPI := range []string{"ansible-doc", "import", "validate-modules", "yamllint", "pep8", "pylint", "runtime-metadata", "changelog"} {
+		args = append(args, "--skip-test", needsPyPI)
+	}
+	run(src, args...)
+}
