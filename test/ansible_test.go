@@ -2,7 +2,10 @@ package test
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"os"
 	"os/exec"
@@ -501,4 +504,56 @@ func TestAnsibleCollectionLint(t *testing.T) {
 		args = append(args, "--skip-test", needsPyPI)
 	}
 	run(src, args...)
+}
+
+// Over HTTPS as a User: a pinned fingerprint or the switch's certificate as
+// the CA; a wrong pin fails before any credential is sent, a wrong password
+// is swmgr's 401; the commit is recorded as the User's.
+func TestAnsibleOverHTTPS(t *testing.T) {
+	env := ansibleEnv(t)
+	addr := freeAddr(t)
+	s := startServer(t, "", "--https", addr)
+	cert := filepath.Join(s.dir, "tls-cert.pem")
+	pemBytes, err := os.ReadFile(cert)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, _ := pem.Decode(pemBytes)
+	sum := sha256.Sum256(block.Bytes)
+	pin := hex.EncodeToString(sum[:])
+	wrongPin := strings.Repeat("ab", 32)
+	inv := fmt.Sprintf(`all:
+  children:
+    switches:
+      vars: {ansible_connection: local}
+      hosts:
+        pinned: {swmgr_connection: {url: "https://%[1]s", user: admin, password: black-box-admin-password, fingerprint: "%[2]s"}}
+        ca: {swmgr_connection: {url: "https://%[1]s", user: admin, password: black-box-admin-password, ca_path: "%[3]s"}}
+        wrongpin: {swmgr_connection: {url: "https://%[1]s", user: admin, password: black-box-admin-password, fingerprint: "%[4]s"}}
+        wrongpw: {swmgr_connection: {url: "https://%[1]s", user: admin, password: not-the-password, fingerprint: "%[2]s"}}
+        plain: {swmgr_connection: {url: "http://192.0.2.1:8080", user: admin, password: black-box-admin-password}}
+`, addr, pin, cert, wrongPin)
+	r := runPlaybook(t, env, inv, playHeader+`    - name: ntp
+      swmgr.switch.swmgr_ntp_server:
+        config: [{ip_addr: "192.0.2.{{ 40 + groups.switches.index(inventory_hostname) }}"}]
+`)
+	for host, want := range map[string]string{"pinned": "", "ca": "", "wrongpin": "nothing was sent", "wrongpw": "", "plain": "in clear"} {
+		res := r.task("ntp", host)
+		switch {
+		case want == "" && host != "wrongpw" && res["failed"] == true:
+			t.Errorf("%s: %v", host, res["msg"])
+		case want != "" && (res["failed"] != true || !strings.Contains(fmt.Sprint(res["msg"]), want)):
+			t.Errorf("%s: %v; want a failure saying %q", host, res, want)
+		}
+	}
+	if res := r.task("ntp", "wrongpw"); res["failed"] != true || res["status"] != float64(401) {
+		t.Errorf("a wrong password: %v; want swmgr's 401", res)
+	}
+	if got := len(s.listAll(t, "/config/NtpServers", 100)); got != 2 {
+		t.Errorf("%d NtpServers; want the two of the hosts that got through", got)
+	}
+	rev := s.expect(t, 200, "GET", fmt.Sprintf("/revisions/%d", runningRevisionOf(t, s)), "")
+	if rev.body["User"] != "admin" || rev.body["Source"] != "ansible" {
+		t.Errorf("the commit: user %v source %v; want admin, ansible", rev.body["User"], rev.body["Source"])
+	}
 }
