@@ -41,6 +41,7 @@ options:
       router_id:
         description:
           - "API field C(RouterId)."
+          - "0.0.0.0: the routing daemon chooses one, which the state shows (where one runs)."
           - "swmgr's default: C(\"0.0.0.0\")."
         type: str
       disabled:

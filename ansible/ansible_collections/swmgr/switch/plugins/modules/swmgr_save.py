@@ -35,7 +35,7 @@ options:
   file_name:
     description:
       - "API field C(FileName)."
-      - "FlexSwitch 1.x: a file name in the data directory; not with DstFileURI."
+      - "FlexSwitch 1.x: a file name in the data directory, or an absolute path (then the local file DstFileURI ///path names, under its rules); not with DstFileURI."
     type: str
   timeout:
     description:
