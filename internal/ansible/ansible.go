@@ -94,7 +94,7 @@ type kindSpec struct {
 	Fields    []fieldSpec `json:"fields"`
 }
 
-var ansibleType = map[model.Type]string{model.String: "str", model.Int: "int", model.Bool: "bool", model.StringList: "list", model.Record: "dict", model.RecordList: "list"}
+var ansibleType = map[model.Type]string{model.String: "str", model.Int: "int", model.Bool: "bool", model.StringList: "list", model.Record: "dict", model.RecordList: "list", model.Document: "dict"}
 
 // settable: a client may give the field (keys included).
 func settable(f *model.Field) bool { return !f.ReadOnly && f.NotYet == "" }
