@@ -86,8 +86,11 @@ func startSwmgr(t *testing.T, o *serveOptions) *instance {
 	t.Cleanup(s.stop)
 	s.plainClient = &http.Client{Transport: &http.Transport{}, Timeout: 30 * time.Second}
 	if addrs[0] != "" {
-		_, port, _ := net.SplitHostPort(addrs[0])
-		s.plain = "http://127.0.0.1:" + port + "/public/v1"
+		host, port, _ := net.SplitHostPort(addrs[0])
+		if host != "::1" {
+			host = "127.0.0.1"
+		}
+		s.plain = "http://" + net.JoinHostPort(host, port) + "/public/v1"
 	}
 	if addrs[1] != "" {
 		// Pin the certificate the server made: trust it and nothing else.

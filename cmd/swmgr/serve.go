@@ -34,6 +34,7 @@ import (
 	"github.com/swmgr/swmgr/internal/lifecycle"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/obs"
+	"github.com/swmgr/swmgr/internal/peercred"
 	"github.com/swmgr/swmgr/internal/store"
 	"github.com/swmgr/swmgr/internal/tlscert"
 )
@@ -67,6 +68,9 @@ type serveOptions struct {
 	throttle     auth.ThrottleOptions             // login throttle settings
 	logOut       io.Writer                        // instead of stderr
 	ready        func(httpAddr, httpsAddr string) // called once listening
+	// peerCred, if set, is the kernel lookup of a local peer instead of
+	// peercred.Of (a test makes it wait until the client has closed).
+	peerCred func(net.Conn) (peercred.Cred, error)
 }
 
 func defaultDataDir() string {
@@ -278,6 +282,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 	peers := auth.NewPeers(auth.PeerOptions{
 		UserGroup:    func(ctx context.Context, name string) (string, bool, error) { return userGroup(ctx, eng, acc, name) },
 		RefuseOthers: o.localOthers == "refuse",
+		Cred:         o.peerCred,
 	})
 	accountChanged := func(name string) {
 		verifier.Forget(name)

@@ -27,6 +27,7 @@ import (
 	"github.com/swmgr/swmgr/internal/engine/history"
 	"github.com/swmgr/swmgr/internal/engine/users"
 	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/peercred"
 	"github.com/swmgr/swmgr/internal/secrets"
 	"github.com/swmgr/swmgr/internal/store"
 	"github.com/swmgr/swmgr/internal/tlscert"
@@ -44,7 +45,9 @@ type benchEnv struct {
 
 const benchWorkers = 16
 
-func newBenchEnv(b *testing.B) *benchEnv {
+// newBenchEnv makes the environment; cred, if set, is the peer lookup of
+// the plain listener instead of peercred.Of.
+func newBenchEnv(b *testing.B, cred func(net.Conn) (peercred.Cred, error)) *benchEnv {
 	b.Helper()
 	ctx := context.Background()
 	dir := b.TempDir()
@@ -84,7 +87,7 @@ func newBenchEnv(b *testing.B) *benchEnv {
 	peers := auth.NewPeers(auth.PeerOptions{UserGroup: func(ctx context.Context, name string) (string, bool, error) {
 		ok, err := users.Exists(ctx, eng, name)
 		return "operator", ok, err
-	}})
+	}, Cred: cred})
 	serve := func(h http.Handler, cfg *tls.Config) string {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -173,7 +176,7 @@ func median(v []float64) float64 {
 // iteration is one round of each, alternated; the medians are reported.
 // Target: ratio >= 0.7 (bench/auth.sh checks it).
 func BenchmarkAuthGetByID(b *testing.B) {
-	e := newBenchEnv(b)
+	e := newBenchEnv(b, nil)
 	const perRound = 4000
 	// Warm up: one request first, so the password is checked once and
 	// cached (a burst of first logins would start more checks at once than
@@ -193,4 +196,49 @@ func BenchmarkAuthGetByID(b *testing.B) {
 	b.ReportMetric(p, "plain-req/s")
 	b.ReportMetric(s, "https-auth-req/s")
 	b.ReportMetric(s/p, "ratio(target>=0.85)")
+}
+
+// BenchmarkLoopbackPeerCheck compares, in one run, plain-HTTP GETs by
+// ObjectId on loopback without credentials, each on a new connection (so
+// that each pays the kernel lookup of its peer), with the peer check as it
+// is (peercred.Of: only the client's live socket counts) and as it was
+// before that check (whatever the kernel answered for the client's
+// address). Each iteration is one round of each, which goes first
+// alternating; the medians are reported. Target: ratio >= 0.95.
+func BenchmarkLoopbackPeerCheck(b *testing.B) {
+	lenient := func(c net.Conn) (peercred.Cred, error) {
+		for {
+			nc, ok := c.(interface{ NetConn() net.Conn })
+			if !ok {
+				break
+			}
+			c = nc.NetConn()
+		}
+		remote := c.RemoteAddr().(*net.TCPAddr).AddrPort()
+		local := c.LocalAddr().(*net.TCPAddr).AddrPort()
+		s, err := peercred.TCPSocket(remote, local)
+		return peercred.Cred{UID: s.UID}, err
+	}
+	before, strict := newBenchEnv(b, lenient), newBenchEnv(b, nil)
+	for _, e := range []*benchEnv{before, strict} {
+		e.plainClient = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+		e.rate(b, false, 500)
+	}
+	const perRound = 2000
+	var old, now []float64
+	b.ResetTimer()
+	for i := range b.N {
+		if i%2 == 0 { // alternate which goes first
+			old = append(old, before.rate(b, false, perRound))
+			now = append(now, strict.rate(b, false, perRound))
+		} else {
+			now = append(now, strict.rate(b, false, perRound))
+			old = append(old, before.rate(b, false, perRound))
+		}
+	}
+	b.StopTimer()
+	o, n := median(old), median(now)
+	b.ReportMetric(o, "before-req/s")
+	b.ReportMetric(n, "strict-req/s")
+	b.ReportMetric(n/o, "ratio(target>=0.95)")
 }
