@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
@@ -299,5 +300,64 @@ func TestClosedClientIsNotRoot(t *testing.T) {
 				t.Errorf("a client that closed its socket made an admin User: %d %s", code, out)
 			}
 		})
+	}
+}
+
+// One local account holding as many connections as --max-conns-per-client
+// allows does not lock root (or another account) out of loopback HTTP:
+// local clients are counted per OS user, not per address (every local
+// client is 127.0.0.1). Its own next connection is closed at once.
+func TestLocalConnCapPerOSUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("this test makes a real account with useradd and runs clients as it with setpriv, which needs root; run it as root (CI does)")
+	}
+	for _, tool := range []string{"useradd", "userdel", "setpriv", "bash", "curl"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is needed (CI installs it): %v", tool, err)
+		}
+	}
+	suffix := strings.ToLower(rand.Text()[:6])
+	hog := makeOSUser(t, "swpeerh"+suffix)
+	other := makeOSUser(t, "swpeerg"+suffix)
+	const capacity = 4
+	s := startSwmgr(t, &serveOptions{dataDir: t.TempDir(), https: "-", maxConnsPerClient: capacity, adminPasswordFile: writeFile(t, "first-admin-pass")})
+	u, err := url.Parse(s.plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The account opens two more connections than it may, and holds them.
+	script := `for fd in 3 4 5 6 7 8; do eval "exec $fd<>/dev/tcp/$1/$2" || exit 1; done; echo held; exec sleep 60`
+	cmd := exec.Command("setpriv", "--reuid="+hog.uid, "--regid="+hog.gid, "--clear-groups", "--", "bash", "-c", script, "_", u.Hostname(), u.Port())
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	if line, _ := bufio.NewReader(out).ReadString('\n'); line != "held\n" {
+		t.Fatalf("the account's client: %q", line)
+	}
+	// The server has accepted all six once it refused two.
+	const refusal = "too many open connections from one client"
+	deadline := time.Now().Add(20 * time.Second)
+	for strings.Count(s.logs.String(), refusal) < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the account's extra connections were not refused:\n%s", s.logs)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !strings.Contains(s.logs.String(), "client=uid:"+hog.uid) {
+		t.Errorf("the refusal does not name the account's uid %s:\n%s", hog.uid, s.logs)
+	}
+	// root, and another account, are served meanwhile.
+	for _, who := range []osUser{{}, other} {
+		if code, body := curlAs(t, who, "", "GET", s.plain+"/config/NtpServers", ""); code != 200 {
+			t.Errorf("%q while the account holds its connections: %d %s", who.name, code, body)
+		}
+	}
+	if n := strings.Count(s.logs.String(), refusal); n != 2 {
+		t.Errorf("%d connections refused, want the account's 2:\n%s", n, s.logs)
 	}
 }

@@ -89,11 +89,21 @@ type Cred struct {
 	PID int32
 }
 
+// Known is a connection that was looked up already (when it was accepted):
+// Of returns its answer, the same as it would have been then or better (a
+// client's socket can only die in between).
+type Known interface {
+	PeerCred() (Cred, error)
+}
+
 // Of returns the credentials of the process on the other end of c: a Unix
 // socket, or TCP (also under TLS) between two loopback addresses.
 func Of(c net.Conn) (Cred, error) {
 	if tc, ok := c.(*tls.Conn); ok {
 		c = tc.NetConn()
+	}
+	if k, ok := c.(Known); ok {
+		return k.PeerCred()
 	}
 	if nc, ok := c.(interface{ NetConn() net.Conn }); ok { // a wrapped connection
 		return Of(nc.NetConn())
