@@ -127,6 +127,15 @@ func TestControlCharactersRefusedOnEveryField(t *testing.T) {
 			}
 		}
 	}
+	// A commit's Comment is free text too (history, the feed, the CLI).
+	for _, w := range [][3]string{
+		{"POST", "/candidates", `{"Comment":"a\u001b[2Jb"}`},
+		{"POST", "/candidates/" + cand + "/commit", `{"Comment":"a\nb"}`},
+	} {
+		if r := s.do(t, w[0], w[1], w[2]); r.code != 400 || !strings.Contains(string(r.raw), "a control character") {
+			t.Errorf("%s %s %s: %s", w[0], w[1], w[2], r)
+		}
+	}
 	t.Logf("%d fields, %d refused writes", len(targets), n)
 	s.stop(t)
 	if after := dump(t, dir); !bytes.Equal(before, after) {

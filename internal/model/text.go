@@ -124,6 +124,12 @@ func (f *Field) checkText(kind, s, elem string) error {
 	return apierr.BadRequest(apierr.CodeInvalidValue, kind, f.Name, "%s: character %d is %s; %s holds %s", what, n, describeRune(r), f.Name, f.Text.Rule())
 }
 
+// CheckLine applies TextLine to a string that is no kind's field (a
+// commit's Comment): the same rule, the same refusal.
+func CheckLine(kind, field, s string) error {
+	return (&Field{Name: field, Type: String}).checkText(kind, s, "")
+}
+
 // CheckText applies the field's text class to a value of its type: a
 // string, each element of a string list, each string sub-field of a
 // record or of each record of a list. Other values pass.
