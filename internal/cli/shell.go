@@ -136,6 +136,9 @@ func (c completer) Do(line []rune, pos int) ([][]rune, int) {
 	cands, partial := c.s.Complete(string(line[:pos]))
 	var out [][]rune
 	for _, w := range cands {
+		if strings.ContainsFunc(w, model.IsLineBreaking) {
+			continue // a live key stored before control characters were refused: readline would print it raw
+		}
 		out = append(out, []rune(w[len(partial):]+" "))
 	}
 	return out, len([]rune(partial))
