@@ -88,15 +88,23 @@ func (s *Server) meta(r *http.Request) engine.Meta {
 	return engine.Meta{User: UserName(r.Context()), Addr: r.RemoteAddr, Source: requestSource(r)}
 }
 
-// CLIUserAgent is the User-Agent of swmgr's own CLI (`swmgr cli`), whose
-// commits are recorded with source cli instead of rest. The label only
-// says which tool made a commit; who made it is the authenticated user.
-const CLIUserAgent = "swmgr-cli"
+// Tools whose commits are recorded with a source of their own instead of
+// rest, by their User-Agent: swmgr's CLI (`swmgr cli`) and the Ansible
+// collection swmgr.switch. The label only says which tool made a commit;
+// who made it is the authenticated user.
+const (
+	CLIUserAgent     = "swmgr-cli"
+	AnsibleUserAgent = "swmgr-ansible"
+)
 
 // requestSource is the Source of the revisions a request makes.
 func requestSource(r *http.Request) string {
-	if ua := r.Header.Get("User-Agent"); ua == CLIUserAgent || strings.HasPrefix(ua, CLIUserAgent+"/") {
+	ua := r.Header.Get("User-Agent")
+	switch {
+	case ua == CLIUserAgent || strings.HasPrefix(ua, CLIUserAgent+"/"):
 		return "cli"
+	case ua == AnsibleUserAgent || strings.HasPrefix(ua, AnsibleUserAgent+"/"):
+		return "ansible"
 	}
 	return "rest"
 }
