@@ -295,7 +295,7 @@ func builtinKinds() []*Kind {
 				{Name: "Access", Type: String, Default: "CLI", Enum: shells},
 				{Name: "DefaultShell", Type: String, Default: "CLI", Enum: shells},
 				{Name: "Password", Type: String, Required: true, Secret: Transient, Text: TextSecret, CreateOnly: true, MaxLen: 256, Doc: "at least 8 characters; kept by the OS, never by swmgr"},
-				{Name: "Group", Type: String, Default: "users", Format: FormatUserName, CreateOnly: true, Doc: "admin, operator, or another group (read-only role); privileged system groups (root, sudo, adm, shadow, ...) are refused"},
+				{Name: "Group", Type: String, Default: DefaultGroup, Format: FormatUserName, CreateOnly: true, Doc: "admin, operator, or another group (read-only role); privileged system groups (root, sudo, adm, shadow, ...) are refused; with the host's accounts (--accounts host) only admin, operator and users"},
 			},
 			Check: func(o Object) error {
 				if reservedAccounts[o.Str("Name")] || strings.HasPrefix(o.Str("Name"), "systemd-") {

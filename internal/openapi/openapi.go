@@ -734,11 +734,11 @@ func (g *gen) transactions() {
 	})
 	cp := []any{param("CandidateId")}
 	g.op(prefix+"/candidates/{CandidateId}", "GET", obj{
-		"operationId": "getCandidate", "tags": t, "summary": "Describe a candidate", "parameters": cp,
+		"operationId": "getCandidate", "tags": t, "summary": "Describe a candidate (its owner's, or any as an admin)", "parameters": cp,
 		"responses": obj{"200": reply("the candidate", ref("CandidateInfo"))},
 	})
 	g.op(prefix+"/candidates/{CandidateId}", "DELETE", obj{
-		"access": operator, "operationId": "discardCandidate", "tags": t, "summary": "Discard a candidate", "parameters": cp,
+		"access": operator, "operationId": "discardCandidate", "tags": t, "summary": "Discard a candidate (its owner's, or any as an admin)", "parameters": cp,
 		"responses": obj{"200": reply("discarded", ref("Success"))},
 	})
 	g.op(prefix+"/candidates/{CandidateId}/diff", "GET", obj{
@@ -821,7 +821,7 @@ func (g *gen) tags() []any {
 	}
 	return append(out,
 		obj{"name": "Actions", "description": "Operations that are not objects."},
-		obj{"name": "Candidates", "description": "Private drafts of the configuration, committed as one revision."},
+		obj{"name": "Candidates", "description": "Private drafts of the configuration, committed as one revision. A candidate belongs to the user who opened it: only they may read, stage into, diff or commit it (anyone else gets 404, an admin 403); an admin may also describe and discard another user's."},
 		obj{"name": "Revisions", "description": "The history of commits and the change feed."},
 		obj{"name": "Service", "description": "Health, metrics, this document and its browser."})
 }
