@@ -137,7 +137,7 @@ type Field struct {
 	RefBy  func(value string) (kind, key string)
 	Secret Secrecy // Public, Sealed or Transient
 	// Text is the class of text a string field holds (TextLine unless
-	// declared; TextSecret for every secret): see Text.
+	// declared; every secret is TextSecret): see Text.
 	Text       Text
 	Aliases    []string // other spellings accepted on input
 	ReadOnly   bool     // set by the switch; a client may only repeat the current value

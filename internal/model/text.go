@@ -33,8 +33,8 @@ const (
 	// TextSecret is a password or passphrase: what TextLine allows (the OS
 	// tools and daemons read a secret as one line of a file or a command),
 	// and a refusal never says which character, or where: the message is
-	// logged and shown. Every sealed or transient field is TextSecret, and
-	// only those.
+	// logged and shown. Every sealed or transient field is TextSecret
+	// (NewRegistry makes it so when it declares no class), and only those.
 	TextSecret
 )
 
@@ -168,10 +168,15 @@ func prefixRecordError(err error, field string) {
 	}
 }
 
-// checkTextDecl refuses a declaration whose text class does not fit: a
-// class on a field that holds no text, a secret that is not TextSecret.
+// checkTextDecl gives a secret string field that declares no class
+// TextSecret, and refuses a declaration whose text class does not fit: a
+// class on a field that holds no text, a secret of another class, a
+// TextSecret that is no secret.
 func (f *Field) checkTextDecl(kind string) error {
 	text := f.Type == String || f.Type == StringList
+	if text && f.Secret != Public && f.Text == TextLine {
+		f.Text = TextSecret
+	}
 	switch {
 	case !text && f.Text != TextLine:
 		return errorf("%s.%s: only a string field has a text class", kind, f.Name)

@@ -157,11 +157,16 @@ func TestTextClasses(t *testing.T) {
 	}
 }
 
-// TestTextDeclarations: the registry refuses a secret that is not
-// TextSecret, a TextSecret that is no secret and a class on a non-string.
+// TestTextDeclarations: a secret that declares no class is TextSecret; the
+// registry refuses a secret of another class, a TextSecret that is no
+// secret and a class on a non-string.
 func TestTextDeclarations(t *testing.T) {
+	plain := &Field{Name: "P", Type: String, Secret: Sealed}
+	if _, err := NewRegistry(&Kind{Name: "K", Class: Action, Fields: []*Field{plain}}); err != nil || plain.Text != TextSecret {
+		t.Errorf("a secret without a class: %v, %v", plain.Text, err)
+	}
 	for i, f := range []*Field{
-		{Name: "P", Type: String, Secret: Sealed},
+		{Name: "P", Type: String, Secret: Sealed, Text: TextName},
 		{Name: "P", Type: String, Text: TextSecret},
 		{Name: "P", Type: Int, Text: TextName},
 	} {

@@ -59,7 +59,7 @@ options:
       group:
         description:
           - "API field C(Group)."
-          - "admin, operator, or another group (read-only role); privileged system groups (root, sudo, adm, shadow, ...) are refused."
+          - "admin, operator, or another group (read-only role); privileged system groups (root, sudo, adm, shadow, ...) are refused; with the host's accounts (--accounts host) only admin, operator and users."
           - "swmgr's default: C(\"users\")."
           - "Set at creation only."
         type: str
