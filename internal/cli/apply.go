@@ -451,7 +451,11 @@ func writeTable(w io.Writer, header []string, rows [][]string, boxed bool) {
 	heads := wrapRow(header)
 	var lines [][]string
 	for _, r := range rows {
-		lines = append(lines, wrapRow(r)...)
+		cells := make([]string, len(r))
+		for i, c := range r {
+			cells[i] = escapeText(c) // a value: one line, nothing a terminal acts on
+		}
+		lines = append(lines, wrapRow(cells)...)
 	}
 	width := make([]int, len(header))
 	for _, r := range append(append([][]string(nil), heads...), lines...) {

@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/swmgr/swmgr/client"
 	"github.com/swmgr/swmgr/internal/model"
@@ -109,6 +110,7 @@ func NewSession(ctx context.Context, api *client.Client, endpoint string, o Opti
 			return nil, fmt.Errorf("unable to connect to swmgr at %s: %w", endpoint, err)
 		}
 		s.host, _ = it.Object[s.cat.hostField].(string)
+		s.host = escapeText(s.host)
 	}
 	if s.host == "" {
 		s.host = endpoint
@@ -141,7 +143,65 @@ func (s *Session) Mode() Mode { return s.mode }
 // HasPending reports whether entries wait for apply.
 func (s *Session) HasPending() bool { return len(s.pending) > 0 }
 
-func (s *Session) printf(format string, a ...any) { fmt.Fprintf(s.out, format, a...) }
+// printf writes to the session's output through TerminalSafe: whatever a
+// message carries (a server's error, a value that escaped display), no
+// control character but the line ends, tabs and the session's own colours
+// reaches the terminal.
+func (s *Session) printf(format string, a ...any) {
+	io.WriteString(s.out, TerminalSafe(fmt.Sprintf(format, a...), s.color))
+}
+
+// sgr are the only escape sequences the CLI writes itself: its colours.
+var sgr = []string{"\x1b[31m", "\x1b[32m", "\x1b[33m", "\x1b[0m"}
+
+// TerminalSafe returns text with every control character (C0 but newline
+// and tab, DEL, C1, the format characters and line separators of the
+// Basic Multilingual Plane) and every byte that is not UTF-8 written as an
+// escape (\u001b), except, when colors is set, the colour sequences the
+// CLI writes itself. A terminal acts on nothing else in it: no cursor
+// motion, no title, no clearing, no forged line start (\r).
+func TerminalSafe(text string, colors bool) string {
+	clean := true
+	for i := 0; i < len(text); i++ {
+		if c := text[i]; c < 0x20 && c != '\n' && c != '\t' || c >= 0x7f {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return text
+	}
+	var b strings.Builder
+	for i := 0; i < len(text); {
+		if colors && text[i] == 0x1b {
+			if n := sgrAt(text[i:]); n > 0 {
+				b.WriteString(text[i : i+n])
+				i += n
+				continue
+			}
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		switch {
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
+		case r == utf8.RuneError && size == 1, r <= 0xFFFF && model.IsLineBreaking(r):
+			appendEscaped(&b, text[i:i+size], nil)
+		default:
+			b.WriteString(text[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+func sgrAt(s string) int {
+	for _, q := range sgr {
+		if strings.HasPrefix(s, q) {
+			return len(q)
+		}
+	}
+	return 0
+}
 
 func (s *Session) paint(code, text string) string {
 	if !s.color {

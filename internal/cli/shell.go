@@ -71,7 +71,7 @@ func Run(ctx context.Context, api *client.Client, o RunOptions) error {
 	read := func(prompt string) (string, error) {
 		l, err := next()
 		if err == nil && prompt != "" {
-			fmt.Fprintf(o.Out, "%s%s\n", prompt, l)
+			io.WriteString(o.Out, TerminalSafe(prompt+l, false)+"\n")
 		}
 		return l, err
 	}
@@ -89,7 +89,7 @@ func Run(ctx context.Context, api *client.Client, o RunOptions) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(o.Out, "%s%s\n", s.Prompt(), MaskSecrets(s.cat.reg, line))
+		io.WriteString(o.Out, TerminalSafe(s.Prompt()+MaskSecrets(s.cat.reg, line), false)+"\n")
 		switch err := s.Execute(line); {
 		case errors.Is(err, errQuit):
 			return finish(failed)
@@ -136,6 +136,9 @@ func (c completer) Do(line []rune, pos int) ([][]rune, int) {
 	cands, partial := c.s.Complete(string(line[:pos]))
 	var out [][]rune
 	for _, w := range cands {
+		if strings.ContainsFunc(w, model.IsLineBreaking) {
+			continue // a live key stored before control characters were refused: readline would print it raw
+		}
 		out = append(out, []rune(w[len(partial):]+" "))
 	}
 	return out, len([]rune(partial))

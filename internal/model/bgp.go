@@ -24,7 +24,7 @@ func redistribution() *Field {
 		Doc: "routes redistributed into BGP; each source at most once",
 		Sub: []*Field{
 			{Name: "Sources", Type: String, Required: true, Doc: "CONNECTED, STATIC, or both comma-separated"},
-			{Name: "Policy", Type: String, NotYet: notYetPolicies},
+			{Name: "Policy", Type: String, Text: TextName, NotYet: notYetPolicies},
 		},
 		CheckRecord: func(o Object) error {
 			srcs, err := canonicalSources(o.Str("Sources"))
@@ -80,14 +80,14 @@ func bgpNeighborFields(vrfRef func(*Field) *Field) []*Field {
 	return []*Field{
 		vrfRef(&Field{Name: "Vrf", Type: String, Key: true, Default: "default", Doc: "VRF of the session (swmgr's addition to FlexSwitch's keys)"}),
 		{Name: "NeighborAddress", Type: String, Key: true, Format: FormatIPv4Host},
-		{Name: "IntfRef", Type: String, Key: true, Default: "", NotYet: "neighbors by interface (BGP unnumbered)", Doc: "FlexSwitch's second key; \"\" (the default) for a neighbor by address"},
+		{Name: "IntfRef", Type: String, Text: TextName, Key: true, Default: "", NotYet: "neighbors by interface (BGP unnumbered)", Doc: "FlexSwitch's second key; \"\" (the default) for a neighbor by address"},
 		{Name: "PeerAS", Type: String, Required: true, Format: FormatASN, CLI: "peer_as"},
 		{Name: "LocalAS", Type: String, Format: FormatASN, Doc: "\"\" uses BGPGlobal ASNum", CLI: "local_as", InEffect: true},
 		{Name: "Description", Type: String, MaxLen: 64, CLI: "description"},
 		{Name: "Disabled", Type: Bool, CLI: "shutdown"},
-		{Name: "PeerGroup", Type: String, NotYet: "peer groups: there is no BGPPeerGroup kind yet"},
-		{Name: "UpdateSource", Type: String, MaxLen: 15, Doc: "source of the session: an IPv4 address or an interface name (Loopback1); \"\" lets the switch choose"},
-		{Name: "AuthPassword", Type: String, Secret: Sealed, MaxLen: 80, Doc: "TCP MD5 password; write-only", CLI: "password"},
+		{Name: "PeerGroup", Type: String, Text: TextName, NotYet: "peer groups: there is no BGPPeerGroup kind yet"},
+		{Name: "UpdateSource", Type: String, Text: TextName, MaxLen: 15, Doc: "source of the session: an IPv4 address or an interface name (Loopback1); \"\" lets the switch choose"},
+		{Name: "AuthPassword", Type: String, Secret: Sealed, Text: TextSecret, MaxLen: 80, Doc: "TCP MD5 password; write-only", CLI: "password"},
 		{Name: "NextHopSelf", Type: Bool, CLI: "next_hop_self"},
 		{Name: "RouteReflectorClusterId", Type: Int, Range: rng(0, 4294967295), Doc: "0: the router id; one per BGP instance"},
 		{Name: "RouteReflectorClient", Type: Bool, CLI: "route_reflector_client"},
@@ -99,13 +99,13 @@ func bgpNeighborFields(vrfRef func(*Field) *Field) []*Field {
 		{Name: "AddPathsRx", Type: Bool},
 		{Name: "AddPathsMaxTx", Type: Int, Range: rng(0, 255)},
 		{Name: "BfdEnable", Type: Bool},
-		{Name: "BfdSessionParam", Type: String, Default: "default", NotYet: "named BFD session parameters: only \"default\""},
+		{Name: "BfdSessionParam", Type: String, Text: TextName, Default: "default", NotYet: "named BFD session parameters: only \"default\""},
 		{Name: "MaxPrefixes", Type: Int, Range: rng(0, 4294967295), Doc: "0: no limit"},
 		{Name: "MaxPrefixesThresholdPct", Type: Int, Default: int64(80), Range: rng(0, 100)},
 		{Name: "MaxPrefixesDisconnect", Type: Bool},
 		{Name: "MaxPrefixesRestartTimer", Type: Int, Range: rng(0, 255), Doc: "seconds"},
-		{Name: "AdjRIBInFilter", Type: String, NotYet: notYetPolicies},
-		{Name: "AdjRIBOutFilter", Type: String, NotYet: notYetPolicies},
+		{Name: "AdjRIBInFilter", Type: String, Text: TextName, NotYet: notYetPolicies},
+		{Name: "AdjRIBOutFilter", Type: String, Text: TextName, NotYet: notYetPolicies},
 	}
 }
 

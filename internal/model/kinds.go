@@ -76,7 +76,7 @@ func builtinKinds() []*Kind {
 			{Name: "DscpToCosProfileRef", Type: String, Format: FormatObjName},
 			{Name: "PcpToCosProfileRef", Type: String, Format: FormatObjName},
 			{Name: "SchedProfileRef", Type: String, Format: FormatObjName},
-			{Name: "StormControlProfile", Type: String, Default: "NONE", MaxLen: 64},
+			{Name: "StormControlProfile", Type: String, Text: TextName, Default: "NONE", MaxLen: 64},
 		},
 		StateDoc: "Operational state of the port; OperState follows AdminState and the link.",
 		StateOnly: []*Field{
@@ -152,7 +152,7 @@ func builtinKinds() []*Kind {
 			Fields: []*Field{
 				{Name: "Vrf", Type: String, Key: true, Default: "default", Enum: []string{"default"}},
 				{Name: "MgmtIp", Type: String, Format: FormatIPv4Host},
-				{Name: "Hostname", Type: String, Default: "switch", Format: FormatHostname},
+				{Name: "Hostname", Type: String, Default: "switch", Format: FormatHostname, MaxLen: 64, Doc: "the kernel keeps at most 64 characters"},
 				{Name: "SwitchMac", Type: String, Format: FormatMAC, ReadOnly: true},
 				{Name: "SwVersion", Type: String, ReadOnly: true},
 				{Name: "Description", Type: String, Default: "swmgr switch", MaxLen: 255},
@@ -294,7 +294,7 @@ func builtinKinds() []*Kind {
 				{Name: "Name", Type: String, Key: true, Format: FormatUserName, Aliases: []string{"NAME"}, Doc: "not a system account (root, daemon, sshd, ...)"},
 				{Name: "Access", Type: String, Default: "CLI", Enum: shells},
 				{Name: "DefaultShell", Type: String, Default: "CLI", Enum: shells},
-				{Name: "Password", Type: String, Required: true, Secret: Transient, CreateOnly: true, MaxLen: 256, Doc: "at least 8 characters; kept by the OS, never by swmgr"},
+				{Name: "Password", Type: String, Required: true, Secret: Transient, Text: TextSecret, CreateOnly: true, MaxLen: 256, Doc: "at least 8 characters; kept by the OS, never by swmgr"},
 				{Name: "Group", Type: String, Default: DefaultGroup, Format: FormatUserName, CreateOnly: true, Doc: "admin, operator, or another group (read-only role); privileged system groups (root, sudo, adm, shadow, ...) are refused; with the host's accounts (--accounts host) only admin, operator and users"},
 			},
 			Check: func(o Object) error {
@@ -315,11 +315,11 @@ func builtinKinds() []*Kind {
 				{Name: "IpAddr", Type: String, Key: true, Format: FormatIPOrFQDN},
 				{Name: "Port", Type: Int, Default: int64(22), Range: rng(1, 65535), Doc: "SSH port (swmgr's addition; FlexSwitch always used 22)"},
 				{Name: "Username", Type: String, MaxLen: 64, Aliases: []string{"UserName"}},
-				{Name: "Password", Type: String, Secret: Sealed, MaxLen: 256, Doc: "write-only; stored encrypted"},
+				{Name: "Password", Type: String, Secret: Sealed, Text: TextSecret, MaxLen: 256, Doc: "write-only; stored encrypted"},
 				{Name: "DstFile", Type: String, Default: "/opt/swmgr/startup-config", Format: FormatAbsPath, MaxLen: 1024},
 				{Name: "Interval", Type: Int, Default: int64(1440), Range: rng(0, 44640), Doc: "minutes; 0 archives only on change"},
 				{Name: "Nonce", Type: String, MaxLen: 256, Doc: "salt of the archive encryption; only with Passphrase"},
-				{Name: "Passphrase", Type: String, Secret: Sealed, MaxLen: 256, Doc: "encrypts archives; only with Nonce; write-only"},
+				{Name: "Passphrase", Type: String, Secret: Sealed, Text: TextSecret, MaxLen: 256, Doc: "encrypts archives; only with Nonce; write-only"},
 				{Name: "OnChange", Type: Bool},
 				{Name: "RetryCount", Type: Int, Default: int64(3), Range: rng(0, 10)},
 				{Name: "Timeout", Type: Int, Default: int64(30), Range: rng(1, 3600), Doc: "seconds"},
@@ -386,7 +386,7 @@ func builtinKinds() []*Kind {
 			CLI: &CLICommand{Words: []string{"user"}, Value: "Name", Line: true},
 			Fields: []*Field{
 				{Name: "Name", Type: String, Required: true, Format: FormatUserName, Aliases: []string{"NAME"}},
-				{Name: "Password", Type: String, Required: true, Secret: Transient, MaxLen: 256, Doc: "at least 8 characters", CLI: "password"},
+				{Name: "Password", Type: String, Required: true, Secret: Transient, Text: TextSecret, MaxLen: 256, Doc: "at least 8 characters", CLI: "password"},
 			},
 			Check: func(o Object) error { return checkPassword("UserPassword", o.Str("Password")) },
 		},
@@ -396,7 +396,7 @@ func builtinKinds() []*Kind {
 			CLI: &CLICommand{Words: []string{"save", "config"}, Prompt: []string{"save", "config"}, Line: true, Context: "toFile"},
 			Fields: []*Field{
 				{Name: "Nonce", Type: String, MaxLen: 256},
-				{Name: "Passphrase", Type: String, Secret: Transient, MaxLen: 256},
+				{Name: "Passphrase", Type: String, Secret: Transient, Text: TextSecret, MaxLen: 256},
 				{Name: "DstFileURI", Type: String, Format: FormatFileURI, MaxLen: 2048, Doc: "default: the data directory's startup-config"},
 				{Name: "FileName", Type: String, MaxLen: 2048, Doc: "FlexSwitch 1.x: a file name in the data directory, or an absolute path (then the local file DstFileURI ///path names, under its rules); not with DstFileURI"},
 				{Name: "Timeout", Type: Int, Default: int64(30), Range: rng(1, 3600)},
@@ -417,7 +417,7 @@ func builtinKinds() []*Kind {
 			Fields: []*Field{
 				{Name: "SrcFileURI", Type: String, Format: FormatFileURI, MaxLen: 2048, Doc: "default: the data directory's startup-config"},
 				{Name: "Nonce", Type: String, MaxLen: 256},
-				{Name: "Passphrase", Type: String, Secret: Transient, MaxLen: 256},
+				{Name: "Passphrase", Type: String, Secret: Transient, Text: TextSecret, MaxLen: 256},
 				{Name: "RetryCount", Type: Int, Default: int64(3), Range: rng(0, 10)},
 				{Name: "Timeout", Type: Int, Default: int64(30), Range: rng(1, 3600)},
 			},
@@ -456,7 +456,7 @@ func configAction(name, doc string, byFile bool) *Kind {
 	k.Fields = []*Field{
 		{Name: "SrcFileURI", Type: String, Format: FormatFileURI, MaxLen: 2048, Doc: "default: the data directory's startup-config"},
 		{Name: "Nonce", Type: String, MaxLen: 256},
-		{Name: "Passphrase", Type: String, Secret: Transient, MaxLen: 256},
+		{Name: "Passphrase", Type: String, Secret: Transient, Text: TextSecret, MaxLen: 256},
 		{Name: "RetryCount", Type: Int, Default: int64(3), Range: rng(0, 10)},
 		{Name: "Timeout", Type: Int, Default: int64(30), Range: rng(1, 3600)},
 	}

@@ -66,7 +66,7 @@ func logicalIntf() *Kind {
 		CLI: &CLICommand{Words: []string{"interface", "logical"}, Prompt: []string{"if", ""}},
 		Doc: "A logical interface: a loopback (Loopback1) that carries an address of the switch itself, up whatever the ports do.",
 		Fields: []*Field{
-			{Name: "Name", Type: String, Key: true, MaxLen: 15, Doc: "like Loopback1; not a port (fpPort...) or VLAN (vlan...) name, not lo"},
+			{Name: "Name", Type: String, Text: TextName, Key: true, MaxLen: 15, Doc: "like Loopback1; not a port (fpPort...) or VLAN (vlan...) name, not lo"},
 			{Name: "Type", Type: String, Default: "Loopback", Enum: []string{"Loopback"}},
 		},
 		Check: func(o Object) error {

@@ -134,8 +134,11 @@ type Field struct {
 	// RefBy, when set, picks the kind a value names among several, by the
 	// value's form (fpPort1 a Port, Loopback1 a LogicalIntf); Ref is then
 	// the kind most values name. It returns the kind and its store key.
-	RefBy      func(value string) (kind, key string)
-	Secret     Secrecy  // Public, Sealed or Transient
+	RefBy  func(value string) (kind, key string)
+	Secret Secrecy // Public, Sealed or Transient
+	// Text is the class of text a string field holds (TextLine unless
+	// declared; every secret is TextSecret): see Text.
+	Text       Text
 	Aliases    []string // other spellings accepted on input
 	ReadOnly   bool     // set by the switch; a client may only repeat the current value
 	CreateOnly bool     // may be given at create, never changed by update
@@ -351,6 +354,9 @@ func (k *Kind) index() error {
 }
 
 func (f *Field) check(k *Kind) error {
+	if err := f.checkTextDecl(k.Name); err != nil {
+		return err
+	}
 	if f.Default != nil {
 		if err := f.checkType(f.Default); err != nil {
 			return errorf("%s.%s: default: %v", k.Name, f.Name, err)
