@@ -408,18 +408,22 @@ const cellWidth = 30
 // wrapCell splits a cell into lines of at most cellWidth characters, at a
 // blank where there is one in the line, else in the middle of the word (as
 // FlexSwitch's printer cut EBGPAllowMultipleAS).
-func wrapCell(c string) []string {
+func wrapCell(c string) []string { return wrapCellAt(c, cellWidth) }
+
+// wrapCellAt is wrapCell at width characters.
+func wrapCellAt(c string, width int) []string {
+	width = max(width, 1)
 	var out []string
-	for len([]rune(c)) > cellWidth {
+	for len([]rune(c)) > width {
 		r := []rune(c)
-		cut := strings.LastIndex(string(r[:cellWidth+1]), " ")
+		cut := strings.LastIndex(string(r[:width+1]), " ")
 		if cut <= 0 {
-			out = append(out, string(r[:cellWidth]))
-			c = string(r[cellWidth:])
+			out = append(out, string(r[:width]))
+			c = string(r[width:])
 			continue
 		}
-		out = append(out, strings.TrimRight(string(r[:cellWidth+1])[:cut], " "))
-		c = strings.TrimLeft(string(r[:cellWidth+1])[cut:]+string(r[cellWidth+1:]), " ")
+		out = append(out, strings.TrimRight(string(r[:width+1])[:cut], " "))
+		c = strings.TrimLeft(string(r[:width+1])[cut:]+string(r[width+1:]), " ")
 	}
 	return append(out, c)
 }
@@ -494,14 +498,31 @@ func writeTable(w io.Writer, header []string, rows [][]string, boxed bool) {
 
 // rollbackCommand loads, into the pending config, the changes that bring
 // the running configuration back to how it was after revision rev.
+//
+// `rollback <rev>` names a revision (FlexSwitch's and NVUE's reading);
+// `rollback previous <n>` is Junos's `rollback <n>`: the configuration as
+// it was n commits ago.
 func (s *Session) rollbackCommand(args []token) error {
+	if len(args) == 2 && len(matchWord(args[0].text, []string{"previous"})) == 1 {
+		n, err := strconv.ParseUint(args[1].text, 10, 64)
+		if err != nil || n == 0 {
+			s.printf("ERROR: Invalid Value %s, must be a number of commits (1: the one before the running configuration)\n", args[1].text)
+			return errFailed
+		}
+		rev, err := s.revisionsAgo(n)
+		if err != nil {
+			s.printf("ERROR: %v\n", err)
+			return errFailed
+		}
+		args = []token{{text: strconv.FormatUint(rev, 10)}}
+	}
 	if len(args) != 1 {
-		s.printf("ERROR: Value expected for rollback: a revision (show config history)\n")
+		s.printf("ERROR: Value expected for rollback: a revision (show config history), or previous <n> for n commits ago\n")
 		return errFailed
 	}
 	rev, err := strconv.ParseUint(args[0].text, 10, 64)
 	if err != nil || rev == 0 {
-		s.printf("ERROR: Invalid Value %s, must be a revision number\n", args[0].text)
+		s.printf("ERROR: Invalid Value %s, must be a revision number (or: rollback previous <n>)\n", args[0].text)
 		return errFailed
 	}
 	now, err := s.snapshot(s.api.Objects)
@@ -588,4 +609,21 @@ func (s *Session) loadMerge() error {
 		return errFailed
 	}
 	return nil
+}
+
+// revisionsAgo is the revision n commits before the running one.
+func (s *Session) revisionsAgo(n uint64) (uint64, error) {
+	ctx, cancel := s.rctx()
+	defer cancel()
+	var i uint64
+	for r, err := range s.api.Revisions(ctx) {
+		if err != nil {
+			return 0, fmt.Errorf("read revisions: %s", errText(err))
+		}
+		if i == n {
+			return r.Revision, nil
+		}
+		i++
+	}
+	return 0, fmt.Errorf("there are not %d commits before the running configuration that are kept (show config history)", n)
 }

@@ -157,11 +157,17 @@ func TestPrompts(t *testing.T) {
 
 func TestResolveAmbiguity(t *testing.T) {
 	s := &Session{cat: newCatalog(model.Builtin(), nil), mode: ConfigMode}
-	toks, _ := tokenize("sh")
+	toks, _ := tokenize("sho")
 	s.stack = []*frame{{kind: s.cat.reg.Lookup(model.Config, "Port")}}
 	m, _, _, amb := resolve(toks, s.configOptions(true))
-	if m != nil || strings.Join(amb, " ") != "show showunapplied shutdown" {
-		t.Errorf("sh: matched %v, ambiguous %q", m, amb)
+	if m != nil || strings.Join(amb, " ") != "show showunapplied" {
+		t.Errorf("sho: matched %v, ambiguous %q", m, amb)
+	}
+	// sh is show, as on every switch CLI, though showunapplied and
+	// shutdown share the prefix.
+	toks, _ = tokenize("sh")
+	if m, _, _, _ = resolve(toks, s.configOptions(true)); len(m) == 0 || m[0].control != "show" {
+		t.Errorf("sh does not select show: %v", m)
 	}
 	toks, _ = tokenize("shut")
 	m, _, _, _ = resolve(toks, s.configOptions(true))
@@ -235,7 +241,7 @@ func TestBadInputQueuesNothing(t *testing.T) {
 		{"interface fpPort 1\nmtu 5", "ERROR: Invalid Value 5, must be beteween 68-9216"},
 		{"frobnicate 3", "frobnicate 3\n^\nERROR Invalid command entered"},
 		{"interface fpPort 1\nmtu", "ERROR: Value expected for mtu"},
-		{"interface fpPort 1\nsh", "% Ambiguous command: sh → show showunapplied shutdown"},
+		{"interface fpPort 1\nsho", "% Ambiguous command: sho → show showunapplied"},
 		{"interface fpPort 1\nMediaType xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "ERROR: 400"},
 		{"no vrf nosuch", "ERROR: Invalid Value for deletion"},
 		{"interface fpPort 99", "ERROR: Invalid Value fpPort99, no such Port"},

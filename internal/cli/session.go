@@ -234,6 +234,7 @@ type option struct {
 	field   *model.Field // a leaf of the current context
 	control string       // a local command
 	help    string
+	show    *showForm // how a show prints its kind
 }
 
 func (o *option) target() any {
@@ -262,7 +263,21 @@ func matchWord(tok string, list []string) []string {
 	if len(exact) > 0 {
 		return exact
 	}
+	if w, ok := habitual[lt]; ok && len(pre) > 1 {
+		for _, p := range pre {
+			if strings.EqualFold(p, w) {
+				return []string{p}
+			}
+		}
+	}
 	return pre
+}
+
+// habitual are the abbreviations every IOS, EOS or NX-OS user types, which
+// resolve to their word even where another word shares the prefix (`sh`
+// is show, not showunapplied or shutdown).
+var habitual = map[string]string{
+	"sh": "show", "int": "interface", "conf": "config", "wr": "write", "br": "brief", "mem": "memory", "t": "terminal", "nei": "neighbor",
 }
 
 // resolve matches the leading tokens against opts. It returns the options
@@ -352,6 +367,8 @@ func (s *Session) badToken(line string, toks []token, bad int, ambiguous []strin
 	s.printf("%s\n%s^\n", masked, strings.Repeat(" ", pos))
 	if len(ambiguous) > 0 {
 		s.printf("%% Ambiguous command: %s → %s\n", toks[bad].text, strings.Join(ambiguous, " "))
+	} else if bad >= len(toks) {
+		s.printf("%% Incomplete command\n")
 	} else {
 		s.printf("ERROR Invalid command entered\n")
 	}

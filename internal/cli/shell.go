@@ -231,6 +231,17 @@ func runInteractive(ctx context.Context, api *client.Client, o RunOptions) error
 		Stdout:                 o.Out,
 	}
 	cfg.Listener = func(line []rune, pos int, key rune) ([]rune, int, bool) {
+		if key == '\t' {
+			// TAB where no word can be listed: the form of the value.
+			before := string(line[:pos])
+			if cands, _ := s.Complete(before); len(cands) == 0 {
+				if h := s.Hint(before); h != "" {
+					fmt.Fprintf(rl, "\n%s\n", h)
+					return line, pos, true
+				}
+			}
+			return nil, 0, false
+		}
 		// Instant help: `?` prints what may come next and re-draws the
 		// line without it. Inside quotes it is a character of the value.
 		if key != '?' || pos == 0 || line[pos-1] != '?' || strings.Count(string(line[:pos-1]), `"`)%2 == 1 {

@@ -9,7 +9,7 @@ func systemKinds() []*Kind {
 	return []*Kind{
 		{
 			Name: "SystemStatusState", Class: State, Source: SourceService,
-			CLI: &CLICommand{Words: []string{"systemstatus"}},
+			CLI: &CLICommand{Words: []string{"systemstatus"}, Detail: true},
 			Doc: "The service's readiness and health: Ready is false until the backend has been reconciled with the stored configuration at start. The Num*Calls counters count REST calls since start, as decimal strings as FlexSwitch sent them.",
 			Fields: []*Field{
 				{Name: "Name", Type: String, Doc: "the switch's host name"},
@@ -36,7 +36,7 @@ func systemKinds() []*Kind {
 		},
 		{
 			Name: "SystemSwVersionState", Class: State, Source: SourceService,
-			CLI: &CLICommand{Words: []string{"version"}},
+			CLI: &CLICommand{Words: []string{"version"}, Detail: true},
 			Doc: "The software version: FlexswitchVersion is swmgr's version; Repos names the source it was built from.",
 			Fields: []*Field{
 				{Name: "FlexswitchVersion", Type: String},
