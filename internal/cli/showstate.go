@@ -92,11 +92,9 @@ func (s *Session) showKind(k *model.Kind, form *showForm, rest []token) error {
 	}
 	var parsed []model.ShowColumn
 	if cols != nil {
-		if parsed, err = s.cat.reg.ShowColumns(k, cols); err != nil {
-			s.printf("ERROR: %v\n", err)
-			return errFailed
-		}
-	} else {
+		parsed, _ = s.cat.reg.ShowColumns(k, cols) // a column the kind lacks is left out
+	}
+	if len(parsed) == 0 {
 		parsed = autoColumns(k, objs)
 	}
 	header := make([]string, len(parsed))

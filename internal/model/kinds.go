@@ -214,8 +214,10 @@ func builtinKinds() []*Kind {
 				{Name: "IpAddr", Type: String, Required: true, Format: FormatIPv4CIDR, UniqueWithin: []string{"Vrf"}, Doc: "<ipv4>/<prefix length>"},
 				{Name: "AdminState", Type: String, Default: "UP", Enum: adminStates, CLI: "shutdown", CLISwitch: "DOWN"},
 				vrfRef(&Field{Name: "Vrf", Type: String, Default: "default", Doc: "VRF of the interface", CLI: "vrf"}),
+				{Name: "AllowOverlap", Type: Bool, Doc: "true lets the subnet overlap another interface's in the same VRF (refused otherwise, as EOS and IOS do)", CLI: "allow_overlap"},
 			},
-			StateDoc: "OperState is UP when the interface and its port are both up.",
+			Constraints: []Constraint{noOverlap},
+			StateDoc:    "OperState is UP when the interface and its port are both up.",
 			StateOnly: []*Field{
 				{Name: "OperState", Type: String, Enum: adminStates},
 				{Name: "IfIndex", Type: Int},
