@@ -162,6 +162,23 @@ func (s *Session) apply(opts client.CommitOptions) error {
 		s.printEntry(e, "PENDING CONFIG")
 	}
 	if len(objs) > 0 && s.cand != nil {
+		// Commits made since the candidate began: say which pending
+		// entries they made void, and then commit nothing.
+		if stale, since := s.staleEntries(objs); len(stale) > 0 {
+			var revs []string
+			for _, r := range since {
+				revs = append(revs, fmt.Sprintf("%d (%s, %s)", r.Revision, r.User, r.Source))
+			}
+			s.printf("%s\n", s.yellow("The running configuration changed since these entries were typed: revision "+strings.Join(revs, ", revision ")))
+			for _, e := range objs {
+				if why, ok := stale[e]; ok {
+					s.printf("%s%s\n", s.sdkLine(e), s.red("FAILED: no longer applies: "+why))
+				}
+			}
+			s.printf("\n%s\n", s.red(failBanner))
+			s.printf("Nothing was changed; the pending config is kept: remove what no longer applies (no <command>) or clearunapplied.\n")
+			return errFailed
+		}
 		ctx, cancel := s.rctx()
 		res, err := s.cand.Commit(ctx, opts)
 		cancel()
@@ -187,6 +204,7 @@ func (s *Session) apply(opts client.CommitOptions) error {
 			s.printf("%s%s\n\n", s.sdkLine(e), s.success(e, code))
 		}
 		s.cand = nil
+		s.own[res.Revision] = true
 		s.pending = slices.DeleteFunc(s.pending, func(e *entry) bool { return slices.Contains(objs, e) })
 		if opts.Confirm > 0 && res.Revision != 0 {
 			s.confirm = res.Revision

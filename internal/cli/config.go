@@ -687,6 +687,12 @@ func (s *Session) deleteObject(k *model.Kind, key model.Object, cmd string) erro
 	ctx, cancel := s.rctx()
 	defer cancel()
 	if _, err := s.cand.DeleteByKey(ctx, k.Name, client.Object(key)); err != nil {
+		if e != nil && e.op == opCreate && errStatus(err) == 409 {
+			// The candidate no longer applies (another commit made this
+			// create void): drop it and stage the rest on a new one.
+			s.pending = slices.DeleteFunc(s.pending, func(x *entry) bool { return x == e })
+			return s.restage()
+		}
 		s.printf("ERROR: %s\n", errText(err))
 		return errFailed
 	}
@@ -1027,4 +1033,41 @@ func (s *Session) doExec(args []token, line string) error {
 		}
 	}
 	return s.execExec(args, line)
+}
+
+// restage discards the candidate and stages every pending object entry
+// again on a new one, on the running configuration as it is now.
+func (s *Session) restage() error {
+	if s.cand != nil {
+		ctx, cancel := s.rctx()
+		s.cand.Discard(ctx)
+		cancel()
+		s.cand = nil
+	}
+	for _, e := range s.pending {
+		if e.op == opAction || e.direct {
+			continue
+		}
+		if e.op == opDelete {
+			if err := s.ensureCandidate(); err != nil {
+				return err
+			}
+			ctx, cancel := s.rctx()
+			_, err := s.cand.DeleteByKey(ctx, e.kind.Name, client.Object(e.key))
+			cancel()
+			if err != nil {
+				s.printf("ERROR: %s: %s\n", e.cmd, errText(err))
+				return errFailed
+			}
+			continue
+		}
+		e.staged = false
+		for _, st := range e.sets {
+			st.staged = false
+		}
+		if err := s.sync(e, nil); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -90,6 +90,7 @@ type Session struct {
 	pageLen int               // `terminal length`: -1 the terminal's height, 0 no pager
 	noMore  bool              // `| no-more` on the line being run
 	opening bool              // a context's new object is being staged
+	own     map[uint64]bool   // revisions this session's commits made
 }
 
 // NewSession starts a session on api; it reads the host name for the prompt.
@@ -100,7 +101,7 @@ func NewSession(ctx context.Context, api *client.Client, endpoint string, o Opti
 	if o.Out == nil {
 		o.Out = io.Discard
 	}
-	s := &Session{ctx: ctx, api: api, cat: newCatalog(model.Builtin(), nil), out: o.Out, color: o.Color, timeout: o.Timeout, opts: o, pageLen: -1}
+	s := &Session{ctx: ctx, api: api, cat: newCatalog(model.Builtin(), nil), out: o.Out, color: o.Color, timeout: o.Timeout, opts: o, pageLen: -1, own: map[uint64]bool{}}
 	if sys := s.cat.hostKind; sys != nil {
 		ctx, cancel := s.rctx()
 		it, err := api.Get(ctx, sys.Name, nil)
