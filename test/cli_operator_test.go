@@ -205,10 +205,14 @@ func bulk(t testing.TB, s *server, neighbors, routes int) {
 		}
 		s.expect(t, 200, "POST", "/candidates/"+id+"/commit", `{}`)
 	}
-	stage("BGPv4Neighbor", neighbors, func(i int) string {
-		return fmt.Sprintf(`{"NeighborAddress":"10.128.%d.%d","PeerAS":"%d","Description":"peer number %d of a long list of peers"}`, i/250, i%250+1, 65100+i, i)
-	})
-	stage("IPv4Route", routes, func(i int) string {
-		return fmt.Sprintf(`{"DestinationNw":"10.%d.%d.0","NetworkMask":"255.255.255.0","NextHop":[{"NextHopIp":"10.1.1.2"}]}`, 20+i/256, i%256)
-	})
+	if neighbors > 0 {
+		stage("BGPv4Neighbor", neighbors, func(i int) string {
+			return fmt.Sprintf(`{"NeighborAddress":"10.128.%d.%d","PeerAS":"%d","Description":"peer number %d of a long list of peers"}`, i/250, i%250+1, 65100+i, i)
+		})
+	}
+	if routes > 0 {
+		stage("IPv4Route", routes, func(i int) string {
+			return fmt.Sprintf(`{"DestinationNw":"10.%d.%d.0","NetworkMask":"255.255.255.0","NextHop":[{"NextHopIp":"10.1.1.2"}]}`, 20+i/256, i%256)
+		})
+	}
 }
