@@ -256,9 +256,13 @@ func (s *Session) precheckActions() (failed bool) {
 func (s *Session) createDirect(e *entry) error {
 	ctx, cancel := s.rctx()
 	defer cancel()
-	if _, err := s.api.Create(ctx, e.kind.Name, client.Object(e.object())); err != nil {
+	res, err := s.api.Create(ctx, e.kind.Name, client.Object(e.object()))
+	if err != nil {
 		s.printf("%s%s\n\n", s.sdkLine(e), s.red("FAILED: "+errText(err)))
 		return errFailed
+	}
+	if rev, err := strconv.ParseUint(strings.Trim(res.ETag, `W/"`), 10, 64); err == nil {
+		s.own[rev] = true // its ETag is the revision it made
 	}
 	s.printEntry(e, "APPLIED CONFIG")
 	s.printf("%s%s\n\n", s.sdkLine(e), s.success(e, 201))
