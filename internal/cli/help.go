@@ -90,19 +90,19 @@ func (s *Session) help(toks []token) {
 			if i, ok := listed[words]; ok {
 				// A word that opens a context and is also a one-liner
 				// (user <Name> / user <Name> password <P>): one row.
-				context[i][1] += "; " + text
+				context[i][1] = strings.TrimSuffix(context[i][1], ".") + "; " + text
 				return
 			}
 			actions = append(actions, []string{words, text})
 		default:
 			if i, ok := listed[words]; ok {
-				context[i][1] += "; " + row[1]
+				context[i][1] = strings.TrimSuffix(context[i][1], ".") + "; " + row[1]
 				return
 			}
 			for i, a := range actions {
 				if a[0] == words {
 					// the one-liner came first: list the context, mention it
-					row[1] += "; " + a[1]
+					row[1] = strings.TrimSuffix(row[1], ".") + "; " + a[1]
 					actions = append(actions[:i], actions[i+1:]...)
 					break
 				}
@@ -203,16 +203,26 @@ func (s *Session) printHelp(control, context [][]string) {
 	s.printf("%s", dash)
 	s.printf(" %-*s    %s\n", width, "Command", "Description")
 	s.printf("%s", dash)
+	row := func(r []string) {
+		// The description wraps to fit 120 columns, under itself.
+		for i, part := range wrapCellAt(r[1], max(showWidth-width-5, 30)) {
+			if i == 0 {
+				s.printf(" %-*s    %s\n", width, r[0], part)
+			} else {
+				s.printf(" %-*s    %s\n", width, "", part)
+			}
+		}
+	}
 	if len(control) > 0 {
 		s.printf("control:\n")
 		for _, r := range control {
-			s.printf(" %-*s    %s\n", width, r[0], r[1])
+			row(r)
 		}
 	}
 	if len(context) > 0 {
 		s.printf("%s\n", s.green("context:"))
 		for _, r := range context {
-			s.printf(" %-*s    %s\n", width, r[0], r[1])
+			row(r)
 		}
 	}
 }
@@ -327,7 +337,13 @@ func (s *Session) printActions(rows [][]string) {
 		width = max(width, len(r[0]))
 	}
 	for _, r := range rows {
-		s.printf(" %-*s    %s\n", width, r[0], r[1])
+		for i, part := range wrapCellAt(r[1], max(showWidth-width-5, 30)) {
+			if i == 0 {
+				s.printf(" %-*s    %s\n", width, r[0], part)
+			} else {
+				s.printf(" %-*s    %s\n", width, "", part)
+			}
+		}
 	}
 }
 

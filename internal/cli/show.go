@@ -27,7 +27,9 @@ func (s *Session) showOptions() []*option {
 		out = append(out, &option{words: k.CLIShow(), kind: k, help: k.Doc, show: &showForm{flex: true}})
 		if k.CLI.Join && k.CLI.Show == nil && len(k.CLI.Words) > 1 {
 			// `show interface` as well as `show interface fpPort 3`.
-			out = append(out, &option{words: k.CLI.Words[:len(k.CLI.Words)-1], kind: k, help: k.Doc, show: &showForm{flex: true}})
+			all := strings.Join(k.CLI.Words[:len(k.CLI.Words)-1], " ")
+			out = append(out, &option{words: k.CLI.Words[:len(k.CLI.Words)-1], kind: k, show: &showForm{flex: true},
+				help: fmt.Sprintf("Every %s (FlexSwitch's table); %s %s <value>: one", k.Name, all, k.CLI.Words[len(k.CLI.Words)-1])})
 		}
 		if k.Class == model.Action {
 			continue
