@@ -39,7 +39,7 @@ func (s *Session) showKind(k *model.Kind, form *showForm, rest []token) error {
 		s.printf("ERROR: %s\n", errText(err))
 		return errFailed
 	}
-	detail := form.detail || k.Singleton || k.CLI.Detail
+	detail := form.detail || k.Singleton
 	brief := false
 	if len(rest) > 0 {
 		last := rest[len(rest)-1]

@@ -47,9 +47,6 @@ type CLICommand struct {
 	// read, in order (see CLIShow.Columns for the forms). nil: the fields
 	// in model order, as many as fit the terminal.
 	Brief []string
-	// Detail makes the kind's show print "Field  value" lines (a kind with
-	// one object: show version); singletons do so too.
-	Detail bool
 	// Shows are more `show` forms of the kind's state: the words of other
 	// CLIs' habits (`show ip bgp summary`) with their own table.
 	Shows []CLIShow

@@ -8,8 +8,8 @@ package model
 func systemKinds() []*Kind {
 	return []*Kind{
 		{
-			Name: "SystemStatusState", Class: State, Source: SourceService,
-			CLI: &CLICommand{Words: []string{"systemstatus"}, Detail: true},
+			Name: "SystemStatusState", Class: State, Source: SourceService, Singleton: true,
+			CLI: &CLICommand{Words: []string{"systemstatus"}},
 			Doc: "The service's readiness and health: Ready is false until the backend has been reconciled with the stored configuration at start. The Num*Calls counters count REST calls since start, as decimal strings as FlexSwitch sent them.",
 			Fields: []*Field{
 				{Name: "Name", Type: String, Doc: "the switch's host name"},
@@ -35,8 +35,8 @@ func systemKinds() []*Kind {
 			},
 		},
 		{
-			Name: "SystemSwVersionState", Class: State, Source: SourceService,
-			CLI: &CLICommand{Words: []string{"version"}, Detail: true},
+			Name: "SystemSwVersionState", Class: State, Source: SourceService, Singleton: true,
+			CLI: &CLICommand{Words: []string{"version"}},
 			Doc: "The software version: FlexswitchVersion is swmgr's version; Repos names the source it was built from.",
 			Fields: []*Field{
 				{Name: "FlexswitchVersion", Type: String},
