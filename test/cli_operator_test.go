@@ -66,7 +66,7 @@ func TestCLIOperatorHabits(t *testing.T) {
 	wantIn(t, "show interface fpPort 1", p.line("show interface fpPort 1", "switch#"), "  IntfRef ", "  Description ", "to spine 1", "  IfInOctets ")
 	wantIn(t, "show ip bgp neighbor 10.1.1.2", p.line("show ip bgp neighbor 10.1.1.2", "switch#"), "  SessionState                    Idle", "  PeerType                        external", "  Messages.Received.Update        0")
 	wantIn(t, "show ntp associations", p.line("show ntp associations", "switch#"), "Server        Prefer    Status", "192.0.2.10", "16")
-	wantIn(t, "show ntp status", p.line("show ntp status", "switch#"), "No Data To Display for NtpServerState")
+	wantIn(t, "show ntp status", p.line("show ntp status", "switch#"), "No Data To Display for NtpServerState (none with Selected)")
 	wantIn(t, "show ip route", p.line("show ip route", "switch#"), "10.1.1.0/30", "CONNECTED")
 	wantIn(t, "show lldp neighbors", p.line("show lldp neighbors", "switch#"), "IntfRef", "fpPort1")
 	wantIn(t, "show users", p.line("show users", "switch#"), "Name     Access    DefaultShell    Group", "admin")

@@ -79,6 +79,10 @@ func (s *Session) showKind(k *model.Kind, form *showForm, rest []token) error {
 		s.printf("Applying Show:\n")
 	}
 	if len(objs) == 0 {
+		if form.only != "" {
+			s.printf("No Data To Display for %s (none with %s)\n", k.StateName(), form.only)
+			return nil
+		}
 		s.printf("No Data To Display for %s\n", k.StateName())
 		return nil
 	}
