@@ -794,3 +794,32 @@ func TestRedistribute(t *testing.T) {
 		t.Errorf("show run:\n%s", out)
 	}
 }
+
+// TestRollbackPrevious: `rollback <n>` names a revision; Junos's reading,
+// n commits ago, is `rollback previous <n>`.
+func TestRollbackPrevious(t *testing.T) {
+	srv := startServer(t)
+	for _, vrf := range []string{"prev1", "prev2"} {
+		if out, err := run(t, srv, "enable\nconfig\nvrf "+vrf+"\nexit\napply\n"); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+	}
+	// One commit ago: prev2 goes, prev1 stays.
+	out, err := run(t, srv, "enable\nconfig\nrollback previous 1\nshow config diff\napply\n")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(out, "- vrf prev2") || strings.Contains(out, "- vrf prev1") || !strings.Contains(out, "sdk:deleteVrf(prev2) result: SUCCESS") {
+		t.Errorf("rollback previous 1:\n%s", out)
+	}
+	for _, line := range []string{"rollback previous 0", "rollback previous x", "rollback previous 100000"} {
+		out, err := run(t, srv, "enable\nconfig\n"+line+"\n")
+		if err == nil || strings.Contains(out, "Loaded") {
+			t.Errorf("%s: err %v:\n%s", line, err, out)
+		}
+	}
+	out, _ = run(t, srv, "enable\nconfig\nrollback ?\n?\n")
+	if !strings.Contains(out, "rollback <revision>") || !strings.Contains(out, "rollback previous <n>: to n commits ago") {
+		t.Errorf("help does not say what rollback's number is:\n%s", out)
+	}
+}
