@@ -128,6 +128,7 @@ func TestCLINoticesAndStaleEntries(t *testing.T) {
 	s.expect(t, 201, "POST", "/config/NtpServer", `{"IpAddr":"192.0.2.20"}`)
 	scr := p.waitFor("the notice", func(s string) bool { return strings.Contains(s, "% Notice: revision") })
 	wantIn(t, "notice", scr, "is a commit by root (rest): 1 change; it changed what your pending ntp server 192.0.2.20 change")
+	wantIn(t, "apply check", p.line("apply check", "switch(config)#"), "sdk:createNtpServer(192.0.2.20) result: FAILED: no longer applies: 409")
 	out := p.line("apply", "switch(config)#")
 	wantIn(t, "apply", out, "The running configuration changed since these entries were typed: revision",
 		"sdk:createNtpServer(192.0.2.20) result: FAILED: no longer applies: 409",

@@ -164,17 +164,7 @@ func (s *Session) apply(opts client.CommitOptions) error {
 	if len(objs) > 0 && s.cand != nil {
 		// Commits made since the candidate began: say which pending
 		// entries they made void, and then commit nothing.
-		if stale, since := s.staleEntries(objs); len(stale) > 0 {
-			var revs []string
-			for _, r := range since {
-				revs = append(revs, fmt.Sprintf("%d (%s, %s)", r.Revision, r.User, r.Source))
-			}
-			s.printf("%s\n", s.yellow("The running configuration changed since these entries were typed: revision "+strings.Join(revs, ", revision ")))
-			for _, e := range objs {
-				if why, ok := stale[e]; ok {
-					s.printf("%s%s\n", s.sdkLine(e), s.red("FAILED: no longer applies: "+why))
-				}
-			}
+		if s.reportStale(objs) {
 			s.printf("\n%s\n", s.red(failBanner))
 			s.printf("Nothing was changed; the pending config is kept: remove what no longer applies (no <command>) or clearunapplied.\n")
 			return errFailed
@@ -286,6 +276,15 @@ func (s *Session) runAction(e *entry) error {
 // of the commit and of each action), changing nothing.
 func (s *Session) applyCheck() error {
 	failed := false
+	var objs []*entry
+	for _, e := range s.pending {
+		if e.op != opAction && !e.direct && e.valid() {
+			objs = append(objs, e)
+		}
+	}
+	if len(objs) > 0 && s.reportStale(objs) {
+		return errFailed
+	}
 	if s.cand != nil {
 		ctx, cancel := s.rctx()
 		res, err := s.cand.Commit(ctx, client.CommitOptions{DryRun: true})
@@ -648,4 +647,25 @@ func (s *Session) revisionsAgo(n uint64) (uint64, error) {
 		i++
 	}
 	return 0, fmt.Errorf("there are not %d commits before the running configuration that are kept (show config history)", n)
+}
+
+// reportStale prints the pending entries among objs that commits since the
+// candidate began made void (see staleEntries), under those commits; it
+// reports whether there were any.
+func (s *Session) reportStale(objs []*entry) bool {
+	stale, since := s.staleEntries(objs)
+	if len(stale) == 0 {
+		return false
+	}
+	var revs []string
+	for _, r := range since {
+		revs = append(revs, fmt.Sprintf("%d (%s, %s)", r.Revision, r.User, r.Source))
+	}
+	s.printf("%s\n", s.yellow("The running configuration changed since these entries were typed: revision "+strings.Join(revs, ", revision ")))
+	for _, e := range objs {
+		if why, ok := stale[e]; ok {
+			s.printf("%s%s\n", s.sdkLine(e), s.red("FAILED: no longer applies: "+why))
+		}
+	}
+	return true
 }
