@@ -146,6 +146,11 @@ type Field struct {
 	CreateOnly bool     // may be given at create, never changed by update
 	CLI        string   // the CLI's word where FlexSwitch's differs from Name ("router_id")
 	CLISwitch  string   // for a two-value enum: the value the bare CLI word sets ("no <word>" sets the other)
+	// Discovered says the switch reports the field's value when it finds
+	// the object (a port's speed, its media): that value, not Default, is
+	// what the object starts from, so a replace that leaves the field out
+	// keeps its value instead of resetting it.
+	Discovered bool
 	// UniqueWithin, when not nil, makes the field's value unique among the
 	// objects of its kind that agree on these fields (an interface address
 	// within a VRF); an address/prefix compares by its address. The engine
