@@ -303,9 +303,7 @@ func (o *OS) Reconcile(ctx context.Context, want []Account) ([]Repair, error) {
 						return did, fmt.Errorf("make group %s: groupadd left no entry", w.Group)
 					}
 				}
-				// By number: usermod -P looks a group name up on the
-				// host, not under the prefix.
-				if err := o.run(ctx, "", "usermod", true, "-g", strconv.Itoa(gid), w.Name); err != nil {
+				if err := o.setPrimaryGroup(ctx, w.Name, gid); err != nil {
 					return did, fmt.Errorf("set the group of %s: %w", w.Name, err)
 				}
 				did = append(did, Repair{Account: w.Name, Did: "set the primary group of " + w.Name + " to " + w.Group + " (was " + a.Group + ")"})
@@ -472,6 +470,29 @@ func scrubBackups(dir string, names []string) {
 			atomicfile.ReplaceKeepingOwner(path, t.bytes())
 		}
 	}
+}
+
+// setPrimaryGroup makes gid the primary group of account name. On the host
+// that is usermod -g. Under a prefix (tests) usermod -P looks the group up
+// on the host, by name or by number alike, and fails when the host happens
+// to lack it, so the passwd entry under the prefix is changed as usermod
+// would change it.
+func (o *OS) setPrimaryGroup(ctx context.Context, name string, gid int) error {
+	if o.Prefix == "" {
+		return o.run(ctx, "", "usermod", false, "-g", strconv.Itoa(gid), name)
+	}
+	path := filepath.Join(o.etcDir(), passwdFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	t := parseTable(data)
+	i := t.find(name)
+	if i < 0 || len(t[i]) < 4 {
+		return fmt.Errorf("no account %s in %s", name, path)
+	}
+	t[i][3] = strconv.Itoa(gid)
+	return atomicfile.ReplaceKeepingOwner(path, t.bytes())
 }
 
 // Restore implements Accounts. The home directory is made anew, empty but
