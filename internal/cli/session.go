@@ -91,6 +91,7 @@ type Session struct {
 	pageLen int               // `terminal length`: -1 the terminal's height, 0 no pager
 	noMore  bool              // `| no-more` on the line being run
 	opening bool              // a context's new object is being staged
+	own     map[uint64]bool   // revisions this session's commits made
 }
 
 // NewSession starts a session on api; it reads the host name for the prompt.
@@ -101,7 +102,7 @@ func NewSession(ctx context.Context, api *client.Client, endpoint string, o Opti
 	if o.Out == nil {
 		o.Out = io.Discard
 	}
-	s := &Session{ctx: ctx, api: api, cat: newCatalog(model.Builtin(), nil), out: o.Out, color: o.Color, timeout: o.Timeout, opts: o, pageLen: -1}
+	s := &Session{ctx: ctx, api: api, cat: newCatalog(model.Builtin(), nil), out: o.Out, color: o.Color, timeout: o.Timeout, opts: o, pageLen: -1, own: map[uint64]bool{}}
 	if sys := s.cat.hostKind; sys != nil {
 		ctx, cancel := s.rctx()
 		it, err := api.Get(ctx, sys.Name, nil)
@@ -294,6 +295,7 @@ type option struct {
 	field   *model.Field // a leaf of the current context
 	control string       // a local command
 	help    string
+	show    *showForm // how a show prints its kind
 }
 
 func (o *option) target() any {
@@ -322,7 +324,21 @@ func matchWord(tok string, list []string) []string {
 	if len(exact) > 0 {
 		return exact
 	}
+	if w, ok := habitual[lt]; ok && len(pre) > 1 {
+		for _, p := range pre {
+			if strings.EqualFold(p, w) {
+				return []string{p}
+			}
+		}
+	}
 	return pre
+}
+
+// habitual are the abbreviations every IOS, EOS or NX-OS user types, which
+// resolve to their word even where another word shares the prefix (`sh`
+// is show, not showunapplied or shutdown).
+var habitual = map[string]string{
+	"sh": "show", "int": "interface", "conf": "config", "wr": "write", "br": "brief", "mem": "memory", "t": "terminal", "nei": "neighbor",
 }
 
 // resolve matches the leading tokens against opts. It returns the options
@@ -412,6 +428,8 @@ func (s *Session) badToken(line string, toks []token, bad int, ambiguous []strin
 	s.printf("%s\n%s^\n", masked, strings.Repeat(" ", pos))
 	if len(ambiguous) > 0 {
 		s.printf("%% Ambiguous command: %s → %s\n", toks[bad].text, strings.Join(ambiguous, " "))
+	} else if bad >= len(toks) {
+		s.printf("%% Incomplete command\n")
 	} else {
 		s.printf("ERROR Invalid command entered\n")
 	}

@@ -109,20 +109,24 @@ func bgpNeighborFields(vrfRef func(*Field) *Field) []*Field {
 	}
 }
 
+// sessionStates name the RFC 4271 states of a BGP session, as FlexSwitch's
+// CLI printed them (0 is its "Resolving Peer": no state yet).
+var sessionStates = []string{"Resolving", "Idle", "Connect", "Active", "OpenSent", "OpenConfirm", "Established"}
+
 func bgpNeighborStateFields() []*Field {
 	counters := []*Field{{Name: "Update", Type: Int}, {Name: "Notification", Type: Int}}
 	return []*Field{
-		{Name: "PeerType", Type: Int, Doc: "0 internal, 1 external"},
-		{Name: "SessionState", Type: Int, Doc: "RFC 4271 FSM state: 1 Idle .. 6 Established"},
-		{Name: "SessionStateDuration", Type: String, Doc: "how long the session has been in SessionState, as a Go duration (1h2m3s)"},
-		{Name: "TotalPrefixes", Type: Int},
+		{Name: "PeerType", Type: Int, Doc: "0 internal, 1 external", Names: []string{"internal", "external"}},
+		{Name: "SessionState", Type: Int, Doc: "RFC 4271 FSM state: 1 Idle .. 6 Established", Names: sessionStates, Metric: &Metric{Name: "state"}},
+		{Name: "SessionStateDuration", Type: String, Doc: "how long the session has been in SessionState, as a Go duration (1h2m3s)", Metric: &Metric{Name: "state_duration_seconds"}},
+		{Name: "TotalPrefixes", Type: Int, Doc: "prefixes received", Metric: &Metric{Name: "prefixes_received"}},
 		{Name: "BfdNeighborState", Type: String, Doc: "\"\" without BFD"},
-		{Name: "Messages", Type: Record, Doc: "BGP messages exchanged", Sub: []*Field{
+		{Name: "Messages", Type: Record, Doc: "BGP messages exchanged", Metric: &Metric{Name: "messages", Counter: true}, Sub: []*Field{
 			{Name: "Sent", Type: Record, Sub: counters},
 			{Name: "Received", Type: Record, Sub: counters},
 		}},
 		{Name: "Queues", Type: Record, Doc: "messages waiting", Sub: []*Field{{Name: "Input", Type: Int}, {Name: "Output", Type: Int}}},
-		{Name: "ConnectionsEstablished", Type: Int, Doc: "sessions established so far: a reset shows as an increase (swmgr's addition)"},
+		{Name: "ConnectionsEstablished", Type: Int, Doc: "sessions established so far: a reset shows as an increase (swmgr's addition)", Metric: &Metric{Name: "established_total", Counter: true}},
 	}
 }
 

@@ -32,7 +32,9 @@ func lldpKinds() []*Kind {
 		},
 		{
 			Name: "LLDPIntfState", Class: State, Source: SourceService,
-			CLI: &CLICommand{Words: []string{"lldp", "neighbors"}},
+			CLI: &CLICommand{Words: []string{"lldp", "neighbors"},
+				Brief: []string{"IntfRef:Port", "PeerHostName:Neighbor", "PeerPort:Neighbor Port", "PeerMac:Neighbor MAC", "VlanId:VLAN", "HoldTime", "EnabledCapabilities:Capabilities"},
+				Shows: []CLIShow{{Words: []string{"lldp", "neighbors", "brief"}, Only: "PeerMac", Doc: "The ports with an LLDP neighbor"}}},
 			Doc: "LLDP on one port: whether it runs there and what the neighbor announced. Listed for every port the switch has.",
 			Fields: []*Field{
 				{Name: "IntfRef", Type: String},

@@ -325,3 +325,24 @@ func TestParseASN(t *testing.T) {
 		}
 	}
 }
+
+// TestShowColumnsNameFields: every column of every declared show names a field.
+func TestShowColumnsNameFields(t *testing.T) {
+	r := Builtin()
+	for _, k := range r.Kinds() {
+		if k.CLI == nil {
+			continue
+		}
+		if _, err := r.ShowColumns(k, k.CLI.Brief); err != nil {
+			t.Error(err)
+		}
+		for _, sh := range k.CLI.Shows {
+			if _, err := r.ShowColumns(k, sh.Columns); err != nil {
+				t.Error(err)
+			}
+			if sh.Only != "" && k.StateField(sh.Only) == nil {
+				t.Errorf("%s: show %v: Only %s is not a field", k.Name, sh.Words, sh.Only)
+			}
+		}
+	}
+}
