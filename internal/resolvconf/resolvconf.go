@@ -11,11 +11,14 @@ import (
 // MaxServers is how many name servers the resolver uses (glibc's MAXNS).
 const MaxServers = 3
 
+// Header is the first line of the file, which marks it as swmgr's.
+const Header = "# written by swmgr from DNSServer and DNSGlobal; changes here are overwritten\n"
+
 // Render returns the file for servers (in order; the first MaxServers are
 // written) and domain ("" for none).
 func Render(servers []string, domain string) []byte {
 	var b strings.Builder
-	b.WriteString("# written by swmgr from DNSServer and DNSGlobal; changes here are overwritten\n")
+	b.WriteString(Header)
 	if domain != "" {
 		fmt.Fprintf(&b, "search %s\n", domain)
 	}

@@ -1,0 +1,70 @@
+package linux
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/backend/sim"
+	"github.com/swmgr/swmgr/internal/model"
+)
+
+// TestDNSOnLinux: DNSServer and DNSGlobal write <EtcDir>/resolv.conf (the
+// servers in creation order, the domain as search), once per commit; a
+// commit that fails after it puts the previous file back; the state shows
+// the file and which servers are in use.
+func TestDNSOnLinux(t *testing.T) {
+	l := newLabNamed(t, "dns", 1, KernelOptions{})
+	etc := t.TempDir()
+	before := "# the distribution's\nnameserver 192.0.2.1\n"
+	resolv := filepath.Join(etc, "resolv.conf")
+	if err := os.WriteFile(resolv, []byte(before), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fail := false
+	s := startSwitch(t, l, t.TempDir(), func(o *Options) {
+		o.System = &SystemOptions{EtcDir: etc, UTSNamespace: newUTS(t)}
+		o.Others = sim.New(sim.Options{Ports: 1, Fault: func(c backend.Change) error {
+			if c.Kind.Name == "NtpServer" && fail {
+				return errors.New("injected failure after resolv.conf was written")
+			}
+			return nil
+		}})
+	})
+	read := func() string { b, _ := os.ReadFile(resolv); return string(b) }
+	if got := read(); got != before {
+		t.Fatalf("resolv.conf changed without DNS objects: %q", got)
+	}
+	s.mustCommit(
+		s.edit(backend.Create, "DNSServer", model.Object{"IPAddr": "10.0.0.254"}),
+		s.edit(backend.Create, "DNSServer", model.Object{"IPAddr": "2001:db8::53"}),
+		s.edit(backend.Update, "DNSGlobal", model.Object{"Domain": "dockerlab.local"}),
+	)
+	want := "# written by swmgr from DNSServer and DNSGlobal; changes here are overwritten\nsearch dockerlab.local\nnameserver 10.0.0.254\nnameserver 2001:db8::53\n"
+	if got := read(); got != want {
+		t.Fatalf("resolv.conf:\n%s\nwant:\n%s", got, want)
+	}
+	if st := s.stateOf("DNSGlobal", model.Object{"Vrf": "default"}); st["ResolvConf"] != want {
+		t.Errorf("DNSGlobal state: %v", st)
+	}
+	if st := s.stateOf("DNSServer", model.Object{"IPAddr": "10.0.0.254"}); st["InUse"] != true {
+		t.Errorf("DNSServer state: %v", st)
+	}
+	fail = true
+	if err := s.commit(
+		s.edit(backend.Delete, "DNSServer", model.Object{"IPAddr": "10.0.0.254"}),
+		s.edit(backend.Create, "NtpServer", model.Object{"IpAddr": "192.0.2.123"}),
+	); err == nil {
+		t.Fatal("the injected failure did not fail the commit")
+	}
+	if got := read(); got != want {
+		t.Errorf("after a failed commit resolv.conf is\n%s\nwant it as before:\n%s", got, want)
+	}
+	fail = false
+	s.mustCommit(s.edit(backend.Delete, "DNSServer", model.Object{"IPAddr": "10.0.0.254"}))
+	if got, want := read(), "# written by swmgr from DNSServer and DNSGlobal; changes here are overwritten\nsearch dockerlab.local\nnameserver 2001:db8::53\n"; got != want {
+		t.Errorf("after the delete:\n%s\nwant:\n%s", got, want)
+	}
+}
