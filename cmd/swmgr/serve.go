@@ -287,6 +287,9 @@ func serve(ctx context.Context, o *serveOptions) error {
 		return users.Exists(ctx, eng, name)
 	}), auth.VerifierOptions{Remote: func(ctx context.Context, name, password string) (auth.RemoteResult, error) {
 		r, err := central.Login(ctx, name, password, "")
+		if errors.Is(err, aaa.ErrBusy) {
+			err = auth.ErrBusy
+		}
 		return auth.RemoteResult{Answered: r.Answered, OK: r.OK, Group: r.Group, TTL: r.TTL}, err
 	}})
 	peers := auth.NewPeers(auth.PeerOptions{
