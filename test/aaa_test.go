@@ -189,3 +189,30 @@ func TestSyslogCollectorsReceiveLogLines(t *testing.T) {
 		t.Errorf("state: %s", st.raw)
 	}
 }
+
+// TestCLIAAAWords: the CLI's words for the AAA, syslog and DNS kinds come
+// from the model: `tacacs server`, `tacacs global`, `radius server`, `aaa`,
+// `syslog collector`, `dns server`, `dns global` (AuthOrder, a list, one
+// element per command: `no AuthOrder tacacs+` then `AuthOrder tacacs+`
+// moves it last); show run replays them
+// without the secrets, and the state shows through `show`.
+func TestCLIAAAWords(t *testing.T) {
+	s := startServer(t, "")
+	out, code := runCLI(t, s, "enable\nconfig\ntacacs server 10.0.0.9\nSecret cli-tacacs-key\nPort 4949\nexit\ntacacs global\nEnable true\nexit\n"+
+		"radius server 10.0.0.10\nSecret cli-radius-key\nPriority 2\nexit\naaa\nno AuthOrder tacacs+\nAuthOrder tacacs+\nexit\n"+
+		"syslog collector 10.0.0.7\nTransport TCP\nexit\ndns server 10.0.0.53\nexit\ndns global\nDomain example.net\nexit\napply\nshow run\nshow dns global\n")
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	mustContain(t, out, "tacacs server 10.0.0.9\n  Port 4949\n", "tacacs global\n  Enable true\n", "radius server 10.0.0.10\n  Priority 2\n",
+		"syslog collector 10.0.0.7\n  Transport TCP\n", "dns server 10.0.0.53\n", "dns global\n  Domain example.net\n", "nameserver 10.0.0.53")
+	if strings.Contains(out, "cli-tacacs-key") || strings.Contains(out, "cli-radius-key") {
+		t.Errorf("the CLI shows a secret:\n%s", out)
+	}
+	if r := s.do(t, "GET", "/config/AAAGlobal", ""); !strings.Contains(string(r.raw), `"AuthOrder":["radius","tacacs+"]`) {
+		t.Errorf("AAAGlobal: %s", r.raw)
+	}
+	if strings.Contains(s.logs.String(), "cli-tacacs-key") {
+		t.Errorf("the log holds a secret")
+	}
+}
