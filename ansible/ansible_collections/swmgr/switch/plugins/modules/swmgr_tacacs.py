@@ -35,7 +35,7 @@ options:
       source_intf:
         description:
           - "API field C(SourceIntf)."
-          - "the interface whose address the connection comes from, where the backend can bind it."
+          - "FlexSwitch's interface of the source address; kept, not applied yet: connections take the source address the routing table gives."
           - "swmgr's default: C(\"ma1\")."
         type: str
       auth_service:
