@@ -3,12 +3,16 @@ package linux
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/backend/sim"
 	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/syncbuf"
 )
 
 // TestDNSOnLinux: DNSServer and DNSGlobal write <EtcDir>/resolv.conf (the
@@ -67,4 +71,43 @@ func TestDNSOnLinux(t *testing.T) {
 	if got, want := read(), "# written by swmgr from DNSServer and DNSGlobal; changes here are overwritten\nsearch dockerlab.local\nnameserver 2001:db8::53\n"; got != want {
 		t.Errorf("after the delete:\n%s\nwant:\n%s", got, want)
 	}
+}
+
+// TestDNSResolvesThroughDnsmasq: the resolv.conf the backend writes is the
+// one the switch's resolver uses: glibc's getent, in a mount namespace
+// whose /etc/resolv.conf is the file written, resolves a short name
+// through the search domain at a dnsmasq on loopback.
+func TestDNSResolvesThroughDnsmasq(t *testing.T) {
+	needProgram(t, "dnsmasq-base", "/usr/sbin/dnsmasq")
+	needProgram(t, "util-linux", "/usr/bin/unshare")
+	l := newLabNamed(t, "dnm", 1, KernelOptions{})
+	const server = "127.0.0.77"
+	dnsmasq := exec.Command("/usr/sbin/dnsmasq", "--keep-in-foreground", "--conf-file=/dev/null", "--no-resolv", "--no-hosts",
+		"--listen-address="+server, "--bind-interfaces", "--port=53", "--user=nobody", "--pid-file=",
+		"--address=/sw1.lab.example/192.0.2.99")
+	var out syncbuf.Buffer
+	dnsmasq.Stdout, dnsmasq.Stderr = &out, &out
+	if err := dnsmasq.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dnsmasq.Process.Kill(); dnsmasq.Wait() })
+	etc := t.TempDir()
+	s := startSwitch(t, l, t.TempDir(), func(o *Options) {
+		o.System = &SystemOptions{EtcDir: etc, UTSNamespace: newUTS(t)}
+	})
+	s.mustCommit(
+		s.edit(backend.Create, "DNSServer", model.Object{"IPAddr": server}),
+		s.edit(backend.Update, "DNSGlobal", model.Object{"Domain": "lab.example"}),
+	)
+	resolv := filepath.Join(etc, "resolv.conf")
+	var got []byte
+	for i := 0; i < 50; i++ {
+		cmd := exec.Command("unshare", "--mount", "--propagation", "private", "sh", "-c", `mount --bind "$1" /etc/resolv.conf && exec getent ahostsv4 sw1`, "sh", resolv)
+		got, _ = cmd.CombinedOutput()
+		if strings.Contains(string(got), "192.0.2.99") {
+			return
+		}
+		time.Sleep(100 * time.Millisecond) // dnsmasq still starting
+	}
+	t.Errorf("getent through the written resolv.conf: %q; dnsmasq: %s", got, out.String())
 }
