@@ -18,21 +18,24 @@ import (
 const tacKey = "black-box-tacacs-key"
 
 // TestRemoteLoginHTTPSAndCLI: with TACACS+ on (tacquito's server on
-// loopback), a remote user logs in over HTTPS and through the CLI with the
+// loopback) and RADIUS after it, a remote user logs in over HTTPS and through the CLI with the
 // role the server gives (priv-lvl 15 admin, 1 read-only); a wrong password
 // is 401 and then throttled (429); the commit is accounted at the server
-// with its user and revision; the server down, the local admin still gets
-// in and the log says why. The key is in no read, no command line and no
+// with its user and revision; with TACACS+ down, FreeRADIUS answers with
+// its role (Service-Type NAS-Prompt-User: operator); both down, the local
+// admin still gets in and the log says why. The key is in no read, no command line and no
 // saved configuration.
 func TestRemoteLoginHTTPSAndCLI(t *testing.T) {
 	tac := aaatest.StartTacacs(t, tacKey, []aaatest.User{
 		{Name: "netadmin", Password: "remote-admin-pass", PrivLvl: 15},
 		{Name: "viewer", Password: "remote-viewer-pass", PrivLvl: 1},
 	})
+	rad := aaatest.StartRadius(t, "black-box-radius-secret", []aaatest.User{{Name: "radop", Password: "radius-oper-pass", ServiceType: "NAS-Prompt-User"}})
 	addr := freeAddr(t)
 	s := startServer(t, "", "--https", addr)
 	secure := "https://" + addr + "/public/v1"
 	hc := httpsClient(t, s.dir, "")
+	s.expect(t, 201, "POST", "/config/RadiusServer", `{"ServerIp":"127.0.0.1","Port":`+strconv.Itoa(rad.Port)+`,"AcctPort":0,"Secret":"black-box-radius-secret","Timeout":1,"Retries":0}`)
 	s.expect(t, 201, "POST", "/config/Tacacs", `{"ServerIp":"127.0.0.1","Port":`+strconv.Itoa(tac.Port)+`,"Secret":"`+tacKey+`","AuthService":"login"}`)
 	s.expect(t, 200, "PATCH", "/config/TacacsGlobal", `{"Enable":"true","Timeout":2}`)
 
@@ -90,8 +93,17 @@ func TestRemoteLoginHTTPSAndCLI(t *testing.T) {
 		t.Errorf("command line: %v", err)
 	}
 
-	// The server down: local users, logged.
+	// TACACS+ down: RADIUS answers, with its role (NAS-Prompt-User:
+	// operator, who may configure but not manage users).
 	tac.Stop()
+	if code, body := send(t, hc, "POST", secure+"/config/NtpServer", "radop", "radius-oper-pass", `{"IpAddr":"192.0.2.46"}`); code != 201 {
+		t.Errorf("RADIUS operator POST with TACACS+ down: %d %s", code, body)
+	}
+	if code, _ := send(t, hc, "POST", secure+"/config/User", "radop", "radius-oper-pass", `{"Name":"bob","Password":"bob-password"}`); code != 403 {
+		t.Errorf("RADIUS operator creating a User: %d, want 403", code)
+	}
+	// Both down: local users, logged.
+	rad.Stop()
 	if code, body := send(t, hc, "GET", secure+"/config/NtpServers", "admin", blackBoxAdminPassword, ""); code != 200 {
 		t.Errorf("local admin with the server down: %d %s", code, body)
 	}
