@@ -16,7 +16,7 @@ import (
 )
 
 func newSFTP(t *testing.T) *SFTP {
-	pins, err := OpenHostKeys(filepath.Join(t.TempDir(), "pins.json"))
+	pins, _, err := OpenHostKeys(filepath.Join(t.TempDir(), "pins.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

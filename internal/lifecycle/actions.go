@@ -9,12 +9,15 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/swmgr/swmgr/internal/api"
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/archive"
 	"github.com/swmgr/swmgr/internal/auth"
 	"github.com/swmgr/swmgr/internal/configfile"
+	"github.com/swmgr/swmgr/internal/datadir"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
 )
@@ -62,10 +65,12 @@ func (l *Lifecycle) destination(ctx context.Context, fields model.Object) (archi
 	case name != "" && uri != "":
 		return archive.Location{}, apierr.BadRequest(apierr.CodeInvalidValue, "SaveConfig", "FileName", "give FileName (1.x: a name in the data directory) or DstFileURI, not both")
 	case name != "":
-		if name == "." || name == ".." || strings.ContainsAny(name, "/\x00") || strings.HasPrefix(name, ".") {
-			return archive.Location{}, apierr.BadRequest(apierr.CodeInvalidValue, "SaveConfig", "FileName", "FileName %q must be a plain file name in the data directory (no '/', not starting with '.')", name)
+		if name == "." || name == ".." || strings.ContainsRune(name, '/') || strings.HasPrefix(name, ".") ||
+			!utf8.ValidString(name) || strings.ContainsFunc(name, unicode.IsControl) {
+			return archive.Location{}, apierr.BadRequest(apierr.CodeInvalidValue, "SaveConfig", "FileName", "FileName %q must be a plain file name in the data directory (no '/', not starting with '.', no control characters)", name)
 		}
-		return archive.Location{Path: filepath.Join(l.o.DataDir, name)}, nil
+		loc := archive.Location{Path: filepath.Join(l.o.DataDir, name)}
+		return loc, l.notOwn("SaveConfig", "FileName", loc)
 	case uri == "":
 		return archive.Location{Path: l.defaultFile()}, nil
 	}
@@ -76,7 +81,20 @@ func (l *Lifecycle) destination(ctx context.Context, fields model.Object) (archi
 	if !loc.Remote && auth.FromContext(ctx).Role != auth.Admin && !within(l.o.DataDir, loc.Path) {
 		return loc, apierr.New(http.StatusForbidden, apierr.CodeForbidden, "SaveConfig", "DstFileURI", "only an admin may save outside the data directory %s (the service writes as root)", l.o.DataDir)
 	}
-	return loc, nil
+	return loc, l.notOwn("SaveConfig", "DstFileURI", loc)
+}
+
+// notOwn refuses a local location that is one of swmgr's own files in the
+// data directory (datadir.Files), for anyone: a saved configuration written
+// over one breaks swmgr, and one read from one could show its contents.
+func (l *Lifecycle) notOwn(kind, field string, loc archive.Location) error {
+	if loc.Remote {
+		return nil
+	}
+	if err := datadir.Check(l.o.DataDir, loc.Path); err != nil {
+		return apierr.BadRequest(apierr.CodeInvalidValue, kind, field, "%s: %v", field, err)
+	}
+	return nil
 }
 
 func within(dir, p string) bool {
@@ -303,6 +321,9 @@ func (l *Lifecycle) fetch(ctx context.Context, uri string, fields model.Object) 
 		var err error
 		if loc, err = archive.ParseURI(uri); err != nil {
 			return nil, loc, apierr.BadRequest(apierr.CodeInvalidValue, kind, field, "SrcFileURI: %v", err)
+		}
+		if err := l.notOwn(kind, field, loc); err != nil {
+			return nil, loc, err
 		}
 	}
 	var data []byte

@@ -70,8 +70,9 @@ func TestBadInputs(t *testing.T) {
 		{"save: unknown field", "/action/SaveConfig", `{"DstFile":"///tmp/x"}`, 400, "", "DstFile"},
 		{"save: wrong type", "/action/SaveConfig", `{"RetryCount":"3"}`, 400, "RetryCount", ""},
 		{"save: over a file that is not a configuration", "/action/SaveConfig", `{"DstFileURI":"file://` + notConfig + `"}`, 409, "DstFileURI", "not a saved swmgr configuration"},
-		{"save: over swmgr's own record in the data directory", "/action/SaveConfig", `{"DstFileURI":"file://` + filepath.Join(s.dir, savedFile) + `"}`, 409, "DstFileURI", "not a saved swmgr configuration"},
-		{"save: 1.x FileName naming swmgr's own record", "/action/SaveConfig", `{"FileName":"` + savedFile + `"}`, 409, "FileName", "not a saved swmgr configuration"},
+		{"save: over swmgr's own record in the data directory", "/action/SaveConfig", `{"DstFileURI":"file://` + filepath.Join(s.dir, savedFile) + `"}`, 400, "DstFileURI", "one of swmgr's own files"},
+		{"save: 1.x FileName naming swmgr's own record", "/action/SaveConfig", `{"FileName":"` + savedFile + `"}`, 400, "FileName", "one of swmgr's own files"},
+		{"save: 1.x FileName with a newline", "/action/SaveConfig", `{"FileName":"a\nb"}`, 400, "FileName", "control characters"},
 		{"save: into /proc", "/action/SaveConfig", `{"DstFileURI":"///proc/sys/kernel/hostname"}`, 409, "DstFileURI", "not a saved"},
 		// ResetConfigToFile
 		{"restore: ftp scheme", "/action/ResetConfigToFile", `{"SrcFileURI":"ftp://host/x"}`, 400, "SrcFileURI", "file URI"},
