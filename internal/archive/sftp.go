@@ -15,6 +15,8 @@ import (
 
 	"github.com/pkg/sftp"
 	"golang.org/x/crypto/ssh"
+
+	"github.com/swmgr/swmgr/internal/model"
 )
 
 // Remote is where an SFTP transfer goes, with the credentials to use.
@@ -45,10 +47,18 @@ var ErrAuth = errors.New("the SFTP server refused the user name or password")
 
 // Upload writes data to p on the remote: to a temporary name in the same
 // directory, then renamed over p, so a reader never sees half a file.
-// Missing directories are made.
+// Missing directories are made. p must be a file path (model.CheckFilePath);
+// what is at p must be a regular file or nothing: an upload never renames
+// over a directory, a link or a device.
 func (s *SFTP) Upload(ctx context.Context, r Remote, p string, data []byte, a Attempts) error {
+	if why := model.CheckFilePath(p, true); why != "" {
+		return permanent(fmt.Errorf("the destination %q: %s", p, why))
+	}
 	return retry(ctx, a, func(ctx context.Context) error {
 		return s.session(ctx, r, a.Timeout, func(c *sftp.Client) error {
+			if err := notReplaceable(c, p); err != nil {
+				return err
+			}
 			if err := c.MkdirAll(path.Dir(p)); err != nil {
 				return fmt.Errorf("make %s: %w", path.Dir(p), err)
 			}
@@ -67,6 +77,9 @@ func (s *SFTP) Upload(ctx context.Context, r Remote, p string, data []byte, a At
 				err = c.Chmod(tmp, 0o600)
 			}
 			if err == nil {
+				err = notReplaceable(c, p) // made meanwhile?
+			}
+			if err == nil {
 				err = c.PosixRename(tmp, p)
 			}
 			if err != nil {
@@ -76,6 +89,23 @@ func (s *SFTP) Upload(ctx context.Context, r Remote, p string, data []byte, a At
 			return nil
 		})
 	})
+}
+
+// notReplaceable refuses a p on the server that is there and is not a
+// regular file.
+func notReplaceable(c *sftp.Client, p string) error {
+	fi, err := c.Lstat(p)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("check %s: %w", p, err)
+	case fi.IsDir():
+		return permanent(fmt.Errorf("%s is a directory on the server; swmgr will not replace it: give DstFile a file name", p))
+	case !fi.Mode().IsRegular():
+		return permanent(fmt.Errorf("%s is not a regular file on the server (%s); swmgr will not replace it", p, fi.Mode().Type()))
+	}
+	return nil
 }
 
 // Download reads p from the remote (at most MaxFileSize bytes).
