@@ -1,10 +1,13 @@
 package lifecycle
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -326,43 +329,76 @@ func (l *Lifecycle) fetch(ctx context.Context, uri string, fields model.Object) 
 			return nil, loc, err
 		}
 	}
-	var data []byte
-	var err error
+	nonce, pass := fields.Str("Nonce"), fields.Str("Passphrase")
 	if loc.Remote {
-		var r archive.Remote
-		if r, err = l.remote(ctx, kind, field, loc); err != nil {
+		r, err := l.remote(ctx, kind, field, loc)
+		if err != nil {
 			return nil, loc, err
 		}
-		data, err = l.sftp.Download(ctx, r, loc.Path, attempts(fields, l.o.Backoff))
+		var doc *configfile.Document
+		err = l.sftp.Fetch(ctx, r, loc.Path, attempts(fields, l.o.Backoff), func(rd io.Reader) error {
+			var err error
+			doc, err = l.decode(rd, nonce, pass)
+			return err
+		})
+		var ae *apierr.Error
+		if errors.As(err, &ae) {
+			return nil, loc, ae // the content, not the transfer
+		}
 		if err != nil {
 			return nil, loc, transferError(kind, field, err)
 		}
-	} else if data, err = archive.ReadLocal(loc.Path); err != nil {
+		return doc, loc, nil
+	}
+	f, err := archive.OpenLocal(loc.Path)
+	if err != nil {
 		return nil, loc, apierr.BadRequest(apierr.CodeInvalidValue, kind, field, "SrcFileURI: cannot read %s: %v", loc.Path, err)
 	}
-	doc, err := l.decode(data, fields.Str("Nonce"), fields.Str("Passphrase"))
+	defer f.Close()
+	doc, err := l.decode(f, nonce, pass)
+	var ae *apierr.Error
+	if err != nil && !errors.As(err, &ae) {
+		err = apierr.BadRequest(apierr.CodeInvalidValue, kind, field, "SrcFileURI: cannot read %s: %v", loc.Path, err)
+	}
 	if err != nil {
 		return nil, loc, err
 	}
 	return doc, loc, nil
 }
 
-// Decode decrypts (when needed) and decodes a saved file.
-func (l *Lifecycle) decode(data []byte, nonce, pass string) (*configfile.Document, error) {
+// decode reads a saved file from r: a plain one is decoded as it is read
+// (never held whole); an encrypted one is read whole (at most
+// configfile.MaxFileSize: its tag is checked before any of it is used),
+// decrypted, then decoded. Every error is a 400 (an *apierr.Error).
+func (l *Lifecycle) decode(r io.Reader, nonce, pass string) (*configfile.Document, error) {
 	const kind = "ResetConfigToFile"
-	switch enc := configfile.IsEncrypted(data); {
+	br := bufio.NewReaderSize(r, 64<<10)
+	head, err := br.Peek(len(configfile.Magic))
+	if err != nil && err != io.EOF {
+		return nil, fmt.Errorf("read the file: %w", err)
+	}
+	src := io.Reader(br)
+	enc := configfile.IsEncrypted(head)
+	switch {
 	case enc && pass == "":
 		return nil, apierr.BadRequest(apierr.CodeMissingField, kind, "Passphrase", "the file is encrypted: give its Nonce and Passphrase")
 	case !enc && pass != "":
 		return nil, apierr.BadRequest(apierr.CodeInvalidValue, kind, "Passphrase", "a Passphrase was given but the file is not encrypted (refused: an encrypted file may have been replaced)")
 	case enc:
+		data, err := io.ReadAll(io.LimitReader(br, configfile.MaxFileSize+1))
+		if err != nil {
+			return nil, fmt.Errorf("read the file: %w", err)
+		}
+		if len(data) > configfile.MaxFileSize {
+			return nil, apierr.BadRequest(apierr.CodeInvalidValue, kind, "SrcFileURI", "the file is larger than %d bytes, the most a restore reads", configfile.MaxFileSize)
+		}
 		plain, err := configfile.Open(data, nonce, pass)
 		if err != nil {
 			return nil, apierr.BadRequest(apierr.CodeInvalidValue, kind, "Passphrase", "%v", err)
 		}
-		data = plain
+		src = bytes.NewReader(plain)
 	}
-	doc, err := configfile.Decode(data, l.reg, l.o.Sealer)
+	doc, err := configfile.Decode(src, l.reg, configfile.DecodeOptions{Sealer: l.o.Sealer, Encrypted: enc})
 	if err != nil {
 		return nil, apierr.BadRequest(apierr.CodeInvalidValue, kind, "SrcFileURI", "the file is not a valid configuration: %v", err)
 	}
@@ -399,9 +435,11 @@ func (l *Lifecycle) apply(ctx context.Context, doc *configfile.Document, req eng
 func (l *Lifecycle) LoadStartup(ctx context.Context, uri, nonce, passphrase string) (loaded bool, err error) {
 	meta := engine.Meta{Source: "startup", Comment: "startup configuration"}
 	if uri == "" {
-		if _, err := archive.ReadLocal(l.defaultFile()); err != nil {
+		f, err := archive.OpenLocal(l.defaultFile())
+		if err != nil {
 			return false, nil
 		}
+		f.Close()
 	}
 	doc, loc, err := l.fetch(ctx, uri, model.Object{"RetryCount": int64(3), "Timeout": int64(30), "Nonce": nonce, "Passphrase": passphrase})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/swmgr/swmgr/internal/apierr"
@@ -42,6 +43,11 @@ func TestBadInputs(t *testing.T) {
 	os.WriteFile(filepath.Join(tmp, "dangling"), []byte(`{"ConfigData":{"IPv4Intf":[{"IntfRef":"fpPort1","IpAddr":"10.9.0.1/24","Vrf":"blue"}]}}`), 0o600)
 	os.WriteFile(filepath.Join(tmp, "bigger-switch"), []byte(`{"ConfigData":{"Port":[{"IntfRef":"fpPort99","AdminState":"UP"}]}}`), 0o600)
 	os.WriteFile(filepath.Join(tmp, "unknown-kind"), []byte(`{"ConfigData":{"Widget":[{"WidgetId":10}]}}`), 0o600)
+	os.WriteFile(filepath.Join(tmp, "twice"), []byte(`{"ConfigData":{"NtpServer":[{"IpAddr":"192.0.2.1","MinPoll":4,"MinPoll":6}]}}`), 0o600)
+	os.WriteFile(filepath.Join(tmp, "clear"), []byte(`{"Format":2,"Secrets":"clear","ConfigData":{"ConfigArchiveServer":[{"IpAddr":"192.0.2.9","Username":"u","Password":"pw"}]}}`), 0o600)
+	if err := syscall.Mkfifo(filepath.Join(tmp, "fifo"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	// A ConfigArchiveServer for the unreachable-host rows: nothing listens on port 1.
 	s.must("POST", "/config/ConfigArchiveServer", `{"IpAddr":"127.0.0.2","Port":1,"Username":"x","Password":"y","RetryCount":0,"Timeout":2}`, nil)
 
@@ -84,6 +90,9 @@ func TestBadInputs(t *testing.T) {
 		{"restore: an invalid object", "/action/ResetConfigToFile", `{"SrcFileURI":"file://` + tmp + `/broken"}`, 400, "SrcFileURI", "MinPoll: 99 is out of range"},
 		{"restore: a dangling reference", "/action/ResetConfigToFile", `{"SrcFileURI":"file://` + tmp + `/dangling"}`, 400, "", "blue"},
 		{"restore: a port this switch lacks", "/action/ResetConfigToFile", `{"SrcFileURI":"file://` + tmp + `/bigger-switch"}`, 400, "SrcFileURI", "does not fit this switch"},
+		{"restore: a FIFO (answered at once)", "/action/ResetConfigToFile", `{"SrcFileURI":"file://` + tmp + `/fifo"}`, 400, "SrcFileURI", "not a regular file (a FIFO)"},
+		{"restore: a field given twice", "/action/ResetConfigToFile", `{"SrcFileURI":"file://` + tmp + `/twice"}`, 400, "SrcFileURI", "twice"},
+		{"restore: secrets in clear in a plain file", "/action/ResetConfigToFile", `{"SrcFileURI":"file://` + tmp + `/clear"}`, 400, "SrcFileURI", `"Secrets":"clear" is refused`},
 		{"restore: an unknown kind", "/action/ResetConfigToFile", `{"SrcFileURI":"file://` + tmp + `/unknown-kind"}`, 400, "SrcFileURI", "Widget"},
 		{"restore: unreachable host", "/action/ResetConfigToFile", `{"SrcFileURI":"sftp://127.0.0.2/x","RetryCount":0,"Timeout":2}`, 400, "SrcFileURI", "connect"},
 		{"restore: Nonce without Passphrase", "/action/ResetConfigToFile", `{"Nonce":"n"}`, 400, "Passphrase", "together"},
