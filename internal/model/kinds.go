@@ -62,10 +62,10 @@ func builtinKinds() []*Kind {
 			{Name: "PhyIntfType", Type: String, Default: "CR4", Enum: []string{"GMII", "SGMII", "QSMII", "SFI", "XFI", "XAUI", "XLAUI", "RXAUI", "CR", "CR2", "CR4", "KR", "KR2", "KR4", "SR", "SR2", "SR4", "SR10", "LR", "LR4"}},
 			{Name: "AdminState", Type: String, Default: "DOWN", Enum: adminStates, CLI: "shutdown", CLISwitch: "DOWN"},
 			{Name: "MacAddr", Type: String, Format: FormatMAC, ReadOnly: true},
-			{Name: "Speed", Type: Int, Default: int64(40000), Range: rng(10, 100000), Aliases: []string{"speed"}, Doc: "Mb/s", CLI: "speed"},
-			{Name: "Duplex", Type: String, Default: "Full_Duplex", Enum: []string{"Half_Duplex", "Full_Duplex"}, CLI: "duplex"},
-			{Name: "Autoneg", Type: String, Default: "OFF", Enum: []string{"ON", "OFF"}, CLI: "negotiate", CLISwitch: "ON"},
-			{Name: "MediaType", Type: String, MaxLen: 64},
+			{Name: "Speed", Type: Int, Default: int64(40000), Range: rng(10, 100000), Aliases: []string{"speed"}, Doc: "Mb/s", CLI: "speed", Discovered: true},
+			{Name: "Duplex", Type: String, Default: "Full_Duplex", Enum: []string{"Half_Duplex", "Full_Duplex"}, CLI: "duplex", Discovered: true},
+			{Name: "Autoneg", Type: String, Default: "OFF", Enum: []string{"ON", "OFF"}, CLI: "negotiate", CLISwitch: "ON", Discovered: true},
+			{Name: "MediaType", Type: String, MaxLen: 64, Discovered: true},
 			{Name: "Mtu", Type: Int, Default: int64(1500), Range: rng(68, 9216), Doc: "bytes", CLI: "mtu"},
 			{Name: "BreakOutMode", Type: String, Default: "1x40", Enum: []string{"1x100", "1x40", "2x50", "4x25", "4x10"}},
 			{Name: "LoopbackMode", Type: String, Default: "NONE", Enum: []string{"NONE", "MAC", "PHY", "RMT"}},
@@ -222,12 +222,12 @@ func builtinKinds() []*Kind {
 			Fields: []*Field{
 				{Name: "Vrf", Type: String, Key: true, Default: "default", Enum: []string{"default"}},
 				{Name: "ASNum", Type: String, Format: FormatASN, Doc: "local AS, asplain or asdot"},
-				{Name: "RouterId", Type: String, Default: "0.0.0.0", Format: FormatIPv4, CLI: "router_id"},
+				{Name: "RouterId", Type: String, Default: "0.0.0.0", Format: FormatIPv4, CLI: "router_id", InEffect: true, Doc: "0.0.0.0: the routing daemon chooses one, which the state shows (where one runs)"},
 				{Name: "Disabled", Type: Bool, CLI: "shutdown"},
 				{Name: "UseMultiplePaths", Type: Bool, CLI: "use_multiple_paths"},
-				{Name: "EBGPMaxPaths", Type: Int, Default: int64(1), Range: rng(0, 64), Doc: "0 (FlexSwitch's default) is one path", CLI: "maximum_paths"},
+				{Name: "EBGPMaxPaths", Type: Int, Default: int64(1), Range: rng(0, 64), Doc: "0 (FlexSwitch's default) is one path", CLI: "maximum_paths", InEffect: true},
 				{Name: "EBGPAllowMultipleAS", Type: Bool, CLI: "bestpath_as_path_multipath_relax"},
-				{Name: "IBGPMaxPaths", Type: Int, Default: int64(1), Range: rng(0, 64), Doc: "0 (FlexSwitch's default) is one path", CLI: "maximum_ibgp_paths"},
+				{Name: "IBGPMaxPaths", Type: Int, Default: int64(1), Range: rng(0, 64), Doc: "0 (FlexSwitch's default) is one path", CLI: "maximum_ibgp_paths", InEffect: true},
 				redistribution(),
 			},
 			Check: checkRedistribution,
@@ -295,7 +295,7 @@ func builtinKinds() []*Kind {
 				{Name: "Access", Type: String, Default: "CLI", Enum: shells},
 				{Name: "DefaultShell", Type: String, Default: "CLI", Enum: shells},
 				{Name: "Password", Type: String, Required: true, Secret: Transient, CreateOnly: true, MaxLen: 256, Doc: "at least 8 characters; kept by the OS, never by swmgr"},
-				{Name: "Group", Type: String, Default: "users", Format: FormatUserName, CreateOnly: true, Doc: "admin, operator, or another group (read-only role); privileged system groups (root, sudo, adm, shadow, ...) are refused"},
+				{Name: "Group", Type: String, Default: DefaultGroup, Format: FormatUserName, CreateOnly: true, Doc: "admin, operator, or another group (read-only role); privileged system groups (root, sudo, adm, shadow, ...) are refused; with the host's accounts (--accounts host) only admin, operator and users"},
 			},
 			Check: func(o Object) error {
 				if reservedAccounts[o.Str("Name")] || strings.HasPrefix(o.Str("Name"), "systemd-") {
@@ -398,7 +398,7 @@ func builtinKinds() []*Kind {
 				{Name: "Nonce", Type: String, MaxLen: 256},
 				{Name: "Passphrase", Type: String, Secret: Transient, MaxLen: 256},
 				{Name: "DstFileURI", Type: String, Format: FormatFileURI, MaxLen: 2048, Doc: "default: the data directory's startup-config"},
-				{Name: "FileName", Type: String, MaxLen: 255, Doc: "FlexSwitch 1.x: a file name in the data directory; not with DstFileURI"},
+				{Name: "FileName", Type: String, MaxLen: 2048, Doc: "FlexSwitch 1.x: a file name in the data directory, or an absolute path (then the local file DstFileURI ///path names, under its rules); not with DstFileURI"},
 				{Name: "Timeout", Type: Int, Default: int64(30), Range: rng(1, 3600)},
 				{Name: "RetryCount", Type: Int, Default: int64(3), Range: rng(0, 10)},
 				{Name: "Timestamp", Type: String, Default: "disabled", Enum: timestamps, Aliases: []string{"TimeStamp"}},
@@ -423,6 +423,10 @@ func builtinKinds() []*Kind {
 			},
 			Check: checkNoncePassphrase("ResetConfigToFile", false),
 		},
+		configAction("ApplyConfig", "Merges the configuration document given into the running configuration, in one commit: each object given is created, or set as given (fields left out take their defaults, as in a saved file); objects not given are left as they are. Refused as a whole, changing nothing, if any object is bad.", false),
+		configAction("ForceApplyConfig", "Replaces the running configuration with the configuration document given, in one commit (as ResetConfigToFile does with a file).", false),
+		configAction("ApplyConfigByFile", "ApplyConfig with the document read from a file (the URIs, encryption and defaults of ResetConfigToFile).", true),
+		configAction("ForceApplyConfigByFile", "ForceApplyConfig with the document read from a file: the same as ResetConfigToFile.", true),
 		{
 			Name: "Rollback", Class: Action, Role: RoleOperator, DryRunnable: true,
 			Doc: "Makes a new commit that restores the configuration as it was after a revision, atomically.",
@@ -435,6 +439,29 @@ func builtinKinds() []*Kind {
 			Doc: "Clears the config log; the clear becomes the first entry of the new log.",
 		},
 	}
+}
+
+// configAction declares one of FlexSwitch 1.x's configuration actions, which
+// its config monitor runs: the document in the body's ConfigData (the
+// "ConfigData" member of a saved file), or, byFile, in a file named as
+// ResetConfigToFile names it.
+func configAction(name, doc string, byFile bool) *Kind {
+	k := &Kind{Name: name, Class: Action, DryRunnable: true, Doc: doc}
+	if !byFile {
+		k.Fields = []*Field{
+			{Name: "ConfigData", Type: Document, Required: true, Secret: Transient, Doc: "kind name to a list of objects, as in a saved file's ConfigData; may hold secrets in clear, so it is never logged; at most the 1 MiB of a body (larger: the ByFile form)"},
+		}
+		return k
+	}
+	k.Fields = []*Field{
+		{Name: "SrcFileURI", Type: String, Format: FormatFileURI, MaxLen: 2048, Doc: "default: the data directory's startup-config"},
+		{Name: "Nonce", Type: String, MaxLen: 256},
+		{Name: "Passphrase", Type: String, Secret: Transient, MaxLen: 256},
+		{Name: "RetryCount", Type: Int, Default: int64(3), Range: rng(0, 10)},
+		{Name: "Timeout", Type: Int, Default: int64(30), Range: rng(1, 3600)},
+	}
+	k.Check = checkNoncePassphrase(name, false)
+	return k
 }
 
 // checkPassword checks a new password ("" is left to RequireFields): at
