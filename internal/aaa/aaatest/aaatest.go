@@ -169,19 +169,21 @@ func StartTacacs(t testing.TB, secret string, users []User) *Tacacs {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Stop() })
+	// Ready once it listens and has loaded the users (which it does
+	// asynchronously, and says so).
 	for i := 0; ; i++ {
 		c, err := net.DialTimeout("tcp", s.Addr, 100*time.Millisecond)
 		if err == nil {
 			c.Close()
-			break
+			if strings.Contains(s.out.String(), "updated all providers from config source") {
+				break
+			}
 		}
-		if i == 200 {
-			t.Fatalf("tacquito did not listen on %s: %s", s.Addr, s.out)
+		if i == 400 {
+			t.Fatalf("tacquito did not listen on %s with its users loaded: %s", s.Addr, s.out)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	// The configuration is loaded asynchronously: give it the moment.
-	time.Sleep(300 * time.Millisecond)
 	return s
 }
 
@@ -388,9 +390,6 @@ server default {
 	for ctx.Err() == nil {
 		if strings.Contains(r.out.String(), "Ready to process requests") {
 			return r
-		}
-		if r.cmd.ProcessState != nil {
-			break
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
