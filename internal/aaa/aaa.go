@@ -163,7 +163,13 @@ func (s *Service) Start(ctx context.Context) error {
 			events, err = sub.Take(events[:0])
 			touched := err != nil // some were dropped: read again to be sure
 			if err != nil {
-				s.acct.dropped.Add(1)
+				// Records of the commits the feed dropped for us are lost:
+				// counted (as one; how many is not known) when they would
+				// have been sent.
+				if c := s.cfg.Load(); c.accounting && c.accounts() {
+					s.acct.dropped.Add(1)
+					s.o.Log.Warn("accounting records lost: the change feed dropped commits before they were read")
+				}
 				sub.Close()
 				sub = s.o.Source.Feed().Follow()
 			}
