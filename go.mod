@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/ergochat/readline v0.1.3
+	github.com/facebookincubator/tacquito v0.0.0-20260814210148-7c6e7f81cf5a
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/go-crypt/crypt v0.14.15
 	github.com/google/uuid v1.6.0
@@ -17,13 +18,13 @@ require (
 	golang.org/x/crypto v0.58.0
 	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.47.0
+	layeh.com/radius v0.0.0-20231213012653-1006025d24f8
 )
 
 require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/cpuguy83/go-md2man/v2 v2.0.6 // indirect
-	github.com/facebookincubator/tacquito v0.0.0-20260814210148-7c6e7f81cf5a // indirect
 	github.com/go-crypt/x v0.4.16 // indirect
 	github.com/go-openapi/jsonpointer v0.22.5 // indirect
 	github.com/go-openapi/swag/jsonname v0.25.5 // indirect
@@ -41,5 +42,4 @@ require (
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/text v0.43.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
-	layeh.com/radius v0.0.0-20231213012653-1006025d24f8 // indirect
 )
