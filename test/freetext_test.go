@@ -205,7 +205,7 @@ func TestConfigLogCannotDriveTheTerminal(t *testing.T) {
 	home := t.TempDir()
 	p := startPane(t, []string{"HOME=" + home}, swmgrBin, "cli", "--socket", filepath.Join(s.dir, "swmgr.sock"), "--no-color")
 	p.waitPrompt("switch>")
-	scr := p.line("show config log", "switch>")
+	scr := p.line("show config log | no-more", "switch>") // the refusal lists every kind: more than a page
 	title, err := exec.Command("tmux", "display-message", "-p", "-t", p.name, "#{pane_title}").Output()
 	if err != nil {
 		t.Fatal(err)
@@ -213,7 +213,9 @@ func TestConfigLogCannotDriveTheTerminal(t *testing.T) {
 	if strings.Contains(string(title), "pwned") {
 		t.Errorf("the config log set the terminal's title: %q", title)
 	}
-	if !strings.Contains(scr, "bogus%1b%5d2%3bpwned%07") || !strings.Contains(scr, "SeqNum") {
+	// The API column may wrap the path (its width follows the other
+	// columns'): look for it in its pieces, each as sent.
+	if !strings.Contains(scr, "bogus%1b%5d2%3") || !strings.Contains(scr, "bpwned%07") || !strings.Contains(scr, "SeqNum") {
 		t.Errorf("the refused write's path is not shown as sent:\n%s", scr)
 	}
 }
