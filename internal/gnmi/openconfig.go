@@ -39,7 +39,7 @@ var ocModels = []*gpb.ModelData{
 }
 
 // ocRow is one mapped leaf. In Path, a key "@Field" takes the value of a
-// field of the object ("@IpAddr/addr": the address part of an
+// field of the object ("@IpAddr:addr": the address part of an
 // address/prefix), any other value is fixed.
 type ocRow struct {
 	Path  string
@@ -51,7 +51,7 @@ type ocRow struct {
 
 const (
 	ifPath  = "/interfaces/interface[name=@IntfRef]"
-	ip4Path = "/interfaces/interface[name=@IntfRef]/subinterfaces/subinterface[index=0]/ipv4/addresses/address[ip=@IpAddr/addr]"
+	ip4Path = "/interfaces/interface[name=@IntfRef]/subinterfaces/subinterface[index=0]/ipv4/addresses/address[ip=@IpAddr:addr]"
 	niPath  = "/network-instances/network-instance[name=@Vrf]"
 	bgpPath = "/network-instances/network-instance[name=@Vrf]/protocols/protocol[identifier=BGP][name=BGP]/bgp"
 	ntpPath = "/system/ntp/servers/server[address=@IpAddr]"
@@ -310,7 +310,7 @@ func parseTemplate(p string) ([]ocElem, error) {
 			k, v, _ := strings.Cut(kv, "=")
 			key := ocKey{name: k}
 			if f, ok := strings.CutPrefix(v, "@"); ok {
-				key.field, key.part, _ = strings.Cut(f, "/")
+				key.field, key.part, _ = strings.Cut(f, ":")
 			} else {
 				key.fixed = v
 			}
