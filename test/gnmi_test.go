@@ -161,3 +161,145 @@ func (g *gnmiServer) runningRevision(t testing.TB) float64 {
 	}
 	return rev
 }
+
+// One bad value among several paths refuses the whole SetRequest
+// (InvalidArgument, swmgr's message) and leaves the store byte-identical.
+func TestGNMISetIsAtomic(t *testing.T) {
+	dir, addr := t.TempDir(), freeAddr(t)
+	g := startGNMIServer(t, dir, addr)
+	g.expect(t, 201, "POST", "/config/NtpServer", `{"IpAddr":"192.0.2.10"}`)
+	g.stop(t)
+	before := dump(t, dir)
+	g = startGNMIServer(t, dir, addr)
+	out, ok := g.run(t, "admin", blackBoxAdminPassword, "-set", "-proto", `
+update:<path:<origin:"swmgr" elem:<name:"config"> elem:<name:"Port" key:<key:"IntfRef" value:"fpPort1">> elem:<name:"Mtu">> val:<json_val:"9100">>
+update:<path:<origin:"swmgr" elem:<name:"config"> elem:<name:"NtpServer" key:<key:"IpAddr" value:"192.0.2.11">>> val:<json_val:"{}">>
+update:<path:<origin:"swmgr" `+ntpPath+` elem:<name:"MinPoll">> val:<json_val:"3">>`)
+	if ok || !strings.Contains(out, "code=InvalidArgument") || !strings.Contains(out, "MinPoll:3isoutofrange") {
+		t.Errorf("a Set with a bad value: %s", out)
+	}
+	// A path that names nothing, a state path, a wildcard update.
+	for _, bad := range []struct{ proto, code string }{
+		{`update:<path:<origin:"swmgr" elem:<name:"config"> elem:<name:"Nope">> val:<json_val:"{}">>`, "NotFound"},
+		{`update:<path:<origin:"swmgr" elem:<name:"state"> elem:<name:"Port" key:<key:"IntfRef" value:"fpPort1">> elem:<name:"Mtu">> val:<json_val:"9000">>`, "InvalidArgument"},
+		{`update:<path:<origin:"swmgr" elem:<name:"config"> elem:<name:"Port" key:<key:"IntfRef" value:"*">> elem:<name:"Mtu">> val:<json_val:"9000">>`, "InvalidArgument"},
+		{`update:<path:<origin:"openconfig" elem:<name:"interfaces"> elem:<name:"interface" key:<key:"name" value:"fpPort1">> elem:<name:"state"> elem:<name:"mtu">> val:<json_val:"9000">>`, "InvalidArgument"},
+		{`update:<path:<origin:"openconfig" elem:<name:"interfaces"> elem:<name:"interface" key:<key:"name" value:"fpPort1">> elem:<name:"config"> elem:<name:"loopback-mode">> val:<json_val:"true">>`, "Unimplemented"},
+	} {
+		out, ok := g.run(t, "admin", blackBoxAdminPassword, "-set", "-proto", bad.proto)
+		if ok || !strings.Contains(out, "code="+bad.code) {
+			t.Errorf("%s: want %s, got %s", bad.proto, bad.code, out)
+		}
+	}
+	g.stop(t)
+	if after := dump(t, dir); !bytes.Equal(before, after) {
+		t.Fatalf("a refused SetRequest changed the store:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
+
+// The commit-confirmed extension: a commit with a rollback duration is
+// rolled back by its timer, across a restart; another Set meanwhile is
+// FailedPrecondition; a confirm with the wrong id InvalidArgument; a
+// confirmed one stays.
+func TestGNMICommitConfirmed(t *testing.T) {
+	dir, addr := t.TempDir(), freeAddr(t)
+	g := startGNMIServer(t, dir, addr)
+	set := func(id, action, extra string) (string, bool) {
+		return g.run(t, "admin", blackBoxAdminPassword, "-set", "-proto", extra+` extension:<commit:<id:"`+id+`" `+action+`>>`)
+	}
+	mtu := func(v string) string {
+		return `update:<path:<origin:"swmgr" elem:<name:"config"> elem:<name:"Port" key:<key:"IntfRef" value:"fpPort1">> elem:<name:"Mtu">> val:<json_val:"` + v + `">>`
+	}
+	if out, ok := set("c1", `commit:<rollback_duration:<seconds:4>>`, mtu("9000")); !ok {
+		t.Fatalf("commit: %s", out)
+	}
+	mustContain(t, string(g.expect(t, 200, "GET", "/config/Port?IntfRef=fpPort1", "").raw), `"Mtu":9000`)
+	if out, ok := g.run(t, "admin", blackBoxAdminPassword, "-set", "-proto", mtu("9100")); ok || !strings.Contains(out, "code=FailedPrecondition") {
+		t.Errorf("a Set while a commit awaits confirmation: %s", out)
+	}
+	if out, ok := set("wrong", `confirm:<>`, ""); ok || !strings.Contains(out, "code=InvalidArgument") {
+		t.Errorf("a confirm with another id: %s", out)
+	}
+	// The wait survives a restart; the timer then rolls it back.
+	g.stop(t)
+	g = startGNMIServer(t, dir, addr)
+	deadline := time.Now().Add(15 * time.Second)
+	for !strings.Contains(string(g.expect(t, 200, "GET", "/config/Port?IntfRef=fpPort1", "").raw), `"Mtu":1500`) {
+		if time.Now().After(deadline) {
+			t.Fatal("the unconfirmed commit was not rolled back")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	mustContain(t, string(g.expect(t, 200, "GET", "/revisions?Count=1", "").raw), `"Source":"confirm-timeout"`)
+
+	// Confirmed in time, it stays; cancelled, it goes at once.
+	if out, ok := set("c2", `commit:<rollback_duration:<seconds:30>>`, mtu("9000")); !ok {
+		t.Fatalf("commit: %s", out)
+	}
+	if out, ok := set("c2", `confirm:<>`, ""); !ok {
+		t.Fatalf("confirm: %s", out)
+	}
+	if out, ok := set("c3", `commit:<rollback_duration:<seconds:30>>`, mtu("9100")); !ok {
+		t.Fatalf("commit: %s", out)
+	}
+	if out, ok := set("c3", `cancel:<>`, ""); !ok {
+		t.Fatalf("cancel: %s", out)
+	}
+	mustContain(t, string(g.expect(t, 200, "GET", "/config/Port?IntfRef=fpPort1", "").raw), `"Mtu":9000`)
+	if out, ok := set("c3", `confirm:<>`, ""); ok || !strings.Contains(out, "code=FailedPrecondition") {
+		t.Errorf("a confirm with nothing awaiting confirmation: %s", out)
+	}
+}
+
+// background runs gnmi_cli as admin until it exits; its output is read
+// while it runs.
+func (g *gnmiServer) background(t testing.TB, args ...string) (*syncBuffer, chan error) {
+	t.Helper()
+	base := []string{"-address", g.gnmiAddr, "-ca_crt", filepath.Join(g.dir, "tls-cert.pem"), "-timeout", "10s", "-with_user_pass"}
+	cmd := exec.Command(g.cli, append(base, args...)...)
+	cmd.Env = append(os.Environ(), "GNMI_USER=admin", "GNMI_PASS="+blackBoxAdminPassword)
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() { cmd.Process.Kill() })
+	return out, done
+}
+
+func waitFor(t testing.TB, out *syncBuffer, want string) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !strings.Contains(strings.Join(strings.Fields(out.String()), ""), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%q did not come; output:\n%s", want, out.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A STREAM subscription ON_CHANGE sees commits made over REST, in both
+// origins; a POLL and a ONCE subscription answer and end.
+func TestGNMISubscribeOnChange(t *testing.T) {
+	g := startGNMIServer(t, "", "")
+	out, done := g.background(t, "-dt", "p", "-sd", "30s", "-proto", `subscribe:<prefix:<> mode:STREAM encoding:JSON
+subscription:<path:<origin:"swmgr" elem:<name:"config"> elem:<name:"NtpServer">> mode:ON_CHANGE>
+subscription:<path:<origin:"openconfig" elem:<name:"interfaces"> elem:<name:"interface" key:<key:"name" value:"fpPort3">> elem:<name:"config"> elem:<name:"mtu">> mode:ON_CHANGE>>`)
+	waitFor(t, out, "sync_response:true")
+	g.expect(t, 201, "POST", "/config/NtpServer", `{"IpAddr":"192.0.2.77"}`)
+	waitFor(t, out, `\"IpAddr\":\"192.0.2.77\"`)
+	g.expect(t, 200, "PATCH", "/config/Port", `{"IntfRef":"fpPort3","Mtu":9200}`)
+	waitFor(t, out, `json_val:"9200"`)
+	g.expect(t, 200, "DELETE", "/config/NtpServer?IpAddr=192.0.2.77", "")
+	waitFor(t, out, `delete:{origin:"swmgr"elem:{name:"config"}elem:{name:"NtpServer"key:{key:"IpAddr"value:"192.0.2.77"}}}`)
+	select {
+	case err := <-done:
+		t.Fatalf("the stream ended early: %v\n%s", err, out)
+	default:
+	}
+
+	once := g.admin(t, "-dt", "p", "-proto", `subscribe:<prefix:<> mode:ONCE encoding:JSON subscription:<path:<origin:"swmgr" elem:<name:"config"> elem:<name:"Port" key:<key:"IntfRef" value:"fpPort3">> elem:<name:"Mtu">>>>`)
+	mustContain(t, once, `json_val:"9200"`, "sync_response:true")
+}
