@@ -303,3 +303,56 @@ subscription:<path:<origin:"openconfig" elem:<name:"interfaces"> elem:<name:"int
 	once := g.admin(t, "-dt", "p", "-proto", `subscribe:<prefix:<> mode:ONCE encoding:JSON subscription:<path:<origin:"swmgr" elem:<name:"config"> elem:<name:"Port" key:<key:"IntfRef" value:"fpPort3">> elem:<name:"Mtu">>>>`)
 	mustContain(t, once, `json_val:"9200"`, "sync_response:true")
 }
+
+// Every RPC without credentials, with a wrong password, and a read-only
+// user's writes are refused with the right code and change nothing; the
+// config log names the user refused.
+func TestGNMIAccess(t *testing.T) {
+	dir, addr := t.TempDir(), freeAddr(t)
+	g := startGNMIServer(t, dir, addr)
+	g.expect(t, 201, "POST", "/config/User", `{"Name":"viewer","Group":"users","Password":"viewer-pass-1"}`)
+	g.expect(t, 201, "POST", "/config/User", `{"Name":"op1","Group":"operator","Password":"operator-pass-1"}`)
+	g.expect(t, 201, "POST", "/config/NtpServer", `{"IpAddr":"192.0.2.10"}`)
+	g.stop(t)
+	before := dump(t, dir)
+	g = startGNMIServer(t, dir, addr)
+	set := `update:<path:<origin:"swmgr" elem:<name:"config"> elem:<name:"NtpServer" key:<key:"IpAddr" value:"192.0.2.11">>> val:<json_val:"{}">>`
+	rpcs := [][]string{
+		{"-capabilities"},
+		{"-get", "-proto", `path:<origin:"swmgr" ` + ntpPath + `> encoding:JSON`},
+		{"-set", "-proto", set},
+		{"-set", "-proto", `delete:<origin:"swmgr" ` + ntpPath + `>`},
+		{"-proto", `subscribe:<prefix:<> mode:ONCE encoding:JSON subscription:<path:<origin:"swmgr" elem:<name:"config">>>>`},
+	}
+	for i, rpc := range rpcs {
+		if out, ok := g.run(t, "", "", rpc...); ok || !strings.Contains(out, "code=Unauthenticated") {
+			t.Errorf("%v without credentials: %s", rpc, out)
+		}
+		// The login throttle counts gNMI's failures as it counts HTTPS's:
+		// a name that keeps failing is locked out (ResourceExhausted).
+		out, ok := g.run(t, "intruder", "not-the-password", rpc...)
+		if ok || !(strings.Contains(out, "code=Unauthenticated") && strings.Contains(out, "wrongusernameorpassword") ||
+			i > 0 && strings.Contains(out, "code=ResourceExhausted") && strings.Contains(out, "toomanyfailedlogins")) {
+			t.Errorf("%v with a wrong password: %s", rpc, out)
+		}
+	}
+	// A read-only user reads, and may not write.
+	if out, ok := g.run(t, "viewer", "viewer-pass-1", rpcs[1]...); !ok || !strings.Contains(out, "192.0.2.10") {
+		t.Errorf("a read-only user's Get: %s", out)
+	}
+	for _, rpc := range rpcs[2:4] {
+		if out, ok := g.run(t, "viewer", "viewer-pass-1", rpc...); ok || !strings.Contains(out, "code=PermissionDenied") {
+			t.Errorf("%v as a read-only user: %s", rpc, out)
+		}
+	}
+	// Users are admins' to write: an operator may not.
+	if out, ok := g.run(t, "op1", "operator-pass-1", "-set", "-proto", `update:<path:<origin:"openconfig" elem:<name:"system"> elem:<name:"aaa"> elem:<name:"authentication"> elem:<name:"users"> elem:<name:"user" key:<key:"username" value:"op1">> elem:<name:"config"> elem:<name:"role">> val:<json_val:"\"SYSTEM_ROLE_ADMIN\"">>`); ok || !strings.Contains(out, "code=PermissionDenied") {
+		t.Errorf("an operator making itself admin: %s", out)
+	}
+	logs := g.expect(t, 200, "GET", "/state/ConfigLogs?Count=1000", "")
+	mustContain(t, string(logs.raw), `"API":"gnmi"`, `"UserName":"viewer"`, `"UserName":"op1"`)
+	g.stop(t)
+	if after := dump(t, dir); !bytes.Equal(before, after) {
+		t.Fatalf("refused gNMI requests changed the store:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
