@@ -14,7 +14,7 @@ import (
 // extension.
 func (s *Server) Capabilities(ctx context.Context, req *gpb.CapabilityRequest) (*gpb.CapabilityResponse, error) {
 	models := []*gpb.ModelData{{Name: "swmgr", Organization: "swmgr", Version: s.o.Version}}
-	models = append(models, ocModels...)
+	models = append(models, ocModels()...)
 	return &gpb.CapabilityResponse{
 		SupportedModels:    models,
 		SupportedEncodings: []gpb.Encoding{gpb.Encoding_JSON, gpb.Encoding_JSON_IETF},

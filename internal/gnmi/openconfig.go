@@ -27,15 +27,16 @@ import (
 // OpenConfigRelease is the openconfig/public release the paths follow.
 const OpenConfigRelease = "v5.9.0"
 
-// ocModels are the OpenConfig models Capabilities lists (their version in
-// the release above).
-var ocModels = []*gpb.ModelData{
-	{Name: "openconfig-interfaces", Organization: "OpenConfig working group", Version: "3.7.1"},
-	{Name: "openconfig-if-ethernet", Organization: "OpenConfig working group", Version: "2.14.0"},
-	{Name: "openconfig-if-ip", Organization: "OpenConfig working group", Version: "3.6.0"},
-	{Name: "openconfig-network-instance", Organization: "OpenConfig working group", Version: "4.4.1"},
-	{Name: "openconfig-system", Organization: "OpenConfig working group", Version: "2.3.0"},
-	{Name: "openconfig-lldp", Organization: "OpenConfig working group", Version: "0.2.1"},
+// ocModels are the OpenConfig models Capabilities lists. Their Version is
+// the openconfig/public release whose paths the table follows (not each
+// module's own openconfig-version): swmgr maps a few leaves of each, not a
+// revision of the whole module.
+func ocModels() []*gpb.ModelData {
+	var out []*gpb.ModelData
+	for _, m := range []string{"openconfig-interfaces", "openconfig-if-ethernet", "openconfig-if-ip", "openconfig-network-instance", "openconfig-system", "openconfig-lldp"} {
+		out = append(out, &gpb.ModelData{Name: m, Organization: "OpenConfig working group", Version: OpenConfigRelease})
+	}
+	return out
 }
 
 // ocRow is one mapped leaf. In Path, a key "@Field" takes the value of a
