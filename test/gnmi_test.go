@@ -3,13 +3,21 @@ package test
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"math/rand/v2"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/vishvananda/netns"
 )
 
 // gnmiCLIVersion is the openconfig/gnmi release whose gnmi_cli the tests
@@ -354,5 +362,86 @@ func TestGNMIAccess(t *testing.T) {
 	g.stop(t)
 	if after := dump(t, dir); !bytes.Equal(before, after) {
 		t.Fatalf("refused gNMI requests changed the store:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
+
+// SAMPLE of OpenConfig counters on the Linux backend: ports of a network
+// namespace with traffic on them; the samples follow the kernel's
+// counters.
+func TestGNMISampleCountersLinux(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to make a network namespace")
+	}
+	needTool(t, "ip")
+	ns := fmt.Sprintf("gnmis%05d", rand.IntN(100000))
+	for _, args := range [][]string{{"netns", "add", ns}, {"-n", ns, "link", "add", "swp1", "type", "veth", "peer", "name", "swp2"}} {
+		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
+			t.Fatalf("ip %v: %v %s", args, err, out)
+		}
+	}
+	t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
+	g := startGNMIServer(t, "", "", "--backend", "linux", "--netns", ns, "--bgp", "sim", "--ntp", "sim", "--system", "sim")
+	g.expect(t, 200, "PATCH", "/config/Port", `{"IntfRef":"fpPort1","AdminState":"UP"}`)
+	g.expect(t, 200, "PATCH", "/config/Port", `{"IntfRef":"fpPort2","AdminState":"UP"}`)
+	g.expect(t, 201, "POST", "/config/IPv4Intf", `{"IntfRef":"fpPort1","IpAddr":"10.99.0.1/24"}`)
+	out, _ := g.background(t, "-dt", "p", "-sd", "60s", "-proto", `subscribe:<prefix:<> mode:STREAM encoding:JSON
+subscription:<path:<origin:"openconfig" elem:<name:"interfaces"> elem:<name:"interface" key:<key:"name" value:"fpPort2">> elem:<name:"state"> elem:<name:"counters"> elem:<name:"in-octets">> mode:SAMPLE sample_interval:300000000>>`)
+	waitFor(t, out, "sync_response:true")
+	first := maxSample(out.String())
+	// ARP requests for an address nobody has go out of swp1 into swp2.
+	sendIn(t, ns, "10.99.0.2:9")
+	deadline := time.Now().Add(20 * time.Second)
+	for maxSample(out.String()) <= first {
+		if time.Now().After(deadline) {
+			t.Fatalf("the samples of fpPort2's in-octets did not grow past %d:\n%s", first, out)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+var sampleValue = regexp.MustCompile(`json_val:\s*"(\d+)"`)
+
+// maxSample is the largest value sampled so far.
+func maxSample(out string) int64 {
+	var max int64
+	for _, m := range sampleValue.FindAllStringSubmatch(out, -1) {
+		if n, _ := strconv.ParseInt(m[1], 10, 64); n > max {
+			max = n
+		}
+	}
+	return max
+}
+
+// sendIn sends a few UDP datagrams to addr from inside network namespace
+// ns (the socket is made there, by a thread that enters it).
+func sendIn(t *testing.T, ns, addr string) {
+	t.Helper()
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // the thread is left in ns and ends with the goroutine
+		h, err := netns.GetFromName(ns)
+		if err != nil {
+			errc <- err
+			return
+		}
+		defer h.Close()
+		if err := netns.Set(h); err != nil {
+			errc <- err
+			return
+		}
+		c, err := net.Dial("udp4", addr)
+		if err != nil {
+			errc <- err
+			return
+		}
+		defer c.Close()
+		for i := 0; i < 3; i++ {
+			c.Write([]byte("swmgr gnmi test"))
+			time.Sleep(200 * time.Millisecond)
+		}
+		errc <- nil
+	}()
+	if err := <-errc; err != nil {
+		t.Fatalf("sending in %s: %v", ns, err)
 	}
 }
