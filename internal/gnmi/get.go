@@ -61,7 +61,7 @@ func (s *Server) leaves(ctx context.Context, p *gpb.Path, dt dataType, enc gpb.E
 		return nil, err
 	}
 	if !native {
-		return s.oc.read(ctx, s, p, dt, enc)
+		return s.oc.read(ctx, s, p, dt, enc, 0)
 	}
 	sels, err := s.parseNative(p)
 	if err != nil {
@@ -74,7 +74,7 @@ func (s *Server) leaves(ctx context.Context, p *gpb.Path, dt dataType, enc gpb.E
 			continue
 		}
 		wild = wild || sl.wildcard()
-		ls, err := s.nativeLeaves(ctx, sl)
+		ls, err := s.nativeLeaves(ctx, sl, 0)
 		if err != nil {
 			return nil, err
 		}

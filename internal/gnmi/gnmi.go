@@ -77,6 +77,10 @@ type Server struct {
 	reg  *model.Registry
 	grpc *grpc.Server
 	oc   *ocTree
+	// states keeps state reads briefly for polling subscriptions.
+	states stateCache
+	// decoded keeps the change feed's recent commits decoded.
+	decoded decodedEvents
 	// stop ends the subscriptions when the server stops.
 	stop   chan struct{}
 	closed bool

@@ -60,7 +60,7 @@ type fixture struct {
 
 // start runs a gNMI server on a real engine (bbolt, the simulated switch)
 // on loopback, and a client logged in as admin.
-func start(t *testing.T, o Options) *fixture {
+func start(t testing.TB, o Options) *fixture {
 	t.Helper()
 	f := enginetest.New(t, t.TempDir())
 	hist := history.New(f.E)
@@ -81,7 +81,7 @@ func start(t *testing.T, o Options) *fixture {
 	return &fixture{addr: ln.Addr().String(), f: f, srv: srv, c: dial(t, ln.Addr().String(), creds{"admin", "admin-pass"})}
 }
 
-func dial(t *testing.T, addr string, c creds) gpb.GNMIClient {
+func dial(t testing.TB, addr string, c creds) gpb.GNMIClient {
 	t.Helper()
 	conn, err := grpc.NewClient("passthrough:///"+addr, grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithPerRPCCredentials(c))
 	if err != nil {

@@ -7,12 +7,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	gpb "github.com/openconfig/gnmi/proto/gnmi"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
 )
 
@@ -436,8 +436,9 @@ func (t *ocTree) matches(p *gpb.Path) ([]ocMatch, error) {
 
 // objects reads the objects of the kinds the matches need, once each.
 type ocReader struct {
-	s     *Server
-	cache map[string][]item // kind NUL state
+	s      *Server
+	cache  map[string][]item // kind NUL state
+	maxAge time.Duration     // Server.readAged's
 }
 
 func (r *ocReader) objects(ctx context.Context, k *model.Kind, state bool) ([]item, error) {
@@ -445,7 +446,7 @@ func (r *ocReader) objects(ctx context.Context, k *model.Kind, state bool) ([]it
 	if it, ok := r.cache[key]; ok {
 		return it, nil
 	}
-	it, err := r.s.read(ctx, sel{state: state, kind: k})
+	it, err := r.s.readAged(ctx, sel{state: state, kind: k}, r.maxAge)
 	if err != nil {
 		return nil, err
 	}
@@ -484,12 +485,12 @@ func (m ocMatch) leafOf(origin string, fields map[string]json.RawMessage, ietf b
 	return leaf{m.e.pathOf(origin, fields), v}, true
 }
 
-func (t *ocTree) read(ctx context.Context, s *Server, p *gpb.Path, dt dataType, enc gpb.Encoding) ([]leaf, error) {
+func (t *ocTree) read(ctx context.Context, s *Server, p *gpb.Path, dt dataType, enc gpb.Encoding, maxAge time.Duration) ([]leaf, error) {
 	ms, err := t.matches(p)
 	if err != nil {
 		return nil, err
 	}
-	r := &ocReader{s: s, cache: map[string][]item{}}
+	r := &ocReader{s: s, cache: map[string][]item{}, maxAge: maxAge}
 	var out []leaf
 	for _, m := range ms {
 		if m.e.row.State && !dt.state || !m.e.row.State && !dt.config {
@@ -511,62 +512,63 @@ type ocTarget struct {
 	s      *Server
 	origin string
 	ms     []ocMatch
-	ietf   bool
+	enc    gpb.Encoding
 }
 
-func (t *ocTree) target(s *Server, p *gpb.Path) (target, error) {
+func (t *ocTree) target(s *Server, p *gpb.Path, enc gpb.Encoding) (target, error) {
 	ms, err := t.matches(p)
 	if err != nil {
 		return nil, err
 	}
-	return &ocTarget{s: s, origin: p.GetOrigin(), ms: ms}, nil
+	return &ocTarget{s: s, origin: p.GetOrigin(), ms: ms, enc: enc}, nil
 }
 
-func (t *ocTarget) read(ctx context.Context) ([]leaf, error) {
-	r := &ocReader{s: t.s, cache: map[string][]item{}}
+func (t *ocTarget) read(ctx context.Context, dt dataType, maxAge time.Duration) ([]leaf, error) {
 	var out []leaf
 	for _, m := range t.ms {
+		if m.e.row.State && !dt.state || !m.e.row.State && !dt.config {
+			continue
+		}
+		r := &ocReader{s: t.s, cache: map[string][]item{}, maxAge: maxAge}
 		objs, err := r.objects(ctx, m.e.kind, m.e.row.State)
 		if err != nil {
 			return nil, err
 		}
-		if out, err = m.leavesOf(t.origin, objs, t.ietf, out); err != nil {
+		if out, err = m.leavesOf(t.origin, objs, t.enc == gpb.Encoding_JSON_IETF, out); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
 }
 
-func (t *ocTarget) config() bool {
+func (t *ocTarget) parts() dataType {
+	var dt dataType
 	for _, m := range t.ms {
-		if m.e.row.State {
-			return false
-		}
+		dt.state = dt.state || m.e.row.State
+		dt.config = dt.config || !m.e.row.State
 	}
-	return true
+	return dt
 }
 
-func (t *ocTarget) fromDiff(d *engine.Diff) ([]leaf, []*gpb.Path) {
+func (t *ocTarget) fromDiff(c *change) ([]leaf, []*gpb.Path) {
 	var upd []leaf
 	var del []*gpb.Path
-	var after, before map[string]json.RawMessage
-	_ = json.Unmarshal(d.After, &after)
-	_ = json.Unmarshal(d.Before, &before)
+	after, before := c.after, c.before
 	for _, m := range t.ms {
-		if m.e.kind.Name != d.Kind || m.e.row.State {
+		if m.e.kind.Name != c.Kind || m.e.row.State {
 			continue
 		}
-		if d.Op == "delete" {
-			if l, ok := m.leafOf(t.origin, before, t.ietf); ok {
+		if c.Op == "delete" {
+			if l, ok := m.leafOf(t.origin, before, t.enc == gpb.Encoding_JSON_IETF); ok {
 				del = append(del, l.path)
 			}
 			continue
 		}
-		l, ok := m.leafOf(t.origin, after, t.ietf)
+		l, ok := m.leafOf(t.origin, after, t.enc == gpb.Encoding_JSON_IETF)
 		if !ok {
 			continue
 		}
-		if b, ok := m.leafOf(t.origin, before, t.ietf); ok && string(b.json) == string(l.json) {
+		if b, ok := m.leafOf(t.origin, before, t.enc == gpb.Encoding_JSON_IETF); ok && string(b.json) == string(l.json) {
 			continue
 		}
 		upd = append(upd, l)

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	gpb "github.com/openconfig/gnmi/proto/gnmi"
 	"google.golang.org/grpc/codes"
@@ -40,6 +42,9 @@ type sel struct {
 	kind  *model.Kind
 	keys  map[string]string // key field -> canonical value; absent or "*": any
 	field string            // "": the object; "*": each field; else one field
+	// implied: the kind came from a wildcard; one it cannot read (a
+	// source this swmgr lacks) is left out rather than failing the rest.
+	implied bool
 }
 
 // wildcard reports whether s names more than one object (or field).
@@ -177,7 +182,7 @@ func (s *Server) parseNative(p *gpb.Path) ([]sel, error) {
 			kinds = []*model.Kind{k}
 		}
 		for _, k := range kinds {
-			sl := sel{state: state, kind: k}
+			sl := sel{state: state, kind: k, implied: len(kinds) > 1}
 			if len(elems) >= 2 {
 				keys, err := parseKeys(k, elems[1].GetKey())
 				if err != nil {
@@ -350,7 +355,32 @@ func (sl sel) matches(keys map[string]string) bool {
 }
 
 // read returns the objects a selection names, in the store's order.
-func (s *Server) read(ctx context.Context, sl sel) ([]item, error) {
+func (s *Server) read(ctx context.Context, sl sel) ([]item, error) { return s.readAged(ctx, sl, 0) }
+
+// readAged is read, where the state of the selection's kind may be a read
+// made for another subscription up to maxAge ago (0: read now): 100
+// subscribers polling the same counters every second then cost the
+// backend a few reads a second, not 100.
+func (s *Server) readAged(ctx context.Context, sl sel, maxAge time.Duration) ([]item, error) {
+	if maxAge > 0 && (sl.state || sl.kind.Class == model.State) {
+		all, err := s.states.get(ctx, sl.kind, maxAge, func(ctx context.Context) ([]item, error) {
+			return s.readNow(ctx, sel{state: sl.state, kind: sl.kind})
+		})
+		if err != nil {
+			return nil, err
+		}
+		out := make([]item, 0, len(all))
+		for _, it := range all {
+			if sl.matches(it.keys) {
+				out = append(out, it)
+			}
+		}
+		return out, nil
+	}
+	return s.readNow(ctx, sl)
+}
+
+func (s *Server) readNow(ctx context.Context, sl sel) ([]item, error) {
 	k := sl.kind
 	eng := s.o.Engine
 	switch {
@@ -520,9 +550,12 @@ type leaf struct {
 	json []byte
 }
 
-func (s *Server) nativeLeaves(ctx context.Context, sl sel) ([]leaf, error) {
-	items, err := s.read(ctx, sl)
+func (s *Server) nativeLeaves(ctx context.Context, sl sel, maxAge time.Duration) ([]leaf, error) {
+	items, err := s.readAged(ctx, sl, maxAge)
 	if err != nil {
+		if sl.implied && status.Code(grpcError(err)) == codes.Unimplemented {
+			return nil, nil
+		}
 		return nil, err
 	}
 	out := make([]leaf, 0, len(items))
@@ -550,4 +583,41 @@ func quoteIfString(f *model.Field, v string) string {
 		return v
 	}
 	return strconv.Quote(v)
+}
+
+// stateCache keeps the state form of each kind briefly, for subscriptions
+// that poll it (readAged).
+type stateCache struct {
+	mu sync.Mutex
+	m  map[string]*stateEntry // kind name
+}
+
+type stateEntry struct {
+	mu    sync.Mutex // one read at a time per kind; the others wait for it
+	at    time.Time
+	items []item
+}
+
+func (c *stateCache) get(ctx context.Context, k *model.Kind, maxAge time.Duration, read func(context.Context) ([]item, error)) ([]item, error) {
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[string]*stateEntry{}
+	}
+	e := c.m[k.Name]
+	if e == nil {
+		e = &stateEntry{}
+		c.m[k.Name] = e
+	}
+	c.mu.Unlock()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.items != nil && time.Since(e.at) <= maxAge {
+		return e.items, nil
+	}
+	items, err := read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	e.items, e.at = items, time.Now()
+	return items, nil
 }

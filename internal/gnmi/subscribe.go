@@ -5,11 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	gpb "github.com/openconfig/gnmi/proto/gnmi"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -19,14 +22,15 @@ import (
 
 // A target is what one subscription's path names, in either origin.
 type target interface {
-	// read returns the current values.
-	read(ctx context.Context) ([]leaf, error)
-	// config reports whether every value is configuration, which the
-	// change feed reports (ON_CHANGE from the feed).
-	config() bool
-	// fromDiff returns what one committed change does to the values:
-	// updates, and paths deleted.
-	fromDiff(d *engine.Diff) ([]leaf, []*gpb.Path)
+	// read returns the current values of the parts dt names; state may
+	// come from a read made for another subscription up to maxAge ago.
+	read(ctx context.Context, dt dataType, maxAge time.Duration) ([]leaf, error)
+	// parts says whether the target has configuration (which the change
+	// feed reports) and state (which is polled).
+	parts() dataType
+	// fromDiff returns what one committed change does to the
+	// configuration values: updates, and paths deleted.
+	fromDiff(c *change) ([]leaf, []*gpb.Path)
 }
 
 // nativeTarget is a native path's selections.
@@ -36,10 +40,13 @@ type nativeTarget struct {
 	sels   []sel
 }
 
-func (t *nativeTarget) read(ctx context.Context) ([]leaf, error) {
+func (t *nativeTarget) read(ctx context.Context, dt dataType, maxAge time.Duration) ([]leaf, error) {
 	var out []leaf
 	for _, sl := range t.sels {
-		ls, err := t.s.nativeLeaves(ctx, sl)
+		if sl.state && !dt.state || !sl.state && !dt.config {
+			continue
+		}
+		ls, err := t.s.nativeLeaves(ctx, sl, maxAge)
 		if err != nil {
 			return nil, err
 		}
@@ -51,29 +58,25 @@ func (t *nativeTarget) read(ctx context.Context) ([]leaf, error) {
 	return out, nil
 }
 
-func (t *nativeTarget) config() bool {
+func (t *nativeTarget) parts() dataType {
+	var dt dataType
 	for _, sl := range t.sels {
-		if sl.state {
-			return false
-		}
+		dt.state = dt.state || sl.state
+		dt.config = dt.config || !sl.state
 	}
-	return true
+	return dt
 }
 
-func (t *nativeTarget) fromDiff(d *engine.Diff) ([]leaf, []*gpb.Path) {
+func (t *nativeTarget) fromDiff(c *change) ([]leaf, []*gpb.Path) {
 	var upd []leaf
 	var del []*gpb.Path
 	for _, sl := range t.sels {
-		if sl.state || sl.kind.Name != d.Kind {
+		if sl.state || sl.kind.Name != c.Kind {
 			continue
 		}
-		obj := d.After
-		if d.Op == "delete" {
-			obj = d.Before
-		}
-		names, m, err := fieldsOf(sl.kind, false, obj)
-		if err != nil {
-			continue
+		m := c.after
+		if c.Op == "delete" {
+			m = c.before
 		}
 		keys := make(map[string]string, len(sl.kind.Keys()))
 		for _, f := range sl.kind.Keys() {
@@ -82,7 +85,7 @@ func (t *nativeTarget) fromDiff(d *engine.Diff) ([]leaf, []*gpb.Path) {
 		if !sl.matches(keys) {
 			continue
 		}
-		if d.Op == "delete" {
+		if c.Op == "delete" {
 			p := objectPath(false, sl.kind, keys, "")
 			if sl.field != "" && sl.field != "*" {
 				p = objectPath(false, sl.kind, keys, sl.field)
@@ -94,36 +97,121 @@ func (t *nativeTarget) fromDiff(d *engine.Diff) ([]leaf, []*gpb.Path) {
 		if sl.field == "" {
 			p := objectPath(false, sl.kind, keys, "")
 			p.Origin = t.origin
-			upd = append(upd, leaf{p, d.After})
+			upd = append(upd, leaf{p, c.After})
 			continue
 		}
-		var before map[string]json.RawMessage
-		if d.Before != nil {
-			_ = json.Unmarshal(d.Before, &before)
-		}
-		for _, n := range names {
-			if sl.field != "*" && sl.field != n {
+		for _, f := range sl.kind.Fields {
+			n := f.Name
+			v, ok := m[n]
+			if !ok || sl.field != "*" && sl.field != n {
 				continue
 			}
-			if b, ok := before[n]; ok && bytes.Equal(b, m[n]) {
+			if b, ok := c.before[n]; ok && bytes.Equal(b, v) {
 				continue
 			}
 			p := objectPath(false, sl.kind, keys, n)
 			p.Origin = t.origin
-			upd = append(upd, leaf{p, m[n]})
+			upd = append(upd, leaf{p, v})
 		}
 	}
 	return upd, del
 }
 
+// change is one committed change, decoded once for every subscription.
+type change struct {
+	engine.Diff
+	after, before map[string]json.RawMessage
+}
+
+// decodedEvents keeps the recent commits of the change feed decoded, so
+// that 100 subscriptions decode each once, not 100 times.
+type decodedEvents struct {
+	mu sync.Mutex
+	m  map[uint64]*decodedEvent
+}
+
+type decodedEvent struct {
+	once    sync.Once
+	time    int64 // the commit's time, unix nanoseconds: its notifications' timestamp
+	changes []*change
+	mu      sync.Mutex
+	msgs    map[string]*grpc.PreparedMsg // change index and subscription key -> notification; nil: none
+}
+
+// message is the notification of change i for subscriptions like sc,
+// encoded once for all of them; nil when the change does not concern
+// them.
+func (e *decodedEvent) message(i int, sc *subscription, stream grpc.ServerStream, prefix *gpb.Path, enc gpb.Encoding) (*grpc.PreparedMsg, error) {
+	key := strconv.Itoa(i) + "|" + sc.key
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if m, ok := e.msgs[key]; ok {
+		return m, nil
+	}
+	if e.msgs == nil {
+		e.msgs = map[string]*grpc.PreparedMsg{}
+	}
+	upd, del := sc.t.fromDiff(e.changes[i])
+	if len(upd) == 0 && len(del) == 0 {
+		e.msgs[key] = nil
+		return nil, nil
+	}
+	m := &grpc.PreparedMsg{}
+	if err := m.Encode(stream, notification(prefix, enc, e.time, upd, del)); err != nil {
+		return nil, err
+	}
+	e.msgs[key] = m
+	return m, nil
+}
+
+// keepDecoded is how many recent commits stay decoded.
+const keepDecoded = 256
+
+func (d *decodedEvents) get(ev feed.Event) *decodedEvent {
+	d.mu.Lock()
+	if d.m == nil {
+		d.m = map[uint64]*decodedEvent{}
+	}
+	e := d.m[ev.Revision]
+	if e == nil {
+		e = &decodedEvent{}
+		d.m[ev.Revision] = e
+		if len(d.m) > 2*keepDecoded {
+			for rev := range d.m {
+				if rev+keepDecoded < ev.Revision {
+					delete(d.m, rev)
+				}
+			}
+		}
+	}
+	d.mu.Unlock()
+	e.once.Do(func() {
+		var rev engine.Revision
+		if json.Unmarshal(ev.Data, &rev) != nil {
+			return
+		}
+		e.time = time.Now().UnixNano()
+		if t, err := time.Parse(time.RFC3339Nano, rev.Time); err == nil {
+			e.time = t.UnixNano()
+		}
+		for _, df := range rev.Changes {
+			c := &change{Diff: df}
+			_ = json.Unmarshal(df.After, &c.after)
+			_ = json.Unmarshal(df.Before, &c.before)
+			e.changes = append(e.changes, c)
+		}
+	})
+	return e
+}
+
 // targetOf is the target of a subscription's full path.
-func (s *Server) targetOf(p *gpb.Path) (target, error) {
+func (s *Server) targetOf(p *gpb.Path, enc gpb.Encoding) (target, error) {
 	native, err := isNative(p)
 	if err != nil {
 		return nil, err
 	}
 	if !native {
-		return s.oc.target(s, p)
+		return s.oc.target(s, p, enc)
 	}
 	sels, err := s.parseNative(p)
 	if err != nil {
@@ -132,15 +220,23 @@ func (s *Server) targetOf(p *gpb.Path) (target, error) {
 	return &nativeTarget{s: s, origin: p.GetOrigin(), sels: sels}, nil
 }
 
-// subscription is one subscription of a SubscriptionList, resolved.
+// subscription is one subscription of a SubscriptionList, resolved: its
+// configuration from the change feed (ON_CHANGE, TARGET_DEFINED), and
+// what is polled at interval: everything (SAMPLE) or the state (ON_CHANGE
+// of state, polled for changes; TARGET_DEFINED's state, sampled).
 type subscription struct {
-	t         target
-	mode      gpb.SubscriptionMode // ON_CHANGE or SAMPLE, once decided
-	interval  time.Duration        // SAMPLE (and ON_CHANGE of state, polled)
-	heartbeat time.Duration
-	suppress  bool
-	mu        sync.Mutex
-	last      map[string][]byte // path -> value last sent, for suppress_redundant and polled ON_CHANGE
+	t           target
+	feed        bool          // configuration from the change feed
+	poll        dataType      // what is read at interval
+	interval    time.Duration // of poll
+	changedOnly bool          // a poll sends only what changed since last sent
+	heartbeat   time.Duration // everything again at this interval; 0: never
+	// key names what the change feed gives this subscription (its path,
+	// encoding and prefix): subscriptions with the same key share each
+	// notification, encoded once.
+	key string
+	mu  sync.Mutex
+	last        map[string][]byte // path -> value last sent
 }
 
 // Sample intervals: the default (SAMPLE without an interval, state under
@@ -179,36 +275,46 @@ func (s *Server) Subscribe(stream gpb.GNMI_SubscribeServer) error {
 		if err != nil {
 			return err
 		}
-		t, err := s.targetOf(full)
+		t, err := s.targetOf(full, list.GetEncoding())
 		if err != nil {
 			return grpcError(err)
 		}
-		sc := &subscription{t: t, mode: sub.GetMode(), interval: time.Duration(sub.GetSampleInterval()), heartbeat: time.Duration(sub.GetHeartbeatInterval()), suppress: sub.GetSuppressRedundant(), last: map[string][]byte{}}
-		if sc.mode == gpb.SubscriptionMode_TARGET_DEFINED {
-			sc.mode = gpb.SubscriptionMode_SAMPLE
-			if t.config() {
-				sc.mode = gpb.SubscriptionMode_ON_CHANGE
-			}
-		}
-		if sc.mode == gpb.SubscriptionMode_SAMPLE {
+		parts := t.parts()
+		sc := &subscription{t: t, heartbeat: time.Duration(sub.GetHeartbeatInterval()), last: map[string][]byte{}}
+		interval := time.Duration(sub.GetSampleInterval())
+		switch sub.GetMode() {
+		case gpb.SubscriptionMode_SAMPLE:
+			sc.poll, sc.interval, sc.changedOnly = parts, interval, sub.GetSuppressRedundant()
 			if sc.interval == 0 {
 				sc.interval = DefaultSampleInterval
 			}
-			if sc.interval < MinSampleInterval {
-				return status.Errorf(codes.InvalidArgument, "%s: sample_interval %s is below the shortest, %s", pathString(full), sc.interval, MinSampleInterval)
+		case gpb.SubscriptionMode_ON_CHANGE:
+			sc.feed = parts.config
+			if parts.state {
+				sc.poll, sc.interval, sc.changedOnly = dataType{state: true}, StatePollInterval, true
 			}
-		} else {
-			sc.interval = StatePollInterval
+		default: // TARGET_DEFINED
+			sc.feed = parts.config
+			if parts.state {
+				sc.poll, sc.interval, sc.changedOnly = dataType{state: true}, interval, sub.GetSuppressRedundant()
+				if sc.interval == 0 {
+					sc.interval = DefaultSampleInterval
+				}
+			}
+		}
+		if sc.interval != 0 && sc.interval < MinSampleInterval {
+			return status.Errorf(codes.InvalidArgument, "%s: sample_interval %s is below the shortest, %s", pathString(full), sc.interval, MinSampleInterval)
 		}
 		if sc.heartbeat != 0 && sc.heartbeat < MinSampleInterval {
 			return status.Errorf(codes.InvalidArgument, "%s: heartbeat_interval %s is below the shortest, %s", pathString(full), sc.heartbeat, MinSampleInterval)
 		}
+		sc.key = fmt.Sprint(list.GetEncoding(), "|", list.GetPrefix().GetTarget(), "|", pathString(full))
 		subs = append(subs, sc)
 	}
 	if len(subs) == 0 {
 		return status.Error(codes.InvalidArgument, "the SubscriptionList has no subscription")
 	}
-	out := &sender{stream: stream, q: make(chan *gpb.SubscribeResponse, s.o.SubscriberQueue), cancel: cancel, done: make(chan struct{})}
+	out := &sender{stream: stream, q: make(chan any, s.o.SubscriberQueue), cancel: cancel, done: make(chan struct{})}
 	go out.run()
 	defer out.stop()
 	enc := list.GetEncoding()
@@ -220,7 +326,7 @@ func (s *Server) Subscribe(stream gpb.GNMI_SubscribeServer) error {
 	}
 	initial := func(recordLast bool) error {
 		for _, sc := range subs {
-			ls, err := sc.t.read(ctx)
+			ls, err := sc.t.read(ctx, dataType{true, true}, 0)
 			if err != nil {
 				return grpcError(err)
 			}
@@ -258,8 +364,13 @@ func (s *Server) Subscribe(stream gpb.GNMI_SubscribeServer) error {
 	}
 	// STREAM
 	if list.GetUpdatesOnly() {
+		// What is polled for changes starts from the current values
+		// (the configuration comes from the change feed).
 		for _, sc := range subs {
-			if ls, err := sc.t.read(ctx); err == nil {
+			if !sc.changedOnly || sc.interval == 0 {
+				continue
+			}
+			if ls, err := sc.t.read(ctx, sc.poll, sc.interval/2); err == nil {
 				sc.remember(ls)
 			}
 		}
@@ -273,7 +384,7 @@ func (s *Server) Subscribe(stream gpb.GNMI_SubscribeServer) error {
 	defer wg.Wait()
 	defer cancel(nil)
 	for _, sc := range subs {
-		if sc.mode == gpb.SubscriptionMode_ON_CHANGE && sc.t.config() && sc.heartbeat == 0 {
+		if sc.interval == 0 && sc.heartbeat == 0 {
 			continue // the change feed alone
 		}
 		wg.Add(1)
@@ -300,21 +411,20 @@ func (s *Server) Subscribe(stream gpb.GNMI_SubscribeServer) error {
 			return status.Error(codes.ResourceExhausted, "subscriber too slow: it fell behind the change feed's kept commits and was cut off; subscribe again")
 		}
 		for _, ev := range events {
-			var rev engine.Revision
-			if err := json.Unmarshal(ev.Data, &rev); err != nil {
-				continue
-			}
-			for i := range rev.Changes {
+			d := s.decoded.get(ev)
+			for i := range d.changes {
 				for _, sc := range subs {
-					if sc.mode != gpb.SubscriptionMode_ON_CHANGE || !sc.t.config() {
+					if !sc.feed {
 						continue
 					}
-					upd, del := sc.t.fromDiff(&rev.Changes[i])
-					if len(upd) == 0 && len(del) == 0 {
+					msg, err := d.message(i, sc, stream, prefix, enc)
+					if err != nil {
+						return grpcError(err)
+					}
+					if msg == nil {
 						continue
 					}
-					sc.remember(upd)
-					if err := out.updates(prefix, enc, upd, del); err != nil {
+					if err := out.put(msg); err != nil {
 						return err
 					}
 				}
@@ -340,19 +450,16 @@ func (sc *subscription) remember(ls []leaf) {
 	}
 }
 
-// poll samples a subscription: SAMPLE at its interval (with
-// suppress_redundant, only what changed, unless the heartbeat is due),
-// ON_CHANGE of state at StatePollInterval (only what changed), and the
-// heartbeat of ON_CHANGE configuration.
+// poll reads a subscription's polled part at its interval (sending only
+// what changed when changedOnly), and everything at its heartbeat.
 func (s *Server) poll(ctx context.Context, sc *subscription, prefix *gpb.Path, enc gpb.Encoding, out *sender) {
-	interval := sc.interval
-	onlyHeartbeat := sc.mode == gpb.SubscriptionMode_ON_CHANGE && sc.t.config()
-	if onlyHeartbeat {
-		interval = sc.heartbeat
+	every := sc.interval
+	if every == 0 || sc.heartbeat != 0 && sc.heartbeat < every {
+		every = sc.heartbeat
 	}
-	tick := time.NewTicker(interval)
+	tick := time.NewTicker(every)
 	defer tick.Stop()
-	lastFull := time.Now()
+	lastPoll, lastFull := time.Now(), time.Now()
 	for {
 		select {
 		case <-ctx.Done():
@@ -361,15 +468,22 @@ func (s *Server) poll(ctx context.Context, sc *subscription, prefix *gpb.Path, e
 			return
 		case <-tick.C:
 		}
-		ls, err := sc.t.read(ctx)
+		now := time.Now()
+		heartbeat := sc.heartbeat > 0 && now.Sub(lastFull) >= sc.heartbeat-every/2
+		due := sc.interval > 0 && now.Sub(lastPoll) >= sc.interval-every/2
+		if !heartbeat && !due {
+			continue
+		}
+		what, changedOnly := sc.poll, sc.changedOnly
+		if heartbeat {
+			what, changedOnly, lastFull = dataType{true, true}, false, now
+		}
+		lastPoll = now
+		// A read another subscription made within half the interval will do.
+		ls, err := sc.t.read(ctx, what, every/2)
 		if err != nil {
 			out.fail(grpcError(err))
 			return
-		}
-		heartbeat := sc.heartbeat > 0 && time.Since(lastFull) >= sc.heartbeat
-		changedOnly := !heartbeat && (sc.suppress || sc.mode == gpb.SubscriptionMode_ON_CHANGE)
-		if heartbeat {
-			lastFull = time.Now()
 		}
 		send := ls[:0:0]
 		sc.mu.Lock()
@@ -396,7 +510,7 @@ func (s *Server) poll(ctx context.Context, sc *subscription, prefix *gpb.Path, e
 // ResourceExhausted, rather than slowing commits or growing memory.
 type sender struct {
 	stream gpb.GNMI_SubscribeServer
-	q      chan *gpb.SubscribeResponse
+	q      chan any // *gpb.SubscribeResponse, or a *grpc.PreparedMsg shared by subscriptions alike
 	cancel context.CancelCauseFunc
 	done   chan struct{}
 	once   sync.Once
@@ -413,7 +527,7 @@ func (o *sender) run() {
 		if o.ended.Load() {
 			continue
 		}
-		if err := o.stream.Send(r); err != nil {
+		if err := o.stream.SendMsg(r); err != nil {
 			o.fail(err)
 			for range o.q {
 			}
@@ -424,7 +538,7 @@ func (o *sender) run() {
 
 func (o *sender) fail(err error) { o.cancel(err) }
 
-func (o *sender) put(r *gpb.SubscribeResponse) error {
+func (o *sender) put(r any) error {
 	select {
 	case o.q <- r:
 		return nil
@@ -468,12 +582,17 @@ func (o *sender) updates(prefix *gpb.Path, enc gpb.Encoding, ls []leaf, del []*g
 	if len(ls) == 0 && len(del) == 0 {
 		return nil
 	}
-	n := &gpb.Notification{Timestamp: time.Now().UnixNano(), Delete: del}
+	return o.put(notification(prefix, enc, time.Now().UnixNano(), ls, del))
+}
+
+// notification is the response carrying updates and deletes.
+func notification(prefix *gpb.Path, enc gpb.Encoding, ts int64, ls []leaf, del []*gpb.Path) *gpb.SubscribeResponse {
+	n := &gpb.Notification{Timestamp: ts, Delete: del}
 	if t := prefix.GetTarget(); t != "" {
 		n.Prefix = &gpb.Path{Target: t}
 	}
 	for _, l := range ls {
 		n.Update = append(n.Update, &gpb.Update{Path: l.path, Val: typedValue(enc, l.json)})
 	}
-	return o.put(&gpb.SubscribeResponse{Response: &gpb.SubscribeResponse_Update{Update: n}})
+	return &gpb.SubscribeResponse{Response: &gpb.SubscribeResponse_Update{Update: n}}
 }
