@@ -53,9 +53,9 @@ func (creds) RequireTransportSecurity() bool { return false }
 
 type fixture struct {
 	addr string
-	f   *enginetest.Fixture
-	srv *Server
-	c   gpb.GNMIClient
+	f    *enginetest.Fixture
+	srv  *Server
+	c    gpb.GNMIClient
 }
 
 // start runs a gNMI server on a real engine (bbolt, the simulated switch)
@@ -114,7 +114,9 @@ func p(origin, s string) *gpb.Path {
 	return out
 }
 
-func jv(s string) *gpb.TypedValue { return &gpb.TypedValue{Value: &gpb.TypedValue_JsonVal{JsonVal: []byte(s)}} }
+func jv(s string) *gpb.TypedValue {
+	return &gpb.TypedValue{Value: &gpb.TypedValue_JsonVal{JsonVal: []byte(s)}}
+}
 
 func codeOfErr(err error) codes.Code { return status.Code(err) }
 
@@ -239,7 +241,9 @@ func TestSubscribeStream(t *testing.T) {
 		t.Fatalf("updates_only: the first response is %v (%v), not the sync", first, err)
 	}
 	fx.f.MustApply(fx.f.Edit(model.Create, "NtpServer", model.Object{"IpAddr": "192.0.2.5"}))
-	recv(t, s, "the create", func(r *gpb.SubscribeResponse) bool { return hasUpdate(r, "NtpServer[IpAddr=192.0.2.5]", `"IpAddr":"192.0.2.5"`) })
+	recv(t, s, "the create", func(r *gpb.SubscribeResponse) bool {
+		return hasUpdate(r, "NtpServer[IpAddr=192.0.2.5]", `"IpAddr":"192.0.2.5"`)
+	})
 	fx.f.MustApply(fx.f.Edit(model.Update, "Port", model.Object{"IntfRef": "fpPort1", "AdminState": "UP"}))
 	recv(t, s, "oper-status UP", func(r *gpb.SubscribeResponse) bool { return hasUpdate(r, "oper-status", `"UP"`) })
 	fx.f.MustApply(fx.f.Edit(model.Delete, "NtpServer", model.Object{"IpAddr": "192.0.2.5"}))

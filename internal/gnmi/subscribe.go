@@ -234,9 +234,9 @@ type subscription struct {
 	// key names what the change feed gives this subscription (its path,
 	// encoding and prefix): subscriptions with the same key share each
 	// notification, encoded once.
-	key string
-	mu  sync.Mutex
-	last        map[string][]byte // path -> value last sent
+	key  string
+	mu   sync.Mutex
+	last map[string][]byte // path -> value last sent
 }
 
 // Sample intervals: the default (SAMPLE without an interval, state under
