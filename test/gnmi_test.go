@@ -67,7 +67,7 @@ type gnmiServer struct {
 	cli      string
 }
 
-func startGNMIServer(t *testing.T, dir string, gnmiAddr string, extra ...string) *gnmiServer {
+func startGNMIServer(t testing.TB, dir string, gnmiAddr string, extra ...string) *gnmiServer {
 	t.Helper()
 	cli := gnmiCLI(t)
 	if dir == "" {

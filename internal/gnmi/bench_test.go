@@ -61,21 +61,32 @@ func BenchmarkGNMIVsREST(b *testing.B) {
 	json.Unmarshal(restDo(b, c, "POST", base+"/config/NtpServer", `{"IpAddr":"10.0.0.1"}`), &created)
 	ctx := context.Background()
 	get := &gpb.GetRequest{Path: []*gpb.Path{p("swmgr", "/config/NtpServer[IpAddr=10.0.0.1]/MinPoll")}}
-	const rounds, per = 5, 400
+	// Throughput: 4 clients at once, each its own requests one after the
+	// other; rounds of REST and gNMI alternate.
+	const rounds, per, workers = 5, 400, 4
+	parallel := func(fn func()) time.Duration {
+		var wg sync.WaitGroup
+		t0 := time.Now()
+		for range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range per / workers {
+					fn()
+				}
+			}()
+		}
+		wg.Wait()
+		return time.Since(t0)
+	}
 	var tREST, tGNMI time.Duration
 	for range rounds {
-		t0 := time.Now()
-		for range per {
-			restDo(b, c, "GET", base+"/config/NtpServer/"+created.ObjectId, "")
-		}
-		t1 := time.Now()
-		for range per {
+		tREST += parallel(func() { restDo(b, c, "GET", base+"/config/NtpServer/"+created.ObjectId, "") })
+		tGNMI += parallel(func() {
 			if _, err := fx.c.Get(ctx, get); err != nil {
-				b.Fatal(err)
+				b.Error(err)
 			}
-		}
-		tREST += t1.Sub(t0)
-		tGNMI += time.Since(t1)
+		})
 	}
 	b.ReportMetric(float64(tREST)/float64(tGNMI), "get-gnmi/rest-throughput")
 	b.ReportMetric(float64(tGNMI.Microseconds())/(rounds*per), "get-gnmi-us")
@@ -230,5 +241,19 @@ func BenchmarkCommitsWithSubscribers(b *testing.B) {
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "notify-p50-ms")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "notify-p99-ms")
 	for range b.N {
+	}
+}
+
+// BenchmarkGetLeaf is one Get of one leaf, for profiles.
+func BenchmarkGetLeaf(b *testing.B) {
+	fx := start(b, Options{})
+	fx.f.MustApply(fx.f.Edit(model.Create, "NtpServer", model.Object{"IpAddr": "10.0.0.1"}))
+	get := &gpb.GetRequest{Path: []*gpb.Path{p("swmgr", "/config/NtpServer[IpAddr=10.0.0.1]/MinPoll")}}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := fx.c.Get(ctx, get); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

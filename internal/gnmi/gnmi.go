@@ -81,6 +81,8 @@ type Server struct {
 	states stateCache
 	// decoded keeps the change feed's recent commits decoded.
 	decoded decodedEvents
+	// samples keeps polls' notifications for subscriptions alike.
+	samples sampleCache
 	// stop ends the subscriptions when the server stops.
 	stop   chan struct{}
 	closed bool
@@ -147,6 +149,10 @@ func addrOf(ctx context.Context) (netip.Addr, string) {
 	p, ok := peer.FromContext(ctx)
 	if !ok || p.Addr == nil {
 		return netip.Addr{}, ""
+	}
+	if t, ok := p.Addr.(*net.TCPAddr); ok {
+		ap := t.AddrPort()
+		return ap.Addr().Unmap(), ap.String()
 	}
 	ap, err := netip.ParseAddrPort(p.Addr.String())
 	if err != nil {

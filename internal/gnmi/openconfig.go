@@ -458,7 +458,11 @@ func (r *ocReader) objects(ctx context.Context, k *model.Kind, state bool) ([]it
 func (m ocMatch) leavesOf(origin string, objs []item, ietf bool, out []leaf) ([]leaf, error) {
 	for _, it := range objs {
 		var fields map[string]json.RawMessage
-		if err := json.Unmarshal(it.json, &fields); err != nil {
+		raw := it.json
+		if raw == nil {
+			raw = m.e.kind.AppendJSON(nil, it.obj, false)
+		}
+		if err := json.Unmarshal(raw, &fields); err != nil {
 			return out, err
 		}
 		if l, ok := m.leafOf(origin, fields, ietf); ok {

@@ -268,8 +268,8 @@ func (s *Server) kindNames(state bool) []string {
 // parseKeys checks an element's keys against the kind's key fields and
 // puts each value in its canonical form (as a query string's).
 func parseKeys(k *model.Kind, given map[string]string) (map[string]string, error) {
-	out := map[string]string{}
-	q := url.Values{}
+	out := make(map[string]string, len(given))
+	var q url.Values
 	for name, v := range given {
 		f := k.Field(name)
 		if f == nil || !f.Key {
@@ -279,6 +279,13 @@ func parseKeys(k *model.Kind, given map[string]string) (map[string]string, error
 			out[f.Name] = "*"
 			continue
 		}
+		if f.Type == model.String && f.Format == model.FormatNone && f.Name == name {
+			out[f.Name] = v // nothing to check or make canonical
+			continue
+		}
+		if q == nil {
+			q = url.Values{}
+		}
 		q.Set(f.Name, v)
 	}
 	if len(q) > 0 {
@@ -287,10 +294,21 @@ func parseKeys(k *model.Kind, given map[string]string) (map[string]string, error
 			return nil, err
 		}
 		for n, v := range o {
-			out[n] = fmt.Sprint(v)
+			out[n] = textOf(v)
 		}
 	}
 	return out, nil
+}
+
+// textOf is a key value as paths write it.
+func textOf(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case int64:
+		return strconv.FormatInt(x, 10)
+	}
+	return fmt.Sprint(v)
 }
 
 func keyNames(k *model.Kind) string {
@@ -304,19 +322,36 @@ func keyNames(k *model.Kind) string {
 	return strings.Join(names, ", ")
 }
 
-// keyObject is the key fields of a selection that fixes every key.
+// keyObject is the key fields of a selection that fixes every key (the
+// values are canonical already: parseKeys made them).
 func keyObject(k *model.Kind, keys map[string]string) (model.Object, error) {
-	q := url.Values{}
+	o := make(model.Object, len(keys))
 	for n, v := range keys {
-		q.Set(n, v)
+		f := k.Field(n)
+		if f == nil {
+			return nil, fmt.Errorf("%s has no key %q", nativeName(k), n)
+		}
+		switch f.Type {
+		case model.Int:
+			i, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %q is not an integer", n, v)
+			}
+			o[n] = i
+		case model.Bool:
+			o[n] = v == "true"
+		default:
+			o[n] = v
+		}
 	}
-	return k.ParseQuery(q)
+	return o, nil
 }
 
 // item is one object read: its key values and its JSON.
 type item struct {
 	keys map[string]string
-	json []byte
+	json []byte       // nil until needed when obj is set
+	obj  model.Object // the object, when read as one (not the state form's JSON)
 }
 
 // objectPath is the native path of one object (and field).
@@ -340,7 +375,7 @@ func objectPath(state bool, k *model.Kind, keys map[string]string, field string)
 func keysOf(k *model.Kind, o model.Object) map[string]string {
 	m := make(map[string]string, len(k.Keys()))
 	for _, f := range k.Keys() {
-		m[f.Name] = fmt.Sprint(o[f.Name])
+		m[f.Name] = textOf(o[f.Name])
 	}
 	return m
 }
@@ -425,14 +460,14 @@ func (s *Server) readNow(ctx context.Context, sl sel) ([]item, error) {
 				return err
 			}
 			if o := v.Get(k.Name, key); o != nil {
-				out = append(out, item{keys: keysOf(k, o), json: k.AppendJSON(nil, o, false)})
+				out = append(out, item{keys: keysOf(k, o), obj: o})
 			}
 			return nil
 		}
 		return v.Each(k.Name, func(_ string, o model.Object) bool {
 			keys := keysOf(k, o)
 			if sl.matches(keys) {
-				out = append(out, item{keys: keys, json: k.AppendJSON(nil, o, false)})
+				out = append(out, item{keys: keys, obj: o})
 			}
 			return true
 		})
@@ -562,8 +597,20 @@ func (s *Server) nativeLeaves(ctx context.Context, sl sel, maxAge time.Duration)
 	for _, it := range items {
 		switch sl.field {
 		case "":
+			if it.json == nil {
+				it.json = sl.kind.AppendJSON(nil, it.obj, false)
+			}
 			out = append(out, leaf{objectPath(sl.state, sl.kind, it.keys, ""), it.json})
 		default:
+			if it.obj != nil && sl.field != "*" {
+				if v, ok := fieldJSON(sl.kind.Field(sl.field), it.obj); ok {
+					out = append(out, leaf{objectPath(sl.state, sl.kind, it.keys, sl.field), v})
+					continue
+				}
+			}
+			if it.json == nil {
+				it.json = sl.kind.AppendJSON(nil, it.obj, false)
+			}
 			names, m, err := fieldsOf(sl.kind, sl.state, it.json)
 			if err != nil {
 				return nil, err
@@ -578,11 +625,38 @@ func (s *Server) nativeLeaves(ctx context.Context, sl sel, maxAge time.Duration)
 	return out, nil
 }
 
-func quoteIfString(f *model.Field, v string) string {
-	if f.Type == model.Int || f.Type == model.Bool {
-		return v
+// fieldJSON is one scalar field's value as JSON, as AppendJSON writes it
+// (a secret as ""); ok is false for a field it leaves to AppendJSON
+// (records, a value of an unexpected type).
+func fieldJSON(f *model.Field, o model.Object) ([]byte, bool) {
+	if f == nil || f.Type == model.Record || f.Type == model.RecordList {
+		return nil, false
 	}
-	return strconv.Quote(v)
+	v, ok := o[f.Name]
+	if f.Secret != model.Public {
+		return []byte(`""`), true
+	}
+	if !ok {
+		return nil, false
+	}
+	switch x := v.(type) {
+	case string:
+		return model.AppendJSONString(nil, x), true
+	case int64:
+		return strconv.AppendInt(nil, x, 10), true
+	case bool:
+		return strconv.AppendBool(nil, x), true
+	case []string:
+		b := []byte{'['}
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = model.AppendJSONString(b, e)
+		}
+		return append(b, ']'), true
+	}
+	return nil, false
 }
 
 // stateCache keeps the state form of each kind briefly, for subscriptions

@@ -388,7 +388,7 @@ func (s *Server) Subscribe(stream gpb.GNMI_SubscribeServer) error {
 			continue // the change feed alone
 		}
 		wg.Add(1)
-		go func() { defer wg.Done(); s.poll(ctx, sc, prefix, enc, out) }()
+		go func() { defer wg.Done(); s.poll(ctx, sc, stream, prefix, enc, out) }()
 	}
 	go func() { // a client's half-close or error ends nothing; reads keep the stream's flow going
 		for {
@@ -451,34 +451,63 @@ func (sc *subscription) remember(ls []leaf) {
 }
 
 // poll reads a subscription's polled part at its interval (sending only
-// what changed when changedOnly), and everything at its heartbeat.
-func (s *Server) poll(ctx context.Context, sc *subscription, prefix *gpb.Path, enc gpb.Encoding, out *sender) {
+// what changed when changedOnly), and everything at its heartbeat. Polls
+// fall on multiples of the interval in wall-clock time, so that the
+// subscriptions with the same interval poll together: they share the
+// state read, and those that send everything share the notification,
+// encoded once (Server.samples).
+func (s *Server) poll(ctx context.Context, sc *subscription, stream grpc.ServerStream, prefix *gpb.Path, enc gpb.Encoding, out *sender) {
 	every := sc.interval
 	if every == 0 || sc.heartbeat != 0 && sc.heartbeat < every {
 		every = sc.heartbeat
 	}
-	tick := time.NewTicker(every)
-	defer tick.Stop()
-	lastPoll, lastFull := time.Now(), time.Now()
+	timer := time.NewTimer(time.Until(time.Now().Truncate(every).Add(every)))
+	defer timer.Stop()
+	var lastPoll, lastFull time.Time
+	start := time.Now()
 	for {
+		var tick time.Time
 		select {
 		case <-ctx.Done():
 			return
 		case <-s.stop:
 			return
-		case <-tick.C:
+		case tick = <-timer.C:
 		}
-		now := time.Now()
-		heartbeat := sc.heartbeat > 0 && now.Sub(lastFull) >= sc.heartbeat-every/2
-		due := sc.interval > 0 && now.Sub(lastPoll) >= sc.interval-every/2
+		tick = tick.Truncate(every)
+		timer.Reset(time.Until(tick.Add(every)))
+		if lastFull.IsZero() {
+			lastFull = start
+		}
+		heartbeat := sc.heartbeat > 0 && tick.Sub(lastFull) >= sc.heartbeat-every/2
+		due := sc.interval > 0 && (lastPoll.IsZero() || tick.Sub(lastPoll) >= sc.interval-every/2)
 		if !heartbeat && !due {
 			continue
 		}
 		what, changedOnly := sc.poll, sc.changedOnly
 		if heartbeat {
-			what, changedOnly, lastFull = dataType{true, true}, false, now
+			what, changedOnly, lastFull = dataType{true, true}, false, tick
 		}
-		lastPoll = now
+		lastPoll = tick
+		if !changedOnly {
+			msg, err := s.samples.get(fmt.Sprint(sc.key, "|", what, "|", tick.UnixNano()), every, func() (*grpc.PreparedMsg, error) {
+				// Shared: not cut short when this subscription ends.
+				ls, err := sc.t.read(context.WithoutCancel(ctx), what, every/2)
+				if err != nil || len(ls) == 0 {
+					return nil, err
+				}
+				m := &grpc.PreparedMsg{}
+				return m, m.Encode(stream, notification(prefix, enc, tick.UnixNano(), ls, nil))
+			})
+			if err != nil {
+				out.fail(grpcError(err))
+				return
+			}
+			if msg != nil && out.put(msg) != nil {
+				return
+			}
+			continue
+		}
 		// A read another subscription made within half the interval will do.
 		ls, err := sc.t.read(ctx, what, every/2)
 		if err != nil {
@@ -489,7 +518,7 @@ func (s *Server) poll(ctx context.Context, sc *subscription, prefix *gpb.Path, e
 		sc.mu.Lock()
 		for _, l := range ls {
 			k := pathString(l.path)
-			if changedOnly && bytes.Equal(sc.last[k], l.json) {
+			if bytes.Equal(sc.last[k], l.json) {
 				continue
 			}
 			sc.last[k] = l.json
@@ -503,6 +532,41 @@ func (s *Server) poll(ctx context.Context, sc *subscription, prefix *gpb.Path, e
 			return
 		}
 	}
+}
+
+// sampleCache keeps each poll's notification, encoded, for the other
+// subscriptions alike that poll at the same moment.
+type sampleCache struct {
+	mu sync.Mutex
+	m  map[string]*sampleEntry
+}
+
+type sampleEntry struct {
+	once    sync.Once
+	expires time.Time
+	msg     *grpc.PreparedMsg
+	err     error
+}
+
+func (c *sampleCache) get(key string, keep time.Duration, build func() (*grpc.PreparedMsg, error)) (*grpc.PreparedMsg, error) {
+	now := time.Now()
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[string]*sampleEntry{}
+	}
+	e := c.m[key]
+	if e == nil {
+		e = &sampleEntry{expires: now.Add(2 * keep)}
+		c.m[key] = e
+		for k, old := range c.m {
+			if now.After(old.expires) {
+				delete(c.m, k)
+			}
+		}
+	}
+	c.mu.Unlock()
+	e.once.Do(func() { e.msg, e.err = build() })
+	return e.msg, e.err
 }
 
 // sender writes a subscription's responses from a bounded queue: a
