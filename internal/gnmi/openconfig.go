@@ -16,11 +16,12 @@ import (
 	"github.com/swmgr/swmgr/internal/model"
 )
 
-// The OpenConfig origin is mapped by hand: a table of the leaves that
-// mean the same as one of swmgr's fields, with the conversion of the value
-// each way. Generating Go types with ygot from openconfig/public would add
-// ~170k lines and ~25 MB of binary for the few dozen leaves swmgr has, and
-// would still need this table to say which field each leaf is. A path
+// The OpenConfig origin is mapped by hand: the model declares the leaves
+// that mean the same as one of swmgr's fields (model.OpenConfigLeaves);
+// this file matches paths against them and converts the values each way
+// (ocConvs). Generating Go types with ygot from openconfig/public would
+// add ~170k lines and ~25 MB of binary for the few dozen leaves swmgr has,
+// and would still need the table to say which field each leaf is. A path
 // that matches no row answers Unimplemented naming it. docs/gnmi.md lists
 // the rows (TestDocsListEveryOpenConfigLeaf).
 
@@ -39,97 +40,8 @@ func ocModels() []*gpb.ModelData {
 	return out
 }
 
-// ocRow is one mapped leaf. In Path, a key "@Field" takes the value of a
-// field of the object ("@IpAddr:addr": the address part of an
-// address/prefix), any other value is fixed.
-type ocRow struct {
-	Path  string
-	Kind  string
-	Field string // the swmgr field
-	State bool   // read from the object's state form; not writable
-	Conv  string // how the value converts (ocConvs)
-}
-
-const (
-	ifPath  = "/interfaces/interface[name=@IntfRef]"
-	ip4Path = "/interfaces/interface[name=@IntfRef]/subinterfaces/subinterface[index=0]/ipv4/addresses/address[ip=@IpAddr:addr]"
-	niPath  = "/network-instances/network-instance[name=@Vrf]"
-	bgpPath = "/network-instances/network-instance[name=@Vrf]/protocols/protocol[identifier=BGP][name=BGP]/bgp"
-	ntpPath = "/system/ntp/servers/server[address=@IpAddr]"
-	usrPath = "/system/aaa/authentication/users/user[username=@Name]"
-	vlnPath = "/network-instances/network-instance[name=default]/vlans/vlan[vlan-id=@VlanId]"
-)
-
-// ocTable is the mapping; docs/gnmi.md shows it.
-var ocTable = []ocRow{
-	{ifPath + "/config/name", "Port", "IntfRef", false, ""},
-	{ifPath + "/config/description", "Port", "Description", false, ""},
-	{ifPath + "/config/enabled", "Port", "AdminState", false, "enabled"},
-	{ifPath + "/config/mtu", "Port", "Mtu", false, ""},
-	{ifPath + "/ethernet/config/port-speed", "Port", "Speed", false, "speed"},
-	{ifPath + "/ethernet/config/duplex-mode", "Port", "Duplex", false, "duplex"},
-	{ifPath + "/ethernet/config/auto-negotiate", "Port", "Autoneg", false, "onoff"},
-	{ifPath + "/state/name", "Port", "IntfRef", true, ""},
-	{ifPath + "/state/description", "Port", "Description", true, ""},
-	{ifPath + "/state/enabled", "Port", "AdminState", true, "enabled"},
-	{ifPath + "/state/mtu", "Port", "Mtu", true, ""},
-	{ifPath + "/state/ifindex", "Port", "IfIndex", true, ""},
-	{ifPath + "/state/admin-status", "Port", "AdminState", true, ""},
-	{ifPath + "/state/oper-status", "Port", "OperState", true, ""},
-	{ifPath + "/state/counters/in-octets", "Port", "IfInOctets", true, "counter"},
-	{ifPath + "/state/counters/in-unicast-pkts", "Port", "IfInUcastPkts", true, "counter"},
-	{ifPath + "/state/counters/in-discards", "Port", "IfInDiscards", true, "counter"},
-	{ifPath + "/state/counters/in-errors", "Port", "IfInErrors", true, "counter"},
-	{ifPath + "/state/counters/out-octets", "Port", "IfOutOctets", true, "counter"},
-	{ifPath + "/state/counters/out-unicast-pkts", "Port", "IfOutUcastPkts", true, "counter"},
-	{ifPath + "/state/counters/out-discards", "Port", "IfOutDiscards", true, "counter"},
-	{ifPath + "/state/counters/out-errors", "Port", "IfOutErrors", true, "counter"},
-	{ifPath + "/ethernet/state/port-speed", "Port", "Speed", true, "speed"},
-	{ifPath + "/ethernet/state/mac-address", "Port", "MacAddr", true, ""},
-	{ip4Path + "/config/ip", "IPv4Intf", "IpAddr", false, "addr"},
-	{ip4Path + "/config/prefix-length", "IPv4Intf", "IpAddr", false, "prefixlen"},
-	{ip4Path + "/state/ip", "IPv4Intf", "IpAddr", true, "addr"},
-	{ip4Path + "/state/prefix-length", "IPv4Intf", "IpAddr", true, "prefixlen"},
-	{niPath + "/config/name", "Vrf", "Vrf", false, ""},
-	{niPath + "/config/description", "Vrf", "Name", false, ""},
-	{niPath + "/state/name", "Vrf", "Vrf", true, ""},
-	{vlnPath + "/config/vlan-id", "Vlan", "VlanId", false, ""},
-	{vlnPath + "/config/name", "Vlan", "Description", false, ""},
-	{vlnPath + "/config/status", "Vlan", "AdminState", false, "active"},
-	{vlnPath + "/state/vlan-id", "Vlan", "VlanId", true, ""},
-	{vlnPath + "/state/status", "Vlan", "OperState", true, "active"},
-	{bgpPath + "/global/config/as", "BGPGlobal", "ASNum", false, "asn"},
-	{bgpPath + "/global/config/router-id", "BGPGlobal", "RouterId", false, ""},
-	{bgpPath + "/global/state/as", "BGPGlobal", "ASNum", true, "asn"},
-	{bgpPath + "/global/state/router-id", "BGPGlobal", "RouterId", true, ""},
-	{bgpPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/config/neighbor-address", "BGPv4Neighbor", "NeighborAddress", false, ""},
-	{bgpPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/config/peer-as", "BGPv4Neighbor", "PeerAS", false, "asn"},
-	{bgpPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/config/local-as", "BGPv4Neighbor", "LocalAS", false, "asn"},
-	{bgpPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/config/description", "BGPv4Neighbor", "Description", false, ""},
-	{bgpPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/config/auth-password", "BGPv4Neighbor", "AuthPassword", false, ""},
-	{bgpPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/timers/config/hold-time", "BGPv4Neighbor", "HoldTime", false, ""},
-	{bgpPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/timers/config/keepalive-interval", "BGPv4Neighbor", "KeepaliveTime", false, ""},
-	{bgpPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/transport/config/local-address", "BGPv4Neighbor", "UpdateSource", false, ""},
-	{bgpPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/state/neighbor-address", "BGPv4Neighbor", "NeighborAddress", true, ""},
-	{bgpPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/state/peer-as", "BGPv4Neighbor", "PeerAS", true, "asn"},
-	{bgpPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/state/session-state", "BGPv4Neighbor", "SessionState", true, "upper"},
-	{"/system/config/hostname", "SystemParam", "Hostname", false, ""},
-	{"/system/state/hostname", "SystemParam", "Hostname", true, ""},
-	{ntpPath + "/config/address", "NtpServer", "IpAddr", false, ""},
-	{ntpPath + "/config/prefer", "NtpServer", "Prefer", false, ""},
-	{ntpPath + "/state/address", "NtpServer", "IpAddr", true, ""},
-	{ntpPath + "/state/prefer", "NtpServer", "Prefer", true, ""},
-	{ntpPath + "/state/stratum", "NtpServer", "Stratum", true, ""},
-	{usrPath + "/config/username", "User", "Name", false, ""},
-	{usrPath + "/config/password", "User", "Password", false, ""},
-	{usrPath + "/config/role", "User", "Group", false, "role"},
-	{usrPath + "/state/username", "User", "Name", true, ""},
-	{usrPath + "/state/role", "User", "Group", true, "role"},
-	{"/lldp/config/enabled", "LLDPGlobal", "Enable", false, ""},
-	{"/lldp/config/hello-timer", "LLDPGlobal", "TranmitInterval", false, ""},
-	{"/lldp/state/enabled", "LLDPGlobal", "Enable", true, ""},
-	{"/lldp/state/hello-timer", "LLDPGlobal", "TranmitInterval", true, ""},
-}
+// ocRow is one mapped leaf, as the model declares it.
+type ocRow = model.OpenConfigLeaf
 
 // ocConv converts a value between swmgr's JSON and OpenConfig's.
 type ocConv struct {
@@ -268,7 +180,7 @@ type ocTree struct {
 // newOCTree checks the table against the model.
 func newOCTree(reg *model.Registry) (*ocTree, error) {
 	t := &ocTree{tops: map[string]bool{"components": true}}
-	for _, r := range ocTable {
+	for _, r := range model.OpenConfigLeaves() {
 		k := reg.Lookup(model.Config, r.Kind)
 		if k == nil {
 			return nil, fmt.Errorf("gnmi: OpenConfig row %s names no kind %s", r.Path, r.Kind)
