@@ -65,7 +65,14 @@ type Options struct {
 	SubscriberQueue int
 	// Version is swmgr's version, which Capabilities reports.
 	Version string
+	// HandshakeTimeout bounds a connection's TLS handshake (and HTTP/2
+	// preface); 0: gRPC's default, 120 s.
+	HandshakeTimeout time.Duration
 }
+
+// MaxRequest is the largest request accepted (a SetRequest of thousands
+// of updates is a few MiB).
+const MaxRequest = 16 << 20
 
 // DefaultSubscriberQueue is the default of Options.SubscriberQueue.
 const DefaultSubscriberQueue = 4096
@@ -108,7 +115,11 @@ func New(o Options) (*Server, error) {
 	opts := []grpc.ServerOption{
 		grpc.UnaryInterceptor(s.unaryAuth),
 		grpc.StreamInterceptor(s.streamAuth),
-		grpc.MaxRecvMsgSize(64 << 20),
+		grpc.MaxRecvMsgSize(MaxRequest),
+		grpc.MaxConcurrentStreams(1024),
+	}
+	if o.HandshakeTimeout > 0 {
+		opts = append(opts, grpc.ConnectionTimeout(o.HandshakeTimeout))
 	}
 	if o.TLS != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(o.TLS)))
