@@ -208,7 +208,8 @@ update:<path:<origin:"swmgr" `+ntpPath+` elem:<name:"MinPoll">> val:<json_val:"3
 // The commit-confirmed extension: a commit with a rollback duration is
 // rolled back by its timer, across a restart; another Set meanwhile is
 // FailedPrecondition; a confirm with the wrong id InvalidArgument; a
-// confirmed one stays.
+// confirmed one stays, a cancelled one goes; set_rollback_duration moves
+// the deadline.
 func TestGNMICommitConfirmed(t *testing.T) {
 	dir, addr := t.TempDir(), freeAddr(t)
 	g := startGNMIServer(t, dir, addr)
@@ -256,6 +257,21 @@ func TestGNMICommitConfirmed(t *testing.T) {
 	mustContain(t, string(g.expect(t, 200, "GET", "/config/Port?IntfRef=fpPort1", "").raw), `"Mtu":9000`)
 	if out, ok := set("c3", `confirm:<>`, ""); ok || !strings.Contains(out, "code=FailedPrecondition") {
 		t.Errorf("a confirm with nothing awaiting confirmation: %s", out)
+	}
+	// A new rollback duration: the commit of 10 minutes goes in 2 s.
+	if out, ok := set("c4", `commit:<>`, mtu("9100")); !ok {
+		t.Fatalf("commit: %s", out)
+	}
+	if out, ok := set("c4", `set_rollback_duration:<rollback_duration:<seconds:2>>`, ""); !ok {
+		t.Fatalf("set_rollback_duration: %s", out)
+	}
+	mustContain(t, string(g.expect(t, 200, "GET", "/revisions/pending", "").raw), `"Revision"`)
+	deadline = time.Now().Add(15 * time.Second)
+	for !strings.Contains(string(g.expect(t, 200, "GET", "/config/Port?IntfRef=fpPort1", "").raw), `"Mtu":9000`) {
+		if time.Now().After(deadline) {
+			t.Fatal("the commit was not rolled back at its new deadline")
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
 

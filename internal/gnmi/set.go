@@ -223,7 +223,10 @@ func (s *Server) Set(ctx context.Context, req *gpb.SetRequest) (*gpb.SetResponse
 			}
 			return s.confirmOrCancel(ctx, commit, info)
 		case *gnmi_ext.Commit_SetRollbackDuration:
-			return nil, status.Error(codes.Unimplemented, "set_rollback_duration is not supported: a commit awaiting confirmation keeps the deadline it was made with; confirm it and commit again")
+			if len(writes) > 0 {
+				return nil, status.Error(codes.InvalidArgument, "a set_rollback_duration of the commit extension carries no changes")
+			}
+			return s.confirmOrCancel(ctx, commit, info)
 		default:
 			return nil, status.Error(codes.InvalidArgument, "the commit extension needs an action: commit, confirm or cancel")
 		}
@@ -386,7 +389,7 @@ func parseBody(k *model.Kind, body map[string]json.RawMessage, keys model.Object
 }
 
 // confirmOrCancel ends the wait of the commit made with the extension's
-// id: confirms it, or rolls it back now.
+// id (confirms it, or rolls it back now), or gives it a new deadline.
 func (s *Server) confirmOrCancel(ctx context.Context, c *gnmi_ext.Commit, info *engine.LogInfo) (*gpb.SetResponse, error) {
 	if s.o.History == nil {
 		return nil, status.Error(codes.Unimplemented, "confirmed commits are not available")
@@ -405,10 +408,18 @@ func (s *Server) confirmOrCancel(ctx context.Context, c *gnmi_ext.Commit, info *
 		return nil, status.Errorf(codes.InvalidArgument, "commit id %q is not the commit awaiting confirmation (revision %d)", c.GetId(), p.Revision)
 	}
 	var err error
-	if c.GetConfirm() != nil {
+	switch {
+	case c.GetConfirm() != nil:
 		info.Operation, info.Data = "CONFIRM", fmt.Sprintf(`{"Id":%q,"Revision":%d}`, c.GetId(), p.Revision)
 		err = s.o.History.Confirm(ctx, p.Revision, meta(ctx, ""), info)
-	} else {
+	case c.GetSetRollbackDuration() != nil:
+		d := c.GetSetRollbackDuration().GetRollbackDuration().AsDuration()
+		if d <= 0 {
+			return nil, status.Error(codes.InvalidArgument, "set_rollback_duration needs a positive rollback_duration")
+		}
+		info.Operation, info.Data = "SET_ROLLBACK_DURATION", fmt.Sprintf(`{"Id":%q,"Revision":%d,"Seconds":%g}`, c.GetId(), p.Revision, d.Seconds())
+		err = s.o.History.SetDeadline(ctx, p.Revision, d, meta(ctx, ""), info)
+	default:
 		info.Operation, info.Data = "CANCEL", fmt.Sprintf(`{"Id":%q,"Revision":%d}`, c.GetId(), p.Revision)
 		_, err = s.o.History.Cancel(ctx, p.Revision, engine.Request{Meta: meta(ctx, fmt.Sprintf("gNMI commit id %s cancelled", c.GetId())), Log: info})
 	}

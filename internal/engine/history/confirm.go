@@ -8,6 +8,7 @@ import (
 
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/store"
 )
 
 // A confirmed commit is applied at once and rolled back unless confirmed in
@@ -103,6 +104,34 @@ func (h *History) Confirm(ctx context.Context, rev uint64, meta engine.Meta, inf
 		return err
 	}
 	h.stopConfirmTimer()
+	return nil
+}
+
+// SetDeadline gives the commit at rev that awaits confirmation a new
+// deadline, after from now (the commit-confirmed extension's
+// set_rollback_duration); the deadline is stored, so a restart keeps it.
+func (h *History) SetDeadline(ctx context.Context, rev uint64, after time.Duration, meta engine.Meta, info *engine.LogInfo) error {
+	if after <= 0 {
+		return apierr.BadRequest(apierr.CodeInvalidValue, "Revision", "", "the new rollback duration must be positive")
+	}
+	deadline := time.Now().Add(after)
+	err := h.e.Submit(ctx, engine.Request{Meta: meta, Log: info, DuringConfirm: true,
+		Prepare: func(v *engine.View, req *engine.Request) error {
+			p := v.Confirmation()
+			if p == nil || p.Revision != rev {
+				return apierr.Conflict(apierr.CodeConflict, "Revision", "revision %d is not awaiting confirmation (it was confirmed, rolled back, or committed without Confirm)", rev)
+			}
+			if time.Now().UnixNano() > p.Deadline {
+				return apierr.Conflict(apierr.CodeConflict, "Revision", "the confirmation time of revision %d has passed; it is being rolled back", rev)
+			}
+			return nil
+		},
+		AfterWrite: func(tx store.Txn) { engine.MoveConfirmDeadline(tx, deadline) },
+	})
+	if err != nil {
+		return err
+	}
+	h.armConfirm(rev, time.Until(deadline))
 	return nil
 }
 
