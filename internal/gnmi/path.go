@@ -447,6 +447,29 @@ func (s *Server) readNow(ctx context.Context, sl sel) ([]item, error) {
 	case sl.state:
 		return s.readState(ctx, sl)
 	}
+	if !sl.wildcardKeys() {
+		// One object: its stored JSON as REST's GET sends it, not decoded.
+		ko, err := keyObject(k, sl.keys)
+		if err != nil {
+			return nil, err
+		}
+		b, _, err := eng.GetByKey(ctx, k, ko, false, nil)
+		if err != nil {
+			if codeOf(apiErr(err)) == codes.NotFound {
+				return nil, nil
+			}
+			return nil, err
+		}
+		obj, ok := memberOf(b, "Object")
+		if !ok {
+			return nil, fmt.Errorf("gnmi: a stored %s is not a JSON object", k.Name)
+		}
+		keys := make(map[string]string, len(sl.keys))
+		for n, v := range sl.keys {
+			keys[n] = v
+		}
+		return []item{{keys: keys, json: obj}}, nil
+	}
 	var out []item
 	err := eng.Store().View(func(tx store.Txn) error {
 		v := eng.NewView(tx)
@@ -608,6 +631,12 @@ func (s *Server) nativeLeaves(ctx context.Context, sl sel, maxAge time.Duration)
 					continue
 				}
 			}
+			if it.obj == nil && sl.field != "*" {
+				if v, ok := memberOf(it.json, sl.field); ok {
+					out = append(out, leaf{objectPath(sl.state, sl.kind, it.keys, sl.field), v})
+				}
+				continue
+			}
 			if it.json == nil {
 				it.json = sl.kind.AppendJSON(nil, it.obj, false)
 			}
@@ -694,4 +723,94 @@ func (c *stateCache) get(ctx context.Context, k *model.Kind, maxAge time.Duratio
 	}
 	e.items, e.at = items, time.Now()
 	return items, nil
+}
+
+// memberOf is the value of the member name of the JSON object b, found
+// without decoding the object (swmgr's objects are written by
+// model.AppendJSON: valid JSON, each member once).
+func memberOf(b []byte, name string) ([]byte, bool) {
+	i := skipWS(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return nil, false
+	}
+	i++
+	for {
+		i = skipWS(b, i)
+		if i >= len(b) || b[i] != '"' {
+			return nil, false
+		}
+		end := skipValue(b, i)
+		if end < 0 {
+			return nil, false
+		}
+		key := b[i+1 : end-1]
+		i = skipWS(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return nil, false
+		}
+		i = skipWS(b, i+1)
+		vend := skipValue(b, i)
+		if vend < 0 {
+			return nil, false
+		}
+		if string(key) == name {
+			return b[i:vend], true
+		}
+		i = skipWS(b, vend)
+		if i >= len(b) || b[i] != ',' {
+			return nil, false
+		}
+		i++
+	}
+}
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the end of the JSON value starting at i, or -1.
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		for j := i + 1; j < len(b); j++ {
+			switch b[j] {
+			case '\\':
+				j++
+			case '"':
+				return j + 1
+			}
+		}
+		return -1
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				end := skipValue(b, j)
+				if end < 0 {
+					return -1
+				}
+				j = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	}
+	j := i
+	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\n' {
+		j++
+	}
+	return j
 }
