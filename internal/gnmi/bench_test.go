@@ -56,14 +56,15 @@ func BenchmarkGNMIVsREST(b *testing.B) {
 	fx := start(b, Options{})
 	srv := restServer(b, fx)
 	c := srv.Client()
+	c.Transport.(*http.Transport).MaxIdleConnsPerHost = 64 // a kept connection per client
 	base := srv.URL + "/public/v1"
 	var created struct{ ObjectId string }
 	json.Unmarshal(restDo(b, c, "POST", base+"/config/NtpServer", `{"IpAddr":"10.0.0.1"}`), &created)
 	ctx := context.Background()
 	get := &gpb.GetRequest{Path: []*gpb.Path{p("swmgr", "/config/NtpServer[IpAddr=10.0.0.1]/MinPoll")}}
-	// Throughput: 4 clients at once, each its own requests one after the
+	// Throughput: 16 clients at once, each its own requests one after the
 	// other; rounds of REST and gNMI alternate.
-	const rounds, per, workers = 5, 400, 4
+	const rounds, per, workers = 5, 800, 16
 	parallel := func(fn func()) time.Duration {
 		var wg sync.WaitGroup
 		t0 := time.Now()
