@@ -1,6 +1,7 @@
 package gnmi
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -8,10 +9,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -116,133 +119,219 @@ func BenchmarkGNMIVsREST(b *testing.B) {
 	}
 }
 
-// BenchmarkCommitsWithSubscribers measures commit throughput with 100
-// ON_CHANGE subscribers on / against none (ratio), and, at 100 commits a
-// second, the time from a commit's start to its notification at a
-// subscriber (p50, p99).
+// BenchmarkCommitsWithSubscribers measures commit throughput (16
+// writers) with 100 ON_CHANGE subscribers on / against none, in 5
+// alternating rounds (ratio of the medians), and, at 100 commits a second,
+// the time from a commit's start to its notification at a subscriber (p50,
+// p99). The subscribers are another process, as they would be (this test
+// binary re-executed: TestHelperGNMISubscribers).
 func BenchmarkCommitsWithSubscribers(b *testing.B) {
+	const (
+		writers = 16
+		commits = 1600
+		subs    = 100
+	)
 	fx := start(b, Options{})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	// Each commit changes one port's Mtu to a value not used in the
-	// last 8,000 commits, so that its notification is told apart.
-	port := func(i int) string { return fmt.Sprint("fpPort", i%8+1) }
-	mtu := func(i int) int64 { return int64(1000 + i%8000) }
-	commit := func(i int) {
+	var next atomic.Int64
+	// Each commit changes one port's Mtu to a value the port had not in
+	// the last 8,000 commits, so that its notification is told apart.
+	port := func(i int64) string { return fmt.Sprint("fpPort", i%8+1) }
+	mtu := func(i int64) int64 { return 1000 + i%8000 }
+	commit := func() int64 {
+		i := next.Add(1)
 		fx.f.MustApply(fx.f.Edit(model.Update, "Port", model.Object{"IntfRef": port(i), "Mtu": mtu(i)}))
+		return i
 	}
-	seq := 1
-	rate := func(d time.Duration) float64 {
-		n := 0
+	run := func() float64 {
+		var wg sync.WaitGroup
 		t0 := time.Now()
-		for time.Since(t0) < d {
-			commit(seq)
-			seq++
-			n++
-		}
-		return float64(n) / time.Since(t0).Seconds()
-	}
-	subs := 100
-	if v := os.Getenv("GNMI_BENCH_SUBS"); v != "" {
-		subs, _ = strconv.Atoi(v)
-	}
-	var mu sync.Mutex
-	arrived := map[string]time.Time{} // port and Mtu -> when subscriber 0 saw it
-	// subscribe opens the subscriptions and waits for their syncs; the
-	// returned function closes them.
-	subscribe := func() func() {
-		sctx, scancel := context.WithCancel(ctx)
-		var ready sync.WaitGroup
-		for i := range subs {
-			s, err := fx.c.Subscribe(sctx)
-			if err != nil {
-				b.Fatal(err)
-			}
-			s.Send(&gpb.SubscribeRequest{Request: &gpb.SubscribeRequest_Subscribe{Subscribe: &gpb.SubscriptionList{
-				Mode: gpb.SubscriptionList_STREAM, UpdatesOnly: true,
-				Subscription: []*gpb.Subscription{{Path: p("swmgr", "/"), Mode: gpb.SubscriptionMode_ON_CHANGE}},
-			}}})
-			ready.Add(1)
+		for range writers {
+			wg.Add(1)
 			go func() {
-				synced := false
-				for {
-					r, err := s.Recv()
-					if err != nil {
-						if i == 0 && sctx.Err() == nil {
-							b.Errorf("subscriber 0: %v", err)
-						}
-						return
-					}
-					if !synced && r.GetSyncResponse() {
-						synced = true
-						ready.Done()
-					}
-					if i != 0 {
-						continue
-					}
-					now := time.Now()
-					for _, u := range r.GetUpdate().GetUpdate() {
-						el := u.GetPath().GetElem()
-						if el[0].GetName() != "config" || el[1].GetName() != "Port" {
-							continue
-						}
-						var o struct{ Mtu int64 }
-						json.Unmarshal(u.GetVal().GetJsonVal(), &o)
-						key := fmt.Sprint(el[1].GetKey()["IntfRef"], " ", o.Mtu)
-						mu.Lock()
-						if _, seen := arrived[key]; !seen {
-							arrived[key] = now
-						}
-						mu.Unlock()
-					}
+				defer wg.Done()
+				for range commits / writers {
+					commit()
 				}
 			}()
 		}
-		ready.Wait()
-		return scancel
+		wg.Wait()
+		return float64(commits/writers*writers) / time.Since(t0).Seconds()
 	}
-	// Rounds without and with the subscribers, alternating, so that the
-	// machine's other load weighs on both alike.
-	var none, with float64
-	const rounds = 4
-	for range rounds {
-		none += rate(time.Second) / rounds
-		closeSubs := subscribe()
-		with += rate(time.Second) / rounds
-		closeSubs()
+	type arrival struct {
+		key string
+		at  time.Time
 	}
-	b.ReportMetric(with/none, "commits-100subs/none")
-	b.ReportMetric(none, "commits/s-none")
-	b.ReportMetric(with, "commits/s-100subs")
+	attach := func() (arrivals chan arrival, stop func()) {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperGNMISubscribers$")
+		cmd.Env = append(os.Environ(), "SWMGR_GNMI_SUBSCRIBERS="+strconv.Itoa(subs), "SWMGR_GNMI_ADDR="+fx.addr)
+		stdin, _ := cmd.StdinPipe()
+		stdout, _ := cmd.StdoutPipe()
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		arrivals = make(chan arrival, 1<<16)
+		ready := make(chan struct{})
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			sc := bufio.NewScanner(stdout)
+			for sc.Scan() {
+				f := strings.Fields(sc.Text())
+				switch {
+				case len(f) == 1 && f[0] == "ready":
+					close(ready)
+				case len(f) == 3:
+					ns, _ := strconv.ParseInt(f[2], 10, 64)
+					select {
+					case arrivals <- arrival{f[0] + " " + f[1], time.Unix(0, ns)}:
+					default:
+					}
+				}
+			}
+		}()
+		select {
+		case <-ready:
+		case <-done:
+			b.Fatal("the subscribers' process ended")
+		}
+		return arrivals, func() { stdin.Close(); <-done; cmd.Wait() }
+	}
+	var without, with []float64
+	for range 5 {
+		without = append(without, run())
+		_, stop := attach()
+		with = append(with, run())
+		stop()
+	}
+	slices.Sort(without)
+	slices.Sort(with)
+	b.ReportMetric(with[2]/without[2], "commits-100subs/none")
+	b.ReportMetric(without[2], "commits/s-none")
+	b.ReportMetric(with[2], "commits/s-100subs")
 
-	defer subscribe()()
-	// 100 commits a second for 5 s: commit start to notification.
-	started := map[string]time.Time{}
+	// 100 commits a second for 5 s, one writer: commit start to the
+	// notification at subscriber 0 that carries it, or a later value of
+	// the same port (commits taken together come as one notification,
+	// each path with its last value).
+	arrivals, stop := attach()
+	type sent struct {
+		i  int64
+		t0 time.Time
+	}
+	index := map[string]int64{}   // port and Mtu -> commit
+	pending := map[string][]sent{} // port -> commits not seen yet, in order
 	tick := time.NewTicker(10 * time.Millisecond)
 	for range 500 {
 		<-tick.C
-		started[fmt.Sprint(port(seq), " ", mtu(seq))] = time.Now()
-		commit(seq)
-		seq++
+		t0 := time.Now()
+		i := commit()
+		index[fmt.Sprint(port(i), " ", mtu(i))] = i
+		pending[port(i)] = append(pending[port(i)], sent{i, t0})
 	}
 	tick.Stop()
-	time.Sleep(500 * time.Millisecond)
-	mu.Lock()
+	time.Sleep(time.Second)
+	stop()
+	close(arrivals)
 	var lat []time.Duration
-	for ip, t0 := range started {
-		if t1, ok := arrived[ip]; ok {
-			lat = append(lat, t1.Sub(t0))
+	for a := range arrivals {
+		j, ok := index[a.key]
+		if !ok {
+			continue
 		}
+		pt, _, _ := strings.Cut(a.key, " ")
+		ps := pending[pt]
+		for len(ps) > 0 && ps[0].i <= j {
+			lat = append(lat, a.at.Sub(ps[0].t0))
+			ps = ps[1:]
+		}
+		pending[pt] = ps
 	}
-	mu.Unlock()
-	if len(lat) < len(started) {
-		b.Fatalf("%d of %d commits reached the subscriber", len(lat), len(started))
+	for pt, ps := range pending {
+		if len(ps) > 0 {
+			b.Fatalf("%d commits to %s did not reach the subscriber", len(ps), pt)
+		}
 	}
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "notify-p50-ms")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "notify-p99-ms")
 	for range b.N {
 	}
+}
+
+// TestHelperGNMISubscribers is BenchmarkCommitsWithSubscribers's
+// subscribers' process: SWMGR_GNMI_SUBSCRIBERS subscriptions ON_CHANGE to
+// / on SWMGR_GNMI_ADDR, each on its own connection; it prints "ready" once
+// all are synced, then "<port> <mtu> <unix ns>" for each Port update the
+// first one receives, until its standard input ends.
+func TestHelperGNMISubscribers(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("SWMGR_GNMI_SUBSCRIBERS"))
+	if n == 0 {
+		t.Skip("helper process for BenchmarkCommitsWithSubscribers")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := bufio.NewWriter(os.Stdout)
+	var mu sync.Mutex
+	var ready sync.WaitGroup
+	for i := range n {
+		c := dial(t, os.Getenv("SWMGR_GNMI_ADDR"), creds{"admin", "admin-pass"})
+		s, err := c.Subscribe(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Send(&gpb.SubscribeRequest{Request: &gpb.SubscribeRequest_Subscribe{Subscribe: &gpb.SubscriptionList{
+			Mode: gpb.SubscriptionList_STREAM, UpdatesOnly: true,
+			Subscription: []*gpb.Subscription{{Path: p("swmgr", "/"), Mode: gpb.SubscriptionMode_ON_CHANGE}},
+		}}})
+		ready.Add(1)
+		go func() {
+			synced := false
+			for {
+				r, err := s.Recv()
+				if err != nil {
+					return
+				}
+				if !synced && r.GetSyncResponse() {
+					synced = true
+					ready.Done()
+				}
+				if i != 0 {
+					continue
+				}
+				now := time.Now().UnixNano()
+				for _, u := range r.GetUpdate().GetUpdate() {
+					el := u.GetPath().GetElem()
+					if len(el) < 2 || el[0].GetName() != "config" || el[1].GetName() != "Port" {
+						continue
+					}
+					var o struct{ Mtu int64 }
+					json.Unmarshal(u.GetVal().GetJsonVal(), &o)
+					mu.Lock()
+					fmt.Fprintln(out, el[1].GetKey()["IntfRef"], o.Mtu, now)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	ready.Wait()
+	mu.Lock()
+	fmt.Fprintln(out, "ready")
+	out.Flush()
+	mu.Unlock()
+	go func() {
+		for {
+			time.Sleep(20 * time.Millisecond)
+			mu.Lock()
+			out.Flush()
+			mu.Unlock()
+		}
+	}()
+	io.Copy(io.Discard, os.Stdin)
+	mu.Lock()
+	out.Flush()
+	mu.Unlock()
+	os.Exit(0)
 }
 
 // BenchmarkGetLeaf is one Get of one leaf, for profiles.

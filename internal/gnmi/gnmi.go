@@ -63,6 +63,11 @@ type Options struct {
 	// waiting to be sent before it is cut off (ResourceExhausted); 0:
 	// DefaultSubscriberQueue.
 	SubscriberQueue int
+	// StalledSubscriber is how long a subscriber may leave one
+	// notification untaken (gRPC's flow control holding its send) before
+	// it is cut off (ResourceExhausted) at the next notification for it;
+	// 0: DefaultStalledSubscriber.
+	StalledSubscriber time.Duration
 	// Version is swmgr's version, which Capabilities reports.
 	Version string
 	// HandshakeTimeout bounds a connection's TLS handshake (and HTTP/2
@@ -74,8 +79,11 @@ type Options struct {
 // of updates is a few MiB).
 const MaxRequest = 16 << 20
 
-// DefaultSubscriberQueue is the default of Options.SubscriberQueue.
-const DefaultSubscriberQueue = 4096
+// Defaults of Options.SubscriberQueue and Options.StalledSubscriber.
+const (
+	DefaultSubscriberQueue   = 4096
+	DefaultStalledSubscriber = 30 * time.Second
+)
 
 // Server is the gNMI service.
 type Server struct {
@@ -88,8 +96,8 @@ type Server struct {
 	states stateCache
 	// decoded keeps the change feed's recent commits decoded.
 	decoded decodedEvents
-	// samples keeps polls' notifications for subscriptions alike.
-	samples sampleCache
+	// messages keeps notifications for subscriptions alike.
+	messages msgCache
 	// stop ends the subscriptions when the server stops.
 	stop   chan struct{}
 	closed bool
@@ -105,6 +113,9 @@ func New(o Options) (*Server, error) {
 	}
 	if o.SubscriberQueue <= 0 {
 		o.SubscriberQueue = DefaultSubscriberQueue
+	}
+	if o.StalledSubscriber <= 0 {
+		o.StalledSubscriber = DefaultStalledSubscriber
 	}
 	s := &Server{o: o, reg: o.Engine.Registry(), stop: make(chan struct{})}
 	oc, err := newOCTree(s.reg)

@@ -303,9 +303,9 @@ func TestSubscribePollAndOnce(t *testing.T) {
 }
 
 // A subscriber that does not read is cut off with ResourceExhausted once
-// its queue is full; commits go on meanwhile.
+// its send has stalled too long; commits go on meanwhile.
 func TestSlowSubscriberIsCutOff(t *testing.T) {
-	fx := start(t, Options{SubscriberQueue: 8})
+	fx := start(t, Options{SubscriberQueue: 8, StalledSubscriber: 500 * time.Millisecond})
 	ctx := context.Background()
 	s, err := fx.c.Subscribe(ctx)
 	if err != nil {
@@ -317,13 +317,21 @@ func TestSlowSubscriberIsCutOff(t *testing.T) {
 	if _, err := s.Recv(); err != nil {
 		t.Fatal(err)
 	}
-	// Nothing more is read while 5 commits of 1000 changes each are made.
-	for round := 0; round < 5; round++ {
+	// Nothing more is read while commits of 1,000 changes each go on,
+	// for as long as it takes.
+	for round := 0; ; round++ {
 		var edits []engine.Edit
 		for i := 0; i < 1000; i++ {
-			edits = append(edits, fx.f.Edit(model.Create, "NtpServer", model.Object{"IpAddr": fmt.Sprintf("10.%d.%d.%d", round, i/250, i%250+1)}))
+			edits = append(edits, fx.f.Edit(model.Create, "NtpServer", model.Object{"IpAddr": fmt.Sprintf("10.%d.%d.%d", round%250, i/250, i%250+1)}))
 		}
 		fx.f.MustApply(edits...)
+		if cut := fx.f.E.Feed().Subscribers(); cut == 0 {
+			break
+		}
+		if round == 200 {
+			t.Fatal("the subscriber that reads nothing was not cut off")
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 	for {
 		_, err := s.Recv()

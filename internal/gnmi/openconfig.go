@@ -469,7 +469,7 @@ func (t *ocTarget) parts() dataType {
 func (t *ocTarget) fromDiff(c *change) ([]leaf, []*gpb.Path) {
 	var upd []leaf
 	var del []*gpb.Path
-	after, before := c.after, c.before
+	after, before := c.maps()
 	for _, m := range t.ms {
 		if m.e.kind.Name != c.Kind || m.e.row.State {
 			continue

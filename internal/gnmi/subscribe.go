@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -74,13 +73,14 @@ func (t *nativeTarget) fromDiff(c *change) ([]leaf, []*gpb.Path) {
 		if sl.state || sl.kind.Name != c.Kind {
 			continue
 		}
-		m := c.after
+		obj := c.After
 		if c.Op == "delete" {
-			m = c.before
+			obj = c.Before
 		}
 		keys := make(map[string]string, len(sl.kind.Keys()))
 		for _, f := range sl.kind.Keys() {
-			keys[f.Name] = rawText(m[f.Name])
+			v, _ := memberOf(obj, f.Name)
+			keys[f.Name] = rawText(v)
 		}
 		if !sl.matches(keys) {
 			continue
@@ -100,13 +100,14 @@ func (t *nativeTarget) fromDiff(c *change) ([]leaf, []*gpb.Path) {
 			upd = append(upd, leaf{p, c.After})
 			continue
 		}
+		after, before := c.maps()
 		for _, f := range sl.kind.Fields {
 			n := f.Name
-			v, ok := m[n]
+			v, ok := after[n]
 			if !ok || sl.field != "*" && sl.field != n {
 				continue
 			}
-			if b, ok := c.before[n]; ok && bytes.Equal(b, v) {
+			if b, ok := before[n]; ok && bytes.Equal(b, v) {
 				continue
 			}
 			p := objectPath(false, sl.kind, keys, n)
@@ -120,7 +121,18 @@ func (t *nativeTarget) fromDiff(c *change) ([]leaf, []*gpb.Path) {
 // change is one committed change, decoded once for every subscription.
 type change struct {
 	engine.Diff
+	once          sync.Once
 	after, before map[string]json.RawMessage
+}
+
+// maps is the object after and before the change, by field (decoded once,
+// when a subscription first needs them).
+func (c *change) maps() (after, before map[string]json.RawMessage) {
+	c.once.Do(func() {
+		_ = json.Unmarshal(c.After, &c.after)
+		_ = json.Unmarshal(c.Before, &c.before)
+	})
+	return c.after, c.before
 }
 
 // decodedEvents keeps the recent commits of the change feed decoded, so
@@ -132,37 +144,64 @@ type decodedEvents struct {
 
 type decodedEvent struct {
 	once    sync.Once
-	time    int64 // the commit's time, unix nanoseconds: its notifications' timestamp
+	time    int64 // the commit's time, unix nanoseconds
 	changes []*change
-	mu      sync.Mutex
-	msgs    map[string]*grpc.PreparedMsg // change index and subscription key -> notification; nil: none
 }
 
-// message is the notification of change i for subscriptions like sc,
-// encoded once for all of them; nil when the change does not concern
-// them.
-func (e *decodedEvent) message(i int, sc *subscription, stream grpc.ServerStream, prefix *gpb.Path, enc gpb.Encoding) (*grpc.PreparedMsg, error) {
-	key := strconv.Itoa(i) + "|" + sc.key
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if m, ok := e.msgs[key]; ok {
-		return m, nil
+// feedKeep is how long a notification made of commits stays for the
+// subscriptions that take the same commits a little later.
+const feedKeep = 5 * time.Second
+
+// coalesce makes the notification of the commits in events for
+// subscriptions like sc: each path once, with what the last commit left
+// (a delete, an update, or both when it was deleted then made again),
+// timestamped with the last commit's time; nil when nothing concerns them.
+func (s *Server) coalesce(events []feed.Event, sc *subscription, stream grpc.ServerStream, prefix *gpb.Path, enc gpb.Encoding) (*grpc.PreparedMsg, error) {
+	var ts int64
+	updates := map[string]int{} // path -> index in upd
+	deletes := map[string]int{} // path -> index in del
+	var upd []leaf
+	var del []*gpb.Path
+	for _, ev := range events {
+		d := s.decoded.get(ev)
+		ts = d.time
+		for _, c := range d.changes {
+			u, dl := sc.t.fromDiff(c)
+			for _, p := range dl {
+				k := pathString(p)
+				if i, ok := updates[k]; ok {
+					upd[i].path = nil // dropped: deleted since
+					delete(updates, k)
+				}
+				if _, ok := deletes[k]; !ok {
+					deletes[k] = len(del)
+					del = append(del, p)
+				}
+			}
+			for _, l := range u {
+				k := pathString(l.path)
+				if i, ok := updates[k]; ok {
+					upd[i].json = l.json
+					continue
+				}
+				updates[k] = len(upd)
+				upd = append(upd, l)
+			}
+		}
 	}
-	if e.msgs == nil {
-		e.msgs = map[string]*grpc.PreparedMsg{}
+	kept := upd[:0]
+	for _, l := range upd {
+		if l.path != nil {
+			kept = append(kept, l)
+		}
 	}
-	upd, del := sc.t.fromDiff(e.changes[i])
-	if len(upd) == 0 && len(del) == 0 {
-		e.msgs[key] = nil
+	if len(kept) == 0 && len(del) == 0 {
 		return nil, nil
 	}
 	m := &grpc.PreparedMsg{}
-	if err := m.Encode(stream, notification(prefix, enc, e.time, upd, del)); err != nil {
-		return nil, err
-	}
-	e.msgs[key] = m
-	return m, nil
+	return m, m.Encode(stream, notification(prefix, enc, ts, kept, del))
 }
+
 
 // keepDecoded is how many recent commits stay decoded.
 const keepDecoded = 256
@@ -195,10 +234,7 @@ func (d *decodedEvents) get(ev feed.Event) *decodedEvent {
 			e.time = t.UnixNano()
 		}
 		for _, df := range rev.Changes {
-			c := &change{Diff: df}
-			_ = json.Unmarshal(df.After, &c.after)
-			_ = json.Unmarshal(df.Before, &c.before)
-			e.changes = append(e.changes, c)
+			e.changes = append(e.changes, &change{Diff: df})
 		}
 	})
 	return e
@@ -314,7 +350,7 @@ func (s *Server) Subscribe(stream gpb.GNMI_SubscribeServer) error {
 	if len(subs) == 0 {
 		return status.Error(codes.InvalidArgument, "the SubscriptionList has no subscription")
 	}
-	out := &sender{stream: stream, q: make(chan any, s.o.SubscriberQueue), cancel: cancel, done: make(chan struct{})}
+	out := &sender{stream: stream, q: make(chan any, s.o.SubscriberQueue), cancel: cancel, done: make(chan struct{}), timeout: s.o.StalledSubscriber}
 	go out.run()
 	defer out.stop()
 	enc := list.GetEncoding()
@@ -410,24 +446,28 @@ func (s *Server) Subscribe(stream gpb.GNMI_SubscribeServer) error {
 		if err != nil {
 			return status.Error(codes.ResourceExhausted, "subscriber too slow: it fell behind the change feed's kept commits and was cut off; subscribe again")
 		}
-		for _, ev := range events {
-			d := s.decoded.get(ev)
-			for i := range d.changes {
-				for _, sc := range subs {
-					if !sc.feed {
-						continue
-					}
-					msg, err := d.message(i, sc, stream, prefix, enc)
-					if err != nil {
-						return grpcError(err)
-					}
-					if msg == nil {
-						continue
-					}
-					if err := out.put(msg); err != nil {
-						return err
-					}
-				}
+		if len(events) == 0 {
+			continue
+		}
+		// The commits taken together make one notification per
+		// subscription, shared by the subscriptions alike that took the
+		// same commits.
+		first, last := events[0].Revision, events[len(events)-1].Revision
+		for _, sc := range subs {
+			if !sc.feed {
+				continue
+			}
+			msg, err := s.messages.get(fmt.Sprint(sc.key, "|", first, "|", last), feedKeep, func() (*grpc.PreparedMsg, error) {
+				return s.coalesce(events, sc, stream, prefix, enc)
+			})
+			if err != nil {
+				return grpcError(err)
+			}
+			if msg == nil {
+				continue
+			}
+			if err := out.put(msg); err != nil {
+				return err
 			}
 		}
 	}
@@ -490,7 +530,7 @@ func (s *Server) poll(ctx context.Context, sc *subscription, stream grpc.ServerS
 		}
 		lastPoll = tick
 		if !changedOnly {
-			msg, err := s.samples.get(fmt.Sprint(sc.key, "|", what, "|", tick.UnixNano()), every, func() (*grpc.PreparedMsg, error) {
+			msg, err := s.messages.get(fmt.Sprint(sc.key, "|", what, "|", tick.UnixNano()), every, func() (*grpc.PreparedMsg, error) {
 				// Shared: not cut short when this subscription ends.
 				ls, err := sc.t.read(context.WithoutCancel(ctx), what, every/2)
 				if err != nil || len(ls) == 0 {
@@ -534,9 +574,10 @@ func (s *Server) poll(ctx context.Context, sc *subscription, stream grpc.ServerS
 	}
 }
 
-// sampleCache keeps each poll's notification, encoded, for the other
-// subscriptions alike that poll at the same moment.
-type sampleCache struct {
+// msgCache keeps notifications, encoded, for the other subscriptions
+// alike: a poll's, for those that poll at the same moment; a run of
+// commits', for those that take the same commits.
+type msgCache struct {
 	mu sync.Mutex
 	m  map[string]*sampleEntry
 }
@@ -548,7 +589,7 @@ type sampleEntry struct {
 	err     error
 }
 
-func (c *sampleCache) get(key string, keep time.Duration, build func() (*grpc.PreparedMsg, error)) (*grpc.PreparedMsg, error) {
+func (c *msgCache) get(key string, keep time.Duration, build func() (*grpc.PreparedMsg, error)) (*grpc.PreparedMsg, error) {
 	now := time.Now()
 	c.mu.Lock()
 	if c.m == nil {
@@ -581,9 +622,16 @@ type sender struct {
 	// ended: the RPC returned; nothing more is sent (a Send after the
 	// handler returned is not allowed).
 	ended atomic.Bool
+	// sending is when the Send under way began (unix ns; 0: none), and
+	// timeout how long one may take before the subscriber is cut off.
+	sending atomic.Int64
+	timeout time.Duration
 }
 
-var errSlow = status.Error(codes.ResourceExhausted, "subscriber too slow: its queue of notifications is full; it was cut off, subscribe again")
+var (
+	errSlow    = status.Error(codes.ResourceExhausted, "subscriber too slow: its queue of notifications is full; it was cut off, subscribe again")
+	errStalled = status.Error(codes.ResourceExhausted, "subscriber too slow: it has not taken a notification for too long; it was cut off, subscribe again")
+)
 
 func (o *sender) run() {
 	defer close(o.done)
@@ -591,7 +639,10 @@ func (o *sender) run() {
 		if o.ended.Load() {
 			continue
 		}
-		if err := o.stream.SendMsg(r); err != nil {
+		o.sending.Store(time.Now().UnixNano())
+		err := o.stream.SendMsg(r)
+		o.sending.Store(0)
+		if err != nil {
 			o.fail(err)
 			for range o.q {
 			}
@@ -603,6 +654,10 @@ func (o *sender) run() {
 func (o *sender) fail(err error) { o.cancel(err) }
 
 func (o *sender) put(r any) error {
+	if t := o.sending.Load(); t != 0 && o.timeout > 0 && time.Since(time.Unix(0, t)) > o.timeout {
+		o.fail(errStalled)
+		return errStalled
+	}
 	select {
 	case o.q <- r:
 		return nil
