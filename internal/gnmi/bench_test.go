@@ -219,7 +219,7 @@ func BenchmarkCommitsWithSubscribers(b *testing.B) {
 		i  int64
 		t0 time.Time
 	}
-	index := map[string]int64{}   // port and Mtu -> commit
+	index := map[string]int64{}    // port and Mtu -> commit
 	pending := map[string][]sent{} // port -> commits not seen yet, in order
 	tick := time.NewTicker(10 * time.Millisecond)
 	for range 500 {

@@ -202,7 +202,6 @@ func (s *Server) coalesce(events []feed.Event, sc *subscription, stream grpc.Ser
 	return m, m.Encode(stream, notification(prefix, enc, ts, kept, del))
 }
 
-
 // keepDecoded is how many recent commits stay decoded.
 const keepDecoded = 256
 
