@@ -40,7 +40,7 @@ func startGNMI(o *serveOptions, eng *engine.Engine, hist *history.History, handl
 		return nil, fmt.Errorf("--gnmi: %w", err)
 	}
 	perListener := connsPerListener()
-	ln = connlimit.New(ln, connlimit.Options{PerClient: o.maxConnsPerClient, Total: perListener, Refused: func(client string, total bool) {
+	ln = connlimit.New(ln, connlimit.Options{PerClient: o.maxConnsPerClient, Total: perListener, Cred: o.peerCred, Refused: func(client string, total bool) {
 		log.Warn("gNMI connection refused: too many open connections", "client", client, "all_clients", total)
 	}})
 	go func() {
