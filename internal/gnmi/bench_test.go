@@ -2,6 +2,7 @@ package gnmi
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -282,7 +283,7 @@ func TestHelperGNMISubscribers(t *testing.T) {
 		}
 		s.Send(&gpb.SubscribeRequest{Request: &gpb.SubscribeRequest_Subscribe{Subscribe: &gpb.SubscriptionList{
 			Mode: gpb.SubscriptionList_STREAM, UpdatesOnly: true,
-			Subscription: []*gpb.Subscription{{Path: p("swmgr", "/"), Mode: gpb.SubscriptionMode_ON_CHANGE}},
+			Subscription: []*gpb.Subscription{{Path: p("swmgr", cmp.Or(os.Getenv("SWMGR_GNMI_PATH"), "/")), Mode: gpb.SubscriptionMode_ON_CHANGE}},
 		}}})
 		ready.Add(1)
 		go func() {
