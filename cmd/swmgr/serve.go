@@ -27,6 +27,7 @@ import (
 	"github.com/swmgr/swmgr/internal/backend/sim"
 	"github.com/swmgr/swmgr/internal/connlimit"
 	"github.com/swmgr/swmgr/internal/daemon"
+	"github.com/swmgr/swmgr/internal/datadir"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/candidates"
 	"github.com/swmgr/swmgr/internal/engine/history"
@@ -267,7 +268,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 	defer func() {
 		st.Close()
-		os.Remove(filepath.Join(o.dataDir, "swmgr.pid")) // a clean exit leaves no pid file
+		os.Remove(filepath.Join(o.dataDir, datadir.PID)) // a clean exit leaves no pid file
 	}()
 	box, inUse, err := openSecrets(o.dataDir, st)
 	if err != nil {
@@ -537,7 +538,7 @@ func dumpCommand() *cobra.Command {
 // their own Linux drivers exist.
 func openLinuxBackend(o *serveOptions, others backend.Backend, onReconcile func([]string), log *slog.Logger) (backend.Backend, error) {
 	lo := linux.Options{Kernel: linux.KernelOptions{Netns: o.netns}, Version: version(), Others: others, Log: log, OnReconcile: onReconcile,
-		Journal: filepath.Join(o.dataDir, "linux-apply.journal")}
+		Journal: filepath.Join(o.dataDir, datadir.LinuxJournal)}
 	o.daemons.apply(&lo)
 	if o.portMap != "" {
 		b, err := os.ReadFile(o.portMap)
