@@ -351,7 +351,7 @@ func TestGetSetRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	_, err := fx.c.Set(ctx, &gpb.SetRequest{
 		Update:  []*gpb.Update{{Path: p("openconfig", "/system/ntp/servers/server[address=192.0.2.9]/config"), Val: jv(`{"openconfig-system:prefer":true,"address":"192.0.2.9"}`)}},
-		Replace: []*gpb.Update{{Path: p("swmgr", "/config/Port[IntfRef=fpPort2]"), Val: jv(`{"Mtu":9000}`)}},
+		Replace: []*gpb.Update{{Path: p("swmgr", "/config/Port[IntfRef=fpPort2]"), Val: &gpb.TypedValue{Value: &gpb.TypedValue_JsonIetfVal{JsonIetfVal: []byte(`{"swmgr:Mtu":9000}`)}}}},
 	})
 	if err != nil {
 		t.Fatal(err)

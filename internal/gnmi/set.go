@@ -126,6 +126,12 @@ func (s *Server) nativeWrites(op writeOp, p *gpb.Path, val *gpb.TypedValue) ([]w
 	} else if err := json.Unmarshal(raw, &w.body); err != nil || w.body == nil {
 		return nil, status.Errorf(codes.InvalidArgument, "%s: the value of an object must be a JSON object of its fields, as the REST API takes", pathString(p))
 	}
+	for n, v := range w.body { // RFC 7951 qualifies members with their module: swmgr:Mtu
+		if local, ok := strings.CutPrefix(n, OriginNative+":"); ok {
+			delete(w.body, n)
+			w.body[local] = v
+		}
+	}
 	return []write{w}, nil
 }
 
