@@ -384,3 +384,35 @@ func TestMemberOf(t *testing.T) {
 		t.Error("a nested member was found at the top")
 	}
 }
+
+// A secret written over gNMI is never read back: not in an object, not as
+// a field, not in the config log's record of the Set.
+func TestSecretsAreNotRead(t *testing.T) {
+	fx := start(t, Options{})
+	ctx := context.Background()
+	const secret = "archive-secret-42"
+	_, err := fx.c.Set(ctx, &gpb.SetRequest{Update: []*gpb.Update{{
+		Path: p("swmgr", "/config/ConfigArchiveServer[IpAddr=192.0.2.50]"),
+		Val:  jv(`{"Username":"u","Password":"` + secret + `"}`),
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := fx.c.Get(ctx, &gpb.GetRequest{Path: []*gpb.Path{
+		p("swmgr", "/config/ConfigArchiveServer[IpAddr=192.0.2.50]"),
+		p("swmgr", "/config/ConfigArchiveServer[IpAddr=*]/Password"),
+		p("swmgr", "/state/ConfigArchiveServer[IpAddr=192.0.2.50]/Password"),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(r.String(), secret) {
+		t.Errorf("a Get answered the secret: %s", r)
+	}
+	if v := string(r.Notification[1].Update[0].GetVal().GetJsonVal()); v != `""` {
+		t.Errorf("Password read as %s", v)
+	}
+	if strings.Contains(string(fx.f.Dump()), secret) {
+		t.Error("the store holds the secret in clear")
+	}
+}
