@@ -79,7 +79,7 @@ func ensureFirstAdmin(ctx context.Context, eng *engine.Engine, o *serveOptions, 
 	if err != nil {
 		return err
 	}
-	k := eng.Registry().Lookup(model.Config, "User")
+	k := eng.Registry().Lookup(model.Config, accounts.UserKind)
 	fields := model.Object{"Name": firstAdmin, "Group": model.AdminGroup, "Password": password}
 	_, err = eng.Apply(ctx, []engine.Edit{{Kind: k, Op: backend.Create, Fields: fields}}, engine.Meta{Source: "system", Comment: "the first admin"}, nil)
 	if err != nil {

@@ -70,6 +70,7 @@ func newAPIHarness(t testing.TB) *apiHarness {
 	}
 	hist, cands := startParts(t, eng)
 	h := New(eng, hist, cands, log)
+	h.HandleAction(accounts.PasswordAction, UserPasswordAction(eng, acc))
 	srv := httptest.NewServer(h)
 	t.Cleanup(func() {
 		srv.CloseClientConnections()

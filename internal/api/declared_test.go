@@ -189,6 +189,7 @@ func newDeclHarness(t *testing.T, extra []*model.Kind, drivers map[string]*backe
 	}
 	hist, cands := startParts(t, eng)
 	h := New(eng, hist, cands, log)
+	h.HandleAction(accounts.PasswordAction, UserPasswordAction(eng, acc))
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	validator, err := openapitest.New(reg)

@@ -63,7 +63,7 @@ func newBenchEnv(b *testing.B) *benchEnv {
 	}
 	log := slog.New(slog.DiscardHandler)
 	var eng *engine.Engine
-	verifier := auth.NewVerifier(auth.AccountsCheck(acc, func(ctx context.Context, name string) (bool, error) { return users.Exists(ctx, eng, name) }), auth.VerifierOptions{})
+	verifier := auth.NewVerifier(auth.AccountsCheck(acc, func(ctx context.Context, name string) (bool, error) { return users.Exists(ctx, eng.Store(), name) }), auth.VerifierOptions{})
 	be := sim.New(sim.Options{Ports: 4, Version: "bench", Accounts: accounts.Observe(acc, verifier.Forget), OwnAccounts: true})
 	eng = engine.New(model.Builtin(), st, be, box, log)
 	if err := eng.Start(ctx); err != nil {
@@ -82,7 +82,7 @@ func newBenchEnv(b *testing.B) *benchEnv {
 	handler := api.New(eng, history.New(eng), candidates.New(eng), log)
 	throttle := auth.NewThrottle(auth.ThrottleOptions{})
 	peers := auth.NewPeers(auth.PeerOptions{UserGroup: func(ctx context.Context, name string) (string, bool, error) {
-		ok, err := users.Exists(ctx, eng, name)
+		ok, err := users.Exists(ctx, eng.Store(), name)
 		return "operator", ok, err
 	}})
 	serve := func(h http.Handler, cfg *tls.Config) string {

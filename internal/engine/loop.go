@@ -447,7 +447,13 @@ func (e *Engine) applyBackend(ready []*job) (kept, again []*job) {
 // applyCommits applies commits through the backend's Batcher, or one by
 // one through the drivers.
 func (e *Engine) applyCommits(ctx context.Context, commits []*backend.Commit) (int, error) {
-	return backend.ApplyBatch(ctx, e.backend, e.drivers, commits)
+	if e.observeApply == nil {
+		return backend.ApplyBatch(ctx, e.backend, e.drivers, commits)
+	}
+	start := time.Now()
+	n, err := backend.ApplyBatch(ctx, e.backend, e.drivers, commits)
+	e.observeApply(time.Since(start), err)
+	return n, err
 }
 
 // revertBackend undoes the backend changes of a batch whose store write

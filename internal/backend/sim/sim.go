@@ -70,9 +70,9 @@ type Sim struct {
 	mu      sync.Mutex
 	applied map[string]map[string]model.Object // kind -> key -> object
 	ports   map[string]*portState
-	removed map[string]removedAccount // user name -> what deleting its account removed, for undo
-	times   map[string]*objectTimes   // kind NUL key -> when the object was created and last changed
-	kinds   map[string]*model.Kind    // the kinds of the changes applied, by name
+	times   map[string]*objectTimes // kind NUL key -> when the object was created and last changed
+	kinds   map[string]*model.Kind  // the kinds of the changes applied, by name
+	users   *accounts.Provider      // Options.Accounts, for Drivers
 }
 
 // New makes a simulated switch.
@@ -80,7 +80,8 @@ func New(opts Options) *Sim {
 	if opts.Ports <= 0 {
 		opts.Ports = 32
 	}
-	return &Sim{opts: opts, started: time.Now(), applied: map[string]map[string]model.Object{}, ports: map[string]*portState{}, removed: map[string]removedAccount{}, times: map[string]*objectTimes{}, kinds: map[string]*model.Kind{}}
+	return &Sim{opts: opts, started: time.Now(), applied: map[string]map[string]model.Object{}, ports: map[string]*portState{}, times: map[string]*objectTimes{}, kinds: map[string]*model.Kind{},
+		users: accounts.NewProvider(accounts.ProviderOptions{Accounts: opts.Accounts, Own: opts.OwnAccounts, CLIShell: opts.CLIShell, Fault: opts.Fault})}
 }
 
 // tracked are the kinds whose applied objects the simulated hardware needs
@@ -98,29 +99,81 @@ func mac(port, sub int) string {
 	return fmt.Sprintf("02:00:5e:%02x:%02x:%02x", port>>8, port&0xff, sub)
 }
 
-// Drivers implements backend.Backend: one driver per kind. Kinds the
-// simulated hardware does nothing with are only recorded.
+// Drivers implements backend.Backend: the whole simulated switch, for
+// tests and tools that drive it alone: its dataplane and daemons, the
+// accounts of Options.Accounts (or Users only recorded), and archive
+// servers only recorded. swmgr itself binds the dataplane and the daemons
+// beside the other providers (package service).
 func (s *Sim) Drivers() map[string]*backend.Driver {
+	ds := s.Dataplane()
+	for name, d := range s.DaemonDrivers() {
+		ds[name] = merge(ds[name], d)
+	}
+	for name, d := range s.users.Drivers() {
+		ds[name] = d
+	}
+	ds["ConfigArchiveServer"] = &backend.Driver{Apply: s.record}
+	return ds
+}
+
+// merge is a driver with a's fields, and b's where a has none.
+func merge(a, b *backend.Driver) *backend.Driver {
+	if a == nil {
+		return b
+	}
+	m := *a
+	if m.Apply == nil {
+		m.Apply, m.Check, m.Replay = b.Apply, b.Check, b.Replay
+	}
+	if m.Discover == nil {
+		m.Discover = b.Discover
+	}
+	if m.State == nil {
+		m.State = b.State
+	}
+	return &m
+}
+
+// Dataplane returns the drivers of the simulated dataplane: ports, VLANs,
+// VRFs, addresses, routes, loopbacks, LLDP, mirror sessions, and what the
+// switch says of itself (SystemParam's discovery and state). Kinds the
+// simulated hardware does nothing with are only recorded.
+func (s *Sim) Dataplane() map[string]*backend.Driver {
 	record := func() *backend.Driver { return &backend.Driver{Apply: s.record} }
 	ds := map[string]*backend.Driver{
-		"SystemParam":         {Apply: s.record, Discover: s.discoverSystem, State: s.systemState},
-		"Port":                {Check: s.checkPort, Apply: s.applyPort, Discover: s.discoverPorts, State: s.portState, Replay: true},
-		"Vlan":                {Apply: s.record, State: s.vlanState, Replay: true},
-		"Vrf":                 record(),
-		"IPv4Intf":            {Apply: s.record, State: s.ipv4State, Replay: true},
-		"IPv4Route":           {Apply: s.record, Replay: true},
-		"LogicalIntf":         record(),
-		"LLDPGlobal":          record(),
-		"BGPGlobal":           {Apply: s.record, State: s.bgpGlobalState, Replay: true},
-		"BGPVrf":              record(),
-		"BGPv4Neighbor":       {Apply: s.record, State: s.bgpNeighborState},
-		"Span":                {Check: checkSpan, Apply: s.record, Replay: true},
-		"User":                s.userDriver(),
-		"ConfigArchiveServer": record(),
-		"NtpServer":           {Apply: s.record, State: ntpState},
+		"SystemParam": {Discover: s.discoverSystem},
+		"Port":        {Check: s.checkPort, Apply: s.applyPort, Discover: s.discoverPorts, State: s.portState, Replay: true},
+		"Vlan":        {Apply: s.record, State: s.vlanState, Replay: true},
+		"Vrf":         record(),
+		"IPv4Intf":    {Apply: s.record, State: s.ipv4State, Replay: true},
+		"IPv4Route":   {Apply: s.record, Replay: true},
+		"LogicalIntf": record(),
+		"LLDPGlobal":  record(),
+		"Span":        {Check: checkSpan, Apply: s.record, Replay: true},
 	}
 	for _, name := range compatStateKinds {
-		s.withCompatState(name, ds[name])
+		if ds[name] != nil {
+			s.withCompatState(name, ds[name])
+		}
+	}
+	return ds
+}
+
+// DaemonDrivers returns the drivers of the simulated daemons: BGP and NTP
+// settings and the host settings of SystemParam, kept and given a
+// plausible state, with nothing run.
+func (s *Sim) DaemonDrivers() map[string]*backend.Driver {
+	ds := map[string]*backend.Driver{
+		"SystemParam":   {Apply: s.record, State: s.systemState},
+		"BGPGlobal":     {Apply: s.record, State: s.bgpGlobalState, Replay: true},
+		"BGPVrf":        {Apply: s.record},
+		"BGPv4Neighbor": {Apply: s.record, State: s.bgpNeighborState},
+		"NtpServer":     {Apply: s.record, State: ntpState},
+	}
+	for _, name := range compatStateKinds {
+		if ds[name] != nil {
+			s.withCompatState(name, ds[name])
+		}
 	}
 	return ds
 }

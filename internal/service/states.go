@@ -1,63 +1,48 @@
-package main
+package service
 
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"runtime/debug"
 	"strconv"
 	"time"
 
 	"github.com/swmgr/swmgr/internal/api"
-	"github.com/swmgr/swmgr/internal/apierr"
-	"github.com/swmgr/swmgr/internal/backend/sim"
 	"github.com/swmgr/swmgr/internal/daemon"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
 )
 
-// serviceStatus is what state/SystemStatus and state/SystemSwVersion
-// report: FlexSwitch's clients poll the first until Ready and print the
-// second in their banner.
+// serviceStatus is the service's own states: what state/SystemStatus and
+// state/SystemSwVersion report (FlexSwitch's clients poll the first until
+// Ready and print the second in their banner), LLDP's state on every port,
+// and the dataplane's routing table.
 type serviceStatus struct {
 	started time.Time
+	version string
 	eng     *engine.Engine
 	handler *api.Server
 	ready   func() bool
 	backend string
-	// routeTable lists the Linux backend's routing table (the kernel's);
-	// nil with the simulated switch.
-	routeTable func(ctx context.Context) ([]model.Object, error)
-	// sim is the simulated switch, whose routing table state/IPv4Routes
-	// lists when it is the backend.
-	sim *sim.Sim
-	// daemons reports the routing and NTP daemons the backend runs (the
+	// routes lists the dataplane's routing table (the kernel's on Linux).
+	routes func(ctx context.Context) ([]model.Object, error)
+	// daemons reports the routing and NTP daemons the dataplane runs (the
 	// Linux backend's FRR and chronyd); nil when it runs none.
 	daemons func() []daemon.Status
 }
 
-// serve registers the state-only kinds the service fills with the REST
-// handler.
-func (s *serviceStatus) serve() {
-	s.handler.HandleState("SystemStatusState", func(ctx context.Context) ([]model.Object, error) {
-		return []model.Object{s.status(ctx)}, nil
-	})
-	s.handler.HandleState("SystemSwVersionState", func(ctx context.Context) ([]model.Object, error) {
-		return []model.Object{swVersion()}, nil
-	})
-	s.handler.HandleState("LLDPIntfState", s.lldpIntfs)
-	s.handler.HandleState("IPv4RouteState", s.routes)
-}
-
-// routes is the routing table: the kernel's on the Linux backend.
-func (s *serviceStatus) routes(ctx context.Context) ([]model.Object, error) {
-	if s.routeTable != nil {
-		return s.routeTable(ctx)
+// sources returns the service's own state sources, by state kind name.
+func (s *serviceStatus) sources() map[string]api.StateSource {
+	return map[string]api.StateSource{
+		"SystemStatusState": func(ctx context.Context) ([]model.Object, error) {
+			return []model.Object{s.status(ctx)}, nil
+		},
+		"SystemSwVersionState": func(ctx context.Context) ([]model.Object, error) {
+			return []model.Object{swVersion(s.version)}, nil
+		},
+		"LLDPIntfState":  s.lldpIntfs,
+		"IPv4RouteState": s.routes,
 	}
-	if s.backend != "sim" {
-		return nil, apierr.New(http.StatusNotImplemented, apierr.CodeNotImplemented, "IPv4RouteState", "", "the %s backend does not list its routing table yet", s.backend)
-	}
-	return s.sim.Routes(ctx)
 }
 
 func (s *serviceStatus) status(ctx context.Context) model.Object {
@@ -145,7 +130,7 @@ func (s *serviceStatus) hostname(ctx context.Context) string {
 }
 
 // swVersion names swmgr's version and the commit it was built from.
-func swVersion() model.Object {
+func swVersion(version string) model.Object {
 	repo := model.Object{"Name": "swmgr", "Sha1": "", "Branch": "", "Time": ""}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		repo["Name"] = bi.Main.Path
@@ -158,7 +143,7 @@ func swVersion() model.Object {
 			}
 		}
 	}
-	return model.Object{"FlexswitchVersion": version(), "Repos": []model.Object{repo}}
+	return model.Object{"FlexswitchVersion": version, "Repos": []model.Object{repo}}
 }
 
 // lldpIntfs lists LLDP's state on every port. No LLDP agent runs (the
