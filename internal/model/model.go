@@ -249,6 +249,10 @@ type Registry struct {
 	constraints []Constraint
 	byLower     map[Class]map[string]*Kind
 	byExact     map[Class]map[string]*Kind // exact spellings, to look up without lower-casing
+	// schemaVersion and migrations, when set (WithSchema), replace
+	// SchemaVersion and the declared migrations.
+	schemaVersion int
+	migrations    []Migration
 }
 
 // NewRegistry indexes kinds and checks the declarations for mistakes that
