@@ -24,10 +24,12 @@ type catalog struct {
 	hostField string
 	saveKind  *model.Kind // the action `write memory` runs
 	logKind   *model.Kind // the config log (confirmations)
-	// userKind is the kind of the switch's users (keyed by a user name),
-	// accessField its field that says whether a user may have a shell.
+	// userKind is the kind of the switch's login accounts (model.Account,
+	// keyed by a user name), accessField its field that says whether a
+	// user may have a shell.
 	userKind    *model.Kind
 	accessField *model.Field
+	shellAccess string // accessField's value that allows a shell
 }
 
 // Kinds named in absent (the server does not serve them) get no command.
@@ -57,9 +59,9 @@ func newCatalog(reg *model.Registry, absent map[string]bool) *catalog {
 		if k.Source == model.SourceConfigLog {
 			c.logKind = k
 		}
-		if keys := k.Keys(); k.Class == model.Config && len(keys) == 1 && keys[0].Format == model.FormatUserName {
-			if f := k.Field("Access"); f != nil && slices.Contains(f.Enum, shellAccess) {
-				c.userKind, c.accessField = k, f
+		if k.Account != nil && len(k.Keys()) == 1 {
+			if f := k.Field(k.Account.ShellField); f != nil {
+				c.userKind, c.accessField, c.shellAccess = k, f, k.Account.ShellValue
 			}
 		}
 		if k.CLI == nil {

@@ -565,8 +565,8 @@ func (v *view) addUpdate(c *change) {
 }
 
 func createOnlyHint(k *model.Kind) string {
-	if k.Name == "User" {
-		return "only Access and DefaultShell can be updated (use the UserPassword action for a password; delete and re-create the user for anything else)"
+	if k.UpdateHint != "" {
+		return k.UpdateHint
 	}
 	return "delete it and create it again"
 }

@@ -79,7 +79,6 @@ const (
 	hostKeysFile  = "archive-known-hosts.json"
 	archiveState  = "archive-state.json"
 	archiveKind   = "ConfigArchiveServer"
-	userKind      = "User"
 	maxDryRunDiff = 10000
 )
 
@@ -217,7 +216,7 @@ func (l *Lifecycle) Render(ctx context.Context, nonce, passphrase string) ([]byt
 	var enc *configfile.Encoder
 	var kinds []string
 	for _, k := range l.reg.Kinds() {
-		if k.Class == model.Config && k.Name != userKind {
+		if k.Class == model.Config && k.Account == nil {
 			kinds = append(kinds, k.Name)
 		}
 	}

@@ -81,6 +81,12 @@ type Options struct {
 	// Observer, if set, is told of every commit and backend apply
 	// (metrics).
 	Observer Observer
+	// Kinds are declared beside model.Builtin's, and Drivers added to the
+	// dataplane's (by dataplane, then kind name): a new kind's declaration
+	// and driver, in tests that add one. A kind swmgr ships is declared in
+	// package model and driven by its dataplane package.
+	Kinds   []*model.Kind
+	Drivers map[string]map[string]*backend.Driver
 }
 
 // Observer watches the engine (obs.Metrics is one).
@@ -103,7 +109,8 @@ type Service struct {
 	// Backend is the dataplane's name.
 	Backend string
 
-	plane *plane
+	plane   *plane
+	dataDir string
 }
 
 // Open assembles the service on o and starts the engine, its history and
@@ -115,11 +122,18 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	reg := model.Builtin()
+	if len(o.Kinds) > 0 {
+		var err error
+		if reg, err = model.NewRegistry(append(reg.Kinds(), o.Kinds...)...); err != nil {
+			return nil, err
+		}
+	}
+	extra := o.Drivers[o.Dataplane]
 	t := &Table{}
 	simulated := sim.New(sim.Options{Ports: o.Ports, Version: o.Version})
 	users := accounts.NewProvider(accounts.ProviderOptions{Accounts: o.Accounts, Own: o.OwnAccounts, CLIShell: o.CLIShell})
 	archive := lifecycle.ArchiveDriver()
-	s := &Service{Table: t, Accounts: o.Accounts, Backend: o.Dataplane}
+	s := &Service{Table: t, Accounts: o.Accounts, Backend: o.Dataplane, dataDir: o.DataDir}
 	st := &serviceStatus{started: time.Now(), version: o.Version, ready: o.Ready, backend: o.Dataplane}
 	if st.ready == nil {
 		st.ready = func() bool { return true }
@@ -127,7 +141,11 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	var providers []provider
 	switch o.Dataplane {
 	case Sim:
-		providers = []provider{{"simulated daemons", simulated.DaemonDrivers()}, {"accounts", users.Drivers()}, {"archive scheduler", archive}, {"simulated dataplane", simulated.Dataplane()}}
+		dp := simulated.Dataplane()
+		for kind, d := range extra {
+			dp[kind] = d
+		}
+		providers = []provider{{"simulated daemons", simulated.DaemonDrivers()}, {"accounts", users.Drivers()}, {"archive scheduler", archive}, {"simulated dataplane", dp}}
 		s.plane = &plane{name: Sim, close: func() error { return nil }}
 		st.routes = simulated.Routes
 	case Linux:
@@ -163,6 +181,9 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 				companions[kind] = d
 			}
 		}
+		for kind, d := range extra {
+			companions[kind] = d
+		}
 		lo.Companions = companions
 		lin, err := linux.New(lo)
 		if err != nil {
@@ -175,7 +196,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 				simDaemons[kind] = d
 			}
 		}
-		providers = []provider{{"simulated dataplane", simOnly}, {"simulated daemons", simDaemons}, {"linux daemons", daemons}, {"accounts", users.Drivers()}, {"archive scheduler", archive}, {"linux dataplane", lin.Dataplane()}}
+		providers = []provider{{"simulated dataplane", simOnly}, {"simulated daemons", simDaemons}, {"linux daemons", daemons}, {"accounts", users.Drivers()}, {"archive scheduler", archive}, {"linux dataplane", withExtra(lin.Dataplane(), extra)}}
 		s.plane = &plane{name: Linux, batch: lin, close: lin.Close}
 		st.routes, st.daemons = lin.RouteTable, lin.Daemons
 		defer func() {
@@ -258,6 +279,14 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	}
 	s.Engine, s.History, s.Candidates, s.Lifecycle, s.Handler = eng, hist, cands, lc, h
 	return s, nil
+}
+
+// withExtra is ds with extra's drivers added.
+func withExtra(ds, extra map[string]*backend.Driver) map[string]*backend.Driver {
+	for kind, d := range extra {
+		ds[kind] = d
+	}
+	return ds
 }
 
 // logReconciles writes what the Linux dataplane's reconciliations put back

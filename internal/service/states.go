@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"encoding/json"
 	"runtime/debug"
 	"strconv"
 	"time"
@@ -33,16 +32,24 @@ type serviceStatus struct {
 
 // sources returns the service's own state sources, by state kind name.
 func (s *serviceStatus) sources() map[string]api.StateSource {
-	return map[string]api.StateSource{
+	out := map[string]api.StateSource{}
+	for _, k := range s.eng.Registry().Kinds() {
+		if k.Class == model.State && k.Source == model.SourceService && k.Derived != nil {
+			out[k.Name] = s.derived(k.Derived)
+		}
+	}
+	for name, src := range map[string]api.StateSource{
 		"SystemStatusState": func(ctx context.Context) ([]model.Object, error) {
 			return []model.Object{s.status(ctx)}, nil
 		},
 		"SystemSwVersionState": func(ctx context.Context) ([]model.Object, error) {
 			return []model.Object{swVersion(s.version)}, nil
 		},
-		"LLDPIntfState":  s.lldpIntfs,
 		"IPv4RouteState": s.routes,
+	} {
+		out[name] = src
 	}
+	return out
 }
 
 func (s *serviceStatus) status(ctx context.Context) model.Object {
@@ -117,16 +124,15 @@ func upIf(ready bool) string {
 
 // hostname is SystemParam's Hostname, FlexSwitch's system name.
 func (s *serviceStatus) hostname(ctx context.Context) string {
-	k := s.eng.Registry().Lookup(model.Config, "SystemParam")
-	out, _, err := s.eng.GetByKey(ctx, k, model.Object{"Vrf": "default"}, false, nil)
+	name := ""
+	_, err := s.eng.Snapshot(ctx, []string{model.Hostname.Kind}, nil, func(_ *model.Kind, o model.Object) error {
+		name = o.Str(model.Hostname.Field)
+		return nil
+	})
 	if err != nil {
 		return ""
 	}
-	var got struct{ Object struct{ Hostname string } }
-	if json.Unmarshal(out, &got) != nil {
-		return ""
-	}
-	return got.Object.Hostname
+	return name
 }
 
 // swVersion names swmgr's version and the commit it was built from.
@@ -146,35 +152,18 @@ func swVersion(version string) model.Object {
 	return model.Object{"FlexswitchVersion": version, "Repos": []model.Object{repo}}
 }
 
-// lldpIntfs lists LLDP's state on every port. No LLDP agent runs (the
-// simulated switch has no neighbors, the Linux backend runs none yet), so
-// each port reports whether LLDP is enabled and no neighbor or frames.
-func (s *serviceStatus) lldpIntfs(ctx context.Context) ([]model.Object, error) {
-	var ports []model.Object
-	enable := false
-	_, err := s.eng.Snapshot(ctx, []string{"LLDPGlobal", "Port"}, nil, func(k *model.Kind, o model.Object) error {
-		switch k.Name {
-		case "LLDPGlobal":
-			enable = o.Bool("Enable")
-		case "Port":
-			ports = append(ports, o)
+// derived is the source of a state kind derived from the running
+// configuration (model.Derivation).
+func (s *serviceStatus) derived(d *model.Derivation) api.StateSource {
+	return func(ctx context.Context) ([]model.Object, error) {
+		cfg := map[string][]model.Object{}
+		_, err := s.eng.Snapshot(ctx, d.From, nil, func(k *model.Kind, o model.Object) error {
+			cfg[k.Name] = append(cfg[k.Name], o)
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+		return d.Func(cfg), nil
 	}
-	out := make([]model.Object, len(ports))
-	for i, p := range ports {
-		out[i] = model.Object{"IntfRef": p.Str("IntfRef"), "IfIndex": p.Int("IfIndex"), "LocalPort": p.Str("IntfRef"),
-			"Enable": enable && !brokenOut(p)}
-	}
-	return out, nil
-}
-
-// brokenOut: a port split into sub-ports runs LLDP on those instead.
-func brokenOut(p model.Object) bool {
-	_, sub, _ := model.ParsePortName(p.Str("IntfRef"))
-	mode := p.Str("BreakOutMode")
-	return sub == 0 && mode != "1x40" && mode != "1x100"
 }

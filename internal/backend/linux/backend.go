@@ -399,15 +399,13 @@ func (b *Backend) Discover(ctx context.Context) (map[string][]model.Object, erro
 
 // splitMode is the BreakOutMode of a port found split into subs.
 func (b *Backend) splitMode(port string, n int) string {
-	if n == 2 {
-		return "2x50"
-	}
+	var speed int64
 	if b.k.feat.EthtoolNetlink {
-		if caps, err := b.k.Caps(b.ports.Netdev(port + "s1")); err == nil && caps.Speed == 10000 {
-			return "4x10"
+		if caps, err := b.k.Caps(b.ports.Netdev(port + "s1")); err == nil {
+			speed = caps.Speed
 		}
 	}
-	return "4x25"
+	return model.BreakoutModeOf(n, speed)
 }
 
 func upDownState(up bool) string {

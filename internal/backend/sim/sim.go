@@ -30,8 +30,6 @@ const MaxSpanSessions = 4
 
 var supportedSpeeds = map[int64]bool{1000: true, 10000: true, 25000: true, 40000: true, 50000: true, 100000: true}
 
-// laneSpeed is the fastest a port can run in each breakout mode.
-var laneSpeed = map[string]int64{"1x100": 100000, "1x40": 40000, "2x50": 50000, "4x25": 25000, "4x10": 10000}
 
 // Options configure a simulated switch.
 type Options struct {
@@ -112,7 +110,13 @@ func (s *Sim) Drivers() map[string]*backend.Driver {
 	for name, d := range s.users.Drivers() {
 		ds[name] = d
 	}
-	ds["ConfigArchiveServer"] = &backend.Driver{Apply: s.record}
+	// Kinds no part of the simulated switch drives (archive servers) are
+	// only recorded.
+	for _, k := range model.Builtin().Kinds() {
+		if k.Class == model.Config && ds[k.Name] == nil {
+			ds[k.Name] = &backend.Driver{Apply: s.record}
+		}
+	}
 	return ds
 }
 
@@ -367,7 +371,7 @@ func (s *Sim) checkPort(cfg model.View, c backend.Change) error {
 			return refused(http.StatusBadRequest, "Port", "BreakOutMode", "%s belongs to the breakout of fpPort%d; change BreakOutMode there", name, n)
 		}
 	}
-	if max := laneSpeed[mode]; (sub != 0 || strings.HasPrefix(mode, "1x")) && speed > max {
+	if max := model.LaneSpeed(mode); (sub != 0 || strings.HasPrefix(mode, "1x")) && speed > max {
 		return refused(http.StatusBadRequest, "Port", "Speed", "Speed %d is more than a %s lane can carry (%d)", speed, mode, max)
 	}
 	if sub == 0 {
