@@ -30,7 +30,6 @@ const MaxSpanSessions = 4
 
 var supportedSpeeds = map[int64]bool{1000: true, 10000: true, 25000: true, 40000: true, 50000: true, 100000: true}
 
-
 // Options configure a simulated switch.
 type Options struct {
 	Ports   int    // front-panel ports, fpPort1..fpPort<Ports>
