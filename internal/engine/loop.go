@@ -246,8 +246,8 @@ func (e *Engine) runBatch(batch []*job) (again []*job) {
 				// objects) is garbage now, but the GC's pacer would let the
 				// heap grow to twice it before collecting, while the answer
 				// is written and the feed's subscribers read the event (~70
-				// MiB more): collect before they start (issue 10, see
-				// bench/README.md). One collection per bulk commit.
+				// MiB more): collect before they start (bench/README.md).
+				// One collection per bulk commit.
 				runtime.GC()
 			}
 			e.events.Publish(j.out.Revision, event)

@@ -43,13 +43,13 @@ type Options struct {
 	StateCache time.Duration
 	// FRR, when set, runs BGPGlobal, BGPVrf and BGPv4Neighbor in FRR
 	// (bgp.go); its Netns defaults to the switch's. Nil leaves them to
-	// Others.
+	// the companions (the simulated daemons).
 	FRR *frr.Options
 	// Chrony, when set, runs NtpServer in chronyd (ntp.go); its Netns
-	// defaults to the switch's. Nil leaves it to Others.
+	// defaults to the switch's. Nil leaves it to the companions.
 	Chrony *chrony.Options
 	// System, when set, applies SystemParam's Hostname and Timezone to
-	// the host (system.go). Nil leaves them to Others.
+	// the host (system.go). Nil leaves them to the companions.
 	System *SystemOptions
 }
 
@@ -89,7 +89,7 @@ type Backend struct {
 	done chan struct{}
 }
 
-// driverOf is the kind's driver on this backend (nil: Others').
+// driverOf is the kind's driver on this backend (nil: a companion's).
 func (b *Backend) driverOf(kind string) *driver {
 	if d := drivers[kind]; d != nil {
 		return d
@@ -445,7 +445,8 @@ func (b *Backend) Check(ctx context.Context, changes []backend.Change) error {
 
 // Apply implements backend.Backend: check everything, then make every
 // dataplane change in one kernel Tx (undone entirely if one fails), then
-// hand the other kinds' changes to Others (and undo the Tx if that fails).
+// hand the other kinds' changes to their companions (and undo the Tx if
+// that fails).
 func (b *Backend) Apply(ctx context.Context, changes []backend.Change) error {
 	return b.apply(ctx, changes, true)
 }

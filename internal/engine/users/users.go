@@ -1,12 +1,14 @@
-// Package users is the engine's side of the switch's user accounts: which
-// User objects exist (what authentication asks before it trusts an
-// account) and the UserPassword action, which sets an account's password.
+// Package users is the accounts provider's engine side: which User objects
+// exist (what authentication asks before it trusts an account) and the
+// UserPassword action, which sets an account's password in the accounts the
+// service binds to the User kind (accounts.Provider applies the User
+// objects themselves).
 //
 // A User object's create, update and delete are ordinary commits (the
-// backend's User driver makes the account; the model's constraint keeps
-// the last admin), so they need nothing here. A password change is not a
-// commit: no object changes, since passwords are never stored. It is set
-// through the backend's accounts outside the writer, so that its hashing
+// accounts provider's User driver makes the account; the model's
+// constraint keeps the last admin), so they need nothing here. A password
+// change is not a commit: no object changes, since passwords are never
+// stored. It is set in the accounts outside the writer, so that its hashing
 // does not hold up other commits, and recorded in the config log through
 // the engine.
 package users
