@@ -20,7 +20,6 @@ import (
 
 	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/auth"
-	"github.com/swmgr/swmgr/internal/backend/linux"
 	"github.com/swmgr/swmgr/internal/connlimit"
 	"github.com/swmgr/swmgr/internal/engine/users"
 	"github.com/swmgr/swmgr/internal/obs"
@@ -456,8 +455,8 @@ func dumpCommand() *cobra.Command {
 }
 
 // linuxOptions are the Linux dataplane's options the flags give.
-func linuxOptions(o *serveOptions) (linux.Options, error) {
-	lo := linux.Options{Kernel: linux.KernelOptions{Netns: o.netns}}
+func linuxOptions(o *serveOptions) (service.LinuxOptions, error) {
+	lo := service.LinuxOptions{Netns: o.netns}
 	o.daemons.apply(&lo)
 	if o.portMap != "" {
 		b, err := os.ReadFile(o.portMap)

@@ -38,9 +38,11 @@ import (
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/backend/linux"
 	"github.com/swmgr/swmgr/internal/backend/sim"
+	"github.com/swmgr/swmgr/internal/chrony"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/candidates"
 	"github.com/swmgr/swmgr/internal/engine/history"
+	"github.com/swmgr/swmgr/internal/frr"
 	"github.com/swmgr/swmgr/internal/lifecycle"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/secrets"
@@ -64,10 +66,8 @@ type Options struct {
 	Dataplane string
 	// Ports is the simulated switch's number of front-panel ports.
 	Ports int
-	// Linux configures the Linux dataplane (Kernel, PortMap, FRR, Chrony,
-	// System); the root sets its Version, Log, Journal, Companions and
-	// OnReconcile.
-	Linux linux.Options
+	// Linux configures the Linux dataplane.
+	Linux LinuxOptions
 	// Accounts are the accounts User is bound to; OwnAccounts says they
 	// are swmgr's own files (accounts.ProviderOptions.Own).
 	Accounts    accounts.Accounts
@@ -87,6 +87,39 @@ type Options struct {
 	// package model and driven by its dataplane package.
 	Kinds   []*model.Kind
 	Drivers map[string]map[string]*backend.Driver
+}
+
+// LinuxOptions configure the Linux dataplane and its daemons.
+type LinuxOptions struct {
+	Netns string // the switch's network namespace ("" for swmgr's own)
+	// PortMap is the port map file's content (nil: the default map),
+	// PortMapName its name for messages.
+	PortMap     []byte
+	PortMapName string
+	// FRRDir, when set, runs BGP in FRR with its files there; else BGP is
+	// simulated.
+	FRRDir string
+	// ChronyDir, when set, runs NTP in chronyd with its files there
+	// (ChronyNoClock: it never sets the clock); else NTP is simulated.
+	ChronyDir     string
+	ChronyNoClock bool
+	// EtcDir, when set, applies the host settings (host name, time zone)
+	// to the files there; else they are simulated.
+	EtcDir string
+}
+
+func (l LinuxOptions) options() linux.Options {
+	lo := linux.Options{Kernel: linux.KernelOptions{Netns: l.Netns}, PortMap: l.PortMap, PortMapName: l.PortMapName}
+	if l.FRRDir != "" {
+		lo.FRR = &frr.Options{Dir: l.FRRDir}
+	}
+	if l.ChronyDir != "" {
+		lo.Chrony = &chrony.Options{Dir: l.ChronyDir, NoClock: l.ChronyNoClock}
+	}
+	if l.EtcDir != "" {
+		lo.System = &linux.SystemOptions{EtcDir: l.EtcDir}
+	}
+	return lo
 }
 
 // Observer watches the engine (obs.Metrics is one).
@@ -149,7 +182,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		s.plane = &plane{name: Sim, close: func() error { return nil }}
 		st.routes = simulated.Routes
 	case Linux:
-		lo := o.Linux
+		lo := o.Linux.options()
 		lo.Version, lo.Log = o.Version, o.Log
 		lo.Journal = filepath.Join(o.DataDir, "linux-apply.journal")
 		// What a reconciliation puts back goes to the config log as an

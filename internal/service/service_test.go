@@ -226,5 +226,5 @@ func linuxLab(t *testing.T) func(*Options) {
 			t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
 		}
 	}
-	return func(o *Options) { o.Linux.Kernel.Netns = ns }
+	return func(o *Options) { o.Linux.Netns = ns }
 }
