@@ -16,6 +16,7 @@ import (
 
 	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/backend/sim"
+	"github.com/swmgr/swmgr/internal/backend/useracct"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/candidates"
 	"github.com/swmgr/swmgr/internal/engine/history"
@@ -70,7 +71,7 @@ func newAPIHarness(t testing.TB) *apiHarness {
 	}
 	hist, cands := startParts(t, eng)
 	h := New(eng, hist, cands, log)
-	h.HandleAction(accounts.PasswordAction, UserPasswordAction(eng, acc))
+	h.HandleAction(useracct.PasswordAction, UserPasswordAction(eng, acc))
 	srv := httptest.NewServer(h)
 	t.Cleanup(func() {
 		srv.CloseClientConnections()

@@ -15,6 +15,7 @@ import (
 	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/api"
 	"github.com/swmgr/swmgr/internal/backend/sim"
+	"github.com/swmgr/swmgr/internal/backend/useracct"
 	"github.com/swmgr/swmgr/internal/configfile"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/candidates"
@@ -101,7 +102,7 @@ func newSwitch(t testing.TB, ho harnessOptions) *switchHarness {
 		t.Fatal(err)
 	}
 	h := api.New(eng, hist, cands, log)
-	h.HandleAction(accounts.PasswordAction, api.UserPasswordAction(eng, acc))
+	h.HandleAction(useracct.PasswordAction, api.UserPasswordAction(eng, acc))
 	for name, a := range lc.Actions() {
 		h.HandleAction(name, a)
 	}

@@ -23,7 +23,7 @@ var providerPackages = map[string][]string{
 	"simulated daemons":   {"internal/backend/sim"},
 	"linux dataplane":     {"internal/backend/linux"},
 	"linux daemons":       {"internal/backend/linux", "internal/frr", "internal/chrony"},
-	"accounts":            {"internal/accounts", "internal/engine/users"},
+	"accounts":            {"internal/backend/useracct", "internal/accounts", "internal/engine/users"},
 	"archive scheduler":   {"internal/lifecycle", "internal/archive"},
 	"lifecycle":           {"internal/lifecycle"},
 	"history":             {"internal/engine/history"},

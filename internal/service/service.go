@@ -38,6 +38,7 @@ import (
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/backend/linux"
 	"github.com/swmgr/swmgr/internal/backend/sim"
+	"github.com/swmgr/swmgr/internal/backend/useracct"
 	"github.com/swmgr/swmgr/internal/chrony"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/candidates"
@@ -69,7 +70,7 @@ type Options struct {
 	// Linux configures the Linux dataplane.
 	Linux LinuxOptions
 	// Accounts are the accounts User is bound to; OwnAccounts says they
-	// are swmgr's own files (accounts.ProviderOptions.Own).
+	// are swmgr's own files (useracct.Options.Own).
 	Accounts    accounts.Accounts
 	OwnAccounts bool
 	CLIShell    string
@@ -164,7 +165,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	extra := o.Drivers[o.Dataplane]
 	t := &Table{}
 	simulated := sim.New(sim.Options{Ports: o.Ports, Version: o.Version})
-	users := accounts.NewProvider(accounts.ProviderOptions{Accounts: o.Accounts, Own: o.OwnAccounts, CLIShell: o.CLIShell})
+	users := useracct.New(useracct.Options{Accounts: o.Accounts, Own: o.OwnAccounts, CLIShell: o.CLIShell})
 	archive := lifecycle.ArchiveDriver()
 	s := &Service{Table: t, Accounts: o.Accounts, Backend: o.Dataplane, dataDir: o.DataDir}
 	st := &serviceStatus{started: time.Now(), version: o.Version, ready: o.Ready, backend: o.Dataplane}
@@ -279,7 +280,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 			t.add(k.Name, "config log", RoleLog)
 		}
 	}
-	bind("accounts", map[string]api.ActionHandler{accounts.PasswordAction: api.UserPasswordAction(eng, o.Accounts)})
+	bind("accounts", map[string]api.ActionHandler{useracct.PasswordAction: api.UserPasswordAction(eng, o.Accounts)})
 	bind("lifecycle", lc.Actions())
 	for name, src := range st.sources() {
 		h.HandleState(name, src)

@@ -22,6 +22,7 @@ import (
 	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/backend/useracct"
 	"github.com/swmgr/swmgr/internal/model"
 )
 
@@ -69,7 +70,7 @@ type Sim struct {
 	ports   map[string]*portState
 	times   map[string]*objectTimes // kind NUL key -> when the object was created and last changed
 	kinds   map[string]*model.Kind  // the kinds of the changes applied, by name
-	users   *accounts.Provider      // Options.Accounts, for Drivers
+	users   *useracct.Provider      // Options.Accounts, for Drivers
 }
 
 // New makes a simulated switch.
@@ -78,7 +79,7 @@ func New(opts Options) *Sim {
 		opts.Ports = 32
 	}
 	return &Sim{opts: opts, started: time.Now(), applied: map[string]map[string]model.Object{}, ports: map[string]*portState{}, times: map[string]*objectTimes{}, kinds: map[string]*model.Kind{},
-		users: accounts.NewProvider(accounts.ProviderOptions{Accounts: opts.Accounts, Own: opts.OwnAccounts, CLIShell: opts.CLIShell, Fault: opts.Fault})}
+		users: useracct.New(useracct.Options{Accounts: opts.Accounts, Own: opts.OwnAccounts, CLIShell: opts.CLIShell, Fault: opts.Fault})}
 }
 
 // tracked are the kinds whose applied objects the simulated hardware needs

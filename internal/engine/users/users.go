@@ -1,7 +1,7 @@
 // Package users is the accounts provider's engine side: which User objects
 // exist (what authentication asks before it trusts an account) and the
 // UserPassword action, which sets an account's password in the accounts the
-// service binds to the User kind (accounts.Provider applies the User
+// service binds to the User kind (useracct.Provider applies the User
 // objects themselves).
 //
 // A User object's create, update and delete are ordinary commits (the
@@ -20,12 +20,13 @@ import (
 
 	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/apierr"
+	"github.com/swmgr/swmgr/internal/backend/useracct"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/store"
 )
 
-const userKind = accounts.UserKind
+const userKind = useracct.UserKind
 
 // List returns the User objects (no passwords: they are never stored).
 func List(ctx context.Context, e *engine.Engine) ([]model.Object, error) {
@@ -74,21 +75,21 @@ func SetPassword(ctx context.Context, e *engine.Engine, acc accounts.Accounts, n
 
 func setPassword(ctx context.Context, e *engine.Engine, acc accounts.Accounts, name, password string) error {
 	if acc == nil {
-		return apierr.New(http.StatusNotImplemented, apierr.CodeNotImplemented, accounts.PasswordAction, "", "the switch keeps no user accounts")
+		return apierr.New(http.StatusNotImplemented, apierr.CodeNotImplemented, useracct.PasswordAction, "", "the switch keeps no user accounts")
 	}
 	if ok, err := Exists(ctx, e.Store(), name); err != nil {
 		return err
 	} else if !ok {
-		return apierr.NotFound(apierr.CodeNotFound, accounts.PasswordAction, "no User named %s", name)
+		return apierr.NotFound(apierr.CodeNotFound, useracct.PasswordAction, "no User named %s", name)
 	}
 	err := acc.SetPassword(ctx, name, password)
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, accounts.ErrInvalid):
-		return apierr.BadRequest(apierr.CodeInvalidValue, accounts.PasswordAction, "Password", "%v", err)
+		return apierr.BadRequest(apierr.CodeInvalidValue, useracct.PasswordAction, "Password", "%v", err)
 	case errors.Is(err, accounts.ErrNotFound):
-		return apierr.New(http.StatusConflict, apierr.CodeBackend, accounts.PasswordAction, "Name", "User %s has no account on the switch; delete the User and create it again", name)
+		return apierr.New(http.StatusConflict, apierr.CodeBackend, useracct.PasswordAction, "Name", "User %s has no account on the switch; delete the User and create it again", name)
 	}
-	return apierr.New(http.StatusInternalServerError, apierr.CodeBackend, accounts.PasswordAction, "", "the switch failed to set the password: %v", err)
+	return apierr.New(http.StatusInternalServerError, apierr.CodeBackend, useracct.PasswordAction, "", "the switch failed to set the password: %v", err)
 }

@@ -1,4 +1,8 @@
-package accounts
+// Package useracct is the accounts provider's driver: it makes User objects
+// real as accounts of the switch (internal/accounts: swmgr's own files or
+// the host's), on any dataplane. The UserPassword action over the same
+// accounts is package users of the engine.
+package useracct
 
 import (
 	"context"
@@ -8,14 +12,15 @@ import (
 	"sync"
 	"time"
 
+	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/model"
 )
 
 // UserKind and PasswordAction are the declared kind and action the accounts
-// provider binds: every User is an account, and UserPassword sets one's
-// password (package users runs it over the provider's accounts).
+// provider is bound to: every User is an account, and UserPassword sets
+// one's password (package users runs it over the provider's accounts).
 const (
 	UserKind       = "User"
 	PasswordAction = "UserPassword"
@@ -27,15 +32,15 @@ const (
 const removedKept = 10 * time.Minute
 
 type removedAccount struct {
-	r  *Removed
+	r  *accounts.Removed
 	at time.Time
 }
 
-// ProviderOptions configure a Provider.
-type ProviderOptions struct {
+// Options configure a Provider.
+type Options struct {
 	// Accounts are the switch's user accounts (nil: Users are only
 	// recorded, and UserPassword has no accounts to set).
-	Accounts Accounts
+	Accounts accounts.Accounts
 	// Own says the accounts belong to swmgr alone (account files in its
 	// data directory): an account that a new User finds already there is a
 	// leftover of a removed store, and is replaced. Never set it for the
@@ -51,18 +56,18 @@ type ProviderOptions struct {
 // Provider is the accounts provider: the driver of the User kind, on any
 // dataplane. It makes, changes and removes the account of each User.
 type Provider struct {
-	o       ProviderOptions
+	o       Options
 	mu      sync.Mutex
 	removed map[string]removedAccount // user name -> what deleting its account removed, for undo
 }
 
-// NewProvider makes the accounts provider.
-func NewProvider(o ProviderOptions) *Provider {
+// New makes the accounts provider.
+func New(o Options) *Provider {
 	return &Provider{o: o, removed: map[string]removedAccount{}}
 }
 
 // Accounts returns the accounts Users are bound to (nil for none).
-func (p *Provider) Accounts() Accounts { return p.o.Accounts }
+func (p *Provider) Accounts() accounts.Accounts { return p.o.Accounts }
 
 // Drivers returns the driver of the User kind. Accounts that write behind
 // (Files with WriteBehind) are told which changes the store has, write only
@@ -71,10 +76,10 @@ func (p *Provider) Accounts() Accounts { return p.o.Accounts }
 // made on a host) are made those of the stored Users at start.
 func (p *Provider) Drivers() map[string]*backend.Driver {
 	d := &backend.Driver{Prepare: p.prepareUser, Apply: p.applyUser}
-	if syncer, ok := p.o.Accounts.(Syncer); ok {
+	if syncer, ok := p.o.Accounts.(accounts.Syncer); ok {
 		d.Settle, d.Sync = syncer.Settle, syncer.Sync
 	}
-	if _, ok := p.o.Accounts.(Reconciler); ok {
+	if _, ok := p.o.Accounts.(accounts.Reconciler); ok {
 		d.Reconcile = p.reconcileUsers
 	}
 	return map[string]*backend.Driver{UserKind: d}
@@ -85,7 +90,7 @@ func (p *Provider) loginShell(defaultShell string) string {
 	if cli == "" {
 		cli = "/usr/local/bin/swmgr"
 	}
-	return LoginShell(defaultShell, cli)
+	return accounts.LoginShell(defaultShell, cli)
 }
 
 // reconcileUsers makes the accounts those of the stored Users: a power loss
@@ -93,13 +98,13 @@ func (p *Provider) loginShell(defaultShell string) string {
 // not before it), a crash can leave a host's accounts ahead of it (their
 // tools run before the store's write), and files edited by hand can differ.
 func (p *Provider) reconcileUsers(ctx context.Context, stored []model.Object) ([]string, error) {
-	want := make([]Account, len(stored))
+	want := make([]accounts.Account, len(stored))
 	for i, u := range stored {
-		want[i] = Account{Name: u.Str("Name"), Group: u.Str("Group"), Shell: p.loginShell(u.Str("DefaultShell"))}
+		want[i] = accounts.Account{Name: u.Str("Name"), Group: u.Str("Group"), Shell: p.loginShell(u.Str("DefaultShell"))}
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	did, err := p.o.Accounts.(Reconciler).Reconcile(ctx, want)
+	did, err := p.o.Accounts.(accounts.Reconciler).Reconcile(ctx, want)
 	if errors.Is(err, errors.ErrUnsupported) {
 		return nil, nil
 	}
@@ -117,7 +122,7 @@ func (p *Provider) reconcileUsers(ctx context.Context, stored []model.Object) ([
 // writer, when the accounts can take a hash: hashing is the slow part of
 // making an account, and must not hold up other commits.
 func (p *Provider) prepareUser(ctx context.Context, ed *model.Edit) (any, error) {
-	h, ok := p.o.Accounts.(HashCreator)
+	h, ok := p.o.Accounts.(accounts.HashCreator)
 	if !ok || ed.Op != backend.Create || ed.Fields.Str("Password") == "" {
 		return nil, nil
 	}
@@ -176,12 +181,12 @@ func (p *Provider) applyAccount(ctx context.Context, c backend.Change) error {
 		}
 		create := func() error {
 			if hash, ok := c.Prepared.(preparedHash); ok {
-				return acc.(HashCreator).CreateHashed(ctx, name, o.Str("Group"), p.loginShell(o.Str("DefaultShell")), string(hash))
+				return acc.(accounts.HashCreator).CreateHashed(ctx, name, o.Str("Group"), p.loginShell(o.Str("DefaultShell")), string(hash))
 			}
 			return acc.Create(ctx, name, o.Str("Group"), p.loginShell(o.Str("DefaultShell")), password)
 		}
 		err := create()
-		if errors.Is(err, ErrExists) && p.o.Own {
+		if errors.Is(err, accounts.ErrExists) && p.o.Own {
 			if _, derr := acc.Delete(ctx, name); derr == nil {
 				err = create()
 			}
@@ -200,7 +205,7 @@ func (p *Provider) applyAccount(ctx context.Context, c backend.Change) error {
 	case backend.Delete:
 		name := c.Before.Str("Name")
 		r, err := acc.Delete(ctx, name)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, accounts.ErrNotFound) {
 			return nil // already gone: the User can go too
 		}
 		if err != nil {
@@ -218,11 +223,11 @@ func refused(status int, field, format string, args ...any) error {
 // accountError reports a failure of the accounts as the switch refusing.
 func accountError(name string, err error) error {
 	switch {
-	case errors.Is(err, ErrExists):
+	case errors.Is(err, accounts.ErrExists):
 		return refused(http.StatusConflict, "Name", "an account named %s already exists on the switch", name)
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, accounts.ErrNotFound):
 		return refused(http.StatusNotFound, "Name", "the switch has no account named %s", name)
-	case errors.Is(err, ErrInvalid):
+	case errors.Is(err, accounts.ErrInvalid):
 		return refused(http.StatusBadRequest, "", "%v", err)
 	}
 	return apierr.New(http.StatusInternalServerError, apierr.CodeBackend, UserKind, "", "the switch's accounts failed: %v", err)
