@@ -372,6 +372,12 @@ func (q *request) target() (engine.Target, error) {
 	if err != nil {
 		return engine.Target{}, err
 	}
+	if q.kind.Singleton && (q.r.Method == http.MethodGet || q.r.Method == http.MethodHead) {
+		// A read of a singleton finds its one object whatever key value
+		// (or none) it gives, as FlexSwitch did: its CLI reads
+		// {"Vrf": ""}-style bodies with empty keys.
+		return engine.Target{Key: model.Object{}}, nil
+	}
 	// Other fields of the body do not pick the object, but a value the
 	// object could never have (IntfRef "fpPort1" for a neighbor by
 	// address) must not silently name another one: a key that could not be

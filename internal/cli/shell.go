@@ -147,7 +147,9 @@ func secretWords(reg *model.Registry) map[string]bool {
 	w := map[string]bool{}
 	for _, k := range reg.Kinds() {
 		for _, f := range k.Fields {
-			if f.Secret != model.Public {
+			// A Document (ApplyConfig's ConfigData) is never a CLI word's
+			// value; as a word it would mask what follows "config".
+			if f.Secret != model.Public && f.Type != model.Document {
 				w[strings.ToLower(f.CLIWord())] = true
 				w[strings.ToLower(f.Name)] = true
 			}

@@ -165,9 +165,15 @@ func TestOperatorSavesOnlyIntoTheDataDirectory(t *testing.T) {
 	if _, err := os.Stat(outside); err == nil {
 		t.Fatal("the file was written")
 	}
+	// An absolute FileName (FlexSwitch's config monitor) follows the same rule.
+	_, err = s.lc.Save(op, model.Object{"FileName": outside, "Timestamp": "disabled", "RetryCount": int64(0), "Timeout": int64(5)}, false)
+	if ae := apierr.From(err); ae.Status != 403 || ae.Field != "FileName" {
+		t.Fatalf("operator, absolute FileName outside the data directory: %v", err)
+	}
 	for _, fields := range []model.Object{
 		{"DstFileURI": "file://" + filepath.Join(s.dir, "op-copy")},
 		{"FileName": "op-copy-2"},
+		{"FileName": filepath.Join(s.dir, "op-copy-3")},
 		{},
 	} {
 		fields["Timestamp"], fields["RetryCount"], fields["Timeout"] = "disabled", int64(0), int64(5)
@@ -178,6 +184,9 @@ func TestOperatorSavesOnlyIntoTheDataDirectory(t *testing.T) {
 	admin := auth.NewContext(t.Context(), auth.Identity{Name: "root", Role: auth.Admin})
 	if _, err := s.lc.Save(admin, model.Object{"DstFileURI": "file://" + outside, "Timestamp": "disabled", "RetryCount": int64(0), "Timeout": int64(5)}, false); err != nil {
 		t.Fatalf("admin outside the data directory: %v", err)
+	}
+	if _, err := s.lc.Save(admin, model.Object{"FileName": outside + "-2", "Timestamp": "disabled", "RetryCount": int64(0), "Timeout": int64(5)}, false); err != nil {
+		t.Fatalf("admin, absolute FileName outside the data directory: %v", err)
 	}
 }
 

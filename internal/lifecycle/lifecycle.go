@@ -1,5 +1,6 @@
 // Package lifecycle runs the configuration lifecycle actions over the
-// engine: SaveConfig, ResetConfig and ResetConfigToFile, the startup
+// engine: SaveConfig, ResetConfig and ResetConfigToFile, FlexSwitch 1.x's
+// ApplyConfig and ForceApplyConfig (and their ByFile forms), the startup
 // configuration, the ConfigArchiveServer scheduler and the state they show.
 //
 // It reaches the engine through three public calls only (Snapshot, Replace

@@ -82,7 +82,7 @@ func bgpNeighborFields(vrfRef func(*Field) *Field) []*Field {
 		{Name: "NeighborAddress", Type: String, Key: true, Format: FormatIPv4Host},
 		{Name: "IntfRef", Type: String, Key: true, Default: "", NotYet: "neighbors by interface (BGP unnumbered)", Doc: "FlexSwitch's second key; \"\" (the default) for a neighbor by address"},
 		{Name: "PeerAS", Type: String, Required: true, Format: FormatASN, CLI: "peer_as"},
-		{Name: "LocalAS", Type: String, Format: FormatASN, Doc: "\"\" uses BGPGlobal ASNum", CLI: "local_as"},
+		{Name: "LocalAS", Type: String, Format: FormatASN, Doc: "\"\" uses BGPGlobal ASNum", CLI: "local_as", InEffect: true},
 		{Name: "Description", Type: String, MaxLen: 64, CLI: "description"},
 		{Name: "Disabled", Type: Bool, CLI: "shutdown"},
 		{Name: "PeerGroup", Type: String, NotYet: "peer groups: there is no BGPPeerGroup kind yet"},
@@ -93,9 +93,9 @@ func bgpNeighborFields(vrfRef func(*Field) *Field) []*Field {
 		{Name: "RouteReflectorClient", Type: Bool, CLI: "route_reflector_client"},
 		{Name: "MultiHopEnable", Type: Bool},
 		{Name: "MultiHopTTL", Type: Int, Range: rng(0, 255), Doc: "0 with MultiHopEnable: 255"},
-		{Name: "ConnectRetryTime", Type: Int, Range: rng(0, 65535), Doc: "seconds; 0 uses the default (120)", CLI: "connect_retry_time"},
-		{Name: "HoldTime", Type: Int, Range: rng(0, 65535), Doc: "seconds; 0 uses the default (180)", CLI: "timers_hold_time"},
-		{Name: "KeepaliveTime", Type: Int, Range: rng(0, 21845), Doc: "seconds; 0 uses the default (60)", CLI: "timers_keep_alive"},
+		{Name: "ConnectRetryTime", Type: Int, Range: rng(0, 65535), Doc: "seconds; 0 uses the default (120)", CLI: "connect_retry_time", InEffect: true},
+		{Name: "HoldTime", Type: Int, Range: rng(0, 65535), Doc: "seconds; 0 uses the default (180)", CLI: "timers_hold_time", InEffect: true},
+		{Name: "KeepaliveTime", Type: Int, Range: rng(0, 21845), Doc: "seconds; 0 uses the default (60)", CLI: "timers_keep_alive", InEffect: true},
 		{Name: "AddPathsRx", Type: Bool},
 		{Name: "AddPathsMaxTx", Type: Int, Range: rng(0, 255)},
 		{Name: "BfdEnable", Type: Bool},
@@ -153,4 +153,56 @@ func checkBGPNeighbor(o Object) error {
 		return apierr.BadRequest(apierr.CodeInvalidValue, "BGPv4Neighbor", "AuthPassword", "AuthPassword: must not contain spaces, '!' or '#' (the routing daemon's configuration cannot carry them)")
 	}
 	return nil
+}
+
+// The BGP defaults in effect when a neighbor leaves its timers at 0
+// (RFC 4271's suggested values, which FRR uses too), in seconds.
+const (
+	DefaultHoldTime         = 180
+	DefaultKeepaliveTime    = 60
+	DefaultConnectRetryTime = 120
+)
+
+// BGPNeighborInEffect returns the values a neighbor's session uses where
+// its configuration says "the default" (LocalAS "", timers 0), as its
+// state shows them: the local AS is BGPGlobal's ASNum (globalAS); a hold
+// time or keepalive given alone brings the other at RFC 4271's 1:3 (as the
+// routing daemon's configuration is written); neither given is 180 and
+// 60; a connect retry of 0 is 120. A session that is up may have
+// negotiated a lower hold time with its peer: a backend that runs BGP
+// shows that one instead.
+func BGPNeighborInEffect(o Object, globalAS string) Object {
+	local := o.Str("LocalAS")
+	if local == "" {
+		local = globalAS
+	}
+	hold, keep := o.Int("HoldTime"), o.Int("KeepaliveTime")
+	switch {
+	case hold == 0 && keep == 0:
+		hold, keep = DefaultHoldTime, DefaultKeepaliveTime
+	case hold == 0:
+		hold = 3 * keep
+	case keep == 0:
+		keep = hold / 3
+	}
+	retry := o.Int("ConnectRetryTime")
+	if retry == 0 {
+		retry = DefaultConnectRetryTime
+	}
+	return Object{"LocalAS": local, "HoldTime": hold, "KeepaliveTime": keep, "ConnectRetryTime": retry}
+}
+
+// BGPGlobalInEffect returns BGPGlobal's values in effect where its
+// configuration says "the default": EBGPMaxPaths and IBGPMaxPaths of 0
+// (FlexSwitch's default) are one path.
+func BGPGlobalInEffect(o Object) Object {
+	st := Object{}
+	for _, f := range []string{"EBGPMaxPaths", "IBGPMaxPaths"} {
+		if n := o.Int(f); n == 0 {
+			st[f] = int64(1)
+		} else {
+			st[f] = n
+		}
+	}
+	return st
 }

@@ -35,10 +35,12 @@ func writeKind(b *strings.Builder, k *Kind, r *Registry) {
 		b.WriteString("\n\n")
 	case k.Class == State && k.Field("SeqNum") != nil:
 		fmt.Fprintf(b, "`GET /public/v1/state/%ss` (list, oldest first), `GET /public/v1/state/%s?SeqNum=N` (one entry).\n\n", strings.TrimSuffix(k.Name, "State"), strings.TrimSuffix(k.Name, "State"))
+	case k.Class == State && k.Singleton:
+		fmt.Fprintf(b, "`GET /public/v1/state/%s`: its one object, whatever fields the query or body give.\n\n", strings.TrimSuffix(k.Name, "State"))
 	case k.Class == State:
 		fmt.Fprintf(b, "`GET /public/v1/state/%ss` (list), `GET /public/v1/state/%s` (the only one, or the one its fields given in the query or body name).\n\n", strings.TrimSuffix(k.Name, "State"), strings.TrimSuffix(k.Name, "State"))
 	case k.Singleton:
-		b.WriteString("Singleton: exists from the first start; read and changed (PATCH) without a key; cannot be created or deleted.\n\n")
+		b.WriteString("Singleton: exists from the first start; read and changed (PATCH) without a key (a read finds it whatever key value it gives); cannot be created or deleted.\n\n")
 	case k.Discovered:
 		b.WriteString("Discovered from the switch: read and changed (PATCH); cannot be created or deleted.\n\n")
 	default:
@@ -138,11 +140,17 @@ func writeFieldAs(b *strings.Builder, f *Field, name string) {
 	if f.UniqueWithin != nil {
 		notes = append(notes, "unique per "+strings.Join(f.UniqueWithin, ", "))
 	}
+	if f.InEffect {
+		notes = append(notes, "the state shows the value in effect")
+	}
 	if f.NotYet != "" {
 		notes = append(notes, "not supported yet ("+f.NotYet+"): only the default is accepted")
 	}
 	if f.Doc != "" {
 		notes = append(notes, f.Doc)
+	}
+	if f.PortList() {
+		notes = append(notes, PortListNote)
 	}
 	allowed := ""
 	switch {

@@ -222,12 +222,12 @@ func builtinKinds() []*Kind {
 			Fields: []*Field{
 				{Name: "Vrf", Type: String, Key: true, Default: "default", Enum: []string{"default"}},
 				{Name: "ASNum", Type: String, Format: FormatASN, Doc: "local AS, asplain or asdot"},
-				{Name: "RouterId", Type: String, Default: "0.0.0.0", Format: FormatIPv4, CLI: "router_id"},
+				{Name: "RouterId", Type: String, Default: "0.0.0.0", Format: FormatIPv4, CLI: "router_id", InEffect: true, Doc: "0.0.0.0: the routing daemon chooses one, which the state shows (where one runs)"},
 				{Name: "Disabled", Type: Bool, CLI: "shutdown"},
 				{Name: "UseMultiplePaths", Type: Bool, CLI: "use_multiple_paths"},
-				{Name: "EBGPMaxPaths", Type: Int, Default: int64(1), Range: rng(0, 64), Doc: "0 (FlexSwitch's default) is one path", CLI: "maximum_paths"},
+				{Name: "EBGPMaxPaths", Type: Int, Default: int64(1), Range: rng(0, 64), Doc: "0 (FlexSwitch's default) is one path", CLI: "maximum_paths", InEffect: true},
 				{Name: "EBGPAllowMultipleAS", Type: Bool, CLI: "bestpath_as_path_multipath_relax"},
-				{Name: "IBGPMaxPaths", Type: Int, Default: int64(1), Range: rng(0, 64), Doc: "0 (FlexSwitch's default) is one path", CLI: "maximum_ibgp_paths"},
+				{Name: "IBGPMaxPaths", Type: Int, Default: int64(1), Range: rng(0, 64), Doc: "0 (FlexSwitch's default) is one path", CLI: "maximum_ibgp_paths", InEffect: true},
 				redistribution(),
 			},
 			Check: checkRedistribution,
@@ -400,7 +400,7 @@ func builtinKinds() []*Kind {
 				{Name: "Nonce", Type: String, MaxLen: 256},
 				{Name: "Passphrase", Type: String, Secret: Transient, MaxLen: 256},
 				{Name: "DstFileURI", Type: String, Format: FormatFileURI, MaxLen: 2048, Doc: "default: the data directory's startup-config"},
-				{Name: "FileName", Type: String, MaxLen: 255, Doc: "FlexSwitch 1.x: a file name in the data directory; not with DstFileURI"},
+				{Name: "FileName", Type: String, MaxLen: 2048, Doc: "FlexSwitch 1.x: a file name in the data directory, or an absolute path (then the local file DstFileURI ///path names, under its rules); not with DstFileURI"},
 				{Name: "Timeout", Type: Int, Default: int64(30), Range: rng(1, 3600)},
 				{Name: "RetryCount", Type: Int, Default: int64(3), Range: rng(0, 10)},
 				{Name: "Timestamp", Type: String, Default: "disabled", Enum: timestamps, Aliases: []string{"TimeStamp"}},
@@ -425,6 +425,10 @@ func builtinKinds() []*Kind {
 			},
 			Check: checkNoncePassphrase("ResetConfigToFile", false),
 		},
+		configAction("ApplyConfig", "Merges the configuration document given into the running configuration, in one commit: each object given is created, or set as given (fields left out take their defaults, as in a saved file); objects not given are left as they are. Refused as a whole, changing nothing, if any object is bad.", false),
+		configAction("ForceApplyConfig", "Replaces the running configuration with the configuration document given, in one commit (as ResetConfigToFile does with a file).", false),
+		configAction("ApplyConfigByFile", "ApplyConfig with the document read from a file (the URIs, encryption and defaults of ResetConfigToFile).", true),
+		configAction("ForceApplyConfigByFile", "ForceApplyConfig with the document read from a file: the same as ResetConfigToFile.", true),
 		{
 			Name: "Rollback", Class: Action, Role: RoleOperator, DryRunnable: true,
 			Doc: "Makes a new commit that restores the configuration as it was after a revision, atomically.",
@@ -437,6 +441,29 @@ func builtinKinds() []*Kind {
 			Doc: "Clears the config log; the clear becomes the first entry of the new log.",
 		},
 	}
+}
+
+// configAction declares one of FlexSwitch 1.x's configuration actions, which
+// its config monitor runs: the document in the body's ConfigData (the
+// "ConfigData" member of a saved file), or, byFile, in a file named as
+// ResetConfigToFile names it.
+func configAction(name, doc string, byFile bool) *Kind {
+	k := &Kind{Name: name, Class: Action, DryRunnable: true, Doc: doc}
+	if !byFile {
+		k.Fields = []*Field{
+			{Name: "ConfigData", Type: Document, Required: true, Secret: Transient, Doc: "kind name to a list of objects, as in a saved file's ConfigData; may hold secrets in clear, so it is never logged; at most the 1 MiB of a body (larger: the ByFile form)"},
+		}
+		return k
+	}
+	k.Fields = []*Field{
+		{Name: "SrcFileURI", Type: String, Format: FormatFileURI, MaxLen: 2048, Doc: "default: the data directory's startup-config"},
+		{Name: "Nonce", Type: String, MaxLen: 256},
+		{Name: "Passphrase", Type: String, Secret: Transient, MaxLen: 256},
+		{Name: "RetryCount", Type: Int, Default: int64(3), Range: rng(0, 10)},
+		{Name: "Timeout", Type: Int, Default: int64(30), Range: rng(1, 3600)},
+	}
+	k.Check = checkNoncePassphrase(name, false)
+	return k
 }
 
 // checkPassword checks a new password ("" is left to RequireFields): at

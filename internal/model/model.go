@@ -12,6 +12,7 @@
 package model
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -52,6 +53,10 @@ const (
 	StringList
 	Record     // a JSON object of the field's Sub fields, held as Object
 	RecordList // a JSON array of such objects, held as []Object
+	// Document is a JSON object of an action's input handed whole to its
+	// handler, which reads it (ApplyConfig's ConfigData, a configuration
+	// document), held as json.RawMessage. Only actions declare it.
+	Document
 )
 
 func (t Type) String() string {
@@ -68,6 +73,8 @@ func (t Type) String() string {
 		return "object"
 	case RecordList:
 		return "array of object"
+	case Document:
+		return "object"
 	}
 	return "unknown"
 }
@@ -139,6 +146,11 @@ type Field struct {
 	// within a VRF); an address/prefix compares by its address. The engine
 	// checks it on the configuration a commit produces.
 	UniqueWithin []string
+	// InEffect says the state form shows the value in effect, which may
+	// differ from the configured one: where the configuration says "the
+	// default" ("", 0) or the switch negotiates (a BGP hold time), the
+	// state shows what is used.
+	InEffect bool
 	// NotYet, when set, says why swmgr cannot make the field real yet
 	// ("BFD"): it is accepted at its default, so that clients that send
 	// every field keep working, and any other value is a 400 naming it.
@@ -173,11 +185,14 @@ func (f *Field) UniqueValue(v any) string {
 
 // Kind declares one kind of object.
 type Kind struct {
-	Name       string
-	Class      Class
-	Doc        string
-	Fields     []*Field
-	Singleton  bool     // exists from the first start, changed by PATCH only
+	Name   string
+	Class  Class
+	Doc    string
+	Fields []*Field
+	// Singleton: one object that exists from the first start, changed by
+	// PATCH only (a config kind) or always there (a state-only kind). A
+	// read finds it whatever key or field values (or none) it gives.
+	Singleton  bool
 	Discovered bool     // instances come from the backend (front-panel ports)
 	StateDoc   string   // what the state form adds
 	StateOnly  []*Field // operational fields of the state form, in addition to Fields
@@ -368,6 +383,9 @@ func (f *Field) check(k *Kind) error {
 			return errorf("%s.%s: default: %v", k.Name, f.Name, err)
 		}
 	}
+	if f.Type == Document && k.Class != Action {
+		return errorf("%s.%s: only an action's field may be a Document", k.Name, f.Name)
+	}
 	if f.Key && f.Type != String && f.Type != Int {
 		return errorf("%s.%s: key fields must be strings or integers", k.Name, f.Name)
 	}
@@ -550,6 +568,8 @@ func (f *Field) zero() any {
 		return f.recordDefaults()
 	case RecordList:
 		return []Object{}
+	case Document:
+		return json.RawMessage(nil)
 	}
 	return ""
 }

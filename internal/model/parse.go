@@ -330,7 +330,7 @@ func (k *Kind) ParseQuery(q url.Values) (Object, error) {
 		given[f.Name] = name
 		text := q.Get(name)
 		switch f.Type {
-		case Record, RecordList:
+		case Record, RecordList, Document:
 			return nil, apierr.BadRequest(apierr.CodeInvalidValue, k.Name, f.Name, "%s is %s and cannot be given in the query string; send it in the body", f.Name, article(f.Type))
 		case String:
 			out[f.Name] = canonical(f.Format, text)
@@ -505,6 +505,11 @@ func (f *Field) decode(kind string, raw json.RawMessage) (any, error) {
 			return nil, wrongType(kind, f, jsonKind(raw))
 		}
 		return f.decodeRecordList(kind, raw)
+	case Document:
+		if raw[0] != '{' {
+			return nil, wrongType(kind, f, jsonKind(raw))
+		}
+		return append(json.RawMessage(nil), raw...), nil
 	}
 	return nil, errorf("field %s has no type", f.Name)
 }
@@ -519,7 +524,7 @@ func article(t Type) string {
 		return "an integer"
 	case StringList:
 		return "an array of strings"
-	case Record:
+	case Record, Document:
 		return "an object"
 	case RecordList:
 		return "an array of objects"

@@ -28,6 +28,24 @@ func (f *Field) subField(name string) *Field {
 	return nil
 }
 
+// unknownSub is the error of a member name that is no sub-field of f. A
+// name that differs from one only in case (FlexSwitch's JSON decoding
+// ignored case) is told the sub-field's spelling, and for a value a
+// not-yet-supported sub-field cannot take, why: what the client meant
+// would be refused for that reason anyway.
+func (f *Field) unknownSub(kind, name string, raw json.RawMessage) error {
+	for _, s := range f.Sub {
+		if !strings.EqualFold(s.Name, name) {
+			continue
+		}
+		if v, err := s.decode(kind, raw); s.NotYet != "" && err == nil && !EqualValue(s.canonicalValue(v), s.zero()) {
+			return apierr.BadRequest(apierr.CodeInvalidValue, kind, f.Name, "%s.%s (sent as %q): not supported yet (%s); leave it out", f.Name, s.Name, name, s.NotYet)
+		}
+		return apierr.BadRequest(apierr.CodeUnknownField, kind, f.Name, "%s has no field %q; did you mean %q?", f.Name, name, s.Name)
+	}
+	return apierr.BadRequest(apierr.CodeUnknownField, kind, f.Name, "%s has no field %q; its fields are %s", f.Name, name, f.subNames())
+}
+
 func (f *Field) subNames() string {
 	names := make([]string, len(f.Sub))
 	for i, s := range f.Sub {
@@ -60,7 +78,7 @@ func (f *Field) decodeRecord(kind string, raw json.RawMessage) (Object, error) {
 	for _, name := range sortedNames(body) {
 		s := f.subField(name)
 		if s == nil {
-			return nil, apierr.BadRequest(apierr.CodeUnknownField, kind, f.Name, "%s has no field %q; its fields are %s", f.Name, name, f.subNames())
+			return nil, f.unknownSub(kind, name, body[name])
 		}
 		v, err := s.decode(kind, body[name])
 		if err != nil {
@@ -151,6 +169,9 @@ func EqualValue(a, b any) bool {
 	case []string:
 		y, ok := b.([]string)
 		return ok && slices.Equal(x, y)
+	case json.RawMessage:
+		y, ok := b.(json.RawMessage)
+		return ok && bytes.Equal(x, y)
 	case Object:
 		y, ok := b.(Object)
 		if !ok || len(x) != len(y) {
@@ -188,6 +209,8 @@ func cloneValue(v any) any {
 	switch x := v.(type) {
 	case []string:
 		return append([]string(nil), x...)
+	case json.RawMessage:
+		return append(json.RawMessage(nil), x...)
 	case Object:
 		return x.Clone()
 	case []Object:

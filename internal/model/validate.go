@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/netip"
 	"regexp"
@@ -111,6 +112,9 @@ func (f *Field) validate(kind string, v any) (any, error) {
 	case StringList:
 		seen := map[string]bool{}
 		for _, s := range v.([]string) {
+			if why := portListProblem(s); why != "" && f.PortList() {
+				return nil, bad("element %q holds %s", s, why)
+			}
 			if msg := checkFormat(f.Format, s); msg != "" {
 				return nil, bad("element %q is not %s", s, msg)
 			}
@@ -142,6 +146,8 @@ func (f *Field) checkType(v any) error {
 		_, ok = v.(Object)
 	case RecordList:
 		_, ok = v.([]Object)
+	case Document:
+		_, ok = v.(json.RawMessage)
 	}
 	if !ok {
 		return fmt.Errorf("want %s, have %T", f.Type, v)

@@ -472,6 +472,8 @@ func property(fd *model.Field, f form) obj {
 		p = record(fd.Sub, f)
 	case model.RecordList:
 		p = obj{"type": "array", "items": record(fd.Sub, f)}
+	case model.Document:
+		p = obj{"type": "object", "additionalProperties": obj{"type": "array", "items": obj{"type": "object"}}}
 	default:
 		p = obj{}
 	}
@@ -501,6 +503,12 @@ func property(fd *model.Field, f form) obj {
 			target["x-swmgr-format"] = fn[0]
 			notes = append(notes, "form: "+fn[1])
 		}
+	}
+	if fd.InEffect && f == stateForm {
+		notes = append(notes, "the value in effect, which may differ from the configured one")
+	}
+	if fd.PortList() && f != readForm && f != stateForm {
+		notes = append(notes, model.PortListNote)
 	}
 	if fd.Default != nil {
 		p["default"] = fd.Default
