@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Issue 13 item 2: one client address cannot hold more than
+// One client address cannot hold more than
 // --max-conns-per-client connections (the excess is closed at once, others
 // are served), and connections that send no complete headers are closed by
 // --header-timeout, so descriptors cannot be exhausted by slow clients.
