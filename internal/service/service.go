@@ -26,6 +26,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -145,6 +146,10 @@ type Service struct {
 
 	plane   *plane
 	dataDir string
+	// reconciled carries what the Linux dataplane's reconciliations put
+	// back to logReconciles, which Close stops (stop, then logged).
+	reconciled   chan []string
+	stop, logged chan struct{}
 }
 
 // Open assembles the service on o and starts the engine, its history and
@@ -233,12 +238,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		providers = []provider{{"simulated dataplane", simOnly}, {"simulated daemons", simDaemons}, {"linux daemons", daemons}, {"accounts", users.Drivers()}, {"archive scheduler", archive}, {"linux dataplane", withExtra(lin.Dataplane(), extra)}}
 		s.plane = &plane{name: Linux, batch: lin, close: lin.Close}
 		st.routes, st.daemons = lin.RouteTable, lin.Daemons
-		defer func() {
-			if s.Engine == nil {
-				return
-			}
-			go s.logReconciles(ctx, reconciled, o.Log)
-		}()
+		s.reconciled = reconciled
 	default:
 		return nil, fmt.Errorf("dataplane %q: use %s or %s", o.Dataplane, Sim, Linux)
 	}
@@ -253,14 +253,17 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	lc, err := lifecycle.New(lo)
 	if err != nil {
 		eng.Close()
-		s.plane.close()
-		return nil, err
+		return nil, errors.Join(err, s.plane.close())
 	}
-	for _, kind := range sortedParts(lc.StateParts()) {
-		if err := eng.AddStatePart(kind, lc.StateParts()[kind]); err != nil {
-			eng.Close()
-			s.plane.close()
-			return nil, err
+	fail := func(err error) (*Service, error) {
+		lc.Close()
+		eng.Close()
+		return nil, errors.Join(fmt.Errorf("start: %w", err), s.plane.close())
+	}
+	parts := lc.StateParts()
+	for _, kind := range sortedParts(parts) {
+		if err := eng.AddStatePart(kind, parts[kind]); err != nil {
+			return fail(err)
 		}
 		t.add(kind, "lifecycle", RoleState)
 	}
@@ -287,31 +290,21 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		t.add(name, "service states", RoleSource)
 	}
 	if err := t.Check(reg); err != nil {
-		eng.Close()
-		s.plane.close()
-		return nil, fmt.Errorf("start: %w", err)
+		return fail(err)
 	}
 	if err := h.Check(); err != nil {
-		eng.Close()
-		s.plane.close()
-		return nil, fmt.Errorf("start: %w", err)
+		return fail(err)
 	}
-	if err := eng.Start(ctx); err != nil {
-		eng.Close()
-		s.plane.close()
-		return nil, fmt.Errorf("start: %w", err)
-	}
-	if err := cands.Start(ctx); err != nil {
-		eng.Close()
-		s.plane.close()
-		return nil, fmt.Errorf("start: %w", err)
-	}
-	if err := hist.Start(ctx); err != nil {
-		eng.Close()
-		s.plane.close()
-		return nil, fmt.Errorf("start: %w", err)
+	for _, start := range []func(context.Context) error{eng.Start, cands.Start, hist.Start} {
+		if err := start(ctx); err != nil {
+			return fail(err)
+		}
 	}
 	s.Engine, s.History, s.Candidates, s.Lifecycle, s.Handler = eng, hist, cands, lc, h
+	if s.reconciled != nil {
+		s.stop, s.logged = make(chan struct{}), make(chan struct{})
+		go s.logReconciles(o.Log)
+	}
 	return s, nil
 }
 
@@ -324,13 +317,14 @@ func withExtra(ds, extra map[string]*backend.Driver) map[string]*backend.Driver 
 }
 
 // logReconciles writes what the Linux dataplane's reconciliations put back
-// to the config log, one entry each.
-func (s *Service) logReconciles(ctx context.Context, changes <-chan []string, log *slog.Logger) {
+// to the config log, one entry each, until Close stops it.
+func (s *Service) logReconciles(log *slog.Logger) {
+	defer close(s.logged)
 	for {
 		var c []string
 		select {
-		case c = <-changes:
-		case <-ctx.Done():
+		case c = <-s.reconciled:
+		case <-s.stop:
 			return
 		}
 		data := strings.Join(c, "; ")
@@ -339,7 +333,7 @@ func (s *Service) logReconciles(ctx context.Context, changes <-chan []string, lo
 		}
 		req := engine.Request{Meta: engine.Meta{Source: "reconcile", Comment: "the kernel differed from the configuration"},
 			Log: &engine.LogInfo{API: "reconcile", Operation: "RECONCILE", Data: data}}
-		if _, err := s.Engine.Commit(context.WithoutCancel(ctx), req); err != nil {
+		if _, err := s.Engine.Commit(context.Background(), req); err != nil {
 			log.Warn("config log entry of a reconciliation", "err", err)
 		}
 	}
@@ -349,6 +343,10 @@ func (s *Service) logReconciles(ctx context.Context, changes <-chan []string, lo
 // The store is the caller's.
 func (s *Service) Close() error {
 	s.Lifecycle.Close()
+	if s.stop != nil {
+		close(s.stop)
+		<-s.logged
+	}
 	s.Engine.Close()
 	return s.plane.close()
 }
