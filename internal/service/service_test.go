@@ -57,20 +57,35 @@ func openTest(t *testing.T, dataplane string, tune func(*Options)) (*Service, er
 	return svc, nil
 }
 
-// TestEveryKindIsBound: on the simulated switch every declared kind has
-// the bindings its declaration asks for, and the accounts provider holds
-// User and UserPassword.
+// TestEveryKindIsBound: on each dataplane (the Linux one as root, in a
+// network namespace) every declared kind has the bindings its declaration
+// asks for, and the accounts provider holds User and UserPassword.
 func TestEveryKindIsBound(t *testing.T) {
-	svc := openSim(t)
-	if err := svc.Table.Check(svc.Engine.Registry()); err != nil {
-		t.Fatal(err)
+	dataplanes := []string{Sim}
+	if os.Geteuid() == 0 {
+		dataplanes = append(dataplanes, Linux)
 	}
-	p := svc.Table.Providers()
-	if got := strings.Join(p["accounts"], " "); got != "User UserPassword" {
-		t.Errorf("the accounts provider's kinds: %q", got)
-	}
-	for provider, kinds := range p {
-		t.Logf("%-20s %s", provider, strings.Join(kinds, " "))
+	for _, dp := range dataplanes {
+		t.Run(dp, func(t *testing.T) {
+			var tune func(*Options)
+			if dp == Linux {
+				tune = linuxLab(t)
+			}
+			svc, err := openTest(t, dp, tune)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := svc.Table.Check(svc.Engine.Registry()); err != nil {
+				t.Fatal(err)
+			}
+			p := svc.Table.Providers()
+			if got := strings.Join(p["accounts"], " "); got != "User UserPassword" {
+				t.Errorf("the accounts provider's kinds: %q", got)
+			}
+			for _, b := range svc.Table.Bindings() {
+				t.Logf("%-22s %-8s %s", b.Kind, b.Role, b.Provider)
+			}
+		})
 	}
 }
 
