@@ -265,7 +265,11 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		if err := eng.AddStatePart(kind, parts[kind]); err != nil {
 			return fail(err)
 		}
-		t.add(kind, "lifecycle", RoleState)
+		provider := "lifecycle"
+		if archive[kind] != nil {
+			provider = "archive scheduler" // the scheduler's state of its servers
+		}
+		t.add(kind, provider, RoleState)
 	}
 	hist, cands := history.New(eng), candidates.New(eng)
 	h := api.New(eng, hist, cands, o.Log)
