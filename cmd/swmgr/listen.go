@@ -12,6 +12,7 @@ import (
 
 	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/engine/users"
+	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/store"
 )
 
@@ -52,7 +53,7 @@ func (o *serveOptions) defaults() error {
 			return errors.New("--accounts host makes the Users accounts of this machine with useradd, usermod, userdel and chpasswd, which need root: run as root, or use --accounts own")
 		}
 		if o.accounts == nil {
-			o.accounts = &accounts.OS{}
+			o.accounts = &accounts.OS{Groups: model.RoleGroups()} // a host group may carry privileges
 		}
 	default:
 		return fmt.Errorf("--accounts %q: use own or host", o.accountsFrom)

@@ -23,6 +23,7 @@ import (
 	"github.com/swmgr/swmgr/internal/connlimit"
 	"github.com/swmgr/swmgr/internal/engine/users"
 	"github.com/swmgr/swmgr/internal/obs"
+	"github.com/swmgr/swmgr/internal/peercred"
 	"github.com/swmgr/swmgr/internal/service"
 	"github.com/swmgr/swmgr/internal/store"
 	"github.com/swmgr/swmgr/internal/tlscert"
@@ -57,6 +58,10 @@ type serveOptions struct {
 	throttle     auth.ThrottleOptions             // login throttle settings
 	logOut       io.Writer                        // instead of stderr
 	ready        func(httpAddr, httpsAddr string) // called once listening
+	// peerCred, if set, is the kernel lookup of a local peer instead of
+	// peercred.Of, made as a connection is accepted (a test makes it wait
+	// until the client has closed).
+	peerCred func(net.Conn) (peercred.Cred, error)
 }
 
 func defaultDataDir() string {
@@ -99,7 +104,7 @@ func serveCommand() *cobra.Command {
 	f.StringVar(&o.localOthers, "local-others", "read", "what local OS users who are not swmgr Users may do without credentials (loopback HTTP, the socket): read or refuse")
 	f.DurationVar(&o.headerTimeout, "header-timeout", defaultHeaderTimeout, "time a client has to send a request's headers (and the TLS handshake)")
 	f.DurationVar(&o.bodyTimeout, "body-timeout", defaultBodyTimeout, "time a client has to send a request's body, after its headers")
-	f.IntVar(&o.maxConnsPerClient, "max-conns-per-client", defaultMaxConnsPerClient, "open connections per client address (per uid on the Unix socket); more are closed at once")
+	f.IntVar(&o.maxConnsPerClient, "max-conns-per-client", defaultMaxConnsPerClient, "open connections per client: per OS user for local clients (loopback TCP, the Unix socket), per address otherwise; more are closed at once")
 	f.BoolVar(&o.accessLog, "access-log", true, "log one line per request (at info level)")
 	f.BoolVar(&o.metrics, "metrics", true, "serve Prometheus metrics at /metrics")
 	addDaemonFlags(f, &o.daemons)
@@ -329,7 +334,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 	perListener := connsPerListener()
 	limit := func(ln net.Listener, what string) net.Listener {
-		return connlimit.New(ln, connlimit.Options{PerClient: o.maxConnsPerClient, Total: perListener, Refused: func(client string, total bool) {
+		return connlimit.New(ln, connlimit.Options{PerClient: o.maxConnsPerClient, Total: perListener, Cred: o.peerCred, Refused: func(client string, total bool) {
 			if total {
 				log.Warn("connection refused: too many open connections", "listener", what, "client", client, "max", perListener)
 			} else {

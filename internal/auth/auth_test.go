@@ -482,8 +482,17 @@ func TestPeersRefuseOthersAndForget(t *testing.T) {
 	}
 	// A peer the kernel cannot name is refused.
 	bad := NewPeers(PeerOptions{Cred: func(net.Conn) (peercred.Cred, error) { return peercred.Cred{}, peercred.ErrNotFound }})
-	if _, err := bad.identity(bad.ConnContext(context.Background(), nil)); !errors.Is(err, errPeerUnknown) {
+	badCtx := bad.ConnContext(context.Background(), nil)
+	if _, err := bad.identity(badCtx); !errors.Is(err, errPeerUnknown) {
 		t.Errorf("unknown peer: %v", err)
+	}
+	notLive := NewPeers(PeerOptions{Cred: func(net.Conn) (peercred.Cred, error) { return peercred.Cred{}, peercred.ErrNotLive }})
+	if _, err := notLive.identity(notLive.ConnContext(context.Background(), nil)); !errors.Is(err, errPeerUnknown) || !errors.Is(err, peercred.ErrNotLive) {
+		t.Errorf("a peer whose socket is not live: %v", err)
+	}
+	// Its connection's identity, if asked for anyway, may do nothing.
+	if id := FromContext(badCtx); id.Role.May(NeedRead) || id.Name != "" {
+		t.Errorf("the identity of an unidentified peer: %+v", id)
 	}
 	// And a request on a listener that tracks no connections.
 	if _, err := p.identity(context.Background()); !errors.Is(err, errPeerUnknown) {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/swmgr/swmgr/internal/model"
@@ -81,7 +80,7 @@ func newCatalog(reg *model.Registry, absent map[string]bool) *catalog {
 		for _, p := range k.CLI.Parents {
 			c.children[p] = append(c.children[p], k)
 		}
-		if k.Class == model.Action && slices.Equal(k.CLI.Words, []string{"save", "config"}) {
+		if k.Class == model.Action && k.SavesConfig {
 			c.saveKind = k
 		}
 	}

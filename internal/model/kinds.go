@@ -62,10 +62,10 @@ func builtinKinds() []*Kind {
 			{Name: "PhyIntfType", Type: String, Default: "CR4", Enum: []string{"GMII", "SGMII", "QSMII", "SFI", "XFI", "XAUI", "XLAUI", "RXAUI", "CR", "CR2", "CR4", "KR", "KR2", "KR4", "SR", "SR2", "SR4", "SR10", "LR", "LR4"}},
 			{Name: "AdminState", Type: String, Default: "DOWN", Enum: adminStates, CLI: "shutdown", CLISwitch: "DOWN"},
 			{Name: "MacAddr", Type: String, Format: FormatMAC, ReadOnly: true},
-			{Name: "Speed", Type: Int, Default: int64(40000), Range: rng(10, 100000), Aliases: []string{"speed"}, Doc: "Mb/s", CLI: "speed"},
-			{Name: "Duplex", Type: String, Default: "Full_Duplex", Enum: []string{"Half_Duplex", "Full_Duplex"}, CLI: "duplex"},
-			{Name: "Autoneg", Type: String, Default: "OFF", Enum: []string{"ON", "OFF"}, CLI: "negotiate", CLISwitch: "ON"},
-			{Name: "MediaType", Type: String, MaxLen: 64},
+			{Name: "Speed", Type: Int, Default: int64(40000), Range: rng(10, 100000), Aliases: []string{"speed"}, Doc: "Mb/s", CLI: "speed", Discovered: true},
+			{Name: "Duplex", Type: String, Default: "Full_Duplex", Enum: []string{"Half_Duplex", "Full_Duplex"}, CLI: "duplex", Discovered: true},
+			{Name: "Autoneg", Type: String, Default: "OFF", Enum: []string{"ON", "OFF"}, CLI: "negotiate", CLISwitch: "ON", Discovered: true},
+			{Name: "MediaType", Type: String, MaxLen: 64, Discovered: true},
 			{Name: "Mtu", Type: Int, Default: int64(1500), Range: rng(68, 9216), Doc: "bytes", CLI: "mtu"},
 			{Name: "BreakOutMode", Type: String, Default: "1x40", Enum: []string{"1x100", "1x40", "2x50", "4x25", "4x10"}},
 			{Name: "LoopbackMode", Type: String, Default: "NONE", Enum: []string{"NONE", "MAC", "PHY", "RMT"}},
@@ -297,7 +297,7 @@ func builtinKinds() []*Kind {
 				{Name: "Access", Type: String, Default: "CLI", Enum: shells},
 				{Name: "DefaultShell", Type: String, Default: "CLI", Enum: shells},
 				{Name: "Password", Type: String, Required: true, Secret: Transient, CreateOnly: true, MaxLen: 256, Doc: "at least 8 characters; kept by the OS, never by swmgr"},
-				{Name: "Group", Type: String, Default: "users", Format: FormatUserName, CreateOnly: true, Doc: "admin, operator, or another group (read-only role); privileged system groups (root, sudo, adm, shadow, ...) are refused"},
+				{Name: "Group", Type: String, Default: DefaultGroup, Format: FormatUserName, CreateOnly: true, Doc: "admin, operator, or another group (read-only role); privileged system groups (root, sudo, adm, shadow, ...) are refused; with the host's accounts (--accounts host) only admin, operator and users"},
 			},
 			Check: func(o Object) error {
 				if reservedAccounts[o.Str("Name")] || strings.HasPrefix(o.Str("Name"), "systemd-") {
@@ -393,7 +393,7 @@ func builtinKinds() []*Kind {
 			Check: func(o Object) error { return checkPassword("UserPassword", o.Str("Password")) },
 		},
 		{
-			Name: "SaveConfig", Class: Action, Role: RoleOperator, DryRunnable: true,
+			Name: "SaveConfig", Class: Action, Role: RoleOperator, DryRunnable: true, SavesConfig: true,
 			Doc: "Saves the running configuration to a local file or an archive server.",
 			CLI: &CLICommand{Words: []string{"save", "config"}, Prompt: []string{"save", "config"}, Line: true, Context: "toFile"},
 			Fields: []*Field{

@@ -141,6 +141,11 @@ type Field struct {
 	CreateOnly bool     // may be given at create, never changed by update
 	CLI        string   // the CLI's word where FlexSwitch's differs from Name ("router_id")
 	CLISwitch  string   // for a two-value enum: the value the bare CLI word sets ("no <word>" sets the other)
+	// Discovered says the switch reports the field's value when it finds
+	// the object (a port's speed, its media): that value, not Default, is
+	// what the object starts from, so a replace that leaves the field out
+	// keeps its value instead of resetting it.
+	Discovered bool
 	// UniqueWithin, when not nil, makes the field's value unique among the
 	// objects of its kind that agree on these fields (an interface address
 	// within a VRF); an address/prefix compares by its address. The engine
@@ -220,6 +225,9 @@ type Kind struct {
 	// Derived, on a state kind the service fills, derives its objects from
 	// the running configuration (LLDP's state per port).
 	Derived *Derivation
+	// SavesConfig marks the action that saves the running configuration
+	// (the CLI's `write memory`, Ansible's swmgr_save).
+	SavesConfig bool
 
 	// Role is who may write objects of a config kind (zero: operators and
 	// admins) or run an action (zero: admins only).
@@ -277,6 +285,17 @@ type Registry struct {
 	// SchemaVersion and the declared migrations.
 	schemaVersion int
 	migrations    []Migration
+}
+
+// SaveAction returns the action that saves the running configuration
+// (Kind.SavesConfig), or nil.
+func (r *Registry) SaveAction() *Kind {
+	for _, k := range r.kinds {
+		if k.Class == Action && k.SavesConfig {
+			return k
+		}
+	}
+	return nil
 }
 
 // Account declares a kind of login accounts: a saved configuration holds

@@ -4,8 +4,18 @@ import (
 	"github.com/swmgr/swmgr/internal/apierr"
 )
 
-// AdminGroup is the group whose users may do everything.
-const AdminGroup = "admin"
+// The groups of swmgr's roles: a User of AdminGroup may do everything, of
+// OperatorGroup change the configuration, of any other group (DefaultGroup,
+// the default) read.
+const (
+	AdminGroup    = "admin"
+	OperatorGroup = "operator"
+	DefaultGroup  = "users"
+)
+
+// RoleGroups are the groups of swmgr's roles: where Users made as accounts
+// of the host (--accounts host) may be, and nowhere else.
+func RoleGroups() []string { return []string{AdminGroup, OperatorGroup, DefaultGroup} }
 
 // vlan is FlexSwitch's Vlan: an 802.1Q VLAN with tagged (IntfList) and
 // untagged (UntagIntfList) member ports.
