@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // runCLI runs `swmgr cli` on s's Unix socket with stdin and extra flags;
@@ -230,8 +231,13 @@ func TestCLIScriptingModes(t *testing.T) {
 	s.expect(t, 404, "GET", "/config/Vrf?Vrf=v2", "")
 	// Leaving with something pending discards it, candidate included.
 	runCLI(t, s, "enable\nconfig\nvrf v3\nexit\n")
-	if !regexp.MustCompile(`method=DELETE route=\S+ path=/public/v1/candidates/[0-9a-f]+ status=20`).MatchString(s.logs.String()) {
-		t.Errorf("the session's candidate was not discarded at its end")
+	// Access lines are written in batches (up to 50 ms later): wait for it.
+	discarded := regexp.MustCompile(`method=DELETE route=\S+ path=/public/v1/candidates/[0-9a-f]+ status=20`)
+	for deadline := time.Now().Add(5 * time.Second); !discarded.MatchString(s.logs.String()); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Errorf("the session's candidate was not discarded at its end")
+			break
+		}
 	}
 	// write memory saves at once.
 	out, code = runCLI(t, s, "", "-c", "enable; write memory")

@@ -68,18 +68,18 @@ func ModuleName(k *model.Kind) string { return "swmgr_" + Snake(k.Name) }
 
 // fieldSpec is one field as swmgr_model.py declares it.
 type fieldSpec struct {
-	Option   string      `json:"option"`
-	Name     string      `json:"name"`
-	Type     string      `json:"type"`
-	Elements string      `json:"elements,omitempty"`
-	Choices  []string    `json:"choices,omitempty"`
-	Key      bool        `json:"key,omitempty"`
-	Secret   bool        `json:"secret,omitempty"`
+	Option   string   `json:"option"`
+	Name     string   `json:"name"`
+	Type     string   `json:"type"`
+	Elements string   `json:"elements,omitempty"`
+	Choices  []string `json:"choices,omitempty"`
+	Key      bool     `json:"key,omitempty"`
+	Secret   bool     `json:"secret,omitempty"`
 	// Transient: swmgr never stores the value (a User's password), so an
 	// edit carrying it cannot wait in a candidate.
 	Transient bool        `json:"transient,omitempty"`
-	Settable bool        `json:"settable"`
-	Sub      []fieldSpec `json:"sub,omitempty"`
+	Settable  bool        `json:"settable"`
+	Sub       []fieldSpec `json:"sub,omitempty"`
 }
 
 // kindSpec is one kind as swmgr_model.py declares it.

@@ -232,9 +232,11 @@ func isWrite(method string) bool {
 }
 
 // logEarlyFailure records, in the config log, a write that failed before its
-// kind was known.
+// kind was known. Its API is the path's segment as sent, percent-encoded:
+// decoded, a client could put control characters (a terminal's escape
+// sequences) into the log that admins read.
 func (s *Server) logEarlyFailure(r *http.Request, err error) {
-	name := strings.TrimPrefix(r.URL.Path, Prefix)
+	name := strings.TrimPrefix(r.URL.EscapedPath(), Prefix)
 	if i := strings.IndexByte(name, '/'); i >= 0 {
 		name = name[i+1:]
 	}

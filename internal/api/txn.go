@@ -501,6 +501,11 @@ func decodeOptions(r *http.Request, fields map[string]any) error {
 		if err := json.Unmarshal(raw, ptr); err != nil {
 			return apierr.BadRequest(apierr.CodeWrongType, "", name, "%s has the wrong type: %v", name, err)
 		}
+		if text, ok := ptr.(*string); ok {
+			if err := model.CheckLine("", name, *text); err != nil {
+				return err // a Comment is shown in history, the feed, the CLI
+			}
+		}
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ func (r *Registry) Markdown() string {
 	b.WriteString("# swmgr objects\n\n")
 	b.WriteString("Generated from `internal/model/kinds.go` by `swmgr docs`; do not edit by hand.\n\n")
 	b.WriteString("Paths: config kinds under `/public/v1/config/<Kind>`, their state forms under `/public/v1/state/<Kind>`, actions under `/public/v1/action/<Action>`. Names in paths are case-insensitive. See `docs/api.md` for status codes, errors and paging.\n\n")
+	b.WriteString("Text: every string (and each element of a list, and each string of a nested object) is one line of printable characters: no control characters (newline, tab, NUL, ESC, U+0085, ...), format characters (U+200B, U+202E, ...) or line separators (U+2028, U+2029); a value that holds one is refused with 400 `invalid_value` naming the character. A field marked *name* holds " + strings.TrimPrefix(TextName.Rule(), "a name: ") + ".\n\n")
 	for _, c := range []Class{Config, State, Action} {
 		for _, k := range r.kinds {
 			if k.Class == c {
@@ -160,6 +161,8 @@ func writeFieldAs(b *strings.Builder, f *Field, name string) {
 		allowed = fmt.Sprintf("%d..%d", f.Range.Min, f.Range.Max)
 	case f.Format != FormatNone:
 		allowed = formatNames[f.Format]
+	case f.Text == TextName:
+		allowed = "*name*"
 	}
 	if f.MaxLen > 0 {
 		allowed = strings.TrimPrefix(allowed+fmt.Sprintf("; at most %d characters", f.MaxLen), "; ")

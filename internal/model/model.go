@@ -119,23 +119,31 @@ type Range struct{ Min, Max int64 }
 
 // Field declares one field of a kind.
 type Field struct {
-	Name       string
-	Type       Type
-	Doc        string
-	Key        bool     // identifies the object in by-key operations
-	Required   bool     // must be given at create (keys without a default always are)
-	Default    any      // value when not given at create; nil means the type's zero value
-	Enum       []string // allowed values of a string field
-	Range      *Range   // allowed values of an integer field
-	MaxLen     int      // maximum length of a string field, 0 for none
-	Format     Format   // form of a string field or of each list element
-	Ref        string   // the config kind whose key this field names
-	RefImplied string   // a value of Ref that always exists without an object ("default" VRF)
+	Name     string
+	Type     Type
+	Doc      string
+	Key      bool     // identifies the object in by-key operations
+	Required bool     // must be given at create (keys without a default always are)
+	Default  any      // value when not given at create; nil means the type's zero value
+	Enum     []string // allowed values of a string field
+	// Names are the names of an integer field's values, Names[v] for v
+	// (a BGP session's RFC 4271 state): shows print the name.
+	Names []string
+	// Metric, on a state field, exports it to Prometheus (see Metric).
+	Metric     *Metric
+	Range      *Range // allowed values of an integer field
+	MaxLen     int    // maximum length of a string field, 0 for none
+	Format     Format // form of a string field or of each list element
+	Ref        string // the config kind whose key this field names
+	RefImplied string // a value of Ref that always exists without an object ("default" VRF)
 	// RefBy, when set, picks the kind a value names among several, by the
 	// value's form (fpPort1 a Port, Loopback1 a LogicalIntf); Ref is then
 	// the kind most values name. It returns the kind and its store key.
-	RefBy      func(value string) (kind, key string)
-	Secret     Secrecy  // Public, Sealed or Transient
+	RefBy  func(value string) (kind, key string)
+	Secret Secrecy // Public, Sealed or Transient
+	// Text is the class of text a string field holds (TextLine unless
+	// declared; every secret is TextSecret): see Text.
+	Text       Text
 	Aliases    []string // other spellings accepted on input
 	ReadOnly   bool     // set by the switch; a client may only repeat the current value
 	CreateOnly bool     // may be given at create, never changed by update
@@ -249,6 +257,9 @@ type Kind struct {
 
 	// CLI says how the CLI reaches the kind; nil: the CLI has no command for it.
 	CLI *CLICommand
+	// Metrics, when set, exports the state fields that declare a Metric,
+	// one series per object (see Metrics).
+	Metrics *Metrics
 
 	keys    []*Field
 	byName  map[string]*Field // exact names and aliases
@@ -397,6 +408,9 @@ func (k *Kind) index() error {
 }
 
 func (f *Field) check(k *Kind) error {
+	if err := f.checkTextDecl(k.Name); err != nil {
+		return err
+	}
 	if f.Default != nil {
 		if err := f.checkType(f.Default); err != nil {
 			return errorf("%s.%s: default: %v", k.Name, f.Name, err)

@@ -78,6 +78,11 @@ func (f *Field) validate(kind string, v any) (any, error) {
 		return nil, apierr.BadRequest(apierr.CodeWrongType, kind, f.Name, "%s: %v", f.Name, err)
 	}
 	v = f.canonicalValue(v)
+	if f.Type == String || f.Type == StringList {
+		if err := f.CheckText(kind, v); err != nil {
+			return nil, err
+		}
+	}
 	if f.NotYet != "" && !EqualValue(v, f.zero()) {
 		return nil, apierr.BadRequest(apierr.CodeInvalidValue, kind, f.Name, "%s: not supported yet (%s); leave it at its default %s", f.Name, f.NotYet, string(f.appendValue(nil, f.zero())))
 	}

@@ -493,6 +493,12 @@ MODEL = json.loads(r'''{
      "name": "Vrf",
      "type": "str",
      "settable": true
+    },
+    {
+     "option": "allow_overlap",
+     "name": "AllowOverlap",
+     "type": "bool",
+     "settable": true
     }
    ]
   },

@@ -51,6 +51,11 @@ options:
           - "VRF of the interface."
           - "swmgr's default: C(\"default\")."
         type: str
+      allow_overlap:
+        description:
+          - "API field C(AllowOverlap)."
+          - "true lets the subnet overlap another interface's in the same VRF (refused otherwise, as EOS and IOS do)."
+        type: bool
 '''
 
 EXAMPLES = r'''

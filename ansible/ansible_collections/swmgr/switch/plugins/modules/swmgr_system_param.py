@@ -40,6 +40,7 @@ options:
       hostname:
         description:
           - "API field C(Hostname)."
+          - "the kernel keeps at most 64 characters."
           - "swmgr's default: C(\"switch\")."
         type: str
       description:
