@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/swmgr/swmgr/internal/accounts"
+	"github.com/swmgr/swmgr/internal/datadir"
 	"github.com/swmgr/swmgr/internal/engine/users"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/store"
@@ -23,7 +24,7 @@ const (
 	// the user and --data-dir.
 	defaultSocketFlag = "/run/swmgr/swmgr.sock as root, else <data-dir>/swmgr.sock"
 	rootSocket        = "/run/swmgr/swmgr.sock"
-	socketFile        = "swmgr.sock"
+	socketFile        = datadir.Socket
 
 	defaultHeaderTimeout     = 10 * time.Second
 	defaultBodyTimeout       = 30 * time.Second

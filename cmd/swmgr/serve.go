@@ -21,6 +21,7 @@ import (
 	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/auth"
 	"github.com/swmgr/swmgr/internal/connlimit"
+	"github.com/swmgr/swmgr/internal/datadir"
 	"github.com/swmgr/swmgr/internal/engine/users"
 	"github.com/swmgr/swmgr/internal/obs"
 	"github.com/swmgr/swmgr/internal/peercred"
@@ -250,7 +251,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 	defer func() {
 		st.Close()
-		os.Remove(filepath.Join(o.dataDir, "swmgr.pid")) // a clean exit leaves no pid file
+		os.Remove(filepath.Join(o.dataDir, datadir.PID)) // a clean exit leaves no pid file
 	}()
 	box, inUse, err := openSecrets(o.dataDir, st)
 	if err != nil {

@@ -1,20 +1,26 @@
 package lifecycle
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/swmgr/swmgr/internal/api"
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/archive"
 	"github.com/swmgr/swmgr/internal/auth"
 	"github.com/swmgr/swmgr/internal/configfile"
+	"github.com/swmgr/swmgr/internal/datadir"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
 )
@@ -73,10 +79,12 @@ func (l *Lifecycle) destination(ctx context.Context, fields model.Object) (archi
 	case strings.HasPrefix(name, "/"):
 		uri, field = "//"+name, "FileName"
 	case name != "":
-		if name == "." || name == ".." || strings.ContainsAny(name, "/\x00") || strings.HasPrefix(name, ".") {
-			return archive.Location{}, apierr.BadRequest(apierr.CodeInvalidValue, "SaveConfig", "FileName", "FileName %q must be a plain file name in the data directory (no '/', not starting with '.')", name)
+		if name == "." || name == ".." || strings.ContainsRune(name, '/') || strings.HasPrefix(name, ".") ||
+			!utf8.ValidString(name) || strings.ContainsFunc(name, unicode.IsControl) {
+			return archive.Location{}, apierr.BadRequest(apierr.CodeInvalidValue, "SaveConfig", "FileName", "FileName %q must be a plain file name in the data directory (no '/', not starting with '.', no control characters)", name)
 		}
-		return archive.Location{Path: filepath.Join(l.o.DataDir, name)}, nil
+		loc := archive.Location{Path: filepath.Join(l.o.DataDir, name)}
+		return loc, l.notOwn("SaveConfig", "FileName", loc)
 	case uri == "":
 		return archive.Location{Path: l.defaultFile()}, nil
 	}
@@ -90,7 +98,20 @@ func (l *Lifecycle) destination(ctx context.Context, fields model.Object) (archi
 	if !loc.Remote && auth.FromContext(ctx).Role != auth.Admin && !within(l.o.DataDir, loc.Path) {
 		return loc, apierr.New(http.StatusForbidden, apierr.CodeForbidden, "SaveConfig", field, "only an admin may save outside the data directory %s (the service writes as root)", l.o.DataDir)
 	}
-	return loc, nil
+	return loc, l.notOwn("SaveConfig", field, loc)
+}
+
+// notOwn refuses a local location that is one of swmgr's own files in the
+// data directory (datadir.Files), for anyone: a saved configuration written
+// over one breaks swmgr, and one read from one could show its contents.
+func (l *Lifecycle) notOwn(kind, field string, loc archive.Location) error {
+	if loc.Remote {
+		return nil
+	}
+	if err := datadir.Check(l.o.DataDir, loc.Path); err != nil {
+		return apierr.BadRequest(apierr.CodeInvalidValue, kind, field, "%s: %v", field, err)
+	}
+	return nil
 }
 
 func within(dir, p string) bool {
@@ -336,7 +357,7 @@ func (l *Lifecycle) documentAction(merge bool) api.ActionHandler {
 		raw, _ := c.Fields["ConfigData"].(json.RawMessage)
 		data := make([]byte, 0, len(raw)+16)
 		data = append(append(append(data, `{"ConfigData":`...), raw...), '}')
-		doc, err := l.decode(c.Kind.Name, "ConfigData", data, "", "")
+		doc, err := l.decode(c.Kind.Name, "ConfigData", bytes.NewReader(data), "", "")
 		if err != nil {
 			return api.ActionResult{}, l.logged(ctx, meta, info, err)
 		}
@@ -363,44 +384,80 @@ func (l *Lifecycle) fetch(ctx context.Context, kind, uri string, fields model.Ob
 		if loc, err = archive.ParseURI(uri); err != nil {
 			return nil, loc, apierr.BadRequest(apierr.CodeInvalidValue, kind, field, "SrcFileURI: %v", err)
 		}
-	}
-	var data []byte
-	var err error
-	if loc.Remote {
-		var r archive.Remote
-		if r, err = l.remote(ctx, kind, field, loc); err != nil {
+		if err := l.notOwn(kind, field, loc); err != nil {
 			return nil, loc, err
 		}
-		data, err = l.sftp.Download(ctx, r, loc.Path, attempts(fields, l.o.Backoff))
+	}
+	nonce, pass := fields.Str("Nonce"), fields.Str("Passphrase")
+	if loc.Remote {
+		r, err := l.remote(ctx, kind, field, loc)
+		if err != nil {
+			return nil, loc, err
+		}
+		var doc *configfile.Document
+		err = l.sftp.Fetch(ctx, r, loc.Path, attempts(fields, l.o.Backoff), func(rd io.Reader) error {
+			var err error
+			doc, err = l.decode(kind, field, rd, nonce, pass)
+			return err
+		})
+		var ae *apierr.Error
+		if errors.As(err, &ae) {
+			return nil, loc, ae // the content, not the transfer
+		}
 		if err != nil {
 			return nil, loc, transferError(kind, field, err)
 		}
-	} else if data, err = archive.ReadLocal(loc.Path); err != nil {
+		return doc, loc, nil
+	}
+	f, err := archive.OpenLocal(loc.Path)
+	if err != nil {
 		return nil, loc, apierr.BadRequest(apierr.CodeInvalidValue, kind, field, "SrcFileURI: cannot read %s: %v", loc.Path, err)
 	}
-	doc, err := l.decode(kind, field, data, fields.Str("Nonce"), fields.Str("Passphrase"))
+	defer f.Close()
+	doc, err := l.decode(kind, field, f, nonce, pass)
+	var ae *apierr.Error
+	if err != nil && !errors.As(err, &ae) {
+		err = apierr.BadRequest(apierr.CodeInvalidValue, kind, field, "SrcFileURI: cannot read %s: %v", loc.Path, err)
+	}
 	if err != nil {
 		return nil, loc, err
 	}
 	return doc, loc, nil
 }
 
-// decode decrypts (when needed) and decodes a saved file (or the document
-// of field of the action kind).
-func (l *Lifecycle) decode(kind, field string, data []byte, nonce, pass string) (*configfile.Document, error) {
-	switch enc := configfile.IsEncrypted(data); {
+// decode reads a saved file (or the document of field of the action kind)
+// from r: a plain one is decoded as it is read (never held whole); an
+// encrypted one is read whole (at most configfile.MaxFileSize: its tag is
+// checked before any of it is used), decrypted, then decoded. Every error
+// but a failed read is a 400 (an *apierr.Error).
+func (l *Lifecycle) decode(kind, field string, r io.Reader, nonce, pass string) (*configfile.Document, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	head, err := br.Peek(len(configfile.Magic))
+	if err != nil && err != io.EOF {
+		return nil, fmt.Errorf("read the file: %w", err)
+	}
+	src := io.Reader(br)
+	enc := configfile.IsEncrypted(head)
+	switch {
 	case enc && pass == "":
 		return nil, apierr.BadRequest(apierr.CodeMissingField, kind, "Passphrase", "the file is encrypted: give its Nonce and Passphrase")
 	case !enc && pass != "":
 		return nil, apierr.BadRequest(apierr.CodeInvalidValue, kind, "Passphrase", "a Passphrase was given but the file is not encrypted (refused: an encrypted file may have been replaced)")
 	case enc:
+		data, err := io.ReadAll(io.LimitReader(br, configfile.MaxFileSize+1))
+		if err != nil {
+			return nil, fmt.Errorf("read the file: %w", err)
+		}
+		if len(data) > configfile.MaxFileSize {
+			return nil, apierr.BadRequest(apierr.CodeInvalidValue, kind, field, "%s is larger than %d bytes, the most a restore reads", what(field), configfile.MaxFileSize)
+		}
 		plain, err := configfile.Open(data, nonce, pass)
 		if err != nil {
 			return nil, apierr.BadRequest(apierr.CodeInvalidValue, kind, "Passphrase", "%v", err)
 		}
-		data = plain
+		src = bytes.NewReader(plain)
 	}
-	doc, err := configfile.Decode(data, l.reg, l.o.Sealer)
+	doc, err := configfile.Decode(src, l.reg, configfile.DecodeOptions{Sealer: l.o.Sealer, Encrypted: enc})
 	if err != nil {
 		return nil, apierr.BadRequest(apierr.CodeInvalidValue, kind, field, "%s is not a valid configuration: %v", what(field), err)
 	}
@@ -446,9 +503,11 @@ func (l *Lifecycle) apply(ctx context.Context, kind, field string, doc *configfi
 func (l *Lifecycle) LoadStartup(ctx context.Context, uri, nonce, passphrase string) (loaded bool, err error) {
 	meta := engine.Meta{Source: "startup", Comment: "startup configuration"}
 	if uri == "" {
-		if _, err := archive.ReadLocal(l.defaultFile()); err != nil {
+		f, err := archive.OpenLocal(l.defaultFile())
+		if err != nil {
 			return false, nil
 		}
+		f.Close()
 	}
 	doc, loc, err := l.fetch(ctx, "ResetConfigToFile", uri, model.Object{"RetryCount": int64(3), "Timeout": int64(30), "Nonce": nonce, "Passphrase": passphrase})
 	if err != nil {

@@ -193,7 +193,7 @@ var formatNames = map[Format]string{
 	FormatUserName: "POSIX user name",
 	FormatHostname: "host name",
 	FormatFileURI:  "///abs/path, file:///abs/path or sftp://[user@]host[:port]/path",
-	FormatAbsPath:  "absolute path",
+	FormatAbsPath:  "absolute path naming a file (as an sftp:// path: no trailing `/`, no empty, `.` or `..` segment, no control characters, `?` or `#`)",
 	FormatObjName:  "name: letters, digits, _ . -",
 	FormatIntfRef:  "fpPort<N>, fpPort<N>s<M>, vlan<VlanId> or a LogicalIntf name",
 }

@@ -222,8 +222,8 @@ func checkFormat(f Format, s string) string {
 			return err.Error()
 		}
 	case FormatAbsPath:
-		if !strings.HasPrefix(s, "/") || strings.ContainsRune(s, 0) || strings.Contains("/"+s+"/", "/../") {
-			return "an absolute path without '..'"
+		if why := CheckFilePath(s, true); why != "" {
+			return "an absolute path naming a file on the server (" + why + ")"
 		}
 	case FormatIntfRef:
 		if vlan := VlanOfIntf(s); vlan > 4094 {

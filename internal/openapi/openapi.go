@@ -431,7 +431,7 @@ var formatNames = map[model.Format][2]string{
 	model.FormatUserName: {"posix-user-name", "a POSIX user name"},
 	model.FormatHostname: {"hostname", "an RFC 1123 host name"},
 	model.FormatFileURI:  {"file-uri", "///abs/path, file:///abs/path or sftp://[user@]host[:port]/path"},
-	model.FormatAbsPath:  {"absolute-path", "an absolute path"},
+	model.FormatAbsPath:  {"absolute-path", "an absolute path naming a file (no trailing /, no empty, . or .. segment, no control characters, ? or #)"},
 	model.FormatObjName:  {"object-name", "letters, digits, - _ ."},
 	model.FormatIntfRef:  {"intf-ref", "fpPort<N>, fpPort<N>s<M>, vlan<VlanId> or a LogicalIntf name"},
 }

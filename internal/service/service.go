@@ -41,6 +41,7 @@ import (
 	"github.com/swmgr/swmgr/internal/backend/sim"
 	"github.com/swmgr/swmgr/internal/backend/useracct"
 	"github.com/swmgr/swmgr/internal/chrony"
+	"github.com/swmgr/swmgr/internal/datadir"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/candidates"
 	"github.com/swmgr/swmgr/internal/engine/history"
@@ -190,7 +191,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	case Linux:
 		lo := o.Linux.options()
 		lo.Version, lo.Log = o.Version, o.Log
-		lo.Journal = filepath.Join(o.DataDir, "linux-apply.journal")
+		lo.Journal = filepath.Join(o.DataDir, datadir.LinuxJournal)
 		// What a reconciliation puts back goes to the config log as an
 		// entry of its own (API "reconcile"), through the engine's writer
 		// once it runs.
