@@ -30,12 +30,12 @@ func TestDNSOnLinux(t *testing.T) {
 	fail := false
 	s := startSwitch(t, l, t.TempDir(), func(o *Options) {
 		o.System = &SystemOptions{EtcDir: etc, UTSNamespace: newUTS(t)}
-		o.Others = sim.New(sim.Options{Ports: 1, Fault: func(c backend.Change) error {
+		o.Companions = sim.New(sim.Options{Ports: 1, Fault: func(c backend.Change) error {
 			if c.Kind.Name == "NtpServer" && fail {
 				return errors.New("injected failure after resolv.conf was written")
 			}
 			return nil
-		}})
+		}}).Drivers()
 	})
 	read := func() string { b, _ := os.ReadFile(resolv); return string(b) }
 	if got := read(); got != before {
