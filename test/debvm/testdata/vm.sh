@@ -47,6 +47,7 @@ chrony_running() { pgrep -f 'chronyd.*/run/swmgr/chrony' >/dev/null; }
 A=$(ls /vmwork/a/*.deb)
 B=$(ls /vmwork/b/*.deb)
 step "systemd $(systemctl --version | head -1), $(systemctl is-system-running)"
+systemctl list-jobs --no-pager | sed 's/^/#   /' 
 # This machine's own FRR and chronyd would compete with swmgr's (same
 # namespace, the same NTP port): an operator disables them the same way
 # (docs/quickstart-linux.md).
@@ -99,8 +100,8 @@ router bgp 65002
  neighbor 10.0.1.1 timers 3 9
  neighbor 10.0.1.1 timers connect 1
 CONF
-ip netns exec peer /usr/lib/frr/zebra -N peer -d -u root -g root -f /etc/frr/peer/zebra.conf
-ip netns exec peer /usr/lib/frr/bgpd -N peer -d -u root -g root -f /etc/frr/peer/bgpd.conf
+ip netns exec peer /usr/lib/frr/zebra -N peer -d -f /etc/frr/peer/zebra.conf
+ip netns exec peer /usr/lib/frr/bgpd -N peer -d -f /etc/frr/peer/bgpd.conf
 mkdir -p /etc/swmgr
 echo "fpPort1 vsw1" >/etc/swmgr/ports.conf
 systemctl stop swmgr
