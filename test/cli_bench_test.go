@@ -70,3 +70,30 @@ func BenchmarkCLIFirstPrompt(b *testing.B) {
 		b.StartTimer()
 	}
 }
+
+// BenchmarkCLIShowBGPSummary1000 times `swmgr cli -c 'show ip bgp
+// summary'` (the whole process) with 1,000 BGP neighbours.
+func BenchmarkCLIShowBGPSummary1000(b *testing.B) {
+	s := startServer(b, "")
+	bulk(b, s, 1000, 0)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		out, code := runCLI(b, s, "", "-c", "show ip bgp summary")
+		if code != 0 || strings.Count(out, "\n 10.128.") != 1000 {
+			b.Fatalf("exit %d, %d neighbours:\n%s", code, strings.Count(out, "\n 10.128."), tail(out, 2000))
+		}
+	}
+}
+
+// BenchmarkCLIShowInterfacesStatus256 times `swmgr cli -c 'show
+// interfaces status'` (the whole process) on a switch of 256 ports.
+func BenchmarkCLIShowInterfacesStatus256(b *testing.B) {
+	s := startServer(b, "", "--ports", "256")
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		out, code := runCLI(b, s, "", "-c", "show interfaces status")
+		if code != 0 || strings.Count(out, "\n fpPort") != 256 {
+			b.Fatalf("exit %d, %d ports:\n%s", code, strings.Count(out, "\n fpPort"), tail(out, 2000))
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/swmgr/swmgr/internal/datadir"
 	"github.com/swmgr/swmgr/internal/testneed"
 )
 
@@ -208,6 +209,37 @@ func TestDebianPackage(t *testing.T) {
 	}
 	if out, _ := exec.Command("dpkg-query", "-W", "-f", "${Status}", "swmgr").CombinedOutput(); strings.Contains(string(out), " installed") {
 		t.Errorf("still installed after purge: %s", out)
+	}
+}
+
+// TestPurgeRemovesSwmgrFiles: the package's purge deletes each of
+// swmgr's own names in the data directory (internal/datadir), so a file
+// swmgr adds there is not left behind or, worse, taken for the operator's.
+func TestPurgeRemovesSwmgrFiles(t *testing.T) {
+	b, err := os.ReadFile("../packaging/deb/postrm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?s)for f in (.*?); do`).FindSubmatch(b)
+	if m == nil {
+		t.Fatal("postrm: no 'for f in ...; do' list of swmgr's files")
+	}
+	listed := map[string]bool{}
+	for _, f := range strings.Fields(strings.ReplaceAll(string(m[1]), "\\\n", " ")) {
+		listed[f] = true
+	}
+	want := []string{datadir.StartupConfig}
+	for _, f := range datadir.Files() {
+		want = append(want, f.Name)
+	}
+	for _, f := range want {
+		if !listed[f] {
+			t.Errorf("postrm's purge does not remove %s (internal/datadir)", f)
+		}
+		delete(listed, f)
+	}
+	for f := range listed {
+		t.Errorf("postrm's purge removes %s, which internal/datadir does not declare", f)
 	}
 }
 

@@ -31,6 +31,17 @@ func killDaemonsOf(dir string) {
 	}
 }
 
+// running reports whether pid is a live process: not gone, not a zombie
+// (a killed daemon whose new parent has not reaped it yet holds nothing).
+func running(pid int) bool {
+	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(st, ')')
+	return i >= 0 && i+2 < len(st) && st[i+2] != 'Z' && st[i+2] != 'X'
+}
+
 func pidIn(t *testing.T, path string) int {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -83,7 +94,7 @@ func TestKill9ConvergesBGP(t *testing.T) {
 	}
 
 	s = startServer(t, data, flags...)
-	if syscall.Kill(oldBgpd, 0) == nil {
+	if running(oldBgpd) {
 		t.Errorf("the killed swmgr's bgpd (pid %d) is still running", oldBgpd)
 	}
 	if pid := pidIn(t, filepath.Join(frrDir, "bgpd.pid")); pid == oldBgpd {
@@ -93,5 +104,67 @@ func TestKill9ConvergesBGP(t *testing.T) {
 	out, _ := exec.Command("ip", "netns", "pids", sw).Output()
 	if n := len(strings.Fields(string(out))); n != 2 {
 		t.Errorf("%d processes in the switch namespace, want zebra and bgpd only: %s", n, out)
+	}
+}
+
+// TestKill9RestartsChrony: swmgr on the Linux backend runs NTP in its own
+// chronyd; a kill -9 of swmgr leaves that chronyd running, and once it is
+// killed too, nobody may wait for it (here, pid 1 need not reap it: a
+// zombie). The next start ends it, waits for it to be gone, and starts a
+// chronyd of its own that reports the stored server; again after a second
+// kill -9.
+func TestKill9RestartsChrony(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: runs chronyd in a network namespace")
+	}
+	needTool(t, "chronyd")
+	ns := fmt.Sprintf("swck%05d", time.Now().UnixNano()%100000)
+	if out, err := exec.Command("ip", "netns", "add", ns).CombinedOutput(); err != nil {
+		t.Fatalf("ip netns add: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
+	dir := frrtest.Dir(t, "swck")
+	chronyDir := filepath.Join(dir, "chrony")
+	pidFile := filepath.Join(chronyDir, "run", "chronyd.pid")
+	t.Cleanup(func() { // the last chronyd, if a start failed with it running
+		if b, err := os.ReadFile(pidFile); err == nil {
+			pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+			if cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); pid > 1 && bytes.Contains(cmdline, []byte(chronyDir)) {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	dev := "ck" + ns[4:]
+	if out, err := exec.Command("ip", "-n", ns, "link", "add", dev+"a", "type", "veth", "peer", "name", dev+"b").CombinedOutput(); err != nil {
+		t.Fatalf("ip link add: %v %s", err, out)
+	}
+	portMap := filepath.Join(dir, "ports.conf")
+	os.WriteFile(portMap, []byte("fpPort1 "+dev+"a\n"), 0o644)
+	data := t.TempDir()
+	flags := []string{"--backend", "linux", "--netns", ns, "--port-map", portMap, "--bgp", "sim", "--ntp", "chrony", "--chrony-dir", chronyDir, "--ntp-no-clock", "--system", "sim"}
+
+	s := startServer(t, data, flags...)
+	s.expect(t, 201, "POST", "/config/NtpServer", `{"IpAddr":"192.0.2.123"}`)
+	for round := 1; round <= 2; round++ {
+		old := pidIn(t, pidFile)
+		s.kill9()
+		if syscall.Kill(old, 0) != nil {
+			t.Fatal("chronyd died with swmgr: the test no longer covers a leftover chronyd")
+		}
+		var err error
+		s, err = tryStart(t, data, flags...)
+		if err != nil {
+			t.Fatalf("round %d: the start after kill -9 failed: %v", round, err)
+		}
+		if pid := pidIn(t, pidFile); pid == old {
+			t.Errorf("round %d: chronyd was not restarted (pid %d)", round, pid)
+		}
+		if running(old) {
+			t.Errorf("round %d: the killed swmgr's chronyd (pid %d) still runs", round, old)
+		}
+		r := s.expect(t, 200, "GET", "/state/NtpServers", "")
+		if !strings.Contains(string(r.raw), "192.0.2.123") {
+			t.Errorf("round %d: the new chronyd does not report the stored server: %s", round, r.raw)
+		}
 	}
 }

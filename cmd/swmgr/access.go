@@ -14,6 +14,7 @@ import (
 	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/atomicfile"
 	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/datadir"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/users"
 	"github.com/swmgr/swmgr/internal/model"
@@ -27,10 +28,10 @@ const (
 	adminPasswordEnv = "SWMGR_ADMIN_PASSWORD"
 	// initialPasswordFile is where a generated first admin password is
 	// written, in the data directory.
-	initialPasswordFile = "initial-admin-password"
+	initialPasswordFile = datadir.InitialPassword
 	// accountsDir holds the simulated switch's passwd, shadow, group and
 	// gshadow, in the data directory.
-	accountsDir = "accounts"
+	accountsDir = datadir.Accounts
 	// firstAdmin is the user the first start makes.
 	firstAdmin = "admin"
 )

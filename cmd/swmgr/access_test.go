@@ -86,8 +86,11 @@ func startSwmgr(t *testing.T, o *serveOptions) *instance {
 	t.Cleanup(s.stop)
 	s.plainClient = &http.Client{Transport: &http.Transport{}, Timeout: 30 * time.Second}
 	if addrs[0] != "" {
-		_, port, _ := net.SplitHostPort(addrs[0])
-		s.plain = "http://127.0.0.1:" + port + "/public/v1"
+		host, port, _ := net.SplitHostPort(addrs[0])
+		if host != "::1" {
+			host = "127.0.0.1"
+		}
+		s.plain = "http://" + net.JoinHostPort(host, port) + "/public/v1"
 	}
 	if addrs[1] != "" {
 		// Pin the certificate the server made: trust it and nothing else.
@@ -323,14 +326,15 @@ func TestAccessOverHTTPS(t *testing.T) {
 		}
 		passwords = append(passwords, "victim-pass-1", "victim-pass-1", "made-pass-1")
 		// So is a candidate that changes users: an admin stages, an
-		// operator may not commit it; the admin may.
+		// operator may not commit it (nor anything else of another user's
+		// candidate: it is not theirs, 404); the admin may.
 		c := s.as(admin, "POST", "/candidates", `{"Comment":"shell change"}`)
 		s.want(c, 201, "admin starts a candidate")
 		var cand struct{ CandidateId string }
 		json.Unmarshal([]byte(c.raw), &cand)
 		s.want(s.as(admin, "PATCH", "/candidates/"+cand.CandidateId+"/config/User", `{"Name":"reader","DefaultShell":"CLI"}`), 200, "admin stages a user change")
 		r = s.as(oper, "POST", "/candidates/"+cand.CandidateId+"/commit", `{}`)
-		if r.status != 403 || !strings.Contains(r.raw, "User") {
+		if r.status != 404 || !strings.Contains(r.raw, "of yours") {
 			t.Errorf("operator commit of a user change: %d %s", r.status, r.raw)
 		}
 		s.want(s.as(admin, "POST", "/candidates/"+cand.CandidateId+"/commit", `{}`), 200, "admin commits it")

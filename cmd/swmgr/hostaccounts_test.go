@@ -5,10 +5,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/swmgr/swmgr/internal/accounts"
+	"github.com/swmgr/swmgr/internal/model"
 )
 
 // etcEntry returns the entry of name in /etc/<file>, or "".
@@ -51,7 +53,10 @@ func TestHostAccountsAsRoot(t *testing.T) {
 	// would be a real account too): the local admin works over loopback
 	// HTTP without credentials.
 	dataDir := t.TempDir()
-	s := startSwmgr(t, &serveOptions{dataDir: dataDir, accountsFrom: "host", noFirstAdmin: true})
+	// The test's own group, fresh, joins the allowed role groups, to see
+	// it made and removed with its User.
+	hostAccounts := &accounts.OS{Groups: append(model.RoleGroups(), group)}
+	s := startSwmgr(t, &serveOptions{dataDir: dataDir, accountsFrom: "host", accounts: hostAccounts, noFirstAdmin: true})
 	first, second := "Host-Pass-"+rand.Text()[:10], "Host-Pass-"+rand.Text()[:10]
 
 	s.want(s.req(false, "POST", "/config/User", "", "", `{"Name":"`+name+`","Group":"`+group+`","Password":"`+first+`","DefaultShell":"Bash"}`), 201, "create")
@@ -121,7 +126,7 @@ func TestHostAccountsAsRoot(t *testing.T) {
 			t.Fatalf("%v: %v %s", c, err, out)
 		}
 	}
-	s = startSwmgr(t, &serveOptions{dataDir: dataDir, accountsFrom: "host", noFirstAdmin: true})
+	s = startSwmgr(t, &serveOptions{dataDir: dataDir, accountsFrom: "host", accounts: hostAccounts, noFirstAdmin: true})
 	if etcEntry(t, "passwd", leftover) != "" {
 		t.Errorf("%s, made by swmgr (by its comment) and no User's, survived the start", leftover)
 	}
@@ -166,4 +171,53 @@ func TestAccountsFlag(t *testing.T) {
 			t.Errorf("--accounts %q: the host's accounts %v, want %v", tc.value, isOS, tc.host)
 		}
 	}
+}
+
+// With --accounts host a User's group is one of swmgr's role groups (admin,
+// operator, users) and nothing else: any other group of the host may carry
+// privileges of its own (ssl-cert reads the host's TLS private keys, video
+// the frame buffer, frr the routing daemons' sockets) or be another user's
+// private group. Each is a 400 that makes no account and no group.
+func TestHostAccountsGroupAllowlist(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("this test makes real accounts on the host with useradd & co, which needs root; run it as root (CI does)")
+	}
+	suffix := strings.ToLower(rand.Text()[:8])
+	victim := makeOSUser(t, "swmgrv"+suffix) // its private group has its name
+	fresh := "swmgrf" + suffix               // no such group yet
+	s := startSwmgr(t, &serveOptions{dataDir: t.TempDir(), https: "-", accountsFrom: "host", noFirstAdmin: true})
+	groups := []string{victim.name, fresh, "video"}
+	for _, g := range []string{"ssl-cert", "frr", "frrvty", "sasl", "postgres", "plugdev", "audio"} {
+		if etcEntry(t, "group", g) != "" {
+			groups = append(groups, g)
+		}
+	}
+	for i, g := range groups {
+		name := "swmgra" + strconv.Itoa(i) + suffix
+		t.Cleanup(func() {
+			if etcEntry(t, "passwd", name) != "" {
+				exec.Command("userdel", "-r", name).Run()
+			}
+		})
+		r := s.req(false, "POST", "/config/User", "", "", `{"Name":"`+name+`","Group":"`+g+`","Password":"Host-Pass-123"}`)
+		if r.status != 400 || !strings.Contains(r.raw, "admin, operator, users") {
+			t.Errorf("a User in group %s: %d %s", g, r.status, r.raw)
+		}
+		if etcEntry(t, "passwd", name) != "" {
+			t.Errorf("group %s: the account %s was made", g, name)
+		}
+	}
+	if etcEntry(t, "group", fresh) != "" {
+		exec.Command("groupdel", fresh).Run()
+		t.Errorf("group %s was made", fresh)
+	}
+	// A role group is fine.
+	name := "swmgru" + suffix
+	t.Cleanup(func() {
+		if etcEntry(t, "passwd", name) != "" {
+			exec.Command("userdel", "-r", name).Run()
+		}
+	})
+	s.want(s.req(false, "POST", "/config/User", "", "", `{"Name":"`+name+`","Group":"users","Password":"Host-Pass-123"}`), 201, "a User of group users")
+	s.want(s.req(false, "DELETE", "/config/User?Name="+name, "", "", ""), 200, "delete")
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/swmgr/swmgr/internal/datadir"
 	"github.com/swmgr/swmgr/internal/secrets"
 	"github.com/swmgr/swmgr/internal/store"
 )
@@ -16,8 +17,8 @@ import (
 // database's.
 
 const (
-	dbFile        = "swmgr.db"
-	secretKeyFile = "secret.key"
+	dbFile        = datadir.DB
+	secretKeyFile = datadir.SecretKey
 	// keyCheckPlain is what the check value seals: only the right key
 	// opens it.
 	keyCheckPlain = "swmgr secret.key check"
@@ -31,7 +32,7 @@ const restoreDirHint = "swmgr has changed nothing. Restore the missing file from
 // madeByAStart are files that only a start of swmgr makes in its data
 // directory (secret.key and startup-config may be put into a new one to
 // provision a switch).
-var madeByAStart = []string{filepath.Join(accountsDir, "passwd"), "tls-key.pem", initialPasswordFile}
+var madeByAStart = []string{filepath.Join(accountsDir, "passwd"), datadir.TLSKey, initialPasswordFile}
 
 // checkDataDir runs before anything in dir is opened: a directory that was
 // in use but whose database is gone would otherwise become a new switch,

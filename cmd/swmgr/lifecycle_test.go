@@ -13,7 +13,8 @@ import (
 
 // TestEncryptedSaveDecryptRestore saves with Nonce and Passphrase through
 // the running service, decrypts the file with `swmgr config decrypt`
-// (secrets from the environment, never argv) and restores the plaintext.
+// (secrets from the environment, never argv), and restores the encrypted
+// file and the plaintext's ConfigData (the plaintext itself is refused).
 func TestEncryptedSaveDecryptRestore(t *testing.T) {
 	s := startSwmgr(t, &serveOptions{dataDir: t.TempDir(), noFirstAdmin: true, https: "-"})
 	s.want(s.req(false, "POST", "/config/NtpServer", "", "", `{"IpAddr":"192.0.2.44","MinPoll":5}`), 201, "create")
@@ -61,9 +62,19 @@ func TestEncryptedSaveDecryptRestore(t *testing.T) {
 		t.Fatalf("--out: %v %v", err, fi)
 	}
 
-	// Restore the decrypted plaintext: the configuration comes back.
+	// The decrypted plaintext says "Secrets":"clear": a restore refuses it
+	// as a plain file (secrets in clear belong inside an encrypted file).
 	s.want(s.req(false, "DELETE", "/config/NtpServer", "", "", `{"IpAddr":"192.0.2.44"}`), 200, "delete")
-	s.want(s.req(false, "POST", "/action/ResetConfigToFile", "", "", `{"SrcFileURI":"file://`+out+`"}`), 200, "restore the decrypted file")
+	s.want(s.req(false, "POST", "/action/ResetConfigToFile", "", "", `{"SrcFileURI":"file://`+out+`"}`), 400, "restore the decrypted file")
+	// Its ConfigData alone is a FlexSwitch (format 1) file, which may hold
+	// secrets in clear: the configuration comes back.
+	var whole map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(plain), &whole); err != nil {
+		t.Fatal(err)
+	}
+	flex := filepath.Join(t.TempDir(), "flex.json")
+	os.WriteFile(flex, []byte(`{"ConfigData":`+string(whole["ConfigData"])+`}`), 0o600)
+	s.want(s.req(false, "POST", "/action/ResetConfigToFile", "", "", `{"SrcFileURI":"file://`+flex+`"}`), 200, "restore its ConfigData as a format 1 file")
 	s.want(s.req(false, "GET", "/config/NtpServer?IpAddr=192.0.2.44", "", "", ""), 200, "restored object")
 	// And the encrypted file itself.
 	s.want(s.req(false, "DELETE", "/config/NtpServer", "", "", `{"IpAddr":"192.0.2.44"}`), 200, "delete")

@@ -11,8 +11,10 @@ import (
 	"time"
 
 	"github.com/swmgr/swmgr/internal/accounts"
+	"github.com/swmgr/swmgr/internal/datadir"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/users"
+	"github.com/swmgr/swmgr/internal/model"
 )
 
 // Listeners: the Unix socket, timeouts and connection caps.
@@ -22,7 +24,7 @@ const (
 	// the user and --data-dir.
 	defaultSocketFlag = "/run/swmgr/swmgr.sock as root, else <data-dir>/swmgr.sock"
 	rootSocket        = "/run/swmgr/swmgr.sock"
-	socketFile        = "swmgr.sock"
+	socketFile        = datadir.Socket
 
 	defaultHeaderTimeout     = 10 * time.Second
 	defaultBodyTimeout       = 30 * time.Second
@@ -52,7 +54,7 @@ func (o *serveOptions) defaults() error {
 			return errors.New("--accounts host makes the Users accounts of this machine with useradd, usermod, userdel and chpasswd, which need root: run as root, or use --accounts own")
 		}
 		if o.accounts == nil {
-			o.accounts = &accounts.OS{}
+			o.accounts = &accounts.OS{Groups: model.RoleGroups()} // a host group may carry privileges
 		}
 	default:
 		return fmt.Errorf("--accounts %q: use own or host", o.accountsFrom)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/swmgr/swmgr/internal/ansible"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/openapi"
 )
@@ -34,7 +35,7 @@ func rootCommand() *cobra.Command {
 		Version:       version(),
 	}
 	root.SetVersionTemplate(versionLine())
-	root.AddCommand(serveCommand(), dumpCommand(), docsCommand(), openapiCommand(), versionCommand(), configCommand(), manCommand(), cliCommand())
+	root.AddCommand(serveCommand(), dumpCommand(), docsCommand(), openapiCommand(), ansibleCommand(), versionCommand(), configCommand(), manCommand(), cliCommand())
 	return root
 }
 
@@ -59,4 +60,24 @@ func openapiCommand() *cobra.Command {
 			cmd.OutOrStdout().Write(openapi.JSON(model.Builtin()))
 		},
 	}
+}
+
+// ansibleCommand writes the parts of the Ansible collection that follow
+// from the model into the collection's directory.
+func ansibleCommand() *cobra.Command {
+	var dir string
+	cmd := &cobra.Command{
+		Use:   "ansible",
+		Short: "Write the generated modules of the Ansible collection swmgr.switch (" + ansible.Dir + ")",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			files, err := ansible.Files(model.Builtin())
+			if err != nil {
+				return err
+			}
+			return ansible.Write(dir, files)
+		},
+	}
+	cmd.Flags().StringVar(&dir, "out", ansible.Dir, "the collection's directory")
+	return cmd
 }

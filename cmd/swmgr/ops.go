@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/candidates"
@@ -57,6 +58,13 @@ func (ob *observability) watch(st *store.Store, eng *engine.Engine, cands *candi
 		},
 		ListState: func(ctx context.Context, k *model.Kind, marker uint64, count int) ([]byte, error) {
 			return eng.List(ctx, k, marker, count, true, nil)
+		},
+		Confirmation: func() (uint64, time.Time, bool) {
+			c, err := eng.PendingConfirm()
+			if err != nil || c == nil {
+				return 0, time.Time{}, false
+			}
+			return c.Revision, time.Unix(0, c.Deadline), true
 		},
 		Log: log,
 	})

@@ -118,9 +118,10 @@ func TestObservability(t *testing.T) {
 			`swmgr_revision `,
 			`swmgr_candidates 0`,
 			`swmgr_event_subscribers 0`, // no SSE client; the archive scheduler follows commits too, and is not counted
-			`swmgr_port_if_in_octets{intf_ref="fpPort1"}`,
-			`swmgr_port_num_up_events{intf_ref="fpPort4"}`,
-			`swmgr_port_oper_state{intf_ref="fpPort1",oper_state="DOWN"} 1`,
+			`swmgr_port_receive_bytes_total{port="fpPort1"}`,
+			`swmgr_port_carrier_up_changes_total{port="fpPort4"}`,
+			`swmgr_port_up{port="fpPort1"} 0`,
+			`swmgr_commit_confirm_pending 0`,
 			`go_goroutines`,
 		} {
 			if !strings.Contains(text, want) {

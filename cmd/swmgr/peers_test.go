@@ -1,14 +1,23 @@
 package main
 
 import (
+	"bufio"
 	"crypto/rand"
 	"encoding/json"
+	"fmt"
+	"net"
+	"net/netip"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/swmgr/swmgr/internal/peercred"
 )
 
 // osUser is a throwaway account of the host, made with useradd.
@@ -179,5 +188,176 @@ func TestLocalOthersRefused(t *testing.T) {
 	}
 	if code, _ := curlAs(t, osUser{}, "", "POST", s.plain+"/config/NtpServer", `{"IpAddr":"192.0.2.9"}`); code != 201 {
 		t.Errorf("root: %d", code)
+	}
+}
+
+// closedClientHook is a peer lookup that, while armed, first waits until no
+// process holds the client's socket any more (the client closed it, and the
+// kernel keeps only a minisock or an orphan): the lookup then runs as it
+// would on a server too busy to get to it before the client closed.
+type closedClientHook struct {
+	armed atomic.Bool
+	done  chan error // one value per armed lookup
+}
+
+func (h *closedClientHook) cred(c net.Conn) (peercred.Cred, error) {
+	if h.armed.Load() {
+		h.done <- waitClientClosed(c)
+	}
+	return peercred.Of(c)
+}
+
+// waitClientClosed waits until the kernel says no process holds the
+// client's end of c and it has become the minisock the kernel keeps after
+// the client's FIN was acknowledged (FIN_WAIT2 or TIME_WAIT, uid 0).
+func waitClientClosed(c net.Conn) error {
+	for c != nil {
+		if nc, ok := c.(interface{ NetConn() net.Conn }); ok {
+			c = nc.NetConn()
+			continue
+		}
+		break
+	}
+	client := c.RemoteAddr().(*net.TCPAddr).AddrPort()
+	server := c.LocalAddr().(*net.TCPAddr).AddrPort()
+	client = netip.AddrPortFrom(client.Addr().Unmap(), client.Port())
+	server = netip.AddrPortFrom(server.Addr().Unmap(), server.Port())
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		s, err := peercred.TCPSocket(client, server)
+		if err != nil || s.Inode == 0 && (s.State == peercred.FinWait2 || s.State == peercred.TimeWait) {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the client's socket %v is still held: %+v", client, s)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A local account that sends a write without credentials and closes its
+// socket at once is never taken for root when swmgr looks up its peer only
+// after that (a busy server): the kernel then reports the client's end as
+// a minisock of uid 0. The hook makes the late lookup certain; the client
+// is a real process of a real account, over 127.0.0.1 and ::1.
+func TestClosedClientIsNotRoot(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("this test makes a real account with useradd and runs a client as it with setpriv, which needs root; run it as root (CI does)")
+	}
+	for _, tool := range []string{"useradd", "userdel", "setpriv", "bash", "curl"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is needed (CI installs it): %v", tool, err)
+		}
+	}
+	suffix := strings.ToLower(rand.Text()[:6])
+	attacker := makeOSUser(t, "swpeerc"+suffix)
+	for _, listen := range []string{"127.0.0.1:0", "[::1]:0"} {
+		t.Run(listen, func(t *testing.T) {
+			hook := &closedClientHook{done: make(chan error, 1)}
+			s := startSwmgr(t, &serveOptions{dataDir: t.TempDir(), http: listen, https: "-", adminPasswordFile: writeFile(t, "first-admin-pass"), peerCred: hook.cred})
+			u, err := url.Parse(s.plain)
+			if err != nil {
+				t.Fatal(err)
+			}
+			evil := "evil" + suffix
+			body := `{"Name":"` + evil + `","Group":"admin","Password":"evil-pass-1"}`
+			// A second request, longer than the server's read buffer,
+			// follows the first on the connection: reading ahead, the
+			// server finds more of it rather than the connection's end,
+			// which would cancel the first request.
+			req := "POST /public/v1/config/User HTTP/1.1\r\nHost: " + u.Host + "\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body +
+				"GET /public/v1/config/Users HTTP/1.1\r\nHost: " + u.Host + "\r\nX-Pad: " + strings.Repeat("x", 16<<10) + "\r\n\r\n"
+			hook.armed.Store(true)
+			// Write the request and close at once (bash closes its
+			// descriptors as it exits).
+			cmd := exec.Command("setpriv", "--reuid="+attacker.uid, "--regid="+attacker.gid, "--clear-groups", "--",
+				"bash", "-c", `exec 3<>"/dev/tcp/$1/$2" && printf '%s' "$3" >&3`, "_", u.Hostname(), u.Port(), req)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("the client: %v\n%s", err, out)
+			}
+			select {
+			case err := <-hook.done:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("swmgr never looked up the closed client")
+			}
+			hook.armed.Store(false)
+			// The request is answered: refused (the log says so), or the
+			// User exists.
+			deadline := time.Now().Add(20 * time.Second)
+			for !strings.Contains(s.logs.String(), "local request refused") {
+				if code, out := curlAs(t, osUser{}, "", "GET", s.plain+"/config/User?Name="+evil, ""); code != 404 {
+					t.Fatalf("a client that closed its socket made an admin User: %d %s", code, out)
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the request was never answered:\n%s", s.logs)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			if code, out := curlAs(t, osUser{}, "", "GET", s.plain+"/config/User?Name="+evil, ""); code != 404 {
+				t.Errorf("a client that closed its socket made an admin User: %d %s", code, out)
+			}
+		})
+	}
+}
+
+// One local account holding as many connections as --max-conns-per-client
+// allows does not lock root (or another account) out of loopback HTTP:
+// local clients are counted per OS user, not per address (every local
+// client is 127.0.0.1). Its own next connection is closed at once.
+func TestLocalConnCapPerOSUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("this test makes a real account with useradd and runs clients as it with setpriv, which needs root; run it as root (CI does)")
+	}
+	for _, tool := range []string{"useradd", "userdel", "setpriv", "bash", "curl"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is needed (CI installs it): %v", tool, err)
+		}
+	}
+	suffix := strings.ToLower(rand.Text()[:6])
+	hog := makeOSUser(t, "swpeerh"+suffix)
+	other := makeOSUser(t, "swpeerg"+suffix)
+	const capacity = 4
+	s := startSwmgr(t, &serveOptions{dataDir: t.TempDir(), https: "-", maxConnsPerClient: capacity, adminPasswordFile: writeFile(t, "first-admin-pass")})
+	u, err := url.Parse(s.plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The account opens two more connections than it may, and holds them.
+	script := `for fd in 3 4 5 6 7 8; do eval "exec $fd<>/dev/tcp/$1/$2" || exit 1; done; echo held; exec sleep 60`
+	cmd := exec.Command("setpriv", "--reuid="+hog.uid, "--regid="+hog.gid, "--clear-groups", "--", "bash", "-c", script, "_", u.Hostname(), u.Port())
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	if line, _ := bufio.NewReader(out).ReadString('\n'); line != "held\n" {
+		t.Fatalf("the account's client: %q", line)
+	}
+	// The server has accepted all six once it refused two.
+	const refusal = "too many open connections from one client"
+	deadline := time.Now().Add(20 * time.Second)
+	for strings.Count(s.logs.String(), refusal) < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the account's extra connections were not refused:\n%s", s.logs)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !strings.Contains(s.logs.String(), "client=uid:"+hog.uid) {
+		t.Errorf("the refusal does not name the account's uid %s:\n%s", hog.uid, s.logs)
+	}
+	// root, and another account, are served meanwhile.
+	for _, who := range []osUser{{}, other} {
+		if code, body := curlAs(t, who, "", "GET", s.plain+"/config/NtpServers", ""); code != 200 {
+			t.Errorf("%q while the account holds its connections: %d %s", who.name, code, body)
+		}
+	}
+	if n := strings.Count(s.logs.String(), refusal); n != 2 {
+		t.Errorf("%d connections refused, want the account's 2:\n%s", n, s.logs)
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/swmgr/swmgr/internal/backend/sim"
 	"github.com/swmgr/swmgr/internal/connlimit"
 	"github.com/swmgr/swmgr/internal/daemon"
+	"github.com/swmgr/swmgr/internal/datadir"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/candidates"
 	"github.com/swmgr/swmgr/internal/engine/history"
@@ -34,6 +35,7 @@ import (
 	"github.com/swmgr/swmgr/internal/lifecycle"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/obs"
+	"github.com/swmgr/swmgr/internal/peercred"
 	"github.com/swmgr/swmgr/internal/store"
 	"github.com/swmgr/swmgr/internal/tlscert"
 )
@@ -67,6 +69,10 @@ type serveOptions struct {
 	throttle     auth.ThrottleOptions             // login throttle settings
 	logOut       io.Writer                        // instead of stderr
 	ready        func(httpAddr, httpsAddr string) // called once listening
+	// peerCred, if set, is the kernel lookup of a local peer instead of
+	// peercred.Of, made as a connection is accepted (a test makes it wait
+	// until the client has closed).
+	peerCred func(net.Conn) (peercred.Cred, error)
 }
 
 func defaultDataDir() string {
@@ -109,7 +115,7 @@ func serveCommand() *cobra.Command {
 	f.StringVar(&o.localOthers, "local-others", "read", "what local OS users who are not swmgr Users may do without credentials (loopback HTTP, the socket): read or refuse")
 	f.DurationVar(&o.headerTimeout, "header-timeout", defaultHeaderTimeout, "time a client has to send a request's headers (and the TLS handshake)")
 	f.DurationVar(&o.bodyTimeout, "body-timeout", defaultBodyTimeout, "time a client has to send a request's body, after its headers")
-	f.IntVar(&o.maxConnsPerClient, "max-conns-per-client", defaultMaxConnsPerClient, "open connections per client address (per uid on the Unix socket); more are closed at once")
+	f.IntVar(&o.maxConnsPerClient, "max-conns-per-client", defaultMaxConnsPerClient, "open connections per client: per OS user for local clients (loopback TCP, the Unix socket), per address otherwise; more are closed at once")
 	f.BoolVar(&o.accessLog, "access-log", true, "log one line per request (at info level)")
 	f.BoolVar(&o.metrics, "metrics", true, "serve Prometheus metrics at /metrics")
 	addDaemonFlags(f, &o.daemons)
@@ -256,7 +262,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 	defer func() {
 		st.Close()
-		os.Remove(filepath.Join(o.dataDir, "swmgr.pid")) // a clean exit leaves no pid file
+		os.Remove(filepath.Join(o.dataDir, datadir.PID)) // a clean exit leaves no pid file
 	}()
 	box, inUse, err := openSecrets(o.dataDir, st)
 	if err != nil {
@@ -387,7 +393,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 	perListener := connsPerListener()
 	limit := func(ln net.Listener, what string) net.Listener {
-		return connlimit.New(ln, connlimit.Options{PerClient: o.maxConnsPerClient, Total: perListener, Refused: func(client string, total bool) {
+		return connlimit.New(ln, connlimit.Options{PerClient: o.maxConnsPerClient, Total: perListener, Cred: o.peerCred, Refused: func(client string, total bool) {
 			if total {
 				log.Warn("connection refused: too many open connections", "listener", what, "client", client, "max", perListener)
 			} else {
@@ -517,7 +523,7 @@ func dumpCommand() *cobra.Command {
 // their own Linux drivers exist.
 func openLinuxBackend(o *serveOptions, others backend.Backend, onReconcile func([]string), log *slog.Logger) (backend.Backend, error) {
 	lo := linux.Options{Kernel: linux.KernelOptions{Netns: o.netns}, Version: version(), Others: others, Log: log, OnReconcile: onReconcile,
-		Journal: filepath.Join(o.dataDir, "linux-apply.journal")}
+		Journal: filepath.Join(o.dataDir, datadir.LinuxJournal)}
 	o.daemons.apply(&lo)
 	if o.portMap != "" {
 		b, err := os.ReadFile(o.portMap)

@@ -34,6 +34,12 @@ type OS struct {
 	Tools string
 	// Scheme is the hash made under a Prefix; default Yescrypt.
 	Scheme Scheme
+	// Groups, if set, are the only primary groups an account is made in
+	// or moved to (an allowlist: on a host, any other group may carry
+	// privileges of its own, such as reading TLS keys with ssl-cert, or be
+	// another user's private group); any other is ErrInvalid. Empty: any
+	// group.
+	Groups []string
 
 	mu sync.Mutex // one change at a time: each is several tool runs
 	m  matcher
@@ -167,6 +173,9 @@ func (o *OS) create(ctx context.Context, name, group, shell, secret string, hash
 	if err := checkCreate(name, group, shell, checked); err != nil {
 		return err
 	}
+	if err := o.checkGroup(group); err != nil {
+		return err
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	e, err := o.read()
@@ -186,6 +195,15 @@ func (o *OS) create(ctx context.Context, name, group, shell, secret string, hash
 		return fmt.Errorf("set the password of %s: %w", name, err)
 	}
 	return nil
+}
+
+// checkGroup refuses a group outside Groups.
+func (o *OS) checkGroup(group string) error {
+	if len(o.Groups) == 0 || slices.Contains(o.Groups, group) {
+		return nil
+	}
+	return fmt.Errorf("%w: group %q: a User of this host's accounts must be in one of the groups %s (any other group of the host may give powers beyond swmgr's roles)",
+		ErrInvalid, group, strings.Join(o.Groups, ", "))
 }
 
 // makeAccount makes the account name, marked (Marker), with its home, a
@@ -219,7 +237,8 @@ const Marker = "swmgr"
 // write leaves one), a missing one is made with a locked password (the
 // password was never stored: set it with UserPassword), a wrong primary
 // group or login shell is put right. A host account that swmgr did not make
-// but that a User names is left as it is, and reported.
+// but that a User names is left as it is, and reported; so is the account of
+// a User whose group is not in Groups.
 func (o *OS) Reconcile(ctx context.Context, want []Account) ([]Repair, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -258,6 +277,10 @@ func (o *OS) Reconcile(ctx context.Context, want []Account) ([]Repair, error) {
 	}
 	for _, w := range want {
 		a, ok := e.lookup(w.Name)
+		if err := o.checkGroup(w.Group); err != nil {
+			did = append(did, Repair{Account: w.Name, Did: "neither made nor changed account " + w.Name + ": " + err.Error()})
+			continue
+		}
 		switch {
 		case !ok:
 			if _, err := o.makeAccount(ctx, e, w.Name, w.Group, w.Shell); err != nil {
@@ -280,9 +303,7 @@ func (o *OS) Reconcile(ctx context.Context, want []Account) ([]Repair, error) {
 						return did, fmt.Errorf("make group %s: groupadd left no entry", w.Group)
 					}
 				}
-				// By number: usermod -P looks a group name up on the
-				// host, not under the prefix.
-				if err := o.run(ctx, "", "usermod", true, "-g", strconv.Itoa(gid), w.Name); err != nil {
+				if err := o.setPrimaryGroup(ctx, w.Name, gid); err != nil {
 					return did, fmt.Errorf("set the group of %s: %w", w.Name, err)
 				}
 				did = append(did, Repair{Account: w.Name, Did: "set the primary group of " + w.Name + " to " + w.Group + " (was " + a.Group + ")"})
@@ -449,6 +470,29 @@ func scrubBackups(dir string, names []string) {
 			atomicfile.ReplaceKeepingOwner(path, t.bytes())
 		}
 	}
+}
+
+// setPrimaryGroup makes gid the primary group of account name. On the host
+// that is usermod -g. Under a prefix (tests) usermod -P looks the group up
+// on the host, by name or by number alike, and fails when the host happens
+// to lack it, so the passwd entry under the prefix is changed as usermod
+// would change it.
+func (o *OS) setPrimaryGroup(ctx context.Context, name string, gid int) error {
+	if o.Prefix == "" {
+		return o.run(ctx, "", "usermod", false, "-g", strconv.Itoa(gid), name)
+	}
+	path := filepath.Join(o.etcDir(), passwdFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	t := parseTable(data)
+	i := t.find(name)
+	if i < 0 || len(t[i]) < 4 {
+		return fmt.Errorf("no account %s in %s", name, path)
+	}
+	t[i][3] = strconv.Itoa(gid)
+	return atomicfile.ReplaceKeepingOwner(path, t.bytes())
 }
 
 // Restore implements Accounts. The home directory is made anew, empty but

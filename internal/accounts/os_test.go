@@ -218,3 +218,47 @@ func TestOSReconcile(t *testing.T) {
 		t.Errorf("second reconcile: %v %v", did, err)
 	}
 }
+
+// With Groups, an account is made in those groups only: Create refuses any
+// other (ErrInvalid) and makes nothing; Reconcile neither makes nor moves
+// an account into another, and says so.
+func TestOSGroupsAllowlist(t *testing.T) {
+	ctx := context.Background()
+	root := prefixRoot(t)
+	etcDir := filepath.Join(root, "etc")
+	o := &OS{Prefix: root, Scheme: SHA512, Groups: []string{"admin", "operator", "users"}}
+	if err := o.run(ctx, "", "groupadd", true, "ssl-cert"); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range []string{"ssl-cert", "swmgrgnew", "root"} {
+		err := o.Create(ctx, "swmgrgbad", g, "/bin/bash", "some-password")
+		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "admin, operator, users") {
+			t.Errorf("group %s: %v", g, err)
+		}
+		if line(t, etcDir, passwdFile, "swmgrgbad") != "" {
+			t.Fatalf("group %s: the account was made", g)
+		}
+	}
+	if line(t, etcDir, groupFile, "swmgrgnew") != "" {
+		t.Error("the group was made")
+	}
+	if err := o.Create(ctx, "swmgrgok", "operator", "/bin/bash", "some-password"); err != nil {
+		t.Fatal(err)
+	}
+	did, err := o.Reconcile(ctx, []Account{
+		{Name: "swmgrgok", Group: "ssl-cert", Shell: "/bin/bash"},
+		{Name: "swmgrgmiss", Group: "ssl-cert", Shell: "/bin/bash"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(did) != 2 || !strings.Contains(did[0].Did, "neither made nor changed") || !strings.Contains(did[1].Did, "neither made nor changed") {
+		t.Errorf("repairs: %+v", did)
+	}
+	if line(t, etcDir, passwdFile, "swmgrgmiss") != "" {
+		t.Error("Reconcile made an account in ssl-cert")
+	}
+	if f := strings.Split(line(t, etcDir, passwdFile, "swmgrgok"), ":"); f[3] == strings.Split(line(t, etcDir, groupFile, "ssl-cert"), ":")[2] {
+		t.Error("Reconcile moved an account into ssl-cert")
+	}
+}

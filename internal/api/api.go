@@ -232,9 +232,11 @@ func isWrite(method string) bool {
 }
 
 // logEarlyFailure records, in the config log, a write that failed before its
-// kind was known.
+// kind was known. Its API is the path's segment as sent, percent-encoded:
+// decoded, a client could put control characters (a terminal's escape
+// sequences) into the log that admins read.
 func (s *Server) logEarlyFailure(r *http.Request, err error) {
-	name := strings.TrimPrefix(r.URL.Path, Prefix)
+	name := strings.TrimPrefix(r.URL.EscapedPath(), Prefix)
 	if i := strings.IndexByte(name, '/'); i >= 0 {
 		name = name[i+1:]
 	}
@@ -371,6 +373,12 @@ func (q *request) target() (engine.Target, error) {
 	fields, err := q.kind.Parse(q.body)
 	if err != nil {
 		return engine.Target{}, err
+	}
+	if q.kind.Singleton && (q.r.Method == http.MethodGet || q.r.Method == http.MethodHead) {
+		// A read of a singleton finds its one object whatever key value
+		// (or none) it gives, as FlexSwitch did: its CLI reads
+		// {"Vrf": ""}-style bodies with empty keys.
+		return engine.Target{Key: model.Object{}}, nil
 	}
 	// Other fields of the body do not pick the object, but a value the
 	// object could never have (IntfRef "fpPort1" for a neighbor by

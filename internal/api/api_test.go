@@ -44,7 +44,12 @@ type apiHarness struct {
 
 func newAPIHarness(t testing.TB) *apiHarness {
 	t.Helper()
-	dir := t.TempDir()
+	return newAPIHarnessWith(t, t.TempDir(), model.Builtin())
+}
+
+// newAPIHarnessWith serves the data directory dir with the kinds of reg.
+func newAPIHarnessWith(t testing.TB, dir string, reg *model.Registry) *apiHarness {
+	t.Helper()
 	st, err := store.Open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +68,7 @@ func newAPIHarness(t testing.TB) *apiHarness {
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	be := sim.New(sim.Options{Ports: 8, Version: "harness", Accounts: acc, OwnAccounts: true, CLIShell: "/usr/local/bin/swmgr"})
-	eng := engine.New(model.Builtin(), st, be, box, log)
+	eng := engine.New(reg, st, be, box, log)
 	if err := eng.Start(context.Background()); err != nil {
 		st.Close()
 		t.Fatal(err)

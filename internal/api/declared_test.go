@@ -236,8 +236,11 @@ func TestNewActionIsDeclarationPlusHandler(t *testing.T) {
 	if err := d.h.Check(); err == nil || !strings.Contains(err.Error(), "SaveConfig") {
 		t.Fatalf("Check without the lifecycle's handlers: %v", err)
 	}
-	for _, name := range []string{"SaveConfig", "ResetConfig", "ResetConfigToFile"} {
-		d.h.HandleAction(name, func(context.Context, ActionCall) (ActionResult, error) { return ActionResult{}, nil })
+	for _, k := range d.h.reg.Kinds() {
+		// The other packages' actions (the lifecycle's).
+		if k.Class == model.Action && d.h.actions[k.Name] == nil && k != echo {
+			d.h.HandleAction(k.Name, func(context.Context, ActionCall) (ActionResult, error) { return ActionResult{}, nil })
+		}
 	}
 	for _, k := range d.h.reg.Kinds() {
 		if k.Source == model.SourceService {

@@ -128,7 +128,8 @@ func (q *request) serviceState(src StateSource) error {
 
 // pickOne selects the object a read names by the fields given in the query
 // string and the body (DestinationNw=10.1.1.0/30, IntfRef=fpPort1); with no
-// field given the kind must have a single object (SystemStatus).
+// field given the kind must have a single object. A singleton kind's one
+// object is picked whatever fields are given (SystemStatus).
 func (q *request) pickOne(objs []model.Object) (model.Object, error) {
 	want, err := q.kind.ParseQuery(q.r.URL.Query())
 	if err != nil {
@@ -140,6 +141,11 @@ func (q *request) pickOne(objs []model.Object) (model.Object, error) {
 	}
 	for n, v := range body {
 		want[n] = v
+	}
+	if q.kind.Singleton {
+		// Its one object, whatever the fields given say (FlexSwitch's CLI
+		// polls SystemStatus with {"Name": ""}).
+		clear(want)
 	}
 	if len(want) == 0 {
 		switch len(objs) {

@@ -55,24 +55,48 @@ func (s *Server) stageEdits(w http.ResponseWriter, r *http.Request, cand string)
 		s.fail(w, r, err)
 		return
 	}
-	eds := make([]engine.Edit, len(edits))
+	eds := make([]engine.Edit, 0, len(edits))
+	// at[i] is the index of edit i's engine edit, or -1 for a PUT of a
+	// collection, which expands into any number of them (a PUT of one
+	// object expands into one).
+	at := make([]int, len(edits))
+	var owner []int // owner[j]: the request edit engine edit j came from
 	for i, se := range edits {
+		at[i] = len(eds)
+		if se.Method == http.MethodPut {
+			more, plural, err := s.replaceEdits(r, cand, se)
+			if err != nil {
+				s.fail(w, r, atEdit(i, err))
+				return
+			}
+			if plural {
+				at[i] = -1
+			}
+			eds = append(eds, more...)
+			for range more {
+				owner = append(owner, i)
+			}
+			continue
+		}
 		ed, err := s.stagedEdit(r, se)
 		if err != nil {
 			s.fail(w, r, atEdit(i, err))
 			return
 		}
-		eds[i] = ed
+		eds = append(eds, ed)
+		owner = append(owner, i)
 	}
-	out, err := s.cands.StageMany(r.Context(), cand, eds)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	ids := make([]string, len(out.IDs))
-	for i, id := range out.IDs {
-		if id != uuid.Nil {
-			ids[i] = id.String()
+	ids := make([]string, len(edits))
+	if len(eds) > 0 {
+		out, err := s.cands.StageMany(r.Context(), cand, eds)
+		if err != nil {
+			s.fail(w, r, requestEditError(err, owner))
+			return
+		}
+		for i, j := range at {
+			if j >= 0 && out.IDs[j] != uuid.Nil {
+				ids[i] = out.IDs[j].String()
+			}
 		}
 	}
 	sendJSON(w, http.StatusOK, mustJSON(map[string]any{"Result": "Success", "CandidateId": cand, "Staged": len(eds), "ObjectIds": ids}))
@@ -114,7 +138,7 @@ func (s *Server) stagedEdit(r *http.Request, se stagedEdit) (engine.Edit, error)
 	case http.MethodDelete:
 		op = backend.Delete
 	default:
-		return engine.Edit{}, apierr.BadRequest(apierr.CodeInvalidValue, "Candidate", "Method", "Method %q: an edit is POST, PATCH or DELETE", se.Method)
+		return engine.Edit{}, apierr.BadRequest(apierr.CodeInvalidValue, "Candidate", "Method", "Method %q: an edit is POST, PATCH, PUT or DELETE", se.Method)
 	}
 	u, err := url.Parse(se.Path)
 	if err != nil || u.Scheme != "" || u.Host != "" || u.Fragment != "" {
@@ -173,4 +197,23 @@ func atEdit(i int, err error) error {
 	e := *apierr.From(err)
 	e.Message = "Edits[" + strconv.Itoa(i) + "]: " + e.Message
 	return &e
+}
+
+// requestEditError makes an error of the staging, which names the engine
+// edit it is about ("Edits[j]: "), name the edit of the request that edit
+// came from (owner[j]): a PUT expands into several.
+func requestEditError(err error, owner []int) error {
+	e := apierr.From(err)
+	rest, ok := strings.CutPrefix(e.Message, "Edits[")
+	if !ok {
+		return err
+	}
+	num, rest, ok := strings.Cut(rest, "]: ")
+	j, perr := strconv.Atoi(num)
+	if !ok || perr != nil || j < 0 || j >= len(owner) || owner[j] == j {
+		return err
+	}
+	out := *e
+	out.Message = "Edits[" + strconv.Itoa(owner[j]) + "]: " + rest
+	return &out
 }

@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"encoding/json"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -79,15 +80,19 @@ func TestStageManyOverREST(t *testing.T) {
 // stages nothing.
 func TestStageManyNeedsEachEditsAccess(t *testing.T) {
 	h := newAPIHarness(t)
-	stage := func(id, body string) *httptest.ResponseRecorder {
-		r := httptest.NewRequest("POST", "/public/v1/candidates/"+id+"/edits", strings.NewReader(body))
+	as := func(path, body string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest("POST", "/public/v1/"+path, strings.NewReader(body))
 		r = r.WithContext(auth.NewContext(r.Context(), auth.Identity{Name: "op", Group: "operator", Role: auth.Operator}))
 		w := httptest.NewRecorder()
 		h.h.ServeHTTP(w, r)
 		return w
 	}
+	stage := func(id, body string) *httptest.ResponseRecorder { return as("candidates/"+id+"/edits", body) }
 	s := &txnServer{t: t, url: h.base, client: h.client, st: h.st, eng: h.eng}
-	_, body, _ := s.do("POST", "/candidates", `{}`)
+	var body map[string]any
+	if err := json.Unmarshal(as("candidates", `{}`).Body.Bytes(), &body); err != nil {
+		t.Fatal(err)
+	}
 	id := body["CandidateId"].(string)
 	before := s.dump()
 	w := stage(id, `{"Edits":[{"Method":"POST","Path":"config/NtpServer","Body":{"IpAddr":"192.0.2.5"}},{"Method":"POST","Path":"config/User","Body":{"Name":"eve","Group":"admin","Password":"Secret-pass-123"}}]}`)

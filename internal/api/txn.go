@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/swmgr/swmgr/internal/apierr"
+	"github.com/swmgr/swmgr/internal/auth"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/candidates"
 	"github.com/swmgr/swmgr/internal/engine/feed"
@@ -88,15 +89,23 @@ func (s *Server) meta(r *http.Request) engine.Meta {
 	return engine.Meta{User: UserName(r.Context()), Addr: r.RemoteAddr, Source: requestSource(r)}
 }
 
-// CLIUserAgent is the User-Agent of swmgr's own CLI (`swmgr cli`), whose
-// commits are recorded with source cli instead of rest. The label only
-// says which tool made a commit; who made it is the authenticated user.
-const CLIUserAgent = "swmgr-cli"
+// Tools whose commits are recorded with a source of their own instead of
+// rest, by their User-Agent: swmgr's CLI (`swmgr cli`) and the Ansible
+// collection swmgr.switch. The label only says which tool made a commit;
+// who made it is the authenticated user.
+const (
+	CLIUserAgent     = "swmgr-cli"
+	AnsibleUserAgent = "swmgr-ansible"
+)
 
 // requestSource is the Source of the revisions a request makes.
 func requestSource(r *http.Request) string {
-	if ua := r.Header.Get("User-Agent"); ua == CLIUserAgent || strings.HasPrefix(ua, CLIUserAgent+"/") {
+	ua := r.Header.Get("User-Agent")
+	switch {
+	case ua == CLIUserAgent || strings.HasPrefix(ua, CLIUserAgent+"/"):
 		return "cli"
+	case ua == AnsibleUserAgent || strings.HasPrefix(ua, AnsibleUserAgent+"/"):
+		return "ansible"
 	}
 	return "rest"
 }
@@ -271,6 +280,12 @@ func (s *Server) candidates(w http.ResponseWriter, r *http.Request, rest string)
 		return
 	}
 	id, sub, _ := strings.Cut(rest, "/")
+	if r.Method != http.MethodOptions {
+		if err := s.candidateOwner(r, id, sub); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+	}
 	switch {
 	case sub == "":
 		if !s.methods(w, r, http.MethodGet, http.MethodDelete) {
@@ -332,6 +347,39 @@ func (s *Server) candidates(w http.ResponseWriter, r *http.Request, rest string)
 	default:
 		s.fail(w, r, apierr.NotFound(apierr.CodeNotFound, "Candidate", "no such path %q; a candidate has /diff, /commit, /edits and /config/...", r.URL.Path))
 	}
+}
+
+// candidateOwner lets a request at candidate id through if its user opened
+// the candidate: a candidate belongs to its creator, its id alone grants
+// nothing. An admin may also describe (GET) and discard (DELETE) another
+// user's candidate, and is told whose it is (403) for anything else;
+// anyone else gets the 404 of a candidate that does not exist, so an id
+// seen elsewhere (a failed commit in the config log) tells them nothing.
+func (s *Server) candidateOwner(r *http.Request, id, sub string) error {
+	info, err := s.cands.Info(id)
+	if err != nil {
+		return err
+	}
+	id2 := auth.FromContext(r.Context())
+	if info.User == id2.Name {
+		return nil
+	}
+	if id2.Role != auth.Admin {
+		return apierr.NotFound(apierr.CodeNotFound, "Candidate", "no candidate %q of yours (a candidate belongs to the user who opened it; see GET %s for yours)", id, candidatesPrefix)
+	}
+	if sub == "" && (r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodDelete) {
+		return nil
+	}
+	return apierr.New(http.StatusForbidden, apierr.CodeForbidden, "Candidate", "",
+		"candidate %q belongs to %s: only its owner may stage into, read, diff or commit it; an admin may describe it (GET) or discard it (DELETE %s/%s)", id, ownerName(info.User), candidatesPrefix, id)
+}
+
+// ownerName names a candidate's owner in a message.
+func ownerName(user string) string {
+	if user == "" {
+		return "the local admin"
+	}
+	return "user " + strconv.Quote(user)
 }
 
 func (s *Server) commitCandidate(w http.ResponseWriter, r *http.Request, id string) {
@@ -452,6 +500,11 @@ func decodeOptions(r *http.Request, fields map[string]any) error {
 		}
 		if err := json.Unmarshal(raw, ptr); err != nil {
 			return apierr.BadRequest(apierr.CodeWrongType, "", name, "%s has the wrong type: %v", name, err)
+		}
+		if text, ok := ptr.(*string); ok {
+			if err := model.CheckLine("", name, *text); err != nil {
+				return err // a Comment is shown in history, the feed, the CLI
+			}
 		}
 	}
 	return nil

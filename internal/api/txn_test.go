@@ -321,7 +321,7 @@ func TestPendingConfirmationAndSource(t *testing.T) {
 		t.Errorf("a plain REST write's source: %v, want rest", got)
 	}
 
-	for i, ua := range []string{CLIUserAgent, CLIUserAgent + "/1.2", "swmgr-cli-not", "curl/8.0"} {
+	for i, ua := range []string{CLIUserAgent, CLIUserAgent + "/1.2", "swmgr-cli-not", "curl/8.0", AnsibleUserAgent, AnsibleUserAgent + "/1.0.0", "swmgr-ansiblex"} {
 		_, cand, _ := s.do("POST", "/candidates", `{"Comment":"by `+ua+`"}`, "User-Agent", ua)
 		id := cand["CandidateId"].(string)
 		if code, body, _ := s.do("POST", "/candidates/"+id+"/config/Vrf", `{"Vrf":"v`+strconv.Itoa(i)+`"}`, "User-Agent", ua); code != 201 {
@@ -333,8 +333,11 @@ func TestPendingConfirmationAndSource(t *testing.T) {
 		}
 		rev := body["Revision"].(float64)
 		want := "rest"
-		if ua == CLIUserAgent || ua == CLIUserAgent+"/1.2" {
+		switch ua {
+		case CLIUserAgent, CLIUserAgent + "/1.2":
 			want = "cli"
+		case AnsibleUserAgent, AnsibleUserAgent + "/1.0.0":
+			want = "ansible"
 		}
 		if got := source(rev); got != want {
 			t.Errorf("User-Agent %q: source %v, want %s", ua, got, want)

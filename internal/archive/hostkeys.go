@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/swmgr/swmgr/internal/atomicfile"
+	"github.com/swmgr/swmgr/internal/datadir"
 )
 
 // ErrHostKeyChanged refuses a server whose key differs from the pinned one.
@@ -33,23 +33,22 @@ type HostKeys struct {
 	keys map[string]PinnedKey
 }
 
-// OpenHostKeys loads the pins kept in path ("" keeps them in memory).
-func OpenHostKeys(path string) (*HostKeys, error) {
-	h := &HostKeys{path: path, keys: map[string]PinnedKey{}}
+// OpenHostKeys loads the pins kept in path ("" keeps them in memory). A
+// file that does not parse is moved aside (damaged says where) and no key
+// is pinned: each server's is pinned again on its next connection, as when
+// the file is deleted.
+func OpenHostKeys(path string) (h *HostKeys, damaged *datadir.Damaged, err error) {
+	h = &HostKeys{path: path, keys: map[string]PinnedKey{}}
 	if path == "" {
-		return h, nil
+		return h, nil, nil
 	}
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return h, nil
+	if damaged, err = datadir.LoadState(path, &h.keys); err != nil {
+		return nil, nil, fmt.Errorf("read pinned host keys: %w", err)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("read pinned host keys: %w", err)
+	if h.keys == nil {
+		h.keys = map[string]PinnedKey{}
 	}
-	if err := json.Unmarshal(data, &h.keys); err != nil {
-		return nil, fmt.Errorf("read pinned host keys %s: %w", path, err)
-	}
-	return h, nil
+	return h, damaged, nil
 }
 
 // Endpoint names host:port as pins are kept.

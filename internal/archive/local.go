@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/swmgr/swmgr/internal/atomicfile"
 	"github.com/swmgr/swmgr/internal/configfile"
@@ -17,8 +19,8 @@ import (
 // configuration: SaveConfig runs as root, and an operator may run it.
 var ErrNotConfigFile = errors.New("the destination exists and is not a saved swmgr configuration; swmgr will not overwrite it")
 
-// MaxFileSize bounds what a restore reads.
-const MaxFileSize = 512 << 20
+// MaxFileSize bounds what a restore reads (configfile's bound).
+const MaxFileSize = configfile.MaxFileSize
 
 // forbiddenRoots are pseudo file systems a configuration never goes to.
 var forbiddenRoots = []string{"/proc/", "/sys/", "/dev/"}
@@ -86,22 +88,52 @@ func looksSaved(head []byte) bool {
 	return bytes.HasPrefix(rest, []byte(`"Format"`)) || bytes.HasPrefix(rest, []byte(`"ConfigData"`))
 }
 
-// ReadLocal reads a regular file of at most MaxFileSize bytes.
+// OpenLocal opens a regular file of at most MaxFileSize bytes for reading.
+// Anything else is refused at once: the open does not wait (O_NONBLOCK), so
+// a FIFO with no writer cannot hold the caller, and a FIFO, device, socket
+// or directory is refused by what it is.
+func OpenLocal(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s is not a regular file (%s)", path, describeType(fi.Mode()))
+	}
+	if fi.Size() > MaxFileSize {
+		f.Close()
+		return nil, fmt.Errorf("%s is %d bytes, larger than %d, the most a restore reads", path, fi.Size(), MaxFileSize)
+	}
+	return f, nil
+}
+
+// describeType names what a file that is not a regular one is.
+func describeType(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return m.Type().String()
+}
+
+// ReadLocal reads a regular file of at most MaxFileSize bytes (OpenLocal).
 func ReadLocal(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := OpenLocal(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	if fi.Size() > MaxFileSize {
-		return nil, fmt.Errorf("%s is larger than %d bytes", path, MaxFileSize)
-	}
 	return io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 }

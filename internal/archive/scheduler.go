@@ -3,14 +3,13 @@ package archive
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"sync"
 	"time"
 
 	"github.com/swmgr/swmgr/internal/atomicfile"
+	"github.com/swmgr/swmgr/internal/datadir"
 )
 
 // Clock is the scheduler's time, injectable for tests.
@@ -111,14 +110,16 @@ func NewScheduler(o SchedulerOptions) (*Scheduler, error) {
 	s := &Scheduler{o: o, workers: map[string]*worker{}, states: map[string]State{}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	if o.StatePath != "" {
-		data, err := os.ReadFile(o.StatePath)
-		switch {
-		case err == nil:
-			if err := json.Unmarshal(data, &s.states); err != nil {
-				return nil, fmt.Errorf("read archive state %s: %w", o.StatePath, err)
-			}
-		case !errors.Is(err, os.ErrNotExist):
+		// Damaged: every server archives at once, as on a new switch.
+		damaged, err := datadir.LoadState(o.StatePath, &s.states)
+		if err != nil {
 			return nil, fmt.Errorf("read archive state: %w", err)
+		}
+		if damaged != nil {
+			o.Log.Warn("the archive schedule was damaged; every archive server uploads at once", "err", damaged)
+		}
+		if s.states == nil {
+			s.states = map[string]State{}
 		}
 	}
 	return s, nil

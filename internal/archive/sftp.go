@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -15,6 +16,8 @@ import (
 
 	"github.com/pkg/sftp"
 	"golang.org/x/crypto/ssh"
+
+	"github.com/swmgr/swmgr/internal/model"
 )
 
 // Remote is where an SFTP transfer goes, with the credentials to use.
@@ -45,10 +48,18 @@ var ErrAuth = errors.New("the SFTP server refused the user name or password")
 
 // Upload writes data to p on the remote: to a temporary name in the same
 // directory, then renamed over p, so a reader never sees half a file.
-// Missing directories are made.
+// Missing directories are made. p must be a file path (model.CheckFilePath);
+// what is at p must be a regular file or nothing: an upload never renames
+// over a directory, a link or a device.
 func (s *SFTP) Upload(ctx context.Context, r Remote, p string, data []byte, a Attempts) error {
+	if why := model.CheckFilePath(p, true); why != "" {
+		return permanent(fmt.Errorf("the destination %q: %s", p, why))
+	}
 	return retry(ctx, a, func(ctx context.Context) error {
 		return s.session(ctx, r, a.Timeout, func(c *sftp.Client) error {
+			if err := notReplaceable(c, p); err != nil {
+				return err
+			}
 			if err := c.MkdirAll(path.Dir(p)); err != nil {
 				return fmt.Errorf("make %s: %w", path.Dir(p), err)
 			}
@@ -67,6 +78,9 @@ func (s *SFTP) Upload(ctx context.Context, r Remote, p string, data []byte, a At
 				err = c.Chmod(tmp, 0o600)
 			}
 			if err == nil {
+				err = notReplaceable(c, p) // made meanwhile?
+			}
+			if err == nil {
 				err = c.PosixRename(tmp, p)
 			}
 			if err != nil {
@@ -78,27 +92,94 @@ func (s *SFTP) Upload(ctx context.Context, r Remote, p string, data []byte, a At
 	})
 }
 
+// notReplaceable refuses a p on the server that is there and is not a
+// regular file.
+func notReplaceable(c *sftp.Client, p string) error {
+	fi, err := c.Lstat(p)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("check %s: %w", p, err)
+	case fi.IsDir():
+		return permanent(fmt.Errorf("%s is a directory on the server; swmgr will not replace it: give DstFile a file name", p))
+	case !fi.Mode().IsRegular():
+		return permanent(fmt.Errorf("%s is not a regular file on the server (%s); swmgr will not replace it", p, fi.Mode().Type()))
+	}
+	return nil
+}
+
 // Download reads p from the remote (at most MaxFileSize bytes).
 func (s *SFTP) Download(ctx context.Context, r Remote, p string, a Attempts) ([]byte, error) {
 	var data []byte
-	err := retry(ctx, a, func(ctx context.Context) error {
+	err := s.Fetch(ctx, r, p, a, func(rd io.Reader) error {
+		var err error
+		data, err = io.ReadAll(io.LimitReader(rd, MaxFileSize+1))
+		if err == nil && len(data) > MaxFileSize {
+			err = fmt.Errorf("%s is larger than %d bytes", p, MaxFileSize)
+		}
+		return err
+	})
+	return data, err
+}
+
+// Fetch opens p on the remote and hands it to fn, which reads it as it
+// comes (a restore decodes it without holding the file). p must be a
+// regular file of at most MaxFileSize bytes, as the server reports it;
+// else the fetch fails at once, without retries. An error of the transfer
+// (a read that failed) is retried like a failed connection, and fn runs
+// again on the next attempt; any other error of fn (the content) is not.
+func (s *SFTP) Fetch(ctx context.Context, r Remote, p string, a Attempts, fn func(io.Reader) error) error {
+	return retry(ctx, a, func(ctx context.Context) error {
 		return s.session(ctx, r, a.Timeout, func(c *sftp.Client) error {
+			// Looked at before it is opened (the server's open of a FIFO
+			// would wait for a writer), and again once open.
+			check := func(fi os.FileInfo, err error) error {
+				switch {
+				case err != nil:
+					return fmt.Errorf("stat %s: %w", p, err)
+				case !fi.Mode().IsRegular():
+					return permanent(fmt.Errorf("%s is not a regular file on the server (%s)", p, describeType(fi.Mode())))
+				case fi.Size() > MaxFileSize:
+					return permanent(fmt.Errorf("%s is %d bytes, larger than %d, the most a restore reads", p, fi.Size(), MaxFileSize))
+				}
+				return nil
+			}
+			if err := check(c.Stat(p)); err != nil {
+				return err
+			}
 			f, err := c.Open(p)
 			if err != nil {
 				return fmt.Errorf("open %s: %w", p, err)
 			}
 			defer f.Close()
-			data, err = io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-			if err != nil {
-				return fmt.Errorf("read %s: %w", p, err)
+			if err := check(f.Stat()); err != nil {
+				return err
 			}
-			if len(data) > MaxFileSize {
-				return permanent(fmt.Errorf("%s is larger than %d bytes", p, MaxFileSize))
+			rd := &watchedReader{r: bufio.NewReaderSize(f, 1<<20)}
+			if err := fn(rd); err != nil {
+				if rd.err != nil {
+					return fmt.Errorf("read %s: %w", p, rd.err)
+				}
+				return permanent(err)
 			}
 			return nil
 		})
 	})
-	return data, err
+}
+
+// watchedReader remembers the error of a read that failed (not io.EOF).
+type watchedReader struct {
+	r   io.Reader
+	err error
+}
+
+func (w *watchedReader) Read(p []byte) (int, error) {
+	n, err := w.r.Read(p)
+	if err != nil && err != io.EOF && w.err == nil {
+		w.err = err
+	}
+	return n, err
 }
 
 // session connects, authenticates and runs fn, all within timeout: the

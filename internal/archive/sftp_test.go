@@ -16,7 +16,7 @@ import (
 )
 
 func newSFTP(t *testing.T) *SFTP {
-	pins, err := OpenHostKeys(filepath.Join(t.TempDir(), "pins.json"))
+	pins, _, err := OpenHostKeys(filepath.Join(t.TempDir(), "pins.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,6 +60,31 @@ func TestSFTPRealServer(t *testing.T) {
 		}
 		if _, ok := c.Pins.Get(Endpoint("127.0.0.1", srv.Port)); !ok {
 			t.Error("the host key was not pinned on first use")
+		}
+	})
+
+	t.Run("an upload never replaces a directory, and a path that names none is refused unsent", func(t *testing.T) {
+		dir := srv.Home + "/archive/adir"
+		if err := os.MkdirAll(dir+"/inside", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		err := c.Upload(ctx, r, dir, data, Attempts{Retries: 2, Timeout: 10 * time.Second, Backoff: 10 * time.Millisecond})
+		if err == nil || !IsPermanent(err) || !strings.Contains(err.Error(), "is a directory") {
+			t.Fatalf("upload over a directory: %v; want a permanent refusal", err)
+		}
+		if fi, err := os.Stat(dir + "/inside"); err != nil || !fi.IsDir() {
+			t.Fatalf("the directory was replaced: %v", err)
+		}
+		entries, _ := os.ReadDir(srv.Home + "/archive")
+		for _, e := range entries {
+			if strings.HasSuffix(e.Name(), ".tmp") {
+				t.Errorf("a temporary file was left: %s", e.Name())
+			}
+		}
+		for _, p := range []string{"/", srv.Home + "/archive/", srv.Home + "//x", srv.Home + "/x\ny", srv.Home + "/x?y", "relative"} {
+			if err := c.Upload(ctx, Remote{Host: "127.0.0.1", Port: 1, User: "x"}, p, data, quick); err == nil || !IsPermanent(err) {
+				t.Errorf("upload to %q: %v; want a permanent refusal before any connection", p, err)
+			}
 		}
 	})
 

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/swmgr/swmgr/internal/model"
 )
 
 // Location is a parsed file URI.
@@ -65,23 +67,15 @@ func ParseURI(s string) (Location, error) {
 }
 
 func localPath(p string) (Location, error) {
-	if err := checkPath(p); err != nil {
+	if err := checkPath(p, false); err != nil {
 		return Location{}, err
 	}
 	return Location{Path: p}, nil
 }
 
-func checkPath(p string) error {
-	if !strings.HasPrefix(p, "/") {
-		return badURI("%q is not an absolute path", p)
-	}
-	for _, seg := range strings.Split(p, "/") {
-		if seg == ".." || seg == "." {
-			return badURI("the path %q holds %q", p, seg)
-		}
-	}
-	if strings.HasSuffix(p, "/") || path.Clean(p) != p {
-		return badURI("the path %q must name a file (no trailing slash, no empty segments)", p)
+func checkPath(p string, remote bool) error {
+	if why := model.CheckFilePath(p, remote); why != "" {
+		return badURI("the path %q: %s", p, why)
 	}
 	return nil
 }
@@ -92,9 +86,6 @@ func sftpURI(rest string) (Location, error) {
 		return Location{}, badURI("sftp://%s has no path", rest)
 	}
 	authority, p := rest[:i], rest[i:]
-	if strings.ContainsAny(p, "?#") {
-		return Location{}, badURI("the path %q holds ? or #", p)
-	}
 	loc := Location{Remote: true}
 	if at := strings.LastIndexByte(authority, '@'); at >= 0 {
 		loc.User, authority = authority[:at], authority[at+1:]
@@ -127,7 +118,7 @@ func sftpURI(rest string) (Location, error) {
 		return Location{}, badURI("%q is not an IP address or a host name", host)
 	}
 	loc.Host = host
-	if err := checkPath(p); err != nil {
+	if err := checkPath(p, true); err != nil {
 		return Location{}, err
 	}
 	loc.Path = p

@@ -120,8 +120,9 @@ func NewContext(ctx context.Context, id Identity) context.Context {
 // FromContext returns the identity of a request. A request without
 // credentials from the local peer (Peers) carries its connection's: the
 // handler attaches nothing to it, since that would copy every local
-// request. A context that carries neither is the unauthenticated local
-// admin (Local).
+// request; a connection whose peer is not identified has an identity that
+// may do nothing. A context that carries neither is the unauthenticated
+// local admin (Local).
 func FromContext(ctx context.Context) Identity {
 	switch v := ctx.Value(identityKey{}).(type) {
 	case *Identity:
@@ -130,6 +131,7 @@ func FromContext(ctx context.Context) Identity {
 		if r := v.role.Load(); r != nil && r.err == nil {
 			return r.id
 		}
+		return Identity{Local: true} // a peer not (yet) identified may do nothing
 	}
 	return Local()
 }

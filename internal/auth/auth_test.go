@@ -211,6 +211,8 @@ func TestVerifierForgetRace(t *testing.T) {
 type testServer struct {
 	t     *testing.T
 	h     http.Handler
+	next  http.Handler
+	opts  Options
 	logs  *bytes.Buffer
 	seen  *Identity
 	peers *Peers
@@ -255,6 +257,7 @@ func newTestServer(t *testing.T, peer *testPeer, c *clock) *testServer {
 		s.peers = opts.Peers
 	}
 	s.h = Handler(next, opts)
+	s.next, s.opts = next, opts
 	return s
 }
 
@@ -395,6 +398,7 @@ func TestLocalPeersHostMustNameThisHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	short, _, _ := strings.Cut(hostname, ".")
 	s := newTestServer(t, &testPeer{0}, newClock())
 	for _, tc := range []struct {
 		host string
@@ -407,8 +411,8 @@ func TestLocalPeersHostMustNameThisHost(t *testing.T) {
 		{"localhost:8080", 299},
 		{"LOCALHOST.:9000", 299},
 		{"sw.localhost", 299},
-		{hostname + ":8080", 299},
-		{strings.ToUpper(hostname), 299},
+		{short + ":8080", 299},
+		{strings.ToUpper(short), 299},
 		{"", 299},
 		{"evil.example:8080", 403},
 		{"rebind.evil.example", 403},
@@ -424,6 +428,18 @@ func TestLocalPeersHostMustNameThisHost(t *testing.T) {
 			if w.Code == 403 && (errCode(t, w) != "forbidden" || !strings.Contains(w.Body.String(), "DNS rebinding")) {
 				t.Errorf("Host %q: %s", tc.host, w.Body)
 			}
+		}
+	}
+	// An operator sets the switch's host name (the Linux backend gives it
+	// to the host) to a name in a zone the operator controls: that name
+	// does not become one the loopback port answers without credentials;
+	// its first label does.
+	dotted := *s
+	dotted.opts.Hostname = func() (string, error) { return "Rebind.Evil.Example", nil }
+	dotted.h = Handler(s.next, dotted.opts)
+	for host, want := range map[string]int{"rebind.evil.example:8080": 403, "Rebind.Evil.Example.": 403, "rebind:8080": 299, "evil": 403} {
+		if w := dotted.do("POST", "/public/v1/config/NtpServer", "", "", "Host", host); w.Code != want {
+			t.Errorf("host name Rebind.Evil.Example, Host %q: %d, want %d", host, w.Code, want)
 		}
 	}
 	// Credentials are checked as anywhere else, whatever the Host.
@@ -482,8 +498,17 @@ func TestPeersRefuseOthersAndForget(t *testing.T) {
 	}
 	// A peer the kernel cannot name is refused.
 	bad := NewPeers(PeerOptions{Cred: func(net.Conn) (peercred.Cred, error) { return peercred.Cred{}, peercred.ErrNotFound }})
-	if _, err := bad.identity(bad.ConnContext(context.Background(), nil)); !errors.Is(err, errPeerUnknown) {
+	badCtx := bad.ConnContext(context.Background(), nil)
+	if _, err := bad.identity(badCtx); !errors.Is(err, errPeerUnknown) {
 		t.Errorf("unknown peer: %v", err)
+	}
+	notLive := NewPeers(PeerOptions{Cred: func(net.Conn) (peercred.Cred, error) { return peercred.Cred{}, peercred.ErrNotLive }})
+	if _, err := notLive.identity(notLive.ConnContext(context.Background(), nil)); !errors.Is(err, errPeerUnknown) || !errors.Is(err, peercred.ErrNotLive) {
+		t.Errorf("a peer whose socket is not live: %v", err)
+	}
+	// Its connection's identity, if asked for anyway, may do nothing.
+	if id := FromContext(badCtx); id.Role.May(NeedRead) || id.Name != "" {
+		t.Errorf("the identity of an unidentified peer: %+v", id)
 	}
 	// And a request on a listener that tracks no connections.
 	if _, err := p.identity(context.Background()); !errors.Is(err, errPeerUnknown) {

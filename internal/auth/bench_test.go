@@ -27,6 +27,7 @@ import (
 	"github.com/swmgr/swmgr/internal/engine/history"
 	"github.com/swmgr/swmgr/internal/engine/users"
 	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/peercred"
 	"github.com/swmgr/swmgr/internal/secrets"
 	"github.com/swmgr/swmgr/internal/store"
 	"github.com/swmgr/swmgr/internal/tlscert"
@@ -37,6 +38,7 @@ import (
 // Basic credentials checked against yescrypt hashes in account files.
 type benchEnv struct {
 	plainURL, secureURL string
+	plainURLs           []string
 	plainClient         *http.Client
 	tlsClient           *http.Client
 	authorization       string
@@ -44,7 +46,10 @@ type benchEnv struct {
 
 const benchWorkers = 16
 
-func newBenchEnv(b *testing.B) *benchEnv {
+// newBenchEnv makes the environment; each of creds is the peer lookup of
+// one more plain listener (plainURLs; nil: peercred.Of), the first of which
+// is plainURL.
+func newBenchEnv(b *testing.B, creds ...func(net.Conn) (peercred.Cred, error)) *benchEnv {
 	b.Helper()
 	ctx := context.Background()
 	dir := b.TempDir()
@@ -81,11 +86,13 @@ func newBenchEnv(b *testing.B) *benchEnv {
 
 	handler := api.New(eng, history.New(eng), candidates.New(eng), log)
 	throttle := auth.NewThrottle(auth.ThrottleOptions{})
-	peers := auth.NewPeers(auth.PeerOptions{UserGroup: func(ctx context.Context, name string) (string, bool, error) {
-		ok, err := users.Exists(ctx, eng, name)
-		return "operator", ok, err
-	}})
-	serve := func(h http.Handler, cfg *tls.Config) string {
+	newPeers := func(cred func(net.Conn) (peercred.Cred, error)) *auth.Peers {
+		return auth.NewPeers(auth.PeerOptions{UserGroup: func(ctx context.Context, name string) (string, bool, error) {
+			ok, err := users.Exists(ctx, eng, name)
+			return "operator", ok, err
+		}, Cred: cred})
+	}
+	serve := func(h http.Handler, cfg *tls.Config, peers *auth.Peers) string {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			b.Fatal(err)
@@ -111,8 +118,15 @@ func newBenchEnv(b *testing.B) *benchEnv {
 	pool.AppendCertsFromPEM(certPEM)
 
 	e := &benchEnv{authorization: "Basic " + base64.StdEncoding.EncodeToString([]byte("bench:bench-password"))}
-	e.plainURL = "http://" + serve(auth.Handler(handler, auth.Options{Verifier: verifier, Throttle: throttle, Peers: peers, Log: log, Access: handler.Access}), nil) + path
-	e.secureURL = "https://" + serve(auth.Handler(handler, auth.Options{Verifier: verifier, Throttle: throttle, Log: log, Access: handler.Access}), tlscert.Config(cert)) + path
+	if len(creds) == 0 {
+		creds = append(creds, nil)
+	}
+	for _, cred := range creds {
+		peers := newPeers(cred)
+		e.plainURLs = append(e.plainURLs, "http://"+serve(auth.Handler(handler, auth.Options{Verifier: verifier, Throttle: throttle, Peers: peers, Log: log, Access: handler.Access}), nil, peers)+path)
+	}
+	e.plainURL = e.plainURLs[0]
+	e.secureURL = "https://" + serve(auth.Handler(handler, auth.Options{Verifier: verifier, Throttle: throttle, Log: log, Access: handler.Access}), tlscert.Config(cert), newPeers(nil)) + path
 	// The same kind of client for both: HTTP/1.1 with keep-alive.
 	e.plainClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: benchWorkers}}
 	e.tlsClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: benchWorkers, TLSClientConfig: &tls.Config{RootCAs: pool}}}
@@ -193,4 +207,87 @@ func BenchmarkAuthGetByID(b *testing.B) {
 	b.ReportMetric(p, "plain-req/s")
 	b.ReportMetric(s, "https-auth-req/s")
 	b.ReportMetric(s/p, "ratio(target>=0.85)")
+}
+
+// BenchmarkLoopbackPeerCheck compares, in one run, plain-HTTP GETs by
+// ObjectId on loopback without credentials, each on a new connection (so
+// that each pays the kernel lookup of its peer), with the peer check as it
+// is (peercred.Of: only the client's live socket counts) and as it was
+// before that check (whatever the kernel answered for the client's
+// address): two listeners in front of one handler, one with each check,
+// and every worker alternates its requests between them, so that both
+// see the same machine at the same moments. The ratio is the mean latency
+// before over the mean latency now (throughput now / before). Target:
+// ratio >= 0.95.
+func BenchmarkLoopbackPeerCheck(b *testing.B) {
+	lenient := func(c net.Conn) (peercred.Cred, error) {
+		for {
+			nc, ok := c.(interface{ NetConn() net.Conn })
+			if !ok {
+				break
+			}
+			c = nc.NetConn()
+		}
+		remote := c.RemoteAddr().(*net.TCPAddr).AddrPort()
+		local := c.LocalAddr().(*net.TCPAddr).AddrPort()
+		s, err := peercred.TCPSocket(remote, local)
+		return peercred.Cred{UID: s.UID}, err
+	}
+	e := newBenchEnv(b, lenient, nil)
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	get := func(url string) (time.Duration, error) {
+		start := time.Now()
+		resp, err := client.Get(url)
+		if err != nil {
+			return 0, err
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			return 0, fmt.Errorf("status %d", resp.StatusCode)
+		}
+		return time.Since(start), nil
+	}
+	const perIteration = 2000
+	var spent [2]atomic.Int64 // ns: before, now
+	var done [2]atomic.Int64
+	run := func(n int, record bool) {
+		var left atomic.Int64
+		left.Store(int64(n))
+		var wg sync.WaitGroup
+		var failed atomic.Value
+		for w := range benchWorkers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := w; left.Add(-1) >= 0; i++ {
+					which := i % 2 // each worker alternates, starting on either
+					d, err := get(e.plainURLs[which])
+					if err != nil {
+						failed.Store(err.Error())
+						return
+					}
+					if record {
+						spent[which].Add(int64(d))
+						done[which].Add(1)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		if f := failed.Load(); f != nil {
+			b.Fatal(f)
+		}
+	}
+	run(1000, false)
+	b.ResetTimer()
+	for range b.N {
+		run(perIteration, true)
+	}
+	b.StopTimer()
+	before := float64(spent[0].Load()) / float64(done[0].Load())
+	now := float64(spent[1].Load()) / float64(done[1].Load())
+	b.ReportMetric(before/1e3, "before-us/req")
+	b.ReportMetric(now/1e3, "strict-us/req")
+	b.ReportMetric(before/now, "ratio(target>=0.95)")
 }

@@ -51,6 +51,9 @@ type Options struct {
 	// thousands, and everyone else keeps being served. Waiting costs no
 	// CPU. 0: answered at once.
 	RefusalDelay time.Duration
+	// Hostname is this host's name (nil: os.Hostname), whose first label
+	// a request without credentials may name.
+	Hostname func() (string, error)
 }
 
 // Handler returns next behind cross-origin protection, authentication and
@@ -287,7 +290,11 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, e *apierr.Error) 
 
 // namesThisHost reports whether the Host of a request that came without
 // credentials over loopback TCP names this host: an IP address, localhost
-// (or a name under .localhost), or the host name. A web page that made a
+// (or a name under .localhost), or the host name's first label. Not the
+// whole name: an operator may set the switch's host name (SystemParam
+// Hostname, which the Linux backend gives the host) to a dotted name of a
+// DNS zone anyone controls, which would let that zone's pages in. A single
+// label is not resolved by anyone else's zone. A web page that made a
 // browser reach the loopback port through a DNS name it controls (DNS
 // rebinding) is same-origin for the browser, so cross-origin protection
 // does not see it; its Host is that foreign name. A Unix socket is out of
@@ -304,14 +311,16 @@ func (h *handler) namesThisHost(r *http.Request) bool {
 		h.hostOK.Store(&host)
 		return true
 	}
-	name, err := os.Hostname()
+	hostname := h.opts.Hostname
+	if hostname == nil {
+		hostname = os.Hostname
+	}
+	name, err := hostname()
 	if err != nil {
 		return false
 	}
-	name = strings.ToLower(name)
-	short, _, _ := strings.Cut(name, ".")
-	host := normalHost(r.Host)
-	return host == name || host == short // not remembered: the host name may change
+	short, _, _ := strings.Cut(strings.ToLower(name), ".")
+	return short != "" && normalHost(r.Host) == short // not remembered: the host name may change
 }
 
 // normalHost is a Host header's host, lower case, without its port and a

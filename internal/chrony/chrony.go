@@ -22,7 +22,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
+	"time"
 
 	"github.com/swmgr/swmgr/internal/atomicfile"
 	"github.com/swmgr/swmgr/internal/daemon"
@@ -123,7 +123,9 @@ func (d *Daemon) Start(ctx context.Context) error {
 			return fmt.Errorf("chrony: %w", err)
 		}
 	}
-	d.stopStale()
+	if err := d.stopStale(ctx); err != nil {
+		return err
+	}
 	if err := d.writeConf(d.bindDevice); err != nil {
 		return err
 	}
@@ -192,20 +194,17 @@ func (d *Daemon) SetBindDevice(ctx context.Context, dev string) error {
 }
 
 // stopStale ends a chronyd of this directory that outlived the swmgr that
-// started it (a kill -9 of swmgr leaves its daemons running).
-func (d *Daemon) stopStale() {
-	b, err := os.ReadFile(d.path("run/chronyd.pid"))
+// started it (a kill -9 of swmgr leaves its daemons running), and waits
+// until it is gone: a new chronyd refuses to start while the pid in its pid
+// file exists.
+func (d *Daemon) stopStale(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	_, err := daemon.KillStale(ctx, d.path("run/chronyd.pid"), d.path("chrony.conf"))
 	if err != nil {
-		return
+		return fmt.Errorf("chrony: %w", err)
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil || pid <= 1 {
-		return
-	}
-	cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	if bytes.Contains(cmdline, []byte(d.path("chrony.conf"))) {
-		syscall.Kill(pid, syscall.SIGKILL)
-	}
+	return nil
 }
 
 // Stop ends chronyd.

@@ -162,6 +162,13 @@ func (s *Session) apply(opts client.CommitOptions) error {
 		s.printEntry(e, "PENDING CONFIG")
 	}
 	if len(objs) > 0 && s.cand != nil {
+		// Commits made since the candidate began: say which pending
+		// entries they made void, and then commit nothing.
+		if s.reportStale(objs) {
+			s.printf("\n%s\n", s.red(failBanner))
+			s.printf("Nothing was changed; the pending config is kept: remove what no longer applies (no <command>) or clearunapplied.\n")
+			return errFailed
+		}
 		ctx, cancel := s.rctx()
 		res, err := s.cand.Commit(ctx, opts)
 		cancel()
@@ -187,6 +194,7 @@ func (s *Session) apply(opts client.CommitOptions) error {
 			s.printf("%s%s\n\n", s.sdkLine(e), s.success(e, code))
 		}
 		s.cand = nil
+		s.own[res.Revision] = true
 		s.pending = slices.DeleteFunc(s.pending, func(e *entry) bool { return slices.Contains(objs, e) })
 		if opts.Confirm > 0 && res.Revision != 0 {
 			s.confirm = res.Revision
@@ -238,9 +246,13 @@ func (s *Session) precheckActions() (failed bool) {
 func (s *Session) createDirect(e *entry) error {
 	ctx, cancel := s.rctx()
 	defer cancel()
-	if _, err := s.api.Create(ctx, e.kind.Name, client.Object(e.object())); err != nil {
+	res, err := s.api.Create(ctx, e.kind.Name, client.Object(e.object()))
+	if err != nil {
 		s.printf("%s%s\n\n", s.sdkLine(e), s.red("FAILED: "+errText(err)))
 		return errFailed
+	}
+	if rev, err := strconv.ParseUint(strings.Trim(res.ETag, `W/"`), 10, 64); err == nil {
+		s.own[rev] = true // its ETag is the revision it made
 	}
 	s.printEntry(e, "APPLIED CONFIG")
 	s.printf("%s%s\n\n", s.sdkLine(e), s.success(e, 201))
@@ -264,6 +276,15 @@ func (s *Session) runAction(e *entry) error {
 // of the commit and of each action), changing nothing.
 func (s *Session) applyCheck() error {
 	failed := false
+	var objs []*entry
+	for _, e := range s.pending {
+		if e.op != opAction && !e.direct && e.valid() {
+			objs = append(objs, e)
+		}
+	}
+	if len(objs) > 0 && s.reportStale(objs) {
+		return errFailed
+	}
 	if s.cand != nil {
 		ctx, cancel := s.rctx()
 		res, err := s.cand.Commit(ctx, client.CommitOptions{DryRun: true})
@@ -408,18 +429,22 @@ const cellWidth = 30
 // wrapCell splits a cell into lines of at most cellWidth characters, at a
 // blank where there is one in the line, else in the middle of the word (as
 // FlexSwitch's printer cut EBGPAllowMultipleAS).
-func wrapCell(c string) []string {
+func wrapCell(c string) []string { return wrapCellAt(c, cellWidth) }
+
+// wrapCellAt is wrapCell at width characters.
+func wrapCellAt(c string, width int) []string {
+	width = max(width, 1)
 	var out []string
-	for len([]rune(c)) > cellWidth {
+	for len([]rune(c)) > width {
 		r := []rune(c)
-		cut := strings.LastIndex(string(r[:cellWidth+1]), " ")
+		cut := strings.LastIndex(string(r[:width+1]), " ")
 		if cut <= 0 {
-			out = append(out, string(r[:cellWidth]))
-			c = string(r[cellWidth:])
+			out = append(out, string(r[:width]))
+			c = string(r[width:])
 			continue
 		}
-		out = append(out, strings.TrimRight(string(r[:cellWidth+1])[:cut], " "))
-		c = strings.TrimLeft(string(r[:cellWidth+1])[cut:]+string(r[cellWidth+1:]), " ")
+		out = append(out, strings.TrimRight(string(r[:width+1])[:cut], " "))
+		c = strings.TrimLeft(string(r[:width+1])[cut:]+string(r[width+1:]), " ")
 	}
 	return append(out, c)
 }
@@ -451,7 +476,11 @@ func writeTable(w io.Writer, header []string, rows [][]string, boxed bool) {
 	heads := wrapRow(header)
 	var lines [][]string
 	for _, r := range rows {
-		lines = append(lines, wrapRow(r)...)
+		cells := make([]string, len(r))
+		for i, c := range r {
+			cells[i] = escapeText(c) // a value: one line, nothing a terminal acts on
+		}
+		lines = append(lines, wrapRow(cells)...)
 	}
 	width := make([]int, len(header))
 	for _, r := range append(append([][]string(nil), heads...), lines...) {
@@ -494,14 +523,31 @@ func writeTable(w io.Writer, header []string, rows [][]string, boxed bool) {
 
 // rollbackCommand loads, into the pending config, the changes that bring
 // the running configuration back to how it was after revision rev.
+//
+// `rollback <rev>` names a revision (FlexSwitch's and NVUE's reading);
+// `rollback previous <n>` is Junos's `rollback <n>`: the configuration as
+// it was n commits ago.
 func (s *Session) rollbackCommand(args []token) error {
+	if len(args) == 2 && len(matchWord(args[0].text, []string{"previous"})) == 1 {
+		n, err := strconv.ParseUint(args[1].text, 10, 64)
+		if err != nil || n == 0 {
+			s.printf("ERROR: Invalid Value %s, must be a number of commits (1: the one before the running configuration)\n", args[1].text)
+			return errFailed
+		}
+		rev, err := s.revisionsAgo(n)
+		if err != nil {
+			s.printf("ERROR: %v\n", err)
+			return errFailed
+		}
+		args = []token{{text: strconv.FormatUint(rev, 10)}}
+	}
 	if len(args) != 1 {
-		s.printf("ERROR: Value expected for rollback: a revision (show config history)\n")
+		s.printf("ERROR: Value expected for rollback: a revision (show config history), or previous <n> for n commits ago\n")
 		return errFailed
 	}
 	rev, err := strconv.ParseUint(args[0].text, 10, 64)
 	if err != nil || rev == 0 {
-		s.printf("ERROR: Invalid Value %s, must be a revision number\n", args[0].text)
+		s.printf("ERROR: Invalid Value %s, must be a revision number (or: rollback previous <n>)\n", args[0].text)
 		return errFailed
 	}
 	now, err := s.snapshot(s.api.Objects)
@@ -588,4 +634,42 @@ func (s *Session) loadMerge() error {
 		return errFailed
 	}
 	return nil
+}
+
+// revisionsAgo is the revision n commits before the running one.
+func (s *Session) revisionsAgo(n uint64) (uint64, error) {
+	ctx, cancel := s.rctx()
+	defer cancel()
+	var i uint64
+	for r, err := range s.api.Revisions(ctx) {
+		if err != nil {
+			return 0, fmt.Errorf("read revisions: %s", errText(err))
+		}
+		if i == n {
+			return r.Revision, nil
+		}
+		i++
+	}
+	return 0, fmt.Errorf("there are not %d commits before the running configuration that are kept (show config history)", n)
+}
+
+// reportStale prints the pending entries among objs that commits since the
+// candidate began made void (see staleEntries), under those commits; it
+// reports whether there were any.
+func (s *Session) reportStale(objs []*entry) bool {
+	stale, since := s.staleEntries(objs)
+	if len(stale) == 0 {
+		return false
+	}
+	var revs []string
+	for _, r := range since {
+		revs = append(revs, fmt.Sprintf("%d (%s, %s)", r.Revision, r.User, r.Source))
+	}
+	s.printf("%s\n", s.yellow("The running configuration changed since these entries were typed: revision "+strings.Join(revs, ", revision ")))
+	for _, e := range objs {
+		if why, ok := stale[e]; ok {
+			s.printf("%s%s\n", s.sdkLine(e), s.red("FAILED: no longer applies: "+why))
+		}
+	}
+	return true
 }

@@ -157,11 +157,17 @@ func TestPrompts(t *testing.T) {
 
 func TestResolveAmbiguity(t *testing.T) {
 	s := &Session{cat: newCatalog(model.Builtin(), nil), mode: ConfigMode}
-	toks, _ := tokenize("sh")
+	toks, _ := tokenize("sho")
 	s.stack = []*frame{{kind: s.cat.reg.Lookup(model.Config, "Port")}}
 	m, _, _, amb := resolve(toks, s.configOptions(true))
-	if m != nil || strings.Join(amb, " ") != "show showunapplied shutdown" {
-		t.Errorf("sh: matched %v, ambiguous %q", m, amb)
+	if m != nil || strings.Join(amb, " ") != "show showunapplied" {
+		t.Errorf("sho: matched %v, ambiguous %q", m, amb)
+	}
+	// sh is show, as on every switch CLI, though showunapplied and
+	// shutdown share the prefix.
+	toks, _ = tokenize("sh")
+	if m, _, _, _ = resolve(toks, s.configOptions(true)); len(m) == 0 || m[0].control != "show" {
+		t.Errorf("sh does not select show: %v", m)
 	}
 	toks, _ = tokenize("shut")
 	m, _, _, _ = resolve(toks, s.configOptions(true))
@@ -235,7 +241,7 @@ func TestBadInputQueuesNothing(t *testing.T) {
 		{"interface fpPort 1\nmtu 5", "ERROR: Invalid Value 5, must be beteween 68-9216"},
 		{"frobnicate 3", "frobnicate 3\n^\nERROR Invalid command entered"},
 		{"interface fpPort 1\nmtu", "ERROR: Value expected for mtu"},
-		{"interface fpPort 1\nsh", "% Ambiguous command: sh → show showunapplied shutdown"},
+		{"interface fpPort 1\nsho", "% Ambiguous command: sho → show showunapplied"},
 		{"interface fpPort 1\nMediaType xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "ERROR: 400"},
 		{"no vrf nosuch", "ERROR: Invalid Value for deletion"},
 		{"interface fpPort 99", "ERROR: Invalid Value fpPort99, no such Port"},
@@ -795,5 +801,34 @@ func TestRedistribute(t *testing.T) {
 	}
 	if !strings.Contains(out, "!\nrouter bgp 65001\n  redistribute CONNECTED\n") || strings.Contains(out, "redistribute STATIC\n!") {
 		t.Errorf("show run:\n%s", out)
+	}
+}
+
+// TestRollbackPrevious: `rollback <n>` names a revision; Junos's reading,
+// n commits ago, is `rollback previous <n>`.
+func TestRollbackPrevious(t *testing.T) {
+	srv := startServer(t)
+	for _, vrf := range []string{"prev1", "prev2"} {
+		if out, err := run(t, srv, "enable\nconfig\nvrf "+vrf+"\nexit\napply\n"); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+	}
+	// One commit ago: prev2 goes, prev1 stays.
+	out, err := run(t, srv, "enable\nconfig\nrollback previous 1\nshow config diff\napply\n")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(out, "- vrf prev2") || strings.Contains(out, "- vrf prev1") || !strings.Contains(out, "sdk:deleteVrf(prev2) result: SUCCESS") {
+		t.Errorf("rollback previous 1:\n%s", out)
+	}
+	for _, line := range []string{"rollback previous 0", "rollback previous x", "rollback previous 100000"} {
+		out, err := run(t, srv, "enable\nconfig\n"+line+"\n")
+		if err == nil || strings.Contains(out, "Loaded") {
+			t.Errorf("%s: err %v:\n%s", line, err, out)
+		}
+	}
+	out, _ = run(t, srv, "enable\nconfig\nrollback ?\n?\n")
+	if !strings.Contains(out, "rollback <revision>") || !strings.Contains(out, "rollback previous <n>: to n commits ago") {
+		t.Errorf("help does not say what rollback's number is:\n%s", out)
 	}
 }

@@ -125,7 +125,9 @@ var configControls = []*option{
 	{words: []string{"where"}, control: "where", help: "Show the current context"},
 	{words: []string{"help"}, control: "help", help: "Show the commands of this context"},
 	{words: []string{"no"}, control: "no", help: "Delete an object or revert an attribute to its default"},
-	{words: []string{"rollback"}, control: "rollback", help: "Load the changes back to a revision into the pending config"},
+	{words: []string{"rollback"}, control: "rollback", help: "rollback <revision>: load the changes back to that revision (show config history) into the pending config; rollback previous <n>: to n commits ago (Junos's rollback <n>)"},
+	{words: []string{"do"}, control: "do", help: "Run an exec command without leaving config (do show run, do write memory)"},
+	{words: []string{"write", "memory"}, control: "write", help: "Save the running configuration (SaveConfig)"},
 	{words: []string{"load", "merge", "terminal"}, control: "load", help: "Read commands (show run form) until Ctrl-D or a line \".\""},
 	{words: []string{"confirm"}, control: "confirm", help: "Confirm the last confirmed apply"},
 	{words: []string{"terminal", "length"}, control: "terminal", help: "Lines per page on a terminal (0: no pager)"},
@@ -250,6 +252,10 @@ func (s *Session) configControl(c string, args []token, line string, toks []toke
 		s.help(nil)
 	case "rollback":
 		return s.rollbackCommand(args)
+	case "do":
+		return s.doExec(args, line)
+	case "write":
+		return s.writeMemory()
 	case "load":
 		return s.loadMerge()
 	case "confirm":
@@ -681,6 +687,12 @@ func (s *Session) deleteObject(k *model.Kind, key model.Object, cmd string) erro
 	ctx, cancel := s.rctx()
 	defer cancel()
 	if _, err := s.cand.DeleteByKey(ctx, k.Name, client.Object(key)); err != nil {
+		if e != nil && e.op == opCreate && errStatus(err) == 409 {
+			// The candidate no longer applies (another commit made this
+			// create void): drop it and stage the rest on a new one.
+			s.pending = slices.DeleteFunc(s.pending, func(x *entry) bool { return x == e })
+			return s.restage()
+		}
 		s.printf("ERROR: %s\n", errText(err))
 		return errFailed
 	}
@@ -1003,6 +1015,63 @@ func (s *Session) actionCommand(k *model.Kind, vf *model.Field, value any, raw s
 	s.pending = append(s.pending, e)
 	if openCtx {
 		s.stack = append(s.stack, &frame{kind: k, key: model.Object{}, cmd: e.cmd, prompt: s.promptFor(k, raw, extra), entry: e, depth: len(s.stack) + 1})
+	}
+	return nil
+}
+
+// doExec is `do <exec command>` in config mode: the command runs as at
+// `#`, and the session stays in its context.
+func (s *Session) doExec(args []token, line string) error {
+	if len(args) == 0 {
+		s.printf("%% Incomplete command: do <exec command>\n")
+		return errFailed
+	}
+	mode := s.mode
+	s.mode = EnableMode
+	defer func() { s.mode = mode }()
+	if m, _, _, _ := resolve(args, s.execOptions()); m != nil {
+		switch m[0].control {
+		case "enable", "config", "exit", "quit", "shell", "reload":
+			s.printf("ERROR: do %s: not from config mode\n", m[0].words[0])
+			return errFailed
+		}
+	}
+	return s.execExec(args, line)
+}
+
+// restage discards the candidate and stages every pending object entry
+// again on a new one, on the running configuration as it is now.
+func (s *Session) restage() error {
+	if s.cand != nil {
+		ctx, cancel := s.rctx()
+		s.cand.Discard(ctx)
+		cancel()
+		s.cand = nil
+	}
+	for _, e := range s.pending {
+		if e.op == opAction || e.direct {
+			continue
+		}
+		if e.op == opDelete {
+			if err := s.ensureCandidate(); err != nil {
+				return err
+			}
+			ctx, cancel := s.rctx()
+			_, err := s.cand.DeleteByKey(ctx, e.kind.Name, client.Object(e.key))
+			cancel()
+			if err != nil {
+				s.printf("ERROR: %s: %s\n", e.cmd, errText(err))
+				return errFailed
+			}
+			continue
+		}
+		e.staged = false
+		for _, st := range e.sets {
+			st.staged = false
+		}
+		if err := s.sync(e, nil); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -67,15 +67,51 @@ func (s *Session) help(toks []token) {
 			toks, opts = toks[used:], s.showOptions()
 		}
 	}
-	var control, context [][]string
+	if len(toks) > 0 && toks[len(toks)-1].text == "|" {
+		s.printHelp(pipeHelp, nil)
+		return
+	}
+	var control, context, actions [][]string
+	listed := map[string]int{} // words -> row in context, listed once
 	add := func(o *option, depth int) {
-		row := []string{strings.Join(o.words[depth:], " "), o.help}
-		if o.control != "" {
+		if o.field != nil && depth == 0 && o.words[0] == o.field.Name && o.field.CLIWord() != o.field.Name {
+			return // the REST name is a synonym of the CLI word, not another word
+		}
+		words := strings.Join(o.words[depth:], " ")
+		row := []string{words, o.help}
+		switch {
+		case o.control != "":
 			control = append(control, row)
-		} else {
+		case o.kind != nil && o.kind.Class == model.Action:
+			text := o.kind.Doc
+			if o.kind.CLI.Line {
+				text = s.lineForm(o.kind) + ": " + text
+			}
+			if i, ok := listed[words]; ok {
+				// A word that opens a context and is also a one-liner
+				// (user <Name> / user <Name> password <P>): one row.
+				context[i][1] = strings.TrimSuffix(context[i][1], ".") + "; " + text
+				return
+			}
+			actions = append(actions, []string{words, text})
+		default:
+			if i, ok := listed[words]; ok {
+				context[i][1] = strings.TrimSuffix(context[i][1], ".") + "; " + row[1]
+				return
+			}
+			for i, a := range actions {
+				if a[0] == words {
+					// the one-liner came first: list the context, mention it
+					row[1] = strings.TrimSuffix(row[1], ".") + "; " + a[1]
+					actions = append(actions[:i], actions[i+1:]...)
+					break
+				}
+			}
+			listed[words] = len(context)
 			context = append(context, row)
 		}
 	}
+	defer func() { s.printActions(actions) }()
 	if len(toks) == 0 {
 		for _, o := range opts {
 			add(o, 0)
@@ -107,11 +143,18 @@ func (s *Session) help(toks []token) {
 	switch {
 	case o.field != nil:
 		s.printHelp(nil, [][]string{{s.valuesOf(o.field), fieldHelp(o.field)}})
+	case o.kind != nil && o.show != nil:
+		rows := [][]string{{"<cr>", o.help}, {"brief", "a table of the columns people read"}, {"detail", "every field, one per line"}}
+		if o.kind.Class == model.Config || len(o.kind.Keys()) > 0 {
+			rows = append(rows, []string{valueHint(s.showKeyField(o.kind)), "one object, every field"})
+		}
+		rows = append(rows, []string{"|", "a filter: " + strings.Join(pipeNames, ", ")})
+		s.printHelp(nil, rows)
 	case o.kind != nil:
 		k := o.kind
 		vf := s.cat.valueField(k)
 		if lead := s.cat.leadKeys(k); len(rest) < len(lead) {
-			s.printHelp(nil, [][]string{{strings.Join(s.liveKeyValues(k, lead[len(rest)]), ","), fieldHelp(lead[len(rest)])}})
+			s.printHelp(nil, [][]string{{hintWithValues(lead[len(rest)], s.liveKeyValues(k, lead[len(rest)])), fieldHelp(lead[len(rest)])}})
 			return
 		} else if len(lead) > 0 {
 			rest = rest[len(lead):]
@@ -122,7 +165,13 @@ func (s *Session) help(toks []token) {
 			if vf != nil {
 				desc = fieldHelp(vf)
 			}
-			s.printHelp(nil, [][]string{{strings.Join(vals, ","), desc}})
+			hint := ""
+			if vf != nil {
+				hint = hintWithValues(vf, vals)
+			} else {
+				hint = "<" + strings.Join(vals, ",") + ">"
+			}
+			s.printHelp(nil, [][]string{{hint, desc}})
 			return
 		}
 		fr := &frame{kind: k}
@@ -154,16 +203,26 @@ func (s *Session) printHelp(control, context [][]string) {
 	s.printf("%s", dash)
 	s.printf(" %-*s    %s\n", width, "Command", "Description")
 	s.printf("%s", dash)
+	row := func(r []string) {
+		// The description wraps to fit 120 columns, under itself.
+		for i, part := range wrapCellAt(r[1], max(showWidth-width-5, 30)) {
+			if i == 0 {
+				s.printf(" %-*s    %s\n", width, r[0], part)
+			} else {
+				s.printf(" %-*s    %s\n", width, "", part)
+			}
+		}
+	}
 	if len(control) > 0 {
 		s.printf("control:\n")
 		for _, r := range control {
-			s.printf(" %-*s    %s\n", width, r[0], r[1])
+			row(r)
 		}
 	}
 	if len(context) > 0 {
 		s.printf("%s\n", s.green("context:"))
 		for _, r := range context {
-			s.printf(" %-*s    %s\n", width, r[0], r[1])
+			row(r)
 		}
 	}
 }
@@ -174,10 +233,118 @@ func (s *Session) valuesOf(f *model.Field) string {
 		return f.CLIWord()
 	case len(f.Enum) > 0:
 		return strings.Join(f.Enum, ",")
-	case f.Range != nil:
-		return fmt.Sprintf("%d-%d", f.Range.Min, f.Range.Max)
 	}
-	return f.CLIWord()
+	return valueHint(f)
+}
+
+// valueHint is the form of a field's value, from its type and format:
+// <1-4294967295>, <A.B.C.D>, <A.B.C.D/M>.
+func valueHint(f *model.Field) string {
+	if f == nil {
+		return "<value>"
+	}
+	switch {
+	case len(f.Enum) > 0:
+		return "<" + strings.Join(f.Enum, "|") + ">"
+	case f.Type == model.Bool:
+		return "<true|false>"
+	case f.Range != nil:
+		return fmt.Sprintf("<%d-%d>", f.Range.Min, f.Range.Max)
+	case f.Type == model.Int:
+		return "<number>"
+	}
+	switch f.Format {
+	case model.FormatIPv4, model.FormatIPv4Host:
+		return "<A.B.C.D>"
+	case model.FormatIPv4CIDR:
+		return "<A.B.C.D/M>"
+	case model.FormatASN:
+		return "<1-4294967295>"
+	case model.FormatIPOrFQDN:
+		return "<A.B.C.D|host name>"
+	case model.FormatPortName:
+		return "<fpPortN>"
+	case model.FormatIntfRef:
+		return "<interface>"
+	case model.FormatIfName:
+		return "<Linux interface>"
+	case model.FormatMAC:
+		return "<HH:HH:HH:HH:HH:HH>"
+	case model.FormatUserName:
+		return "<user name>"
+	case model.FormatHostname:
+		return "<host name>"
+	case model.FormatFileURI:
+		return "<URI>"
+	case model.FormatAbsPath:
+		return "</path>"
+	case model.FormatObjName:
+		return "<name>"
+	}
+	if f.Type == model.StringList {
+		return "<value>"
+	}
+	return "<text>"
+}
+
+// hintWithValues is a value's hint with the values that exist now.
+func hintWithValues(f *model.Field, live []string) string {
+	h := valueHint(f)
+	if len(live) == 0 || len(f.Enum) > 0 {
+		return h
+	}
+	if len(live) > 8 {
+		live = append(live[:8:8], "...")
+	}
+	return h + " (" + strings.Join(live, ",") + ")"
+}
+
+// lineForm is a one-liner's whole form: user <Name> password <Password>.
+func (s *Session) lineForm(k *model.Kind) string {
+	form := strings.Join(k.CLI.Words, " ")
+	vf := s.cat.valueField(k)
+	if vf != nil {
+		form += " " + valueHint(vf)
+	}
+	for _, f := range k.Fields {
+		if f != vf && !f.ReadOnly {
+			form += " " + f.CLIWord() + " " + valueHint(f)
+			if !f.Required {
+				form = form[:len(form)-len(f.CLIWord()+" "+valueHint(f))-1] + " [" + f.CLIWord() + " " + valueHint(f) + "]"
+			}
+		}
+	}
+	return form
+}
+
+// pipeHelp lists the filters after |.
+var pipeHelp = [][]string{
+	{"include <regex>", "only the lines that match"},
+	{"exclude <regex>", "the lines that do not match"},
+	{"count", "the number of lines"},
+	{"json", "the objects as the API returns them"},
+	{"no-more", "no pager"},
+}
+
+// printActions lists the one-line actions apart from the contexts.
+func (s *Session) printActions(rows [][]string) {
+	if len(rows) == 0 {
+		return
+	}
+	s.printf("%s\n", s.green("actions (run by apply):"))
+	width := 0
+	for _, r := range rows {
+		width = max(width, len(r[0]))
+	}
+	for _, r := range rows {
+		for i, part := range wrapCellAt(r[1], max(showWidth-width-5, 30)) {
+			if i == 0 {
+				s.printf(" %-*s    %s\n", width, r[0], part)
+			} else {
+				s.printf(" %-*s    %s\n", width, "", part)
+			}
+		}
+	}
 }
 
 // liveValues are the values the token after k's words can take: the keys
@@ -221,6 +388,19 @@ func (s *Session) liveKeyValues(k *model.Kind, vf *model.Field) []string {
 // Complete returns the words that may replace the last, partial word of
 // line, and that partial word.
 func (s *Session) Complete(line string) (cands []string, partial string) {
+	if i := lastPipe(line); i >= 0 {
+		// After |: the filters.
+		after := strings.TrimLeft(line[i+1:], " ")
+		if strings.Contains(after, " ") {
+			return nil, ""
+		}
+		for _, w := range pipeNames {
+			if strings.HasPrefix(w, strings.ToLower(after)) {
+				cands = append(cands, w)
+			}
+		}
+		return cands, after
+	}
 	toks, err := tokenize(line)
 	if err != nil {
 		return nil, ""
@@ -327,4 +507,70 @@ func continuesWords(o *option, toks []token) bool {
 		}
 	}
 	return true
+}
+
+// lastPipe is the index of the last | outside quotes, or -1.
+func lastPipe(line string) int {
+	at, inQuote := -1, false
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case '\\':
+			if inQuote {
+				i++
+			}
+		case '"':
+			inQuote = !inQuote
+		case '|':
+			if !inQuote {
+				at = i
+			}
+		}
+	}
+	return at
+}
+
+// Hint is the form of the value that may come next on line (<A.B.C.D>,
+// <1-4294967295>) and what it sets, when the line awaits a value that TAB
+// cannot list; "" otherwise.
+func (s *Session) Hint(line string) string {
+	if lastPipe(line) >= 0 {
+		return ""
+	}
+	toks, err := tokenize(line)
+	if err != nil || len(toks) == 0 {
+		return ""
+	}
+	if !strings.HasSuffix(line, " ") {
+		toks = toks[:len(toks)-1]
+	}
+	opts := s.levelOptions()
+	if len(toks) > 0 && s.mode == ConfigMode && strings.EqualFold(toks[0].text, "no") {
+		toks, opts = toks[1:], s.configOptions(false)
+	}
+	if len(toks) == 0 {
+		return ""
+	}
+	m, used, _, _ := resolve(toks, opts)
+	if m == nil {
+		return ""
+	}
+	rest := toks[used:]
+	o := m[0]
+	var f *model.Field
+	switch {
+	case o.field != nil && len(rest) == 0 && !o.field.IsCLISwitch():
+		f = o.field
+	case o.kind != nil && o.show == nil:
+		lead := s.cat.leadKeys(o.kind)
+		switch {
+		case len(rest) < len(lead):
+			f = lead[len(rest)]
+		case len(rest) == len(lead):
+			f = s.cat.valueField(o.kind)
+		}
+	}
+	if f == nil {
+		return ""
+	}
+	return valueHint(f) + "  " + fieldHelp(f)
 }

@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/swmgr/swmgr/client"
 	"github.com/swmgr/swmgr/internal/model"
@@ -90,6 +91,7 @@ type Session struct {
 	pageLen int               // `terminal length`: -1 the terminal's height, 0 no pager
 	noMore  bool              // `| no-more` on the line being run
 	opening bool              // a context's new object is being staged
+	own     map[uint64]bool   // revisions this session's commits made
 }
 
 // NewSession starts a session on api; it reads the host name for the prompt.
@@ -100,7 +102,7 @@ func NewSession(ctx context.Context, api *client.Client, endpoint string, o Opti
 	if o.Out == nil {
 		o.Out = io.Discard
 	}
-	s := &Session{ctx: ctx, api: api, cat: newCatalog(model.Builtin(), nil), out: o.Out, color: o.Color, timeout: o.Timeout, opts: o, pageLen: -1}
+	s := &Session{ctx: ctx, api: api, cat: newCatalog(model.Builtin(), nil), out: o.Out, color: o.Color, timeout: o.Timeout, opts: o, pageLen: -1, own: map[uint64]bool{}}
 	if sys := s.cat.hostKind; sys != nil {
 		ctx, cancel := s.rctx()
 		it, err := api.Get(ctx, sys.Name, nil)
@@ -109,6 +111,7 @@ func NewSession(ctx context.Context, api *client.Client, endpoint string, o Opti
 			return nil, fmt.Errorf("unable to connect to swmgr at %s: %w", endpoint, err)
 		}
 		s.host, _ = it.Object[s.cat.hostField].(string)
+		s.host = escapeText(s.host)
 	}
 	if s.host == "" {
 		s.host = endpoint
@@ -141,7 +144,65 @@ func (s *Session) Mode() Mode { return s.mode }
 // HasPending reports whether entries wait for apply.
 func (s *Session) HasPending() bool { return len(s.pending) > 0 }
 
-func (s *Session) printf(format string, a ...any) { fmt.Fprintf(s.out, format, a...) }
+// printf writes to the session's output through TerminalSafe: whatever a
+// message carries (a server's error, a value that escaped display), no
+// control character but the line ends, tabs and the session's own colours
+// reaches the terminal.
+func (s *Session) printf(format string, a ...any) {
+	io.WriteString(s.out, TerminalSafe(fmt.Sprintf(format, a...), s.color))
+}
+
+// sgr are the only escape sequences the CLI writes itself: its colours.
+var sgr = []string{"\x1b[31m", "\x1b[32m", "\x1b[33m", "\x1b[0m"}
+
+// TerminalSafe returns text with every control character (C0 but newline
+// and tab, DEL, C1, the format characters and line separators of the
+// Basic Multilingual Plane) and every byte that is not UTF-8 written as an
+// escape (\u001b), except, when colors is set, the colour sequences the
+// CLI writes itself. A terminal acts on nothing else in it: no cursor
+// motion, no title, no clearing, no forged line start (\r).
+func TerminalSafe(text string, colors bool) string {
+	clean := true
+	for i := 0; i < len(text); i++ {
+		if c := text[i]; c < 0x20 && c != '\n' && c != '\t' || c >= 0x7f {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return text
+	}
+	var b strings.Builder
+	for i := 0; i < len(text); {
+		if colors && text[i] == 0x1b {
+			if n := sgrAt(text[i:]); n > 0 {
+				b.WriteString(text[i : i+n])
+				i += n
+				continue
+			}
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		switch {
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
+		case r == utf8.RuneError && size == 1, r <= 0xFFFF && model.IsLineBreaking(r):
+			appendEscaped(&b, text[i:i+size], nil)
+		default:
+			b.WriteString(text[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+func sgrAt(s string) int {
+	for _, q := range sgr {
+		if strings.HasPrefix(s, q) {
+			return len(q)
+		}
+	}
+	return 0
+}
 
 func (s *Session) paint(code, text string) string {
 	if !s.color {
@@ -234,6 +295,7 @@ type option struct {
 	field   *model.Field // a leaf of the current context
 	control string       // a local command
 	help    string
+	show    *showForm // how a show prints its kind
 }
 
 func (o *option) target() any {
@@ -262,7 +324,21 @@ func matchWord(tok string, list []string) []string {
 	if len(exact) > 0 {
 		return exact
 	}
+	if w, ok := habitual[lt]; ok && len(pre) > 1 {
+		for _, p := range pre {
+			if strings.EqualFold(p, w) {
+				return []string{p}
+			}
+		}
+	}
 	return pre
+}
+
+// habitual are the abbreviations every IOS, EOS or NX-OS user types, which
+// resolve to their word even where another word shares the prefix (`sh`
+// is show, not showunapplied or shutdown).
+var habitual = map[string]string{
+	"sh": "show", "int": "interface", "conf": "config", "wr": "write", "br": "brief", "mem": "memory", "t": "terminal", "nei": "neighbor",
 }
 
 // resolve matches the leading tokens against opts. It returns the options
@@ -352,6 +428,8 @@ func (s *Session) badToken(line string, toks []token, bad int, ambiguous []strin
 	s.printf("%s\n%s^\n", masked, strings.Repeat(" ", pos))
 	if len(ambiguous) > 0 {
 		s.printf("%% Ambiguous command: %s → %s\n", toks[bad].text, strings.Join(ambiguous, " "))
+	} else if bad >= len(toks) {
+		s.printf("%% Incomplete command\n")
 	} else {
 		s.printf("ERROR Invalid command entered\n")
 	}

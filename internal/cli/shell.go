@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/ergochat/readline"
 	"golang.org/x/term"
@@ -71,7 +72,7 @@ func Run(ctx context.Context, api *client.Client, o RunOptions) error {
 	read := func(prompt string) (string, error) {
 		l, err := next()
 		if err == nil && prompt != "" {
-			fmt.Fprintf(o.Out, "%s%s\n", prompt, l)
+			io.WriteString(o.Out, TerminalSafe(prompt+l, false)+"\n")
 		}
 		return l, err
 	}
@@ -89,7 +90,7 @@ func Run(ctx context.Context, api *client.Client, o RunOptions) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(o.Out, "%s%s\n", s.Prompt(), MaskSecrets(s.cat.reg, line))
+		io.WriteString(o.Out, TerminalSafe(s.Prompt()+MaskSecrets(s.cat.reg, line), false)+"\n")
 		switch err := s.Execute(line); {
 		case errors.Is(err, errQuit):
 			return finish(failed)
@@ -136,6 +137,9 @@ func (c completer) Do(line []rune, pos int) ([][]rune, int) {
 	cands, partial := c.s.Complete(string(line[:pos]))
 	var out [][]rune
 	for _, w := range cands {
+		if strings.ContainsFunc(w, model.IsLineBreaking) {
+			continue // a live key stored before control characters were refused: readline would print it raw
+		}
 		out = append(out, []rune(w[len(partial):]+" "))
 	}
 	return out, len([]rune(partial))
@@ -147,7 +151,9 @@ func secretWords(reg *model.Registry) map[string]bool {
 	w := map[string]bool{}
 	for _, k := range reg.Kinds() {
 		for _, f := range k.Fields {
-			if f.Secret != model.Public {
+			// A Document (ApplyConfig's ConfigData) is never a CLI word's
+			// value; as a word it would mask what follows "config".
+			if f.Secret != model.Public && f.Type != model.Document {
 				w[strings.ToLower(f.CLIWord())] = true
 				w[strings.ToLower(f.Name)] = true
 			}
@@ -231,6 +237,17 @@ func runInteractive(ctx context.Context, api *client.Client, o RunOptions) error
 		Stdout:                 o.Out,
 	}
 	cfg.Listener = func(line []rune, pos int, key rune) ([]rune, int, bool) {
+		if key == '\t' {
+			// TAB where no word can be listed: the form of the value.
+			before := string(line[:pos])
+			if cands, _ := s.Complete(before); len(cands) == 0 {
+				if h := s.Hint(before); h != "" {
+					fmt.Fprintf(rl, "\n%s\n", h)
+					return line, pos, true
+				}
+			}
+			return nil, 0, false
+		}
 		// Instant help: `?` prints what may come next and re-draws the
 		// line without it. Inside quotes it is a character of the value.
 		if key != '?' || pos == 0 || line[pos-1] != '?' || strings.Count(string(line[:pos-1]), `"`)%2 == 1 {
@@ -260,6 +277,25 @@ func runInteractive(ctx context.Context, api *client.Client, o RunOptions) error
 	}
 	defer rl.Close()
 	s.out = rl.Stdout()
+	// Live notices: the change feed, followed while the session is open;
+	// a notice is decided and printed between commands (mu), above the
+	// prompt being edited.
+	var mu sync.Mutex
+	feedCtx, stopFeed := context.WithCancel(ctx)
+	defer stopFeed()
+	go func() {
+		for ev, err := range api.Events(feedCtx, client.FeedOptions{}) {
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			line := s.Notice(ev)
+			mu.Unlock()
+			if line != "" {
+				fmt.Fprintf(rl.Stdout(), "%s\n", line)
+			}
+		}
+	}()
 	if o.Banner {
 		fmt.Fprintf(s.out, "swmgr Console, Connected to: %s (%s)\nUsing snap style cli\n", s.host, o.Endpoint)
 	}
@@ -281,15 +317,20 @@ func runInteractive(ctx context.Context, api *client.Client, o RunOptions) error
 			rl.SaveToHistory(line)
 		}
 		if !pages(line) {
-			if err := s.Execute(line); errors.Is(err, errQuit) {
+			mu.Lock()
+			err := s.Execute(line)
+			mu.Unlock()
+			if errors.Is(err, errQuit) {
 				return nil
 			}
 			continue
 		}
 		var buf bytes.Buffer
+		mu.Lock()
 		s.out = &buf
 		err = s.Execute(line)
 		s.out = rl.Stdout()
+		mu.Unlock()
 		height := s.PageLength()
 		if height < 0 {
 			if _, h, e := term.GetSize(int(os.Stdout.Fd())); e == nil {

@@ -24,7 +24,23 @@ var showControls = []*option{
 func (s *Session) showOptions() []*option {
 	out := slices.Clone(showControls)
 	for _, k := range s.cat.shows {
-		out = append(out, &option{words: k.CLIShow(), kind: k, help: k.Doc})
+		out = append(out, &option{words: k.CLIShow(), kind: k, help: k.Doc, show: &showForm{flex: true}})
+		if k.CLI.Join && k.CLI.Show == nil && len(k.CLI.Words) > 1 {
+			// `show interface` as well as `show interface fpPort 3`.
+			all := strings.Join(k.CLI.Words[:len(k.CLI.Words)-1], " ")
+			out = append(out, &option{words: k.CLI.Words[:len(k.CLI.Words)-1], kind: k, show: &showForm{flex: true},
+				help: fmt.Sprintf("Every %s (FlexSwitch's table); %s %s <value>: one", k.Name, all, k.CLI.Words[len(k.CLI.Words)-1])})
+		}
+		if k.Class == model.Action {
+			continue
+		}
+		for _, sh := range k.CLI.Shows {
+			help := sh.Doc
+			if help == "" {
+				help = k.Doc
+			}
+			out = append(out, &option{words: sh.Words, kind: k, help: help, show: &showForm{columns: sh.Columns, only: sh.Only, detail: sh.Detail}})
+		}
 	}
 	return out
 }
@@ -36,7 +52,7 @@ func isShowRunHeader(line string) bool {
 // show runs `show ...`; it works in every mode, as in FlexSwitch.
 func (s *Session) show(args []token, line string) error {
 	if len(args) == 0 {
-		s.printf("ERROR: show what? (show ?)\n")
+		s.printf("%% Incomplete command: show what? (show ?)\n")
 		return errFailed
 	}
 	matched, used, bad, amb := resolve(args, s.showOptions())
@@ -72,75 +88,7 @@ func (s *Session) show(args []token, line string) error {
 		}
 		return s.showConfirmStatus()
 	}
-	return s.showKind(o.kind, rest)
-}
-
-// showKind prints the state of every object of k (or the one named).
-func (s *Session) showKind(k *model.Kind, rest []token) error {
-	objs, err := s.listState(k)
-	if client.IsNotFound(err) && k.Class == model.Config {
-		objs, err = s.listAll(s.api.Objects, k)
-	}
-	if err != nil {
-		s.printf("ERROR: %s\n", errText(err))
-		return errFailed
-	}
-	if len(rest) > 0 {
-		want := joinValue(k, rest[0].text)
-		name := ""
-		if vf := s.cat.valueField(k); vf != nil {
-			name = vf.Name
-		} else if keys := k.Keys(); len(keys) > 0 {
-			name = keys[len(keys)-1].Name
-		}
-		objs = slices.DeleteFunc(objs, func(o model.Object) bool { return !strings.EqualFold(display(o[name]), want) })
-	}
-	if s.json {
-		return s.printJSON(objs)
-	}
-	s.printf("Applying Show:\n")
-	if len(objs) == 0 {
-		s.printf("No Data To Display for %s\n", k.StateName())
-		return nil
-	}
-	var cols []*model.Field
-	for _, f := range append(slices.Clone(k.Fields), k.StateOnly...) {
-		if f.Secret != model.Public {
-			continue
-		}
-		for _, o := range objs {
-			if _, ok := o[f.Name]; ok {
-				cols = append(cols, f)
-				break
-			}
-		}
-	}
-	if len(cols) == 0 {
-		// Fields the model does not declare (a newer server): show them all.
-		seen := map[string]bool{}
-		for _, o := range objs {
-			for _, n := range sortedKeys(o) {
-				if !seen[n] {
-					seen[n] = true
-					cols = append(cols, &model.Field{Name: n})
-				}
-			}
-		}
-	}
-	header := make([]string, len(cols))
-	for i, f := range cols {
-		header[i] = f.Name
-	}
-	rows := make([][]string, len(objs))
-	for i, o := range objs {
-		row := make([]string, len(cols))
-		for j, f := range cols {
-			row[j] = display(o[f.Name])
-		}
-		rows[i] = row
-	}
-	writeTable(s.out, header, rows, true)
-	return nil
+	return s.showKind(o.kind, o.show, rest)
 }
 
 func (s *Session) printJSON(v any) error {

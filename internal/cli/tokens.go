@@ -4,7 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/swmgr/swmgr/internal/model"
 )
 
 // token is one word of a command line.
@@ -15,8 +20,9 @@ type token struct {
 }
 
 // tokenize splits a line at blanks; double quotes keep blanks in a value
-// (`description "to spine 1"`) and a backslash escapes a quote or itself
-// inside them.
+// (`description "to spine 1"`). Inside them a backslash escapes a quote or
+// itself, and \uHHHH, \UHHHHHHHH and \xHH are the characters quote writes
+// so (any other backslash is itself: "C:\new").
 func tokenize(line string) ([]token, error) {
 	var toks []token
 	i := 0
@@ -34,10 +40,11 @@ func tokenize(line string) ([]token, error) {
 			closed := false
 			for i < len(line) {
 				c := line[i]
-				if c == '\\' && i+1 < len(line) && (line[i+1] == '"' || line[i+1] == '\\') {
-					b.WriteByte(line[i+1])
-					i += 2
-					continue
+				if c == '\\' {
+					if n := unescape(&b, line[i:]); n > 0 {
+						i += n
+						continue
+					}
 				}
 				if c == '"' {
 					closed = true
@@ -61,12 +68,91 @@ func tokenize(line string) ([]token, error) {
 	return toks, nil
 }
 
-// quote writes a value so that tokenize reads it back as one token.
+// quote writes a value so that tokenize reads it back as one token, and
+// so that the line it is on stays one line of printable text whatever the
+// value holds: a value with blanks, quotes, backslashes, a character the
+// CLI reads as a command (| ; ?) or a control character is put in double
+// quotes, inside which control characters are escapes (\u000a, \u001b), so a
+// value can never end its quotes, its line or its command (a replayed
+// `show run` runs only the commands it shows).
 func quote(v string) string {
-	if v != "" && !strings.ContainsAny(v, " \t\"\\|") {
+	if v != "" && v != "?" && !strings.ContainsFunc(v, needsQuotes) {
 		return v
 	}
-	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(v) + `"`
+	var b strings.Builder
+	b.WriteByte('"')
+	appendEscaped(&b, v, func(r rune) bool { return r == '"' || r == '\\' })
+	b.WriteByte('"')
+	return b.String()
+}
+
+func needsQuotes(r rune) bool {
+	return r == '"' || r == '\\' || r == '|' || r == ';' || unicode.IsSpace(r) || model.IsLineBreaking(r)
+}
+
+// escapeText writes a value for a terminal: its control characters (and
+// line and format characters, Unicode category C) as escapes, the rest as
+// it is. Every value the CLI shows (a cell of a table) goes through it,
+// so no value can move the cursor, retitle the window or forge a line.
+func escapeText(v string) string {
+	if !strings.ContainsFunc(v, model.IsLineBreaking) && utf8.ValidString(v) {
+		return v
+	}
+	var b strings.Builder
+	appendEscaped(&b, v, nil)
+	return b.String()
+}
+
+// appendEscaped writes v with each control character (model.IsLineBreaking)
+// and each byte that is not UTF-8 as an escape tokenize reads back, and
+// with a backslash before each rune for which also(r) holds.
+func appendEscaped(b *strings.Builder, v string, also func(rune) bool) {
+	for i := 0; i < len(v); {
+		r, size := utf8.DecodeRuneInString(v[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(b, `\x%02x`, v[i])
+		case model.IsLineBreaking(r) && r > 0xFFFF:
+			fmt.Fprintf(b, `\U%08x`, r)
+		case model.IsLineBreaking(r):
+			fmt.Fprintf(b, `\u%04x`, r)
+		case also != nil && also(r):
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteString(v[i : i+size])
+		}
+		i += size
+	}
+}
+
+// unescape reads the escape at the start of s (a backslash first) into b
+// and returns its length; 0 if s does not start with one.
+func unescape(b *strings.Builder, s string) int {
+	if len(s) < 2 {
+		return 0
+	}
+	switch s[1] {
+	case '"', '\\':
+		b.WriteByte(s[1])
+		return 2
+	}
+	digits := map[byte]int{'x': 2, 'u': 4, 'U': 8}[s[1]]
+	if digits == 0 || len(s) < 2+digits {
+		return 0
+	}
+	n, err := strconv.ParseUint(s[2:2+digits], 16, 32)
+	if err != nil {
+		return 0
+	}
+	if s[1] == 'x' {
+		b.WriteByte(byte(n))
+	} else if !utf8.ValidRune(rune(n)) {
+		return 0
+	} else {
+		b.WriteRune(rune(n))
+	}
+	return 2 + digits
 }
 
 // pipe is one `| <filter>` after a command.

@@ -8,6 +8,8 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -161,7 +163,7 @@ func TestDocument(t *testing.T) {
 			t.Fatalf("a plain document shows the secret %q", secret)
 		}
 	}
-	doc, err := Decode(plain, reg, mine)
+	doc, err := Decode(bytes.NewReader(plain), reg, DecodeOptions{Sealer: mine})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +174,7 @@ func TestDocument(t *testing.T) {
 	if a.Str("Password") != "s3cret-pass" || a.Str("Passphrase") != "s3cret-phrase" {
 		t.Fatalf("secrets not restored: %v", a)
 	}
-	if _, err := Decode(plain, reg, other); err == nil || !strings.Contains(err.Error(), "another switch") {
+	if _, err := Decode(bytes.NewReader(plain), reg, DecodeOptions{Sealer: other}); err == nil || !strings.Contains(err.Error(), "another switch") {
 		t.Fatalf("another switch's key: %v", err)
 	}
 
@@ -180,7 +182,7 @@ func TestDocument(t *testing.T) {
 	if !bytes.Contains(clearDoc, []byte("s3cret-pass")) {
 		t.Fatal("a document for encryption lacks its secrets")
 	}
-	if doc, err := Decode(clearDoc, reg, nil); err != nil || doc.Objects["ConfigArchiveServer"][0].Str("Password") != "s3cret-pass" {
+	if doc, err := Decode(bytes.NewReader(clearDoc), reg, DecodeOptions{Encrypted: true}); err != nil || doc.Objects["ConfigArchiveServer"][0].Str("Password") != "s3cret-pass" {
 		t.Fatalf("clear secrets: %v", err)
 	}
 
@@ -189,16 +191,30 @@ func TestDocument(t *testing.T) {
 		{"newer format", `{"Format":3,"ConfigData":{}}`, "newer swmgr"},
 		{"format 0", `{"Format":0,"ConfigData":{}}`, "unknown format"},
 		{"not JSON", `SWMGR`, "not a configuration document"},
-		{"no ConfigData", `{"Format":2,"Secrets":"clear"}`, "no ConfigData"},
+		{"no ConfigData", `{"Format":2,"Secrets":"sealed"}`, "no ConfigData"},
 		{"bad Secrets", `{"Format":2,"Secrets":"maybe","ConfigData":{}}`, "Secrets"},
 		{"unknown field", `{"ConfigData":{"NtpServer":[{"IpAddr":"192.0.2.1","Bogus":1}]}}`, "Bogus"},
 		{"invalid value", `{"ConfigData":{"NtpServer":[{"IpAddr":"192.0.2.1","MinPoll":99}]}}`, "MinPoll"},
 		{"duplicate key", `{"ConfigData":{"NtpServer":[{"IpAddr":"192.0.2.1"},{"IpAddr":"192.0.2.1"}]}}`, "twice"},
 		{"stray sealed secrets", `{"Format":2,"Secrets":"sealed","ConfigData":{},"SealedSecrets":{"NtpServer":{"x":"AA=="}}}`, "does not hold"},
 		{"sealed in format 1", `{"ConfigData":{},"SealedSecrets":{}}`, "format 1"},
+		// A member given twice, at every level: which one counts would be
+		// the reader's choice.
+		{"ConfigData twice", `{"ConfigData":{},"ConfigData":{"NtpServer":[{"IpAddr":"192.0.2.1"}]}}`, "ConfigData is given twice"},
+		{"Format twice", `{"Format":2,"Secrets":"sealed","Format":1,"ConfigData":{}}`, "Format is given twice"},
+		{"Secrets twice", `{"Format":2,"Secrets":"sealed","Secrets":"clear","ConfigData":{}}`, "Secrets is given twice"},
+		{"a kind twice", `{"ConfigData":{"NtpServer":[],"NtpServer":[{"IpAddr":"192.0.2.1"}]}}`, "ConfigData.NtpServer is given twice"},
+		{"a field twice", `{"ConfigData":{"NtpServer":[{"IpAddr":"192.0.2.1","MinPoll":4,"MinPoll":5}]}}`, "twice"},
+		{"a sealed kind twice", `{"Format":2,"Secrets":"sealed","ConfigData":{},"SealedSecrets":{"NtpServer":{},"NtpServer":{}}}`, "twice"},
+		{"a sealed key twice", `{"Format":2,"Secrets":"sealed","ConfigData":{},"SealedSecrets":{"NtpServer":{"x":"","x":""}}}`, "twice"},
+		// Secrets in clear belong inside an encrypted file only.
+		{"clear secrets in a plain file", `{"Format":2,"Secrets":"clear","ConfigData":{}}`, `"Secrets":"clear" is refused`},
+		{"a secret in clear in a sealed document", `{"Format":2,"Secrets":"sealed","ConfigData":{"ConfigArchiveServer":[{"IpAddr":"192.0.2.9","Password":"in-clear"}]}}`, "Password is in clear"},
+		{"data after the document", `{"ConfigData":{}} {"ConfigData":{}}`, "data after"},
+		{"an object that is null", `{"ConfigData":{"NtpServer":[null]}}`, "not an object"},
 	}
 	for _, tc := range bad {
-		_, err := Decode([]byte(tc.doc), reg, mine)
+		_, err := Decode(strings.NewReader(tc.doc), reg, DecodeOptions{Sealer: mine})
 		if tc.want == "" {
 			if err != nil {
 				t.Errorf("%s: %v", tc.name, err)
@@ -209,10 +225,55 @@ func TestDocument(t *testing.T) {
 			t.Errorf("%s: err %v, want %q", tc.name, err, tc.want)
 		}
 	}
-	doc, _ = Decode([]byte(`{"ConfigData":{"Widget":[{"WidgetId":1}]}}`), reg, nil)
+	if _, err := Decode(bytes.NewReader(plain), reg, DecodeOptions{Sealer: mine, Encrypted: true}); err == nil || !strings.Contains(err.Error(), `"Secrets":"sealed" inside an encrypted file`) {
+		t.Errorf("sealed secrets inside an encrypted file: %v", err)
+	}
+	doc, _ = Decode(strings.NewReader(`{"ConfigData":{"Widget":[{"WidgetId":1}]}}`), reg, DecodeOptions{})
 	if len(doc.Unknown) != 1 || doc.Unknown[0] != "Widget" {
 		t.Fatalf("unknown kinds %v", doc.Unknown)
 	}
+}
+
+// A document is read a piece at a time and bounded: a file over
+// MaxFileSize or with more than MaxObjects objects is refused as soon as
+// the reader gets there, without reading the rest.
+func TestDecodeBounds(t *testing.T) {
+	reg := model.Builtin()
+	// An endless file: a string that never ends.
+	endless := io.MultiReader(strings.NewReader(`{"ConfigData":{"NtpServer":[{"IpAddr":"`), repeatReader('a'))
+	if _, err := Decode(endless, reg, DecodeOptions{}); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("an endless file: %v; want ErrTooLarge", err)
+	}
+	small := DecodeOptions{MaxSize: 1000, MaxObjects: 10}
+	var b strings.Builder
+	b.WriteString(`{"ConfigData":{"NtpServer":[`)
+	for i := range small.MaxObjects + 1 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"IpAddr":"10.0.0.%d"}`, i+1)
+	}
+	b.WriteString("]}}")
+	if _, err := Decode(strings.NewReader(b.String()), reg, small); err == nil || !strings.Contains(err.Error(), "more than 10 objects") {
+		t.Errorf("%d objects: %v; want a refusal", small.MaxObjects+1, err)
+	}
+	// Exactly at the limit is a size, not an excess.
+	exact := `{"ConfigData":{}}` + strings.Repeat(" ", int(small.MaxSize)-len(`{"ConfigData":{}}`))
+	if _, err := Decode(strings.NewReader(exact), reg, small); err != nil {
+		t.Errorf("a file of exactly MaxSize bytes: %v", err)
+	}
+	if _, err := Decode(strings.NewReader(exact+" "), reg, small); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("a file of MaxSize+1 bytes: %v", err)
+	}
+}
+
+type repeatReader byte
+
+func (r repeatReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(r)
+	}
+	return len(p), nil
 }
 
 func FuzzDecode(f *testing.F) {
@@ -220,7 +281,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"ConfigData":{"NtpServer":[{"IpAddr":"192.0.2.1"}]}}`))
 	f.Add([]byte(`{"Format":2,"Secrets":"sealed","ConfigData":{"Port":[{"IntfRef":"fpPort1"}]},"SealedSecrets":{}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		doc, err := Decode(data, reg, nil)
+		doc, err := Decode(bytes.NewReader(data), reg, DecodeOptions{})
 		if err != nil {
 			return
 		}

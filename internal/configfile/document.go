@@ -11,10 +11,12 @@
 package configfile
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"time"
 
@@ -162,112 +164,396 @@ func (d *Document) Count() int {
 // ErrNewerFormat means the file was written by a newer swmgr.
 var ErrNewerFormat = errors.New("the file was saved by a newer swmgr")
 
-// fileV2 is every format's top level; format 1 has only ConfigData.
-type fileV2 struct {
-	Format        *int
-	Generator     string
-	SwmgrVersion  string
-	Revision      uint64
-	SavedAt       string
-	Secrets       string
-	ConfigData    map[string][]model.Body
-	SealedSecrets map[string]map[string]string
+// Limits of a document a reader accepts: a restore holds every object at
+// once, so these bound what a file (from an archive server that may be
+// hostile) can make swmgr hold.
+const (
+	// MaxFileSize bounds the bytes of a file, encrypted or not (an
+	// encrypted one is held whole: its tag is checked before any of it is
+	// used).
+	MaxFileSize = 64 << 20
+	// MaxObjects bounds the objects of a document.
+	MaxObjects = 400000
+)
+
+// ErrTooLarge refuses a file over MaxFileSize.
+var ErrTooLarge = errors.New("the file is too large")
+
+// DecodeOptions say how a document is read.
+type DecodeOptions struct {
+	// Sealer opens SealedSecrets; nil refuses them.
+	Sealer Sealer
+	// Encrypted: the document came out of an encrypted file, so its
+	// secrets are in clear ("Secrets":"clear"); a plain file's must be
+	// sealed ("Secrets":"sealed"), or it is FlexSwitch's format 1.
+	Encrypted bool
+	// Bounds; 0: MaxFileSize and MaxObjects.
+	MaxSize    int64
+	MaxObjects int
 }
 
-// Decode parses and checks a plain document (decrypt first). Every object
-// is parsed and validated on its own; whether they fit together (references)
-// is the commit's to check. sealer opens SealedSecrets; nil refuses them.
-func Decode(data []byte, reg *model.Registry, sealer Sealer) (*Document, error) {
-	var f fileV2
-	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("the file is not a configuration document (JSON): %w", err)
+// Decode reads and checks a plain document (decrypt first) from r, one
+// object at a time: the file is never held whole, and it stops at
+// MaxFileSize bytes or MaxObjects objects. Every object is parsed and
+// validated on its own; whether they fit together (references) is the
+// commit's to check. A member given twice, at any level, is refused.
+func Decode(r io.Reader, reg *model.Registry, o DecodeOptions) (*Document, error) {
+	if o.MaxSize == 0 {
+		o.MaxSize = MaxFileSize
 	}
-	doc := &Document{Objects: map[string][]model.Object{}}
+	if o.MaxObjects == 0 {
+		o.MaxObjects = MaxObjects
+	}
+	lr := &limitReader{r: r, left: o.MaxSize}
+	d := &decoder{dec: json.NewDecoder(lr), reg: reg, doc: &Document{Objects: map[string][]model.Object{}}, index: map[string]map[string]int{}, maxObjects: o.MaxObjects}
+	err := d.top()
+	if lr.over {
+		return nil, fmt.Errorf("the file is larger than %d bytes, the most a restore reads: %w", o.MaxSize, ErrTooLarge)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return d.finish(o)
+}
+
+// limitReader reads at most left bytes, then fails.
+type limitReader struct {
+	r    io.Reader
+	left int64
+	over bool
+}
+
+func (l *limitReader) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		// At the limit: one more byte tells a file of exactly the limit
+		// from a larger one.
+		var one [1]byte
+		for {
+			m, err := l.r.Read(one[:])
+			if m > 0 {
+				l.over = true
+				return 0, ErrTooLarge
+			}
+			if err != nil {
+				return 0, err
+			}
+		}
+	}
+	if int64(len(p)) > l.left {
+		p = p[:l.left]
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	return n, err
+}
+
+type decoder struct {
+	dec     *json.Decoder
+	reg     *model.Registry
+	doc     *Document
+	format  *int
+	secrets string
+	sealed  map[string]map[string]string
+	index   map[string]map[string]int // kind -> key -> index in doc.Objects
+	objects int
+	// maxObjects bounds objects.
+	maxObjects int
+	// configSeen: the document has ConfigData.
+	configSeen bool
+}
+
+func (d *decoder) notJSON(err error) error {
+	return fmt.Errorf("the file is not a configuration document (JSON): %w", err)
+}
+
+// open reads the '{' of an object (what names what is expected).
+func (d *decoder) open(what string) error {
+	tok, err := d.dec.Token()
+	if err != nil {
+		return d.notJSON(err)
+	}
+	if delim, ok := tok.(json.Delim); !ok || delim != '{' {
+		return fmt.Errorf("%s must be a JSON object", what)
+	}
+	return nil
+}
+
+// member reads the next member's name of an object, checking it is not a
+// repeat; ok is false at the object's end (its '}' read).
+func (d *decoder) member(where string, seen map[string]bool) (name string, ok bool, err error) {
+	if !d.dec.More() {
+		if _, err := d.dec.Token(); err != nil {
+			return "", false, d.notJSON(err)
+		}
+		return "", false, nil
+	}
+	tok, err := d.dec.Token()
+	if err != nil {
+		return "", false, d.notJSON(err)
+	}
+	name = tok.(string) // inside an object the decoder yields string names
+	if seen[name] {
+		return "", false, fmt.Errorf("%s%s is given twice", where, name)
+	}
+	seen[name] = true
+	return name, true, nil
+}
+
+func (d *decoder) value(where string, v any) error {
+	if err := d.dec.Decode(v); err != nil {
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	return nil
+}
+
+// skip reads past one value without keeping it.
+func (d *decoder) skip() error {
+	depth := 0
+	for {
+		tok, err := d.dec.Token()
+		if err != nil {
+			return d.notJSON(err)
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+		if depth == 0 {
+			return nil
+		}
+	}
+}
+
+func (d *decoder) top() error {
+	if err := d.open("the document"); err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for {
+		name, ok, err := d.member("", seen)
+		if err != nil || !ok {
+			if err == nil {
+				if _, terr := d.dec.Token(); terr != io.EOF {
+					return errors.New("the file is not a configuration document: data after the document's object")
+				}
+			}
+			return err
+		}
+		switch name {
+		case "Format":
+			d.format = new(int)
+			err = d.value(name, d.format)
+		case "Secrets":
+			err = d.value(name, &d.secrets)
+		case "SwmgrVersion":
+			err = d.value(name, &d.doc.SwmgrVersion)
+		case "Revision":
+			err = d.value(name, &d.doc.Revision)
+		case "SavedAt":
+			var at string
+			if err = d.value(name, &at); err == nil {
+				d.doc.SavedAt, _ = time.Parse(time.RFC3339Nano, at)
+			}
+		case "ConfigData":
+			err = d.configData()
+		case "SealedSecrets":
+			err = d.sealedSecrets()
+		default: // Generator, and what other tools may add
+			err = d.skip()
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func (d *decoder) configData() error {
+	if err := d.open("ConfigData"); err != nil {
+		return err
+	}
+	d.configSeen = true
+	seen := map[string]bool{}
+	for {
+		name, ok, err := d.member("ConfigData.", seen)
+		if err != nil || !ok {
+			return err
+		}
+		k := d.reg.Lookup(model.Config, name)
+		if k == nil {
+			d.doc.Unknown = append(d.doc.Unknown, name)
+			if err := d.skip(); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := d.kind(k); err != nil {
+			return err
+		}
+	}
+}
+
+// kind reads the list of objects of k, one object at a time.
+func (d *decoder) kind(k *model.Kind) error {
+	tok, err := d.dec.Token()
+	if err != nil {
+		return d.notJSON(err)
+	}
+	if delim, ok := tok.(json.Delim); !ok || delim != '[' {
+		return fmt.Errorf("ConfigData.%s must be a list of objects", k.Name)
+	}
+	keys := d.index[k.Name]
+	if keys == nil {
+		keys = map[string]int{}
+		d.index[k.Name] = keys
+	}
+	objs := d.doc.Objects[k.Name]
+	var raw json.RawMessage
+	for i := 0; d.dec.More(); i++ {
+		if d.objects++; d.objects > d.maxObjects {
+			return fmt.Errorf("the file holds more than %d objects, the most a restore takes", d.maxObjects)
+		}
+		raw = raw[:0]
+		if err := d.dec.Decode(&raw); err != nil {
+			return d.notJSON(err)
+		}
+		o, err := decodeObject(k, raw)
+		if err != nil {
+			return fmt.Errorf("ConfigData.%s[%d]: %w", k.Name, i, err)
+		}
+		key := k.Key(o)
+		if _, dup := keys[key]; dup {
+			return fmt.Errorf("ConfigData.%s[%d]: %s %s is given twice", k.Name, i, k.Name, k.DescribeKey(key))
+		}
+		keys[key] = len(objs)
+		objs = append(objs, o)
+	}
+	if _, err := d.dec.Token(); err != nil { // ']'
+		return d.notJSON(err)
+	}
+	d.doc.Objects[k.Name] = objs
+	return nil
+}
+
+// sealedSecrets reads SealedSecrets: kind -> key -> base64.
+func (d *decoder) sealedSecrets() error {
+	if err := d.open("SealedSecrets"); err != nil {
+		return err
+	}
+	d.sealed = map[string]map[string]string{}
+	kinds := map[string]bool{}
+	for {
+		kind, ok, err := d.member("SealedSecrets.", kinds)
+		if err != nil || !ok {
+			return err
+		}
+		if err := d.open("SealedSecrets." + kind); err != nil {
+			return err
+		}
+		m := map[string]string{}
+		keys := map[string]bool{}
+		for {
+			key, ok, err := d.member("SealedSecrets."+kind+": a key ", keys)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				break
+			}
+			var v string
+			if err := d.value("SealedSecrets."+kind, &v); err != nil {
+				return err
+			}
+			m[key] = v
+		}
+		d.sealed[kind] = m
+	}
+}
+
+// finish checks the header and the secrets once the whole document is read
+// (a hostile file may put its members in any order), opens the sealed
+// secrets and validates every object.
+func (d *decoder) finish(o DecodeOptions) (*Document, error) {
+	doc := d.doc
 	switch {
-	case f.Format == nil:
+	case d.format == nil:
 		doc.Format = 1
 		doc.Secrets = SecretsClear
-		if f.SealedSecrets != nil {
+		if d.sealed != nil {
 			return nil, errors.New("a format 1 document has no SealedSecrets; give the Format")
 		}
-	case *f.Format == 2:
+	case *d.format == 2:
 		doc.Format = 2
-		doc.SwmgrVersion, doc.Revision, doc.Secrets = f.SwmgrVersion, f.Revision, f.Secrets
-		if t, err := time.Parse(time.RFC3339Nano, f.SavedAt); err == nil {
-			doc.SavedAt = t
+		doc.Secrets = d.secrets
+		switch {
+		case d.secrets != SecretsClear && d.secrets != SecretsSealed:
+			return nil, fmt.Errorf("Secrets is %q; want %q or %q", d.secrets, SecretsSealed, SecretsClear)
+		case d.secrets == SecretsClear && !o.Encrypted:
+			return nil, errors.New(`"Secrets":"clear" is refused in a file that is not encrypted: swmgr writes secrets in clear only inside an encrypted file (SaveConfig with Nonce and Passphrase); a plain file's are sealed`)
+		case d.secrets == SecretsSealed && o.Encrypted:
+			return nil, errors.New(`"Secrets":"sealed" inside an encrypted file: swmgr writes an encrypted file's secrets in clear ("Secrets":"clear")`)
 		}
-		if f.Secrets != SecretsClear && f.Secrets != SecretsSealed {
-			return nil, fmt.Errorf("Secrets is %q; want %q or %q", f.Secrets, SecretsSealed, SecretsClear)
-		}
-	case *f.Format > FormatVersion:
-		return nil, fmt.Errorf("%w (format %d; this one reads formats 1 to %d)", ErrNewerFormat, *f.Format, FormatVersion)
+	case *d.format > FormatVersion:
+		return nil, fmt.Errorf("%w (format %d; this one reads formats 1 to %d)", ErrNewerFormat, *d.format, FormatVersion)
 	default:
-		return nil, fmt.Errorf("unknown format version %d (this swmgr reads formats 1 to %d)", *f.Format, FormatVersion)
+		return nil, fmt.Errorf("unknown format version %d (this swmgr reads formats 1 to %d)", *d.format, FormatVersion)
 	}
-	if f.ConfigData == nil {
+	if !d.configSeen {
 		return nil, errors.New("the document has no ConfigData")
 	}
-	names := make([]string, 0, len(f.ConfigData))
-	for name := range f.ConfigData {
+	names := make([]string, 0, len(doc.Objects))
+	for name := range doc.Objects {
 		names = append(names, name)
 	}
 	sort.Strings(names)
+	sealedDoc := doc.Format == 2 && doc.Secrets == SecretsSealed
 	for _, name := range names {
-		k := reg.Lookup(model.Config, name)
-		if k == nil {
-			doc.Unknown = append(doc.Unknown, name)
-			continue
-		}
-		raws := f.ConfigData[name]
-		objs := make([]model.Object, 0, len(raws))
-		seen := make(map[string]bool, len(raws))
-		for i, raw := range raws {
-			if raw == nil {
-				return nil, fmt.Errorf("ConfigData.%s[%d]: not an object", name, i)
-			}
-			raws[i] = nil // 100,000 objects: keep one form at a time
-			o, err := decodeObject(k, raw)
-			if err != nil {
-				return nil, fmt.Errorf("ConfigData.%s[%d]: %w", name, i, err)
-			}
-			key := k.Key(o)
-			if seen[key] {
-				return nil, fmt.Errorf("ConfigData.%s[%d]: %s %s is given twice", name, i, name, k.DescribeKey(key))
-			}
-			seen[key] = true
-			if sealed := f.SealedSecrets[name][key]; sealed != "" {
-				if err := openSecrets(k, key, o, sealed, sealer); err != nil {
-					return nil, fmt.Errorf("ConfigData.%s[%d]: %w", name, i, err)
+		k := d.reg.Lookup(model.Config, name)
+		for i, obj := range doc.Objects[name] {
+			if sealedDoc {
+				for _, f := range k.Fields {
+					if f.Secret == model.Sealed && obj.Str(f.Name) != "" {
+						return nil, fmt.Errorf("ConfigData.%s[%d]: %s is in clear in a document whose secrets are sealed; a plain file keeps secrets only in SealedSecrets", name, i, f.Name)
+					}
 				}
 			}
-			if err := k.Validate(o); err != nil {
+		}
+	}
+	for name, m := range d.sealed {
+		k := d.reg.Lookup(model.Config, name)
+		for key, sealed := range m {
+			i, ok := d.index[name][key]
+			if k == nil || !ok {
+				return nil, fmt.Errorf("SealedSecrets.%s has secrets of an object the file does not hold", name)
+			}
+			if sealed == "" {
+				continue
+			}
+			if err := openSecrets(k, key, doc.Objects[name][i], sealed, o.Sealer); err != nil {
 				return nil, fmt.Errorf("ConfigData.%s[%d]: %w", name, i, err)
 			}
-			objs = append(objs, o)
 		}
-		doc.Objects[k.Name] = objs
 	}
-	for name, m := range f.SealedSecrets {
-		k := reg.Lookup(model.Config, name)
-		for key := range m {
-			if k == nil || !containsKey(k, doc.Objects[name], key) {
-				return nil, fmt.Errorf("SealedSecrets.%s has secrets of an object the file does not hold", name)
+	for _, name := range names {
+		k := d.reg.Lookup(model.Config, name)
+		for i, obj := range doc.Objects[name] {
+			if err := k.Validate(obj); err != nil {
+				return nil, fmt.Errorf("ConfigData.%s[%d]: %w", name, i, err)
 			}
 		}
 	}
 	return doc, nil
 }
 
-func containsKey(k *model.Kind, objs []model.Object, key string) bool {
-	for _, o := range objs {
-		if k.Key(o) == key {
-			return true
-		}
+func decodeObject(k *model.Kind, raw json.RawMessage) (model.Object, error) {
+	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return nil, errors.New("not an object")
 	}
-	return false
-}
-
-func decodeObject(k *model.Kind, body model.Body) (model.Object, error) {
+	body, err := model.DecodeBody(raw) // a field given twice is refused
+	if err != nil {
+		return nil, err
+	}
 	given, err := k.Parse(body)
 	if err != nil {
 		return nil, err

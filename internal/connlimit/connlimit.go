@@ -2,6 +2,13 @@
 // and in total, so that one client (or a crowd) cannot use up the process's
 // file descriptors and lock everyone else out.
 //
+// A client is an OS user for connections from this host (a Unix socket, TCP
+// between two loopback addresses: all local clients share one address, so
+// one local account would otherwise use up root's place), and an address
+// otherwise. The peer is looked up when the connection is accepted; the
+// connection keeps the answer (peercred.Known), so that authentication
+// does not ask the kernel again.
+//
 // A connection over a cap is closed as soon as it is accepted: the client
 // sees its connection reset or closed before any answer. Connections that
 // were accepted are never closed by this package; the HTTP server's own
@@ -19,8 +26,10 @@ import (
 
 // Options configure a Listener.
 type Options struct {
-	PerClient int // open connections per client (address, or uid on a Unix socket); 0: no cap
+	PerClient int // open connections per client (uid of a local peer, or address); 0: no cap
 	Total     int // open connections in all; 0: no cap
+	// Cred is the lookup of a connection's peer (default peercred.Of).
+	Cred func(net.Conn) (peercred.Cred, error)
 	// Refused, if set, is told of each connection closed for a cap.
 	Refused func(client string, total bool)
 }
@@ -37,6 +46,9 @@ type Listener struct {
 
 // New wraps ln.
 func New(ln net.Listener, opts Options) *Listener {
+	if opts.Cred == nil {
+		opts.Cred = peercred.Of
+	}
 	return &Listener{Listener: ln, opts: opts, open: map[string]int{}}
 }
 
@@ -55,7 +67,8 @@ func (l *Listener) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		client := ClientOf(c)
+		cred, cerr := l.opts.Cred(c)
+		client := clientOf(c, cred, cerr)
 		if n := l.total.Add(1); l.opts.Total > 0 && n > int64(l.opts.Total) {
 			l.total.Add(-1)
 			c.Close()
@@ -78,7 +91,7 @@ func (l *Listener) Accept() (net.Conn, error) {
 			}
 			continue
 		}
-		return &conn{Conn: c, l: l, client: client}, nil
+		return &conn{Conn: c, l: l, client: client, cred: cred, credErr: cerr}, nil
 	}
 }
 
@@ -91,17 +104,14 @@ func (l *Listener) release(client string) {
 	l.mu.Unlock()
 }
 
-// ClientOf is the client a connection is counted for: the remote IP
-// address, or "uid:N" of the peer on a Unix socket.
-func ClientOf(c net.Conn) string {
-	switch a := c.RemoteAddr().(type) {
-	case *net.TCPAddr:
-		return a.AddrPort().Addr().Unmap().String()
+// clientOf is the client a connection is counted for: "uid:N" of a local
+// peer (cred, unless the lookup failed: err), else the remote IP address.
+func clientOf(c net.Conn, cred peercred.Cred, err error) string {
+	if err == nil {
+		return "uid:" + strconv.FormatUint(uint64(cred.UID), 10)
 	}
-	if uc, ok := c.(*net.UnixConn); ok {
-		if cred, err := peercred.Of(uc); err == nil {
-			return "uid:" + strconv.FormatUint(uint64(cred.UID), 10)
-		}
+	if a, ok := c.RemoteAddr().(*net.TCPAddr); ok {
+		return a.AddrPort().Addr().Unmap().String()
 	}
 	return c.RemoteAddr().String()
 }
@@ -109,10 +119,16 @@ func ClientOf(c net.Conn) string {
 // conn frees its place once closed.
 type conn struct {
 	net.Conn
-	l      *Listener
-	client string
-	once   sync.Once
+	l       *Listener
+	client  string
+	once    sync.Once
+	cred    peercred.Cred
+	credErr error
 }
+
+// PeerCred is the peer as looked up when the connection was accepted
+// (peercred.Known).
+func (c *conn) PeerCred() (peercred.Cred, error) { return c.cred, c.credErr }
 
 func (c *conn) Close() error {
 	err := c.Conn.Close()

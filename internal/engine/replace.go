@@ -58,6 +58,9 @@ type Replacement struct {
 	// Replace takes the objects: a created object given whole becomes the
 	// commit's own (it is not copied; the switch may fill fields in).
 	Keep func(k *model.Kind, running model.Object) bool
+	// Merge leaves every running object that Objects does not list as it
+	// is: the objects listed are created or set, nothing else changes.
+	Merge bool
 }
 
 // Replace makes one commit that turns the running configuration into r:
@@ -115,6 +118,7 @@ func (e *Engine) replaceEdits(v *view, r Replacement) ([]Edit, error) {
 		for _, key := range keys {
 			now, want := running[key], wanted[key]
 			switch {
+			case want == nil && r.Merge:
 			case want == nil && derived[key]:
 			case want == nil && !k.Creatable():
 				def := k.Defaults()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -36,11 +37,16 @@ type change struct {
 // resolves a batch: the store's read snapshot plus the changes of the
 // requests resolved so far. It is also the model.View the check phase reads.
 type view struct {
-	e        *Engine
-	tx       store.Txn
-	pending  map[string]*change // kind NUL key -> the object's latest change
-	changes  []*change          // the current request's changes
-	journal  []journalEntry     // to forget a request's changes (mark, undo)
+	e       *Engine
+	tx      store.Txn
+	pending map[string]*change // kind NUL key -> the object's latest change
+	// byID indexes pending by ObjectId: the keys (kind NUL key) changes
+	// with that id were made under. An entry is a hint checked against
+	// pending (undo leaves stale ones), so finding a change by id costs
+	// O(1), not a scan of every pending change.
+	byID     map[uuid.UUID][]string
+	changes  []*change      // the current request's changes
+	journal  []journalEntry // to forget a request's changes (mark, undo)
 	jobN     int
 	commits  int               // requests of the batch that changed something
 	touched  map[string]uint64 // kind NUL key -> revision of the batch that changed it
@@ -56,7 +62,7 @@ type journalEntry struct {
 }
 
 func newView(e *Engine, tx store.Txn) *view {
-	return &view{e: e, tx: tx, pending: map[string]*change{}, touched: map[string]uint64{}}
+	return &view{e: e, tx: tx, pending: map[string]*change{}, byID: map[uuid.UUID][]string{}, touched: map[string]uint64{}}
 }
 
 // viewMark is a point to return the view to.
@@ -91,6 +97,25 @@ func (v *view) setPending(key string, c *change) {
 		return
 	}
 	v.pending[key] = c
+	if !slices.Contains(v.byID[c.id], key) {
+		v.byID[c.id] = append(v.byID[c.id], key)
+	}
+}
+
+// pendingByID is the pending change of the object with ObjectId id: one
+// that keeps the object if there is one, else its deletion; nil when no
+// pending change has that id.
+func (v *view) pendingByID(id uuid.UUID) *change {
+	var found *change
+	for _, key := range v.byID[id] {
+		if c := v.pending[key]; c != nil && c.id == id {
+			if c.Op != model.Delete {
+				return c
+			}
+			found = c
+		}
+	}
+	return found
 }
 
 // beginJob starts resolving the next request of the batch.
@@ -211,13 +236,8 @@ func (v *view) fromRecord(k *model.Kind, rec store.Record) (*current, error) {
 // find resolves a Target to an existing object, or a 404.
 func (v *view) find(k *model.Kind, t Target) (*current, error) {
 	if t.ID != nil {
-		for _, c := range v.pending {
-			if c.id == *t.ID {
-				if c.Kind != k || c.Op == model.Delete {
-					break
-				}
-				return v.lookup(k, c.Key)
-			}
+		if c := v.pendingByID(*t.ID); c != nil && c.Kind == k && c.Op != model.Delete {
+			return v.lookup(k, c.Key)
 		}
 		rec, ok, err := v.tx.GetByID(*t.ID)
 		if err != nil {
@@ -276,10 +296,8 @@ func KeyOf(k *model.Kind, given model.Object) (string, error) {
 }
 
 func (v *view) idInUse(id uuid.UUID) bool {
-	for _, c := range v.pending {
-		if c.id == id {
-			return c.Op != model.Delete
-		}
+	if c := v.pendingByID(id); c != nil {
+		return c.Op != model.Delete
 	}
 	rec, ok, _ := v.tx.GetByID(id)
 	if !ok {

@@ -362,7 +362,10 @@ func renderNeighbor(n Neighbor, localAS uint32) (router, af []string, err error)
 		if strings.ContainsAny(n.Description, "\r\n") || len(n.Description) > 80 {
 			return fail("Description must be one line of at most 80 characters")
 		}
-		router = append(router, p+"description "+strings.Join(strings.Fields(n.Description), " "))
+		// FRR keeps the words of a description, split at blanks (not at
+		// other white space), one blank apart.
+		words := strings.FieldsFunc(n.Description, func(r rune) bool { return r == ' ' })
+		router = append(router, p+"description "+strings.Join(words, " "))
 	}
 	if n.Disabled {
 		router = append(router, p+"shutdown")

@@ -224,14 +224,14 @@ func TestParseState(t *testing.T) {
 	var raw map[string]map[string]json.RawMessage
 	json.Unmarshal([]byte(`{"default":{"vrfId":0,"vrfName":"default","10.0.0.2":{"remoteAs":65002,"localAs":65001,"nbrExternalLink":true,
 		"bgpState":"Established","bgpTimerUpMsec":5000,"connectionsEstablished":1,"bgpTimerHoldTimeMsecs":9000,"bgpTimerKeepAliveIntervalMsecs":3000,
-		"bgpTimerConfiguredHoldTimeMsecs":30000,"bgpTimerConfiguredKeepAliveIntervalMsecs":10000,"messageStats":{"updatesRecv":3,"updatesSent":2},
+		"bgpTimerConfiguredHoldTimeMsecs":30000,"bgpTimerConfiguredKeepAliveIntervalMsecs":10000,"connectRetryTimer":7,"messageStats":{"updatesRecv":3,"updatesSent":2},
 		"addressFamilyInfo":{"ipv4Unicast":{"acceptedPrefixCounter":7}}}}}`), &raw)
 	ns, err := parseNeighbors(raw)
 	if err != nil || len(ns) != 1 {
 		t.Fatal(ns, err)
 	}
 	n := ns[0]
-	if n.SessionState != 6 || n.PeerType != 1 || n.TotalPrefixes != 7 || n.UpdatesReceived != 3 || n.SessionStateDuration != "5s" || n.HoldTime != 9 || n.KeepaliveTime != 3 {
+	if n.SessionState != 6 || n.PeerType != 1 || n.TotalPrefixes != 7 || n.UpdatesReceived != 3 || n.SessionStateDuration != "5s" || n.HoldTime != 9 || n.KeepaliveTime != 3 || n.ConnectRetryTime != 7 || n.LocalAS != "65001" {
 		t.Errorf("%+v", n)
 	}
 	var routes map[string][]frrRoute

@@ -1,17 +1,13 @@
 package frr
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/swmgr/swmgr/internal/atomicfile"
@@ -132,31 +128,25 @@ func (r *Router) Start(ctx context.Context) error {
 			return fmt.Errorf("frr: %w", err)
 		}
 	}
-	r.stopStale()
+	if err := r.stopStale(ctx); err != nil {
+		return err
+	}
 	return r.group.Start(ctx)
 }
 
 // stopStale ends daemons of this directory that outlived the swmgr that
 // started them (a kill -9 of swmgr leaves its children running, and a
-// second bgpd would refuse to start over the first's pid file).
-func (r *Router) stopStale() {
+// second bgpd would refuse to start over the first's pid file), and waits
+// until they are gone.
+func (r *Router) stopStale(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
 	for _, name := range daemonsFor(r.opts.BinDir) {
-		b, err := os.ReadFile(filepath.Join(r.opts.Dir, name+".pid"))
-		if err != nil {
-			continue
-		}
-		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-		if err != nil || pid <= 1 {
-			continue
-		}
-		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-		if bytes.Contains(cmdline, []byte(filepath.Join(r.opts.Dir, name+".conf"))) {
-			syscall.Kill(pid, syscall.SIGKILL)
-			for i := 0; i < 100 && syscall.Kill(pid, 0) == nil; i++ {
-				time.Sleep(20 * time.Millisecond)
-			}
+		if _, err := daemon.KillStale(ctx, filepath.Join(r.opts.Dir, name+".pid"), filepath.Join(r.opts.Dir, name+".conf")); err != nil {
+			return fmt.Errorf("frr: %s: %w", name, err)
 		}
 	}
+	return nil
 }
 
 // Stop ends the daemons.

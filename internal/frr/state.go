@@ -76,6 +76,8 @@ type NeighborState struct {
 	// is configured or FRR's default (configured 0).
 	HoldTime      uint32
 	KeepaliveTime uint32
+	// ConnectRetryTime is the connect retry interval in force, seconds.
+	ConnectRetryTime uint32
 }
 
 // Route is one entry of zebra's RIB.
@@ -116,6 +118,7 @@ type frrNeighbor struct {
 	ConnectionsEstablished  uint32 `json:"connectionsEstablished"`
 	HoldTimeMsecs           int64  `json:"bgpTimerHoldTimeMsecs"`
 	KeepaliveMsecs          int64  `json:"bgpTimerKeepAliveIntervalMsecs"`
+	ConnectRetrySecs        uint32 `json:"connectRetryTimer"`
 	Interface               string `json:"bgpNeighborInterface"` // unnumbered sessions
 	MessageStats            struct {
 		DepthInq          uint32 `json:"depthInq"`
@@ -204,6 +207,7 @@ func parseNeighbors(raw map[string]map[string]json.RawMessage) ([]NeighborState,
 				TotalPrefixes: n.AddressFamilyInfo.IPv4Unicast.AcceptedPrefixCounter,
 				ConnectionsUp: n.ConnectionsEstablished,
 				HoldTime:      uint32(n.HoldTimeMsecs / 1000), KeepaliveTime: uint32(n.KeepaliveMsecs / 1000),
+				ConnectRetryTime: n.ConnectRetrySecs,
 			}
 			if n.NbrExternalLink {
 				s.PeerType = 1

@@ -103,11 +103,23 @@ func (r *Router) configure(ctx context.Context, cmds []string) error {
 		return err
 	}
 	for _, cmd := range cmds {
-		if _, err := c.run(strings.TrimSpace(cmd)); err != nil {
+		if _, err := c.run(noOutputFilter(strings.TrimSpace(cmd))); err != nil {
 			c.run("end")
 			return err
 		}
 	}
 	_, err = c.run("end")
 	return err
+}
+
+// noOutputFilter keeps FRR's vty from reading a bar followed by a blank as
+// an output filter: it cuts the command at "| " and runs the rest as
+// `include <regexp>` (or fails on another word), so a BGP neighbor's
+// description "uplink | include x" would be stored as "uplink" and
+// "uplink | core" refused. The blank after each bar is sent as a tab,
+// which FRR's tokenizer splits words at as it does at a blank: the
+// command's words, and so what FRR stores and shows ("uplink | core"),
+// are the same.
+func noOutputFilter(cmd string) string {
+	return strings.ReplaceAll(cmd, "| ", "|\t")
 }

@@ -1,20 +1,26 @@
 package lifecycle
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/swmgr/swmgr/internal/api"
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/archive"
 	"github.com/swmgr/swmgr/internal/auth"
 	"github.com/swmgr/swmgr/internal/configfile"
+	"github.com/swmgr/swmgr/internal/datadir"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
 )
@@ -27,6 +33,11 @@ func (l *Lifecycle) Actions() map[string]api.ActionHandler {
 		"SaveConfig":        l.saveAction,
 		"ResetConfig":       l.resetAction,
 		"ResetConfigToFile": l.restoreAction,
+		// FlexSwitch 1.x's configuration actions (its config monitor's).
+		"ApplyConfig":            l.documentAction(true),
+		"ForceApplyConfig":       l.documentAction(false),
+		"ApplyConfigByFile":      l.fileAction(true),
+		"ForceApplyConfigByFile": l.fileAction(false),
 	}
 }
 
@@ -55,28 +66,52 @@ func (l *Lifecycle) logged(ctx context.Context, meta engine.Meta, info *engine.L
 	return nil
 }
 
-// destination resolves SaveConfig's FileName or DstFileURI.
+// destination resolves SaveConfig's FileName or DstFileURI. An absolute
+// FileName (FlexSwitch's config monitor sends /abs/dir/runningConfig.json)
+// is the local file DstFileURI ///abs/dir/runningConfig.json names, under
+// the same rules.
 func (l *Lifecycle) destination(ctx context.Context, fields model.Object) (archive.Location, error) {
 	name, uri := fields.Str("FileName"), fields.Str("DstFileURI")
+	field := "DstFileURI"
 	switch {
 	case name != "" && uri != "":
-		return archive.Location{}, apierr.BadRequest(apierr.CodeInvalidValue, "SaveConfig", "FileName", "give FileName (1.x: a name in the data directory) or DstFileURI, not both")
+		return archive.Location{}, apierr.BadRequest(apierr.CodeInvalidValue, "SaveConfig", "FileName", "give FileName (1.x: a name in the data directory, or an absolute path) or DstFileURI, not both")
+	case strings.HasPrefix(name, "/"):
+		uri, field = "//"+name, "FileName"
 	case name != "":
-		if name == "." || name == ".." || strings.ContainsAny(name, "/\x00") || strings.HasPrefix(name, ".") {
-			return archive.Location{}, apierr.BadRequest(apierr.CodeInvalidValue, "SaveConfig", "FileName", "FileName %q must be a plain file name in the data directory (no '/', not starting with '.')", name)
+		if name == "." || name == ".." || strings.ContainsRune(name, '/') || strings.HasPrefix(name, ".") ||
+			!utf8.ValidString(name) || strings.ContainsFunc(name, unicode.IsControl) {
+			return archive.Location{}, apierr.BadRequest(apierr.CodeInvalidValue, "SaveConfig", "FileName", "FileName %q must be a plain file name in the data directory (no '/', not starting with '.', no control characters)", name)
 		}
-		return archive.Location{Path: filepath.Join(l.o.DataDir, name)}, nil
+		loc := archive.Location{Path: filepath.Join(l.o.DataDir, name)}
+		return loc, l.notOwn("SaveConfig", "FileName", loc)
 	case uri == "":
 		return archive.Location{Path: l.defaultFile()}, nil
 	}
 	loc, err := archive.ParseURI(uri)
 	if err != nil {
-		return loc, apierr.BadRequest(apierr.CodeInvalidValue, "SaveConfig", "DstFileURI", "DstFileURI: %v", err)
+		if field == "FileName" {
+			return loc, apierr.BadRequest(apierr.CodeInvalidValue, "SaveConfig", field, "FileName %q: an absolute FileName names the local file DstFileURI ///path would: %v", name, err)
+		}
+		return loc, apierr.BadRequest(apierr.CodeInvalidValue, "SaveConfig", field, "DstFileURI: %v", err)
 	}
 	if !loc.Remote && auth.FromContext(ctx).Role != auth.Admin && !within(l.o.DataDir, loc.Path) {
-		return loc, apierr.New(http.StatusForbidden, apierr.CodeForbidden, "SaveConfig", "DstFileURI", "only an admin may save outside the data directory %s (the service writes as root)", l.o.DataDir)
+		return loc, apierr.New(http.StatusForbidden, apierr.CodeForbidden, "SaveConfig", field, "only an admin may save outside the data directory %s (the service writes as root)", l.o.DataDir)
 	}
-	return loc, nil
+	return loc, l.notOwn("SaveConfig", field, loc)
+}
+
+// notOwn refuses a local location that is one of swmgr's own files in the
+// data directory (datadir.Files), for anyone: a saved configuration written
+// over one breaks swmgr, and one read from one could show its contents.
+func (l *Lifecycle) notOwn(kind, field string, loc archive.Location) error {
+	if loc.Remote {
+		return nil
+	}
+	if err := datadir.Check(l.o.DataDir, loc.Path); err != nil {
+		return apierr.BadRequest(apierr.CodeInvalidValue, kind, field, "%s: %v", field, err)
+	}
+	return nil
 }
 
 func within(dir, p string) bool {
@@ -272,88 +307,177 @@ func commitBody(out *engine.Outcome, extra map[string]any) []byte {
 }
 
 func (l *Lifecycle) restoreAction(ctx context.Context, c api.ActionCall) (api.ActionResult, error) {
+	return l.fromFile(ctx, c, false)
+}
+
+// fileAction runs ApplyConfigByFile (merge) or ForceApplyConfigByFile: the
+// document of a file, read as ResetConfigToFile reads it.
+func (l *Lifecycle) fileAction(merge bool) api.ActionHandler {
+	return func(ctx context.Context, c api.ActionCall) (api.ActionResult, error) {
+		return l.fromFile(ctx, c, merge)
+	}
+}
+
+// fromFile applies the document of the file SrcFileURI names: replacing
+// the running configuration with it, or merging it in.
+func (l *Lifecycle) fromFile(ctx context.Context, c api.ActionCall, merge bool) (api.ActionResult, error) {
 	fields, meta, info, dry := c.Fields, c.Meta, c.Log, c.DryRun
 	meta.Source = "restore"
+	if merge {
+		meta.Source = "apply"
+	}
 	src := fields.Str("SrcFileURI")
-	doc, loc, err := l.fetch(ctx, src, fields)
+	doc, loc, err := l.fetch(ctx, c.Kind.Name, src, fields)
 	if err != nil {
 		return api.ActionResult{}, l.logged(ctx, meta, info, err)
 	}
 	// The answer's figures are taken now: the engine takes the objects.
 	extra := map[string]any{"File": loc.String(), "Objects": doc.Count(), "Format": doc.Format, "SavedRevision": doc.Revision}
-	out, err := l.apply(ctx, doc, engine.Request{Meta: meta, Log: logIf(info, dry), DryRun: dry})
+	out, err := l.apply(ctx, c.Kind.Name, "SrcFileURI", doc, merge, engine.Request{Meta: meta, Log: logIf(info, dry), DryRun: dry})
 	if err != nil {
 		if dry {
 			l.logged(ctx, meta, info, err)
 		}
 		return api.ActionResult{}, err
 	}
-	if !dry && out.Revision != 0 && loc.Path == l.defaultFile() && !loc.Remote {
+	if !merge && !dry && out.Revision != 0 && loc.Path == l.defaultFile() && !loc.Remote {
 		l.setSaved(SavedState{Revision: out.Revision, At: time.Now().UTC(), To: loc.String()})
 	}
 	return api.ActionResult{Body: commitBody(out, extra), Revision: out.Revision}, nil
 }
 
-// fetch reads, decrypts and decodes a saved file. Every failure is a 4xx
-// (or a 502 for a server that cannot be reached) and changes nothing.
-func (l *Lifecycle) fetch(ctx context.Context, uri string, fields model.Object) (*configfile.Document, archive.Location, error) {
-	const kind, field = "ResetConfigToFile", "SrcFileURI"
+// documentAction runs ApplyConfig (merge) or ForceApplyConfig: the
+// document is the body's ConfigData, read as a format 1 file (FlexSwitch's
+// bare {"ConfigData": ...}: secrets in clear, Users ignored).
+func (l *Lifecycle) documentAction(merge bool) api.ActionHandler {
+	return func(ctx context.Context, c api.ActionCall) (api.ActionResult, error) {
+		meta, info, dry := c.Meta, c.Log, c.DryRun
+		meta.Source = "apply"
+		raw, _ := c.Fields["ConfigData"].(json.RawMessage)
+		data := make([]byte, 0, len(raw)+16)
+		data = append(append(append(data, `{"ConfigData":`...), raw...), '}')
+		doc, err := l.decode(c.Kind.Name, "ConfigData", bytes.NewReader(data), "", "")
+		if err != nil {
+			return api.ActionResult{}, l.logged(ctx, meta, info, err)
+		}
+		extra := map[string]any{"Objects": doc.Count()}
+		out, err := l.apply(ctx, c.Kind.Name, "ConfigData", doc, merge, engine.Request{Meta: meta, Log: logIf(info, dry), DryRun: dry})
+		if err != nil {
+			if dry {
+				l.logged(ctx, meta, info, err)
+			}
+			return api.ActionResult{}, err
+		}
+		return api.ActionResult{Body: commitBody(out, extra), Revision: out.Revision}, nil
+	}
+}
+
+// fetch reads, decrypts and decodes a saved file for the action kind.
+// Every failure is a 4xx (or a 502 for a server that cannot be reached)
+// and changes nothing.
+func (l *Lifecycle) fetch(ctx context.Context, kind, uri string, fields model.Object) (*configfile.Document, archive.Location, error) {
+	const field = "SrcFileURI"
 	loc := archive.Location{Path: l.defaultFile()}
 	if uri != "" {
 		var err error
 		if loc, err = archive.ParseURI(uri); err != nil {
 			return nil, loc, apierr.BadRequest(apierr.CodeInvalidValue, kind, field, "SrcFileURI: %v", err)
 		}
-	}
-	var data []byte
-	var err error
-	if loc.Remote {
-		var r archive.Remote
-		if r, err = l.remote(ctx, kind, field, loc); err != nil {
+		if err := l.notOwn(kind, field, loc); err != nil {
 			return nil, loc, err
 		}
-		data, err = l.sftp.Download(ctx, r, loc.Path, attempts(fields, l.o.Backoff))
+	}
+	nonce, pass := fields.Str("Nonce"), fields.Str("Passphrase")
+	if loc.Remote {
+		r, err := l.remote(ctx, kind, field, loc)
+		if err != nil {
+			return nil, loc, err
+		}
+		var doc *configfile.Document
+		err = l.sftp.Fetch(ctx, r, loc.Path, attempts(fields, l.o.Backoff), func(rd io.Reader) error {
+			var err error
+			doc, err = l.decode(kind, field, rd, nonce, pass)
+			return err
+		})
+		var ae *apierr.Error
+		if errors.As(err, &ae) {
+			return nil, loc, ae // the content, not the transfer
+		}
 		if err != nil {
 			return nil, loc, transferError(kind, field, err)
 		}
-	} else if data, err = archive.ReadLocal(loc.Path); err != nil {
+		return doc, loc, nil
+	}
+	f, err := archive.OpenLocal(loc.Path)
+	if err != nil {
 		return nil, loc, apierr.BadRequest(apierr.CodeInvalidValue, kind, field, "SrcFileURI: cannot read %s: %v", loc.Path, err)
 	}
-	doc, err := l.decode(data, fields.Str("Nonce"), fields.Str("Passphrase"))
+	defer f.Close()
+	doc, err := l.decode(kind, field, f, nonce, pass)
+	var ae *apierr.Error
+	if err != nil && !errors.As(err, &ae) {
+		err = apierr.BadRequest(apierr.CodeInvalidValue, kind, field, "SrcFileURI: cannot read %s: %v", loc.Path, err)
+	}
 	if err != nil {
 		return nil, loc, err
 	}
 	return doc, loc, nil
 }
 
-// Decode decrypts (when needed) and decodes a saved file.
-func (l *Lifecycle) decode(data []byte, nonce, pass string) (*configfile.Document, error) {
-	const kind = "ResetConfigToFile"
-	switch enc := configfile.IsEncrypted(data); {
+// decode reads a saved file (or the document of field of the action kind)
+// from r: a plain one is decoded as it is read (never held whole); an
+// encrypted one is read whole (at most configfile.MaxFileSize: its tag is
+// checked before any of it is used), decrypted, then decoded. Every error
+// but a failed read is a 400 (an *apierr.Error).
+func (l *Lifecycle) decode(kind, field string, r io.Reader, nonce, pass string) (*configfile.Document, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	head, err := br.Peek(len(configfile.Magic))
+	if err != nil && err != io.EOF {
+		return nil, fmt.Errorf("read the file: %w", err)
+	}
+	src := io.Reader(br)
+	enc := configfile.IsEncrypted(head)
+	switch {
 	case enc && pass == "":
 		return nil, apierr.BadRequest(apierr.CodeMissingField, kind, "Passphrase", "the file is encrypted: give its Nonce and Passphrase")
 	case !enc && pass != "":
 		return nil, apierr.BadRequest(apierr.CodeInvalidValue, kind, "Passphrase", "a Passphrase was given but the file is not encrypted (refused: an encrypted file may have been replaced)")
 	case enc:
+		data, err := io.ReadAll(io.LimitReader(br, configfile.MaxFileSize+1))
+		if err != nil {
+			return nil, fmt.Errorf("read the file: %w", err)
+		}
+		if len(data) > configfile.MaxFileSize {
+			return nil, apierr.BadRequest(apierr.CodeInvalidValue, kind, field, "%s is larger than %d bytes, the most a restore reads", what(field), configfile.MaxFileSize)
+		}
 		plain, err := configfile.Open(data, nonce, pass)
 		if err != nil {
 			return nil, apierr.BadRequest(apierr.CodeInvalidValue, kind, "Passphrase", "%v", err)
 		}
-		data = plain
+		src = bytes.NewReader(plain)
 	}
-	doc, err := configfile.Decode(data, l.reg, l.o.Sealer)
+	doc, err := configfile.Decode(src, l.reg, configfile.DecodeOptions{Sealer: l.o.Sealer, Encrypted: enc})
 	if err != nil {
-		return nil, apierr.BadRequest(apierr.CodeInvalidValue, kind, "SrcFileURI", "the file is not a valid configuration: %v", err)
+		return nil, apierr.BadRequest(apierr.CodeInvalidValue, kind, field, "%s is not a valid configuration: %v", what(field), err)
 	}
 	if len(doc.Unknown) > 0 {
-		return nil, apierr.BadRequest(apierr.CodeUnknownKind, kind, "SrcFileURI", "the file holds kinds this switch does not have: %s", strings.Join(doc.Unknown, ", "))
+		return nil, apierr.BadRequest(apierr.CodeUnknownKind, kind, field, "%s holds kinds this switch does not have: %s", what(field), strings.Join(doc.Unknown, ", "))
 	}
 	return doc, nil
 }
 
-// apply replaces the running configuration with doc in one commit. Users
+// what names the document of field in messages.
+func what(field string) string {
+	if field == "SrcFileURI" {
+		return "the file"
+	}
+	return field
+}
+
+// apply replaces the running configuration with doc (or, merge, merges doc
+// into it) in one commit, for the action kind whose field gave doc. Users
 // are left alone (docs/configfile.md says why).
-func (l *Lifecycle) apply(ctx context.Context, doc *configfile.Document, req engine.Request) (*engine.Outcome, error) {
+func (l *Lifecycle) apply(ctx context.Context, kind, field string, doc *configfile.Document, merge bool, req engine.Request) (*engine.Outcome, error) {
 	objs := make(map[string][]model.Object, len(doc.Objects))
 	for name, list := range doc.Objects {
 		if name != userKind {
@@ -361,11 +485,11 @@ func (l *Lifecycle) apply(ctx context.Context, doc *configfile.Document, req eng
 		}
 	}
 	req.OmitDiffs = true // the answer counts the changes (commitBody)
-	out, err := l.eng.Replace(ctx, engine.Replacement{Objects: objs, Keep: keepUsers}, req)
+	out, err := l.eng.Replace(ctx, engine.Replacement{Objects: objs, Keep: keepUsers, Merge: merge}, req)
 	if err != nil {
 		var ae *apierr.Error
 		if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
-			return nil, apierr.BadRequest(apierr.CodeInvalidValue, "ResetConfigToFile", "SrcFileURI", "the file does not fit this switch: %s", ae.Message)
+			return nil, apierr.BadRequest(apierr.CodeInvalidValue, kind, field, "%s does not fit this switch: %s", what(field), ae.Message)
 		}
 		return nil, err
 	}
@@ -378,15 +502,17 @@ func (l *Lifecycle) apply(ctx context.Context, doc *configfile.Document, req eng
 func (l *Lifecycle) LoadStartup(ctx context.Context, uri, nonce, passphrase string) (loaded bool, err error) {
 	meta := engine.Meta{Source: "startup", Comment: "startup configuration"}
 	if uri == "" {
-		if _, err := archive.ReadLocal(l.defaultFile()); err != nil {
+		f, err := archive.OpenLocal(l.defaultFile())
+		if err != nil {
 			return false, nil
 		}
+		f.Close()
 	}
-	doc, loc, err := l.fetch(ctx, uri, model.Object{"RetryCount": int64(3), "Timeout": int64(30), "Nonce": nonce, "Passphrase": passphrase})
+	doc, loc, err := l.fetch(ctx, "ResetConfigToFile", uri, model.Object{"RetryCount": int64(3), "Timeout": int64(30), "Nonce": nonce, "Passphrase": passphrase})
 	if err != nil {
 		return false, fmt.Errorf("startup configuration %s: %w", uri, err)
 	}
-	out, err := l.apply(ctx, doc, engine.Request{Meta: meta, Log: &engine.LogInfo{API: "startupconfig", Operation: "POST", Data: fmt.Sprintf(`{"SrcFileURI":%q}`, loc.String())}})
+	out, err := l.apply(ctx, "ResetConfigToFile", "SrcFileURI", doc, false, engine.Request{Meta: meta, Log: &engine.LogInfo{API: "startupconfig", Operation: "POST", Data: fmt.Sprintf(`{"SrcFileURI":%q}`, loc.String())}})
 	if err != nil {
 		return false, fmt.Errorf("startup configuration %s: %w", loc, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/swmgr/swmgr/internal/apierr"
@@ -42,6 +43,11 @@ func TestBadInputs(t *testing.T) {
 	os.WriteFile(filepath.Join(tmp, "dangling"), []byte(`{"ConfigData":{"IPv4Intf":[{"IntfRef":"fpPort1","IpAddr":"10.9.0.1/24","Vrf":"blue"}]}}`), 0o600)
 	os.WriteFile(filepath.Join(tmp, "bigger-switch"), []byte(`{"ConfigData":{"Port":[{"IntfRef":"fpPort99","AdminState":"UP"}]}}`), 0o600)
 	os.WriteFile(filepath.Join(tmp, "unknown-kind"), []byte(`{"ConfigData":{"Widget":[{"WidgetId":10}]}}`), 0o600)
+	os.WriteFile(filepath.Join(tmp, "twice"), []byte(`{"ConfigData":{"NtpServer":[{"IpAddr":"192.0.2.1","MinPoll":4,"MinPoll":6}]}}`), 0o600)
+	os.WriteFile(filepath.Join(tmp, "clear"), []byte(`{"Format":2,"Secrets":"clear","ConfigData":{"ConfigArchiveServer":[{"IpAddr":"192.0.2.9","Username":"u","Password":"pw"}]}}`), 0o600)
+	if err := syscall.Mkfifo(filepath.Join(tmp, "fifo"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	// A ConfigArchiveServer for the unreachable-host rows: nothing listens on port 1.
 	s.must("POST", "/config/ConfigArchiveServer", `{"IpAddr":"127.0.0.2","Port":1,"Username":"x","Password":"y","RetryCount":0,"Timeout":2}`, nil)
 
@@ -70,8 +76,9 @@ func TestBadInputs(t *testing.T) {
 		{"save: unknown field", "/action/SaveConfig", `{"DstFile":"///tmp/x"}`, 400, "", "DstFile"},
 		{"save: wrong type", "/action/SaveConfig", `{"RetryCount":"3"}`, 400, "RetryCount", ""},
 		{"save: over a file that is not a configuration", "/action/SaveConfig", `{"DstFileURI":"file://` + notConfig + `"}`, 409, "DstFileURI", "not a saved swmgr configuration"},
-		{"save: over swmgr's own record in the data directory", "/action/SaveConfig", `{"DstFileURI":"file://` + filepath.Join(s.dir, savedFile) + `"}`, 409, "DstFileURI", "not a saved swmgr configuration"},
-		{"save: 1.x FileName naming swmgr's own record", "/action/SaveConfig", `{"FileName":"` + savedFile + `"}`, 409, "FileName", "not a saved swmgr configuration"},
+		{"save: over swmgr's own record in the data directory", "/action/SaveConfig", `{"DstFileURI":"file://` + filepath.Join(s.dir, savedFile) + `"}`, 400, "DstFileURI", "one of swmgr's own files"},
+		{"save: 1.x FileName naming swmgr's own record", "/action/SaveConfig", `{"FileName":"` + savedFile + `"}`, 400, "FileName", "one of swmgr's own files"},
+		{"save: 1.x FileName with a newline", "/action/SaveConfig", `{"FileName":"a\nb"}`, 400, "FileName", "control characters"},
 		{"save: into /proc", "/action/SaveConfig", `{"DstFileURI":"///proc/sys/kernel/hostname"}`, 409, "DstFileURI", "not a saved"},
 		// ResetConfigToFile
 		{"restore: ftp scheme", "/action/ResetConfigToFile", `{"SrcFileURI":"ftp://host/x"}`, 400, "SrcFileURI", "file URI"},
@@ -83,6 +90,9 @@ func TestBadInputs(t *testing.T) {
 		{"restore: an invalid object", "/action/ResetConfigToFile", `{"SrcFileURI":"file://` + tmp + `/broken"}`, 400, "SrcFileURI", "MinPoll: 99 is out of range"},
 		{"restore: a dangling reference", "/action/ResetConfigToFile", `{"SrcFileURI":"file://` + tmp + `/dangling"}`, 400, "", "blue"},
 		{"restore: a port this switch lacks", "/action/ResetConfigToFile", `{"SrcFileURI":"file://` + tmp + `/bigger-switch"}`, 400, "SrcFileURI", "does not fit this switch"},
+		{"restore: a FIFO (answered at once)", "/action/ResetConfigToFile", `{"SrcFileURI":"file://` + tmp + `/fifo"}`, 400, "SrcFileURI", "not a regular file (a FIFO)"},
+		{"restore: a field given twice", "/action/ResetConfigToFile", `{"SrcFileURI":"file://` + tmp + `/twice"}`, 400, "SrcFileURI", "twice"},
+		{"restore: secrets in clear in a plain file", "/action/ResetConfigToFile", `{"SrcFileURI":"file://` + tmp + `/clear"}`, 400, "SrcFileURI", `"Secrets":"clear" is refused`},
 		{"restore: an unknown kind", "/action/ResetConfigToFile", `{"SrcFileURI":"file://` + tmp + `/unknown-kind"}`, 400, "SrcFileURI", "Widget"},
 		{"restore: unreachable host", "/action/ResetConfigToFile", `{"SrcFileURI":"sftp://127.0.0.2/x","RetryCount":0,"Timeout":2}`, 400, "SrcFileURI", "connect"},
 		{"restore: Nonce without Passphrase", "/action/ResetConfigToFile", `{"Nonce":"n"}`, 400, "Passphrase", "together"},
@@ -98,6 +108,15 @@ func TestBadInputs(t *testing.T) {
 		{"server: IpAddr", "/config/ConfigArchiveServer", `{"IpAddr":"not a host!"}`, 400, "IpAddr", ""},
 		{"server: Interval -1", "/config/ConfigArchiveServer", `{"IpAddr":"192.0.2.70","Interval":-1}`, 400, "Interval", ""},
 		{"server: Timeout 0", "/config/ConfigArchiveServer", `{"IpAddr":"192.0.2.70","Timeout":0}`, 400, "Timeout", ""},
+		// DstFile: the rules of an sftp:// URI's path (model.CheckFilePath).
+		{"server: DstFile /", "/config/ConfigArchiveServer", `{"IpAddr":"192.0.2.70","DstFile":"/"}`, 400, "DstFile", "name a file"},
+		{"server: DstFile a directory", "/config/ConfigArchiveServer", `{"IpAddr":"192.0.2.70","DstFile":"/backups/"}`, 400, "DstFile", "name a file"},
+		{"server: DstFile empty segment", "/config/ConfigArchiveServer", `{"IpAddr":"192.0.2.70","DstFile":"/backups//x"}`, 400, "DstFile", "name a file"},
+		{"server: DstFile .", "/config/ConfigArchiveServer", `{"IpAddr":"192.0.2.70","DstFile":"/backups/./x"}`, 400, "DstFile", "segment"},
+		{"server: DstFile newline", "/config/ConfigArchiveServer", `{"IpAddr":"192.0.2.70","DstFile":"/backups/x\ny"}`, 400, "DstFile", "control"},
+		{"server: DstFile ?", "/config/ConfigArchiveServer", `{"IpAddr":"192.0.2.70","DstFile":"/backups/x?y"}`, 400, "DstFile", "? or #"},
+		{"server: DstFile #", "/config/ConfigArchiveServer", `{"IpAddr":"192.0.2.70","DstFile":"/backups/x#y"}`, 400, "DstFile", "? or #"},
+		{"server: DstFile relative", "/config/ConfigArchiveServer", `{"IpAddr":"192.0.2.70","DstFile":"backups/x"}`, 400, "DstFile", "absolute"},
 		{"server: RetryCount 11", "/config/ConfigArchiveServer", `{"IpAddr":"192.0.2.70","RetryCount":11}`, 400, "RetryCount", ""},
 		{"server: Timestamp", "/config/ConfigArchiveServer", `{"IpAddr":"192.0.2.70","Timestamp":"never"}`, 400, "Timestamp", ""},
 		{"server: relative DstFile", "/config/ConfigArchiveServer", `{"IpAddr":"192.0.2.70","DstFile":"cfg"}`, 400, "DstFile", ""},
@@ -165,9 +184,15 @@ func TestOperatorSavesOnlyIntoTheDataDirectory(t *testing.T) {
 	if _, err := os.Stat(outside); err == nil {
 		t.Fatal("the file was written")
 	}
+	// An absolute FileName (FlexSwitch's config monitor) follows the same rule.
+	_, err = s.lc.Save(op, model.Object{"FileName": outside, "Timestamp": "disabled", "RetryCount": int64(0), "Timeout": int64(5)}, false)
+	if ae := apierr.From(err); ae.Status != 403 || ae.Field != "FileName" {
+		t.Fatalf("operator, absolute FileName outside the data directory: %v", err)
+	}
 	for _, fields := range []model.Object{
 		{"DstFileURI": "file://" + filepath.Join(s.dir, "op-copy")},
 		{"FileName": "op-copy-2"},
+		{"FileName": filepath.Join(s.dir, "op-copy-3")},
 		{},
 	} {
 		fields["Timestamp"], fields["RetryCount"], fields["Timeout"] = "disabled", int64(0), int64(5)
@@ -178,6 +203,9 @@ func TestOperatorSavesOnlyIntoTheDataDirectory(t *testing.T) {
 	admin := auth.NewContext(t.Context(), auth.Identity{Name: "root", Role: auth.Admin})
 	if _, err := s.lc.Save(admin, model.Object{"DstFileURI": "file://" + outside, "Timestamp": "disabled", "RetryCount": int64(0), "Timeout": int64(5)}, false); err != nil {
 		t.Fatalf("admin outside the data directory: %v", err)
+	}
+	if _, err := s.lc.Save(admin, model.Object{"FileName": outside + "-2", "Timestamp": "disabled", "RetryCount": int64(0), "Timeout": int64(5)}, false); err != nil {
+		t.Fatalf("admin, absolute FileName outside the data directory: %v", err)
 	}
 }
 

@@ -233,3 +233,43 @@ func median(xs []float64) float64 {
 	slices.Sort(s)
 	return s[len(s)/2]
 }
+
+// BenchmarkRestoreFlexFile300k restores a FlexSwitch-shaped (format 1)
+// file of 300,000 NtpServers of one field each (7 MB) onto a new switch:
+// the file is small, the objects many. Peak RSS (VmHWM, reset before the
+// step) target ≤ 300 MiB; bench/restorerss.sh measures the whole process.
+func BenchmarkRestoreFlexFile300k(b *testing.B) {
+	const n = 300000
+	s := newSwitch(b, harnessOptions{tune: func(o *Options) { o.NoScheduler = true }})
+	var sb strings.Builder
+	sb.WriteString(`{"ConfigData":{"NtpServer":[`)
+	for i := range n {
+		if i > 0 {
+			sb.WriteString(",\n")
+		}
+		fmt.Fprintf(&sb, `{"IpAddr":"10.%d.%d.%d"}`, i>>16, (i>>8)&255, i&255)
+	}
+	sb.WriteString("]}}\n")
+	file := filepath.Join(b.TempDir(), "flex.json")
+	if err := os.WriteFile(file, []byte(sb.String()), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	sb = strings.Builder{}
+	var peak float64
+	for b.Loop() {
+		b.StopTimer()
+		if _, err := s.eng.Replace(context.Background(), engine.Replacement{Keep: s.lc.keepAdmins}, engine.Request{Meta: engine.Meta{Source: "bench"}}); err != nil {
+			b.Fatal(err)
+		}
+		resetPeakRSS()
+		b.StartTimer()
+		code, body := s.do("POST", "/action/ResetConfigToFile", `{"SrcFileURI":"//`+file+`"}`)
+		b.StopTimer()
+		if code != 200 {
+			b.Fatalf("%d %s", code, body)
+		}
+		peak = max(peak, peakRSS())
+		b.StartTimer()
+	}
+	b.ReportMetric(peak, "peak-RSS-MiB")
+}

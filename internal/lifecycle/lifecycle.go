@@ -1,5 +1,6 @@
 // Package lifecycle runs the configuration lifecycle actions over the
-// engine: SaveConfig, ResetConfig and ResetConfigToFile, the startup
+// engine: SaveConfig, ResetConfig and ResetConfigToFile, FlexSwitch 1.x's
+// ApplyConfig and ForceApplyConfig (and their ByFile forms), the startup
 // configuration, the ConfigArchiveServer scheduler and the state they show.
 //
 // It reaches the engine through three public calls only (Snapshot, Replace
@@ -15,7 +16,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -24,6 +24,7 @@ import (
 	"github.com/swmgr/swmgr/internal/archive"
 	"github.com/swmgr/swmgr/internal/atomicfile"
 	"github.com/swmgr/swmgr/internal/configfile"
+	"github.com/swmgr/swmgr/internal/datadir"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/feed"
 	"github.com/swmgr/swmgr/internal/model"
@@ -31,7 +32,7 @@ import (
 
 // StartupConfig is the default saved configuration's name in the data
 // directory.
-const StartupConfig = "startup-config"
+const StartupConfig = datadir.StartupConfig
 
 // Options wire a Lifecycle.
 type Options struct {
@@ -75,9 +76,9 @@ type SavedState struct {
 }
 
 const (
-	savedFile     = "saved-config.json"
-	hostKeysFile  = "archive-known-hosts.json"
-	archiveState  = "archive-state.json"
+	savedFile     = datadir.SavedState
+	hostKeysFile  = datadir.ArchiveKnownHosts
+	archiveState  = datadir.ArchiveState
 	archiveKind   = "ConfigArchiveServer"
 	userKind      = "User"
 	maxDryRunDiff = 10000
@@ -94,17 +95,20 @@ func New(o Options) (*Lifecycle, error) {
 	if o.NowForStamps == nil {
 		o.NowForStamps = time.Now
 	}
-	pins, err := archive.OpenHostKeys(filepath.Join(o.DataDir, hostKeysFile))
+	// A damaged state file is moved aside and swmgr starts without it
+	// (docs/configfile.md, "Files of the data directory").
+	pins, damaged, err := archive.OpenHostKeys(filepath.Join(o.DataDir, hostKeysFile))
 	if err != nil {
 		return nil, err
 	}
+	if damaged != nil {
+		o.Log.Warn("the pinned host keys of the archive servers were damaged: each server's key is pinned again on its next connection; compare the HostKey of state/ConfigArchiveServer with the server's", "err", damaged)
+	}
 	l := &Lifecycle{o: o, eng: o.Engine, reg: o.Engine.Registry(), sftp: &archive.SFTP{Pins: pins}, log: o.Log}
-	if data, err := os.ReadFile(filepath.Join(o.DataDir, savedFile)); err == nil {
-		if err := json.Unmarshal(data, &l.saved); err != nil {
-			return nil, fmt.Errorf("read %s: %w", savedFile, err)
-		}
-	} else if !errors.Is(err, os.ErrNotExist) {
+	if damaged, err := datadir.LoadState(filepath.Join(o.DataDir, savedFile), &l.saved); err != nil {
 		return nil, err
+	} else if damaged != nil {
+		o.Log.Warn("the record of the last save was damaged: SavedRevision is 0 until the next SaveConfig", "err", damaged)
 	}
 	l.sched, err = archive.NewScheduler(archive.SchedulerOptions{
 		Render:    l.render,

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -171,4 +173,48 @@ func modTime(p string) time.Time {
 		return time.Time{}
 	}
 	return fi.ModTime()
+}
+
+// A restore from an archive server that serves what is not a saved
+// configuration of a sane size is refused with a 400 at once and without
+// reading it into memory: a file of 1 GiB (the server reports its size), a
+// FIFO (which would never end), and a document with a member given twice.
+func TestRestoreFromHostileSFTPServer(t *testing.T) {
+	srv := sshdtest.Start(t)
+	s := newSwitch(t, harnessOptions{tune: func(o *Options) { o.NoScheduler = true }})
+	s.must("POST", "/config/ConfigArchiveServer", fmt.Sprintf(`{"IpAddr":"127.0.0.1","Port":%d,"Username":"%s","Password":"%s","RetryCount":2,"Timeout":10}`,
+		srv.Port, srv.User, srv.Password), nil)
+	huge := srv.Home + "/huge"
+	if err := os.WriteFile(huge, []byte(`{"ConfigData":{"NtpServer":[{"IpAddr":"`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(huge, 1<<30); err != nil {
+		t.Fatal(err)
+	}
+	fifo := srv.Home + "/fifo"
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	twice := srv.Home + "/twice"
+	os.WriteFile(twice, []byte(`{"ConfigData":{},"ConfigData":{"NtpServer":[{"IpAddr":"192.0.2.1"}]}}`), 0o644)
+	rev := s.revision()
+	for _, c := range []struct{ name, path, says string }{
+		{"a file of 1 GiB", huge, "larger than"},
+		{"a FIFO", fifo, "not a regular file"},
+		{"a member given twice", twice, "ConfigData is given twice"},
+	} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		code, body := s.do("POST", "/action/ResetConfigToFile", `{"SrcFileURI":"sftp://127.0.0.1`+c.path+`"}`)
+		runtime.ReadMemStats(&after)
+		if code != http.StatusBadRequest || !strings.Contains(string(body), c.says) {
+			t.Errorf("%s: %d %s; want a 400 saying %q", c.name, code, body, c.says)
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 32<<20 {
+			t.Errorf("%s: the refused restore allocated %d MiB", c.name, alloc>>20)
+		}
+	}
+	if s.revision() != rev {
+		t.Errorf("a refused restore changed the configuration")
+	}
 }

@@ -24,7 +24,7 @@ func redistribution() *Field {
 		Doc: "routes redistributed into BGP; each source at most once",
 		Sub: []*Field{
 			{Name: "Sources", Type: String, Required: true, Doc: "CONNECTED, STATIC, or both comma-separated"},
-			{Name: "Policy", Type: String, NotYet: notYetPolicies},
+			{Name: "Policy", Type: String, Text: TextName, NotYet: notYetPolicies},
 		},
 		CheckRecord: func(o Object) error {
 			srcs, err := canonicalSources(o.Str("Sources"))
@@ -80,49 +80,53 @@ func bgpNeighborFields(vrfRef func(*Field) *Field) []*Field {
 	return []*Field{
 		vrfRef(&Field{Name: "Vrf", Type: String, Key: true, Default: "default", Doc: "VRF of the session (swmgr's addition to FlexSwitch's keys)"}),
 		{Name: "NeighborAddress", Type: String, Key: true, Format: FormatIPv4Host},
-		{Name: "IntfRef", Type: String, Key: true, Default: "", NotYet: "neighbors by interface (BGP unnumbered)", Doc: "FlexSwitch's second key; \"\" (the default) for a neighbor by address"},
+		{Name: "IntfRef", Type: String, Text: TextName, Key: true, Default: "", NotYet: "neighbors by interface (BGP unnumbered)", Doc: "FlexSwitch's second key; \"\" (the default) for a neighbor by address"},
 		{Name: "PeerAS", Type: String, Required: true, Format: FormatASN, CLI: "peer_as"},
-		{Name: "LocalAS", Type: String, Format: FormatASN, Doc: "\"\" uses BGPGlobal ASNum", CLI: "local_as"},
+		{Name: "LocalAS", Type: String, Format: FormatASN, Doc: "\"\" uses BGPGlobal ASNum", CLI: "local_as", InEffect: true},
 		{Name: "Description", Type: String, MaxLen: 64, CLI: "description"},
 		{Name: "Disabled", Type: Bool, CLI: "shutdown"},
-		{Name: "PeerGroup", Type: String, NotYet: "peer groups: there is no BGPPeerGroup kind yet"},
-		{Name: "UpdateSource", Type: String, MaxLen: 15, Doc: "source of the session: an IPv4 address or an interface name (Loopback1); \"\" lets the switch choose"},
-		{Name: "AuthPassword", Type: String, Secret: Sealed, MaxLen: 80, Doc: "TCP MD5 password; write-only", CLI: "password"},
+		{Name: "PeerGroup", Type: String, Text: TextName, NotYet: "peer groups: there is no BGPPeerGroup kind yet"},
+		{Name: "UpdateSource", Type: String, Text: TextName, MaxLen: 15, Doc: "source of the session: an IPv4 address or an interface name (Loopback1); \"\" lets the switch choose"},
+		{Name: "AuthPassword", Type: String, Secret: Sealed, Text: TextSecret, MaxLen: 80, Doc: "TCP MD5 password; write-only", CLI: "password"},
 		{Name: "NextHopSelf", Type: Bool, CLI: "next_hop_self"},
 		{Name: "RouteReflectorClusterId", Type: Int, Range: rng(0, 4294967295), Doc: "0: the router id; one per BGP instance"},
 		{Name: "RouteReflectorClient", Type: Bool, CLI: "route_reflector_client"},
 		{Name: "MultiHopEnable", Type: Bool},
 		{Name: "MultiHopTTL", Type: Int, Range: rng(0, 255), Doc: "0 with MultiHopEnable: 255"},
-		{Name: "ConnectRetryTime", Type: Int, Range: rng(0, 65535), Doc: "seconds; 0 uses the default (120)", CLI: "connect_retry_time"},
-		{Name: "HoldTime", Type: Int, Range: rng(0, 65535), Doc: "seconds; 0 uses the default (180)", CLI: "timers_hold_time"},
-		{Name: "KeepaliveTime", Type: Int, Range: rng(0, 21845), Doc: "seconds; 0 uses the default (60)", CLI: "timers_keep_alive"},
+		{Name: "ConnectRetryTime", Type: Int, Range: rng(0, 65535), Doc: "seconds; 0 uses the default (120)", CLI: "connect_retry_time", InEffect: true},
+		{Name: "HoldTime", Type: Int, Range: rng(0, 65535), Doc: "seconds; 0 uses the default (180)", CLI: "timers_hold_time", InEffect: true},
+		{Name: "KeepaliveTime", Type: Int, Range: rng(0, 21845), Doc: "seconds; 0 uses the default (60)", CLI: "timers_keep_alive", InEffect: true},
 		{Name: "AddPathsRx", Type: Bool},
 		{Name: "AddPathsMaxTx", Type: Int, Range: rng(0, 255)},
 		{Name: "BfdEnable", Type: Bool},
-		{Name: "BfdSessionParam", Type: String, Default: "default", NotYet: "named BFD session parameters: only \"default\""},
+		{Name: "BfdSessionParam", Type: String, Text: TextName, Default: "default", NotYet: "named BFD session parameters: only \"default\""},
 		{Name: "MaxPrefixes", Type: Int, Range: rng(0, 4294967295), Doc: "0: no limit"},
 		{Name: "MaxPrefixesThresholdPct", Type: Int, Default: int64(80), Range: rng(0, 100)},
 		{Name: "MaxPrefixesDisconnect", Type: Bool},
 		{Name: "MaxPrefixesRestartTimer", Type: Int, Range: rng(0, 255), Doc: "seconds"},
-		{Name: "AdjRIBInFilter", Type: String, NotYet: notYetPolicies},
-		{Name: "AdjRIBOutFilter", Type: String, NotYet: notYetPolicies},
+		{Name: "AdjRIBInFilter", Type: String, Text: TextName, NotYet: notYetPolicies},
+		{Name: "AdjRIBOutFilter", Type: String, Text: TextName, NotYet: notYetPolicies},
 	}
 }
+
+// sessionStates name the RFC 4271 states of a BGP session, as FlexSwitch's
+// CLI printed them (0 is its "Resolving Peer": no state yet).
+var sessionStates = []string{"Resolving", "Idle", "Connect", "Active", "OpenSent", "OpenConfirm", "Established"}
 
 func bgpNeighborStateFields() []*Field {
 	counters := []*Field{{Name: "Update", Type: Int}, {Name: "Notification", Type: Int}}
 	return []*Field{
-		{Name: "PeerType", Type: Int, Doc: "0 internal, 1 external"},
-		{Name: "SessionState", Type: Int, Doc: "RFC 4271 FSM state: 1 Idle .. 6 Established"},
-		{Name: "SessionStateDuration", Type: String, Doc: "how long the session has been in SessionState, as a Go duration (1h2m3s)"},
-		{Name: "TotalPrefixes", Type: Int},
+		{Name: "PeerType", Type: Int, Doc: "0 internal, 1 external", Names: []string{"internal", "external"}},
+		{Name: "SessionState", Type: Int, Doc: "RFC 4271 FSM state: 1 Idle .. 6 Established", Names: sessionStates, Metric: &Metric{Name: "state"}},
+		{Name: "SessionStateDuration", Type: String, Doc: "how long the session has been in SessionState, as a Go duration (1h2m3s)", Metric: &Metric{Name: "state_duration_seconds"}},
+		{Name: "TotalPrefixes", Type: Int, Doc: "prefixes received", Metric: &Metric{Name: "prefixes_received"}},
 		{Name: "BfdNeighborState", Type: String, Doc: "\"\" without BFD"},
-		{Name: "Messages", Type: Record, Doc: "BGP messages exchanged", Sub: []*Field{
+		{Name: "Messages", Type: Record, Doc: "BGP messages exchanged", Metric: &Metric{Name: "messages", Counter: true}, Sub: []*Field{
 			{Name: "Sent", Type: Record, Sub: counters},
 			{Name: "Received", Type: Record, Sub: counters},
 		}},
 		{Name: "Queues", Type: Record, Doc: "messages waiting", Sub: []*Field{{Name: "Input", Type: Int}, {Name: "Output", Type: Int}}},
-		{Name: "ConnectionsEstablished", Type: Int, Doc: "sessions established so far: a reset shows as an increase (swmgr's addition)"},
+		{Name: "ConnectionsEstablished", Type: Int, Doc: "sessions established so far: a reset shows as an increase (swmgr's addition)", Metric: &Metric{Name: "established_total", Counter: true}},
 	}
 }
 
@@ -153,4 +157,56 @@ func checkBGPNeighbor(o Object) error {
 		return apierr.BadRequest(apierr.CodeInvalidValue, "BGPv4Neighbor", "AuthPassword", "AuthPassword: must not contain spaces, '!' or '#' (the routing daemon's configuration cannot carry them)")
 	}
 	return nil
+}
+
+// The BGP defaults in effect when a neighbor leaves its timers at 0
+// (RFC 4271's suggested values, which FRR uses too), in seconds.
+const (
+	DefaultHoldTime         = 180
+	DefaultKeepaliveTime    = 60
+	DefaultConnectRetryTime = 120
+)
+
+// BGPNeighborInEffect returns the values a neighbor's session uses where
+// its configuration says "the default" (LocalAS "", timers 0), as its
+// state shows them: the local AS is BGPGlobal's ASNum (globalAS); a hold
+// time or keepalive given alone brings the other at RFC 4271's 1:3 (as the
+// routing daemon's configuration is written); neither given is 180 and
+// 60; a connect retry of 0 is 120. A session that is up may have
+// negotiated a lower hold time with its peer: a backend that runs BGP
+// shows that one instead.
+func BGPNeighborInEffect(o Object, globalAS string) Object {
+	local := o.Str("LocalAS")
+	if local == "" {
+		local = globalAS
+	}
+	hold, keep := o.Int("HoldTime"), o.Int("KeepaliveTime")
+	switch {
+	case hold == 0 && keep == 0:
+		hold, keep = DefaultHoldTime, DefaultKeepaliveTime
+	case hold == 0:
+		hold = 3 * keep
+	case keep == 0:
+		keep = hold / 3
+	}
+	retry := o.Int("ConnectRetryTime")
+	if retry == 0 {
+		retry = DefaultConnectRetryTime
+	}
+	return Object{"LocalAS": local, "HoldTime": hold, "KeepaliveTime": keep, "ConnectRetryTime": retry}
+}
+
+// BGPGlobalInEffect returns BGPGlobal's values in effect where its
+// configuration says "the default": EBGPMaxPaths and IBGPMaxPaths of 0
+// (FlexSwitch's default) are one path.
+func BGPGlobalInEffect(o Object) Object {
+	st := Object{}
+	for _, f := range []string{"EBGPMaxPaths", "IBGPMaxPaths"} {
+		if n := o.Int(f); n == 0 {
+			st[f] = int64(1)
+		} else {
+			st[f] = n
+		}
+	}
+	return st
 }

@@ -60,6 +60,9 @@ func (f *Field) canonicalValue(v any) any {
 	case string:
 		return canonical(f.Format, x)
 	case []string:
+		if f.PortList() {
+			x = expandPortList(x)
+		}
 		var out []string
 		for i, s := range x {
 			if c := canonical(f.Format, s); c != s {
@@ -72,6 +75,7 @@ func (f *Field) canonicalValue(v any) any {
 		if out != nil {
 			return out
 		}
+		return x
 	}
 	return v
 }

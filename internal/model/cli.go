@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -42,6 +43,101 @@ type CLICommand struct {
 	// Show are the words after `show` that print the kind's state; default
 	// Words.
 	Show []string
+	// Brief are the columns of the kind's state table: the ones people
+	// read, in order (see CLIShow.Columns for the forms). nil: the fields
+	// in model order, as many as fit the terminal.
+	Brief []string
+	// Shows are more `show` forms of the kind's state: the words of other
+	// CLIs' habits (`show ip bgp summary`) with their own table.
+	Shows []CLIShow
+}
+
+// CLIShow is one more `show` of a kind's state beside FlexSwitch's words.
+// Its output fits 120 columns and has no "Applying Show:" line.
+type CLIShow struct {
+	Words []string // after `show`
+	// Columns of the table, each one of:
+	//   Field                  a field of the state form
+	//   Field.Sub.Sub          an integer inside a record field
+	//   Kind.Field             a field of the object of another config kind
+	//                          that names this one (IPv4Intf.IpAddr for a
+	//                          port), or holds it in a list (Vlan.VlanId)
+	// followed by ":Title" for the column's heading (default the field's
+	// name). nil: the kind's Brief.
+	Columns []string
+	// Only keeps the objects whose field of this name is set (not zero, ""
+	// or false): the selected NTP source, the ports with an LLDP neighbor.
+	Only string
+	// Detail prints each object as "Field  value" lines, not a table.
+	Detail bool
+	Doc    string // the help of the words
+}
+
+// ShowColumn is one parsed column of a CLIShow or Brief.
+type ShowColumn struct {
+	Path  []string // field, then sub-fields; or kind, field
+	Other *Kind    // the kind whose objects name this one, for Kind.Field
+	Title string
+}
+
+// ShowColumns parses a column list against kind k and registry r. A
+// column naming no field is left out and reported (a model derived from
+// this one may drop fields); the builtin model has none, as a test checks.
+func (r *Registry) ShowColumns(k *Kind, cols []string) ([]ShowColumn, error) {
+	var out []ShowColumn
+	var errs []error
+	for _, c := range cols {
+		spec, title, _ := strings.Cut(c, ":")
+		path := strings.Split(spec, ".")
+		col := ShowColumn{Path: path, Title: title}
+		if col.Title == "" {
+			col.Title = path[len(path)-1]
+		}
+		if f := k.anyField(path[0]); f != nil {
+			for _, sub := range path[1:] {
+				if f = f.subField(sub); f == nil {
+					break
+				}
+			}
+			if f == nil {
+				errs = append(errs, fmt.Errorf("%s: show column %s: no such sub-field", k.Name, c))
+				continue
+			}
+		} else if o := r.Lookup(Config, path[0]); o != nil && len(path) == 2 && o.Field(path[1]) != nil {
+			col.Other = o
+		} else {
+			errs = append(errs, fmt.Errorf("%s: show column %s is not a field of the kind or Kind.Field", k.Name, c))
+			continue
+		}
+		out = append(out, col)
+	}
+	return out, errors.Join(errs...)
+}
+
+// anyField is a field of the config or state form.
+func (k *Kind) anyField(name string) *Field {
+	if f := k.byName[name]; f != nil {
+		return f
+	}
+	for _, f := range k.StateOnly {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// StateField returns the field named name of k's state form: a config
+// field or a state-only one.
+func (k *Kind) StateField(name string) *Field { return k.anyField(name) }
+
+// ValueName is the name of an integer field's value when the model names
+// them (a BGP session's state: 6 is Established), else "".
+func (f *Field) ValueName(v int64) string {
+	if v >= 0 && v < int64(len(f.Names)) {
+		return f.Names[v]
+	}
+	return ""
 }
 
 // CLIWord is the word the CLI uses for the field.
@@ -126,6 +222,11 @@ func (r *Registry) checkCLI() error {
 			pk := r.Lookup(Config, p)
 			if pk == nil || pk.CLI == nil {
 				return fmt.Errorf("%s: CLI parent %s is not a config kind with a CLI context", k.Name, p)
+			}
+		}
+		for _, sh := range c.Shows {
+			if len(sh.Words) == 0 {
+				return fmt.Errorf("%s: a CLI show needs words", k.Name)
 			}
 		}
 		for _, f := range k.Fields {

@@ -12,6 +12,7 @@ func (r *Registry) Markdown() string {
 	b.WriteString("# swmgr objects\n\n")
 	b.WriteString("Generated from `internal/model/kinds.go` by `swmgr docs`; do not edit by hand.\n\n")
 	b.WriteString("Paths: config kinds under `/public/v1/config/<Kind>`, their state forms under `/public/v1/state/<Kind>`, actions under `/public/v1/action/<Action>`. Names in paths are case-insensitive. See `docs/api.md` for status codes, errors and paging.\n\n")
+	b.WriteString("Text: every string (and each element of a list, and each string of a nested object) is one line of printable characters: no control characters (newline, tab, NUL, ESC, U+0085, ...), format characters (U+200B, U+202E, ...) or line separators (U+2028, U+2029); a value that holds one is refused with 400 `invalid_value` naming the character. A field marked *name* holds " + strings.TrimPrefix(TextName.Rule(), "a name: ") + ".\n\n")
 	for _, c := range []Class{Config, State, Action} {
 		for _, k := range r.kinds {
 			if k.Class == c {
@@ -35,10 +36,12 @@ func writeKind(b *strings.Builder, k *Kind, r *Registry) {
 		b.WriteString("\n\n")
 	case k.Class == State && k.Field("SeqNum") != nil:
 		fmt.Fprintf(b, "`GET /public/v1/state/%ss` (list, oldest first), `GET /public/v1/state/%s?SeqNum=N` (one entry).\n\n", strings.TrimSuffix(k.Name, "State"), strings.TrimSuffix(k.Name, "State"))
+	case k.Class == State && k.Singleton:
+		fmt.Fprintf(b, "`GET /public/v1/state/%s`: its one object, whatever fields the query or body give.\n\n", strings.TrimSuffix(k.Name, "State"))
 	case k.Class == State:
 		fmt.Fprintf(b, "`GET /public/v1/state/%ss` (list), `GET /public/v1/state/%s` (the only one, or the one its fields given in the query or body name).\n\n", strings.TrimSuffix(k.Name, "State"), strings.TrimSuffix(k.Name, "State"))
 	case k.Singleton:
-		b.WriteString("Singleton: exists from the first start; read and changed (PATCH) without a key; cannot be created or deleted.\n\n")
+		b.WriteString("Singleton: exists from the first start; read and changed (PATCH) without a key (a read finds it whatever key value it gives); cannot be created or deleted.\n\n")
 	case k.Discovered:
 		b.WriteString("Discovered from the switch: read and changed (PATCH); cannot be created or deleted.\n\n")
 	default:
@@ -138,11 +141,17 @@ func writeFieldAs(b *strings.Builder, f *Field, name string) {
 	if f.UniqueWithin != nil {
 		notes = append(notes, "unique per "+strings.Join(f.UniqueWithin, ", "))
 	}
+	if f.InEffect {
+		notes = append(notes, "the state shows the value in effect")
+	}
 	if f.NotYet != "" {
 		notes = append(notes, "not supported yet ("+f.NotYet+"): only the default is accepted")
 	}
 	if f.Doc != "" {
 		notes = append(notes, f.Doc)
+	}
+	if f.PortList() {
+		notes = append(notes, PortListNote)
 	}
 	allowed := ""
 	switch {
@@ -152,6 +161,8 @@ func writeFieldAs(b *strings.Builder, f *Field, name string) {
 		allowed = fmt.Sprintf("%d..%d", f.Range.Min, f.Range.Max)
 	case f.Format != FormatNone:
 		allowed = formatNames[f.Format]
+	case f.Text == TextName:
+		allowed = "*name*"
 	}
 	if f.MaxLen > 0 {
 		allowed = strings.TrimPrefix(allowed+fmt.Sprintf("; at most %d characters", f.MaxLen), "; ")
@@ -182,7 +193,7 @@ var formatNames = map[Format]string{
 	FormatUserName: "POSIX user name",
 	FormatHostname: "host name",
 	FormatFileURI:  "///abs/path, file:///abs/path or sftp://[user@]host[:port]/path",
-	FormatAbsPath:  "absolute path",
+	FormatAbsPath:  "absolute path naming a file (as an sftp:// path: no trailing `/`, no empty, `.` or `..` segment, no control characters, `?` or `#`)",
 	FormatObjName:  "name: letters, digits, _ . -",
 	FormatIntfRef:  "fpPort<N>, fpPort<N>s<M>, vlan<VlanId> or a LogicalIntf name",
 }

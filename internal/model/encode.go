@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/json"
 	"strconv"
 	"unicode/utf8"
 )
@@ -129,6 +130,11 @@ func appendValue(dst []byte, v any) []byte {
 			dst = appendString(dst, s)
 		}
 		return append(dst, ']')
+	case json.RawMessage:
+		if len(x) == 0 {
+			break
+		}
+		return append(dst, x...)
 	}
 	return append(dst, "null"...)
 }

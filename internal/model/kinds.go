@@ -53,8 +53,18 @@ func rng(min, max int64) *Range { return &Range{Min: min, Max: max} }
 func builtinKinds() []*Kind {
 	port := &Kind{
 		Name: "Port", Class: Config, Discovered: true,
-		CLI: &CLICommand{Words: []string{"interface", "fpPort"}, Prompt: []string{"if", "fpPort"}, Join: true},
-		Doc: "A front-panel port (fpPort<N>) or a breakout sub-port (fpPort<N>s<M>). Ports are discovered from the switch; they are changed with PATCH and cannot be created or deleted. BreakOutMode 4x10, 4x25 or 2x50 on a front-panel port creates its sub-ports; 1x40 or 1x100 removes them. A broken-out port itself cannot be used by other objects (use its sub-ports), and a port in use cannot be broken out.",
+		CLI: &CLICommand{Words: []string{"interface", "fpPort"}, Prompt: []string{"if", "fpPort"}, Join: true,
+			Brief: portBrief,
+			Shows: []CLIShow{
+				{Words: []string{"interfaces"}, Doc: "Every port: state, speed, MTU, VLAN or address, description"},
+				{Words: []string{"interfaces", "brief"}, Doc: "Every port: state, speed, MTU, VLAN or address, description"},
+				// FlexSwitch's show interface status: Port, Description, Status, Mtu, Duplex, Speed, AutoNeg, Type.
+				{Words: []string{"interface", "status"}, Columns: []string{"IntfRef:Port", "Description", "OperState:Status", "Mtu", "Duplex", "Speed", "Autoneg:AutoNeg", "MediaType:Type"}, Doc: "Every port's status (FlexSwitch's columns)"},
+				{Words: []string{"interfaces", "status"}, Columns: []string{"IntfRef:Port", "Description:Name", "OperState:Status", "Vlan.VlanId:Vlan", "Duplex", "Speed", "MediaType:Type"}, Doc: "Every port's link status (EOS's columns)"},
+				{Words: []string{"interfaces", "counters"}, Columns: []string{"IntfRef:Port", "IfInOctets:InOctets", "IfInUcastPkts:InUcastPkts", "IfInErrors:InErrors", "IfOutOctets:OutOctets", "IfOutUcastPkts:OutUcastPkts", "IfOutErrors:OutErrors"}, Doc: "Every port's traffic counters"},
+			}},
+		Metrics: &Metrics{Subsystem: "port", Labels: []MetricLabel{{Field: "IntfRef", Label: "port"}}, Doc: "Front-panel port"},
+		Doc:     "A front-panel port (fpPort<N>) or a breakout sub-port (fpPort<N>s<M>). Ports are discovered from the switch; they are changed with PATCH and cannot be created or deleted. BreakOutMode 4x10, 4x25 or 2x50 on a front-panel port creates its sub-ports; 1x40 or 1x100 removes them. A broken-out port itself cannot be used by other objects (use its sub-ports), and a port in use cannot be broken out.",
 		Fields: []*Field{
 			{Name: "IntfRef", Type: String, Key: true, Format: FormatPortName, Doc: "port name"},
 			{Name: "IfIndex", Type: Int, ReadOnly: true, Doc: "interface index"},
@@ -62,11 +72,11 @@ func builtinKinds() []*Kind {
 			{Name: "PhyIntfType", Type: String, Default: "CR4", Enum: []string{"GMII", "SGMII", "QSMII", "SFI", "XFI", "XAUI", "XLAUI", "RXAUI", "CR", "CR2", "CR4", "KR", "KR2", "KR4", "SR", "SR2", "SR4", "SR10", "LR", "LR4"}},
 			{Name: "AdminState", Type: String, Default: "DOWN", Enum: adminStates, CLI: "shutdown", CLISwitch: "DOWN"},
 			{Name: "MacAddr", Type: String, Format: FormatMAC, ReadOnly: true},
-			{Name: "Speed", Type: Int, Default: int64(40000), Range: rng(10, 100000), Aliases: []string{"speed"}, Doc: "Mb/s", CLI: "speed"},
-			{Name: "Duplex", Type: String, Default: "Full_Duplex", Enum: []string{"Half_Duplex", "Full_Duplex"}, CLI: "duplex"},
-			{Name: "Autoneg", Type: String, Default: "OFF", Enum: []string{"ON", "OFF"}, CLI: "negotiate", CLISwitch: "ON"},
-			{Name: "MediaType", Type: String, MaxLen: 64},
-			{Name: "Mtu", Type: Int, Default: int64(1500), Range: rng(68, 9216), Doc: "bytes", CLI: "mtu"},
+			{Name: "Speed", Type: Int, Default: int64(40000), Range: rng(10, 100000), Aliases: []string{"speed"}, Doc: "Mb/s", CLI: "speed", Discovered: true, Metric: &Metric{Name: "speed_bytes", Scale: 125000}},
+			{Name: "Duplex", Type: String, Default: "Full_Duplex", Enum: []string{"Half_Duplex", "Full_Duplex"}, CLI: "duplex", Discovered: true},
+			{Name: "Autoneg", Type: String, Default: "OFF", Enum: []string{"ON", "OFF"}, CLI: "negotiate", CLISwitch: "ON", Discovered: true},
+			{Name: "MediaType", Type: String, MaxLen: 64, Discovered: true},
+			{Name: "Mtu", Type: Int, Default: int64(1500), Range: rng(68, 9216), Doc: "bytes", CLI: "mtu", Metric: &Metric{Name: "mtu_bytes"}},
 			{Name: "BreakOutMode", Type: String, Default: "1x40", Enum: []string{"1x100", "1x40", "2x50", "4x25", "4x10"}},
 			{Name: "LoopbackMode", Type: String, Default: "NONE", Enum: []string{"NONE", "MAC", "PHY", "RMT"}},
 			{Name: "EnableFEC", Type: Bool},
@@ -76,24 +86,24 @@ func builtinKinds() []*Kind {
 			{Name: "DscpToCosProfileRef", Type: String, Format: FormatObjName},
 			{Name: "PcpToCosProfileRef", Type: String, Format: FormatObjName},
 			{Name: "SchedProfileRef", Type: String, Format: FormatObjName},
-			{Name: "StormControlProfile", Type: String, Default: "NONE", MaxLen: 64},
+			{Name: "StormControlProfile", Type: String, Text: TextName, Default: "NONE", MaxLen: 64},
 		},
 		StateDoc: "Operational state of the port; OperState follows AdminState and the link.",
 		StateOnly: []*Field{
 			{Name: "Name", Type: String},
-			{Name: "OperState", Type: String, Enum: adminStates},
-			{Name: "NumUpEvents", Type: Int},
-			{Name: "NumDownEvents", Type: Int},
+			{Name: "OperState", Type: String, Enum: adminStates, Doc: "1 while the link is up (OperState UP), else 0", Metric: &Metric{Name: "up", Is: "UP"}},
+			{Name: "NumUpEvents", Type: Int, Doc: "times the link went up", Metric: &Metric{Name: "carrier_up_changes_total", Counter: true}},
+			{Name: "NumDownEvents", Type: Int, Doc: "times the link went down", Metric: &Metric{Name: "carrier_down_changes_total", Counter: true}},
 			{Name: "LastUpEventTime", Type: String},
 			{Name: "LastDownEventTime", Type: String},
-			{Name: "IfInOctets", Type: Int},
-			{Name: "IfInUcastPkts", Type: Int},
-			{Name: "IfInDiscards", Type: Int},
-			{Name: "IfInErrors", Type: Int},
-			{Name: "IfOutOctets", Type: Int},
-			{Name: "IfOutUcastPkts", Type: Int},
-			{Name: "IfOutDiscards", Type: Int},
-			{Name: "IfOutErrors", Type: Int},
+			{Name: "IfInOctets", Type: Int, Doc: "bytes received", Metric: &Metric{Name: "receive_bytes_total", Counter: true}},
+			{Name: "IfInUcastPkts", Type: Int, Doc: "unicast packets received", Metric: &Metric{Name: "receive_unicast_packets_total", Counter: true}},
+			{Name: "IfInDiscards", Type: Int, Doc: "received packets dropped without an error", Metric: &Metric{Name: "receive_drop_total", Counter: true}},
+			{Name: "IfInErrors", Type: Int, Doc: "received packets with errors", Metric: &Metric{Name: "receive_errs_total", Counter: true}},
+			{Name: "IfOutOctets", Type: Int, Doc: "bytes sent", Metric: &Metric{Name: "transmit_bytes_total", Counter: true}},
+			{Name: "IfOutUcastPkts", Type: Int, Doc: "unicast packets sent", Metric: &Metric{Name: "transmit_unicast_packets_total", Counter: true}},
+			{Name: "IfOutDiscards", Type: Int, Doc: "packets to send dropped without an error", Metric: &Metric{Name: "transmit_drop_total", Counter: true}},
+			{Name: "IfOutErrors", Type: Int, Doc: "packets not sent because of errors", Metric: &Metric{Name: "transmit_errs_total", Counter: true}},
 			{Name: "PresentInHW", Type: String},
 		},
 	}
@@ -152,7 +162,7 @@ func builtinKinds() []*Kind {
 			Fields: []*Field{
 				{Name: "Vrf", Type: String, Key: true, Default: "default", Enum: []string{"default"}},
 				{Name: "MgmtIp", Type: String, Format: FormatIPv4Host},
-				{Name: "Hostname", Type: String, Default: "switch", Format: FormatHostname},
+				{Name: "Hostname", Type: String, Default: "switch", Format: FormatHostname, MaxLen: 64, Doc: "the kernel keeps at most 64 characters"},
 				{Name: "SwitchMac", Type: String, Format: FormatMAC, ReadOnly: true},
 				{Name: "SwVersion", Type: String, ReadOnly: true},
 				{Name: "Description", Type: String, Default: "swmgr switch", MaxLen: 255},
@@ -196,14 +206,18 @@ func builtinKinds() []*Kind {
 		{
 			Name: "IPv4Intf", Class: Config,
 			Doc: "An IPv4 address on an interface; one per interface.",
-			CLI: &CLICommand{Words: []string{"ip", "address"}, Prompt: []string{"ip"}, Value: "IpAddr", Parents: []string{"Port", "LogicalIntf"}, Inherit: "IntfRef", Show: []string{"ip", "interface"}},
+			CLI: &CLICommand{Words: []string{"ip", "address"}, Prompt: []string{"ip"}, Value: "IpAddr", Parents: []string{"Port", "LogicalIntf"}, Inherit: "IntfRef", Show: []string{"ip", "interface"},
+				// FlexSwitch's show ip interface: Interface, IP Address, OperState, DownEvents, Last Flap.
+				Brief: []string{"IntfRef:Interface", "IpAddr:IP Address", "Vrf:VRF", "AdminState:Admin", "OperState:Oper", "NumDownEvents:DownEvents", "LastDownEventTime:Last Flap"}},
 			Fields: []*Field{
 				{Name: "IntfRef", Type: String, Key: true, Format: FormatIntfRef, Ref: "Port", RefBy: intfRefTarget, Doc: "the port, the VLAN interface (vlan10) or the LogicalIntf (Loopback1) that carries the address"},
 				{Name: "IpAddr", Type: String, Required: true, Format: FormatIPv4CIDR, UniqueWithin: []string{"Vrf"}, Doc: "<ipv4>/<prefix length>"},
 				{Name: "AdminState", Type: String, Default: "UP", Enum: adminStates, CLI: "shutdown", CLISwitch: "DOWN"},
 				vrfRef(&Field{Name: "Vrf", Type: String, Default: "default", Doc: "VRF of the interface", CLI: "vrf"}),
+				{Name: "AllowOverlap", Type: Bool, Doc: "true lets the subnet overlap another interface's in the same VRF (refused otherwise, as EOS and IOS do)", CLI: "allow_overlap"},
 			},
-			StateDoc: "OperState is UP when the interface and its port are both up.",
+			Constraints: []Constraint{noOverlap},
+			StateDoc:    "OperState is UP when the interface and its port are both up.",
 			StateOnly: []*Field{
 				{Name: "OperState", Type: String, Enum: adminStates},
 				{Name: "IfIndex", Type: Int},
@@ -222,12 +236,12 @@ func builtinKinds() []*Kind {
 			Fields: []*Field{
 				{Name: "Vrf", Type: String, Key: true, Default: "default", Enum: []string{"default"}},
 				{Name: "ASNum", Type: String, Format: FormatASN, Doc: "local AS, asplain or asdot"},
-				{Name: "RouterId", Type: String, Default: "0.0.0.0", Format: FormatIPv4, CLI: "router_id"},
+				{Name: "RouterId", Type: String, Default: "0.0.0.0", Format: FormatIPv4, CLI: "router_id", InEffect: true, Doc: "0.0.0.0: the routing daemon chooses one, which the state shows (where one runs)"},
 				{Name: "Disabled", Type: Bool, CLI: "shutdown"},
 				{Name: "UseMultiplePaths", Type: Bool, CLI: "use_multiple_paths"},
-				{Name: "EBGPMaxPaths", Type: Int, Default: int64(1), Range: rng(0, 64), Doc: "0 (FlexSwitch's default) is one path", CLI: "maximum_paths"},
+				{Name: "EBGPMaxPaths", Type: Int, Default: int64(1), Range: rng(0, 64), Doc: "0 (FlexSwitch's default) is one path", CLI: "maximum_paths", InEffect: true},
 				{Name: "EBGPAllowMultipleAS", Type: Bool, CLI: "bestpath_as_path_multipath_relax"},
-				{Name: "IBGPMaxPaths", Type: Int, Default: int64(1), Range: rng(0, 64), Doc: "0 (FlexSwitch's default) is one path", CLI: "maximum_ibgp_paths"},
+				{Name: "IBGPMaxPaths", Type: Int, Default: int64(1), Range: rng(0, 64), Doc: "0 (FlexSwitch's default) is one path", CLI: "maximum_ibgp_paths", InEffect: true},
 				redistribution(),
 			},
 			Check: checkRedistribution,
@@ -254,8 +268,13 @@ func builtinKinds() []*Kind {
 		},
 		{
 			Name: "BGPv4Neighbor", Class: Config,
-			Doc:       "A BGP peer over IPv4, keyed by VRF, address and FlexSwitch's IntfRef, which is \"\" (its default) for a neighbor by address.",
-			CLI:       &CLICommand{Words: []string{"neighbor", "ip"}, Value: "NeighborAddress", Prompt: []string{"neighbor"}, Parents: []string{"BGPGlobal", "BGPVrf"}, Inherit: "Vrf", Show: []string{"ip", "bgp", "neighbor"}},
+			Doc: "A BGP peer over IPv4, keyed by VRF, address and FlexSwitch's IntfRef, which is \"\" (its default) for a neighbor by address.",
+			CLI: &CLICommand{Words: []string{"neighbor", "ip"}, Value: "NeighborAddress", Prompt: []string{"neighbor"}, Parents: []string{"BGPGlobal", "BGPVrf"}, Inherit: "Vrf", Show: []string{"ip", "bgp", "neighbor"},
+				// FlexSwitch's show ip bgp neighbor: Neighbor, LocalAS, PeerAS, State, RxMsg, TxMsg, Description, Prefixes_Rcvd, ElapsedTime.
+				Brief: []string{"NeighborAddress:Neighbor", "Vrf:VRF", "LocalAS", "PeerAS", "SessionState:State", "Messages.Received.Update:RxMsg", "Messages.Sent.Update:TxMsg", "Description", "TotalPrefixes:Prefixes_Rcvd", "SessionStateDuration:ElapsedTime"},
+				Shows: []CLIShow{{Words: []string{"ip", "bgp", "summary"}, Doc: "Every BGP session: AS, state, time in state, prefixes received",
+					Columns: []string{"NeighborAddress:Neighbor", "Vrf:VRF", "PeerAS:AS", "Messages.Received.Update:UpdRcvd", "Messages.Sent.Update:UpdSent", "SessionStateDuration:Up/Down", "SessionState:State", "TotalPrefixes:PfxRcd"}}}},
+			Metrics:   &Metrics{Subsystem: "bgp_peer", Doc: "BGP session", Labels: []MetricLabel{{Field: "Vrf", Label: "vrf"}, {Field: "NeighborAddress", Label: "peer"}, {Field: "PeerAS", Label: "peer_as"}}},
 			Fields:    bgpNeighborFields(vrfRef),
 			Check:     checkBGPNeighbor,
 			StateOnly: bgpNeighborStateFields(),
@@ -289,13 +308,14 @@ func builtinKinds() []*Kind {
 			Name: "User", Class: Config, Role: RoleAdmin,
 			Constraints: []Constraint{lastAdmin},
 			Doc:         "A user of the switch: an account of its operating system. Only Access and DefaultShell can be updated; to change anything else, delete the user and create it again.",
-			CLI:         &CLICommand{Words: []string{"user"}, Prompt: []string{"user"}},
+			CLI: &CLICommand{Words: []string{"user"}, Prompt: []string{"user"},
+				Shows: []CLIShow{{Words: []string{"users"}, Doc: "The switch's users"}}},
 			Fields: []*Field{
 				{Name: "Name", Type: String, Key: true, Format: FormatUserName, Aliases: []string{"NAME"}, Doc: "not a system account (root, daemon, sshd, ...)"},
 				{Name: "Access", Type: String, Default: "CLI", Enum: shells},
 				{Name: "DefaultShell", Type: String, Default: "CLI", Enum: shells},
-				{Name: "Password", Type: String, Required: true, Secret: Transient, CreateOnly: true, MaxLen: 256, Doc: "at least 8 characters; kept by the OS, never by swmgr"},
-				{Name: "Group", Type: String, Default: "users", Format: FormatUserName, CreateOnly: true, Doc: "admin, operator, or another group (read-only role); privileged system groups (root, sudo, adm, shadow, ...) are refused"},
+				{Name: "Password", Type: String, Required: true, Secret: Transient, Text: TextSecret, CreateOnly: true, MaxLen: 256, Doc: "at least 8 characters; kept by the OS, never by swmgr"},
+				{Name: "Group", Type: String, Default: DefaultGroup, Format: FormatUserName, CreateOnly: true, Doc: "admin, operator, or another group (read-only role); privileged system groups (root, sudo, adm, shadow, ...) are refused; with the host's accounts (--accounts host) only admin, operator and users"},
 			},
 			Check: func(o Object) error {
 				if reservedAccounts[o.Str("Name")] || strings.HasPrefix(o.Str("Name"), "systemd-") {
@@ -315,11 +335,11 @@ func builtinKinds() []*Kind {
 				{Name: "IpAddr", Type: String, Key: true, Format: FormatIPOrFQDN},
 				{Name: "Port", Type: Int, Default: int64(22), Range: rng(1, 65535), Doc: "SSH port (swmgr's addition; FlexSwitch always used 22)"},
 				{Name: "Username", Type: String, MaxLen: 64, Aliases: []string{"UserName"}},
-				{Name: "Password", Type: String, Secret: Sealed, MaxLen: 256, Doc: "write-only; stored encrypted"},
+				{Name: "Password", Type: String, Secret: Sealed, Text: TextSecret, MaxLen: 256, Doc: "write-only; stored encrypted"},
 				{Name: "DstFile", Type: String, Default: "/opt/swmgr/startup-config", Format: FormatAbsPath, MaxLen: 1024},
 				{Name: "Interval", Type: Int, Default: int64(1440), Range: rng(0, 44640), Doc: "minutes; 0 archives only on change"},
 				{Name: "Nonce", Type: String, MaxLen: 256, Doc: "salt of the archive encryption; only with Passphrase"},
-				{Name: "Passphrase", Type: String, Secret: Sealed, MaxLen: 256, Doc: "encrypts archives; only with Nonce; write-only"},
+				{Name: "Passphrase", Type: String, Secret: Sealed, Text: TextSecret, MaxLen: 256, Doc: "encrypts archives; only with Nonce; write-only"},
 				{Name: "OnChange", Type: Bool},
 				{Name: "RetryCount", Type: Int, Default: int64(3), Range: rng(0, 10)},
 				{Name: "Timeout", Type: Int, Default: int64(30), Range: rng(1, 3600), Doc: "seconds"},
@@ -341,7 +361,13 @@ func builtinKinds() []*Kind {
 		{
 			Name: "NtpServer", Class: Config,
 			Doc: "An NTP server the switch synchronises with.",
-			CLI: &CLICommand{Words: []string{"ntp", "server"}, Prompt: []string{"ntp", "server"}},
+			CLI: &CLICommand{Words: []string{"ntp", "server"}, Prompt: []string{"ntp", "server"},
+				Brief: []string{"IpAddr:Server", "Prefer", "Status", "Selected", "Stratum", "Reach", "OffsetUsec:Offset(us)", "DelayUsec:Delay(us)", "JitterUsec:Jitter(us)"},
+				Shows: []CLIShow{
+					{Words: []string{"ntp", "associations"}, Doc: "Every NTP server: stratum, reach, offset, selected"},
+					{Words: []string{"ntp", "status"}, Only: "Selected", Detail: true, Doc: "The NTP source the clock follows"},
+				}},
+			Metrics: &Metrics{Subsystem: "ntp_source", Doc: "NTP server", Labels: []MetricLabel{{Field: "IpAddr", Label: "source"}}},
 			Fields: []*Field{
 				{Name: "IpAddr", Type: String, Key: true, Format: FormatIPOrFQDN},
 				{Name: "MinPoll", Type: Int, Default: int64(6), Range: rng(4, 17), Doc: "log2 seconds"},
@@ -357,18 +383,18 @@ func builtinKinds() []*Kind {
 			},
 			StateOnly: []*Field{
 				{Name: "Status", Type: String},
-				{Name: "Stratum", Type: Int},
-				{Name: "Reach", Type: Int},
-				{Name: "Selected", Type: Bool, Doc: "the source the clock follows"},
-				{Name: "OffsetUsec", Type: Int, Doc: "the last sample's offset, microseconds"},
-				{Name: "DelayUsec", Type: Int, Doc: "round trip, microseconds"},
-				{Name: "JitterUsec", Type: Int, Doc: "standard deviation of the samples, microseconds"},
+				{Name: "Stratum", Type: Int, Doc: "the server's distance from a reference clock", Metric: &Metric{Name: "stratum"}},
+				{Name: "Reach", Type: Int, Doc: "the reachability register: one bit per recent poll, 255 when the last eight answered", Metric: &Metric{Name: "reachability"}},
+				{Name: "Selected", Type: Bool, Doc: "the source the clock follows", Metric: &Metric{Name: "selected"}},
+				{Name: "OffsetUsec", Type: Int, Doc: "the last sample's offset, microseconds", Metric: &Metric{Name: "offset_seconds", Scale: 1e-6}},
+				{Name: "DelayUsec", Type: Int, Doc: "round trip, microseconds", Metric: &Metric{Name: "delay_seconds", Scale: 1e-6}},
+				{Name: "JitterUsec", Type: Int, Doc: "standard deviation of the samples, microseconds", Metric: &Metric{Name: "jitter_seconds", Scale: 1e-6}},
 			},
 		},
 		{
 			Name: "ConfigLogState", Class: State, Source: SourceConfigLog,
 			Doc: "One configuration operation: every create, update, delete and action, successful or not. The last 1000 are kept.",
-			CLI: &CLICommand{Words: []string{"config", "log"}},
+			CLI: &CLICommand{Words: []string{"config", "log"}, Brief: []string{"SeqNum", "Time", "UserName:User", "UserAddr:From", "Operation", "API", "Result", "Data"}},
 			Fields: []*Field{
 				{Name: "SeqNum", Type: Int},
 				{Name: "Time", Type: String},
@@ -386,7 +412,7 @@ func builtinKinds() []*Kind {
 			CLI: &CLICommand{Words: []string{"user"}, Value: "Name", Line: true},
 			Fields: []*Field{
 				{Name: "Name", Type: String, Required: true, Format: FormatUserName, Aliases: []string{"NAME"}},
-				{Name: "Password", Type: String, Required: true, Secret: Transient, MaxLen: 256, Doc: "at least 8 characters", CLI: "password"},
+				{Name: "Password", Type: String, Required: true, Secret: Transient, Text: TextSecret, MaxLen: 256, Doc: "at least 8 characters", CLI: "password"},
 			},
 			Check: func(o Object) error { return checkPassword("UserPassword", o.Str("Password")) },
 		},
@@ -396,9 +422,9 @@ func builtinKinds() []*Kind {
 			CLI: &CLICommand{Words: []string{"save", "config"}, Prompt: []string{"save", "config"}, Line: true, Context: "toFile"},
 			Fields: []*Field{
 				{Name: "Nonce", Type: String, MaxLen: 256},
-				{Name: "Passphrase", Type: String, Secret: Transient, MaxLen: 256},
+				{Name: "Passphrase", Type: String, Secret: Transient, Text: TextSecret, MaxLen: 256},
 				{Name: "DstFileURI", Type: String, Format: FormatFileURI, MaxLen: 2048, Doc: "default: the data directory's startup-config"},
-				{Name: "FileName", Type: String, MaxLen: 255, Doc: "FlexSwitch 1.x: a file name in the data directory; not with DstFileURI"},
+				{Name: "FileName", Type: String, MaxLen: 2048, Doc: "FlexSwitch 1.x: a file name in the data directory, or an absolute path (then the local file DstFileURI ///path names, under its rules); not with DstFileURI"},
 				{Name: "Timeout", Type: Int, Default: int64(30), Range: rng(1, 3600)},
 				{Name: "RetryCount", Type: Int, Default: int64(3), Range: rng(0, 10)},
 				{Name: "Timestamp", Type: String, Default: "disabled", Enum: timestamps, Aliases: []string{"TimeStamp"}},
@@ -417,12 +443,16 @@ func builtinKinds() []*Kind {
 			Fields: []*Field{
 				{Name: "SrcFileURI", Type: String, Format: FormatFileURI, MaxLen: 2048, Doc: "default: the data directory's startup-config"},
 				{Name: "Nonce", Type: String, MaxLen: 256},
-				{Name: "Passphrase", Type: String, Secret: Transient, MaxLen: 256},
+				{Name: "Passphrase", Type: String, Secret: Transient, Text: TextSecret, MaxLen: 256},
 				{Name: "RetryCount", Type: Int, Default: int64(3), Range: rng(0, 10)},
 				{Name: "Timeout", Type: Int, Default: int64(30), Range: rng(1, 3600)},
 			},
 			Check: checkNoncePassphrase("ResetConfigToFile", false),
 		},
+		configAction("ApplyConfig", "Merges the configuration document given into the running configuration, in one commit: each object given is created, or set as given (fields left out take their defaults, as in a saved file); objects not given are left as they are. Refused as a whole, changing nothing, if any object is bad.", false),
+		configAction("ForceApplyConfig", "Replaces the running configuration with the configuration document given, in one commit (as ResetConfigToFile does with a file).", false),
+		configAction("ApplyConfigByFile", "ApplyConfig with the document read from a file (the URIs, encryption and defaults of ResetConfigToFile).", true),
+		configAction("ForceApplyConfigByFile", "ForceApplyConfig with the document read from a file: the same as ResetConfigToFile.", true),
 		{
 			Name: "Rollback", Class: Action, Role: RoleOperator, DryRunnable: true,
 			Doc: "Makes a new commit that restores the configuration as it was after a revision, atomically.",
@@ -435,6 +465,29 @@ func builtinKinds() []*Kind {
 			Doc: "Clears the config log; the clear becomes the first entry of the new log.",
 		},
 	}
+}
+
+// configAction declares one of FlexSwitch 1.x's configuration actions, which
+// its config monitor runs: the document in the body's ConfigData (the
+// "ConfigData" member of a saved file), or, byFile, in a file named as
+// ResetConfigToFile names it.
+func configAction(name, doc string, byFile bool) *Kind {
+	k := &Kind{Name: name, Class: Action, DryRunnable: true, Doc: doc}
+	if !byFile {
+		k.Fields = []*Field{
+			{Name: "ConfigData", Type: Document, Required: true, Secret: Transient, Doc: "kind name to a list of objects, as in a saved file's ConfigData; may hold secrets in clear, so it is never logged; at most the 1 MiB of a body (larger: the ByFile form)"},
+		}
+		return k
+	}
+	k.Fields = []*Field{
+		{Name: "SrcFileURI", Type: String, Format: FormatFileURI, MaxLen: 2048, Doc: "default: the data directory's startup-config"},
+		{Name: "Nonce", Type: String, MaxLen: 256},
+		{Name: "Passphrase", Type: String, Secret: Transient, Text: TextSecret, MaxLen: 256},
+		{Name: "RetryCount", Type: Int, Default: int64(3), Range: rng(0, 10)},
+		{Name: "Timeout", Type: Int, Default: int64(30), Range: rng(1, 3600)},
+	}
+	k.Check = checkNoncePassphrase(name, false)
+	return k
 }
 
 // checkPassword checks a new password ("" is left to RequireFields): at

@@ -32,7 +32,9 @@ func lldpKinds() []*Kind {
 		},
 		{
 			Name: "LLDPIntfState", Class: State, Source: SourceService,
-			CLI: &CLICommand{Words: []string{"lldp", "neighbors"}},
+			CLI: &CLICommand{Words: []string{"lldp", "neighbors"},
+				Brief: []string{"IntfRef:Port", "PeerHostName:Neighbor", "PeerPort:Neighbor Port", "PeerMac:Neighbor MAC", "VlanId:VLAN", "HoldTime", "EnabledCapabilities:Capabilities"},
+				Shows: []CLIShow{{Words: []string{"lldp", "neighbors", "brief"}, Only: "PeerMac", Doc: "The ports with an LLDP neighbor"}}},
 			Doc: "LLDP on one port: whether it runs there and what the neighbor announced. Listed for every port the switch has.",
 			Fields: []*Field{
 				{Name: "IntfRef", Type: String},
@@ -66,7 +68,7 @@ func logicalIntf() *Kind {
 		CLI: &CLICommand{Words: []string{"interface", "logical"}, Prompt: []string{"if", ""}},
 		Doc: "A logical interface: a loopback (Loopback1) that carries an address of the switch itself, up whatever the ports do.",
 		Fields: []*Field{
-			{Name: "Name", Type: String, Key: true, MaxLen: 15, Doc: "like Loopback1; not a port (fpPort...) or VLAN (vlan...) name, not lo"},
+			{Name: "Name", Type: String, Text: TextName, Key: true, MaxLen: 15, Doc: "like Loopback1; not a port (fpPort...) or VLAN (vlan...) name, not lo"},
 			{Name: "Type", Type: String, Default: "Loopback", Enum: []string{"Loopback"}},
 		},
 		Check: func(o Object) error {

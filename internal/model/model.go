@@ -12,6 +12,7 @@
 package model
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -52,6 +53,10 @@ const (
 	StringList
 	Record     // a JSON object of the field's Sub fields, held as Object
 	RecordList // a JSON array of such objects, held as []Object
+	// Document is a JSON object of an action's input handed whole to its
+	// handler, which reads it (ApplyConfig's ConfigData, a configuration
+	// document), held as json.RawMessage. Only actions declare it.
+	Document
 )
 
 func (t Type) String() string {
@@ -68,6 +73,8 @@ func (t Type) String() string {
 		return "object"
 	case RecordList:
 		return "array of object"
+	case Document:
+		return "object"
 	}
 	return "unknown"
 }
@@ -112,33 +119,51 @@ type Range struct{ Min, Max int64 }
 
 // Field declares one field of a kind.
 type Field struct {
-	Name       string
-	Type       Type
-	Doc        string
-	Key        bool     // identifies the object in by-key operations
-	Required   bool     // must be given at create (keys without a default always are)
-	Default    any      // value when not given at create; nil means the type's zero value
-	Enum       []string // allowed values of a string field
-	Range      *Range   // allowed values of an integer field
-	MaxLen     int      // maximum length of a string field, 0 for none
-	Format     Format   // form of a string field or of each list element
-	Ref        string   // the config kind whose key this field names
-	RefImplied string   // a value of Ref that always exists without an object ("default" VRF)
+	Name     string
+	Type     Type
+	Doc      string
+	Key      bool     // identifies the object in by-key operations
+	Required bool     // must be given at create (keys without a default always are)
+	Default  any      // value when not given at create; nil means the type's zero value
+	Enum     []string // allowed values of a string field
+	// Names are the names of an integer field's values, Names[v] for v
+	// (a BGP session's RFC 4271 state): shows print the name.
+	Names []string
+	// Metric, on a state field, exports it to Prometheus (see Metric).
+	Metric     *Metric
+	Range      *Range // allowed values of an integer field
+	MaxLen     int    // maximum length of a string field, 0 for none
+	Format     Format // form of a string field or of each list element
+	Ref        string // the config kind whose key this field names
+	RefImplied string // a value of Ref that always exists without an object ("default" VRF)
 	// RefBy, when set, picks the kind a value names among several, by the
 	// value's form (fpPort1 a Port, Loopback1 a LogicalIntf); Ref is then
 	// the kind most values name. It returns the kind and its store key.
-	RefBy      func(value string) (kind, key string)
-	Secret     Secrecy  // Public, Sealed or Transient
+	RefBy  func(value string) (kind, key string)
+	Secret Secrecy // Public, Sealed or Transient
+	// Text is the class of text a string field holds (TextLine unless
+	// declared; every secret is TextSecret): see Text.
+	Text       Text
 	Aliases    []string // other spellings accepted on input
 	ReadOnly   bool     // set by the switch; a client may only repeat the current value
 	CreateOnly bool     // may be given at create, never changed by update
 	CLI        string   // the CLI's word where FlexSwitch's differs from Name ("router_id")
 	CLISwitch  string   // for a two-value enum: the value the bare CLI word sets ("no <word>" sets the other)
+	// Discovered says the switch reports the field's value when it finds
+	// the object (a port's speed, its media): that value, not Default, is
+	// what the object starts from, so a replace that leaves the field out
+	// keeps its value instead of resetting it.
+	Discovered bool
 	// UniqueWithin, when not nil, makes the field's value unique among the
 	// objects of its kind that agree on these fields (an interface address
 	// within a VRF); an address/prefix compares by its address. The engine
 	// checks it on the configuration a commit produces.
 	UniqueWithin []string
+	// InEffect says the state form shows the value in effect, which may
+	// differ from the configured one: where the configuration says "the
+	// default" ("", 0) or the switch negotiates (a BGP hold time), the
+	// state shows what is used.
+	InEffect bool
 	// NotYet, when set, says why swmgr cannot make the field real yet
 	// ("BFD"): it is accepted at its default, so that clients that send
 	// every field keep working, and any other value is a 400 naming it.
@@ -173,11 +198,14 @@ func (f *Field) UniqueValue(v any) string {
 
 // Kind declares one kind of object.
 type Kind struct {
-	Name       string
-	Class      Class
-	Doc        string
-	Fields     []*Field
-	Singleton  bool     // exists from the first start, changed by PATCH only
+	Name   string
+	Class  Class
+	Doc    string
+	Fields []*Field
+	// Singleton: one object that exists from the first start, changed by
+	// PATCH only (a config kind) or always there (a state-only kind). A
+	// read finds it whatever key or field values (or none) it gives.
+	Singleton  bool
 	Discovered bool     // instances come from the backend (front-panel ports)
 	StateDoc   string   // what the state form adds
 	StateOnly  []*Field // operational fields of the state form, in addition to Fields
@@ -217,6 +245,9 @@ type Kind struct {
 
 	// CLI says how the CLI reaches the kind; nil: the CLI has no command for it.
 	CLI *CLICommand
+	// Metrics, when set, exports the state fields that declare a Metric,
+	// one series per object (see Metrics).
+	Metrics *Metrics
 
 	keys    []*Field
 	byName  map[string]*Field // exact names and aliases
@@ -331,10 +362,16 @@ func (k *Kind) index() error {
 }
 
 func (f *Field) check(k *Kind) error {
+	if err := f.checkTextDecl(k.Name); err != nil {
+		return err
+	}
 	if f.Default != nil {
 		if err := f.checkType(f.Default); err != nil {
 			return errorf("%s.%s: default: %v", k.Name, f.Name, err)
 		}
+	}
+	if f.Type == Document && k.Class != Action {
+		return errorf("%s.%s: only an action's field may be a Document", k.Name, f.Name)
 	}
 	if f.Key && f.Type != String && f.Type != Int {
 		return errorf("%s.%s: key fields must be strings or integers", k.Name, f.Name)
@@ -518,6 +555,8 @@ func (f *Field) zero() any {
 		return f.recordDefaults()
 	case RecordList:
 		return []Object{}
+	case Document:
+		return json.RawMessage(nil)
 	}
 	return ""
 }

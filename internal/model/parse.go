@@ -297,7 +297,7 @@ func (k *Kind) Parse(body Body) (Object, error) {
 			prev := names[slices.IndexFunc(names, func(n string) bool { return k.byName[n] == f })]
 			return nil, apierr.BadRequest(apierr.CodeMalformedJSON, k.Name, f.Name, "%s and %s both set field %s; give it once", prev, name, f.Name)
 		}
-		v, err := f.decode(k.Name, body[name])
+		v, err := f.decode(k.Name, body[name], true)
 		if err != nil {
 			return nil, err
 		}
@@ -330,9 +330,12 @@ func (k *Kind) ParseQuery(q url.Values) (Object, error) {
 		given[f.Name] = name
 		text := q.Get(name)
 		switch f.Type {
-		case Record, RecordList:
+		case Record, RecordList, Document:
 			return nil, apierr.BadRequest(apierr.CodeInvalidValue, k.Name, f.Name, "%s is %s and cannot be given in the query string; send it in the body", f.Name, article(f.Type))
 		case String:
+			if err := f.checkText(k.Name, text, ""); err != nil {
+				return nil, err
+			}
 			out[f.Name] = canonical(f.Format, text)
 		case Int:
 			n, err := strconv.ParseInt(text, 10, 64)
@@ -347,6 +350,9 @@ func (k *Kind) ParseQuery(q url.Values) (Object, error) {
 			}
 			out[f.Name] = b
 		case StringList:
+			if err := f.CheckText(k.Name, q[name]); err != nil {
+				return nil, err
+			}
 			out[f.Name] = f.canonicalValue(append([]string(nil), q[name]...))
 		}
 	}
@@ -446,7 +452,18 @@ func IsPlainJSONString(raw []byte) bool {
 	return true
 }
 
-func (f *Field) decode(kind string, raw json.RawMessage) (any, error) {
+// decode reads a value of f's type. input says it is a client's, which
+// the field's text class applies to (as each sub-field's of a record, before
+// the record's own checks); stored values are read as they are.
+func (f *Field) decode(kind string, raw json.RawMessage, input bool) (any, error) {
+	v, err := f.decodeValue(kind, raw, input)
+	if err == nil && input && f.Type != Record && f.Type != RecordList {
+		err = f.CheckText(kind, v)
+	}
+	return v, err
+}
+
+func (f *Field) decodeValue(kind string, raw json.RawMessage, input bool) (any, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return nil, wrongType(kind, f, "nothing")
@@ -499,12 +516,17 @@ func (f *Field) decode(kind string, raw json.RawMessage) (any, error) {
 		}
 		return l, nil
 	case Record:
-		return f.decodeRecord(kind, raw)
+		return f.decodeRecord(kind, raw, input)
 	case RecordList:
 		if raw[0] != '[' {
 			return nil, wrongType(kind, f, jsonKind(raw))
 		}
-		return f.decodeRecordList(kind, raw)
+		return f.decodeRecordList(kind, raw, input)
+	case Document:
+		if raw[0] != '{' {
+			return nil, wrongType(kind, f, jsonKind(raw))
+		}
+		return append(json.RawMessage(nil), raw...), nil
 	}
 	return nil, errorf("field %s has no type", f.Name)
 }
@@ -519,7 +541,7 @@ func article(t Type) string {
 		return "an integer"
 	case StringList:
 		return "an array of strings"
-	case Record:
+	case Record, Document:
 		return "an object"
 	case RecordList:
 		return "an array of objects"
@@ -568,7 +590,7 @@ func (k *Kind) DecodeStored(raw []byte) (Object, error) {
 		if _, taken := out[f.Name]; taken && name != f.Name {
 			continue // the current name wins over an old one
 		}
-		val, err := f.decode(k.Name, v)
+		val, err := f.decode(k.Name, v, false)
 		if err != nil {
 			continue
 		}

@@ -28,6 +28,24 @@ func (f *Field) subField(name string) *Field {
 	return nil
 }
 
+// unknownSub is the error of a member name that is no sub-field of f. A
+// name that differs from one only in case (FlexSwitch's JSON decoding
+// ignored case) is told the sub-field's spelling, and for a value a
+// not-yet-supported sub-field cannot take, why: what the client meant
+// would be refused for that reason anyway.
+func (f *Field) unknownSub(kind, name string, raw json.RawMessage) error {
+	for _, s := range f.Sub {
+		if !strings.EqualFold(s.Name, name) {
+			continue
+		}
+		if v, err := s.decode(kind, raw, false); s.NotYet != "" && err == nil && !EqualValue(s.canonicalValue(v), s.zero()) {
+			return apierr.BadRequest(apierr.CodeInvalidValue, kind, f.Name, "%s.%s (sent as %q): not supported yet (%s); leave it out", f.Name, s.Name, name, s.NotYet)
+		}
+		return apierr.BadRequest(apierr.CodeUnknownField, kind, f.Name, "%s has no field %q; did you mean %q?", f.Name, name, s.Name)
+	}
+	return apierr.BadRequest(apierr.CodeUnknownField, kind, f.Name, "%s has no field %q; its fields are %s", f.Name, name, f.subNames())
+}
+
 func (f *Field) subNames() string {
 	names := make([]string, len(f.Sub))
 	for i, s := range f.Sub {
@@ -47,7 +65,7 @@ func (f *Field) recordDefaults() Object {
 
 // decodeRecord parses one JSON object of f's sub-fields; what it leaves out
 // takes the sub-field's default, as a field left out of a create does.
-func (f *Field) decodeRecord(kind string, raw json.RawMessage) (Object, error) {
+func (f *Field) decodeRecord(kind string, raw json.RawMessage, input bool) (Object, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil, apierr.BadRequest(apierr.CodeWrongType, kind, f.Name, "each element of %s must be an object with fields %s", f.Name, f.subNames())
@@ -60,13 +78,11 @@ func (f *Field) decodeRecord(kind string, raw json.RawMessage) (Object, error) {
 	for _, name := range sortedNames(body) {
 		s := f.subField(name)
 		if s == nil {
-			return nil, apierr.BadRequest(apierr.CodeUnknownField, kind, f.Name, "%s has no field %q; its fields are %s", f.Name, name, f.subNames())
+			return nil, f.unknownSub(kind, name, body[name])
 		}
-		v, err := s.decode(kind, body[name])
+		v, err := s.decode(kind, body[name], input)
 		if err != nil {
-			if ae, ok := err.(*apierr.Error); ok {
-				ae.Message = f.Name + "." + ae.Message
-			}
+			prefixRecordError(err, f.Name)
 			return nil, err
 		}
 		o[s.Name] = s.canonicalValue(v)
@@ -79,14 +95,14 @@ func (f *Field) decodeRecord(kind string, raw json.RawMessage) (Object, error) {
 	return o, nil
 }
 
-func (f *Field) decodeRecordList(kind string, raw json.RawMessage) ([]Object, error) {
+func (f *Field) decodeRecordList(kind string, raw json.RawMessage, input bool) ([]Object, error) {
 	var elems []json.RawMessage
 	if err := json.Unmarshal(raw, &elems); err != nil {
 		return nil, apierr.BadRequest(apierr.CodeWrongType, kind, f.Name, "%s must be an array of objects with fields %s", f.Name, f.subNames())
 	}
 	out := make([]Object, 0, len(elems))
 	for _, e := range elems {
-		o, err := f.decodeRecord(kind, e)
+		o, err := f.decodeRecord(kind, e, input)
 		if err != nil {
 			return nil, err
 		}
@@ -106,10 +122,7 @@ func (f *Field) validateRecord(kind string, o Object) (Object, error) {
 		}
 		nv, err := s.validate(kind, v)
 		if err != nil {
-			if ae, ok := err.(*apierr.Error); ok {
-				ae.Message = f.Name + "." + ae.Message
-				ae.Field = f.Name
-			}
+			prefixRecordError(err, f.Name)
 			return nil, err
 		}
 		c[s.Name] = nv
@@ -151,6 +164,9 @@ func EqualValue(a, b any) bool {
 	case []string:
 		y, ok := b.([]string)
 		return ok && slices.Equal(x, y)
+	case json.RawMessage:
+		y, ok := b.(json.RawMessage)
+		return ok && bytes.Equal(x, y)
 	case Object:
 		y, ok := b.(Object)
 		if !ok || len(x) != len(y) {
@@ -188,6 +204,8 @@ func cloneValue(v any) any {
 	switch x := v.(type) {
 	case []string:
 		return append([]string(nil), x...)
+	case json.RawMessage:
+		return append(json.RawMessage(nil), x...)
 	case Object:
 		return x.Clone()
 	case []Object:
@@ -256,7 +274,7 @@ func (f *Field) DecodeElements(kind string, raw json.RawMessage) (any, error) {
 	default:
 		return nil, apierr.BadRequest(apierr.CodeInvalidValue, kind, f.Name, "%s is %s, not a list: a patch adds to and removes from lists only", f.Name, article(f.Type))
 	}
-	v, err := f.decode(kind, raw)
+	v, err := f.decode(kind, raw, true)
 	if err != nil {
 		return nil, err
 	}

@@ -32,7 +32,8 @@ func routeKinds() []*Kind {
 		},
 		{
 			Name: "IPv4RouteState", Class: State, Source: SourceService,
-			CLI: &CLICommand{Words: []string{"ip", "route"}},
+			CLI: &CLICommand{Words: []string{"ip", "route"},
+				Brief: []string{"DestinationNw:Destination", "Protocol", "NextHopList:Next hops", "IsNetworkReachable:Reachable", "RouteUpdatedTime:Updated"}},
 			Doc: "One route of the switch's routing table: connected subnets of its IPv4Intfs and its static routes (later also routes learned by BGP).",
 			Fields: []*Field{
 				{Name: "DestinationNw", Type: String, Doc: "prefix, like 10.1.1.0/30"},

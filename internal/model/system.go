@@ -8,7 +8,7 @@ package model
 func systemKinds() []*Kind {
 	return []*Kind{
 		{
-			Name: "SystemStatusState", Class: State, Source: SourceService,
+			Name: "SystemStatusState", Class: State, Source: SourceService, Singleton: true,
 			CLI: &CLICommand{Words: []string{"systemstatus"}},
 			Doc: "The service's readiness and health: Ready is false until the backend has been reconciled with the stored configuration at start. The Num*Calls counters count REST calls since start, as decimal strings as FlexSwitch sent them.",
 			Fields: []*Field{
@@ -35,7 +35,7 @@ func systemKinds() []*Kind {
 			},
 		},
 		{
-			Name: "SystemSwVersionState", Class: State, Source: SourceService,
+			Name: "SystemSwVersionState", Class: State, Source: SourceService, Singleton: true,
 			CLI: &CLICommand{Words: []string{"version"}},
 			Doc: "The software version: FlexswitchVersion is swmgr's version; Repos names the source it was built from.",
 			Fields: []*Field{

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/netip"
 	"regexp"
@@ -77,6 +78,11 @@ func (f *Field) validate(kind string, v any) (any, error) {
 		return nil, apierr.BadRequest(apierr.CodeWrongType, kind, f.Name, "%s: %v", f.Name, err)
 	}
 	v = f.canonicalValue(v)
+	if f.Type == String || f.Type == StringList {
+		if err := f.CheckText(kind, v); err != nil {
+			return nil, err
+		}
+	}
 	if f.NotYet != "" && !EqualValue(v, f.zero()) {
 		return nil, apierr.BadRequest(apierr.CodeInvalidValue, kind, f.Name, "%s: not supported yet (%s); leave it at its default %s", f.Name, f.NotYet, string(f.appendValue(nil, f.zero())))
 	}
@@ -111,6 +117,9 @@ func (f *Field) validate(kind string, v any) (any, error) {
 	case StringList:
 		seen := map[string]bool{}
 		for _, s := range v.([]string) {
+			if why := portListProblem(s); why != "" && f.PortList() {
+				return nil, bad("element %q holds %s", s, why)
+			}
 			if msg := checkFormat(f.Format, s); msg != "" {
 				return nil, bad("element %q is not %s", s, msg)
 			}
@@ -142,6 +151,8 @@ func (f *Field) checkType(v any) error {
 		_, ok = v.(Object)
 	case RecordList:
 		_, ok = v.([]Object)
+	case Document:
+		_, ok = v.(json.RawMessage)
 	}
 	if !ok {
 		return fmt.Errorf("want %s, have %T", f.Type, v)
@@ -211,8 +222,8 @@ func checkFormat(f Format, s string) string {
 			return err.Error()
 		}
 	case FormatAbsPath:
-		if !strings.HasPrefix(s, "/") || strings.ContainsRune(s, 0) || strings.Contains("/"+s+"/", "/../") {
-			return "an absolute path without '..'"
+		if why := CheckFilePath(s, true); why != "" {
+			return "an absolute path naming a file on the server (" + why + ")"
 		}
 	case FormatIntfRef:
 		if vlan := VlanOfIntf(s); vlan > 4094 {

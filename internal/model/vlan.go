@@ -1,11 +1,23 @@
 package model
 
 import (
+	"net/netip"
+
 	"github.com/swmgr/swmgr/internal/apierr"
 )
 
-// AdminGroup is the group whose users may do everything.
-const AdminGroup = "admin"
+// The groups of swmgr's roles: a User of AdminGroup may do everything, of
+// OperatorGroup change the configuration, of any other group (DefaultGroup,
+// the default) read.
+const (
+	AdminGroup    = "admin"
+	OperatorGroup = "operator"
+	DefaultGroup  = "users"
+)
+
+// RoleGroups are the groups of swmgr's roles: where Users made as accounts
+// of the host (--accounts host) may be, and nowhere else.
+func RoleGroups() []string { return []string{AdminGroup, OperatorGroup, DefaultGroup} }
 
 // vlan is FlexSwitch's Vlan: an 802.1Q VLAN with tagged (IntfList) and
 // untagged (UntagIntfList) member ports.
@@ -170,5 +182,60 @@ var mirrorLoop = Constraint{
 			return err
 		}
 		return clash
+	},
+}
+
+// noOverlap: the subnets of two IPv4Intfs in one VRF do not overlap
+// (10.0.0.1/31 and 10.0.0.0/31 on two ports): traffic to the shared
+// addresses would leave by either interface, as EOS and IOS refuse. An
+// interface with AllowOverlap may overlap others, for an operator who
+// means it; the same address twice is refused apart (UniqueWithin).
+var noOverlap = Constraint{
+	Name:  "the subnets of IPv4Intfs in one VRF do not overlap (unless one of the two has AllowOverlap)",
+	Kinds: []string{"IPv4Intf"},
+	Check: func(cfg View, changes []Change) error {
+		type intf struct {
+			ref, vrf string
+			p        netip.Prefix
+			allow    bool
+			o        Object
+		}
+		parse := func(o Object) (intf, bool) {
+			p, err := netip.ParsePrefix(o.Str("IpAddr"))
+			if err != nil {
+				return intf{}, false
+			}
+			return intf{ref: o.Str("IntfRef"), vrf: o.Str("Vrf"), p: p, allow: o.Bool("AllowOverlap"), o: o}, true
+		}
+		var changed []intf
+		for _, c := range changes {
+			if c.Kind.Name == "IPv4Intf" && c.After != nil {
+				if in, ok := parse(c.After); ok {
+					changed = append(changed, in)
+				}
+			}
+		}
+		if len(changed) == 0 {
+			return nil
+		}
+		var all []intf
+		if err := cfg.Each("IPv4Intf", func(_ string, o Object) bool {
+			if in, ok := parse(o); ok {
+				all = append(all, in)
+			}
+			return true
+		}); err != nil {
+			return err
+		}
+		for _, a := range changed {
+			for _, b := range all {
+				if a.ref == b.ref || a.vrf != b.vrf || a.allow || b.allow || a.p.Addr() == b.p.Addr() || !a.p.Overlaps(b.p) {
+					continue
+				}
+				return apierr.Conflict(apierr.CodeConflict, "IPv4Intf", "IpAddr: %s on %s overlaps %s on %s in VRF %s; subnets of one VRF may not overlap (set AllowOverlap true on one of them to allow it)",
+					a.p, a.ref, b.p, b.ref, a.vrf)
+			}
+		}
+		return nil
 	},
 }

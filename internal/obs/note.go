@@ -1,7 +1,8 @@
 // Package obs makes swmgr observable: one access-log line per request,
 // Prometheus metrics (requests, commits, the store, the backend, logins,
-// the change feed, and per-port counters read from the state forms), the
-// health endpoints and sd_notify.
+// the change feed, the commit awaiting confirmation, and the series the
+// model declares for the state of ports, BGP sessions and NTP sources, read
+// from the state forms at scrape time), the health endpoints and sd_notify.
 //
 // The engine and the store are not instrumented from inside: they take
 // small observer callbacks (engine.ObserveCommits, store.ObserveBatches),

@@ -306,9 +306,9 @@ func (g *gen) common() {
 		"properties": obj{"Edits": obj{"type": "array", "minItems": 1, "items": obj{
 			"type": "object", "required": []any{"Method", "Path"},
 			"properties": obj{
-				"Method":  obj{"enum": []any{"POST", "PATCH", "DELETE"}},
+				"Method":  obj{"enum": []any{"POST", "PATCH", "PUT", "DELETE"}, "description": "PUT replaces: config/<Object> makes that object exactly the body (fields left out return to their defaults; created if missing), config/<Object>s makes the kind's objects exactly the list (others deleted, or returned to their defaults where clients cannot delete them); the server computes the edits on the candidate"},
 				"Path":    obj{"type": "string", "description": "config/<Object>[/<ObjectId>][?<key>=<value>...]: the path the edit would have under the candidate"},
-				"Body":    obj{"type": "object", "description": "the body the edit would have"},
+				"Body":    obj{"type": []any{"object", "array"}, "description": "the body the edit would have; for a PUT of config/<Object>s, the array of objects"},
 				"IfMatch": obj{"type": "string", "description": "the If-Match header the edit would have"},
 			},
 			"additionalProperties": false,
@@ -319,7 +319,7 @@ func (g *gen) common() {
 		"type": "object", "required": []any{"Result", "CandidateId", "Staged", "ObjectIds"},
 		"properties": obj{
 			"Result": obj{"const": "Success"}, "CandidateId": obj{"type": "string"}, "Staged": obj{"type": "integer"},
-			"ObjectIds": obj{"type": "array", "items": obj{"type": "string"}, "description": "per edit, the ObjectId of the object it creates or changes"},
+			"ObjectIds": obj{"type": "array", "items": obj{"type": "string"}, "description": "per edit, the ObjectId of the object it creates or changes (\"\" for a PUT of a collection)"},
 		},
 		"additionalProperties": false,
 	}
@@ -431,7 +431,7 @@ var formatNames = map[model.Format][2]string{
 	model.FormatUserName: {"posix-user-name", "a POSIX user name"},
 	model.FormatHostname: {"hostname", "an RFC 1123 host name"},
 	model.FormatFileURI:  {"file-uri", "///abs/path, file:///abs/path or sftp://[user@]host[:port]/path"},
-	model.FormatAbsPath:  {"absolute-path", "an absolute path"},
+	model.FormatAbsPath:  {"absolute-path", "an absolute path naming a file (no trailing /, no empty, . or .. segment, no control characters, ? or #)"},
 	model.FormatObjName:  {"object-name", "letters, digits, - _ ."},
 	model.FormatIntfRef:  {"intf-ref", "fpPort<N>, fpPort<N>s<M>, vlan<VlanId> or a LogicalIntf name"},
 }
@@ -472,6 +472,8 @@ func property(fd *model.Field, f form) obj {
 		p = record(fd.Sub, f)
 	case model.RecordList:
 		p = obj{"type": "array", "items": record(fd.Sub, f)}
+	case model.Document:
+		p = obj{"type": "object", "additionalProperties": obj{"type": "array", "items": obj{"type": "object"}}}
 	default:
 		p = obj{}
 	}
@@ -501,6 +503,12 @@ func property(fd *model.Field, f form) obj {
 			target["x-swmgr-format"] = fn[0]
 			notes = append(notes, "form: "+fn[1])
 		}
+	}
+	if fd.InEffect && f == stateForm {
+		notes = append(notes, "the value in effect, which may differ from the configured one")
+	}
+	if fd.PortList() && f != readForm && f != stateForm {
+		notes = append(notes, model.PortListNote)
 	}
 	if fd.Default != nil {
 		p["default"] = fd.Default
@@ -726,11 +734,11 @@ func (g *gen) transactions() {
 	})
 	cp := []any{param("CandidateId")}
 	g.op(prefix+"/candidates/{CandidateId}", "GET", obj{
-		"operationId": "getCandidate", "tags": t, "summary": "Describe a candidate", "parameters": cp,
+		"operationId": "getCandidate", "tags": t, "summary": "Describe a candidate (its owner's, or any as an admin)", "parameters": cp,
 		"responses": obj{"200": reply("the candidate", ref("CandidateInfo"))},
 	})
 	g.op(prefix+"/candidates/{CandidateId}", "DELETE", obj{
-		"access": operator, "operationId": "discardCandidate", "tags": t, "summary": "Discard a candidate", "parameters": cp,
+		"access": operator, "operationId": "discardCandidate", "tags": t, "summary": "Discard a candidate (its owner's, or any as an admin)", "parameters": cp,
 		"responses": obj{"200": reply("discarded", ref("Success"))},
 	})
 	g.op(prefix+"/candidates/{CandidateId}/diff", "GET", obj{
@@ -813,7 +821,7 @@ func (g *gen) tags() []any {
 	}
 	return append(out,
 		obj{"name": "Actions", "description": "Operations that are not objects."},
-		obj{"name": "Candidates", "description": "Private drafts of the configuration, committed as one revision."},
+		obj{"name": "Candidates", "description": "Private drafts of the configuration, committed as one revision. A candidate belongs to the user who opened it: only they may read, stage into, diff or commit it (anyone else gets 404, an admin 403); an admin may also describe and discard another user's."},
 		obj{"name": "Revisions", "description": "The history of commits and the change feed."},
 		obj{"name": "Service", "description": "Health, metrics, this document and its browser."})
 }

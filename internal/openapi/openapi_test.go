@@ -65,7 +65,7 @@ func TestDocumentCoversTheModel(t *testing.T) {
 				t.Errorf("%s.%s: not in the schema", k.Name, f.Name)
 				continue
 			}
-			want := map[model.Type]string{model.String: "string", model.Int: "integer", model.Bool: "boolean", model.StringList: "array", model.Record: "object", model.RecordList: "array"}[f.Type]
+			want := map[model.Type]string{model.String: "string", model.Int: "integer", model.Bool: "boolean", model.StringList: "array", model.Record: "object", model.RecordList: "array", model.Document: "object"}[f.Type]
 			if p["type"] != want {
 				t.Errorf("%s.%s: type %v, want %s", k.Name, f.Name, p["type"], want)
 			}

@@ -20,30 +20,32 @@ const (
 	inetDiagNoCookie = ^uint32(0)
 	nlmsgHdrLen      = 16
 	inetDiagReqLen   = 56 // struct inet_diag_req_v2
-	inetDiagMsgUID   = 64 // offset of idiag_uid in struct inet_diag_msg
+	inetDiagMsgState = 1  // offset of idiag_state in struct inet_diag_msg
+	inetDiagMsgUID   = 64 // offset of idiag_uid
+	inetDiagMsgInode = 68 // offset of idiag_inode
 )
 
-// diagOwner asks the kernel for exactly one TCP socket: the one whose local
+// diagSocket asks the kernel for exactly one TCP socket: the one whose local
 // end is client and remote end is server. An IPv4 client may hold an IPv6
 // socket (connected to ::ffff:a.b.c.d), so both families are asked.
-func diagOwner(client, server netip.AddrPort) (uint32, error) {
+func diagSocket(client, server netip.AddrPort) (Socket, error) {
 	families := []uint8{syscall.AF_INET6}
 	if client.Addr().Is4() {
 		families = []uint8{syscall.AF_INET, syscall.AF_INET6}
 	}
 	for _, fam := range families {
-		uid, err := diagQuery(fam, client, server)
+		s, err := diagQuery(fam, client, server)
 		if !errors.Is(err, ErrNotFound) {
-			return uid, err
+			return s, err
 		}
 	}
-	return 0, ErrNotFound
+	return Socket{}, ErrNotFound
 }
 
-func diagQuery(family uint8, client, server netip.AddrPort) (uint32, error) {
+func diagQuery(family uint8, client, server netip.AddrPort) (Socket, error) {
 	fd, err := syscall.Socket(syscall.AF_NETLINK, syscall.SOCK_DGRAM|syscall.SOCK_CLOEXEC, netlinkSockDiag)
 	if err != nil {
-		return 0, fmt.Errorf("sock_diag socket: %w", err)
+		return Socket{}, fmt.Errorf("sock_diag socket: %w", err)
 	}
 	defer syscall.Close(fd)
 	// A reply comes within microseconds; the timeout only guards against a
@@ -70,39 +72,43 @@ func diagQuery(family uint8, client, server netip.AddrPort) (uint32, error) {
 	ne.PutUint32(id[44:], inetDiagNoCookie)
 
 	if err := syscall.Sendto(fd, req[:], 0, &syscall.SockaddrNetlink{Family: syscall.AF_NETLINK}); err != nil {
-		return 0, fmt.Errorf("sock_diag request: %w", err)
+		return Socket{}, fmt.Errorf("sock_diag request: %w", err)
 	}
 	var buf [1024]byte
 	n, _, err := syscall.Recvfrom(fd, buf[:], 0)
 	if err != nil {
-		return 0, fmt.Errorf("sock_diag reply: %w", err)
+		return Socket{}, fmt.Errorf("sock_diag reply: %w", err)
 	}
 	msgs, err := syscall.ParseNetlinkMessage(buf[:n])
 	if err != nil {
-		return 0, fmt.Errorf("sock_diag reply: %w", err)
+		return Socket{}, fmt.Errorf("sock_diag reply: %w", err)
 	}
 	for _, m := range msgs {
 		switch m.Header.Type {
 		case syscall.NLMSG_ERROR:
 			if len(m.Data) < 4 {
-				return 0, errors.New("sock_diag: short error message")
+				return Socket{}, errors.New("sock_diag: short error message")
 			}
 			errno := -int32(ne.Uint32(m.Data))
 			if errno == 0 {
 				continue
 			}
 			if syscall.Errno(errno) == syscall.ENOENT {
-				return 0, ErrNotFound
+				return Socket{}, ErrNotFound
 			}
-			return 0, fmt.Errorf("sock_diag: %w", syscall.Errno(errno))
+			return Socket{}, fmt.Errorf("sock_diag: %w", syscall.Errno(errno))
 		case sockDiagByFamily:
-			if len(m.Data) < inetDiagMsgUID+4 {
-				return 0, errors.New("sock_diag: short reply")
+			if len(m.Data) < inetDiagMsgInode+4 {
+				return Socket{}, errors.New("sock_diag: short reply")
 			}
-			return ne.Uint32(m.Data[inetDiagMsgUID:]), nil
+			return Socket{
+				UID:   ne.Uint32(m.Data[inetDiagMsgUID:]),
+				Inode: uint64(ne.Uint32(m.Data[inetDiagMsgInode:])),
+				State: State(m.Data[inetDiagMsgState]),
+			}, nil
 		}
 	}
-	return 0, ErrNotFound
+	return Socket{}, ErrNotFound
 }
 
 // putAddr writes a into a 16-byte inet_diag address: 4 bytes for AF_INET,
@@ -117,34 +123,35 @@ func putAddr(dst []byte, family uint8, a netip.Addr) {
 	copy(dst, b[:])
 }
 
-// procOwner finds the socket in /proc/net/tcp and /proc/net/tcp6. Each
-// line: "sl local_address rem_address st tx:rx tr:when retrnsmt uid ...",
-// addresses as hex 32-bit words in the host's byte order, ports as hex.
-func procOwner(client, server netip.AddrPort) (uint32, error) {
+// procSocket finds the socket in /proc/net/tcp and /proc/net/tcp6. Each
+// line: "sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout
+// inode ...", addresses as hex 32-bit words in the host's byte order, ports
+// and the state as hex.
+func procSocket(client, server netip.AddrPort) (Socket, error) {
 	files := []string{"/proc/net/tcp6"}
 	if client.Addr().Is4() {
 		files = []string{"/proc/net/tcp", "/proc/net/tcp6"}
 	}
 	for _, name := range files {
-		uid, err := procFind(name, client, server)
+		s, err := procFind(name, client, server)
 		if !errors.Is(err, ErrNotFound) {
-			return uid, err
+			return s, err
 		}
 	}
-	return 0, ErrNotFound
+	return Socket{}, ErrNotFound
 }
 
-func procFind(name string, client, server netip.AddrPort) (uint32, error) {
+func procFind(name string, client, server netip.AddrPort) (Socket, error) {
 	f, err := os.Open(name)
 	if err != nil {
-		return 0, fmt.Errorf("the kernel's socket table: %w", err)
+		return Socket{}, fmt.Errorf("the kernel's socket table: %w", err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Scan() // the header
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
-		if len(fields) < 8 {
+		if len(fields) < 10 {
 			continue
 		}
 		local, lerr := parseProcAddr(fields[1])
@@ -152,16 +159,18 @@ func procFind(name string, client, server netip.AddrPort) (uint32, error) {
 		if lerr != nil || rerr != nil || local != client || remote != server {
 			continue
 		}
-		uid, err := strconv.ParseUint(fields[7], 10, 32)
-		if err != nil {
-			return 0, fmt.Errorf("%s: uid %q: %w", name, fields[7], err)
+		st, serr := strconv.ParseUint(fields[3], 16, 8)
+		uid, uerr := strconv.ParseUint(fields[7], 10, 32)
+		inode, ierr := strconv.ParseUint(fields[9], 10, 64)
+		if err := errors.Join(serr, uerr, ierr); err != nil {
+			return Socket{}, fmt.Errorf("%s: %q: %w", name, sc.Text(), err)
 		}
-		return uint32(uid), nil
+		return Socket{UID: uint32(uid), Inode: inode, State: State(st)}, nil
 	}
 	if err := sc.Err(); err != nil {
-		return 0, fmt.Errorf("%s: %w", name, err)
+		return Socket{}, fmt.Errorf("%s: %w", name, err)
 	}
-	return 0, ErrNotFound
+	return Socket{}, ErrNotFound
 }
 
 // parseProcAddr parses "0100007F:1F90" (IPv4) or 32 hex digits and a port

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 
 	"github.com/swmgr/swmgr/internal/atomicfile"
+	"github.com/swmgr/swmgr/internal/datadir"
 )
 
 // Box seals and opens values with one key.
@@ -23,7 +24,7 @@ type Box struct{ aead cipher.AEAD }
 
 // Open loads the key in dir, making it on first use.
 func Open(dir string) (*Box, error) {
-	path := filepath.Join(dir, "secret.key")
+	path := filepath.Join(dir, datadir.SecretKey)
 	key, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		key = make([]byte, 32)

@@ -38,6 +38,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/swmgr/swmgr/internal/datadir"
 )
 
 // Retention limits.
@@ -140,7 +142,7 @@ func Open(dir string) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
-	path := filepath.Join(dir, "swmgr.db")
+	path := filepath.Join(dir, datadir.DB)
 	if err := checkFile(path); err != nil {
 		return nil, err
 	}
@@ -174,7 +176,7 @@ func Open(dir string) (*Store, error) {
 	}
 	if err != nil {
 		if errors.Is(err, bolt.ErrTimeout) {
-			pid, _ := os.ReadFile(filepath.Join(dir, "swmgr.pid"))
+			pid, _ := os.ReadFile(filepath.Join(dir, datadir.PID))
 			return nil, fmt.Errorf("%w: %s (pid %s)", ErrLocked, dir, strings.TrimSpace(string(pid)))
 		}
 		if damaged(err) {
@@ -183,7 +185,7 @@ func Open(dir string) (*Store, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	db.AllocSize = growthStep(0)
-	_ = os.WriteFile(filepath.Join(dir, "swmgr.pid"), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
+	_ = os.WriteFile(filepath.Join(dir, datadir.PID), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
 	// Only a new database is written to here: one refused by a check after
 	// Open (the secret key's) must be left exactly as it was.
 	if !complete {

@@ -24,12 +24,13 @@ import (
 	"time"
 
 	"github.com/swmgr/swmgr/internal/atomicfile"
+	"github.com/swmgr/swmgr/internal/datadir"
 )
 
 // Files in the data directory.
 const (
-	CertFile = "tls-cert.pem"
-	KeyFile  = "tls-key.pem"
+	CertFile = datadir.TLSCert
+	KeyFile  = datadir.TLSKey
 )
 
 // Validity of a self-signed certificate.

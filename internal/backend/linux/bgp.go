@@ -298,10 +298,14 @@ func (r *bgpRunner) globalState(o model.Object) (model.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := model.Object{"AS": "", "TotalPaths": int64(0), "Totalv4Prefixes": int64(0)}
+	st := model.BGPGlobalInEffect(o)
+	st["AS"], st["TotalPaths"], st["Totalv4Prefixes"] = "", int64(0), int64(0)
 	for _, g := range gs {
 		if g.VRF == frr.DefaultVRF {
 			st["AS"], st["TotalPaths"], st["Totalv4Prefixes"] = g.AS, int64(g.TotalPaths), int64(g.Totalv4Prefixes)
+			if g.RouterID != "" {
+				st["RouterId"] = g.RouterID // the one FRR chose when RouterId is 0.0.0.0
+			}
 		}
 	}
 	return st, nil
@@ -317,9 +321,16 @@ func (r *bgpRunner) neighborState(o model.Object) (model.Object, error) {
 		return model.Object{"Update": int64(update), "Notification": int64(notification)}
 	}
 	queues := func(in, out uint32) model.Object { return model.Object{"Input": int64(in), "Output": int64(out)} }
-	st := model.Object{"SessionState": int64(frr.SessionNone), "SessionStateDuration": "0s", "TotalPrefixes": int64(0),
+	// What the configuration puts in effect (the global AS, the default
+	// timers), then what FRR says it uses.
+	r.mu.Lock()
+	st := model.BGPNeighborInEffect(o, r.applied["BGPGlobal"][frr.DefaultVRF].Str("ASNum"))
+	r.mu.Unlock()
+	for n, v := range (model.Object{"SessionState": int64(frr.SessionNone), "SessionStateDuration": "0s", "TotalPrefixes": int64(0),
 		"Messages": model.Object{"Sent": counters(0, 0), "Received": counters(0, 0)}, "Queues": queues(0, 0),
-		"ConnectionsEstablished": int64(0)}
+		"ConnectionsEstablished": int64(0)}) {
+		st[n] = v
+	}
 	for _, n := range ns {
 		if n.VRF != vrf || n.NeighborAddress != addr {
 			continue
@@ -334,8 +345,16 @@ func (r *bgpRunner) neighborState(o model.Object) (model.Object, error) {
 		// The timers in force (negotiated while Established), where the
 		// config form has what was asked for: a hold time of 0 or 90
 		// shows as the peer's lower one.
-		st["HoldTime"] = int64(n.HoldTime)
-		st["KeepaliveTime"] = int64(n.KeepaliveTime)
+		if n.HoldTime != 0 || n.KeepaliveTime != 0 {
+			st["HoldTime"] = int64(n.HoldTime)
+			st["KeepaliveTime"] = int64(n.KeepaliveTime)
+		}
+		if n.ConnectRetryTime != 0 {
+			st["ConnectRetryTime"] = int64(n.ConnectRetryTime)
+		}
+		if n.LocalAS != "" && n.LocalAS != "0" {
+			st["LocalAS"] = n.LocalAS
+		}
 	}
 	return st, nil
 }

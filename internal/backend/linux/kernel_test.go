@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -547,4 +548,68 @@ func openFDs(t *testing.T) int {
 		t.Fatal(err)
 	}
 	return len(ents)
+}
+
+// TestSpanLeavesForeignFiltersAtItsPriority: another tool's filter that
+// happens to sit at a session's priority (the hash of its name) is never
+// changed or deleted: a session that would need that hook is refused, and
+// removing a session removes only the filters swmgr made (its handle).
+func TestSpanLeavesForeignFiltersAtItsPriority(t *testing.T) {
+	l := newLab(t, 3, KernelOptions{})
+	k := l.k
+	commit(t, k, func(tx *Tx) error {
+		for i := 1; i <= 3; i++ {
+			p := fmt.Sprint("fpPort", i)
+			if err := tx.EnsurePort(PortConfig{Port: p, Netdev: p, AdminUp: true, MTU: 1500}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	prio := fmt.Sprint(SpanPriority("mon1"))
+	rx := SpanConfig{Name: "mon1", Dst: "fpPort3", Src: []string{"fpPort1"}, Dir: "RX", AdminUp: true}
+	commit(t, k, func(tx *Tx) error { return tx.EnsureSpan(rx, nil) })
+	// Another tool mirrors fpPort1's egress to fpPort2 at the same
+	// priority, with the classifier swmgr uses; u32 takes a second node at
+	// the session's ingress priority too (matchall one filter only).
+	cls := []string{"u32", "match", "u32", "0", "0"}
+	if k.Features().MatchAll {
+		cls = []string{"matchall"}
+	}
+	mirror := []string{"action", "mirred", "egress", "mirror", "dev", "fpPort2"}
+	run(t, slices.Concat([]string{"tc", "-n", l.sw, "filter", "add", "dev", "fpPort1", "egress", "prio", prio, "protocol", "all"}, cls, mirror)...)
+	if !k.Features().MatchAll {
+		run(t, slices.Concat([]string{"tc", "-n", l.sw, "filter", "add", "dev", "fpPort1", "ingress", "prio", prio, "protocol", "all"}, cls, mirror)...)
+	}
+	foreign := func() (in, out string) {
+		return run(t, "tc", "-n", l.sw, "filter", "show", "dev", "fpPort1", "ingress"), run(t, "tc", "-n", l.sw, "filter", "show", "dev", "fpPort1", "egress")
+	}
+	if st, err := k.SpanStateOf(rx); err != nil || st.Filters != 1 {
+		t.Errorf("the session's own filters: %+v %v", st, err)
+	}
+	// BOTH needs the egress hook, where the foreign filter sits: refused,
+	// and nothing changes.
+	both := rx
+	both.Dir = "BOTH"
+	var r *Refusal
+	if err := k.CheckSpan(both, nil); !errors.As(err, &r) || !strings.Contains(r.Msg, "did not make") {
+		t.Errorf("a session over a foreign filter: %v", err)
+	}
+	tx := k.Begin()
+	if err := tx.EnsureSpan(both, &rx); err == nil {
+		t.Error("EnsureSpan replaced a foreign filter")
+	}
+	tx.Rollback()
+	if _, out := foreign(); !strings.Contains(out, "pref "+prio) || !strings.Contains(out, "fpPort2") {
+		t.Fatalf("the foreign egress filter is gone:\n%s", out)
+	}
+	// Removing the session removes its filter only.
+	commit(t, k, func(tx *Tx) error { return tx.RemoveSpan(both) })
+	in, out := foreign()
+	if !strings.Contains(out, "pref "+prio) || !strings.Contains(out, "fpPort2") {
+		t.Errorf("RemoveSpan deleted the foreign egress filter:\n%s", out)
+	}
+	if !k.Features().MatchAll && !strings.Contains(in, "fpPort2") || strings.Contains(in, "fpPort3") {
+		t.Errorf("ingress after RemoveSpan: the foreign filter must stay and the session's go:\n%s", in)
+	}
 }

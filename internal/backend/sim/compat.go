@@ -35,6 +35,9 @@ var timed = map[string]bool{"BGPv4Neighbor": true, "IPv4Intf": true, "IPv4Route"
 // noteChange records when objects of timed kinds were created and changed.
 func (s *Sim) noteChange(c backend.Change) {
 	s.kinds[c.Kind.Name] = c.Kind
+	if c.Kind.Name == "LogicalIntf" {
+		s.noteLogical(c)
+	}
 	if !timed[c.Kind.Name] {
 		return
 	}
@@ -51,6 +54,37 @@ func (s *Sim) noteChange(c backend.Change) {
 		} else {
 			s.times[id] = &objectTimes{created: now, updated: now}
 		}
+	}
+}
+
+// FlexSwitch's interface indexes carry the interface's type in their high
+// bits, above a 24-bit id: a loopback's is 5<<24 | id, its ids allocated
+// from 0 as loopbacks are created (83886080 is the first, Loopback1 in
+// its labs).
+const (
+	ifTypeShift    = 24
+	ifTypeLoopback = 5
+)
+
+// logicalIfIndex is the IfIndex of the LogicalIntf of interface id id.
+func logicalIfIndex(id int64) int64 { return ifTypeLoopback<<ifTypeShift | id }
+
+// noteLogical gives a new LogicalIntf the least id no other one has, kept
+// while it exists; the caller holds s.mu.
+func (s *Sim) noteLogical(c backend.Change) {
+	switch c.Op {
+	case backend.Delete:
+		delete(s.logical, c.Key)
+	case backend.Create:
+		used := make(map[int64]bool, len(s.logical))
+		for _, id := range s.logical {
+			used[id] = true
+		}
+		var id int64
+		for used[id] {
+			id++
+		}
+		s.logical[c.Key] = id
 	}
 }
 
@@ -83,6 +117,9 @@ func (s *Sim) fillCompatState(kind *model.Kind, o, st model.Object) {
 			// On a loopback: up with its AdminState, like the loopback.
 			st["OperState"] = upDown(o.Str("AdminState") == "UP")
 			st["L2IntfType"], st["L2IntfId"] = "Loopback", int64(0)
+			if id, ok := s.logical[o.Str("IntfRef")]; ok {
+				st["IfIndex"] = logicalIfIndex(id)
+			}
 			st["NumUpEvents"] = int64(0)
 			if st.Str("OperState") == "UP" {
 				st["NumUpEvents"] = int64(1)
@@ -97,6 +134,9 @@ func (s *Sim) fillCompatState(kind *model.Kind, o, st model.Object) {
 		}
 	case "LogicalIntf":
 		st["OperState"] = "UP" // a loopback does not go down
+		if id, ok := s.logical[o.Str("Name")]; ok {
+			st["IfIndex"] = logicalIfIndex(id)
+		}
 	case "BGPv4Neighbor":
 		if t := s.times[kind.Name+"\x00"+kind.Key(o)]; t != nil {
 			st["SessionStateDuration"] = time.Since(t.created).Round(time.Second).String()

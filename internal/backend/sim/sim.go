@@ -73,6 +73,7 @@ type Sim struct {
 	removed map[string]removedAccount // user name -> what deleting its account removed, for undo
 	times   map[string]*objectTimes   // kind NUL key -> when the object was created and last changed
 	kinds   map[string]*model.Kind    // the kinds of the changes applied, by name
+	logical map[string]int64          // LogicalIntf name -> its interface id (the low bits of its IfIndex)
 }
 
 // New makes a simulated switch.
@@ -80,7 +81,7 @@ func New(opts Options) *Sim {
 	if opts.Ports <= 0 {
 		opts.Ports = 32
 	}
-	return &Sim{opts: opts, started: time.Now(), applied: map[string]map[string]model.Object{}, ports: map[string]*portState{}, removed: map[string]removedAccount{}, times: map[string]*objectTimes{}, kinds: map[string]*model.Kind{}}
+	return &Sim{opts: opts, started: time.Now(), applied: map[string]map[string]model.Object{}, ports: map[string]*portState{}, removed: map[string]removedAccount{}, times: map[string]*objectTimes{}, kinds: map[string]*model.Kind{}, logical: map[string]int64{}}
 }
 
 // tracked are the kinds whose applied objects the simulated hardware needs
@@ -109,7 +110,7 @@ func (s *Sim) Drivers() map[string]*backend.Driver {
 		"Vrf":                 record(),
 		"IPv4Intf":            {Apply: s.record, State: s.ipv4State, Replay: true},
 		"IPv4Route":           {Apply: s.record, Replay: true},
-		"LogicalIntf":         record(),
+		"LogicalIntf":         {Apply: s.record, Replay: true}, // its interface id (IfIndex) is given again at start
 		"LLDPGlobal":          record(),
 		"BGPGlobal":           {Apply: s.record, State: s.bgpGlobalState, Replay: true},
 		"BGPVrf":              record(),
@@ -475,18 +476,18 @@ func (s *Sim) vlanUp(o model.Object) (bool, string) {
 }
 
 func (s *Sim) bgpGlobalState(ctx context.Context, o model.Object) (model.Object, error) {
-	return model.Object{"AS": o.Str("ASNum")}, nil
+	st := model.BGPGlobalInEffect(o)
+	st["AS"] = o.Str("ASNum")
+	return st, nil
 }
 
 func (s *Sim) bgpNeighborState(ctx context.Context, o model.Object) (model.Object, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := model.Object{}
-	local := o.Str("LocalAS")
-	if local == "" {
-		local = s.applied["BGPGlobal"]["default"].Str("ASNum")
-	}
-	la, _ := model.ParseASN(local)
+	// What is in effect where the configuration says "the default": the
+	// global AS, the default timers.
+	st := model.BGPNeighborInEffect(o, s.applied["BGPGlobal"]["default"].Str("ASNum"))
+	la, _ := model.ParseASN(st.Str("LocalAS"))
 	pa, _ := model.ParseASN(o.Str("PeerAS"))
 	if la != pa {
 		st["PeerType"] = int64(1)

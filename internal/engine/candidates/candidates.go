@@ -507,6 +507,13 @@ func (r *Reader) List(k *model.Kind, marker uint64, count int, dst []byte) ([]by
 	return p.AppendTo(dst, marker), nil
 }
 
+// Each calls fn for every object of kind k in the candidate's view (the
+// running configuration with the staged edits applied), until fn returns
+// false.
+func (r *Reader) Each(k *model.Kind, fn func(key string, o model.Object) bool) error {
+	return r.v.Each(k.Name, fn)
+}
+
 // Diff lists what committing the candidate now would change.
 func (r *Reader) Diff() []engine.Diff { return r.v.Diffs() }
 

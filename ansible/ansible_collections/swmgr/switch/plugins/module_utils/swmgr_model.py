@@ -1,0 +1,1125 @@
+# -*- coding: utf-8 -*-
+# Generated from swmgr's object model by `go run ./cmd/swmgr ansible`; do not edit.
+# Apache-2.0 (see LICENSE)
+
+"""What swmgr's object model declares, as the collection's modules read it."""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+import json
+
+# The model, generated from swmgr's declaration of every kind.
+MODEL = json.loads(r'''{
+ "actions": {
+  "SaveConfig": [
+   {
+    "option": "nonce",
+    "name": "Nonce",
+    "type": "str",
+    "settable": true
+   },
+   {
+    "option": "passphrase",
+    "name": "Passphrase",
+    "type": "str",
+    "secret": true,
+    "transient": true,
+    "settable": true
+   },
+   {
+    "option": "dst_file_uri",
+    "name": "DstFileURI",
+    "type": "str",
+    "settable": true
+   },
+   {
+    "option": "file_name",
+    "name": "FileName",
+    "type": "str",
+    "settable": true
+   },
+   {
+    "option": "timeout",
+    "name": "Timeout",
+    "type": "int",
+    "settable": true
+   },
+   {
+    "option": "retry_count",
+    "name": "RetryCount",
+    "type": "int",
+    "settable": true
+   },
+   {
+    "option": "timestamp",
+    "name": "Timestamp",
+    "type": "str",
+    "choices": [
+     "append",
+     "prepend",
+     "disabled"
+    ],
+    "settable": true
+   }
+  ]
+ },
+ "kinds": {
+  "BGPGlobal": {
+   "module": "swmgr_bgp_global",
+   "singleton": true,
+   "creatable": false,
+   "keys": [
+    "Vrf"
+   ],
+   "fields": [
+    {
+     "option": "vrf",
+     "name": "Vrf",
+     "type": "str",
+     "choices": [
+      "default"
+     ],
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "as_num",
+     "name": "ASNum",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "router_id",
+     "name": "RouterId",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "disabled",
+     "name": "Disabled",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "use_multiple_paths",
+     "name": "UseMultiplePaths",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "ebgp_max_paths",
+     "name": "EBGPMaxPaths",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "ebgp_allow_multiple_as",
+     "name": "EBGPAllowMultipleAS",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "ibgp_max_paths",
+     "name": "IBGPMaxPaths",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "redistribution",
+     "name": "Redistribution",
+     "type": "list",
+     "elements": "dict",
+     "settable": true,
+     "sub": [
+      {
+       "option": "sources",
+       "name": "Sources",
+       "type": "str",
+       "settable": true
+      },
+      {
+       "option": "policy",
+       "name": "Policy",
+       "type": "str",
+       "settable": false
+      }
+     ]
+    }
+   ]
+  },
+  "BGPVrf": {
+   "module": "swmgr_bgp_vrf",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "Name"
+   ],
+   "fields": [
+    {
+     "option": "name",
+     "name": "Name",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "use_multiple_paths",
+     "name": "UseMultiplePaths",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "ebgp_max_paths",
+     "name": "EBGPMaxPaths",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "ibgp_max_paths",
+     "name": "IBGPMaxPaths",
+     "type": "int",
+     "settable": true
+    }
+   ]
+  },
+  "BGPv4Neighbor": {
+   "module": "swmgr_bgpv4_neighbor",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "Vrf",
+    "NeighborAddress",
+    "IntfRef"
+   ],
+   "fields": [
+    {
+     "option": "vrf",
+     "name": "Vrf",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "neighbor_address",
+     "name": "NeighborAddress",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "intf_ref",
+     "name": "IntfRef",
+     "type": "str",
+     "key": true,
+     "settable": false
+    },
+    {
+     "option": "peer_as",
+     "name": "PeerAS",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "local_as",
+     "name": "LocalAS",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "description",
+     "name": "Description",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "disabled",
+     "name": "Disabled",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "peer_group",
+     "name": "PeerGroup",
+     "type": "str",
+     "settable": false
+    },
+    {
+     "option": "update_source",
+     "name": "UpdateSource",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "auth_password",
+     "name": "AuthPassword",
+     "type": "str",
+     "secret": true,
+     "settable": true
+    },
+    {
+     "option": "next_hop_self",
+     "name": "NextHopSelf",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "route_reflector_cluster_id",
+     "name": "RouteReflectorClusterId",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "route_reflector_client",
+     "name": "RouteReflectorClient",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "multi_hop_enable",
+     "name": "MultiHopEnable",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "multi_hop_ttl",
+     "name": "MultiHopTTL",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "connect_retry_time",
+     "name": "ConnectRetryTime",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "hold_time",
+     "name": "HoldTime",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "keepalive_time",
+     "name": "KeepaliveTime",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "add_paths_rx",
+     "name": "AddPathsRx",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "add_paths_max_tx",
+     "name": "AddPathsMaxTx",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "bfd_enable",
+     "name": "BfdEnable",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "bfd_session_param",
+     "name": "BfdSessionParam",
+     "type": "str",
+     "settable": false
+    },
+    {
+     "option": "max_prefixes",
+     "name": "MaxPrefixes",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "max_prefixes_threshold_pct",
+     "name": "MaxPrefixesThresholdPct",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "max_prefixes_disconnect",
+     "name": "MaxPrefixesDisconnect",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "max_prefixes_restart_timer",
+     "name": "MaxPrefixesRestartTimer",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "adj_rib_in_filter",
+     "name": "AdjRIBInFilter",
+     "type": "str",
+     "settable": false
+    },
+    {
+     "option": "adj_rib_out_filter",
+     "name": "AdjRIBOutFilter",
+     "type": "str",
+     "settable": false
+    }
+   ]
+  },
+  "ConfigArchiveServer": {
+   "module": "swmgr_config_archive_server",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "IpAddr"
+   ],
+   "fields": [
+    {
+     "option": "ip_addr",
+     "name": "IpAddr",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "port",
+     "name": "Port",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "username",
+     "name": "Username",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "password",
+     "name": "Password",
+     "type": "str",
+     "secret": true,
+     "settable": true
+    },
+    {
+     "option": "dst_file",
+     "name": "DstFile",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "interval",
+     "name": "Interval",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "nonce",
+     "name": "Nonce",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "passphrase",
+     "name": "Passphrase",
+     "type": "str",
+     "secret": true,
+     "settable": true
+    },
+    {
+     "option": "on_change",
+     "name": "OnChange",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "retry_count",
+     "name": "RetryCount",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "timeout",
+     "name": "Timeout",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "timestamp",
+     "name": "Timestamp",
+     "type": "str",
+     "choices": [
+      "append",
+      "prepend",
+      "disabled"
+     ],
+     "settable": true
+    }
+   ]
+  },
+  "IPv4Intf": {
+   "module": "swmgr_ipv4_intf",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "IntfRef"
+   ],
+   "fields": [
+    {
+     "option": "intf_ref",
+     "name": "IntfRef",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "ip_addr",
+     "name": "IpAddr",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "admin_state",
+     "name": "AdminState",
+     "type": "str",
+     "choices": [
+      "UP",
+      "DOWN"
+     ],
+     "settable": true
+    },
+    {
+     "option": "vrf",
+     "name": "Vrf",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "allow_overlap",
+     "name": "AllowOverlap",
+     "type": "bool",
+     "settable": true
+    }
+   ]
+  },
+  "IPv4Route": {
+   "module": "swmgr_ipv4_route",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "DestinationNw",
+    "NetworkMask"
+   ],
+   "fields": [
+    {
+     "option": "destination_nw",
+     "name": "DestinationNw",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "network_mask",
+     "name": "NetworkMask",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "protocol",
+     "name": "Protocol",
+     "type": "str",
+     "choices": [
+      "STATIC"
+     ],
+     "settable": true
+    },
+    {
+     "option": "cost",
+     "name": "Cost",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "null_route",
+     "name": "NullRoute",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "next_hop",
+     "name": "NextHop",
+     "type": "list",
+     "elements": "dict",
+     "settable": true,
+     "sub": [
+      {
+       "option": "next_hop_ip",
+       "name": "NextHopIp",
+       "type": "str",
+       "settable": true
+      },
+      {
+       "option": "next_hop_int_ref",
+       "name": "NextHopIntRef",
+       "type": "str",
+       "settable": true
+      },
+      {
+       "option": "weight",
+       "name": "Weight",
+       "type": "int",
+       "settable": true
+      }
+     ]
+    }
+   ]
+  },
+  "LLDPGlobal": {
+   "module": "swmgr_lldp_global",
+   "singleton": true,
+   "creatable": false,
+   "keys": [
+    "Vrf"
+   ],
+   "fields": [
+    {
+     "option": "vrf",
+     "name": "Vrf",
+     "type": "str",
+     "choices": [
+      "default"
+     ],
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "enable",
+     "name": "Enable",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "tranmit_interval",
+     "name": "TranmitInterval",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "tx_rx_mode",
+     "name": "TxRxMode",
+     "type": "str",
+     "choices": [
+      "TxOnly",
+      "RxOnly",
+      "TxRx"
+     ],
+     "settable": true
+    },
+    {
+     "option": "snoop_and_drop",
+     "name": "SnoopAndDrop",
+     "type": "bool",
+     "settable": false
+    }
+   ]
+  },
+  "LogicalIntf": {
+   "module": "swmgr_logical_intf",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "Name"
+   ],
+   "fields": [
+    {
+     "option": "name",
+     "name": "Name",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "type",
+     "name": "Type",
+     "type": "str",
+     "choices": [
+      "Loopback"
+     ],
+     "settable": true
+    }
+   ]
+  },
+  "NtpServer": {
+   "module": "swmgr_ntp_server",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "IpAddr"
+   ],
+   "fields": [
+    {
+     "option": "ip_addr",
+     "name": "IpAddr",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "min_poll",
+     "name": "MinPoll",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "max_poll",
+     "name": "MaxPoll",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "source_intf",
+     "name": "SourceIntf",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "prefer",
+     "name": "Prefer",
+     "type": "bool",
+     "settable": true
+    }
+   ]
+  },
+  "Port": {
+   "module": "swmgr_port",
+   "singleton": false,
+   "creatable": false,
+   "keys": [
+    "IntfRef"
+   ],
+   "fields": [
+    {
+     "option": "intf_ref",
+     "name": "IntfRef",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "if_index",
+     "name": "IfIndex",
+     "type": "int",
+     "settable": false
+    },
+    {
+     "option": "description",
+     "name": "Description",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "phy_intf_type",
+     "name": "PhyIntfType",
+     "type": "str",
+     "choices": [
+      "GMII",
+      "SGMII",
+      "QSMII",
+      "SFI",
+      "XFI",
+      "XAUI",
+      "XLAUI",
+      "RXAUI",
+      "CR",
+      "CR2",
+      "CR4",
+      "KR",
+      "KR2",
+      "KR4",
+      "SR",
+      "SR2",
+      "SR4",
+      "SR10",
+      "LR",
+      "LR4"
+     ],
+     "settable": true
+    },
+    {
+     "option": "admin_state",
+     "name": "AdminState",
+     "type": "str",
+     "choices": [
+      "UP",
+      "DOWN"
+     ],
+     "settable": true
+    },
+    {
+     "option": "mac_addr",
+     "name": "MacAddr",
+     "type": "str",
+     "settable": false
+    },
+    {
+     "option": "speed",
+     "name": "Speed",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "duplex",
+     "name": "Duplex",
+     "type": "str",
+     "choices": [
+      "Half_Duplex",
+      "Full_Duplex"
+     ],
+     "settable": true
+    },
+    {
+     "option": "autoneg",
+     "name": "Autoneg",
+     "type": "str",
+     "choices": [
+      "ON",
+      "OFF"
+     ],
+     "settable": true
+    },
+    {
+     "option": "media_type",
+     "name": "MediaType",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "mtu",
+     "name": "Mtu",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "break_out_mode",
+     "name": "BreakOutMode",
+     "type": "str",
+     "choices": [
+      "1x100",
+      "1x40",
+      "2x50",
+      "4x25",
+      "4x10"
+     ],
+     "settable": true
+    },
+    {
+     "option": "loopback_mode",
+     "name": "LoopbackMode",
+     "type": "str",
+     "choices": [
+      "NONE",
+      "MAC",
+      "PHY",
+      "RMT"
+     ],
+     "settable": true
+    },
+    {
+     "option": "enable_fec",
+     "name": "EnableFEC",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "prbs_tx_enable",
+     "name": "PRBSTxEnable",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "prbs_rx_enable",
+     "name": "PRBSRxEnable",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "prbs_polynomial",
+     "name": "PRBSPolynomial",
+     "type": "str",
+     "choices": [
+      "2^7",
+      "2^23",
+      "2^31"
+     ],
+     "settable": true
+    },
+    {
+     "option": "dscp_to_cos_profile_ref",
+     "name": "DscpToCosProfileRef",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "pcp_to_cos_profile_ref",
+     "name": "PcpToCosProfileRef",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "sched_profile_ref",
+     "name": "SchedProfileRef",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "storm_control_profile",
+     "name": "StormControlProfile",
+     "type": "str",
+     "settable": true
+    }
+   ]
+  },
+  "Span": {
+   "module": "swmgr_span",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "SpanSessionName"
+   ],
+   "fields": [
+    {
+     "option": "span_session_name",
+     "name": "SpanSessionName",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "admin_state",
+     "name": "AdminState",
+     "type": "str",
+     "choices": [
+      "UP",
+      "DOWN"
+     ],
+     "settable": true
+    },
+    {
+     "option": "dst_intf_ref",
+     "name": "DstIntfRef",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "mirror_dir",
+     "name": "MirrorDir",
+     "type": "str",
+     "choices": [
+      "RX",
+      "TX",
+      "BOTH"
+     ],
+     "settable": true
+    },
+    {
+     "option": "src_intf_ref_list",
+     "name": "SrcIntfRefList",
+     "type": "list",
+     "elements": "str",
+     "settable": true
+    }
+   ]
+  },
+  "SystemParam": {
+   "module": "swmgr_system_param",
+   "singleton": true,
+   "creatable": false,
+   "keys": [
+    "Vrf"
+   ],
+   "fields": [
+    {
+     "option": "vrf",
+     "name": "Vrf",
+     "type": "str",
+     "choices": [
+      "default"
+     ],
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "mgmt_ip",
+     "name": "MgmtIp",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "hostname",
+     "name": "Hostname",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "switch_mac",
+     "name": "SwitchMac",
+     "type": "str",
+     "settable": false
+    },
+    {
+     "option": "sw_version",
+     "name": "SwVersion",
+     "type": "str",
+     "settable": false
+    },
+    {
+     "option": "description",
+     "name": "Description",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "timezone",
+     "name": "Timezone",
+     "type": "str",
+     "settable": true
+    }
+   ]
+  },
+  "User": {
+   "module": "swmgr_user",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "Name"
+   ],
+   "fields": [
+    {
+     "option": "name",
+     "name": "Name",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "access",
+     "name": "Access",
+     "type": "str",
+     "choices": [
+      "Bash",
+      "CLI"
+     ],
+     "settable": true
+    },
+    {
+     "option": "default_shell",
+     "name": "DefaultShell",
+     "type": "str",
+     "choices": [
+      "Bash",
+      "CLI"
+     ],
+     "settable": true
+    },
+    {
+     "option": "password",
+     "name": "Password",
+     "type": "str",
+     "secret": true,
+     "transient": true,
+     "settable": true
+    },
+    {
+     "option": "group",
+     "name": "Group",
+     "type": "str",
+     "settable": true
+    }
+   ]
+  },
+  "Vlan": {
+   "module": "swmgr_vlan",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "VlanId"
+   ],
+   "fields": [
+    {
+     "option": "vlan_id",
+     "name": "VlanId",
+     "type": "int",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "intf_list",
+     "name": "IntfList",
+     "type": "list",
+     "elements": "str",
+     "settable": true
+    },
+    {
+     "option": "untag_intf_list",
+     "name": "UntagIntfList",
+     "type": "list",
+     "elements": "str",
+     "settable": true
+    },
+    {
+     "option": "admin_state",
+     "name": "AdminState",
+     "type": "str",
+     "choices": [
+      "UP",
+      "DOWN"
+     ],
+     "settable": true
+    },
+    {
+     "option": "auto_state",
+     "name": "AutoState",
+     "type": "str",
+     "choices": [
+      "UP",
+      "DOWN"
+     ],
+     "settable": true
+    },
+    {
+     "option": "description",
+     "name": "Description",
+     "type": "str",
+     "settable": true
+    }
+   ]
+  },
+  "Vrf": {
+   "module": "swmgr_vrf",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "Vrf"
+   ],
+   "fields": [
+    {
+     "option": "vrf",
+     "name": "Vrf",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "name",
+     "name": "Name",
+     "type": "str",
+     "settable": true
+    }
+   ]
+  }
+ }
+}''')
+
+KINDS = MODEL['kinds']
+ACTIONS = MODEL['actions']

@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/swmgr/swmgr/internal/model"
+)
+
+// hostileValues are values a field could hold (stored before the model
+// refused control characters, or sent by a backend) that try to leave their
+// quotes, their line or their command, or to drive the terminal.
+var hostileValues = []string{
+	"x\nuser mallory Group admin password mallory-pass-1",
+	"x\"\n!\nuser mallory Group admin\n!\ninterface fpPort 1\n  description \"y",
+	"a\rb", "tab\there", "\x1b]2;pwned\x07", "\x1b[2J", "\u009b2J", "\u0085next", "\u202eabc", "\u2028",
+	"\x00nul", "\x7fdel", "\U000e0001tag", "uplink | include x", "a;b", "?", "", "C:\\new", `say "hi"`,
+	"bad\xffbyte",
+}
+
+// TestQuoteStaysOneToken: whatever a value holds, quote writes it as one
+// token of printable text on one line, and tokenize reads the value back.
+func TestQuoteStaysOneToken(t *testing.T) {
+	for _, v := range hostileValues {
+		q := quote(v)
+		if strings.ContainsFunc(q, model.IsLineBreaking) || strings.ContainsRune(q, 0xfffd) && !strings.ContainsRune(v, 0xfffd) && !strings.Contains(v, "\xff") {
+			t.Errorf("quote(%q) = %q holds a control character", v, q)
+		}
+		line := "description " + q
+		toks, err := tokenize(line)
+		if err != nil || len(toks) != 2 || toks[1].text != v {
+			t.Errorf("tokenize(%q) = %+v, %v; want [description %q]", line, toks, err, v)
+		}
+		if cmd, pipes, err := splitPipes(line); err != nil || len(pipes) != 0 || cmd != line {
+			t.Errorf("splitPipes(%q) = %q %v %v", line, cmd, pipes, err)
+		}
+		if cmds := SplitCommands(line); len(cmds) != 1 {
+			t.Errorf("SplitCommands(%q) = %q", line, cmds)
+		}
+	}
+	// What was typed before escapes existed reads as it did.
+	for typed, want := range map[string]string{`"C:\new"`: `C:\new`, `"a\qb"`: `a\qb`, `"\x4"`: `\x4`} {
+		if toks, err := tokenize(typed); err != nil || len(toks) != 1 || toks[0].text != want {
+			t.Errorf("tokenize(%s) = %+v, %v; want %q", typed, toks, err, want)
+		}
+	}
+}
+
+// TestTerminalSafe: newlines and tabs of the CLI's own output stay; every
+// other control character is an escape; the colours pass only when the
+// session paints.
+func TestTerminalSafe(t *testing.T) {
+	for _, tc := range []struct {
+		in     string
+		colors bool
+		want   string
+	}{
+		{"plain\ttext\n", false, "plain\ttext\n"},
+		{"a\x1b]2;pwned\x07b", true, `a\u001b]2;pwned\u0007b`},
+		{"\x1b[31mFAILED\x1b[0m", true, "\x1b[31mFAILED\x1b[0m"},
+		{"\x1b[31mFAILED\x1b[0m", false, `\u001b[31mFAILED\u001b[0m`},
+		{"\x1b[2J\x1b[31m", true, "\\u001b[2J\x1b[31m"},
+		{"over\rwrite", false, `over\u000dwrite`},
+		{"c1\u009b2J \u0085 \u202e", false, `c1\u009b2J \u0085 \u202e`},
+		{"bad\x9bbyte", false, `bad\x9bbyte`},
+		{"café ✓", false, "café ✓"},
+	} {
+		if got := TerminalSafe(tc.in, tc.colors); got != tc.want {
+			t.Errorf("TerminalSafe(%q, %v) = %q; want %q", tc.in, tc.colors, got, tc.want)
+		}
+	}
+}
+
+// TestTableCellsAreOneLine: a value in a table cannot add a row or drive
+// the terminal.
+func TestTableCellsAreOneLine(t *testing.T) {
+	var b bytes.Buffer
+	rows := [][]string{}
+	for _, v := range hostileValues {
+		rows = append(rows, []string{"fpPort1", v})
+	}
+	writeTable(&b, []string{"IntfRef", "Description"}, rows, true)
+	out := b.String()
+	if n := strings.Count(out, "\n"); n < len(rows)+3 || strings.Count(out, "fpPort1") != len(rows) {
+		t.Fatalf("table:\n%s", out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if strings.ContainsFunc(l, model.IsLineBreaking) {
+			t.Errorf("line %q holds a control character", l)
+		}
+		if strings.HasPrefix(strings.TrimSpace(l), "user ") || strings.HasPrefix(strings.TrimSpace(l), "!") {
+			t.Errorf("a value made a line of its own: %q", l)
+		}
+	}
+}
