@@ -213,7 +213,8 @@ func TestConfigLogCannotDriveTheTerminal(t *testing.T) {
 	if strings.Contains(string(title), "pwned") {
 		t.Errorf("the config log set the terminal's title: %q", title)
 	}
-	if !strings.Contains(scr, "bogus%1b%5d2%3bpwned%07") || !strings.Contains(scr, "SeqNum") {
+	// The table may wrap the cell; its first line shows the escape as sent.
+	if !strings.Contains(scr, "bogus%1b%5d2%3") || strings.ContainsRune(scr, 0x1b) || !strings.Contains(scr, "SeqNum") {
 		t.Errorf("the refused write's path is not shown as sent:\n%s", scr)
 	}
 }

@@ -32,6 +32,7 @@ import (
 	"github.com/swmgr/swmgr/internal/engine/candidates"
 	"github.com/swmgr/swmgr/internal/engine/history"
 	"github.com/swmgr/swmgr/internal/engine/users"
+	"github.com/swmgr/swmgr/internal/gnmi"
 	"github.com/swmgr/swmgr/internal/lifecycle"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/obs"
@@ -44,6 +45,7 @@ type serveOptions struct {
 	dataDir           string
 	http              string
 	https             string
+	gnmi              string // gNMI listen address; "" disables it
 	tlsCert, tlsKey   string
 	adminPasswordFile string
 	backend           string
@@ -101,6 +103,7 @@ func serveCommand() *cobra.Command {
 	f.StringVar(&o.dataDir, "data-dir", defaultDataDir(), "directory of the database, keys and saved configuration")
 	f.StringVar(&o.http, "http", "127.0.0.1:8080", "plain HTTP listen address (\"\" disables it)")
 	f.StringVar(&o.https, "https", ":443", "HTTPS listen address, Basic credentials required (\"\" disables it)")
+	f.StringVar(&o.gnmi, "gnmi", "", "gNMI listen address (gRPC with the HTTPS certificate, metadata username/password), conventionally :"+gnmi.DefaultPort+" (\"\" disables it)")
 	f.StringVar(&o.tlsCert, "tls-cert", "", "HTTPS certificate chain (PEM); default: a self-signed one made in the data directory")
 	f.StringVar(&o.tlsKey, "tls-key", "", "private key of --tls-cert (PEM)")
 	f.StringVar(&o.adminPasswordFile, "admin-password-file", "", "file holding the first admin's password (else $"+adminPasswordEnv+", else generated into <data-dir>/"+initialPasswordFile+")")
@@ -249,6 +252,9 @@ func serve(ctx context.Context, o *serveOptions) error {
 		return err
 	}
 	if err := probeListen("--http", o.http); err != nil {
+		return err
+	}
+	if err := probeListen("--gnmi", o.gnmi); err != nil {
 		return err
 	}
 	ob := newObservability(o, accessLog)
@@ -460,6 +466,12 @@ func serve(ctx context.Context, o *serveOptions) error {
 		socketPath = o.socket
 		listeners = append(listeners, listener{newServer(inner, true), limit(ln, "socket"), false})
 	}
+	var gnmiServer *gnmi.Server
+	if o.gnmi != "" {
+		if gnmiServer, err = startGNMI(o, eng, hist, handler, verifier, throttle, log); err != nil {
+			return err
+		}
+	}
 	errc := make(chan error, len(listeners))
 	for _, l := range listeners {
 		if l.tls {
@@ -480,6 +492,9 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 	log.Info("shutting down")
 	handler.CloseStreams() // change-feed clients would otherwise hold Shutdown for its whole timeout
+	if gnmiServer != nil {
+		gnmiServer.Stop(5 * time.Second)
+	}
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for _, l := range listeners {

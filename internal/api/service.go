@@ -170,3 +170,19 @@ func (q *request) pickOne(objs []model.Object) (model.Object, error) {
 	}
 	return nil, apierr.NotFound(apierr.CodeNotFound, q.kind.Name, "no %s has the fields given", q.kind.Name)
 }
+
+// StateObjects lists the objects of a state-only kind from the source it
+// declares: the service's own (HandleState) or its backend driver's. Other
+// front ends (gNMI) read state through it.
+func (s *Server) StateObjects(ctx context.Context, k *model.Kind) ([]model.Object, error) {
+	switch k.Source {
+	case model.SourceService:
+		if src := s.states[k.Name]; src != nil {
+			return src(ctx)
+		}
+		return nil, apierr.New(http.StatusNotImplemented, apierr.CodeNotImplemented, k.Name, "", "this swmgr does not provide %s", k.Name)
+	case model.SourceBackend:
+		return s.eng.StateObjects(ctx, k)
+	}
+	return nil, apierr.New(http.StatusNotImplemented, apierr.CodeNotImplemented, k.Name, "", "%s comes from source %q, which is read otherwise", k.Name, k.Source)
+}

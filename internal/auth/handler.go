@@ -1,7 +1,6 @@
 package auth
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -124,78 +123,18 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	addr := clientAddr(r.RemoteAddr)
-	if wait := h.opts.Throttle.Wait(name, addr); wait > 0 {
-		h.tooMany(w, r, name, addr, wait)
-		return
-	}
-	id, ok := h.opts.Verifier.Cached(name, password)
-	if ok {
-		h.opts.Throttle.Succeeded(name, addr)
-		h.authorised(w, r, id, addr.String(), true)
-		return
-	}
-	// A request whose credential is being checked for another one waits
-	// for that check and makes no attempt of its own: the same guess sent
-	// on many connections is one guess, and a client opening connections
-	// in parallel must not lock itself out.
-	id, ok, joined, err := h.opts.Verifier.Joined(r.Context(), name, password)
-	attempt := &Attempt{} // ends nothing for a joined request
-	if !joined {
-		var wait time.Duration
-		if attempt, wait = h.opts.Throttle.Begin(name, addr); wait > 0 {
-			h.tooMany(w, r, name, addr, wait)
-			return
+	id, refused := Login(r.Context(), h.opts.Verifier, h.opts.Throttle, h.opts.Log, name, password, addr, r.Method+" "+r.URL.Path)
+	if refused != nil {
+		if refused.Hold {
+			HoldRefusal(r.Context(), h.opts.RefusalDelay)
 		}
-		id, ok, err = h.opts.Verifier.Check(r.Context(), name, password, attempt.Trusted())
-	}
-	switch {
-	case errors.Is(err, ErrBusy):
-		attempt.End(Aborted)
-		h.opts.Log.Warn("login refused: too many password checks under way", "user", name, "addr", addr.String())
-		h.holdRefusal(r)
-		w.Header().Set("Retry-After", "1")
-		h.fail(w, r, apierr.New(http.StatusServiceUnavailable, apierr.CodeNotReady, "", "", "%v", err))
+		if refused.RetryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(int(refused.RetryAfter/time.Second)))
+		}
+		h.fail(w, r, refused.Err)
 		return
-	case err != nil:
-		attempt.End(Aborted)
-		h.opts.Log.Error("cannot check credentials", "user", name, "addr", addr.String(), "err", err)
-		h.fail(w, r, apierr.New(http.StatusServiceUnavailable, apierr.CodeNotReady, "", "",
-			"the switch's accounts cannot be read; try again later"))
-		return
-	case !ok:
-		lock := attempt.End(Failed)
-		h.opts.Log.Warn("login failed", "user", name, "addr", addr.String(), "method", r.Method, "path", r.URL.Path, "locked_for", lock.String())
-		h.fail(w, r, apierr.New(http.StatusUnauthorized, apierr.CodeUnauthorized, "", "", "wrong user name or password"))
-		return
-	}
-	if joined {
-		h.opts.Throttle.Succeeded(name, addr)
-	} else {
-		attempt.End(Succeeded)
 	}
 	h.authorised(w, r, id, addr.String(), true)
-}
-
-// holdRefusal waits RefusalDelay, or until the client goes away.
-func (h *handler) holdRefusal(r *http.Request) {
-	if h.opts.RefusalDelay <= 0 {
-		return
-	}
-	t := time.NewTimer(h.opts.RefusalDelay)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-r.Context().Done():
-	}
-}
-
-// tooMany answers 429 to a locked-out attempt.
-func (h *handler) tooMany(w http.ResponseWriter, r *http.Request, name string, addr netip.Addr, wait time.Duration) {
-	secs := int((wait + time.Second - 1) / time.Second)
-	h.opts.Log.Warn("login refused: too many failures", "user", name, "addr", addr.String(), "retry_after_s", secs)
-	h.holdRefusal(r)
-	w.Header().Set("Retry-After", strconv.Itoa(secs))
-	h.fail(w, r, apierr.New(http.StatusTooManyRequests, apierr.CodeTooManyAttempts, "", "", "too many failed logins for %q from %s; try again in %d s", name, addr, secs))
 }
 
 // authorised checks the role of an identified request and serves it, with

@@ -19,7 +19,9 @@ func TestKillStale(t *testing.T) {
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "d.conf")
 	start := func(arg string) *exec.Cmd {
-		cmd := exec.Command("sh", "-c", "sleep 1000", "sh", arg)
+		// "; exit": a shell runs a lone last command by exec, and the
+		// process would then no longer name its configuration.
+		cmd := exec.Command("sh", "-c", "sleep 1000; exit 0", "sh", arg)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}

@@ -77,3 +77,16 @@ func (e *Engine) armConfirm(rev uint64, after time.Duration) {
 		(*fn)(rev, after)
 	}
 }
+
+// MoveConfirmDeadline, in the AfterWrite of a request, sets the deadline
+// of the commit awaiting confirmation (package history: a new rollback
+// duration); false when none awaits confirmation.
+func MoveConfirmDeadline(tx store.Txn, deadline time.Time) bool {
+	c := pendingConfirm(tx)
+	if c == nil {
+		return false
+	}
+	c.Deadline = deadline.UnixNano()
+	setPendingConfirm(tx, c)
+	return true
+}

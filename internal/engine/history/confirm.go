@@ -8,6 +8,7 @@ import (
 
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/store"
 )
 
 // A confirmed commit is applied at once and rolled back unless confirmed in
@@ -38,15 +39,7 @@ var errNotPending = errors.New("no longer awaiting confirmation")
 // confirmExpired rolls back an unconfirmed commit.
 func (h *History) confirmExpired(rev uint64) {
 	meta := engine.Meta{Source: "confirm-timeout", Comment: fmt.Sprintf("revision %d was not confirmed in time", rev)}
-	out, err := h.e.Commit(context.Background(), engine.Request{Meta: meta, DuringConfirm: true, ClearConfirm: true, Prepare: func(v *engine.View, req *engine.Request) error {
-		p := v.Confirmation()
-		if p == nil || p.Revision != rev {
-			return errNotPending
-		}
-		edits, err := h.rollbackEdits(v, p.Restore)
-		req.Edits = edits
-		return err
-	}})
+	out, err := h.rollbackPending(context.Background(), rev, engine.Request{Meta: meta})
 	switch {
 	case errors.Is(err, errNotPending), errors.Is(err, engine.ErrClosed):
 	case err != nil:
@@ -56,6 +49,36 @@ func (h *History) confirmExpired(rev uint64) {
 	default:
 		h.log.Warn("unconfirmed commit rolled back", "revision", rev, "rollback_revision", out.Revision)
 	}
+}
+
+// rollbackPending rolls back the commit at rev that awaits confirmation,
+// in one commit made with req's Meta and Log; errNotPending if rev no
+// longer awaits confirmation.
+func (h *History) rollbackPending(ctx context.Context, rev uint64, req engine.Request) (*engine.Outcome, error) {
+	req.DuringConfirm, req.ClearConfirm = true, true
+	req.Prepare = func(v *engine.View, req *engine.Request) error {
+		p := v.Confirmation()
+		if p == nil || p.Revision != rev {
+			return errNotPending
+		}
+		edits, err := h.rollbackEdits(v, p.Restore)
+		req.Edits = edits
+		return err
+	}
+	return h.e.Commit(ctx, req)
+}
+
+// Cancel rolls back now the commit at rev that awaits confirmation, as its
+// timer would (the commit-confirmed extension's cancel).
+func (h *History) Cancel(ctx context.Context, rev uint64, req engine.Request) (*engine.Outcome, error) {
+	out, err := h.rollbackPending(ctx, rev, req)
+	if errors.Is(err, errNotPending) {
+		return nil, apierr.Conflict(apierr.CodeConflict, "Revision", "revision %d is not awaiting confirmation (it was confirmed, rolled back, or committed without Confirm)", rev)
+	}
+	if err == nil {
+		h.stopConfirmTimer()
+	}
+	return out, err
 }
 
 // Confirm keeps a commit that awaits confirmation.
@@ -81,6 +104,34 @@ func (h *History) Confirm(ctx context.Context, rev uint64, meta engine.Meta, inf
 		return err
 	}
 	h.stopConfirmTimer()
+	return nil
+}
+
+// SetDeadline gives the commit at rev that awaits confirmation a new
+// deadline, after from now (the commit-confirmed extension's
+// set_rollback_duration); the deadline is stored, so a restart keeps it.
+func (h *History) SetDeadline(ctx context.Context, rev uint64, after time.Duration, meta engine.Meta, info *engine.LogInfo) error {
+	if after <= 0 {
+		return apierr.BadRequest(apierr.CodeInvalidValue, "Revision", "", "the new rollback duration must be positive")
+	}
+	deadline := time.Now().Add(after)
+	err := h.e.Submit(ctx, engine.Request{Meta: meta, Log: info, DuringConfirm: true,
+		Prepare: func(v *engine.View, req *engine.Request) error {
+			p := v.Confirmation()
+			if p == nil || p.Revision != rev {
+				return apierr.Conflict(apierr.CodeConflict, "Revision", "revision %d is not awaiting confirmation (it was confirmed, rolled back, or committed without Confirm)", rev)
+			}
+			if time.Now().UnixNano() > p.Deadline {
+				return apierr.Conflict(apierr.CodeConflict, "Revision", "the confirmation time of revision %d has passed; it is being rolled back", rev)
+			}
+			return nil
+		},
+		AfterWrite: func(tx store.Txn) { engine.MoveConfirmDeadline(tx, deadline) },
+	})
+	if err != nil {
+		return err
+	}
+	h.armConfirm(rev, time.Until(deadline))
 	return nil
 }
 

@@ -1,0 +1,353 @@
+package gnmi
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	gpb "github.com/openconfig/gnmi/proto/gnmi"
+
+	"github.com/swmgr/swmgr/internal/api"
+	"github.com/swmgr/swmgr/internal/engine/candidates"
+	"github.com/swmgr/swmgr/internal/engine/history"
+	"github.com/swmgr/swmgr/internal/model"
+)
+
+// The benchmarks compare gNMI with REST on the same engine, in one run,
+// and report the ratios (docs/gnmi.md quotes them). Both go over loopback
+// TCP without TLS.
+
+func restServer(b *testing.B, fx *fixture) *httptest.Server {
+	b.Helper()
+	h := api.New(fx.f.E, history.New(fx.f.E), candidates.New(fx.f.E), nil)
+	srv := httptest.NewServer(h)
+	b.Cleanup(srv.Close)
+	return srv
+}
+
+func restDo(b *testing.B, c *http.Client, method, url, body string) []byte {
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	resp, err := c.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	data, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode >= 300 {
+		b.Fatalf("%s %s: %d %s", method, url, resp.StatusCode, data)
+	}
+	return data
+}
+
+// BenchmarkGNMIVsREST measures, in one run: Get of one leaf against REST's
+// GET by ObjectId (throughput ratio), and one SetRequest of 1,000 updates
+// against 1,000 single REST creates (speed-up).
+func BenchmarkGNMIVsREST(b *testing.B) {
+	fx := start(b, Options{})
+	srv := restServer(b, fx)
+	c := srv.Client()
+	c.Transport.(*http.Transport).MaxIdleConnsPerHost = 64 // a kept connection per client
+	base := srv.URL + "/public/v1"
+	var created struct{ ObjectId string }
+	json.Unmarshal(restDo(b, c, "POST", base+"/config/NtpServer", `{"IpAddr":"10.0.0.1"}`), &created)
+	ctx := context.Background()
+	get := &gpb.GetRequest{Path: []*gpb.Path{p("swmgr", "/config/NtpServer[IpAddr=10.0.0.1]/MinPoll")}}
+	// Throughput: 16 clients at once, each its own requests one after the
+	// other; rounds of REST and gNMI alternate.
+	const rounds, per, workers = 5, 800, 16
+	parallel := func(fn func()) time.Duration {
+		var wg sync.WaitGroup
+		t0 := time.Now()
+		for range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range per / workers {
+					fn()
+				}
+			}()
+		}
+		wg.Wait()
+		return time.Since(t0)
+	}
+	var tREST, tGNMI time.Duration
+	for range rounds {
+		tREST += parallel(func() { restDo(b, c, "GET", base+"/config/NtpServer/"+created.ObjectId, "") })
+		tGNMI += parallel(func() {
+			if _, err := fx.c.Get(ctx, get); err != nil {
+				b.Error(err)
+			}
+		})
+	}
+	b.ReportMetric(float64(tREST)/float64(tGNMI), "get-gnmi/rest-throughput")
+	b.ReportMetric(float64(tGNMI.Microseconds())/(rounds*per), "get-gnmi-us")
+	b.ReportMetric(float64(tREST.Microseconds())/(rounds*per), "get-rest-us")
+
+	// 1,000 creates: one SetRequest against 1,000 REST POSTs.
+	const n = 1000
+	t0 := time.Now()
+	for i := range n {
+		restDo(b, c, "POST", base+"/config/NtpServer", fmt.Sprintf(`{"IpAddr":"10.1.%d.%d"}`, i/250, i%250+1))
+	}
+	rest := time.Since(t0)
+	set := &gpb.SetRequest{}
+	for i := range n {
+		set.Update = append(set.Update, &gpb.Update{Path: p("swmgr", fmt.Sprintf("/config/NtpServer[IpAddr=10.2.%d.%d]", i/250, i%250+1)), Val: jv(`{"MinPoll":5}`)})
+	}
+	t0 = time.Now()
+	if _, err := fx.c.Set(ctx, set); err != nil {
+		b.Fatal(err)
+	}
+	gnmi := time.Since(t0)
+	b.ReportMetric(float64(rest)/float64(gnmi), "set1000-speedup")
+	b.ReportMetric(float64(gnmi.Milliseconds()), "set1000-gnmi-ms")
+	b.ReportMetric(float64(rest.Milliseconds()), "set1000-rest-ms")
+	for range b.N {
+	}
+}
+
+// BenchmarkCommitsWithSubscribers measures commit throughput (16
+// writers) with 100 ON_CHANGE subscribers on / against none, in 5
+// alternating rounds (ratio of the medians), and, at 100 commits a second,
+// the time from a commit's answer (it is durable) to its notification at
+// a subscriber (p50, p99; and p99 from the commit's start). The subscribers are another process, as they would be (this test
+// binary re-executed: TestHelperGNMISubscribers).
+func BenchmarkCommitsWithSubscribers(b *testing.B) {
+	const (
+		writers = 16
+		commits = 1600
+		subs    = 100
+	)
+	fx := start(b, Options{})
+	var next atomic.Int64
+	// Each commit changes one port's Mtu to a value the port had not in
+	// the last 8,000 commits, so that its notification is told apart.
+	port := func(i int64) string { return fmt.Sprint("fpPort", i%8+1) }
+	mtu := func(i int64) int64 { return 1000 + i%8000 }
+	commit := func() int64 {
+		i := next.Add(1)
+		fx.f.MustApply(fx.f.Edit(model.Update, "Port", model.Object{"IntfRef": port(i), "Mtu": mtu(i)}))
+		return i
+	}
+	run := func() float64 {
+		var wg sync.WaitGroup
+		t0 := time.Now()
+		for range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range commits / writers {
+					commit()
+				}
+			}()
+		}
+		wg.Wait()
+		return float64(commits/writers*writers) / time.Since(t0).Seconds()
+	}
+	type arrival struct {
+		key string
+		at  time.Time
+	}
+	attach := func() (arrivals chan arrival, stop func()) {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperGNMISubscribers$")
+		cmd.Env = append(os.Environ(), "SWMGR_GNMI_SUBSCRIBERS="+strconv.Itoa(subs), "SWMGR_GNMI_ADDR="+fx.addr)
+		stdin, _ := cmd.StdinPipe()
+		stdout, _ := cmd.StdoutPipe()
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		arrivals = make(chan arrival, 1<<16)
+		ready := make(chan struct{})
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			sc := bufio.NewScanner(stdout)
+			for sc.Scan() {
+				f := strings.Fields(sc.Text())
+				switch {
+				case len(f) == 1 && f[0] == "ready":
+					close(ready)
+				case len(f) == 3:
+					ns, _ := strconv.ParseInt(f[2], 10, 64)
+					select {
+					case arrivals <- arrival{f[0] + " " + f[1], time.Unix(0, ns)}:
+					default:
+					}
+				}
+			}
+		}()
+		select {
+		case <-ready:
+		case <-done:
+			b.Fatal("the subscribers' process ended")
+		}
+		return arrivals, func() { stdin.Close(); <-done; cmd.Wait() }
+	}
+	var without, with []float64
+	for range 5 {
+		without = append(without, run())
+		_, stop := attach()
+		with = append(with, run())
+		stop()
+	}
+	slices.Sort(without)
+	slices.Sort(with)
+	b.ReportMetric(with[2]/without[2], "commits-100subs/none")
+	b.ReportMetric(without[2], "commits/s-none")
+	b.ReportMetric(with[2], "commits/s-100subs")
+
+	// 100 commits a second for 5 s, one writer: commit start to the
+	// notification at subscriber 0 that carries it, or a later value of
+	// the same port (commits taken together come as one notification,
+	// each path with its last value).
+	arrivals, stop := attach()
+	type sent struct {
+		i      int64
+		t0, t1 time.Time // the commit's start, and its answer (durable)
+	}
+	index := map[string]int64{}    // port and Mtu -> commit
+	pending := map[string][]sent{} // port -> commits not seen yet, in order
+	tick := time.NewTicker(10 * time.Millisecond)
+	for range 500 {
+		<-tick.C
+		t0 := time.Now()
+		i := commit()
+		index[fmt.Sprint(port(i), " ", mtu(i))] = i
+		pending[port(i)] = append(pending[port(i)], sent{i, t0, time.Now()})
+	}
+	tick.Stop()
+	time.Sleep(time.Second)
+	stop()
+	close(arrivals)
+	var lat, fromStart []time.Duration
+	for a := range arrivals {
+		j, ok := index[a.key]
+		if !ok {
+			continue
+		}
+		pt, _, _ := strings.Cut(a.key, " ")
+		ps := pending[pt]
+		for len(ps) > 0 && ps[0].i <= j {
+			lat = append(lat, a.at.Sub(ps[0].t1))
+			fromStart = append(fromStart, a.at.Sub(ps[0].t0))
+			ps = ps[1:]
+		}
+		pending[pt] = ps
+	}
+	for pt, ps := range pending {
+		if len(ps) > 0 {
+			b.Fatalf("%d commits to %s did not reach the subscriber", len(ps), pt)
+		}
+	}
+	slices.Sort(lat)
+	slices.Sort(fromStart)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "notify-p50-ms")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "notify-p99-ms")
+	b.ReportMetric(float64(fromStart[len(fromStart)*99/100].Microseconds())/1000, "start-to-notify-p99-ms")
+	for range b.N {
+	}
+}
+
+// TestHelperGNMISubscribers is BenchmarkCommitsWithSubscribers's
+// subscribers' process: SWMGR_GNMI_SUBSCRIBERS subscriptions ON_CHANGE to
+// / on SWMGR_GNMI_ADDR, each on its own connection; it prints "ready" once
+// all are synced, then "<port> <mtu> <unix ns>" for each Port update the
+// first one receives, until its standard input ends.
+func TestHelperGNMISubscribers(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("SWMGR_GNMI_SUBSCRIBERS"))
+	if n == 0 {
+		t.Skip("helper process for BenchmarkCommitsWithSubscribers")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := bufio.NewWriter(os.Stdout)
+	var mu sync.Mutex
+	var ready sync.WaitGroup
+	for i := range n {
+		c := dial(t, os.Getenv("SWMGR_GNMI_ADDR"), creds{"admin", "admin-pass"})
+		s, err := c.Subscribe(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Send(&gpb.SubscribeRequest{Request: &gpb.SubscribeRequest_Subscribe{Subscribe: &gpb.SubscriptionList{
+			Mode: gpb.SubscriptionList_STREAM, UpdatesOnly: true,
+			Subscription: []*gpb.Subscription{{Path: p("swmgr", cmp.Or(os.Getenv("SWMGR_GNMI_PATH"), "/")), Mode: gpb.SubscriptionMode_ON_CHANGE}},
+		}}})
+		ready.Add(1)
+		go func() {
+			synced := false
+			for {
+				r, err := s.Recv()
+				if err != nil {
+					return
+				}
+				if !synced && r.GetSyncResponse() {
+					synced = true
+					ready.Done()
+				}
+				if i != 0 {
+					continue
+				}
+				now := time.Now().UnixNano()
+				for _, u := range r.GetUpdate().GetUpdate() {
+					el := u.GetPath().GetElem()
+					if len(el) < 2 || el[0].GetName() != "config" || el[1].GetName() != "Port" {
+						continue
+					}
+					var o struct{ Mtu int64 }
+					json.Unmarshal(u.GetVal().GetJsonVal(), &o)
+					mu.Lock()
+					fmt.Fprintln(out, el[1].GetKey()["IntfRef"], o.Mtu, now)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	ready.Wait()
+	mu.Lock()
+	fmt.Fprintln(out, "ready")
+	out.Flush()
+	mu.Unlock()
+	go func() {
+		for {
+			time.Sleep(20 * time.Millisecond)
+			mu.Lock()
+			out.Flush()
+			mu.Unlock()
+		}
+	}()
+	io.Copy(io.Discard, os.Stdin)
+	mu.Lock()
+	out.Flush()
+	mu.Unlock()
+	os.Exit(0)
+}
+
+// BenchmarkGetLeaf is one Get of one leaf, for profiles.
+func BenchmarkGetLeaf(b *testing.B) {
+	fx := start(b, Options{})
+	fx.f.MustApply(fx.f.Edit(model.Create, "NtpServer", model.Object{"IpAddr": "10.0.0.1"}))
+	get := &gpb.GetRequest{Path: []*gpb.Path{p("swmgr", "/config/NtpServer[IpAddr=10.0.0.1]/MinPoll")}}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := fx.c.Get(ctx, get); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

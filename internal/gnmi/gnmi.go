@@ -1,0 +1,239 @@
+// Package gnmi is swmgr's gNMI front end: Capabilities, Get, Set and
+// Subscribe over gRPC, on the same engine, users, roles, validation, config
+// log and change feed as the REST API.
+//
+// Every RPC authenticates first: the metadata username and password are
+// checked like HTTP Basic credentials (auth.Login: throttle, cache, the
+// bound on checks); there is no anonymous path. Two origins are served:
+// "swmgr", whose paths are derived from the model's declarations
+// (/config/<Kind>[<Key>=<value>]/<Field>, /state/...), and "openconfig"
+// (and the empty origin), the OpenConfig leaves that map onto swmgr's
+// fields (openconfig.go). A SetRequest is one engine commit of source
+// "gnmi"; its commit-confirmed extension is swmgr's confirmed commit.
+// docs/gnmi.md describes the paths, the mapping and the decisions.
+package gnmi
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"log/slog"
+	"net"
+	"net/netip"
+	"time"
+
+	gpb "github.com/openconfig/gnmi/proto/gnmi"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
+	"google.golang.org/grpc/status"
+
+	"github.com/swmgr/swmgr/internal/auth"
+	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/engine/history"
+	"github.com/swmgr/swmgr/internal/model"
+)
+
+// DefaultPort is gNMI's conventional port (IANA's gnmi, 9339).
+const DefaultPort = "9339"
+
+// Login checks a user's credentials (auth.Login with the service's
+// Verifier and Throttle).
+type Login func(ctx context.Context, name, password string, addr netip.Addr) (auth.Identity, *auth.Refusal)
+
+// StateSource lists the objects of a state-only kind that the service
+// itself provides (api.Server's HandleState sources); nil: only the
+// backend's.
+type StateSource func(ctx context.Context, k *model.Kind) ([]model.Object, error)
+
+// Options are what the gNMI server runs on.
+type Options struct {
+	Engine  *engine.Engine
+	History *history.History // confirmed commits
+	Login   Login
+	State   StateSource
+	TLS     *tls.Config // nil: plain TCP (tests only)
+	Log     *slog.Logger
+	// RefusalDelay holds a login refused by the throttle or the bound on
+	// checks this long, as the HTTPS listener does.
+	RefusalDelay time.Duration
+	// SubscriberQueue is how many notifications a subscriber may have
+	// waiting to be sent before it is cut off (ResourceExhausted); 0:
+	// DefaultSubscriberQueue.
+	SubscriberQueue int
+	// StalledSubscriber is how long a subscriber may leave one
+	// notification untaken (gRPC's flow control holding its send) before
+	// it is cut off (ResourceExhausted) at the next notification for it;
+	// 0: DefaultStalledSubscriber.
+	StalledSubscriber time.Duration
+	// Version is swmgr's version, which Capabilities reports.
+	Version string
+	// HandshakeTimeout bounds a connection's TLS handshake (and HTTP/2
+	// preface); 0: gRPC's default, 120 s.
+	HandshakeTimeout time.Duration
+}
+
+// MaxRequest is the largest request accepted (a SetRequest of thousands
+// of updates is a few MiB).
+const MaxRequest = 16 << 20
+
+// Defaults of Options.SubscriberQueue and Options.StalledSubscriber.
+const (
+	DefaultSubscriberQueue   = 4096
+	DefaultStalledSubscriber = 30 * time.Second
+)
+
+// Server is the gNMI service.
+type Server struct {
+	gpb.UnimplementedGNMIServer
+	o    Options
+	reg  *model.Registry
+	grpc *grpc.Server
+	oc   *ocTree
+	// states keeps state reads briefly for polling subscriptions.
+	states stateCache
+	// decoded keeps the change feed's recent commits decoded.
+	decoded decodedEvents
+	// messages keeps notifications for subscriptions alike.
+	messages msgCache
+	// stop ends the subscriptions when the server stops.
+	stop   chan struct{}
+	closed bool
+}
+
+// New makes the gNMI service.
+func New(o Options) (*Server, error) {
+	if o.Engine == nil || o.Login == nil {
+		return nil, errors.New("gnmi: Engine and Login are required")
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.SubscriberQueue <= 0 {
+		o.SubscriberQueue = DefaultSubscriberQueue
+	}
+	if o.StalledSubscriber <= 0 {
+		o.StalledSubscriber = DefaultStalledSubscriber
+	}
+	s := &Server{o: o, reg: o.Engine.Registry(), stop: make(chan struct{})}
+	oc, err := newOCTree(s.reg)
+	if err != nil {
+		return nil, err
+	}
+	s.oc = oc
+	opts := []grpc.ServerOption{
+		grpc.UnaryInterceptor(s.unaryAuth),
+		grpc.StreamInterceptor(s.streamAuth),
+		grpc.MaxRecvMsgSize(MaxRequest),
+		grpc.MaxConcurrentStreams(1024),
+	}
+	if o.HandshakeTimeout > 0 {
+		opts = append(opts, grpc.ConnectionTimeout(o.HandshakeTimeout))
+	}
+	if o.TLS != nil {
+		opts = append(opts, grpc.Creds(credentials.NewTLS(o.TLS)))
+	}
+	s.grpc = grpc.NewServer(opts...)
+	gpb.RegisterGNMIServer(s.grpc, s)
+	return s, nil
+}
+
+// Serve answers gNMI on ln until Stop.
+func (s *Server) Serve(ln net.Listener) error { return s.grpc.Serve(ln) }
+
+// Stop ends the subscriptions and stops the server, waiting up to grace
+// for the RPCs under way.
+func (s *Server) Stop(grace time.Duration) {
+	if !s.closed {
+		s.closed = true
+		close(s.stop)
+	}
+	done := make(chan struct{})
+	go func() { s.grpc.GracefulStop(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(grace):
+		s.grpc.Stop()
+	}
+}
+
+// identity of an authenticated RPC.
+type identityKey struct{}
+
+func identityOf(ctx context.Context) auth.Identity {
+	id, _ := ctx.Value(identityKey{}).(auth.Identity)
+	return id
+}
+
+func addrOf(ctx context.Context) (netip.Addr, string) {
+	p, ok := peer.FromContext(ctx)
+	if !ok || p.Addr == nil {
+		return netip.Addr{}, ""
+	}
+	if t, ok := p.Addr.(*net.TCPAddr); ok {
+		ap := t.AddrPort()
+		return ap.Addr().Unmap(), ap.String()
+	}
+	ap, err := netip.ParseAddrPort(p.Addr.String())
+	if err != nil {
+		return netip.Addr{}, p.Addr.String()
+	}
+	return ap.Addr().Unmap(), p.Addr.String()
+}
+
+// authenticate checks the metadata credentials of an RPC before anything
+// else runs.
+func (s *Server) authenticate(ctx context.Context, method string) (context.Context, error) {
+	md, _ := metadata.FromIncomingContext(ctx)
+	name, password := first(md, "username"), first(md, "password")
+	if name == "" {
+		return nil, status.Error(codes.Unauthenticated, "authentication required: send the credentials of a User as the metadata username and password")
+	}
+	addr, _ := addrOf(ctx)
+	id, refused := s.o.Login(ctx, name, password, addr)
+	if refused != nil {
+		if refused.Hold {
+			auth.HoldRefusal(ctx, s.o.RefusalDelay)
+		}
+		return nil, grpcError(refused.Err)
+	}
+	return context.WithValue(ctx, identityKey{}, id), nil
+}
+
+func first(md metadata.MD, key string) string {
+	if v := md.Get(key); len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
+func (s *Server) unaryAuth(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	ctx, err := s.authenticate(ctx, info.FullMethod)
+	if err != nil {
+		return nil, err
+	}
+	return handler(ctx, req)
+}
+
+type authedStream struct {
+	grpc.ServerStream
+	ctx context.Context
+}
+
+func (a *authedStream) Context() context.Context { return a.ctx }
+
+func (s *Server) streamAuth(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	ctx, err := s.authenticate(ss.Context(), info.FullMethod)
+	if err != nil {
+		return err
+	}
+	return handler(srv, &authedStream{ServerStream: ss, ctx: ctx})
+}
+
+// meta is the engine's record of who made a change over gNMI.
+func meta(ctx context.Context, comment string) engine.Meta {
+	_, addr := addrOf(ctx)
+	return engine.Meta{User: identityOf(ctx).Name, Addr: addr, Source: "gnmi", Comment: comment}
+}

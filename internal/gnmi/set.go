@@ -1,0 +1,436 @@
+package gnmi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	gpb "github.com/openconfig/gnmi/proto/gnmi"
+	"github.com/openconfig/gnmi/proto/gnmi_ext"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/swmgr/swmgr/internal/apierr"
+	"github.com/swmgr/swmgr/internal/auth"
+	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/model"
+)
+
+// writeOp is what one path of a SetRequest does.
+type writeOp int
+
+const (
+	opDelete writeOp = iota
+	opReplace
+	opUpdate
+)
+
+func (o writeOp) method() string {
+	switch o {
+	case opDelete:
+		return http.MethodDelete
+	case opReplace:
+		return http.MethodPut
+	}
+	return http.MethodPatch
+}
+
+func (o writeOp) gnmi() gpb.UpdateResult_Operation {
+	switch o {
+	case opDelete:
+		return gpb.UpdateResult_DELETE
+	case opReplace:
+		return gpb.UpdateResult_REPLACE
+	}
+	return gpb.UpdateResult_UPDATE
+}
+
+// write is one change a SetRequest asks for, in the model's terms.
+type write struct {
+	op   writeOp
+	path *gpb.Path // as the client named it, for errors and the answer
+	kind *model.Kind
+	// sel, for a delete, names the objects (wildcards allowed); otherwise
+	// its keys are all given.
+	sel sel
+	// body holds the fields given (update, replace); a field's delete
+	// (reset to its default) names the field in reset.
+	body  map[string]json.RawMessage
+	reset string
+}
+
+// jsonOf is a TypedValue as JSON.
+func jsonOf(v *gpb.TypedValue) (json.RawMessage, error) {
+	switch x := v.GetValue().(type) {
+	case *gpb.TypedValue_JsonVal:
+		return x.JsonVal, nil
+	case *gpb.TypedValue_JsonIetfVal:
+		return x.JsonIetfVal, nil
+	case *gpb.TypedValue_StringVal:
+		return json.Marshal(x.StringVal)
+	case *gpb.TypedValue_IntVal:
+		return json.RawMessage(strconv.FormatInt(x.IntVal, 10)), nil
+	case *gpb.TypedValue_UintVal:
+		return json.RawMessage(strconv.FormatUint(x.UintVal, 10)), nil
+	case *gpb.TypedValue_BoolVal:
+		return json.RawMessage(strconv.FormatBool(x.BoolVal)), nil
+	case *gpb.TypedValue_LeaflistVal:
+		var out []json.RawMessage
+		for _, e := range x.LeaflistVal.GetElement() {
+			b, err := jsonOf(e)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, b)
+		}
+		return json.Marshal(out)
+	case nil:
+		return nil, status.Error(codes.InvalidArgument, "an update has no value")
+	}
+	return nil, status.Errorf(codes.Unimplemented, "value type %T is not supported; send JSON, JSON_IETF or a scalar", v.GetValue())
+}
+
+// nativeWrites is what a native path's delete, replace or update asks.
+func (s *Server) nativeWrites(op writeOp, p *gpb.Path, val *gpb.TypedValue) ([]write, error) {
+	if e := p.GetElem(); len(e) < 2 || e[0].GetName() != "config" {
+		return nil, status.Errorf(codes.InvalidArgument, "%s: only /config/<Kind>[...] paths can be written", pathString(p))
+	}
+	sels, err := s.parseNative(p)
+	if err != nil {
+		return nil, err
+	}
+	sl := sels[0]
+	if len(sels) > 1 || op != opDelete && sl.wildcard() {
+		return nil, status.Errorf(codes.InvalidArgument, "%s: a %s names one object (every key given, no wildcard); only a delete takes wildcards", pathString(p), strings.ToLower(op.gnmi().String()))
+	}
+	w := write{op: op, path: p, kind: sl.kind, sel: sl}
+	if op == opDelete {
+		if sl.field != "" {
+			if sl.wildcard() {
+				return nil, status.Errorf(codes.InvalidArgument, "%s: a field's delete names one object and one field", pathString(p))
+			}
+			w.reset = sl.field
+		}
+		return []write{w}, nil
+	}
+	raw, err := jsonOf(val)
+	if err != nil {
+		return nil, err
+	}
+	if sl.field != "" {
+		w.body = map[string]json.RawMessage{sl.field: raw}
+	} else if err := json.Unmarshal(raw, &w.body); err != nil || w.body == nil {
+		return nil, status.Errorf(codes.InvalidArgument, "%s: the value of an object must be a JSON object of its fields, as the REST API takes", pathString(p))
+	}
+	for n, v := range w.body { // RFC 7951 qualifies members with their module: swmgr:Mtu
+		if local, ok := strings.CutPrefix(n, OriginNative+":"); ok {
+			delete(w.body, n)
+			w.body[local] = v
+		}
+	}
+	return []write{w}, nil
+}
+
+// writesOf turns a SetRequest into writes, deletes then replaces then
+// updates, as the specification orders them.
+func (s *Server) writesOf(req *gpb.SetRequest) ([]write, error) {
+	if len(req.GetUnionReplace()) > 0 {
+		return nil, status.Error(codes.Unimplemented, "union_replace is not supported")
+	}
+	var out []write
+	add := func(op writeOp, p *gpb.Path, val *gpb.TypedValue) error {
+		full, err := joinPath(req.GetPrefix(), p)
+		if err != nil {
+			return err
+		}
+		native, err := isNative(full)
+		if err != nil {
+			return err
+		}
+		var ws []write
+		if native {
+			ws, err = s.nativeWrites(op, full, val)
+		} else {
+			ws, err = s.oc.writes(s, op, full, val)
+		}
+		if err != nil {
+			return err
+		}
+		out = append(out, ws...)
+		return nil
+	}
+	for _, p := range req.GetDelete() {
+		if err := add(opDelete, p, nil); err != nil {
+			return nil, err
+		}
+	}
+	for _, u := range req.GetReplace() {
+		if err := add(opReplace, u.GetPath(), u.GetVal()); err != nil {
+			return nil, err
+		}
+	}
+	for _, u := range req.GetUpdate() {
+		if err := add(opUpdate, u.GetPath(), u.GetVal()); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// commentPrefix marks the comment of a commit made with the
+// commit-confirmed extension: it carries the client's commit id, which a
+// restart keeps with the commit awaiting confirmation.
+const commentPrefix = "gNMI commit id "
+
+// DefaultRollback is the commit-confirmed extension's default rollback
+// duration.
+const DefaultRollback = 10 * time.Minute
+
+// Set applies a SetRequest's deletes, replaces and updates as one commit.
+func (s *Server) Set(ctx context.Context, req *gpb.SetRequest) (*gpb.SetResponse, error) {
+	var commit *gnmi_ext.Commit
+	for _, e := range req.GetExtension() {
+		switch x := e.GetExt().(type) {
+		case *gnmi_ext.Extension_Commit:
+			commit = x.Commit
+		default:
+			return nil, status.Errorf(codes.Unimplemented, "extension %T is not supported; the commit-confirmed extension is", e.GetExt())
+		}
+	}
+	id := identityOf(ctx)
+	writes, err := s.writesOf(req)
+	if err != nil {
+		return nil, grpcError(err)
+	}
+	info := &engine.LogInfo{API: "gnmi", Operation: "SET", Data: logData(writes)}
+	var confirm time.Duration
+	comment := ""
+	if commit != nil {
+		if commit.GetId() == "" {
+			return nil, status.Error(codes.InvalidArgument, "the commit extension needs an id")
+		}
+		switch a := commit.GetAction().(type) {
+		case *gnmi_ext.Commit_Commit:
+			confirm = DefaultRollback
+			if d := a.Commit.GetRollbackDuration(); d != nil {
+				confirm = d.AsDuration()
+				if confirm <= 0 {
+					return nil, status.Error(codes.InvalidArgument, "the commit's rollback_duration must be positive")
+				}
+			}
+			comment = commentPrefix + commit.GetId()
+		case *gnmi_ext.Commit_Confirm, *gnmi_ext.Commit_Cancel:
+			if len(writes) > 0 {
+				return nil, status.Error(codes.InvalidArgument, "a confirm or cancel of the commit extension carries no changes")
+			}
+			return s.confirmOrCancel(ctx, commit, info)
+		case *gnmi_ext.Commit_SetRollbackDuration:
+			if len(writes) > 0 {
+				return nil, status.Error(codes.InvalidArgument, "a set_rollback_duration of the commit extension carries no changes")
+			}
+			return s.confirmOrCancel(ctx, commit, info)
+		default:
+			return nil, status.Error(codes.InvalidArgument, "the commit extension needs an action: commit, confirm or cancel")
+		}
+	}
+	for _, w := range writes {
+		need := auth.NeedOf(w.kind.AccessFor(w.op.method()))
+		if !id.Role.May(need) {
+			err := apierr.New(http.StatusForbidden, apierr.CodeForbidden, w.kind.Name, "", "user %s (%s) may not write %s; that needs %s", id.Name, id.Role, pathString(w.path), need)
+			s.o.Engine.Log(ctx, meta(ctx, ""), info, err)
+			return nil, grpcError(err)
+		}
+	}
+	r := engine.Request{Meta: meta(ctx, comment), Log: info, Confirm: confirm, OmitDiffs: true,
+		Allow:   allowKinds(id),
+		Prepare: func(v *engine.View, r *engine.Request) error { return s.editsOf(v, writes, r) }}
+	out, err := s.o.Engine.Commit(ctx, r)
+	if err != nil {
+		return nil, grpcError(err)
+	}
+	resp := &gpb.SetResponse{Timestamp: time.Now().UnixNano(), Prefix: req.GetPrefix()}
+	for _, w := range writes {
+		resp.Response = append(resp.Response, &gpb.UpdateResult{Path: w.path, Op: w.op.gnmi()})
+	}
+	_ = out
+	return resp, nil
+}
+
+// allowKinds refuses a resolved change (a breakout's sub-ports too) of a
+// kind whose write role is above the user's.
+func allowKinds(id auth.Identity) func(*model.Kind, model.Op, string) error {
+	if id.Role == auth.Admin {
+		return nil
+	}
+	return func(k *model.Kind, op model.Op, key string) error {
+		if need := k.AccessFor(http.MethodPost); id.Role.Model() < need.Role {
+			return apierr.New(http.StatusForbidden, apierr.CodeForbidden, k.Name, "", "this would %s %s %s; only %s may change %s objects (user %s is %s)", op, k.Name, k.DescribeKey(key), need.Who(), k.Name, id.Name, id.Role)
+		}
+		return nil
+	}
+}
+
+// logData is the config log's record of a SetRequest: its paths, without
+// values (which may hold secrets).
+func logData(ws []write) string {
+	m := map[string][]string{}
+	for _, w := range ws {
+		name := strings.ToLower(w.op.gnmi().String())
+		m[name] = append(m[name], pathString(w.path))
+	}
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+// editsOf computes the engine's edits of the writes on the running
+// configuration, in the writer: whether an object exists decides between
+// a create and an update, with no window for another commit in between.
+func (s *Server) editsOf(v *engine.View, writes []write, r *engine.Request) error {
+	exists := map[string]bool{} // kind NUL key -> exists after the writes so far
+	has := func(k *model.Kind, key string) bool {
+		if e, ok := exists[k.Name+"\x00"+key]; ok {
+			return e
+		}
+		return v.Get(k.Name, key) != nil
+	}
+	var edits []engine.Edit
+	for _, w := range writes {
+		k := w.kind
+		if w.op == opDelete && w.reset == "" && w.sel.wildcard() {
+			err := v.Each(k.Name, func(key string, o model.Object) bool {
+				if w.sel.matches(keysOf(k, o)) {
+					edits = append(edits, engine.Edit{Kind: k, Op: model.Delete, Target: engine.Target{Key: engine.KeyFields(k, o)}})
+					exists[k.Name+"\x00"+key] = false
+				}
+				return true
+			})
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		keys, err := keyObject(k, w.sel.keys)
+		if err != nil {
+			return err
+		}
+		key, err := engine.KeyOf(k, keys)
+		if err != nil {
+			return err
+		}
+		there := has(k, key)
+		target := engine.Target{Key: keys}
+		switch {
+		case w.op == opDelete && w.reset != "":
+			if !there {
+				continue // deleting what is not there is no error
+			}
+			edits = append(edits, engine.Edit{Kind: k, Op: model.Update, Target: target, Fields: model.Object{w.reset: k.Defaults()[w.reset]}})
+		case w.op == opDelete:
+			if there {
+				edits = append(edits, engine.Edit{Kind: k, Op: model.Delete, Target: target})
+				exists[k.Name+"\x00"+key] = false
+			}
+		default:
+			fields, err := parseBody(k, w.body, keys, pathString(w.path))
+			if err != nil {
+				return err
+			}
+			if !there {
+				if !k.Creatable() {
+					return apierr.NotFound(apierr.CodeNotFound, k.Name, "%s: no %s with %s", pathString(w.path), k.Name, k.DescribeKey(key))
+				}
+				for n, val := range keys {
+					fields[n] = val
+				}
+				edits = append(edits, engine.Edit{Kind: k, Op: model.Create, Fields: fields})
+				exists[k.Name+"\x00"+key] = true
+				continue
+			}
+			if w.op == opReplace {
+				defaults := k.Defaults()
+				for _, f := range k.Fields {
+					if _, given := fields[f.Name]; given || f.Key || f.ReadOnly || f.CreateOnly || f.Secret != model.Public {
+						continue
+					}
+					fields[f.Name] = defaults[f.Name]
+				}
+			}
+			for _, f := range k.Keys() {
+				delete(fields, f.Name)
+			}
+			edits = append(edits, engine.Edit{Kind: k, Op: model.Update, Target: target, Fields: fields})
+		}
+	}
+	r.Edits = edits
+	return nil
+}
+
+// parseBody parses the fields given for an object as the REST API parses
+// a body; key fields given must agree with the path's.
+func parseBody(k *model.Kind, body map[string]json.RawMessage, keys model.Object, where string) (model.Object, error) {
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	b, err := model.DecodeBody(raw)
+	if err != nil {
+		return nil, err
+	}
+	fields, err := k.Parse(b)
+	if err != nil {
+		e := *apierr.From(err)
+		e.Message = where + ": " + e.Message
+		return nil, &e
+	}
+	for n, v := range keys {
+		if got, ok := fields[n]; ok && fmt.Sprint(got) != fmt.Sprint(v) {
+			return nil, apierr.BadRequest(apierr.CodeKeyChange, k.Name, n, "%s: %s is %v in the path and %v in the value", where, n, v, got)
+		}
+	}
+	return fields, nil
+}
+
+// confirmOrCancel ends the wait of the commit made with the extension's
+// id (confirms it, or rolls it back now), or gives it a new deadline.
+func (s *Server) confirmOrCancel(ctx context.Context, c *gnmi_ext.Commit, info *engine.LogInfo) (*gpb.SetResponse, error) {
+	if s.o.History == nil {
+		return nil, status.Error(codes.Unimplemented, "confirmed commits are not available")
+	}
+	id := identityOf(ctx)
+	if need := auth.NeedOperator; !id.Role.May(need) {
+		err := apierr.New(http.StatusForbidden, apierr.CodeForbidden, "", "", "user %s (%s) may not confirm or cancel a commit; that needs %s", id.Name, id.Role, need)
+		s.o.Engine.Log(ctx, meta(ctx, ""), info, err)
+		return nil, grpcError(err)
+	}
+	p := s.o.History.PendingConfirm()
+	if p == nil {
+		return nil, status.Errorf(codes.FailedPrecondition, "no commit awaits confirmation (commit id %q was confirmed, rolled back, or never made)", c.GetId())
+	}
+	if p.Comment != commentPrefix+c.GetId() {
+		return nil, status.Errorf(codes.InvalidArgument, "commit id %q is not the commit awaiting confirmation (revision %d)", c.GetId(), p.Revision)
+	}
+	var err error
+	switch {
+	case c.GetConfirm() != nil:
+		info.Operation, info.Data = "CONFIRM", fmt.Sprintf(`{"Id":%q,"Revision":%d}`, c.GetId(), p.Revision)
+		err = s.o.History.Confirm(ctx, p.Revision, meta(ctx, ""), info)
+	case c.GetSetRollbackDuration() != nil:
+		d := c.GetSetRollbackDuration().GetRollbackDuration().AsDuration()
+		if d <= 0 {
+			return nil, status.Error(codes.InvalidArgument, "set_rollback_duration needs a positive rollback_duration")
+		}
+		info.Operation, info.Data = "SET_ROLLBACK_DURATION", fmt.Sprintf(`{"Id":%q,"Revision":%d,"Seconds":%g}`, c.GetId(), p.Revision, d.Seconds())
+		err = s.o.History.SetDeadline(ctx, p.Revision, d, meta(ctx, ""), info)
+	default:
+		info.Operation, info.Data = "CANCEL", fmt.Sprintf(`{"Id":%q,"Revision":%d}`, c.GetId(), p.Revision)
+		_, err = s.o.History.Cancel(ctx, p.Revision, engine.Request{Meta: meta(ctx, fmt.Sprintf("gNMI commit id %s cancelled", c.GetId())), Log: info})
+	}
+	if err != nil {
+		return nil, grpcError(err)
+	}
+	return &gpb.SetResponse{Timestamp: time.Now().UnixNano()}, nil
+}

@@ -1,0 +1,716 @@
+package gnmi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	gpb "github.com/openconfig/gnmi/proto/gnmi"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/engine/feed"
+)
+
+// A target is what one subscription's path names, in either origin.
+type target interface {
+	// read returns the current values of the parts dt names; state may
+	// come from a read made for another subscription up to maxAge ago.
+	read(ctx context.Context, dt dataType, maxAge time.Duration) ([]leaf, error)
+	// parts says whether the target has configuration (which the change
+	// feed reports) and state (which is polled).
+	parts() dataType
+	// fromDiff returns what one committed change does to the
+	// configuration values: updates, and paths deleted.
+	fromDiff(c *change) ([]leaf, []*gpb.Path)
+}
+
+// nativeTarget is a native path's selections.
+type nativeTarget struct {
+	s      *Server
+	origin string
+	sels   []sel
+}
+
+func (t *nativeTarget) read(ctx context.Context, dt dataType, maxAge time.Duration) ([]leaf, error) {
+	var out []leaf
+	for _, sl := range t.sels {
+		if sl.state && !dt.state || !sl.state && !dt.config {
+			continue
+		}
+		ls, err := t.s.nativeLeaves(ctx, sl, maxAge)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ls...)
+	}
+	for i := range out {
+		out[i].path.Origin = t.origin
+	}
+	return out, nil
+}
+
+func (t *nativeTarget) parts() dataType {
+	var dt dataType
+	for _, sl := range t.sels {
+		dt.state = dt.state || sl.state
+		dt.config = dt.config || !sl.state
+	}
+	return dt
+}
+
+func (t *nativeTarget) fromDiff(c *change) ([]leaf, []*gpb.Path) {
+	var upd []leaf
+	var del []*gpb.Path
+	for _, sl := range t.sels {
+		if sl.state || sl.kind.Name != c.Kind {
+			continue
+		}
+		obj := c.After
+		if c.Op == "delete" {
+			obj = c.Before
+		}
+		keys := make(map[string]string, len(sl.kind.Keys()))
+		for _, f := range sl.kind.Keys() {
+			v, _ := memberOf(obj, f.Name)
+			keys[f.Name] = rawText(v)
+		}
+		if !sl.matches(keys) {
+			continue
+		}
+		if c.Op == "delete" {
+			p := objectPath(false, sl.kind, keys, "")
+			if sl.field != "" && sl.field != "*" {
+				p = objectPath(false, sl.kind, keys, sl.field)
+			}
+			p.Origin = t.origin
+			del = append(del, p)
+			continue
+		}
+		if sl.field == "" {
+			p := objectPath(false, sl.kind, keys, "")
+			p.Origin = t.origin
+			upd = append(upd, leaf{p, c.After})
+			continue
+		}
+		after, before := c.maps()
+		for _, f := range sl.kind.Fields {
+			n := f.Name
+			v, ok := after[n]
+			if !ok || sl.field != "*" && sl.field != n {
+				continue
+			}
+			if b, ok := before[n]; ok && bytes.Equal(b, v) {
+				continue
+			}
+			p := objectPath(false, sl.kind, keys, n)
+			p.Origin = t.origin
+			upd = append(upd, leaf{p, v})
+		}
+	}
+	return upd, del
+}
+
+// change is one committed change, decoded once for every subscription.
+type change struct {
+	engine.Diff
+	once          sync.Once
+	after, before map[string]json.RawMessage
+}
+
+// maps is the object after and before the change, by field (decoded once,
+// when a subscription first needs them).
+func (c *change) maps() (after, before map[string]json.RawMessage) {
+	c.once.Do(func() {
+		_ = json.Unmarshal(c.After, &c.after)
+		_ = json.Unmarshal(c.Before, &c.before)
+	})
+	return c.after, c.before
+}
+
+// decodedEvents keeps the recent commits of the change feed decoded, so
+// that 100 subscriptions decode each once, not 100 times.
+type decodedEvents struct {
+	mu sync.Mutex
+	m  map[uint64]*decodedEvent
+}
+
+type decodedEvent struct {
+	once    sync.Once
+	time    int64 // the commit's time, unix nanoseconds
+	changes []*change
+}
+
+// feedKeep is how long a notification made of commits stays for the
+// subscriptions that take the same commits a little later.
+const feedKeep = 5 * time.Second
+
+// coalesce makes the notification of the commits in events for
+// subscriptions like sc: each path once, with what the last commit left
+// (a delete, an update, or both when it was deleted then made again),
+// timestamped with the last commit's time; nil when nothing concerns them.
+func (s *Server) coalesce(events []feed.Event, sc *subscription, stream grpc.ServerStream, prefix *gpb.Path, enc gpb.Encoding) (*grpc.PreparedMsg, error) {
+	var ts int64
+	updates := map[string]int{} // path -> index in upd
+	deletes := map[string]int{} // path -> index in del
+	var upd []leaf
+	var del []*gpb.Path
+	for _, ev := range events {
+		d := s.decoded.get(ev)
+		ts = d.time
+		for _, c := range d.changes {
+			u, dl := sc.t.fromDiff(c)
+			for _, p := range dl {
+				k := pathString(p)
+				if i, ok := updates[k]; ok {
+					upd[i].path = nil // dropped: deleted since
+					delete(updates, k)
+				}
+				if _, ok := deletes[k]; !ok {
+					deletes[k] = len(del)
+					del = append(del, p)
+				}
+			}
+			for _, l := range u {
+				k := pathString(l.path)
+				if i, ok := updates[k]; ok {
+					upd[i].json = l.json
+					continue
+				}
+				updates[k] = len(upd)
+				upd = append(upd, l)
+			}
+		}
+	}
+	kept := upd[:0]
+	for _, l := range upd {
+		if l.path != nil {
+			kept = append(kept, l)
+		}
+	}
+	if len(kept) == 0 && len(del) == 0 {
+		return nil, nil
+	}
+	m := &grpc.PreparedMsg{}
+	return m, m.Encode(stream, notification(prefix, enc, ts, kept, del))
+}
+
+// keepDecoded is how many recent commits stay decoded.
+const keepDecoded = 256
+
+func (d *decodedEvents) get(ev feed.Event) *decodedEvent {
+	d.mu.Lock()
+	if d.m == nil {
+		d.m = map[uint64]*decodedEvent{}
+	}
+	e := d.m[ev.Revision]
+	if e == nil {
+		e = &decodedEvent{}
+		d.m[ev.Revision] = e
+		if len(d.m) > 2*keepDecoded {
+			for rev := range d.m {
+				if rev+keepDecoded < ev.Revision {
+					delete(d.m, rev)
+				}
+			}
+		}
+	}
+	d.mu.Unlock()
+	e.once.Do(func() {
+		var rev engine.Revision
+		if json.Unmarshal(ev.Data, &rev) != nil {
+			return
+		}
+		e.time = time.Now().UnixNano()
+		if t, err := time.Parse(time.RFC3339Nano, rev.Time); err == nil {
+			e.time = t.UnixNano()
+		}
+		for _, df := range rev.Changes {
+			e.changes = append(e.changes, &change{Diff: df})
+		}
+	})
+	return e
+}
+
+// targetOf is the target of a subscription's full path.
+func (s *Server) targetOf(p *gpb.Path, enc gpb.Encoding) (target, error) {
+	native, err := isNative(p)
+	if err != nil {
+		return nil, err
+	}
+	if !native {
+		return s.oc.target(s, p, enc)
+	}
+	sels, err := s.parseNative(p)
+	if err != nil {
+		return nil, err
+	}
+	return &nativeTarget{s: s, origin: p.GetOrigin(), sels: sels}, nil
+}
+
+// subscription is one subscription of a SubscriptionList, resolved: its
+// configuration from the change feed (ON_CHANGE, TARGET_DEFINED), and
+// what is polled at interval: everything (SAMPLE) or the state (ON_CHANGE
+// of state, polled for changes; TARGET_DEFINED's state, sampled).
+type subscription struct {
+	t           target
+	feed        bool          // configuration from the change feed
+	poll        dataType      // what is read at interval
+	interval    time.Duration // of poll
+	changedOnly bool          // a poll sends only what changed since last sent
+	heartbeat   time.Duration // everything again at this interval; 0: never
+	// key names what the change feed gives this subscription (its path,
+	// encoding and prefix): subscriptions with the same key share each
+	// notification, encoded once.
+	key  string
+	mu   sync.Mutex
+	last map[string][]byte // path -> value last sent
+}
+
+// Sample intervals: the default (SAMPLE without an interval, state under
+// TARGET_DEFINED), the shortest accepted, and how often state that is
+// subscribed ON_CHANGE is polled for changes.
+const (
+	DefaultSampleInterval = 10 * time.Second
+	MinSampleInterval     = 100 * time.Millisecond
+	StatePollInterval     = time.Second
+)
+
+// Subscribe serves ONCE, POLL and STREAM subscriptions.
+func (s *Server) Subscribe(stream gpb.GNMI_SubscribeServer) error {
+	ctx, cancel := context.WithCancelCause(stream.Context())
+	defer cancel(nil)
+	first, err := stream.Recv()
+	if err != nil {
+		return err
+	}
+	list := first.GetSubscribe()
+	if list == nil {
+		return status.Error(codes.InvalidArgument, "the first SubscribeRequest must carry a SubscriptionList")
+	}
+	if err := checkEncoding(list.GetEncoding()); err != nil {
+		return err
+	}
+	if len(list.GetUseModels()) > 0 {
+		return status.Error(codes.Unimplemented, "use_models is not supported; every model is served")
+	}
+	if list.GetAllowAggregation() {
+		list.AllowAggregation = false // nothing is aggregated: allowed, ignored
+	}
+	var subs []*subscription
+	for _, sub := range list.GetSubscription() {
+		full, err := joinPath(list.GetPrefix(), sub.GetPath())
+		if err != nil {
+			return err
+		}
+		t, err := s.targetOf(full, list.GetEncoding())
+		if err != nil {
+			return grpcError(err)
+		}
+		parts := t.parts()
+		sc := &subscription{t: t, heartbeat: time.Duration(sub.GetHeartbeatInterval()), last: map[string][]byte{}}
+		interval := time.Duration(sub.GetSampleInterval())
+		switch sub.GetMode() {
+		case gpb.SubscriptionMode_SAMPLE:
+			sc.poll, sc.interval, sc.changedOnly = parts, interval, sub.GetSuppressRedundant()
+			if sc.interval == 0 {
+				sc.interval = DefaultSampleInterval
+			}
+		case gpb.SubscriptionMode_ON_CHANGE:
+			sc.feed = parts.config
+			if parts.state {
+				sc.poll, sc.interval, sc.changedOnly = dataType{state: true}, StatePollInterval, true
+			}
+		default: // TARGET_DEFINED
+			sc.feed = parts.config
+			if parts.state {
+				sc.poll, sc.interval, sc.changedOnly = dataType{state: true}, interval, sub.GetSuppressRedundant()
+				if sc.interval == 0 {
+					sc.interval = DefaultSampleInterval
+				}
+			}
+		}
+		if sc.interval != 0 && sc.interval < MinSampleInterval {
+			return status.Errorf(codes.InvalidArgument, "%s: sample_interval %s is below the shortest, %s", pathString(full), sc.interval, MinSampleInterval)
+		}
+		if sc.heartbeat != 0 && sc.heartbeat < MinSampleInterval {
+			return status.Errorf(codes.InvalidArgument, "%s: heartbeat_interval %s is below the shortest, %s", pathString(full), sc.heartbeat, MinSampleInterval)
+		}
+		sc.key = fmt.Sprint(list.GetEncoding(), "|", list.GetPrefix().GetTarget(), "|", pathString(full))
+		subs = append(subs, sc)
+	}
+	if len(subs) == 0 {
+		return status.Error(codes.InvalidArgument, "the SubscriptionList has no subscription")
+	}
+	out := &sender{stream: stream, q: make(chan any, s.o.SubscriberQueue), cancel: cancel, done: make(chan struct{}), timeout: s.o.StalledSubscriber}
+	go out.run()
+	defer out.stop()
+	enc := list.GetEncoding()
+	prefix := list.GetPrefix()
+	var fsub *feed.Subscription
+	if list.GetMode() == gpb.SubscriptionList_STREAM {
+		fsub = s.o.Engine.Feed().Subscribe()
+		defer fsub.Close()
+	}
+	initial := func(recordLast bool) error {
+		for _, sc := range subs {
+			ls, err := sc.t.read(ctx, dataType{true, true}, 0)
+			if err != nil {
+				return grpcError(err)
+			}
+			if recordLast {
+				sc.remember(ls)
+			}
+			if err := out.updates(prefix, enc, ls, nil); err != nil {
+				return err
+			}
+		}
+		return out.sync()
+	}
+	switch list.GetMode() {
+	case gpb.SubscriptionList_ONCE:
+		if err := initial(false); err != nil {
+			return err
+		}
+		return out.finish(ctx)
+	case gpb.SubscriptionList_POLL:
+		if err := initial(false); err != nil {
+			return err
+		}
+		for {
+			req, err := stream.Recv()
+			if err != nil {
+				return nil
+			}
+			if req.GetPoll() == nil {
+				return status.Error(codes.InvalidArgument, "a POLL subscription takes Poll requests only")
+			}
+			if err := initial(false); err != nil {
+				return err
+			}
+		}
+	}
+	// STREAM
+	if list.GetUpdatesOnly() {
+		// What is polled for changes starts from the current values
+		// (the configuration comes from the change feed).
+		for _, sc := range subs {
+			if !sc.changedOnly || sc.interval == 0 {
+				continue
+			}
+			if ls, err := sc.t.read(ctx, sc.poll, sc.interval/2); err == nil {
+				sc.remember(ls)
+			}
+		}
+		if err := out.sync(); err != nil {
+			return err
+		}
+	} else if err := initial(true); err != nil {
+		return err
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel(nil)
+	for _, sc := range subs {
+		if sc.interval == 0 && sc.heartbeat == 0 {
+			continue // the change feed alone
+		}
+		wg.Add(1)
+		go func() { defer wg.Done(); s.poll(ctx, sc, stream, prefix, enc, out) }()
+	}
+	go func() { // a client's half-close or error ends nothing; reads keep the stream's flow going
+		for {
+			if _, err := stream.Recv(); err != nil {
+				return
+			}
+		}
+	}()
+	var events []feed.Event
+	for {
+		select {
+		case <-ctx.Done():
+			return cause(ctx)
+		case <-s.stop:
+			return status.Error(codes.Unavailable, "swmgr is shutting down")
+		case <-fsub.Notify:
+		}
+		events, err = fsub.Take(events[:0])
+		if err != nil {
+			return status.Error(codes.ResourceExhausted, "subscriber too slow: it fell behind the change feed's kept commits and was cut off; subscribe again")
+		}
+		if len(events) == 0 {
+			continue
+		}
+		// The commits taken together make one notification per
+		// subscription, shared by the subscriptions alike that took the
+		// same commits.
+		first, last := events[0].Revision, events[len(events)-1].Revision
+		for _, sc := range subs {
+			if !sc.feed {
+				continue
+			}
+			msg, err := s.messages.get(fmt.Sprint(sc.key, "|", first, "|", last), feedKeep, func() (*grpc.PreparedMsg, error) {
+				return s.coalesce(events, sc, stream, prefix, enc)
+			})
+			if err != nil {
+				return grpcError(err)
+			}
+			if msg == nil {
+				continue
+			}
+			if err := out.put(msg); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// cause is the status a cancelled subscription ends with.
+func cause(ctx context.Context) error {
+	err := context.Cause(ctx)
+	if _, ok := status.FromError(err); ok && err != nil {
+		return err
+	}
+	return status.FromContextError(ctx.Err()).Err()
+}
+
+func (sc *subscription) remember(ls []leaf) {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	for _, l := range ls {
+		sc.last[pathString(l.path)] = l.json
+	}
+}
+
+// poll reads a subscription's polled part at its interval (sending only
+// what changed when changedOnly), and everything at its heartbeat. Polls
+// fall on multiples of the interval in wall-clock time, so that the
+// subscriptions with the same interval poll together: they share the
+// state read, and those that send everything share the notification,
+// encoded once (Server.samples).
+func (s *Server) poll(ctx context.Context, sc *subscription, stream grpc.ServerStream, prefix *gpb.Path, enc gpb.Encoding, out *sender) {
+	every := sc.interval
+	if every == 0 || sc.heartbeat != 0 && sc.heartbeat < every {
+		every = sc.heartbeat
+	}
+	timer := time.NewTimer(time.Until(time.Now().Truncate(every).Add(every)))
+	defer timer.Stop()
+	var lastPoll, lastFull time.Time
+	start := time.Now()
+	for {
+		var tick time.Time
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.stop:
+			return
+		case tick = <-timer.C:
+		}
+		tick = tick.Truncate(every)
+		timer.Reset(time.Until(tick.Add(every)))
+		if lastFull.IsZero() {
+			lastFull = start
+		}
+		heartbeat := sc.heartbeat > 0 && tick.Sub(lastFull) >= sc.heartbeat-every/2
+		due := sc.interval > 0 && (lastPoll.IsZero() || tick.Sub(lastPoll) >= sc.interval-every/2)
+		if !heartbeat && !due {
+			continue
+		}
+		what, changedOnly := sc.poll, sc.changedOnly
+		if heartbeat {
+			what, changedOnly, lastFull = dataType{true, true}, false, tick
+		}
+		lastPoll = tick
+		if !changedOnly {
+			msg, err := s.messages.get(fmt.Sprint(sc.key, "|", what, "|", tick.UnixNano()), every, func() (*grpc.PreparedMsg, error) {
+				// Shared: not cut short when this subscription ends.
+				ls, err := sc.t.read(context.WithoutCancel(ctx), what, every/2)
+				if err != nil || len(ls) == 0 {
+					return nil, err
+				}
+				m := &grpc.PreparedMsg{}
+				return m, m.Encode(stream, notification(prefix, enc, tick.UnixNano(), ls, nil))
+			})
+			if err != nil {
+				out.fail(grpcError(err))
+				return
+			}
+			if msg != nil && out.put(msg) != nil {
+				return
+			}
+			continue
+		}
+		// A read another subscription made within half the interval will do.
+		ls, err := sc.t.read(ctx, what, every/2)
+		if err != nil {
+			out.fail(grpcError(err))
+			return
+		}
+		send := ls[:0:0]
+		sc.mu.Lock()
+		for _, l := range ls {
+			k := pathString(l.path)
+			if bytes.Equal(sc.last[k], l.json) {
+				continue
+			}
+			sc.last[k] = l.json
+			send = append(send, l)
+		}
+		sc.mu.Unlock()
+		if len(send) == 0 {
+			continue
+		}
+		if err := out.updates(prefix, enc, send, nil); err != nil {
+			return
+		}
+	}
+}
+
+// msgCache keeps notifications, encoded, for the other subscriptions
+// alike: a poll's, for those that poll at the same moment; a run of
+// commits', for those that take the same commits.
+type msgCache struct {
+	mu sync.Mutex
+	m  map[string]*sampleEntry
+}
+
+type sampleEntry struct {
+	once    sync.Once
+	expires time.Time
+	msg     *grpc.PreparedMsg
+	err     error
+}
+
+func (c *msgCache) get(key string, keep time.Duration, build func() (*grpc.PreparedMsg, error)) (*grpc.PreparedMsg, error) {
+	now := time.Now()
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[string]*sampleEntry{}
+	}
+	e := c.m[key]
+	if e == nil {
+		e = &sampleEntry{expires: now.Add(2 * keep)}
+		c.m[key] = e
+		for k, old := range c.m {
+			if now.After(old.expires) {
+				delete(c.m, k)
+			}
+		}
+	}
+	c.mu.Unlock()
+	e.once.Do(func() { e.msg, e.err = build() })
+	return e.msg, e.err
+}
+
+// sender writes a subscription's responses from a bounded queue: a
+// subscriber that does not read them fills the queue and is cut off with
+// ResourceExhausted, rather than slowing commits or growing memory.
+type sender struct {
+	stream gpb.GNMI_SubscribeServer
+	q      chan any // *gpb.SubscribeResponse, or a *grpc.PreparedMsg shared by subscriptions alike
+	cancel context.CancelCauseFunc
+	done   chan struct{}
+	once   sync.Once
+	// ended: the RPC returned; nothing more is sent (a Send after the
+	// handler returned is not allowed).
+	ended atomic.Bool
+	// sending is when the Send under way began (unix ns; 0: none), and
+	// timeout how long one may take before the subscriber is cut off.
+	sending atomic.Int64
+	timeout time.Duration
+}
+
+var (
+	errSlow    = status.Error(codes.ResourceExhausted, "subscriber too slow: its queue of notifications is full; it was cut off, subscribe again")
+	errStalled = status.Error(codes.ResourceExhausted, "subscriber too slow: it has not taken a notification for too long; it was cut off, subscribe again")
+)
+
+func (o *sender) run() {
+	defer close(o.done)
+	for r := range o.q {
+		if o.ended.Load() {
+			continue
+		}
+		o.sending.Store(time.Now().UnixNano())
+		err := o.stream.SendMsg(r)
+		o.sending.Store(0)
+		if err != nil {
+			o.fail(err)
+			for range o.q {
+			}
+			return
+		}
+	}
+}
+
+func (o *sender) fail(err error) { o.cancel(err) }
+
+func (o *sender) put(r any) error {
+	if t := o.sending.Load(); t != 0 && o.timeout > 0 && time.Since(time.Unix(0, t)) > o.timeout {
+		o.fail(errStalled)
+		return errStalled
+	}
+	select {
+	case o.q <- r:
+		return nil
+	default:
+		o.fail(errSlow)
+		return errSlow
+	}
+}
+
+// close ends the queue; run sends what it holds.
+func (o *sender) close() {
+	o.once.Do(func() { close(o.q) })
+}
+
+// stop ends the queue when the RPC returns: what it still holds is
+// dropped.
+func (o *sender) stop() {
+	o.ended.Store(true)
+	o.close()
+}
+
+// finish waits for everything queued to be sent (ONCE).
+func (o *sender) finish(ctx context.Context) error {
+	o.close()
+	select {
+	case <-o.done:
+	case <-ctx.Done():
+	}
+	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return nil
+}
+
+func (o *sender) sync() error {
+	return o.put(&gpb.SubscribeResponse{Response: &gpb.SubscribeResponse_SyncResponse{SyncResponse: true}})
+}
+
+// updates queues one notification of updates and deletes.
+func (o *sender) updates(prefix *gpb.Path, enc gpb.Encoding, ls []leaf, del []*gpb.Path) error {
+	if len(ls) == 0 && len(del) == 0 {
+		return nil
+	}
+	return o.put(notification(prefix, enc, time.Now().UnixNano(), ls, del))
+}
+
+// notification is the response carrying updates and deletes.
+func notification(prefix *gpb.Path, enc gpb.Encoding, ts int64, ls []leaf, del []*gpb.Path) *gpb.SubscribeResponse {
+	n := &gpb.Notification{Timestamp: ts, Delete: del}
+	if t := prefix.GetTarget(); t != "" {
+		n.Prefix = &gpb.Path{Target: t}
+	}
+	for _, l := range ls {
+		n.Update = append(n.Update, &gpb.Update{Path: l.path, Val: typedValue(enc, l.json)})
+	}
+	return &gpb.SubscribeResponse{Response: &gpb.SubscribeResponse_Update{Update: n}}
+}

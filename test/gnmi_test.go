@@ -1,0 +1,463 @@
+package test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/vishvananda/netns"
+)
+
+// gnmiCLIVersion is the openconfig/gnmi release whose gnmi_cli the tests
+// build: the version swmgr's protos come from.
+const gnmiCLIVersion = "v0.14.1"
+
+var (
+	gnmiCLIOnce sync.Once
+	gnmiCLIPath string
+	gnmiCLIErr  error
+)
+
+// gnmiCLI builds gnmi_cli, a gNMI client that is not swmgr's, from the
+// module cache (go install, once per test binary). It skips when it cannot
+// be built (no module cache and no proxy), except in CI.
+func gnmiCLI(t testing.TB) string {
+	t.Helper()
+	gnmiCLIOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "gnmi-cli-")
+		if err != nil {
+			gnmiCLIErr = err
+			return
+		}
+		cmd := exec.Command("go", "install", "github.com/openconfig/gnmi/cmd/gnmi_cli@"+gnmiCLIVersion)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOBIN="+dir, "GOFLAGS=-mod=mod")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			gnmiCLIErr = err
+			gnmiCLIPath = string(out)
+			return
+		}
+		gnmiCLIPath = filepath.Join(dir, "gnmi_cli")
+	})
+	if gnmiCLIErr != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("go install gnmi_cli@%s: %v\n%s", gnmiCLIVersion, gnmiCLIErr, gnmiCLIPath)
+		}
+		t.Skipf("gnmi_cli@%s cannot be built here: %v", gnmiCLIVersion, gnmiCLIErr)
+	}
+	return gnmiCLIPath
+}
+
+// gnmiServer is a swmgr serving gNMI too.
+type gnmiServer struct {
+	*server
+	gnmiAddr string
+	cli      string
+}
+
+func startGNMIServer(t testing.TB, dir string, gnmiAddr string, extra ...string) *gnmiServer {
+	t.Helper()
+	cli := gnmiCLI(t)
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	if gnmiAddr == "" {
+		gnmiAddr = freeAddr(t)
+	}
+	s := startServer(t, dir, append([]string{"--gnmi", gnmiAddr}, extra...)...)
+	return &gnmiServer{server: s, gnmiAddr: gnmiAddr, cli: cli}
+}
+
+// run runs gnmi_cli as user (none if "") with args; it returns the output
+// and whether it exited 0.
+func (g *gnmiServer) run(t testing.TB, user, password string, args ...string) (string, bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	base := []string{"-address", g.gnmiAddr, "-ca_crt", filepath.Join(g.dir, "tls-cert.pem"), "-timeout", "10s"}
+	if user != "" {
+		base = append(base, "-with_user_pass")
+	}
+	cmd := exec.CommandContext(ctx, g.cli, append(base, args...)...)
+	cmd.Env = append(os.Environ(), "GNMI_USER="+user, "GNMI_PASS="+password)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	// prototext's output varies its spacing: the tests compare it without.
+	return strings.Join(strings.Fields(out.String()), ""), err == nil
+}
+
+// admin runs gnmi_cli as the first admin and fails the test unless it
+// succeeds.
+func (g *gnmiServer) admin(t testing.TB, args ...string) string {
+	t.Helper()
+	out, ok := g.run(t, "admin", blackBoxAdminPassword, args...)
+	if !ok {
+		t.Fatalf("gnmi_cli %s: %s", strings.Join(args, " "), out)
+	}
+	return out
+}
+
+const ntpPath = `elem:<name:"config"> elem:<name:"NtpServer" key:<key:"IpAddr" value:"192.0.2.10">>`
+
+// Capabilities, Get in both origins with wildcards, and a Set of several
+// paths in one request (one commit of source gnmi), with gnmi_cli.
+func TestGNMIGetSet(t *testing.T) {
+	g := startGNMIServer(t, "", "")
+	out := g.admin(t, "-capabilities")
+	mustContain(t, out, `name:"swmgr"`, `name:"openconfig-interfaces"`, "JSON_IETF", `gNMI_version:"0.10.0"`)
+
+	g.expect(t, 201, "POST", "/config/NtpServer", `{"IpAddr":"192.0.2.10","MinPoll":4}`)
+	out = g.admin(t, "-get", "-proto", `path:<origin:"swmgr" `+ntpPath+`> encoding:JSON`)
+	mustContain(t, out, `\"IpAddr\":\"192.0.2.10\"`, `\"MinPoll\":4`)
+	out = g.admin(t, "-get", "-proto", `path:<origin:"swmgr" elem:<name:"config"> elem:<name:"Port" key:<key:"IntfRef" value:"*">> elem:<name:"Mtu">> encoding:JSON_IETF`)
+	mustContain(t, out, `value:"fpPort1"`, `value:"fpPort32"`, `json_ietf_val:"1500"`)
+	out = g.admin(t, "-get", "-proto", `path:<origin:"openconfig" elem:<name:"interfaces"> elem:<name:"interface" key:<key:"name" value:"fpPort1">> elem:<name:"config"> elem:<name:"mtu">> encoding:JSON`)
+	mustContain(t, out, `name:"mtu"`, `json_val:"1500"`)
+	out = g.admin(t, "-get", "-proto", `path:<origin:"openconfig" elem:<name:"interfaces"> elem:<name:"interface" key:<key:"name" value:"*">> elem:<name:"state"> elem:<name:"counters"> elem:<name:"in-octets">> encoding:JSON_IETF`)
+	mustContain(t, out, `value:"fpPort7"`, `name:"in-octets"`)
+	// A leaf that does not map is Unimplemented, naming it.
+	out, ok := g.run(t, "admin", blackBoxAdminPassword, "-get", "-proto", `path:<origin:"openconfig" elem:<name:"interfaces"> elem:<name:"interface" key:<key:"name" value:"fpPort1">> elem:<name:"config"> elem:<name:"loopback-mode">> encoding:JSON`)
+	if ok || !strings.Contains(out, "Unimplemented") || !strings.Contains(out, "loopback-mode") {
+		t.Errorf("an unmapped leaf: %s", out)
+	}
+
+	// Several paths, both origins, one request: one commit.
+	before := g.runningRevision(t)
+	out = g.admin(t, "-set", "-proto", `
+update:<path:<origin:"swmgr" `+ntpPath+` elem:<name:"MaxPoll">> val:<json_val:"12">>
+update:<path:<origin:"openconfig" elem:<name:"interfaces"> elem:<name:"interface" key:<key:"name" value:"fpPort1">> elem:<name:"config">> val:<json_val:"{\"mtu\":9100,\"enabled\":true,\"description\":\"uplink\"}">>
+update:<path:<origin:"swmgr" elem:<name:"config"> elem:<name:"NtpServer" key:<key:"IpAddr" value:"192.0.2.11">>> val:<json_val:"{\"Prefer\":true}">>`)
+	mustContain(t, out, "op:UPDATE")
+	r := g.expect(t, 200, "GET", "/state/Port?IntfRef=fpPort1", "")
+	mustContain(t, string(r.raw), `"Mtu":9100`, `"AdminState":"UP"`, `"Description":"uplink"`)
+	g.expect(t, 200, "GET", "/config/NtpServer?IpAddr=192.0.2.11", "")
+	if after := g.runningRevision(t); after != before+1 {
+		t.Errorf("one SetRequest made %v commits", after-before)
+	}
+	revs := g.expect(t, 200, "GET", "/revisions?Count=1", "")
+	mustContain(t, string(revs.raw), `"Source":"gnmi"`, `"User":"admin"`)
+	logs := g.expect(t, 200, "GET", "/state/ConfigLogs?Count=1000", "")
+	mustContain(t, string(logs.raw), `"API":"gnmi"`, `"UserName":"admin"`)
+
+	// A delete with a wildcard, in the native origin.
+	g.admin(t, "-set", "-proto", `delete:<origin:"swmgr" elem:<name:"config"> elem:<name:"NtpServer" key:<key:"IpAddr" value:"*">>>`)
+	r = g.expect(t, 200, "GET", "/config/NtpServers", "")
+	mustContain(t, string(r.raw), `"ObjCount":0`)
+}
+
+// runningRevision is the revision of the running configuration.
+func (g *gnmiServer) runningRevision(t testing.TB) float64 {
+	t.Helper()
+	r := g.expect(t, 200, "GET", "/state/SystemParam", "")
+	o, _ := r.body["Object"].(map[string]any)
+	rev, ok := o["RunningRevision"].(float64)
+	if !ok {
+		t.Fatalf("no RunningRevision in %s", r.raw)
+	}
+	return rev
+}
+
+// One bad value among several paths refuses the whole SetRequest
+// (InvalidArgument, swmgr's message) and leaves the store byte-identical.
+func TestGNMISetIsAtomic(t *testing.T) {
+	dir, addr := t.TempDir(), freeAddr(t)
+	g := startGNMIServer(t, dir, addr)
+	g.expect(t, 201, "POST", "/config/NtpServer", `{"IpAddr":"192.0.2.10"}`)
+	g.stop(t)
+	before := dump(t, dir)
+	g = startGNMIServer(t, dir, addr)
+	out, ok := g.run(t, "admin", blackBoxAdminPassword, "-set", "-proto", `
+update:<path:<origin:"swmgr" elem:<name:"config"> elem:<name:"Port" key:<key:"IntfRef" value:"fpPort1">> elem:<name:"Mtu">> val:<json_val:"9100">>
+update:<path:<origin:"swmgr" elem:<name:"config"> elem:<name:"NtpServer" key:<key:"IpAddr" value:"192.0.2.11">>> val:<json_val:"{}">>
+update:<path:<origin:"swmgr" `+ntpPath+` elem:<name:"MinPoll">> val:<json_val:"3">>`)
+	if ok || !strings.Contains(out, "code=InvalidArgument") || !strings.Contains(out, "MinPoll:3isoutofrange") {
+		t.Errorf("a Set with a bad value: %s", out)
+	}
+	// A path that names nothing, a state path, a wildcard update.
+	for _, bad := range []struct{ proto, code string }{
+		{`update:<path:<origin:"swmgr" elem:<name:"config"> elem:<name:"Nope">> val:<json_val:"{}">>`, "NotFound"},
+		{`update:<path:<origin:"swmgr" elem:<name:"state"> elem:<name:"Port" key:<key:"IntfRef" value:"fpPort1">> elem:<name:"Mtu">> val:<json_val:"9000">>`, "InvalidArgument"},
+		{`update:<path:<origin:"swmgr" elem:<name:"config"> elem:<name:"Port" key:<key:"IntfRef" value:"*">> elem:<name:"Mtu">> val:<json_val:"9000">>`, "InvalidArgument"},
+		{`update:<path:<origin:"openconfig" elem:<name:"interfaces"> elem:<name:"interface" key:<key:"name" value:"fpPort1">> elem:<name:"state"> elem:<name:"mtu">> val:<json_val:"9000">>`, "InvalidArgument"},
+		{`update:<path:<origin:"openconfig" elem:<name:"interfaces"> elem:<name:"interface" key:<key:"name" value:"fpPort1">> elem:<name:"config"> elem:<name:"loopback-mode">> val:<json_val:"true">>`, "Unimplemented"},
+	} {
+		out, ok := g.run(t, "admin", blackBoxAdminPassword, "-set", "-proto", bad.proto)
+		if ok || !strings.Contains(out, "code="+bad.code) {
+			t.Errorf("%s: want %s, got %s", bad.proto, bad.code, out)
+		}
+	}
+	g.stop(t)
+	if after := dump(t, dir); !bytes.Equal(before, after) {
+		t.Fatalf("a refused SetRequest changed the store:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
+
+// The commit-confirmed extension: a commit with a rollback duration is
+// rolled back by its timer, across a restart; another Set meanwhile is
+// FailedPrecondition; a confirm with the wrong id InvalidArgument; a
+// confirmed one stays, a cancelled one goes; set_rollback_duration moves
+// the deadline.
+func TestGNMICommitConfirmed(t *testing.T) {
+	dir, addr := t.TempDir(), freeAddr(t)
+	g := startGNMIServer(t, dir, addr)
+	set := func(id, action, extra string) (string, bool) {
+		return g.run(t, "admin", blackBoxAdminPassword, "-set", "-proto", extra+` extension:<commit:<id:"`+id+`" `+action+`>>`)
+	}
+	mtu := func(v string) string {
+		return `update:<path:<origin:"swmgr" elem:<name:"config"> elem:<name:"Port" key:<key:"IntfRef" value:"fpPort1">> elem:<name:"Mtu">> val:<json_val:"` + v + `">>`
+	}
+	if out, ok := set("c1", `commit:<rollback_duration:<seconds:4>>`, mtu("9000")); !ok {
+		t.Fatalf("commit: %s", out)
+	}
+	mustContain(t, string(g.expect(t, 200, "GET", "/config/Port?IntfRef=fpPort1", "").raw), `"Mtu":9000`)
+	if out, ok := g.run(t, "admin", blackBoxAdminPassword, "-set", "-proto", mtu("9100")); ok || !strings.Contains(out, "code=FailedPrecondition") {
+		t.Errorf("a Set while a commit awaits confirmation: %s", out)
+	}
+	if out, ok := set("wrong", `confirm:<>`, ""); ok || !strings.Contains(out, "code=InvalidArgument") {
+		t.Errorf("a confirm with another id: %s", out)
+	}
+	// The wait survives a restart; the timer then rolls it back.
+	g.stop(t)
+	g = startGNMIServer(t, dir, addr)
+	deadline := time.Now().Add(15 * time.Second)
+	for !strings.Contains(string(g.expect(t, 200, "GET", "/config/Port?IntfRef=fpPort1", "").raw), `"Mtu":1500`) {
+		if time.Now().After(deadline) {
+			t.Fatal("the unconfirmed commit was not rolled back")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	mustContain(t, string(g.expect(t, 200, "GET", "/revisions?Count=1", "").raw), `"Source":"confirm-timeout"`)
+
+	// Confirmed in time, it stays; cancelled, it goes at once.
+	if out, ok := set("c2", `commit:<rollback_duration:<seconds:30>>`, mtu("9000")); !ok {
+		t.Fatalf("commit: %s", out)
+	}
+	if out, ok := set("c2", `confirm:<>`, ""); !ok {
+		t.Fatalf("confirm: %s", out)
+	}
+	if out, ok := set("c3", `commit:<rollback_duration:<seconds:30>>`, mtu("9100")); !ok {
+		t.Fatalf("commit: %s", out)
+	}
+	if out, ok := set("c3", `cancel:<>`, ""); !ok {
+		t.Fatalf("cancel: %s", out)
+	}
+	mustContain(t, string(g.expect(t, 200, "GET", "/config/Port?IntfRef=fpPort1", "").raw), `"Mtu":9000`)
+	if out, ok := set("c3", `confirm:<>`, ""); ok || !strings.Contains(out, "code=FailedPrecondition") {
+		t.Errorf("a confirm with nothing awaiting confirmation: %s", out)
+	}
+	// A new rollback duration: the commit of 10 minutes goes in 2 s.
+	if out, ok := set("c4", `commit:<>`, mtu("9100")); !ok {
+		t.Fatalf("commit: %s", out)
+	}
+	if out, ok := set("c4", `set_rollback_duration:<rollback_duration:<seconds:2>>`, ""); !ok {
+		t.Fatalf("set_rollback_duration: %s", out)
+	}
+	mustContain(t, string(g.expect(t, 200, "GET", "/revisions/pending", "").raw), `"Revision"`)
+	deadline = time.Now().Add(15 * time.Second)
+	for !strings.Contains(string(g.expect(t, 200, "GET", "/config/Port?IntfRef=fpPort1", "").raw), `"Mtu":9000`) {
+		if time.Now().After(deadline) {
+			t.Fatal("the commit was not rolled back at its new deadline")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// background runs gnmi_cli as admin until it exits; its output is read
+// while it runs.
+func (g *gnmiServer) background(t testing.TB, args ...string) (*syncBuffer, chan error) {
+	t.Helper()
+	base := []string{"-address", g.gnmiAddr, "-ca_crt", filepath.Join(g.dir, "tls-cert.pem"), "-timeout", "10s", "-with_user_pass"}
+	cmd := exec.Command(g.cli, append(base, args...)...)
+	cmd.Env = append(os.Environ(), "GNMI_USER=admin", "GNMI_PASS="+blackBoxAdminPassword)
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() { cmd.Process.Kill() })
+	return out, done
+}
+
+func waitFor(t testing.TB, out *syncBuffer, want string) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !strings.Contains(strings.Join(strings.Fields(out.String()), ""), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%q did not come; output:\n%s", want, out.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A STREAM subscription ON_CHANGE sees commits made over REST, in both
+// origins; a POLL and a ONCE subscription answer and end.
+func TestGNMISubscribeOnChange(t *testing.T) {
+	g := startGNMIServer(t, "", "")
+	out, done := g.background(t, "-dt", "p", "-sd", "30s", "-proto", `subscribe:<prefix:<> mode:STREAM encoding:JSON
+subscription:<path:<origin:"swmgr" elem:<name:"config"> elem:<name:"NtpServer">> mode:ON_CHANGE>
+subscription:<path:<origin:"openconfig" elem:<name:"interfaces"> elem:<name:"interface" key:<key:"name" value:"fpPort3">> elem:<name:"config"> elem:<name:"mtu">> mode:ON_CHANGE>>`)
+	waitFor(t, out, "sync_response:true")
+	g.expect(t, 201, "POST", "/config/NtpServer", `{"IpAddr":"192.0.2.77"}`)
+	waitFor(t, out, `\"IpAddr\":\"192.0.2.77\"`)
+	g.expect(t, 200, "PATCH", "/config/Port", `{"IntfRef":"fpPort3","Mtu":9200}`)
+	waitFor(t, out, `json_val:"9200"`)
+	g.expect(t, 200, "DELETE", "/config/NtpServer?IpAddr=192.0.2.77", "")
+	waitFor(t, out, `delete:{origin:"swmgr"elem:{name:"config"}elem:{name:"NtpServer"key:{key:"IpAddr"value:"192.0.2.77"}}}`)
+	select {
+	case err := <-done:
+		t.Fatalf("the stream ended early: %v\n%s", err, out)
+	default:
+	}
+
+	once := g.admin(t, "-dt", "p", "-proto", `subscribe:<prefix:<> mode:ONCE encoding:JSON subscription:<path:<origin:"swmgr" elem:<name:"config"> elem:<name:"Port" key:<key:"IntfRef" value:"fpPort3">> elem:<name:"Mtu">>>>`)
+	mustContain(t, once, `json_val:"9200"`, "sync_response:true")
+}
+
+// Every RPC without credentials, with a wrong password, and a read-only
+// user's writes are refused with the right code and change nothing; the
+// config log names the user refused.
+func TestGNMIAccess(t *testing.T) {
+	dir, addr := t.TempDir(), freeAddr(t)
+	g := startGNMIServer(t, dir, addr)
+	g.expect(t, 201, "POST", "/config/User", `{"Name":"viewer","Group":"users","Password":"viewer-pass-1"}`)
+	g.expect(t, 201, "POST", "/config/User", `{"Name":"op1","Group":"operator","Password":"operator-pass-1"}`)
+	g.expect(t, 201, "POST", "/config/NtpServer", `{"IpAddr":"192.0.2.10"}`)
+	g.stop(t)
+	before := dump(t, dir)
+	g = startGNMIServer(t, dir, addr)
+	set := `update:<path:<origin:"swmgr" elem:<name:"config"> elem:<name:"NtpServer" key:<key:"IpAddr" value:"192.0.2.11">>> val:<json_val:"{}">>`
+	rpcs := [][]string{
+		{"-capabilities"},
+		{"-get", "-proto", `path:<origin:"swmgr" ` + ntpPath + `> encoding:JSON`},
+		{"-set", "-proto", set},
+		{"-set", "-proto", `delete:<origin:"swmgr" ` + ntpPath + `>`},
+		{"-proto", `subscribe:<prefix:<> mode:ONCE encoding:JSON subscription:<path:<origin:"swmgr" elem:<name:"config">>>>`},
+	}
+	for i, rpc := range rpcs {
+		if out, ok := g.run(t, "", "", rpc...); ok || !strings.Contains(out, "code=Unauthenticated") {
+			t.Errorf("%v without credentials: %s", rpc, out)
+		}
+		// The login throttle counts gNMI's failures as it counts HTTPS's:
+		// a name that keeps failing is locked out (ResourceExhausted).
+		out, ok := g.run(t, "intruder", "not-the-password", rpc...)
+		if ok || !(strings.Contains(out, "code=Unauthenticated") && strings.Contains(out, "wrongusernameorpassword") ||
+			i > 0 && strings.Contains(out, "code=ResourceExhausted") && strings.Contains(out, "toomanyfailedlogins")) {
+			t.Errorf("%v with a wrong password: %s", rpc, out)
+		}
+	}
+	// A read-only user reads, and may not write.
+	if out, ok := g.run(t, "viewer", "viewer-pass-1", rpcs[1]...); !ok || !strings.Contains(out, "192.0.2.10") {
+		t.Errorf("a read-only user's Get: %s", out)
+	}
+	for _, rpc := range rpcs[2:4] {
+		if out, ok := g.run(t, "viewer", "viewer-pass-1", rpc...); ok || !strings.Contains(out, "code=PermissionDenied") {
+			t.Errorf("%v as a read-only user: %s", rpc, out)
+		}
+	}
+	// Users are admins' to write: an operator may not.
+	if out, ok := g.run(t, "op1", "operator-pass-1", "-set", "-proto", `update:<path:<origin:"openconfig" elem:<name:"system"> elem:<name:"aaa"> elem:<name:"authentication"> elem:<name:"users"> elem:<name:"user" key:<key:"username" value:"op1">> elem:<name:"config"> elem:<name:"role">> val:<json_val:"\"SYSTEM_ROLE_ADMIN\"">>`); ok || !strings.Contains(out, "code=PermissionDenied") {
+		t.Errorf("an operator making itself admin: %s", out)
+	}
+	logs := g.expect(t, 200, "GET", "/state/ConfigLogs?Count=1000", "")
+	mustContain(t, string(logs.raw), `"API":"gnmi"`, `"UserName":"viewer"`, `"UserName":"op1"`)
+	g.stop(t)
+	if after := dump(t, dir); !bytes.Equal(before, after) {
+		t.Fatalf("refused gNMI requests changed the store:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
+
+// SAMPLE of OpenConfig counters on the Linux backend: ports of a network
+// namespace with traffic on them; the samples follow the kernel's
+// counters.
+func TestGNMISampleCountersLinux(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to make a network namespace")
+	}
+	needTool(t, "ip")
+	ns := fmt.Sprintf("gnmis%05d", rand.IntN(100000))
+	for _, args := range [][]string{{"netns", "add", ns}, {"-n", ns, "link", "add", "swp1", "type", "veth", "peer", "name", "swp2"}} {
+		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
+			t.Fatalf("ip %v: %v %s", args, err, out)
+		}
+	}
+	t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
+	g := startGNMIServer(t, "", "", "--backend", "linux", "--netns", ns, "--bgp", "sim", "--ntp", "sim", "--system", "sim")
+	g.expect(t, 200, "PATCH", "/config/Port", `{"IntfRef":"fpPort1","AdminState":"UP"}`)
+	g.expect(t, 200, "PATCH", "/config/Port", `{"IntfRef":"fpPort2","AdminState":"UP"}`)
+	g.expect(t, 201, "POST", "/config/IPv4Intf", `{"IntfRef":"fpPort1","IpAddr":"10.99.0.1/24"}`)
+	out, _ := g.background(t, "-dt", "p", "-sd", "60s", "-proto", `subscribe:<prefix:<> mode:STREAM encoding:JSON
+subscription:<path:<origin:"openconfig" elem:<name:"interfaces"> elem:<name:"interface" key:<key:"name" value:"fpPort2">> elem:<name:"state"> elem:<name:"counters"> elem:<name:"in-octets">> mode:SAMPLE sample_interval:300000000>>`)
+	waitFor(t, out, "sync_response:true")
+	first := maxSample(out.String())
+	// ARP requests for an address nobody has go out of swp1 into swp2.
+	sendIn(t, ns, "10.99.0.2:9")
+	deadline := time.Now().Add(20 * time.Second)
+	for maxSample(out.String()) <= first {
+		if time.Now().After(deadline) {
+			t.Fatalf("the samples of fpPort2's in-octets did not grow past %d:\n%s", first, out)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+var sampleValue = regexp.MustCompile(`json_val:\s*"(\d+)"`)
+
+// maxSample is the largest value sampled so far.
+func maxSample(out string) int64 {
+	var max int64
+	for _, m := range sampleValue.FindAllStringSubmatch(out, -1) {
+		if n, _ := strconv.ParseInt(m[1], 10, 64); n > max {
+			max = n
+		}
+	}
+	return max
+}
+
+// sendIn sends a few UDP datagrams to addr from inside network namespace
+// ns (the socket is made there, by a thread that enters it).
+func sendIn(t *testing.T, ns, addr string) {
+	t.Helper()
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // the thread is left in ns and ends with the goroutine
+		h, err := netns.GetFromName(ns)
+		if err != nil {
+			errc <- err
+			return
+		}
+		defer h.Close()
+		if err := netns.Set(h); err != nil {
+			errc <- err
+			return
+		}
+		c, err := net.Dial("udp4", addr)
+		if err != nil {
+			errc <- err
+			return
+		}
+		defer c.Close()
+		for i := 0; i < 3; i++ {
+			c.Write([]byte("swmgr gnmi test"))
+			time.Sleep(200 * time.Millisecond)
+		}
+		errc <- nil
+	}()
+	if err := <-errc; err != nil {
+		t.Fatalf("sending in %s: %v", ns, err)
+	}
+}
