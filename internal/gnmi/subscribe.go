@@ -442,7 +442,7 @@ func (s *Server) Subscribe(stream gpb.GNMI_SubscribeServer) error {
 			return status.Error(codes.Unavailable, "swmgr is shutting down")
 		case <-fsub.Notify:
 		}
-		events, err = fsub.Take(events[:0])
+		events, err = fsub.TakeSignalled(events[:0])
 		if err != nil {
 			return status.Error(codes.ResourceExhausted, "subscriber too slow: it fell behind the change feed's kept commits and was cut off; subscribe again")
 		}

@@ -103,8 +103,19 @@ type Subscription struct {
 	own    bool // swmgr's own follower, not a client of the change feed
 }
 
+// TakeSignalled is Take of the events published before the clients' last
+// signal only: the clients woken by one signal take the same events (all
+// of them, but for one that fell behind or started since), so that they
+// can share what they make of them. The events published since the
+// signal come with the next one.
+func (s *Subscription) TakeSignalled(dst []Event) ([]Event, error) {
+	return s.take(dst, true)
+}
+
 // Take appends the events published since the last Take to dst.
-func (s *Subscription) Take(dst []Event) ([]Event, error) {
+func (s *Subscription) Take(dst []Event) ([]Event, error) { return s.take(dst, false) }
+
+func (s *Subscription) take(dst []Event, signalled bool) ([]Event, error) {
 	b := s.b
 	from := len(dst)
 	b.mu.Lock()
@@ -112,7 +123,11 @@ func (s *Subscription) Take(dst []Event) ([]Event, error) {
 		b.mu.Unlock()
 		return dst, ErrDropped
 	}
-	for ; s.pos < b.total; s.pos++ {
+	end := b.total
+	if signalled {
+		end = b.sent
+	}
+	for ; s.pos < end; s.pos++ {
 		dst = append(dst, b.ring[s.pos%uint64(len(b.ring))])
 	}
 	b.mu.Unlock()
@@ -161,6 +176,7 @@ type Broker struct {
 	flushArmed bool
 	delay      time.Duration // FlushDelay, longer while the feed is busy
 	signalled  uint64        // total before the first event of this interval
+	sent       uint64        // total when the clients were last signalled
 }
 
 // New makes a broker; load reads a revision record that was too large for
@@ -205,6 +221,7 @@ func (b *Broker) signalClients() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.flushArmed = false
+	b.sent = b.total
 	b.delay = nextDelay(b.delay, b.total-b.signalled)
 	for s := range b.clients {
 		s.signal()
