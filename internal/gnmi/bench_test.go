@@ -120,12 +120,14 @@ func BenchmarkGNMIVsREST(b *testing.B) {
 	}
 }
 
-// BenchmarkCommitsWithSubscribers measures commit throughput (16
-// writers) with 100 ON_CHANGE subscribers on / against none, in 5
-// alternating rounds (ratio of the medians), and, at 100 commits a second,
-// the time from a commit's answer (it is durable) to its notification at
-// a subscriber (p50, p99; and p99 from the commit's start). The subscribers are another process, as they would be (this test
-// binary re-executed: TestHelperGNMISubscribers).
+// BenchmarkCommitsWithSubscribers measures, in one run, commit throughput
+// (16 writers) with 100 ON_CHANGE subscribers on / against none, and on
+// /config against none, in 5 alternating rounds (ratios of the medians),
+// and, at 100 commits a second, the time from a commit's answer (it is
+// durable) to its notification at a subscriber on / (p50, p99; and p99
+// from the commit's start). The subscribers are another process, as they
+// would be (this test binary re-executed: TestHelperGNMISubscribers);
+// SWMGR_GNMI_PATH sets the path of the latency's subscribers.
 func BenchmarkCommitsWithSubscribers(b *testing.B) {
 	const (
 		writers = 16
@@ -162,9 +164,9 @@ func BenchmarkCommitsWithSubscribers(b *testing.B) {
 		key string
 		at  time.Time
 	}
-	attach := func() (arrivals chan arrival, stop func()) {
+	attach := func(path string) (arrivals chan arrival, stop func()) {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperGNMISubscribers$")
-		cmd.Env = append(os.Environ(), "SWMGR_GNMI_SUBSCRIBERS="+strconv.Itoa(subs), "SWMGR_GNMI_ADDR="+fx.addr)
+		cmd.Env = append(os.Environ(), "SWMGR_GNMI_SUBSCRIBERS="+strconv.Itoa(subs), "SWMGR_GNMI_ADDR="+fx.addr, "SWMGR_GNMI_PATH="+path)
 		stdin, _ := cmd.StdinPipe()
 		stdout, _ := cmd.StdoutPipe()
 		cmd.Stderr = os.Stderr
@@ -198,24 +200,30 @@ func BenchmarkCommitsWithSubscribers(b *testing.B) {
 		}
 		return arrivals, func() { stdin.Close(); <-done; cmd.Wait() }
 	}
-	var without, with []float64
+	var without, with, withConfig []float64
 	for range 5 {
 		without = append(without, run())
-		_, stop := attach()
+		_, stop := attach("/")
 		with = append(with, run())
+		stop()
+		_, stop = attach("/config")
+		withConfig = append(withConfig, run())
 		stop()
 	}
 	slices.Sort(without)
 	slices.Sort(with)
+	slices.Sort(withConfig)
 	b.ReportMetric(with[2]/without[2], "commits-100subs/none")
+	b.ReportMetric(withConfig[2]/without[2], "commits-100subs-config/none")
 	b.ReportMetric(without[2], "commits/s-none")
 	b.ReportMetric(with[2], "commits/s-100subs")
+	b.ReportMetric(withConfig[2], "commits/s-100subs-config")
 
 	// 100 commits a second for 5 s, one writer: commit start to the
 	// notification at subscriber 0 that carries it, or a later value of
 	// the same port (commits taken together come as one notification,
 	// each path with its last value).
-	arrivals, stop := attach()
+	arrivals, stop := attach(cmp.Or(os.Getenv("SWMGR_GNMI_PATH"), "/"))
 	type sent struct {
 		i      int64
 		t0, t1 time.Time // the commit's start, and its answer (durable)
