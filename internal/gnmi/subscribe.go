@@ -574,7 +574,7 @@ func (s *Server) poll(ctx context.Context, sc *subscription, stream grpc.ServerS
 		sc.mu.Lock()
 		for i, l := range pr.leaves {
 			k := pr.keys[i]
-			if v, ok := sc.last[k]; ok && bytes.Equal(v, l.json) {
+			if bytes.Equal(sc.last[k], l.json) {
 				continue
 			}
 			sc.last[k] = l.json
