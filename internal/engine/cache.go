@@ -112,6 +112,19 @@ func (c *objCache) fill(id uuid.UUID, e cacheEntry) {
 func (c *objCache) commit(rev uint64, changes []*change) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	// A commit of more objects than the cache holds (a restore's 300,000)
+	// puts only its last c.max: the others would be evicted at once, after
+	// growing the index and the arena to hold them all. They are dropped
+	// instead, which, like their eviction, raises the floor.
+	if skip := len(changes) - c.max; skip > 0 {
+		for _, ch := range changes[:skip] {
+			if s, ok := c.index[ch.id]; ok {
+				c.drop(ch.id, s)
+			}
+		}
+		c.floor = max(c.floor, rev)
+		changes = changes[skip:]
+	}
 	for _, ch := range changes {
 		e := cacheEntry{kind: ch.Kind.Name, modRev: rev, asOf: rev}
 		if ch.Op == backend.Delete {

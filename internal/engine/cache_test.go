@@ -335,3 +335,44 @@ func BenchmarkObjectCacheGC(b *testing.B) {
 		})
 	}
 }
+
+// TestObjectCacheBulkCommit: a commit of far more objects than the cache
+// holds (a restore) puts only its last ones, without first growing the
+// index and the arena to hold them all; the others' older entries go, and
+// a fill read before the commit is refused.
+func TestObjectCacheBulkCommit(t *testing.T) {
+	const max, n = 100, 5000
+	k := &model.Kind{Name: "NtpServer"}
+	public := []byte(`{"IpAddr":"10.0.0.1","MinPoll":6,"MaxPoll":10,"Pad":"` + strings.Repeat("x", 200) + `"}`)
+	c := newObjCache(max)
+	old := uuid.UUID{1}
+	c.fill(old, cacheEntry{kind: k.Name, public: public, modRev: 1, asOf: 1})
+	changes := make([]*change, n)
+	for i := range changes {
+		changes[i] = &change{Change: model.Change{Kind: k, Op: model.Create}, id: uuid.UUID{2, byte(i), byte(i >> 8)}, public: public}
+	}
+	changes[0].id = old // updated by the commit, not among its last max
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	c.commit(2, changes)
+	runtime.ReadMemStats(&after)
+	if len(c.index) > max {
+		t.Fatalf("%d entries in a cache of %d", len(c.index), max)
+	}
+	if _, ok := c.get(old); ok {
+		t.Fatal("an object the commit changed keeps its older entry")
+	}
+	for _, ch := range changes[n-max:] {
+		if e, ok := c.get(ch.id); !ok || e.asOf != 2 || string(e.public) != string(public) {
+			t.Fatalf("object %v of the commit's last is not cached: %+v", ch.id, e)
+		}
+	}
+	c.fill(changes[1].id, cacheEntry{kind: k.Name, public: public, modRev: 1, asOf: 1})
+	if _, ok := c.get(changes[1].id); ok {
+		t.Fatal("a fill read before the commit went in")
+	}
+	// Held for all n, the arena alone would be n*len(public) bytes.
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > uint64(n*len(public)/4) {
+		t.Fatalf("a commit of %d objects into a cache of %d allocated %d bytes", n, max, alloc)
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -110,17 +111,33 @@ func (s *Staging) Start(ctx context.Context) error {
 }
 
 // cache serialises staging per candidate (staging runs outside the
-// writer, in the caller's goroutine) and keeps the resolved view of the
-// candidate staged to last, so staging n edits one by one costs O(n) per
-// edit at worst, not a replay of the whole candidate each time.
+// writer, in the caller's goroutine) and keeps the resolved views of the
+// candidates staged to last, so staging n edits one by one costs O(n) per
+// edit at worst, not a replay of the whole candidate each time, and two
+// clients staging into two candidates in turn do not replay each other's
+// out. It keeps at most cachedViews views, the most recently staged to
+// first; past the first, only as long as the views kept hold at most
+// cachedEdits staged edits in all (a view costs memory per edit).
 type cache struct {
 	mu    sync.Mutex
 	locks map[string]*sync.Mutex
+	views []cachedView // most recently kept first
+}
+
+// cachedView is the view of candidate id after its first edits staged
+// edits, resolved on running revision rev.
+type cachedView struct {
 	id    string
 	edits int
 	rev   uint64
 	view  *engine.View
 }
+
+// Bounds of the views the cache keeps.
+const (
+	cachedViews = 4
+	cachedEdits = 200000
+)
 
 func (c *cache) lock(id string) func() {
 	c.mu.Lock()
@@ -141,22 +158,49 @@ func (c *cache) lock(id string) func() {
 	}
 }
 
-// cached returns the kept view of candidate id if it is still current.
+// cached returns the kept view of candidate id if it is still current. The
+// view is taken out of the cache: a failed staging must not leave it
+// half-changed.
 func (c *cache) cached(id string, edits int, rev uint64) *engine.View {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.id == id && c.edits == edits && c.rev == rev {
-		v := c.view
-		c.view = nil // taken: a failed staging must not leave it half-changed
-		return v
+	for i, cv := range c.views {
+		if cv.id != id {
+			continue
+		}
+		c.views = slices.Delete(c.views, i, i+1)
+		if cv.edits == edits && cv.rev == rev {
+			return cv.view
+		}
+		return nil
 	}
 	return nil
 }
 
+// keep puts v, the view of candidate id after its first edits staged edits
+// on running revision rev, first in the cache, and drops the views that can
+// no longer be used (resolved on an older revision) or are past the bounds.
+// drop forgets the view of candidate id.
+func (c *cache) drop(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.views = slices.DeleteFunc(c.views, func(cv cachedView) bool { return cv.id == id })
+}
+
 func (c *cache) keep(id string, edits int, rev uint64, v *engine.View) {
 	c.mu.Lock()
-	c.id, c.edits, c.rev, c.view = id, edits, rev, v
-	c.mu.Unlock()
+	defer c.mu.Unlock()
+	kept := []cachedView{{id: id, edits: edits, rev: rev, view: v}}
+	total := edits
+	for _, cv := range c.views {
+		if cv.id == id || cv.rev < rev || len(kept) == cachedViews || total+cv.edits > cachedEdits {
+			continue
+		}
+		kept = append(kept, cv)
+		total += cv.edits
+	}
+	clear(c.views) // no reference left to a dropped view
+	c.views = kept
 }
 
 func (s *Staging) encodeEdit(cand string, ed engine.Edit) []byte {
@@ -554,8 +598,12 @@ func (s *Staging) List(keep func(Info) bool) ([]Info, error) {
 
 // Discard drops a candidate.
 func (s *Staging) Discard(ctx context.Context, id string) error {
-	return s.e.Submit(ctx, engine.Request{DuringConfirm: true, AfterWrite: func(tx store.Txn) { tx.DeleteCandidate(id) },
+	err := s.e.Submit(ctx, engine.Request{DuringConfirm: true, AfterWrite: func(tx store.Txn) { tx.DeleteCandidate(id) },
 		Prepare: func(v *engine.View, req *engine.Request) error { _, err := loadCandidate(v.Txn(), id); return err }})
+	if err == nil {
+		s.cache.drop(id)
+	}
+	return err
 }
 
 // Commit commits a candidate's edits as one commit; on success (not a dry

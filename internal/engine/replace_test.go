@@ -1,0 +1,75 @@
+package engine
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/store"
+)
+
+// TestReplaceEditsSmall: the edits of a replace of n objects are computed
+// in memory proportional to the edits themselves (a restore's 300,000):
+// no map of the running and of the wanted objects by key beside them. The
+// edits are those of the maps: creates of the wanted objects not running,
+// updates of those that differ, deletes of the others, in key order.
+func TestReplaceEditsSmall(t *testing.T) {
+	const n = 20000
+	f := newFixture(t, t.TempDir())
+	k := f.kind("NtpServer")
+	ip := func(i int) string { return fmt.Sprintf("10.%d.%d.%d", i>>16, i>>8&255, i&255) }
+	for _, i := range []int{1, 2, n + 5} { // kept, changed, deleted
+		f.mustApply(f.edit(backend.Create, "NtpServer", model.Object{"IpAddr": ip(i)}))
+	}
+	wanted := make([]model.Object, 0, n)
+	for i := range n {
+		o := k.Defaults()
+		o["IpAddr"] = ip(i)
+		if i == 2 {
+			o["MinPoll"] = int64(5)
+		}
+		wanted = append(wanted, o)
+	}
+	var edits []Edit
+	var before, after runtime.MemStats
+	err := f.st.View(func(tx store.Txn) error {
+		v := newView(f.e, tx)
+		runtime.ReadMemStats(&before)
+		var err error
+		edits, err = f.e.replaceEdits(v, Replacement{Objects: map[string][]model.Object{"NtpServer": wanted}})
+		runtime.ReadMemStats(&after)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var creates, updates, deletes int
+	for _, ed := range edits {
+		if ed.Kind != k {
+			continue
+		}
+		switch ed.Op {
+		case model.Create:
+			creates++
+		case model.Update:
+			updates++
+			if ed.Target.Key["IpAddr"] != ip(2) {
+				t.Errorf("update of %v", ed.Target.Key)
+			}
+		case model.Delete:
+			deletes++
+			if ed.Target.Key["IpAddr"] != ip(n+5) {
+				t.Errorf("delete of %v", ed.Target.Key)
+			}
+		}
+	}
+	if creates != n-2 || updates != 1 || deletes != 1 {
+		t.Fatalf("%d creates, %d updates, %d deletes; want %d, 1, 1", creates, updates, deletes, n-2)
+	}
+	// An Edit is ~100 bytes; the maps by key cost ~5 times that.
+	if per := (after.TotalAlloc - before.TotalAlloc) / n; per > 300 {
+		t.Fatalf("replaceEdits allocated %d bytes per object", per)
+	}
+}
