@@ -262,3 +262,23 @@ func TestTakeSignalled(t *testing.T) {
 		}
 	}
 }
+
+// TestLateFlushIsNotBusy: the rate of an interval is its events over the
+// time it lasted: a timer that fired late (a loaded machine) and so
+// gathered more events does not lengthen the delay, nor keep it long.
+func TestLateFlushIsNotBusy(t *testing.T) {
+	// 100 commits a second: 10 events in a flush of 25 ms that fired
+	// 75 ms late.
+	if d := nextDelayOver(FlushDelay, 10, 100*time.Millisecond); d != FlushDelay {
+		t.Errorf("100 commits/s in a late flush: delay %v; want %v", d, FlushDelay)
+	}
+	// At 90 commits a second the long delay a busy moment left ends,
+	// though a late flush of it gathered 18 events.
+	if d := nextDelayOver(MaxFlushDelay, 18, 200*time.Millisecond); d != FlushDelay {
+		t.Errorf("90 commits/s after a busy moment, late flush: delay %v; want %v", d, FlushDelay)
+	}
+	// A busy feed is still busy.
+	if d := nextDelayOver(FlushDelay, 40, 50*time.Millisecond); d != 2*FlushDelay {
+		t.Errorf("800 commits/s: delay %v; want %v", d, 2*FlushDelay)
+	}
+}
