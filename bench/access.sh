@@ -57,7 +57,7 @@ start() { # binary dir port [extra args]: sets PID; the old tree has no --socket
 	local bin=$1 dir=$2 port=$3
 	shift 3
 	local extra=()
-	# The old tree has no --socket; nor the access log and metrics (issue 12's,
+	# The old tree has no --socket; nor the access log and metrics (
 	# measured by bench/run.sh), which are off here so that (e) measures what
 	# issues 8 and 13 added: the peer lookup, the Host check, connection caps
 	# and body deadlines.
@@ -104,7 +104,7 @@ done
 ko=$(printf '%s\n' "${keep_old[@]}" | median) kn=$(printf '%s\n' "${keep_new[@]}" | median)
 co=$(printf '%s\n' "${close_old[@]}" | median) cn=$(printf '%s\n' "${close_new[@]}" | median)
 E=$(ratio "$kn" "$ko") EC=$(ratio "$cn" "$co")
-echo "   medians: before $ko, now $kn req/s -> ratio $E (target >= 0.95, issue 8's >= 0.9 too): $(verdict "$E" ">=" 0.95)"
+echo "   medians: before $ko, now $kn req/s -> ratio $E (target >= 0.95, an earlier >= 0.9 too): $(verdict "$E" ">=" 0.95)"
 echo "   a new connection per request (information): before $co, now $cn req/s -> ratio $EC"
 
 echo

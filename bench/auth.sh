@@ -1,7 +1,7 @@
 #!/bin/sh
 # Authenticated HTTPS GET by ObjectId against unauthenticated plain-HTTP GET
 # by ObjectId, measured in one run (internal/auth BenchmarkAuthGetByID).
-# Fails unless the ratio is at least 0.85 (issue 16: "at least its current figure"; issue 4 asked 0.7).
+# Fails unless the ratio is at least 0.85 (its figure when the target was set).
 #
 #   bench/auth.sh [rounds]      (default 9 rounds of 4000 requests each)
 set -eu

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The configuration lifecycle at 100,000 objects, on a real `swmgr serve`
-# (issue 10's figures, from outside the process):
+# (the restore's figures, from outside the process):
 #   SaveConfig of 100,000 objects (plus the switch's own)        target <= 2 s
 #   ResetConfigToFile of that file onto a reset switch (one commit) target <= 10 s
 #   peak RSS of swmgr during each step (VmHWM; each step on a     target < 300 MiB

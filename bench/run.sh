@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The four core figures of swmgr, measured in one go on this machine; see
 # bench/README.md for what each means.
-#   (a) GET by ObjectId req/s: swmgr / a bare net/http handler serving the same bytes   target >= 0.9 (issue 16)
+#   (a) GET by ObjectId req/s: swmgr / a bare net/http handler serving the same bytes   target >= 0.9
 #   (b) durable creates/s, 64 clients: swmgr / raw bbolt db.Batch puts, 64 goroutines   target >= 0.5
-#       and / the same with MaxBatchSize=64 (issue 16)                                  target >= 0.5
+#       and / the same with MaxBatchSize=64                                  target >= 0.5
 #   (c) median latency of a get-all page (Count=100) at the 99,000th of 100,000
 #       objects / at marker 0                                                            target <= 1.5
 #   (d) VmRSS of swmgr holding 100,000 objects (after (c))                               target < 150 MiB
@@ -168,7 +168,7 @@ section_b() {
 	echo "   raw bbolt puts/s: ${raw[*]} -> median $r"
 	echo "   raw bbolt with MaxBatchSize=$CLIENTS puts/s (commits as soon as all $CLIENTS writers are in, no 10 ms MaxBatchDelay wait): ${tuned[*]} -> median $t"
 	echo "   (b) swmgr/raw = $s / $r = $rt  target >= 0.5  $(verdict "$rt" '>=' 0.5)"
-	echo "   (b) swmgr/raw MaxBatchSize=$CLIENTS = $s / $t = $rtt  target >= 0.5 (issue 16)  $(verdict "$rtt" '>=' 0.5)"
+	echo "   (b) swmgr/raw MaxBatchSize=$CLIENTS = $s / $t = $rtt  target >= 0.5  $(verdict "$rtt" '>=' 0.5)"
 	result b ratio "$rt"
 	result b tuned "$rtt"
 }
@@ -284,7 +284,7 @@ section_a() {
 		diff <(cat "$work/a.sw.h" "$work/a.sw.b") <(cat "$work/a.bare.h" "$work/a.bare.b") >&2 || true
 	fi
 	# For information, a second swmgr on a copy of the data directory with
-	# the access log and the metrics off (issue 12's features; their own
+	# the access log and the metrics off (their own
 	# figure is BenchmarkGetByID in internal/obs): what they cost here.
 	local qport qpid q_url
 	qport=$("$PROBE" freeport)
@@ -326,7 +326,7 @@ section_a() {
 	b=$(printf '%s\n' "${bw[@]}" | median)
 	local rt
 	rt=$(ratio "$s" "$b")
-	echo "   (a) swmgr/bare = $s / $b = $rt  target >= 0.9 (issue 16)  $(verdict "$rt" '>=' 0.9)"
+	echo "   (a) swmgr/bare = $s / $b = $rt  target >= 0.9  $(verdict "$rt" '>=' 0.9)"
 	result a ratio "$rt"
 	q=$(printf '%s\n' "${qw[@]}" | median)
 	echo "   information: swmgr without access log and metrics / bare = $q / $b = $(ratio "$q" "$b"); swmgr / swmgr without them = $(ratio "$s" "$q")"

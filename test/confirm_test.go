@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// Issue 13 item 3: a confirmed commit that deletes a User could never be
+// A confirmed commit that deletes a User could never be
 // rolled back (the password is not kept) and locked out every write. It is
 // refused, changes nothing, and writes go on; the same deletion without
 // Confirm works.

@@ -49,7 +49,7 @@ func fill(t *testing.T, path string) {
 	}
 }
 
-// Issue 13 item 10: a write on a full disk is a 507 that says so (not a
+// A write on a full disk is a 507 that says so (not a
 // 500), changes nothing, and the service keeps answering; once space is
 // freed, writes work again.
 func TestFullDiskIs507(t *testing.T) {

@@ -52,7 +52,7 @@ func names(files map[string][]byte) []string {
 	return n
 }
 
-// Issue 13 item 4: swmgr refuses to start on a data directory that lost or
+// swmgr refuses to start on a data directory that lost or
 // damaged a part, says what is wrong and how to restore, and changes
 // nothing in it; it never starts as a new switch over it.
 func TestStartRefusesADamagedDataDirectory(t *testing.T) {

@@ -47,7 +47,7 @@ print('OK')
 
 // The FlexSwitch SDK's calls, as root without credentials over loopback
 // HTTP, still work with peer identity, cross-origin protection and the
-// Host check in place (issue 8).
+// Host check in place.
 func TestFlexSwitchSDKCalls(t *testing.T) {
 	if err := exec.Command("python3", "-c", "import requests").Run(); err != nil {
 		if os.Getenv("CI") != "" {

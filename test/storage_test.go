@@ -43,7 +43,7 @@ func flood(t *testing.T, s *server, n, want int, method, path, body string, head
 	}
 }
 
-// TestReadOnlyFloodKeepsTheAuditTrail (issue 13, finding 8): 1,040
+// TestReadOnlyFloodKeepsTheAuditTrail: 1,040
 // forbidden writes by a read-only user do not push the admin's earlier
 // changes out of the config log: once the log is full, failures replace
 // older failures.
@@ -83,7 +83,7 @@ func TestReadOnlyFloodKeepsTheAuditTrail(t *testing.T) {
 	}
 }
 
-// TestRefusedBodiesBounded (issue 13, finding 5): refused writes of
+// TestRefusedBodiesBounded: refused writes of
 // nearly 1 MiB each leave bounded entries (Data cut, its size said), their
 // answers do not repeat the megabyte, the database stays small, and a page
 // of the log stays about 1 MiB. (120 writes, not the probe's 300: past the
@@ -128,7 +128,7 @@ func TestRefusedBodiesBounded(t *testing.T) {
 	t.Logf("swmgr.db: %d KiB after 120 refused writes of 1 MiB", fi.Size()>>10)
 }
 
-// TestCandidateLimits (issue 13, finding 5): a candidate's and a commit's
+// TestCandidateLimits: a candidate's and a commit's
 // Comment have a maximum length, and one user may hold only so many
 // candidates.
 func TestCandidateLimits(t *testing.T) {

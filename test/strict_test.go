@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// Issue 13 item 6: a malformed or repeated query parameter is a 400 on
+// A malformed or repeated query parameter is a 400 on
 // every path, so a dry run can never become a real write; the store is
 // unchanged after all of them.
 func TestMalformedQueriesAre400(t *testing.T) {
@@ -49,7 +49,7 @@ func TestMalformedQueriesAre400(t *testing.T) {
 	s.expect(t, 404, "GET", "/config/NtpServer?IpAddr=198.51.100.1", "")
 }
 
-// Issue 13 item 7: the spellings of one address or name are one object,
+// The spellings of one address or name are one object,
 // stored and returned in the canonical form, also after a restart.
 func TestAddressSpellingsAreOneObject(t *testing.T) {
 	dir := t.TempDir()

@@ -517,7 +517,7 @@ func TestFirstAdmin(t *testing.T) {
 			t.Fatal(err)
 		}
 		// A data directory in use that lost its database is not silently
-		// made a new switch (issue 13 item 4): the start is refused.
+		// made a new switch: the start is refused.
 		o := &serveOptions{dataDir: dir, http: "127.0.0.1:0", adminPasswordFile: writeFile(t, "second-admin-pass"), backend: "sim", ports: 4, logFormat: "text", logLevel: "info", logOut: io.Discard}
 		if err := serve(context.Background(), o); err == nil || !strings.Contains(err.Error(), "swmgr.db is missing") {
 			t.Fatalf("serve: %v", err)

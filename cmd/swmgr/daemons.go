@@ -5,9 +5,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/swmgr/swmgr/internal/backend/linux"
-	"github.com/swmgr/swmgr/internal/chrony"
-	"github.com/swmgr/swmgr/internal/frr"
+	"github.com/swmgr/swmgr/internal/service"
 )
 
 // daemonFlags choose, on the Linux backend, who runs BGP, NTP and the
@@ -42,15 +40,15 @@ func (d *daemonFlags) check() error {
 	return nil
 }
 
-// apply sets the Linux backend's options for the real parts chosen.
-func (d *daemonFlags) apply(lo *linux.Options) {
+// apply sets the Linux dataplane's options for the real parts chosen.
+func (d *daemonFlags) apply(lo *service.LinuxOptions) {
 	if d.bgp == "frr" {
-		lo.FRR = &frr.Options{Dir: d.frrDir}
+		lo.FRRDir = d.frrDir
 	}
 	if d.ntp == "chrony" {
-		lo.Chrony = &chrony.Options{Dir: d.chronyDir, NoClock: d.ntpNoClock}
+		lo.ChronyDir, lo.ChronyNoClock = d.chronyDir, d.ntpNoClock
 	}
 	if d.system == "host" {
-		lo.System = &linux.SystemOptions{EtcDir: d.etcDir}
+		lo.EtcDir = d.etcDir
 	}
 }

@@ -12,9 +12,9 @@ import (
 
 	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/datadir"
-	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/users"
 	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/store"
 )
 
 // Listeners: the Unix socket, timeouts and connection caps.
@@ -128,8 +128,8 @@ func listenSocket(path string) (net.Listener, error) {
 
 // userGroup is the group of the User name (its account's primary group),
 // ok false when no User has that name.
-func userGroup(ctx context.Context, eng *engine.Engine, acc accounts.Accounts, name string) (string, bool, error) {
-	ok, err := users.Exists(ctx, eng, name)
+func userGroup(ctx context.Context, st store.Config, acc accounts.Accounts, name string) (string, bool, error) {
+	ok, err := users.Exists(ctx, st, name)
 	if err != nil || !ok {
 		return "", false, err
 	}

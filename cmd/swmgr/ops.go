@@ -47,7 +47,6 @@ func (ob *observability) watch(st *store.Store, eng *engine.Engine, cands *candi
 		return
 	}
 	st.ObserveBatches(ob.metrics.ObserveBatch)
-	eng.ObserveCommits(ob.metrics.ObserveCommit)
 	ob.metrics.Watch(obs.Source{
 		Registry:    eng.Registry(),
 		Revision:    eng.Revision,

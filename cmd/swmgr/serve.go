@@ -13,30 +13,20 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/swmgr/swmgr/internal/accounts"
-	"github.com/swmgr/swmgr/internal/api"
 	"github.com/swmgr/swmgr/internal/auth"
-	"github.com/swmgr/swmgr/internal/backend"
-	"github.com/swmgr/swmgr/internal/backend/linux"
-	"github.com/swmgr/swmgr/internal/backend/sim"
 	"github.com/swmgr/swmgr/internal/connlimit"
-	"github.com/swmgr/swmgr/internal/daemon"
 	"github.com/swmgr/swmgr/internal/datadir"
-	"github.com/swmgr/swmgr/internal/engine"
-	"github.com/swmgr/swmgr/internal/engine/candidates"
-	"github.com/swmgr/swmgr/internal/engine/history"
 	"github.com/swmgr/swmgr/internal/engine/users"
 	"github.com/swmgr/swmgr/internal/gnmi"
-	"github.com/swmgr/swmgr/internal/lifecycle"
-	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/obs"
 	"github.com/swmgr/swmgr/internal/peercred"
+	"github.com/swmgr/swmgr/internal/service"
 	"github.com/swmgr/swmgr/internal/store"
 	"github.com/swmgr/swmgr/internal/tlscert"
 )
@@ -193,7 +183,6 @@ func versionLine() string {
 }
 
 func serve(ctx context.Context, o *serveOptions) error {
-	started := time.Now()
 	logOut := o.logOut
 	if logOut == nil {
 		logOut = os.Stderr
@@ -283,53 +272,16 @@ func serve(ctx context.Context, o *serveOptions) error {
 	if err != nil {
 		return err
 	}
-	var eng *engine.Engine
 	verifier := auth.NewVerifier(auth.AccountsCheck(acc, func(ctx context.Context, name string) (bool, error) {
-		return users.Exists(ctx, eng, name)
+		return users.Exists(ctx, st, name)
 	}), auth.VerifierOptions{})
 	peers := auth.NewPeers(auth.PeerOptions{
-		UserGroup:    func(ctx context.Context, name string) (string, bool, error) { return userGroup(ctx, eng, acc, name) },
+		UserGroup:    func(ctx context.Context, name string) (string, bool, error) { return userGroup(ctx, st, acc, name) },
 		RefuseOthers: o.localOthers == "refuse",
 	})
 	accountChanged := func(name string) {
 		verifier.Forget(name)
 		peers.Forget(name)
-	}
-	simulated := sim.New(sim.Options{Ports: o.ports, Version: version(), Accounts: accounts.Observe(acc, accountChanged), OwnAccounts: owned, CLIShell: cliShell()})
-	var be backend.Backend = simulated
-	var daemons func() []daemon.Status // supervised by the Linux backend
-	var routeTable func(ctx context.Context) ([]model.Object, error)
-	if o.backend == "linux" {
-		// What a reconciliation puts back goes to the config log as an
-		// entry of its own (API "reconcile").
-		onReconcile := func(changes []string) {
-			data := strings.Join(changes, "; ")
-			if len(data) > 2000 {
-				data = data[:2000] + "..."
-			}
-			req := engine.Request{Meta: engine.Meta{Source: "reconcile", Comment: "the kernel differed from the configuration"},
-				Log: &engine.LogInfo{API: "reconcile", Operation: "RECONCILE", Data: data}}
-			if _, err := eng.Commit(context.WithoutCancel(ctx), req); err != nil {
-				log.Warn("config log entry of a reconciliation", "err", err)
-			}
-		}
-		if be, err = openLinuxBackend(o, be, onReconcile, log); err != nil {
-			return err
-		}
-		if d, ok := be.(interface{ Daemons() []daemon.Status }); ok {
-			daemons = d.Daemons
-		}
-		if rt, ok := be.(interface {
-			RouteTable(context.Context) ([]model.Object, error)
-		}); ok {
-			routeTable = rt.RouteTable
-		}
-	}
-	lcState := lifecycle.WrapState(be)
-	be = lcState
-	defer be.Close()
-	if ob.metrics != nil {
-		be = ob.metrics.WrapBackend(be)
 	}
 	// New: nothing was ever committed but the switch's own discovery
 	// (revision 1, made by the first start before it loads the startup
@@ -340,27 +292,26 @@ func serve(ctx context.Context, o *serveOptions) error {
 	if err := st.View(func(tx store.Txn) error { newDataDir = tx.Revision() <= 1; return nil }); err != nil {
 		return err
 	}
-	eng = engine.New(model.Builtin(), st, be, box, log)
-	hist, cands := history.New(eng), candidates.New(eng)
-	ob.watch(st, eng, cands, log)
-	if err := eng.Start(ctx); err != nil {
-		return fmt.Errorf("start: %w", err)
+	so := service.Options{Store: st, Box: box, DataDir: o.dataDir, Version: version(), Log: log, Dataplane: o.backend, Ports: o.ports,
+		Accounts: accounts.Observe(acc, accountChanged), OwnAccounts: owned, CLIShell: cliShell(), Ready: ob.health.Ready}
+	if ob.metrics != nil {
+		so.Observer = ob.metrics
 	}
-	// Stopped before the backend and the store close (defers run in
-	// reverse): its writer finishes the request it holds, refuses the rest,
-	// and its cache fill ends.
-	defer eng.Close()
-	if err := cands.Start(ctx); err != nil {
-		return fmt.Errorf("start: %w", err)
+	if o.backend == service.Linux {
+		if so.Linux, err = linuxOptions(o); err != nil {
+			return err
+		}
 	}
-	if err := hist.Start(ctx); err != nil {
-		return fmt.Errorf("start: %w", err)
-	}
-	lc, err := lifecycle.New(lifecycle.Options{Engine: eng, Sealer: box, DataDir: o.dataDir, Version: version(), Log: log})
+	svc, err := service.Open(ctx, so)
 	if err != nil {
 		return err
 	}
-	lcState.Attach(lc)
+	// Stopped before the store closes (defers run in reverse): the
+	// lifecycle, then the engine's writer finishes the request it holds,
+	// refuses the rest, and its cache fill ends, then the dataplane.
+	defer svc.Close()
+	eng, handler, lc := svc.Engine, svc.Handler, svc.Lifecycle
+	ob.watch(st, eng, svc.Candidates, log)
 	if newDataDir {
 		if _, err := lc.LoadStartup(ctx, o.startupConfig, startupNonce, startupPassphrase); err != nil {
 			return err
@@ -369,21 +320,12 @@ func serve(ctx context.Context, o *serveOptions) error {
 	if err := lc.Start(ctx); err != nil {
 		return err
 	}
-	defer lc.Close()
 	if !o.noFirstAdmin {
 		if err := ensureFirstAdmin(ctx, eng, o, envPassword, log); err != nil {
 			return err
 		}
 	}
 
-	handler := api.New(eng, hist, cands, log)
-	(&serviceStatus{started: started, eng: eng, handler: handler, ready: ob.health.Ready, backend: o.backend, sim: simulated, daemons: daemons, routeTable: routeTable}).serve()
-	for name, action := range lc.Actions() {
-		handler.HandleAction(name, action)
-	}
-	if err := handler.Check(); err != nil {
-		return fmt.Errorf("start: %w", err)
-	}
 	inner := ob.inner(handler)
 	throttleOpts := o.throttle
 	if ob.metrics != nil {
@@ -468,7 +410,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 	var gnmiServer *gnmi.Server
 	if o.gnmi != "" {
-		if gnmiServer, err = startGNMI(o, eng, hist, handler, verifier, throttle, log); err != nil {
+		if gnmiServer, err = startGNMI(o, eng, svc.History, handler, verifier, throttle, log); err != nil {
 			return err
 		}
 	}
@@ -480,7 +422,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 			go func() { errc <- fmt.Errorf("serve %s: %w", l.ln.Addr(), l.srv.Serve(l.ln)) }()
 		}
 	}
-	log.Info("swmgr serving", "http", httpAddr, "https", httpsAddr, "socket", socketPath, "cert_sha256", fingerprint, "data_dir", o.dataDir, "backend", be.Name(), "version", version(), "revision", eng.Revision())
+	log.Info("swmgr serving", "http", httpAddr, "https", httpsAddr, "socket", socketPath, "cert_sha256", fingerprint, "data_dir", o.dataDir, "backend", svc.Backend, "version", version(), "revision", eng.Revision())
 	ob.ready(log)
 	if o.ready != nil {
 		o.ready(httpAddr, httpsAddr)
@@ -533,23 +475,16 @@ func dumpCommand() *cobra.Command {
 	return cmd
 }
 
-// openLinuxBackend starts the Linux backend; the kinds that are not the
-// dataplane's (users, BGP, NTP, system settings) stay with others until
-// their own Linux drivers exist.
-func openLinuxBackend(o *serveOptions, others backend.Backend, onReconcile func([]string), log *slog.Logger) (backend.Backend, error) {
-	lo := linux.Options{Kernel: linux.KernelOptions{Netns: o.netns}, Version: version(), Others: others, Log: log, OnReconcile: onReconcile,
-		Journal: filepath.Join(o.dataDir, datadir.LinuxJournal)}
+// linuxOptions are the Linux dataplane's options the flags give.
+func linuxOptions(o *serveOptions) (service.LinuxOptions, error) {
+	lo := service.LinuxOptions{Netns: o.netns}
 	o.daemons.apply(&lo)
 	if o.portMap != "" {
 		b, err := os.ReadFile(o.portMap)
 		if err != nil {
-			return nil, fmt.Errorf("--port-map: %w", err)
+			return lo, fmt.Errorf("--port-map: %w", err)
 		}
 		lo.PortMap, lo.PortMapName = b, o.portMap
 	}
-	be, err := linux.New(lo)
-	if err != nil {
-		return nil, fmt.Errorf("--backend linux: %w", err)
-	}
-	return be, nil
+	return lo, nil
 }

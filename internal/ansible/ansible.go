@@ -42,9 +42,6 @@ const Dir = "ansible/ansible_collections/swmgr/switch"
 // action group lists them with the generated ones.
 var handWritten = []string{"swmgr_config", "swmgr_confirm", "swmgr_facts", "swmgr_object", "swmgr_rollback"}
 
-// saveAction is the action swmgr_save runs.
-const saveAction = "SaveConfig"
-
 // Snake turns a model name into an Ansible name: IPv4Intf ipv4_intf,
 // BGPv4Neighbor bgpv4_neighbor, IntfRef intf_ref, PRBSTxEnable
 // prbs_tx_enable.
@@ -147,9 +144,9 @@ func Files(reg *model.Registry) (map[string][]byte, error) {
 		files["plugins/modules/"+ks.Module+".py"] = resourceModule(k)
 		modules = append(modules, ks.Module)
 	}
-	save := reg.Lookup(model.Action, saveAction)
+	save := reg.SaveAction() // the action swmgr_save runs
 	if save == nil {
-		return nil, fmt.Errorf("ansible: no action %s for swmgr_save", saveAction)
+		return nil, fmt.Errorf("ansible: no action saves the configuration, for swmgr_save")
 	}
 	saveFields, err := fieldsOf(save.Name, save.Fields)
 	if err != nil {
@@ -159,7 +156,7 @@ func Files(reg *model.Registry) (map[string][]byte, error) {
 	modules = append(modules, "swmgr_save")
 	sort.Strings(modules)
 
-	spec, err := json.MarshalIndent(map[string]any{"kinds": kinds, "actions": map[string]any{saveAction: saveFields}}, "", " ")
+	spec, err := json.MarshalIndent(map[string]any{"kinds": kinds, "actions": map[string]any{save.Name: saveFields}}, "", " ")
 	if err != nil {
 		return nil, err
 	}

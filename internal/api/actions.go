@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/users"
@@ -139,12 +140,12 @@ func (q *request) action() error {
 	return err
 }
 
-// The actions of the engine itself; the configuration lifecycle registers
-// its own (package lifecycle).
+// The actions of the engine itself (the history's rollback, the config
+// log's clearing); the accounts provider's (UserPasswordAction) and the
+// configuration lifecycle's (package lifecycle) are bound by the service.
 func (s *Server) engineActions() {
-	s.HandleAction("Rollback", s.rollback)
-	s.HandleAction("ClearConfigLog", s.clearConfigLog)
-	s.HandleAction("UserPassword", s.userPassword)
+	s.HandleAction(model.ActionRollback, s.rollback)
+	s.HandleAction(model.ActionClearConfigLog, s.clearConfigLog)
 }
 
 // rollback makes a commit that restores the configuration as it was after
@@ -167,11 +168,14 @@ func (s *Server) clearConfigLog(ctx context.Context, c ActionCall) (ActionResult
 	return ActionResult{Body: []byte(`{"Result":"Success"}`)}, nil
 }
 
-// userPassword sets a user's password; who may (an admin, or the user
-// itself) is declared on the action and checked before.
-func (s *Server) userPassword(ctx context.Context, c ActionCall) (ActionResult, error) {
-	if err := users.SetPassword(ctx, s.eng, c.Fields.Str("Name"), c.Fields.Str("Password"), c.Meta, c.Log); err != nil {
-		return ActionResult{}, err // logged
+// UserPasswordAction is the accounts provider's action: it sets a user's
+// password in acc, the accounts the User kind is bound to; who may (an
+// admin, or the user itself) is declared on the action and checked before.
+func UserPasswordAction(eng *engine.Engine, acc accounts.Accounts) ActionHandler {
+	return func(ctx context.Context, c ActionCall) (ActionResult, error) {
+		if err := users.SetPassword(ctx, eng, acc, c.Fields.Str("Name"), c.Fields.Str("Password"), c.Meta, c.Log); err != nil {
+			return ActionResult{}, err // logged
+		}
+		return ActionResult{Body: []byte(`{"Result":"Success"}`)}, nil
 	}
-	return ActionResult{Body: []byte(`{"Result":"Success"}`)}, nil
 }

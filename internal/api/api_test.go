@@ -16,6 +16,7 @@ import (
 
 	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/backend/sim"
+	"github.com/swmgr/swmgr/internal/backend/useracct"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/candidates"
 	"github.com/swmgr/swmgr/internal/engine/history"
@@ -75,6 +76,7 @@ func newAPIHarnessWith(t testing.TB, dir string, reg *model.Registry) *apiHarnes
 	}
 	hist, cands := startParts(t, eng)
 	h := New(eng, hist, cands, log)
+	h.HandleAction(useracct.PasswordAction, UserPasswordAction(eng, acc))
 	srv := httptest.NewServer(h)
 	t.Cleanup(func() {
 		srv.CloseClientConnections()

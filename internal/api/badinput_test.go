@@ -197,8 +197,8 @@ func TestBadInputsChangeNothing(t *testing.T) {
 		{"marker negative", "GET", "/config/NtpServers?CurrentMarker=-1", ``, nil, 400, "bad_paging"},
 		{"unknown list parameter", "GET", "/config/NtpServers?Sort=IpAddr", ``, nil, 400, "bad_paging"},
 		{"Count twice", "GET", "/config/NtpServers?Count=abc&Count=5", ``, nil, 400, "malformed_query"},
-		// Query strings that do not parse or repeat a parameter (issue 13
-		// item 6): never ignored, never "last one wins".
+		// Query strings that do not parse or repeat a parameter: never
+		// ignored, never "last one wins".
 		{"dry_run=true%", "POST", "/config/NtpServer?dry_run=true%", `{"IpAddr":"10.1.1.1"}`, nil, 400, "malformed_query"},
 		{"dry_run=true;", "POST", "/config/NtpServer?dry_run=true;", `{"IpAddr":"10.1.1.1"}`, nil, 400, "malformed_query"},
 		{"dry_run%=true", "POST", "/config/NtpServer?dry_run%=true", `{"IpAddr":"10.1.1.1"}`, nil, 400, "malformed_query"},
@@ -220,7 +220,7 @@ func TestBadInputsChangeNothing(t *testing.T) {
 		{"user in group sudo", "POST", "/config/User", `{"Name":"eve","Group":"sudo","Password":"longenough"}`, nil, 400, "invalid_value"},
 		{"address on a broken-out port", "POST", "/config/IPv4Intf", `{"IntfRef":"fpPort4","IpAddr":"10.44.0.1/24"}`, nil, 400, "invalid_value"},
 		{"breakout of a used port", "PATCH", "/config/Port", `{"IntfRef":"fpPort1","BreakOutMode":"4x10"}`, nil, 409, "referenced"},
-		// Issue 13 item 10: values that were accepted and should not be.
+		// Values that were accepted and should not be.
 		{"empty Hostname", "PATCH", "/config/SystemParam", `{"Hostname":""}`, nil, 400, "invalid_value"},
 		{"empty SourceIntf", "PATCH", "/config/NtpServer", `{"IpAddr":"10.0.0.9","SourceIntf":""}`, nil, 400, "invalid_value"},
 		{"neighbor 0.0.0.0", "POST", "/config/BGPv4Neighbor", `{"NeighborAddress":"0.0.0.0","PeerAS":"65003"}`, nil, 400, "invalid_value"},
@@ -238,12 +238,12 @@ func TestBadInputsChangeNothing(t *testing.T) {
 		{"lone surrogate", "POST", "/config/Vrf", `{"Vrf":"v1","Name":"\ud800"}`, nil, 400, "malformed_json"},
 		{"password with U+0085", "POST", "/config/User", `{"Name":"bob","Password":"longenough\u0085"}`, nil, 400, "invalid_value"},
 		{"password with U+200B", "POST", "/config/User", `{"Name":"bob","Password":"longenough\u200b"}`, nil, 400, "invalid_value"},
-		// Issue 13 item 7: another spelling of an existing key is that key.
+		// Another spelling of an existing key is that key.
 		{"IPv4-mapped spelling of a key", "POST", "/config/NtpServer", `{"IpAddr":"::ffff:10.0.0.9"}`, nil, 409, "duplicate"},
 		{"upper-case FQDN with a dot", "POST", "/config/ConfigArchiveServer", `{"IpAddr":"ARCHIVE.Example.COM."}`, nil, 409, "duplicate"},
 		{"IPv4-mapped neighbor", "POST", "/config/BGPv4Neighbor", `{"NeighborAddress":"::ffff:10.0.0.2","PeerAS":"65002"}`, nil, 409, "duplicate"},
 		// The kinds FlexSwitch's labs configure and their nested records
-		// (issue 9): wrong type, out of range, dangling, duplicate.
+		//: wrong type, out of range, dangling, duplicate.
 		{"VlanId as a string", "POST", "/config/Vlan", `{"VlanId":"20"}`, nil, 400, "wrong_type"},
 		{"VlanId zero", "POST", "/config/Vlan", `{"VlanId":0}`, nil, 400, "invalid_value"},
 		{"VlanId 4095", "POST", "/config/Vlan", `{"VlanId":4095}`, nil, 400, "invalid_value"},

@@ -17,6 +17,7 @@ import (
 	"github.com/swmgr/swmgr/internal/auth"
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/backend/sim"
+	"github.com/swmgr/swmgr/internal/backend/useracct"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/openapi"
@@ -189,6 +190,7 @@ func newDeclHarness(t *testing.T, extra []*model.Kind, drivers map[string]*backe
 	}
 	hist, cands := startParts(t, eng)
 	h := New(eng, hist, cands, log)
+	h.HandleAction(useracct.PasswordAction, UserPasswordAction(eng, acc))
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	validator, err := openapitest.New(reg)

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// The small things of issue 12: candidates listed, an empty commit said
+// Small things: candidates listed, an empty commit said
 // so, a hint for state paths spelled with "State", a bare If-Match
 // revision, and bodies that end their line.
 func TestSmallThings(t *testing.T) {

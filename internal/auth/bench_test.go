@@ -18,17 +18,15 @@ import (
 	"time"
 
 	"github.com/swmgr/swmgr/internal/accounts"
-	"github.com/swmgr/swmgr/internal/api"
 	"github.com/swmgr/swmgr/internal/auth"
 	"github.com/swmgr/swmgr/internal/backend"
-	"github.com/swmgr/swmgr/internal/backend/sim"
 	"github.com/swmgr/swmgr/internal/engine"
-	"github.com/swmgr/swmgr/internal/engine/candidates"
-	"github.com/swmgr/swmgr/internal/engine/history"
 	"github.com/swmgr/swmgr/internal/engine/users"
+	"github.com/swmgr/swmgr/internal/lifecycle"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/peercred"
 	"github.com/swmgr/swmgr/internal/secrets"
+	"github.com/swmgr/swmgr/internal/service"
 	"github.com/swmgr/swmgr/internal/store"
 	"github.com/swmgr/swmgr/internal/tlscert"
 )
@@ -67,13 +65,14 @@ func newBenchEnv(b *testing.B, creds ...func(net.Conn) (peercred.Cred, error)) *
 		b.Fatal(err)
 	}
 	log := slog.New(slog.DiscardHandler)
-	var eng *engine.Engine
-	verifier := auth.NewVerifier(auth.AccountsCheck(acc, func(ctx context.Context, name string) (bool, error) { return users.Exists(ctx, eng, name) }), auth.VerifierOptions{})
-	be := sim.New(sim.Options{Ports: 4, Version: "bench", Accounts: accounts.Observe(acc, verifier.Forget), OwnAccounts: true})
-	eng = engine.New(model.Builtin(), st, be, box, log)
-	if err := eng.Start(ctx); err != nil {
+	verifier := auth.NewVerifier(auth.AccountsCheck(acc, func(ctx context.Context, name string) (bool, error) { return users.Exists(ctx, st, name) }), auth.VerifierOptions{})
+	svc, err := service.Open(ctx, service.Options{Store: st, Box: box, DataDir: dir, Version: "bench", Log: log, Dataplane: service.Sim, Ports: 4,
+		Accounts: accounts.Observe(acc, verifier.Forget), OwnAccounts: true, Lifecycle: lifecycle.Options{NoScheduler: true}})
+	if err != nil {
 		b.Fatal(err)
 	}
+	b.Cleanup(func() { svc.Close() })
+	eng := svc.Engine
 	reg := eng.Registry()
 	out, err := eng.Apply(ctx, []engine.Edit{
 		{Kind: reg.Lookup(model.Config, "User"), Op: backend.Create, Fields: model.Object{"Name": "bench", "Group": "operator", "Password": "bench-password"}},
@@ -84,11 +83,11 @@ func newBenchEnv(b *testing.B, creds ...func(net.Conn) (peercred.Cred, error)) *
 	}
 	path := "/public/v1/config/NtpServer/" + out.IDs[1].String()
 
-	handler := api.New(eng, history.New(eng), candidates.New(eng), log)
+	handler := svc.Handler
 	throttle := auth.NewThrottle(auth.ThrottleOptions{})
 	newPeers := func(cred func(net.Conn) (peercred.Cred, error)) *auth.Peers {
 		return auth.NewPeers(auth.PeerOptions{UserGroup: func(ctx context.Context, name string) (string, bool, error) {
-			ok, err := users.Exists(ctx, eng, name)
+			ok, err := users.Exists(ctx, eng.Store(), name)
 			return "operator", ok, err
 		}, Cred: cred})
 	}

@@ -29,7 +29,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/model"
 )
 
@@ -123,14 +122,6 @@ type Commit struct {
 // not attempted (the engine resolves them again).
 type Batcher interface {
 	ApplyBatch(ctx context.Context, commits []*Commit) (applied int, err error)
-}
-
-// AccountKeeper is a backend that keeps the switch's user accounts: it
-// applies User objects to them, and the UserPassword action and the
-// authentication of REST requests use them.
-type AccountKeeper interface {
-	// Accounts returns the accounts, or nil if the backend has none.
-	Accounts() accounts.Accounts
 }
 
 // CheckDrivers reports the first config kind of reg that b has no driver

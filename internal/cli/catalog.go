@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/swmgr/swmgr/internal/model"
@@ -24,10 +23,12 @@ type catalog struct {
 	hostField string
 	saveKind  *model.Kind // the action `write memory` runs
 	logKind   *model.Kind // the config log (confirmations)
-	// userKind is the kind of the switch's users (keyed by a user name),
-	// accessField its field that says whether a user may have a shell.
+	// userKind is the kind of the switch's login accounts (model.Account,
+	// keyed by a user name), accessField its field that says whether a
+	// user may have a shell.
 	userKind    *model.Kind
 	accessField *model.Field
+	shellAccess string // accessField's value that allows a shell
 }
 
 // Kinds named in absent (the server does not serve them) get no command.
@@ -57,9 +58,9 @@ func newCatalog(reg *model.Registry, absent map[string]bool) *catalog {
 		if k.Source == model.SourceConfigLog {
 			c.logKind = k
 		}
-		if keys := k.Keys(); k.Class == model.Config && len(keys) == 1 && keys[0].Format == model.FormatUserName {
-			if f := k.Field("Access"); f != nil && slices.Contains(f.Enum, shellAccess) {
-				c.userKind, c.accessField = k, f
+		if k.Account != nil && len(k.Keys()) == 1 {
+			if f := k.Field(k.Account.ShellField); f != nil {
+				c.userKind, c.accessField, c.shellAccess = k, f, k.Account.ShellValue
 			}
 		}
 		if k.CLI == nil {
@@ -79,7 +80,7 @@ func newCatalog(reg *model.Registry, absent map[string]bool) *catalog {
 		for _, p := range k.CLI.Parents {
 			c.children[p] = append(c.children[p], k)
 		}
-		if k.Class == model.Action && slices.Equal(k.CLI.Words, []string{"save", "config"}) {
+		if k.Class == model.Action && k.SavesConfig {
 			c.saveKind = k
 		}
 	}

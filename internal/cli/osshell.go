@@ -6,10 +6,6 @@ import (
 	"github.com/swmgr/swmgr/internal/model"
 )
 
-// shellAccess is the value of a User's access field that allows a shell;
-// any other value (CLI) keeps the user in the CLI.
-const shellAccess = "Bash"
-
 // shell is FlexSwitch's `shell`: bash on the switch, as the OS user the
 // CLI runs as, until it exits. It is what a user whose login shell is the
 // CLI could otherwise never get, so it is offered only:
@@ -17,8 +13,9 @@ const shellAccess = "Bash"
 //     read the rest of the script, and not over --url, where it would be
 //     a shell on the client's machine);
 //   - in enable mode (`#`), as FlexSwitch had it;
-//   - to root, or to a user whose User's Access is Bash. Access CLI (the
-//     default) confines the user to the CLI.
+//   - to root, or to a user whose account's shell field allows it
+//     (model.Account: User's Access Bash). Access CLI (the default)
+//     confines the user to the CLI.
 //
 // The shell runs with the CLI's own identity: it gives no right the
 // account does not have.
@@ -42,7 +39,7 @@ func (s *Session) shell() error {
 
 // mayShell reports why name may not have a shell, or nil.
 func (s *Session) mayShell(name string) error {
-	k, access := s.cat.userKind, s.cat.accessField
+	k, access, shellAccess := s.cat.userKind, s.cat.accessField, s.cat.shellAccess
 	if k == nil || access == nil || name == "" {
 		return fmt.Errorf("shell is not available: this server has no user access to check")
 	}

@@ -21,7 +21,7 @@ import (
 	"github.com/swmgr/swmgr/internal/model"
 )
 
-// Issue 16's engine figures. Each compares two things measured in the same
+// The engine's figures (bench/README.md). Each compares two things measured in the same
 // run, alternating rounds, and reports the ratio of the medians. Run:
 //
 //	go test -run '^$' -bench 'Engine' -benchtime 1x ./internal/engine/

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -65,7 +66,12 @@ func parseUUID(s string) (uuid.UUID, error) {
 
 // metaSchema holds the schema the stored records were last written in: a
 // digest of every kind's fields, so any change of the model is seen.
-const metaSchema = "schema"
+// metaSchemaVersion holds the schema version (model.SchemaVersion) they are
+// in, as decimal text; absent, they are version 0.
+const (
+	metaSchema        = "schema"
+	metaSchemaVersion = "schema-version"
+)
 
 // schema is the digest of the model's declared kinds and fields.
 func (e *Engine) schema() []byte {
@@ -82,68 +88,146 @@ func (e *Engine) schema() []byte {
 	return h.Sum(nil)
 }
 
+// storedVersion reads the schema version of the stored records.
+func storedVersion(tx store.Txn) (int, error) {
+	raw := tx.Meta(metaSchemaVersion)
+	if raw == nil {
+		return 0, nil
+	}
+	v, err := strconv.Atoi(string(raw))
+	if err != nil || v < 0 {
+		return 0, fmt.Errorf("the stored schema version %q is not a version", raw)
+	}
+	return v, nil
+}
+
 // migrate runs at start: when the model changed since the records were
-// written (a field added, renamed, removed or retyped, a key field added),
-// every stored object is read with the lenient decoder and written back in
-// the current form and under the key it now has, keeping its ObjectId and
-// creation order, in one transaction, and the new schema is recorded. Revision records and
-// staged edits are left as they are: they are always read leniently.
+// written (a field added, renamed, removed or retyped, a key field added,
+// the schema version raised), every stored object is read, the declared
+// migrations from its version on are run over it, it is decoded with the
+// lenient decoder and written back in the current form and under the key
+// it now has, keeping its ObjectId and creation order, in one transaction,
+// and the new schema and version are recorded. A record that does not
+// decode stops the start, naming its kind, key and ObjectId: nothing is
+// dropped. Revision records and staged edits are left as they are: they
+// are always read leniently.
 func (e *Engine) migrate(ctx context.Context) error {
-	want := e.schema()
+	want, wantVersion := e.schema(), e.reg.SchemaVersion()
 	var have []byte
-	if err := e.store.View(func(tx store.Txn) error { have = append(have, tx.Meta(metaSchema)...); return nil }); err != nil {
+	var haveVersion int
+	if err := e.store.View(func(tx store.Txn) error {
+		have = append(have, tx.Meta(metaSchema)...)
+		var err error
+		haveVersion, err = storedVersion(tx)
+		return err
+	}); err != nil {
 		return err
 	}
-	if bytes.Equal(have, want) {
+	if haveVersion > wantVersion {
+		return fmt.Errorf("the stored records are of schema version %d, and this swmgr knows versions up to %d: run a swmgr at least as new as the one that wrote them", haveVersion, wantVersion)
+	}
+	if bytes.Equal(have, want) && haveVersion == wantVersion {
 		return nil
 	}
-	n := 0
-	err := e.submit(ctx, &job{ctx: ctx, req: Request{DuringConfirm: true, AfterWrite: func(tx store.Txn) {
+	type rewrite struct {
+		k      *model.Kind
+		rec    store.Record
+		oldKey string
+		refs   []store.Ref
+	}
+	var recs []rewrite
+	err := e.store.View(func(tx store.Txn) error {
 		for _, k := range e.reg.Kinds() {
 			if k.Class != model.Config {
 				continue
 			}
-			type rewrite struct {
-				rec    store.Record
-				oldKey string
-				refs   []store.Ref
+			var steps []model.Migration
+			for _, m := range e.reg.Migrations() {
+				if m.Kind == k.Name && m.From >= haveVersion && m.From < wantVersion {
+					steps = append(steps, m)
+				}
 			}
-			var recs []rewrite
-			tx.List(k.Name, 0, int(^uint(0)>>1), func(rec store.Record) error {
-				given, err := k.DecodeStored(rec.Public)
+			_, _, err := tx.List(k.Name, 0, int(^uint(0)>>1), func(rec store.Record) error {
+				pub, err := migrateRecord(rec.Public, steps)
+				var given model.Object
+				if err == nil {
+					given, err = k.DecodeStored(pub)
+				}
+				if err == nil {
+					err = keyFieldsRead(k, given)
+				}
 				if err != nil {
-					return nil
+					return fmt.Errorf("stored %s %q (ObjectId %s) does not read in schema version %d: %w; restore the data directory from a backup, or start the swmgr that wrote it and delete the object", k.Name, rec.Key, rec.ID, wantVersion, err)
 				}
 				obj := k.Defaults()
 				for f, v := range given {
 					obj[f] = v
 				}
-				pub := k.AppendJSON(nil, obj, false)
+				pub = k.AppendJSON(nil, obj, false)
 				// A key field added since (BGPv4Neighbor's IntfRef) moves
 				// the object to the key its fields now make.
 				key := k.Key(obj)
 				if !bytes.Equal(pub, rec.Public) || key != rec.Key {
 					old := rec.Key
 					rec.Key, rec.Public, rec.Sealed = key, pub, append([]byte(nil), rec.Sealed...)
-					recs = append(recs, rewrite{rec, old, refsOf(k, obj)})
+					recs = append(recs, rewrite{k, rec, old, refsOf(k, obj)})
 				}
 				return nil
 			})
-			for i := range recs {
-				r := recs[i]
-				if r.oldKey != r.rec.Key {
-					must(tx.Rekey(k.Name, r.oldKey, r.rec.Key, r.refs))
-				}
-				must(tx.Put(&r.rec, r.refs, r.refs))
-				n++
+			if err != nil {
+				return err
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	err = e.submit(ctx, &job{ctx: ctx, req: Request{DuringConfirm: true, AfterWrite: func(tx store.Txn) {
+		for i := range recs {
+			r := recs[i]
+			if r.oldKey != r.rec.Key {
+				must(tx.Rekey(r.k.Name, r.oldKey, r.rec.Key, r.refs))
+			}
+			must(tx.Put(&r.rec, r.refs, r.refs))
+		}
 		tx.SetMeta(metaSchema, want)
+		tx.SetMeta(metaSchemaVersion, []byte(strconv.Itoa(wantVersion)))
 	}}})
-	if err == nil && n > 0 {
-		e.log.Info("migrated stored records to the current model", "records", n)
+	if err == nil && (len(recs) > 0 || haveVersion != wantVersion) {
+		e.log.Info("migrated stored records to the current model", "records", len(recs), "from_version", haveVersion, "to_version", wantVersion)
 	}
 	return err
+}
+
+// keyFieldsRead checks that a stored object's key fields were read: the
+// lenient decoder leaves out a value whose type no longer fits, which for a
+// key field would move the object to another key.
+func keyFieldsRead(k *model.Kind, given model.Object) error {
+	for _, f := range k.Fields {
+		if _, ok := given[f.Name]; f.Key && !ok && f.Default == nil {
+			return fmt.Errorf("its key field %s does not read as %s", f.Name, f.Type)
+		}
+	}
+	return nil
+}
+
+// migrateRecord runs steps over a stored object's JSON.
+func migrateRecord(pub []byte, steps []model.Migration) ([]byte, error) {
+	if len(steps) == 0 {
+		return pub, nil
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(pub, &obj); err != nil {
+		return nil, err
+	}
+	for _, m := range steps {
+		var err error
+		if obj, err = m.Migrate(obj); err != nil {
+			return nil, fmt.Errorf("migration from version %d (%s): %w", m.From, m.Doc, err)
+		}
+	}
+	return json.Marshal(obj)
 }
 
 func must(err error) {

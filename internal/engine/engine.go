@@ -86,8 +86,11 @@ type Engine struct {
 	stopOnce sync.Once
 	warming  sync.WaitGroup // warmObjects, started by Start
 
-	confirmHook atomic.Pointer[func(rev uint64, after time.Duration)] // OnConfirmPending
-	observe     CommitObserver                                        // nil: none
+	confirmHook  atomic.Pointer[func(rev uint64, after time.Duration)] // OnConfirmPending
+	observe      CommitObserver                                        // nil: none
+	observeApply ApplyObserver                                         // nil: none
+	stateParts   map[string][]StatePart                                // by config kind name (AddStatePart)
+	started      atomic.Bool                                           // Start has begun
 }
 
 // CachedObjects bounds the GET-by-ObjectId cache (an object's public JSON
@@ -97,7 +100,7 @@ const CachedObjects = 65536
 // New wires an engine and starts its writer loop. Call Start before
 // serving: it also checks that the backend has a driver for every kind.
 func New(reg *model.Registry, st store.Config, be backend.Backend, box *secrets.Box, log *slog.Logger) *Engine {
-	e := &Engine{reg: reg, store: st, backend: be, drivers: be.Drivers(), box: box, log: log, order: map[string]int{},
+	e := &Engine{reg: reg, store: st, backend: be, drivers: be.Drivers(), box: box, log: log, order: map[string]int{}, stateParts: map[string][]StatePart{},
 		objects: newObjCache(CachedObjects),
 		jobs:    make(chan *job, maxBatch), stopLoop: make(chan struct{}), loopDone: make(chan struct{})}
 	e.events = feed.New(e.publicRevision)
@@ -107,7 +110,11 @@ func New(reg *model.Registry, st store.Config, be backend.Backend, box *secrets.
 		}
 		e.order[k.Name] = i
 	}
-	e.clog = configlog.New(reg.Lookup(model.State, "ConfigLog"))
+	for _, k := range reg.Kinds() {
+		if k.Source == model.SourceConfigLog {
+			e.clog = configlog.New(k)
+		}
+	}
 	go e.loop()
 	return e
 }
@@ -333,6 +340,7 @@ func (e *Engine) ClearLog(ctx context.Context, meta Meta, info *LogInfo) error {
 // then records what the backend discovered (new ports, read-only fields)
 // and the singletons' defaults as a commit of its own.
 func (e *Engine) Start(ctx context.Context) error {
+	e.started.Store(true)
 	if err := backend.CheckDrivers(e.reg, e.backend); err != nil {
 		return err
 	}

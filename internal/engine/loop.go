@@ -258,8 +258,8 @@ func (e *Engine) runBatch(batch []*job) (again []*job) {
 				// objects) is garbage now, but the GC's pacer would let the
 				// heap grow to twice it before collecting, while the answer
 				// is written and the feed's subscribers read the event (~70
-				// MiB more): collect before they start (issue 10, see
-				// bench/README.md). One collection per bulk commit.
+				// MiB more): collect before they start (bench/README.md).
+				// One collection per bulk commit.
 				runtime.GC()
 			}
 			e.events.Publish(j.out.Revision, event)
@@ -463,7 +463,13 @@ func (e *Engine) applyBackend(ready []*job) (kept, again []*job) {
 // applyCommits applies commits through the backend's Batcher, or one by
 // one through the drivers.
 func (e *Engine) applyCommits(ctx context.Context, commits []*backend.Commit) (int, error) {
-	return backend.ApplyBatch(ctx, e.backend, e.drivers, commits)
+	if e.observeApply == nil {
+		return backend.ApplyBatch(ctx, e.backend, e.drivers, commits)
+	}
+	start := time.Now()
+	n, err := backend.ApplyBatch(ctx, e.backend, e.drivers, commits)
+	e.observeApply(time.Since(start), err)
+	return n, err
 }
 
 // revertBackend undoes the backend changes of a batch whose store write

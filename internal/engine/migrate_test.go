@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -157,5 +158,118 @@ func TestMigrationMovesObjectsToANewKey(t *testing.T) {
 		if _, err := e.Apply(ctx, []engine.Edit{ed}, meta, nil); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// openEngineErr is openEngine that returns Start's error instead of failing.
+func openEngineErr(t *testing.T, dir string, reg *model.Registry) error {
+	t.Helper()
+	st, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	box, err := secrets.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := engine.New(reg, st, sim.New(sim.Options{Ports: 4, Version: "test"}), box, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	defer e.Close()
+	return e.Start(context.Background())
+}
+
+// TestDeclaredMigrationRunsOnceFromItsVersion: a later model at schema
+// version 2 declares that NtpServer's MaxPoll is now counted from MinPoll
+// (a change of unit renames cannot say); the records written at version 1
+// are migrated once at start, and the next start runs nothing.
+func TestDeclaredMigrationRunsOnceFromItsVersion(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	e, st := openEngine(t, dir, model.Builtin())
+	k := e.Registry().Lookup(model.Config, "NtpServer")
+	if _, err := e.Apply(ctx, []engine.Edit{{Kind: k, Op: backend.Create, Fields: model.Object{"IpAddr": "192.0.2.1", "MinPoll": int64(4), "MaxPoll": int64(10)}}}, engine.Meta{Source: "test"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	st.Close()
+
+	runs := 0
+	later, err := model.Builtin().WithSchema(2, model.Migration{From: 1, Kind: "NtpServer", Doc: "MaxPoll counted from MinPoll", Migrate: func(o map[string]any) (map[string]any, error) {
+		runs++
+		o["MaxPoll"] = o["MaxPoll"].(float64) - o["MinPoll"].(float64)
+		return o, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		e, st = openEngine(t, dir, later)
+		body, _, err := e.GetByKey(ctx, e.Registry().Lookup(model.Config, "NtpServer"), model.Object{"IpAddr": "192.0.2.1"}, false, nil)
+		if err != nil || !strings.Contains(string(body), `"MaxPoll":6`) {
+			t.Errorf("after the migration: %s %v", body, err)
+		}
+		e.Close()
+		st.Close()
+	}
+	if runs != 1 {
+		t.Errorf("the migration ran %d times, want once", runs)
+	}
+	// An older swmgr does not start on records of a newer version.
+	if err := openEngineErr(t, dir, model.Builtin()); err == nil || !strings.Contains(err.Error(), "schema version 2") {
+		t.Errorf("version 1 on version 2's records: %v", err)
+	}
+}
+
+// TestRecordThatDoesNotReadStopsTheStart: a stored object that no longer
+// decodes in the current model stops the start, naming its kind and key;
+// it is not dropped.
+func TestRecordThatDoesNotReadStopsTheStart(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	e, st := openEngine(t, dir, model.Builtin())
+	k := e.Registry().Lookup(model.Config, "NtpServer")
+	if _, err := e.Apply(ctx, []engine.Edit{{Kind: k, Op: backend.Create, Fields: model.Object{"IpAddr": "192.0.2.1"}}}, engine.Meta{Source: "test"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	st.Close()
+	// A later model in which the field is a number: the stored text does
+	// not decode.
+	kinds := model.Builtin().Kinds()
+	for _, k := range kinds {
+		if k.Name == "NtpServer" {
+			k.Field("IpAddr").Type, k.Field("IpAddr").Format = model.Int, 0
+		}
+	}
+	err := openEngineErr(t, dir, registry(t, kinds))
+	if err == nil || !strings.Contains(err.Error(), `stored NtpServer "192.0.2.1"`) {
+		t.Fatalf("start on a record that does not read: %v", err)
+	}
+	// Nothing was dropped: the model it was written in still reads it.
+	e, st = openEngine(t, dir, model.Builtin())
+	if _, _, err := e.GetByKey(ctx, k, model.Object{"IpAddr": "192.0.2.1"}, false, nil); err != nil {
+		t.Errorf("the object after the refused start: %v", err)
+	}
+	e.Close()
+	// A record damaged on disk (not JSON) stops the start of a model that
+	// must read it again.
+	err = st.Update(func(tx store.Txn) error {
+		rec, ok, err := tx.Get("NtpServer", "192.0.2.1")
+		if err != nil || !ok {
+			return fmt.Errorf("get: %v %v", ok, err)
+		}
+		rec.Public = []byte(`{"IpAddr":"192.0.2.1","MinPoll":`)
+		return tx.Put(&rec, nil, nil)
+	})
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	later, err := model.Builtin().WithSchema(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := openEngineErr(t, dir, later); err == nil || !strings.Contains(err.Error(), `stored NtpServer "192.0.2.1"`) {
+		t.Errorf("start on a damaged record: %v", err)
 	}
 }

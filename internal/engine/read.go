@@ -84,14 +84,8 @@ func (e *Engine) appendOne(ctx context.Context, dst []byte, k *model.Kind, rec s
 		if err != nil {
 			return dst, err
 		}
-		if d := e.drivers[k.Name]; d != nil && d.State != nil {
-			st, err := d.State(ctx, obj)
-			if err != nil {
-				return dst, e.backendError(err)
-			}
-			for n, v := range st {
-				obj[n] = v
-			}
+		if err := e.fillState(ctx, k, obj); err != nil {
+			return dst, err
 		}
 		dst = k.AppendJSON(dst, obj, true)
 	} else {
@@ -232,6 +226,29 @@ func (e *Engine) GetState(ctx context.Context, k *model.Kind, key model.Object, 
 		}
 	}
 	return dst, apierr.NotFound(apierr.CodeNotFound, k.Name, "no %s matches the query", k.Name)
+}
+
+// fillState adds to obj the state its kind's driver and state parts give.
+func (e *Engine) fillState(ctx context.Context, k *model.Kind, obj model.Object) error {
+	if d := e.drivers[k.Name]; d != nil && d.State != nil {
+		st, err := d.State(ctx, obj)
+		if err != nil {
+			return e.backendError(err)
+		}
+		for n, v := range st {
+			obj[n] = v
+		}
+	}
+	for _, part := range e.stateParts[k.Name] {
+		st, err := part(ctx, obj)
+		if err != nil {
+			return e.backendError(err)
+		}
+		for n, v := range st {
+			obj[n] = v
+		}
+	}
+	return nil
 }
 
 // StateObjects returns the objects of a state-only kind that its backend

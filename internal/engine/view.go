@@ -584,8 +584,8 @@ func (v *view) addUpdate(c *change) {
 }
 
 func createOnlyHint(k *model.Kind) string {
-	if k.Name == "User" {
-		return "only Access and DefaultShell can be updated (use the UserPassword action for a password; delete and re-create the user for anything else)"
+	if k.UpdateHint != "" {
+		return k.UpdateHint
 	}
 	return "delete it and create it again"
 }
@@ -788,7 +788,7 @@ func describe(reg *model.Registry, r store.Ref) string {
 // by hand, one change at a time, into a store.RecordBuilder (which
 // deflates a large one as it goes), from diffs made once: building it as
 // structs and encoding them with encoding/json held three copies of the
-// commit at the peak (issue 10: 550-760 MiB for a restore).
+// commit at the peak (550-760 MiB for a restore).
 func (e *Engine) write(tx store.Txn, rev uint64, changes []*change, meta Meta, omitDiffs bool) (*revisionEvent, []Diff, error) {
 	diffs := make([]Diff, 0, len(changes))
 	if omitDiffs {

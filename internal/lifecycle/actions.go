@@ -267,14 +267,15 @@ func (l *Lifecycle) resetAction(ctx context.Context, c api.ActionCall) (api.Acti
 	return api.ActionResult{Body: commitBody(out, nil), Revision: out.Revision}, nil
 }
 
-// keepAdmins is what a reset does to users: those of group admin stay, so
-// the switch keeps an admin who can log in; every other User is deleted.
+// keepAdmins is what a reset does to accounts (model.Account): those of
+// the admin group stay, so the switch keeps an admin who can log in; every
+// other is deleted.
 func (l *Lifecycle) keepAdmins(k *model.Kind, o model.Object) bool {
-	return k.Name == userKind && o.Str("Group") == l.o.AdminGroup
+	return k.Account != nil && o.Str(k.Account.GroupField) == l.o.AdminGroup
 }
 
-// keepUsers is what a restore does to users: nothing (a file holds none).
-func keepUsers(k *model.Kind, _ model.Object) bool { return k.Name == userKind }
+// keepUsers is what a restore does to accounts: nothing (a file holds none).
+func keepUsers(k *model.Kind, _ model.Object) bool { return k.Account != nil }
 
 func logIf(info *engine.LogInfo, dry bool) *engine.LogInfo {
 	if dry {
@@ -480,7 +481,7 @@ func what(field string) string {
 func (l *Lifecycle) apply(ctx context.Context, kind, field string, doc *configfile.Document, merge bool, req engine.Request) (*engine.Outcome, error) {
 	objs := make(map[string][]model.Object, len(doc.Objects))
 	for name, list := range doc.Objects {
-		if name != userKind {
+		if k := l.reg.Named(name); k == nil || k.Account == nil {
 			objs[name] = list
 		}
 	}

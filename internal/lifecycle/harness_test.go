@@ -15,6 +15,7 @@ import (
 	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/api"
 	"github.com/swmgr/swmgr/internal/backend/sim"
+	"github.com/swmgr/swmgr/internal/backend/useracct"
 	"github.com/swmgr/swmgr/internal/configfile"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/candidates"
@@ -70,8 +71,22 @@ func newSwitch(t testing.TB, ho harnessOptions) *switchHarness {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	be := WrapState(sim.New(sim.Options{Ports: ho.ports, Version: "harness", Accounts: acc, OwnAccounts: true, CLIShell: "/bin/false"}))
+	be := (sim.New(sim.Options{Ports: ho.ports, Version: "harness", Accounts: acc, OwnAccounts: true, CLIShell: "/bin/false"}))
 	eng := engine.New(model.Builtin(), st, be, box, log)
+	o := Options{Engine: eng, Sealer: box, DataDir: dir, Version: "test", Log: log, KDF: &fastKDF, Backoff: 100 * time.Millisecond, Settle: 200 * time.Millisecond}
+	if ho.tune != nil {
+		ho.tune(&o)
+	}
+	lc, err := New(o)
+	if err != nil {
+		st.Close()
+		t.Fatal(err)
+	}
+	for kind, part := range lc.StateParts() {
+		if err := eng.AddStatePart(kind, part); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := eng.Start(context.Background()); err != nil {
 		st.Close()
 		t.Fatal(err)
@@ -83,20 +98,11 @@ func newSwitch(t testing.TB, ho harnessOptions) *switchHarness {
 	if err := hist.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	o := Options{Engine: eng, Sealer: box, DataDir: dir, Version: "test", Log: log, KDF: &fastKDF, Backoff: 100 * time.Millisecond, Settle: 200 * time.Millisecond}
-	if ho.tune != nil {
-		ho.tune(&o)
-	}
-	lc, err := New(o)
-	if err != nil {
-		st.Close()
-		t.Fatal(err)
-	}
-	be.Attach(lc)
 	if err := lc.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	h := api.New(eng, hist, cands, log)
+	h.HandleAction(useracct.PasswordAction, api.UserPasswordAction(eng, acc))
 	for name, a := range lc.Actions() {
 		h.HandleAction(name, a)
 	}

@@ -80,7 +80,6 @@ const (
 	hostKeysFile  = datadir.ArchiveKnownHosts
 	archiveState  = datadir.ArchiveState
 	archiveKind   = "ConfigArchiveServer"
-	userKind      = "User"
 	maxDryRunDiff = 10000
 )
 
@@ -221,7 +220,7 @@ func (l *Lifecycle) Render(ctx context.Context, nonce, passphrase string) ([]byt
 	var enc *configfile.Encoder
 	var kinds []string
 	for _, k := range l.reg.Kinds() {
-		if k.Class == model.Config && k.Name != userKind {
+		if k.Class == model.Config && k.Account == nil {
 			kinds = append(kinds, k.Name)
 		}
 	}

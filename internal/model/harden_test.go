@@ -36,8 +36,8 @@ func TestDecodeBodyText(t *testing.T) {
 	}
 }
 
-// TestHardenedFormats: the values issue 13 found accepted are refused, and
-// their usable neighbours still pass.
+// TestHardenedFormats: values once accepted are refused, and their usable
+// neighbours still pass.
 func TestHardenedFormats(t *testing.T) {
 	reg := Builtin()
 	for _, tc := range []struct {

@@ -22,7 +22,7 @@ var (
 	adminStates = []string{"UP", "DOWN"}
 	shells      = []string{"Bash", "CLI"}
 	timestamps  = []string{"append", "prepend", "disabled"}
-	// BreakoutModes maps each BreakOutMode to its sub-port count and lane speed (Mb/s).
+	// breakoutModes maps each BreakOutMode to its sub-port count and lane speed (Mb/s).
 	breakoutModes = map[string]struct {
 		Lanes int
 		Speed int64
@@ -307,6 +307,8 @@ func builtinKinds() []*Kind {
 		{
 			Name: "User", Class: Config, Role: RoleAdmin,
 			Constraints: []Constraint{lastAdmin},
+			UpdateHint:  "only Access and DefaultShell can be updated (use the UserPassword action for a password; delete and re-create the user for anything else)",
+			Account:     &Account{GroupField: "Group", ShellField: "Access", ShellValue: "Bash"},
 			Doc:         "A user of the switch: an account of its operating system. Only Access and DefaultShell can be updated; to change anything else, delete the user and create it again.",
 			CLI: &CLICommand{Words: []string{"user"}, Prompt: []string{"user"},
 				Shows: []CLIShow{{Words: []string{"users"}, Doc: "The switch's users"}}},
@@ -417,7 +419,7 @@ func builtinKinds() []*Kind {
 			Check: func(o Object) error { return checkPassword("UserPassword", o.Str("Password")) },
 		},
 		{
-			Name: "SaveConfig", Class: Action, Role: RoleOperator, DryRunnable: true,
+			Name: "SaveConfig", Class: Action, Role: RoleOperator, DryRunnable: true, SavesConfig: true,
 			Doc: "Saves the running configuration to a local file or an archive server.",
 			CLI: &CLICommand{Words: []string{"save", "config"}, Prompt: []string{"save", "config"}, Line: true, Context: "toFile"},
 			Fields: []*Field{

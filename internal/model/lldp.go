@@ -8,6 +8,24 @@ import (
 	"github.com/swmgr/swmgr/internal/apierr"
 )
 
+// lldpIntfs is LLDP's state on every port. No LLDP agent runs (the
+// simulated switch has no neighbors, the Linux backend runs none), so each
+// port reports whether LLDP is enabled there (globally, and not on a port
+// broken out into sub-ports, which run it instead) and no neighbor or
+// frames.
+func lldpIntfs(cfg map[string][]Object) []Object {
+	enable := false
+	for _, g := range cfg["LLDPGlobal"] {
+		enable = g.Bool("Enable")
+	}
+	out := make([]Object, len(cfg["Port"]))
+	for i, p := range cfg["Port"] {
+		out[i] = Object{"IntfRef": p.Str("IntfRef"), "IfIndex": p.Int("IfIndex"), "LocalPort": p.Str("IntfRef"),
+			"Enable": enable && !BrokenOut(p)}
+	}
+	return out
+}
+
 // lldpKinds and logicalIntf are kinds FlexSwitch's public labs configure:
 // `PATCH LLDPGlobal {"Enable":true}` then `GET state/LLDPIntfs`, and
 // `POST LogicalIntf {"Name":"Loopback1"}`.
@@ -32,6 +50,7 @@ func lldpKinds() []*Kind {
 		},
 		{
 			Name: "LLDPIntfState", Class: State, Source: SourceService,
+			Derived: &Derivation{From: []string{"LLDPGlobal", "Port"}, Func: lldpIntfs},
 			CLI: &CLICommand{Words: []string{"lldp", "neighbors"},
 				Brief: []string{"IntfRef:Port", "PeerHostName:Neighbor", "PeerPort:Neighbor Port", "PeerMac:Neighbor MAC", "VlanId:VLAN", "HoldTime", "EnabledCapabilities:Capabilities"},
 				Shows: []CLIShow{{Words: []string{"lldp", "neighbors", "brief"}, Only: "PeerMac", Doc: "The ports with an LLDP neighbor"}}},

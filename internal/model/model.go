@@ -224,6 +224,18 @@ type Kind struct {
 	// Constraints are rules over several objects that changes of this kind
 	// can break (see Constraint); the engine's check phase runs them.
 	Constraints []Constraint
+	// UpdateHint is what the refusal of an update of a CreateOnly field
+	// advises ("": delete the object and create it again).
+	UpdateHint string
+	// Account marks the kind whose objects are the switch's login
+	// accounts (User), and says how they are treated apart (Account).
+	Account *Account
+	// Derived, on a state kind the service fills, derives its objects from
+	// the running configuration (LLDP's state per port).
+	Derived *Derivation
+	// SavesConfig marks the action that saves the running configuration
+	// (the CLI's `write memory`, Ansible's swmgr_save).
+	SavesConfig bool
 
 	// Role is who may write objects of a config kind (zero: operators and
 	// admins) or run an action (zero: admins only).
@@ -280,6 +292,40 @@ type Registry struct {
 	constraints []Constraint
 	byLower     map[Class]map[string]*Kind
 	byExact     map[Class]map[string]*Kind // exact spellings, to look up without lower-casing
+	// schemaVersion and migrations, when set (WithSchema), replace
+	// SchemaVersion and the declared migrations.
+	schemaVersion int
+	migrations    []Migration
+}
+
+// SaveAction returns the action that saves the running configuration
+// (Kind.SavesConfig), or nil.
+func (r *Registry) SaveAction() *Kind {
+	for _, k := range r.kinds {
+		if k.Class == Action && k.SavesConfig {
+			return k
+		}
+	}
+	return nil
+}
+
+// Account declares a kind of login accounts: a saved configuration holds
+// none of them and a restore of one leaves them as they are (their
+// passwords are the operating system's, never swmgr's); a reset keeps
+// those whose GroupField is the admin group, so the switch keeps an admin
+// who can log in; and ShellField set to ShellValue lets a user run a shell
+// from the CLI.
+type Account struct {
+	GroupField string
+	ShellField string
+	ShellValue string
+}
+
+// Derivation derives a state kind's objects from the running
+// configuration: Func is given the objects of the kinds From, by kind name.
+type Derivation struct {
+	From []string
+	Func func(cfg map[string][]Object) []Object
 }
 
 // NewRegistry indexes kinds and checks the declarations for mistakes that

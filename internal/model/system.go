@@ -50,3 +50,37 @@ func systemKinds() []*Kind {
 		},
 	}
 }
+
+// Hostname is where the switch's host name is configured: SystemParam's
+// Hostname, which SystemStatus reports as its Name.
+var Hostname = struct{ Kind, Field string }{"SystemParam", "Hostname"}
+
+// BrokenOut reports whether a port object is a front-panel port split into
+// sub-ports by its BreakOutMode.
+func BrokenOut(port Object) bool {
+	_, sub, _ := ParsePortName(port.Str("IntfRef"))
+	return sub == 0 && breakoutModes[port.Str("BreakOutMode")].Lanes > 1
+}
+
+// LaneSpeed is the fastest a port can run in a BreakOutMode, Mb/s (0 for
+// no such mode).
+func LaneSpeed(mode string) int64 { return breakoutModes[mode].Speed }
+
+// BreakoutModeOf is the BreakOutMode that splits a port into lanes
+// sub-ports of speed Mb/s, or, when none runs at that speed, the fastest
+// that splits it into lanes ("" when none does).
+func BreakoutModeOf(lanes int, speed int64) string {
+	best := ""
+	for mode, m := range breakoutModes {
+		if m.Lanes != lanes {
+			continue
+		}
+		if m.Speed == speed {
+			return mode
+		}
+		if best == "" || m.Speed > breakoutModes[best].Speed {
+			best = mode
+		}
+	}
+	return best
+}

@@ -1,7 +1,6 @@
 package obs
 
 import (
-	"context"
 	"net/http"
 	"strconv"
 	"sync"
@@ -11,9 +10,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-
-	"github.com/swmgr/swmgr/internal/accounts"
-	"github.com/swmgr/swmgr/internal/backend"
 )
 
 // Metrics holds swmgr's Prometheus metrics in a registry of its own (no
@@ -169,30 +165,9 @@ func (m *Metrics) Lockout(time.Duration) { m.lockouts.Inc() }
 // or a short failure class ("unreachable", "auth", "error").
 func (m *Metrics) ArchiveUpload(result string) { m.archives.WithLabelValues(result).Inc() }
 
-// WrapBackend times the backend's applies: one observation per batch of
-// commits the engine hands it (one commit when nothing was grouped).
-func (m *Metrics) WrapBackend(be backend.Backend) backend.Backend {
-	return &timedBackend{Backend: be, m: m, drivers: sync.OnceValue(be.Drivers)}
-}
-
-type timedBackend struct {
-	backend.Backend
-	m       *Metrics
-	drivers func() map[string]*backend.Driver
-}
-
-// ApplyBatch implements backend.Batcher, through the wrapped backend's
-// batch when it has one, else commit by commit through its drivers.
-func (b *timedBackend) ApplyBatch(ctx context.Context, commits []*backend.Commit) (n int, err error) {
-	start := time.Now()
-	defer func() { b.m.backendApply.WithLabelValues(result(err)).Observe(time.Since(start).Seconds()) }()
-	return backend.ApplyBatch(ctx, b.Backend, b.drivers(), commits)
-}
-
-// Accounts keeps the wrapped backend's accounts visible (backend.AccountKeeper).
-func (b *timedBackend) Accounts() accounts.Accounts {
-	if k, ok := b.Backend.(backend.AccountKeeper); ok {
-		return k.Accounts()
-	}
-	return nil
+// ObserveApply records one hand-over of commits to the backend (an
+// engine.ApplyObserver): one observation per batch of commits the engine
+// applies at once (one commit when nothing was grouped).
+func (m *Metrics) ObserveApply(took time.Duration, err error) {
+	m.backendApply.WithLabelValues(result(err)).Observe(took.Seconds())
 }

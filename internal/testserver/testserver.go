@@ -1,7 +1,7 @@
 // Package testserver runs swmgr's whole request stack in process for tests
-// and examples of other packages: a bbolt store, the simulated switch with
-// its own account files, the engine, the REST handler behind the real
-// authentication layer, on a loopback HTTP listener (credentials optional,
+// and examples of other packages: a bbolt store and the service as package
+// service assembles it (the simulated switch, its own account files, the
+// lifecycle without archive uploads), behind the real authentication layer, on a loopback HTTP listener (credentials optional,
 // as swmgr serve's) and an HTTPS one (credentials required).
 package testserver
 
@@ -21,13 +21,13 @@ import (
 	"github.com/swmgr/swmgr/internal/api"
 	"github.com/swmgr/swmgr/internal/auth"
 	"github.com/swmgr/swmgr/internal/backend"
-	"github.com/swmgr/swmgr/internal/backend/sim"
+	"github.com/swmgr/swmgr/internal/backend/useracct"
 	"github.com/swmgr/swmgr/internal/engine"
-	"github.com/swmgr/swmgr/internal/engine/candidates"
-	"github.com/swmgr/swmgr/internal/engine/history"
 	"github.com/swmgr/swmgr/internal/engine/users"
+	"github.com/swmgr/swmgr/internal/lifecycle"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/secrets"
+	"github.com/swmgr/swmgr/internal/service"
 	"github.com/swmgr/swmgr/internal/store"
 )
 
@@ -49,6 +49,7 @@ type Server struct {
 
 	dir   string
 	st    *store.Store
+	svc   *service.Service
 	plain *httptest.Server
 	tls   *httptest.Server
 }
@@ -101,34 +102,27 @@ func (s *Server) start(dir string, opts Options) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	var eng *engine.Engine
 	verifier := auth.NewVerifier(auth.AccountsCheck(acc, func(ctx context.Context, name string) (bool, error) {
-		return users.Exists(ctx, eng, name)
+		return users.Exists(ctx, st, name)
 	}), auth.VerifierOptions{})
 	ports := opts.Ports
 	if ports == 0 {
 		ports = 8
 	}
-	be := sim.New(sim.Options{Ports: ports, Version: "testserver", Accounts: accounts.Observe(acc, verifier.Forget), OwnAccounts: true, CLIShell: "/usr/local/bin/swmgr"})
-	eng = engine.New(model.Builtin(), st, be, box, log)
-	hist, cands := history.New(eng), candidates.New(eng)
 	ctx := context.Background()
-	if err := eng.Start(ctx); err != nil {
-		return fmt.Errorf("start: %w", err)
+	svc, err := service.Open(ctx, service.Options{Store: st, Box: box, DataDir: dir, Version: "testserver", Log: log, Dataplane: service.Sim, Ports: ports,
+		Accounts: accounts.Observe(acc, verifier.Forget), OwnAccounts: true, CLIShell: "/usr/local/bin/swmgr", Lifecycle: lifecycle.Options{NoScheduler: true}})
+	if err != nil {
+		return err
 	}
-	if err := cands.Start(ctx); err != nil {
-		return fmt.Errorf("start: %w", err)
-	}
-	if err := hist.Start(ctx); err != nil {
-		return fmt.Errorf("start: %w", err)
-	}
-	k := eng.Registry().Lookup(model.Config, "User")
+	s.svc = svc
+	eng := svc.Engine
+	k := eng.Registry().Lookup(model.Config, useracct.UserKind)
 	if _, err := eng.Apply(ctx, []engine.Edit{{Kind: k, Op: backend.Create, Fields: model.Object{"Name": "admin", "Group": model.AdminGroup, "Password": AdminPassword}}}, engine.Meta{Source: "system"}, nil); err != nil {
 		return fmt.Errorf("first admin: %w", err)
 	}
 	s.Engine = eng
-	s.Handler = api.New(eng, hist, cands, log)
-	serviceStates(s.Handler, be)
+	s.Handler = svc.Handler
 	var h http.Handler = s.Handler
 	if opts.Wrap != nil {
 		h = opts.Wrap(h)
@@ -193,26 +187,13 @@ func (s *Server) Close() {
 		s.tls.CloseClientConnections()
 		s.tls.Close()
 	}
+	if s.svc != nil {
+		s.svc.Close()
+	}
 	if s.st != nil {
 		s.st.Close()
 	}
 	if s.dir != "" {
 		os.RemoveAll(s.dir)
 	}
-}
-
-// serviceStates gives the state kinds that swmgr serve fills itself
-// (model.SourceService) sources of the same shape: a ready status, this
-// package's version, no LLDP neighbors, the simulated switch's routes.
-func serviceStates(h *api.Server, be *sim.Sim) {
-	h.HandleState("SystemStatusState", func(context.Context) ([]model.Object, error) {
-		return []model.Object{{"Name": "testserver", "Ready": true, "Reason": "", "UpTime": "0s",
-			"NumCreateCalls": "0", "NumDeleteCalls": "0", "NumUpdateCalls": "0", "NumGetCalls": "0", "NumActionCalls": "0",
-			"FlexDaemons": []model.Object{}}}, nil
-	})
-	h.HandleState("SystemSwVersionState", func(context.Context) ([]model.Object, error) {
-		return []model.Object{{"FlexswitchVersion": "testserver", "Repos": []model.Object{}}}, nil
-	})
-	h.HandleState("LLDPIntfState", func(context.Context) ([]model.Object, error) { return []model.Object{}, nil })
-	h.HandleState("IPv4RouteState", be.Routes)
 }

@@ -26,10 +26,12 @@ type Options struct {
 	PortMap     []byte
 	PortMapName string // for messages
 	Version     string // SwVersion
-	// Others gets the changes and state reads of the kinds that are not
-	// the dataplane's (users, BGP, NTP, system settings: the sibling
-	// issue's), so they behave as on the simulated switch meanwhile.
-	Others backend.Backend
+	// Companions are the drivers of the kinds other providers are bound
+	// to (the accounts' User, the simulated daemons, the archive servers),
+	// by kind name: a commit's changes of those kinds are applied after
+	// its kernel changes, all or nothing with them. Package service binds
+	// them; a kind the backend has a driver of is never a companion's.
+	Companions map[string]*backend.Driver
 	// Journal is the apply journal's path (see journal.go); "" keeps none.
 	Journal string
 	// OnReconcile is told what a reconciliation put back (for the config
@@ -41,13 +43,13 @@ type Options struct {
 	StateCache time.Duration
 	// FRR, when set, runs BGPGlobal, BGPVrf and BGPv4Neighbor in FRR
 	// (bgp.go); its Netns defaults to the switch's. Nil leaves them to
-	// Others.
+	// the companions (the simulated daemons).
 	FRR *frr.Options
 	// Chrony, when set, runs NtpServer in chronyd (ntp.go); its Netns
-	// defaults to the switch's. Nil leaves it to Others.
+	// defaults to the switch's. Nil leaves it to the companions.
 	Chrony *chrony.Options
 	// System, when set, applies SystemParam's Hostname and Timezone to
-	// the host (system.go). Nil leaves them to Others.
+	// the host (system.go). Nil leaves them to the companions.
 	System *SystemOptions
 }
 
@@ -60,7 +62,7 @@ type Backend struct {
 	ports  *PortMap
 	opts   Options
 	log    *slog.Logger
-	others backend.Backend
+	others map[string]*backend.Driver // Options.Companions
 	start  time.Time
 
 	mu       sync.Mutex // serialises kernel transactions (apply, reconcile)
@@ -87,7 +89,7 @@ type Backend struct {
 	done chan struct{}
 }
 
-// driverOf is the kind's driver on this backend (nil: Others').
+// driverOf is the kind's driver on this backend (nil: a companion's).
 func (b *Backend) driverOf(kind string) *driver {
 	if d := drivers[kind]; d != nil {
 		return d
@@ -151,7 +153,7 @@ func New(opts Options) (*Backend, error) {
 		k.Close()
 		return nil, fmt.Errorf("no front-panel ports: no netdev is named swp<N> or fpPort<N> in namespace %q; give a --port-map", opts.Kernel.Netns)
 	}
-	b := &Backend{k: k, ports: pm, opts: opts, log: opts.Log, others: opts.Others, start: time.Now(),
+	b := &Backend{k: k, ports: pm, opts: opts, log: opts.Log, others: opts.Companions, start: time.Now(),
 		applied: map[string]map[string]model.Object{}, events: map[string]*linkEvents{},
 		stop: make(chan struct{}), done: make(chan struct{})}
 	b.log.Info("linux backend", "netns", opts.Kernel.Netns, "ports", pm.Len(), "kernel", k.Features().String())
@@ -182,32 +184,78 @@ func (b *Backend) Close() error {
 	close(b.stop)
 	<-b.done
 	b.stopDaemons()
-	err := b.k.Close()
-	if b.others != nil {
-		err = errors.Join(err, b.others.Close())
-	}
-	return err
+	return b.k.Close()
 }
 
-// Drivers implements backend.Backend: the dataplane kinds' drivers
-// (kinds.go), with every other kind's from Others. Every dataplane driver
-// asks for the stored objects at each start, which is the start's
-// reconciliation (each kind's ensure changes only what differs). Changes
-// themselves go through ApplyBatch: one kernel transaction per commit.
+// Drivers implements backend.Backend: the dataplane's and the daemons'
+// drivers, with the companions' for every other kind, for tools and tests
+// that drive the backend alone.
 func (b *Backend) Drivers() map[string]*backend.Driver {
 	out := map[string]*backend.Driver{}
-	if b.others != nil {
-		for name, d := range b.others.Drivers() {
-			out[name] = d
+	for name, d := range b.others {
+		out[name] = d
+	}
+	for name, d := range b.DaemonDrivers() {
+		out[name] = d
+	}
+	for name, d := range b.Dataplane() {
+		if d.Apply == nil && out[name] != nil {
+			m := *out[name]
+			m.Discover, m.State = d.Discover, d.State
+			d = &m
 		}
+		out[name] = d
 	}
-	own := map[string]*driver{}
-	for name, d := range drivers {
-		own[name] = d
+	return out
+}
+
+// Dataplane returns the drivers of the kernel's kinds (kinds.go), with
+// the discovery of Port and SystemParam and SystemParam's state (kernel,
+// up time). Every dataplane driver asks for the stored objects at each
+// start, which is the start's reconciliation (each kind's ensure changes
+// only what differs). Changes themselves go through ApplyBatch: one kernel
+// transaction per commit.
+func (b *Backend) Dataplane() map[string]*backend.Driver {
+	out := b.wrap(drivers)
+	port := *out["Port"]
+	port.Discover = func(ctx context.Context) ([]model.Object, error) {
+		found, err := b.Discover(ctx)
+		return found["Port"], err
 	}
-	for name, d := range b.daemonDrivers {
-		own[name] = d
+	out["Port"] = &port
+	out["SystemParam"] = &backend.Driver{
+		Discover: func(ctx context.Context) ([]model.Object, error) {
+			found, err := b.Discover(ctx)
+			return found["SystemParam"], err
+		},
+		State: func(ctx context.Context, o model.Object) (model.Object, error) {
+			return b.State(ctx, systemParamKind, o)
+		},
 	}
+	return out
+}
+
+// DataplaneKinds are the kinds Dataplane has a driver of, by name.
+func DataplaneKinds() map[string]bool {
+	out := map[string]bool{"SystemParam": true}
+	for name := range drivers {
+		out[name] = true
+	}
+	return out
+}
+
+// DaemonDrivers returns the drivers of the kinds run by daemons or host settings
+// (bgp.go, ntp.go, system.go): those whose options were given.
+func (b *Backend) DaemonDrivers() map[string]*backend.Driver {
+	out := b.wrap(b.daemonDrivers)
+	if d := out["SystemParam"]; d != nil {
+		d.State = nil // the dataplane's (Dataplane) says all of it
+	}
+	return out
+}
+
+func (b *Backend) wrap(own map[string]*driver) map[string]*backend.Driver {
+	out := map[string]*backend.Driver{}
 	for name, d := range own {
 		ld := &backend.Driver{
 			Replay: true,
@@ -229,24 +277,6 @@ func (b *Backend) Drivers() map[string]*backend.Driver {
 		}
 		out[name] = ld
 	}
-	port := *out["Port"]
-	port.Discover = func(ctx context.Context) ([]model.Object, error) {
-		found, err := b.Discover(ctx)
-		return found["Port"], err
-	}
-	out["Port"] = &port
-	sys := backend.Driver{}
-	if d := out["SystemParam"]; d != nil {
-		sys = *d
-	}
-	sys.Discover = func(ctx context.Context) ([]model.Object, error) {
-		found, err := b.Discover(ctx)
-		return found["SystemParam"], err
-	}
-	sys.State = func(ctx context.Context, o model.Object) (model.Object, error) {
-		return b.State(ctx, systemParamKind, o)
-	}
-	out["SystemParam"] = &sys
 	return out
 }
 
@@ -318,13 +348,9 @@ func (b *Backend) OnePassBatches() int {
 	return b.batches
 }
 
-// othersDriver is the driver of a kind that is not the dataplane's.
-func (b *Backend) othersDriver(kind string) *backend.Driver {
-	if b.others == nil {
-		return nil
-	}
-	return b.others.Drivers()[kind]
-}
+// othersDriver is the companion driver of a kind that is not the
+// dataplane's.
+func (b *Backend) othersDriver(kind string) *backend.Driver { return b.others[kind] }
 
 // Discover implements backend.Backend: the mapped ports as the kernel has
 // them, and the switch MAC (the first port's).
@@ -373,15 +399,13 @@ func (b *Backend) Discover(ctx context.Context) (map[string][]model.Object, erro
 
 // splitMode is the BreakOutMode of a port found split into subs.
 func (b *Backend) splitMode(port string, n int) string {
-	if n == 2 {
-		return "2x50"
-	}
+	var speed int64
 	if b.k.feat.EthtoolNetlink {
-		if caps, err := b.k.Caps(b.ports.Netdev(port + "s1")); err == nil && caps.Speed == 10000 {
-			return "4x10"
+		if caps, err := b.k.Caps(b.ports.Netdev(port + "s1")); err == nil {
+			speed = caps.Speed
 		}
 	}
-	return "4x25"
+	return model.BreakoutModeOf(n, speed)
 }
 
 func upDownState(up bool) string {
@@ -421,7 +445,8 @@ func (b *Backend) Check(ctx context.Context, changes []backend.Change) error {
 
 // Apply implements backend.Backend: check everything, then make every
 // dataplane change in one kernel Tx (undone entirely if one fails), then
-// hand the other kinds' changes to Others (and undo the Tx if that fails).
+// hand the other kinds' changes to their companions (and undo the Tx if
+// that fails).
 func (b *Backend) Apply(ctx context.Context, changes []backend.Change) error {
 	return b.apply(ctx, changes, true)
 }
@@ -479,7 +504,7 @@ func (b *Backend) apply(ctx context.Context, changes []backend.Change, journal b
 		return errors.New("simulated crash after the kernel changes")
 	}
 	if len(others) > 0 && b.others != nil {
-		if err := backend.ApplyCommit(ctx, b.others.Drivers(), &backend.Commit{Changes: others}); err != nil {
+		if err := backend.ApplyCommit(ctx, b.others, &backend.Commit{Changes: others}); err != nil {
 			if rerr := tx.Rollback(); rerr != nil {
 				return fmt.Errorf("%w; and undoing the kernel changes failed: %v", err, rerr)
 			}
@@ -522,8 +547,8 @@ func (b *Backend) State(ctx context.Context, kind *model.Kind, o model.Object) (
 		return d.state(b, o)
 	}
 	if kind.Name == "SystemParam" {
-		// The system settings are the sibling issue's; the kernel's
-		// features (how VRFs, loopbacks and mirrors are made) are said here.
+		// The kernel's features (how VRFs, loopbacks and mirrors are made)
+		// and the up time are said here, beside the system settings'.
 		st := model.Object{}
 		if d := b.othersDriver(kind.Name); d != nil && d.State != nil {
 			if s, err := d.State(ctx, o); err == nil && s != nil {

@@ -123,7 +123,7 @@ func startSwitch(t testing.TB, l *lab, dir string, tweaks ...func(*Options)) *sw
 	s := &sw{t: t, l: l, dir: dir, reg: model.Builtin(), rec: make(chan []string, 100)}
 	opts := Options{Kernel: KernelOptions{Netns: l.sw, VRFNetnsPrefix: l.prefix + "vrf-"}, Version: "test", Log: quiet(),
 		Journal:     filepath.Join(dir, "linux-apply.journal"),
-		Others:      sim.New(sim.Options{Ports: 4}),
+		Companions:  sim.New(sim.Options{Ports: 4}).Drivers(),
 		OnReconcile: func(c []string) { s.rec <- c }}
 	for _, tweak := range tweaks {
 		tweak(&opts)

@@ -95,12 +95,12 @@ func TestBGPOnLinux(t *testing.T) {
 	var failUsers atomic.Bool
 	s := startSwitch(t, l, t.TempDir(), func(o *Options) {
 		o.FRR = &frr.Options{Dir: filepath.Join(dir, "frr")}
-		o.Others = sim.New(sim.Options{Ports: 4, Fault: func(c backend.Change) error {
+		o.Companions = sim.New(sim.Options{Ports: 4, Fault: func(c backend.Change) error {
 			if c.Kind.Name == "ConfigArchiveServer" && failUsers.Load() {
 				return errors.New("injected failure after FRR was changed")
 			}
 			return nil
-		}})
+		}}).Drivers()
 	})
 	sw := s.be.FRR()
 	// Timers longer than the peer's 9/3: the session runs the lower hold
@@ -403,12 +403,12 @@ func TestNTPAndSystemOnLinux(t *testing.T) {
 	s := startSwitch(t, l, t.TempDir(), func(o *Options) {
 		o.Chrony = &chrony.Options{Dir: filepath.Join(dir, "chrony"), NoClock: true}
 		o.System = &SystemOptions{EtcDir: etc, UTSNamespace: uts}
-		o.Others = sim.New(sim.Options{Ports: 4, Fault: func(c backend.Change) error {
+		o.Companions = sim.New(sim.Options{Ports: 4, Fault: func(c backend.Change) error {
 			if c.Kind.Name == "ConfigArchiveServer" && failUsers.Load() {
 				return errors.New("injected failure after chrony and the host name were changed")
 			}
 			return nil
-		}})
+		}}).Drivers()
 	})
 	// A new store takes the host's name (discovered): the first start
 	// does not rename the switch to the model's default.

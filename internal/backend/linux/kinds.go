@@ -4,11 +4,11 @@ import (
 	"github.com/swmgr/swmgr/internal/model"
 )
 
-// driver is one kind's behaviour on the Linux backend: the shape of the
-// engine's per-kind drivers (issue 16), so that porting is moving each of
-// these into a registration. check is pure (no kernel change); ensure is
-// create and update (before is nil on create) and must be idempotent:
-// reconciliation calls it with the stored object; remove is delete.
+// driver is one kind's behaviour on the Linux backend, made a
+// backend.Driver by Backend.Dataplane. check is pure (no kernel change);
+// ensure is create and update (before is nil on create) and must be
+// idempotent: reconciliation calls it with the stored object; remove is
+// delete.
 type driver struct {
 	check  func(b *Backend, c changeView) error
 	ensure func(b *Backend, tx *Tx, after, before model.Object) error
@@ -23,10 +23,8 @@ type changeView interface {
 	after() model.Object
 }
 
-// drivers are the dataplane kinds. Vlan's is ready for the kind the
-// engine branch adds, LogicalIntf's and IPv4Route's for the kinds the
-// compatibility branch adds (a change of a kind the registry lacks never
-// reaches the backend, so they wait harmlessly).
+// drivers are the dataplane kinds: a new kind of the kernel's is its
+// declaration in package model and one entry here (with its file).
 var drivers = map[string]*driver{
 	"Port":     portDriver,
 	"Vrf":      vrfDriver,

@@ -64,8 +64,8 @@ func change(reg *model.Registry, kind string, op backend.Op, key string, o model
 	return c
 }
 
-// TestLogicalIntfLoopbackInVRF drives the LogicalIntf driver (a stand-in
-// kind until the compatibility branch's lands) and an IPv4Intf on the
+// TestLogicalIntfLoopbackInVRF drives the LogicalIntf driver and an
+// IPv4Intf on the
 // loopback in VRF red: a host reaches the loopback's address through a
 // port of the VRF (a dummy device in the VRF on a stock kernel, an address
 // on the VRF namespace's lo on the host kernel); a loopback removed by hand
@@ -173,8 +173,8 @@ func TestLogicalIntfLoopbackInVRF(t *testing.T) {
 	}
 }
 
-// TestIPv4RouteDriver drives the IPv4Route driver (a stand-in kind until
-// the compatibility branch's lands) with FlexSwitch's fields: a route
+// TestIPv4RouteDriver drives the IPv4Route driver with FlexSwitch's
+// fields: a route
 // through one next hop carries traffic, a multipath update with weights, a
 // new Cost, a null route, a failure midway and the deletes, each checked
 // against the kernel's routes; state lists what the kernel has.

@@ -291,8 +291,7 @@ func (b *Backend) vlanConfig(o model.Object) (VlanConfig, error) {
 	return c, nil
 }
 
-// vlanDriver is the Vlan kind (added by the engine branch) on the Linux
-// backend; until the model has the kind it is never called by the engine.
+// vlanDriver is the Vlan kind on the Linux backend.
 var vlanDriver = &driver{
 	check: func(b *Backend, c changeView) error {
 		v, err := b.vlanConfig(c.after())

@@ -22,6 +22,7 @@ import (
 	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/backend/useracct"
 	"github.com/swmgr/swmgr/internal/model"
 )
 
@@ -29,9 +30,6 @@ import (
 const MaxSpanSessions = 4
 
 var supportedSpeeds = map[int64]bool{1000: true, 10000: true, 25000: true, 40000: true, 50000: true, 100000: true}
-
-// laneSpeed is the fastest a port can run in each breakout mode.
-var laneSpeed = map[string]int64{"1x100": 100000, "1x40": 40000, "2x50": 50000, "4x25": 25000, "4x10": 10000}
 
 // Options configure a simulated switch.
 type Options struct {
@@ -70,10 +68,10 @@ type Sim struct {
 	mu      sync.Mutex
 	applied map[string]map[string]model.Object // kind -> key -> object
 	ports   map[string]*portState
-	removed map[string]removedAccount // user name -> what deleting its account removed, for undo
-	times   map[string]*objectTimes   // kind NUL key -> when the object was created and last changed
-	kinds   map[string]*model.Kind    // the kinds of the changes applied, by name
-	logical map[string]int64          // LogicalIntf name -> its interface id (the low bits of its IfIndex)
+	times   map[string]*objectTimes // kind NUL key -> when the object was created and last changed
+	kinds   map[string]*model.Kind  // the kinds of the changes applied, by name
+	logical map[string]int64        // LogicalIntf name -> its interface id (the low bits of its IfIndex)
+	users   *useracct.Provider      // Options.Accounts, for Drivers
 }
 
 // New makes a simulated switch.
@@ -81,7 +79,8 @@ func New(opts Options) *Sim {
 	if opts.Ports <= 0 {
 		opts.Ports = 32
 	}
-	return &Sim{opts: opts, started: time.Now(), applied: map[string]map[string]model.Object{}, ports: map[string]*portState{}, removed: map[string]removedAccount{}, times: map[string]*objectTimes{}, kinds: map[string]*model.Kind{}, logical: map[string]int64{}}
+	return &Sim{opts: opts, started: time.Now(), applied: map[string]map[string]model.Object{}, ports: map[string]*portState{}, times: map[string]*objectTimes{}, kinds: map[string]*model.Kind{}, logical: map[string]int64{},
+		users: useracct.New(useracct.Options{Accounts: opts.Accounts, Own: opts.OwnAccounts, CLIShell: opts.CLIShell, Fault: opts.Fault})}
 }
 
 // tracked are the kinds whose applied objects the simulated hardware needs
@@ -99,29 +98,87 @@ func mac(port, sub int) string {
 	return fmt.Sprintf("02:00:5e:%02x:%02x:%02x", port>>8, port&0xff, sub)
 }
 
-// Drivers implements backend.Backend: one driver per kind. Kinds the
-// simulated hardware does nothing with are only recorded.
+// Drivers implements backend.Backend: the whole simulated switch, for
+// tests and tools that drive it alone: its dataplane and daemons, the
+// accounts of Options.Accounts (or Users only recorded), and archive
+// servers only recorded. swmgr itself binds the dataplane and the daemons
+// beside the other providers (package service).
 func (s *Sim) Drivers() map[string]*backend.Driver {
+	ds := s.Dataplane()
+	for name, d := range s.DaemonDrivers() {
+		ds[name] = merge(ds[name], d)
+	}
+	for name, d := range s.users.Drivers() {
+		ds[name] = d
+	}
+	// Kinds no part of the simulated switch drives (archive servers) are
+	// only recorded.
+	for _, k := range model.Builtin().Kinds() {
+		if k.Class == model.Config && ds[k.Name] == nil {
+			ds[k.Name] = &backend.Driver{Apply: s.record}
+		}
+	}
+	return ds
+}
+
+// merge is a driver with a's fields, and b's where a has none.
+func merge(a, b *backend.Driver) *backend.Driver {
+	if a == nil {
+		return b
+	}
+	m := *a
+	if m.Apply == nil {
+		m.Apply, m.Check, m.Replay = b.Apply, b.Check, b.Replay
+	}
+	if m.Discover == nil {
+		m.Discover = b.Discover
+	}
+	if m.State == nil {
+		m.State = b.State
+	}
+	return &m
+}
+
+// Dataplane returns the drivers of the simulated dataplane: ports, VLANs,
+// VRFs, addresses, routes, loopbacks, LLDP, mirror sessions, and what the
+// switch says of itself (SystemParam's discovery and state). Kinds the
+// simulated hardware does nothing with are only recorded.
+func (s *Sim) Dataplane() map[string]*backend.Driver {
 	record := func() *backend.Driver { return &backend.Driver{Apply: s.record} }
 	ds := map[string]*backend.Driver{
-		"SystemParam":         {Apply: s.record, Discover: s.discoverSystem, State: s.systemState},
-		"Port":                {Check: s.checkPort, Apply: s.applyPort, Discover: s.discoverPorts, State: s.portState, Replay: true},
-		"Vlan":                {Apply: s.record, State: s.vlanState, Replay: true},
-		"Vrf":                 record(),
-		"IPv4Intf":            {Apply: s.record, State: s.ipv4State, Replay: true},
-		"IPv4Route":           {Apply: s.record, Replay: true},
-		"LogicalIntf":         {Apply: s.record, Replay: true}, // its interface id (IfIndex) is given again at start
-		"LLDPGlobal":          record(),
-		"BGPGlobal":           {Apply: s.record, State: s.bgpGlobalState, Replay: true},
-		"BGPVrf":              record(),
-		"BGPv4Neighbor":       {Apply: s.record, State: s.bgpNeighborState},
-		"Span":                {Check: checkSpan, Apply: s.record, Replay: true},
-		"User":                s.userDriver(),
-		"ConfigArchiveServer": record(),
-		"NtpServer":           {Apply: s.record, State: ntpState},
+		"SystemParam": {Discover: s.discoverSystem},
+		"Port":        {Check: s.checkPort, Apply: s.applyPort, Discover: s.discoverPorts, State: s.portState, Replay: true},
+		"Vlan":        {Apply: s.record, State: s.vlanState, Replay: true},
+		"Vrf":         record(),
+		"IPv4Intf":    {Apply: s.record, State: s.ipv4State, Replay: true},
+		"IPv4Route":   {Apply: s.record, Replay: true},
+		"LogicalIntf": {Apply: s.record, Replay: true}, // its interface id (IfIndex) is given again at start
+		"LLDPGlobal":  record(),
+		"Span":        {Check: checkSpan, Apply: s.record, Replay: true},
 	}
 	for _, name := range compatStateKinds {
-		s.withCompatState(name, ds[name])
+		if ds[name] != nil {
+			s.withCompatState(name, ds[name])
+		}
+	}
+	return ds
+}
+
+// DaemonDrivers returns the drivers of the simulated daemons: BGP and NTP
+// settings and the host settings of SystemParam, kept and given a
+// plausible state, with nothing run.
+func (s *Sim) DaemonDrivers() map[string]*backend.Driver {
+	ds := map[string]*backend.Driver{
+		"SystemParam":   {Apply: s.record, State: s.systemState},
+		"BGPGlobal":     {Apply: s.record, State: s.bgpGlobalState, Replay: true},
+		"BGPVrf":        {Apply: s.record},
+		"BGPv4Neighbor": {Apply: s.record, State: s.bgpNeighborState},
+		"NtpServer":     {Apply: s.record, State: ntpState},
+	}
+	for _, name := range compatStateKinds {
+		if ds[name] != nil {
+			s.withCompatState(name, ds[name])
+		}
 	}
 	return ds
 }
@@ -315,7 +372,7 @@ func (s *Sim) checkPort(cfg model.View, c backend.Change) error {
 			return refused(http.StatusBadRequest, "Port", "BreakOutMode", "%s belongs to the breakout of fpPort%d; change BreakOutMode there", name, n)
 		}
 	}
-	if max := laneSpeed[mode]; (sub != 0 || strings.HasPrefix(mode, "1x")) && speed > max {
+	if max := model.LaneSpeed(mode); (sub != 0 || strings.HasPrefix(mode, "1x")) && speed > max {
 		return refused(http.StatusBadRequest, "Port", "Speed", "Speed %d is more than a %s lane can carry (%d)", speed, mode, max)
 	}
 	if sub == 0 {

@@ -13,7 +13,7 @@ import (
 )
 
 // An unconfirmed commit whose rollback keeps failing must not block every
-// write for good: a late confirmation keeps it (issue 13 item 3).
+// write for good: a late confirmation keeps it.
 func TestConfirmedCommitWhoseRollbackFailsCanBeKept(t *testing.T) {
 	f := newFixture(t, t.TempDir())
 	out, err := f.E.Commit(bg, engine.Request{Edits: []engine.Edit{f.Edit(backend.Create, "NtpServer", model.Object{"IpAddr": "10.0.0.1"})}, Confirm: 200 * time.Millisecond})

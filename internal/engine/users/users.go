@@ -1,12 +1,14 @@
-// Package users is the engine's side of the switch's user accounts: which
-// User objects exist (what authentication asks before it trusts an
-// account) and the UserPassword action, which sets an account's password.
+// Package users is the accounts provider's engine side: which User objects
+// exist (what authentication asks before it trusts an account) and the
+// UserPassword action, which sets an account's password in the accounts the
+// service binds to the User kind (useracct.Provider applies the User
+// objects themselves).
 //
 // A User object's create, update and delete are ordinary commits (the
-// backend's User driver makes the account; the model's constraint keeps
-// the last admin), so they need nothing here. A password change is not a
-// commit: no object changes, since passwords are never stored. It is set
-// through the backend's accounts outside the writer, so that its hashing
+// accounts provider's User driver makes the account; the model's
+// constraint keeps the last admin), so they need nothing here. A password
+// change is not a commit: no object changes, since passwords are never
+// stored. It is set in the accounts outside the writer, so that its hashing
 // does not hold up other commits, and recorded in the config log through
 // the engine.
 package users
@@ -18,13 +20,13 @@ import (
 
 	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/apierr"
-	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/backend/useracct"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/store"
 )
 
-const userKind = "User"
+const userKind = useracct.UserKind
 
 // List returns the User objects (no passwords: they are never stored).
 func List(ctx context.Context, e *engine.Engine) ([]model.Object, error) {
@@ -43,10 +45,11 @@ func List(ctx context.Context, e *engine.Engine) ([]model.Object, error) {
 	return out, err
 }
 
-// Exists reports whether a User object name exists.
-func Exists(ctx context.Context, e *engine.Engine, name string) (bool, error) {
+// Exists reports whether a User object name exists in the store st (the
+// engine's): authentication asks it before it trusts an account.
+func Exists(ctx context.Context, st store.Config, name string) (bool, error) {
 	var ok bool
-	err := e.Store().View(func(tx store.Txn) error {
+	err := st.View(func(tx store.Txn) error {
 		var err error
 		_, ok, err = tx.Get(userKind, name)
 		return err
@@ -55,11 +58,12 @@ func Exists(ctx context.Context, e *engine.Engine, name string) (bool, error) {
 }
 
 // SetPassword runs the UserPassword action: it sets the password of the
-// account of User name through the backend's accounts, and records the
-// action in the config log (info.Data holds the body with the password
-// redacted). Whether the caller may do it is the caller's to check.
-func SetPassword(ctx context.Context, e *engine.Engine, name, password string, meta engine.Meta, info *engine.LogInfo) error {
-	if err := setPassword(ctx, e, name, password); err != nil {
+// account of User name through acc, the accounts the User kind is bound to
+// (nil: none), and records the action in the config log (info.Data holds
+// the body with the password redacted). Whether the caller may do it is
+// the caller's to check.
+func SetPassword(ctx context.Context, e *engine.Engine, acc accounts.Accounts, name, password string, meta engine.Meta, info *engine.LogInfo) error {
+	if err := setPassword(ctx, e, acc, name, password); err != nil {
 		e.Log(ctx, meta, info, err)
 		return err
 	}
@@ -69,27 +73,23 @@ func SetPassword(ctx context.Context, e *engine.Engine, name, password string, m
 	return e.LogSuccess(ctx, meta, info)
 }
 
-func setPassword(ctx context.Context, e *engine.Engine, name, password string) error {
-	var acc accounts.Accounts
-	if keeper, ok := e.Backend().(backend.AccountKeeper); ok {
-		acc = keeper.Accounts()
-	}
+func setPassword(ctx context.Context, e *engine.Engine, acc accounts.Accounts, name, password string) error {
 	if acc == nil {
-		return apierr.New(http.StatusNotImplemented, apierr.CodeNotImplemented, "UserPassword", "", "the %s backend keeps no user accounts", e.Backend().Name())
+		return apierr.New(http.StatusNotImplemented, apierr.CodeNotImplemented, useracct.PasswordAction, "", "the switch keeps no user accounts")
 	}
-	if ok, err := Exists(ctx, e, name); err != nil {
+	if ok, err := Exists(ctx, e.Store(), name); err != nil {
 		return err
 	} else if !ok {
-		return apierr.NotFound(apierr.CodeNotFound, "UserPassword", "no User named %s", name)
+		return apierr.NotFound(apierr.CodeNotFound, useracct.PasswordAction, "no User named %s", name)
 	}
 	err := acc.SetPassword(ctx, name, password)
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, accounts.ErrInvalid):
-		return apierr.BadRequest(apierr.CodeInvalidValue, "UserPassword", "Password", "%v", err)
+		return apierr.BadRequest(apierr.CodeInvalidValue, useracct.PasswordAction, "Password", "%v", err)
 	case errors.Is(err, accounts.ErrNotFound):
-		return apierr.New(http.StatusConflict, apierr.CodeBackend, "UserPassword", "Name", "User %s has no account on the switch; delete the User and create it again", name)
+		return apierr.New(http.StatusConflict, apierr.CodeBackend, useracct.PasswordAction, "Name", "User %s has no account on the switch; delete the User and create it again", name)
 	}
-	return apierr.New(http.StatusInternalServerError, apierr.CodeBackend, "UserPassword", "", "the switch failed to set the password: %v", err)
+	return apierr.New(http.StatusInternalServerError, apierr.CodeBackend, useracct.PasswordAction, "", "the switch failed to set the password: %v", err)
 }

@@ -49,7 +49,7 @@ func TestSetPassword(t *testing.T) {
 	info := func() *engine.LogInfo {
 		return &engine.LogInfo{API: "userpassword", Operation: "POST", Data: `{"Name":"alice","Password":"******"}`}
 	}
-	if err := SetPassword(ctx, f.E, "alice", "second-password", meta, info()); err != nil {
+	if err := SetPassword(ctx, f.E, acc, "alice", "second-password", meta, info()); err != nil {
 		t.Fatal(err)
 	}
 	verify(t, acc, "alice", "alice-password", false)
@@ -58,7 +58,7 @@ func TestSetPassword(t *testing.T) {
 		name, password string
 		want           int
 	}{{"nobody", "third-password", 404}, {"alice", "short", 400}} {
-		if err := SetPassword(ctx, f.E, tc.name, tc.password, meta, info()); enginetest.Status(err) != tc.want {
+		if err := SetPassword(ctx, f.E, acc, tc.name, tc.password, meta, info()); enginetest.Status(err) != tc.want {
 			t.Errorf("SetPassword(%s): %v; want %d", tc.name, err, tc.want)
 		}
 	}
@@ -76,7 +76,7 @@ func TestSetPassword(t *testing.T) {
 	// A backend without accounts cannot run it.
 	plain := enginetest.New(t, t.TempDir())
 	plain.MustApply(plain.Edit(backend.Create, "User", user("alice", "users", "alice-password")))
-	if err := SetPassword(ctx, plain.E, "alice", "second-password", meta, nil); enginetest.Status(err) != 501 {
+	if err := SetPassword(ctx, plain.E, nil, "alice", "second-password", meta, nil); enginetest.Status(err) != 501 {
 		t.Errorf("without accounts: %v", err)
 	}
 }
@@ -92,7 +92,7 @@ func TestSetPasswordOnDiskWhenAnswered(t *testing.T) {
 	}
 	f := enginetest.Start(t, dir, enginetest.Options{Sim: sim.Options{Ports: 4, Version: "test", Accounts: acc, OwnAccounts: true, CLIShell: "/usr/bin/swmgr"}})
 	f.MustApply(f.Edit(backend.Create, "User", user("alice", "users", "alice-password")))
-	if err := SetPassword(ctx, f.E, "alice", "second-password", engine.Meta{Source: "test"}, nil); err != nil {
+	if err := SetPassword(ctx, f.E, acc, "alice", "second-password", engine.Meta{Source: "test"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	onDisk, err := accounts.OpenFiles(acc.Dir(), accounts.FilesOptions{Scheme: accounts.SHA512})

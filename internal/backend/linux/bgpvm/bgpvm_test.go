@@ -120,7 +120,7 @@ func TestRoutingVRFSession(t *testing.T) {
 
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	be, err := linux.New(linux.Options{Kernel: linux.KernelOptions{Netns: sw, VRFNetnsPrefix: id + "vrf-"}, Version: "test", Log: quiet,
-		Others: sim.New(sim.Options{Ports: 1}), FRR: &frr.Options{Dir: filepath.Join(dir, "frr")}})
+		Companions: sim.New(sim.Options{Ports: 1}).Drivers(), FRR: &frr.Options{Dir: filepath.Join(dir, "frr")}})
 	if err != nil {
 		t.Fatal(err)
 	}

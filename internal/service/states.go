@@ -1,63 +1,55 @@
-package main
+package service
 
 import (
 	"context"
-	"encoding/json"
-	"net/http"
 	"runtime/debug"
 	"strconv"
 	"time"
 
 	"github.com/swmgr/swmgr/internal/api"
-	"github.com/swmgr/swmgr/internal/apierr"
-	"github.com/swmgr/swmgr/internal/backend/sim"
 	"github.com/swmgr/swmgr/internal/daemon"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
 )
 
-// serviceStatus is what state/SystemStatus and state/SystemSwVersion
-// report: FlexSwitch's clients poll the first until Ready and print the
-// second in their banner.
+// serviceStatus is the service's own states: what state/SystemStatus and
+// state/SystemSwVersion report (FlexSwitch's clients poll the first until
+// Ready and print the second in their banner), LLDP's state on every port,
+// and the dataplane's routing table.
 type serviceStatus struct {
 	started time.Time
+	version string
 	eng     *engine.Engine
 	handler *api.Server
 	ready   func() bool
 	backend string
-	// routeTable lists the Linux backend's routing table (the kernel's);
-	// nil with the simulated switch.
-	routeTable func(ctx context.Context) ([]model.Object, error)
-	// sim is the simulated switch, whose routing table state/IPv4Routes
-	// lists when it is the backend.
-	sim *sim.Sim
-	// daemons reports the routing and NTP daemons the backend runs (the
+	// routes lists the dataplane's routing table (the kernel's on Linux).
+	routes func(ctx context.Context) ([]model.Object, error)
+	// daemons reports the routing and NTP daemons the dataplane runs (the
 	// Linux backend's FRR and chronyd); nil when it runs none.
 	daemons func() []daemon.Status
 }
 
-// serve registers the state-only kinds the service fills with the REST
-// handler.
-func (s *serviceStatus) serve() {
-	s.handler.HandleState("SystemStatusState", func(ctx context.Context) ([]model.Object, error) {
-		return []model.Object{s.status(ctx)}, nil
-	})
-	s.handler.HandleState("SystemSwVersionState", func(ctx context.Context) ([]model.Object, error) {
-		return []model.Object{swVersion()}, nil
-	})
-	s.handler.HandleState("LLDPIntfState", s.lldpIntfs)
-	s.handler.HandleState("IPv4RouteState", s.routes)
-}
-
-// routes is the routing table: the kernel's on the Linux backend.
-func (s *serviceStatus) routes(ctx context.Context) ([]model.Object, error) {
-	if s.routeTable != nil {
-		return s.routeTable(ctx)
+// sources returns the service's own state sources, by state kind name.
+func (s *serviceStatus) sources() map[string]api.StateSource {
+	out := map[string]api.StateSource{}
+	for _, k := range s.eng.Registry().Kinds() {
+		if k.Class == model.State && k.Source == model.SourceService && k.Derived != nil {
+			out[k.Name] = s.derived(k.Derived)
+		}
 	}
-	if s.backend != "sim" {
-		return nil, apierr.New(http.StatusNotImplemented, apierr.CodeNotImplemented, "IPv4RouteState", "", "the %s backend does not list its routing table yet", s.backend)
+	for name, src := range map[string]api.StateSource{
+		"SystemStatusState": func(ctx context.Context) ([]model.Object, error) {
+			return []model.Object{s.status(ctx)}, nil
+		},
+		"SystemSwVersionState": func(ctx context.Context) ([]model.Object, error) {
+			return []model.Object{swVersion(s.version)}, nil
+		},
+		"IPv4RouteState": s.routes,
+	} {
+		out[name] = src
 	}
-	return s.sim.Routes(ctx)
+	return out
 }
 
 func (s *serviceStatus) status(ctx context.Context) model.Object {
@@ -132,20 +124,19 @@ func upIf(ready bool) string {
 
 // hostname is SystemParam's Hostname, FlexSwitch's system name.
 func (s *serviceStatus) hostname(ctx context.Context) string {
-	k := s.eng.Registry().Lookup(model.Config, "SystemParam")
-	out, _, err := s.eng.GetByKey(ctx, k, model.Object{"Vrf": "default"}, false, nil)
+	name := ""
+	_, err := s.eng.Snapshot(ctx, []string{model.Hostname.Kind}, nil, func(_ *model.Kind, o model.Object) error {
+		name = o.Str(model.Hostname.Field)
+		return nil
+	})
 	if err != nil {
 		return ""
 	}
-	var got struct{ Object struct{ Hostname string } }
-	if json.Unmarshal(out, &got) != nil {
-		return ""
-	}
-	return got.Object.Hostname
+	return name
 }
 
 // swVersion names swmgr's version and the commit it was built from.
-func swVersion() model.Object {
+func swVersion(version string) model.Object {
 	repo := model.Object{"Name": "swmgr", "Sha1": "", "Branch": "", "Time": ""}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		repo["Name"] = bi.Main.Path
@@ -158,38 +149,21 @@ func swVersion() model.Object {
 			}
 		}
 	}
-	return model.Object{"FlexswitchVersion": version(), "Repos": []model.Object{repo}}
+	return model.Object{"FlexswitchVersion": version, "Repos": []model.Object{repo}}
 }
 
-// lldpIntfs lists LLDP's state on every port. No LLDP agent runs (the
-// simulated switch has no neighbors, the Linux backend runs none yet), so
-// each port reports whether LLDP is enabled and no neighbor or frames.
-func (s *serviceStatus) lldpIntfs(ctx context.Context) ([]model.Object, error) {
-	var ports []model.Object
-	enable := false
-	_, err := s.eng.Snapshot(ctx, []string{"LLDPGlobal", "Port"}, nil, func(k *model.Kind, o model.Object) error {
-		switch k.Name {
-		case "LLDPGlobal":
-			enable = o.Bool("Enable")
-		case "Port":
-			ports = append(ports, o)
+// derived is the source of a state kind derived from the running
+// configuration (model.Derivation).
+func (s *serviceStatus) derived(d *model.Derivation) api.StateSource {
+	return func(ctx context.Context) ([]model.Object, error) {
+		cfg := map[string][]model.Object{}
+		_, err := s.eng.Snapshot(ctx, d.From, nil, func(k *model.Kind, o model.Object) error {
+			cfg[k.Name] = append(cfg[k.Name], o)
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+		return d.Func(cfg), nil
 	}
-	out := make([]model.Object, len(ports))
-	for i, p := range ports {
-		out[i] = model.Object{"IntfRef": p.Str("IntfRef"), "IfIndex": p.Int("IfIndex"), "LocalPort": p.Str("IntfRef"),
-			"Enable": enable && !brokenOut(p)}
-	}
-	return out, nil
-}
-
-// brokenOut: a port split into sub-ports runs LLDP on those instead.
-func brokenOut(p model.Object) bool {
-	_, sub, _ := model.ParsePortName(p.Str("IntfRef"))
-	mode := p.Str("BreakOutMode")
-	return sub == 0 && mode != "1x40" && mode != "1x100"
 }

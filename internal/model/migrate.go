@@ -1,0 +1,68 @@
+package model
+
+import (
+	"fmt"
+	"slices"
+)
+
+// SchemaVersion is the version of the stored form of the declared config
+// kinds. Records written before swmgr stored a version are version 0, which
+// has the form of version 1. A change of the model that renaming a field
+// (Kind.Renamed) or a default (Field.Default) cannot carry, such as a field
+// split or a change of unit, raises it and declares a Migration from the
+// version before.
+const SchemaVersion = 1
+
+// Migration changes a stored object of one config kind from the form of
+// schema version From to that of From+1. Its function gets the stored
+// object as JSON decodes it (numbers as float64) and returns the new one;
+// an error stops the start, naming the kind, the object and the error.
+type Migration struct {
+	From    int
+	Kind    string
+	Doc     string // what changed, for the log
+	Migrate func(obj map[string]any) (map[string]any, error)
+}
+
+// migrations are the declared migrations, oldest first; none so far
+// (version 1 is the first version stored).
+var migrations = []Migration{}
+
+// SchemaVersion is the version the registry's kinds are stored in.
+func (r *Registry) SchemaVersion() int {
+	if r.schemaVersion == 0 {
+		return SchemaVersion
+	}
+	return r.schemaVersion
+}
+
+// Migrations returns the registry's migrations, by From then declaration
+// order.
+func (r *Registry) Migrations() []Migration {
+	if r.migrations == nil {
+		return migrations
+	}
+	return r.migrations
+}
+
+// WithSchema returns a copy of r at schema version version with the
+// migrations ms (a later model, in tests). Each migration's From must be
+// below version and its Kind a declared config kind.
+func (r *Registry) WithSchema(version int, ms ...Migration) (*Registry, error) {
+	c := *r
+	c.schemaVersion = version
+	c.migrations = slices.Clone(ms)
+	for _, m := range ms {
+		if m.From < 0 || m.From >= version {
+			return nil, fmt.Errorf("migration of %s from version %d: the schema version is %d", m.Kind, m.From, version)
+		}
+		if k := r.Lookup(Config, m.Kind); k == nil || k.Name != m.Kind {
+			return nil, fmt.Errorf("migration of %s, which is not a declared config kind", m.Kind)
+		}
+		if m.Migrate == nil {
+			return nil, fmt.Errorf("migration of %s from version %d has no function", m.Kind, m.From)
+		}
+	}
+	slices.SortStableFunc(c.migrations, func(a, b Migration) int { return a.From - b.From })
+	return &c, nil
+}

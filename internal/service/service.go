@@ -1,0 +1,366 @@
+// Package service is swmgr's composition root: the one place that
+// assembles the service, used by `swmgr serve`, by package testserver and
+// so by every test that runs the service.
+//
+// Open builds the providers, binds every declared kind to them in one
+// table (Table), checks it against the declarations, and wires the engine,
+// its history and candidates, the configuration lifecycle and the REST
+// handler over it. The providers are:
+//
+//   - the dataplane: the Linux backend (the kernel of a network namespace)
+//     or the simulated switch;
+//   - the daemons: BGP, NTP and the host settings of SystemParam, run by
+//     FRR, chronyd and the host (Linux dataplane, when chosen) or simulated;
+//   - the accounts: User and UserPassword, on any dataplane, over swmgr's
+//     own account files or the host's accounts;
+//   - the archive scheduler: ConfigArchiveServer's driver and state;
+//   - the lifecycle: SaveConfig, ResetConfig, ResetConfigToFile and
+//     SystemParam's saved revision;
+//   - the history and the config log: Rollback, ClearConfigLog, ConfigLog;
+//   - the service's own states: SystemStatus, SystemSwVersion, IPv4Route
+//     and LLDP state.
+//
+// A front end (REST today) is handed the built Service: its Engine,
+// History, Candidates and Lifecycle, and the Handler's action table.
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/swmgr/swmgr/internal/accounts"
+	"github.com/swmgr/swmgr/internal/api"
+	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/backend/linux"
+	"github.com/swmgr/swmgr/internal/backend/sim"
+	"github.com/swmgr/swmgr/internal/backend/useracct"
+	"github.com/swmgr/swmgr/internal/chrony"
+	"github.com/swmgr/swmgr/internal/datadir"
+	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/engine/candidates"
+	"github.com/swmgr/swmgr/internal/engine/history"
+	"github.com/swmgr/swmgr/internal/frr"
+	"github.com/swmgr/swmgr/internal/lifecycle"
+	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/secrets"
+	"github.com/swmgr/swmgr/internal/store"
+)
+
+// The dataplanes.
+const (
+	Sim   = "sim"
+	Linux = "linux"
+)
+
+// Options say what to assemble.
+type Options struct {
+	Store   *store.Store // opened and checked by the caller
+	Box     *secrets.Box // the data directory's key
+	DataDir string
+	Version string
+	Log     *slog.Logger
+	// Dataplane is Sim or Linux.
+	Dataplane string
+	// Ports is the simulated switch's number of front-panel ports.
+	Ports int
+	// Linux configures the Linux dataplane.
+	Linux LinuxOptions
+	// Accounts are the accounts User is bound to; OwnAccounts says they
+	// are swmgr's own files (useracct.Options.Own).
+	Accounts    accounts.Accounts
+	OwnAccounts bool
+	CLIShell    string
+	// Ready says whether the service is ready (SystemStatus); nil: always.
+	Ready func() bool
+	// Lifecycle tunes the lifecycle (tests); its Engine, Sealer, DataDir,
+	// Version and Log are set by Open.
+	Lifecycle lifecycle.Options
+	// Observer, if set, is told of every commit and backend apply
+	// (metrics).
+	Observer Observer
+	// Kinds are declared beside model.Builtin's, and Drivers added to the
+	// dataplane's (by dataplane, then kind name): a new kind's declaration
+	// and driver, in tests that add one. A kind swmgr ships is declared in
+	// package model and driven by its dataplane package.
+	Kinds   []*model.Kind
+	Drivers map[string]map[string]*backend.Driver
+}
+
+// LinuxOptions configure the Linux dataplane and its daemons.
+type LinuxOptions struct {
+	Netns string // the switch's network namespace ("" for swmgr's own)
+	// PortMap is the port map file's content (nil: the default map),
+	// PortMapName its name for messages.
+	PortMap     []byte
+	PortMapName string
+	// FRRDir, when set, runs BGP in FRR with its files there; else BGP is
+	// simulated.
+	FRRDir string
+	// ChronyDir, when set, runs NTP in chronyd with its files there
+	// (ChronyNoClock: it never sets the clock); else NTP is simulated.
+	ChronyDir     string
+	ChronyNoClock bool
+	// EtcDir, when set, applies the host settings (host name, time zone)
+	// to the files there; else they are simulated.
+	EtcDir string
+}
+
+func (l LinuxOptions) options() linux.Options {
+	lo := linux.Options{Kernel: linux.KernelOptions{Netns: l.Netns}, PortMap: l.PortMap, PortMapName: l.PortMapName}
+	if l.FRRDir != "" {
+		lo.FRR = &frr.Options{Dir: l.FRRDir}
+	}
+	if l.ChronyDir != "" {
+		lo.Chrony = &chrony.Options{Dir: l.ChronyDir, NoClock: l.ChronyNoClock}
+	}
+	if l.EtcDir != "" {
+		lo.System = &linux.SystemOptions{EtcDir: l.EtcDir}
+	}
+	return lo
+}
+
+// Observer watches the engine (obs.Metrics is one).
+type Observer interface {
+	ObserveCommit(took time.Duration, changes int, err error)
+	ObserveApply(took time.Duration, err error)
+}
+
+// Service is the assembled swmgr.
+type Service struct {
+	Engine     *engine.Engine
+	History    *history.History
+	Candidates *candidates.Staging
+	Lifecycle  *lifecycle.Lifecycle
+	Handler    *api.Server
+	// Table is every kind's bindings.
+	Table *Table
+	// Accounts are the accounts provider's.
+	Accounts accounts.Accounts
+	// Backend is the dataplane's name.
+	Backend string
+
+	plane   *plane
+	dataDir string
+	// reconciled carries what the Linux dataplane's reconciliations put
+	// back to logReconciles, which Close stops (stop, then logged).
+	reconciled   chan []string
+	stop, logged chan struct{}
+}
+
+// Open assembles the service on o and starts the engine, its history and
+// candidates; the caller loads a startup configuration if it wants one,
+// then starts the lifecycle (Lifecycle.Start) and serves. Close releases
+// everything Open made.
+func Open(ctx context.Context, o Options) (*Service, error) {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	reg := model.Builtin()
+	if len(o.Kinds) > 0 {
+		var err error
+		if reg, err = model.NewRegistry(append(reg.Kinds(), o.Kinds...)...); err != nil {
+			return nil, err
+		}
+	}
+	extra := o.Drivers[o.Dataplane]
+	t := &Table{}
+	simulated := sim.New(sim.Options{Ports: o.Ports, Version: o.Version})
+	users := useracct.New(useracct.Options{Accounts: o.Accounts, Own: o.OwnAccounts, CLIShell: o.CLIShell})
+	archive := lifecycle.ArchiveDriver()
+	s := &Service{Table: t, Accounts: o.Accounts, Backend: o.Dataplane, dataDir: o.DataDir}
+	st := &serviceStatus{started: time.Now(), version: o.Version, ready: o.Ready, backend: o.Dataplane}
+	if st.ready == nil {
+		st.ready = func() bool { return true }
+	}
+	var providers []provider
+	switch o.Dataplane {
+	case Sim:
+		dp := simulated.Dataplane()
+		for kind, d := range extra {
+			dp[kind] = d
+		}
+		providers = []provider{{"simulated daemons", simulated.DaemonDrivers()}, {"accounts", users.Drivers()}, {"archive scheduler", archive}, {"simulated dataplane", dp}}
+		s.plane = &plane{name: Sim, close: func() error { return nil }}
+		st.routes = simulated.Routes
+	case Linux:
+		lo := o.Linux.options()
+		lo.Version, lo.Log = o.Version, o.Log
+		lo.Journal = filepath.Join(o.DataDir, datadir.LinuxJournal)
+		// What a reconciliation puts back goes to the config log as an
+		// entry of its own (API "reconcile"), through the engine's writer
+		// once it runs.
+		reconciled := make(chan []string, 16)
+		lo.OnReconcile = func(changes []string) {
+			select {
+			case reconciled <- changes:
+			default:
+				o.Log.Warn("config log entry of a reconciliation dropped: too many at once")
+			}
+		}
+		// The kinds the Linux dataplane has no driver for are the
+		// simulated daemons' and the other providers', applied in the same
+		// commit as the kernel's changes.
+		// Kinds the kernel has no part in (LLDPGlobal: no LLDP agent runs)
+		// are the simulated dataplane's, kept and not run.
+		linDataplane := linux.DataplaneKinds()
+		simOnly := map[string]*backend.Driver{}
+		for kind, d := range simulated.Dataplane() {
+			if !linDataplane[kind] {
+				simOnly[kind] = d
+			}
+		}
+		companions := map[string]*backend.Driver{}
+		for _, p := range []provider{{"simulated dataplane", simOnly}, {"simulated daemons", simulated.DaemonDrivers()}, {"accounts", users.Drivers()}, {"archive scheduler", archive}} {
+			for kind, d := range p.drivers {
+				companions[kind] = d
+			}
+		}
+		for kind, d := range extra {
+			companions[kind] = d
+		}
+		lo.Companions = companions
+		lin, err := linux.New(lo)
+		if err != nil {
+			return nil, fmt.Errorf("--backend linux: %w", err)
+		}
+		daemons := lin.DaemonDrivers()
+		simDaemons := map[string]*backend.Driver{}
+		for kind, d := range simulated.DaemonDrivers() {
+			if daemons[kind] == nil {
+				simDaemons[kind] = d
+			}
+		}
+		providers = []provider{{"simulated dataplane", simOnly}, {"simulated daemons", simDaemons}, {"linux daemons", daemons}, {"accounts", users.Drivers()}, {"archive scheduler", archive}, {"linux dataplane", withExtra(lin.Dataplane(), extra)}}
+		s.plane = &plane{name: Linux, batch: lin, close: lin.Close}
+		st.routes, st.daemons = lin.RouteTable, lin.Daemons
+		s.reconciled = reconciled
+	default:
+		return nil, fmt.Errorf("dataplane %q: use %s or %s", o.Dataplane, Sim, Linux)
+	}
+	s.plane.drivers = compose(t, providers)
+	eng := engine.New(reg, o.Store, s.plane, o.Box, o.Log)
+	if o.Observer != nil {
+		eng.ObserveCommits(o.Observer.ObserveCommit)
+		eng.ObserveApplies(o.Observer.ObserveApply)
+	}
+	lo := o.Lifecycle
+	lo.Engine, lo.Sealer, lo.DataDir, lo.Version, lo.Log = eng, o.Box, o.DataDir, o.Version, o.Log
+	lc, err := lifecycle.New(lo)
+	if err != nil {
+		eng.Close()
+		return nil, errors.Join(err, s.plane.close())
+	}
+	fail := func(err error) (*Service, error) {
+		lc.Close()
+		eng.Close()
+		return nil, errors.Join(fmt.Errorf("start: %w", err), s.plane.close())
+	}
+	parts := lc.StateParts()
+	for _, kind := range sortedParts(parts) {
+		if err := eng.AddStatePart(kind, parts[kind]); err != nil {
+			return fail(err)
+		}
+		provider := "lifecycle"
+		if archive[kind] != nil {
+			provider = "archive scheduler" // the scheduler's state of its servers
+		}
+		t.add(kind, provider, RoleState)
+	}
+	hist, cands := history.New(eng), candidates.New(eng)
+	h := api.New(eng, hist, cands, o.Log)
+	st.eng, st.handler = eng, h
+	bind := func(provider string, actions map[string]api.ActionHandler) {
+		for name, a := range actions {
+			h.HandleAction(name, a)
+			t.add(name, provider, RoleAction)
+		}
+	}
+	t.add(model.ActionRollback, "history", RoleAction)
+	t.add(model.ActionClearConfigLog, "config log", RoleAction)
+	for _, k := range reg.Kinds() {
+		if k.Source == model.SourceConfigLog {
+			t.add(k.Name, "config log", RoleLog)
+		}
+	}
+	bind("accounts", map[string]api.ActionHandler{useracct.PasswordAction: api.UserPasswordAction(eng, o.Accounts)})
+	bind("lifecycle", lc.Actions())
+	for name, src := range st.sources() {
+		h.HandleState(name, src)
+		t.add(name, "service states", RoleSource)
+	}
+	if err := t.Check(reg); err != nil {
+		return fail(err)
+	}
+	if err := h.Check(); err != nil {
+		return fail(err)
+	}
+	for _, start := range []func(context.Context) error{eng.Start, cands.Start, hist.Start} {
+		if err := start(ctx); err != nil {
+			return fail(err)
+		}
+	}
+	s.Engine, s.History, s.Candidates, s.Lifecycle, s.Handler = eng, hist, cands, lc, h
+	if s.reconciled != nil {
+		s.stop, s.logged = make(chan struct{}), make(chan struct{})
+		go s.logReconciles(o.Log)
+	}
+	return s, nil
+}
+
+// withExtra is ds with extra's drivers added.
+func withExtra(ds, extra map[string]*backend.Driver) map[string]*backend.Driver {
+	for kind, d := range extra {
+		ds[kind] = d
+	}
+	return ds
+}
+
+// logReconciles writes what the Linux dataplane's reconciliations put back
+// to the config log, one entry each, until Close stops it.
+func (s *Service) logReconciles(log *slog.Logger) {
+	defer close(s.logged)
+	for {
+		var c []string
+		select {
+		case c = <-s.reconciled:
+		case <-s.stop:
+			return
+		}
+		data := strings.Join(c, "; ")
+		if len(data) > 2000 {
+			data = data[:2000] + "..."
+		}
+		req := engine.Request{Meta: engine.Meta{Source: "reconcile", Comment: "the kernel differed from the configuration"},
+			Log: &engine.LogInfo{API: "reconcile", Operation: "RECONCILE", Data: data}}
+		if _, err := s.Engine.Commit(context.Background(), req); err != nil {
+			log.Warn("config log entry of a reconciliation", "err", err)
+		}
+	}
+}
+
+// Close stops the lifecycle, the engine and the dataplane, in that order.
+// The store is the caller's.
+func (s *Service) Close() error {
+	s.Lifecycle.Close()
+	if s.stop != nil {
+		close(s.stop)
+		<-s.logged
+	}
+	s.Engine.Close()
+	return s.plane.close()
+}
+
+func sortedParts(m map[string]engine.StatePart) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
