@@ -1,14 +1,20 @@
 #!/bin/sh
 # build-deb.sh OUTDIR: builds swmgr_<version>_<arch>.deb into OUTDIR and
-# prints its path. The version is $SWMGR_VERSION, else 0.0.0~git<commit
-# time>.<commit>; the commit is recorded in the binary (swmgr --version).
+# prints its path.
+#
+# The version (docs/packaging.md, "Versions"): $SWMGR_VERSION if set; else
+# the newest version in CHANGELOG.md when the commit is tagged v<version>;
+# else <that version>~git<commit time>.<commit>, which sorts before the
+# release it leads to. The version and the commit are linked into the
+# binary, so `swmgr --version` says the package's version.
 #
 # $SWMGR_DEB_COMPRESSION (default xz) is dpkg-deb's -Z: the test uses gzip,
 # several times faster on a busy machine.
 #
 # The package: /usr/bin/swmgr, the systemd unit swmgr.service (Type=notify,
 # sandboxed), /etc/default/swmgr (its options, a conffile), man pages,
-# bash/zsh/fish completions, the README and docs. See docs/packaging.md.
+# bash/zsh/fish completions, the README, docs, changelog and copyright.
+# See docs/packaging.md.
 set -eu
 out=${1:?usage: build-deb.sh OUTDIR}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,12 +23,18 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
 commit=$(git -C "$top" rev-parse HEAD 2>/dev/null || echo unknown)
+# The newest release named in CHANGELOG.md: its first "## <version>" line.
+release=$(sed -n 's/^## \([0-9][0-9.]*\)\( .*\)\{0,1\}$/\1/p' "$top/CHANGELOG.md" | head -1)
+[ -n "$release" ] || { echo "build-deb.sh: no '## <version>' line in CHANGELOG.md" >&2; exit 1; }
 if [ -n "${SWMGR_VERSION:-}" ]; then
 	version=$SWMGR_VERSION
-elif [ "$commit" != unknown ]; then
-	version=0.0.0~git$(git -C "$top" log -1 --format=%cd --date=format-local:%Y%m%d%H%M%S).$(echo "$commit" | cut -c1-12)
+elif [ "$commit" = unknown ]; then
+	version=$release~dev
+elif [ "$(git -C "$top" tag --points-at HEAD | grep -Fx "v$release")" = "v$release" ] &&
+	[ -z "$(git -C "$top" status --porcelain 2>/dev/null)" ]; then
+	version=$release
 else
-	version=0.0.0~dev
+	version=$release~git$(git -C "$top" log -1 --format=%cd --date=format-local:%Y%m%d%H%M%S).$(echo "$commit" | cut -c1-12)
 fi
 arch=$(dpkg --print-architecture)
 
@@ -52,6 +64,8 @@ done
 install -m 0644 "$here/deb/swmgr.service" "$root/lib/systemd/system/swmgr.service"
 install -m 0600 "$here/deb/default" "$root/etc/default/swmgr"
 install -m 0644 "$top/README.md" "$root/usr/share/doc/swmgr/README.md"
+install -m 0644 "$here/deb/copyright" "$root/usr/share/doc/swmgr/copyright"
+gzip -9n <"$top/CHANGELOG.md" >"$root/usr/share/doc/swmgr/changelog.gz"
 for d in "$top"/docs/*.md "$top/docs/openapi.json"; do
 	install -m 0644 "$d" "$root/usr/share/doc/swmgr/"
 done
@@ -65,7 +79,7 @@ Architecture: $arch
 Maintainer: swmgr developers <swmgr@localhost>
 Installed-Size: $size
 Depends: libc6, passwd
-Recommends: systemd
+Recommends: systemd, bash-completion
 Suggests: frr, chrony, openssh-server
 Section: net
 Priority: optional

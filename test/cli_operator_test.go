@@ -2,6 +2,7 @@ package test
 
 import (
 	"fmt"
+	"os/user"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -127,7 +128,7 @@ func TestCLINoticesAndStaleEntries(t *testing.T) {
 	// Another client creates the same NTP server.
 	s.expect(t, 201, "POST", "/config/NtpServer", `{"IpAddr":"192.0.2.20"}`)
 	scr := p.waitFor("the notice", func(s string) bool { return strings.Contains(s, "% Notice: revision") })
-	wantIn(t, "notice", scr, "is a commit by root (rest): 1 change; it changed what your pending ntp server 192.0.2.20 change")
+	wantIn(t, "notice", scr, "is a commit by "+osUser(t)+" (rest): 1 change; it changed what your pending ntp server 192.0.2.20 change")
 	wantIn(t, "apply check", p.line("apply check", "switch(config)#"), "sdk:createNtpServer(192.0.2.20) result: FAILED: no longer applies: 409")
 	out := p.line("apply", "switch(config)#")
 	wantIn(t, "apply", out, "The running configuration changed since these entries were typed: revision",
@@ -149,7 +150,7 @@ func TestCLINoticesAndStaleEntries(t *testing.T) {
 		t.Errorf("%d notices, want 1 (the other client's commit):\n%s", n, h)
 	}
 	s.expect(t, 200, "POST", "/action/Rollback", `{"Revision":2}`)
-	p.waitFor("the rollback notice", func(s string) bool { return strings.Contains(s, "is a rollback by root") })
+	p.waitFor("the rollback notice", func(s string) bool { return strings.Contains(s, "is a rollback by "+osUser(t)) })
 }
 
 // TestCLIShowsFit120Columns: with 32 ports, 100 BGP neighbours and 1,000
@@ -216,4 +217,15 @@ func bulk(t testing.TB, s *server, neighbors, routes int) {
 			return fmt.Sprintf(`{"DestinationNw":"10.%d.%d.0","NetworkMask":"255.255.255.0","NextHop":[{"NextHopIp":"10.1.1.2"}]}`, 20+i/256, i%256)
 		})
 	}
+}
+
+// osUser is the name of the OS user running the tests: the User a local
+// client without credentials acts as (root, or another when not root).
+func osUser(t testing.TB) string {
+	t.Helper()
+	u, err := user.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Username
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/swmgr/swmgr/internal/testneed"
 )
 
 // readmeShell runs before the README's commands: curl prints the body and
@@ -40,45 +42,112 @@ expect_status() {
 
 var statusLine = regexp.MustCompile(`^# (\d{3}) `)
 
-// readmeScript is the README's curl session (from "## A session with curl"
-// to "## The command line") as a bash script, each "# NNN" line turned into
-// a check, and the number of checks.
-func readmeScript(t testing.TB, readme string) (string, int) {
-	start := strings.Index(readme, "## A session with curl")
-	end := strings.Index(readme, "## The command line")
-	if start < 0 || end < start {
-		t.Fatal("README.md: no curl session")
-	}
-	var script strings.Builder
-	checks := 0
-	in := false
-	for i, line := range strings.Split(readme[start:end], "\n") {
+// readmeBlock is one fenced block of the README.
+type readmeBlock struct {
+	line  int    // of the opening fence, 1-based
+	lang  string // "sh", or "" for the CLI session and the like
+	lines []string
+}
+
+func readmeBlocks(readme string) []readmeBlock {
+	var blocks []readmeBlock
+	var cur *readmeBlock
+	for i, line := range strings.Split(readme, "\n") {
 		switch {
-		case strings.HasPrefix(line, "```sh"):
-			in = true
-		case strings.HasPrefix(line, "```"):
-			in = false
-		case in:
-			if m := statusLine.FindStringSubmatch(line); m != nil {
-				fmt.Fprintf(&script, "expect_status %s %d\n", m[1], i+1)
-				checks++
+		case cur == nil && strings.HasPrefix(line, "```"):
+			cur = &readmeBlock{line: i + 1, lang: strings.TrimPrefix(line, "```")}
+		case cur != nil && strings.HasPrefix(line, "```"):
+			blocks = append(blocks, *cur)
+			cur = nil
+		case cur != nil:
+			cur.lines = append(cur.lines, line)
+		}
+	}
+	return blocks
+}
+
+// notRun are the README's shell blocks the walkthrough test does not
+// paste, by their first line, and why; every other sh block runs.
+var notRun = map[string]string{
+	"go run ./cmd/swmgr serve": "the server itself: the test starts the same binary, its addresses and data directory changed",
+	"go test -count=1 ./...":   "the test suite, which this test is part of",
+	"go build -o swmgr ./cmd/swmgr                 # Go 1.26; one static-enough binary": "building and installing the package: TestDebianPackage and TestDebianPackageInVM",
+}
+
+// cliPrompt is the CLI's prompt at the start of a line of the README's
+// CLI session: what follows it is a command (up to an annotation in
+// parentheses after two blanks or more).
+var (
+	cliPrompt     = regexp.MustCompile(`^switch(\([^)]*\))?[>#]`)
+	cliAnnotation = regexp.MustCompile(`\s{2,}\(.*\)$`)
+)
+
+// readmeScript is the README's walkthrough as one bash script: every sh
+// block in order (but notRun's), each "# NNN" line turned into a check;
+// the CLI session (a block of switch> prompts) is piped into
+// `swmgr cli`, its exit status must be 0 and each output line it shows
+// (but "...") must appear in the CLI's output ("..." within a line
+// standing for anything). It returns the script
+// and the number of checks.
+func readmeScript(t testing.TB, readme string) (string, int) {
+	var script strings.Builder
+	checks, ran, cliBlocks := 0, 0, 0
+	for _, b := range readmeBlocks(readme) {
+		switch {
+		case b.lang == "sh":
+			if len(b.lines) > 0 && notRun[b.lines[0]] != "" {
 				continue
 			}
-			script.WriteString(line + "\n")
+			ran++
+			fmt.Fprintf(&script, "# README.md:%d\n", b.line)
+			for i, line := range b.lines {
+				if m := statusLine.FindStringSubmatch(line); m != nil {
+					fmt.Fprintf(&script, "expect_status %s %d\n", m[1], b.line+1+i)
+					checks++
+					continue
+				}
+				script.WriteString(line + "\n")
+			}
+		case b.lang == "" && len(b.lines) > 0 && cliPrompt.MatchString(b.lines[0]):
+			cliBlocks++
+			var in, want []string
+			for _, line := range b.lines {
+				if loc := cliPrompt.FindStringIndex(line); loc != nil {
+					in = append(in, strings.TrimSpace(cliAnnotation.ReplaceAllString(line[loc[1]:], "")))
+				} else if l := strings.TrimSpace(line); l != "" && l != "..." {
+					want = append(want, l)
+				}
+			}
+			fmt.Fprintf(&script, "# README.md:%d: the CLI session\npending\nswmgr cli >\"$RT/cli.out\" 2>&1 <<'README_CLI' || { cat \"$RT/cli.out\"; fail \"line %d: swmgr cli exited $?\"; }\n%s\nREADME_CLI\ncat \"$RT/cli.out\"\n", b.line, b.line, strings.Join(in, "\n"))
+			for _, w := range want {
+				// "..." in a line stands for what varies (a time).
+				parts := strings.Split(w, "...")
+				for i := range parts {
+					parts[i] = regexp.QuoteMeta(parts[i])
+				}
+				fmt.Fprintf(&script, "grep -qE -- %s \"$RT/cli.out\" || fail %s\n", shellQuote(strings.Join(parts, ".*")), shellQuote(fmt.Sprintf("line %d: the CLI did not print %q", b.line, w)))
+			}
+			checks++
+			fmt.Fprintf(&script, "echo README-CHECKED %d\n", b.line)
 		}
+	}
+	if ran < 4 || cliBlocks != 1 {
+		t.Fatalf("README.md: %d shell blocks run and %d CLI sessions; the walkthrough has more", ran, cliBlocks)
 	}
 	return script.String(), checks
 }
 
-// TestReadmeSession pastes the README's curl session, in order, into bash
-// against a fresh `swmgr serve` with the defaults the README assumes (HTTP
-// and HTTPS, the first admin's password generated into the data directory),
-// only the addresses and the data directory changed.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// TestReadmeSession pastes the README's walkthrough, every shell block and
+// the CLI session in order, into bash against one fresh `swmgr serve` with
+// the defaults the README assumes (HTTP and HTTPS, the first admin's
+// password generated into the data directory), only the addresses and the
+// data directory changed, and `swmgr` the binary under test on the PATH,
+// SWMGR_SOCKET naming the server's socket.
 func TestReadmeSession(t *testing.T) {
-	for _, tool := range []string{"bash", "curl", "python3"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed", tool)
-		}
+	for _, tool := range [][2]string{{"bash", "bash"}, {"curl", "curl"}, {"python3", "python3"}} {
+		testneed.Program(t, tool[1], tool[0])
 	}
 	readme, err := os.ReadFile("../README.md")
 	if err != nil {
@@ -129,8 +198,12 @@ func TestReadmeSession(t *testing.T) {
 		"https://localhost/", "https://localhost:"+httpsPort+"/",
 		"D=/var/lib/swmgr", "D="+dir,
 	).Replace(script)
+	bin := t.TempDir()
+	if err := os.Symlink(swmgrBin, filepath.Join(bin, "swmgr")); err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command("bash", "-c", readmeShell+script+"pending\n")
-	cmd.Env = append(os.Environ(), "RT="+t.TempDir())
+	cmd.Env = append(os.Environ(), "RT="+t.TempDir(), "PATH="+bin+":"+os.Getenv("PATH"), "SWMGR_SOCKET="+filepath.Join(dir, "swmgr.sock"))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("the README's session failed: %v\n%s", err, tail(string(out), 6000))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -21,9 +23,6 @@ import (
 	"github.com/swmgr/swmgr/internal/api"
 	"github.com/swmgr/swmgr/internal/cli"
 )
-
-// defaultSocket is where `swmgr serve` run as root listens.
-const defaultSocket = "/run/swmgr/swmgr.sock"
 
 type cliOptions struct {
 	url, socket, user, cacert, fingerprint string
@@ -37,8 +36,10 @@ func cliCommand() *cobra.Command {
 		Use:   "cli",
 		Short: "FlexSwitch's command-line interface (interactive, or scripted with -c, -f or piped input)",
 		Long: `Without --url the CLI talks to the local swmgr as the OS user who runs it: over the
-Unix socket (--socket, $SWMGR_SOCKET, else ` + defaultSocket + ` when it exists), else
-http://127.0.0.1:8080. With --url https://host it needs --user; the password is read
+Unix socket --socket, else $SWMGR_SOCKET, else where swmgr serve listens by default:
+not root, first the user's own server's (~/.local/state/swmgr/swmgr.sock), then
+` + rootSocket + `; as root ` + rootSocket + `. A socket nothing listens on any more
+is skipped with a note. Without any, http://127.0.0.1:8080. With --url https://host it needs --user; the password is read
 from $SWMGR_PASSWORD or prompted, never from the command line. The server's
 certificate is checked against --cacert, or pinned with --fingerprint.`,
 		Args: cobra.NoArgs,
@@ -60,12 +61,12 @@ certificate is checked against --cacert, or pinned with --fingerprint.`,
 func runCLI(cmd *cobra.Command, o cliOptions) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	api, endpoint, err := cliClient(o)
+	api, endpoint, err := cliClient(o, cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
 	interactive := term.IsTerminal(int(os.Stdin.Fd())) && term.IsTerminal(int(os.Stdout.Fd()))
-	ro := cli.RunOptions{In: os.Stdin, Out: cmd.OutOrStdout(), Endpoint: endpoint, Banner: !o.noBanner}
+	ro := cli.RunOptions{In: os.Stdin, Out: cmd.OutOrStdout(), Endpoint: endpoint.name, Banner: !o.noBanner}
 	switch {
 	case o.command != "":
 		ro.Commands = cli.SplitCommands(o.command)
@@ -92,7 +93,7 @@ func runCLI(cmd *cobra.Command, o cliOptions) error {
 	if errors.Is(err, cli.ErrSomeFailed) {
 		os.Exit(1)
 	}
-	return err
+	return connectHint(err, o, endpoint)
 }
 
 // runBash runs an interactive bash as this process's user, on its
@@ -115,18 +116,71 @@ func runBash(ctx context.Context) error {
 	return err
 }
 
+// cliEndpoint is the server the CLI talks to: its name in messages and
+// prompts, and the address it tried, for connection errors.
+type cliEndpoint struct {
+	name    string // localhost, 127.0.0.1, or the --url's host
+	address string // "the Unix socket /run/swmgr/swmgr.sock", "http://127.0.0.1:8080", ...
+}
+
+// connectHint adds to a connection error the address tried and what
+// chooses another one.
+func connectHint(err error, o cliOptions, ep cliEndpoint) error {
+	var op *net.OpError
+	if err == nil || !errors.As(err, &op) {
+		return err
+	}
+	if o.url != "" {
+		return fmt.Errorf("%w\n(tried %s, from --url)", err, ep.address)
+	}
+	return fmt.Errorf("%w\n(tried %s; to reach another swmgr give --socket PATH or set SWMGR_SOCKET, or --url for a remote one)", err, ep.address)
+}
+
+// localSockets are where a local swmgr serve listens by default, in the
+// order the CLI tries them: not root, the user's own server's (the rule
+// serve uses: <its default data directory>/swmgr.sock) before the
+// system's; as root, the system's.
+func localSockets() []string {
+	if os.Geteuid() == 0 {
+		return []string{rootSocket}
+	}
+	return []string{filepath.Join(defaultDataDir(), socketFile), rootSocket}
+}
+
+// liveSocket is the first of paths that is a socket something listens on.
+// A socket file whose server is gone (connection refused) is skipped with
+// a note on notes.
+func liveSocket(paths []string, notes io.Writer) string {
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil || fi.Mode()&os.ModeSocket == 0 {
+			continue
+		}
+		c, err := net.DialTimeout("unix", p, 5*time.Second)
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			fmt.Fprintf(notes, "swmgr cli: skipping %s: no swmgr listens on it (left by a server that is gone)\n", p)
+			continue
+		}
+		if c != nil {
+			c.Close()
+		}
+		return p // connected, or an error the first request will report
+	}
+	return ""
+}
+
 // cliClient connects as the options say; it returns what to call the
-// server in messages.
-func cliClient(o cliOptions) (*client.Client, string, error) {
+// server in messages and where it is.
+func cliClient(o cliOptions, notes io.Writer) (*client.Client, cliEndpoint, error) {
 	var opts []client.Option
 	opts = append(opts, client.WithUserAgent(api.CLIUserAgent))
 	if o.user != "" {
 		if err := credentialsSafeTo(o.url); err != nil {
-			return nil, "", err
+			return nil, cliEndpoint{}, err
 		}
 		pw, err := cliPassword(o.user)
 		if err != nil {
-			return nil, "", err
+			return nil, cliEndpoint{}, err
 		}
 		opts = append(opts, client.WithBasicAuth(o.user, pw))
 	}
@@ -143,26 +197,24 @@ func cliClient(o cliOptions) (*client.Client, string, error) {
 		}
 		c, err := client.New(raw, opts...)
 		if err != nil {
-			return nil, "", err
+			return nil, cliEndpoint{}, err
 		}
 		host := strings.TrimPrefix(strings.TrimPrefix(raw, "https://"), "http://")
-		return c, strings.TrimSuffix(host, "/"), nil
+		return c, cliEndpoint{name: strings.TrimSuffix(host, "/"), address: raw}, nil
 	}
-	sock := o.socket
+	sock, from := o.socket, "--socket"
 	if sock == "" {
-		sock = os.Getenv("SWMGR_SOCKET")
+		sock, from = os.Getenv("SWMGR_SOCKET"), "SWMGR_SOCKET"
 	}
 	if sock == "" {
-		if fi, err := os.Stat(defaultSocket); err == nil && fi.Mode()&os.ModeSocket != 0 {
-			sock = defaultSocket
-		}
+		sock, from = liveSocket(localSockets(), notes), "the default"
 	}
 	if sock != "" {
 		c, err := client.New("http://localhost", append(opts, client.WithUnixSocket(sock))...)
-		return c, "localhost", err
+		return c, cliEndpoint{name: "localhost", address: fmt.Sprintf("the Unix socket %s (%s)", sock, from)}, err
 	}
 	c, err := client.New("http://127.0.0.1:8080", opts...)
-	return c, "127.0.0.1", err
+	return c, cliEndpoint{name: "127.0.0.1", address: "http://127.0.0.1:8080 (no swmgr socket found at " + strings.Join(localSockets(), " or ") + ")"}, err
 }
 
 // cliPassword is $SWMGR_PASSWORD (removed from the environment once read)

@@ -9,7 +9,6 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/cobra/doc"
 
 	"github.com/swmgr/swmgr/internal/ansible"
 	"github.com/swmgr/swmgr/internal/model"
@@ -81,24 +80,4 @@ func ansibleCommand() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&dir, "out", ansible.Dir, "the collection's directory")
 	return cmd
-}
-
-// manCommand writes the man pages the package installs; hidden, as only
-// packaging needs it.
-func manCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:    "man <dir>",
-		Short:  "Write the man pages (swmgr.1, swmgr-serve.1, ...) into dir",
-		Args:   cobra.ExactArgs(1),
-		Hidden: true,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			root := cmd.Root()
-			root.DisableAutoGenTag = true // the pages stay the same from build to build
-			header := &doc.GenManHeader{Title: "SWMGR", Section: "1", Source: "swmgr " + version(), Manual: "swmgr manual"}
-			if err := os.MkdirAll(args[0], 0o755); err != nil {
-				return err
-			}
-			return doc.GenManTree(root, header, args[0])
-		},
-	}
 }

@@ -898,6 +898,10 @@ func (s *Session) leafCommand(fr *frame, f *model.Field, args []token, neg bool,
 			s.printf("ERROR: %s takes one value; quote a value with blanks: %s \"%s\"\n", word, word, given)
 			return errFailed
 		}
+		if f.Secret != model.Public && args[0].text == NotShown {
+			s.printf("ERROR: %s: show run never shows a secret, so this replay cannot set it: type the value instead of %s (or delete the line if none was set)\n", word, NotShown)
+			return errFailed
+		}
 		pv, msg := checkValue(f, args[0].text)
 		if msg != "" {
 			s.printf("%s\n", msg)

@@ -176,6 +176,19 @@ func (s *Session) commandOf(k *model.Kind, o model.Object) string {
 	return words
 }
 
+// NotShown stands in `show run` for a secret's value, which is never
+// shown (a sealed field's, or a User's password, which swmgr never has): a
+// replay refuses the line, naming the field, and so exits non-zero instead
+// of silently leaving the secret out.
+const NotShown = "<secret-not-shown>"
+
+// replaysSecret reports whether show run writes f's line with NotShown:
+// sealed fields (they may be set; a read never says) and required secrets
+// (a User's password, without which the User cannot be made).
+func replaysSecret(f *model.Field) bool {
+	return f.Secret == model.Sealed || f.Secret == model.Transient && f.Required
+}
+
 // renderRun is the configuration as re-playable commands: `!` before each
 // top-level block, two blanks of indent per context level, non-default
 // values only unless full.
@@ -198,6 +211,12 @@ func (s *Session) renderBlock(snap snapshot, k *model.Kind, o model.Object, dept
 	var body []string
 	vf := s.cat.valueField(k)
 	for _, f := range k.Fields {
+		if replaysSecret(f) && !f.Key && f != vf {
+			// Never shown: a line that a replay refuses, so that it
+			// says what it could not reproduce and exits non-zero.
+			body = append(body, ind+f.CLIWord()+" "+NotShown)
+			continue
+		}
 		if f.Key || f.ReadOnly || f == vf || f.Secret != model.Public || f.Name == k.CLI.Inherit || f.Type == model.Record || (f.Type == model.RecordList && recordIdentity(f) == nil) {
 			continue
 		}

@@ -395,7 +395,9 @@ func (e *Engine) Start(ctx context.Context) error {
 					}
 				}
 				if len(upd) > 0 {
-					edits = append(edits, Edit{Kind: k, Op: model.Update, Target: Target{Key: keyFields(k, cur)}, Fields: upd})
+					// The switch's own values (a new binary's SwVersion):
+					// a system edit may change read-only fields.
+					edits = append(edits, Edit{Kind: k, Op: model.Update, Target: Target{Key: keyFields(k, cur)}, Fields: upd, System: true})
 				}
 			}
 		}

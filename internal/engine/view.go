@@ -528,7 +528,7 @@ func (v *view) update(k *model.Kind, ed Edit) (uuid.UUID, uint64, error) {
 			continue // reads return "", so sending it back keeps the secret
 		case f.CreateOnly && (f.Secret != model.Public || !same):
 			return uuid.Nil, 0, apierr.BadRequest(apierr.CodeCreateOnly, k.Name, name, "%s can only be set when the %s is created; %s", name, k.Name, createOnlyHint(k))
-		case f.ReadOnly && !same:
+		case f.ReadOnly && !same && !ed.System:
 			return uuid.Nil, 0, apierr.BadRequest(apierr.CodeReadOnly, k.Name, name, "%s is set by the switch and cannot be changed", name)
 		}
 		merged[name] = val

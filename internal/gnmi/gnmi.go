@@ -20,6 +20,7 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
+	"sync/atomic"
 	"time"
 
 	gpb "github.com/openconfig/gnmi/proto/gnmi"
@@ -96,8 +97,13 @@ type Server struct {
 	states stateCache
 	// decoded keeps the change feed's recent commits decoded.
 	decoded decodedEvents
-	// messages keeps notifications for subscriptions alike.
-	messages msgCache
+	// messages keeps notifications for subscriptions alike, and polls
+	// their reads.
+	messages sharedCache[*grpc.PreparedMsg]
+	polls    sharedCache[*polled]
+	// pollReads counts the reads made for subscriptions that send the
+	// polled values that changed (shared by the subscriptions alike).
+	pollReads atomic.Int64
 	// stop ends the subscriptions when the server stops.
 	stop   chan struct{}
 	closed bool

@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -414,5 +415,45 @@ func TestSecretsAreNotRead(t *testing.T) {
 	}
 	if strings.Contains(string(fx.f.Dump()), secret) {
 		t.Error("the store holds the secret in clear")
+	}
+}
+
+// TestPollsAreShared: subscriptions alike ON_CHANGE to / poll the state
+// together: each tick reads it once for all of them, however many they
+// are.
+func TestPollsAreShared(t *testing.T) {
+	var stateReads atomic.Int64
+	fx := start(t, Options{State: func(ctx context.Context, k *model.Kind) ([]model.Object, error) {
+		stateReads.Add(1)
+		return nil, nil
+	}})
+	const subs = 20
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var streams []gpb.GNMI_SubscribeClient
+	for range subs {
+		s, err := fx.c.Subscribe(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Send(&gpb.SubscribeRequest{Request: &gpb.SubscribeRequest_Subscribe{Subscribe: &gpb.SubscriptionList{
+			Mode: gpb.SubscriptionList_STREAM, UpdatesOnly: true,
+			Subscription: []*gpb.Subscription{{Path: p("swmgr", "/"), Mode: gpb.SubscriptionMode_ON_CHANGE}},
+		}}})
+		recv(t, s, "the sync", isSync)
+		streams = append(streams, s)
+	}
+	reads0, state0, t0 := fx.srv.pollReads.Load(), stateReads.Load(), time.Now()
+	// SystemParam's UpTime changes every second: every subscriber is told.
+	for _, s := range streams {
+		recv(t, s, "UpTime", func(r *gpb.SubscribeResponse) bool { return hasUpdate(r, "SystemParam", "UpTime") })
+	}
+	time.Sleep(1500 * time.Millisecond)
+	ticks := int64(time.Since(t0)/StatePollInterval) + 2
+	if n := fx.srv.pollReads.Load() - reads0; n > ticks {
+		t.Errorf("%d subscriptions alike read / %d times in %d ticks; want once a tick", subs, n, ticks)
+	}
+	if n := stateReads.Load() - state0; n > 2*ticks {
+		t.Errorf("%d subscriptions alike read the service's (empty) state %d times in %d ticks; want once a tick for each of its 2 kinds", subs, n, ticks)
 	}
 }

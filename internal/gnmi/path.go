@@ -697,8 +697,8 @@ type stateCache struct {
 
 type stateEntry struct {
 	mu    sync.Mutex // one read at a time per kind; the others wait for it
-	at    time.Time
-	items []item
+	at    time.Time  // of the last read; zero: none yet
+	items []item     // what it read (none is kept too)
 }
 
 func (c *stateCache) get(ctx context.Context, k *model.Kind, maxAge time.Duration, read func(context.Context) ([]item, error)) ([]item, error) {
@@ -714,7 +714,7 @@ func (c *stateCache) get(ctx context.Context, k *model.Kind, maxAge time.Duratio
 	c.mu.Unlock()
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.items != nil && time.Since(e.at) <= maxAge {
+	if !e.at.IsZero() && time.Since(e.at) <= maxAge {
 		return e.items, nil
 	}
 	items, err := read(ctx)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -441,7 +442,7 @@ func (s *Server) Subscribe(stream gpb.GNMI_SubscribeServer) error {
 			return status.Error(codes.Unavailable, "swmgr is shutting down")
 		case <-fsub.Notify:
 		}
-		events, err = fsub.Take(events[:0])
+		events, err = fsub.TakeSignalled(events[:0])
 		if err != nil {
 			return status.Error(codes.ResourceExhausted, "subscriber too slow: it fell behind the change feed's kept commits and was cut off; subscribe again")
 		}
@@ -547,66 +548,125 @@ func (s *Server) poll(ctx context.Context, sc *subscription, stream grpc.ServerS
 			}
 			continue
 		}
-		// A read another subscription made within half the interval will do.
-		ls, err := sc.t.read(ctx, what, every/2)
+		// The subscriptions alike that poll at this tick share the read
+		// and, when they have the same values to send (all of them, but
+		// for one that started since the last tick), the notification.
+		pr, err := s.polls.get(fmt.Sprint(sc.key, "|", what, "|", tick.UnixNano()), every, func() (*polled, error) {
+			// Shared: not cut short when this subscription ends. A
+			// read another subscription made within half the interval
+			// will do.
+			ls, err := sc.t.read(context.WithoutCancel(ctx), what, every/2)
+			if err != nil {
+				return nil, err
+			}
+			s.pollReads.Add(1)
+			pr := &polled{leaves: ls, keys: make([]string, len(ls)), time: time.Now().UnixNano()}
+			for i, l := range ls {
+				pr.keys[i] = pathString(l.path)
+			}
+			return pr, nil
+		})
 		if err != nil {
 			out.fail(grpcError(err))
 			return
 		}
-		send := ls[:0:0]
+		var changed []int // indices in pr.leaves
 		sc.mu.Lock()
-		for _, l := range ls {
-			k := pathString(l.path)
+		for i, l := range pr.leaves {
+			k := pr.keys[i]
 			if bytes.Equal(sc.last[k], l.json) {
 				continue
 			}
 			sc.last[k] = l.json
-			send = append(send, l)
+			changed = append(changed, i)
 		}
 		sc.mu.Unlock()
-		if len(send) == 0 {
+		if len(changed) == 0 {
 			continue
 		}
-		if err := out.updates(prefix, enc, send, nil); err != nil {
+		msg, err := s.messages.get(changedKey(sc.key, what, tick, changed), every, func() (*grpc.PreparedMsg, error) {
+			send := make([]leaf, len(changed))
+			for j, i := range changed {
+				send[j] = pr.leaves[i]
+			}
+			m := &grpc.PreparedMsg{}
+			return m, m.Encode(stream, notification(prefix, enc, pr.time, send, nil))
+		})
+		if err != nil {
+			out.fail(grpcError(err))
+			return
+		}
+		if out.put(msg) != nil {
 			return
 		}
 	}
 }
 
-// msgCache keeps notifications, encoded, for the other subscriptions
-// alike: a poll's, for those that poll at the same moment; a run of
-// commits', for those that take the same commits.
-type msgCache struct {
-	mu sync.Mutex
-	m  map[string]*sampleEntry
+// polled is one poll's read, shared by the subscriptions alike that poll
+// at the same tick: the values, their paths as strings, and when it was
+// read (unix ns).
+type polled struct {
+	leaves []leaf
+	keys   []string
+	time   int64
 }
 
-type sampleEntry struct {
+// changedKey names the notification of the values changed at a poll: the
+// subscriptions alike that send the same of the poll's values share it.
+func changedKey(key string, what dataType, tick time.Time, changed []int) string {
+	b := fmt.Appendf(nil, "%s|%v|%d|changed", key, what, tick.UnixNano())
+	for _, i := range changed {
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(i), 10)
+	}
+	return string(b)
+}
+
+// sharedCache keeps what subscriptions alike share, each built once: a
+// poll's notification, for those that poll at the same moment; a poll's
+// read, for those that send what changed; a run of commits'
+// notification, for those that take the same commits. An entry is kept
+// twice the keep its first user asked for.
+type sharedCache[T any] struct {
+	mu    sync.Mutex
+	m     map[string]*sharedEntry[T]
+	swept time.Time // the last sweep of expired entries
+}
+
+type sharedEntry[T any] struct {
 	once    sync.Once
 	expires time.Time
-	msg     *grpc.PreparedMsg
+	v       T
 	err     error
 }
 
-func (c *msgCache) get(key string, keep time.Duration, build func() (*grpc.PreparedMsg, error)) (*grpc.PreparedMsg, error) {
+// sweepEvery is how often the expired entries of a sharedCache are
+// dropped (not at every new entry: 100 subscriptions make hundreds of
+// entries a second).
+const sweepEvery = 100 * time.Millisecond
+
+func (c *sharedCache[T]) get(key string, keep time.Duration, build func() (T, error)) (T, error) {
 	now := time.Now()
 	c.mu.Lock()
 	if c.m == nil {
-		c.m = map[string]*sampleEntry{}
+		c.m = map[string]*sharedEntry[T]{}
 	}
 	e := c.m[key]
 	if e == nil {
-		e = &sampleEntry{expires: now.Add(2 * keep)}
+		e = &sharedEntry[T]{expires: now.Add(2 * keep)}
 		c.m[key] = e
-		for k, old := range c.m {
-			if now.After(old.expires) {
-				delete(c.m, k)
+		if now.Sub(c.swept) >= sweepEvery {
+			c.swept = now
+			for k, old := range c.m {
+				if now.After(old.expires) {
+					delete(c.m, k)
+				}
 			}
 		}
 	}
 	c.mu.Unlock()
-	e.once.Do(func() { e.msg, e.err = build() })
-	return e.msg, e.err
+	e.once.Do(func() { e.v, e.err = build() })
+	return e.v, e.err
 }
 
 // sender writes a subscription's responses from a bounded queue: a

@@ -69,7 +69,8 @@ type Edit struct {
 	IfMatch string // update and delete: the ETag the client holds, if any
 	ID      *uuid.UUID
 	// System marks an edit made by the switch itself (discovery, a
-	// rollback restoring an object): it may create or delete any kind.
+	// rollback restoring an object): it may create or delete any kind,
+	// and set read-only fields (what discovery found).
 	System bool
 	// Prepared is set before the edit enters the writer by the kind's
 	// driver (see backend.Driver.Prepare) and handed on in its Change.

@@ -71,7 +71,7 @@ func Document(reg *model.Registry) map[string]any {
 				"Plain HTTP on a loopback address needs no credentials; every other listener needs HTTP Basic credentials of a User. " +
 				"Each operation names the least role that may call it (x-swmgr-role: read-only, operator or admin, from the User's Group) and, " +
 				"for an action any user may run on its own account, the field that must be its name (x-swmgr-self); both derive from the model's declarations.",
-			"license": obj{"name": "see the project"},
+			"license": obj{"name": "Apache-2.0", "identifier": "Apache-2.0"},
 		},
 		"paths":    g.paths,
 		"security": []any{obj{"basic": []any{}}, obj{}},

@@ -398,6 +398,7 @@ func TestSpanMirrorsTraffic(t *testing.T) {
 		}
 		rx0 := l.rxPackets(3)
 		const pings = 5
+		needPing(t)
 		l.host(1, "busybox", "ping", "-c", fmt.Sprint(pings), "-i", "0.2", "-W", "2", "10.0.1.1")
 		got := l.rxPackets(3) - rx0
 		// ARP and IPv6 chatter may add copies; the pings must all be there.

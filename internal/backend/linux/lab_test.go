@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/swmgr/swmgr/internal/testneed"
 	"github.com/swmgr/swmgr/internal/vmtest"
 )
 
@@ -31,9 +32,7 @@ func needRoot(t testing.TB) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to make network namespaces")
 	}
-	if _, err := exec.LookPath("ip"); err != nil {
-		t.Skip("needs iproute2's ip to build the test namespaces")
-	}
+	testneed.Program(t, "iproute2", "ip")
 }
 
 func run(t testing.TB, args ...string) string {
@@ -109,8 +108,17 @@ func (l *lab) host(i int, args ...string) string {
 	return run(l.t, append([]string{"ip", "netns", "exec", l.hosts[i-1]}, args...)...)
 }
 
+// needPing skips the test (fails it in CI) without busybox, whose ping the
+// tests send: the machine's own ping may be missing or need a capability.
+func needPing(t testing.TB) {
+	t.Helper()
+	testneed.Program(t, "busybox-static", "busybox")
+}
+
 // ping reports whether host i reaches addr.
 func (l *lab) ping(i int, addr string) bool {
+	l.t.Helper()
+	needPing(l.t)
 	out, err := exec.Command("ip", "netns", "exec", l.hosts[i-1], "busybox", "ping", "-c", "1", "-W", "2", addr).CombinedOutput()
 	if err != nil && !strings.Contains(string(out), "0 packets received") && !strings.Contains(string(out), "unreachable") {
 		l.t.Logf("ping %s from host %d: %v %s", addr, i, err, out)

@@ -220,6 +220,7 @@ func TestIPv4RouteDriver(t *testing.T) {
 	if out := show(); !strings.Contains(out, "via 10.0.1.2 dev fpPort1 proto static") {
 		t.Fatalf("route: %s", out)
 	}
+	needPing(t)
 	if out := run(t, "ip", "netns", "exec", l.sw, "busybox", "ping", "-c", "1", "-W", "2", "198.51.100.1"); !strings.Contains(out, "1 packets received") {
 		t.Fatalf("no traffic through the route: %s", out)
 	}

@@ -103,8 +103,19 @@ type Subscription struct {
 	own    bool // swmgr's own follower, not a client of the change feed
 }
 
+// TakeSignalled is Take of the events published before the clients' last
+// signal only: the clients woken by one signal take the same events (all
+// of them, but for one that fell behind or started since), so that they
+// can share what they make of them. The events published since the
+// signal come with the next one.
+func (s *Subscription) TakeSignalled(dst []Event) ([]Event, error) {
+	return s.take(dst, true)
+}
+
 // Take appends the events published since the last Take to dst.
-func (s *Subscription) Take(dst []Event) ([]Event, error) {
+func (s *Subscription) Take(dst []Event) ([]Event, error) { return s.take(dst, false) }
+
+func (s *Subscription) take(dst []Event, signalled bool) ([]Event, error) {
 	b := s.b
 	from := len(dst)
 	b.mu.Lock()
@@ -112,7 +123,11 @@ func (s *Subscription) Take(dst []Event) ([]Event, error) {
 		b.mu.Unlock()
 		return dst, ErrDropped
 	}
-	for ; s.pos < b.total; s.pos++ {
+	end := b.total
+	if signalled {
+		end = b.sent
+	}
+	for ; s.pos < end; s.pos++ {
 		dst = append(dst, b.ring[s.pos%uint64(len(b.ring))])
 	}
 	b.mu.Unlock()
@@ -161,6 +176,8 @@ type Broker struct {
 	flushArmed bool
 	delay      time.Duration // FlushDelay, longer while the feed is busy
 	signalled  uint64        // total before the first event of this interval
+	sent       uint64        // total when the clients were last signalled
+	armed      time.Time     // when the flush timer was armed
 }
 
 // New makes a broker; load reads a revision record that was too large for
@@ -191,6 +208,7 @@ func (b *Broker) Publish(rev uint64, data []byte) {
 	if !b.flushArmed && len(b.clients) > 0 {
 		b.flushArmed = true
 		b.signalled = b.total - 1 // this interval starts with this event
+		b.armed = time.Now()
 		if b.flush == nil {
 			b.flush = time.AfterFunc(b.delay, b.signalClients)
 		} else {
@@ -205,7 +223,8 @@ func (b *Broker) signalClients() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.flushArmed = false
-	b.delay = nextDelay(b.delay, b.total-b.signalled)
+	b.sent = b.total
+	b.delay = nextDelayOver(b.delay, b.total-b.signalled, time.Since(b.armed))
 	for s := range b.clients {
 		s.signal()
 	}
@@ -214,11 +233,20 @@ func (b *Broker) signalClients() {
 // nextDelay is the interval before the clients' next signal, after an
 // interval of delay that brought them events.
 func nextDelay(delay time.Duration, events uint64) time.Duration {
-	perSecond := time.Duration(events) * time.Second // events/delay*perSecond, in integers
+	return nextDelayOver(delay, events, delay)
+}
+
+// nextDelayOver is nextDelay after an interval of delay that lasted
+// elapsed: the rate is the events over the time they came in, so that a
+// timer firing late on a loaded machine (its interval then holding more
+// events) does not count as a busier feed.
+func nextDelayOver(delay time.Duration, events uint64, elapsed time.Duration) time.Duration {
+	elapsed = max(elapsed, delay)
+	perSecond := time.Duration(events) * time.Second // events/elapsed*perSecond, in integers
 	switch {
-	case perSecond >= BusyRate*delay:
+	case perSecond >= BusyRate*elapsed:
 		return min(2*delay, MaxFlushDelay)
-	case 4*perSecond < BusyRate*delay:
+	case 4*perSecond < BusyRate*elapsed:
 		return FlushDelay
 	}
 	return delay

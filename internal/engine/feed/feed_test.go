@@ -2,6 +2,7 @@ package feed
 
 import (
 	"bytes"
+	"slices"
 	"testing"
 	"time"
 )
@@ -219,5 +220,65 @@ func TestBusyFeedLengthensTheDelay(t *testing.T) {
 	case <-c.Notify:
 	default:
 		t.Error("signalClients did not signal the client")
+	}
+}
+
+// TestTakeSignalled: the clients woken by one signal take the same
+// events, whenever each takes them; those published since come with the
+// next signal.
+func TestTakeSignalled(t *testing.T) {
+	b := New(nil)
+	early, late := b.Subscribe(), b.Subscribe()
+	revs := func(evs []Event) []uint64 {
+		var out []uint64
+		for _, e := range evs {
+			out = append(out, e.Revision)
+		}
+		return out
+	}
+	for rev := uint64(1); rev <= 3; rev++ {
+		b.Publish(rev, []byte("{}"))
+	}
+	<-early.Notify
+	a, err := early.TakeSignalled(nil)
+	if err != nil || !slices.Equal(revs(a), []uint64{1, 2, 3}) {
+		t.Fatalf("the first client took %v (%v); want 1 2 3", revs(a), err)
+	}
+	b.Publish(4, []byte("{}")) // after the signal, before the late client takes
+	<-late.Notify
+	l, err := late.TakeSignalled(nil)
+	if err != nil || !slices.Equal(revs(l), []uint64{1, 2, 3}) {
+		t.Fatalf("the late client took %v (%v); want 1 2 3, as the first", revs(l), err)
+	}
+	for _, s := range []*Subscription{early, late} {
+		select {
+		case <-s.Notify:
+		case <-time.After(10 * time.Second):
+			t.Fatal("no signal for the event published after the first")
+		}
+		got, err := s.TakeSignalled(nil)
+		if err != nil || !slices.Equal(revs(got), []uint64{4}) {
+			t.Fatalf("took %v (%v) at the next signal; want 4", revs(got), err)
+		}
+	}
+}
+
+// TestLateFlushIsNotBusy: the rate of an interval is its events over the
+// time it lasted: a timer that fired late (a loaded machine) and so
+// gathered more events does not lengthen the delay, nor keep it long.
+func TestLateFlushIsNotBusy(t *testing.T) {
+	// 100 commits a second: 10 events in a flush of 25 ms that fired
+	// 75 ms late.
+	if d := nextDelayOver(FlushDelay, 10, 100*time.Millisecond); d != FlushDelay {
+		t.Errorf("100 commits/s in a late flush: delay %v; want %v", d, FlushDelay)
+	}
+	// At 90 commits a second the long delay a busy moment left ends,
+	// though a late flush of it gathered 18 events.
+	if d := nextDelayOver(MaxFlushDelay, 18, 200*time.Millisecond); d != FlushDelay {
+		t.Errorf("90 commits/s after a busy moment, late flush: delay %v; want %v", d, FlushDelay)
+	}
+	// A busy feed is still busy.
+	if d := nextDelayOver(FlushDelay, 40, 50*time.Millisecond); d != 2*FlushDelay {
+		t.Errorf("800 commits/s: delay %v; want %v", d, 2*FlushDelay)
 	}
 }

@@ -1,0 +1,213 @@
+// Package debvm tests the Debian package on the OS it ships for: Debian 12
+// with systemd as PID 1, in a QEMU VM (software emulation; the stock
+// kernel of internal/vmtest), its root filesystem made by mmdebstrap from
+// Debian's archive and cached between runs. The checks themselves run in
+// the VM (testdata/vm.sh); docs/packaging.md lists them.
+package debvm
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/swmgr/swmgr/internal/testneed"
+	"github.com/swmgr/swmgr/internal/vmtest"
+)
+
+// EnvRun must be "1" for the test to run: it takes minutes (a VM under
+// software emulation), so `go test ./...` leaves it to .ci/run, which
+// runs it once, beside the rest.
+const EnvRun = "SWMGR_DEBVM"
+
+// EnvDir overrides where the root filesystem is cached.
+const EnvDir = "SWMGR_DEBVM_DIR"
+
+// rootfsPackages are installed into the VM's root filesystem beside
+// Debian's minimal base; the package's Depends come with it.
+var rootfsPackages = []string{"systemd", "systemd-sysv", "dbus", "frr", "chrony", "iproute2", "procps",
+	"bash-completion", "kmod", "passwd", "login", "util-linux", "ca-certificates"}
+
+func TestDebianPackageInVM(t *testing.T) {
+	if os.Getenv(EnvRun) != "1" {
+		t.Skipf("the Debian VM test takes minutes: .ci/run runs it (%s=1 go test -timeout 30m ./test/debvm)", EnvRun)
+	}
+	if why := vmtest.Missing(); why != "" {
+		testneed.Missing(t, "qemu-system-x86 busybox-static kmod cpio xz-utils", why)
+	}
+	testneed.Program(t, "mmdebstrap", "mmdebstrap")
+	testneed.Program(t, "dpkg", "dpkg-deb")
+	ctx := context.Background()
+	start := time.Now()
+
+	img, err := vmtest.Image(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rootfs, err := rootFS(ctx, t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("kernel and root filesystem ready after %s", time.Since(start).Round(time.Second))
+
+	work := t.TempDir()
+	os.Chmod(work, 0o755)
+	a := buildDeb(t, filepath.Join(work, "a"), "")
+	version := strings.SplitN(filepath.Base(a), "_", 3)[1]
+	buildDeb(t, filepath.Join(work, "b"), version+"+1")
+	for _, f := range []string{"vm.sh", "debvm-test.service"} {
+		b, err := os.ReadFile(filepath.Join("testdata", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(work, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	initrd := filepath.Join(work, "initrd.cpio")
+	if err := makeInitrd(filepath.Join(img, "initrd.cpio"), filepath.Join("testdata", "init"), initrd); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("packages %s and %s+1 built after %s", version, version, time.Since(start).Round(time.Second))
+
+	kv, err := os.ReadFile(filepath.Join(img, "kernel-version"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mods := filepath.Join(img, "kpkg/lib/modules", strings.TrimSpace(string(kv)))
+	qctx, cancel := context.WithTimeout(ctx, 20*time.Minute)
+	defer cancel()
+	q := exec.CommandContext(qctx, "qemu-system-x86_64",
+		"-accel", "tcg", "-cpu", "max", "-m", "1024", "-smp", "1",
+		"-kernel", filepath.Join(img, "vmlinux"), "-initrd", initrd,
+		"-append", "console=ttyS0 rdinit=/init-debvm panic=-1 quiet loglevel=3 systemd.show_status=0 "+
+			// No getty: without udev (not in the root filesystem) its device
+			// never appears, and the boot waited 90 s for it.
+			"systemd.mask=serial-getty@ttyS0.service systemd.mask=getty@tty1.service",
+		"-display", "none", "-no-reboot", "-nic", "none", "-nodefaults",
+		"-serial", "file:"+filepath.Join(work, "console.log"),
+		"-virtfs", "local,path="+rootfs+",mount_tag=rootfs,security_model=none,readonly=on,multidevs=remap",
+		"-virtfs", "local,path="+work+",mount_tag=work,security_model=none",
+		"-virtfs", "local,path="+mods+",mount_tag=kmods,security_model=none,readonly=on",
+	)
+	qout, qerr := q.CombinedOutput()
+	vmTime := time.Since(start)
+	out, _ := os.ReadFile(filepath.Join(work, "out.log"))
+	t.Logf("the VM's checks (whole test %s):\n%s", vmTime.Round(time.Second), out)
+	rc, err := os.ReadFile(filepath.Join(work, "rc"))
+	if qerr != nil || err != nil || strings.TrimSpace(string(rc)) != "0" {
+		console, _ := os.ReadFile(filepath.Join(work, "console.log"))
+		if len(console) > 6000 {
+			console = console[len(console)-6000:]
+		}
+		t.Fatalf("the VM's checks failed (exit %q; qemu: %v %s); console:\n%s", strings.TrimSpace(string(rc)), qerr, qout, console)
+	}
+	script, _ := os.ReadFile(filepath.Join("testdata", "vm.sh"))
+	if n, want := strings.Count(string(out), "\nok - "), strings.Count(string(script), "\ncheck \""); n != want {
+		t.Errorf("%d checks passed of the script's %d", n, want)
+	}
+}
+
+// buildDeb builds the package into dir with version (the tree's when "").
+func buildDeb(t *testing.T, dir, version string) string {
+	t.Helper()
+	cmd := exec.Command("sh", "../../packaging/build-deb.sh", dir)
+	cmd.Env = append(os.Environ(), "SWMGR_VERSION="+version, "SWMGR_DEB_COMPRESSION=gzip")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("build-deb.sh: %v\n%s", err, stderr.String())
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// makeInitrd is internal/vmtest's initramfs (busybox and the modules for
+// 9p and overlay) with the Debian VM's stage 1 appended as /init-debvm:
+// the kernel unpacks concatenated archives in order.
+func makeInitrd(base, init, out string) error {
+	dir, err := os.MkdirTemp("", "debvm-init")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	b, err := os.ReadFile(init)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "init-debvm"), b, 0o755); err != nil {
+		return err
+	}
+	cpio := exec.Command("cpio", "-o", "-H", "newc", "--quiet")
+	cpio.Dir, cpio.Stdin = dir, strings.NewReader("init-debvm\n")
+	extra, err := cpio.Output()
+	if err != nil {
+		return err
+	}
+	first, err := os.ReadFile(base)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(out, append(first, extra...), 0o644)
+}
+
+// rootFS is the cached root filesystem, made by mmdebstrap unless it is
+// there already with the same package list; concurrent runs wait for one
+// build.
+func rootFS(ctx context.Context, t *testing.T) (string, error) {
+	dir := os.Getenv(EnvDir)
+	if dir == "" {
+		dir = "/var/cache/swmgr-debvm"
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return "", err
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return "", err
+	}
+	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	stamp := "bookworm minbase " + strings.Join(rootfsPackages, ",") + "\n"
+	rootfs, ready := filepath.Join(dir, "rootfs"), filepath.Join(dir, "ready")
+	if b, err := os.ReadFile(ready); err == nil && string(b) == stamp {
+		return rootfs, nil
+	}
+	os.Remove(ready)
+	os.RemoveAll(rootfs)
+	tmp := rootfs + ".tmp"
+	os.RemoveAll(tmp)
+	start := time.Now()
+	cmd := exec.CommandContext(ctx, "mmdebstrap", "--variant=minbase", "--include="+strings.Join(rootfsPackages, ","),
+		"--components=main", "bookworm", tmp, "http://deb.debian.org/debian")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return "", &buildError{err: err, out: out}
+	}
+	if err := os.Rename(tmp, rootfs); err != nil {
+		return "", err
+	}
+	t.Logf("mmdebstrap made the root filesystem in %s", time.Since(start).Round(time.Second))
+	return rootfs, os.WriteFile(ready, []byte(stamp), 0o644)
+}
+
+type buildError struct {
+	err error
+	out []byte
+}
+
+func (e *buildError) Error() string {
+	out := e.out
+	if len(out) > 3000 {
+		out = out[len(out)-3000:]
+	}
+	return "mmdebstrap: " + e.err.Error() + "\n" + string(out)
+}
