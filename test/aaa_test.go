@@ -216,7 +216,7 @@ func TestCLIAAAWords(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
-	mustContain(t, out, "tacacs server 10.0.0.9\n  Port 4949\n", "tacacs global\n  Enable true\n", "radius server 10.0.0.10\n  Priority 2\n",
+	mustContain(t, out, "tacacs server 10.0.0.9\n  Secret <secret-not-shown>\n  Port 4949\n", "tacacs global\n  Enable true\n", "radius server 10.0.0.10\n  Secret <secret-not-shown>\n  Priority 2\n",
 		"syslog collector 10.0.0.7\n  Transport TCP\n", "dns server 10.0.0.53\n", "dns global\n  Domain example.net\n", "nameserver 10.0.0.53")
 	if strings.Contains(out, "cli-tacacs-key") || strings.Contains(out, "cli-radius-key") {
 		t.Errorf("the CLI shows a secret:\n%s", out)
