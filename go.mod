@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/ergochat/readline v0.1.3
+	github.com/facebookincubator/tacquito v0.0.0-20260814210148-7c6e7f81cf5a
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/go-crypt/crypt v0.14.15
 	github.com/google/uuid v1.6.0
@@ -17,6 +18,7 @@ require (
 	golang.org/x/crypto v0.58.0
 	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.47.0
+	layeh.com/radius v0.0.0-20231213012653-1006025d24f8
 )
 
 require (

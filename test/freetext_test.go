@@ -207,7 +207,7 @@ func TestConfigLogCannotDriveTheTerminal(t *testing.T) {
 	home := t.TempDir()
 	p := startPane(t, []string{"HOME=" + home}, swmgrBin, "cli", "--socket", filepath.Join(s.dir, "swmgr.sock"), "--no-color")
 	p.waitPrompt("switch>")
-	scr := p.line("show config log", "switch>")
+	scr := p.line("show config log | no-more", "switch>") // the refusal lists every kind: more than a page
 	title, err := exec.Command("tmux", "display-message", "-p", "-t", p.name, "#{pane_title}").Output()
 	if err != nil {
 		t.Fatal(err)

@@ -25,7 +25,7 @@ func addDaemonFlags(f *pflag.FlagSet, d *daemonFlags) {
 	f.StringVar(&d.system, "system", "host", "linux backend: SystemParam Hostname and Timezone: host (set on this machine) or sim")
 	f.StringVar(&d.frrDir, "frr-dir", "/run/swmgr/frr", "linux backend: directory of swmgr's FRR (configuration, vty sockets, logs)")
 	f.StringVar(&d.chronyDir, "chrony-dir", "/run/swmgr/chrony", "linux backend: directory of swmgr's chronyd (configuration, sources.d, socket)")
-	f.StringVar(&d.etcDir, "etc-dir", "/etc", "linux backend: where hostname, localtime and timezone are written")
+	f.StringVar(&d.etcDir, "etc-dir", "/etc", "linux backend: where hostname, localtime, timezone and resolv.conf are written")
 	f.BoolVar(&d.ntpNoClock, "ntp-no-clock", false, "linux backend: chronyd measures but never sets the clock (containers, tests)")
 }
 

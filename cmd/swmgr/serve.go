@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/swmgr/swmgr/internal/aaa"
 	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/auth"
 	"github.com/swmgr/swmgr/internal/connlimit"
@@ -195,6 +196,10 @@ func serve(ctx context.Context, o *serveOptions) error {
 	if err != nil {
 		return err
 	}
+	// The SyslogCollectors get the service's lines too, once there are any.
+	syslogFwd := aaa.NewForwarder()
+	defer syslogFwd.Close()
+	log = slog.New(syslogFwd.Handler(log.Handler()))
 	var level slog.Level
 	_ = level.UnmarshalText([]byte(o.logLevel)) // newLogger checked it
 	accessLog := obs.NewAccessLog(lines.Buffered(), o.logFormat, level)
@@ -272,9 +277,16 @@ func serve(ctx context.Context, o *serveOptions) error {
 	if err != nil {
 		return err
 	}
+	var central *aaa.Service // set by service.Open, before any listener serves
 	verifier := auth.NewVerifier(auth.AccountsCheck(acc, func(ctx context.Context, name string) (bool, error) {
 		return users.Exists(ctx, st, name)
-	}), auth.VerifierOptions{})
+	}), auth.VerifierOptions{Remote: func(ctx context.Context, name, password string) (auth.RemoteResult, error) {
+		r, err := central.Login(ctx, name, password, "")
+		if errors.Is(err, aaa.ErrBusy) {
+			err = auth.ErrBusy
+		}
+		return auth.RemoteResult{Answered: r.Answered, OK: r.OK, Group: r.Group, TTL: r.TTL}, err
+	}})
 	peers := auth.NewPeers(auth.PeerOptions{
 		UserGroup:    func(ctx context.Context, name string) (string, bool, error) { return userGroup(ctx, st, acc, name) },
 		RefuseOthers: o.localOthers == "refuse",
@@ -302,6 +314,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 			return err
 		}
 	}
+	so.AAAChanged, so.Syslog = verifier.ForgetAll, syslogFwd
 	svc, err := service.Open(ctx, so)
 	if err != nil {
 		return err
@@ -310,6 +323,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 	// lifecycle, then the engine's writer finishes the request it holds,
 	// refuses the rest, and its cache fill ends, then the dataplane.
 	defer svc.Close()
+	central = svc.AAA
 	eng, handler, lc := svc.Engine, svc.Handler, svc.Lifecycle
 	ob.watch(st, eng, svc.Candidates, log)
 	if newDataDir {

@@ -60,7 +60,7 @@ func TestEveryConfigKindHasAModule(t *testing.T) {
 		}
 	}
 	// A kind added to the model reaches the collection.
-	extra := &model.Kind{Name: "DNSServer", Class: model.Config, Doc: "A DNS server.", Fields: []*model.Field{
+	extra := &model.Kind{Name: "ExampleServer", Class: model.Config, Doc: "An example server.", Fields: []*model.Field{
 		{Name: "IPAddr", Type: model.String, Key: true, Format: model.FormatIPv4},
 		{Name: "Secret", Type: model.String, Secret: model.Sealed},
 	}}
@@ -72,8 +72,8 @@ func TestEveryConfigKindHasAModule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mod := string(files["plugins/modules/swmgr_dns_server.py"])
-	if !strings.Contains(mod, "ip_addr:") || !strings.Contains(mod, "no_log: true") || !strings.Contains(string(files["plugins/module_utils/swmgr_model.py"]), `"DNSServer"`) {
+	mod := string(files["plugins/modules/swmgr_example_server.py"])
+	if !strings.Contains(mod, "ip_addr:") || !strings.Contains(mod, "no_log: true") || !strings.Contains(string(files["plugins/module_utils/swmgr_model.py"]), `"ExampleServer"`) {
 		t.Errorf("a new kind's module:\n%s", mod)
 	}
 }

@@ -40,6 +40,10 @@ type benchEnv struct {
 	plainClient         *http.Client
 	tlsClient           *http.Client
 	authorization       string
+	// secureWith serves the REST handler on another HTTPS listener with
+	// verifier v, and returns the URL of the benchmark's object there.
+	secureWith func(v *auth.Verifier) string
+	eng        *engine.Engine
 }
 
 const benchWorkers = 16
@@ -125,6 +129,10 @@ func newBenchEnv(b *testing.B, creds ...func(net.Conn) (peercred.Cred, error)) *
 		e.plainURLs = append(e.plainURLs, "http://"+serve(auth.Handler(handler, auth.Options{Verifier: verifier, Throttle: throttle, Peers: peers, Log: log, Access: handler.Access}), nil, peers)+path)
 	}
 	e.plainURL = e.plainURLs[0]
+	e.eng = eng
+	e.secureWith = func(v *auth.Verifier) string {
+		return "https://" + serve(auth.Handler(handler, auth.Options{Verifier: v, Throttle: throttle, Log: log, Access: handler.Access}), tlscert.Config(cert), newPeers(nil)) + path
+	}
 	e.secureURL = "https://" + serve(auth.Handler(handler, auth.Options{Verifier: verifier, Throttle: throttle, Log: log, Access: handler.Access}), tlscert.Config(cert), newPeers(nil)) + path
 	// The same kind of client for both: HTTP/1.1 with keep-alive.
 	e.plainClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: benchWorkers}}
@@ -139,6 +147,12 @@ func (e *benchEnv) rate(b *testing.B, secure bool, n int) float64 {
 	if secure {
 		url, client, authz = e.secureURL, e.tlsClient, e.authorization
 	}
+	return e.rateOf(b, url, client, authz, n)
+}
+
+// rateOf sends n GET requests of url with authz from benchWorkers
+// goroutines and returns requests per second.
+func (e *benchEnv) rateOf(b *testing.B, url string, client *http.Client, authz string, n int) float64 {
 	var left atomic.Int64
 	left.Store(int64(n))
 	var wg sync.WaitGroup

@@ -37,6 +37,24 @@ type VerifierOptions struct {
 	// 32 and 2 s.
 	Queue     int
 	QueueWait time.Duration
+	// Remote, if set, checks a credential with the central servers first
+	// (package aaa). Its answer, yes or no, is final and cached for the
+	// TTL it gives (0: not cached); only when it says no server answered
+	// are the accounts checked. It takes no turn among Checks: it waits on
+	// the network, bounded by its own limits, so a slow server holds no
+	// other login.
+	Remote RemoteFunc
+}
+
+// RemoteFunc checks a credential with the central servers.
+type RemoteFunc func(ctx context.Context, name, password string) (RemoteResult, error)
+
+// RemoteResult is what the central servers said.
+type RemoteResult struct {
+	Answered bool   // false: no server answered (or none is configured)
+	OK       bool   // the server accepted the credential
+	Group    string // the role it gave, as a group name: admin, operator, read-only
+	TTL      time.Duration
 }
 
 // ErrBusy is returned when too many password checks are running or waiting:
@@ -199,23 +217,35 @@ func (v *Verifier) Check(ctx context.Context, name, password string, priority bo
 	v.inflight[k] = p
 	v.mu.Unlock()
 
-	release, err := v.acquire(ctx, priority)
-	if err == nil {
-		p.group, p.ok, p.err = v.check(context.WithoutCancel(ctx), name, password)
-		release()
-	} else {
-		p.err = err
+	ttl, answered := v.opts.TTL, false
+	if v.opts.Remote != nil {
+		r, err := v.opts.Remote(context.WithoutCancel(ctx), name, password)
+		switch {
+		case err != nil:
+			p.err, answered = err, true
+		case r.Answered:
+			p.group, p.ok, ttl, answered = r.Group, r.OK, r.TTL, true
+		}
+	}
+	if !answered {
+		release, err := v.acquire(ctx, priority)
+		if err == nil {
+			p.group, p.ok, p.err = v.check(context.WithoutCancel(ctx), name, password)
+			release()
+		} else {
+			p.err = err
+		}
 	}
 	now := v.opts.Now()
 	v.mu.Lock()
 	if v.inflight[k] == p {
 		delete(v.inflight, k)
 	}
-	if p.err == nil && p.ok && v.gen == gen {
+	if p.err == nil && p.ok && v.gen == gen && ttl > 0 {
 		if len(v.cache) >= v.opts.MaxEntries {
 			v.prune(now)
 		}
-		v.cache[k] = cached{name: name, group: p.group, expires: now.Add(v.opts.TTL)}
+		v.cache[k] = cached{name: name, group: p.group, expires: now.Add(ttl)}
 	}
 	v.mu.Unlock()
 	close(p.done)
@@ -296,6 +326,16 @@ func (v *Verifier) Forget(name string) {
 			delete(v.inflight, k) // later requests check again
 		}
 	}
+}
+
+// ForgetAll drops every cached credential: the central servers' answers
+// are not to be trusted once their configuration changed.
+func (v *Verifier) ForgetAll() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.gen++
+	clear(v.cache)
+	clear(v.inflight) // later requests check again
 }
 
 // CacheLen is how many credentials the cache holds.

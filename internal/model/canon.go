@@ -18,7 +18,7 @@ import (
 // s does not have the format (validation then says what is wrong).
 func canonical(f Format, s string) string {
 	switch f {
-	case FormatIPv4, FormatIPv4Host, FormatIPOrFQDN:
+	case FormatIPv4, FormatIPv4Host, FormatIPOrFQDN, FormatIPHost:
 		if a, err := netip.ParseAddr(s); err == nil {
 			if a.Zone() != "" {
 				return s // refused by the format check

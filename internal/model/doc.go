@@ -196,6 +196,7 @@ var formatNames = map[Format]string{
 	FormatAbsPath:  "absolute path naming a file (as an sftp:// path: no trailing `/`, no empty, `.` or `..` segment, no control characters, `?` or `#`)",
 	FormatObjName:  "name: letters, digits, _ . -",
 	FormatIntfRef:  "fpPort<N>, fpPort<N>s<M>, vlan<VlanId> or a LogicalIntf name",
+	FormatIPHost:   "unicast IPv4 or IPv6 address",
 }
 
 var sourceDoc = map[string]string{

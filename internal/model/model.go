@@ -98,6 +98,7 @@ const (
 	FormatObjName         // a simple name: letters, digits, - _ .
 	FormatIPv4Host        // a dotted IPv4 address a peer can have: not 0.0.0.0, broadcast or multicast
 	FormatIntfRef         // an interface of the switch: a port, a VLAN interface (vlan<N>) or a LogicalIntf name
+	FormatIPHost          // an IPv4 or IPv6 address a peer can have: unicast, no zone
 )
 
 // Secrecy says how a secret field is kept.

@@ -183,6 +183,12 @@ func checkFormat(f Format, s string) string {
 		}
 	case FormatIPv4CIDR:
 		return checkInterfaceCIDR(s)
+	case FormatIPHost:
+		if a, err := netip.ParseAddr(s); err != nil || a.Zone() != "" {
+			return "an IP address, like 192.0.2.1 or 2001:db8::1"
+		} else if !isUnicastHost(a) {
+			return "a unicast IP address (not unspecified, broadcast or multicast)"
+		}
 	case FormatIPOrFQDN:
 		if a, err := netip.ParseAddr(s); err == nil {
 			if a.Zone() != "" || !isUnicastHost(a) {

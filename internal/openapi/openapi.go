@@ -434,6 +434,7 @@ var formatNames = map[model.Format][2]string{
 	model.FormatAbsPath:  {"absolute-path", "an absolute path naming a file (no trailing /, no empty, . or .. segment, no control characters, ? or #)"},
 	model.FormatObjName:  {"object-name", "letters, digits, - _ ."},
 	model.FormatIntfRef:  {"intf-ref", "fpPort<N>, fpPort<N>s<M>, vlan<VlanId> or a LogicalIntf name"},
+	model.FormatIPHost:   {"ip-host", "an IPv4 or IPv6 address a host can have (unicast, no zone)"},
 }
 
 // jsonType is the JSON Schema type of a scalar field.

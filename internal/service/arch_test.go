@@ -29,6 +29,7 @@ var providerPackages = map[string][]string{
 	"history":             {"internal/engine/history"},
 	"config log":          {"internal/configlog"},
 	"service states":      {"internal/service"},
+	"central AAA":         {"internal/aaa"},
 }
 
 // literalNames finds, in every non-test Go file under root (but the

@@ -18,7 +18,11 @@
 //     SystemParam's saved revision;
 //   - the history and the config log: Rollback, ClearConfigLog, ConfigLog;
 //   - the service's own states: SystemStatus, SystemSwVersion, IPv4Route
-//     and LLDP state.
+//     and LLDP state;
+//   - central AAA (package aaa): Tacacs, TacacsGlobal, RadiusServer,
+//     AAAGlobal and SyslogCollector, followed through the change feed: the
+//     remote logins the front ends' verifier asks (Service.AAA), the
+//     accounting of every commit, the syslog forwarder.
 //
 // A front end (REST today) is handed the built Service: its Engine,
 // History, Candidates and Lifecycle, and the Handler's action table.
@@ -34,6 +38,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/swmgr/swmgr/internal/aaa"
 	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/api"
 	"github.com/swmgr/swmgr/internal/backend"
@@ -90,6 +95,13 @@ type Options struct {
 	// package model and driven by its dataplane package.
 	Kinds   []*model.Kind
 	Drivers map[string]map[string]*backend.Driver
+	// AAAChanged is called when the central AAA configuration changed
+	// (and once at start): the logins verified under the old one are to
+	// be checked again (auth.Verifier.ForgetAll).
+	AAAChanged func()
+	// Syslog, if set, is the forwarder behind the service's log, which
+	// the SyslogCollectors configure.
+	Syslog *aaa.Forwarder
 }
 
 // LinuxOptions configure the Linux dataplane and its daemons.
@@ -106,8 +118,9 @@ type LinuxOptions struct {
 	// (ChronyNoClock: it never sets the clock); else NTP is simulated.
 	ChronyDir     string
 	ChronyNoClock bool
-	// EtcDir, when set, applies the host settings (host name, time zone)
-	// to the files there; else they are simulated.
+	// EtcDir, when set, applies the host settings (host name, time zone,
+	// the resolver of DNSServer and DNSGlobal) to the files there; else
+	// they are simulated.
 	EtcDir string
 }
 
@@ -138,6 +151,9 @@ type Service struct {
 	Candidates *candidates.Staging
 	Lifecycle  *lifecycle.Lifecycle
 	Handler    *api.Server
+	// AAA checks logins with the central servers (auth's remote
+	// provider) and accounts every commit.
+	AAA *aaa.Service
 	// Table is every kind's bindings.
 	Table *Table
 	// Accounts are the accounts provider's.
@@ -173,6 +189,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	simulated := sim.New(sim.Options{Ports: o.Ports, Version: o.Version})
 	users := useracct.New(useracct.Options{Accounts: o.Accounts, Own: o.OwnAccounts, CLIShell: o.CLIShell})
 	archive := lifecycle.ArchiveDriver()
+	central := &aaa.Provider{}
 	s := &Service{Table: t, Accounts: o.Accounts, Backend: o.Dataplane, dataDir: o.DataDir}
 	st := &serviceStatus{started: time.Now(), version: o.Version, ready: o.Ready, backend: o.Dataplane}
 	if st.ready == nil {
@@ -185,7 +202,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		for kind, d := range extra {
 			dp[kind] = d
 		}
-		providers = []provider{{"simulated daemons", simulated.DaemonDrivers()}, {"accounts", users.Drivers()}, {"archive scheduler", archive}, {"simulated dataplane", dp}}
+		providers = []provider{{"simulated daemons", simulated.DaemonDrivers()}, {"accounts", users.Drivers()}, {"archive scheduler", archive}, {"central AAA", central.Drivers()}, {"simulated dataplane", dp}}
 		s.plane = &plane{name: Sim, close: func() error { return nil }}
 		st.routes = simulated.Routes
 	case Linux:
@@ -216,7 +233,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 			}
 		}
 		companions := map[string]*backend.Driver{}
-		for _, p := range []provider{{"simulated dataplane", simOnly}, {"simulated daemons", simulated.DaemonDrivers()}, {"accounts", users.Drivers()}, {"archive scheduler", archive}} {
+		for _, p := range []provider{{"simulated dataplane", simOnly}, {"simulated daemons", simulated.DaemonDrivers()}, {"accounts", users.Drivers()}, {"archive scheduler", archive}, {"central AAA", central.Drivers()}} {
 			for kind, d := range p.drivers {
 				companions[kind] = d
 			}
@@ -236,7 +253,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 				simDaemons[kind] = d
 			}
 		}
-		providers = []provider{{"simulated dataplane", simOnly}, {"simulated daemons", simDaemons}, {"linux daemons", daemons}, {"accounts", users.Drivers()}, {"archive scheduler", archive}, {"linux dataplane", withExtra(lin.Dataplane(), extra)}}
+		providers = []provider{{"simulated dataplane", simOnly}, {"simulated daemons", simDaemons}, {"linux daemons", daemons}, {"accounts", users.Drivers()}, {"archive scheduler", archive}, {"central AAA", central.Drivers()}, {"linux dataplane", withExtra(lin.Dataplane(), extra)}}
 		s.plane = &plane{name: Linux, batch: lin, close: lin.Close}
 		st.routes, st.daemons = lin.RouteTable, lin.Daemons
 		s.reconciled = reconciled
@@ -305,6 +322,11 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 			return fail(err)
 		}
 	}
+	s.AAA = aaa.New(aaa.Options{Source: eng, Log: o.Log, OnChange: o.AAAChanged, Syslog: o.Syslog})
+	if err := s.AAA.Start(ctx); err != nil {
+		return fail(err)
+	}
+	central.Attach(s.AAA)
 	s.Engine, s.History, s.Candidates, s.Lifecycle, s.Handler = eng, hist, cands, lc, h
 	if s.reconciled != nil {
 		s.stop, s.logged = make(chan struct{}), make(chan struct{})
@@ -347,6 +369,7 @@ func (s *Service) logReconciles(log *slog.Logger) {
 // Close stops the lifecycle, the engine and the dataplane, in that order.
 // The store is the caller's.
 func (s *Service) Close() error {
+	s.AAA.Close()
 	s.Lifecycle.Close()
 	if s.stop != nil {
 		close(s.stop)

@@ -84,6 +84,7 @@ type Backend struct {
 	daemonDrivers map[string]*driver
 	bgp           *bgpRunner
 	ntp           *ntpRunner
+	dns           *dnsRunner
 
 	stop chan struct{}
 	done chan struct{}

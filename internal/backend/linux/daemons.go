@@ -72,6 +72,7 @@ func (b *Backend) startDaemons() error {
 	if o := b.opts.System; o != nil {
 		o.defaults()
 		b.daemonDrivers["SystemParam"] = systemDriver
+		b.startDNS(o.EtcDir)
 	}
 	return nil
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/backend/useracct"
 	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/resolvconf"
 )
 
 // MaxSpanSessions is how many mirror sessions the simulated ASIC has.
@@ -72,6 +73,7 @@ type Sim struct {
 	kinds   map[string]*model.Kind  // the kinds of the changes applied, by name
 	logical map[string]int64        // LogicalIntf name -> its interface id (the low bits of its IfIndex)
 	users   *useracct.Provider      // Options.Accounts, for Drivers
+	dns     resolvconf.Config       // the resolver configuration the switch would use
 }
 
 // New makes a simulated switch.
@@ -174,6 +176,8 @@ func (s *Sim) DaemonDrivers() map[string]*backend.Driver {
 		"BGPVrf":        {Apply: s.record},
 		"BGPv4Neighbor": {Apply: s.record, State: s.bgpNeighborState},
 		"NtpServer":     {Apply: s.record, State: ntpState},
+		"DNSServer":     {Apply: s.applyDNSServer, State: s.dnsServerState, Replay: true},
+		"DNSGlobal":     {Apply: s.applyDNSGlobal, State: s.dnsGlobalState, Replay: true},
 	}
 	for _, name := range compatStateKinds {
 		if ds[name] != nil {
@@ -587,4 +591,49 @@ func kernel() string {
 		return "unknown"
 	}
 	return "Linux " + strings.TrimSpace(string(b))
+}
+
+// applyDNSServer adds or removes a name server of the switch's resolver
+// configuration, which DNSGlobal's state shows.
+func (s *Sim) applyDNSServer(ctx context.Context, c backend.Change) (model.Object, error) {
+	if err := s.fault(c); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.remember(c, nil)
+	switch c.Op {
+	case backend.Create:
+		s.dns.SetServer(c.After.Str("IPAddr"), true)
+	case backend.Delete:
+		s.dns.SetServer(c.Before.Str("IPAddr"), false)
+	}
+	return nil, nil
+}
+
+func (s *Sim) applyDNSGlobal(ctx context.Context, c backend.Change) (model.Object, error) {
+	if err := s.fault(c); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.remember(c, nil)
+	if c.Op == backend.Delete {
+		s.dns.Domain = ""
+	} else {
+		s.dns.Domain = c.After.Str("Domain")
+	}
+	return nil, nil
+}
+
+func (s *Sim) dnsServerState(ctx context.Context, o model.Object) (model.Object, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return model.Object{"InUse": s.dns.InUse(o.Str("IPAddr"))}, nil
+}
+
+func (s *Sim) dnsGlobalState(ctx context.Context, o model.Object) (model.Object, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return model.Object{"ResolvConf": string(s.dns.Render())}, nil
 }

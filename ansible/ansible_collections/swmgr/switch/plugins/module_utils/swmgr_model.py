@@ -65,6 +65,45 @@ MODEL = json.loads(r'''{
   ]
  },
  "kinds": {
+  "AAAGlobal": {
+   "module": "swmgr_aaa_global",
+   "singleton": true,
+   "creatable": false,
+   "keys": [
+    "ProfileName"
+   ],
+   "fields": [
+    {
+     "option": "profile_name",
+     "name": "ProfileName",
+     "type": "str",
+     "choices": [
+      "default"
+     ],
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "auth_order",
+     "name": "AuthOrder",
+     "type": "list",
+     "elements": "str",
+     "settable": true
+    },
+    {
+     "option": "accounting",
+     "name": "Accounting",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "cache_seconds",
+     "name": "CacheSeconds",
+     "type": "int",
+     "settable": true
+    }
+   ]
+  },
   "BGPGlobal": {
    "module": "swmgr_bgp_global",
    "singleton": true,
@@ -453,6 +492,49 @@ MODEL = json.loads(r'''{
       "prepend",
       "disabled"
      ],
+     "settable": true
+    }
+   ]
+  },
+  "DNSGlobal": {
+   "module": "swmgr_dns_global",
+   "singleton": true,
+   "creatable": false,
+   "keys": [
+    "Vrf"
+   ],
+   "fields": [
+    {
+     "option": "vrf",
+     "name": "Vrf",
+     "type": "str",
+     "choices": [
+      "default"
+     ],
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "domain",
+     "name": "Domain",
+     "type": "str",
+     "settable": true
+    }
+   ]
+  },
+  "DNSServer": {
+   "module": "swmgr_dns_server",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "IPAddr"
+   ],
+   "fields": [
+    {
+     "option": "ip_addr",
+     "name": "IPAddr",
+     "type": "str",
+     "key": true,
      "settable": true
     }
    ]
@@ -880,6 +962,60 @@ MODEL = json.loads(r'''{
     }
    ]
   },
+  "RadiusServer": {
+   "module": "swmgr_radius_server",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "ServerIp"
+   ],
+   "fields": [
+    {
+     "option": "server_ip",
+     "name": "ServerIp",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "port",
+     "name": "Port",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "acct_port",
+     "name": "AcctPort",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "secret",
+     "name": "Secret",
+     "type": "str",
+     "secret": true,
+     "settable": true
+    },
+    {
+     "option": "timeout",
+     "name": "Timeout",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "retries",
+     "name": "Retries",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "priority",
+     "name": "Priority",
+     "type": "int",
+     "settable": true
+    }
+   ]
+  },
   "Span": {
    "module": "swmgr_span",
    "singleton": false,
@@ -927,6 +1063,61 @@ MODEL = json.loads(r'''{
      "name": "SrcIntfRefList",
      "type": "list",
      "elements": "str",
+     "settable": true
+    }
+   ]
+  },
+  "SyslogCollector": {
+   "module": "swmgr_syslog_collector",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "ServerIpAddr"
+   ],
+   "fields": [
+    {
+     "option": "server_ip_addr",
+     "name": "ServerIpAddr",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "port",
+     "name": "Port",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "transport",
+     "name": "Transport",
+     "type": "str",
+     "choices": [
+      "UDP",
+      "TCP"
+     ],
+     "settable": true
+    },
+    {
+     "option": "severity",
+     "name": "Severity",
+     "type": "str",
+     "choices": [
+      "emerg",
+      "alert",
+      "crit",
+      "err",
+      "warning",
+      "notice",
+      "info",
+      "debug"
+     ],
+     "settable": true
+    },
+    {
+     "option": "facility",
+     "name": "Facility",
+     "type": "int",
      "settable": true
     }
    ]
@@ -983,6 +1174,107 @@ MODEL = json.loads(r'''{
      "option": "timezone",
      "name": "Timezone",
      "type": "str",
+     "settable": true
+    }
+   ]
+  },
+  "Tacacs": {
+   "module": "swmgr_tacacs",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "ServerIp"
+   ],
+   "fields": [
+    {
+     "option": "server_ip",
+     "name": "ServerIp",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "source_intf",
+     "name": "SourceIntf",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "auth_service",
+     "name": "AuthService",
+     "type": "str",
+     "choices": [
+      "login",
+      "enable",
+      "ppp",
+      "arap",
+      "pt",
+      "rcmd",
+      "x25",
+      "nasi",
+      "fwproxy"
+     ],
+     "settable": true
+    },
+    {
+     "option": "secret",
+     "name": "Secret",
+     "type": "str",
+     "secret": true,
+     "settable": true
+    },
+    {
+     "option": "port",
+     "name": "Port",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "privilege_level",
+     "name": "PrivilegeLevel",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "debug",
+     "name": "Debug",
+     "type": "int",
+     "settable": true
+    }
+   ]
+  },
+  "TacacsGlobal": {
+   "module": "swmgr_tacacs_global",
+   "singleton": true,
+   "creatable": false,
+   "keys": [
+    "ProfileName"
+   ],
+   "fields": [
+    {
+     "option": "profile_name",
+     "name": "ProfileName",
+     "type": "str",
+     "choices": [
+      "default"
+     ],
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "enable",
+     "name": "Enable",
+     "type": "str",
+     "choices": [
+      "true",
+      "false"
+     ],
+     "settable": true
+    },
+    {
+     "option": "timeout",
+     "name": "Timeout",
+     "type": "int",
      "settable": true
     }
    ]

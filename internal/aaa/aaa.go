@@ -1,0 +1,383 @@
+// Package aaa is swmgr's central authentication, authorization and
+// accounting, and the forwarding of its log: the provider behind the
+// login check of every front door (package auth asks it before the local
+// users), the sender of an accounting record per commit, and the syslog
+// forwarder of SyslogCollector.
+//
+// It follows the configuration: at start and after every commit that
+// touches Tacacs, TacacsGlobal, RadiusServer, AAAGlobal or SyslogCollector
+// it reads them again (secrets in clear, in memory only: they leave the
+// process only on the wire to their server) and tells its owner
+// (Options.OnChange) so that remote logins cached under the old
+// configuration are forgotten.
+//
+// A login is checked by the methods of AAAGlobal's AuthOrder in order
+// (tacacs+ when TacacsGlobal Enable is "true" and a Tacacs exists, radius
+// when a RadiusServer exists), each server of a method in its order. The
+// first answer, yes or no, is final; a server that cannot be reached,
+// times out or answers with an error passes to the next one. When no
+// server answered, Login says so (Answered false) and the caller checks
+// the local users; that is logged at warning. The role comes from the
+// server (TacacsRole, RadiusRole; docs/aaa.md).
+package aaa
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	tq "github.com/facebookincubator/tacquito"
+
+	"github.com/swmgr/swmgr/internal/engine/feed"
+	"github.com/swmgr/swmgr/internal/model"
+)
+
+// Roles a server can give, named as the groups package auth maps to roles.
+const (
+	RoleAdmin    = "admin"
+	RoleOperator = "operator"
+	RoleReadOnly = "read-only"
+)
+
+func roleName(s string) string {
+	switch s {
+	case "admin", "operator", "read-only":
+		return s
+	case "readonly", "read_only", "reader":
+		return RoleReadOnly
+	}
+	return ""
+}
+
+// kinds are the kinds whose objects configure this package.
+var kinds = []string{"TacacsGlobal", "Tacacs", "RadiusServer", "AAAGlobal", "SyslogCollector"}
+
+// Source is where the configuration comes from: the engine.
+type Source interface {
+	// Snapshot calls fn with every object of kinds, secrets in clear.
+	Snapshot(ctx context.Context, kinds []string, begin func(rev uint64), fn func(k *model.Kind, o model.Object) error) (uint64, error)
+	Feed() *feed.Broker
+}
+
+// Options configure a Service.
+type Options struct {
+	Source Source
+	Log    *slog.Logger
+	// OnChange is called after the configuration changed (and once at
+	// start): remote logins verified under the old one must be checked
+	// again.
+	OnChange func()
+	// MaxLogins bounds the remote login checks under way at once (each
+	// waits on the network, not on a CPU); past it Login answers ErrBusy.
+	// Default 64.
+	MaxLogins int
+	// QueueLen bounds the accounting records waiting to be sent; past it
+	// a record is dropped and counted. Default 1024.
+	QueueLen int
+	// Syslog receives the service's log lines once a SyslogCollector
+	// exists (nil: no forwarding).
+	Syslog *Forwarder
+}
+
+// ErrBusy: too many remote login checks are under way.
+var ErrBusy = errors.New("too many logins are being checked by the servers; try again in a second")
+
+// config is one reading of the configuration.
+type config struct {
+	order       []string // methods with servers, in AuthOrder's order
+	tacacs      []tacacsServer
+	tacacsTO    time.Duration
+	radius      []radiusServer
+	accounting  bool
+	cacheTTL    time.Duration
+	tacacsNames []string // ServerIp of each tacacs server, for state
+	radiusNames []string
+}
+
+// Service is the provider. Its methods are safe for concurrent use.
+type Service struct {
+	o      Options
+	cfg    atomic.Pointer[config]
+	logins chan struct{}
+
+	// state
+	mu         sync.Mutex
+	failReason map[string]string // kind NUL ServerIp -> ConnFailReason
+	tacacsUp   string            // "UP", "DOWN" or ""
+	active     atomic.Int64      // TACACS+ sessions under way
+	fallbacks  atomic.Int64
+	acct       *accounting
+
+	stop context.CancelFunc
+	done chan struct{}
+}
+
+// New makes a Service; Start reads the configuration and follows it.
+func New(o Options) *Service {
+	if o.MaxLogins <= 0 {
+		o.MaxLogins = 64
+	}
+	if o.QueueLen <= 0 {
+		o.QueueLen = 1024
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	s := &Service{o: o, logins: make(chan struct{}, o.MaxLogins), failReason: map[string]string{}}
+	s.cfg.Store(&config{})
+	s.acct = newAccounting(s, o.QueueLen)
+	return s
+}
+
+// Start reads the configuration, then follows commits: each changes the
+// configuration it reads, or is an accounting record. It never makes a
+// commit wait.
+func (s *Service) Start(ctx context.Context) error {
+	sub := s.o.Source.Feed().Follow()
+	if err := s.reload(ctx); err != nil {
+		sub.Close()
+		return err
+	}
+	ctx, s.stop = context.WithCancel(context.WithoutCancel(ctx))
+	s.done = make(chan struct{})
+	s.acct.start(ctx)
+	go func() {
+		defer close(s.done)
+		defer func() { sub.Close() }()
+		var events []feed.Event
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-sub.Notify:
+			}
+			var err error
+			events, err = sub.Take(events[:0])
+			touched := err != nil // some were dropped: read again to be sure
+			if err != nil {
+				// Records of the commits the feed dropped for us are lost:
+				// counted (as one; how many is not known) when they would
+				// have been sent.
+				if c := s.cfg.Load(); c.accounting && c.accounts() {
+					s.acct.dropped.Add(1)
+					s.o.Log.Warn("accounting records lost: the change feed dropped commits before they were read")
+				}
+				sub.Close()
+				sub = s.o.Source.Feed().Follow()
+			}
+			for _, ev := range events {
+				if touches(ev.Data) {
+					touched = true
+				}
+			}
+			if touched {
+				if err := s.reload(ctx); err != nil && ctx.Err() == nil {
+					s.o.Log.Error("cannot read the AAA configuration", "err", err)
+				}
+			}
+			for _, ev := range events {
+				s.acct.commit(ev)
+			}
+		}
+	}()
+	return nil
+}
+
+// Close stops following commits and sending records.
+func (s *Service) Close() {
+	if s.stop != nil {
+		s.stop()
+		<-s.done
+		s.acct.wait()
+	}
+}
+
+func touches(data []byte) bool {
+	for _, k := range kinds {
+		if bytes.Contains(data, []byte(`"Kind":"`+k+`"`)) {
+			return true
+		}
+	}
+	return false
+}
+
+// reload reads the configuration and swaps it in.
+func (s *Service) reload(ctx context.Context) error {
+	c := &config{tacacsTO: 10 * time.Second, accounting: true, cacheTTL: 30 * time.Second}
+	var order []string
+	tacacsOn := false
+	var collectors []Collector
+	_, err := s.o.Source.Snapshot(ctx, kinds, nil, func(k *model.Kind, o model.Object) error {
+		switch k.Name {
+		case "TacacsGlobal":
+			tacacsOn = o.Str("Enable") == "true"
+			c.tacacsTO = time.Duration(o.Int("Timeout")) * time.Second
+		case "Tacacs":
+			c.tacacs = append(c.tacacs, tacacsServer{
+				addr:    net.JoinHostPort(o.Str("ServerIp"), strconv.FormatInt(o.Int("Port"), 10)),
+				secret:  []byte(o.Str("Secret")),
+				service: authenServices[o.Str("AuthService")],
+				privLvl: tq.PrivLvl(o.Int("PrivilegeLevel")),
+				debug:   o.Int("Debug") == 1,
+			})
+			c.tacacsNames = append(c.tacacsNames, o.Str("ServerIp"))
+		case "RadiusServer":
+			c.radius = append(c.radius, radiusServer{
+				host: o.Str("ServerIp"), port: int(o.Int("Port")), acctPort: int(o.Int("AcctPort")),
+				secret: []byte(o.Str("Secret")), timeout: time.Duration(o.Int("Timeout")) * time.Second,
+				retries: int(o.Int("Retries")), priority: o.Int("Priority"),
+			})
+		case "AAAGlobal":
+			order = o.List("AuthOrder")
+			c.accounting = o.Bool("Accounting")
+			c.cacheTTL = time.Duration(o.Int("CacheSeconds")) * time.Second
+		case "SyslogCollector":
+			collectors = append(collectors, Collector{
+				Addr: net.JoinHostPort(o.Str("ServerIpAddr"), strconv.FormatInt(o.Int("Port"), 10)), Name: o.Str("ServerIpAddr"),
+				TCP: o.Str("Transport") == "TCP", Severity: model.SeverityLevel(o.Str("Severity")), Facility: int(o.Int("Facility")),
+			})
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("read the AAA configuration: %w", err)
+	}
+	if order == nil { // no AAAGlobal yet (before the first start's defaults)
+		order = []string{"tacacs+", "radius"}
+	}
+	slices.SortStableFunc(c.radius, func(a, b radiusServer) int { return int(a.priority - b.priority) })
+	for _, r := range c.radius {
+		c.radiusNames = append(c.radiusNames, r.host)
+	}
+	if !tacacsOn {
+		c.tacacs, c.tacacsNames = nil, nil
+	}
+	for _, m := range order {
+		if (m == "tacacs+" && len(c.tacacs) > 0) || (m == "radius" && len(c.radius) > 0) {
+			c.order = append(c.order, m)
+		}
+	}
+	s.cfg.Store(c)
+	if s.o.Syslog != nil {
+		s.o.Syslog.Configure(collectors)
+	}
+	if s.o.OnChange != nil {
+		s.o.OnChange()
+	}
+	return nil
+}
+
+// Result is a remote check's outcome.
+type Result struct {
+	Answered bool          // a server answered; false: check the local users
+	OK       bool          // the server said yes
+	Group    string        // the role it gave: admin, operator or read-only
+	Method   string        // tacacs+ or radius
+	TTL      time.Duration // how long the login may be trusted
+}
+
+// Configured reports whether any remote method has a server.
+func (s *Service) Configured() bool { return len(s.cfg.Load().order) > 0 }
+
+// Login checks a user name and password with the servers. remAddr is the
+// client's address, sent to the server. It waits on the network, never
+// on a CPU; at most MaxLogins run at once.
+func (s *Service) Login(ctx context.Context, name, password, remAddr string) (Result, error) {
+	c := s.cfg.Load()
+	if len(c.order) == 0 {
+		return Result{}, nil
+	}
+	select {
+	case s.logins <- struct{}{}:
+		defer func() { <-s.logins }()
+	default:
+		return Result{}, ErrBusy
+	}
+	var tried []string
+	for _, m := range c.order {
+		switch m {
+		case "tacacs+":
+			for i, srv := range c.tacacs {
+				s.active.Add(1)
+				start := time.Now()
+				role, ok, err := tacacsLogin(ctx, srv, c.tacacsTO, name, password, remAddr)
+				s.active.Add(-1)
+				s.noteServer("Tacacs", c.tacacsNames[i], err)
+				if srv.debug {
+					s.o.Log.Info("TACACS+ login exchange", "server", srv.addr, "user", name, "ok", ok, "role", role, "err", err, "took", time.Since(start))
+				}
+				if err != nil {
+					tried = append(tried, srv.addr+": "+err.Error())
+					continue
+				}
+				s.setTacacsUp("UP")
+				return Result{Answered: true, OK: ok, Group: role, Method: m, TTL: c.cacheTTL}, nil
+			}
+			s.setTacacsUp("DOWN")
+		case "radius":
+			for i, srv := range c.radius {
+				role, ok, err := radiusLogin(ctx, srv, name, password, remAddr)
+				s.noteServer("RadiusServer", c.radiusNames[i], err)
+				if err != nil {
+					tried = append(tried, net.JoinHostPort(srv.host, strconv.Itoa(srv.port))+": "+err.Error())
+					continue
+				}
+				return Result{Answered: true, OK: ok, Group: role, Method: m, TTL: c.cacheTTL}, nil
+			}
+		}
+	}
+	if ctx.Err() != nil {
+		return Result{}, ctx.Err()
+	}
+	s.fallbacks.Add(1)
+	s.o.Log.Warn("no AAA server answered; checking the local users", "user", name, "tried", tried)
+	return Result{}, nil
+}
+
+func (s *Service) noteServer(kind, name string, err error) {
+	reason := ""
+	if err != nil {
+		reason = err.Error()
+	}
+	s.mu.Lock()
+	s.failReason[kind+"\x00"+name] = reason
+	s.mu.Unlock()
+}
+
+func (s *Service) setTacacsUp(v string) {
+	s.mu.Lock()
+	s.tacacsUp = v
+	s.mu.Unlock()
+}
+
+// State returns the operational fields this package knows of an object
+// of one of its kinds (nil for others).
+func (s *Service) State(kind string, o model.Object) model.Object {
+	switch kind {
+	case "Tacacs", "RadiusServer":
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return model.Object{"ConnFailReason": s.failReason[kind+"\x00"+o.Str("ServerIp")]}
+	case "TacacsGlobal":
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return model.Object{"OperStatus": s.tacacsUp, "NumActiveSessions": s.active.Load()}
+	case "AAAGlobal":
+		st := s.acct.counters()
+		st["LocalFallbacks"] = s.fallbacks.Load()
+		return st
+	case "SyslogCollector":
+		if s.o.Syslog != nil {
+			return s.o.Syslog.State(o.Str("ServerIpAddr"))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,256 @@
+package aaa_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/swmgr/swmgr/internal/aaa"
+	"github.com/swmgr/swmgr/internal/aaa/aaatest"
+	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/engine/enginetest"
+	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/syncbuf"
+)
+
+const tacSecret, radSecret = "tac-shared-key", "rad-shared-key"
+
+var users = []aaatest.User{
+	{Name: "tadmin", Password: "admin-pass-1", PrivLvl: 15, ServiceType: "Administrative-User"},
+	{Name: "toper", Password: "oper-pass-1", PrivLvl: 7, ServiceType: "NAS-Prompt-User"},
+	{Name: "tread", Password: "read-pass-1", PrivLvl: 1},
+	{Name: "tnothing", Password: "nothing-pass-1"},
+	{Name: "rfilter", Password: "filter-pass-1", FilterID: "swmgr-operator"},
+}
+
+// fixture is an engine with a started Service on it, and its log.
+type fixture struct {
+	f       *enginetest.Fixture
+	svc     *aaa.Service
+	log     *syncbuf.Buffer
+	changes *int64
+	mu      sync.Mutex
+}
+
+func newFixture(t *testing.T) *fixture {
+	fx := &fixture{f: enginetest.New(t, t.TempDir()), log: &syncbuf.Buffer{}, changes: new(int64)}
+	fx.svc = aaa.New(aaa.Options{Source: fx.f.E, Log: slog.New(slog.NewTextHandler(fx.log, nil)), OnChange: func() {
+		fx.mu.Lock()
+		*fx.changes++
+		fx.mu.Unlock()
+	}})
+	if err := fx.svc.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(fx.svc.Close)
+	return fx
+}
+
+func (fx *fixture) apply(t *testing.T, op backend.Op, kind string, fields model.Object) uint64 {
+	t.Helper()
+	fx.mu.Lock()
+	*fx.changes = 0
+	fx.mu.Unlock()
+	out := fx.f.MustApply(fx.f.Edit(op, kind, fields))
+	rev := out.Revision
+	// The service reads the configuration after the commit: wait for it.
+	enginetest.WaitFor(t, "the AAA configuration to be read", func() bool { return fx.changed() > 0 })
+	return rev
+}
+
+func (fx *fixture) changed() int64 {
+	fx.mu.Lock()
+	defer fx.mu.Unlock()
+	return *fx.changes
+}
+
+func (fx *fixture) login(t *testing.T, name, pw string) aaa.Result {
+	t.Helper()
+	r, err := fx.svc.Login(context.Background(), name, pw, "127.0.0.1")
+	if err != nil {
+		t.Fatalf("login %s: %v", name, err)
+	}
+	return r
+}
+
+func tacacs(s *aaatest.Tacacs) model.Object {
+	return model.Object{"ServerIp": s.Host, "Port": int64(s.Port), "Secret": s.Secret, "AuthService": "login"}
+}
+
+// TestTacacsLoginRoles logs in against tacquito's server: the role comes
+// from priv-lvl (15 admin, 7 operator, 1 or nothing read-only), a wrong
+// password is the server's no, and TacacsGlobal Enable "false" leaves
+// logins to the local users.
+func TestTacacsLoginRoles(t *testing.T) {
+	srv := aaatest.StartTacacs(t, tacSecret, users)
+	fx := newFixture(t)
+	fx.apply(t, backend.Create, "Tacacs", tacacs(srv))
+	if r := fx.login(t, "tadmin", "admin-pass-1"); r.Answered {
+		t.Fatalf("TacacsGlobal is not enabled, yet the server was asked: %+v", r)
+	}
+	fx.apply(t, backend.Update, "TacacsGlobal", model.Object{"Enable": "true"})
+	for _, c := range []struct {
+		name, pw, group string
+		ok              bool
+	}{
+		{"tadmin", "admin-pass-1", aaa.RoleAdmin, true},
+		{"toper", "oper-pass-1", aaa.RoleOperator, true},
+		{"tread", "read-pass-1", aaa.RoleReadOnly, true},
+		{"tnothing", "nothing-pass-1", aaa.RoleReadOnly, true},
+		{"tadmin", "wrong-password", "", false},
+		{"nobody", "whatever-1", "", false},
+	} {
+		r := fx.login(t, c.name, c.pw)
+		if !r.Answered || r.OK != c.ok || r.Group != c.group || r.Method != "tacacs+" {
+			t.Errorf("%s/%s: %+v, want answered, ok %v, group %q; server said: %s", c.name, c.pw, r, c.ok, c.group, tail(srv.Output()))
+		}
+	}
+	st := fx.svc.State("Tacacs", model.Object{"ServerIp": srv.Host})
+	if st["ConnFailReason"] != "" {
+		t.Errorf("state: %v", st)
+	}
+}
+
+// TestRadiusLoginRoles logs in against FreeRADIUS: Service-Type gives
+// admin and operator, Filter-Id too, nothing gives read-only; a wrong
+// password is an Access-Reject.
+func TestRadiusLoginRoles(t *testing.T) {
+	srv := aaatest.StartRadius(t, radSecret, users)
+	fx := newFixture(t)
+	fx.apply(t, backend.Create, "RadiusServer", model.Object{"ServerIp": srv.Host, "Port": int64(srv.Port), "AcctPort": int64(srv.AcctPort), "Secret": radSecret, "Timeout": int64(2)})
+	for _, c := range []struct {
+		name, pw, group string
+		ok              bool
+	}{
+		{"tadmin", "admin-pass-1", aaa.RoleAdmin, true},
+		{"toper", "oper-pass-1", aaa.RoleOperator, true},
+		{"tread", "read-pass-1", aaa.RoleReadOnly, true},
+		{"rfilter", "filter-pass-1", aaa.RoleOperator, true},
+		{"tadmin", "wrong-password", "", false},
+	} {
+		r := fx.login(t, c.name, c.pw)
+		if !r.Answered || r.OK != c.ok || r.Group != c.group || r.Method != "radius" {
+			t.Errorf("%s/%s: %+v, want answered, ok %v, group %q; server said: %s", c.name, c.pw, r, c.ok, c.group, tail(srv.Output()))
+		}
+	}
+}
+
+// TestOrderAndFallback: TACACS+ down passes to RADIUS; both down leaves
+// the login to the local users, which is logged; AuthOrder radius first
+// asks RADIUS first.
+func TestOrderAndFallback(t *testing.T) {
+	tac := aaatest.StartTacacs(t, tacSecret, []aaatest.User{{Name: "both", Password: "tacacs-pass-1", PrivLvl: 15}})
+	rad := aaatest.StartRadius(t, radSecret, []aaatest.User{{Name: "both", Password: "radius-pass-1"}})
+	fx := newFixture(t)
+	fx.apply(t, backend.Update, "TacacsGlobal", model.Object{"Enable": "true", "Timeout": int64(1)})
+	fx.apply(t, backend.Create, "Tacacs", tacacs(tac))
+	fx.apply(t, backend.Create, "RadiusServer", model.Object{"ServerIp": rad.Host, "Port": int64(rad.Port), "AcctPort": int64(0), "Secret": radSecret, "Timeout": int64(1), "Retries": int64(0)})
+	if r := fx.login(t, "both", "tacacs-pass-1"); r.Method != "tacacs+" || !r.OK || r.Group != aaa.RoleAdmin {
+		t.Errorf("TACACS+ first: %+v", r)
+	}
+	fx.apply(t, backend.Update, "AAAGlobal", model.Object{"AuthOrder": []string{"radius", "tacacs+"}})
+	if r := fx.login(t, "both", "radius-pass-1"); r.Method != "radius" || !r.OK || r.Group != aaa.RoleReadOnly {
+		t.Errorf("RADIUS first: %+v", r)
+	}
+	fx.apply(t, backend.Update, "AAAGlobal", model.Object{"AuthOrder": []string{"tacacs+", "radius"}})
+	tac.Stop()
+	if r := fx.login(t, "both", "radius-pass-1"); r.Method != "radius" || !r.OK {
+		t.Errorf("TACACS+ down: %+v, want RADIUS's answer", r)
+	}
+	if st := fx.svc.State("Tacacs", model.Object{"ServerIp": tac.Host}); st["ConnFailReason"] == "" {
+		t.Errorf("TACACS+ down, yet no ConnFailReason: %v", st)
+	}
+	rad.Stop()
+	if r := fx.login(t, "both", "radius-pass-1"); r.Answered {
+		t.Errorf("both down: %+v, want no answer (the local users decide)", r)
+	}
+	if !strings.Contains(fx.log.String(), "no AAA server answered; checking the local users") {
+		t.Errorf("the fallback is not logged: %s", fx.log)
+	}
+	if st := fx.svc.State("AAAGlobal", nil); st["LocalFallbacks"] != int64(1) {
+		t.Errorf("AAAGlobal state: %v", st)
+	}
+}
+
+// TestSlowServerHoldsNoOtherLogin: with a server that accepts and never
+// answers, logins of different users wait for it side by side: each has
+// a connection open to it at once, none waiting for another's turn.
+func TestSlowServerHoldsNoOtherLogin(t *testing.T) {
+	h := aaatest.StartHanging(t)
+	fx := newFixture(t)
+	fx.apply(t, backend.Update, "AAAGlobal", model.Object{"Accounting": false}) // no record to hang on it too
+	fx.apply(t, backend.Update, "TacacsGlobal", model.Object{"Enable": "true", "Timeout": int64(30)})
+	fx.apply(t, backend.Create, "Tacacs", model.Object{"ServerIp": h.Host, "Port": int64(h.Port), "Secret": "k"})
+	const n = 8
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fx.svc.Login(ctx, fmt.Sprintf("user%d", i), "password-1", "")
+		}()
+	}
+	enginetest.WaitFor(t, "every login to reach the slow server at once", func() bool { return h.Conns() == n })
+	cancel()
+	wg.Wait()
+}
+
+// TestAccountingRecordsArrive: a commit's record, naming the user, the
+// revision and what changed, reaches tacquito's accounting log and
+// FreeRADIUS's detail file.
+func TestAccountingRecordsArrive(t *testing.T) {
+	tac := aaatest.StartTacacs(t, tacSecret, users)
+	rad := aaatest.StartRadius(t, radSecret, users)
+	fx := newFixture(t)
+	fx.apply(t, backend.Update, "TacacsGlobal", model.Object{"Enable": "true"})
+	fx.apply(t, backend.Create, "Tacacs", tacacs(tac))
+	fx.apply(t, backend.Create, "RadiusServer", model.Object{"ServerIp": rad.Host, "Port": int64(rad.Port), "AcctPort": int64(rad.AcctPort), "Secret": radSecret, "Timeout": int64(2)})
+	out, err := fx.f.E.Apply(context.Background(), []engine.Edit{fx.f.Edit(backend.Create, "NtpServer", model.Object{"IpAddr": "192.0.2.10"})}, engine.Meta{Source: "rest", User: "tadmin"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("commit revision %d (rest): create NtpServer IpAddr=192.0.2.10", out.Revision)
+	enginetest.WaitFor(t, "the record at tacquito", func() bool { return strings.Contains(tac.Accounting(), want) })
+	enginetest.WaitFor(t, "the record at FreeRADIUS", func() bool { return strings.Contains(rad.Accounting(), want) })
+	if !strings.Contains(tac.Accounting(), "tadmin") || !strings.Contains(rad.Accounting(), `User-Name = "tadmin"`) {
+		t.Errorf("the records do not name the user:\n%s\n%s", tac.Accounting(), rad.Accounting())
+	}
+	for _, secret := range []string{tacSecret, radSecret} {
+		if strings.Contains(tac.Accounting()+rad.Accounting()+fx.log.String(), secret) {
+			t.Errorf("a record or the log holds the secret %q", secret)
+		}
+	}
+}
+
+// TestAccountingDropsCounted: with the only server down, records that
+// cannot be sent are counted as dropped (and logged), and commits do not
+// wait for them.
+func TestAccountingDropsCounted(t *testing.T) {
+	fx := newFixture(t)
+	fx.apply(t, backend.Update, "TacacsGlobal", model.Object{"Enable": "true", "Timeout": int64(1)})
+	fx.apply(t, backend.Create, "Tacacs", model.Object{"ServerIp": "127.0.0.1", "Port": int64(aaatest.FreePort(t)), "Secret": "k"})
+	for i := 0; i < 3; i++ {
+		fx.f.MustApply(fx.f.Edit(backend.Create, "NtpServer", model.Object{"IpAddr": fmt.Sprintf("192.0.2.%d", i+1)}))
+	}
+	enginetest.WaitFor(t, "the records to be counted as dropped", func() bool {
+		st := fx.svc.State("AAAGlobal", nil)
+		return st["AccountingDropped"].(int64) >= 1
+	})
+	if !strings.Contains(fx.log.String(), "accounting record dropped") {
+		t.Errorf("the drop is not logged: %s", fx.log)
+	}
+	_ = time.Second
+}
+
+func tail(s string) string {
+	if len(s) > 3000 {
+		return s[len(s)-3000:]
+	}
+	return s
+}

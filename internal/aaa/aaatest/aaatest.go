@@ -1,0 +1,425 @@
+// Package aaatest starts real AAA servers on loopback for tests:
+// tacquito's TACACS+ server (built from the module cache at the version
+// swmgr's go.mod pins) and FreeRADIUS (Debian's freeradius, with a
+// configuration directory of its own). Each skips the test naming what is
+// missing, and fails it instead when $CI is set.
+package aaatest
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/swmgr/swmgr/internal/syncbuf"
+)
+
+func missing(t testing.TB, why string) {
+	t.Helper()
+	if os.Getenv("CI") != "" {
+		t.Fatalf("real AAA server test cannot run in CI: %s", why)
+	}
+	t.Skipf("skipping: %s", why)
+}
+
+// FreePort returns a loopback port free at the time of the call.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// User is a user the servers know.
+type User struct {
+	Name, Password string
+	PrivLvl        int    // TACACS+ priv-lvl given at shell authorization; 0: none
+	ServiceType    string // RADIUS Service-Type: "Administrative-User", "NAS-Prompt-User" or ""
+	FilterID       string // RADIUS Filter-Id, or ""
+}
+
+const tacquitoModule = "github.com/facebookincubator/tacquito"
+
+var buildMu sync.Mutex
+
+// tacquitoBinary builds tacquito's server command once per version into
+// the temporary directory and returns its path.
+func tacquitoBinary(t testing.TB) string {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		missing(t, "no go command to build tacquito's server with")
+	}
+	// The version swmgr's go.mod pins (a test runs in its package's
+	// directory, inside the module).
+	out, err := exec.Command(goBin, "list", "-m", "-f", "{{.Version}}", tacquitoModule).Output()
+	version := strings.TrimSpace(string(out))
+	if err != nil || version == "" {
+		t.Fatalf("the version of %s in go.mod: %v %s", tacquitoModule, err, out)
+	}
+	dir := filepath.Join(os.TempDir(), "swmgr-tacquito-"+version)
+	bin := filepath.Join(dir, "server")
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if _, err := os.Stat(bin); err == nil {
+		return bin
+	}
+	tmp, err := os.MkdirTemp(os.TempDir(), "tacquito-build")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+	cmd := exec.Command(goBin, "install", tacquitoModule+"/cmds/server@"+version)
+	cmd.Env = append(os.Environ(), "GOBIN="+tmp, "GOFLAGS=-mod=mod", "GOWORK=off")
+	cmd.Dir = tmp
+	if out, err := cmd.CombinedOutput(); err != nil {
+		missing(t, fmt.Sprintf("cannot build tacquito's server (%v): %s", err, out))
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(tmp, "server"), bin); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// Tacacs is a running tacquito server.
+type Tacacs struct {
+	Addr    string // 127.0.0.1:port
+	Host    string
+	Port    int
+	Secret  string
+	acctLog string
+	cmd     *exec.Cmd
+	out     *syncbuf.Buffer
+}
+
+// StartTacacs starts tacquito's server on loopback, knowing users, with
+// secret as the shared key of every client. It needs root: tacquito's
+// server insists on a local syslog socket, which it gets at /run/syslog in
+// a mount namespace of its own (the host's /run is left alone).
+func StartTacacs(t testing.TB, secret string, users []User) *Tacacs {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		missing(t, "tacquito's server needs a syslog socket, given in a mount namespace, which needs root")
+	}
+	if _, err := exec.LookPath("unshare"); err != nil {
+		missing(t, "unshare (util-linux) is not installed")
+	}
+	bin := tacquitoBinary(t)
+	dir := t.TempDir()
+	run := filepath.Join(dir, "run")
+	if err := os.Mkdir(run, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sl, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: filepath.Join(run, "syslog"), Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sl.Close() })
+	go func() {
+		buf := make([]byte, 8192)
+		for {
+			if _, _, err := sl.ReadFrom(buf); err != nil {
+				return
+			}
+		}
+	}()
+	var y strings.Builder
+	fmt.Fprintf(&y, "secrets:\n  - name: loopback\n    secret:\n      group: tacquito\n      key: %q\n    handler:\n      type: 1\n    type: 1\n    options:\n      prefixes: |\n        [\"127.0.0.0/8\", \"::1/128\"]\n", secret)
+	y.WriteString("users:\n")
+	for _, u := range users {
+		hash, err := bcrypt.GenerateFromPassword([]byte(u.Password), bcrypt.MinCost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&y, "  - name: %q\n    scopes: [\"loopback\"]\n    groups:\n      - name: %q\n", u.Name, "g-"+u.Name)
+		if u.PrivLvl > 0 {
+			fmt.Fprintf(&y, "        services:\n          - name: shell\n            set_values:\n              - name: priv-lvl\n                values: [\"%d\"]\n", u.PrivLvl)
+		} else {
+			y.WriteString("        services:\n          - name: shell\n            set_values:\n              - name: timeout\n                values: [\"60\"]\n")
+		}
+		fmt.Fprintf(&y, "        authenticator:\n          type: 1\n          options:\n            hash: %s\n        accounter:\n          name: file\n          type: 3\n", hex.EncodeToString(hash))
+	}
+	y.WriteString("prefix_allow: [\"127.0.0.0/8\", \"::1/128\"]\n")
+	cfg := filepath.Join(dir, "tacquito.yaml")
+	if err := os.WriteFile(cfg, []byte(y.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := &Tacacs{Host: "127.0.0.1", Port: FreePort(t), Secret: secret, acctLog: filepath.Join(dir, "accounting.log"), out: &syncbuf.Buffer{}}
+	s.Addr = net.JoinHostPort(s.Host, fmt.Sprint(s.Port))
+	metrics := FreePort(t)
+	s.cmd = exec.Command("unshare", "--mount", "--propagation", "private", "sh", "-c", `mount --bind "$1" /run && shift && exec "$@"`, "sh", run,
+		bin, "-network", "tcp", "-address", s.Addr, "-config", cfg, "-acct-log-path", s.acctLog, "-level", "20", "-metrics-address", fmt.Sprintf("127.0.0.1:%d", metrics))
+	s.cmd.Stdout, s.cmd.Stderr = s.out, s.out
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Stop() })
+	// Ready once it listens and has loaded the users (which it does
+	// asynchronously, and says so).
+	for i := 0; ; i++ {
+		c, err := net.DialTimeout("tcp", s.Addr, 100*time.Millisecond)
+		if err == nil {
+			c.Close()
+			if strings.Contains(s.out.String(), "updated all providers from config source") {
+				break
+			}
+		}
+		if i == 400 {
+			t.Fatalf("tacquito did not listen on %s with its users loaded: %s", s.Addr, s.out)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return s
+}
+
+// Stop stops the server.
+func (s *Tacacs) Stop() {
+	if s.cmd.Process != nil && s.cmd.ProcessState == nil {
+		s.cmd.Process.Kill()
+		s.cmd.Wait()
+	}
+}
+
+// Accounting returns the accounting log the server wrote.
+func (s *Tacacs) Accounting() string {
+	b, _ := os.ReadFile(s.acctLog)
+	return string(b)
+}
+
+// Output is what the server printed.
+func (s *Tacacs) Output() string { return s.out.String() }
+
+// Hanging listens on loopback, accepts connections and never answers: a
+// server that is there but slow. Conns reports how many it holds.
+type Hanging struct {
+	Host  string
+	Port  int
+	mu    sync.Mutex
+	conns []net.Conn
+}
+
+// StartHanging starts a hanging TCP server.
+func StartHanging(t testing.TB) *Hanging {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &Hanging{Host: "127.0.0.1", Port: l.Addr().(*net.TCPAddr).Port}
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			h.mu.Lock()
+			h.conns = append(h.conns, c)
+			h.mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		for _, c := range h.conns {
+			c.Close()
+		}
+	})
+	return h
+}
+
+// Conns is how many connections it accepted.
+func (h *Hanging) Conns() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.conns)
+}
+
+// Radius is a running FreeRADIUS.
+type Radius struct {
+	Host            string
+	Port, AcctPort  int
+	Secret          string
+	dir, detailFile string
+	cmd             *exec.Cmd
+	out             *syncbuf.Buffer
+}
+
+// StartRadius starts Debian's FreeRADIUS (freeradius -X, in the
+// foreground) on loopback with a configuration directory of its own:
+// users from the files module, accounting written to a detail file.
+func StartRadius(t testing.TB, secret string, users []User) *Radius {
+	t.Helper()
+	bin, err := exec.LookPath("freeradius")
+	if err != nil {
+		if _, err := os.Stat("/usr/sbin/freeradius"); err != nil {
+			missing(t, "freeradius is not installed (Debian package freeradius)")
+		}
+		bin = "/usr/sbin/freeradius"
+	}
+	dir := t.TempDir()
+	r := &Radius{Host: "127.0.0.1", Port: freeUDPPort(t), Secret: secret, dir: dir, out: &syncbuf.Buffer{}}
+	r.AcctPort = freeUDPPort(t)
+	r.detailFile = filepath.Join(dir, "detail")
+	var u strings.Builder
+	for _, x := range users {
+		fmt.Fprintf(&u, "%s Cleartext-Password := %q\n", x.Name, x.Password)
+		var reply []string
+		if x.ServiceType != "" {
+			reply = append(reply, "Service-Type = "+x.ServiceType)
+		}
+		if x.FilterID != "" {
+			reply = append(reply, fmt.Sprintf("Filter-Id = %q", x.FilterID))
+		}
+		if len(reply) > 0 {
+			u.WriteString("\t" + strings.Join(reply, ",\n\t") + "\n")
+		}
+		u.WriteString("\n")
+	}
+	conf := fmt.Sprintf(`prefix = /usr
+exec_prefix = /usr
+sysconfdir = /etc
+localstatedir = /var
+sbindir = /usr/sbin
+logdir = %[1]s
+raddbdir = %[1]s
+radacctdir = %[1]s
+name = freeradius
+confdir = %[1]s
+run_dir = %[1]s
+libdir = /usr/lib/freeradius
+pidfile = %[1]s/radiusd.pid
+max_request_time = 30
+cleanup_delay = 5
+max_requests = 1024
+hostname_lookups = no
+log {
+	destination = stdout
+	auth = yes
+}
+security {
+	allow_core_dumps = no
+	max_attributes = 200
+	reject_delay = 0
+	status_server = no
+}
+thread pool {
+	start_servers = 2
+	max_servers = 4
+	min_spare_servers = 1
+	max_spare_servers = 4
+}
+client loopback {
+	ipaddr = 127.0.0.1
+	secret = %[2]q
+}
+modules {
+	files {
+		filename = %[1]s/users
+	}
+	pap {
+	}
+	detail {
+		filename = %[3]s
+		escape_filenames = no
+		permissions = 0600
+		header = "%%t"
+	}
+}
+server default {
+	listen {
+		type = auth
+		ipaddr = 127.0.0.1
+		port = %[4]d
+	}
+	listen {
+		type = acct
+		ipaddr = 127.0.0.1
+		port = %[5]d
+	}
+	authorize {
+		files
+		pap
+	}
+	authenticate {
+		Auth-Type PAP {
+			pap
+		}
+	}
+	post-auth {
+	}
+	preacct {
+	}
+	accounting {
+		detail
+	}
+}
+`, dir, secret, r.detailFile, r.Port, r.AcctPort)
+	if err := os.WriteFile(filepath.Join(dir, "radiusd.conf"), []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "users"), []byte(u.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The dictionaries are the package's.
+	if err := os.Symlink("/usr/share/freeradius/dictionary", filepath.Join(dir, "dictionary")); err != nil {
+		t.Fatal(err)
+	}
+	r.cmd = exec.Command(bin, "-f", "-l", "stdout", "-d", dir, "-n", "radiusd")
+	r.cmd.Stdout, r.cmd.Stderr = r.out, r.out
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Stop() })
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for ctx.Err() == nil {
+		if strings.Contains(r.out.String(), "Ready to process requests") {
+			return r
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("freeradius did not start: %s", r.out)
+	return nil
+}
+
+func freeUDPPort(t testing.TB) int {
+	t.Helper()
+	c, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	return c.LocalAddr().(*net.UDPAddr).Port
+}
+
+// Stop stops FreeRADIUS.
+func (r *Radius) Stop() {
+	if r.cmd.Process != nil && r.cmd.ProcessState == nil {
+		r.cmd.Process.Kill()
+		r.cmd.Wait()
+	}
+}
+
+// Accounting returns the detail file the server wrote.
+func (r *Radius) Accounting() string {
+	b, _ := os.ReadFile(r.detailFile)
+	return string(b)
+}
+
+// Output is what the server printed.
+func (r *Radius) Output() string { return r.out.String() }

@@ -1,0 +1,209 @@
+package aaa
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	tq "github.com/facebookincubator/tacquito"
+)
+
+// tacacsServer is one Tacacs object as the client needs it.
+type tacacsServer struct {
+	addr    string // host:port
+	secret  []byte
+	service tq.AuthenService
+	privLvl tq.PrivLvl
+	debug   bool
+}
+
+var authenServices = map[string]tq.AuthenService{
+	"login": tq.AuthenServiceLogin, "enable": tq.AuthenServiceEnable, "ppp": tq.AuthenServicePPP,
+	"arap": tq.AuthenServiceARAP, "pt": tq.AuthenServicePT, "rcmd": tq.AuthenServiceRCMD,
+	"x25": tq.AuthenServiceX25, "nasi": tq.AuthenServiceNASI, "fwproxy": tq.AuthenServiceFwProxy,
+}
+
+// errNoAnswer wraps what kept a server from answering: it could not be
+// reached, timed out, or answered with an error status. The next server
+// (or method, or the local users) is then tried.
+var errNoAnswer = errors.New("no answer")
+
+// tacacsSession runs one TACACS+ session (RFC 8907: one connection, one
+// session, as without single-connect mode) with pkt's body, and returns the
+// server's reply body. The connection is bounded by timeout and ctx.
+func tacacsSession(ctx context.Context, s tacacsServer, timeout time.Duration, typ tq.HeaderType, body tq.EncoderDecoder) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", s.addr)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errNoAnswer, err)
+	}
+	defer conn.Close()
+	deadline, _ := ctx.Deadline()
+	conn.SetDeadline(deadline)
+	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	c, err := tq.NewClient(tq.SetClientWithConn(conn.(*net.TCPConn), s.secret))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errNoAnswer, err)
+	}
+	minor := uint8(tq.MinorVersionDefault)
+	if typ == tq.Authenticate {
+		minor = tq.MinorVersionOne // PAP
+	}
+	p := tq.NewPacket(
+		tq.SetPacketHeader(tq.NewHeader(
+			tq.SetHeaderVersion(tq.Version{MajorVersion: tq.MajorVersion, MinorVersion: minor}),
+			tq.SetHeaderType(typ),
+			tq.SetHeaderRandomSessionID(),
+		)),
+		tq.SetPacketBodyUnsafe(body),
+	)
+	resp, err := c.Send(p)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errNoAnswer, err)
+	}
+	return resp.Body, nil
+}
+
+// tacacsLogin checks a password with PAP, then asks for the shell
+// authorization that carries the user's priv-lvl. ok false with a nil
+// error is the server's no.
+func tacacsLogin(ctx context.Context, s tacacsServer, timeout time.Duration, name, password, remAddr string) (role string, ok bool, err error) {
+	reply, err := tacacsSession(ctx, s, timeout, tq.Authenticate, tq.NewAuthenStart(
+		tq.SetAuthenStartType(tq.AuthenTypePAP),
+		tq.SetAuthenStartAction(tq.AuthenActionLogin),
+		tq.SetAuthenStartService(s.service),
+		tq.SetAuthenStartPrivLvl(s.privLvl),
+		tq.SetAuthenStartPort(tq.AuthenPort("swmgr")),
+		tq.SetAuthenStartRemAddr(tq.AuthenRemAddr(remAddr)),
+		tq.SetAuthenStartUser(tq.AuthenUser(name)),
+		tq.SetAuthenStartData(tq.AuthenData(password)),
+	))
+	if err != nil {
+		return "", false, err
+	}
+	var ar tq.AuthenReply
+	if err := tq.Unmarshal(reply, &ar); err != nil {
+		return "", false, fmt.Errorf("%w: authentication reply: %v (is the secret the server's?)", errNoAnswer, err)
+	}
+	switch ar.Status {
+	case tq.AuthenStatusPass:
+	case tq.AuthenStatusFail:
+		return "", false, nil
+	default:
+		return "", false, fmt.Errorf("%w: authentication status %v %s", errNoAnswer, ar.Status, ar.ServerMsg)
+	}
+	reply, err = tacacsSession(ctx, s, timeout, tq.Authorize, tq.NewAuthorRequest(
+		tq.SetAuthorRequestMethod(tq.AuthenMethodTacacsPlus),
+		tq.SetAuthorRequestPrivLvl(s.privLvl),
+		tq.SetAuthorRequestType(tq.AuthenTypePAP),
+		tq.SetAuthorRequestService(s.service),
+		tq.SetAuthorRequestPort(tq.AuthenPort("swmgr")),
+		tq.SetAuthorRequestRemAddr(tq.AuthenRemAddr(remAddr)),
+		tq.SetAuthorRequestUser(tq.AuthenUser(name)),
+		tq.SetAuthorRequestArgs(tq.Args{"service=shell", "cmd="}),
+	))
+	if err != nil {
+		// Authenticated, but the role could not be asked: the least.
+		return RoleReadOnly, true, nil
+	}
+	var az tq.AuthorReply
+	if err := tq.Unmarshal(reply, &az); err != nil {
+		return RoleReadOnly, true, nil
+	}
+	if az.Status != tq.AuthorStatusPassAdd && az.Status != tq.AuthorStatusPassRepl {
+		return RoleReadOnly, true, nil
+	}
+	args := make([]string, len(az.Args))
+	for i, a := range az.Args {
+		args[i] = string(a)
+	}
+	return TacacsRole(args), true, nil
+}
+
+// TacacsRole maps the attribute-value pairs of a TACACS+ shell
+// authorization to a role: swmgr-role=admin|operator|read-only if the
+// server sends it, else priv-lvl 15 admin, 7..14 operator, anything else
+// (or nothing) read-only.
+func TacacsRole(args []string) string {
+	lvl := -1
+	for _, a := range args {
+		name, value, ok := cutAV(a)
+		if !ok {
+			continue
+		}
+		switch name {
+		case "swmgr-role":
+			if r := roleName(value); r != "" {
+				return r
+			}
+		case "priv-lvl":
+			if n, err := strconv.Atoi(value); err == nil {
+				lvl = n
+			}
+		}
+	}
+	switch {
+	case lvl >= 15:
+		return RoleAdmin
+	case lvl >= 7:
+		return RoleOperator
+	}
+	return RoleReadOnly
+}
+
+// cutAV splits an RFC 8907 argument, name=value (mandatory) or
+// name*value (optional).
+func cutAV(a string) (name, value string, ok bool) {
+	i := strings.IndexAny(a, "=*")
+	if i < 0 {
+		return "", "", false
+	}
+	return a[:i], a[i+1:], true
+}
+
+// tacacsAccount sends one accounting record (a STOP: the commit is done).
+func tacacsAccount(ctx context.Context, s tacacsServer, timeout time.Duration, r Record) error {
+	args := tq.Args{
+		tq.Arg("task_id=" + strconv.FormatUint(r.Revision, 10)),
+		tq.Arg("service=shell"),
+		tq.Arg("start_time=" + strconv.FormatInt(r.Time.Unix(), 10)),
+		tq.Arg("stop_time=" + strconv.FormatInt(r.Time.Unix(), 10)),
+		tq.Arg("cmd=" + truncate(r.Command(), 200)),
+	}
+	reply, err := tacacsSession(ctx, s, timeout, tq.Accounting, tq.NewAcctRequest(
+		tq.SetAcctRequestFlag(tq.AcctFlagStop),
+		tq.SetAcctRequestMethod(tq.AuthenMethodTacacsPlus),
+		tq.SetAcctRequestPrivLvl(s.privLvl),
+		tq.SetAcctRequestType(tq.AuthenTypePAP),
+		tq.SetAcctRequestService(s.service),
+		tq.SetAcctRequestUser(tq.AuthenUser(r.User)),
+		tq.SetAcctRequestPort(tq.AuthenPort("swmgr")),
+		tq.SetAcctRequestRemAddr(tq.AuthenRemAddr(r.Source)),
+		tq.SetAcctRequestArgs(args),
+	))
+	if err != nil {
+		return err
+	}
+	var rep tq.AcctReply
+	if err := tq.Unmarshal(reply, &rep); err != nil {
+		return fmt.Errorf("%w: accounting reply: %v", errNoAnswer, err)
+	}
+	if rep.Status != tq.AcctReplyStatusSuccess {
+		return fmt.Errorf("%w: accounting status %v %s", errNoAnswer, rep.Status, rep.ServerMsg)
+	}
+	return nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-3] + "..."
+}
