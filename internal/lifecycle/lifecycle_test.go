@@ -40,6 +40,13 @@ func seedAll(s *switchHarness) {
 		{"POST", "/config/ConfigArchiveServer", `{"IpAddr":"192.0.2.99","Port":2222,"Username":"arch","Password":"cas-secret-1","Interval":0}`},
 		{"POST", "/config/User", `{"Name":"admin","Password":"admin-secret-1","Group":"admin"}`},
 		{"POST", "/config/User", `{"Name":"bob","Password":"bob-secret-12","Group":"operator"}`},
+		// Central AAA and management services, on loopback ports nobody
+		// serves: the round trip carries them, and nothing is sent away.
+		{"POST", "/config/Tacacs", `{"ServerIp":"127.0.0.1","Port":4949,"Secret":"tacacs-secret-1"}`},
+		{"POST", "/config/RadiusServer", `{"ServerIp":"127.0.0.1","Port":18120,"AcctPort":18130,"Secret":"radius-secret-1","Priority":2}`},
+		{"POST", "/config/SyslogCollector", `{"ServerIpAddr":"127.0.0.1","Port":5514,"Transport":"TCP"}`},
+		{"POST", "/config/DNSServer", `{"IPAddr":"192.0.2.53"}`},
+		{"PATCH", "/config/DNSGlobal", `{"Domain":"lab.example.net"}`},
 	} {
 		s.must(f.method, f.path, f.body, nil)
 	}
