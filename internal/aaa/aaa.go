@@ -151,18 +151,9 @@ func (s *Service) Start(ctx context.Context) error {
 	s.acct.start(ctx)
 	go func() {
 		defer close(s.done)
-		defer func() { sub.Close() }()
-		var events []feed.Event
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-sub.Notify:
-			}
-			var err error
-			events, err = sub.Take(events[:0])
-			touched := err != nil // some were dropped: read again to be sure
-			if err != nil {
+		sub.Watch(ctx, func(events []feed.Event, dropped bool) {
+			touched := dropped // some were dropped: read again to be sure
+			if dropped {
 				// Records of the commits the feed dropped for us are lost:
 				// counted (as one; how many is not known) when they would
 				// have been sent.
@@ -170,8 +161,6 @@ func (s *Service) Start(ctx context.Context) error {
 					s.acct.dropped.Add(1)
 					s.o.Log.Warn("accounting records lost: the change feed dropped commits before they were read")
 				}
-				sub.Close()
-				sub = s.o.Source.Feed().Follow()
 			}
 			for _, ev := range events {
 				if touches(ev.Data) {
@@ -186,7 +175,7 @@ func (s *Service) Start(ctx context.Context) error {
 			for _, ev := range events {
 				s.acct.commit(ev)
 			}
-		}
+		})
 	}()
 	return nil
 }

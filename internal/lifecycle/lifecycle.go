@@ -140,25 +140,12 @@ func (l *Lifecycle) Start(ctx context.Context) error {
 	l.watchDone = make(chan struct{})
 	go func() {
 		defer close(l.watchDone)
-		defer sub.Close()
-		var events []feed.Event
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-sub.Notify:
-			}
-			var err error
-			events, err = sub.Take(events[:0])
-			touched := err != nil // dropped: re-read to be sure
+		sub.Watch(ctx, func(events []feed.Event, dropped bool) {
+			touched := dropped // dropped: re-read to be sure
 			for _, ev := range events {
 				if bytes.Contains(ev.Data, []byte(`"`+archiveKind+`"`)) { // no string copy of a restore's 37 MiB
 					touched = true
 				}
-			}
-			if err != nil {
-				sub.Close()
-				sub = l.eng.Feed().Follow()
 			}
 			if touched {
 				if err := l.syncServers(ctx); err != nil && ctx.Err() == nil {
@@ -166,7 +153,7 @@ func (l *Lifecycle) Start(ctx context.Context) error {
 				}
 			}
 			l.sched.Changed()
-		}
+		})
 	}()
 	return nil
 }

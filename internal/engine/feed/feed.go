@@ -20,6 +20,7 @@
 package feed
 
 import (
+	"context"
 	"errors"
 	"strconv"
 	"sync"
@@ -148,6 +149,32 @@ func (s *Subscription) take(dst []Event, signalled bool) ([]Event, error) {
 // from there by each subscriber that takes it, so the ring does not hold
 // it in memory for the next 4096 commits.
 const MaxRingEvent = 256 << 10
+
+// Watch hands fn the events of each signal, as Take takes them, until ctx
+// ends, then closes the subscription. A subscription the broker dropped
+// (it fell behind) is replaced by a new one of the same kind, and fn is
+// told (dropped): a follower reads afresh what it follows instead of
+// missing the commits it did not see.
+func (s *Subscription) Watch(ctx context.Context, fn func(events []Event, dropped bool)) {
+	sub := s
+	defer func() { sub.Close() }()
+	var events []Event
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-sub.Notify:
+		}
+		var err error
+		events, err = sub.Take(events[:0])
+		dropped := err != nil
+		if dropped {
+			sub.Close()
+			sub = sub.b.subscribe(sub.own)
+		}
+		fn(events, dropped)
+	}
+}
 
 // Close ends the subscription.
 func (s *Subscription) Close() {

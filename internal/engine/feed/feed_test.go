@@ -2,6 +2,7 @@ package feed
 
 import (
 	"bytes"
+	"context"
 	"slices"
 	"testing"
 	"time"
@@ -280,5 +281,60 @@ func TestLateFlushIsNotBusy(t *testing.T) {
 	// A busy feed is still busy.
 	if d := nextDelayOver(FlushDelay, 40, 50*time.Millisecond); d != 2*FlushDelay {
 		t.Errorf("800 commits/s: delay %v; want %v", d, 2*FlushDelay)
+	}
+}
+
+// TestWatchFollowsAgainAfterADrop: a follower that fell behind is told
+// (dropped) and goes on with a new subscription of its own, which sees the
+// next commits; when ctx ends the subscription is closed.
+func TestWatchFollowsAgainAfterADrop(t *testing.T) {
+	b := New(nil)
+	b.max = 1 << 10
+	type call struct {
+		revs    []uint64
+		dropped bool
+	}
+	calls := make(chan call, 16)
+	release := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	sub := b.Follow()
+	go func() {
+		defer close(done)
+		first := true
+		sub.Watch(ctx, func(events []Event, dropped bool) {
+			c := call{dropped: dropped}
+			for _, ev := range events {
+				c.revs = append(c.revs, ev.Revision)
+			}
+			calls <- c
+			if first {
+				first = false
+				<-release // fall behind while more is published
+			}
+		})
+	}()
+	b.Publish(1, []byte("{}"))
+	if c := <-calls; c.dropped || len(c.revs) != 1 {
+		t.Fatalf("first call: %+v", c)
+	}
+	for rev := uint64(2); rev < 10; rev++ {
+		b.Publish(rev, bytes.Repeat([]byte{'x'}, 512))
+	}
+	close(release)
+	if c := <-calls; !c.dropped {
+		t.Fatalf("after falling behind: %+v; want dropped", c)
+	}
+	b.Publish(10, []byte("{}"))
+	if c := <-calls; c.dropped || len(c.revs) != 1 || c.revs[0] != 10 {
+		t.Fatalf("after following again: %+v; want revision 10", c)
+	}
+	cancel()
+	<-done
+	b.mu.Lock()
+	n := len(b.followers)
+	b.mu.Unlock()
+	if n != 0 {
+		t.Errorf("%d followers left after ctx ended", n)
 	}
 }
