@@ -511,22 +511,11 @@ func continuesWords(o *option, toks []token) bool {
 
 // lastPipe is the index of the last | outside quotes, or -1.
 func lastPipe(line string) int {
-	at, inQuote := -1, false
-	for i := 0; i < len(line); i++ {
-		switch line[i] {
-		case '\\':
-			if inQuote {
-				i++
-			}
-		case '"':
-			inQuote = !inQuote
-		case '|':
-			if !inQuote {
-				at = i
-			}
-		}
+	bars := pipeBars(line)
+	if len(bars) == 0 {
+		return -1
 	}
-	return at
+	return bars[len(bars)-1]
 }
 
 // Hint is the form of the value that may come next on line (<A.B.C.D>,

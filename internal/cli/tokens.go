@@ -163,11 +163,11 @@ type pipe struct {
 
 var pipeNames = []string{"include", "exclude", "count", "json", "no-more"}
 
-// splitPipes cuts `cmd | include x | count` at the bars outside quotes.
-func splitPipes(line string) (string, []pipe, error) {
-	var parts []string
+// pipeBars is the indexes of the bars of line outside quotes (a backslash
+// in quotes escapes the next byte).
+func pipeBars(line string) []int {
+	var bars []int
 	inQuote := false
-	last := 0
 	for i := 0; i < len(line); i++ {
 		switch line[i] {
 		case '\\':
@@ -178,10 +178,20 @@ func splitPipes(line string) (string, []pipe, error) {
 			inQuote = !inQuote
 		case '|':
 			if !inQuote {
-				parts = append(parts, line[last:i])
-				last = i + 1
+				bars = append(bars, i)
 			}
 		}
+	}
+	return bars
+}
+
+// splitPipes cuts `cmd | include x | count` at the bars outside quotes.
+func splitPipes(line string) (string, []pipe, error) {
+	var parts []string
+	last := 0
+	for _, i := range pipeBars(line) {
+		parts = append(parts, line[last:i])
+		last = i + 1
 	}
 	parts = append(parts, line[last:])
 	var pipes []pipe
