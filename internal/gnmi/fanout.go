@@ -40,7 +40,8 @@ type fanout struct {
 	once    sync.Once
 	mu      sync.Mutex
 	groups  map[string]*group
-	members int // attached, for Server.subscribers
+	members int          // attached, for Server.feedSubscribers
+	builds  atomic.Int64 // notifications built and encoded
 }
 
 // maxPending is how many commits a group may have waiting to be built
@@ -300,6 +301,7 @@ func (g *group) build(evs []*decodedEvent, stream grpc.ServerStream) (*grpc.Prep
 	if n == nil {
 		return nil, nil
 	}
+	g.f.builds.Add(1)
 	m := &grpc.PreparedMsg{}
 	return m, m.Encode(stream, n)
 }
