@@ -609,6 +609,8 @@ type sender struct {
 	// ended: the RPC returned; nothing more is sent (a Send after the
 	// handler returned is not allowed).
 	ended atomic.Bool
+	// gone: run returned (a send failed, or the queue was closed).
+	gone atomic.Bool
 	// sending is when the Send under way began (unix ns; 0: none), and
 	// timeout how long one may take before the subscriber is cut off.
 	sending atomic.Int64
@@ -630,6 +632,7 @@ type queued struct {
 
 func (o *sender) run() {
 	defer close(o.done)
+	defer o.gone.Store(true)
 	for r := range o.q {
 		if o.ended.Load() {
 			r.sent()
@@ -655,8 +658,9 @@ func (r queued) sent() {
 	}
 }
 
-// idle says whether the sender has nothing queued nor being sent.
-func (o *sender) idle() bool { return len(o.q) == 0 && o.sending.Load() == 0 }
+// idle says whether the sender has nothing queued nor being sent, and
+// sends what is queued.
+func (o *sender) idle() bool { return len(o.q) == 0 && o.sending.Load() == 0 && !o.gone.Load() }
 
 func (o *sender) fail(err error) { o.cancel(err) }
 
