@@ -71,7 +71,7 @@ func BenchmarkGNMIVsREST(b *testing.B) {
 	get := &gpb.GetRequest{Path: []*gpb.Path{p("swmgr", "/config/NtpServer[IpAddr=10.0.0.1]/MinPoll")}}
 	// Throughput: 16 clients at once, each its own requests one after the
 	// other; rounds of REST and gNMI alternate.
-	const rounds, per, workers = 5, 800, 16
+	const rounds, per, workers = 9, 3200, 16
 	parallel := func(fn func()) time.Duration {
 		var wg sync.WaitGroup
 		t0 := time.Now()
