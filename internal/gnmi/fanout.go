@@ -367,15 +367,20 @@ type decodedEvent struct {
 
 func decode(ev feed.Event) *decodedEvent {
 	e := &decodedEvent{time: time.Now().UnixNano()}
-	var rev engine.Revision
-	if json.Unmarshal(ev.Data, &rev) != nil {
-		return e
+	t, diffs, ok := parseRecord(ev.Data)
+	if !ok {
+		var rev engine.Revision
+		if json.Unmarshal(ev.Data, &rev) != nil {
+			return e
+		}
+		t, diffs = rev.Time, rev.Changes
 	}
-	if t, err := time.Parse(time.RFC3339Nano, rev.Time); err == nil {
+	if t, err := time.Parse(time.RFC3339Nano, t); err == nil {
 		e.time = t.UnixNano()
 	}
-	for _, df := range rev.Changes {
-		e.changes = append(e.changes, &change{Diff: df})
+	e.changes = make([]*change, len(diffs))
+	for i, df := range diffs {
+		e.changes[i] = &change{Diff: df}
 	}
 	return e
 }
