@@ -779,8 +779,9 @@ func describe(reg *model.Registry, r store.Ref) string {
 }
 
 // write stores the changes as revision rev and returns what the change
-// feed's event is made of, and the diff of each change (the same values
-// the record holds, secrets redacted). With omitDiffs, a commit whose event
+// feed's event is made of, the diff of each change (the same values the
+// record holds, secrets redacted) and the revision record to store
+// (Txn.PutRevision). With omitDiffs, a commit whose event
 // is too large for the feed's ring keeps no diffs (nil): its caller does
 // not answer with them, and subscribers read the event from the store.
 //
@@ -789,7 +790,7 @@ func describe(reg *model.Registry, r store.Ref) string {
 // deflates a large one as it goes), from diffs made once: building it as
 // structs and encoding them with encoding/json held three copies of the
 // commit at the peak (550-760 MiB for a restore).
-func (e *Engine) write(tx store.Txn, rev uint64, changes []*change, meta Meta, omitDiffs bool) (*revisionEvent, []Diff, error) {
+func (e *Engine) write(tx store.Txn, rev uint64, changes []*change, meta Meta, omitDiffs bool) (*revisionEvent, []Diff, []byte, error) {
 	diffs := make([]Diff, 0, len(changes))
 	if omitDiffs {
 		diffs = make([]Diff, 0, min(len(changes), 1024)) // dropped once past feed.MaxRingEvent
@@ -816,14 +817,14 @@ func (e *Engine) write(tx store.Txn, rev uint64, changes []*change, meta Meta, o
 		case model.Delete:
 			rec := store.Record{Kind: k.Name, Key: c.Key}
 			if err := tx.Delete(rec, refsOf(k, c.Before)); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 		default:
 			rec := &store.Record{Kind: k.Name, Key: c.Key, ID: c.id, ModRev: rev}
 			rec.Public = k.AppendJSON(nil, c.After, false)
 			rec.Sealed = e.seal(k, c.id, c.After)
 			if err := tx.Put(rec, refsOf(k, c.Before), refsOf(k, c.After)); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			sealed[1] = rec.Sealed
 			c.public = rec.Public
@@ -866,13 +867,12 @@ func (e *Engine) write(tx store.Txn, rev uint64, changes []*change, meta Meta, o
 	if len(changes) >= collectAfter {
 		runtime.GC()
 	}
+	ev := &revisionEvent{head: head, size: publicSize}
 	if record == nil {
-		tx.PutRevision(rev, chunk)
-	} else {
-		record.Write(chunk)
-		tx.PutRevision(rev, record.Bytes())
+		return ev, diffs, chunk, nil
 	}
-	return &revisionEvent{head: head, size: publicSize}, diffs, nil
+	record.Write(chunk)
+	return ev, diffs, record.Bytes(), nil
 }
 
 // bulkCollectEvery is how many changes of a bulk commit write writes between
