@@ -41,11 +41,15 @@ type view struct {
 	e       *Engine
 	tx      store.Txn
 	pending map[string]*change // kind NUL key -> the object's latest change
-	// byID indexes pending by ObjectId: the keys (kind NUL key) changes
-	// with that id were made under. An entry is a hint checked against
-	// pending (undo leaves stale ones), so finding a change by id costs
-	// O(1), not a scan of every pending change.
-	byID     map[uuid.UUID][]string
+	// byID indexes pending by ObjectId: the key (kind NUL key) the first
+	// change with that id was made under, and in byIDMore any other (an
+	// object deleted and created again under another key with its
+	// ObjectId: rare, so a restore's 300,000 entries cost no slice each).
+	// An entry is a hint checked against pending (undo leaves stale ones),
+	// so finding a change by id costs O(1), not a scan of every pending
+	// change.
+	byID     map[uuid.UUID]string
+	byIDMore map[uuid.UUID][]string
 	changes  []*change      // the current request's changes
 	journal  []journalEntry // to forget a request's changes (mark, undo)
 	jobN     int
@@ -63,7 +67,7 @@ type journalEntry struct {
 }
 
 func newView(e *Engine, tx store.Txn) *view {
-	return &view{e: e, tx: tx, pending: map[string]*change{}, byID: map[uuid.UUID][]string{}, touched: map[string]uint64{}}
+	return &view{e: e, tx: tx, pending: map[string]*change{}, byID: map[uuid.UUID]string{}, touched: map[string]uint64{}}
 }
 
 // viewMark is a point to return the view to.
@@ -98,8 +102,14 @@ func (v *view) setPending(key string, c *change) {
 		return
 	}
 	v.pending[key] = c
-	if !slices.Contains(v.byID[c.id], key) {
-		v.byID[c.id] = append(v.byID[c.id], key)
+	switch first, ok := v.byID[c.id]; {
+	case !ok:
+		v.byID[c.id] = key
+	case first != key && !slices.Contains(v.byIDMore[c.id], key):
+		if v.byIDMore == nil {
+			v.byIDMore = map[uuid.UUID][]string{}
+		}
+		v.byIDMore[c.id] = append(v.byIDMore[c.id], key)
 	}
 }
 
@@ -107,8 +117,16 @@ func (v *view) setPending(key string, c *change) {
 // that keeps the object if there is one, else its deletion; nil when no
 // pending change has that id.
 func (v *view) pendingByID(id uuid.UUID) *change {
+	first, ok := v.byID[id]
+	if !ok {
+		return nil
+	}
 	var found *change
-	for _, key := range v.byID[id] {
+	for i, more := -1, v.byIDMore[id]; i < len(more); i++ {
+		key := first
+		if i >= 0 {
+			key = more[i]
+		}
 		if c := v.pending[key]; c != nil && c.id == id {
 			if c.Op != model.Delete {
 				return c
@@ -125,9 +143,15 @@ func (v *view) beginJob() {
 	v.changes = nil
 }
 
-// endJob records that the request's changes will be a commit.
+// endJob records that the request's changes will be a commit. What they
+// touched is kept for the conflict check of the requests after it in the
+// batch (checkConflicts); a bulk commit has none (runBatch), and its
+// 300,000 keys would cost ~20 MiB.
 func (v *view) endJob(changes []*change) {
 	v.commits++
+	if len(changes) >= bulkFrom {
+		return
+	}
 	for _, c := range changes {
 		v.touched[c.Kind.Name+"\x00"+c.Key] = v.revision()
 	}
@@ -827,7 +851,12 @@ func (e *Engine) write(tx store.Txn, rev uint64, changes []*change, meta Meta, o
 				return nil, nil, nil, err
 			}
 			sealed[1] = rec.Sealed
-			c.public = rec.Public
+			if len(changes)-i <= e.objects.max {
+				// The cache takes only the last changes of a large
+				// commit (objCache.commit); the others' stored bytes
+				// need not live until the commit is published.
+				c.public = rec.Public
+			}
 			if hasSecrets(k) {
 				d.After = k.AppendRedactedJSON(nil, c.After)
 			} else {
