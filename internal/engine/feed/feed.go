@@ -225,10 +225,10 @@ type Broker struct {
 	ring      []Event
 	first     uint64 // the number of events published before the oldest kept
 	total     uint64
-	bytes     int                              // of the kept events' Data
-	max       int                              // EventBytes
-	clients   map[*Subscription]struct{}       // of the change feed, signalled by flush
-	followers map[*Subscription]struct{}       // swmgr's own, signalled at once
+	bytes     int                                          // of the kept events' Data
+	max       int                                          // EventBytes
+	clients   map[*Subscription]struct{}                   // of the change feed, signalled by flush
+	followers map[*Subscription]struct{}                   // swmgr's own, signalled at once
 	load      func(dst []byte, rev uint64) ([]byte, error) // appends a large event's data, from the store
 
 	flush      *time.Timer // signals the clients delay after the first event they were not signalled of
