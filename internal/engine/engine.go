@@ -203,6 +203,10 @@ type Request struct {
 	ClearConfirm bool
 
 	ownsObjects bool // created objects given whole may become the changes' (Replace)
+	// stream, set by a Prepare instead of Edits, hands the edits over one
+	// at a time, each resolved as it comes, so that a restore's 300,000
+	// are never held together (Replace); the Outcome then has no IDs.
+	stream func(yield func(Edit) error) error
 	// checked holds, per edit, the object a create makes (its fields over
 	// the kind's defaults), checked before the request entered the writer
 	// (precheckCreates); nil for an edit the writer checks itself.

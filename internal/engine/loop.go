@@ -3,7 +3,7 @@ package engine
 import (
 	"context"
 	"net/http"
-	"runtime"
+	"runtime/debug"
 	"slices"
 	"time"
 
@@ -216,22 +216,21 @@ func (e *Engine) runBatch(batch []*job) (again []*job) {
 		}
 		return later
 	}
+	bulk := len(ready) == 1 && ready[0].failed == nil && len(ready[0].changes) >= bulkFrom
+	if bulk {
+		defer lowerGC()()
+		// The view that resolved a bulk commit (its index of pending
+		// changes: ~60 MiB for a restore of 300,000 objects) is garbage
+		// now, and the backend and the store write allocate more beside
+		// the commit's objects: collect, and give the pages the resolve
+		// used back to the system, so that the process's peak is not the
+		// resolve's footprint plus the write's (bench/README.md).
+		debug.FreeOSMemory()
+	}
 	ready, again = e.applyBackend(ready)
 	again = append(again, later...)
-	for _, j := range ready {
-		if len(j.changes) >= collectAfter {
-			// The view that resolved a bulk commit (its index of pending
-			// changes: ~150 MiB for a restore of 300,000 objects) is
-			// garbage now, and the store write is about to hold the
-			// commit's objects twice more (encoded, and in bbolt's pages at
-			// its commit): collect first, so that the write reuses that
-			// memory instead of growing the heap past it.
-			runtime.GC()
-			break
-		}
-	}
 	var werr error
-	if len(ready) == 1 && ready[0].failed == nil && len(ready[0].changes) >= bulkFrom {
+	if bulk && len(ready) == 1 && ready[0].failed == nil { // not refused by the backend
 		j := ready[0]
 		werr = e.store.Bulk(func(tx store.Txn) error { return e.writeObjects(tx, j) }, func(tx store.Txn) error { e.writeRest(tx, j); return nil })
 	} else {
@@ -266,7 +265,6 @@ func (e *Engine) runBatch(batch []*job) (again []*job) {
 	for _, j := range ready {
 		syncs := e.syncsOf(j)
 		committed := j.err == nil && j.out != nil && j.out.Revision != 0
-		bulk := len(j.changes) >= collectAfter
 		var event []byte // nil: too large for the ring, read from the store
 		if committed {
 			e.objects.commit(j.out.Revision, j.changes)
@@ -279,13 +277,13 @@ func (e *Engine) runBatch(batch []*job) (again []*job) {
 		j.changes, j.commit, j.event, j.prepare, j.req.Edits, j.req.Prepare = nil, nil, nil, nil, nil, nil
 		if committed {
 			if bulk {
-				// The commit's working set (~150 MiB for a restore of 100,000
-				// objects) is garbage now, but the GC's pacer would let the
-				// heap grow to twice it before collecting, while the answer
-				// is written and the feed's subscribers read the event (~70
-				// MiB more): collect before they start (bench/README.md).
-				// One collection per bulk commit.
-				runtime.GC()
+				// The commit's working set (~200 MiB for a restore of
+				// 300,000 objects) is garbage now: collect and give its
+				// pages back before the answer is written and the feed's
+				// subscribers read the event (~60 MiB more), which would
+				// otherwise come on top of the pages the runtime keeps
+				// (bench/README.md).
+				debug.FreeOSMemory()
 			}
 			e.events.Publish(j.out.Revision, event)
 			if j.req.Confirm > 0 {
@@ -365,7 +363,15 @@ func (e *Engine) resolveJob(v *view, j *job) (*Outcome, []*change, error) {
 	}
 	v.beginJob()
 	v.owned = req.ownsObjects
-	out, changes, err := v.resolveAll(req.Edits, req.checked, req.BaseRevision != 0)
+	var out *Outcome
+	var changes []*change
+	var err error
+	if req.stream != nil {
+		out, changes, err = v.resolveStream(req.stream)
+		req.stream = nil
+	} else {
+		out, changes, err = v.resolveAll(req.Edits, req.checked, req.BaseRevision != 0)
+	}
 	v.owned = false
 	if err != nil {
 		return nil, nil, err

@@ -28,6 +28,9 @@ type change struct {
 	createRev uint64
 	job       int    // the request of the batch that made it
 	public    []byte // the stored public JSON, once written (the cache takes it)
+	// fresh: a create whose ObjectId the writer made just now, which no
+	// edit can name yet: not indexed by ObjectId (view.byID).
+	fresh bool
 	// prev is the object's pending change this one followed (nil: the
 	// store's object): what the view shows again when this one is folded
 	// away (see remove).
@@ -103,6 +106,7 @@ func (v *view) setPending(key string, c *change) {
 	}
 	v.pending[key] = c
 	switch first, ok := v.byID[c.id]; {
+	case c.fresh:
 	case !ok:
 		v.byID[c.id] = key
 	case first != key && !slices.Contains(v.byIDMore[c.id], key):
@@ -380,6 +384,27 @@ func (v *view) resolveAll(edits []Edit, checked []model.Object, staged bool) (*O
 		}
 		out.IDs[i], out.ETags[i] = id, etag
 	}
+	v.sortChanges()
+	return out, v.changes, nil
+}
+
+// resolveStream is resolveAll for edits handed over one at a time
+// (Request.stream): the Outcome has no IDs or ETags.
+func (v *view) resolveStream(stream func(yield func(Edit) error) error) (*Outcome, []*change, error) {
+	err := stream(func(ed Edit) error {
+		_, _, err := v.resolve(ed)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	v.sortChanges()
+	return &Outcome{}, v.changes, nil
+}
+
+// sortChanges puts the request's changes in the order the backend applies
+// them.
+func (v *view) sortChanges() {
 	// Deletes first, in reverse apply order, then creates and updates in
 	// apply order; a parent's update comes before its new children. The
 	// sort cannot reorder one object's changes: a request's changes hold
@@ -396,7 +421,6 @@ func (v *view) resolveAll(edits []Edit, checked []model.Object, staged bool) (*O
 		}
 		return v.e.order[a.Kind.Name] < v.e.order[b.Kind.Name]
 	})
-	return out, v.changes, nil
 }
 
 // NoLongerApplies is the 409 of a staged edit that the running
@@ -506,7 +530,7 @@ func (v *view) createWithID(k *model.Kind, given model.Object, preset *uuid.UUID
 			return uuid.Nil, 0, apierr.Conflict(apierr.CodeDuplicate, k.Name, "ObjectId %s is already used by another object", id)
 		}
 	}
-	c := &change{Change: model.Change{Kind: k, Op: model.Create, Key: key, After: obj, Prepared: v.prepared}, id: id}
+	c := &change{Change: model.Change{Kind: k, Op: model.Create, Key: key, After: obj, Prepared: v.prepared}, id: id, fresh: preset == nil}
 	v.prepared = nil
 	v.add(c)
 	if k.Children != nil {
@@ -851,10 +875,10 @@ func (e *Engine) write(tx store.Txn, rev uint64, changes []*change, meta Meta, o
 				return nil, nil, nil, err
 			}
 			sealed[1] = rec.Sealed
-			if len(changes)-i <= e.objects.max {
-				// The cache takes only the last changes of a large
-				// commit (objCache.commit); the others' stored bytes
-				// need not live until the commit is published.
+			if len(changes) < bulkFrom {
+				// A bulk commit's stored bytes need not live until it is
+				// published: the cache, which takes only its last changes
+				// (objCache.commit), encodes those again.
 				c.public = rec.Public
 			}
 			if hasSecrets(k) {
