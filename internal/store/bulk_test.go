@@ -47,6 +47,13 @@ func seeded(t *testing.T) *Store {
 	t.Helper()
 	s := open(t, t.TempDir())
 	t.Cleanup(func() { s.Close() })
+	seedInto(t, s)
+	return s
+}
+
+// seedInto writes the objects a bulk write finds (bulkOps changes two).
+func seedInto(t *testing.T, s *Store) {
+	t.Helper()
 	err := s.Update(func(tx Txn) error {
 		rev := tx.NextRevision()
 		for i, key := range []string{"a", "b", "c"} {
@@ -59,7 +66,6 @@ func seeded(t *testing.T) *Store {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s
 }
 
 func dump(t *testing.T, s *Store) []byte {
