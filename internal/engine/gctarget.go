@@ -7,12 +7,13 @@ import (
 
 // bulkGCPercent is the garbage collector's target while a bulk commit
 // (a restore, a reset, a rollback over one: bulkFrom changes or more) is
-// resolved, applied and written: the heap may grow 25% over what is live
+// resolved, applied and written: the heap may grow 15% over what is live
 // instead of 100% (GOGC's default). Such a commit holds its objects and
-// changes live throughout (~200 MiB for 300,000 objects), so the default
-// would let the process reach twice that; more collections are the price
-// (bench/README.md, "Restore memory": what it bought and cost).
-const bulkGCPercent = 25
+// changes live throughout (~180 MiB for a restore of 300,000 objects), so
+// the default would let the process reach twice that; more collections
+// are the price (bench/README.md, "Restore memory": 25% gave 287-300 MiB,
+// 15% 270-276 MiB, for about a second more of a 5 s restore).
+const bulkGCPercent = 15
 
 // bulkGC lowers the collector's target (debug.SetGCPercent) while one bulk
 // commit or more are in progress, and puts back the one set before when
