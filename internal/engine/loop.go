@@ -230,7 +230,10 @@ func (e *Engine) runBatch(batch []*job) (again []*job) {
 	ready, again = e.applyBackend(ready)
 	again = append(again, later...)
 	var werr error
-	if bulk && len(ready) == 1 && ready[0].failed == nil { // not refused by the backend
+	if bulk && len(ready) == 1 && ready[0].failed == nil && writes(ready[0].changes) >= bulkFrom {
+		// Its objects through Store.Bulk; one that only deletes (a reset)
+		// writes no new objects, and staging would copy every object to
+		// delete it there (a reset of 100,000 took 1.5 times as long).
 		j := ready[0]
 		werr = e.store.Bulk(func(tx store.Txn) error { return e.writeObjects(tx, j) }, func(tx store.Txn) error { e.writeRest(tx, j); return nil })
 	} else {
@@ -518,6 +521,17 @@ func (e *Engine) revertBackend(ready []*job) {
 			}
 		}
 	}
+}
+
+// writes counts the changes that store an object (creates, updates).
+func writes(changes []*change) int {
+	n := 0
+	for _, c := range changes {
+		if c.Op != model.Delete {
+			n++
+		}
+	}
+	return n
 }
 
 // writeObjects writes the objects of one request of the batch in the

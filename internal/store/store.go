@@ -15,6 +15,9 @@
 //	log                  config log SeqNum -> entry (JSON), the last MaxLogEntries
 //	logmeta              "seq" -> last config log SeqNum (never reused)
 //	cands/<id>           candidate: "meta" -> JSON, edit seq -> sealed edit
+//	stage/{obj,ord,ids,refs}  only during a bulk write (bulk.go): the object
+//	                     buckets as they will be, switched in by its final
+//	                     transaction; dropped by Open after a crash
 //
 // The store is passive: it has no goroutine and calls nothing back. Its
 // single writer (the engine's writer loop) hands it a batch of writes with

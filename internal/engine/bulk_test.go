@@ -1,0 +1,74 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"runtime/metrics"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/swmgr/swmgr/internal/model"
+)
+
+// A restore's peak heap, per object restored, over what the decoded file
+// already holds: the commit (resolve, backend, store write, publish) of
+// 60,000 NtpServers must not need more than 1,000 bytes of heap an object
+// at any moment (sampled every millisecond). It holds each object's change
+// (~200 bytes), the view's index while resolving and its collector's
+// headroom (bench/README.md, "Restore of 300,000 objects"); the store's
+// one-transaction write alone held ~800 more (bbolt's nodes and pages), and
+// the collector's default target doubled the lot.
+func TestRestoreHeapPerObject(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a large restore")
+	}
+	const n = 60000
+	f := newFixture(t, t.TempDir())
+	k := f.kind("NtpServer")
+	objs := make([]model.Object, n)
+	for i := range objs {
+		o := k.Defaults()
+		o["IpAddr"] = fmt.Sprintf("10.%d.%d.%d", i>>16, i>>8&255, i&255)
+		objs[i] = o
+	}
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/unused:bytes"}}
+	inUse := func() uint64 {
+		metrics.Read(sample)
+		return sample[0].Value.Uint64() + sample[1].Value.Uint64()
+	}
+	runtime.GC()
+	base := inUse()
+	var peak uint64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for {
+			peak = max(peak, inUse())
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	out, err := f.e.Replace(context.Background(), Replacement{Objects: map[string][]model.Object{"NtpServer": objs}}, Request{Meta: Meta{Source: "restore"}, OmitDiffs: true})
+	close(stop)
+	wg.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Changes < n {
+		t.Fatalf("%d changes; want at least %d", out.Changes, n)
+	}
+	per := float64(peak-base) / n
+	t.Logf("peak heap over the decoded objects: %.0f bytes per object restored (%d objects, %.1f MiB)", per, n, float64(peak-base)/(1<<20))
+	if per > 1000 {
+		t.Fatalf("the restore needed %.0f bytes of heap per object at its peak; want at most 1000", per)
+	}
+}
