@@ -1412,12 +1412,15 @@ func (ow *ocWrite) apply(st *reqState, k *model.Kind, op writeOp, where *gpb.Pat
 			}
 		}
 	} else {
-		given := map[string]string{}
 		set := func(s ocSet) error {
-			if prev, ok := given[s.name()]; ok && prev != rawText(s.value) {
+			id := k.Name + "\x00" + key + "\x00" + s.name()
+			if s.sub != "" {
+				id += "\x00" + rawText(ow.rec.value)
+			}
+			if prev, ok := st.given[id]; ok && prev != rawText(s.value) {
 				return apierr.BadRequest(apierr.CodeInvalidValue, k.Name, s.field, "%s: %s is given twice, as %s and as %s", pathString(where), s.name(), prev, rawText(s.value))
 			}
-			given[s.name()] = rawText(s.value)
+			st.given[id] = rawText(s.value)
 			switch {
 			case s.sub != "":
 				recs[rec][s.sub] = s.value
@@ -1606,9 +1609,25 @@ func (ow *ocWrite) applyMember(st *reqState, k *model.Kind, where *gpb.Path) err
 	return nil
 }
 
+// isList reports whether a JSON value is a list's entries (an array of
+// objects), not a leaf-list's values.
+func isList(v json.RawMessage) bool {
+	var elems []json.RawMessage
+	if len(v) == 0 || v[0] != '[' || json.Unmarshal(v, &elems) != nil {
+		return false
+	}
+	for _, e := range elems {
+		if len(e) > 0 && e[0] == '{' {
+			return true
+		}
+	}
+	return false
+}
+
 // flatten splits a JSON value at path p into its leaves: objects are
 // containers; a list (an array of objects) is not taken, its entries are
-// written by their keyed paths.
+// written by their keyed paths; a leaf-list (an array of values) is a
+// leaf's value.
 func flatten(p *gpb.Path, raw json.RawMessage, fn func(*gpb.Path, json.RawMessage)) error {
 	var obj map[string]json.RawMessage
 	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &obj) != nil {
@@ -1625,7 +1644,7 @@ func flatten(p *gpb.Path, raw json.RawMessage, fn func(*gpb.Path, json.RawMessag
 		if _, local, ok := strings.Cut(n, ":"); ok { // RFC 7951 module-qualified member
 			n = local
 		}
-		if len(v) > 0 && v[0] == '[' {
+		if isList(v) {
 			return status.Errorf(codes.Unimplemented, "%s/%s: a list in a value is not taken; write each entry at its keyed path", pathString(p), n)
 		}
 		child := &gpb.Path{Origin: p.GetOrigin(), Elem: append(append([]*gpb.PathElem(nil), p.GetElem()...), &gpb.PathElem{Name: n})}

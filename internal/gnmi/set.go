@@ -300,6 +300,10 @@ type reqState struct {
 	objs  map[string]model.Object // kind NUL key -> the object now; nil: deleted
 	edits []engine.Edit
 	at    map[string]int // kind NUL key -> its create or update in edits
+	// given holds the values OpenConfig leaves gave the objects' fields
+	// (kind NUL key NUL field...): two leaves that give one field two
+	// values (two next hops' metrics, a route's Cost) are refused.
+	given map[string]string
 }
 
 func (st *reqState) get(k *model.Kind, key string) model.Object {
@@ -385,7 +389,7 @@ func (st *reqState) delete(k *model.Kind, key string, keys model.Object) {
 // configuration, in the writer: whether an object exists decides between
 // a create and an update, with no window for another commit in between.
 func (s *Server) editsOf(v *engine.View, writes []write, r *engine.Request) error {
-	st := &reqState{v: v, objs: map[string]model.Object{}, at: map[string]int{}}
+	st := &reqState{v: v, objs: map[string]model.Object{}, at: map[string]int{}, given: map[string]string{}}
 	for _, w := range writes {
 		k := w.kind
 		if w.oc != nil {
