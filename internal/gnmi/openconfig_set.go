@@ -84,6 +84,12 @@ func (t *ocTree) writes(op writeOp, p *gpb.Path, val *gpb.TypedValue) ([]write, 
 		if err := flatten(p, raw, func(lp *gpb.Path, v json.RawMessage) { in = append(in, leafIn{lp, v}) }); err != nil {
 			return nil, err
 		}
+		if op == opReplace && len(in) == 0 {
+			// An empty container: for a member's, its place in no list.
+			if w, err := t.entryDelete(p); err == nil && w.oc.me != nil {
+				return []write{w}, nil
+			}
+		}
 	}
 	var out []write
 	byObject := map[string]int{}

@@ -169,6 +169,9 @@ func TestOpenConfigSwitchedVlan(t *testing.T) {
 				"[name=fpPort2]/ethernet/switched-vlan/config/access-vlan=30",
 			}},
 		{name: "delete the access VLAN", del: []string{sv2 + "/config/access-vlan"}, get: sv2 + "/config"},
+		{name: "a replace of nothing", upd: [][2]string{{sv2 + "/config/access-vlan", `30`}}, rep: [][2]string{{sv2 + "/config", `{}`}}, get: sv2 + "/config",
+			want: []string{"[name=fpPort2]/ethernet/switched-vlan/config/interface-mode=\"ACCESS\"", "[name=fpPort2]/ethernet/switched-vlan/config/access-vlan=30"}},
+		{name: "a replace of nothing empties it", rep: [][2]string{{sv2 + "/config", `{}`}}, get: sv2 + "/config"},
 		{name: "delete the container", del: []string{sv1}, get: "/interfaces/interface[name=*]/ethernet/switched-vlan/config"},
 		{name: "a leaf that does not map", upd: [][2]string{{sv1 + "/config/dot1q-tunnel", `true`}}, code: codes.Unimplemented, msg: "dot1q-tunnel"},
 	})
