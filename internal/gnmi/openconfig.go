@@ -411,6 +411,18 @@ type ocEntry struct {
 
 func (e *ocEntry) member() bool { return len(e.row.Member) > 0 }
 
+// memberAt is the index of the element whose key is the member.
+func (e *ocEntry) memberAt() int {
+	for i, te := range e.elems {
+		for _, k := range te.keys {
+			if k.member {
+				return i
+			}
+		}
+	}
+	return 0
+}
+
 type ocTree struct {
 	entries []*ocEntry
 	tops    map[string]bool // first elements of the mapped models

@@ -123,7 +123,7 @@ func (t *ocTree) writes(op writeOp, p *gpb.Path, val *gpb.TypedValue) ([]write, 
 		if e.member() {
 			m := memberOfPath(filters)
 			if m == "" {
-				return nil, status.Errorf(codes.InvalidArgument, "%s: a write names one %s: give its key", pathString(l.path), e.elems[0].name)
+				return nil, status.Errorf(codes.InvalidArgument, "%s: a write names one %s: give its key", pathString(l.path), e.elems[e.memberAt()].name)
 			}
 			w := join(fmt.Sprint(op, "\x00member\x00", e.kind.Name, "\x00", m), write{op: op, path: l.path, kind: e.kind, sel: sel{kind: e.kind}, oc: &ocWrite{me: e, mem: m}})
 			ms := memberSet{e: e, p: l.path}
@@ -336,16 +336,8 @@ func (t *ocTree) entryDelete(p *gpb.Path) (write, error) {
 			continue
 		}
 		if e.member() {
-			at := -1
-			for i, te := range e.elems {
-				for _, k := range te.keys {
-					if k.member {
-						at = i
-					}
-				}
-			}
 			m := memberOfPath(filters)
-			if last <= at || m == "" {
+			if last <= e.memberAt() || m == "" {
 				continue
 			}
 			return write{op: opDelete, path: p, kind: e.kind, sel: sel{kind: e.kind}, oc: &ocWrite{me: e, mem: m, clear: true}}, nil
