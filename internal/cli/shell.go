@@ -174,17 +174,31 @@ func MaskSecrets(reg *model.Registry, line string) string {
 	for i := len(toks) - 2; i >= 0; i-- {
 		if isSecretWord(words, toks[i].text) && !toks[i].quoted {
 			v := toks[i+1]
-			end := v.pos + len(v.text)
-			if v.quoted {
-				end = v.pos + len(quote(v.text))
-			}
-			if end > len(out) {
-				end = len(out)
-			}
-			out = out[:v.pos] + "********" + out[end:]
+			out = out[:v.pos] + "********" + out[v.end:]
 		}
 	}
 	return out
+}
+
+// MaskCommand is line with every secret value masked, for what leaves
+// the switch (a command's accounting record): MaskSecrets, and for a line
+// the tokenizer cannot read (an unterminated quote) every word after the
+// first secret word masked.
+func MaskCommand(reg *model.Registry, line string) string {
+	if _, err := tokenize(line); err == nil {
+		return MaskSecrets(reg, line)
+	}
+	words := secretWords(reg)
+	f := strings.Fields(line)
+	for i, w := range f {
+		if isSecretWord(words, strings.Trim(w, `"`)) {
+			for j := i + 1; j < len(f); j++ {
+				f[j] = "********"
+			}
+			break
+		}
+	}
+	return strings.Join(f, " ")
 }
 
 // HasSecret reports whether a command line carries a secret value.

@@ -136,6 +136,24 @@ func aaaKinds() []*Kind {
 			},
 		},
 		{
+			Name: "AccountCommand", Class: Action, Role: RoleReader, RecordsCommands: true, NotLogged: true,
+			Doc: "Takes the accounting record of one command line a user ran in the CLI (the CLI sends one per command, shows included): it is queued for the accounting servers as every commit's record is (docs/aaa.md), naming the user who calls it (the request's, never the body's), with the values of secret words (secret, password, ...) masked. It changes nothing and is not written to the config log. At most 32 records a second per user (bursts of 256); past that 429, counted as dropped.",
+			Fields: []*Field{
+				{Name: "Command", Type: String, Required: true, MaxLen: 1024, Doc: "the command line as typed, secret values masked"},
+				{Name: "Context", Type: String, MaxLen: 512, Doc: "the mode and context it ran in, as the CLI's `where` says (enable config interface fpPort1)"},
+				{Name: "Session", Type: String, MaxLen: 64, Doc: "the CLI session's id (letters, digits, - and _): the records of one session share it"},
+				{Name: "Seq", Type: Int, Default: int64(0), Range: rng(0, 1<<53), Doc: "the command's number in its session"},
+			},
+			Check: func(o Object) error {
+				for _, r := range o.Str("Session") {
+					if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+						return apierr.BadRequest(apierr.CodeInvalidValue, "AccountCommand", "Session", "Session: only letters, digits, - and _, not %q", r)
+					}
+				}
+				return nil
+			},
+		},
+		{
 			Name: "DNSGlobal", Class: Config, Singleton: true, Role: RoleAdmin,
 			CLI: &CLICommand{Words: []string{"dns", "global"}, Prompt: []string{"dns", "global"}},
 			Doc: "The resolver's domain: names without a dot are looked up in it.",
