@@ -115,6 +115,7 @@ type Service struct {
 	active     atomic.Int64      // TACACS+ sessions under way
 	fallbacks  atomic.Int64
 	acct       *accounting
+	cmdRate    *rateByUser // CLI command records per user
 
 	stop context.CancelFunc
 	done chan struct{}
@@ -134,6 +135,7 @@ func New(o Options) *Service {
 	s := &Service{o: o, logins: make(chan struct{}, o.MaxLogins), failReason: map[string]string{}}
 	s.cfg.Store(&config{})
 	s.acct = newAccounting(s, o.QueueLen)
+	s.cmdRate = newRateByUser(CommandRate, CommandBurst)
 	return s
 }
 

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	tq "github.com/facebookincubator/tacquito"
 )
@@ -171,11 +172,18 @@ func cutAV(a string) (name, value string, ok bool) {
 // tacacsAccount sends one accounting record (a STOP: the commit is done).
 func tacacsAccount(ctx context.Context, s tacacsServer, timeout time.Duration, r Record) error {
 	args := tq.Args{
-		tq.Arg("task_id=" + strconv.FormatUint(r.Revision, 10)),
+		tq.Arg("task_id=" + r.taskID()),
 		tq.Arg("service=shell"),
 		tq.Arg("start_time=" + strconv.FormatInt(r.Time.Unix(), 10)),
 		tq.Arg("stop_time=" + strconv.FormatInt(r.Time.Unix(), 10)),
 		tq.Arg("cmd=" + truncate(r.Command(), 200)),
+	}
+	if r.Context != "" {
+		args = append(args, tq.Arg("swmgr-context="+truncate(r.Context, 200)))
+	}
+	remAddr := r.Source
+	if r.Addr != "" {
+		remAddr = r.Addr
 	}
 	reply, err := tacacsSession(ctx, s, timeout, tq.Accounting, tq.NewAcctRequest(
 		tq.SetAcctRequestFlag(tq.AcctFlagStop),
@@ -185,7 +193,7 @@ func tacacsAccount(ctx context.Context, s tacacsServer, timeout time.Duration, r
 		tq.SetAcctRequestService(s.service),
 		tq.SetAcctRequestUser(tq.AuthenUser(r.User)),
 		tq.SetAcctRequestPort(tq.AuthenPort("swmgr")),
-		tq.SetAcctRequestRemAddr(tq.AuthenRemAddr(r.Source)),
+		tq.SetAcctRequestRemAddr(tq.AuthenRemAddr(remAddr)),
 		tq.SetAcctRequestArgs(args),
 	))
 	if err != nil {
@@ -201,9 +209,15 @@ func tacacsAccount(ctx context.Context, s tacacsServer, timeout time.Duration, r
 	return nil
 }
 
+// truncate cuts s to at most n bytes, at a character's start, marking the
+// cut with "...".
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return s[:n-3] + "..."
+	i := n - 3
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "..."
 }

@@ -108,7 +108,9 @@ func TestMaskCommandHidesEverySpelling(t *testing.T) {
 		{`secret "C:\new-key-1"`, "secret ********"},
 		{`sec tac-key-1`, "sec ********"},
 		{`user alice password "open-key-1`, "user alice password ********"},
-		{`secret "open key-1 more`, "secret ******** ******** ********"},
+		{`secret "open key-1 more`, "secret ********"},
+		{`description "open secret key-1`, "description ********"},
+		{"secret\ttac-key-1 secret  x", "secret\t******** secret  ********"},
 		{"show running-config", "show running-config"},
 	} {
 		got := MaskCommand(reg, tc.line)

@@ -189,7 +189,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	simulated := sim.New(sim.Options{Ports: o.Ports, Version: o.Version})
 	users := useracct.New(useracct.Options{Accounts: o.Accounts, Own: o.OwnAccounts, CLIShell: o.CLIShell})
 	archive := lifecycle.ArchiveDriver()
-	central := &aaa.Provider{}
+	central := &aaa.Provider{Registry: reg}
 	s := &Service{Table: t, Accounts: o.Accounts, Backend: o.Dataplane, dataDir: o.DataDir}
 	st := &serviceStatus{started: time.Now(), version: o.Version, ready: o.Ready, backend: o.Dataplane}
 	if st.ready == nil {
@@ -307,6 +307,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	}
 	bind("accounts", map[string]api.ActionHandler{useracct.PasswordAction: api.UserPasswordAction(eng, o.Accounts)})
 	bind("lifecycle", lc.Actions())
+	bind("central AAA", central.Actions())
 	for name, src := range st.sources() {
 		h.HandleState(name, src)
 		t.add(name, "service states", RoleSource)
