@@ -2,6 +2,7 @@ package aaa_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/swmgr/swmgr/internal/aaa"
 	"github.com/swmgr/swmgr/internal/aaa/aaatest"
+	"github.com/swmgr/swmgr/internal/api"
+	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/enginetest"
@@ -253,4 +256,96 @@ func tail(s string) string {
 		return s[len(s)-3000:]
 	}
 	return s
+}
+
+// command runs the CLI's command-record action as user would through
+// REST.
+func command(t *testing.T, p *aaa.Provider, user, line, where string) error {
+	t.Helper()
+	reg := model.Builtin()
+	k := reg.Named(aaa.CommandAction)
+	if k == nil || !k.RecordsCommands || !k.NotLogged {
+		t.Fatalf("the model declares no %s action that records commands unlogged", aaa.CommandAction)
+	}
+	fields := k.Defaults()
+	fields["Command"], fields["Context"], fields["Session"], fields["Seq"] = line, where, "s1", int64(7)
+	_, err := p.Actions()[aaa.CommandAction](context.Background(), api.ActionCall{Kind: k, Fields: fields, Meta: engine.Meta{User: user, Source: "cli", Addr: "127.0.0.1:40000"}})
+	return err
+}
+
+// TestCommandRecordsArrive: a CLI command's record reaches tacquito's
+// accounting log and FreeRADIUS's detail file with the user of the
+// request, the command line (its secret value masked, whatever the
+// client sent) and the context; no secret reaches a record or the log.
+func TestCommandRecordsArrive(t *testing.T) {
+	tac := aaatest.StartTacacs(t, tacSecret, users)
+	rad := aaatest.StartRadius(t, radSecret, users)
+	fx := newFixture(t)
+	p := &aaa.Provider{Registry: model.Builtin()}
+	p.Attach(fx.svc)
+	fx.apply(t, backend.Update, "TacacsGlobal", model.Object{"Enable": "true"})
+	fx.apply(t, backend.Create, "Tacacs", tacacs(tac))
+	fx.apply(t, backend.Create, "RadiusServer", model.Object{"ServerIp": rad.Host, "Port": int64(rad.Port), "AcctPort": int64(rad.AcctPort), "Secret": radSecret, "Timeout": int64(2)})
+	const typed = "typed-key-9"
+	if err := command(t, p, "toper", "show ntp server", "enable"); err != nil {
+		t.Fatal(err)
+	}
+	if err := command(t, p, "toper", `secret "`+typed+`"`, "enable config tacacs server 192.0.2.9"); err != nil {
+		t.Fatal(err)
+	}
+	enginetest.WaitFor(t, "the records at tacquito", func() bool {
+		return strings.Contains(tac.Accounting(), "cmd=show ntp server") && strings.Contains(tac.Accounting(), "cmd=secret ********")
+	})
+	enginetest.WaitFor(t, "the records at FreeRADIUS", func() bool {
+		return strings.Contains(rad.Accounting(), "shell:cmd=show ntp server") && strings.Contains(rad.Accounting(), "shell:cmd=secret ********")
+	})
+	acct := tac.Accounting()
+	for _, want := range []string{`"toper"`, "task_id=cli-s1-7", "service=shell", "swmgr-context=enable config tacacs server 192.0.2.9"} {
+		if !strings.Contains(acct, want) {
+			t.Errorf("tacquito's records lack %q:\n%s", want, acct)
+		}
+	}
+	for _, want := range []string{`User-Name = "toper"`, `Acct-Session-Id = "swmgr-cli-s1-7"`, `Reply-Message = "show ntp server"`, `Calling-Station-Id = "127.0.0.1"`} {
+		if !strings.Contains(rad.Accounting(), want) {
+			t.Errorf("FreeRADIUS's records lack %q:\n%s", want, rad.Accounting())
+		}
+	}
+	for _, secret := range []string{typed, tacSecret, radSecret} {
+		if strings.Contains(tac.Accounting()+rad.Accounting()+fx.log.String(), secret) {
+			t.Errorf("a record or the log holds %q", secret)
+		}
+	}
+	if st := fx.svc.State("AAAGlobal", nil); st["AccountingSent"].(int64) < 2 {
+		t.Errorf("state: %v", st)
+	}
+}
+
+// TestCommandRecordsBounded: a user's records past the burst are refused
+// (429) and counted as dropped, another user's are not held by them; with
+// no server taking accounting nothing is queued.
+func TestCommandRecordsBounded(t *testing.T) {
+	fx := newFixture(t)
+	p := &aaa.Provider{Registry: model.Builtin()}
+	p.Attach(fx.svc)
+	refused := 0
+	for i := 0; i < aaa.CommandBurst+20; i++ {
+		if err := command(t, p, "flood", "show version", "enable"); err != nil {
+			var e *apierr.Error
+			if !errors.As(err, &e) || e.Status != 429 {
+				t.Fatalf("record %d: %v, want 429", i, err)
+			}
+			refused++
+		}
+	}
+	// The bucket refills while the loop runs: at least the 20 past the
+	// burst less what refilled meanwhile are refused.
+	if refused == 0 {
+		t.Errorf("no record refused past a burst of %d", aaa.CommandBurst)
+	}
+	if err := command(t, p, "other", "show version", "enable"); err != nil {
+		t.Errorf("another user's record: %v", err)
+	}
+	if st := fx.svc.State("AAAGlobal", nil); st["AccountingDropped"] != int64(refused) || st["AccountingQueued"] != int64(0) {
+		t.Errorf("state %v, want %d dropped, none queued", st, refused)
+	}
 }
