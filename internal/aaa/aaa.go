@@ -85,6 +85,9 @@ type Options struct {
 	// Syslog receives the service's log lines once a SyslogCollector
 	// exists (nil: no forwarding).
 	Syslog *Forwarder
+	// SourceAddr reads the address of a Tacacs server's SourceIntf (nil:
+	// connections take the routing table's source address).
+	SourceAddr SourceAddrFunc
 }
 
 // ErrBusy: too many remote login checks are under way.
@@ -116,6 +119,7 @@ type Service struct {
 	fallbacks  atomic.Int64
 	acct       *accounting
 	cmdRate    *rateByUser // CLI command records per user
+	sources    *sourceNotes
 
 	stop context.CancelFunc
 	done chan struct{}
@@ -136,6 +140,7 @@ func New(o Options) *Service {
 	s.cfg.Store(&config{})
 	s.acct = newAccounting(s, o.QueueLen)
 	s.cmdRate = newRateByUser(CommandRate, CommandBurst)
+	s.sources = &sourceNotes{log: o.Log, why: map[string]string{}}
 	return s
 }
 
@@ -218,6 +223,7 @@ func (s *Service) reload(ctx context.Context) error {
 				service: authenServices[o.Str("AuthService")],
 				privLvl: tq.PrivLvl(o.Int("PrivilegeLevel")),
 				debug:   o.Int("Debug") == 1,
+				source:  s.sourceOf(o.Str("SourceIntf"), o.Str("ServerIp")),
 			})
 			c.tacacsNames = append(c.tacacsNames, o.Str("ServerIp"))
 		case "RadiusServer":
@@ -371,4 +377,13 @@ func (s *Service) State(kind string, o model.Object) model.Object {
 		}
 	}
 	return nil
+}
+
+// sourceOf is the source of connections to a server whose SourceIntf is
+// intf ("" or no way to read addresses: nil, the routing table's).
+func (s *Service) sourceOf(intf, server string) *sourceIntf {
+	if intf == "" || s.o.SourceAddr == nil {
+		return nil
+	}
+	return &sourceIntf{intf: intf, server: server, lookup: s.o.SourceAddr, notes: s.sources}
 }

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
+	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -19,6 +22,7 @@ import (
 	"github.com/swmgr/swmgr/internal/engine/enginetest"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/syncbuf"
+	"github.com/swmgr/swmgr/internal/testneed"
 )
 
 const tacSecret, radSecret = "tac-shared-key", "rad-shared-key"
@@ -41,12 +45,21 @@ type fixture struct {
 }
 
 func newFixture(t *testing.T) *fixture {
+	return newFixtureWith(t, nil)
+}
+
+// newFixtureWith is newFixture with the options tweak changes.
+func newFixtureWith(t *testing.T, tweak func(fx *fixture, o *aaa.Options)) *fixture {
 	fx := &fixture{f: enginetest.New(t, t.TempDir()), log: &syncbuf.Buffer{}, changes: new(int64)}
-	fx.svc = aaa.New(aaa.Options{Source: fx.f.E, Log: slog.New(slog.NewTextHandler(fx.log, nil)), OnChange: func() {
+	o := aaa.Options{Source: fx.f.E, Log: slog.New(slog.NewTextHandler(fx.log, nil)), OnChange: func() {
 		fx.mu.Lock()
 		*fx.changes++
 		fx.mu.Unlock()
-	}})
+	}}
+	if tweak != nil {
+		tweak(fx, &o)
+	}
+	fx.svc = aaa.New(o)
 	if err := fx.svc.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -347,5 +360,71 @@ func TestCommandRecordsBounded(t *testing.T) {
 	}
 	if st := fx.svc.State("AAAGlobal", nil); st["AccountingDropped"] != int64(refused) || st["AccountingQueued"] != int64(0) {
 		t.Errorf("state %v, want %d dropped, none queued", st, refused)
+	}
+}
+
+// testNetns makes a network namespace with lo up and addrs on lo, removed
+// when the test ends.
+func testNetns(t *testing.T, addrs ...string) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		if os.Getenv("CI") != "" {
+			t.Fatal("a network namespace needs root")
+		}
+		t.Skip("skipping: a network namespace needs root")
+	}
+	testneed.Program(t, "iproute2", "ip")
+	ns := fmt.Sprintf("aaasrc%05d", rand.IntN(100000))
+	if out, err := exec.Command("ip", "netns", "add", ns).CombinedOutput(); err != nil {
+		t.Fatalf("ip netns add: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
+	cmds := [][]string{{"-n", ns, "link", "set", "lo", "up"}}
+	for _, a := range addrs {
+		cmds = append(cmds, []string{"-n", ns, "addr", "add", a, "dev", "lo"})
+	}
+	for _, c := range cmds {
+		if out, err := exec.Command("ip", c...).CombinedOutput(); err != nil {
+			t.Fatalf("ip %s: %v %s", strings.Join(c, " "), err, out)
+		}
+	}
+	return ns
+}
+
+// TestTacacsSourceIntf: on the simulated switch, connections to a Tacacs
+// server come from the address configured on its SourceIntf (an
+// IPv4Intf): a tacquito that serves only that address answers. With a
+// SourceIntf that has no address they come from the routing table's
+// source, which that server does not serve, and the log says why.
+func TestTacacsSourceIntf(t *testing.T) {
+	// swmgr and the server in a namespace of their own, where 192.0.2.2
+	// is a local address (on lo) as it would be on the switch's port.
+	ns := testNetns(t, "192.0.2.2/32")
+	tac := aaatest.StartTacacsWith(t, tacSecret, users, aaatest.TacacsOptions{Clients: []string{"192.0.2.2/32"}, Netns: ns})
+	fx := newFixtureWith(t, func(fx *fixture, o *aaa.Options) { o.SourceAddr = fx.f.Sim.SourceAddr })
+	fx.apply(t, backend.Update, "AAAGlobal", model.Object{"Accounting": false})
+	fx.apply(t, backend.Update, "TacacsGlobal", model.Object{"Enable": "true", "Timeout": int64(2)})
+	fx.f.MustApply(fx.f.Edit(backend.Create, "IPv4Intf", model.Object{"IntfRef": "fpPort1", "IpAddr": "192.0.2.2/24"}))
+	srv := tacacs(tac)
+	srv["SourceIntf"] = "fpPort1"
+	fx.apply(t, backend.Create, "Tacacs", srv)
+	login := func() (aaa.Result, error) {
+		var r aaa.Result
+		var err error
+		aaatest.InNetns(t, ns, func() { r, err = fx.svc.Login(context.Background(), "tadmin", "admin-pass-1", "127.0.0.1") })
+		return r, err
+	}
+	if r, err := login(); err != nil || !r.Answered || !r.OK || r.Group != aaa.RoleAdmin {
+		t.Fatalf("login from SourceIntf fpPort1's 192.0.2.2: %+v %v; server said: %s", r, err, tail(tac.Output()))
+	}
+	fx.apply(t, backend.Update, "Tacacs", model.Object{"ServerIp": tac.Host, "SourceIntf": "fpPort2"})
+	if r, err := login(); err != nil || r.Answered {
+		t.Errorf("login with SourceIntf fpPort2 (no address): %+v %v, want no answer from a server that serves only 192.0.2.2", r, err)
+	}
+	if !strings.Contains(fx.log.String(), "SourceIntf fpPort2 has no IPv4 address") || !strings.Contains(fx.log.String(), "take the routing table's source address") {
+		t.Errorf("the fallback to the routing table's source is not logged:\n%s", fx.log)
+	}
+	if st := fx.svc.State("Tacacs", model.Object{"ServerIp": tac.Host}); st["ConnFailReason"] == "" {
+		t.Errorf("state %v, want a ConnFailReason", st)
 	}
 }

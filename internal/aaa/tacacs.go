@@ -7,6 +7,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -20,6 +21,7 @@ type tacacsServer struct {
 	service tq.AuthenService
 	privLvl tq.PrivLvl
 	debug   bool
+	source  *sourceIntf // nil: the routing table's source address
 }
 
 var authenServices = map[string]tq.AuthenService{
@@ -40,7 +42,18 @@ func tacacsSession(ctx context.Context, s tacacsServer, timeout time.Duration, t
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var d net.Dialer
+	if local := s.source.addr(ctx); local != nil {
+		d.LocalAddr = local
+	}
 	conn, err := d.DialContext(ctx, "tcp", s.addr)
+	if err != nil && d.LocalAddr != nil && errors.Is(err, syscall.EADDRNOTAVAIL) {
+		// The interface's address is not one this process can send from
+		// (swmgr runs in another network namespace than the switch's
+		// interfaces): the routing table's, and say so.
+		s.source.unusable(d.LocalAddr, err)
+		d.LocalAddr = nil
+		conn, err = d.DialContext(ctx, "tcp", s.addr)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errNoAnswer, err)
 	}

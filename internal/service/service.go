@@ -196,6 +196,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		st.ready = func() bool { return true }
 	}
 	var providers []provider
+	var sourceAddr aaa.SourceAddrFunc // the address of an interface, as the dataplane knows it
 	switch o.Dataplane {
 	case Sim:
 		dp := simulated.Dataplane()
@@ -204,6 +205,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		}
 		providers = []provider{{"simulated daemons", simulated.DaemonDrivers()}, {"accounts", users.Drivers()}, {"archive scheduler", archive}, {"central AAA", central.Drivers()}, {"simulated dataplane", dp}}
 		s.plane = &plane{name: Sim, close: func() error { return nil }}
+		sourceAddr = simulated.SourceAddr
 		st.routes = simulated.Routes
 	case Linux:
 		lo := o.Linux.options()
@@ -255,6 +257,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		}
 		providers = []provider{{"simulated dataplane", simOnly}, {"simulated daemons", simDaemons}, {"linux daemons", daemons}, {"accounts", users.Drivers()}, {"archive scheduler", archive}, {"central AAA", central.Drivers()}, {"linux dataplane", withExtra(lin.Dataplane(), extra)}}
 		s.plane = &plane{name: Linux, batch: lin, close: lin.Close}
+		sourceAddr = lin.SourceAddr
 		st.routes, st.daemons = lin.RouteTable, lin.Daemons
 		s.reconciled = reconciled
 	default:
@@ -323,7 +326,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 			return fail(err)
 		}
 	}
-	s.AAA = aaa.New(aaa.Options{Source: eng, Log: o.Log, OnChange: o.AAAChanged, Syslog: o.Syslog})
+	s.AAA = aaa.New(aaa.Options{Source: eng, Log: o.Log, OnChange: o.AAAChanged, Syslog: o.Syslog, SourceAddr: sourceAddr})
 	if err := s.AAA.Start(ctx); err != nil {
 		return fail(err)
 	}
