@@ -1,8 +1,11 @@
 // Package aaa is swmgr's central authentication, authorization and
 // accounting, and the forwarding of its log: the provider behind the
 // login check of every front door (package auth asks it before the local
-// users), the sender of an accounting record per commit, and the syslog
-// forwarder of SyslogCollector.
+// users), the sender of an accounting record per commit and per command
+// run in the CLI (which hands its records to CommandAction's handler),
+// and the syslog forwarder of SyslogCollector. Connections to a Tacacs
+// server take their source address from its SourceIntf, as the dataplane
+// knows it (Options.SourceAddr).
 //
 // It follows the configuration: at start and after every commit that
 // touches Tacacs, TacacsGlobal, RadiusServer, AAAGlobal or SyslogCollector

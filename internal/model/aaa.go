@@ -50,7 +50,7 @@ func aaaKinds() []*Kind {
 			Doc: "A TACACS+ server (RFC 8907) that authenticates logins, gives the user's role (its priv-lvl: see docs/aaa.md) and receives accounting records. Servers are asked in the order they were created; the next is tried only when one does not answer.",
 			Fields: []*Field{
 				{Name: "ServerIp", Type: String, Key: true, Format: FormatIPHost, Doc: "the server's address"},
-				{Name: "SourceIntf", Type: String, Default: "ma1", Format: FormatIfName, Doc: "FlexSwitch's interface of the source address; kept, not applied yet: connections take the source address the routing table gives"},
+				{Name: "SourceIntf", Type: String, Default: "ma1", Format: FormatIfName, Doc: "the interface whose IPv4 address is the source of the connections to the server (on the Linux backend the kernel's address of that interface, on the simulated switch its IPv4Intf's), read at each connection; an interface without one: the routing table's source, and the log says why"},
 				{Name: "AuthService", Type: String, Default: "ppp", Enum: []string{"login", "enable", "ppp", "arap", "pt", "rcmd", "x25", "nasi", "fwproxy"}, Doc: "the service named in the authentication and authorization requests"},
 				{Name: "Secret", Type: String, Secret: Sealed, MaxLen: 256, Doc: "the shared key that obfuscates the packets (RFC 8907 section 4.5); write-only, stored encrypted"},
 				{Name: "Port", Type: Int, Default: int64(49), Range: rng(1, 65535), Doc: "TCP port"},
