@@ -124,3 +124,35 @@ func TestMaskCommandHidesEverySpelling(t *testing.T) {
 		}
 	}
 }
+
+// TestDetailValuesAreOneLine: in a detail view ("Field  value" lines) a
+// value cannot add a line, forge another field's line or drive the
+// terminal (a neighbor's LLDP description, a backend's answer); text the
+// model declares as lines (TextLines) is shown a line of its own for each
+// of its lines, all under the value's column, each escaped.
+func TestDetailValuesAreOneLine(t *testing.T) {
+	reg := model.Builtin()
+	for _, v := range hostileValues {
+		var b bytes.Buffer
+		s := &Session{cat: newCatalog(reg, nil), out: &b}
+		s.printDetail(reg.Lookup(model.Config, "Port"), []model.Object{{"IntfRef": "fpPort1", "Description": v}})
+		out := b.String()
+		if n := strings.Count(out, "\n"); n != 2 {
+			t.Errorf("Description %q: %d lines:\n%s", v, n, out)
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if strings.ContainsFunc(l, model.IsLineBreaking) {
+				t.Errorf("line %q holds a control character", l)
+			}
+		}
+	}
+
+	var b bytes.Buffer
+	s := &Session{cat: newCatalog(reg, nil), out: &b}
+	k := reg.Lookup(model.Config, "DNSGlobal")
+	s.printDetail(k, []model.Object{{"Vrf": "default", "ResolvConf": "search lab\nnameserver 10.0.0.1\n\x1b[2Jx\n"}})
+	want := "  Vrf         default\n  ResolvConf  search lab\n              nameserver 10.0.0.1\n              \\u001b[2Jx\n"
+	if got := b.String(); got != want {
+		t.Errorf("TextLines in a detail view:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -162,7 +162,7 @@ func aaaKinds() []*Kind {
 				{Name: "Domain", Type: String, Format: FormatHostname, MaxLen: 253, Doc: "the search domain; \"\" for none"},
 			},
 			StateOnly: []*Field{
-				{Name: "ResolvConf", Type: String, Doc: "the resolver configuration in effect, as written"},
+				{Name: "ResolvConf", Type: String, Text: TextLines, Doc: "the resolver configuration in effect, as written"},
 			},
 		},
 	}

@@ -14,6 +14,7 @@ package model
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -427,7 +428,7 @@ func (k *Kind) index() error {
 }
 
 func (f *Field) check(k *Kind) error {
-	if err := f.checkTextDecl(k.Name); err != nil {
+	if err := f.checkTextDecl(k.Name, k.Class == State || slices.Contains(k.StateOnly, f)); err != nil {
 		return err
 	}
 	if f.Default != nil {
