@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -64,11 +65,20 @@ func newCommandRecords(ctx context.Context, api *client.Client, action string, t
 
 func (c *commandRecords) send() {
 	defer close(c.done)
+	unknown := false
 	for rec := range c.ch {
+		if unknown {
+			continue
+		}
 		ctx, cancel := context.WithTimeout(c.ctx, c.timeout)
 		_, err := c.api.Action(ctx, c.action, rec)
 		cancel()
-		if err != nil {
+		switch {
+		case errStatus(err) == http.StatusNotFound:
+			// A server older than command accounting: it takes none, which
+			// is no failure.
+			unknown = true
+		case err != nil:
 			c.fail(err)
 		}
 	}
