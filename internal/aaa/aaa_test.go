@@ -428,3 +428,37 @@ func TestTacacsSourceIntf(t *testing.T) {
 		t.Errorf("state %v, want a ConnFailReason", st)
 	}
 }
+
+// TestTacacsSourceNotLocal: a SourceIntf whose address this process
+// cannot send from (configured on the switch, not on any of the host's
+// interfaces: swmgr in another namespace than the switch's) does not
+// stop the login: the connection is made again from the routing table's
+// source, and the log says why.
+func TestTacacsSourceNotLocal(t *testing.T) {
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_nonlocal_bind"); err == nil && strings.TrimSpace(string(b)) != "0" {
+		t.Skip("skipping: ip_nonlocal_bind is on, so any address can be bound")
+	}
+	tac := aaatest.StartTacacs(t, tacSecret, users)
+	fx := newFixtureWith(t, func(fx *fixture, o *aaa.Options) { o.SourceAddr = fx.f.Sim.SourceAddr })
+	fx.apply(t, backend.Update, "AAAGlobal", model.Object{"Accounting": false})
+	fx.apply(t, backend.Update, "TacacsGlobal", model.Object{"Enable": "true", "Timeout": int64(2)})
+	fx.f.MustApply(fx.f.Edit(backend.Create, "IPv4Intf", model.Object{"IntfRef": "fpPort1", "IpAddr": "192.0.2.50/24"}))
+	srv := tacacs(tac)
+	srv["SourceIntf"] = "fpPort1"
+	fx.apply(t, backend.Create, "Tacacs", srv)
+	for i := 0; i < 2; i++ {
+		if r := fx.login(t, "tadmin", "admin-pass-1"); !r.Answered || !r.OK || r.Group != aaa.RoleAdmin {
+			t.Errorf("login: %+v, want the server's answer from the routing table's source", r)
+		}
+	}
+	if !strings.Contains(fx.log.String(), "the address 192.0.2.50 of SourceIntf fpPort1 cannot be sent from here") {
+		t.Errorf("the fallback is not logged:\n%s", fx.log)
+	}
+	// Said once, not once per connection (each login makes two).
+	if n := strings.Count(fx.log.String(), "routing table's source"); n != 1 {
+		t.Errorf("the fallback is logged %d times, want once:\n%s", n, fx.log)
+	}
+	if strings.Contains(fx.log.String(), "from SourceIntf again") {
+		t.Errorf("the log says the interface's address is used again:\n%s", fx.log)
+	}
+}

@@ -40,13 +40,15 @@ func (s *sourceIntf) addr(ctx context.Context) *net.TCPAddr {
 		s.notes.set(s.server, fmt.Sprintf("SourceIntf %s has no IPv4 address", s.intf))
 		return nil
 	}
-	s.notes.set(s.server, "")
 	return &net.TCPAddr{IP: a.AsSlice()}
 }
 
+// used notes that a connection was made from the interface's address.
+func (s *sourceIntf) used() { s.notes.set(s.server, "") }
+
 // unusable notes that the interface's address could not be sent from.
-func (s *sourceIntf) unusable(a net.Addr, err error) {
-	s.notes.set(s.server, fmt.Sprintf("the address %s of SourceIntf %s cannot be sent from here: %v", a, s.intf, err))
+func (s *sourceIntf) unusable(a *net.TCPAddr, err error) {
+	s.notes.set(s.server, fmt.Sprintf("the address %s of SourceIntf %s cannot be sent from here: %v", a.IP, s.intf, err))
 }
 
 // sourceNotes are the reasons the servers' connections take the routing

@@ -42,17 +42,20 @@ func tacacsSession(ctx context.Context, s tacacsServer, timeout time.Duration, t
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var d net.Dialer
-	if local := s.source.addr(ctx); local != nil {
+	local := s.source.addr(ctx)
+	if local != nil {
 		d.LocalAddr = local
 	}
 	conn, err := d.DialContext(ctx, "tcp", s.addr)
-	if err != nil && d.LocalAddr != nil && errors.Is(err, syscall.EADDRNOTAVAIL) {
+	if err != nil && local != nil && errors.Is(err, syscall.EADDRNOTAVAIL) {
 		// The interface's address is not one this process can send from
 		// (swmgr runs in another network namespace than the switch's
 		// interfaces): the routing table's, and say so.
-		s.source.unusable(d.LocalAddr, err)
+		s.source.unusable(local, err)
 		d.LocalAddr = nil
 		conn, err = d.DialContext(ctx, "tcp", s.addr)
+	} else if err == nil && local != nil {
+		s.source.used()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errNoAnswer, err)
