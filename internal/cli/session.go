@@ -92,7 +92,7 @@ type Session struct {
 	noMore  bool              // `| no-more` on the line being run
 	opening bool              // a context's new object is being staged
 	own     map[uint64]bool   // revisions this session's commits made
-	records *commandRecords   // command accounting (nil: the server takes none)
+	records *commandRecords   // command accounting (nil: the model declares no action for it)
 }
 
 // NewSession starts a session on api; it reads the host name for the prompt.
