@@ -95,6 +95,36 @@ func TestTableCellsAreOneLine(t *testing.T) {
 	}
 }
 
+// TestMaskCommandHidesEverySpelling: whatever way a secret value is
+// written (plain, quoted, with escapes that make it shorter or longer than
+// its value, an unterminated quote, an abbreviated word), nothing of it is
+// left in the masked line, and the words around it are.
+func TestMaskCommandHidesEverySpelling(t *testing.T) {
+	reg := model.Builtin()
+	for _, tc := range []struct{ line, want string }{
+		{"secret tac-key-1", "secret ********"},
+		{`secret "tac key 1"`, "secret ********"},
+		{`secret "\x74\x61\x63-key-1" port 49`, "secret ******** port 49"},
+		{`secret "C:\new-key-1"`, "secret ********"},
+		{`sec tac-key-1`, "sec ********"},
+		{`user alice password "open-key-1`, "user alice password ********"},
+		{`secret "open key-1 more`, "secret ********"},
+		{`description "open secret key-1`, "description ********"},
+		{"secret\ttac-key-1 secret  x", "secret\t******** secret  ********"},
+		{"show running-config", "show running-config"},
+	} {
+		got := MaskCommand(reg, tc.line)
+		if got != tc.want {
+			t.Errorf("MaskCommand(%q) = %q, want %q", tc.line, got, tc.want)
+		}
+		for _, part := range []string{"key-1", "tac-key", "x74"} {
+			if strings.Contains(got, part) {
+				t.Errorf("MaskCommand(%q) = %q leaves %q", tc.line, got, part)
+			}
+		}
+	}
+}
+
 // TestDetailValuesAreOneLine: in a detail view ("Field  value" lines) a
 // value cannot add a line, forge another field's line or drive the
 // terminal (a neighbor's LLDP description, a backend's answer); text the
