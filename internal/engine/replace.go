@@ -151,6 +151,16 @@ func (e *Engine) replaceEdits(v *view, r Replacement, yield func(Edit) error) er
 				for n, v := range keyFields(k, now) {
 					def[n] = v
 				}
+				// What the switch reports (a port's media, its speed) is not
+				// the model's to reset: a field the switch discovered keeps its
+				// value, as in a replace that leaves it out.
+				for _, f := range k.Fields {
+					if f.Discovered {
+						if v, ok := now[f.Name]; ok {
+							def[f.Name] = v
+						}
+					}
+				}
 				if !sameSettings(k, now, def) {
 					ed = Edit{Kind: k, Op: model.Update, Target: Target{Key: keyFields(k, now)}, Fields: settable(k, def, now)}
 				}

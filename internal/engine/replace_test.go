@@ -75,3 +75,35 @@ func TestReplaceEditsSmall(t *testing.T) {
 		t.Fatalf("replaceEdits allocated %d bytes per object", per)
 	}
 }
+
+// TestReplaceKeepsDiscoveredFieldsOfAbsentPorts: a replace that does not
+// list a port puts its settings back to the model's defaults, but not what
+// the switch reports of it (its media, its speed), which the model's
+// defaults do not know.
+func TestReplaceKeepsDiscoveredFieldsOfAbsentPorts(t *testing.T) {
+	f := newFixture(t, t.TempDir())
+	f.mustApply(f.edit(backend.Update, "Port", model.Object{"IntfRef": "fpPort1", "Mtu": int64(9000), "Speed": int64(10000), "MediaType": "SFP+ DAC"}))
+	var edits []Edit
+	err := f.st.View(func(tx store.Txn) error {
+		var err error
+		edits, err = f.e.replaceEdits(newView(f.e, tx), Replacement{Objects: map[string][]model.Object{}})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var port *Edit
+	for i, ed := range edits {
+		if ed.Kind.Name == "Port" && ed.Target.Key["IntfRef"] == "fpPort1" {
+			port = &edits[i]
+		}
+	}
+	if port == nil {
+		t.Fatalf("no edit of fpPort1 in %d edits", len(edits))
+	}
+	for field, want := range map[string]any{"Mtu": f.kind("Port").Field("Mtu").Default, "Speed": int64(10000), "MediaType": "SFP+ DAC"} {
+		if got := port.Fields[field]; got != want {
+			t.Errorf("fpPort1 %s after the replace = %v, want %v", field, got, want)
+		}
+	}
+}
