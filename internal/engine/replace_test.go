@@ -85,9 +85,10 @@ func TestReplaceKeepsDiscoveredFieldsOfAbsentPorts(t *testing.T) {
 	f.mustApply(f.edit(backend.Update, "Port", model.Object{"IntfRef": "fpPort1", "Mtu": int64(9000), "Speed": int64(10000), "MediaType": "SFP+ DAC"}))
 	var edits []Edit
 	err := f.st.View(func(tx store.Txn) error {
-		var err error
-		edits, err = f.e.replaceEdits(newView(f.e, tx), Replacement{Objects: map[string][]model.Object{}})
-		return err
+		return f.e.replaceEdits(newView(f.e, tx), Replacement{Objects: map[string][]model.Object{}}, func(ed Edit) error {
+			edits = append(edits, ed)
+			return nil
+		})
 	})
 	if err != nil {
 		t.Fatal(err)
