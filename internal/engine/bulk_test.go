@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"runtime/metrics"
@@ -9,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/model"
 )
 
@@ -70,5 +73,33 @@ func TestRestoreHeapPerObject(t *testing.T) {
 	t.Logf("peak heap over the decoded objects: %.0f bytes per object restored (%d objects, %.1f MiB)", per, n, float64(peak-base)/(1<<20))
 	if per > 1000 {
 		t.Fatalf("the restore needed %.0f bytes of heap per object at its peak; want at most 1000", per)
+	}
+}
+
+// A bulk commit whose store write fails changes nothing, in the store and
+// on the switch (its changes are reverted), and the same commit then
+// succeeds; its requests wait for it and are not lost.
+func TestBulkCommitStoreFailureChangesNothing(t *testing.T) {
+	f, _ := newUserFixture(t)
+	f.mustApply(f.edit(backend.Create, "User", user("root1", "admin", "admin-password")))
+	var edits []Edit
+	for i := range bulkFrom {
+		edits = append(edits, f.edit(backend.Create, "NtpServer", model.Object{"IpAddr": fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255)}))
+	}
+	before := f.dump()
+	f.updateFault = func() error { return errors.New("disk gone") }
+	if _, err := f.e.Apply(context.Background(), edits, Meta{Source: "test"}, nil); err == nil {
+		t.Fatal("a bulk commit whose store write failed succeeded")
+	}
+	if !bytes.Equal(before, f.dump()) {
+		t.Fatal("a failed bulk commit changed the store")
+	}
+	f.updateFault = nil
+	out, err := f.e.Apply(context.Background(), edits, Meta{Source: "test"}, nil)
+	if err != nil || out.Changes != bulkFrom {
+		t.Fatalf("the same commit then: %v, %+v", err, out)
+	}
+	if !f.exists("NtpServer", "10.0.0.7") {
+		t.Fatal("the bulk commit's objects are not there")
 	}
 }
