@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
 	"sync"
 	"testing"
@@ -101,5 +102,37 @@ func TestBulkCommitStoreFailureChangesNothing(t *testing.T) {
 	}
 	if !f.exists("NtpServer", "10.0.0.7") {
 		t.Fatal("the bulk commit's objects are not there")
+	}
+}
+
+// lowerGC lowers the collector's target while any bulk commit runs and
+// puts back the one set before, whatever the order they end in; a lower
+// target, or none (GOGC=off), is kept.
+func TestLowerGCRestores(t *testing.T) {
+	prev := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(prev)
+	one := lowerGC()
+	two := lowerGC()
+	if got := debug.SetGCPercent(-2); got != bulkGCPercent {
+		t.Fatalf("target %d during two bulk commits; want %d", got, bulkGCPercent)
+	}
+	debug.SetGCPercent(bulkGCPercent)
+	one()
+	one() // twice: no effect
+	if got := debug.SetGCPercent(bulkGCPercent); got != bulkGCPercent {
+		t.Fatalf("target %d while one bulk commit still runs; want %d", got, bulkGCPercent)
+	}
+	two()
+	if got := debug.SetGCPercent(-1); got != 100 {
+		t.Fatalf("target %d after both; want 100 back", got)
+	}
+	// GC off (GOGC=off) stays off.
+	restore := lowerGC()
+	if got := debug.SetGCPercent(-1); got != -1 {
+		t.Fatalf("target %d with the collector off; want it off", got)
+	}
+	restore()
+	if got := debug.SetGCPercent(-1); got != -1 {
+		t.Fatalf("target %d after; want off", got)
 	}
 }

@@ -29,12 +29,11 @@ var bulkGC struct {
 func lowerGC() (restore func()) {
 	bulkGC.mu.Lock()
 	if bulkGC.n == 0 {
-		if prev := debug.SetGCPercent(bulkGCPercent); prev >= 0 && prev < bulkGCPercent {
-			debug.SetGCPercent(prev) // already lower (GOGC): kept
-			bulkGC.saved = prev
-		} else {
-			bulkGC.saved = prev
+		prev := debug.SetGCPercent(bulkGCPercent)
+		if prev < bulkGCPercent { // already lower, or off (GOGC): kept
+			debug.SetGCPercent(prev)
 		}
+		bulkGC.saved = prev
 	}
 	bulkGC.n++
 	bulkGC.mu.Unlock()
