@@ -270,7 +270,7 @@ func (e *Engine) runBatch(batch []*job) (again []*job) {
 		committed := j.err == nil && j.out != nil && j.out.Revision != 0
 		var event []byte // nil: too large for the ring, read from the store
 		if committed {
-			e.objects.commit(j.out.Revision, j.changes)
+			e.objects.commit(j.out.Revision, j.changes, j.event.publics)
 			if j.event.size <= feed.MaxRingEvent {
 				event = j.event.encode(j.out.Diffs)
 			}

@@ -26,8 +26,7 @@ type change struct {
 	id        uuid.UUID
 	seq       uint64 // creation sequence of an existing object
 	createRev uint64
-	job       int    // the request of the batch that made it
-	public    []byte // the stored public JSON, once written (the cache takes it)
+	job       int32 // the request of the batch that made it
 	// fresh: a create whose ObjectId the writer made just now, which no
 	// edit can name yet: not indexed by ObjectId (view.byID).
 	fresh bool
@@ -55,7 +54,7 @@ type view struct {
 	byIDMore map[uuid.UUID][]string
 	changes  []*change      // the current request's changes
 	journal  []journalEntry // to forget a request's changes (mark, undo)
-	jobN     int
+	jobN     int32
 	commits  int               // requests of the batch that changed something
 	touched  map[string]uint64 // kind NUL key -> revision of the batch that changed it
 	prepared any               // what the driver prepared for the create being resolved
@@ -839,6 +838,13 @@ func describe(reg *model.Registry, r store.Ref) string {
 // structs and encoding them with encoding/json held three copies of the
 // commit at the peak (550-760 MiB for a restore).
 func (e *Engine) write(tx store.Txn, rev uint64, changes []*change, meta Meta, omitDiffs bool) (*revisionEvent, []Diff, []byte, error) {
+	// The stored public JSON of each change, for the object cache; a bulk
+	// commit's need not live until it is published: the cache, which takes
+	// only its last changes (objCache.commit), encodes those again.
+	var publics [][]byte
+	if len(changes) < bulkFrom {
+		publics = make([][]byte, len(changes))
+	}
 	diffs := make([]Diff, 0, len(changes))
 	if omitDiffs {
 		diffs = make([]Diff, 0, min(len(changes), 1024)) // dropped once past feed.MaxRingEvent
@@ -875,11 +881,8 @@ func (e *Engine) write(tx store.Txn, rev uint64, changes []*change, meta Meta, o
 				return nil, nil, nil, err
 			}
 			sealed[1] = rec.Sealed
-			if len(changes) < bulkFrom {
-				// A bulk commit's stored bytes need not live until it is
-				// published: the cache, which takes only its last changes
-				// (objCache.commit), encodes those again.
-				c.public = rec.Public
+			if publics != nil {
+				publics[i] = rec.Public
 			}
 			if hasSecrets(k) {
 				d.After = k.AppendRedactedJSON(nil, c.After)
@@ -920,7 +923,7 @@ func (e *Engine) write(tx store.Txn, rev uint64, changes []*change, meta Meta, o
 	if len(changes) >= collectAfter {
 		runtime.GC()
 	}
-	ev := &revisionEvent{head: head, size: publicSize}
+	ev := &revisionEvent{head: head, size: publicSize, publics: publics}
 	if record == nil {
 		return ev, diffs, chunk, nil
 	}
@@ -942,8 +945,9 @@ const bulkCollectEvery = 75000
 // record as clients see it. It is encoded after the store write (not
 // during it, beside the write's own buffers), from the commit's diffs.
 type revisionEvent struct {
-	head Revision
-	size int
+	head    Revision
+	size    int
+	publics [][]byte // per change, its stored public JSON (nil: encode again), for the cache
 }
 
 func (r *revisionEvent) encode(diffs []Diff) []byte {
