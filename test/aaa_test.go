@@ -228,3 +228,72 @@ func TestCLIAAAWords(t *testing.T) {
 		t.Errorf("the log holds a secret")
 	}
 }
+
+// TestCLICommandsAccounted: every command line remote users run in the
+// CLI (one-shot with -c, and piped in as a script: shows, config-mode
+// commands, apply, exec actions) reaches tacquito and FreeRADIUS as a
+// command record naming the user and the line, with a secret typed on a
+// line masked; the records are not in the config log, and the typed
+// secret is in no record and not in swmgr's log.
+func TestCLICommandsAccounted(t *testing.T) {
+	const typed = "cli-typed-key-7"
+	tac := aaatest.StartTacacs(t, tacKey, []aaatest.User{
+		{Name: "netadmin", Password: "remote-admin-pass", PrivLvl: 15},
+		{Name: "viewer", Password: "remote-viewer-pass", PrivLvl: 1},
+	})
+	rad := aaatest.StartRadius(t, "black-box-radius-secret", nil)
+	addr := freeAddr(t)
+	s := startServer(t, "", "--https", addr)
+	s.expect(t, 201, "POST", "/config/RadiusServer", `{"ServerIp":"127.0.0.1","Port":`+strconv.Itoa(rad.Port)+`,"AcctPort":`+strconv.Itoa(rad.AcctPort)+`,"Secret":"black-box-radius-secret","Timeout":1,"Retries":0}`)
+	s.expect(t, 201, "POST", "/config/Tacacs", `{"ServerIp":"127.0.0.1","Port":`+strconv.Itoa(tac.Port)+`,"Secret":"`+tacKey+`","AuthService":"login"}`)
+	s.expect(t, 200, "PATCH", "/config/TacacsGlobal", `{"Enable":"true","Timeout":2}`)
+	cli := func(user, password, stdin string, args ...string) string {
+		cmd := exec.Command(swmgrBin, append([]string{"cli", "--url", "https://" + addr, "--user", user, "--cacert", filepath.Join(s.dir, "tls-cert.pem")}, args...)...)
+		cmd.Env = append(os.Environ(), "SWMGR_PASSWORD="+password)
+		cmd.Stdin = strings.NewReader(stdin)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Errorf("CLI as %s: %v\n%s", user, err, out)
+		}
+		return string(out)
+	}
+	out := cli("netadmin", "remote-admin-pass", "", "-c", "show ntp server; enable; config; tacacs server 192.0.2.77; secret "+typed+"; exit; apply; exit; write memory")
+	if strings.Contains(out, "command accounting") {
+		t.Errorf("the CLI says a record was not taken:\n%s", out)
+	}
+	cli("viewer", "remote-viewer-pass", "show version\nshow tacacs server\n")
+	want := []struct{ user, line string }{
+		{"netadmin", "show ntp server"}, {"netadmin", "enable"}, {"netadmin", "config"},
+		{"netadmin", "tacacs server 192.0.2.77"}, {"netadmin", "secret ********"}, {"netadmin", "apply"}, {"netadmin", "write memory"},
+		{"viewer", "show version"}, {"viewer", "show tacacs server"},
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for _, w := range want {
+		for !strings.Contains(rad.Accounting(), "shell:cmd="+w.line) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		tacLine := ""
+		for _, l := range strings.Split(tac.Accounting(), "\n") {
+			if strings.Contains(l, `"cmd=`+w.line+`"`) {
+				tacLine = l
+			}
+		}
+		if !strings.Contains(tacLine, `"`+w.user+`"`) {
+			t.Errorf("no TACACS+ record of %q by %s:\n%s", w.line, w.user, tac.Accounting())
+		}
+		if !strings.Contains(rad.Accounting(), `"shell:cmd=`+w.line+`"`) {
+			t.Errorf("no RADIUS record of %q:\n%s", w.line, rad.Accounting())
+		}
+	}
+	if !strings.Contains(rad.Accounting(), `User-Name = "viewer"`) {
+		t.Errorf("the RADIUS records do not name viewer")
+	}
+	for where, text := range map[string]string{"tacquito": tac.Accounting(), "FreeRADIUS": rad.Accounting(), "swmgr's log": s.logs.String(), "the config log": string(s.do(t, "GET", "/state/ConfigLogs", "").raw)} {
+		if strings.Contains(text, typed) {
+			t.Errorf("%s holds the secret typed on a command line", where)
+		}
+	}
+	if cl := string(s.do(t, "GET", "/state/ConfigLogs", "").raw); strings.Contains(strings.ToLower(cl), "accountcommand") {
+		t.Errorf("the command records are in the config log:\n%s", cl)
+	}
+}

@@ -281,6 +281,16 @@ func TestCLITerminal(t *testing.T) {
 	if strings.Contains(string(hist), "carol-secret-1") || strings.Contains(string(hist), "password") {
 		t.Errorf("a password line is in the history:\n%s", hist)
 	}
+	// Every line typed went to the service as a command record (queued
+	// for no server here: none is configured): one request each, as the
+	// access log shows.
+	deadline := time.Now().Add(10 * time.Second)
+	for strings.Count(s.logs.String(), "path=/public/v1/action/AccountCommand") < 40 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := strings.Count(s.logs.String(), "path=/public/v1/action/AccountCommand"); n < 40 {
+		t.Errorf("%d command records from an interactive session of over 40 lines", n)
+	}
 }
 
 // TestCLILoginShell logs a real account of this host, whose login shell is

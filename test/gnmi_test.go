@@ -461,3 +461,122 @@ func sendIn(t *testing.T, ns, addr string) {
 		t.Fatalf("sending in %s: %v", ns, err)
 	}
 }
+
+// ocProto is an OpenConfig path, written /a/b[k=v]/c (a key's value may
+// hold "/"), as gnmi_cli's text proto.
+func ocProto(s string) string {
+	var parts []string
+	depth, start := 0, 1
+	for i := 1; i <= len(s); i++ {
+		switch {
+		case i == len(s) || s[i] == '/' && depth == 0:
+			parts = append(parts, s[start:i])
+			start = i + 1
+		case s[i] == '[':
+			depth++
+		case s[i] == ']':
+			depth--
+		}
+	}
+	var b strings.Builder
+	b.WriteString(`origin:"openconfig"`)
+	for _, part := range parts {
+		name, rest, _ := strings.Cut(part, "[")
+		fmt.Fprintf(&b, ` elem:<name:%q`, name)
+		for rest != "" {
+			kv, after, _ := strings.Cut(rest, "]")
+			k, v, _ := strings.Cut(kv, "=")
+			fmt.Fprintf(&b, ` key:<key:%q value:%q>`, k, v)
+			rest = strings.TrimPrefix(after, "[")
+		}
+		b.WriteString(">")
+	}
+	return b.String()
+}
+
+// ocUpdate is an update of an OpenConfig path to a JSON value, as
+// gnmi_cli's text proto.
+func ocUpdate(path, value string) string {
+	return fmt.Sprintf("update:<path:<%s> val:<json_val:%q>>\n", ocProto(path), value)
+}
+
+const (
+	ocSwitched1 = "/interfaces/interface[name=fpPort1]/ethernet/switched-vlan"
+	ocSwitched2 = "/interfaces/interface[name=fpPort2]/ethernet/switched-vlan"
+	ocRoute     = "/network-instances/network-instance[name=default]/protocols/protocol[identifier=STATIC][name=STATIC]/static-routes/static[prefix=10.2.0.0/16]"
+	ocAddress3  = "/interfaces/interface[name=fpPort3]/subinterfaces/subinterface[index=0]/ipv4/addresses/address[ip=10.3.0.1]"
+	ocRedIntf3  = "/network-instances/network-instance[name=red]/interfaces/interface[id=fpPort3]"
+)
+
+// The OpenConfig paths of a port's VLAN membership (switched-vlan), static
+// routes, a network instance's interfaces and IPv4 addresses, with
+// gnmi_cli: Get, Set (each a commit whose objects REST then shows), and
+// ON_CHANGE of a port's VLANs seeing a REST commit; bad values are
+// InvalidArgument and leave the store byte-identical.
+func TestGNMIOpenConfigMappings(t *testing.T) {
+	dir, addr := t.TempDir(), freeAddr(t)
+	g := startGNMIServer(t, dir, addr)
+	g.expect(t, 201, "POST", "/config/Vlan", `{"VlanId":10}`)
+	g.expect(t, 201, "POST", "/config/Vlan", `{"VlanId":20}`)
+	g.expect(t, 201, "POST", "/config/Vrf", `{"Vrf":"red"}`)
+
+	// VLAN membership: a REST commit reaches an ON_CHANGE subscriber of
+	// the port's switched-vlan; a Set moves the port into the Vlans' lists.
+	out, done := g.background(t, "-dt", "p", "-sd", "30s", "-proto", `subscribe:<prefix:<> mode:STREAM encoding:JSON
+subscription:<path:<`+ocProto(ocSwitched2+"/config")+`> mode:ON_CHANGE>>`)
+	waitFor(t, out, "sync_response:true")
+	g.expect(t, 200, "PATCH", "/config/Vlan", `{"VlanId":10,"UntagIntfList":["fpPort2"]}`)
+	waitFor(t, out, `name:"access-vlan"}}val:{json_val:"10"}`)
+	waitFor(t, out, `json_val:"\"ACCESS\""`)
+	g.admin(t, "-set", "-proto", ocUpdate(ocSwitched1+"/config", `{"openconfig-vlan:interface-mode":"TRUNK","native-vlan":10,"trunk-vlans":[20]}`))
+	mustContain(t, string(g.expect(t, 200, "GET", "/config/Vlan?VlanId=20", "").raw), `"IntfList":["fpPort1"]`)
+	mustContain(t, string(g.expect(t, 200, "GET", "/config/Vlan?VlanId=10", "").raw), `"UntagIntfList":["fpPort2","fpPort1"]`)
+	got := g.admin(t, "-get", "-proto", `path:<`+ocProto("/interfaces/interface[name=*]/ethernet/switched-vlan/config/trunk-vlans")+`> encoding:JSON_IETF`)
+	mustContain(t, got, `value:"fpPort1"`, `json_ietf_val:"[20]"`)
+	select {
+	case err := <-done:
+		t.Fatalf("the stream ended early: %v\n%s", err, out)
+	default:
+	}
+
+	// A static route with its next hop and metric (IPv4Route's Cost).
+	g.admin(t, "-set", "-proto", ocUpdate(ocRoute+"/next-hops/next-hop[index=10.1.1.2]/config", `{"index":"10.1.1.2","next-hop":"10.1.1.2","metric":5}`))
+	route := string(g.expect(t, 200, "GET", "/config/IPv4Route?DestinationNw=10.2.0.0&NetworkMask=255.255.0.0", "").raw)
+	mustContain(t, route, `"NextHopIp":"10.1.1.2"`, `"Cost":5`)
+	got = g.admin(t, "-get", "-proto", `path:<`+ocProto(strings.Replace(ocRoute, "10.2.0.0/16", "*", 1)+"/next-hops/next-hop[index=*]/config/metric")+`> encoding:JSON`)
+	mustContain(t, got, `value:"10.2.0.0/16"`, `value:"10.1.1.2"`, `json_val:"5"`)
+
+	// An IPv4 address and its interface in VRF red, in one SetRequest.
+	g.admin(t, "-set", "-proto", ocUpdate(ocAddress3+"/config", `{"ip":"10.3.0.1","prefix-length":24}`)+
+		ocUpdate(ocRedIntf3+"/config", `{"id":"fpPort3","interface":"fpPort3","subinterface":0}`))
+	mustContain(t, string(g.expect(t, 200, "GET", "/config/IPv4Intf?IntfRef=fpPort3", "").raw), `"IpAddr":"10.3.0.1/24"`, `"Vrf":"red"`)
+	got = g.admin(t, "-get", "-proto", `path:<`+ocProto("/network-instances/network-instance[name=*]/interfaces/interface[id=*]/config/interface")+`> encoding:JSON`)
+	mustContain(t, got, `value:"red"`, `json_val:"\"fpPort3\""`)
+	got = g.admin(t, "-get", "-proto", `path:<`+ocProto("/interfaces/interface[name=fpPort3]/subinterfaces/subinterface[index=0]/ipv4/addresses/address[ip=*]/config/prefix-length")+`> encoding:JSON`)
+	mustContain(t, got, `value:"10.3.0.1"`, `json_val:"24"`)
+
+	// Bad values: InvalidArgument, and the store as it was.
+	g.stop(t)
+	before := dump(t, dir)
+	g = startGNMIServer(t, dir, addr)
+	for _, bad := range []string{
+		ocUpdate(ocSwitched2+"/config/interface-mode", `"TRUNK"`),
+		ocUpdate(ocSwitched2+"/config/trunk-vlans", `[30]`),
+		ocUpdate(ocSwitched2+"/config/access-vlan", `5000`),
+		ocUpdate(ocRoute+"/next-hops/next-hop[index=10.1.1.3]/config/next-hop", `"10.1.1.4"`),
+		ocUpdate(strings.Replace(ocRoute, "10.2.0.0/16", "10.2.0.1/16", 1)+"/next-hops/next-hop[index=10.1.1.2]/config/next-hop", `"10.1.1.2"`),
+		ocUpdate(ocRedIntf3+"/config/subinterface", `2`),
+		ocUpdate(strings.Replace(ocAddress3, "10.3.0.1", "10.3.0.9", 1)+"/config/prefix-length", `24`),
+		ocUpdate(ocAddress3+"/config/prefix-length", `40`),
+		ocUpdate("/interfaces/interface[name=fpPort4]/config/mtu", `9000`) + ocUpdate(ocSwitched1+"/config/trunk-vlans", `[20,99]`),
+	} {
+		out, ok := g.run(t, "admin", blackBoxAdminPassword, "-set", "-proto", bad)
+		if ok || !strings.Contains(out, "code=InvalidArgument") {
+			t.Errorf("%s: want InvalidArgument, got %s", bad, out)
+		}
+	}
+	g.stop(t)
+	if after := dump(t, dir); !bytes.Equal(before, after) {
+		t.Fatalf("a refused SetRequest changed the store:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}

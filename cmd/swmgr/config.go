@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -14,9 +15,10 @@ import (
 	"github.com/swmgr/swmgr/internal/archive"
 	"github.com/swmgr/swmgr/internal/atomicfile"
 	"github.com/swmgr/swmgr/internal/configfile"
+	"github.com/swmgr/swmgr/internal/model"
 )
 
-// Environment variables that give config decrypt its Nonce and Passphrase
+// Environment variables that give config decrypt and encrypt their Nonce and Passphrase
 // (never argv: a command line is visible to every local user).
 const (
 	nonceEnv      = "SWMGR_CONFIG_NONCE"
@@ -65,7 +67,71 @@ func configCommand() *cobra.Command {
 	}
 	decrypt.Flags().StringVar(&in, "in", "", "the encrypted file")
 	decrypt.Flags().StringVar(&out, "out", "", "write the plaintext to this new file (mode 0600) instead of stdout")
-	cmd.AddCommand(decrypt)
+	cmd.AddCommand(decrypt, encryptCommand())
+	return cmd
+}
+
+// encryptCommand seals a plaintext document (what config decrypt printed,
+// edited or not) into an encrypted file that a restore takes with the same
+// Nonce and Passphrase: the way back for a decrypted file, whose secrets in
+// clear a restore refuses in a plain file.
+func encryptCommand() *cobra.Command {
+	var in, out string
+	cmd := &cobra.Command{
+		Use:   "encrypt --in FILE --out NEW",
+		Short: "Encrypt a plaintext configuration with Nonce and Passphrase, so that a restore takes it",
+		Long: "Checks a plaintext document (the output of config decrypt, or any configuration file) as a restore would read it, then encrypts it as SaveConfig does with Nonce and Passphrase and writes it to a new file (mode 0600).\n" +
+			"The Nonce and Passphrase come from $" + nonceEnv + " and $" + passphraseEnv + ", or are asked on the terminal (the passphrase twice, without echo).",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if in == "" || out == "" {
+				return errors.New("give the plaintext with --in and the new file with --out")
+			}
+			plain, err := archive.ReadLocal(in)
+			if err != nil {
+				return err
+			}
+			if configfile.IsEncrypted(plain) {
+				return fmt.Errorf("%s is already encrypted", in)
+			}
+			doc, err := configfile.Decode(bytes.NewReader(plain), model.Builtin(), configfile.DecodeOptions{Encrypted: true})
+			if err != nil {
+				return fmt.Errorf("%s is not a configuration a restore would take: %w", in, err)
+			}
+			nonce, err := secretInput(nonceEnv, "Nonce: ", true)
+			if err != nil {
+				return err
+			}
+			_, fromEnv := os.LookupEnv(passphraseEnv)
+			pass, err := secretInput(passphraseEnv, "Passphrase: ", false)
+			if err != nil {
+				return err
+			}
+			if !fromEnv {
+				again, err := secretInput(passphraseEnv, "Passphrase again: ", false)
+				if err != nil {
+					return err
+				}
+				if again != pass {
+					return errors.New("the passphrases differ")
+				}
+			}
+			if nonce == "" || pass == "" {
+				return errors.New("the Nonce and the Passphrase must not be empty")
+			}
+			sealed, err := configfile.Seal(plain, nonce, pass, configfile.DefaultKDF)
+			if err != nil {
+				return err
+			}
+			if err := atomicfile.WriteNew(out, sealed, 0o600); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "%s: %d objects encrypted\n", out, doc.Count())
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&in, "in", "", "the plaintext configuration")
+	cmd.Flags().StringVar(&out, "out", "", "the new encrypted file (mode 0600)")
 	return cmd
 }
 

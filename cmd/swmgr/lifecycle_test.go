@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -76,8 +77,46 @@ func TestEncryptedSaveDecryptRestore(t *testing.T) {
 	os.WriteFile(flex, []byte(`{"ConfigData":`+string(whole["ConfigData"])+`}`), 0o600)
 	s.want(s.req(false, "POST", "/action/ResetConfigToFile", "", "", `{"SrcFileURI":"file://`+flex+`"}`), 200, "restore its ConfigData as a format 1 file")
 	s.want(s.req(false, "GET", "/config/NtpServer?IpAddr=192.0.2.44", "", "", ""), 200, "restored object")
+	// The plaintext encrypted again with `swmgr config encrypt` (an edited
+	// copy, say): a restore takes it with the new Nonce and Passphrase.
+	encrypt := func(nonce, pass string, args ...string) error {
+		t.Setenv(nonceEnv, nonce)
+		t.Setenv(passphraseEnv, pass)
+		cmd := configCommand()
+		cmd.SetOut(io.Discard)
+		cmd.SetErr(io.Discard)
+		cmd.SetArgs(append([]string{"encrypt"}, args...))
+		return cmd.Execute()
+	}
+	edited := filepath.Join(t.TempDir(), "edited.json")
+	os.WriteFile(edited, bytes.Replace([]byte(plain), []byte(`"192.0.2.44"`), []byte(`"192.0.2.46"`), 1), 0o600)
+	reenc := filepath.Join(t.TempDir(), "edited.enc")
+	if err := encrypt("n-2", "pass phrase 2", "--in", enc, "--out", reenc); err == nil || !strings.Contains(err.Error(), "already encrypted") {
+		t.Fatalf("encrypt an encrypted file: %v", err)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(bad, bytes.Replace([]byte(plain), []byte(`"MinPoll":5`), []byte(`"MinPoll":"five"`), 1), 0o600)
+	if err := encrypt("n-2", "pass phrase 2", "--in", bad, "--out", reenc); err == nil || !strings.Contains(err.Error(), "MinPoll") {
+		t.Fatalf("encrypt an invalid document: %v", err)
+	}
+	if _, err := os.Stat(reenc); err == nil {
+		t.Fatal("a refused encrypt wrote its file")
+	}
+	if err := encrypt("n-2", "pass phrase 2", "--in", edited, "--out", reenc); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(reenc); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("encrypt --out: %v %v", err, fi)
+	}
+	if data, _ := os.ReadFile(reenc); bytes.Contains(data, []byte("archive-secret")) || !configfile.IsEncrypted(data) {
+		t.Fatal("the re-encrypted file holds a secret in clear")
+	}
+	s.want(s.req(false, "POST", "/action/ResetConfigToFile", "", "", `{"SrcFileURI":"file://`+reenc+`","Nonce":"n-1","Passphrase":"pass phrase 1"}`), 400, "restore with the old passphrase")
+	s.want(s.req(false, "POST", "/action/ResetConfigToFile", "", "", `{"SrcFileURI":"file://`+reenc+`","Nonce":"n-2","Passphrase":"pass phrase 2"}`), 200, "restore the re-encrypted file")
+	s.want(s.req(false, "GET", "/config/NtpServer?IpAddr=192.0.2.46", "", "", ""), 200, "the edited object")
+	s.want(s.req(false, "GET", "/config/NtpServer?IpAddr=192.0.2.44", "", "", ""), 404, "the object edited away")
+
 	// And the encrypted file itself.
-	s.want(s.req(false, "DELETE", "/config/NtpServer", "", "", `{"IpAddr":"192.0.2.44"}`), 200, "delete")
 	s.want(s.req(false, "POST", "/action/ResetConfigToFile", "", "", `{"SrcFileURI":"file://`+enc+`","Nonce":"n-1","Passphrase":"pass phrase 1"}`), 200, "restore the encrypted file")
 	s.want(s.req(false, "GET", "/config/NtpServer?IpAddr=192.0.2.44", "", "", ""), 200, "restored object")
 	if strings.Contains(s.logs.String(), "pass phrase 1") || strings.Contains(s.logs.String(), "archive-secret") {

@@ -85,6 +85,9 @@ var manPages = map[string]manPage{
 	"swmgr config decrypt": {
 		env: [][2]string{{"SWMGR_CONFIG_NONCE, SWMGR_CONFIG_PASSPHRASE", "the nonce and passphrase the file was encrypted with"}},
 	},
+	"swmgr config encrypt": {
+		env: [][2]string{{"SWMGR_CONFIG_NONCE, SWMGR_CONFIG_PASSPHRASE", "the nonce and passphrase to encrypt the file with"}},
+	},
 }
 
 // manCommand writes the man pages the package installs; hidden, as only

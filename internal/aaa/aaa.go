@@ -1,8 +1,11 @@
 // Package aaa is swmgr's central authentication, authorization and
 // accounting, and the forwarding of its log: the provider behind the
 // login check of every front door (package auth asks it before the local
-// users), the sender of an accounting record per commit, and the syslog
-// forwarder of SyslogCollector.
+// users), the sender of an accounting record per commit and per command
+// run in the CLI (which hands its records to CommandAction's handler),
+// and the syslog forwarder of SyslogCollector. Connections to a Tacacs
+// server take their source address from its SourceIntf, as the dataplane
+// knows it (Options.SourceAddr).
 //
 // It follows the configuration: at start and after every commit that
 // touches Tacacs, TacacsGlobal, RadiusServer, AAAGlobal or SyslogCollector
@@ -85,6 +88,9 @@ type Options struct {
 	// Syslog receives the service's log lines once a SyslogCollector
 	// exists (nil: no forwarding).
 	Syslog *Forwarder
+	// SourceAddr reads the address of a Tacacs server's SourceIntf (nil:
+	// connections take the routing table's source address).
+	SourceAddr SourceAddrFunc
 }
 
 // ErrBusy: too many remote login checks are under way.
@@ -115,6 +121,8 @@ type Service struct {
 	active     atomic.Int64      // TACACS+ sessions under way
 	fallbacks  atomic.Int64
 	acct       *accounting
+	cmdRate    *rateByUser // CLI command records per user
+	sources    *sourceNotes
 
 	stop context.CancelFunc
 	done chan struct{}
@@ -134,6 +142,8 @@ func New(o Options) *Service {
 	s := &Service{o: o, logins: make(chan struct{}, o.MaxLogins), failReason: map[string]string{}}
 	s.cfg.Store(&config{})
 	s.acct = newAccounting(s, o.QueueLen)
+	s.cmdRate = newRateByUser(CommandRate, CommandBurst)
+	s.sources = &sourceNotes{log: o.Log, why: map[string]string{}}
 	return s
 }
 
@@ -216,6 +226,7 @@ func (s *Service) reload(ctx context.Context) error {
 				service: authenServices[o.Str("AuthService")],
 				privLvl: tq.PrivLvl(o.Int("PrivilegeLevel")),
 				debug:   o.Int("Debug") == 1,
+				source:  s.sourceOf(o.Str("SourceIntf"), o.Str("ServerIp")),
 			})
 			c.tacacsNames = append(c.tacacsNames, o.Str("ServerIp"))
 		case "RadiusServer":
@@ -369,4 +380,13 @@ func (s *Service) State(kind string, o model.Object) model.Object {
 		}
 	}
 	return nil
+}
+
+// sourceOf is the source of connections to a server whose SourceIntf is
+// intf ("" or no way to read addresses: nil, the routing table's).
+func (s *Service) sourceOf(intf, server string) *sourceIntf {
+	if intf == "" || s.o.SourceAddr == nil {
+		return nil
+	}
+	return &sourceIntf{intf: intf, server: server, lookup: s.o.SourceAddr, notes: s.sources}
 }

@@ -2,8 +2,12 @@ package aaa_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
+	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -11,11 +15,14 @@ import (
 
 	"github.com/swmgr/swmgr/internal/aaa"
 	"github.com/swmgr/swmgr/internal/aaa/aaatest"
+	"github.com/swmgr/swmgr/internal/api"
+	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/enginetest"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/syncbuf"
+	"github.com/swmgr/swmgr/internal/testneed"
 )
 
 const tacSecret, radSecret = "tac-shared-key", "rad-shared-key"
@@ -38,12 +45,21 @@ type fixture struct {
 }
 
 func newFixture(t *testing.T) *fixture {
+	return newFixtureWith(t, nil)
+}
+
+// newFixtureWith is newFixture with the options tweak changes.
+func newFixtureWith(t *testing.T, tweak func(fx *fixture, o *aaa.Options)) *fixture {
 	fx := &fixture{f: enginetest.New(t, t.TempDir()), log: &syncbuf.Buffer{}, changes: new(int64)}
-	fx.svc = aaa.New(aaa.Options{Source: fx.f.E, Log: slog.New(slog.NewTextHandler(fx.log, nil)), OnChange: func() {
+	o := aaa.Options{Source: fx.f.E, Log: slog.New(slog.NewTextHandler(fx.log, nil)), OnChange: func() {
 		fx.mu.Lock()
 		*fx.changes++
 		fx.mu.Unlock()
-	}})
+	}}
+	if tweak != nil {
+		tweak(fx, &o)
+	}
+	fx.svc = aaa.New(o)
 	if err := fx.svc.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -253,4 +269,196 @@ func tail(s string) string {
 		return s[len(s)-3000:]
 	}
 	return s
+}
+
+// command runs the CLI's command-record action as user would through
+// REST.
+func command(t *testing.T, p *aaa.Provider, user, line, where string) error {
+	t.Helper()
+	reg := model.Builtin()
+	k := reg.Named(aaa.CommandAction)
+	if k == nil || !k.RecordsCommands || !k.NotLogged {
+		t.Fatalf("the model declares no %s action that records commands unlogged", aaa.CommandAction)
+	}
+	fields := k.Defaults()
+	fields["Command"], fields["Context"], fields["Session"], fields["Seq"] = line, where, "s1", int64(7)
+	_, err := p.Actions()[aaa.CommandAction](context.Background(), api.ActionCall{Kind: k, Fields: fields, Meta: engine.Meta{User: user, Source: "cli", Addr: "127.0.0.1:40000"}})
+	return err
+}
+
+// TestCommandRecordsArrive: a CLI command's record reaches tacquito's
+// accounting log and FreeRADIUS's detail file with the user of the
+// request, the command line (its secret value masked, whatever the
+// client sent) and the context; no secret reaches a record or the log.
+func TestCommandRecordsArrive(t *testing.T) {
+	tac := aaatest.StartTacacs(t, tacSecret, users)
+	rad := aaatest.StartRadius(t, radSecret, users)
+	fx := newFixture(t)
+	p := &aaa.Provider{Registry: model.Builtin()}
+	p.Attach(fx.svc)
+	fx.apply(t, backend.Update, "TacacsGlobal", model.Object{"Enable": "true"})
+	fx.apply(t, backend.Create, "Tacacs", tacacs(tac))
+	fx.apply(t, backend.Create, "RadiusServer", model.Object{"ServerIp": rad.Host, "Port": int64(rad.Port), "AcctPort": int64(rad.AcctPort), "Secret": radSecret, "Timeout": int64(2)})
+	const typed = "typed-key-9"
+	if err := command(t, p, "toper", "show ntp server", "enable"); err != nil {
+		t.Fatal(err)
+	}
+	if err := command(t, p, "toper", `secret "`+typed+`"`, "enable config tacacs server 192.0.2.9"); err != nil {
+		t.Fatal(err)
+	}
+	enginetest.WaitFor(t, "the records at tacquito", func() bool {
+		return strings.Contains(tac.Accounting(), "cmd=show ntp server") && strings.Contains(tac.Accounting(), "cmd=secret ********")
+	})
+	enginetest.WaitFor(t, "the records at FreeRADIUS", func() bool {
+		return strings.Contains(rad.Accounting(), "shell:cmd=show ntp server") && strings.Contains(rad.Accounting(), "shell:cmd=secret ********")
+	})
+	acct := tac.Accounting()
+	for _, want := range []string{`"toper"`, "task_id=cli-s1-7", "service=shell", "swmgr-context=enable config tacacs server 192.0.2.9"} {
+		if !strings.Contains(acct, want) {
+			t.Errorf("tacquito's records lack %q:\n%s", want, acct)
+		}
+	}
+	for _, want := range []string{`User-Name = "toper"`, `Acct-Session-Id = "swmgr-cli-s1-7"`, `Reply-Message = "show ntp server"`, `Calling-Station-Id = "127.0.0.1"`} {
+		if !strings.Contains(rad.Accounting(), want) {
+			t.Errorf("FreeRADIUS's records lack %q:\n%s", want, rad.Accounting())
+		}
+	}
+	for _, secret := range []string{typed, tacSecret, radSecret} {
+		if strings.Contains(tac.Accounting()+rad.Accounting()+fx.log.String(), secret) {
+			t.Errorf("a record or the log holds %q", secret)
+		}
+	}
+	if st := fx.svc.State("AAAGlobal", nil); st["AccountingSent"].(int64) < 2 {
+		t.Errorf("state: %v", st)
+	}
+}
+
+// TestCommandRecordsBounded: a user's records past the burst are refused
+// (429) and counted as dropped, another user's are not held by them; with
+// no server taking accounting nothing is queued.
+func TestCommandRecordsBounded(t *testing.T) {
+	fx := newFixture(t)
+	p := &aaa.Provider{Registry: model.Builtin()}
+	p.Attach(fx.svc)
+	refused := 0
+	for i := 0; i < aaa.CommandBurst+20; i++ {
+		if err := command(t, p, "flood", "show version", "enable"); err != nil {
+			var e *apierr.Error
+			if !errors.As(err, &e) || e.Status != 429 {
+				t.Fatalf("record %d: %v, want 429", i, err)
+			}
+			refused++
+		}
+	}
+	// The bucket refills while the loop runs: at least the 20 past the
+	// burst less what refilled meanwhile are refused.
+	if refused == 0 {
+		t.Errorf("no record refused past a burst of %d", aaa.CommandBurst)
+	}
+	if err := command(t, p, "other", "show version", "enable"); err != nil {
+		t.Errorf("another user's record: %v", err)
+	}
+	if st := fx.svc.State("AAAGlobal", nil); st["AccountingDropped"] != int64(refused) || st["AccountingQueued"] != int64(0) {
+		t.Errorf("state %v, want %d dropped, none queued", st, refused)
+	}
+}
+
+// testNetns makes a network namespace with lo up and addrs on lo, removed
+// when the test ends.
+func testNetns(t *testing.T, addrs ...string) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		if os.Getenv("CI") != "" {
+			t.Fatal("a network namespace needs root")
+		}
+		t.Skip("skipping: a network namespace needs root")
+	}
+	testneed.Program(t, "iproute2", "ip")
+	ns := fmt.Sprintf("aaasrc%05d", rand.IntN(100000))
+	if out, err := exec.Command("ip", "netns", "add", ns).CombinedOutput(); err != nil {
+		t.Fatalf("ip netns add: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
+	cmds := [][]string{{"-n", ns, "link", "set", "lo", "up"}}
+	for _, a := range addrs {
+		cmds = append(cmds, []string{"-n", ns, "addr", "add", a, "dev", "lo"})
+	}
+	for _, c := range cmds {
+		if out, err := exec.Command("ip", c...).CombinedOutput(); err != nil {
+			t.Fatalf("ip %s: %v %s", strings.Join(c, " "), err, out)
+		}
+	}
+	return ns
+}
+
+// TestTacacsSourceIntf: on the simulated switch, connections to a Tacacs
+// server come from the address configured on its SourceIntf (an
+// IPv4Intf): a tacquito that serves only that address answers. With a
+// SourceIntf that has no address they come from the routing table's
+// source, which that server does not serve, and the log says why.
+func TestTacacsSourceIntf(t *testing.T) {
+	// swmgr and the server in a namespace of their own, where 192.0.2.2
+	// is a local address (on lo) as it would be on the switch's port.
+	ns := testNetns(t, "192.0.2.2/32")
+	tac := aaatest.StartTacacsWith(t, tacSecret, users, aaatest.TacacsOptions{Clients: []string{"192.0.2.2/32"}, Netns: ns})
+	fx := newFixtureWith(t, func(fx *fixture, o *aaa.Options) { o.SourceAddr = fx.f.Sim.SourceAddr })
+	fx.apply(t, backend.Update, "AAAGlobal", model.Object{"Accounting": false})
+	fx.apply(t, backend.Update, "TacacsGlobal", model.Object{"Enable": "true", "Timeout": int64(2)})
+	fx.f.MustApply(fx.f.Edit(backend.Create, "IPv4Intf", model.Object{"IntfRef": "fpPort1", "IpAddr": "192.0.2.2/24"}))
+	srv := tacacs(tac)
+	srv["SourceIntf"] = "fpPort1"
+	fx.apply(t, backend.Create, "Tacacs", srv)
+	login := func() (aaa.Result, error) {
+		var r aaa.Result
+		var err error
+		aaatest.InNetns(t, ns, func() { r, err = fx.svc.Login(context.Background(), "tadmin", "admin-pass-1", "127.0.0.1") })
+		return r, err
+	}
+	if r, err := login(); err != nil || !r.Answered || !r.OK || r.Group != aaa.RoleAdmin {
+		t.Fatalf("login from SourceIntf fpPort1's 192.0.2.2: %+v %v; server said: %s", r, err, tail(tac.Output()))
+	}
+	fx.apply(t, backend.Update, "Tacacs", model.Object{"ServerIp": tac.Host, "SourceIntf": "fpPort2"})
+	if r, err := login(); err != nil || r.Answered {
+		t.Errorf("login with SourceIntf fpPort2 (no address): %+v %v, want no answer from a server that serves only 192.0.2.2", r, err)
+	}
+	if !strings.Contains(fx.log.String(), "SourceIntf fpPort2 has no IPv4 address") || !strings.Contains(fx.log.String(), "take the routing table's source address") {
+		t.Errorf("the fallback to the routing table's source is not logged:\n%s", fx.log)
+	}
+	if st := fx.svc.State("Tacacs", model.Object{"ServerIp": tac.Host}); st["ConnFailReason"] == "" {
+		t.Errorf("state %v, want a ConnFailReason", st)
+	}
+}
+
+// TestTacacsSourceNotLocal: a SourceIntf whose address this process
+// cannot send from (configured on the switch, not on any of the host's
+// interfaces: swmgr in another namespace than the switch's) does not
+// stop the login: the connection is made again from the routing table's
+// source, and the log says why.
+func TestTacacsSourceNotLocal(t *testing.T) {
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_nonlocal_bind"); err == nil && strings.TrimSpace(string(b)) != "0" {
+		t.Skip("skipping: ip_nonlocal_bind is on, so any address can be bound")
+	}
+	tac := aaatest.StartTacacs(t, tacSecret, users)
+	fx := newFixtureWith(t, func(fx *fixture, o *aaa.Options) { o.SourceAddr = fx.f.Sim.SourceAddr })
+	fx.apply(t, backend.Update, "AAAGlobal", model.Object{"Accounting": false})
+	fx.apply(t, backend.Update, "TacacsGlobal", model.Object{"Enable": "true", "Timeout": int64(2)})
+	fx.f.MustApply(fx.f.Edit(backend.Create, "IPv4Intf", model.Object{"IntfRef": "fpPort1", "IpAddr": "192.0.2.50/24"}))
+	srv := tacacs(tac)
+	srv["SourceIntf"] = "fpPort1"
+	fx.apply(t, backend.Create, "Tacacs", srv)
+	for i := 0; i < 2; i++ {
+		if r := fx.login(t, "tadmin", "admin-pass-1"); !r.Answered || !r.OK || r.Group != aaa.RoleAdmin {
+			t.Errorf("login: %+v, want the server's answer from the routing table's source", r)
+		}
+	}
+	if !strings.Contains(fx.log.String(), "the address 192.0.2.50 of SourceIntf fpPort1 cannot be sent from here") {
+		t.Errorf("the fallback is not logged:\n%s", fx.log)
+	}
+	// Said once, not once per connection (each login makes two).
+	if n := strings.Count(fx.log.String(), "routing table's source"); n != 1 {
+		t.Errorf("the fallback is logged %d times, want once:\n%s", n, fx.log)
+	}
+	if strings.Contains(fx.log.String(), "from SourceIntf again") {
+		t.Errorf("the log says the interface's address is used again:\n%s", fx.log)
+	}
 }

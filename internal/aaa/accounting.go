@@ -3,7 +3,9 @@ package aaa
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,7 +16,7 @@ import (
 )
 
 // Record is one accounting record: a commit, who made it, and what it
-// changed.
+// changed; or a command line a user ran in the CLI (Line set).
 type Record struct {
 	Revision uint64
 	Time     time.Time
@@ -22,11 +24,22 @@ type Record struct {
 	Source   string // rest, cli, rollback, ...
 	Comment  string
 	Changes  []string // "create NtpServer IpAddr=192.0.2.10"
+
+	// A CLI command's record: the line (secret values masked), the mode
+	// and context it ran in, the CLI session's id and the command's number
+	// in it, and the address the CLI called from ("" for a local socket).
+	Line, Context, Session string
+	Seq                    int64
+	Addr                   string
 }
 
 // Command is the record as one line: what TACACS+ accounting calls the
-// command, and what RADIUS accounting carries.
+// command, and what RADIUS accounting carries. For a CLI command, the
+// command line.
 func (r Record) Command() string {
+	if r.Line != "" {
+		return r.Line
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "commit revision %d (%s)", r.Revision, r.Source)
 	for i, c := range r.Changes {
@@ -42,6 +55,26 @@ func (r Record) Command() string {
 		b.WriteString(c)
 	}
 	return b.String()
+}
+
+// taskID names the record to the server: a commit's revision; a CLI
+// command's session and number in it.
+func (r Record) taskID() string {
+	if r.Line == "" {
+		return strconv.FormatUint(r.Revision, 10)
+	}
+	if r.Session == "" {
+		return "cli-" + strconv.FormatInt(r.Seq, 10)
+	}
+	return "cli-" + r.Session + "-" + strconv.FormatInt(r.Seq, 10)
+}
+
+// what is the record in the log's words.
+func (r Record) what() []any {
+	if r.Line != "" {
+		return []any{"command", r.taskID()}
+	}
+	return []any{"revision", r.Revision}
 }
 
 // accounting sends records through a bounded queue: a commit never waits
@@ -102,13 +135,33 @@ func (a *accounting) commit(ev feed.Event) {
 	a.enqueue(r)
 }
 
-func (a *accounting) enqueue(r Record) {
+func (a *accounting) enqueue(r Record) bool {
 	select {
 	case a.queue <- r:
+		return true
 	default:
 		a.dropped.Add(1)
-		a.s.o.Log.Warn("accounting record dropped: the queue is full (servers slow or down)", "revision", r.Revision, "user", r.User, "dropped", a.dropped.Load())
+		a.s.o.Log.Warn("accounting record dropped: the queue is full (servers slow or down)", append(r.what(), "user", r.User, "dropped", a.dropped.Load())...)
+		return false
 	}
+}
+
+// errQueueFull: a record was dropped (and counted) because the queue is
+// full.
+var errQueueFull = errors.New("the accounting queue is full (the servers are slow or down): the record is dropped and counted")
+
+// command queues the record of a CLI command. queued is false when no
+// server would take it (accounting off, or no server of AuthOrder takes
+// accounting).
+func (a *accounting) command(r Record) (queued bool, err error) {
+	c := a.s.cfg.Load()
+	if !c.accounting || !c.accounts() {
+		return false, nil
+	}
+	if !a.enqueue(r) {
+		return false, errQueueFull
+	}
+	return true, nil
 }
 
 // accounts reports whether a server would receive accounting records.
@@ -200,5 +253,5 @@ func (a *accounting) send(ctx context.Context, r Record) {
 		}
 	}
 	a.dropped.Add(1)
-	a.s.o.Log.Warn("accounting record dropped: no server took it", "revision", r.Revision, "user", r.User, "errors", errs, "dropped", a.dropped.Load())
+	a.s.o.Log.Warn("accounting record dropped: no server took it", append(r.what(), "user", r.User, "errors", errs, "dropped", a.dropped.Load())...)
 }

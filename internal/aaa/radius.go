@@ -93,11 +93,21 @@ func RadiusRole(p *radius.Packet) string {
 func radiusAccount(ctx context.Context, s radiusServer, r Record) error {
 	p := radius.New(radius.CodeAccountingRequest, s.secret)
 	rfc2866.AcctStatusType_Set(p, rfc2866.AcctStatusType_Value_Stop)
-	rfc2866.AcctSessionID_SetString(p, "swmgr-rev-"+strconv.FormatUint(r.Revision, 10))
 	rfc2865.UserName_SetString(p, r.User)
 	rfc2865.NASIdentifier_SetString(p, "swmgr")
-	// The commit itself, as the record of what was done.
+	// The commit or the command line itself, as the record of what was done.
 	rfc2865.ReplyMessage_SetString(p, truncate(r.Command(), 250))
+	if r.Line == "" {
+		rfc2866.AcctSessionID_SetString(p, "swmgr-rev-"+strconv.FormatUint(r.Revision, 10))
+	} else {
+		rfc2866.AcctSessionID_SetString(p, "swmgr-"+r.taskID())
+		// Where command accounting collectors look for the command: the
+		// cisco-avpair shell:cmd (vendor 9, attribute 1).
+		p.Add(rfc2865.VendorSpecific_Type, ciscoAVPair("shell:cmd="+truncate(r.Line, 240)))
+		if r.Addr != "" {
+			rfc2865.CallingStationID_SetString(p, r.Addr)
+		}
+	}
 	rfc2866.AcctDelayTime_Set(p, rfc2866.AcctDelayTime(max(0, time.Since(r.Time)/time.Second)))
 	resp, err := s.exchange(ctx, p, s.acctPort)
 	if err != nil {
@@ -107,4 +117,13 @@ func radiusAccount(ctx context.Context, s radiusServer, r Record) error {
 		return fmt.Errorf("%w: answered %v", errNoAnswer, resp.Code)
 	}
 	return nil
+}
+
+// ciscoAVPair is a Vendor-Specific attribute (RFC 2865 section 5.26) of
+// vendor 9, type 1: the cisco-avpair "name=value" that command accounting
+// collectors read.
+func ciscoAVPair(v string) radius.Attribute {
+	a := make([]byte, 0, 6+len(v))
+	a = append(a, 0, 0, 0, 9, 1, byte(2+len(v)))
+	return append(a, v...)
 }

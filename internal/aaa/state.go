@@ -9,13 +9,16 @@ import (
 )
 
 // Provider is this package's part of the composition: the drivers of
-// Tacacs, TacacsGlobal, RadiusServer, AAAGlobal and SyslogCollector. There
+// Tacacs, TacacsGlobal, RadiusServer, AAAGlobal and SyslogCollector, and
+// the handler of the CLI's command records (CommandAction). There
 // is nothing to apply at the switch (the Service follows the commits
 // through the change feed); their state (ConnFailReason, OperStatus,
 // accounting and syslog counters) is the Service's, attached once it
 // exists.
 type Provider struct {
-	svc atomic.Pointer[Service]
+	// Registry declares the secret words masked in a CLI command's record.
+	Registry *model.Registry
+	svc      atomic.Pointer[Service]
 }
 
 // Attach sets the service whose state is shown.

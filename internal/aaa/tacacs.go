@@ -7,7 +7,9 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
+	"unicode/utf8"
 
 	tq "github.com/facebookincubator/tacquito"
 )
@@ -19,6 +21,7 @@ type tacacsServer struct {
 	service tq.AuthenService
 	privLvl tq.PrivLvl
 	debug   bool
+	source  *sourceIntf // nil: the routing table's source address
 }
 
 var authenServices = map[string]tq.AuthenService{
@@ -39,7 +42,21 @@ func tacacsSession(ctx context.Context, s tacacsServer, timeout time.Duration, t
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var d net.Dialer
+	local := s.source.addr(ctx)
+	if local != nil {
+		d.LocalAddr = local
+	}
 	conn, err := d.DialContext(ctx, "tcp", s.addr)
+	if err != nil && local != nil && errors.Is(err, syscall.EADDRNOTAVAIL) {
+		// The interface's address is not one this process can send from
+		// (swmgr runs in another network namespace than the switch's
+		// interfaces): the routing table's, and say so.
+		s.source.unusable(local, err)
+		d.LocalAddr = nil
+		conn, err = d.DialContext(ctx, "tcp", s.addr)
+	} else if err == nil && local != nil {
+		s.source.used()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errNoAnswer, err)
 	}
@@ -171,11 +188,18 @@ func cutAV(a string) (name, value string, ok bool) {
 // tacacsAccount sends one accounting record (a STOP: the commit is done).
 func tacacsAccount(ctx context.Context, s tacacsServer, timeout time.Duration, r Record) error {
 	args := tq.Args{
-		tq.Arg("task_id=" + strconv.FormatUint(r.Revision, 10)),
+		tq.Arg("task_id=" + r.taskID()),
 		tq.Arg("service=shell"),
 		tq.Arg("start_time=" + strconv.FormatInt(r.Time.Unix(), 10)),
 		tq.Arg("stop_time=" + strconv.FormatInt(r.Time.Unix(), 10)),
 		tq.Arg("cmd=" + truncate(r.Command(), 200)),
+	}
+	if r.Context != "" {
+		args = append(args, tq.Arg("swmgr-context="+truncate(r.Context, 200)))
+	}
+	remAddr := r.Source
+	if r.Addr != "" {
+		remAddr = r.Addr
 	}
 	reply, err := tacacsSession(ctx, s, timeout, tq.Accounting, tq.NewAcctRequest(
 		tq.SetAcctRequestFlag(tq.AcctFlagStop),
@@ -185,7 +209,7 @@ func tacacsAccount(ctx context.Context, s tacacsServer, timeout time.Duration, r
 		tq.SetAcctRequestService(s.service),
 		tq.SetAcctRequestUser(tq.AuthenUser(r.User)),
 		tq.SetAcctRequestPort(tq.AuthenPort("swmgr")),
-		tq.SetAcctRequestRemAddr(tq.AuthenRemAddr(r.Source)),
+		tq.SetAcctRequestRemAddr(tq.AuthenRemAddr(remAddr)),
 		tq.SetAcctRequestArgs(args),
 	))
 	if err != nil {
@@ -201,9 +225,15 @@ func tacacsAccount(ctx context.Context, s tacacsServer, timeout time.Duration, r
 	return nil
 }
 
+// truncate cuts s to at most n bytes, at a character's start, marking the
+// cut with "...".
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return s[:n-3] + "..."
+	i := n - 3
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "..."
 }

@@ -178,7 +178,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead { // reads record nothing
 		req.meta = s.meta(r)
 	}
-	if isWrite(r.Method) && !r.URL.Query().Has("dry_run") {
+	if isWrite(r.Method) && !r.URL.Query().Has("dry_run") && (route.Kind == nil || !route.Kind.NotLogged) {
 		req.info = &engine.LogInfo{API: strings.ToLower(route.Name), Operation: r.Method}
 		if route.Kind != nil {
 			req.info.API = route.Kind.API()
@@ -245,6 +245,9 @@ func (s *Server) logEarlyFailure(r *http.Request, err error) {
 	}
 	if len(name) > 64 {
 		name = name[:64]
+	}
+	if k := s.reg.Named(name); k != nil && k.NotLogged {
+		return
 	}
 	s.eng.Log(r.Context(), s.meta(r), &engine.LogInfo{API: strings.ToLower(name), Operation: r.Method}, err)
 }

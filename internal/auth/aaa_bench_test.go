@@ -21,15 +21,15 @@ import (
 )
 
 // remoteEnv is the benchmark environment plus tacquito's TACACS+ server
-// on loopback, configured in the engine, and an aaa.Service following it.
+// on loopback, configured in the engine, and the service's aaa.Service
+// following it.
 func remoteEnv(b *testing.B) (*benchEnv, *aaa.Service, *aaatest.Tacacs) {
 	e := newBenchEnv(b)
 	tac := aaatest.StartTacacs(b, "bench-key", []aaatest.User{{Name: "remote", Password: "remote-password", PrivLvl: 15}})
-	svc := aaa.New(aaa.Options{Source: e.eng})
-	if err := svc.Start(context.Background()); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(svc.Close)
+	// The service's own (its SourceAddr is the simulated switch's: each
+	// connection reads the address of the server's SourceIntf, ma1, which
+	// has none).
+	svc := e.central
 	reg := e.eng.Registry()
 	if _, err := e.eng.Apply(context.Background(), []engine.Edit{
 		{Kind: reg.Lookup(model.Config, "TacacsGlobal"), Op: backend.Update, Target: engine.Target{Key: model.Object{"ProfileName": "default"}}, Fields: model.Object{"Enable": "true"}},

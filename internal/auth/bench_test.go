@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/swmgr/swmgr/internal/aaa"
 	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/auth"
 	"github.com/swmgr/swmgr/internal/backend"
@@ -44,6 +45,7 @@ type benchEnv struct {
 	// verifier v, and returns the URL of the benchmark's object there.
 	secureWith func(v *auth.Verifier) string
 	eng        *engine.Engine
+	central    *aaa.Service // the service's central AAA, as serve has it
 }
 
 const benchWorkers = 16
@@ -129,7 +131,7 @@ func newBenchEnv(b *testing.B, creds ...func(net.Conn) (peercred.Cred, error)) *
 		e.plainURLs = append(e.plainURLs, "http://"+serve(auth.Handler(handler, auth.Options{Verifier: verifier, Throttle: throttle, Peers: peers, Log: log, Access: handler.Access}), nil, peers)+path)
 	}
 	e.plainURL = e.plainURLs[0]
-	e.eng = eng
+	e.eng, e.central = eng, svc.AAA
 	e.secureWith = func(v *auth.Verifier) string {
 		return "https://" + serve(auth.Handler(handler, auth.Options{Verifier: v, Throttle: throttle, Log: log, Access: handler.Access}), tlscert.Config(cert), newPeers(nil)) + path
 	}

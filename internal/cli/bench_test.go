@@ -44,6 +44,7 @@ func BenchmarkApply1000(b *testing.B) {
 		}
 		s.Execute("reset config default")
 		s.Execute("apply")
+		s.Close()
 		b.StartTimer()
 	}
 }

@@ -94,3 +94,65 @@ func TestTableCellsAreOneLine(t *testing.T) {
 		}
 	}
 }
+
+// TestMaskCommandHidesEverySpelling: whatever way a secret value is
+// written (plain, quoted, with escapes that make it shorter or longer than
+// its value, an unterminated quote, an abbreviated word), nothing of it is
+// left in the masked line, and the words around it are.
+func TestMaskCommandHidesEverySpelling(t *testing.T) {
+	reg := model.Builtin()
+	for _, tc := range []struct{ line, want string }{
+		{"secret tac-key-1", "secret ********"},
+		{`secret "tac key 1"`, "secret ********"},
+		{`secret "\x74\x61\x63-key-1" port 49`, "secret ******** port 49"},
+		{`secret "C:\new-key-1"`, "secret ********"},
+		{`sec tac-key-1`, "sec ********"},
+		{`user alice password "open-key-1`, "user alice password ********"},
+		{`secret "open key-1 more`, "secret ********"},
+		{`description "open secret key-1`, "description ********"},
+		{"secret\ttac-key-1 secret  x", "secret\t******** secret  ********"},
+		{"show running-config", "show running-config"},
+	} {
+		got := MaskCommand(reg, tc.line)
+		if got != tc.want {
+			t.Errorf("MaskCommand(%q) = %q, want %q", tc.line, got, tc.want)
+		}
+		for _, part := range []string{"key-1", "tac-key", "x74"} {
+			if strings.Contains(got, part) {
+				t.Errorf("MaskCommand(%q) = %q leaves %q", tc.line, got, part)
+			}
+		}
+	}
+}
+
+// TestDetailValuesAreOneLine: in a detail view ("Field  value" lines) a
+// value cannot add a line, forge another field's line or drive the
+// terminal (a neighbor's LLDP description, a backend's answer); text the
+// model declares as lines (TextLines) is shown a line of its own for each
+// of its lines, all under the value's column, each escaped.
+func TestDetailValuesAreOneLine(t *testing.T) {
+	reg := model.Builtin()
+	for _, v := range hostileValues {
+		var b bytes.Buffer
+		s := &Session{cat: newCatalog(reg, nil), out: &b}
+		s.printDetail(reg.Lookup(model.Config, "Port"), []model.Object{{"IntfRef": "fpPort1", "Description": v}})
+		out := b.String()
+		if n := strings.Count(out, "\n"); n != 2 {
+			t.Errorf("Description %q: %d lines:\n%s", v, n, out)
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if strings.ContainsFunc(l, model.IsLineBreaking) {
+				t.Errorf("line %q holds a control character", l)
+			}
+		}
+	}
+
+	var b bytes.Buffer
+	s := &Session{cat: newCatalog(reg, nil), out: &b}
+	k := reg.Lookup(model.Config, "DNSGlobal")
+	s.printDetail(k, []model.Object{{"Vrf": "default", "ResolvConf": "search lab\nnameserver 10.0.0.1\n\x1b[2Jx\n"}})
+	want := "  Vrf         default\n  ResolvConf  search lab\n              nameserver 10.0.0.1\n              \\u001b[2Jx\n"
+	if got := b.String(); got != want {
+		t.Errorf("TextLines in a detail view:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -92,6 +92,7 @@ type Session struct {
 	noMore  bool              // `| no-more` on the line being run
 	opening bool              // a context's new object is being staged
 	own     map[uint64]bool   // revisions this session's commits made
+	records *commandRecords   // command accounting (nil: the model declares no action for it)
 }
 
 // NewSession starts a session on api; it reads the host name for the prompt.
@@ -116,12 +117,28 @@ func NewSession(ctx context.Context, api *client.Client, endpoint string, o Opti
 	if s.host == "" {
 		s.host = endpoint
 	}
+	if k := s.cat.reg.CommandAction(); k != nil {
+		s.records = newCommandRecords(ctx, api, k.Name, o.Timeout)
+	}
 	return s, nil
 }
 
 // Close ends the session: what is still pending is discarded, with its
-// candidate, as leaving FlexSwitch's config mode did.
-func (s *Session) Close() { s.clearPending() }
+// candidate, as leaving FlexSwitch's config mode did; the command records
+// still waiting are sent.
+func (s *Session) Close() {
+	s.clearPending()
+	s.records.close()
+}
+
+// EndRecords sends the command records still waiting and prints, if
+// one was not taken and that was not told yet, why.
+func (s *Session) EndRecords() {
+	s.records.close()
+	if n := s.records.note(); n != "" {
+		s.printf("%% %s\n", n)
+	}
+}
 
 // Prompt is the prompt of the current mode and context.
 func (s *Session) Prompt() string {
@@ -222,6 +239,12 @@ func (s *Session) Execute(line string) error {
 	if trimmed == "" {
 		return nil
 	}
+	s.records.add(s.cat.reg, trimmed, s.where())
+	defer func() {
+		if n := s.records.note(); n != "" {
+			s.printf("%% %s\n", n)
+		}
+	}()
 	// A pasted `show run` is indented by context depth: a line indented
 	// less than the current context belongs to an enclosing one.
 	if s.mode == ConfigMode && len(s.stack) > 0 && (line[0] == ' ' || line[0] == '\t') {

@@ -93,11 +93,13 @@ func Run(ctx context.Context, api *client.Client, o RunOptions) error {
 		io.WriteString(o.Out, TerminalSafe(s.Prompt()+MaskSecrets(s.cat.reg, line), false)+"\n")
 		switch err := s.Execute(line); {
 		case errors.Is(err, errQuit):
+			s.EndRecords()
 			return finish(failed)
 		case err != nil:
 			failed = true
 		}
 	}
+	s.EndRecords()
 	return finish(failed)
 }
 
@@ -147,20 +149,7 @@ func (c completer) Do(line []rune, pos int) ([][]rune, int) {
 
 // secretWords are the CLI words of secret fields: a line holding one is
 // never written to the history file.
-func secretWords(reg *model.Registry) map[string]bool {
-	w := map[string]bool{}
-	for _, k := range reg.Kinds() {
-		for _, f := range k.Fields {
-			// A Document (ApplyConfig's ConfigData) is never a CLI word's
-			// value; as a word it would mask what follows "config".
-			if f.Secret != model.Public && f.Type != model.Document {
-				w[strings.ToLower(f.CLIWord())] = true
-				w[strings.ToLower(f.Name)] = true
-			}
-		}
-	}
-	return w
-}
+func secretWords(reg *model.Registry) map[string]bool { return reg.SecretWords() }
 
 // MaskSecrets replaces the value after each secret word of line with
 // ********, for echoes and the command column of showunapplied.
@@ -174,18 +163,16 @@ func MaskSecrets(reg *model.Registry, line string) string {
 	for i := len(toks) - 2; i >= 0; i-- {
 		if isSecretWord(words, toks[i].text) && !toks[i].quoted {
 			v := toks[i+1]
-			end := v.pos + len(v.text)
-			if v.quoted {
-				end = v.pos + len(quote(v.text))
-			}
-			if end > len(out) {
-				end = len(out)
-			}
-			out = out[:v.pos] + "********" + out[end:]
+			out = out[:v.pos] + "********" + out[v.end:]
 		}
 	}
 	return out
 }
+
+// MaskCommand is line with every secret value masked, for what leaves
+// the switch (a command's accounting record): the model's reading of a
+// command line, which the server applies again to what it receives.
+func MaskCommand(reg *model.Registry, line string) string { return reg.MaskCommandLine(line) }
 
 // HasSecret reports whether a command line carries a secret value.
 func HasSecret(reg *model.Registry, line string) bool {
@@ -199,21 +186,7 @@ func HasSecret(reg *model.Registry, line string) bool {
 	return false
 }
 
-// isSecretWord: tok is a secret word or an abbreviation of one, as the
-// CLI accepts any unique prefix of a word (Passwor, pa). A shorter word
-// that only looks like one masks a value needlessly, which is harmless.
-func isSecretWord(words map[string]bool, tok string) bool {
-	t := strings.ToLower(tok)
-	if t == "" {
-		return false
-	}
-	for w := range words {
-		if strings.HasPrefix(w, t) {
-			return true
-		}
-	}
-	return false
-}
+func isSecretWord(words map[string]bool, tok string) bool { return model.IsSecretWord(words, tok) }
 
 func runInteractive(ctx context.Context, api *client.Client, o RunOptions) error {
 	var rl *readline.Instance

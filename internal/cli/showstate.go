@@ -328,8 +328,22 @@ func (s *Session) printDetail(k *model.Kind, objs []model.Object) {
 				for j, r := range x {
 					add(fmt.Sprintf("%s[%d]", prefix, j+1), f, r)
 				}
+			case string:
+				// A value shown on its own line is still one line of the
+				// terminal's (escaped), but for text the model says is
+				// several lines: each of its lines, each escaped.
+				if f != nil && f.Text == model.TextLines {
+					for j, l := range strings.Split(strings.TrimSuffix(x, "\n"), "\n") {
+						if j > 0 {
+							prefix = ""
+						}
+						lines = append(lines, [2]string{prefix, escapeText(l)})
+					}
+					return
+				}
+				lines = append(lines, [2]string{prefix, escapeText(x)})
 			default:
-				lines = append(lines, [2]string{prefix, cellText(f, v)})
+				lines = append(lines, [2]string{prefix, escapeText(cellText(f, v))})
 			}
 		}
 		seen := map[string]bool{}

@@ -16,6 +16,7 @@ import (
 type token struct {
 	text   string
 	pos    int  // byte offset in the line, for the caret under a bad word
+	end    int  // byte offset just past it in the line (its closing quote included)
 	quoted bool // written in double quotes: never a command word or `?`
 }
 
@@ -57,13 +58,13 @@ func tokenize(line string) ([]token, error) {
 			if !closed {
 				return nil, errors.New("unterminated quote")
 			}
-			toks = append(toks, token{text: b.String(), pos: start, quoted: true})
+			toks = append(toks, token{text: b.String(), pos: start, end: i, quoted: true})
 			continue
 		}
 		for i < len(line) && line[i] != ' ' && line[i] != '\t' {
 			i++
 		}
-		toks = append(toks, token{text: line[start:i], pos: start})
+		toks = append(toks, token{text: line[start:i], pos: start, end: i})
 	}
 	return toks, nil
 }

@@ -109,7 +109,9 @@ func (c *objCache) fill(id uuid.UUID, e cacheEntry) {
 }
 
 // commit records a commit's changes, made at revision rev.
-func (c *objCache) commit(rev uint64, changes []*change) {
+// publics holds each change's stored public JSON, or is nil (then it is
+// encoded from the change).
+func (c *objCache) commit(rev uint64, changes []*change, publics [][]byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	// A commit of more objects than the cache holds (a restore's 300,000)
@@ -124,12 +126,19 @@ func (c *objCache) commit(rev uint64, changes []*change) {
 		}
 		c.floor = max(c.floor, rev)
 		changes = changes[skip:]
+		if publics != nil {
+			publics = publics[skip:]
+		}
 	}
-	for _, ch := range changes {
+	for i, ch := range changes {
 		e := cacheEntry{kind: ch.Kind.Name, modRev: rev, asOf: rev}
+		if publics != nil {
+			e.public = publics[i]
+		}
 		if ch.Op == backend.Delete {
 			e.deleted = true
-		} else if e.public = ch.public; e.public == nil {
+			e.public = nil
+		} else if e.public == nil {
 			e.public = ch.Kind.AppendJSON(nil, ch.After, false)
 		}
 		c.put(ch.id, e)

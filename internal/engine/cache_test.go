@@ -127,6 +127,7 @@ func TestObjectCacheArena(t *testing.T) {
 			continue
 		}
 		var changes []*change
+		var publics [][]byte
 		for range 1 + rng.IntN(3) {
 			id := idList[rng.IntN(ids)]
 			k := ntp
@@ -135,18 +136,20 @@ func TestObjectCacheArena(t *testing.T) {
 			}
 			ch := &change{id: id}
 			ch.Kind = k
+			var public []byte
 			if rng.IntN(5) == 0 {
 				ch.Op = backend.Delete
 				expect[id] = want{kind: k.Name, modRev: rev, deleted: true}
 			} else {
 				ch.Op = backend.Update
-				ch.public = []byte(value(rev, id))
-				expect[id] = want{kind: k.Name, public: string(ch.public), modRev: rev}
+				public = []byte(value(rev, id))
+				expect[id] = want{kind: k.Name, public: string(public), modRev: rev}
 			}
 			changes = append(changes, ch)
+			publics = append(publics, public)
 		}
 		deadBefore := c.dead
-		c.commit(rev, changes)
+		c.commit(rev, changes, publics)
 		if deadBefore > 0 && c.dead == 0 {
 			compactions++
 		}
@@ -348,13 +351,15 @@ func TestObjectCacheBulkCommit(t *testing.T) {
 	old := uuid.UUID{1}
 	c.fill(old, cacheEntry{kind: k.Name, public: public, modRev: 1, asOf: 1})
 	changes := make([]*change, n)
+	publics := make([][]byte, n)
 	for i := range changes {
-		changes[i] = &change{Change: model.Change{Kind: k, Op: model.Create}, id: uuid.UUID{2, byte(i), byte(i >> 8)}, public: public}
+		changes[i] = &change{Change: model.Change{Kind: k, Op: model.Create}, id: uuid.UUID{2, byte(i), byte(i >> 8)}}
+		publics[i] = public
 	}
 	changes[0].id = old // updated by the commit, not among its last max
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	c.commit(2, changes)
+	c.commit(2, changes, publics)
 	runtime.ReadMemStats(&after)
 	if len(c.index) > max {
 		t.Fatalf("%d entries in a cache of %d", len(c.index), max)

@@ -23,6 +23,17 @@
 //  5. publish, in commit order: the object cache, the change feed, and the
 //     answer to each caller.
 //
+// A bulk commit (bulkFrom changes or more: a restore, a reset, a rollback
+// over one) is resolved and written alone in its batch, and holds in
+// memory what it must and little else: a restore's edits are handed to the
+// resolve one at a time (Request.stream), its objects are written through
+// store.Bulk (transactions of bounded size on a staging area, made visible
+// by one final transaction with its record and log entry, old or new after
+// a crash), the garbage collector's target is lowered while it runs
+// (gctarget.go), and the pages of each finished stage are given back to
+// the system (runBatch). bench/README.md ("Restore memory") has what each
+// of these bought.
+//
 // A failure at any hop leaves the store and the backend as they were: a
 // request that fails its checks changes nothing; a commit the backend
 // refuses is undone by the backend and later requests of its batch are
@@ -203,6 +214,10 @@ type Request struct {
 	ClearConfirm bool
 
 	ownsObjects bool // created objects given whole may become the changes' (Replace)
+	// stream, set by a Prepare instead of Edits, hands the edits over one
+	// at a time, each resolved as it comes, so that a restore's 300,000
+	// are never held together (Replace); the Outcome then has no IDs.
+	stream func(yield func(Edit) error) error
 	// checked holds, per edit, the object a create makes (its fields over
 	// the kind's defaults), checked before the request entered the writer
 	// (precheckCreates); nil for an edit the writer checks itself.

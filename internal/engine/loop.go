@@ -3,7 +3,7 @@ package engine
 import (
 	"context"
 	"net/http"
-	"runtime"
+	"runtime/debug"
 	"slices"
 	"time"
 
@@ -22,6 +22,11 @@ const maxBatch = 512
 // a garbage collection (see runBatch).
 const collectAfter = 10000
 
+// bulkFrom is the number of changes from which a commit is a bulk commit:
+// resolved and written alone, its objects through Store.Bulk, so that the
+// store does not hold them all in one transaction (store/bulk.go).
+const bulkFrom = collectAfter
+
 // job is one request in the writer loop.
 type job struct {
 	ctx     context.Context
@@ -36,6 +41,7 @@ type job struct {
 	err     error
 	changes []*change
 	event   *revisionEvent
+	record  []byte // the revision record, between writeObjects and writeRest
 	commit  *backend.Commit
 	done    chan struct{}
 	epoch   uint64 // batches the writer had run when the request came
@@ -161,17 +167,31 @@ func (e *Engine) gather(queue []*job, expect int, t *time.Timer) []*job {
 // runBatch runs one batch through resolve, check, backend apply, store
 // write and publish. It returns the requests to run again.
 func (e *Engine) runBatch(batch []*job) (again []*job) {
-	var ready []*job
+	var ready, later []*job
 	err := e.store.View(func(tx store.Txn) error {
 		v := newView(e, tx)
 		v.confirm = pendingConfirm(tx)
-		for _, j := range batch {
+		for i, j := range batch {
 			if j.failed != nil {
 				ready = append(ready, j)
 				continue
 			}
 			mark := v.mark()
 			j.out, j.changes, j.err = e.resolveJob(v, j)
+			if j.err == nil && !j.req.DryRun && len(j.changes) >= bulkFrom && (len(ready) > 0 || i < len(batch)-1) {
+				// A bulk commit is written alone (Store.Bulk): the
+				// requests after it wait for the next turn, and one that
+				// comes after others goes first in the next turn.
+				if len(ready) > 0 {
+					v.undo(mark)
+					j.out, j.changes = nil, nil
+					later = batch[i:]
+				} else {
+					ready = append(ready, j)
+					later = batch[i+1:]
+				}
+				break
+			}
 			if j.err != nil || j.req.DryRun {
 				v.undo(mark)
 			}
@@ -194,32 +214,39 @@ func (e *Engine) runBatch(batch []*job) (again []*job) {
 			}
 			close(j.done)
 		}
-		return nil
+		return later
+	}
+	bulk := len(ready) == 1 && ready[0].failed == nil && len(ready[0].changes) >= bulkFrom
+	if bulk {
+		defer lowerGC()()
+		// The view that resolved a bulk commit (its index of pending
+		// changes: ~60 MiB for a restore of 300,000 objects) is garbage
+		// now, and the backend and the store write allocate more beside
+		// the commit's objects: collect, and give the pages the resolve
+		// used back to the system, so that the process's peak is not the
+		// resolve's footprint plus the write's (bench/README.md).
+		debug.FreeOSMemory()
 	}
 	ready, again = e.applyBackend(ready)
-	for _, j := range ready {
-		if len(j.changes) >= collectAfter {
-			// The view that resolved a bulk commit (its index of pending
-			// changes: ~150 MiB for a restore of 300,000 objects) is
-			// garbage now, and the store write is about to hold the
-			// commit's objects twice more (encoded, and in bbolt's pages at
-			// its commit): collect first, so that the write reuses that
-			// memory instead of growing the heap past it.
-			runtime.GC()
-			break
-		}
-	}
-	var written []*job
-	werr := e.store.Update(func(tx store.Txn) error {
-		written = written[:0]
-		for _, j := range ready {
-			if err := e.writeJob(tx, j); err != nil {
-				return err
+	again = append(again, later...)
+	var werr error
+	if bulk && len(ready) == 1 && ready[0].failed == nil && writes(ready[0].changes) >= bulkFrom {
+		// Its objects through Store.Bulk; one that only deletes (a reset)
+		// writes no new objects, and staging would copy every object to
+		// delete it there (a reset of 100,000 took 1.5 times as long).
+		j := ready[0]
+		werr = e.store.Bulk(func(tx store.Txn) error { return e.writeObjects(tx, j) }, func(tx store.Txn) error { e.writeRest(tx, j); return nil })
+	} else {
+		werr = e.store.Update(func(tx store.Txn) error {
+			for _, j := range ready {
+				if err := e.writeObjects(tx, j); err != nil {
+					return err
+				}
+				e.writeRest(tx, j)
 			}
-			written = append(written, j)
-		}
-		return nil
-	})
+			return nil
+		})
+	}
 	if werr != nil {
 		e.revertBackend(ready)
 		e.settle(false)
@@ -241,10 +268,9 @@ func (e *Engine) runBatch(batch []*job) (again []*job) {
 	for _, j := range ready {
 		syncs := e.syncsOf(j)
 		committed := j.err == nil && j.out != nil && j.out.Revision != 0
-		bulk := len(j.changes) >= collectAfter
 		var event []byte // nil: too large for the ring, read from the store
 		if committed {
-			e.objects.commit(j.out.Revision, j.changes)
+			e.objects.commit(j.out.Revision, j.changes, j.event.publics)
 			if j.event.size <= feed.MaxRingEvent {
 				event = j.event.encode(j.out.Diffs)
 			}
@@ -254,13 +280,13 @@ func (e *Engine) runBatch(batch []*job) (again []*job) {
 		j.changes, j.commit, j.event, j.prepare, j.req.Edits, j.req.Prepare = nil, nil, nil, nil, nil, nil
 		if committed {
 			if bulk {
-				// The commit's working set (~150 MiB for a restore of 100,000
-				// objects) is garbage now, but the GC's pacer would let the
-				// heap grow to twice it before collecting, while the answer
-				// is written and the feed's subscribers read the event (~70
-				// MiB more): collect before they start (bench/README.md).
-				// One collection per bulk commit.
-				runtime.GC()
+				// The commit's working set (~200 MiB for a restore of
+				// 300,000 objects) is garbage now: collect and give its
+				// pages back before the answer is written and the feed's
+				// subscribers read the event (~60 MiB more), which would
+				// otherwise come on top of the pages the runtime keeps
+				// (bench/README.md).
+				debug.FreeOSMemory()
 			}
 			e.events.Publish(j.out.Revision, event)
 			if j.req.Confirm > 0 {
@@ -340,7 +366,15 @@ func (e *Engine) resolveJob(v *view, j *job) (*Outcome, []*change, error) {
 	}
 	v.beginJob()
 	v.owned = req.ownsObjects
-	out, changes, err := v.resolveAll(req.Edits, req.checked, req.BaseRevision != 0)
+	var out *Outcome
+	var changes []*change
+	var err error
+	if req.stream != nil {
+		out, changes, err = v.resolveStream(req.stream)
+		req.stream = nil
+	} else {
+		out, changes, err = v.resolveAll(req.Edits, req.checked, req.BaseRevision != 0)
+	}
 	v.owned = false
 	if err != nil {
 		return nil, nil, err
@@ -489,30 +523,56 @@ func (e *Engine) revertBackend(ready []*job) {
 	}
 }
 
-// writeJob writes one request of the batch in the store's transaction.
-func (e *Engine) writeJob(tx store.Txn, j *job) error {
+// writes counts the changes that store an object (creates, updates).
+func writes(changes []*change) int {
+	n := 0
+	for _, c := range changes {
+		if c.Op != model.Delete {
+			n++
+		}
+	}
+	return n
+}
+
+// writeObjects writes the objects of one request of the batch in the
+// store's transaction (for a bulk commit, Store.Bulk's objects), taking its
+// revision and building its record.
+func (e *Engine) writeObjects(tx store.Txn, j *job) error {
+	req := &j.req
+	if j.failed != nil || len(j.changes) == 0 {
+		return nil
+	}
+	rev := tx.NextRevision()
+	j.out.Revision = rev
+	event, diffs, record, err := e.write(tx, rev, j.changes, req.Meta, req.OmitDiffs)
+	if err != nil {
+		return err
+	}
+	j.event, j.record = event, record
+	j.out.Diffs = diffs // as committed: with what the switch filled in
+	for i := range j.out.ETags {
+		if j.out.ETags[i] == 0 {
+			j.out.ETags[i] = rev
+		}
+	}
+	return nil
+}
+
+// writeRest writes the rest of one request of the batch, after its objects
+// (writeObjects): its revision record, the confirmation it sets or clears,
+// its AfterWrite and its config log entry.
+func (e *Engine) writeRest(tx store.Txn, j *job) {
 	req := &j.req
 	if j.failed != nil {
 		// A request that failed (j.err is its answer), or a job that only
 		// records a failure (j.err stays nil).
 		result := "Error: " + apierr.From(j.failed).Message
 		e.clog.Append(tx, req.Meta.User, req.Meta.Addr, j.failLog, result)
-		return nil
+		return
 	}
-	if len(j.changes) > 0 {
-		rev := tx.NextRevision()
-		j.out.Revision = rev
-		event, diffs, err := e.write(tx, rev, j.changes, req.Meta, req.OmitDiffs)
-		if err != nil {
-			return err
-		}
-		j.event = event
-		j.out.Diffs = diffs // as committed: with what the switch filled in
-		for i := range j.out.ETags {
-			if j.out.ETags[i] == 0 {
-				j.out.ETags[i] = rev
-			}
-		}
+	if j.record != nil {
+		tx.PutRevision(j.out.Revision, j.record)
+		j.record = nil
 	}
 	if req.ClearConfirm {
 		setPendingConfirm(tx, nil)
@@ -530,7 +590,6 @@ func (e *Engine) writeJob(tx store.Txn, j *job) error {
 		}
 		e.clog.Append(tx, req.Meta.User, req.Meta.Addr, &info, "Success")
 	}
-	return nil
 }
 
 func backendChanges(cs []*change) []model.Change {

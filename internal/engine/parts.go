@@ -64,13 +64,13 @@ func (e *Engine) Unseal(k *model.Kind, id uuid.UUID, sealed []byte) ([]byte, err
 	return e.box.Unseal(sealed, sealAD(k, id))
 }
 
-// publicRevision reads one revision record as clients see it (the change
-// feed's large events).
-func (e *Engine) publicRevision(rev uint64) ([]byte, error) {
+// publicRevision appends one revision record as clients see it to dst
+// (the change feed's large events, framed as they are read).
+func (e *Engine) publicRevision(dst []byte, rev uint64) ([]byte, error) {
 	var pub []byte
 	err := e.store.View(func(tx store.Txn) error {
 		var err error
-		if pub, err = ReadPublicRevision(tx, rev); err == nil && pub == nil {
+		if pub, err = appendPublicRevision(dst, tx, rev); err == nil && pub == nil {
 			err = fmt.Errorf("revision %d is no longer kept", rev)
 		}
 		return err

@@ -85,7 +85,7 @@ func DecodeStoredRevision(data []byte) (*StoredRevision, error) {
 // PublicRevision re-encodes a stored revision record without its sealed
 // secrets.
 func PublicRevision(data []byte) ([]byte, error) {
-	if out, ok := streamPublicRevision(bytes.NewReader(data), len(data)); ok {
+	if out, ok := streamPublicRevision(nil, bytes.NewReader(data), len(data)); ok {
 		return out, nil
 	}
 	r, err := DecodeStoredRevision(data)
@@ -104,14 +104,25 @@ func PublicRevision(data []byte) ([]byte, error) {
 // restore's holds 100,000 changes, which neither the inflated record nor
 // its decoded changes then hold whole (streamPublicRevision).
 func ReadPublicRevision(tx store.Txn, rev uint64) ([]byte, error) {
-	if pub, ok := streamPublicRevision(tx.RevisionReader(rev)); ok {
+	return appendPublicRevision(nil, tx, rev)
+}
+
+// appendPublicRevision is ReadPublicRevision appending to dst (nil when
+// the revision is not kept).
+func appendPublicRevision(dst []byte, tx store.Txn, rev uint64) ([]byte, error) {
+	r, size := tx.RevisionReader(rev)
+	if pub, ok := streamPublicRevision(dst, r, size); ok {
 		return pub, nil
 	}
 	data := tx.GetRevision(rev)
 	if data == nil {
 		return nil, nil
 	}
-	return PublicRevision(data)
+	pub, err := PublicRevision(data)
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, pub...), nil
 }
 
 // checkConflicts refuses a commit that changes an object some other commit

@@ -68,15 +68,27 @@ type Replacement struct {
 // transaction from the running objects. Objects that do not change keep
 // their ObjectIds; req.DryRun reports the diff.
 func (e *Engine) Replace(ctx context.Context, r Replacement, req Request) (*Outcome, error) {
+	n := 0
+	for _, objs := range r.Objects {
+		n += len(objs)
+	}
+	if n >= bulkFrom {
+		defer lowerGC()() // a bulk commit (see runBatch for one that turns out so)
+	}
 	return e.commitWith(ctx, req, func(v *view, rq *Request) error {
-		edits, err := e.replaceEdits(v, r)
-		rq.Edits, rq.ownsObjects = edits, true
-		return err
+		rq.ownsObjects = true
+		rq.stream = func(yield func(Edit) error) error { return e.replaceEdits(v, r, yield) }
+		return nil
 	})
 }
 
-func (e *Engine) replaceEdits(v *view, r Replacement) ([]Edit, error) {
-	var edits []Edit
+// replaceEdits hands yield the edits that turn the running configuration
+// into r, kind by kind in registry order, each resolved as it comes (the
+// view then holds its change): a restore's 300,000 edits are never held
+// together. A kind's running and wanted objects are read before any of its
+// edits is resolved; resolving a kind's edits changes no other kind's
+// objects (derived objects are of their parent's kind).
+func (e *Engine) replaceEdits(v *view, r Replacement, yield func(Edit) error) error {
 	for _, k := range e.reg.Kinds() {
 		if k.Class != model.Config {
 			continue
@@ -89,7 +101,7 @@ func (e *Engine) replaceEdits(v *view, r Replacement) ([]Edit, error) {
 			return true
 		})
 		if err != nil {
-			return nil, err
+			return err
 		}
 		all = slices.Grow(all, len(r.Objects[k.Name]))
 		for _, o := range r.Objects[k.Name] {
@@ -127,9 +139,10 @@ func (e *Engine) replaceEdits(v *view, r Replacement) ([]Edit, error) {
 				}
 			}
 		}
-		edits = slices.Grow(edits, len(pairs))
-		for _, p := range pairs {
+		for i, p := range pairs {
+			pairs[i] = keyedPair{} // the view holds what is resolved
 			key, now, want := p.key, p.now, p.want
+			var ed Edit
 			switch {
 			case want == nil && r.Merge:
 			case want == nil && derived[key]:
@@ -138,31 +151,47 @@ func (e *Engine) replaceEdits(v *view, r Replacement) ([]Edit, error) {
 				for n, v := range keyFields(k, now) {
 					def[n] = v
 				}
+				// What the switch reports (a port's media, its speed) is not
+				// the model's to reset: a field the switch discovered keeps its
+				// value, as in a replace that leaves it out.
+				for _, f := range k.Fields {
+					if f.Discovered {
+						if v, ok := now[f.Name]; ok {
+							def[f.Name] = v
+						}
+					}
+				}
 				if !sameSettings(k, now, def) {
-					edits = append(edits, Edit{Kind: k, Op: model.Update, Target: Target{Key: keyFields(k, now)}, Fields: settable(k, def, now)})
+					ed = Edit{Kind: k, Op: model.Update, Target: Target{Key: keyFields(k, now)}, Fields: settable(k, def, now)}
 				}
 			case want == nil:
 				if r.Keep == nil || !r.Keep(k, now) {
-					edits = append(edits, Edit{Kind: k, Op: model.Delete, Target: Target{Key: keyFields(k, now)}})
+					ed = Edit{Kind: k, Op: model.Delete, Target: Target{Key: keyFields(k, now)}}
 				}
 			case now == nil && k.Creatable() && !derived[key]:
-				edits = append(edits, Edit{Kind: k, Op: model.Create, Fields: settable(k, want, nil)})
+				ed = Edit{Kind: k, Op: model.Create, Fields: settable(k, want, nil)}
 			default: // exists, or will exist once its parent changes
 				if now != nil {
 					for _, f := range k.Fields {
 						if f.CreateOnly && !f.Key && f.Secret == model.Public && !equalValue(now[f.Name], want[f.Name]) {
-							return nil, apierr.New(http.StatusConflict, apierr.CodeConflict, k.Name, f.Name, "cannot replace %s %s: its %s differs and can only be set by re-creating it; delete it first", k.Name, k.DescribeKey(key), f.Name)
+							return apierr.New(http.StatusConflict, apierr.CodeConflict, k.Name, f.Name, "cannot replace %s %s: its %s differs and can only be set by re-creating it; delete it first", k.Name, k.DescribeKey(key), f.Name)
 						}
 					}
 					if sameSettings(k, now, want) {
 						continue
 					}
 				}
-				edits = append(edits, Edit{Kind: k, Op: model.Update, Target: Target{Key: keyFields(k, want)}, Fields: settable(k, want, now)})
+				ed = Edit{Kind: k, Op: model.Update, Target: Target{Key: keyFields(k, want)}, Fields: settable(k, want, now)}
+			}
+			if ed.Kind == nil {
+				continue
+			}
+			if err := yield(ed); err != nil {
+				return err
 			}
 		}
 	}
-	return edits, nil
+	return nil
 }
 
 // keyedPair is an object of a kind by key: running (now), wanted, or both.

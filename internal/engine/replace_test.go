@@ -11,8 +11,9 @@ import (
 )
 
 // TestReplaceEditsSmall: the edits of a replace of n objects are computed
-// in memory proportional to the edits themselves (a restore's 300,000):
-// no map of the running and of the wanted objects by key beside them. The
+// in little memory (a restore's 300,000): one sorted list of the objects
+// by key, no map of the running and of the wanted objects, and the edits
+// handed over one at a time, never held together. The
 // edits are those of the maps: creates of the wanted objects not running,
 // updates of those that differ, deletes of the others, in key order.
 func TestReplaceEditsSmall(t *testing.T) {
@@ -32,23 +33,10 @@ func TestReplaceEditsSmall(t *testing.T) {
 		}
 		wanted = append(wanted, o)
 	}
-	var edits []Edit
-	var before, after runtime.MemStats
-	err := f.st.View(func(tx store.Txn) error {
-		v := newView(f.e, tx)
-		runtime.ReadMemStats(&before)
-		var err error
-		edits, err = f.e.replaceEdits(v, Replacement{Objects: map[string][]model.Object{"NtpServer": wanted}})
-		runtime.ReadMemStats(&after)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var creates, updates, deletes int
-	for _, ed := range edits {
+	count := func(ed Edit) error {
 		if ed.Kind != k {
-			continue
+			return nil
 		}
 		switch ed.Op {
 		case model.Create:
@@ -64,12 +52,59 @@ func TestReplaceEditsSmall(t *testing.T) {
 				t.Errorf("delete of %v", ed.Target.Key)
 			}
 		}
+		return nil
+	}
+	var before, after runtime.MemStats
+	err := f.st.View(func(tx store.Txn) error {
+		v := newView(f.e, tx)
+		runtime.ReadMemStats(&before)
+		err := f.e.replaceEdits(v, Replacement{Objects: map[string][]model.Object{"NtpServer": wanted}}, count)
+		runtime.ReadMemStats(&after)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	if creates != n-2 || updates != 1 || deletes != 1 {
 		t.Fatalf("%d creates, %d updates, %d deletes; want %d, 1, 1", creates, updates, deletes, n-2)
 	}
-	// An Edit is ~100 bytes; the maps by key cost ~5 times that.
-	if per := (after.TotalAlloc - before.TotalAlloc) / n; per > 300 {
+	// The edits are handed over one at a time: what is allocated is the
+	// kind's list of objects by key (~60 bytes an object), not an Edit
+	// (~110 bytes) per object, nor maps by key (~5 times that).
+	if per := (after.TotalAlloc - before.TotalAlloc) / n; per > 100 {
 		t.Fatalf("replaceEdits allocated %d bytes per object", per)
+	}
+}
+
+// TestReplaceKeepsDiscoveredFieldsOfAbsentPorts: a replace that does not
+// list a port puts its settings back to the model's defaults, but not what
+// the switch reports of it (its media, its speed), which the model's
+// defaults do not know.
+func TestReplaceKeepsDiscoveredFieldsOfAbsentPorts(t *testing.T) {
+	f := newFixture(t, t.TempDir())
+	f.mustApply(f.edit(backend.Update, "Port", model.Object{"IntfRef": "fpPort1", "Mtu": int64(9000), "Speed": int64(10000), "MediaType": "SFP+ DAC"}))
+	var edits []Edit
+	err := f.st.View(func(tx store.Txn) error {
+		return f.e.replaceEdits(newView(f.e, tx), Replacement{Objects: map[string][]model.Object{}}, func(ed Edit) error {
+			edits = append(edits, ed)
+			return nil
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var port *Edit
+	for i, ed := range edits {
+		if ed.Kind.Name == "Port" && ed.Target.Key["IntfRef"] == "fpPort1" {
+			port = &edits[i]
+		}
+	}
+	if port == nil {
+		t.Fatalf("no edit of fpPort1 in %d edits", len(edits))
+	}
+	for field, want := range map[string]any{"Mtu": f.kind("Port").Field("Mtu").Default, "Speed": int64(10000), "MediaType": "SFP+ DAC"} {
+		if got := port.Fields[field]; got != want {
+			t.Errorf("fpPort1 %s after the replace = %v, want %v", field, got, want)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"slices"
 )
 
 // streamPublicRevision writes a stored revision record as clients see it
@@ -11,12 +12,13 @@ import (
 // sealed secrets), one change at a time, into a buffer sized once: a
 // restore's record holds 100,000 changes, and decoding them all into
 // structs before encoding them again took ~100 MiB beside the record
-// itself. r reads the stored record (size bytes), inflating it as it goes
+// itself. It appends to dst (the change feed's frame head). r reads the
+// stored record (size bytes), inflating it as it goes
 // (store.Txn.RevisionReader). It reads the records write makes (the head's
 // fields, then Changes, last); ok is false for anything else (a record of
 // another shape, or one that is not valid JSON), which PublicRevision
 // decodes whole as before, so that the answer is the same byte for byte.
-func streamPublicRevision(r io.Reader, size int) (out []byte, ok bool) {
+func streamPublicRevision(dst []byte, r io.Reader, size int) (out []byte, ok bool) {
 	if r == nil {
 		return nil, false
 	}
@@ -63,7 +65,7 @@ func streamPublicRevision(r io.Reader, size int) (out []byte, ok bool) {
 	if err != nil || !bytes.HasSuffix(start, []byte("null}")) {
 		return nil, false
 	}
-	out = make([]byte, 0, size) // the public form is shorter
+	out = slices.Grow(dst, size+2) // the public form is shorter; room for a frame's trailer
 	out = append(out, start[:len(start)-len("null}")]...)
 	out = append(out, '[')
 	for n := 0; dec.More(); n++ {

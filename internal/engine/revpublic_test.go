@@ -61,7 +61,7 @@ func TestStreamedPublicRevision(t *testing.T) {
 	std, _ := json.Marshal(r) // a record as encoding/json writes it
 	records = append(records, std)
 	for i, data := range records {
-		got, ok := streamPublicRevision(bytes.NewReader(data), len(data))
+		got, ok := streamPublicRevision(nil, bytes.NewReader(data), len(data))
 		if !ok {
 			t.Fatalf("record %d not streamed: %.200s", i, data)
 		}
@@ -78,7 +78,7 @@ func TestStreamedPublicRevision(t *testing.T) {
 		`{"Revision":1,"Changes":null}`,            // no list
 		`{"Revision":1,"Changes":[]`,               // cut short
 	} {
-		if out, ok := streamPublicRevision(strings.NewReader(other), len(other)); ok {
+		if out, ok := streamPublicRevision(nil, strings.NewReader(other), len(other)); ok {
 			t.Errorf("%s streamed as %s", other, out)
 		}
 	}

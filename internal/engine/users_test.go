@@ -84,6 +84,15 @@ func (s faultyStore) Update(fn func(tx store.Txn) error) error {
 	return s.Store.Update(fn)
 }
 
+func (s faultyStore) Bulk(objects, rest func(tx store.Txn) error) error {
+	if s.f.updateFault != nil {
+		if err := s.f.updateFault(); err != nil {
+			return err
+		}
+	}
+	return s.Store.Bulk(objects, rest)
+}
+
 func user(name, group, password string) model.Object {
 	return model.Object{"Name": name, "Group": group, "Password": password}
 }

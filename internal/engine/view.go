@@ -26,8 +26,10 @@ type change struct {
 	id        uuid.UUID
 	seq       uint64 // creation sequence of an existing object
 	createRev uint64
-	job       int    // the request of the batch that made it
-	public    []byte // the stored public JSON, once written (the cache takes it)
+	job       int32 // the request of the batch that made it
+	// fresh: a create whose ObjectId the writer made just now, which no
+	// edit can name yet: not indexed by ObjectId (view.byID).
+	fresh bool
 	// prev is the object's pending change this one followed (nil: the
 	// store's object): what the view shows again when this one is folded
 	// away (see remove).
@@ -41,14 +43,18 @@ type view struct {
 	e       *Engine
 	tx      store.Txn
 	pending map[string]*change // kind NUL key -> the object's latest change
-	// byID indexes pending by ObjectId: the keys (kind NUL key) changes
-	// with that id were made under. An entry is a hint checked against
-	// pending (undo leaves stale ones), so finding a change by id costs
-	// O(1), not a scan of every pending change.
-	byID     map[uuid.UUID][]string
+	// byID indexes pending by ObjectId: the key (kind NUL key) the first
+	// change with that id was made under, and in byIDMore any other (an
+	// object deleted and created again under another key with its
+	// ObjectId: rare, so a restore's 300,000 entries cost no slice each).
+	// An entry is a hint checked against pending (undo leaves stale ones),
+	// so finding a change by id costs O(1), not a scan of every pending
+	// change.
+	byID     map[uuid.UUID]string
+	byIDMore map[uuid.UUID][]string
 	changes  []*change      // the current request's changes
 	journal  []journalEntry // to forget a request's changes (mark, undo)
-	jobN     int
+	jobN     int32
 	commits  int               // requests of the batch that changed something
 	touched  map[string]uint64 // kind NUL key -> revision of the batch that changed it
 	prepared any               // what the driver prepared for the create being resolved
@@ -63,7 +69,7 @@ type journalEntry struct {
 }
 
 func newView(e *Engine, tx store.Txn) *view {
-	return &view{e: e, tx: tx, pending: map[string]*change{}, byID: map[uuid.UUID][]string{}, touched: map[string]uint64{}}
+	return &view{e: e, tx: tx, pending: map[string]*change{}, byID: map[uuid.UUID]string{}, touched: map[string]uint64{}}
 }
 
 // viewMark is a point to return the view to.
@@ -98,8 +104,15 @@ func (v *view) setPending(key string, c *change) {
 		return
 	}
 	v.pending[key] = c
-	if !slices.Contains(v.byID[c.id], key) {
-		v.byID[c.id] = append(v.byID[c.id], key)
+	switch first, ok := v.byID[c.id]; {
+	case c.fresh:
+	case !ok:
+		v.byID[c.id] = key
+	case first != key && !slices.Contains(v.byIDMore[c.id], key):
+		if v.byIDMore == nil {
+			v.byIDMore = map[uuid.UUID][]string{}
+		}
+		v.byIDMore[c.id] = append(v.byIDMore[c.id], key)
 	}
 }
 
@@ -107,8 +120,16 @@ func (v *view) setPending(key string, c *change) {
 // that keeps the object if there is one, else its deletion; nil when no
 // pending change has that id.
 func (v *view) pendingByID(id uuid.UUID) *change {
+	first, ok := v.byID[id]
+	if !ok {
+		return nil
+	}
 	var found *change
-	for _, key := range v.byID[id] {
+	for i, more := -1, v.byIDMore[id]; i < len(more); i++ {
+		key := first
+		if i >= 0 {
+			key = more[i]
+		}
 		if c := v.pending[key]; c != nil && c.id == id {
 			if c.Op != model.Delete {
 				return c
@@ -125,9 +146,15 @@ func (v *view) beginJob() {
 	v.changes = nil
 }
 
-// endJob records that the request's changes will be a commit.
+// endJob records that the request's changes will be a commit. What they
+// touched is kept for the conflict check of the requests after it in the
+// batch (checkConflicts); a bulk commit has none (runBatch), and its
+// 300,000 keys would cost ~20 MiB.
 func (v *view) endJob(changes []*change) {
 	v.commits++
+	if len(changes) >= bulkFrom {
+		return
+	}
 	for _, c := range changes {
 		v.touched[c.Kind.Name+"\x00"+c.Key] = v.revision()
 	}
@@ -356,6 +383,27 @@ func (v *view) resolveAll(edits []Edit, checked []model.Object, staged bool) (*O
 		}
 		out.IDs[i], out.ETags[i] = id, etag
 	}
+	v.sortChanges()
+	return out, v.changes, nil
+}
+
+// resolveStream is resolveAll for edits handed over one at a time
+// (Request.stream): the Outcome has no IDs or ETags.
+func (v *view) resolveStream(stream func(yield func(Edit) error) error) (*Outcome, []*change, error) {
+	err := stream(func(ed Edit) error {
+		_, _, err := v.resolve(ed)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	v.sortChanges()
+	return &Outcome{}, v.changes, nil
+}
+
+// sortChanges puts the request's changes in the order the backend applies
+// them.
+func (v *view) sortChanges() {
 	// Deletes first, in reverse apply order, then creates and updates in
 	// apply order; a parent's update comes before its new children. The
 	// sort cannot reorder one object's changes: a request's changes hold
@@ -372,7 +420,6 @@ func (v *view) resolveAll(edits []Edit, checked []model.Object, staged bool) (*O
 		}
 		return v.e.order[a.Kind.Name] < v.e.order[b.Kind.Name]
 	})
-	return out, v.changes, nil
 }
 
 // NoLongerApplies is the 409 of a staged edit that the running
@@ -482,7 +529,7 @@ func (v *view) createWithID(k *model.Kind, given model.Object, preset *uuid.UUID
 			return uuid.Nil, 0, apierr.Conflict(apierr.CodeDuplicate, k.Name, "ObjectId %s is already used by another object", id)
 		}
 	}
-	c := &change{Change: model.Change{Kind: k, Op: model.Create, Key: key, After: obj, Prepared: v.prepared}, id: id}
+	c := &change{Change: model.Change{Kind: k, Op: model.Create, Key: key, After: obj, Prepared: v.prepared}, id: id, fresh: preset == nil}
 	v.prepared = nil
 	v.add(c)
 	if k.Children != nil {
@@ -779,8 +826,9 @@ func describe(reg *model.Registry, r store.Ref) string {
 }
 
 // write stores the changes as revision rev and returns what the change
-// feed's event is made of, and the diff of each change (the same values
-// the record holds, secrets redacted). With omitDiffs, a commit whose event
+// feed's event is made of, the diff of each change (the same values the
+// record holds, secrets redacted) and the revision record to store
+// (Txn.PutRevision). With omitDiffs, a commit whose event
 // is too large for the feed's ring keeps no diffs (nil): its caller does
 // not answer with them, and subscribers read the event from the store.
 //
@@ -789,7 +837,14 @@ func describe(reg *model.Registry, r store.Ref) string {
 // deflates a large one as it goes), from diffs made once: building it as
 // structs and encoding them with encoding/json held three copies of the
 // commit at the peak (550-760 MiB for a restore).
-func (e *Engine) write(tx store.Txn, rev uint64, changes []*change, meta Meta, omitDiffs bool) (*revisionEvent, []Diff, error) {
+func (e *Engine) write(tx store.Txn, rev uint64, changes []*change, meta Meta, omitDiffs bool) (*revisionEvent, []Diff, []byte, error) {
+	// The stored public JSON of each change, for the object cache; a bulk
+	// commit's need not live until it is published: the cache, which takes
+	// only its last changes (objCache.commit), encodes those again.
+	var publics [][]byte
+	if len(changes) < bulkFrom {
+		publics = make([][]byte, len(changes))
+	}
 	diffs := make([]Diff, 0, len(changes))
 	if omitDiffs {
 		diffs = make([]Diff, 0, min(len(changes), 1024)) // dropped once past feed.MaxRingEvent
@@ -816,17 +871,19 @@ func (e *Engine) write(tx store.Txn, rev uint64, changes []*change, meta Meta, o
 		case model.Delete:
 			rec := store.Record{Kind: k.Name, Key: c.Key}
 			if err := tx.Delete(rec, refsOf(k, c.Before)); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 		default:
 			rec := &store.Record{Kind: k.Name, Key: c.Key, ID: c.id, ModRev: rev}
 			rec.Public = k.AppendJSON(nil, c.After, false)
 			rec.Sealed = e.seal(k, c.id, c.After)
 			if err := tx.Put(rec, refsOf(k, c.Before), refsOf(k, c.After)); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			sealed[1] = rec.Sealed
-			c.public = rec.Public
+			if publics != nil {
+				publics[i] = rec.Public
+			}
 			if hasSecrets(k) {
 				d.After = k.AppendRedactedJSON(nil, c.After)
 			} else {
@@ -866,13 +923,12 @@ func (e *Engine) write(tx store.Txn, rev uint64, changes []*change, meta Meta, o
 	if len(changes) >= collectAfter {
 		runtime.GC()
 	}
+	ev := &revisionEvent{head: head, size: publicSize, publics: publics}
 	if record == nil {
-		tx.PutRevision(rev, chunk)
-	} else {
-		record.Write(chunk)
-		tx.PutRevision(rev, record.Bytes())
+		return ev, diffs, chunk, nil
 	}
-	return &revisionEvent{head: head, size: publicSize}, diffs, nil
+	record.Write(chunk)
+	return ev, diffs, record.Bytes(), nil
 }
 
 // bulkCollectEvery is how many changes of a bulk commit write writes between
@@ -889,8 +945,9 @@ const bulkCollectEvery = 75000
 // record as clients see it. It is encoded after the store write (not
 // during it, beside the write's own buffers), from the commit's diffs.
 type revisionEvent struct {
-	head Revision
-	size int
+	head    Revision
+	size    int
+	publics [][]byte // per change, its stored public JSON (nil: encode again), for the cache
 }
 
 func (r *revisionEvent) encode(diffs []Diff) []byte {

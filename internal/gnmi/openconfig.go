@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
+	"net/netip"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,7 +21,9 @@ import (
 // The OpenConfig origin is mapped by hand: the model declares the leaves
 // that mean the same as one of swmgr's fields (model.OpenConfigLeaves);
 // this file matches paths against them and converts the values each way
-// (ocConvs). Generating Go types with ygot from openconfig/public would
+// (ocConvs; memberConvs for the leaves many objects make, such as a port's
+// VLANs); openconfig_set.go turns writes of them into the objects' edits.
+// Generating Go types with ygot from openconfig/public would
 // add ~170k lines and ~25 MB of binary for the few dozen leaves swmgr has,
 // and would still need the table to say which field each leaf is. A path
 // that matches no row answers Unimplemented naming it. docs/gnmi.md lists
@@ -34,7 +38,7 @@ const OpenConfigRelease = "v5.9.0"
 // revision of the whole module.
 func ocModels() []*gpb.ModelData {
 	var out []*gpb.ModelData
-	for _, m := range []string{"openconfig-interfaces", "openconfig-if-ethernet", "openconfig-if-ip", "openconfig-network-instance", "openconfig-system", "openconfig-lldp"} {
+	for _, m := range []string{"openconfig-interfaces", "openconfig-if-ethernet", "openconfig-if-ip", "openconfig-vlan", "openconfig-network-instance", "openconfig-local-routing", "openconfig-system", "openconfig-lldp"} {
 		out = append(out, &gpb.ModelData{Name: m, Organization: "OpenConfig working group", Version: OpenConfigRelease})
 	}
 	return out
@@ -45,8 +49,14 @@ type ocRow = model.OpenConfigLeaf
 
 // ocConv converts a value between swmgr's JSON and OpenConfig's.
 type ocConv struct {
-	to   func(raw json.RawMessage, ietf bool) (json.RawMessage, bool)
-	from func(raw json.RawMessage) (json.RawMessage, error) // nil: not writable this way
+	to func(raw json.RawMessage, ietf bool) (json.RawMessage, bool)
+	// from is the field's value of a leaf's (nil and no error: the leaf
+	// is checked and writes nothing); nil: not writable this way.
+	from func(raw json.RawMessage) (json.RawMessage, error)
+	// part, for a leaf that is part of its field's value, puts the
+	// leaf's value into the field's current one (nil or absent at a
+	// create).
+	part func(cur, v json.RawMessage) (json.RawMessage, error)
 }
 
 func jstr(s string) json.RawMessage { b, _ := json.Marshal(s); return b }
@@ -141,35 +151,276 @@ var ocConvs = map[string]ocConv{
 			return jstr(s), nil
 		},
 	},
-	"addr": {to: func(raw json.RawMessage, _ bool) (json.RawMessage, bool) {
-		a, _, ok := strings.Cut(rawText(raw), "/")
-		return jstr(a), ok
-	}},
-	"prefixlen": {to: func(raw json.RawMessage, _ bool) (json.RawMessage, bool) {
-		_, l, ok := strings.Cut(rawText(raw), "/")
-		return json.RawMessage(l), ok
-	}},
+	"addr": {
+		to: func(raw json.RawMessage, _ bool) (json.RawMessage, bool) {
+			a, _, ok := strings.Cut(rawText(raw), "/")
+			return jstr(a), ok
+		},
+		part: func(cur, v json.RawMessage) (json.RawMessage, error) {
+			a, err := netip.ParseAddr(rawText(v))
+			if err != nil || !a.Is4() {
+				return nil, fmt.Errorf("%s is not an IPv4 address", v)
+			}
+			_, l, _ := strings.Cut(rawText(cur), "/")
+			if l == "" {
+				return jstr(a.String()), nil
+			}
+			return jstr(a.String() + "/" + l), nil
+		},
+	},
+	"prefixlen": {
+		to: func(raw json.RawMessage, _ bool) (json.RawMessage, bool) {
+			_, l, ok := strings.Cut(rawText(raw), "/")
+			return json.RawMessage(l), ok
+		},
+		part: func(cur, v json.RawMessage) (json.RawMessage, error) {
+			n, err := strconv.ParseUint(rawText(v), 10, 8)
+			if err != nil || n > 32 {
+				return nil, fmt.Errorf("%s is not a prefix length (0-32)", v)
+			}
+			a, _, _ := strings.Cut(rawText(cur), "/")
+			return jstr(a + "/" + strconv.FormatUint(n, 10)), nil
+		},
+	},
+	// A route's prefix: [DestinationNw, NetworkMask] <-> a.b.c.d/len.
+	"prefix": {
+		to: func(raw json.RawMessage, _ bool) (json.RawMessage, bool) {
+			var nm []string
+			if json.Unmarshal(raw, &nm) != nil || len(nm) != 2 {
+				return nil, false
+			}
+			p, ok := model.RoutePrefix(model.Object{"DestinationNw": nm[0], "NetworkMask": nm[1]})
+			return jstr(p.String()), ok
+		},
+		from: func(raw json.RawMessage) (json.RawMessage, error) {
+			p, err := netip.ParsePrefix(rawText(raw))
+			if err != nil || !p.Addr().Is4() {
+				return nil, fmt.Errorf("%s is not an IPv4 prefix like 10.2.0.0/16", raw)
+			}
+			m := net.CIDRMask(p.Bits(), 32)
+			b, _ := json.Marshal([]string{p.Addr().String(), net.IP(m).String()})
+			return b, nil
+		},
+	},
+	// A network instance's interface: swmgr's is subinterface 0.
+	"index0": {
+		to: func(json.RawMessage, bool) (json.RawMessage, bool) { return json.RawMessage("0"), true },
+		from: func(raw json.RawMessage) (json.RawMessage, error) {
+			if rawText(raw) != "0" {
+				return nil, fmt.Errorf("%s: swmgr's interfaces carry their address on subinterface 0", raw)
+			}
+			return nil, nil
+		},
+	},
+	// An optional value: "" is no leaf.
+	"nonempty": {
+		to:   func(raw json.RawMessage, _ bool) (json.RawMessage, bool) { return raw, rawText(raw) != "" },
+		from: func(raw json.RawMessage) (json.RawMessage, error) { return raw, nil },
+	},
 }
 
-// ocKey is one key of a template element: bound to a field (with a part
-// of it), or fixed.
-type ocKey struct {
-	name  string
-	field string // "" for a fixed value
-	part  string // "addr": the address of an address/prefix
-	fixed string
+// memberConv makes a Member leaf of the Field values of the objects that
+// hold the entry, one set per Member list, and back.
+type memberConv struct {
+	to func(sets [][]string) (json.RawMessage, bool)
+	// from gives the sets a write asks for, given the current ones (a nil
+	// set: unchanged), and the leaf it must then read (nil: none); raw
+	// nil is the leaf's delete.
+	from func(raw json.RawMessage, cur [][]string) ([][]string, json.RawMessage, error)
+	// hint says how the leaves fit together, for a write they refuse.
+	hint string
 }
+
+// vlanHint is how a port's switched-vlan leaves follow its VLANs.
+const vlanHint = "swmgr keeps VLAN membership on the Vlans (IntfList tagged, UntagIntfList untagged): a port is a TRUNK while it is a tagged member of a VLAN (its untagged VLAN is then its native-vlan), else an ACCESS port of its untagged VLAN"
+
+// vlanID reads a VLAN id (a number, or its text).
+func vlanID(raw json.RawMessage) (string, error) {
+	n, err := strconv.ParseUint(rawText(raw), 10, 16)
+	if err != nil || n < 1 || n > 4094 {
+		return "", fmt.Errorf("%s is not a VLAN id (1-4094)", raw)
+	}
+	return strconv.FormatUint(n, 10), nil
+}
+
+// vlanList is a leaf-list of VLAN ids, in order.
+func vlanList(ids []string) json.RawMessage {
+	ns := make([]int, 0, len(ids))
+	for _, id := range ids {
+		n, _ := strconv.Atoi(id)
+		ns = append(ns, n)
+	}
+	sort.Ints(ns)
+	b, _ := json.Marshal(ns)
+	return b
+}
+
+// identity is an identity's name without its module prefix.
+func identity(raw json.RawMessage) string {
+	s := rawText(raw)
+	if _, id, ok := strings.Cut(s, ":"); ok {
+		return id
+	}
+	return s
+}
+
+var memberConvs = map[string]memberConv{
+	"vlanmode": {
+		to: func(sets [][]string) (json.RawMessage, bool) {
+			switch {
+			case len(sets[0]) > 0:
+				return jstr("TRUNK"), true
+			case len(sets[1]) > 0:
+				return jstr("ACCESS"), true
+			}
+			return nil, false
+		},
+		from: func(raw json.RawMessage, cur [][]string) ([][]string, json.RawMessage, error) {
+			if raw == nil {
+				return [][]string{{}, {}}, nil, nil
+			}
+			switch identity(raw) {
+			case "ACCESS":
+				return [][]string{{}, nil}, jstr("ACCESS"), nil
+			case "TRUNK":
+				return [][]string{nil, nil}, jstr("TRUNK"), nil
+			}
+			return nil, nil, fmt.Errorf("%s is not an interface mode: ACCESS or TRUNK", raw)
+		},
+		hint: vlanHint,
+	},
+	"accessvlan": {
+		to: func(sets [][]string) (json.RawMessage, bool) {
+			if len(sets[0]) == 0 && len(sets[1]) == 1 {
+				return json.RawMessage(sets[1][0]), true
+			}
+			return nil, false
+		},
+		from: func(raw json.RawMessage, cur [][]string) ([][]string, json.RawMessage, error) {
+			if raw == nil {
+				if len(cur[0]) == 0 {
+					return [][]string{nil, {}}, nil, nil
+				}
+				return [][]string{nil, nil}, nil, nil
+			}
+			id, err := vlanID(raw)
+			return [][]string{nil, {id}}, json.RawMessage(id), err
+		},
+		hint: vlanHint,
+	},
+	"nativevlan": {
+		to: func(sets [][]string) (json.RawMessage, bool) {
+			if len(sets[0]) > 0 && len(sets[1]) == 1 {
+				return json.RawMessage(sets[1][0]), true
+			}
+			return nil, false
+		},
+		from: func(raw json.RawMessage, cur [][]string) ([][]string, json.RawMessage, error) {
+			if raw == nil {
+				if len(cur[0]) > 0 {
+					return [][]string{nil, {}}, nil, nil
+				}
+				return [][]string{nil, nil}, nil, nil
+			}
+			id, err := vlanID(raw)
+			return [][]string{nil, {id}}, json.RawMessage(id), err
+		},
+		hint: vlanHint,
+	},
+	"trunkvlans": {
+		to: func(sets [][]string) (json.RawMessage, bool) {
+			if len(sets[0]) == 0 {
+				return nil, false
+			}
+			return vlanList(sets[0]), true
+		},
+		from: func(raw json.RawMessage, cur [][]string) ([][]string, json.RawMessage, error) {
+			if raw == nil {
+				return [][]string{{}, nil}, nil, nil
+			}
+			var elems []json.RawMessage
+			if json.Unmarshal(raw, &elems) != nil {
+				elems = []json.RawMessage{raw}
+			}
+			seen := map[string]bool{}
+			ids := []string{}
+			add := func(id string) {
+				if !seen[id] {
+					seen[id] = true
+					ids = append(ids, id)
+				}
+			}
+			for _, e := range elems {
+				if lo, hi, ok := strings.Cut(rawText(e), ".."); ok { // a range, 10..20
+					a, err1 := vlanID(json.RawMessage(lo))
+					b, err2 := vlanID(json.RawMessage(hi))
+					na, _ := strconv.Atoi(a)
+					nb, _ := strconv.Atoi(b)
+					if err1 != nil || err2 != nil || na > nb {
+						return nil, nil, fmt.Errorf("%s is not a VLAN range like 10..20", e)
+					}
+					for n := na; n <= nb; n++ {
+						add(strconv.Itoa(n))
+					}
+					continue
+				}
+				id, err := vlanID(e)
+				if err != nil {
+					return nil, nil, err
+				}
+				add(id)
+			}
+			if len(ids) == 0 {
+				return [][]string{{}, nil}, nil, nil
+			}
+			return [][]string{ids, nil}, vlanList(ids), nil
+		},
+		hint: vlanHint,
+	},
+}
+
+// ocKey is one key of a template element: bound to fields of the object
+// (several: joined by conv), to a record's sub-field, to the member, or
+// fixed.
+type ocKey struct {
+	name   string
+	fields []string
+	conv   string
+	record string // the record list whose entries the key ranges over; fields[0] is the sub-field
+	member bool
+	fixed  string
+}
+
+func (k *ocKey) bound() bool { return len(k.fields) > 0 || k.member }
 
 type ocElem struct {
 	name string
-	keys []ocKey
+	keys []*ocKey
 }
 
 type ocEntry struct {
-	row   ocRow
-	elems []ocElem
-	kind  *model.Kind
-	conv  ocConv
+	row    ocRow
+	elems  []ocElem
+	kind   *model.Kind
+	conv   ocConv     // rows of one object's fields
+	mconv  memberConv // Member rows
+	fields []string   // the row's fields (several: joined by conv)
+	record string     // the record list the leaf is under, "" for none
+	own    int        // the index of the entry's own element (its last keyed one)
+}
+
+func (e *ocEntry) member() bool { return len(e.row.Member) > 0 }
+
+// memberAt is the index of the element whose key is the member.
+func (e *ocEntry) memberAt() int {
+	for i, te := range e.elems {
+		for _, k := range te.keys {
+			if k.member {
+				return i
+			}
+		}
+	}
+	return 0
 }
 
 type ocTree struct {
@@ -185,28 +436,85 @@ func newOCTree(reg *model.Registry) (*ocTree, error) {
 		if k == nil {
 			return nil, fmt.Errorf("gnmi: OpenConfig row %s names no kind %s", r.Path, r.Kind)
 		}
-		if k.Field(r.Field) == nil && stateField(k, r.Field) == nil {
-			return nil, fmt.Errorf("gnmi: OpenConfig row %s names no field %s.%s", r.Path, r.Kind, r.Field)
-		}
-		c, ok := ocConvs[r.Conv]
-		if !ok {
-			return nil, fmt.Errorf("gnmi: OpenConfig row %s names no conversion %q", r.Path, r.Conv)
-		}
 		elems, err := parseTemplate(r.Path)
 		if err != nil {
 			return nil, err
 		}
-		for _, e := range elems {
-			for _, key := range e.keys {
-				if key.field != "" && k.Field(key.field) == nil {
-					return nil, fmt.Errorf("gnmi: OpenConfig row %s binds a key to no field %s.%s", r.Path, r.Kind, key.field)
+		e := &ocEntry{row: r, elems: elems, kind: k, fields: strings.Split(r.Field, ","), own: -1}
+		hasField := func(name string) bool {
+			if list, sub, ok := strings.Cut(name, "."); ok {
+				f := k.Field(list)
+				return f != nil && f.Type == model.RecordList && subField(f, sub) != nil
+			}
+			return k.Field(name) != nil || stateField(k, name) != nil
+		}
+		for _, f := range e.fields {
+			if !hasField(f) {
+				return nil, fmt.Errorf("gnmi: OpenConfig row %s names no field %s.%s", r.Path, r.Kind, f)
+			}
+		}
+		if e.member() {
+			c, ok := memberConvs[r.Conv]
+			if !ok {
+				return nil, fmt.Errorf("gnmi: OpenConfig row %s names no member conversion %q", r.Path, r.Conv)
+			}
+			e.mconv = c
+			for _, l := range r.Member {
+				if f := k.Field(l); f == nil || f.Type != model.StringList {
+					return nil, fmt.Errorf("gnmi: OpenConfig row %s: %s.%s is not a list", r.Path, r.Kind, l)
+				}
+			}
+		} else {
+			c, ok := ocConvs[r.Conv]
+			if !ok {
+				return nil, fmt.Errorf("gnmi: OpenConfig row %s names no conversion %q", r.Path, r.Conv)
+			}
+			e.conv = c
+		}
+		for i, el := range elems {
+			for _, key := range el.keys {
+				if !key.bound() {
+					continue
+				}
+				e.own = i
+				switch {
+				case key.member:
+					if !e.member() {
+						return nil, fmt.Errorf("gnmi: OpenConfig row %s binds a member but has no Member lists", r.Path)
+					}
+				case key.record != "":
+					e.record = key.record
+					if !hasField(key.record + "." + key.fields[0]) {
+						return nil, fmt.Errorf("gnmi: OpenConfig row %s binds a key to no record field %s.%s.%s", r.Path, r.Kind, key.record, key.fields[0])
+					}
+				default:
+					for _, f := range key.fields {
+						if k.Field(f) == nil {
+							return nil, fmt.Errorf("gnmi: OpenConfig row %s binds a key to no field %s.%s", r.Path, r.Kind, f)
+						}
+					}
+					if _, ok := ocConvs[key.conv]; !ok {
+						return nil, fmt.Errorf("gnmi: OpenConfig row %s names no key conversion %q", r.Path, key.conv)
+					}
 				}
 			}
 		}
+		if list, _, ok := strings.Cut(r.Field, "."); ok && list != e.record {
+			return nil, fmt.Errorf("gnmi: OpenConfig row %s reads the records of %s outside their entries", r.Path, list)
+		}
 		t.tops[elems[0].name] = true
-		t.entries = append(t.entries, &ocEntry{row: r, elems: elems, kind: k, conv: c})
+		t.entries = append(t.entries, e)
 	}
 	return t, nil
+}
+
+func subField(f *model.Field, name string) *model.Field {
+	for _, s := range f.Sub {
+		if s.Name == name {
+			return s
+		}
+	}
+	return nil
 }
 
 func parseTemplate(p string) ([]ocElem, error) {
@@ -221,9 +529,17 @@ func parseTemplate(p string) ([]ocElem, error) {
 			}
 			rest = strings.TrimPrefix(after, "[")
 			k, v, _ := strings.Cut(kv, "=")
-			key := ocKey{name: k}
+			key := &ocKey{name: k}
 			if f, ok := strings.CutPrefix(v, "@"); ok {
-				key.field, key.part, _ = strings.Cut(f, ":")
+				f, key.conv, _ = strings.Cut(f, ":")
+				switch list, sub, isRec := strings.Cut(f, "."); {
+				case f == "":
+					key.member = true
+				case isRec:
+					key.record, key.fields = list, []string{sub}
+				default:
+					key.fields = strings.Split(f, ",")
+				}
 			} else {
 				key.fixed = v
 			}
@@ -234,26 +550,72 @@ func parseTemplate(p string) ([]ocElem, error) {
 	return out, nil
 }
 
-// ocFilter is what a request path asks of the matching objects: a field's
-// key text (or a part of it) equal to a value.
-type ocFilter struct {
-	field, part, value string
+// ocInst is what one leaf is read from: an object's fields, one of its
+// records (rows under a record list), or a member with the values of the
+// objects holding it (Member rows).
+type ocInst struct {
+	fields map[string]json.RawMessage
+	record map[string]json.RawMessage
+	member string
+	sets   [][]string
 }
 
-// keyValue is the text a key takes from an object's field.
-func keyValue(raw json.RawMessage, part string) string {
-	s := rawText(raw)
-	if part == "addr" {
-		s, _, _ = strings.Cut(s, "/")
+// value is a field's JSON: the object's, or its record's ("List.Sub").
+func (in *ocInst) value(name string) json.RawMessage {
+	if _, sub, ok := strings.Cut(name, "."); ok {
+		return in.record[sub]
 	}
-	return s
+	return in.fields[name]
+}
+
+// values is the JSON of the fields named: one's, or an array of several.
+func (in *ocInst) values(names []string) json.RawMessage {
+	if len(names) == 1 {
+		return in.value(names[0])
+	}
+	vs := make([]json.RawMessage, len(names))
+	for i, n := range names {
+		if vs[i] = in.value(n); vs[i] == nil {
+			vs[i] = json.RawMessage("null")
+		}
+	}
+	b, _ := json.Marshal(vs)
+	return b
+}
+
+// keyText is the value a key takes from an instance.
+func (in *ocInst) keyText(k *ocKey) (string, bool) {
+	switch {
+	case k.member:
+		return in.member, true
+	case !k.bound():
+		return k.fixed, true
+	case k.record != "":
+		return rawText(in.record[k.fields[0]]), in.record != nil
+	}
+	raw := in.values(k.fields)
+	if k.conv != "" {
+		v, ok := ocConvs[k.conv].to(raw, false)
+		if !ok {
+			return "", false
+		}
+		raw = v
+	}
+	return rawText(raw), raw != nil
+}
+
+// ocFilter is what a request path asks of a key: this value.
+type ocFilter struct {
+	key   *ocKey
+	elem  int
+	value string
 }
 
 // normalKey is a key value as given, in the form the table compares: the
 // default network instance may be named DEFAULT (OpenConfig's
 // DEFAULT_INSTANCE convention).
-func normalKey(name, v string) string {
-	if name == "name" && (v == "DEFAULT" || v == "DEFAULT_INSTANCE") {
+func normalKey(elem, name, v string) string {
+	if elem == "network-instance" && name == "name" && (v == "DEFAULT" || v == "DEFAULT_INSTANCE") {
 		return "default"
 	}
 	return v
@@ -275,19 +637,19 @@ func (e *ocEntry) match(p []*gpb.PathElem) ([]ocFilter, bool) {
 			if v == "*" {
 				continue
 			}
-			v = normalKey(name, v)
+			v = normalKey(te.name, name, v)
 			found := false
 			for _, k := range te.keys {
 				if k.name != name {
 					continue
 				}
 				found = true
-				if k.field == "" {
+				if !k.bound() {
 					if k.fixed != v {
 						return nil, false
 					}
 				} else {
-					filters = append(filters, ocFilter{k.field, k.part, v})
+					filters = append(filters, ocFilter{k, i, v})
 				}
 			}
 			if !found {
@@ -298,19 +660,15 @@ func (e *ocEntry) match(p []*gpb.PathElem) ([]ocFilter, bool) {
 	return filters, true
 }
 
-// pathOf is the entry's concrete path for one object.
-func (e *ocEntry) pathOf(origin string, fields map[string]json.RawMessage) *gpb.Path {
+// pathOf is the entry's concrete path for one instance.
+func (e *ocEntry) pathOf(origin string, in *ocInst) *gpb.Path {
 	p := &gpb.Path{Origin: origin, Elem: make([]*gpb.PathElem, len(e.elems))}
 	for i, te := range e.elems {
 		pe := &gpb.PathElem{Name: te.name}
 		if len(te.keys) > 0 {
 			pe.Key = make(map[string]string, len(te.keys))
 			for _, k := range te.keys {
-				if k.field == "" {
-					pe.Key[k.name] = k.fixed
-				} else {
-					pe.Key[k.name] = keyValue(fields[k.field], k.part)
-				}
+				pe.Key[k.name], _ = in.keyText(k)
 			}
 		}
 		p.Elem[i] = pe
@@ -346,59 +704,125 @@ func (t *ocTree) matches(p *gpb.Path) ([]ocMatch, error) {
 	return out, nil
 }
 
-// objects reads the objects of the kinds the matches need, once each.
+// ocReader reads the objects of the kinds the matches need, once each,
+// decoded into their fields.
 type ocReader struct {
 	s      *Server
-	cache  map[string][]item // kind NUL state
-	maxAge time.Duration     // Server.readAged's
+	cache  map[string][]map[string]json.RawMessage // kind NUL state
+	maxAge time.Duration                           // Server.readAged's
 }
 
-func (r *ocReader) objects(ctx context.Context, k *model.Kind, state bool) ([]item, error) {
+func (r *ocReader) objects(ctx context.Context, k *model.Kind, state bool) ([]map[string]json.RawMessage, error) {
 	key := fmt.Sprint(k.Name, "\x00", state)
-	if it, ok := r.cache[key]; ok {
-		return it, nil
+	if objs, ok := r.cache[key]; ok {
+		return objs, nil
 	}
-	it, err := r.s.readAged(ctx, sel{state: state, kind: k}, r.maxAge)
+	items, err := r.s.readAged(ctx, sel{state: state, kind: k}, r.maxAge)
 	if err != nil {
 		return nil, err
 	}
-	r.cache[key] = it
-	return it, nil
+	objs, err := decodeItems(k, items)
+	if err != nil {
+		return nil, err
+	}
+	r.cache[key] = objs
+	return objs, nil
 }
 
-// leavesOf gives an entry's leaf for each object that passes the filters.
-func (m ocMatch) leavesOf(origin string, objs []item, ietf bool, out []leaf) ([]leaf, error) {
-	for _, it := range objs {
-		var fields map[string]json.RawMessage
+func decodeItems(k *model.Kind, items []item) ([]map[string]json.RawMessage, error) {
+	objs := make([]map[string]json.RawMessage, 0, len(items))
+	for _, it := range items {
 		raw := it.json
 		if raw == nil {
-			raw = m.e.kind.AppendJSON(nil, it.obj, false)
+			raw = k.AppendJSON(nil, it.obj, false)
 		}
+		var fields map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &fields); err != nil {
-			return out, err
+			return nil, err
 		}
-		if l, ok := m.leafOf(origin, fields, ietf); ok {
+		objs = append(objs, fields)
+	}
+	return objs, nil
+}
+
+// instances are what an entry's leaves are read from, for objects of its
+// kind; only is, for Member rows, the members wanted (nil: every one).
+func (e *ocEntry) instances(objs []map[string]json.RawMessage, only map[string]bool) []ocInst {
+	var out []ocInst
+	switch {
+	case e.member():
+		sets := map[string][][]string{}
+		for _, o := range objs {
+			v := rawText(o[e.row.Field])
+			for i, list := range e.row.Member {
+				var members []string
+				_ = json.Unmarshal(o[list], &members)
+				for _, m := range members {
+					if only != nil && !only[m] {
+						continue
+					}
+					if sets[m] == nil {
+						sets[m] = make([][]string, len(e.row.Member))
+					}
+					sets[m][i] = append(sets[m][i], v)
+				}
+			}
+		}
+		names := make([]string, 0, len(sets))
+		for m := range sets {
+			names = append(names, m)
+		}
+		sort.Strings(names)
+		for _, m := range names {
+			out = append(out, ocInst{member: m, sets: sets[m]})
+		}
+	case e.record != "":
+		for _, o := range objs {
+			var recs []map[string]json.RawMessage
+			_ = json.Unmarshal(o[e.record], &recs)
+			for _, r := range recs {
+				out = append(out, ocInst{fields: o, record: r})
+			}
+		}
+	default:
+		for _, o := range objs {
+			out = append(out, ocInst{fields: o})
+		}
+	}
+	return out
+}
+
+// leavesOf gives a match's leaf for each instance that passes its filters.
+func (m ocMatch) leavesOf(origin string, objs []map[string]json.RawMessage, ietf bool, out []leaf) []leaf {
+	for _, in := range m.e.instances(objs, nil) {
+		if l, ok := m.leafOf(origin, &in, ietf); ok {
 			out = append(out, l)
 		}
 	}
-	return out, nil
+	return out
 }
 
-func (m ocMatch) leafOf(origin string, fields map[string]json.RawMessage, ietf bool) (leaf, bool) {
+func (m ocMatch) leafOf(origin string, in *ocInst, ietf bool) (leaf, bool) {
 	for _, f := range m.filters {
-		if keyValue(fields[f.field], f.part) != f.value {
+		if v, ok := in.keyText(f.key); !ok || v != f.value {
 			return leaf{}, false
 		}
 	}
-	raw, ok := fields[m.e.row.Field]
-	if !ok || m.e.conv.to == nil {
-		return leaf{}, false
+	var v json.RawMessage
+	var ok bool
+	if m.e.member() {
+		v, ok = m.e.mconv.to(in.sets)
+	} else {
+		raw := in.values(m.e.fields)
+		if raw == nil || m.e.conv.to == nil {
+			return leaf{}, false
+		}
+		v, ok = m.e.conv.to(raw, ietf)
 	}
-	v, ok := m.e.conv.to(raw, ietf)
 	if !ok {
 		return leaf{}, false
 	}
-	return leaf{m.e.pathOf(origin, fields), v}, true
+	return leaf{m.e.pathOf(origin, in), v}, true
 }
 
 func (t *ocTree) read(ctx context.Context, s *Server, p *gpb.Path, dt dataType, enc gpb.Encoding, maxAge time.Duration) ([]leaf, error) {
@@ -406,7 +830,11 @@ func (t *ocTree) read(ctx context.Context, s *Server, p *gpb.Path, dt dataType, 
 	if err != nil {
 		return nil, err
 	}
-	r := &ocReader{s: s, cache: map[string][]item{}, maxAge: maxAge}
+	return readMatches(ctx, s, ms, p.GetOrigin(), dt, enc, maxAge)
+}
+
+func readMatches(ctx context.Context, s *Server, ms []ocMatch, origin string, dt dataType, enc gpb.Encoding, maxAge time.Duration) ([]leaf, error) {
+	r := &ocReader{s: s, cache: map[string][]map[string]json.RawMessage{}, maxAge: maxAge}
 	var out []leaf
 	for _, m := range ms {
 		if m.e.row.State && !dt.state || !m.e.row.State && !dt.config {
@@ -416,45 +844,32 @@ func (t *ocTree) read(ctx context.Context, s *Server, p *gpb.Path, dt dataType, 
 		if err != nil {
 			return nil, err
 		}
-		if out, err = m.leavesOf(p.GetOrigin(), objs, enc == gpb.Encoding_JSON_IETF, out); err != nil {
-			return nil, err
-		}
+		out = m.leavesOf(origin, objs, enc == gpb.Encoding_JSON_IETF, out)
 	}
 	return out, nil
 }
 
-// ocTarget is a subscription to OpenConfig paths.
+// ocTarget is a subscription to OpenConfig paths. ctx is the
+// subscription's: Member rows read the other objects of a changed one's
+// kind when it changes.
 type ocTarget struct {
+	ctx    context.Context
 	s      *Server
 	origin string
 	ms     []ocMatch
 	enc    gpb.Encoding
 }
 
-func (t *ocTree) target(s *Server, p *gpb.Path, enc gpb.Encoding) (target, error) {
+func (t *ocTree) target(ctx context.Context, s *Server, p *gpb.Path, enc gpb.Encoding) (target, error) {
 	ms, err := t.matches(p)
 	if err != nil {
 		return nil, err
 	}
-	return &ocTarget{s: s, origin: p.GetOrigin(), ms: ms, enc: enc}, nil
+	return &ocTarget{ctx: ctx, s: s, origin: p.GetOrigin(), ms: ms, enc: enc}, nil
 }
 
 func (t *ocTarget) read(ctx context.Context, dt dataType, maxAge time.Duration) ([]leaf, error) {
-	var out []leaf
-	for _, m := range t.ms {
-		if m.e.row.State && !dt.state || !m.e.row.State && !dt.config {
-			continue
-		}
-		r := &ocReader{s: t.s, cache: map[string][]item{}, maxAge: maxAge}
-		objs, err := r.objects(ctx, m.e.kind, m.e.row.State)
-		if err != nil {
-			return nil, err
-		}
-		if out, err = m.leavesOf(t.origin, objs, t.enc == gpb.Encoding_JSON_IETF, out); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return readMatches(ctx, t.s, t.ms, t.origin, dt, t.enc, maxAge)
 }
 
 func (t *ocTarget) parts() dataType {
@@ -470,184 +885,130 @@ func (t *ocTarget) fromDiff(c *change) ([]leaf, []*gpb.Path) {
 	var upd []leaf
 	var del []*gpb.Path
 	after, before := c.maps()
+	if c.Op == "delete" {
+		after = nil
+	}
+	if c.Op == "create" {
+		before = nil
+	}
+	ietf := t.enc == gpb.Encoding_JSON_IETF
+	var all []map[string]json.RawMessage // the kind's objects, for Member rows
 	for _, m := range t.ms {
 		if m.e.kind.Name != c.Kind || m.e.row.State {
 			continue
 		}
-		if c.Op == "delete" {
-			if l, ok := m.leafOf(t.origin, before, t.enc == gpb.Encoding_JSON_IETF); ok {
+		var was, is []ocInst
+		if m.e.member() {
+			if all == nil {
+				items, err := t.s.read(t.ctx, sel{kind: m.e.kind})
+				if err == nil {
+					all, err = decodeItems(m.e.kind, items)
+				}
+				if err != nil {
+					t.s.o.Log.Warn("gnmi: a subscription could not read the objects its leaves gather", "kind", m.e.kind.Name, "err", err)
+					continue
+				}
+			}
+			only := map[string]bool{}
+			for _, o := range []map[string]json.RawMessage{before, after} {
+				for _, list := range m.e.row.Member {
+					var members []string
+					_ = json.Unmarshal(o[list], &members)
+					for _, p := range members {
+						only[p] = true
+					}
+				}
+			}
+			was = m.e.instances(replaceObject(m.e.kind, all, after, before), only)
+			is = m.e.instances(replaceObject(m.e.kind, all, before, after), only)
+		} else {
+			if before != nil {
+				was = m.e.instances([]map[string]json.RawMessage{before}, nil)
+			}
+			if after != nil {
+				is = m.e.instances([]map[string]json.RawMessage{after}, nil)
+			}
+		}
+		old := map[string]string{}
+		for _, in := range was {
+			if l, ok := m.leafOf(t.origin, &in, ietf); ok {
+				old[pathString(l.path)] = string(l.json)
+			}
+		}
+		seen := map[string]bool{}
+		for _, in := range is {
+			l, ok := m.leafOf(t.origin, &in, ietf)
+			if !ok {
+				continue
+			}
+			k := pathString(l.path)
+			seen[k] = true
+			if v, ok := old[k]; !ok || v != string(l.json) {
+				upd = append(upd, l)
+			}
+		}
+		for _, in := range was {
+			if l, ok := m.leafOf(t.origin, &in, ietf); ok && !seen[pathString(l.path)] {
 				del = append(del, l.path)
 			}
-			continue
 		}
-		l, ok := m.leafOf(t.origin, after, t.enc == gpb.Encoding_JSON_IETF)
-		if !ok {
-			continue
-		}
-		if b, ok := m.leafOf(t.origin, before, t.enc == gpb.Encoding_JSON_IETF); ok && string(b.json) == string(l.json) {
-			continue
-		}
-		upd = append(upd, l)
 	}
 	return upd, del
 }
 
-// writes maps an OpenConfig delete, replace or update onto the objects'
-// fields: each leaf given (a container's value is split into its leaves)
-// must be a row; the leaves of one object make one write.
-func (t *ocTree) writes(s *Server, op writeOp, p *gpb.Path, val *gpb.TypedValue) ([]write, error) {
-	type leafIn struct {
-		path *gpb.Path
-		raw  json.RawMessage
+// replaceObject is objs with the object of the same keys as one (or as
+// with, when one is nil) replaced by with (or removed when with is nil,
+// or added when objs has none).
+func replaceObject(k *model.Kind, objs []map[string]json.RawMessage, one, with map[string]json.RawMessage) []map[string]json.RawMessage {
+	ref := one
+	if ref == nil {
+		ref = with
 	}
-	var in []leafIn
-	if op == opDelete {
-		in = append(in, leafIn{path: p})
-	} else {
-		raw, err := jsonOf(val)
-		if err != nil {
-			return nil, err
-		}
-		if err := flatten(p, raw, func(lp *gpb.Path, v json.RawMessage) { in = append(in, leafIn{lp, v}) }); err != nil {
-			return nil, err
-		}
-	}
-	var out []write
-	byObject := map[string]int{}
-	for _, l := range in {
-		e, keys, err := t.leafEntry(l.path)
-		if err != nil {
-			return nil, err
-		}
-		if e == nil { // a delete of a whole list entry: the object
-			ek, keys, err := t.objectOf(l.path)
-			if err != nil {
-				return nil, err
-			}
-			sl := sel{kind: ek, keys: keys}
-			out = append(out, write{op: opDelete, path: l.path, kind: ek, sel: sl})
-			continue
-		}
-		if e.row.State {
-			return nil, status.Errorf(codes.InvalidArgument, "%s is state: it cannot be written", pathString(l.path))
-		}
-		if e.conv.from == nil {
-			return nil, status.Errorf(codes.Unimplemented, "%s is read-only over OpenConfig (its value is part of %s.%s; write that in origin %q)", pathString(l.path), e.kind.Name, e.row.Field, OriginNative)
-		}
-		id := fmt.Sprint(op, e.kind.Name, keys)
-		i, ok := byObject[id]
-		if !ok {
-			i = len(out)
-			byObject[id] = i
-			out = append(out, write{op: op, path: l.path, kind: e.kind, sel: sel{kind: e.kind, keys: keys}, body: map[string]json.RawMessage{}})
-		}
-		if op == opDelete {
-			out[i].reset = e.row.Field
-			continue
-		}
-		v, err := e.conv.from(l.raw)
-		if err != nil {
-			return nil, status.Errorf(codes.InvalidArgument, "%s: %v", pathString(l.path), err)
-		}
-		out[i].body[e.row.Field] = v
-	}
-	for i := range out {
-		if out[i].op == opReplace {
-			out[i].op = opUpdate // a replace of leaves sets them; the object's other fields are not OpenConfig's to reset
-		}
-	}
-	return out, nil
-}
-
-// leafEntry is the row a concrete leaf path is, with the key fields of its
-// object; nil and no error for a path that ends at a list entry (the
-// object itself).
-func (t *ocTree) leafEntry(p *gpb.Path) (*ocEntry, map[string]string, error) {
-	for _, e := range t.entries {
-		if len(e.elems) != len(p.GetElem()) {
-			continue
-		}
-		filters, ok := e.match(p.GetElem())
-		if !ok {
-			continue
-		}
-		keys, err := keyFields(e, p, filters)
-		if err != nil {
-			return nil, nil, err
-		}
-		return e, keys, nil
-	}
-	if _, _, err := t.objectOf(p); err == nil {
-		return nil, nil, nil
-	}
-	return nil, nil, unmapped(p)
-}
-
-// objectOf is the object a path ending at a list entry names.
-func (t *ocTree) objectOf(p *gpb.Path) (*model.Kind, map[string]string, error) {
-	elems := p.GetElem()
-	if len(elems) == 0 || len(elems[len(elems)-1].GetKey()) == 0 {
-		return nil, nil, unmapped(p)
-	}
-	for _, e := range t.entries {
-		if len(e.elems) <= len(elems) {
-			continue
-		}
-		filters, ok := e.match(elems)
-		if !ok {
-			continue
-		}
-		// The last element must bind the kind's own keys.
-		bound := false
-		for _, k := range e.elems[len(elems)-1].keys {
-			if f := e.kind.Field(k.field); f != nil && f.Key {
-				bound = true
+	same := func(o map[string]json.RawMessage) bool {
+		for _, f := range k.Keys() {
+			if rawText(o[f.Name]) != rawText(ref[f.Name]) {
+				return false
 			}
 		}
-		if !bound {
+		return true
+	}
+	out := make([]map[string]json.RawMessage, 0, len(objs)+1)
+	found := false
+	for _, o := range objs {
+		if same(o) {
+			found = true
+			if with != nil {
+				out = append(out, with)
+			}
 			continue
 		}
-		keys, err := keyFields(e, p, filters)
-		if err != nil {
-			return nil, nil, err
-		}
-		return e.kind, keys, nil
+		out = append(out, o)
 	}
-	return nil, nil, unmapped(p)
+	if !found && with != nil {
+		out = append(out, with)
+	}
+	return out
 }
 
-// keyFields are the kind's key fields a concrete path gives.
-func keyFields(e *ocEntry, p *gpb.Path, filters []ocFilter) (map[string]string, error) {
-	keys := map[string]string{}
-	for _, f := range filters {
-		kf := e.kind.Field(f.field)
-		if kf == nil || !kf.Key {
-			continue
-		}
-		if f.part != "" {
-			return nil, status.Errorf(codes.Unimplemented, "%s cannot be written over OpenConfig; write %s in origin %q", pathString(p), e.kind.Name, OriginNative)
-		}
-		keys[kf.Name] = f.value
+// isList reports whether a JSON value is a list's entries (an array of
+// objects), not a leaf-list's values.
+func isList(v json.RawMessage) bool {
+	var elems []json.RawMessage
+	if len(v) == 0 || v[0] != '[' || json.Unmarshal(v, &elems) != nil {
+		return false
 	}
-	for _, te := range e.elems[:len(p.GetElem())] {
-		for _, k := range te.keys {
-			if kf := e.kind.Field(k.field); kf != nil && kf.Key {
-				if _, ok := keys[kf.Name]; !ok {
-					return nil, status.Errorf(codes.InvalidArgument, "%s: a write names one object: give key %s", pathString(p), k.name)
-				}
-			}
+	for _, e := range elems {
+		if len(e) > 0 && e[0] == '{' {
+			return true
 		}
 	}
-	parsed, err := parseKeys(e.kind, keys)
-	if err != nil {
-		return nil, status.Errorf(codes.InvalidArgument, "%s: %v", pathString(p), err)
-	}
-	return parsed, nil
+	return false
 }
 
 // flatten splits a JSON value at path p into its leaves: objects are
 // containers; a list (an array of objects) is not taken, its entries are
-// written by their keyed paths.
+// written by their keyed paths; a leaf-list (an array of values) is a
+// leaf's value.
 func flatten(p *gpb.Path, raw json.RawMessage, fn func(*gpb.Path, json.RawMessage)) error {
 	var obj map[string]json.RawMessage
 	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &obj) != nil {
@@ -664,7 +1025,7 @@ func flatten(p *gpb.Path, raw json.RawMessage, fn func(*gpb.Path, json.RawMessag
 		if _, local, ok := strings.Cut(n, ":"); ok { // RFC 7951 module-qualified member
 			n = local
 		}
-		if len(v) > 0 && v[0] == '[' {
+		if isList(v) {
 			return status.Errorf(codes.Unimplemented, "%s/%s: a list in a value is not taken; write each entry at its keyed path", pathString(p), n)
 		}
 		child := &gpb.Path{Origin: p.GetOrigin(), Elem: append(append([]*gpb.PathElem(nil), p.GetElem()...), &gpb.PathElem{Name: n})}

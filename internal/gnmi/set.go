@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -61,6 +62,9 @@ type write struct {
 	// (reset to its default) names the field in reset.
 	body  map[string]json.RawMessage
 	reset string
+	// oc, for an OpenConfig path, is what its leaves write, resolved in
+	// the writer (kind and sel name the object for roles and the log).
+	oc *ocWrite
 }
 
 // jsonOf is a TypedValue as JSON.
@@ -155,7 +159,7 @@ func (s *Server) writesOf(req *gpb.SetRequest) ([]write, error) {
 		if native {
 			ws, err = s.nativeWrites(op, full, val)
 		} else {
-			ws, err = s.oc.writes(s, op, full, val)
+			ws, err = s.oc.writes(op, full, val)
 		}
 		if err != nil {
 			return err
@@ -286,30 +290,127 @@ func logData(ws []write) string {
 	return string(b)
 }
 
+// reqState is the configuration as a SetRequest's writes leave it, in the
+// writer: the running configuration plus the edits so far, which it
+// gathers. The updates of an object join its create or update before them
+// (its checks then see each object once, as the request leaves it: a
+// route's next hop replaced by another is never a route without one).
+type reqState struct {
+	v     *engine.View
+	objs  map[string]model.Object // kind NUL key -> the object now; nil: deleted
+	edits []engine.Edit
+	at    map[string]int // kind NUL key -> its create or update in edits
+	// given holds the values OpenConfig leaves gave the objects' fields
+	// (kind NUL key NUL field...): two leaves that give one field two
+	// values (two next hops' metrics, a route's Cost) are refused.
+	given map[string]string
+}
+
+func (st *reqState) get(k *model.Kind, key string) model.Object {
+	if o, ok := st.objs[k.Name+"\x00"+key]; ok {
+		return o
+	}
+	return st.v.Get(k.Name, key)
+}
+
+// each calls fn for every object of k as the writes so far leave them.
+func (st *reqState) each(k *model.Kind, fn func(key string, o model.Object) bool) error {
+	seen := map[string]bool{}
+	stopped := false
+	err := st.v.Each(k.Name, func(key string, o model.Object) bool {
+		seen[key] = true
+		if now, ok := st.objs[k.Name+"\x00"+key]; ok {
+			if now == nil {
+				return true
+			}
+			o = now
+		}
+		stopped = !fn(key, o)
+		return !stopped
+	})
+	if err != nil || stopped {
+		return err
+	}
+	var made []string
+	for id, o := range st.objs {
+		kind, key, _ := strings.Cut(id, "\x00")
+		if kind == k.Name && o != nil && !seen[key] {
+			made = append(made, key)
+		}
+	}
+	sort.Strings(made)
+	for _, key := range made {
+		if !fn(key, st.objs[k.Name+"\x00"+key]) {
+			return nil
+		}
+	}
+	return nil
+}
+
+func (st *reqState) create(k *model.Kind, key string, fields model.Object) {
+	o := k.Defaults()
+	for n, v := range fields {
+		o[n] = v
+	}
+	id := k.Name + "\x00" + key
+	st.objs[id] = o
+	st.at[id] = len(st.edits)
+	st.edits = append(st.edits, engine.Edit{Kind: k, Op: model.Create, Fields: fields})
+}
+
+func (st *reqState) update(k *model.Kind, key string, keys, fields model.Object) {
+	id := k.Name + "\x00" + key
+	o := make(model.Object)
+	for n, v := range st.get(k, key) {
+		o[n] = v
+	}
+	for n, v := range fields {
+		o[n] = v
+	}
+	st.objs[id] = o
+	if i, ok := st.at[id]; ok {
+		for n, v := range fields {
+			st.edits[i].Fields[n] = v
+		}
+		return
+	}
+	st.at[id] = len(st.edits)
+	st.edits = append(st.edits, engine.Edit{Kind: k, Op: model.Update, Target: engine.Target{Key: keys}, Fields: fields})
+}
+
+func (st *reqState) delete(k *model.Kind, key string, keys model.Object) {
+	id := k.Name + "\x00" + key
+	st.objs[id] = nil
+	delete(st.at, id)
+	st.edits = append(st.edits, engine.Edit{Kind: k, Op: model.Delete, Target: engine.Target{Key: keys}})
+}
+
 // editsOf computes the engine's edits of the writes on the running
 // configuration, in the writer: whether an object exists decides between
 // a create and an update, with no window for another commit in between.
 func (s *Server) editsOf(v *engine.View, writes []write, r *engine.Request) error {
-	exists := map[string]bool{} // kind NUL key -> exists after the writes so far
-	has := func(k *model.Kind, key string) bool {
-		if e, ok := exists[k.Name+"\x00"+key]; ok {
-			return e
-		}
-		return v.Get(k.Name, key) != nil
-	}
-	var edits []engine.Edit
+	st := &reqState{v: v, objs: map[string]model.Object{}, at: map[string]int{}, given: map[string]string{}}
 	for _, w := range writes {
 		k := w.kind
+		if w.oc != nil {
+			if err := w.oc.apply(st, k, w.op, w.path); err != nil {
+				return err
+			}
+			continue
+		}
 		if w.op == opDelete && w.reset == "" && w.sel.wildcard() {
-			err := v.Each(k.Name, func(key string, o model.Object) bool {
+			var dels []model.Object
+			err := st.each(k, func(key string, o model.Object) bool {
 				if w.sel.matches(keysOf(k, o)) {
-					edits = append(edits, engine.Edit{Kind: k, Op: model.Delete, Target: engine.Target{Key: engine.KeyFields(k, o)}})
-					exists[k.Name+"\x00"+key] = false
+					dels = append(dels, o)
 				}
 				return true
 			})
 			if err != nil {
 				return err
+			}
+			for _, o := range dels {
+				st.delete(k, k.Key(o), engine.KeyFields(k, o))
 			}
 			continue
 		}
@@ -321,18 +422,16 @@ func (s *Server) editsOf(v *engine.View, writes []write, r *engine.Request) erro
 		if err != nil {
 			return err
 		}
-		there := has(k, key)
-		target := engine.Target{Key: keys}
+		there := st.get(k, key) != nil
 		switch {
 		case w.op == opDelete && w.reset != "":
 			if !there {
 				continue // deleting what is not there is no error
 			}
-			edits = append(edits, engine.Edit{Kind: k, Op: model.Update, Target: target, Fields: model.Object{w.reset: k.Defaults()[w.reset]}})
+			st.update(k, key, keys, model.Object{w.reset: k.Defaults()[w.reset]})
 		case w.op == opDelete:
 			if there {
-				edits = append(edits, engine.Edit{Kind: k, Op: model.Delete, Target: target})
-				exists[k.Name+"\x00"+key] = false
+				st.delete(k, key, keys)
 			}
 		default:
 			fields, err := parseBody(k, w.body, keys, pathString(w.path))
@@ -346,8 +445,7 @@ func (s *Server) editsOf(v *engine.View, writes []write, r *engine.Request) erro
 				for n, val := range keys {
 					fields[n] = val
 				}
-				edits = append(edits, engine.Edit{Kind: k, Op: model.Create, Fields: fields})
-				exists[k.Name+"\x00"+key] = true
+				st.create(k, key, fields)
 				continue
 			}
 			if w.op == opReplace {
@@ -362,10 +460,10 @@ func (s *Server) editsOf(v *engine.View, writes []write, r *engine.Request) erro
 			for _, f := range k.Keys() {
 				delete(fields, f.Name)
 			}
-			edits = append(edits, engine.Edit{Kind: k, Op: model.Update, Target: target, Fields: fields})
+			st.update(k, key, keys, fields)
 		}
 	}
-	r.Edits = edits
+	r.Edits = st.edits
 	return nil
 }
 

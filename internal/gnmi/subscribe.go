@@ -184,13 +184,13 @@ func coalesce(evs []*decodedEvent, t target, prefix *gpb.Path, enc gpb.Encoding)
 }
 
 // targetOf is the target of a subscription's full path.
-func (s *Server) targetOf(p *gpb.Path, enc gpb.Encoding) (target, error) {
+func (s *Server) targetOf(ctx context.Context, p *gpb.Path, enc gpb.Encoding) (target, error) {
 	native, err := isNative(p)
 	if err != nil {
 		return nil, err
 	}
 	if !native {
-		return s.oc.target(s, p, enc)
+		return s.oc.target(ctx, s, p, enc)
 	}
 	sels, err := s.parseNative(p)
 	if err != nil {
@@ -254,7 +254,7 @@ func (s *Server) Subscribe(stream gpb.GNMI_SubscribeServer) error {
 		if err != nil {
 			return err
 		}
-		t, err := s.targetOf(full, list.GetEncoding())
+		t, err := s.targetOf(stream.Context(), full, list.GetEncoding())
 		if err != nil {
 			return grpcError(err)
 		}

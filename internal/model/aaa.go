@@ -50,7 +50,7 @@ func aaaKinds() []*Kind {
 			Doc: "A TACACS+ server (RFC 8907) that authenticates logins, gives the user's role (its priv-lvl: see docs/aaa.md) and receives accounting records. Servers are asked in the order they were created; the next is tried only when one does not answer.",
 			Fields: []*Field{
 				{Name: "ServerIp", Type: String, Key: true, Format: FormatIPHost, Doc: "the server's address"},
-				{Name: "SourceIntf", Type: String, Default: "ma1", Format: FormatIfName, Doc: "FlexSwitch's interface of the source address; kept, not applied yet: connections take the source address the routing table gives"},
+				{Name: "SourceIntf", Type: String, Default: "ma1", Format: FormatIfName, Doc: "the interface whose IPv4 address is the source of the connections to the server (on the Linux backend the kernel's address of that interface, on the simulated switch its IPv4Intf's), read at each connection; an interface without one: the routing table's source, and the log says why"},
 				{Name: "AuthService", Type: String, Default: "ppp", Enum: []string{"login", "enable", "ppp", "arap", "pt", "rcmd", "x25", "nasi", "fwproxy"}, Doc: "the service named in the authentication and authorization requests"},
 				{Name: "Secret", Type: String, Secret: Sealed, MaxLen: 256, Doc: "the shared key that obfuscates the packets (RFC 8907 section 4.5); write-only, stored encrypted"},
 				{Name: "Port", Type: Int, Default: int64(49), Range: rng(1, 65535), Doc: "TCP port"},
@@ -136,6 +136,24 @@ func aaaKinds() []*Kind {
 			},
 		},
 		{
+			Name: "AccountCommand", Class: Action, Role: RoleReader, RecordsCommands: true, NotLogged: true,
+			Doc: "Takes the accounting record of one command line a user ran in the CLI (the CLI sends one per command, shows included): it is queued for the accounting servers as every commit's record is (docs/aaa.md), naming the user who calls it (the request's, never the body's), with the values of secret words (secret, password, ...) masked. It changes nothing and is not written to the config log. At most 32 records a second per user (bursts of 256); past that 429, counted as dropped.",
+			Fields: []*Field{
+				{Name: "Command", Type: String, Required: true, MaxLen: 1024, Doc: "the command line as typed, secret values masked"},
+				{Name: "Context", Type: String, MaxLen: 512, Doc: "the mode and context it ran in, as the CLI's `where` says (enable config interface fpPort1)"},
+				{Name: "Session", Type: String, MaxLen: 64, Doc: "the CLI session's id (letters, digits, - and _): the records of one session share it"},
+				{Name: "Seq", Type: Int, Default: int64(0), Range: rng(0, 1<<53), Doc: "the command's number in its session"},
+			},
+			Check: func(o Object) error {
+				for _, r := range o.Str("Session") {
+					if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+						return apierr.BadRequest(apierr.CodeInvalidValue, "AccountCommand", "Session", "Session: only letters, digits, - and _, not %q", r)
+					}
+				}
+				return nil
+			},
+		},
+		{
 			Name: "DNSGlobal", Class: Config, Singleton: true, Role: RoleAdmin,
 			CLI: &CLICommand{Words: []string{"dns", "global"}, Prompt: []string{"dns", "global"}},
 			Doc: "The resolver's domain: names without a dot are looked up in it.",
@@ -144,7 +162,7 @@ func aaaKinds() []*Kind {
 				{Name: "Domain", Type: String, Format: FormatHostname, MaxLen: 253, Doc: "the search domain; \"\" for none"},
 			},
 			StateOnly: []*Field{
-				{Name: "ResolvConf", Type: String, Doc: "the resolver configuration in effect, as written"},
+				{Name: "ResolvConf", Type: String, Text: TextLines, Doc: "the resolver configuration in effect, as written"},
 			},
 		},
 	}

@@ -58,7 +58,10 @@ func (f *Field) canonicalValue(v any) any {
 	}
 	switch x := v.(type) {
 	case string:
-		return canonical(f.Format, x)
+		if c := canonical(f.Format, x); c != x {
+			return c
+		}
+		return v // already canonical: no new string nor interface (a restore's 300,000)
 	case []string:
 		if f.PortList() {
 			x = expandPortList(x)

@@ -246,3 +246,92 @@ func containsString(list []string, s string) bool {
 	}
 	return false
 }
+
+// SecretWords are the CLI words (and names) of the fields whose values are
+// secrets, in lower case: the value after one on a command line is never
+// shown, kept in a history or sent in a record.
+func (r *Registry) SecretWords() map[string]bool {
+	w := map[string]bool{}
+	for _, k := range r.kinds {
+		for _, f := range k.Fields {
+			// A Document (ApplyConfig's ConfigData) is never a CLI word's
+			// value; as a word it would mask what follows "config".
+			if f.Secret != Public && f.Type != Document {
+				w[strings.ToLower(f.CLIWord())] = true
+				w[strings.ToLower(f.Name)] = true
+			}
+		}
+	}
+	return w
+}
+
+// IsSecretWord reports whether tok is a secret word or an abbreviation of
+// one, as the CLI accepts any unique prefix of a word (Passwor, pa). A
+// shorter word that only looks like one masks a value needlessly, which
+// is harmless.
+func IsSecretWord(words map[string]bool, tok string) bool {
+	t := strings.ToLower(tok)
+	if t == "" {
+		return false
+	}
+	for w := range words {
+		if strings.HasPrefix(w, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// MaskCommandLine returns a CLI command line with the value after each
+// secret word (SecretWords, abbreviated or not) replaced by ********: a
+// word up to the next blank, a double-quoted value up to its closing quote
+// (inside quotes a backslash escapes the next character, as the CLI reads
+// them); after an unterminated quote, everything. It reads the words as
+// the CLI does without knowing its commands, so it serves whatever holds
+// a command line that leaves the switch (a command's accounting record),
+// on either end.
+func (r *Registry) MaskCommandLine(line string) string {
+	words := r.SecretWords()
+	var b strings.Builder
+	maskNext := false
+	for i := 0; i < len(line); {
+		if c := line[i]; c == ' ' || c == '\t' {
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		start, end, closed := i, i, true
+		if line[i] == '"' {
+			closed = false
+			for end = i + 1; end < len(line); end++ {
+				if line[end] == '\\' {
+					end++
+					continue
+				}
+				if line[end] == '"' {
+					closed = true
+					end++
+					break
+				}
+			}
+			end = min(end, len(line))
+		} else {
+			for end < len(line) && line[end] != ' ' && line[end] != '\t' {
+				end++
+			}
+		}
+		word := line[start:end]
+		switch {
+		case maskNext || !closed:
+			b.WriteString("********")
+		default:
+			b.WriteString(word)
+		}
+		if !closed {
+			return b.String()
+		}
+		maskNext = line[start] != '"' && IsSecretWord(words, word)
+		i = end
+	}
+	return b.String()
+}

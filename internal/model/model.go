@@ -14,6 +14,7 @@ package model
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -237,6 +238,13 @@ type Kind struct {
 	// SavesConfig marks the action that saves the running configuration
 	// (the CLI's `write memory`, Ansible's swmgr_save).
 	SavesConfig bool
+	// RecordsCommands marks the action that takes the accounting record of
+	// a command line the CLI ran (the CLI sends each one to it).
+	RecordsCommands bool
+	// NotLogged: runs of this action change no configuration and are not
+	// written to the config log, neither succeeded nor refused (the CLI's
+	// command records, which are accounting, not changes).
+	NotLogged bool
 
 	// Role is who may write objects of a config kind (zero: operators and
 	// admins) or run an action (zero: admins only).
@@ -304,6 +312,17 @@ type Registry struct {
 func (r *Registry) SaveAction() *Kind {
 	for _, k := range r.kinds {
 		if k.Class == Action && k.SavesConfig {
+			return k
+		}
+	}
+	return nil
+}
+
+// CommandAction returns the action that takes the accounting record of a
+// CLI command line (Kind.RecordsCommands), or nil.
+func (r *Registry) CommandAction() *Kind {
+	for _, k := range r.kinds {
+		if k.Class == Action && k.RecordsCommands {
 			return k
 		}
 	}
@@ -409,7 +428,7 @@ func (k *Kind) index() error {
 }
 
 func (f *Field) check(k *Kind) error {
-	if err := f.checkTextDecl(k.Name); err != nil {
+	if err := f.checkTextDecl(k.Name, k.Class == State || slices.Contains(k.StateOnly, f)); err != nil {
 		return err
 	}
 	if f.Default != nil {

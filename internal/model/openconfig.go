@@ -1,15 +1,39 @@
 package model
 
 // OpenConfigLeaf is one OpenConfig leaf that means the same as a field of
-// a kind (gNMI's openconfig origin). In Path, a key "@Field" takes the
-// value of a field of the object ("@IpAddr:addr": the address part of an
-// address/prefix); any other key value is fixed.
+// a kind (gNMI's openconfig origin).
+//
+// In Path, a key "@Field" takes the value of a field of the object;
+// "@Field:conv" that value converted ("@IpAddr:addr": the address part of
+// an address/prefix); "@F,G:conv" several fields joined by the conversion
+// ("@DestinationNw,NetworkMask:prefix": a CIDR prefix); "@List.Sub" a
+// sub-field of the records of a record list, one list entry per record
+// (a route's next hops); a bare "@" the member of a Member mapping. Any
+// other key value is fixed.
+//
+// What a write means follows from the keys. A key bound to the kind's key
+// fields names the object. A key bound to another field in the list
+// entry's own element (an address's ip) names the object only while the
+// field holds that value: a write to another value is refused (the object
+// holds one), a delete of the entry deletes the object. A key bound to
+// another field in an element above the entry's (the network instance an
+// interface is in) is the container the object is a member of: a write
+// sets the field, a delete of the entry resets it to its default. A key
+// bound to a record sub-field names the record: a write adds or changes
+// it, a delete of the entry removes it.
 type OpenConfigLeaf struct {
 	Path  string
 	Kind  string
-	Field string // the swmgr field
+	Field string // the swmgr field; "F,G": several, joined by Conv; "List.Sub": the record's sub-field
 	State bool   // read from the object's state form; not writable
 	Conv  string // how the value converts: "" as is, or a conversion the gNMI front end names (docs/gnmi.md)
+	// Member, when set, makes the leaf one of another list's entries
+	// (a port's switched-vlan), many objects to one leaf: Member are
+	// list fields of Kind whose elements are the entries (ports) Path's
+	// "@" key names, and the leaf gathers Field of every object whose
+	// lists hold the entry (Conv makes the leaf of them, one set per
+	// list). A write moves the entry into and out of the objects' lists.
+	Member []string
 }
 
 const (
@@ -20,78 +44,112 @@ const (
 	ocNTPPath  = "/system/ntp/servers/server[address=@IpAddr]"
 	ocUserPath = "/system/aaa/authentication/users/user[username=@Name]"
 	ocVlanPath = "/network-instances/network-instance[name=default]/vlans/vlan[vlan-id=@VlanId]"
+	// A port's VLAN membership: the Vlans whose IntfList (tagged) or
+	// UntagIntfList (untagged) hold it.
+	ocSwitchedPath = "/interfaces/interface[name=@]/ethernet/switched-vlan"
+	// The interfaces of a network instance: the IPv4Intfs of the VRF.
+	ocNIIfPath = "/network-instances/network-instance[name=@Vrf]/interfaces/interface[id=@IntfRef]"
+	// Static routes are the default instance's: IPv4Route has no VRF.
+	ocStaticPath = "/network-instances/network-instance[name=default]/protocols/protocol[identifier=STATIC][name=STATIC]/static-routes/static[prefix=@DestinationNw,NetworkMask:prefix]"
+	ocHopPath    = ocStaticPath + "/next-hops/next-hop[index=@NextHop.NextHopIp]"
 )
 
 // OpenConfigLeaves is the OpenConfig mapping, openconfig/public release
 // v5.9.0; docs/gnmi.md shows it.
 func OpenConfigLeaves() []OpenConfigLeaf {
+	// The Vlan lists a port's switched-vlan gathers: tagged, untagged.
+	vlanMembers := []string{"IntfList", "UntagIntfList"}
 	return []OpenConfigLeaf{
-		{ocIfPath + "/config/name", "Port", "IntfRef", false, ""},
-		{ocIfPath + "/config/description", "Port", "Description", false, ""},
-		{ocIfPath + "/config/enabled", "Port", "AdminState", false, "enabled"},
-		{ocIfPath + "/config/mtu", "Port", "Mtu", false, ""},
-		{ocIfPath + "/ethernet/config/port-speed", "Port", "Speed", false, "speed"},
-		{ocIfPath + "/ethernet/config/duplex-mode", "Port", "Duplex", false, "duplex"},
-		{ocIfPath + "/ethernet/config/auto-negotiate", "Port", "Autoneg", false, "onoff"},
-		{ocIfPath + "/state/name", "Port", "IntfRef", true, ""},
-		{ocIfPath + "/state/description", "Port", "Description", true, ""},
-		{ocIfPath + "/state/enabled", "Port", "AdminState", true, "enabled"},
-		{ocIfPath + "/state/mtu", "Port", "Mtu", true, ""},
-		{ocIfPath + "/state/ifindex", "Port", "IfIndex", true, ""},
-		{ocIfPath + "/state/admin-status", "Port", "AdminState", true, ""},
-		{ocIfPath + "/state/oper-status", "Port", "OperState", true, ""},
-		{ocIfPath + "/state/counters/in-octets", "Port", "IfInOctets", true, "counter"},
-		{ocIfPath + "/state/counters/in-unicast-pkts", "Port", "IfInUcastPkts", true, "counter"},
-		{ocIfPath + "/state/counters/in-discards", "Port", "IfInDiscards", true, "counter"},
-		{ocIfPath + "/state/counters/in-errors", "Port", "IfInErrors", true, "counter"},
-		{ocIfPath + "/state/counters/out-octets", "Port", "IfOutOctets", true, "counter"},
-		{ocIfPath + "/state/counters/out-unicast-pkts", "Port", "IfOutUcastPkts", true, "counter"},
-		{ocIfPath + "/state/counters/out-discards", "Port", "IfOutDiscards", true, "counter"},
-		{ocIfPath + "/state/counters/out-errors", "Port", "IfOutErrors", true, "counter"},
-		{ocIfPath + "/ethernet/state/port-speed", "Port", "Speed", true, "speed"},
-		{ocIfPath + "/ethernet/state/mac-address", "Port", "MacAddr", true, ""},
-		{ocIP4Path + "/config/ip", "IPv4Intf", "IpAddr", false, "addr"},
-		{ocIP4Path + "/config/prefix-length", "IPv4Intf", "IpAddr", false, "prefixlen"},
-		{ocIP4Path + "/state/ip", "IPv4Intf", "IpAddr", true, "addr"},
-		{ocIP4Path + "/state/prefix-length", "IPv4Intf", "IpAddr", true, "prefixlen"},
-		{ocNIPath + "/config/name", "Vrf", "Vrf", false, ""},
-		{ocNIPath + "/config/description", "Vrf", "Name", false, ""},
-		{ocNIPath + "/state/name", "Vrf", "Vrf", true, ""},
-		{ocVlanPath + "/config/vlan-id", "Vlan", "VlanId", false, ""},
-		{ocVlanPath + "/config/name", "Vlan", "Description", false, ""},
-		{ocVlanPath + "/config/status", "Vlan", "AdminState", false, "active"},
-		{ocVlanPath + "/state/vlan-id", "Vlan", "VlanId", true, ""},
-		{ocVlanPath + "/state/status", "Vlan", "OperState", true, "active"},
-		{ocBGPPath + "/global/config/as", "BGPGlobal", "ASNum", false, "asn"},
-		{ocBGPPath + "/global/config/router-id", "BGPGlobal", "RouterId", false, ""},
-		{ocBGPPath + "/global/state/as", "BGPGlobal", "ASNum", true, "asn"},
-		{ocBGPPath + "/global/state/router-id", "BGPGlobal", "RouterId", true, ""},
-		{ocBGPPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/config/neighbor-address", "BGPv4Neighbor", "NeighborAddress", false, ""},
-		{ocBGPPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/config/peer-as", "BGPv4Neighbor", "PeerAS", false, "asn"},
-		{ocBGPPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/config/local-as", "BGPv4Neighbor", "LocalAS", false, "asn"},
-		{ocBGPPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/config/description", "BGPv4Neighbor", "Description", false, ""},
-		{ocBGPPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/config/auth-password", "BGPv4Neighbor", "AuthPassword", false, ""},
-		{ocBGPPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/timers/config/hold-time", "BGPv4Neighbor", "HoldTime", false, ""},
-		{ocBGPPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/timers/config/keepalive-interval", "BGPv4Neighbor", "KeepaliveTime", false, ""},
-		{ocBGPPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/transport/config/local-address", "BGPv4Neighbor", "UpdateSource", false, ""},
-		{ocBGPPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/state/neighbor-address", "BGPv4Neighbor", "NeighborAddress", true, ""},
-		{ocBGPPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/state/peer-as", "BGPv4Neighbor", "PeerAS", true, "asn"},
-		{ocBGPPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/state/session-state", "BGPv4Neighbor", "SessionState", true, "upper"},
-		{"/system/config/hostname", "SystemParam", "Hostname", false, ""},
-		{"/system/state/hostname", "SystemParam", "Hostname", true, ""},
-		{ocNTPPath + "/config/address", "NtpServer", "IpAddr", false, ""},
-		{ocNTPPath + "/config/prefer", "NtpServer", "Prefer", false, ""},
-		{ocNTPPath + "/state/address", "NtpServer", "IpAddr", true, ""},
-		{ocNTPPath + "/state/prefer", "NtpServer", "Prefer", true, ""},
-		{ocNTPPath + "/state/stratum", "NtpServer", "Stratum", true, ""},
-		{ocUserPath + "/config/username", "User", "Name", false, ""},
-		{ocUserPath + "/config/password", "User", "Password", false, ""},
-		{ocUserPath + "/config/role", "User", "Group", false, "role"},
-		{ocUserPath + "/state/username", "User", "Name", true, ""},
-		{ocUserPath + "/state/role", "User", "Group", true, "role"},
-		{"/lldp/config/enabled", "LLDPGlobal", "Enable", false, ""},
-		{"/lldp/config/hello-timer", "LLDPGlobal", "TranmitInterval", false, ""},
-		{"/lldp/state/enabled", "LLDPGlobal", "Enable", true, ""},
-		{"/lldp/state/hello-timer", "LLDPGlobal", "TranmitInterval", true, ""},
+		{ocIfPath + "/config/name", "Port", "IntfRef", false, "", nil},
+		{ocIfPath + "/config/description", "Port", "Description", false, "", nil},
+		{ocIfPath + "/config/enabled", "Port", "AdminState", false, "enabled", nil},
+		{ocIfPath + "/config/mtu", "Port", "Mtu", false, "", nil},
+		{ocIfPath + "/ethernet/config/port-speed", "Port", "Speed", false, "speed", nil},
+		{ocIfPath + "/ethernet/config/duplex-mode", "Port", "Duplex", false, "duplex", nil},
+		{ocIfPath + "/ethernet/config/auto-negotiate", "Port", "Autoneg", false, "onoff", nil},
+		{ocIfPath + "/state/name", "Port", "IntfRef", true, "", nil},
+		{ocIfPath + "/state/description", "Port", "Description", true, "", nil},
+		{ocIfPath + "/state/enabled", "Port", "AdminState", true, "enabled", nil},
+		{ocIfPath + "/state/mtu", "Port", "Mtu", true, "", nil},
+		{ocIfPath + "/state/ifindex", "Port", "IfIndex", true, "", nil},
+		{ocIfPath + "/state/admin-status", "Port", "AdminState", true, "", nil},
+		{ocIfPath + "/state/oper-status", "Port", "OperState", true, "", nil},
+		{ocIfPath + "/state/counters/in-octets", "Port", "IfInOctets", true, "counter", nil},
+		{ocIfPath + "/state/counters/in-unicast-pkts", "Port", "IfInUcastPkts", true, "counter", nil},
+		{ocIfPath + "/state/counters/in-discards", "Port", "IfInDiscards", true, "counter", nil},
+		{ocIfPath + "/state/counters/in-errors", "Port", "IfInErrors", true, "counter", nil},
+		{ocIfPath + "/state/counters/out-octets", "Port", "IfOutOctets", true, "counter", nil},
+		{ocIfPath + "/state/counters/out-unicast-pkts", "Port", "IfOutUcastPkts", true, "counter", nil},
+		{ocIfPath + "/state/counters/out-discards", "Port", "IfOutDiscards", true, "counter", nil},
+		{ocIfPath + "/state/counters/out-errors", "Port", "IfOutErrors", true, "counter", nil},
+		{ocIfPath + "/ethernet/state/port-speed", "Port", "Speed", true, "speed", nil},
+		{ocIfPath + "/ethernet/state/mac-address", "Port", "MacAddr", true, "", nil},
+		{ocIP4Path + "/config/ip", "IPv4Intf", "IpAddr", false, "addr", nil},
+		{ocIP4Path + "/config/prefix-length", "IPv4Intf", "IpAddr", false, "prefixlen", nil},
+		{ocIP4Path + "/state/ip", "IPv4Intf", "IpAddr", true, "addr", nil},
+		{ocIP4Path + "/state/prefix-length", "IPv4Intf", "IpAddr", true, "prefixlen", nil},
+		{ocNIPath + "/config/name", "Vrf", "Vrf", false, "", nil},
+		{ocNIPath + "/config/description", "Vrf", "Name", false, "", nil},
+		{ocNIPath + "/state/name", "Vrf", "Vrf", true, "", nil},
+		{ocVlanPath + "/config/vlan-id", "Vlan", "VlanId", false, "", nil},
+		{ocVlanPath + "/config/name", "Vlan", "Description", false, "", nil},
+		{ocVlanPath + "/config/status", "Vlan", "AdminState", false, "active", nil},
+		{ocVlanPath + "/state/vlan-id", "Vlan", "VlanId", true, "", nil},
+		{ocVlanPath + "/state/status", "Vlan", "OperState", true, "active", nil},
+		{ocSwitchedPath + "/config/interface-mode", "Vlan", "VlanId", false, "vlanmode", vlanMembers},
+		{ocSwitchedPath + "/config/access-vlan", "Vlan", "VlanId", false, "accessvlan", vlanMembers},
+		{ocSwitchedPath + "/config/native-vlan", "Vlan", "VlanId", false, "nativevlan", vlanMembers},
+		{ocSwitchedPath + "/config/trunk-vlans", "Vlan", "VlanId", false, "trunkvlans", vlanMembers},
+		{ocSwitchedPath + "/state/interface-mode", "Vlan", "VlanId", true, "vlanmode", vlanMembers},
+		{ocSwitchedPath + "/state/access-vlan", "Vlan", "VlanId", true, "accessvlan", vlanMembers},
+		{ocSwitchedPath + "/state/native-vlan", "Vlan", "VlanId", true, "nativevlan", vlanMembers},
+		{ocSwitchedPath + "/state/trunk-vlans", "Vlan", "VlanId", true, "trunkvlans", vlanMembers},
+		{ocNIIfPath + "/config/id", "IPv4Intf", "IntfRef", false, "", nil},
+		{ocNIIfPath + "/config/interface", "IPv4Intf", "IntfRef", false, "", nil},
+		{ocNIIfPath + "/config/subinterface", "IPv4Intf", "IntfRef", false, "index0", nil},
+		{ocNIIfPath + "/state/id", "IPv4Intf", "IntfRef", true, "", nil},
+		{ocNIIfPath + "/state/interface", "IPv4Intf", "IntfRef", true, "", nil},
+		{ocNIIfPath + "/state/subinterface", "IPv4Intf", "IntfRef", true, "index0", nil},
+		{ocStaticPath + "/config/prefix", "IPv4Route", "DestinationNw,NetworkMask", false, "prefix", nil},
+		{ocStaticPath + "/state/prefix", "IPv4Route", "DestinationNw,NetworkMask", true, "prefix", nil},
+		{ocHopPath + "/config/index", "IPv4Route", "NextHop.NextHopIp", false, "", nil},
+		{ocHopPath + "/config/next-hop", "IPv4Route", "NextHop.NextHopIp", false, "", nil},
+		{ocHopPath + "/config/metric", "IPv4Route", "Cost", false, "", nil},
+		{ocHopPath + "/interface-ref/config/interface", "IPv4Route", "NextHop.NextHopIntRef", false, "nonempty", nil},
+		{ocHopPath + "/state/index", "IPv4Route", "NextHop.NextHopIp", true, "", nil},
+		{ocHopPath + "/state/next-hop", "IPv4Route", "NextHop.NextHopIp", true, "", nil},
+		{ocHopPath + "/state/metric", "IPv4Route", "Cost", true, "", nil},
+		{ocHopPath + "/interface-ref/state/interface", "IPv4Route", "NextHop.NextHopIntRef", true, "nonempty", nil},
+		{ocBGPPath + "/global/config/as", "BGPGlobal", "ASNum", false, "asn", nil},
+		{ocBGPPath + "/global/config/router-id", "BGPGlobal", "RouterId", false, "", nil},
+		{ocBGPPath + "/global/state/as", "BGPGlobal", "ASNum", true, "asn", nil},
+		{ocBGPPath + "/global/state/router-id", "BGPGlobal", "RouterId", true, "", nil},
+		{ocBGPPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/config/neighbor-address", "BGPv4Neighbor", "NeighborAddress", false, "", nil},
+		{ocBGPPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/config/peer-as", "BGPv4Neighbor", "PeerAS", false, "asn", nil},
+		{ocBGPPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/config/local-as", "BGPv4Neighbor", "LocalAS", false, "asn", nil},
+		{ocBGPPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/config/description", "BGPv4Neighbor", "Description", false, "", nil},
+		{ocBGPPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/config/auth-password", "BGPv4Neighbor", "AuthPassword", false, "", nil},
+		{ocBGPPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/timers/config/hold-time", "BGPv4Neighbor", "HoldTime", false, "", nil},
+		{ocBGPPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/timers/config/keepalive-interval", "BGPv4Neighbor", "KeepaliveTime", false, "", nil},
+		{ocBGPPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/transport/config/local-address", "BGPv4Neighbor", "UpdateSource", false, "", nil},
+		{ocBGPPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/state/neighbor-address", "BGPv4Neighbor", "NeighborAddress", true, "", nil},
+		{ocBGPPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/state/peer-as", "BGPv4Neighbor", "PeerAS", true, "asn", nil},
+		{ocBGPPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/state/session-state", "BGPv4Neighbor", "SessionState", true, "upper", nil},
+		{"/system/config/hostname", "SystemParam", "Hostname", false, "", nil},
+		{"/system/state/hostname", "SystemParam", "Hostname", true, "", nil},
+		{ocNTPPath + "/config/address", "NtpServer", "IpAddr", false, "", nil},
+		{ocNTPPath + "/config/prefer", "NtpServer", "Prefer", false, "", nil},
+		{ocNTPPath + "/state/address", "NtpServer", "IpAddr", true, "", nil},
+		{ocNTPPath + "/state/prefer", "NtpServer", "Prefer", true, "", nil},
+		{ocNTPPath + "/state/stratum", "NtpServer", "Stratum", true, "", nil},
+		{ocUserPath + "/config/username", "User", "Name", false, "", nil},
+		{ocUserPath + "/config/password", "User", "Password", false, "", nil},
+		{ocUserPath + "/config/role", "User", "Group", false, "role", nil},
+		{ocUserPath + "/state/username", "User", "Name", true, "", nil},
+		{ocUserPath + "/state/role", "User", "Group", true, "role", nil},
+		{"/lldp/config/enabled", "LLDPGlobal", "Enable", false, "", nil},
+		{"/lldp/config/hello-timer", "LLDPGlobal", "TranmitInterval", false, "", nil},
+		{"/lldp/state/enabled", "LLDPGlobal", "Enable", true, "", nil},
+		{"/lldp/state/hello-timer", "LLDPGlobal", "TranmitInterval", true, "", nil},
 	}
 }

@@ -36,13 +36,22 @@ const (
 	// logged and shown. Every sealed or transient field is TextSecret
 	// (NewRegistry makes it so when it declares no class), and only those.
 	TextSecret
+	// TextLines is several lines of printable text: TextLine's characters
+	// and newlines between the lines. Only a field the switch reports may
+	// have it (a file's content in a state, such as the resolver
+	// configuration in effect): no client writes one. The CLI shows each
+	// line of it on a line of its own.
+	TextLines
 )
 
 // Rule says in words what a value of class t may hold (the generated
 // reference shows it).
 func (t Text) Rule() string {
-	if t == TextName {
+	switch t {
+	case TextName:
 		return "a name: ASCII letters, digits and _ . : / @ + - only"
+	case TextLines:
+		return "lines of printable characters, newlines between them and nothing else a terminal acts on"
 	}
 	return "one line of printable characters: no control characters (newline, tab, NUL, ESC, U+0085, ...), format characters (U+200B, U+202E, ...) or line separators"
 }
@@ -67,7 +76,7 @@ func (t Text) badRune(s string) (n int, bad rune) {
 		if c >= utf8.RuneSelf {
 			break
 		}
-		if t == TextName && !isNameByte(c) || c < 0x20 || c == 0x7f {
+		if t == TextName && !isNameByte(c) || c < 0x20 && !(c == '\n' && t == TextLines) || c == 0x7f {
 			return i + 1, rune(c)
 		}
 		i++
@@ -78,7 +87,7 @@ func (t Text) badRune(s string) (n int, bad rune) {
 	pos := i
 	for _, r := range s[i:] {
 		pos++
-		if t == TextName && (r >= utf8.RuneSelf || !isNameByte(byte(r))) || IsLineBreaking(r) {
+		if t == TextName && (r >= utf8.RuneSelf || !isNameByte(byte(r))) || IsLineBreaking(r) && !(r == '\n' && t == TextLines) {
 			return pos, r
 		}
 	}
@@ -171,8 +180,9 @@ func prefixRecordError(err error, field string) {
 // checkTextDecl gives a secret string field that declares no class
 // TextSecret, and refuses a declaration whose text class does not fit: a
 // class on a field that holds no text, a secret of another class, a
-// TextSecret that is no secret.
-func (f *Field) checkTextDecl(kind string) error {
+// TextSecret that is no secret, TextLines on a field a client may set
+// (stateOnly: the field is one of the kind's StateOnly).
+func (f *Field) checkTextDecl(kind string, stateOnly bool) error {
 	text := f.Type == String || f.Type == StringList
 	if text && f.Secret != Public && f.Text == TextLine {
 		f.Text = TextSecret
@@ -182,7 +192,9 @@ func (f *Field) checkTextDecl(kind string) error {
 		return errorf("%s.%s: only a string field has a text class", kind, f.Name)
 	case text && (f.Secret != Public) != (f.Text == TextSecret):
 		return errorf("%s.%s: a sealed or transient field, and only such a field, is TextSecret", kind, f.Name)
-	case f.Text > TextSecret:
+	case f.Text == TextLines && !stateOnly && !f.ReadOnly:
+		return errorf("%s.%s: only a field the switch reports (StateOnly or ReadOnly) may be TextLines", kind, f.Name)
+	case f.Text > TextLines:
 		return errorf("%s.%s: unknown text class %d", kind, f.Name, f.Text)
 	}
 	return nil

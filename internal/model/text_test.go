@@ -169,11 +169,24 @@ func TestTextDeclarations(t *testing.T) {
 		{Name: "P", Type: String, Secret: Sealed, Text: TextName},
 		{Name: "P", Type: String, Text: TextSecret},
 		{Name: "P", Type: Int, Text: TextName},
+		{Name: "P", Type: String, Text: TextLines}, // a client could write lines
 	} {
 		k := &Kind{Name: fmt.Sprintf("K%d", i), Class: Action, Fields: []*Field{f}}
 		if _, err := NewRegistry(k); err == nil {
 			t.Errorf("%+v declared without an error", f)
 		}
+	}
+	// Lines are for what the switch reports: a state-only field.
+	lines := &Field{Name: "L", Type: String, Text: TextLines}
+	k := &Kind{Name: "C", Class: Config, Singleton: true, Fields: []*Field{{Name: "Vrf", Type: String, Key: true}}, StateOnly: []*Field{lines}}
+	if _, err := NewRegistry(k); err != nil {
+		t.Errorf("TextLines on a state-only field: %v", err)
+	}
+	if n, _ := TextLines.badRune("a\nb\n"); n != 0 {
+		t.Errorf("TextLines refuses a newline at %d", n)
+	}
+	if n, _ := TextLines.badRune("a\r\nb"); n != 2 {
+		t.Errorf("TextLines takes a carriage return (%d)", n)
 	}
 }
 

@@ -189,13 +189,14 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	simulated := sim.New(sim.Options{Ports: o.Ports, Version: o.Version})
 	users := useracct.New(useracct.Options{Accounts: o.Accounts, Own: o.OwnAccounts, CLIShell: o.CLIShell})
 	archive := lifecycle.ArchiveDriver()
-	central := &aaa.Provider{}
+	central := &aaa.Provider{Registry: reg}
 	s := &Service{Table: t, Accounts: o.Accounts, Backend: o.Dataplane, dataDir: o.DataDir}
 	st := &serviceStatus{started: time.Now(), version: o.Version, ready: o.Ready, backend: o.Dataplane}
 	if st.ready == nil {
 		st.ready = func() bool { return true }
 	}
 	var providers []provider
+	var sourceAddr aaa.SourceAddrFunc // the address of an interface, as the dataplane knows it
 	switch o.Dataplane {
 	case Sim:
 		dp := simulated.Dataplane()
@@ -204,6 +205,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		}
 		providers = []provider{{"simulated daemons", simulated.DaemonDrivers()}, {"accounts", users.Drivers()}, {"archive scheduler", archive}, {"central AAA", central.Drivers()}, {"simulated dataplane", dp}}
 		s.plane = &plane{name: Sim, close: func() error { return nil }}
+		sourceAddr = simulated.SourceAddr
 		st.routes = simulated.Routes
 	case Linux:
 		lo := o.Linux.options()
@@ -255,6 +257,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		}
 		providers = []provider{{"simulated dataplane", simOnly}, {"simulated daemons", simDaemons}, {"linux daemons", daemons}, {"accounts", users.Drivers()}, {"archive scheduler", archive}, {"central AAA", central.Drivers()}, {"linux dataplane", withExtra(lin.Dataplane(), extra)}}
 		s.plane = &plane{name: Linux, batch: lin, close: lin.Close}
+		sourceAddr = lin.SourceAddr
 		st.routes, st.daemons = lin.RouteTable, lin.Daemons
 		s.reconciled = reconciled
 	default:
@@ -307,6 +310,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	}
 	bind("accounts", map[string]api.ActionHandler{useracct.PasswordAction: api.UserPasswordAction(eng, o.Accounts)})
 	bind("lifecycle", lc.Actions())
+	bind("central AAA", central.Actions())
 	for name, src := range st.sources() {
 		h.HandleState(name, src)
 		t.add(name, "service states", RoleSource)
@@ -322,7 +326,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 			return fail(err)
 		}
 	}
-	s.AAA = aaa.New(aaa.Options{Source: eng, Log: o.Log, OnChange: o.AAAChanged, Syslog: o.Syslog})
+	s.AAA = aaa.New(aaa.Options{Source: eng, Log: o.Log, OnChange: o.AAAChanged, Syslog: o.Syslog, SourceAddr: sourceAddr})
 	if err := s.AAA.Start(ctx); err != nil {
 		return fail(err)
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,14 +14,17 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/lifecycle"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/openapi"
 	"github.com/swmgr/swmgr/internal/secrets"
 	"github.com/swmgr/swmgr/internal/store"
+	"github.com/swmgr/swmgr/internal/syncbuf"
 )
 
 // openTest opens the service on a fresh data directory with the
@@ -242,4 +247,72 @@ func linuxLab(t *testing.T) func(*Options) {
 		}
 	}
 	return func(o *Options) { o.Linux.Netns = ns }
+}
+
+// TestTacacsSourceIsTheDataplanes: the central AAA the service builds
+// reads a Tacacs server's SourceIntf address from the dataplane: the
+// simulated switch's IPv4Intf, the Linux switch's kernel (its namespace,
+// here not swmgr's, so the address cannot be sent from, which the log
+// names).
+func TestTacacsSourceIsTheDataplanes(t *testing.T) {
+	for _, dp := range []string{Sim, Linux} {
+		t.Run(dp, func(t *testing.T) {
+			log := &syncbuf.Buffer{}
+			tune := func(o *Options) { o.Log = slog.New(slog.NewTextHandler(log, nil)) }
+			if dp == Linux {
+				if os.Geteuid() != 0 {
+					t.Skip("needs root to make a network namespace")
+				}
+				lab := linuxLab(t)
+				tune = func(o *Options) {
+					lab(o)
+					o.Log = slog.New(slog.NewTextHandler(log, nil))
+					for _, args := range [][]string{{"-n", o.Linux.Netns, "addr", "add", "192.0.2.50/24", "dev", "swp1"}, {"-n", o.Linux.Netns, "link", "set", "swp1", "up"}, {"-n", o.Linux.Netns, "link", "set", "swp2", "up"}} {
+						if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
+							t.Fatalf("ip %s: %v\n%s", strings.Join(args, " "), err, out)
+						}
+					}
+				}
+			}
+			svc, err := openTest(t, dp, tune)
+			if err != nil {
+				t.Fatal(err)
+			}
+			reg := svc.Engine.Registry()
+			edit := func(op backend.Op, kind string, key, fields model.Object) engine.Edit {
+				return engine.Edit{Kind: reg.Lookup(model.Config, kind), Op: op, Target: engine.Target{Key: key}, Fields: fields}
+			}
+			edits := []engine.Edit{
+				edit(backend.Update, "AAAGlobal", model.Object{"ProfileName": "default"}, model.Object{"Accounting": false}),
+				edit(backend.Update, "TacacsGlobal", model.Object{"ProfileName": "default"}, model.Object{"Enable": "true", "Timeout": int64(1)}),
+			}
+			intf := "swp1"
+			if dp == Sim {
+				intf = "fpPort1"
+				edits = append(edits, edit(backend.Create, "IPv4Intf", nil, model.Object{"IntfRef": "fpPort1", "IpAddr": "192.0.2.50/24"}))
+			}
+			// A port nothing listens on: the login is refused, after the
+			// source address is tried.
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			port := l.Addr().(*net.TCPAddr).Port
+			l.Close()
+			edits = append(edits, edit(backend.Create, "Tacacs", nil, model.Object{"ServerIp": "127.0.0.1", "Port": int64(port), "Secret": "k", "SourceIntf": intf}))
+			if _, err := svc.Engine.Apply(context.Background(), edits, engine.Meta{Source: "test"}, nil); err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; !svc.AAA.Configured(); i++ {
+				if i == 500 {
+					t.Fatal("the AAA service did not read the Tacacs server")
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			svc.AAA.Login(context.Background(), "someone", "password-1", "")
+			if want := "the address 192.0.2.50 of SourceIntf " + intf + " cannot be sent from here"; !strings.Contains(log.String(), want) {
+				t.Errorf("the log does not say %q:\n%s", want, log)
+			}
+		})
+	}
 }

@@ -28,9 +28,17 @@ import (
 //     revision. A replicated store whose members accept writes of their
 //     own would add Watch(from) here, fed by its log, and the feed would
 //     take its live part from it.
+//   - Bulk writes. Bulk is Update for a batch of many object writes (a
+//     restore's 300,000): objects writes them, and may take revisions, in
+//     pieces of bounded size that no reader sees (bbolt: a staging area
+//     written in several transactions); rest writes the rest of the batch in
+//     the one transaction that makes the objects visible. The same promise
+//     as Update: all or nothing, durable on return, readers see the old
+//     objects or the new ones.
 type Config interface {
 	View(fn func(tx Txn) error) error
 	Update(fn func(tx Txn) error) error
+	Bulk(objects func(tx Txn) error, rest func(tx Txn) error) error
 	Close() error
 }
 

@@ -15,6 +15,9 @@
 //	log                  config log SeqNum -> entry (JSON), the last MaxLogEntries
 //	logmeta              "seq" -> last config log SeqNum (never reused)
 //	cands/<id>           candidate: "meta" -> JSON, edit seq -> sealed edit
+//	stage/{obj,ord,ids,refs}  only during a bulk write (bulk.go): the object
+//	                     buckets as they will be, switched in by its final
+//	                     transaction; dropped by Open after a crash
 //
 // The store is passive: it has no goroutine and calls nothing back. Its
 // single writer (the engine's writer loop) hands it a batch of writes with
@@ -147,7 +150,7 @@ func Open(dir string) (*Store, error) {
 		return nil, err
 	}
 	var db *bolt.DB
-	complete, empty, format := true, true, uint64(0) // what the store holds, read once at open
+	complete, empty, format, staged := true, true, uint64(0), false // what the store holds, read once at open
 	err := safely(func() (err error) {
 		db, err = bolt.Open(path, 0o600, &bolt.Options{
 			Timeout:         200 * time.Millisecond,
@@ -167,6 +170,7 @@ func Open(dir string) (*Store, error) {
 			}
 			empty = tx.Bucket(bMeta) == nil
 			format = formatOf(tx.Bucket(bMeta))
+			staged = tx.Bucket(bStage) != nil
 			return nil
 		})
 		if format > Format {
@@ -186,8 +190,10 @@ func Open(dir string) (*Store, error) {
 	}
 	db.AllocSize = growthStep(0)
 	_ = os.WriteFile(filepath.Join(dir, datadir.PID), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
-	// Only a new database is written to here: one refused by a check after
-	// Open (the secret key's) must be left exactly as it was.
+	// Only a new database is written to here, and one holding the staging
+	// area of a bulk write that did not finish (not part of the
+	// configuration): one refused by a check after Open (the secret key's)
+	// must otherwise be left exactly as it was.
 	if !complete {
 		err = db.Update(func(tx *bolt.Tx) error {
 			for _, b := range bucketNames {
@@ -202,6 +208,11 @@ func Open(dir string) (*Store, error) {
 			}
 			return nil
 		})
+	}
+	if err == nil && staged {
+		// A bulk write that did not finish (bulk.go): its staging area is
+		// not part of the configuration, which is as it was before it.
+		err = db.Update(dropStage)
 	}
 	if err != nil {
 		db.Close()
@@ -277,13 +288,14 @@ func call(fn func(tx Txn) error, tx *Tx) (err error) {
 	return fn(tx)
 }
 
-// Dump writes every bucket except the config log as sorted hex lines. Two
+// Dump writes every bucket except the config log (and a bulk write's
+// staging area) as sorted hex lines. Two
 // dumps are equal exactly when the stored configuration, its indexes and the
 // revision history are byte-identical.
 func (s *Store) Dump(w io.Writer) error {
 	return s.db.View(func(btx *bolt.Tx) error {
 		return btx.ForEach(func(name []byte, b *bolt.Bucket) error {
-			if string(name) == string(bLog) || string(name) == string(bLogMeta) {
+			if string(name) == string(bLog) || string(name) == string(bLogMeta) || string(name) == string(bStage) {
 				return nil
 			}
 			return dumpBucket(w, string(name), b)

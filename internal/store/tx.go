@@ -86,6 +86,14 @@ type Tx struct {
 	// and entry of the batch. What is stored at the commit is the same.
 	trimRevs uint64 // the newest revision record put (0: none)
 	logDrop  uint64 // the log's oldest entries to delete, all successes (see appendLog)
+
+	// A bulk write's objects (bulk.go): the object buckets are the staging
+	// area's (staged), only object writes are allowed (objectsOnly), and the
+	// transaction is committed and begun again on db every BulkChunk
+	// object writes (chunk counts them).
+	staged, objectsOnly bool
+	db                  *bolt.DB
+	chunk               int
 }
 
 // Bucket indexes of Tx.buckets.
@@ -107,7 +115,11 @@ var bucketNames = [nBuckets][]byte{bMeta, bObj, bOrd, bIDs, bRefs, bRevs, bLog, 
 func (tx *Tx) bucket(i int) *bolt.Bucket {
 	b := tx.buckets[i]
 	if b == nil {
-		b = tx.btx.Bucket(bucketNames[i])
+		if tx.staged && isObjectBucket(i) {
+			b = tx.btx.Bucket(bStage).Bucket(bucketNames[i])
+		} else {
+			b = tx.btx.Bucket(bucketNames[i])
+		}
 		if tx.writable && appendOnly[i] {
 			b.FillPercent = appendFill
 		}
@@ -316,6 +328,14 @@ func (tx *Tx) Referrers(kind, key string) []Ref {
 }
 
 func (tx *Tx) mustWrite() {
+	tx.mustWriteObjects()
+	if tx.objectsOnly {
+		panic("store: a bulk write's objects may only write objects")
+	}
+}
+
+// mustWriteObjects allows the writes of a bulk write's objects too.
+func (tx *Tx) mustWriteObjects() {
 	if !tx.writable {
 		panic("store: write in a read-only transaction")
 	}
@@ -323,7 +343,7 @@ func (tx *Tx) mustWrite() {
 
 // NextRevision assigns the next global revision number.
 func (tx *Tx) NextRevision() uint64 {
-	tx.mustWrite()
+	tx.mustWriteObjects()
 	rev := tx.Revision() + 1
 	tx.set(cRev, rev)
 	tx.revisions++
@@ -337,7 +357,7 @@ func (tx *Tx) NextRevision() uint64 {
 // r.Public and r.Sealed then point into the stored value (the same bytes,
 // held once).
 func (tx *Tx) Put(r *Record, oldRefs, newRefs []Ref) error {
-	tx.mustWrite()
+	tx.mustWriteObjects()
 	ok := objKey(r.Kind, r.Key)
 	obj := tx.bucket(iObj)
 	if old := obj.Get(ok); old != nil {
@@ -360,15 +380,15 @@ func (tx *Tx) Put(r *Record, oldRefs, newRefs []Ref) error {
 	if r.Sealed != nil {
 		r.Sealed = v[recordHeader+len(r.Public):]
 	}
-	tx.puts++
 	tx.moveRefs(r.Kind, r.Key, oldRefs, newRefs)
+	tx.wrote(true)
 	return nil
 }
 
 // Delete removes the object of r.Kind and r.Key and its index entries,
 // including its references.
 func (tx *Tx) Delete(r Record, refs []Ref) error {
-	tx.mustWrite()
+	tx.mustWriteObjects()
 	obj, ok := tx.bucket(iObj), objKey(r.Kind, r.Key)
 	old := obj.Get(ok)
 	if old == nil {
@@ -383,6 +403,7 @@ func (tx *Tx) Delete(r Record, refs []Ref) error {
 	must(tx.bucket(iOrd).Delete(ordKey(r.Kind, r.Seq)))
 	must(tx.bucket(iIDs).Delete(r.ID[:]))
 	tx.moveRefs(r.Kind, r.Key, refs, nil)
+	tx.wrote(false)
 	return nil
 }
 
@@ -392,7 +413,7 @@ func (tx *Tx) Delete(r Record, refs []Ref) error {
 // to the object by its old key (a schema migration of a kind that no field
 // references).
 func (tx *Tx) Rekey(kind, oldKey, newKey string, refs []Ref) error {
-	tx.mustWrite()
+	tx.mustWriteObjects()
 	obj := tx.bucket(iObj)
 	raw := obj.Get(objKey(kind, oldKey))
 	if raw == nil {
@@ -412,6 +433,7 @@ func (tx *Tx) Rekey(kind, oldKey, newKey string, refs []Ref) error {
 	must(tx.bucket(iIDs).Put(r.ID[:], objKey(kind, newKey)))
 	tx.moveRefs(kind, oldKey, refs, nil)
 	tx.moveRefs(kind, newKey, nil, refs)
+	tx.wrote(false)
 	return nil
 }
 

@@ -13,11 +13,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/vishvananda/netns"
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/swmgr/swmgr/internal/syncbuf"
@@ -113,6 +115,31 @@ type Tacacs struct {
 // a mount namespace of its own (the host's /run is left alone).
 func StartTacacs(t testing.TB, secret string, users []User) *Tacacs {
 	t.Helper()
+	return StartTacacsWith(t, secret, users, TacacsOptions{})
+}
+
+// TacacsOptions say whom a tacquito server serves and where it runs.
+type TacacsOptions struct {
+	// Clients are the prefixes the server takes connections from (default
+	// 127.0.0.0/8 and ::1/128): a client from another address finds no
+	// key and its connection is closed unanswered.
+	Clients []string
+	// Netns runs the server in this named network namespace (ip netns),
+	// on its 127.0.0.1.
+	Netns string
+}
+
+// StartTacacsWith is StartTacacs with options.
+func StartTacacsWith(t testing.TB, secret string, users []User, o TacacsOptions) *Tacacs {
+	t.Helper()
+	clients := `["127.0.0.0/8", "::1/128"]`
+	if len(o.Clients) > 0 {
+		q := make([]string, len(o.Clients))
+		for i, c := range o.Clients {
+			q[i] = fmt.Sprintf("%q", c)
+		}
+		clients = "[" + strings.Join(q, ", ") + "]"
+	}
 	if os.Geteuid() != 0 {
 		missing(t, "tacquito's server needs a syslog socket, given in a mount namespace, which needs root")
 	}
@@ -139,7 +166,7 @@ func StartTacacs(t testing.TB, secret string, users []User) *Tacacs {
 		}
 	}()
 	var y strings.Builder
-	fmt.Fprintf(&y, "secrets:\n  - name: loopback\n    secret:\n      group: tacquito\n      key: %q\n    handler:\n      type: 1\n    type: 1\n    options:\n      prefixes: |\n        [\"127.0.0.0/8\", \"::1/128\"]\n", secret)
+	fmt.Fprintf(&y, "secrets:\n  - name: loopback\n    secret:\n      group: tacquito\n      key: %q\n    handler:\n      type: 1\n    type: 1\n    options:\n      prefixes: |\n        %s\n", secret, clients)
 	y.WriteString("users:\n")
 	for _, u := range users {
 		hash, err := bcrypt.GenerateFromPassword([]byte(u.Password), bcrypt.MinCost)
@@ -154,7 +181,7 @@ func StartTacacs(t testing.TB, secret string, users []User) *Tacacs {
 		}
 		fmt.Fprintf(&y, "        authenticator:\n          type: 1\n          options:\n            hash: %s\n        accounter:\n          name: file\n          type: 3\n", hex.EncodeToString(hash))
 	}
-	y.WriteString("prefix_allow: [\"127.0.0.0/8\", \"::1/128\"]\n")
+	y.WriteString("prefix_allow: " + clients + "\n")
 	cfg := filepath.Join(dir, "tacquito.yaml")
 	if err := os.WriteFile(cfg, []byte(y.String()), 0o600); err != nil {
 		t.Fatal(err)
@@ -162,8 +189,12 @@ func StartTacacs(t testing.TB, secret string, users []User) *Tacacs {
 	s := &Tacacs{Host: "127.0.0.1", Port: FreePort(t), Secret: secret, acctLog: filepath.Join(dir, "accounting.log"), out: &syncbuf.Buffer{}}
 	s.Addr = net.JoinHostPort(s.Host, fmt.Sprint(s.Port))
 	metrics := FreePort(t)
-	s.cmd = exec.Command("unshare", "--mount", "--propagation", "private", "sh", "-c", `mount --bind "$1" /run && shift && exec "$@"`, "sh", run,
-		bin, "-network", "tcp", "-address", s.Addr, "-config", cfg, "-acct-log-path", s.acctLog, "-level", "20", "-metrics-address", fmt.Sprintf("127.0.0.1:%d", metrics))
+	args := []string{"unshare", "--mount", "--propagation", "private", "sh", "-c", `mount --bind "$1" /run && shift && exec "$@"`, "sh", run,
+		bin, "-network", "tcp", "-address", s.Addr, "-config", cfg, "-acct-log-path", s.acctLog, "-level", "20", "-metrics-address", fmt.Sprintf("127.0.0.1:%d", metrics)}
+	if o.Netns != "" {
+		args = append([]string{"ip", "netns", "exec", o.Netns}, args...)
+	}
+	s.cmd = exec.Command(args[0], args[1:]...)
 	s.cmd.Stdout, s.cmd.Stderr = s.out, s.out
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -172,12 +203,15 @@ func StartTacacs(t testing.TB, secret string, users []User) *Tacacs {
 	// Ready once it listens and has loaded the users (which it does
 	// asynchronously, and says so).
 	for i := 0; ; i++ {
-		c, err := net.DialTimeout("tcp", s.Addr, 100*time.Millisecond)
-		if err == nil {
-			c.Close()
-			if strings.Contains(s.out.String(), "updated all providers from config source") {
-				break
+		var err error
+		InNetns(t, o.Netns, func() {
+			var c net.Conn
+			if c, err = net.DialTimeout("tcp", s.Addr, 100*time.Millisecond); err == nil {
+				c.Close()
 			}
+		})
+		if err == nil && strings.Contains(s.out.String(), "updated all providers from config source") {
+			break
 		}
 		if i == 400 {
 			t.Fatalf("tacquito did not listen on %s with its users loaded: %s", s.Addr, s.out)
@@ -185,6 +219,35 @@ func StartTacacs(t testing.TB, secret string, users []User) *Tacacs {
 		time.Sleep(50 * time.Millisecond)
 	}
 	return s
+}
+
+// InNetns runs fn on a thread in the named network namespace ("": this
+// process's): the sockets fn opens are the namespace's. The thread ends
+// with it, never to serve another goroutine.
+func InNetns(t testing.TB, name string, fn func()) {
+	t.Helper()
+	if name == "" {
+		fn()
+		return
+	}
+	done := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+		h, err := netns.GetFromName(name)
+		if err == nil {
+			defer h.Close()
+			err = netns.Set(h)
+		}
+		if err != nil {
+			done <- fmt.Errorf("enter network namespace %s: %w", name, err)
+			return
+		}
+		fn()
+		done <- nil
+	}()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
 }
 
 // Stop stops the server.

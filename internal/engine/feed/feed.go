@@ -26,6 +26,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unsafe"
+	"weak"
 )
 
 // Event is one commit on the change feed: its revision, the revision
@@ -42,11 +44,16 @@ type Event struct {
 // revision as id, event type commit, and data on one line (the revision
 // record is JSON without newlines), as docs/api.md describes.
 func AppendFrame(dst []byte, rev uint64, data []byte) []byte {
-	dst = append(dst, "id: "...)
-	dst = strconv.AppendUint(dst, rev, 10)
-	dst = append(dst, "\nevent: commit\ndata: "...)
+	dst = appendFrameHead(dst, rev)
 	dst = append(dst, data...)
 	return append(dst, "\n\n"...)
+}
+
+// appendFrameHead is AppendFrame up to the data.
+func appendFrameHead(dst []byte, rev uint64) []byte {
+	dst = append(dst, "id: "...)
+	dst = strconv.AppendUint(dst, rev, 10)
+	return append(dst, "\nevent: commit\ndata: "...)
 }
 
 // newEvent frames the event of revision rev once, for every subscriber.
@@ -120,14 +127,39 @@ func (s *Subscription) Take(dst []Event) ([]Event, error) {
 	b.mu.Unlock()
 	for i := from; i < len(dst); i++ {
 		if dst[i].Data == nil { // a large event, kept in the store only
-			data, err := b.load(dst[i].Revision)
+			ev, err := b.loadLarge(dst[i].Revision)
 			if err != nil {
 				return dst[:i], ErrDropped
 			}
-			dst[i] = newEvent(dst[i].Revision, data)
+			dst[i] = ev
 		}
 	}
 	return dst, nil
+}
+
+// loadLarge reads a large event from the store (load), framed as it is
+// read (no copy of its tens of MiB), once for every subscriber that takes
+// it while another still holds it: swmgr's own followers (the archive
+// scheduler, AAA) are signalled together and would each read a restore's
+// event, ~60 MiB apiece. The broker keeps only a weak pointer to it, so the
+// event goes when the last subscriber lets it go.
+func (b *Broker) loadLarge(rev uint64) (Event, error) {
+	b.largeMu.Lock()
+	defer b.largeMu.Unlock()
+	if b.large.rev == rev {
+		if p := b.large.frame.Value(); p != nil {
+			frame := unsafe.Slice(p, b.large.n)
+			return Event{Revision: rev, Data: frame[b.large.data : b.large.n-2 : b.large.n-2], Frame: frame}, nil
+		}
+	}
+	frame, err := b.load(appendFrameHead(nil, rev), rev)
+	if err != nil {
+		return Event{}, err
+	}
+	head := len(appendFrameHead(nil, rev))
+	frame = append(frame, "\n\n"...)
+	b.large.rev, b.large.frame, b.large.data, b.large.n = rev, weak.Make(&frame[0]), head, len(frame)
+	return Event{Revision: rev, Data: frame[head : len(frame)-2 : len(frame)-2], Frame: frame}, nil
 }
 
 // MaxRingEvent is the largest event the ring keeps; a larger one (a restore
@@ -179,22 +211,31 @@ type Broker struct {
 	ring      []Event
 	first     uint64 // the number of events published before the oldest kept
 	total     uint64
-	bytes     int                              // of the kept events' Data
-	max       int                              // EventBytes
-	clients   map[*Subscription]struct{}       // of the change feed, signalled by flush
-	followers map[*Subscription]struct{}       // swmgr's own, signalled at once
-	load      func(rev uint64) ([]byte, error) // a large event's data, from the store
+	bytes     int                                          // of the kept events' Data
+	max       int                                          // EventBytes
+	clients   map[*Subscription]struct{}                   // of the change feed, signalled by flush
+	followers map[*Subscription]struct{}                   // swmgr's own, signalled at once
+	load      func(dst []byte, rev uint64) ([]byte, error) // appends a large event's data, from the store
 
 	flush      *time.Timer // signals the clients delay after the first event they were not signalled of
 	flushArmed bool
 	delay      time.Duration // FlushDelay, longer while the feed is busy
 	signalled  uint64        // total before the first event of this interval
 	armed      time.Time     // when the flush timer was armed
+
+	// The last large event read (loadLarge): its frame, while someone
+	// holds it, of n bytes, its data from byte data on.
+	largeMu sync.Mutex
+	large   struct {
+		rev     uint64
+		frame   weak.Pointer[byte]
+		data, n int
+	}
 }
 
 // New makes a broker; load reads a revision record that was too large for
-// the ring (MaxRingEvent) from the store.
-func New(load func(rev uint64) ([]byte, error)) *Broker {
+// the ring (MaxRingEvent) from the store, appending it to dst.
+func New(load func(dst []byte, rev uint64) ([]byte, error)) *Broker {
 	return &Broker{ring: make([]Event, EventBuffer), max: EventBytes, clients: map[*Subscription]struct{}{}, followers: map[*Subscription]struct{}{}, load: load, delay: FlushDelay}
 }
 

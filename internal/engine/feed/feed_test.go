@@ -83,14 +83,17 @@ func TestFollowersAreNotSubscribers(t *testing.T) {
 // TestEventsFramedOnceAndShared: every subscriber takes the same framed
 // bytes (no copy per subscriber), the frame is the Server-Sent Event of
 // docs/api.md, Data is the published record, and an event too large for
-// the ring is read with load and framed the same way.
+// the ring is read with load and framed the same way, once for the
+// subscribers that take it while another holds it.
 func TestEventsFramedOnceAndShared(t *testing.T) {
 	large := []byte(`{"Revision":2,"Changes":["large"]}`)
-	b := New(func(rev uint64) ([]byte, error) {
+	loads := 0
+	b := New(func(dst []byte, rev uint64) ([]byte, error) {
 		if rev != 2 {
 			t.Errorf("load(%d); only revision 2 was published without data", rev)
 		}
-		return large, nil
+		loads++
+		return append(dst, large...), nil
 	})
 	one, two := b.Subscribe(), b.Subscribe()
 	b.Publish(1, []byte(`{"Revision":1}`))
@@ -113,8 +116,13 @@ func TestEventsFramedOnceAndShared(t *testing.T) {
 			}
 		}
 	}
-	if &got1[0].Frame[0] != &got2[0].Frame[0] {
-		t.Error("two subscribers took two copies of the same event's frame")
+	for i := range 2 {
+		if &got1[i].Frame[0] != &got2[i].Frame[0] {
+			t.Errorf("two subscribers took two copies of event %d's frame", i+1)
+		}
+	}
+	if loads != 1 {
+		t.Errorf("the large event was read %d times for two subscribers; want once", loads)
 	}
 	if d := got1[0].Data; cap(d) != len(d) {
 		t.Errorf("Data has room to grow (%d of %d) into the frame's trailer", len(d), cap(d))

@@ -35,7 +35,7 @@ options:
       source_intf:
         description:
           - "API field C(SourceIntf)."
-          - "FlexSwitch's interface of the source address; kept, not applied yet: connections take the source address the routing table gives."
+          - "the interface whose IPv4 address is the source of the connections to the server (on the Linux backend the kernel's address of that interface, on the simulated switch its IPv4Intf's), read at each connection; an interface without one: the routing table's source, and the log says why."
           - "swmgr's default: C(\"ma1\")."
         type: str
       auth_service:
