@@ -7,6 +7,7 @@ import (
 	"time"
 
 	gpb "github.com/openconfig/gnmi/proto/gnmi"
+	"google.golang.org/grpc"
 
 	"github.com/swmgr/swmgr/internal/model"
 )
@@ -72,5 +73,53 @@ func TestNotificationsAreShared(t *testing.T) {
 	}
 	if n := fx.srv.fan.builds.Load() - builds0; n != commits {
 		t.Errorf("%d subscriptions alike, %d commits: %d notifications built; want one a commit", subs, commits, n)
+	}
+}
+
+// TestMemberHoldsUntilStarted: a new member keeps what its group sends
+// until its initial values are queued, then queues it first, in order; a
+// member that has left gets nothing; a member whose sender is busy is not
+// waited for.
+func TestMemberHoldsUntilStarted(t *testing.T) {
+	var cut error
+	out := &sender{q: make(chan queued, 8), cancel: func(err error) { cut = err }}
+	m := &member{out: out}
+	a, b, c := &grpc.PreparedMsg{}, &grpc.PreparedMsg{}, &grpc.PreparedMsg{}
+	d := &delivery{done: make(chan struct{})}
+	d.left.Store(1)
+	m.deliver(a, d)
+	m.deliver(b, d)
+	if len(out.q) != 0 {
+		t.Fatalf("%d notifications queued before the initial values", len(out.q))
+	}
+	out.put(&gpb.SubscribeResponse{Response: &gpb.SubscribeResponse_SyncResponse{SyncResponse: true}})
+	if err := m.started(); err != nil {
+		t.Fatal(err)
+	}
+	m.deliver(c, d) // the queue is not empty: not waited for
+	var got []any
+	for len(out.q) > 0 {
+		got = append(got, (<-out.q).m)
+	}
+	if len(got) != 4 || got[1] != a || got[2] != b || got[3] != c {
+		t.Errorf("queued %v; want the sync, then a, b, c", got)
+	}
+	if n := d.left.Load(); n != 1 {
+		t.Errorf("the delivery waits for %d sends; want none (held, or the sender was busy)", n-1)
+	}
+	m.deliver(a, d) // free now: waited for
+	if n := d.left.Load(); n != 2 {
+		t.Errorf("the delivery waits for %d sends; want 1", n-1)
+	}
+	(<-out.q).sent()
+	if n := d.left.Load(); n != 1 {
+		t.Errorf("after the send the delivery waits for %d; want none", n-1)
+	}
+	m.mu.Lock()
+	m.gone = true
+	m.mu.Unlock()
+	m.deliver(b, d)
+	if len(out.q) != 0 || cut != nil {
+		t.Errorf("a member that left got a notification (%d queued, cut: %v)", len(out.q), cut)
 	}
 }
