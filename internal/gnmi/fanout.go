@@ -26,9 +26,10 @@ import (
 // commits once that message has been sent to every member that was free
 // to send it. So the commits that arrive while a send is in progress make
 // the next notification together: at a few commits a second each commit
-// is sent on its own at once, and under a sustained load the notifications
-// follow how fast they can be sent. 100 subscribers to one path cost one
-// notification's building and encoding and 100 sends.
+// is sent on its own at once; under a sustained load (BusyRate) a group
+// also leaves a gap between its notifications (nextGap). 100 subscribers
+// to one path cost one notification's building and encoding and 100
+// sends.
 //
 // Nothing of this runs on the commit path: publishing signals the follower
 // and returns. A member whose sender is still busy with earlier
@@ -56,8 +57,8 @@ const maxPending = feed.EventBuffer
 const maxFanoutWait = 250 * time.Millisecond
 
 var (
-	errBehind      = status.Error(codes.ResourceExhausted, "subscriber too slow: it fell behind the change feed's kept commits and was cut off; subscribe again")
-	errGroupBehind = status.Error(codes.ResourceExhausted, "subscribers too slow: the notifications of this path fell behind the change feed's commits; it was cut off, subscribe again")
+	errBehind      = status.Error(codes.ResourceExhausted, "cut off: swmgr's notifications fell behind the change feed's kept commits (commits came faster than they could be sent); subscribe again")
+	errGroupBehind = status.Error(codes.ResourceExhausted, "cut off: the notifications of this path fell 4096 commits behind the change feed (commits came faster than they could be sent); subscribe again")
 )
 
 // start follows the change feed from now on, until the server stops.
@@ -263,12 +264,12 @@ func (g *group) run() {
 
 // Under a sustained load each notification costs the switch more than the
 // commits it carries (a write on each member's connection, and its
-// reader's reads: with 100 members ~1.5 ms of CPU, whatever it carries):
+// reader's reads, whatever it carries):
 // a group that took commits at BusyRate a second or more since its last
 // notification leaves at least MinBusyGap before the next one, doubling
 // it at each busy notification up to MaxBusyGap; one at less than
-// QuietRate a second sends at once again. So at up to 200 commits a
-// second each commit leaves as soon as it is durable (coalesced only with
+// QuietRate a second sends at once again. So below 200 commits a second
+// each commit leaves as soon as it is durable (coalesced only with
 // those that arrive while a notification is being built and sent), and
 // from 400 a second on a group sends at most 10 notifications a second.
 const (
