@@ -95,8 +95,8 @@ type Server struct {
 	oc   *ocTree
 	// states keeps state reads briefly for polling subscriptions.
 	states stateCache
-	// decoded keeps the change feed's recent commits decoded.
-	decoded decodedEvents
+	// fan hands the change feed's commits to the subscriptions.
+	fan fanout
 	// messages keeps notifications for subscriptions alike, and polls
 	// their reads.
 	messages sharedCache[*grpc.PreparedMsg]
@@ -124,6 +124,7 @@ func New(o Options) (*Server, error) {
 		o.StalledSubscriber = DefaultStalledSubscriber
 	}
 	s := &Server{o: o, reg: o.Engine.Registry(), stop: make(chan struct{})}
+	s.fan.s = s
 	oc, err := newOCTree(s.reg)
 	if err != nil {
 		return nil, err

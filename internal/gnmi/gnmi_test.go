@@ -326,7 +326,7 @@ func TestSlowSubscriberIsCutOff(t *testing.T) {
 			edits = append(edits, fx.f.Edit(model.Create, "NtpServer", model.Object{"IpAddr": fmt.Sprintf("10.%d.%d.%d", round%250, i/250, i%250+1)}))
 		}
 		fx.f.MustApply(edits...)
-		if cut := fx.f.E.Feed().Subscribers(); cut == 0 {
+		if cut := fx.srv.feedSubscribers(); cut == 0 {
 			break
 		}
 		if round == 200 {

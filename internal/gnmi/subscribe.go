@@ -17,7 +17,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/swmgr/swmgr/internal/engine"
-	"github.com/swmgr/swmgr/internal/engine/feed"
 )
 
 // A target is what one subscription's path names, in either origin.
@@ -136,38 +135,20 @@ func (c *change) maps() (after, before map[string]json.RawMessage) {
 	return c.after, c.before
 }
 
-// decodedEvents keeps the recent commits of the change feed decoded, so
-// that 100 subscriptions decode each once, not 100 times.
-type decodedEvents struct {
-	mu sync.Mutex
-	m  map[uint64]*decodedEvent
-}
-
-type decodedEvent struct {
-	once    sync.Once
-	time    int64 // the commit's time, unix nanoseconds
-	changes []*change
-}
-
-// feedKeep is how long a notification made of commits stays for the
-// subscriptions that take the same commits a little later.
-const feedKeep = 5 * time.Second
-
-// coalesce makes the notification of the commits in events for
-// subscriptions like sc: each path once, with what the last commit left
-// (a delete, an update, or both when it was deleted then made again),
-// timestamped with the last commit's time; nil when nothing concerns them.
-func (s *Server) coalesce(events []feed.Event, sc *subscription, stream grpc.ServerStream, prefix *gpb.Path, enc gpb.Encoding) (*grpc.PreparedMsg, error) {
+// coalesce is the notification of the commits evs for a subscription's
+// target: each path once, with what the last commit left (a delete, an
+// update, or both when it was deleted then made again), timestamped with
+// the last commit's time; nil when nothing concerns it.
+func coalesce(evs []*decodedEvent, t target, prefix *gpb.Path, enc gpb.Encoding) *gpb.SubscribeResponse {
 	var ts int64
 	updates := map[string]int{} // path -> index in upd
 	deletes := map[string]int{} // path -> index in del
 	var upd []leaf
 	var del []*gpb.Path
-	for _, ev := range events {
-		d := s.decoded.get(ev)
+	for _, d := range evs {
 		ts = d.time
 		for _, c := range d.changes {
-			u, dl := sc.t.fromDiff(c)
+			u, dl := t.fromDiff(c)
 			for _, p := range dl {
 				k := pathString(p)
 				if i, ok := updates[k]; ok {
@@ -197,47 +178,9 @@ func (s *Server) coalesce(events []feed.Event, sc *subscription, stream grpc.Ser
 		}
 	}
 	if len(kept) == 0 && len(del) == 0 {
-		return nil, nil
+		return nil
 	}
-	m := &grpc.PreparedMsg{}
-	return m, m.Encode(stream, notification(prefix, enc, ts, kept, del))
-}
-
-// keepDecoded is how many recent commits stay decoded.
-const keepDecoded = 256
-
-func (d *decodedEvents) get(ev feed.Event) *decodedEvent {
-	d.mu.Lock()
-	if d.m == nil {
-		d.m = map[uint64]*decodedEvent{}
-	}
-	e := d.m[ev.Revision]
-	if e == nil {
-		e = &decodedEvent{}
-		d.m[ev.Revision] = e
-		if len(d.m) > 2*keepDecoded {
-			for rev := range d.m {
-				if rev+keepDecoded < ev.Revision {
-					delete(d.m, rev)
-				}
-			}
-		}
-	}
-	d.mu.Unlock()
-	e.once.Do(func() {
-		var rev engine.Revision
-		if json.Unmarshal(ev.Data, &rev) != nil {
-			return
-		}
-		e.time = time.Now().UnixNano()
-		if t, err := time.Parse(time.RFC3339Nano, rev.Time); err == nil {
-			e.time = t.UnixNano()
-		}
-		for _, df := range rev.Changes {
-			e.changes = append(e.changes, &change{Diff: df})
-		}
-	})
-	return e
+	return notification(prefix, enc, ts, kept, del)
 }
 
 // targetOf is the target of a subscription's full path.
@@ -350,15 +293,27 @@ func (s *Server) Subscribe(stream gpb.GNMI_SubscribeServer) error {
 	if len(subs) == 0 {
 		return status.Error(codes.InvalidArgument, "the SubscriptionList has no subscription")
 	}
-	out := &sender{stream: stream, q: make(chan any, s.o.SubscriberQueue), cancel: cancel, done: make(chan struct{}), timeout: s.o.StalledSubscriber}
+	out := &sender{stream: stream, q: make(chan queued, s.o.SubscriberQueue), cancel: cancel, done: make(chan struct{}), timeout: s.o.StalledSubscriber}
 	go out.run()
 	defer out.stop()
 	enc := list.GetEncoding()
 	prefix := list.GetPrefix()
-	var fsub *feed.Subscription
+	// A STREAM's configuration comes from the change feed: its members
+	// join their groups before the initial values are read, so that no
+	// commit falls between, and hold the notifications until those values
+	// are queued.
+	var members []*member
 	if list.GetMode() == gpb.SubscriptionList_STREAM {
-		fsub = s.o.Engine.Feed().Subscribe()
-		defer fsub.Close()
+		for _, sc := range subs {
+			if sc.feed {
+				members = append(members, s.fan.join(sc, out, stream, prefix, enc))
+			}
+		}
+		defer func() {
+			for _, m := range members {
+				s.fan.leave(m)
+			}
+		}()
 	}
 	initial := func(recordLast bool) error {
 		for _, sc := range subs {
@@ -433,43 +388,16 @@ func (s *Server) Subscribe(stream gpb.GNMI_SubscribeServer) error {
 			}
 		}
 	}()
-	var events []feed.Event
-	for {
-		select {
-		case <-ctx.Done():
-			return cause(ctx)
-		case <-s.stop:
-			return status.Error(codes.Unavailable, "swmgr is shutting down")
-		case <-fsub.Notify:
+	for _, m := range members {
+		if err := m.started(); err != nil {
+			return err
 		}
-		events, err = fsub.TakeSignalled(events[:0])
-		if err != nil {
-			return status.Error(codes.ResourceExhausted, "subscriber too slow: it fell behind the change feed's kept commits and was cut off; subscribe again")
-		}
-		if len(events) == 0 {
-			continue
-		}
-		// The commits taken together make one notification per
-		// subscription, shared by the subscriptions alike that took the
-		// same commits.
-		first, last := events[0].Revision, events[len(events)-1].Revision
-		for _, sc := range subs {
-			if !sc.feed {
-				continue
-			}
-			msg, err := s.messages.get(fmt.Sprint(sc.key, "|", first, "|", last), feedKeep, func() (*grpc.PreparedMsg, error) {
-				return s.coalesce(events, sc, stream, prefix, enc)
-			})
-			if err != nil {
-				return grpcError(err)
-			}
-			if msg == nil {
-				continue
-			}
-			if err := out.put(msg); err != nil {
-				return err
-			}
-		}
+	}
+	select {
+	case <-ctx.Done():
+		return cause(ctx)
+	case <-s.stop:
+		return status.Error(codes.Unavailable, "swmgr is shutting down")
 	}
 }
 
@@ -674,13 +602,15 @@ func (c *sharedCache[T]) get(key string, keep time.Duration, build func() (T, er
 // ResourceExhausted, rather than slowing commits or growing memory.
 type sender struct {
 	stream gpb.GNMI_SubscribeServer
-	q      chan any // *gpb.SubscribeResponse, or a *grpc.PreparedMsg shared by subscriptions alike
+	q      chan queued
 	cancel context.CancelCauseFunc
 	done   chan struct{}
 	once   sync.Once
 	// ended: the RPC returned; nothing more is sent (a Send after the
 	// handler returned is not allowed).
 	ended atomic.Bool
+	// gone: run returned (a send failed, or the queue was closed).
+	gone atomic.Bool
 	// sending is when the Send under way began (unix ns; 0: none), and
 	// timeout how long one may take before the subscriber is cut off.
 	sending atomic.Int64
@@ -692,33 +622,59 @@ var (
 	errStalled = status.Error(codes.ResourceExhausted, "subscriber too slow: it has not taken a notification for too long; it was cut off, subscribe again")
 )
 
+// queued is one response to send: a *gpb.SubscribeResponse, or a
+// *grpc.PreparedMsg shared by subscriptions alike; d, when not nil, is
+// told once it is sent (or dropped).
+type queued struct {
+	m any
+	d *delivery
+}
+
 func (o *sender) run() {
 	defer close(o.done)
+	defer o.gone.Store(true)
 	for r := range o.q {
 		if o.ended.Load() {
+			r.sent()
 			continue
 		}
 		o.sending.Store(time.Now().UnixNano())
-		err := o.stream.SendMsg(r)
+		err := o.stream.SendMsg(r.m)
 		o.sending.Store(0)
+		r.sent()
 		if err != nil {
 			o.fail(err)
-			for range o.q {
+			for r := range o.q {
+				r.sent()
 			}
 			return
 		}
 	}
 }
 
+func (r queued) sent() {
+	if r.d != nil {
+		r.d.sent()
+	}
+}
+
+// idle says whether the sender has nothing queued nor being sent, and
+// sends what is queued.
+func (o *sender) idle() bool { return len(o.q) == 0 && o.sending.Load() == 0 && !o.gone.Load() }
+
 func (o *sender) fail(err error) { o.cancel(err) }
 
-func (o *sender) put(r any) error {
+func (o *sender) put(r any) error { return o.putCounted(r, nil) }
+
+// putCounted queues r; d, when not nil, is told once it is sent (or
+// dropped), but not when putCounted fails.
+func (o *sender) putCounted(r any, d *delivery) error {
 	if t := o.sending.Load(); t != 0 && o.timeout > 0 && time.Since(time.Unix(0, t)) > o.timeout {
 		o.fail(errStalled)
 		return errStalled
 	}
 	select {
-	case o.q <- r:
+	case o.q <- queued{r, d}:
 		return nil
 	default:
 		o.fail(errSlow)

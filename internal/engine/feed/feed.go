@@ -1,6 +1,7 @@
 // Package feed is the change feed: the commits of the engine's writer, in
 // order, for clients of /public/v1/events and for swmgr's own followers
-// (the archive scheduler).
+// (the archive scheduler, AAA accounting, the gNMI server's
+// subscriptions).
 //
 // It is a leaf: the engine's writer loop publishes each commit's revision
 // record into a Broker after the store write, and never waits for a
@@ -111,19 +112,8 @@ type Subscription struct {
 	own    bool // swmgr's own follower, not a client of the change feed
 }
 
-// TakeSignalled is Take of the events published before the clients' last
-// signal only: the clients woken by one signal take the same events (all
-// of them, but for one that fell behind or started since), so that they
-// can share what they make of them. The events published since the
-// signal come with the next one.
-func (s *Subscription) TakeSignalled(dst []Event) ([]Event, error) {
-	return s.take(dst, true)
-}
-
 // Take appends the events published since the last Take to dst.
-func (s *Subscription) Take(dst []Event) ([]Event, error) { return s.take(dst, false) }
-
-func (s *Subscription) take(dst []Event, signalled bool) ([]Event, error) {
+func (s *Subscription) Take(dst []Event) ([]Event, error) {
 	b := s.b
 	from := len(dst)
 	b.mu.Lock()
@@ -131,11 +121,7 @@ func (s *Subscription) take(dst []Event, signalled bool) ([]Event, error) {
 		b.mu.Unlock()
 		return dst, ErrDropped
 	}
-	end := b.total
-	if signalled {
-		end = b.sent
-	}
-	for ; s.pos < end; s.pos++ {
+	for ; s.pos < b.total; s.pos++ {
 		dst = append(dst, b.ring[s.pos%uint64(len(b.ring))])
 	}
 	b.mu.Unlock()
@@ -235,7 +221,6 @@ type Broker struct {
 	flushArmed bool
 	delay      time.Duration // FlushDelay, longer while the feed is busy
 	signalled  uint64        // total before the first event of this interval
-	sent       uint64        // total when the clients were last signalled
 	armed      time.Time     // when the flush timer was armed
 
 	// The last large event read (loadLarge): its frame, while someone
@@ -291,7 +276,6 @@ func (b *Broker) signalClients() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.flushArmed = false
-	b.sent = b.total
 	b.delay = nextDelayOver(b.delay, b.total-b.signalled, time.Since(b.armed))
 	for s := range b.clients {
 		s.signal()
@@ -339,8 +323,9 @@ func (b *Broker) evict() {
 // the change feed.
 func (b *Broker) Subscribe() *Subscription { return b.subscribe(false) }
 
-// Follow is Subscribe for swmgr's own followers (the archive scheduler),
-// which Subscribers does not count.
+// Follow is Subscribe for swmgr's own followers (the archive scheduler,
+// AAA accounting, the gNMI server, which hands each commit to its
+// subscriptions at once), which Subscribers does not count.
 func (b *Broker) Follow() *Subscription { return b.subscribe(true) }
 
 func (b *Broker) subscribe(own bool) *Subscription {

@@ -3,7 +3,6 @@ package feed
 import (
 	"bytes"
 	"context"
-	"slices"
 	"testing"
 	"time"
 )
@@ -229,46 +228,6 @@ func TestBusyFeedLengthensTheDelay(t *testing.T) {
 	case <-c.Notify:
 	default:
 		t.Error("signalClients did not signal the client")
-	}
-}
-
-// TestTakeSignalled: the clients woken by one signal take the same
-// events, whenever each takes them; those published since come with the
-// next signal.
-func TestTakeSignalled(t *testing.T) {
-	b := New(nil)
-	early, late := b.Subscribe(), b.Subscribe()
-	revs := func(evs []Event) []uint64 {
-		var out []uint64
-		for _, e := range evs {
-			out = append(out, e.Revision)
-		}
-		return out
-	}
-	for rev := uint64(1); rev <= 3; rev++ {
-		b.Publish(rev, []byte("{}"))
-	}
-	<-early.Notify
-	a, err := early.TakeSignalled(nil)
-	if err != nil || !slices.Equal(revs(a), []uint64{1, 2, 3}) {
-		t.Fatalf("the first client took %v (%v); want 1 2 3", revs(a), err)
-	}
-	b.Publish(4, []byte("{}")) // after the signal, before the late client takes
-	<-late.Notify
-	l, err := late.TakeSignalled(nil)
-	if err != nil || !slices.Equal(revs(l), []uint64{1, 2, 3}) {
-		t.Fatalf("the late client took %v (%v); want 1 2 3, as the first", revs(l), err)
-	}
-	for _, s := range []*Subscription{early, late} {
-		select {
-		case <-s.Notify:
-		case <-time.After(10 * time.Second):
-			t.Fatal("no signal for the event published after the first")
-		}
-		got, err := s.TakeSignalled(nil)
-		if err != nil || !slices.Equal(revs(got), []uint64{4}) {
-			t.Fatalf("took %v (%v) at the next signal; want 4", revs(got), err)
-		}
 	}
 }
 
