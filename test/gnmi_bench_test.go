@@ -2,10 +2,17 @@ package test
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -109,6 +116,110 @@ func BenchmarkGNMISampleCPU(b *testing.B) {
 	b.ReportMetric(100*during, "cpu%-of-a-core-100subs")
 	b.ReportMetric(100*before, "cpu%-of-a-core-idle")
 	b.ReportMetric(float64(total)/(window+3*time.Second).Seconds(), "leaves/s-received")
+	for range b.N {
+	}
+}
+
+// BenchmarkGNMIGetVsRESTGet compares the two front doors of one `swmgr
+// serve` as a client meets them: a Get of one leaf over gNMI (TLS, the
+// metadata credentials) against a REST GET by ObjectId over HTTPS (Basic
+// credentials), both checked by the same login and credential cache, with
+// the service's defaults (the access log on). 16 clients at once, each on
+// its own connection, one request after the other; rounds of the two
+// alternate, 9 of each; the figure is the ratio of the throughputs.
+func BenchmarkGNMIGetVsRESTGet(b *testing.B) {
+	httpsAddr := freeAddr(b)
+	g := startGNMIServer(b, "", "", "--https", httpsAddr)
+	pool := x509.NewCertPool()
+	pem, err := os.ReadFile(filepath.Join(g.dir, "tls-cert.pem"))
+	if err != nil || !pool.AppendCertsFromPEM(pem) {
+		b.Fatalf("the server's certificate: %v", err)
+	}
+	tlsConf := &tls.Config{RootCAs: pool, ServerName: "localhost"}
+	base := "https://" + httpsAddr + "/public/v1"
+	var created struct{ ObjectId string }
+	if r, err := g.call("POST", "/config/NtpServer", `{"IpAddr":"10.0.0.1"}`); err != nil || r.code != 201 {
+		b.Fatalf("create: %v %v", r, err)
+	} else if err := json.Unmarshal(r.raw, &created); err != nil {
+		b.Fatal(err)
+	}
+
+	const workers, per, rounds = 16, 200, 9
+	type client struct {
+		rest *http.Client
+		gnmi gpb.GNMIClient
+	}
+	clients := make([]client, workers)
+	for i := range clients {
+		clients[i].rest = &http.Client{Transport: &http.Transport{TLSClientConfig: tlsConf, MaxIdleConnsPerHost: 1}}
+		conn, err := grpc.NewClient(g.gnmiAddr, grpc.WithTransportCredentials(credentials.NewTLS(tlsConf)), grpc.WithPerRPCCredentials(passCreds{"admin", blackBoxAdminPassword}))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer conn.Close()
+		clients[i].gnmi = gpb.NewGNMIClient(conn)
+	}
+	restGet := func(c client) error {
+		req, _ := http.NewRequest("GET", base+"/config/NtpServer/"+created.ObjectId, nil)
+		req.SetBasicAuth("admin", blackBoxAdminPassword)
+		resp, err := c.rest.Do(req)
+		if err != nil {
+			return err
+		}
+		_, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			return fmt.Errorf("GET: %d", resp.StatusCode)
+		}
+		return err
+	}
+	get := &gpb.GetRequest{Encoding: gpb.Encoding_JSON_IETF, Path: []*gpb.Path{{Origin: "swmgr", Elem: []*gpb.PathElem{{Name: "config"}, {Name: "NtpServer", Key: map[string]string{"IpAddr": "10.0.0.1"}}, {Name: "MinPoll"}}}}}
+	gnmiGet := func(c client) error {
+		r, err := c.gnmi.Get(context.Background(), get)
+		if err == nil && len(r.GetNotification()) != 1 {
+			err = fmt.Errorf("Get: %v", r)
+		}
+		return err
+	}
+	round := func(fn func(client) error) time.Duration {
+		var wg sync.WaitGroup
+		t0 := time.Now()
+		for _, c := range clients {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range per {
+					if err := fn(c); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		return time.Since(t0)
+	}
+	// Every connection made and every credential cached before timing.
+	round(restGet)
+	round(gnmiGet)
+	pid := g.cmd.Process.Pid
+	var tREST, tGNMI, cREST, cGNMI time.Duration
+	for range rounds {
+		c0 := processCPU(b, pid)
+		tREST += round(restGet)
+		c1 := processCPU(b, pid)
+		tGNMI += round(gnmiGet)
+		cREST, cGNMI = cREST+c1-c0, cGNMI+processCPU(b, pid)-c1
+	}
+	n := float64(rounds * per * workers)
+	b.ReportMetric(float64(tREST)/float64(tGNMI), "get-gnmi/rest-throughput")
+	b.ReportMetric(float64(tGNMI.Microseconds())/n, "get-gnmi-us")
+	b.ReportMetric(float64(tREST.Microseconds())/n, "get-rest-us")
+	// What each costs swmgr (its CPU time a request): the clients share
+	// the machine's cores here, not on a network.
+	b.ReportMetric(float64(cREST)/float64(cGNMI), "get-gnmi/rest-server-cpu-throughput")
+	b.ReportMetric(float64(cGNMI.Microseconds())/n, "get-gnmi-server-cpu-us")
+	b.ReportMetric(float64(cREST.Microseconds())/n, "get-rest-server-cpu-us")
 	for range b.N {
 	}
 }

@@ -109,6 +109,15 @@ type Server struct {
 	closed bool
 }
 
+// windowSize is the flow-control window of each stream and of each
+// connection: large enough that a Get of the whole configuration or a
+// subscription's burst is not held back waiting for window updates.
+const windowSize = 4 << 20
+
+// streamWorkers run the RPCs (more at once each get a goroutine of their
+// own, as without workers).
+const streamWorkers = 16
+
 // New makes the gNMI service.
 func New(o Options) (*Server, error) {
 	if o.Engine == nil || o.Login == nil {
@@ -135,6 +144,16 @@ func New(o Options) (*Server, error) {
 		grpc.StreamInterceptor(s.streamAuth),
 		grpc.MaxRecvMsgSize(MaxRequest),
 		grpc.MaxConcurrentStreams(1024),
+		// Fixed flow-control windows: gRPC's default estimates the
+		// bandwidth-delay product by sending a PING with the data of
+		// every RPC (a write here, a read and an answer at the client);
+		// a management plane's responses fit these windows anyway.
+		grpc.InitialWindowSize(windowSize),
+		grpc.InitialConnWindowSize(windowSize),
+		// RPCs run on goroutines kept for the next ones rather than a new
+		// goroutine each, whose stack would grow (copied, twice or more)
+		// through the request's decoding and the engine's read every time.
+		grpc.NumStreamWorkers(streamWorkers),
 	}
 	if o.HandshakeTimeout > 0 {
 		opts = append(opts, grpc.ConnectionTimeout(o.HandshakeTimeout))
@@ -193,8 +212,7 @@ func addrOf(ctx context.Context) (netip.Addr, string) {
 // authenticate checks the metadata credentials of an RPC before anything
 // else runs.
 func (s *Server) authenticate(ctx context.Context, method string) (context.Context, error) {
-	md, _ := metadata.FromIncomingContext(ctx)
-	name, password := first(md, "username"), first(md, "password")
+	name, password := first(ctx, "username"), first(ctx, "password")
 	if name == "" {
 		return nil, status.Error(codes.Unauthenticated, "authentication required: send the credentials of a User as the metadata username and password")
 	}
@@ -209,8 +227,10 @@ func (s *Server) authenticate(ctx context.Context, method string) (context.Conte
 	return context.WithValue(ctx, identityKey{}, id), nil
 }
 
-func first(md metadata.MD, key string) string {
-	if v := md.Get(key); len(v) > 0 {
+// first is the first value of the request metadata's key (read in place:
+// FromIncomingContext would copy the whole metadata of every RPC).
+func first(ctx context.Context, key string) string {
+	if v := metadata.ValueFromIncomingContext(ctx, key); len(v) > 0 {
 		return v[0]
 	}
 	return ""
