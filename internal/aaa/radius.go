@@ -11,6 +11,8 @@ import (
 	"layeh.com/radius"
 	"layeh.com/radius/rfc2865"
 	"layeh.com/radius/rfc2866"
+
+	"github.com/swmgr/swmgr/internal/model"
 )
 
 // radiusServer is one RadiusServer object as the client needs it.
@@ -96,14 +98,14 @@ func radiusAccount(ctx context.Context, s radiusServer, r Record) error {
 	rfc2865.UserName_SetString(p, r.User)
 	rfc2865.NASIdentifier_SetString(p, "swmgr")
 	// The commit or the command line itself, as the record of what was done.
-	rfc2865.ReplyMessage_SetString(p, truncate(r.Command(), 250))
+	rfc2865.ReplyMessage_SetString(p, model.Truncate(r.Command(), 250))
 	if r.Line == "" {
 		rfc2866.AcctSessionID_SetString(p, "swmgr-rev-"+strconv.FormatUint(r.Revision, 10))
 	} else {
 		rfc2866.AcctSessionID_SetString(p, "swmgr-"+r.taskID())
 		// Where command accounting collectors look for the command: the
 		// cisco-avpair shell:cmd (vendor 9, attribute 1).
-		p.Add(rfc2865.VendorSpecific_Type, ciscoAVPair("shell:cmd="+truncate(r.Line, 240)))
+		p.Add(rfc2865.VendorSpecific_Type, ciscoAVPair("shell:cmd="+model.Truncate(r.Line, 240)))
 		if r.Addr != "" {
 			rfc2865.CallingStationID_SetString(p, r.Addr)
 		}

@@ -9,9 +9,10 @@ import (
 	"strings"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	tq "github.com/facebookincubator/tacquito"
+
+	"github.com/swmgr/swmgr/internal/model"
 )
 
 // tacacsServer is one Tacacs object as the client needs it.
@@ -192,10 +193,10 @@ func tacacsAccount(ctx context.Context, s tacacsServer, timeout time.Duration, r
 		tq.Arg("service=shell"),
 		tq.Arg("start_time=" + strconv.FormatInt(r.Time.Unix(), 10)),
 		tq.Arg("stop_time=" + strconv.FormatInt(r.Time.Unix(), 10)),
-		tq.Arg("cmd=" + truncate(r.Command(), 200)),
+		tq.Arg("cmd=" + model.Truncate(r.Command(), 200)),
 	}
 	if r.Context != "" {
-		args = append(args, tq.Arg("swmgr-context="+truncate(r.Context, 200)))
+		args = append(args, tq.Arg("swmgr-context="+model.Truncate(r.Context, 200)))
 	}
 	remAddr := r.Source
 	if r.Addr != "" {
@@ -223,17 +224,4 @@ func tacacsAccount(ctx context.Context, s tacacsServer, timeout time.Duration, r
 		return fmt.Errorf("%w: accounting status %v %s", errNoAnswer, rep.Status, rep.ServerMsg)
 	}
 	return nil
-}
-
-// truncate cuts s to at most n bytes, at a character's start, marking the
-// cut with "...".
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := n - 3
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "..."
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/swmgr/swmgr/client"
 	"github.com/swmgr/swmgr/internal/model"
@@ -145,13 +144,5 @@ func (c *commandRecords) close() {
 // text (tabs as blanks, other control characters as escapes), at most n
 // bytes, cut at a character's start.
 func freeText(s string, n int) string {
-	s = escapeText(strings.TrimSpace(strings.ReplaceAll(s, "\t", " ")))
-	if len(s) <= n {
-		return s
-	}
-	i := n - 3
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "..."
+	return model.Truncate(escapeText(strings.TrimSpace(strings.ReplaceAll(s, "\t", " "))), n)
 }

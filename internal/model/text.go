@@ -199,3 +199,17 @@ func (f *Field) checkTextDecl(kind string, stateOnly bool) error {
 	}
 	return nil
 }
+
+// Truncate cuts s to at most n bytes (n > 3), at a character's start,
+// marking a cut with "...": for text bounded by a protocol's field (an
+// accounting record's attribute) rather than refused.
+func Truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n - 3
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "..."
+}

@@ -205,3 +205,22 @@ func TestHostnameLength(t *testing.T) {
 		t.Fatalf("65 characters: %v", err)
 	}
 }
+
+// TestTruncate: at most n bytes, cut at a character's start, marked.
+func TestTruncate(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly10!", 10, "exactly10!"},
+		{"a longer line", 10, "a longe..."},
+		{"ééééé", 8, "éé..."}, // é is 2 bytes: the cut moves back to a character's start
+		{"€€€", 7, "€..."},
+	} {
+		if got := Truncate(tc.in, tc.n); got != tc.want || len(got) > tc.n {
+			t.Errorf("Truncate(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		}
+	}
+}

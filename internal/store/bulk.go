@@ -85,28 +85,12 @@ func (s *Store) bulk(objects func(tx Txn) error, rest func(tx Txn) error) error 
 		return fmt.Errorf("begin transaction: %w", err)
 	}
 	tx.btx, tx.buckets, tx.objectsOnly, tx.staged, tx.db = btx, [nBuckets]*bolt.Bucket{}, false, false, nil
+	tx.puts = 0 // the staged writes filled their own pages
 	if err := call(func(Txn) error { return switchStage(btx) }, tx); err != nil {
 		btx.Rollback()
 		return err
 	}
-	if err := call(func(tx Txn) error {
-		if err := rest(tx); err != nil {
-			return err
-		}
-		tx.(*Tx).flush()
-		return nil
-	}, tx); err != nil {
-		btx.Rollback()
-		return err
-	}
-	s.db.AllocSize = growthStep(btx.Size())
-	if err := btx.Commit(); err != nil {
-		return fmt.Errorf("commit to disk: %w", err)
-	}
-	if o := s.observe.Load(); o != nil {
-		(*o)(max(1, tx.revisions), time.Since(start))
-	}
-	return nil
+	return s.writeAndCommit(tx, rest, start)
 }
 
 // begin starts the next transaction of a bulk write's objects.

@@ -245,6 +245,16 @@ func (s *Store) Update(fn func(tx Txn) error) error {
 		return fmt.Errorf("begin transaction: %w", err)
 	}
 	tx := &Tx{btx: btx, writable: true}
+	return s.writeAndCommit(tx, fn, time.Time{})
+}
+
+// writeAndCommit runs fn in tx (its writes flushed into tx's bbolt
+// transaction) and commits that transaction; if fn fails or panics, the
+// transaction is rolled back and nothing is kept. The batch observer is
+// told the revisions written and the time since start (zero: since the
+// commit to disk began).
+func (s *Store) writeAndCommit(tx *Tx, fn func(tx Txn) error, start time.Time) error {
+	btx := tx.btx
 	if err := call(func(tx Txn) error {
 		if err := fn(tx); err != nil {
 			return err
@@ -265,12 +275,14 @@ func (s *Store) Update(fn func(tx Txn) error) error {
 			btx.Bucket(b).FillPercent = 1.0
 		}
 	}
-	syncStart := time.Now()
+	if start.IsZero() {
+		start = time.Now()
+	}
 	if err := btx.Commit(); err != nil {
 		return fmt.Errorf("commit to disk: %w", err)
 	}
 	if o := s.observe.Load(); o != nil {
-		(*o)(max(1, tx.revisions), time.Since(syncStart))
+		(*o)(max(1, tx.revisions), time.Since(start))
 	}
 	return nil
 }
