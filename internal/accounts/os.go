@@ -304,9 +304,15 @@ func (o *OS) Reconcile(ctx context.Context, want []Account) ([]Repair, error) {
 				return did, err
 			}
 			did = append(did, Repair{Account: w.Name, Did: "made account " + w.Name + " with a locked password: its User had none on this host (set it with the UserPassword action)"})
-		case e.passwd.field(e.passwd.find(w.Name), 4) != o.Comment():
-			did = append(did, Repair{Account: w.Name, Did: "left account " + w.Name + " as it is: a host account that this swmgr did not make has this User's name"})
-		default:
+		case e.passwd.field(e.passwd.find(w.Name), 4) == Marker && o.Owner != "":
+			// Marked by a swmgr before accounts carried their owner's tag:
+			// this one's, as its User is stored here. It takes the tag.
+			if err := o.run(ctx, "", "usermod", true, "-c", o.Comment(), w.Name); err != nil {
+				return did, fmt.Errorf("mark account %s: %w", w.Name, err)
+			}
+			did = append(did, Repair{Account: w.Name, Did: "marked account " + w.Name + " as this swmgr's (comment " + o.Comment() + "): its User is stored here"})
+			fallthrough
+		case e.passwd.field(e.passwd.find(w.Name), 4) == o.Comment():
 			if a.Group != w.Group {
 				gid, ok := e.gid(w.Group)
 				if !ok {
@@ -331,6 +337,8 @@ func (o *OS) Reconcile(ctx context.Context, want []Account) ([]Repair, error) {
 				}
 				did = append(did, Repair{Account: w.Name, Did: "set the login shell of " + w.Name + " to " + w.Shell + " (was " + a.Shell + ")"})
 			}
+		default:
+			did = append(did, Repair{Account: w.Name, Did: "left account " + w.Name + " as it is: a host account that this swmgr did not make has this User's name"})
 		}
 	}
 	return did, nil

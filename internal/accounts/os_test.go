@@ -249,8 +249,25 @@ func TestOSReconcileLeavesAnotherOwners(t *testing.T) {
 		}
 	}
 	checkVerify(t, a, "swmgroa", "some-password", true, "users")
+	// An account marked before accounts carried a tag ("swmgr" alone) is
+	// the swmgr's whose User names it, and takes its tag; one that no User
+	// names is left alone.
+	for _, name := range []string{"swmgrolegacy", "swmgrolone"} {
+		if err := b.run(ctx, "", "useradd", true, "-m", "-c", Marker, "-g", "users", "-s", "/bin/bash", name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	did, err := b.Reconcile(ctx, []Account{{Name: "swmgrolegacy", Group: "users", Shell: "/bin/bash"}})
+	if err != nil || len(did) != 1 || !strings.HasPrefix(did[0].Did, "marked account swmgrolegacy") {
+		t.Errorf("b's reconcile of a legacy account: %+v %v", did, err)
+	}
+	for name, comment := range map[string]string{"swmgrolegacy": b.Comment(), "swmgrolone": Marker, "swmgroa": a.Comment()} {
+		if f := strings.Split(line(t, etcDir, passwdFile, name), ":"); len(f) < 5 || f[4] != comment {
+			t.Errorf("%s: passwd entry %q, want the comment %q", name, f, comment)
+		}
+	}
 	// a's own reconcile still removes its account that no User has.
-	did, err := a.Reconcile(ctx, nil)
+	did, err = a.Reconcile(ctx, nil)
 	if err != nil || len(did) != 1 || did[0].Account != "swmgroa" {
 		t.Errorf("a's reconcile: %+v %v", did, err)
 	}
