@@ -424,7 +424,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 	var gnmiServer *gnmi.Server
 	if o.gnmi != "" {
-		if gnmiServer, err = startGNMI(o, eng, svc.History, handler, verifier, throttle, log); err != nil {
+		if gnmiServer, err = startGNMI(o, eng, svc.History, handler, verifier, throttle, ob, log); err != nil {
 			return err
 		}
 	}
