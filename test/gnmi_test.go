@@ -186,6 +186,23 @@ update:<path:<origin:"swmgr" elem:<name:"config"> elem:<name:"NtpServer" key:<ke
 	mustContain(t, string(r.raw), `"ObjCount":0`)
 }
 
+// --access-log=false leaves gNMI's RPCs out of the log as it does REST's
+// requests; the metrics still count them.
+func TestGNMIAccessLogOff(t *testing.T) {
+	g := startGNMIServer(t, "", "", "--access-log=false")
+	g.admin(t, "-capabilities")
+	if out, ok := g.run(t, "", "", "-capabilities"); ok || !strings.Contains(out, "code=Unauthenticated") {
+		t.Errorf("Capabilities without credentials: %s", out)
+	}
+	if want := `swmgr_gnmi_rpc_duration_seconds_count{code="OK",method="Capabilities"} 1` + "\n"; !strings.Contains(string(scrape(t, g.server)), want) {
+		t.Errorf("/metrics lacks %s", want)
+	}
+	g.stop(t) // the access lines pending are written at a clean stop
+	if logs := g.logs.String(); strings.Contains(logs, "msg=gnmi") || strings.Contains(logs, "msg=request") {
+		t.Errorf("access lines with --access-log=false:\n%s", logs)
+	}
+}
+
 // runningRevision is the revision of the running configuration.
 func (g *gnmiServer) runningRevision(t testing.TB) float64 {
 	t.Helper()
