@@ -133,6 +133,34 @@ func TestGNMIGetSet(t *testing.T) {
 	g.expect(t, 201, "POST", "/config/NtpServer", `{"IpAddr":"192.0.2.10","MinPoll":4}`)
 	out = g.admin(t, "-get", "-proto", `path:<origin:"swmgr" `+ntpPath+`> encoding:JSON`)
 	mustContain(t, out, `\"IpAddr\":\"192.0.2.10\"`, `\"MinPoll\":4`)
+	// Each RPC has its access line (at its end) and is counted in the
+	// metrics, refused ones too; no password reaches the log.
+	waitLine(t, g.logs, `msg=gnmi user=admin source=127\.0\.0\.1:\d+ method=Get code=OK paths=1 latency_ms=[0-9.]+$`)
+	if out, ok := g.run(t, "", "", "-get", "-proto", `path:<origin:"swmgr" `+ntpPath+`> encoding:JSON`); ok || !strings.Contains(out, "code=Unauthenticated") {
+		t.Errorf("a Get without credentials: %s", out)
+	}
+	waitLine(t, g.logs, `msg=gnmi source=127\.0\.0\.1:\d+ method=Get code=Unauthenticated paths=1 latency_ms=[0-9.]+$`)
+	const wrongPassword = "not-the-admin-password"
+	if out, ok := g.run(t, "admin", wrongPassword, "-capabilities"); ok || !strings.Contains(out, "code=Unauthenticated") {
+		t.Errorf("Capabilities with a wrong password: %s", out)
+	}
+	waitLine(t, g.logs, `msg=gnmi source=127\.0\.0\.1:\d+ method=Capabilities code=Unauthenticated latency_ms=[0-9.]+$`)
+	if logs := g.logs.String(); strings.Contains(logs, wrongPassword) || strings.Contains(logs, blackBoxAdminPassword) {
+		t.Errorf("a password in the log:\n%s", logs)
+	}
+	metrics := string(scrape(t, g.server))
+	for _, want := range []string{
+		`swmgr_gnmi_rpc_duration_seconds_count{code="OK",method="Get"} 1`,
+		`swmgr_gnmi_rpc_duration_seconds_count{code="Unauthenticated",method="Get"} 1`,
+		`swmgr_gnmi_rpc_duration_seconds_count{code="OK",method="Capabilities"} 1`,
+		`swmgr_gnmi_rpc_duration_seconds_count{code="Unauthenticated",method="Capabilities"} 1`,
+		`swmgr_gnmi_subscriptions{mode="stream"} 0`,
+		"swmgr_login_failures_total 1",
+	} {
+		if !strings.Contains(metrics, want+"\n") {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
 	out = g.admin(t, "-get", "-proto", `path:<origin:"swmgr" elem:<name:"config"> elem:<name:"Port" key:<key:"IntfRef" value:"*">> elem:<name:"Mtu">> encoding:JSON_IETF`)
 	mustContain(t, out, `value:"fpPort1"`, `value:"fpPort32"`, `json_ietf_val:"1500"`)
 	out = g.admin(t, "-get", "-proto", `path:<origin:"openconfig" elem:<name:"interfaces"> elem:<name:"interface" key:<key:"name" value:"fpPort1">> elem:<name:"config"> elem:<name:"mtu">> encoding:JSON`)
@@ -167,6 +195,23 @@ update:<path:<origin:"swmgr" elem:<name:"config"> elem:<name:"NtpServer" key:<ke
 	g.admin(t, "-set", "-proto", `delete:<origin:"swmgr" elem:<name:"config"> elem:<name:"NtpServer" key:<key:"IpAddr" value:"*">>>`)
 	r = g.expect(t, 200, "GET", "/config/NtpServers", "")
 	mustContain(t, string(r.raw), `"ObjCount":0`)
+}
+
+// --access-log=false leaves gNMI's RPCs out of the log as it does REST's
+// requests; the metrics still count them.
+func TestGNMIAccessLogOff(t *testing.T) {
+	g := startGNMIServer(t, "", "", "--access-log=false")
+	g.admin(t, "-capabilities")
+	if out, ok := g.run(t, "", "", "-capabilities"); ok || !strings.Contains(out, "code=Unauthenticated") {
+		t.Errorf("Capabilities without credentials: %s", out)
+	}
+	if want := `swmgr_gnmi_rpc_duration_seconds_count{code="OK",method="Capabilities"} 1` + "\n"; !strings.Contains(string(scrape(t, g.server)), want) {
+		t.Errorf("/metrics lacks %s", want)
+	}
+	g.stop(t) // the access lines pending are written at a clean stop
+	if logs := g.logs.String(); strings.Contains(logs, "msg=gnmi") || strings.Contains(logs, "msg=request") {
+		t.Errorf("access lines with --access-log=false:\n%s", logs)
+	}
 }
 
 // runningRevision is the revision of the running configuration.
@@ -331,6 +376,19 @@ func (g *gnmiServer) background(t testing.TB, args ...string) (*syncBuffer, chan
 	go func() { done <- cmd.Wait() }()
 	t.Cleanup(func() { cmd.Process.Kill() })
 	return out, done
+}
+
+// waitLine waits for a line of out that matches the regular expression.
+func waitLine(t testing.TB, out *syncBuffer, re string) {
+	t.Helper()
+	line := regexp.MustCompile("(?m)" + re)
+	deadline := time.Now().Add(15 * time.Second)
+	for !line.MatchString(out.String()) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no line matches %s; output:\n%s", re, out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 func waitFor(t testing.TB, out *syncBuffer, want string) {

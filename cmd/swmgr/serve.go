@@ -110,7 +110,7 @@ func serveCommand() *cobra.Command {
 	f.DurationVar(&o.headerTimeout, "header-timeout", defaultHeaderTimeout, "time a client has to send a request's headers (and the TLS handshake)")
 	f.DurationVar(&o.bodyTimeout, "body-timeout", defaultBodyTimeout, "time a client has to send a request's body, after its headers")
 	f.IntVar(&o.maxConnsPerClient, "max-conns-per-client", defaultMaxConnsPerClient, "open connections per client: per OS user for local clients (loopback TCP, the Unix socket), per address otherwise; more are closed at once")
-	f.BoolVar(&o.accessLog, "access-log", true, "log one line per request (at info level)")
+	f.BoolVar(&o.accessLog, "access-log", true, "log one line per request and per gNMI RPC (at info level)")
 	f.BoolVar(&o.metrics, "metrics", true, "serve Prometheus metrics at /metrics")
 	addDaemonFlags(f, &o.daemons)
 	f.StringVar(&o.startupConfig, "startup-config", "", "on a new data directory, load this saved configuration (///abs/path, file:///abs/path or sftp://host/path; default: <data-dir>/startup-config if present); an encrypted one takes $"+nonceEnv+" and $"+passphraseEnv+"")
@@ -430,7 +430,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 	var gnmiServer *gnmi.Server
 	if o.gnmi != "" {
-		if gnmiServer, err = startGNMI(o, eng, svc.History, handler, verifier, throttle, log); err != nil {
+		if gnmiServer, err = startGNMI(o, eng, svc.History, handler, verifier, throttle, ob, log); err != nil {
 			return err
 		}
 	}

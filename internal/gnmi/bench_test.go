@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -28,6 +29,7 @@ import (
 	"github.com/swmgr/swmgr/internal/engine/candidates"
 	"github.com/swmgr/swmgr/internal/engine/history"
 	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/obs"
 )
 
 // The benchmarks compare gNMI with REST on the same engine, in one run,
@@ -36,7 +38,10 @@ import (
 
 func restServer(b *testing.B, fx *fixture) *httptest.Server {
 	b.Helper()
-	h := api.New(fx.f.E, history.New(fx.f.E), candidates.New(fx.f.E), nil)
+	var h http.Handler = api.New(fx.f.E, history.New(fx.f.E), candidates.New(fx.f.E), nil)
+	if o := fx.srv.o; o.Access != nil || o.Metrics != nil {
+		h = obs.Wrap(h, obs.HandlerOptions{Access: o.Access, Metrics: o.Metrics})
+	}
 	srv := httptest.NewServer(h)
 	b.Cleanup(srv.Close)
 	return srv
@@ -59,8 +64,11 @@ func restDo(b *testing.B, c *http.Client, method, url, body string) []byte {
 // BenchmarkGNMIVsREST measures, in one run: Get of one leaf against REST's
 // GET by ObjectId (throughput ratio), and one SetRequest of 1,000 updates
 // against 1,000 single REST creates (speed-up).
+//
+// With SWMGR_BENCH_OBS=1 both front doors write the access log (JSON, to
+// io.Discard) and record the request metrics, as swmgr serve does.
 func BenchmarkGNMIVsREST(b *testing.B) {
-	fx := start(b, Options{})
+	fx := start(b, benchObs())
 	srv := restServer(b, fx)
 	c := srv.Client()
 	c.Transport.(*http.Transport).MaxIdleConnsPerHost = 64 // a kept connection per client
@@ -457,9 +465,19 @@ func (skimCodec) Unmarshal(data []byte, v any) error {
 	return nil
 }
 
-// BenchmarkGetLeaf is one Get of one leaf, for profiles.
+// benchObs is the Options of a benchmark's server: with SWMGR_BENCH_OBS=1,
+// an access log (JSON, to io.Discard) and metrics.
+func benchObs() Options {
+	if os.Getenv("SWMGR_BENCH_OBS") != "1" {
+		return Options{}
+	}
+	return Options{Access: obs.NewAccessLog(io.Discard, "json", slog.LevelInfo), Metrics: obs.NewMetrics()}
+}
+
+// BenchmarkGetLeaf is one Get of one leaf, for profiles (SWMGR_BENCH_OBS
+// as BenchmarkGNMIVsREST).
 func BenchmarkGetLeaf(b *testing.B) {
-	fx := start(b, Options{})
+	fx := start(b, benchObs())
 	fx.f.MustApply(fx.f.Edit(model.Create, "NtpServer", model.Object{"IpAddr": "10.0.0.1"}))
 	get := &gpb.GetRequest{Path: []*gpb.Path{p("swmgr", "/config/NtpServer[IpAddr=10.0.0.1]/MinPoll")}}
 	ctx := context.Background()

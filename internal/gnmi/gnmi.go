@@ -20,6 +20,7 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -35,6 +36,7 @@ import (
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/history"
 	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/obs"
 )
 
 // DefaultPort is gNMI's conventional port (IANA's gnmi, 9339).
@@ -74,6 +76,12 @@ type Options struct {
 	// HandshakeTimeout bounds a connection's TLS handshake (and HTTP/2
 	// preface); 0: gRPC's default, 120 s.
 	HandshakeTimeout time.Duration
+	// Access writes one line per RPC, refused ones too, when it ends
+	// (a Subscribe's when the stream ends); nil: none.
+	Access *obs.AccessLog
+	// Metrics records each RPC when it ends and the open subscriptions;
+	// nil: none.
+	Metrics *obs.Metrics
 }
 
 // MaxRequest is the largest request accepted (a SetRequest of thousands
@@ -185,12 +193,24 @@ func (s *Server) Stop(grace time.Duration) {
 	}
 }
 
-// identity of an authenticated RPC.
+// identity of an authenticated RPC: an auth.Identity (unary RPCs) or the
+// *authedStream that holds it (streams).
 type identityKey struct{}
 
 func identityOf(ctx context.Context) auth.Identity {
-	id, _ := ctx.Value(identityKey{}).(auth.Identity)
-	return id
+	switch v := ctx.Value(identityKey{}).(type) {
+	case auth.Identity:
+		return v
+	case *authedStream:
+		return v.id
+	}
+	return auth.Identity{}
+}
+
+// streamOf is the authenticated stream whose context ctx is; nil if none.
+func streamOf(ctx context.Context) *authedStream {
+	as, _ := ctx.Value(identityKey{}).(*authedStream)
+	return as
 }
 
 func addrOf(ctx context.Context) (netip.Addr, string) {
@@ -211,10 +231,10 @@ func addrOf(ctx context.Context) (netip.Addr, string) {
 
 // authenticate checks the metadata credentials of an RPC before anything
 // else runs.
-func (s *Server) authenticate(ctx context.Context, method string) (context.Context, error) {
+func (s *Server) authenticate(ctx context.Context) (auth.Identity, error) {
 	name, password := first(ctx, "username"), first(ctx, "password")
 	if name == "" {
-		return nil, status.Error(codes.Unauthenticated, "authentication required: send the credentials of a User as the metadata username and password")
+		return auth.Identity{}, status.Error(codes.Unauthenticated, "authentication required: send the credentials of a User as the metadata username and password")
 	}
 	addr, _ := addrOf(ctx)
 	id, refused := s.o.Login(ctx, name, password, addr)
@@ -222,9 +242,9 @@ func (s *Server) authenticate(ctx context.Context, method string) (context.Conte
 		if refused.Hold {
 			auth.HoldRefusal(ctx, s.o.RefusalDelay)
 		}
-		return nil, grpcError(refused.Err)
+		return auth.Identity{}, grpcError(refused.Err)
 	}
-	return context.WithValue(ctx, identityKey{}, id), nil
+	return id, nil
 }
 
 // first is the first value of the request metadata's key (read in place:
@@ -237,26 +257,112 @@ func first(ctx context.Context, key string) string {
 }
 
 func (s *Server) unaryAuth(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	ctx, err := s.authenticate(ctx, info.FullMethod)
-	if err != nil {
-		return nil, err
+	observed := s.o.Access != nil || s.o.Metrics != nil
+	var start time.Time
+	if observed {
+		start = time.Now()
 	}
-	return handler(ctx, req)
+	id, err := s.authenticate(ctx)
+	var resp any
+	if err == nil {
+		resp, err = handler(context.WithValue(ctx, identityKey{}, id), req)
+	}
+	if observed {
+		s.observe(ctx, info.FullMethod, start, id.Name, pathCount(req), "", 0, err)
+	}
+	return resp, err
 }
 
+// pathCount is the number of paths a Get reads or a Set writes; -1 for
+// the other requests.
+func pathCount(req any) int {
+	switch r := req.(type) {
+	case *gpb.GetRequest:
+		return len(r.GetPath())
+	case *gpb.SetRequest:
+		return len(r.GetDelete()) + len(r.GetReplace()) + len(r.GetUpdate()) + len(r.GetUnionReplace())
+	}
+	return -1
+}
+
+// authedStream is an authenticated stream: its context holds it (the
+// identity), and it counts the notifications sent.
 type authedStream struct {
 	grpc.ServerStream
-	ctx context.Context
+	ctx  context.Context
+	id   auth.Identity
+	mode string       // a Subscribe's (stream, once, poll), once known
+	sent atomic.Int64 // responses sent but sync responses
 }
 
 func (a *authedStream) Context() context.Context { return a.ctx }
 
+func (a *authedStream) SendMsg(m any) error {
+	err := a.ServerStream.SendMsg(m)
+	if err == nil {
+		if r, ok := m.(*gpb.SubscribeResponse); !ok || r.GetUpdate() != nil {
+			a.sent.Add(1)
+		}
+	}
+	return err
+}
+
 func (s *Server) streamAuth(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-	ctx, err := s.authenticate(ss.Context(), info.FullMethod)
+	observed := s.o.Access != nil || s.o.Metrics != nil
+	var start time.Time
+	if observed {
+		start = time.Now()
+	}
+	ctx := ss.Context()
+	id, err := s.authenticate(ctx)
 	if err != nil {
+		if observed {
+			s.observe(ctx, info.FullMethod, start, "", -1, "", 0, err)
+		}
 		return err
 	}
-	return handler(srv, &authedStream{ServerStream: ss, ctx: ctx})
+	as := &authedStream{ServerStream: ss, id: id}
+	as.ctx = context.WithValue(ctx, identityKey{}, as)
+	err = handler(srv, as)
+	if observed {
+		s.observe(ctx, info.FullMethod, start, id.Name, -1, as.mode, as.sent.Load(), err)
+	}
+	return err
+}
+
+// observe writes an RPC's access line and records it in the metrics when
+// it ends: user is "" unless it was authenticated, paths negative but for
+// Get and Set, mode "" but for Subscribe.
+func (s *Server) observe(ctx context.Context, fullMethod string, start time.Time, user string, paths int, mode string, sent int64, err error) {
+	end := time.Now()
+	took := end.Sub(start)
+	code := statusCode(err)
+	method := fullMethod[strings.LastIndexByte(fullMethod, '/')+1:]
+	if m := s.o.Metrics; m != nil {
+		m.ObserveGNMI(method, code, took)
+		if code == codes.Unauthenticated && first(ctx, "username") != "" {
+			m.LoginFailure()
+		}
+	}
+	if a := s.o.Access; a != nil {
+		var source net.Addr
+		if p, ok := peer.FromContext(ctx); ok {
+			source = p.Addr
+		}
+		a.WriteRPC(ctx, &obs.RPC{End: end, Latency: took, User: user, Source: source, Method: method, Code: code,
+			Paths: paths, Mode: mode, Notifications: sent})
+	}
+}
+
+// statusCode is the gRPC status code the client gets for err, as gRPC maps it.
+func statusCode(err error) codes.Code {
+	if err == nil {
+		return codes.OK
+	}
+	if st, ok := status.FromError(err); ok {
+		return st.Code()
+	}
+	return status.FromContextError(err).Code()
 }
 
 // meta is the engine's record of who made a change over gNMI.

@@ -239,6 +239,10 @@ func (s *Server) Subscribe(stream gpb.GNMI_SubscribeServer) error {
 	if list == nil {
 		return status.Error(codes.InvalidArgument, "the first SubscribeRequest must carry a SubscriptionList")
 	}
+	mode := modeName(list.GetMode())
+	if as := streamOf(stream.Context()); as != nil {
+		as.mode = mode // for the access line
+	}
 	if err := checkEncoding(list.GetEncoding()); err != nil {
 		return err
 	}
@@ -292,6 +296,10 @@ func (s *Server) Subscribe(stream gpb.GNMI_SubscribeServer) error {
 	}
 	if len(subs) == 0 {
 		return status.Error(codes.InvalidArgument, "the SubscriptionList has no subscription")
+	}
+	if m := s.o.Metrics; m != nil {
+		m.GNMISubscription(mode, 1)
+		defer m.GNMISubscription(mode, -1)
 	}
 	out := &sender{stream: stream, q: make(chan queued, s.o.SubscriberQueue), cancel: cancel, done: make(chan struct{}), timeout: s.o.StalledSubscriber}
 	go out.run()
@@ -399,6 +407,18 @@ func (s *Server) Subscribe(stream gpb.GNMI_SubscribeServer) error {
 	case <-s.stop:
 		return status.Error(codes.Unavailable, "swmgr is shutting down")
 	}
+}
+
+// modeName is a SubscriptionList mode as the access log and the metrics
+// name it; a mode that is none of the three is served as STREAM.
+func modeName(m gpb.SubscriptionList_Mode) string {
+	switch m {
+	case gpb.SubscriptionList_ONCE:
+		return "once"
+	case gpb.SubscriptionList_POLL:
+		return "poll"
+	}
+	return "stream"
 }
 
 // cause is the status a cancelled subscription ends with.

@@ -72,18 +72,24 @@ func (a *AccessLog) write(ctx context.Context, l *accessLine) {
 	}
 	bp := a.bufs.Get().(*[]byte)
 	line, ok := a.appendLine((*bp)[:0], l)
-	switch {
-	case ok && a.whole:
-		a.out.Write(line) // a line that cannot be written is not the request's failure
-	case ok:
-		a.mu.Lock()
-		a.out.Write(line)
-		a.mu.Unlock()
-	default:
+	if ok {
+		a.emit(line)
+	} else {
 		a.slowLine(ctx, l)
 	}
 	*bp = line[:0]
 	a.bufs.Put(bp)
+}
+
+// emit writes one formatted line.
+func (a *AccessLog) emit(line []byte) {
+	if a.whole {
+		a.out.Write(line) // a line that cannot be written is not the request's failure
+		return
+	}
+	a.mu.Lock()
+	a.out.Write(line)
+	a.mu.Unlock()
 }
 
 // slowLine writes l through slog.
@@ -109,24 +115,10 @@ func (a *AccessLog) slowLine(ctx context.Context, l *accessLine) {
 // that slog would quote or escape, or a time or number it would write in
 // another form than the common one.
 func (a *AccessLog) appendLine(b []byte, l *accessLine) ([]byte, bool) {
-	t := l.end.Round(0)
-	if y := t.Year(); y < 0 || y >= 10000 {
+	b, ok := a.appendHead(b, l.end, l.latency, "request")
+	if !ok {
 		return b, false
 	}
-	us := l.latency.Microseconds()
-	if us < 0 || us >= maxPlainMicros {
-		return b, false
-	}
-	if a.json {
-		b = append(b, `{"time":"`...)
-		b = t.AppendFormat(b, time.RFC3339Nano)
-		b = append(b, `","level":"INFO","msg":"request"`...)
-	} else {
-		b = append(b, "time="...)
-		b = a.appendStamp(b, t)
-		b = append(b, " level=INFO msg=request"...)
-	}
-	var ok bool
 	for _, kv := range [...]struct{ k, v string }{{"user", l.user}, {"source", l.source}, {"method", l.method}, {"route", l.route}, {"path", l.path}} {
 		if b, ok = a.appendString(b, kv.k, kv.v); !ok {
 			return b, false
@@ -137,7 +129,7 @@ func (a *AccessLog) appendLine(b []byte, l *accessLine) ([]byte, bool) {
 	b = a.appendKey(b, "bytes")
 	b = strconv.AppendInt(b, l.bytes, 10)
 	b = a.appendKey(b, "latency_ms")
-	b = appendMillis(b, us)
+	b = appendMillis(b, l.latency.Microseconds())
 	if l.revision != 0 {
 		b = a.appendKey(b, "revision")
 		b = strconv.AppendUint(b, l.revision, 10)
@@ -146,6 +138,30 @@ func (a *AccessLog) appendLine(b []byte, l *accessLine) ([]byte, bool) {
 		b = append(b, '}')
 	}
 	return append(b, '\n'), true
+}
+
+// appendHead appends the time, level and msg of a line ending at end after
+// latency; false if slog would write the time or the latency in another
+// form than the common one.
+func (a *AccessLog) appendHead(b []byte, end time.Time, latency time.Duration, msg string) ([]byte, bool) {
+	t := end.Round(0)
+	if y := t.Year(); y < 0 || y >= 10000 {
+		return b, false
+	}
+	if us := latency.Microseconds(); us < 0 || us >= maxPlainMicros {
+		return b, false
+	}
+	if a.json {
+		b = append(b, `{"time":"`...)
+		b = t.AppendFormat(b, time.RFC3339Nano)
+		b = append(b, `","level":"INFO","msg":"`...)
+		b = append(b, msg...)
+		return append(b, '"'), true
+	}
+	b = append(b, "time="...)
+	b = a.appendStamp(b, t)
+	b = append(b, " level=INFO msg="...)
+	return append(b, msg...), true
 }
 
 func (a *AccessLog) appendKey(b []byte, k string) []byte {

@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"google.golang.org/grpc/codes"
 )
 
 // Metrics holds swmgr's Prometheus metrics in a registry of its own (no
@@ -26,7 +27,13 @@ type Metrics struct {
 	backendApply  *prometheus.HistogramVec // result
 	loginFailures prometheus.Counter
 	lockouts      prometheus.Counter
-	archives      *prometheus.CounterVec // result
+	archives      *prometheus.CounterVec   // result
+	gnmiRPCs      *prometheus.HistogramVec // method, code
+	gnmiSubs      *prometheus.GaugeVec     // mode
+
+	// gnmiObservers caches the observer of each (method, code): made at
+	// the first RPC of the pair, so that only the pairs seen are exposed.
+	gnmiObservers [len(gnmiMethods) + 1][gnmiCodes]atomic.Pointer[observerBox]
 
 	// Observers of one (class, method, code) are cached: resolving label
 	// values on every request would cost more than the observation. The
@@ -89,8 +96,18 @@ func NewMetrics() *Metrics {
 	m.archives = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "swmgr_archive_uploads_total", Help: "Configuration archive uploads, by result.",
 	}, []string{"result"})
+	m.gnmiRPCs = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "swmgr_gnmi_rpc_duration_seconds", Help: "gNMI RPCs by method and gRPC status code, and how long they took (a Subscribe, from its start to its end).",
+		Buckets: latencyBuckets,
+	}, []string{"method", "code"})
+	m.gnmiSubs = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "swmgr_gnmi_subscriptions", Help: "gNMI Subscribe streams open now, by mode (stream, once, poll).",
+	}, []string{"mode"})
+	for _, mode := range [...]string{"stream", "once", "poll"} {
+		m.gnmiSubs.WithLabelValues(mode) // 0 until one opens
+	}
 	m.reg.MustRegister(m.requests, m.responseBytes, m.commits, m.commitObjects, m.batchSize, m.fsync, m.backendApply,
-		m.loginFailures, m.lockouts, m.archives,
+		m.loginFailures, m.lockouts, m.archives, m.gnmiRPCs, m.gnmiSubs,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -128,6 +145,52 @@ func (m *Metrics) request(class, method string, code int, took time.Duration, by
 	o.latency.Observe(took.Seconds())
 	o.bytes.Add(float64(bytes))
 }
+
+// gnmiMethods are the methods of swmgr_gnmi_rpc_duration_seconds; any
+// other is "other".
+var gnmiMethods = [...]string{"Capabilities", "Get", "Set", "Subscribe"}
+
+// gnmiCodes bounds the gRPC codes of the label (0 OK .. 16
+// Unauthenticated); any other is counted as Unknown.
+const gnmiCodes = 17
+
+type observerBox struct{ o prometheus.Observer }
+
+// ObserveGNMI records one gNMI RPC: method is its name without the
+// service (Get), code its gRPC status code.
+func (m *Metrics) ObserveGNMI(method string, code codes.Code, took time.Duration) {
+	mi := len(gnmiMethods)
+	for i, name := range gnmiMethods {
+		if name == method {
+			mi = i
+			break
+		}
+	}
+	if code >= gnmiCodes {
+		code = codes.Unknown
+	}
+	slot := &m.gnmiObservers[mi][code]
+	box := slot.Load()
+	if box == nil {
+		name := "other" // a client must not grow the label set at will
+		if mi < len(gnmiMethods) {
+			name = gnmiMethods[mi]
+		}
+		box = &observerBox{m.gnmiRPCs.WithLabelValues(name, code.String())}
+		slot.Store(box) // two at once store the same series
+	}
+	box.o.Observe(took.Seconds())
+}
+
+// GNMISubscription counts a Subscribe stream of mode (stream, once,
+// poll) opened (delta 1) or ended (-1).
+func (m *Metrics) GNMISubscription(mode string, delta int) {
+	m.gnmiSubs.WithLabelValues(mode).Add(float64(delta))
+}
+
+// LoginFailure counts a request refused for wrong credentials, by a front
+// end that is not the HTTP handler Wrap wraps (gNMI).
+func (m *Metrics) LoginFailure() { m.loginFailures.Inc() }
 
 func knownMethod(m string) bool {
 	switch m {
