@@ -200,7 +200,7 @@ update:<path:<origin:"swmgr" elem:<name:"config"> elem:<name:"NtpServer" key:<ke
 // --access-log=false leaves gNMI's RPCs out of the log as it does REST's
 // requests; the metrics still count them.
 func TestGNMIAccessLogOff(t *testing.T) {
-	g := startGNMIServer(t, "", "", "--access-log=false")
+	g := startGNMIServer(t, "", "--access-log=false")
 	g.admin(t, "-capabilities")
 	if out, ok := g.run(t, "", "", "-capabilities"); ok || !strings.Contains(out, "code=Unauthenticated") {
 		t.Errorf("Capabilities without credentials: %s", out)
