@@ -47,7 +47,7 @@ func processCPU(t testing.TB, pid int) time.Duration {
 // share of one core (swmgr runs as its own process; the subscribers are
 // this one).
 func BenchmarkGNMISampleCPU(b *testing.B) {
-	g := startGNMIServer(b, "", "", "--ports", "64")
+	g := startGNMIServer(b, "", "--ports", "64")
 	pid := g.cmd.Process.Pid
 	tlsCreds, err := credentials.NewClientTLSFromFile(filepath.Join(g.dir, "tls-cert.pem"), "localhost")
 	if err != nil {
@@ -129,7 +129,7 @@ func BenchmarkGNMISampleCPU(b *testing.B) {
 // alternate, 9 of each; the figure is the ratio of the throughputs.
 func BenchmarkGNMIGetVsRESTGet(b *testing.B) {
 	httpsAddr := freeAddr(b)
-	g := startGNMIServer(b, "", "", "--https", httpsAddr)
+	g := startGNMIServer(b, "", "--https", httpsAddr)
 	pool := x509.NewCertPool()
 	pem, err := os.ReadFile(filepath.Join(g.dir, "tls-cert.pem"))
 	if err != nil || !pool.AppendCertsFromPEM(pem) {

@@ -67,17 +67,28 @@ type gnmiServer struct {
 	cli      string
 }
 
-func startGNMIServer(t testing.TB, dir string, gnmiAddr string, extra ...string) *gnmiServer {
+// startGNMIServer starts swmgr on dir with gNMI on a free address picked
+// at each start, and another if swmgr finds it taken. A restart does not
+// ask for the address of the swmgr before it: between the two, any
+// outgoing connection on the machine may be given that port as its own,
+// and once closed its TIME_WAIT keeps the port from being listened on for
+// a minute.
+func startGNMIServer(t testing.TB, dir string, extra ...string) *gnmiServer {
 	t.Helper()
 	cli := gnmiCLI(t)
 	if dir == "" {
 		dir = t.TempDir()
 	}
-	if gnmiAddr == "" {
-		gnmiAddr = freeAddr(t)
+	for attempt := 1; ; attempt++ {
+		gnmiAddr := freeAddr(t)
+		s, err := tryStart(t, dir, append([]string{"--gnmi", gnmiAddr}, extra...)...)
+		if err == nil {
+			return &gnmiServer{server: s, gnmiAddr: gnmiAddr, cli: cli}
+		}
+		if attempt == 3 || !strings.Contains(s.logs.String(), "address already in use") {
+			t.Fatal(err)
+		}
 	}
-	s := startServer(t, dir, append([]string{"--gnmi", gnmiAddr}, extra...)...)
-	return &gnmiServer{server: s, gnmiAddr: gnmiAddr, cli: cli}
 }
 
 // run runs gnmi_cli as user (none if "") with args; it returns the output
@@ -115,7 +126,7 @@ const ntpPath = `elem:<name:"config"> elem:<name:"NtpServer" key:<key:"IpAddr" v
 // Capabilities, Get in both origins with wildcards, and a Set of several
 // paths in one request (one commit of source gnmi), with gnmi_cli.
 func TestGNMIGetSet(t *testing.T) {
-	g := startGNMIServer(t, "", "")
+	g := startGNMIServer(t, "")
 	out := g.admin(t, "-capabilities")
 	mustContain(t, out, `name:"swmgr"`, `name:"openconfig-interfaces"`, "JSON_IETF", `gNMI_version:"0.10.0"`)
 
@@ -189,7 +200,7 @@ update:<path:<origin:"swmgr" elem:<name:"config"> elem:<name:"NtpServer" key:<ke
 // --access-log=false leaves gNMI's RPCs out of the log as it does REST's
 // requests; the metrics still count them.
 func TestGNMIAccessLogOff(t *testing.T) {
-	g := startGNMIServer(t, "", "", "--access-log=false")
+	g := startGNMIServer(t, "", "--access-log=false")
 	g.admin(t, "-capabilities")
 	if out, ok := g.run(t, "", "", "-capabilities"); ok || !strings.Contains(out, "code=Unauthenticated") {
 		t.Errorf("Capabilities without credentials: %s", out)
@@ -215,15 +226,44 @@ func (g *gnmiServer) runningRevision(t testing.TB) float64 {
 	return rev
 }
 
+// closedClientOn leaves a connection's TIME_WAIT on addr: a client bound
+// to it connects to a listener of its own and closes first. Until the
+// TIME_WAIT ends (a minute), addr cannot be listened on.
+func closedClientOn(t *testing.T, addr string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	local, err := net.ResolveTCPAddr("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := (&net.Dialer{LocalAddr: local}).Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	peer.Close()
+}
+
 // One bad value among several paths refuses the whole SetRequest
 // (InvalidArgument, swmgr's message) and leaves the store byte-identical.
 func TestGNMISetIsAtomic(t *testing.T) {
-	dir, addr := t.TempDir(), freeAddr(t)
-	g := startGNMIServer(t, dir, addr)
+	dir := t.TempDir()
+	g := startGNMIServer(t, dir)
 	g.expect(t, 201, "POST", "/config/NtpServer", `{"IpAddr":"192.0.2.10"}`)
 	g.stop(t)
 	before := dump(t, dir)
-	g = startGNMIServer(t, dir, addr)
+	// The restart works though an outgoing connection took the last
+	// gNMI port meanwhile, as any on the machine may.
+	closedClientOn(t, g.gnmiAddr)
+	g = startGNMIServer(t, dir)
 	out, ok := g.run(t, "admin", blackBoxAdminPassword, "-set", "-proto", `
 update:<path:<origin:"swmgr" elem:<name:"config"> elem:<name:"Port" key:<key:"IntfRef" value:"fpPort1">> elem:<name:"Mtu">> val:<json_val:"9100">>
 update:<path:<origin:"swmgr" elem:<name:"config"> elem:<name:"NtpServer" key:<key:"IpAddr" value:"192.0.2.11">>> val:<json_val:"{}">>
@@ -256,8 +296,8 @@ update:<path:<origin:"swmgr" `+ntpPath+` elem:<name:"MinPoll">> val:<json_val:"3
 // confirmed one stays, a cancelled one goes; set_rollback_duration moves
 // the deadline.
 func TestGNMICommitConfirmed(t *testing.T) {
-	dir, addr := t.TempDir(), freeAddr(t)
-	g := startGNMIServer(t, dir, addr)
+	dir := t.TempDir()
+	g := startGNMIServer(t, dir)
 	set := func(id, action, extra string) (string, bool) {
 		return g.run(t, "admin", blackBoxAdminPassword, "-set", "-proto", extra+` extension:<commit:<id:"`+id+`" `+action+`>>`)
 	}
@@ -276,7 +316,7 @@ func TestGNMICommitConfirmed(t *testing.T) {
 	}
 	// The wait survives a restart; the timer then rolls it back.
 	g.stop(t)
-	g = startGNMIServer(t, dir, addr)
+	g = startGNMIServer(t, dir)
 	deadline := time.Now().Add(15 * time.Second)
 	for !strings.Contains(string(g.expect(t, 200, "GET", "/config/Port?IntfRef=fpPort1", "").raw), `"Mtu":1500`) {
 		if time.Now().After(deadline) {
@@ -365,7 +405,7 @@ func waitFor(t testing.TB, out *syncBuffer, want string) {
 // A STREAM subscription ON_CHANGE sees commits made over REST, in both
 // origins; a POLL and a ONCE subscription answer and end.
 func TestGNMISubscribeOnChange(t *testing.T) {
-	g := startGNMIServer(t, "", "")
+	g := startGNMIServer(t, "")
 	out, done := g.background(t, "-dt", "p", "-sd", "30s", "-proto", `subscribe:<prefix:<> mode:STREAM encoding:JSON
 subscription:<path:<origin:"swmgr" elem:<name:"config"> elem:<name:"NtpServer">> mode:ON_CHANGE>
 subscription:<path:<origin:"openconfig" elem:<name:"interfaces"> elem:<name:"interface" key:<key:"name" value:"fpPort3">> elem:<name:"config"> elem:<name:"mtu">> mode:ON_CHANGE>>`)
@@ -390,14 +430,14 @@ subscription:<path:<origin:"openconfig" elem:<name:"interfaces"> elem:<name:"int
 // user's writes are refused with the right code and change nothing; the
 // config log names the user refused.
 func TestGNMIAccess(t *testing.T) {
-	dir, addr := t.TempDir(), freeAddr(t)
-	g := startGNMIServer(t, dir, addr)
+	dir := t.TempDir()
+	g := startGNMIServer(t, dir)
 	g.expect(t, 201, "POST", "/config/User", `{"Name":"viewer","Group":"users","Password":"viewer-pass-1"}`)
 	g.expect(t, 201, "POST", "/config/User", `{"Name":"op1","Group":"operator","Password":"operator-pass-1"}`)
 	g.expect(t, 201, "POST", "/config/NtpServer", `{"IpAddr":"192.0.2.10"}`)
 	g.stop(t)
 	before := dump(t, dir)
-	g = startGNMIServer(t, dir, addr)
+	g = startGNMIServer(t, dir)
 	set := `update:<path:<origin:"swmgr" elem:<name:"config"> elem:<name:"NtpServer" key:<key:"IpAddr" value:"192.0.2.11">>> val:<json_val:"{}">>`
 	rpcs := [][]string{
 		{"-capabilities"},
@@ -454,7 +494,7 @@ func TestGNMISampleCountersLinux(t *testing.T) {
 		}
 	}
 	t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
-	g := startGNMIServer(t, "", "", "--backend", "linux", "--netns", ns, "--bgp", "sim", "--ntp", "sim", "--system", "sim")
+	g := startGNMIServer(t, "", "--backend", "linux", "--netns", ns, "--bgp", "sim", "--ntp", "sim", "--system", "sim")
 	g.expect(t, 200, "PATCH", "/config/Port", `{"IntfRef":"fpPort1","AdminState":"UP"}`)
 	g.expect(t, 200, "PATCH", "/config/Port", `{"IntfRef":"fpPort2","AdminState":"UP"}`)
 	g.expect(t, 201, "POST", "/config/IPv4Intf", `{"IntfRef":"fpPort1","IpAddr":"10.99.0.1/24"}`)
@@ -572,8 +612,8 @@ const (
 // ON_CHANGE of a port's VLANs seeing a REST commit; bad values are
 // InvalidArgument and leave the store byte-identical.
 func TestGNMIOpenConfigMappings(t *testing.T) {
-	dir, addr := t.TempDir(), freeAddr(t)
-	g := startGNMIServer(t, dir, addr)
+	dir := t.TempDir()
+	g := startGNMIServer(t, dir)
 	g.expect(t, 201, "POST", "/config/Vlan", `{"VlanId":10}`)
 	g.expect(t, 201, "POST", "/config/Vlan", `{"VlanId":20}`)
 	g.expect(t, 201, "POST", "/config/Vrf", `{"Vrf":"red"}`)
@@ -616,7 +656,7 @@ subscription:<path:<`+ocProto(ocSwitched2+"/config")+`> mode:ON_CHANGE>>`)
 	// Bad values: InvalidArgument, and the store as it was.
 	g.stop(t)
 	before := dump(t, dir)
-	g = startGNMIServer(t, dir, addr)
+	g = startGNMIServer(t, dir)
 	for _, bad := range []string{
 		ocUpdate(ocSwitched2+"/config/interface-mode", `"TRUNK"`),
 		ocUpdate(ocSwitched2+"/config/trunk-vlans", `[30]`),

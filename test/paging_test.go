@@ -75,12 +75,17 @@ func TestPagingUnderConcurrentCreatesAndDeletes(t *testing.T) {
 
 	// Churn while listing: deleters remove the victims in a random order;
 	// creators add new objects and delete each one again a little later.
+	// Each create and delete done is counted, then announced on progress;
+	// a churn goroutine that fails closes failed.
 	var (
 		wg               sync.WaitGroup
 		stop             = make(chan struct{})
 		creates, deletes atomic.Int64
 		victimIdx        atomic.Int64
 		gone, alive      sync.Map // victims deleted; churn objects that exist
+		progress         = make(chan struct{}, 1)
+		failed           = make(chan struct{})
+		failOnce         sync.Once
 		stopped          = func() bool {
 			select {
 			case <-stop:
@@ -88,6 +93,17 @@ func TestPagingUnderConcurrentCreatesAndDeletes(t *testing.T) {
 			default:
 				return false
 			}
+		}
+		done = func(n *atomic.Int64) {
+			n.Add(1)
+			select {
+			case progress <- struct{}{}:
+			default: // one already waits to be seen
+			}
+		}
+		fail = func(format string, args ...any) {
+			t.Errorf(format, args...)
+			failOnce.Do(func() { close(failed) })
 		}
 	)
 	rand.Shuffle(len(victims), func(i, j int) { victims[i], victims[j] = victims[j], victims[i] })
@@ -101,11 +117,11 @@ func TestPagingUnderConcurrentCreatesAndDeletes(t *testing.T) {
 					return
 				}
 				if r, err := s.call("DELETE", "/config/NtpServer?IpAddr="+victims[i], ""); err != nil || r.code != 200 {
-					t.Errorf("delete %s: %v %v", victims[i], r, err)
+					fail("delete %s: %v %v", victims[i], r, err)
 					return
 				}
 				gone.Store(victims[i], true)
-				deletes.Add(1)
+				done(&deletes)
 				time.Sleep(time.Millisecond)
 			}
 		}()
@@ -118,18 +134,18 @@ func TestPagingUnderConcurrentCreatesAndDeletes(t *testing.T) {
 			for i := 0; !stopped(); i++ {
 				addr := fmt.Sprintf("churn-%d-%d.example.com", w, i)
 				if r, err := s.call("POST", "/config/NtpServer", `{"IpAddr":"`+addr+`"}`); err != nil || r.code != 201 {
-					t.Errorf("create %s: %v %v", addr, r, err)
+					fail("create %s: %v %v", addr, r, err)
 					return
 				}
 				alive.Store(addr, true)
-				creates.Add(1)
+				done(&creates)
 				if prev != "" {
 					if r, err := s.call("DELETE", "/config/NtpServer", `{"IpAddr":"`+prev+`"}`); err != nil || r.code != 200 {
-						t.Errorf("delete %s: %v %v", prev, r, err)
+						fail("delete %s: %v %v", prev, r, err)
 						return
 					}
 					alive.Delete(prev)
-					deletes.Add(1)
+					done(&deletes)
 				}
 				if i%2 == 0 {
 					prev = addr // every other one stays
@@ -140,15 +156,34 @@ func TestPagingUnderConcurrentCreatesAndDeletes(t *testing.T) {
 		}()
 	}
 
-	// The listing: 100 at a time, NextMarker back as CurrentMarker.
+	// churned waits until the churn has done a create and a delete more
+	// than c and d: the listing goes on between churn, whatever the
+	// machine's load lets each side do in a given time.
+	churned := func(c, d int64) {
+		t.Helper()
+		for creates.Load() == c || deletes.Load() == d {
+			select {
+			case <-progress:
+			case <-failed:
+				close(stop)
+				wg.Wait()
+				t.FailNow()
+			}
+		}
+	}
+
+	// The listing: 100 at a time, NextMarker back as CurrentMarker, with
+	// a create and a delete at least before the first page and between
+	// every two pages.
 	seenAddr := map[string]int{}
 	seenID := map[string]int{}
 	pages := 0
 	var marker int64
-	time.Sleep(5 * time.Millisecond) // let the churn begin
 	startCreates, startDeletes := creates.Load(), deletes.Load()
+	churned(startCreates, startDeletes)
 	for {
 		r, err := s.call("GET", fmt.Sprintf("/config/NtpServers?CurrentMarker=%d&Count=%d", marker, count), "")
+		c, d := creates.Load(), deletes.Load() // what the next page must follow
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -176,7 +211,7 @@ func TestPagingUnderConcurrentCreatesAndDeletes(t *testing.T) {
 			t.Fatalf("NextMarker %v does not move past CurrentMarker %d", p.next, marker)
 		}
 		marker = int64(p.next)
-		time.Sleep(3 * time.Millisecond) // let the churn interleave with the pages
+		churned(c, d)
 	}
 	duringCreates, duringDeletes := creates.Load()-startCreates, deletes.Load()-startDeletes
 	close(stop)

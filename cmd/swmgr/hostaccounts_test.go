@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -68,9 +69,13 @@ func TestHostAccountsAsRoot(t *testing.T) {
 	if etcEntry(t, "group", group) == "" {
 		t.Errorf("group %s is not in /etc/group", group)
 	}
-	if pw := etcEntry(t, "passwd", name); !strings.HasSuffix(pw, ":"+accounts.Marker+":/home/"+name+":/bin/bash") {
-		t.Errorf("/etc/passwd entry %q: want the comment %q (swmgr made it), home and shell", pw, accounts.Marker)
+	// The comment says swmgr made it, and which swmgr: its data
+	// directory's tag.
+	pw := strings.Split(etcEntry(t, "passwd", name), ":")
+	if len(pw) != 7 || !regexp.MustCompile(`^`+accounts.Marker+` [0-9a-f]{16}$`).MatchString(pw[4]) || pw[5] != "/home/"+name || pw[6] != "/bin/bash" {
+		t.Fatalf("/etc/passwd entry %q: want the comment %q and a tag, home and shell", pw, accounts.Marker)
 	}
+	comment := pw[4]
 
 	u := cred{name, first}
 	s.want(s.as(u, "GET", "/config/Users", ""), 200, "login over HTTPS")
@@ -103,13 +108,15 @@ func TestHostAccountsAsRoot(t *testing.T) {
 		}
 	}
 
-	// A start reconciles the accounts swmgr made with the stored Users: one
-	// that no User has (a crash between useradd and the store's write
-	// leaves one) is removed; a User whose account is gone gets it back,
-	// locked. A host account swmgr did not make is never touched.
-	kept, leftover, foreign := "swmgrtk"+suffix, "swmgrtl"+suffix, "swmgrto"+suffix
+	// A start reconciles the accounts this swmgr made with the stored
+	// Users: one that no User has (a crash between useradd and the store's
+	// write leaves one) is removed; a User whose account is gone gets it
+	// back, locked. A host account swmgr did not make is never touched,
+	// nor one that another swmgr on the host made (another data
+	// directory's, with another tag).
+	kept, leftover, foreign, others := "swmgrtk"+suffix, "swmgrtl"+suffix, "swmgrto"+suffix, "swmgrta"+suffix
 	t.Cleanup(func() {
-		for _, n := range []string{kept, leftover, foreign} {
+		for _, n := range []string{kept, leftover, foreign, others} {
 			if etcEntry(t, "passwd", n) != "" {
 				exec.Command("userdel", "-r", n).Run()
 			}
@@ -119,8 +126,9 @@ func TestHostAccountsAsRoot(t *testing.T) {
 	s.stop()
 	for _, c := range [][]string{
 		{"userdel", "-r", kept},
-		{"useradd", "-m", "-c", accounts.Marker, "-g", "users", leftover},
+		{"useradd", "-m", "-c", comment, "-g", "users", leftover},
 		{"useradd", "-m", "-c", "made by hand", "-g", "users", foreign},
+		{"useradd", "-m", "-c", accounts.Marker + " 0123456789abcdef", "-g", "users", others},
 	} {
 		if out, err := exec.Command(c[0], c[1:]...).CombinedOutput(); err != nil {
 			t.Fatalf("%v: %v %s", c, err, out)
@@ -132,6 +140,9 @@ func TestHostAccountsAsRoot(t *testing.T) {
 	}
 	if etcEntry(t, "passwd", foreign) == "" {
 		t.Errorf("%s, a host account swmgr did not make, was removed", foreign)
+	}
+	if etcEntry(t, "passwd", others) == "" {
+		t.Errorf("%s, an account another swmgr made, was removed", others)
 	}
 	if sh := etcEntry(t, "shadow", kept); !strings.HasPrefix(strings.Split(sh+":", ":")[1], "!") {
 		t.Errorf("the account of User %s, removed by hand, came back as %q; want it made again, locked", kept, sh)

@@ -273,6 +273,12 @@ func serve(ctx context.Context, o *serveOptions) error {
 			return err
 		}
 	}
+	if h, ok := o.accounts.(*accounts.OS); ok && h.Owner == "" {
+		// The host's accounts this data directory's swmgr made are
+		// marked with its tag: another swmgr on the host (another data
+		// directory) neither removes nor changes them at its start.
+		h.Owner = box.Tag("host accounts")
+	}
 	acc, owned, err := openAccounts(o)
 	if err != nil {
 		return err

@@ -83,7 +83,7 @@ type Syncer interface {
 
 // Reconciler is Accounts that can be made to match the store at start:
 // all of them when they belong to swmgr alone (Files, the simulated
-// switch's), only those swmgr made on a host (OS, by their Marker).
+// switch's), only those this swmgr made on a host (OS, by their Comment).
 type Reconciler interface {
 	// Reconcile makes the accounts swmgr owns exactly want (name, group,
 	// shell) and reports what it changed.

@@ -40,6 +40,12 @@ type OS struct {
 	// another user's private group); any other is ErrInvalid. Empty: any
 	// group.
 	Groups []string
+	// Owner names the swmgr whose accounts these are (serve gives its data
+	// directory's tag): the accounts it makes have the comment Marker,
+	// a space and Owner (Comment), and Reconcile touches no other. Two
+	// swmgr on one host, with two data directories, thus leave each
+	// other's accounts alone. "" is the comment Marker alone.
+	Owner string
 
 	mu sync.Mutex // one change at a time: each is several tool runs
 	m  matcher
@@ -206,7 +212,7 @@ func (o *OS) checkGroup(group string) error {
 		ErrInvalid, group, strings.Join(o.Groups, ", "))
 }
 
-// makeAccount makes the account name, marked (Marker), with its home, a
+// makeAccount makes the account name, marked (Comment), with its home, a
 // locked password (useradd leaves "!" in shadow) and primary group group,
 // made first if e has none. On failure it leaves neither; groupMade says
 // whether the group was made, for the caller's undo of a later step.
@@ -217,7 +223,7 @@ func (o *OS) makeAccount(ctx context.Context, e *etc, name, group, shell string)
 		}
 		groupMade = true
 	}
-	if err := o.run(ctx, "", "useradd", true, "-m", "-c", Marker, "-g", group, "-s", shell, name); err != nil {
+	if err := o.run(ctx, "", "useradd", true, "-m", "-c", o.Comment(), "-g", group, "-s", shell, name); err != nil {
 		o.undo(ctx, "", group, groupMade)
 		if status(err) == exitUserExists {
 			return false, fmt.Errorf("%w: %s", ErrExists, name)
@@ -227,12 +233,23 @@ func (o *OS) makeAccount(ctx context.Context, e *etc, name, group, shell string)
 	return groupMade, nil
 }
 
-// Marker is the comment (GECOS) field of the accounts OS makes: Reconcile
-// touches those and no other account of the host.
+// Marker begins the comment (GECOS) field of the accounts OS makes
+// (Comment).
 const Marker = "swmgr"
 
-// Reconcile implements Reconciler for the accounts swmgr made (their
-// comment is Marker), never another account of the host: a marked account
+// Comment is the comment (GECOS) field of the accounts o makes: Marker,
+// then a space and Owner if o has one. Reconcile touches the accounts with
+// this comment and no other account of the host.
+func (o *OS) Comment() string {
+	if o.Owner == "" {
+		return Marker
+	}
+	return Marker + " " + o.Owner
+}
+
+// Reconcile implements Reconciler for the accounts this swmgr made (their
+// comment is Comment), never another account of the host, nor one another
+// swmgr made (another Owner's): a marked account
 // that no User has is removed (a crash between useradd and the store's
 // write leaves one), a missing one is made with a locked password (the
 // password was never stored: set it with UserPassword), a wrong primary
@@ -254,7 +271,7 @@ func (o *OS) Reconcile(ctx context.Context, want []Account) ([]Repair, error) {
 	var did []Repair
 	for i := range e.passwd {
 		name := e.passwd.field(i, 0)
-		if _, ok := wanted[name]; ok || e.passwd.field(i, 4) != Marker {
+		if _, ok := wanted[name]; ok || e.passwd.field(i, 4) != o.Comment() {
 			continue
 		}
 		a, _ := e.lookup(name)
@@ -287,9 +304,15 @@ func (o *OS) Reconcile(ctx context.Context, want []Account) ([]Repair, error) {
 				return did, err
 			}
 			did = append(did, Repair{Account: w.Name, Did: "made account " + w.Name + " with a locked password: its User had none on this host (set it with the UserPassword action)"})
-		case e.passwd.field(e.passwd.find(w.Name), 4) != Marker:
-			did = append(did, Repair{Account: w.Name, Did: "left account " + w.Name + " as it is: a host account that swmgr did not make has this User's name"})
-		default:
+		case e.passwd.field(e.passwd.find(w.Name), 4) == Marker && o.Owner != "":
+			// Marked by a swmgr before accounts carried their owner's tag:
+			// this one's, as its User is stored here. It takes the tag.
+			if err := o.run(ctx, "", "usermod", true, "-c", o.Comment(), w.Name); err != nil {
+				return did, fmt.Errorf("mark account %s: %w", w.Name, err)
+			}
+			did = append(did, Repair{Account: w.Name, Did: "marked account " + w.Name + " as this swmgr's (comment " + o.Comment() + "): its User is stored here"})
+			fallthrough
+		case e.passwd.field(e.passwd.find(w.Name), 4) == o.Comment():
 			if a.Group != w.Group {
 				gid, ok := e.gid(w.Group)
 				if !ok {
@@ -314,6 +337,8 @@ func (o *OS) Reconcile(ctx context.Context, want []Account) ([]Repair, error) {
 				}
 				did = append(did, Repair{Account: w.Name, Did: "set the login shell of " + w.Name + " to " + w.Shell + " (was " + a.Shell + ")"})
 			}
+		default:
+			did = append(did, Repair{Account: w.Name, Did: "left account " + w.Name + " as it is: a host account that this swmgr did not make has this User's name"})
 		}
 	}
 	return did, nil

@@ -219,6 +219,61 @@ func TestOSReconcile(t *testing.T) {
 	}
 }
 
+// Two swmgr on one host (two data directories: two Owners) each reconcile
+// the accounts they made, and leave the other's alone: neither removes the
+// other's account at its start, nor takes it over for a User of its own.
+func TestOSReconcileLeavesAnotherOwners(t *testing.T) {
+	ctx := context.Background()
+	root := prefixRoot(t)
+	etcDir := filepath.Join(root, "etc")
+	a := &OS{Prefix: root, Scheme: SHA512, Owner: "00000000000000aa"}
+	b := &OS{Prefix: root, Scheme: SHA512, Owner: "00000000000000bb"}
+	if err := a.Create(ctx, "swmgroa", "users", "/bin/bash", "some-password"); err != nil {
+		t.Fatal(err)
+	}
+	if f := strings.Split(line(t, etcDir, passwdFile, "swmgroa"), ":"); f[4] != "swmgr 00000000000000aa" {
+		t.Fatalf("comment %q, want %q", f[4], a.Comment())
+	}
+	// b starts with no Users, then with a User of a's account's name.
+	for _, want := range [][]Account{nil, {{Name: "swmgroa", Group: "admin", Shell: "/usr/bin/swmgr"}}} {
+		did, err := b.Reconcile(ctx, want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(did) != len(want) || len(did) == 1 && !strings.Contains(did[0].Did, "left account swmgroa as it is") {
+			t.Errorf("b's repairs with Users %v: %+v", want, did)
+		}
+		acc, ok, err := a.Lookup(ctx, "swmgroa")
+		if err != nil || !ok || acc.Group != "users" || acc.Shell != "/bin/bash" {
+			t.Fatalf("a's account after b's reconcile: %+v %v %v", acc, ok, err)
+		}
+	}
+	checkVerify(t, a, "swmgroa", "some-password", true, "users")
+	// An account marked before accounts carried a tag ("swmgr" alone) is
+	// the swmgr's whose User names it, and takes its tag; one that no User
+	// names is left alone.
+	for _, name := range []string{"swmgrolegacy", "swmgrolone"} {
+		if err := b.run(ctx, "", "useradd", true, "-m", "-c", Marker, "-g", "users", "-s", "/bin/bash", name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	did, err := b.Reconcile(ctx, []Account{{Name: "swmgrolegacy", Group: "users", Shell: "/bin/bash"}})
+	if err != nil || len(did) != 1 || !strings.HasPrefix(did[0].Did, "marked account swmgrolegacy") {
+		t.Errorf("b's reconcile of a legacy account: %+v %v", did, err)
+	}
+	for name, comment := range map[string]string{"swmgrolegacy": b.Comment(), "swmgrolone": Marker, "swmgroa": a.Comment()} {
+		if f := strings.Split(line(t, etcDir, passwdFile, name), ":"); len(f) < 5 || f[4] != comment {
+			t.Errorf("%s: passwd entry %q, want the comment %q", name, f, comment)
+		}
+	}
+	// a's own reconcile still removes its account that no User has.
+	did, err = a.Reconcile(ctx, nil)
+	if err != nil || len(did) != 1 || did[0].Account != "swmgroa" {
+		t.Errorf("a's reconcile: %+v %v", did, err)
+	}
+	noTrace(t, root, "swmgroa", "swmgroa")
+}
+
 // With Groups, an account is made in those groups only: Create refuses any
 // other (ErrInvalid) and makes nothing; Reconcile neither makes nor moves
 // an account into another, and says so.

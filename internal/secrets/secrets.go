@@ -9,7 +9,10 @@ package secrets
 import (
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -20,7 +23,10 @@ import (
 )
 
 // Box seals and opens values with one key.
-type Box struct{ aead cipher.AEAD }
+type Box struct {
+	aead cipher.AEAD
+	key  []byte
+}
 
 // Open loads the key in dir, making it on first use.
 func Open(dir string) (*Box, error) {
@@ -48,7 +54,17 @@ func Open(dir string) (*Box, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Box{aead: aead}, nil
+	return &Box{aead: aead, key: key}, nil
+}
+
+// Tag is a name of this key for purpose, 16 hex digits of an HMAC-SHA256
+// under it: the same for the same key and purpose, another for another key,
+// and telling nothing of the key. It names the data directory whose store
+// the key belongs to (the store checks the key at every start).
+func (b *Box) Tag(purpose string) string {
+	m := hmac.New(sha256.New, b.key)
+	m.Write([]byte(purpose))
+	return hex.EncodeToString(m.Sum(nil)[:8])
 }
 
 // Seal encrypts plain, bound to ad.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -53,5 +54,33 @@ func TestBadKeyFile(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "secret.key"), []byte("too short"), 0o600)
 	if _, err := Open(dir); err == nil {
 		t.Fatal("a 9-byte key was accepted")
+	}
+}
+
+// A key's tag is the same for the same key and purpose, and another for
+// another purpose or another data directory's key.
+func TestTag(t *testing.T) {
+	dir := t.TempDir()
+	box, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tag := box.Tag("host accounts")
+	if len(tag) != 16 || strings.Trim(tag, "0123456789abcdef") != "" {
+		t.Fatalf("tag %q: want 16 hex digits", tag)
+	}
+	if again.Tag("host accounts") != tag {
+		t.Error("the same key gave another tag")
+	}
+	if box.Tag("something else") == tag || other.Tag("host accounts") == tag {
+		t.Error("another purpose or another key gave the same tag")
 	}
 }
