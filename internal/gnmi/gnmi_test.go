@@ -92,13 +92,26 @@ func dial(t testing.TB, addr string, c creds) gpb.GNMIClient {
 	return gpb.NewGNMIClient(conn)
 }
 
-// p parses a path written as /a/b[k=v]/c in origin.
+// p parses a path written as /a/b[k=v]/c in origin; a key's value may
+// hold "/" (a prefix).
 func p(origin, s string) *gpb.Path {
 	out := &gpb.Path{Origin: origin}
-	for _, part := range strings.Split(strings.Trim(s, "/"), "/") {
-		if part == "" {
-			continue
+	var parts []string
+	depth, start := 0, 0
+	for i := 0; i <= len(s); i++ {
+		switch {
+		case i == len(s) || s[i] == '/' && depth == 0:
+			if i > start {
+				parts = append(parts, s[start:i])
+			}
+			start = i + 1
+		case s[i] == '[':
+			depth++
+		case s[i] == ']':
+			depth--
 		}
+	}
+	for _, part := range parts {
 		name, rest, _ := strings.Cut(part, "[")
 		e := &gpb.PathElem{Name: name}
 		for rest != "" {

@@ -1,14 +1,12 @@
 package gnmi
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,35 +21,14 @@ import (
 
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/obs"
+	"github.com/swmgr/swmgr/internal/syncbuf"
 )
-
-// lockedBuffer is an access log's output read by the test while the
-// server writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-// take returns what was written since the last take.
-func (l *lockedBuffer) take() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	s := l.b.String()
-	l.b.Reset()
-	return s
-}
 
 // Each RPC, refused or not, writes one access line when it ends (a
 // Subscribe's when the stream ends) and is counted in
 // swmgr_gnmi_rpc_duration_seconds; no credential reaches the line.
 func TestRPCAccessLineAndMetrics(t *testing.T) {
-	out := &lockedBuffer{}
+	out := &syncbuf.Buffer{}
 	m := obs.NewMetrics()
 	fx := start(t, Options{Access: obs.NewAccessLog(out, "json", slog.LevelInfo), Metrics: m})
 	fx.f.MustApply(fx.f.Edit(model.Create, "NtpServer", model.Object{"IpAddr": "10.0.0.1"}))
@@ -117,7 +94,7 @@ func TestRPCAccessLineAndMetrics(t *testing.T) {
 			if err := c.call(); status.Code(err) != c.code {
 				t.Fatalf("%v, want %s", err, c.code)
 			}
-			text := out.take()
+			text := out.Take()
 			if strings.Contains(text, "pass") {
 				t.Errorf("a password in the access log: %s", text)
 			}

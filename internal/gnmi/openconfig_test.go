@@ -15,39 +15,8 @@ import (
 	"github.com/swmgr/swmgr/internal/model"
 )
 
-// ocp parses an OpenConfig path written as /a/b[k=v]/c; a key's value may
-// hold "/" (a prefix).
-func ocp(s string) *gpb.Path {
-	out := &gpb.Path{Origin: "openconfig"}
-	var parts []string
-	depth, start := 0, 1
-	for i := 1; i <= len(s); i++ {
-		switch {
-		case i == len(s) || s[i] == '/' && depth == 0:
-			parts = append(parts, s[start:i])
-			start = i + 1
-		case s[i] == '[':
-			depth++
-		case s[i] == ']':
-			depth--
-		}
-	}
-	for _, part := range parts {
-		name, rest, _ := strings.Cut(part, "[")
-		e := &gpb.PathElem{Name: name}
-		for rest != "" {
-			kv, after, _ := strings.Cut(rest, "]")
-			k, v, _ := strings.Cut(kv, "=")
-			if e.Key == nil {
-				e.Key = map[string]string{}
-			}
-			e.Key[k] = v
-			rest = strings.TrimPrefix(after, "[")
-		}
-		out.Elem = append(out.Elem, e)
-	}
-	return out
-}
+// ocp parses an OpenConfig path written as /a/b[k=v]/c.
+func ocp(s string) *gpb.Path { return p("openconfig", s) }
 
 // ocStep is one SetRequest of OpenConfig paths, the answer it gets, and
 // then the leaves a Get of a path answers ("path=value", the path without

@@ -27,3 +27,13 @@ func (s *Buffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// Take returns what was written since the last Take (everything, the
+// first time) and empties the buffer.
+func (s *Buffer) Take() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.b.String()
+	s.b.Reset()
+	return out
+}

@@ -25,3 +25,20 @@ func TestConcurrentWritesAndReads(t *testing.T) {
 		t.Fatalf("%d lines, want 800", got)
 	}
 }
+
+// Take hands over what was written since the last Take, once.
+func TestTake(t *testing.T) {
+	var b Buffer
+	b.Write([]byte("a\n"))
+	b.Write([]byte("b\n"))
+	if got := b.Take(); got != "a\nb\n" {
+		t.Fatalf("first Take = %q", got)
+	}
+	if got := b.Take(); got != "" {
+		t.Fatalf("second Take = %q, want nothing", got)
+	}
+	b.Write([]byte("c\n"))
+	if got, all := b.Take(), b.String(); got != "c\n" || all != "" {
+		t.Fatalf("Take = %q, then String = %q", got, all)
+	}
+}
