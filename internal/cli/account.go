@@ -99,8 +99,8 @@ func (c *commandRecords) add(reg *model.Registry, line, where string) {
 	}
 	c.seq++
 	rec := client.Object{
-		"Command": freeText(MaskCommand(reg, line), maxRecordLine),
-		"Context": freeText(MaskCommand(reg, where), maxRecordContext),
+		"Command": freeText(MaskSecrets(reg, line), maxRecordLine),
+		"Context": freeText(MaskSecrets(reg, where), maxRecordContext),
 		"Session": c.session, "Seq": c.seq,
 	}
 	select {

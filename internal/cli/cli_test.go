@@ -407,6 +407,7 @@ func TestSecretsNotEchoed(t *testing.T) {
 		{"shortest abbreviation", "enable\nconfig\nuser zed\npa s3cretD4xyz\n", "s3cretD4xyz"},
 		{"bad word after a secret", "enable\nconfig\nsave config Passphrase s3cretE5xyz bogus\n", "s3cretE5xyz"},
 		{"secret in an unknown command", "frobnicate Password s3cretF6xyz\n", "s3cretF6xyz"},
+		{"unterminated quote", "enable\nconfig\nuser zed\nPassword \"s3cretG7xyz\n", "s3cretG7xyz"},
 	} {
 		out, _ := run(t, srv, tt.script)
 		if strings.Contains(out, tt.secret) {

@@ -151,28 +151,11 @@ func (c completer) Do(line []rune, pos int) ([][]rune, int) {
 // never written to the history file.
 func secretWords(reg *model.Registry) map[string]bool { return reg.SecretWords() }
 
-// MaskSecrets replaces the value after each secret word of line with
-// ********, for echoes and the command column of showunapplied.
-func MaskSecrets(reg *model.Registry, line string) string {
-	words := secretWords(reg)
-	toks, err := tokenize(line)
-	if err != nil {
-		return line
-	}
-	out := line
-	for i := len(toks) - 2; i >= 0; i-- {
-		if isSecretWord(words, toks[i].text) && !toks[i].quoted {
-			v := toks[i+1]
-			out = out[:v.pos] + "********" + out[v.end:]
-		}
-	}
-	return out
-}
-
-// MaskCommand is line with every secret value masked, for what leaves
-// the switch (a command's accounting record): the model's reading of a
-// command line, which the server applies again to what it receives.
-func MaskCommand(reg *model.Registry, line string) string { return reg.MaskCommandLine(line) }
+// MaskSecrets is line with every secret value masked (the model's
+// MaskCommandLine): for echoes, the command column of showunapplied and
+// what leaves the switch (a command's accounting record, which the server
+// masks again with the same reading).
+func MaskSecrets(reg *model.Registry, line string) string { return reg.MaskCommandLine(line) }
 
 // HasSecret reports whether a command line carries a secret value.
 func HasSecret(reg *model.Registry, line string) bool {
