@@ -202,6 +202,7 @@ func TestHasSecret(t *testing.T) {
 		"Passphrase x":               true,
 		"Passwor abcdefgh":           true, // a unique prefix sets the field too
 		"user bob pass s3cretpw":     true,
+		`user bob password "s3cr pw`: true, // unterminated
 		"router_id 10.0.0.1":         false,
 		"show user":                  false,
 	} {

@@ -157,10 +157,14 @@ func secretWords(reg *model.Registry) map[string]bool { return reg.SecretWords()
 // masks again with the same reading).
 func MaskSecrets(reg *model.Registry, line string) string { return reg.MaskCommandLine(line) }
 
-// HasSecret reports whether a command line carries a secret value.
+// HasSecret reports whether a command line carries a secret value. A
+// line with an unterminated quote may (MaskSecrets masks all after it).
 func HasSecret(reg *model.Registry, line string) bool {
 	words := secretWords(reg)
-	toks, _ := tokenize(line)
+	toks, err := tokenize(line)
+	if err != nil {
+		return true
+	}
 	for _, t := range toks {
 		if isSecretWord(words, t.text) {
 			return true
