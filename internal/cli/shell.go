@@ -147,10 +147,6 @@ func (c completer) Do(line []rune, pos int) ([][]rune, int) {
 	return out, len([]rune(partial))
 }
 
-// secretWords are the CLI words of secret fields: a line holding one is
-// never written to the history file.
-func secretWords(reg *model.Registry) map[string]bool { return reg.SecretWords() }
-
 // MaskSecrets is line with every secret value masked (the model's
 // MaskCommandLine): for echoes, the command column of showunapplied and
 // what leaves the switch (a command's accounting record, which the server
@@ -160,20 +156,17 @@ func MaskSecrets(reg *model.Registry, line string) string { return reg.MaskComma
 // HasSecret reports whether a command line carries a secret value. A
 // line with an unterminated quote may (MaskSecrets masks all after it).
 func HasSecret(reg *model.Registry, line string) bool {
-	words := secretWords(reg)
 	toks, err := tokenize(line)
 	if err != nil {
 		return true
 	}
 	for _, t := range toks {
-		if isSecretWord(words, t.text) {
+		if reg.IsSecretWord(t.text) {
 			return true
 		}
 	}
 	return false
 }
-
-func isSecretWord(words map[string]bool, tok string) bool { return model.IsSecretWord(words, tok) }
 
 func runInteractive(ctx context.Context, api *client.Client, o RunOptions) error {
 	var rl *readline.Instance
