@@ -46,10 +46,9 @@ type commandRecords struct {
 	seq     int64
 	closed  bool
 
-	mu     sync.Mutex
-	failed int
-	first  error
-	told   bool
+	mu    sync.Mutex
+	first error
+	told  bool
 }
 
 func newCommandRecords(ctx context.Context, api *client.Client, action string, timeout time.Duration) *commandRecords {
@@ -86,7 +85,6 @@ func (c *commandRecords) send() {
 func (c *commandRecords) fail(err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.failed++
 	if c.first == nil {
 		c.first = err
 	}
