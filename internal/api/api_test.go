@@ -14,15 +14,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/backend/sim"
 	"github.com/swmgr/swmgr/internal/backend/useracct"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/candidates"
+	"github.com/swmgr/swmgr/internal/engine/enginetest"
 	"github.com/swmgr/swmgr/internal/engine/history"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/openapi/openapitest"
-	"github.com/swmgr/swmgr/internal/secrets"
 	"github.com/swmgr/swmgr/internal/store"
 )
 
@@ -51,27 +50,14 @@ func newAPIHarness(t testing.TB) *apiHarness {
 // newAPIHarnessWith serves the data directory dir with the kinds of reg.
 func newAPIHarnessWith(t testing.TB, dir string, reg *model.Registry) *apiHarness {
 	t.Helper()
-	st, err := store.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	box, err := secrets.Open(dir)
-	if err != nil {
-		st.Close()
-		t.Fatal(err)
-	}
 	// The simulated switch keeps its user accounts in files of its own, as
-	// swmgr serve does; sha512crypt keeps the hashing fast.
-	acc, err := accounts.OpenFiles(filepath.Join(dir, "accounts"), accounts.FilesOptions{Scheme: accounts.SHA512})
-	if err != nil {
-		st.Close()
-		t.Fatal(err)
-	}
+	// swmgr serve does.
+	d := enginetest.OpenDataDir(t, dir)
+	st, box, acc := d.St, d.Box, d.Acc
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	be := sim.New(sim.Options{Ports: 8, Version: "harness", Accounts: acc, OwnAccounts: true, CLIShell: "/usr/local/bin/swmgr"})
 	eng := engine.New(reg, st, be, box, log)
 	if err := eng.Start(context.Background()); err != nil {
-		st.Close()
 		t.Fatal(err)
 	}
 	hist, cands := startParts(t, eng)
@@ -81,7 +67,6 @@ func newAPIHarnessWith(t testing.TB, dir string, reg *model.Registry) *apiHarnes
 	t.Cleanup(func() {
 		srv.CloseClientConnections()
 		srv.Close()
-		st.Close()
 	})
 	validator, err := openapitest.Builtin()
 	if err != nil {

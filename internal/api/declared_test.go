@@ -8,22 +8,19 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 
-	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/auth"
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/backend/sim"
 	"github.com/swmgr/swmgr/internal/backend/useracct"
 	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/engine/enginetest"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/openapi"
 	"github.com/swmgr/swmgr/internal/openapi/openapitest"
-	"github.com/swmgr/swmgr/internal/secrets"
-	"github.com/swmgr/swmgr/internal/store"
 )
 
 // TestAccess is what each request needs of its user, as the route parsed
@@ -164,20 +161,8 @@ func (b extraDrivers) Drivers() map[string]*backend.Driver {
 
 func newDeclHarness(t *testing.T, extra []*model.Kind, drivers map[string]*backend.Driver) *declHarness {
 	t.Helper()
-	dir := t.TempDir()
-	st, err := store.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	box, err := secrets.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	acc, err := accounts.OpenFiles(filepath.Join(dir, "accounts"), accounts.FilesOptions{Scheme: accounts.SHA512})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := enginetest.OpenDataDir(t, t.TempDir())
+	st, box, acc := d.St, d.Box, d.Acc
 	reg, err := model.NewRegistry(append(model.Builtin().Kinds(), extra...)...)
 	if err != nil {
 		t.Fatal(err)

@@ -166,12 +166,23 @@ func (s *Server) replaceEdits(r *http.Request, cand string, se stagedEdit) ([]en
 	}
 	id := auth.FromContext(r.Context())
 	for _, ed := range edits {
-		method := map[backend.Op]string{backend.Create: http.MethodPost, backend.Update: http.MethodPatch, backend.Delete: http.MethodDelete}[ed.Op]
-		if a := k.AccessFor(method); !a.Allows(id.Role.Model(), id.Name, ed.Fields) {
+		if a := k.AccessFor(opMethod(ed.Op)); !a.Allows(id.Role.Model(), id.Name, ed.Fields) {
 			return nil, false, apierr.New(http.StatusForbidden, apierr.CodeForbidden, k.Name, "", "PUT %s needs %s; user %s is %s", se.Path, a.Who(), id.Name, id.Role)
 		}
 	}
 	return edits, route.Plural, nil
+}
+
+// opMethod is the method of an edit list's element that makes an edit of
+// op: a PUT's edits need its access.
+func opMethod(op backend.Op) string {
+	switch op {
+	case backend.Create:
+		return http.MethodPost
+	case backend.Delete:
+		return http.MethodDelete
+	}
+	return http.MethodPatch
 }
 
 // replacing is the update that makes the object with store key key exactly

@@ -7,21 +7,19 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/api"
 	"github.com/swmgr/swmgr/internal/backend/sim"
 	"github.com/swmgr/swmgr/internal/backend/useracct"
 	"github.com/swmgr/swmgr/internal/configfile"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/candidates"
+	"github.com/swmgr/swmgr/internal/engine/enginetest"
 	"github.com/swmgr/swmgr/internal/engine/history"
 	"github.com/swmgr/swmgr/internal/model"
-	"github.com/swmgr/swmgr/internal/secrets"
 	"github.com/swmgr/swmgr/internal/store"
 )
 
@@ -56,20 +54,8 @@ func newSwitch(t testing.TB, ho harnessOptions) *switchHarness {
 	if ho.ports == 0 {
 		ho.ports = 8
 	}
-	st, err := store.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	box, err := secrets.Open(dir)
-	if err != nil {
-		st.Close()
-		t.Fatal(err)
-	}
-	acc, err := accounts.OpenFiles(filepath.Join(dir, "accounts"), accounts.FilesOptions{Scheme: accounts.SHA512})
-	if err != nil {
-		st.Close()
-		t.Fatal(err)
-	}
+	d := enginetest.OpenDataDir(t, dir)
+	st, box, acc := d.St, d.Box, d.Acc
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	be := (sim.New(sim.Options{Ports: ho.ports, Version: "harness", Accounts: acc, OwnAccounts: true, CLIShell: "/bin/false"}))
 	eng := engine.New(model.Builtin(), st, be, box, log)
@@ -79,7 +65,6 @@ func newSwitch(t testing.TB, ho harnessOptions) *switchHarness {
 	}
 	lc, err := New(o)
 	if err != nil {
-		st.Close()
 		t.Fatal(err)
 	}
 	for kind, part := range lc.StateParts() {
@@ -88,7 +73,6 @@ func newSwitch(t testing.TB, ho harnessOptions) *switchHarness {
 		}
 	}
 	if err := eng.Start(context.Background()); err != nil {
-		st.Close()
 		t.Fatal(err)
 	}
 	hist, cands := history.New(eng), candidates.New(eng)

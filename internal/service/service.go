@@ -33,6 +33,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -199,11 +200,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	var sourceAddr aaa.SourceAddrFunc // the address of an interface, as the dataplane knows it
 	switch o.Dataplane {
 	case Sim:
-		dp := simulated.Dataplane()
-		for kind, d := range extra {
-			dp[kind] = d
-		}
-		providers = []provider{{"simulated daemons", simulated.DaemonDrivers()}, {"accounts", users.Drivers()}, {"archive scheduler", archive}, {"central AAA", central.Drivers()}, {"simulated dataplane", dp}}
+		providers = []provider{{"simulated daemons", simulated.DaemonDrivers()}, {"accounts", users.Drivers()}, {"archive scheduler", archive}, {"central AAA", central.Drivers()}, {"simulated dataplane", withExtra(simulated.Dataplane(), extra)}}
 		s.plane = &plane{name: Sim, close: func() error { return nil }}
 		sourceAddr = simulated.SourceAddr
 		st.routes = simulated.Routes
@@ -236,14 +233,9 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		}
 		companions := map[string]*backend.Driver{}
 		for _, p := range []provider{{"simulated dataplane", simOnly}, {"simulated daemons", simulated.DaemonDrivers()}, {"accounts", users.Drivers()}, {"archive scheduler", archive}, {"central AAA", central.Drivers()}} {
-			for kind, d := range p.drivers {
-				companions[kind] = d
-			}
+			maps.Copy(companions, p.drivers)
 		}
-		for kind, d := range extra {
-			companions[kind] = d
-		}
-		lo.Companions = companions
+		lo.Companions = withExtra(companions, extra)
 		lin, err := linux.New(lo)
 		if err != nil {
 			return nil, fmt.Errorf("--backend linux: %w", err)
@@ -282,7 +274,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		return nil, errors.Join(fmt.Errorf("start: %w", err), s.plane.close())
 	}
 	parts := lc.StateParts()
-	for _, kind := range sortedParts(parts) {
+	for _, kind := range slices.Sorted(maps.Keys(parts)) {
 		if err := eng.AddStatePart(kind, parts[kind]); err != nil {
 			return fail(err)
 		}
@@ -341,9 +333,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 
 // withExtra is ds with extra's drivers added.
 func withExtra(ds, extra map[string]*backend.Driver) map[string]*backend.Driver {
-	for kind, d := range extra {
-		ds[kind] = d
-	}
+	maps.Copy(ds, extra)
 	return ds
 }
 
@@ -381,13 +371,4 @@ func (s *Service) Close() error {
 	}
 	s.Engine.Close()
 	return s.plane.close()
-}
-
-func sortedParts(m map[string]engine.StatePart) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

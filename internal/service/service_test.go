@@ -16,14 +16,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/engine/enginetest"
 	"github.com/swmgr/swmgr/internal/lifecycle"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/openapi"
-	"github.com/swmgr/swmgr/internal/secrets"
-	"github.com/swmgr/swmgr/internal/store"
 	"github.com/swmgr/swmgr/internal/syncbuf"
 )
 
@@ -33,21 +31,9 @@ import (
 func openTest(t *testing.T, dataplane string, tune func(*Options)) (*Service, error) {
 	t.Helper()
 	dir := t.TempDir()
-	st, err := store.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	box, err := secrets.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	acc, err := accounts.OpenFiles(filepath.Join(dir, "accounts"), accounts.FilesOptions{Scheme: accounts.SHA512})
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := Options{Store: st, Box: box, DataDir: dir, Version: "test", Dataplane: dataplane, Ports: 4,
-		Accounts: acc, OwnAccounts: true, CLIShell: "/bin/false", Lifecycle: lifecycle.Options{NoScheduler: true}}
+	d := enginetest.OpenDataDir(t, dir)
+	o := Options{Store: d.St, Box: d.Box, DataDir: dir, Version: "test", Dataplane: dataplane, Ports: 4,
+		Accounts: d.Acc, OwnAccounts: true, CLIShell: "/bin/false", Lifecycle: lifecycle.Options{NoScheduler: true}}
 	if tune != nil {
 		tune(&o)
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -33,7 +34,7 @@ var bStage = []byte("stage")
 // objectBuckets are the buckets a bulk write stages.
 var objectBuckets = [...]int{iObj, iOrd, iIDs, iRefs}
 
-func isObjectBucket(i int) bool { return i == iObj || i == iOrd || i == iIDs || i == iRefs }
+func isObjectBucket(i int) bool { return slices.Contains(objectBuckets[:], i) }
 
 // BulkChunk is the number of object writes (Put, Delete, Rekey; copied keys
 // when the staging area is filled) after which a bulk write commits its
@@ -107,9 +108,7 @@ func (tx *Tx) begin() error {
 // (its counters stay in memory, written by the final transaction).
 func (tx *Tx) commitChunk() error {
 	if tx.chunk >= bulkPuts {
-		for _, i := range objectBuckets {
-			tx.bucket(i).FillPercent = 1.0 // see Update
-		}
+		tx.fillObjectPages()
 	}
 	if err := tx.btx.Commit(); err != nil {
 		return fmt.Errorf("commit to disk: %w", err)

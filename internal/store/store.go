@@ -267,13 +267,7 @@ func (s *Store) writeAndCommit(tx *Tx, fn func(tx Txn) error, start time.Time) e
 	}
 	s.db.AllocSize = growthStep(btx.Size())
 	if tx.puts >= bulkPuts {
-		// bbolt splits a node that outgrows its page at FillPercent (0.5 by
-		// default), so keys written in order (a restore's objects, ids,
-		// creation order) would fill their pages half: twice the pages to
-		// allocate at the commit and to write. Append-like writes fill them.
-		for _, b := range [][]byte{bObj, bOrd, bIDs, bRefs} {
-			btx.Bucket(b).FillPercent = 1.0
-		}
+		tx.fillObjectPages()
 	}
 	if start.IsZero() {
 		start = time.Now()
@@ -288,8 +282,19 @@ func (s *Store) writeAndCommit(tx *Tx, fn func(tx Txn) error, start time.Time) e
 }
 
 // bulkPuts is the number of objects a transaction writes from which its
-// pages are filled (see Update).
+// pages are filled (fillObjectPages).
 const bulkPuts = 1024
+
+// fillObjectPages makes the transaction fill the pages of the object
+// buckets. bbolt splits a node that outgrows its page at FillPercent (0.5
+// by default), so keys written in order (a restore's objects, ids,
+// creation order) would fill their pages half: twice the pages to allocate
+// at the commit and to write. Append-like writes fill them.
+func (tx *Tx) fillObjectPages() {
+	for _, i := range objectBuckets {
+		tx.bucket(i).FillPercent = 1.0
+	}
+}
 
 func call(fn func(tx Txn) error, tx *Tx) (err error) {
 	defer func() {

@@ -1,7 +1,9 @@
 // Package enginetest starts a real engine for the tests of the engine's
 // parts (history, candidates) and of its callers: a real bbolt store and
 // secrets box in a directory of the test's, and the simulated backend,
-// whose apply can be made to fail (Fixture.SetFault).
+// whose apply can be made to fail (Fixture.SetFault). OpenDataDir opens
+// the store, box and account files alone, for tests that start the engine
+// their own way.
 package enginetest
 
 import (
@@ -10,13 +12,16 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/backend/sim"
+	"github.com/swmgr/swmgr/internal/datadir"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/secrets"
@@ -105,6 +110,34 @@ func Start(t testing.TB, dir string, o Options) *Fixture {
 	}
 	t.Cleanup(func() { f.E.Close(); st.Close() })
 	return f
+}
+
+// DataDir is what a test of the whole service opens in a data directory,
+// as swmgr serve does: the store, the secrets box, and the simulated
+// switch's account files (hashed with sha512crypt, which keeps tests fast).
+type DataDir struct {
+	St  *store.Store
+	Box *secrets.Box
+	Acc *accounts.Files
+}
+
+// OpenDataDir opens them in dir; the store is closed when the test ends.
+func OpenDataDir(t testing.TB, dir string) DataDir {
+	t.Helper()
+	st, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	box, err := secrets.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc, err := accounts.OpenFiles(filepath.Join(dir, datadir.Accounts), accounts.FilesOptions{Scheme: accounts.SHA512})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return DataDir{St: st, Box: box, Acc: acc}
 }
 
 // Kind is the config kind name.
