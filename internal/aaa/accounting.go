@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -166,20 +167,11 @@ func (a *accounting) command(r Record) (queued bool, err error) {
 
 // accounts reports whether a server would receive accounting records.
 func (c *config) accounts() bool {
-	if len(c.tacacs) > 0 && slicesContains(c.order, "tacacs+") {
+	if len(c.tacacs) > 0 && slices.Contains(c.order, "tacacs+") {
 		return true
 	}
 	for _, r := range c.radius {
-		if r.acctPort != 0 && slicesContains(c.order, "radius") {
-			return true
-		}
-	}
-	return false
-}
-
-func slicesContains(l []string, s string) bool {
-	for _, v := range l {
-		if v == s {
+		if r.acctPort != 0 && slices.Contains(c.order, "radius") {
 			return true
 		}
 	}

@@ -284,8 +284,12 @@ func appendAttr(b *strings.Builder, prefix string, a slog.Attr) {
 		}
 		return
 	}
+	// A value with a blank, = or " is quoted, and so is one with a rune
+	// model.TextLine refuses (newline, ESC, U+2028...): strconv.Quote
+	// writes those as escapes, so a value never ends or forges a line of
+	// the collector's log.
 	s := v.String()
-	if s == "" || strings.ContainsAny(s, " =\"") {
+	if s == "" || strings.ContainsAny(s, " =\"") || strings.ContainsFunc(s, model.IsLineBreaking) {
 		s = strconv.Quote(s)
 	}
 	b.WriteString(" " + prefix + a.Key + "=" + s)

@@ -268,10 +268,11 @@ func (o *OS) Reconcile(ctx context.Context, want []Account) ([]Repair, error) {
 	for _, w := range want {
 		wanted[w.Name] = w
 	}
+	mine := o.Comment()
 	var did []Repair
 	for i := range e.passwd {
 		name := e.passwd.field(i, 0)
-		if _, ok := wanted[name]; ok || e.passwd.field(i, 4) != o.Comment() {
+		if _, ok := wanted[name]; ok || e.passwd.field(i, 4) != mine {
 			continue
 		}
 		a, _ := e.lookup(name)
@@ -298,21 +299,21 @@ func (o *OS) Reconcile(ctx context.Context, want []Account) ([]Repair, error) {
 			did = append(did, Repair{Account: w.Name, Did: "neither made nor changed account " + w.Name + ": " + err.Error()})
 			continue
 		}
-		switch {
+		switch comment := e.passwd.field(e.passwd.find(w.Name), 4); {
 		case !ok:
 			if _, err := o.makeAccount(ctx, e, w.Name, w.Group, w.Shell); err != nil {
 				return did, err
 			}
 			did = append(did, Repair{Account: w.Name, Did: "made account " + w.Name + " with a locked password: its User had none on this host (set it with the UserPassword action)"})
-		case e.passwd.field(e.passwd.find(w.Name), 4) == Marker && o.Owner != "":
+		case comment == Marker && o.Owner != "":
 			// Marked by a swmgr before accounts carried their owner's tag:
 			// this one's, as its User is stored here. It takes the tag.
-			if err := o.run(ctx, "", "usermod", true, "-c", o.Comment(), w.Name); err != nil {
+			if err := o.run(ctx, "", "usermod", true, "-c", mine, w.Name); err != nil {
 				return did, fmt.Errorf("mark account %s: %w", w.Name, err)
 			}
-			did = append(did, Repair{Account: w.Name, Did: "marked account " + w.Name + " as this swmgr's (comment " + o.Comment() + "): its User is stored here"})
+			did = append(did, Repair{Account: w.Name, Did: "marked account " + w.Name + " as this swmgr's (comment " + mine + "): its User is stored here"})
 			fallthrough
-		case e.passwd.field(e.passwd.find(w.Name), 4) == o.Comment():
+		case comment == mine:
 			if a.Group != w.Group {
 				gid, ok := e.gid(w.Group)
 				if !ok {

@@ -46,10 +46,9 @@ type commandRecords struct {
 	seq     int64
 	closed  bool
 
-	mu     sync.Mutex
-	failed int
-	first  error
-	told   bool
+	mu    sync.Mutex
+	first error
+	told  bool
 }
 
 func newCommandRecords(ctx context.Context, api *client.Client, action string, timeout time.Duration) *commandRecords {
@@ -86,7 +85,6 @@ func (c *commandRecords) send() {
 func (c *commandRecords) fail(err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.failed++
 	if c.first == nil {
 		c.first = err
 	}
@@ -99,8 +97,8 @@ func (c *commandRecords) add(reg *model.Registry, line, where string) {
 	}
 	c.seq++
 	rec := client.Object{
-		"Command": freeText(MaskCommand(reg, line), maxRecordLine),
-		"Context": freeText(MaskCommand(reg, where), maxRecordContext),
+		"Command": freeText(MaskSecrets(reg, line), maxRecordLine),
+		"Context": freeText(MaskSecrets(reg, where), maxRecordContext),
 		"Session": c.session, "Seq": c.seq,
 	}
 	select {

@@ -202,6 +202,7 @@ func TestHasSecret(t *testing.T) {
 		"Passphrase x":               true,
 		"Passwor abcdefgh":           true, // a unique prefix sets the field too
 		"user bob pass s3cretpw":     true,
+		`user bob password "s3cr pw`: true, // unterminated
 		"router_id 10.0.0.1":         false,
 		"show user":                  false,
 	} {
@@ -407,6 +408,7 @@ func TestSecretsNotEchoed(t *testing.T) {
 		{"shortest abbreviation", "enable\nconfig\nuser zed\npa s3cretD4xyz\n", "s3cretD4xyz"},
 		{"bad word after a secret", "enable\nconfig\nsave config Passphrase s3cretE5xyz bogus\n", "s3cretE5xyz"},
 		{"secret in an unknown command", "frobnicate Password s3cretF6xyz\n", "s3cretF6xyz"},
+		{"unterminated quote", "enable\nconfig\nuser zed\nPassword \"s3cretG7xyz\n", "s3cretG7xyz"},
 	} {
 		out, _ := run(t, srv, tt.script)
 		if strings.Contains(out, tt.secret) {

@@ -95,11 +95,11 @@ func TestTableCellsAreOneLine(t *testing.T) {
 	}
 }
 
-// TestMaskCommandHidesEverySpelling: whatever way a secret value is
+// TestMaskSecretsHidesEverySpelling: whatever way a secret value is
 // written (plain, quoted, with escapes that make it shorter or longer than
 // its value, an unterminated quote, an abbreviated word), nothing of it is
 // left in the masked line, and the words around it are.
-func TestMaskCommandHidesEverySpelling(t *testing.T) {
+func TestMaskSecretsHidesEverySpelling(t *testing.T) {
 	reg := model.Builtin()
 	for _, tc := range []struct{ line, want string }{
 		{"secret tac-key-1", "secret ********"},
@@ -113,13 +113,13 @@ func TestMaskCommandHidesEverySpelling(t *testing.T) {
 		{"secret\ttac-key-1 secret  x", "secret\t******** secret  ********"},
 		{"show running-config", "show running-config"},
 	} {
-		got := MaskCommand(reg, tc.line)
+		got := MaskSecrets(reg, tc.line)
 		if got != tc.want {
-			t.Errorf("MaskCommand(%q) = %q, want %q", tc.line, got, tc.want)
+			t.Errorf("MaskSecrets(%q) = %q, want %q", tc.line, got, tc.want)
 		}
 		for _, part := range []string{"key-1", "tac-key", "x74"} {
 			if strings.Contains(got, part) {
-				t.Errorf("MaskCommand(%q) = %q leaves %q", tc.line, got, part)
+				t.Errorf("MaskSecrets(%q) = %q leaves %q", tc.line, got, part)
 			}
 		}
 	}

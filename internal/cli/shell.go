@@ -147,46 +147,26 @@ func (c completer) Do(line []rune, pos int) ([][]rune, int) {
 	return out, len([]rune(partial))
 }
 
-// secretWords are the CLI words of secret fields: a line holding one is
-// never written to the history file.
-func secretWords(reg *model.Registry) map[string]bool { return reg.SecretWords() }
+// MaskSecrets is line with every secret value masked (the model's
+// MaskCommandLine): for echoes, the command column of showunapplied and
+// what leaves the switch (a command's accounting record, which the server
+// masks again with the same reading).
+func MaskSecrets(reg *model.Registry, line string) string { return reg.MaskCommandLine(line) }
 
-// MaskSecrets replaces the value after each secret word of line with
-// ********, for echoes and the command column of showunapplied.
-func MaskSecrets(reg *model.Registry, line string) string {
-	words := secretWords(reg)
+// HasSecret reports whether a command line carries a secret value. A
+// line with an unterminated quote may (MaskSecrets masks all after it).
+func HasSecret(reg *model.Registry, line string) bool {
 	toks, err := tokenize(line)
 	if err != nil {
-		return line
+		return true
 	}
-	out := line
-	for i := len(toks) - 2; i >= 0; i-- {
-		if isSecretWord(words, toks[i].text) && !toks[i].quoted {
-			v := toks[i+1]
-			out = out[:v.pos] + "********" + out[v.end:]
-		}
-	}
-	return out
-}
-
-// MaskCommand is line with every secret value masked, for what leaves
-// the switch (a command's accounting record): the model's reading of a
-// command line, which the server applies again to what it receives.
-func MaskCommand(reg *model.Registry, line string) string { return reg.MaskCommandLine(line) }
-
-// HasSecret reports whether a command line carries a secret value.
-func HasSecret(reg *model.Registry, line string) bool {
-	words := secretWords(reg)
-	toks, _ := tokenize(line)
 	for _, t := range toks {
-		if isSecretWord(words, t.text) {
+		if reg.IsSecretWord(t.text) {
 			return true
 		}
 	}
 	return false
 }
-
-func isSecretWord(words map[string]bool, tok string) bool { return model.IsSecretWord(words, tok) }
 
 func runInteractive(ctx context.Context, api *client.Client, o RunOptions) error {
 	var rl *readline.Instance

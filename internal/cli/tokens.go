@@ -133,12 +133,18 @@ func unescape(b *strings.Builder, s string) int {
 	if len(s) < 2 {
 		return 0
 	}
+	var digits int
 	switch s[1] {
 	case '"', '\\':
 		b.WriteByte(s[1])
 		return 2
+	case 'x':
+		digits = 2
+	case 'u':
+		digits = 4
+	case 'U':
+		digits = 8
 	}
-	digits := map[byte]int{'x': 2, 'u': 4, 'U': 8}[s[1]]
 	if digits == 0 || len(s) < 2+digits {
 		return 0
 	}

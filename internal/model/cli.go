@@ -247,12 +247,13 @@ func containsString(list []string, s string) bool {
 	return false
 }
 
-// SecretWords are the CLI words (and names) of the fields whose values are
-// secrets, in lower case: the value after one on a command line is never
-// shown, kept in a history or sent in a record.
-func (r *Registry) SecretWords() map[string]bool {
+// secretWords are the CLI words (and names) of the fields whose values
+// are secrets, in lower case: the value after one on a command line is
+// never shown, kept in a history or sent in a record. NewRegistry sets
+// them once.
+func secretWords(kinds []*Kind) map[string]bool {
 	w := map[string]bool{}
-	for _, k := range r.kinds {
+	for _, k := range kinds {
 		for _, f := range k.Fields {
 			// A Document (ApplyConfig's ConfigData) is never a CLI word's
 			// value; as a word it would mask what follows "config".
@@ -265,16 +266,16 @@ func (r *Registry) SecretWords() map[string]bool {
 	return w
 }
 
-// IsSecretWord reports whether tok is a secret word or an abbreviation of
-// one, as the CLI accepts any unique prefix of a word (Passwor, pa). A
-// shorter word that only looks like one masks a value needlessly, which
-// is harmless.
-func IsSecretWord(words map[string]bool, tok string) bool {
+// IsSecretWord reports whether tok is a secret word (the CLI word or name
+// of a secret field) or an abbreviation of one, as the CLI accepts any
+// unique prefix of a word (Passwor, pa). A shorter word that only looks
+// like one masks a value needlessly, which is harmless.
+func (r *Registry) IsSecretWord(tok string) bool {
 	t := strings.ToLower(tok)
 	if t == "" {
 		return false
 	}
-	for w := range words {
+	for w := range r.secretWords {
 		if strings.HasPrefix(w, t) {
 			return true
 		}
@@ -283,7 +284,7 @@ func IsSecretWord(words map[string]bool, tok string) bool {
 }
 
 // MaskCommandLine returns a CLI command line with the value after each
-// secret word (SecretWords, abbreviated or not) replaced by ********: a
+// secret word (IsSecretWord, abbreviated or not) replaced by ********: a
 // word up to the next blank, a double-quoted value up to its closing quote
 // (inside quotes a backslash escapes the next character, as the CLI reads
 // them); after an unterminated quote, everything. It reads the words as
@@ -291,7 +292,6 @@ func IsSecretWord(words map[string]bool, tok string) bool {
 // a command line that leaves the switch (a command's accounting record),
 // on either end.
 func (r *Registry) MaskCommandLine(line string) string {
-	words := r.SecretWords()
 	var b strings.Builder
 	maskNext := false
 	for i := 0; i < len(line); {
@@ -330,7 +330,7 @@ func (r *Registry) MaskCommandLine(line string) string {
 		if !closed {
 			return b.String()
 		}
-		maskNext = line[start] != '"' && IsSecretWord(words, word)
+		maskNext = line[start] != '"' && r.IsSecretWord(word)
 		i = end
 	}
 	return b.String()

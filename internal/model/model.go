@@ -301,6 +301,7 @@ type Registry struct {
 	constraints []Constraint
 	byLower     map[Class]map[string]*Kind
 	byExact     map[Class]map[string]*Kind // exact spellings, to look up without lower-casing
+	secretWords map[string]bool            // see IsSecretWord
 	// schemaVersion and migrations, when set (WithSchema), replace
 	// SchemaVersion and the declared migrations.
 	schemaVersion int
@@ -390,6 +391,7 @@ func NewRegistry(kinds ...*Kind) (*Registry, error) {
 	if err := r.checkCLI(); err != nil {
 		return nil, err
 	}
+	r.secretWords = secretWords(kinds)
 	return r, nil
 }
 

@@ -23,11 +23,12 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/swmgr/swmgr/internal/syncbuf"
+	"github.com/swmgr/swmgr/internal/testneed"
 )
 
 func missing(t testing.TB, why string) {
 	t.Helper()
-	if os.Getenv("CI") != "" {
+	if testneed.InCI() {
 		t.Fatalf("real AAA server test cannot run in CI: %s", why)
 	}
 	t.Skipf("skipping: %s", why)
@@ -143,9 +144,7 @@ func StartTacacsWith(t testing.TB, secret string, users []User, o TacacsOptions)
 	if os.Geteuid() != 0 {
 		missing(t, "tacquito's server needs a syslog socket, given in a mount namespace, which needs root")
 	}
-	if _, err := exec.LookPath("unshare"); err != nil {
-		missing(t, "unshare (util-linux) is not installed")
-	}
+	testneed.Program(t, "util-linux", "unshare")
 	bin := tacquitoBinary(t)
 	dir := t.TempDir()
 	run := filepath.Join(dir, "run")
@@ -327,13 +326,7 @@ type Radius struct {
 // users from the files module, accounting written to a detail file.
 func StartRadius(t testing.TB, secret string, users []User) *Radius {
 	t.Helper()
-	bin, err := exec.LookPath("freeradius")
-	if err != nil {
-		if _, err := os.Stat("/usr/sbin/freeradius"); err != nil {
-			missing(t, "freeradius is not installed (Debian package freeradius)")
-		}
-		bin = "/usr/sbin/freeradius"
-	}
+	bin := testneed.Program(t, "freeradius", "freeradius", "/usr/sbin/freeradius")
 	dir := t.TempDir()
 	r := &Radius{Host: "127.0.0.1", Port: freeUDPPort(t), Secret: secret, dir: dir, out: &syncbuf.Buffer{}}
 	r.AcctPort = freeUDPPort(t)
