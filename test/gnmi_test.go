@@ -304,6 +304,17 @@ func TestGNMICommitConfirmed(t *testing.T) {
 	mtu := func(v string) string {
 		return `update:<path:<origin:"swmgr" elem:<name:"config"> elem:<name:"Port" key:<key:"IntfRef" value:"fpPort1">> elem:<name:"Mtu">> val:<json_val:"` + v + `">>`
 	}
+	// waitMtu waits until REST shows fpPort1's Mtu at v (a rollback).
+	waitMtu := func(v, failure string) {
+		t.Helper()
+		deadline := time.Now().Add(15 * time.Second)
+		for !strings.Contains(string(g.expect(t, 200, "GET", "/config/Port?IntfRef=fpPort1", "").raw), `"Mtu":`+v) {
+			if time.Now().After(deadline) {
+				t.Fatal(failure)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
 	if out, ok := set("c1", `commit:<rollback_duration:<seconds:4>>`, mtu("9000")); !ok {
 		t.Fatalf("commit: %s", out)
 	}
@@ -317,13 +328,7 @@ func TestGNMICommitConfirmed(t *testing.T) {
 	// The wait survives a restart; the timer then rolls it back.
 	g.stop(t)
 	g = startGNMIServer(t, dir)
-	deadline := time.Now().Add(15 * time.Second)
-	for !strings.Contains(string(g.expect(t, 200, "GET", "/config/Port?IntfRef=fpPort1", "").raw), `"Mtu":1500`) {
-		if time.Now().After(deadline) {
-			t.Fatal("the unconfirmed commit was not rolled back")
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	waitMtu("1500", "the unconfirmed commit was not rolled back")
 	mustContain(t, string(g.expect(t, 200, "GET", "/revisions?Count=1", "").raw), `"Source":"confirm-timeout"`)
 
 	// Confirmed in time, it stays; cancelled, it goes at once.
@@ -351,13 +356,7 @@ func TestGNMICommitConfirmed(t *testing.T) {
 		t.Fatalf("set_rollback_duration: %s", out)
 	}
 	mustContain(t, string(g.expect(t, 200, "GET", "/revisions/pending", "").raw), `"Revision"`)
-	deadline = time.Now().Add(15 * time.Second)
-	for !strings.Contains(string(g.expect(t, 200, "GET", "/config/Port?IntfRef=fpPort1", "").raw), `"Mtu":9000`) {
-		if time.Now().After(deadline) {
-			t.Fatal("the commit was not rolled back at its new deadline")
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	waitMtu("9000", "the commit was not rolled back at its new deadline")
 }
 
 // background runs gnmi_cli as admin until it exits; its output is read

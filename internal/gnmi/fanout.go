@@ -58,7 +58,7 @@ const maxFanoutWait = 250 * time.Millisecond
 
 var (
 	errBehind      = status.Error(codes.ResourceExhausted, "cut off: swmgr's notifications fell behind the change feed's kept commits (commits came faster than they could be sent); subscribe again")
-	errGroupBehind = status.Error(codes.ResourceExhausted, "cut off: the notifications of this path fell 4096 commits behind the change feed (commits came faster than they could be sent); subscribe again")
+	errGroupBehind = status.Errorf(codes.ResourceExhausted, "cut off: the notifications of this path fell %d commits behind the change feed (commits came faster than they could be sent); subscribe again", maxPending)
 )
 
 // start follows the change feed from now on, until the server stops.

@@ -47,19 +47,7 @@ func TestNotificationsAreShared(t *testing.T) {
 	const subs, commits = 20, 5
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var streams []gpb.GNMI_SubscribeClient
-	for range subs {
-		s, err := fx.c.Subscribe(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.Send(&gpb.SubscribeRequest{Request: &gpb.SubscribeRequest_Subscribe{Subscribe: &gpb.SubscriptionList{
-			Mode: gpb.SubscriptionList_STREAM, UpdatesOnly: true,
-			Subscription: []*gpb.Subscription{{Path: p("swmgr", "/config/Port[IntfRef=fpPort1]/Mtu"), Mode: gpb.SubscriptionMode_ON_CHANGE}},
-		}}})
-		recv(t, s, "the sync", isSync)
-		streams = append(streams, s)
-	}
+	streams := onChangeStreams(t, ctx, fx, subs, p("swmgr", "/config/Port[IntfRef=fpPort1]/Mtu"))
 	if n := fx.f.E.Feed().Subscribers(); n != 0 {
 		t.Errorf("the change feed counts %d clients; want 0 (gNMI follows it once, for all its subscriptions)", n)
 	}

@@ -228,6 +228,26 @@ func hasUpdate(r *gpb.SubscribeResponse, pathPart, val string) bool {
 
 func isSync(r *gpb.SubscribeResponse) bool { return r.GetSyncResponse() }
 
+// onChangeStreams opens n STREAM subscriptions, updates only, ON_CHANGE
+// to path, and waits for each one's sync.
+func onChangeStreams(t *testing.T, ctx context.Context, fx *fixture, n int, path *gpb.Path) []gpb.GNMI_SubscribeClient {
+	t.Helper()
+	var streams []gpb.GNMI_SubscribeClient
+	for range n {
+		s, err := fx.c.Subscribe(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Send(&gpb.SubscribeRequest{Request: &gpb.SubscribeRequest_Subscribe{Subscribe: &gpb.SubscriptionList{
+			Mode: gpb.SubscriptionList_STREAM, UpdatesOnly: true,
+			Subscription: []*gpb.Subscription{{Path: path, Mode: gpb.SubscriptionMode_ON_CHANGE}},
+		}}})
+		recv(t, s, "the sync", isSync)
+		streams = append(streams, s)
+	}
+	return streams
+}
+
 // STREAM: TARGET_DEFINED picks ON_CHANGE for configuration; ON_CHANGE of
 // state (oper-status) comes as it changes; updates_only skips the initial
 // values; SAMPLE with suppress_redundant sends only changes, plus the
@@ -443,19 +463,7 @@ func TestPollsAreShared(t *testing.T) {
 	const subs = 20
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var streams []gpb.GNMI_SubscribeClient
-	for range subs {
-		s, err := fx.c.Subscribe(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.Send(&gpb.SubscribeRequest{Request: &gpb.SubscribeRequest_Subscribe{Subscribe: &gpb.SubscriptionList{
-			Mode: gpb.SubscriptionList_STREAM, UpdatesOnly: true,
-			Subscription: []*gpb.Subscription{{Path: p("swmgr", "/"), Mode: gpb.SubscriptionMode_ON_CHANGE}},
-		}}})
-		recv(t, s, "the sync", isSync)
-		streams = append(streams, s)
-	}
+	streams := onChangeStreams(t, ctx, fx, subs, p("swmgr", "/"))
 	reads0, state0, t0 := fx.srv.pollReads.Load(), stateReads.Load(), time.Now()
 	// SystemParam's UpTime changes every second: every subscriber is told.
 	for _, s := range streams {

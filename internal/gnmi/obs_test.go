@@ -143,15 +143,7 @@ func TestSubscriptionsGauge(t *testing.T) {
 		Mode: gpb.SubscriptionList_STREAM, Encoding: gpb.Encoding_JSON,
 		Subscription: []*gpb.Subscription{{Path: p("swmgr", "/config/NtpServer"), Mode: gpb.SubscriptionMode_ON_CHANGE}},
 	}}})
-	for {
-		r, err := s.Recv()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.GetSyncResponse() {
-			break
-		}
-	}
+	recv(t, s, "the sync", isSync)
 	if n := subscriptions(t, m, "stream"); n != 1 {
 		t.Errorf("%v stream subscriptions while one is open", n)
 	}

@@ -929,10 +929,12 @@ func (t *ocTarget) fromDiff(c *change) ([]leaf, []*gpb.Path) {
 				is = m.e.instances([]map[string]json.RawMessage{after}, nil)
 			}
 		}
+		var wasLeaves []leaf
 		old := map[string]string{}
 		for _, in := range was {
 			if l, ok := m.leafOf(t.origin, &in, ietf); ok {
 				old[pathString(l.path)] = string(l.json)
+				wasLeaves = append(wasLeaves, l)
 			}
 		}
 		seen := map[string]bool{}
@@ -947,8 +949,8 @@ func (t *ocTarget) fromDiff(c *change) ([]leaf, []*gpb.Path) {
 				upd = append(upd, l)
 			}
 		}
-		for _, in := range was {
-			if l, ok := m.leafOf(t.origin, &in, ietf); ok && !seen[pathString(l.path)] {
+		for _, l := range wasLeaves {
+			if !seen[pathString(l.path)] {
 				del = append(del, l.path)
 			}
 		}

@@ -523,20 +523,12 @@ func (ow *ocWrite) apply(st *reqState, k *model.Kind, op writeOp, where *gpb.Pat
 	return nil
 }
 
-// defaultJSON is a field's default as JSON.
+// defaultJSON is a field's default as JSON (its type's zero value when it
+// declares none, as Kind.Defaults gives it); null for a name that is no
+// field of k.
 func defaultJSON(k *model.Kind, name string) json.RawMessage {
 	d, ok := k.Defaults()[name]
-	if !ok || d == nil {
-		if f := k.Field(name); f != nil {
-			switch f.Type {
-			case model.Int:
-				return json.RawMessage("0")
-			case model.Bool:
-				return json.RawMessage("false")
-			case model.String:
-				return jstr("")
-			}
-		}
+	if !ok {
 		return json.RawMessage("null")
 	}
 	b, err := json.Marshal(d)

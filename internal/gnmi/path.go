@@ -15,7 +15,6 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/store"
 )
@@ -473,20 +472,6 @@ func (s *Server) readNow(ctx context.Context, sl sel) ([]item, error) {
 	var out []item
 	err := eng.Store().View(func(tx store.Txn) error {
 		v := eng.NewView(tx)
-		if !sl.wildcardKeys() {
-			ko, err := keyObject(k, sl.keys)
-			if err != nil {
-				return err
-			}
-			key, err := engine.KeyOf(k, ko)
-			if err != nil {
-				return err
-			}
-			if o := v.Get(k.Name, key); o != nil {
-				out = append(out, item{keys: keysOf(k, o), obj: o})
-			}
-			return nil
-		}
 		return v.Each(k.Name, func(_ string, o model.Object) bool {
 			keys := keysOf(k, o)
 			if sl.matches(keys) {

@@ -572,9 +572,8 @@ func changedKey(key string, what dataType, tick time.Time, changed []int) string
 
 // sharedCache keeps what subscriptions alike share, each built once: a
 // poll's notification, for those that poll at the same moment; a poll's
-// read, for those that send what changed; a run of commits'
-// notification, for those that take the same commits. An entry is kept
-// twice the keep its first user asked for.
+// read, for those that send what changed. An entry is kept twice the keep
+// its first user asked for.
 type sharedCache[T any] struct {
 	mu    sync.Mutex
 	m     map[string]*sharedEntry[T]
