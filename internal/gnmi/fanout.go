@@ -37,8 +37,12 @@ import (
 // it; its queue is bounded (sender), and a member that fills it is cut
 // off.
 type fanout struct {
-	s       *Server
-	once    sync.Once
+	s    *Server
+	once sync.Once
+	// ctx is the server's for as long as it serves (set by start): the
+	// reads a group makes for all its members run with it, not with the
+	// context of the member that happened to make the group.
+	ctx     context.Context
 	mu      sync.Mutex
 	groups  map[string]*group
 	members int          // attached, for Server.feedSubscribers
@@ -66,6 +70,7 @@ func (f *fanout) start() {
 	f.once.Do(func() {
 		sub := f.s.o.Engine.Feed().Follow()
 		ctx, cancel := context.WithCancel(context.Background())
+		f.ctx = ctx
 		go func() { <-f.s.stop; cancel() }()
 		go sub.Watch(ctx, f.take)
 	})
@@ -298,7 +303,7 @@ func nextGap(gap time.Duration, n int, elapsed time.Duration) time.Duration {
 // build is the notification of evs for the group, encoded once; nil when
 // nothing concerns it.
 func (g *group) build(evs []*decodedEvent, stream grpc.ServerStream) (*grpc.PreparedMsg, error) {
-	n := coalesce(evs, g.t, g.prefix, g.enc)
+	n := coalesce(g.f.ctx, evs, g.t, g.prefix, g.enc)
 	if n == nil {
 		return nil, nil
 	}

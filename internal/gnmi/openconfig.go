@@ -853,19 +853,18 @@ func readMatches(ctx context.Context, s *Server, ms []ocMatch, origin string, dt
 // subscription's: Member rows read the other objects of a changed one's
 // kind when it changes.
 type ocTarget struct {
-	ctx    context.Context
 	s      *Server
 	origin string
 	ms     []ocMatch
 	enc    gpb.Encoding
 }
 
-func (t *ocTree) target(ctx context.Context, s *Server, p *gpb.Path, enc gpb.Encoding) (target, error) {
+func (t *ocTree) target(s *Server, p *gpb.Path, enc gpb.Encoding) (target, error) {
 	ms, err := t.matches(p)
 	if err != nil {
 		return nil, err
 	}
-	return &ocTarget{ctx: ctx, s: s, origin: p.GetOrigin(), ms: ms, enc: enc}, nil
+	return &ocTarget{s: s, origin: p.GetOrigin(), ms: ms, enc: enc}, nil
 }
 
 func (t *ocTarget) read(ctx context.Context, dt dataType, maxAge time.Duration) ([]leaf, error) {
@@ -881,7 +880,7 @@ func (t *ocTarget) parts() dataType {
 	return dt
 }
 
-func (t *ocTarget) fromDiff(c *change) ([]leaf, []*gpb.Path) {
+func (t *ocTarget) fromDiff(ctx context.Context, c *change) ([]leaf, []*gpb.Path) {
 	var upd []leaf
 	var del []*gpb.Path
 	after, before := c.maps()
@@ -900,7 +899,7 @@ func (t *ocTarget) fromDiff(c *change) ([]leaf, []*gpb.Path) {
 		var was, is []ocInst
 		if m.e.member() {
 			if all == nil {
-				items, err := t.s.read(t.ctx, sel{kind: m.e.kind})
+				items, err := t.s.read(ctx, sel{kind: m.e.kind})
 				if err == nil {
 					all, err = decodeItems(m.e.kind, items)
 				}

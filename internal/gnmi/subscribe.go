@@ -28,8 +28,10 @@ type target interface {
 	// feed reports) and state (which is polled).
 	parts() dataType
 	// fromDiff returns what one committed change does to the
-	// configuration values: updates, and paths deleted.
-	fromDiff(c *change) ([]leaf, []*gpb.Path)
+	// configuration values: updates, and paths deleted. A read it needs
+	// runs with ctx (the server's, not a subscriber's: the notification
+	// it builds is shared).
+	fromDiff(ctx context.Context, c *change) ([]leaf, []*gpb.Path)
 }
 
 // nativeTarget is a native path's selections.
@@ -66,7 +68,7 @@ func (t *nativeTarget) parts() dataType {
 	return dt
 }
 
-func (t *nativeTarget) fromDiff(c *change) ([]leaf, []*gpb.Path) {
+func (t *nativeTarget) fromDiff(_ context.Context, c *change) ([]leaf, []*gpb.Path) {
 	var upd []leaf
 	var del []*gpb.Path
 	for _, sl := range t.sels {
@@ -139,7 +141,7 @@ func (c *change) maps() (after, before map[string]json.RawMessage) {
 // target: each path once, with what the last commit left (a delete, an
 // update, or both when it was deleted then made again), timestamped with
 // the last commit's time; nil when nothing concerns it.
-func coalesce(evs []*decodedEvent, t target, prefix *gpb.Path, enc gpb.Encoding) *gpb.SubscribeResponse {
+func coalesce(ctx context.Context, evs []*decodedEvent, t target, prefix *gpb.Path, enc gpb.Encoding) *gpb.SubscribeResponse {
 	var ts int64
 	updates := map[string]int{} // path -> index in upd
 	deletes := map[string]int{} // path -> index in del
@@ -148,7 +150,7 @@ func coalesce(evs []*decodedEvent, t target, prefix *gpb.Path, enc gpb.Encoding)
 	for _, d := range evs {
 		ts = d.time
 		for _, c := range d.changes {
-			u, dl := t.fromDiff(c)
+			u, dl := t.fromDiff(ctx, c)
 			for _, p := range dl {
 				k := pathString(p)
 				if i, ok := updates[k]; ok {
@@ -184,13 +186,13 @@ func coalesce(evs []*decodedEvent, t target, prefix *gpb.Path, enc gpb.Encoding)
 }
 
 // targetOf is the target of a subscription's full path.
-func (s *Server) targetOf(ctx context.Context, p *gpb.Path, enc gpb.Encoding) (target, error) {
+func (s *Server) targetOf(p *gpb.Path, enc gpb.Encoding) (target, error) {
 	native, err := isNative(p)
 	if err != nil {
 		return nil, err
 	}
 	if !native {
-		return s.oc.target(ctx, s, p, enc)
+		return s.oc.target(s, p, enc)
 	}
 	sels, err := s.parseNative(p)
 	if err != nil {
@@ -258,7 +260,7 @@ func (s *Server) Subscribe(stream gpb.GNMI_SubscribeServer) error {
 		if err != nil {
 			return err
 		}
-		t, err := s.targetOf(stream.Context(), full, list.GetEncoding())
+		t, err := s.targetOf(full, list.GetEncoding())
 		if err != nil {
 			return grpcError(err)
 		}
