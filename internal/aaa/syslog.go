@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/swmgr/swmgr/internal/model"
 )
@@ -248,7 +249,7 @@ func (h *teeHandler) Handle(ctx context.Context, r slog.Record) error {
 	}
 	if h.f.wants(r.Level) {
 		var b strings.Builder
-		b.WriteString(r.Message)
+		b.WriteString(oneLine(r.Message, false))
 		b.WriteString(h.attrs)
 		r.Attrs(func(a slog.Attr) bool {
 			appendAttr(&b, h.prefix, a)
@@ -284,13 +285,17 @@ func appendAttr(b *strings.Builder, prefix string, a slog.Attr) {
 		}
 		return
 	}
-	// A value with a blank, = or " is quoted, and so is one with a rune
-	// model.TextLine refuses (newline, ESC, U+2028...): strconv.Quote
-	// writes those as escapes, so a value never ends or forges a line of
-	// the collector's log.
-	s := v.String()
-	if s == "" || strings.ContainsAny(s, " =\"") || strings.ContainsFunc(s, model.IsLineBreaking) {
-		s = strconv.Quote(s)
+	b.WriteString(" " + prefix + a.Key + "=" + oneLine(v.String(), true))
+}
+
+// oneLine is s as it goes into a collector's line: quoted, with escapes,
+// when it holds a rune model.TextLine refuses (newline, ESC, U+2028...) or
+// is not UTF-8, so that it never ends or forges a line of the collector's
+// log; an attribute's value (value) also when it is empty or holds a
+// blank, = or ".
+func oneLine(s string, value bool) string {
+	if value && (s == "" || strings.ContainsAny(s, " =\"")) || strings.ContainsFunc(s, model.IsLineBreaking) || !utf8.ValidString(s) {
+		return strconv.Quote(s)
 	}
-	b.WriteString(" " + prefix + a.Key + "=" + s)
+	return s
 }

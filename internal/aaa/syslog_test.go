@@ -22,7 +22,7 @@ func TestSyslogAttrsStayOneLine(t *testing.T) {
 	defer f.Close()
 	f.Configure([]Collector{{Name: "127.0.0.1", Addr: pc.LocalAddr().String(), Severity: 7}})
 	log := slog.New(f.Handler(slog.DiscardHandler))
-	log.Warn("login failed", "user", "bob\n<11>1 forged", "term", "\x1b[2J", "sep", "a\u2028b")
+	log.Warn("login failed\n<11>1 forged", "user", "bob\n<11>1 forged", "term", "\x1b[2J", "sep", "a\u2028b", "bytes", "a\xffb")
 	pc.SetReadDeadline(time.Now().Add(10 * time.Second))
 	buf := make([]byte, 4096)
 	n, _, err := pc.ReadFrom(buf)
@@ -33,7 +33,7 @@ func TestSyslogAttrsStayOneLine(t *testing.T) {
 	if strings.ContainsAny(msg, "\n\x1b\u2028") {
 		t.Errorf("raw control or separator in %q", msg)
 	}
-	for _, want := range []string{`user="bob\n<11>1 forged"`, `term="\x1b[2J"`, `sep="a\u2028b"`} {
+	for _, want := range []string{`- - "login failed\n<11>1 forged" `, `user="bob\n<11>1 forged"`, `term="\x1b[2J"`, `sep="a\u2028b"`, `bytes="a\xffb"`} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("%q lacks %s", msg, want)
 		}
