@@ -124,9 +124,17 @@ func BenchmarkGNMISampleCPU(b *testing.B) {
 // serve` as a client meets them: a Get of one leaf over gNMI (TLS, the
 // metadata credentials) against a REST GET by ObjectId over HTTPS (Basic
 // credentials), both checked by the same login and credential cache, with
-// the service's defaults (the access log on). 16 clients at once, each on
-// its own connection, one request after the other; rounds of the two
-// alternate, 9 of each; the figure is the ratio of the throughputs.
+// the service's defaults (the access log on). 16 requests at once, each
+// worker sending one after the other; the figures are ratios of
+// throughputs (requests a second) and of swmgr's CPU time a request.
+//
+// Each protocol is used as its clients use it: REST's 16 workers each
+// keep an HTTPS connection (HTTP/1.1 answers one request at a time on a
+// connection), gNMI's share one gRPC connection (a client such as gnmic or
+// pygnmi holds one channel to a target and sends concurrent RPCs on it as
+// HTTP/2 streams). The same Gets from 16 gRPC connections (16 separate
+// client programs) are measured too: "-conns" in the metric's name.
+// Rounds of the three alternate, 9 of each.
 func BenchmarkGNMIGetVsRESTGet(b *testing.B) {
 	httpsAddr := freeAddr(b)
 	g := startGNMIServer(b, "", "--https", httpsAddr)
@@ -145,19 +153,26 @@ func BenchmarkGNMIGetVsRESTGet(b *testing.B) {
 	}
 
 	const workers, per, rounds = 16, 200, 9
-	type client struct {
-		rest *http.Client
-		gnmi gpb.GNMIClient
-	}
-	clients := make([]client, workers)
-	for i := range clients {
-		clients[i].rest = &http.Client{Transport: &http.Transport{TLSClientConfig: tlsConf, MaxIdleConnsPerHost: 1}}
+	dial := func() gpb.GNMIClient {
 		conn, err := grpc.NewClient(g.gnmiAddr, grpc.WithTransportCredentials(credentials.NewTLS(tlsConf)), grpc.WithPerRPCCredentials(passCreds{"admin", blackBoxAdminPassword}))
 		if err != nil {
 			b.Fatal(err)
 		}
-		defer conn.Close()
-		clients[i].gnmi = gpb.NewGNMIClient(conn)
+		b.Cleanup(func() { conn.Close() })
+		return gpb.NewGNMIClient(conn)
+	}
+	type client struct {
+		rest       *http.Client
+		gnmi, conn gpb.GNMIClient // on the shared connection, on its own
+	}
+	shared := dial()
+	clients := make([]client, workers)
+	for i := range clients {
+		clients[i] = client{
+			rest: &http.Client{Transport: &http.Transport{TLSClientConfig: tlsConf, MaxIdleConnsPerHost: 1}},
+			gnmi: shared,
+			conn: dial(),
+		}
 	}
 	restGet := func(c client) error {
 		req, _ := http.NewRequest("GET", base+"/config/NtpServer/"+created.ObjectId, nil)
@@ -174,13 +189,15 @@ func BenchmarkGNMIGetVsRESTGet(b *testing.B) {
 		return err
 	}
 	get := &gpb.GetRequest{Encoding: gpb.Encoding_JSON_IETF, Path: []*gpb.Path{{Origin: "swmgr", Elem: []*gpb.PathElem{{Name: "config"}, {Name: "NtpServer", Key: map[string]string{"IpAddr": "10.0.0.1"}}, {Name: "MinPoll"}}}}}
-	gnmiGet := func(c client) error {
-		r, err := c.gnmi.Get(context.Background(), get)
+	gnmiGet := func(c gpb.GNMIClient) error {
+		r, err := c.Get(context.Background(), get)
 		if err == nil && len(r.GetNotification()) != 1 {
 			err = fmt.Errorf("Get: %v", r)
 		}
 		return err
 	}
+	sharedGet := func(c client) error { return gnmiGet(c.gnmi) }
+	connGet := func(c client) error { return gnmiGet(c.conn) }
 	round := func(fn func(client) error) time.Duration {
 		var wg sync.WaitGroup
 		t0 := time.Now()
@@ -200,26 +217,31 @@ func BenchmarkGNMIGetVsRESTGet(b *testing.B) {
 		return time.Since(t0)
 	}
 	// Every connection made and every credential cached before timing.
-	round(restGet)
-	round(gnmiGet)
+	kinds := []func(client) error{restGet, sharedGet, connGet}
+	for _, fn := range kinds {
+		round(fn)
+	}
 	pid := g.cmd.Process.Pid
-	var tREST, tGNMI, cREST, cGNMI time.Duration
+	var took, cpu [3]time.Duration // REST, gNMI shared, gNMI own connections
 	for range rounds {
-		c0 := processCPU(b, pid)
-		tREST += round(restGet)
-		c1 := processCPU(b, pid)
-		tGNMI += round(gnmiGet)
-		cREST, cGNMI = cREST+c1-c0, cGNMI+processCPU(b, pid)-c1
+		for i, fn := range kinds {
+			c0 := processCPU(b, pid)
+			took[i] += round(fn)
+			cpu[i] += processCPU(b, pid) - c0
+		}
 	}
 	n := float64(rounds * per * workers)
-	b.ReportMetric(float64(tREST)/float64(tGNMI), "get-gnmi/rest-throughput")
-	b.ReportMetric(float64(tGNMI.Microseconds())/n, "get-gnmi-us")
-	b.ReportMetric(float64(tREST.Microseconds())/n, "get-rest-us")
-	// What each costs swmgr (its CPU time a request): the clients share
-	// the machine's cores here, not on a network.
-	b.ReportMetric(float64(cREST)/float64(cGNMI), "get-gnmi/rest-server-cpu-throughput")
-	b.ReportMetric(float64(cGNMI.Microseconds())/n, "get-gnmi-server-cpu-us")
-	b.ReportMetric(float64(cREST.Microseconds())/n, "get-rest-server-cpu-us")
+	for i, name := range []string{"", "-conns"} {
+		g := i + 1
+		b.ReportMetric(float64(took[0])/float64(took[g]), "get-gnmi"+name+"/rest-throughput")
+		b.ReportMetric(float64(took[g].Microseconds())/n, "get-gnmi"+name+"-us")
+		// What each costs swmgr (its CPU time a request): the clients
+		// share the machine's cores here, not on a network.
+		b.ReportMetric(float64(cpu[0])/float64(cpu[g]), "get-gnmi"+name+"/rest-server-cpu-throughput")
+		b.ReportMetric(float64(cpu[g].Microseconds())/n, "get-gnmi"+name+"-server-cpu-us")
+	}
+	b.ReportMetric(float64(took[0].Microseconds())/n, "get-rest-us")
+	b.ReportMetric(float64(cpu[0].Microseconds())/n, "get-rest-server-cpu-us")
 	for range b.N {
 	}
 }

@@ -92,10 +92,12 @@ type Engine struct {
 	jobs     chan *job
 	epoch    atomic.Uint64 // batches run by the writer (loop.go, gather)
 	lingered atomic.Uint64 // batches that waited for more requests (gather)
-	stopLoop chan struct{}
-	loopDone chan struct{}
-	stopOnce sync.Once
-	warming  sync.WaitGroup // warmObjects, started by Start
+	// lastCommit is the revision of the last commit written (LastCommit).
+	lastCommit atomic.Uint64
+	stopLoop   chan struct{}
+	loopDone   chan struct{}
+	stopOnce   sync.Once
+	warming    sync.WaitGroup // warmObjects, started by Start
 
 	confirmHook  atomic.Pointer[func(rev uint64, after time.Duration)] // OnConfirmPending
 	observe      CommitObserver                                        // nil: none

@@ -271,6 +271,7 @@ func (e *Engine) runBatch(batch []*job) (again []*job) {
 		var event []byte // nil: too large for the ring, read from the store
 		if committed {
 			e.objects.commit(j.out.Revision, j.changes, j.event.publics)
+			e.lastCommit.Store(j.out.Revision)
 			if j.event.size <= feed.MaxRingEvent {
 				event = j.event.encode(j.out.Diffs)
 			}

@@ -61,7 +61,14 @@ func (e *Engine) GetByKey(ctx context.Context, k *model.Kind, keyFields model.Ob
 	if err != nil {
 		return dst, 0, err
 	}
+	return e.GetByStoreKey(ctx, k, key, state, dst)
+}
+
+// GetByStoreKey is GetByKey for a key already in the store's form
+// (model.Kind.Key, model.Kind.KeyFromText).
+func (e *Engine) GetByStoreKey(ctx context.Context, k *model.Kind, key string, state bool, dst []byte) ([]byte, uint64, error) {
 	var rev uint64
+	var err error
 	err = e.store.View(func(tx store.Txn) error {
 		rec, ok, err := tx.Get(k.Name, key)
 		if err != nil {
@@ -268,6 +275,15 @@ func (e *Engine) stateObjects(ctx context.Context, k *model.Kind) ([]model.Objec
 	}
 	return objs, nil
 }
+
+// LastCommit is the revision of the last commit this engine wrote, 0 when
+// none since it started. It changes with every commit: a reader that keeps
+// what it read (gNMI's Get cache) knows nothing changed while it stays the
+// same. It is set once the commit is durable and visible to reads, before
+// the commit is answered: a read that starts after a commit's answer sees
+// that commit's revision or a later one. It costs an atomic load, where
+// Revision opens a read transaction.
+func (e *Engine) LastCommit() uint64 { return e.lastCommit.Load() }
 
 // Revision returns the number of the last commit.
 func (e *Engine) Revision() uint64 {

@@ -488,3 +488,18 @@ func BenchmarkGetLeaf(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkGetHandler is the server's part of a Get of one leaf, without
+// gRPC: what swmgr itself spends on the request.
+func BenchmarkGetHandler(b *testing.B) {
+	fx := start(b, Options{})
+	fx.f.MustApply(fx.f.Edit(model.Create, "NtpServer", model.Object{"IpAddr": "10.0.0.1"}))
+	get := &gpb.GetRequest{Encoding: gpb.Encoding_JSON_IETF, Path: []*gpb.Path{p("swmgr", "/config/NtpServer[IpAddr=10.0.0.1]/MinPoll")}}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := fx.srv.Get(ctx, get); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

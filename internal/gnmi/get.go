@@ -109,18 +109,42 @@ func (s *Server) Get(ctx context.Context, req *gpb.GetRequest) (*gpb.GetResponse
 		if err != nil {
 			return nil, err
 		}
-		ls, err := s.leaves(ctx, full, dt, req.GetEncoding())
+		updates, err := s.getUpdates(ctx, full, dt, req.GetEncoding())
 		if err != nil {
-			return nil, grpcError(err)
+			return nil, err
 		}
-		n := &gpb.Notification{Timestamp: now, Update: make([]*gpb.Update, 0, len(ls))}
+		n := &gpb.Notification{Timestamp: now, Update: updates}
 		if t := req.GetPrefix().GetTarget(); t != "" {
 			n.Prefix = &gpb.Path{Target: t}
-		}
-		for _, l := range ls {
-			n.Update = append(n.Update, &gpb.Update{Path: l.path, Val: typedValue(req.GetEncoding(), l.json)})
 		}
 		resp.Notification = append(resp.Notification, n)
 	}
 	return resp, nil
+}
+
+// getUpdates are the updates a Get answers for one full path: from the
+// Get cache when it may keep them (read-only: shared by the answers).
+func (s *Server) getUpdates(ctx context.Context, full *gpb.Path, dt dataType, enc gpb.Encoding) ([]*gpb.Update, error) {
+	bp := s.bufs.Get().(*[]byte)
+	defer s.bufs.Put(bp)
+	key, cacheable := getCacheKey((*bp)[:0], full, dt, enc)
+	*bp = key[:0]
+	rev := s.o.Engine.LastCommit() // before the read: see getCache
+	if cacheable {
+		if u, ok := s.gets.get(key, rev); ok {
+			return u, nil
+		}
+	}
+	ls, err := s.leaves(ctx, full, dt, enc)
+	if err != nil {
+		return nil, grpcError(err)
+	}
+	updates := make([]*gpb.Update, 0, len(ls))
+	for _, l := range ls {
+		updates = append(updates, &gpb.Update{Path: l.path, Val: typedValue(enc, l.json)})
+	}
+	if cacheable {
+		s.gets.put(key, rev, updates)
+	}
+	return updates, nil
 }

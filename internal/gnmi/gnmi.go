@@ -21,6 +21,7 @@ import (
 	"net"
 	"net/netip"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -112,6 +113,11 @@ type Server struct {
 	// pollReads counts the reads made for subscriptions that send the
 	// polled values that changed (shared by the subscriptions alike).
 	pollReads atomic.Int64
+	// gets keeps answers of Gets of the configuration (getCache).
+	gets getCache
+	// bufs holds buffers for reads of one object and Get cache keys
+	// (*[]byte).
+	bufs sync.Pool
 	// stop ends the subscriptions when the server stops.
 	stop   chan struct{}
 	closed bool
@@ -141,6 +147,7 @@ func New(o Options) (*Server, error) {
 		o.StalledSubscriber = DefaultStalledSubscriber
 	}
 	s := &Server{o: o, reg: o.Engine.Registry(), stop: make(chan struct{})}
+	s.bufs.New = func() any { b := make([]byte, 0, 1024); return &b }
 	s.fan.s = s
 	oc, err := newOCTree(s.reg)
 	if err != nil {

@@ -1,10 +1,10 @@
 package gnmi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -268,32 +268,24 @@ func (s *Server) kindNames(state bool) []string {
 // puts each value in its canonical form (as a query string's).
 func parseKeys(k *model.Kind, given map[string]string) (map[string]string, error) {
 	out := make(map[string]string, len(given))
-	var q url.Values
 	for name, v := range given {
 		f := k.Field(name)
 		if f == nil || !f.Key {
 			return nil, fmt.Errorf("%s has no key %q; its keys are %s", nativeName(k), name, keyNames(k))
 		}
-		if v == "*" {
-			out[f.Name] = "*"
-			continue
+		if _, dup := out[f.Name]; dup { // a name and an alias of one field
+			return nil, fmt.Errorf("%s: key %s is given twice; give it once", nativeName(k), f.Name)
 		}
-		if f.Type == model.String && f.Format == model.FormatNone && f.Name == name {
-			out[f.Name] = v // nothing to check or make canonical
-			continue
-		}
-		if q == nil {
-			q = url.Values{}
-		}
-		q.Set(f.Name, v)
+		out[f.Name] = v
 	}
-	if len(q) > 0 {
-		o, err := k.ParseQuery(q)
-		if err != nil {
-			return nil, err
-		}
-		for n, v := range o {
-			out[n] = textOf(v)
+	// In the declared order: of two bad values, the same one is reported.
+	for _, f := range k.Keys() {
+		if v, ok := out[f.Name]; ok && v != "*" {
+			val, err := k.ParseText(f, v)
+			if err != nil {
+				return nil, err
+			}
+			out[f.Name] = textOf(val)
 		}
 	}
 	return out, nil
@@ -353,21 +345,33 @@ type item struct {
 	obj  model.Object // the object, when read as one (not the state form's JSON)
 }
 
-// objectPath is the native path of one object (and field).
+// objectPath is the native path of one object (and field). The path and
+// its elements are one allocation: a Get or a notification builds one per
+// leaf.
 func objectPath(state bool, k *model.Kind, keys map[string]string, field string) *gpb.Path {
-	class := "config"
+	b := new(struct {
+		path  gpb.Path
+		elem  [3]gpb.PathElem
+		elems [3]*gpb.PathElem
+	})
+	b.elem[0].Name = "config"
 	if state {
-		class = "state"
+		b.elem[0].Name = "state"
 	}
-	e := &gpb.PathElem{Name: nativeName(k)}
+	b.elem[1].Name = nativeName(k)
 	if len(k.Keys()) > 0 {
-		e.Key = keys
+		b.elem[1].Key = keys
 	}
-	elems := []*gpb.PathElem{{Name: class}, e}
+	n := 2
 	if field != "" {
-		elems = append(elems, &gpb.PathElem{Name: field})
+		b.elem[2].Name = field
+		n = 3
 	}
-	return &gpb.Path{Elem: elems}
+	for i := range n {
+		b.elems[i] = &b.elem[i]
+	}
+	b.path.Elem = b.elems[:n:n]
+	return &b.path
 }
 
 // keysOf is the key values of an object as paths write them.
@@ -447,12 +451,16 @@ func (s *Server) readNow(ctx context.Context, sl sel) ([]item, error) {
 		return s.readState(ctx, sl)
 	}
 	if !sl.wildcardKeys() {
-		// One object: its stored JSON as REST's GET sends it, not decoded.
-		ko, err := keyObject(k, sl.keys)
-		if err != nil {
-			return nil, err
+		// One object: its stored JSON as REST's GET sends it, not decoded,
+		// read into a buffer kept for the next read; the item keeps a copy
+		// of the object alone. Its keys are the selection's (never changed).
+		key, _ := k.KeyFromText(sl.keys)
+		bp := s.bufs.Get().(*[]byte)
+		b, _, err := eng.GetByStoreKey(ctx, k, key, false, (*bp)[:0])
+		if cap(b) <= maxKeptBuf {
+			*bp = b[:0]
+			defer s.bufs.Put(bp)
 		}
-		b, _, err := eng.GetByKey(ctx, k, ko, false, nil)
 		if err != nil {
 			if codeOf(apiErr(err)) == codes.NotFound {
 				return nil, nil
@@ -463,11 +471,7 @@ func (s *Server) readNow(ctx context.Context, sl sel) ([]item, error) {
 		if !ok {
 			return nil, fmt.Errorf("gnmi: a stored %s is not a JSON object", k.Name)
 		}
-		keys := make(map[string]string, len(sl.keys))
-		for n, v := range sl.keys {
-			keys[n] = v
-		}
-		return []item{{keys: keys, json: obj}}, nil
+		return []item{{keys: sl.keys, json: bytes.Clone(obj)}}, nil
 	}
 	var out []item
 	err := eng.Store().View(func(tx store.Txn) error {
@@ -482,6 +486,10 @@ func (s *Server) readNow(ctx context.Context, sl sel) ([]item, error) {
 	})
 	return out, err
 }
+
+// maxKeptBuf is the largest read buffer kept for the next read: a rare
+// large object's is left to the garbage collector.
+const maxKeptBuf = 64 << 10
 
 func (sl sel) wildcardKeys() bool {
 	for _, f := range sl.kind.Keys() {
@@ -513,11 +521,8 @@ func (s *Server) readState(ctx context.Context, sl sel) ([]item, error) {
 		return nil
 	}
 	if !sl.wildcardKeys() {
-		ko, err := keyObject(k, sl.keys)
-		if err != nil {
-			return nil, err
-		}
-		b, _, err := eng.GetByKey(ctx, k, ko, true, nil)
+		key, _ := k.KeyFromText(sl.keys)
+		b, _, err := eng.GetByStoreKey(ctx, k, key, true, nil)
 		if err != nil {
 			if status := codeOf(apiErr(err)); status == codes.NotFound {
 				return nil, nil

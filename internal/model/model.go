@@ -549,6 +549,23 @@ func (k *Kind) Key(o Object) string {
 	return strings.Join(parts, "\x00")
 }
 
+// KeyFromText is Key for key values given as text in their canonical
+// form (ParseText's, integers in decimal), by field name; ok is false
+// when one is missing.
+func (k *Kind) KeyFromText(vals map[string]string) (key string, ok bool) {
+	if len(k.keys) == 1 {
+		key, ok = vals[k.keys[0].Name]
+		return key, ok
+	}
+	parts := make([]string, len(k.keys))
+	for i, f := range k.keys {
+		if parts[i], ok = vals[f.Name]; !ok {
+			return "", false
+		}
+	}
+	return strings.Join(parts, "\x00"), true
+}
+
 func keyText(f *Field, o Object) string {
 	if f.Type == Int {
 		return strconv.FormatInt(o.Int(f.Name), 10)

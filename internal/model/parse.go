@@ -328,35 +328,45 @@ func (k *Kind) ParseQuery(q url.Values) (Object, error) {
 			return nil, apierr.BadRequest(apierr.CodeInvalidValue, k.Name, f.Name, "%s and %s both set field %s in the query string; give it once", prev, name, f.Name)
 		}
 		given[f.Name] = name
-		text := q.Get(name)
-		switch f.Type {
-		case Record, RecordList, Document:
-			return nil, apierr.BadRequest(apierr.CodeInvalidValue, k.Name, f.Name, "%s is %s and cannot be given in the query string; send it in the body", f.Name, article(f.Type))
-		case String:
-			if err := f.checkText(k.Name, text, ""); err != nil {
-				return nil, err
-			}
-			out[f.Name] = canonical(f.Format, text)
-		case Int:
-			n, err := strconv.ParseInt(text, 10, 64)
-			if err != nil {
-				return nil, wrongType(k.Name, f, "query value "+strconv.Quote(text))
-			}
-			out[f.Name] = n
-		case Bool:
-			b, err := strconv.ParseBool(text)
-			if err != nil {
-				return nil, wrongType(k.Name, f, "query value "+strconv.Quote(text))
-			}
-			out[f.Name] = b
-		case StringList:
+		if f.Type == StringList {
 			if err := f.CheckText(k.Name, q[name]); err != nil {
 				return nil, err
 			}
 			out[f.Name] = f.canonicalValue(append([]string(nil), q[name]...))
+			continue
 		}
+		v, err := k.ParseText(f, q.Get(name))
+		if err != nil {
+			return nil, err
+		}
+		out[f.Name] = v
 	}
 	return out, nil
+}
+
+// ParseText reads one value of a scalar field written as text, as a query
+// string or a gNMI path key gives it: checked, and canonical.
+func (k *Kind) ParseText(f *Field, text string) (any, error) {
+	switch f.Type {
+	case String:
+		if err := f.checkText(k.Name, text, ""); err != nil {
+			return nil, err
+		}
+		return canonical(f.Format, text), nil
+	case Int:
+		n, err := strconv.ParseInt(text, 10, 64)
+		if err != nil {
+			return nil, wrongType(k.Name, f, "query value "+strconv.Quote(text))
+		}
+		return n, nil
+	case Bool:
+		b, err := strconv.ParseBool(text)
+		if err != nil {
+			return nil, wrongType(k.Name, f, "query value "+strconv.Quote(text))
+		}
+		return b, nil
+	}
+	return nil, apierr.BadRequest(apierr.CodeInvalidValue, k.Name, f.Name, "%s is %s and cannot be given in the query string; send it in the body", f.Name, article(f.Type))
 }
 
 func sortedNames[V any](m map[string]V) []string {

@@ -1,0 +1,117 @@
+package gnmi
+
+import (
+	"encoding/binary"
+	"slices"
+	"sync"
+
+	gpb "github.com/openconfig/gnmi/proto/gnmi"
+)
+
+// getCache answers a Get of the configuration in the native origin (a
+// /config path: one leaf, one object, or a few) from the last Get of the
+// same path, as long as no commit has landed since it was read: automation
+// polls the same leaves, and parsing the path, reading the objects and
+// building the paths and values of the answer again is most of what swmgr
+// itself spends on such a Get. It is exact: an entry is
+// tagged with engine.LastCommit as it was before its read, and used only
+// while LastCommit has that value still (a commit changes it before it is
+// answered). What is kept are the answers' updates, shared read-only by
+// the responses that carry them (a response is only marshalled).
+type getCache struct {
+	mu      sync.RWMutex
+	rev     uint64 // the LastCommit the entries were read at
+	entries map[string][]*gpb.Update
+	size    int // bytes of values held
+}
+
+// Bounds of the cache: a path's values larger than maxCachedValue are not
+// kept; past maxCachedGets entries or maxCachedBytes, it starts over.
+const (
+	maxCachedGets  = 4096
+	maxCachedValue = 4 << 10
+	maxCachedBytes = 4 << 20
+)
+
+// get returns the updates kept for key, read while LastCommit was rev.
+func (c *getCache) get(key []byte, rev uint64) ([]*gpb.Update, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.rev != rev {
+		return nil, false
+	}
+	u, ok := c.entries[string(key)]
+	return u, ok
+}
+
+// put keeps updates for key, read after LastCommit was rev: dropped when a
+// later commit is known already; the entries of an earlier one are
+// dropped first.
+func (c *getCache) put(key []byte, rev uint64, updates []*gpb.Update) {
+	n := 0
+	for _, u := range updates {
+		n += valueSize(u.GetVal())
+	}
+	if n > maxCachedValue {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case rev < c.rev:
+		return
+	case rev > c.rev || c.entries == nil || len(c.entries) >= maxCachedGets || c.size+n > maxCachedBytes:
+		c.rev, c.entries, c.size = rev, make(map[string][]*gpb.Update), 0
+	}
+	c.entries[string(key)] = updates
+	c.size += n
+}
+
+func valueSize(v *gpb.TypedValue) int {
+	return len(v.GetJsonIetfVal()) + len(v.GetJsonVal())
+}
+
+// getCacheKey appends to dst the key of a Get of full path p, and reports
+// whether such a Get may be answered from the cache: a native path under
+// /config (the configuration only: read from the store, never from the
+// backend) when the Get wants the configuration. The key holds the origin,
+// the data type and the encoding, then each element's name and keys (in
+// order of name), every string after its length: no two paths have one key.
+func getCacheKey(dst []byte, p *gpb.Path, dt dataType, enc gpb.Encoding) ([]byte, bool) {
+	elems := p.GetElem()
+	if !dt.config || len(elems) < 2 || elems[0].GetName() != "config" || len(elems[0].GetKey()) > 0 {
+		return dst, false
+	}
+	if o := p.GetOrigin(); o != OriginNative && o != "" {
+		return dst, false
+	}
+	dst = appendString(dst, p.GetOrigin())
+	dst = append(dst, byte(enc), boolByte(dt.state))
+	dst = binary.AppendUvarint(dst, uint64(len(elems)))
+	for _, e := range elems[1:] {
+		dst = appendString(dst, e.GetName())
+		keys := e.GetKey()
+		dst = binary.AppendUvarint(dst, uint64(len(keys)))
+		var buf [4]string
+		names := buf[:0]
+		for n := range keys {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		for _, n := range names {
+			dst = appendString(appendString(dst, n), keys[n])
+		}
+	}
+	return dst, true
+}
+
+func appendString(dst []byte, s string) []byte {
+	return append(binary.AppendUvarint(dst, uint64(len(s))), s...)
+}
+
+func boolByte(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
+}
