@@ -407,18 +407,6 @@ func TestGetSetRoundTrip(t *testing.T) {
 	}
 }
 
-func TestMemberOf(t *testing.T) {
-	obj := []byte(`{"A":"x,\"}","B":{"C":[1,{"D":"]"}]},"E":12,"F":true,"G":["a","b"]}`)
-	for name, want := range map[string]string{"A": `"x,\"}"`, "B": `{"C":[1,{"D":"]"}]}`, "E": "12", "F": "true", "G": `["a","b"]`} {
-		if got, ok := memberOf(obj, name); !ok || string(got) != want {
-			t.Errorf("%s: got %s %v, want %s", name, got, ok, want)
-		}
-	}
-	if _, ok := memberOf(obj, "C"); ok {
-		t.Error("a nested member was found at the top")
-	}
-}
-
 // A secret written over gNMI is never read back: not in an object, not as
 // a field, not in the config log's record of the Set.
 func TestSecretsAreNotRead(t *testing.T) {
