@@ -95,8 +95,9 @@ func (f *fanout) take(events []feed.Event, dropped bool) {
 		return
 	}
 	decoded := make([]*decodedEvent, len(events))
+	reads := &kindReads{s: f.s} // for all groups and all these commits
 	for i, ev := range events {
-		decoded[i] = decode(ev)
+		decoded[i] = decode(ev, reads)
 	}
 	for _, g := range groups {
 		g.add(decoded)
@@ -371,7 +372,8 @@ type decodedEvent struct {
 	changes []*change
 }
 
-func decode(ev feed.Event) *decodedEvent {
+// decode reads a commit's record; its Member rows' reads are reads.
+func decode(ev feed.Event, reads *kindReads) *decodedEvent {
 	e := &decodedEvent{time: time.Now().UnixNano()}
 	t, diffs, ok := parseRecord(ev.Data)
 	if !ok {
@@ -386,7 +388,7 @@ func decode(ev feed.Event) *decodedEvent {
 	}
 	e.changes = make([]*change, len(diffs))
 	for i, df := range diffs {
-		e.changes[i] = &change{Diff: df}
+		e.changes[i] = &change{Diff: df, reads: reads}
 	}
 	return e
 }

@@ -116,6 +116,9 @@ type Server struct {
 	// pollReads counts the reads made for subscriptions that send the
 	// polled values that changed (shared by the subscriptions alike).
 	pollReads atomic.Int64
+	// memberReads counts the reads made of the objects a membership leaf
+	// gathers (OpenConfig Member rows) for the change feed's commits.
+	memberReads atomic.Int64
 	// gets keeps answers of Gets of the configuration (getCache).
 	gets getCache
 	// bufs holds buffers for reads of one object and Get cache keys

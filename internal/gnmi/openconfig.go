@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	gpb "github.com/openconfig/gnmi/proto/gnmi"
@@ -849,9 +850,9 @@ func readMatches(ctx context.Context, s *Server, ms []ocMatch, origin string, dt
 	return out, nil
 }
 
-// ocTarget is a subscription to OpenConfig paths. ctx is the
-// subscription's: Member rows read the other objects of a changed one's
-// kind when it changes.
+// ocTarget is a subscription to OpenConfig paths. A Member row's leaves
+// of a change are made with the other objects of the changed one's kind
+// (change.reads).
 type ocTarget struct {
 	s      *Server
 	origin string
@@ -899,12 +900,8 @@ func (t *ocTarget) fromDiff(ctx context.Context, c *change) ([]leaf, []*gpb.Path
 		var was, is []ocInst
 		if m.e.member() {
 			if all == nil {
-				items, err := t.s.read(ctx, sel{kind: m.e.kind})
-				if err == nil {
-					all, err = decodeItems(m.e.kind, items)
-				}
-				if err != nil {
-					t.s.o.Log.Warn("gnmi: a subscription could not read the objects its leaves gather", "kind", m.e.kind.Name, "err", err)
+				var err error
+				if all, err = c.reads.objects(ctx, m.e.kind); err != nil {
 					continue
 				}
 			}
@@ -955,6 +952,49 @@ func (t *ocTarget) fromDiff(ctx context.Context, c *change) ([]leaf, []*gpb.Path
 		}
 	}
 	return upd, del
+}
+
+// kindReads are the objects of the kinds that membership leaves gather
+// (Member rows), read for the commits of one signal of the change feed by
+// the first group that needs them, once for all groups and all those
+// commits' changes: every one of them was in the store before the read, as
+// it was when each group read them for each change.
+type kindReads struct {
+	s  *Server
+	mu sync.Mutex
+	m  map[*model.Kind]*kindRead
+}
+
+type kindRead struct {
+	once sync.Once
+	objs []map[string]json.RawMessage // shared: never modified
+	err  error
+}
+
+// objects are k's objects, each decoded into its fields.
+func (r *kindReads) objects(ctx context.Context, k *model.Kind) ([]map[string]json.RawMessage, error) {
+	r.mu.Lock()
+	if r.m == nil {
+		r.m = map[*model.Kind]*kindRead{}
+	}
+	e := r.m[k]
+	if e == nil {
+		e = &kindRead{}
+		r.m[k] = e
+	}
+	r.mu.Unlock()
+	e.once.Do(func() {
+		r.s.memberReads.Add(1)
+		items, err := r.s.read(ctx, sel{kind: k})
+		if err == nil {
+			e.objs, err = decodeItems(k, items)
+		}
+		if err != nil {
+			e.err = err
+			r.s.o.Log.Warn("gnmi: the objects that subscriptions' leaves gather could not be read", "kind", k.Name, "err", err)
+		}
+	})
+	return e.objs, e.err
 }
 
 // replaceObject is objs with the object of the same keys as one (or as

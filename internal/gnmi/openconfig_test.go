@@ -301,3 +301,58 @@ func TestOpenConfigSubscribeMembersAndRecords(t *testing.T) {
 		return len(r.GetUpdate().GetUpdate()) == 0 && len(r.GetUpdate().GetDelete()) == 1 && strings.Contains(pathString(r.GetUpdate().GetDelete()[0]), "next-hop[index=10.1.1.2]")
 	})
 }
+
+// TestMembershipReadOncePerCommit: the objects a membership leaf gathers
+// (a port's VLANs) are read once for a commit, however many groups of
+// subscriptions need them and however many of them the commit changes.
+func TestMembershipReadOncePerCommit(t *testing.T) {
+	fx := start(t, Options{})
+	for _, id := range []int64{10, 20} {
+		fx.f.MustApply(fx.f.Edit(model.Create, "Vlan", model.Object{"VlanId": id}))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var streams []gpb.GNMI_SubscribeClient
+	for _, port := range []string{"fpPort1", "fpPort2", "*"} {
+		for _, enc := range []gpb.Encoding{gpb.Encoding_JSON, gpb.Encoding_JSON_IETF} {
+			s, err := fx.c.Subscribe(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Send(&gpb.SubscribeRequest{Request: &gpb.SubscribeRequest_Subscribe{Subscribe: &gpb.SubscriptionList{
+				Mode: gpb.SubscriptionList_STREAM, UpdatesOnly: true, Encoding: enc,
+				Subscription: []*gpb.Subscription{{Path: ocp("/interfaces/interface[name=" + port + "]/ethernet/switched-vlan/config"), Mode: gpb.SubscriptionMode_ON_CHANGE}},
+			}}})
+			recv(t, s, "the sync", isSync)
+			streams = append(streams, s)
+		}
+	}
+	has := func(r *gpb.SubscribeResponse, leaf, val string) bool {
+		for _, u := range r.GetUpdate().GetUpdate() {
+			v := u.GetVal().GetJsonVal()
+			if v == nil {
+				v = u.GetVal().GetJsonIetfVal()
+			}
+			if strings.HasSuffix(pathString(u.GetPath()), leaf) && strings.Contains(string(v), val) {
+				return true
+			}
+		}
+		return false
+	}
+	reads0 := fx.srv.memberReads.Load()
+	fx.f.MustApply(fx.f.Edit(model.Update, "Vlan", model.Object{"VlanId": int64(10), "UntagIntfList": []string{"fpPort1", "fpPort2"}}))
+	for _, s := range streams {
+		recv(t, s, "access-vlan 10", func(r *gpb.SubscribeResponse) bool { return has(r, "switched-vlan/config/access-vlan", "10") })
+	}
+	// One commit changing two VLANs.
+	fx.f.MustApply(
+		fx.f.Edit(model.Update, "Vlan", model.Object{"VlanId": int64(10), "UntagIntfList": []string{"fpPort2"}}),
+		fx.f.Edit(model.Update, "Vlan", model.Object{"VlanId": int64(20), "IntfList": []string{"fpPort1", "fpPort2"}}),
+	)
+	for _, s := range streams {
+		recv(t, s, "trunk-vlans [20]", func(r *gpb.SubscribeResponse) bool { return has(r, "switched-vlan/config/trunk-vlans", "20") })
+	}
+	if n := fx.srv.memberReads.Load() - reads0; n != 2 {
+		t.Errorf("%d groups, 2 commits (of 1 and 2 VLANs): the VLANs were read %d times; want once a commit", len(streams), n)
+	}
+}

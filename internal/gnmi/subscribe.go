@@ -125,6 +125,9 @@ type change struct {
 	engine.Diff
 	once          sync.Once
 	after, before map[string]json.RawMessage
+	// reads are the objects membership leaves gather, read once for the
+	// commits taken with this one.
+	reads *kindReads
 }
 
 // maps is the object after and before the change, by field (decoded once,
