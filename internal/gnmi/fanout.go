@@ -40,11 +40,14 @@ type fanout struct {
 	s    *Server
 	once sync.Once
 	// ctx is the server's for as long as it serves (set by start): the
-	// reads a group makes for all its members run with it, not with the
-	// context of the member that happened to make the group.
-	ctx     context.Context
-	mu      sync.Mutex
-	groups  map[string]*group
+	// read of the objects membership leaves gather runs with it, not with
+	// the context of the member that happened to make the first group.
+	ctx    context.Context
+	mu     sync.Mutex
+	groups map[string]*group
+	// memberState is read when the first group starts, kept by the
+	// follower while any group lives, dropped with the last.
+	state   *memberState
 	members int          // attached, for Server.feedSubscribers
 	builds  atomic.Int64 // notifications built and encoded
 }
@@ -83,6 +86,10 @@ func (f *fanout) take(events []feed.Event, dropped bool) {
 	for _, g := range f.groups {
 		groups = append(groups, g)
 	}
+	state := f.state
+	if dropped {
+		f.state = nil // read again by the next group to start
+	}
 	f.mu.Unlock()
 	if dropped {
 		// The commits between are lost: every member would miss them.
@@ -95,9 +102,9 @@ func (f *fanout) take(events []feed.Event, dropped bool) {
 		return
 	}
 	decoded := make([]*decodedEvent, len(events))
-	reads := &kindReads{s: f.s} // for all groups and all these commits
 	for i, ev := range events {
-		decoded[i] = decode(ev, reads)
+		decoded[i] = decode(ev)
+		state.apply(ev.Revision, decoded[i])
 	}
 	for _, g := range groups {
 		g.add(decoded)
@@ -107,13 +114,22 @@ func (f *fanout) take(events []feed.Event, dropped bool) {
 // join adds a subscription's sender to its group (made on first use).
 // The member holds what the group sends it until start: the subscription's
 // initial values go first.
-func (f *fanout) join(sc *subscription, out *sender, stream grpc.ServerStream, prefix *gpb.Path, enc gpb.Encoding) *member {
+func (f *fanout) join(sc *subscription, out *sender, stream grpc.ServerStream, prefix *gpb.Path, enc gpb.Encoding) (*member, error) {
 	f.start()
 	m := &member{out: out, stream: stream}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.groups == nil {
 		f.groups = map[string]*group{}
+	}
+	if f.state == nil {
+		// Read before any group takes a commit after it: a commit it
+		// does not hold was published after it.
+		st, err := f.s.readMembers(f.ctx)
+		if err != nil {
+			return nil, err
+		}
+		f.state = st
 	}
 	g := f.groups[sc.key]
 	if g == nil {
@@ -126,7 +142,7 @@ func (f *fanout) join(sc *subscription, out *sender, stream grpc.ServerStream, p
 	g.members[m] = struct{}{}
 	g.mu.Unlock()
 	f.members++
-	return m
+	return m, nil
 }
 
 // leave removes a member; the group ends with its last member.
@@ -145,6 +161,9 @@ func (f *fanout) leave(m *member) {
 	if last && f.groups[g.key] == g {
 		delete(f.groups, g.key)
 		close(g.quit)
+	}
+	if len(f.groups) == 0 {
+		f.state = nil
 	}
 }
 
@@ -304,7 +323,7 @@ func nextGap(gap time.Duration, n int, elapsed time.Duration) time.Duration {
 // build is the notification of evs for the group, encoded once; nil when
 // nothing concerns it.
 func (g *group) build(evs []*decodedEvent, stream grpc.ServerStream) (*grpc.PreparedMsg, error) {
-	n := coalesce(g.f.ctx, evs, g.t, g.prefix, g.enc)
+	n := coalesce(evs, g.t, g.prefix, g.enc)
 	if n == nil {
 		return nil, nil
 	}
@@ -372,8 +391,7 @@ type decodedEvent struct {
 	changes []*change
 }
 
-// decode reads a commit's record; its Member rows' reads are reads.
-func decode(ev feed.Event, reads *kindReads) *decodedEvent {
+func decode(ev feed.Event) *decodedEvent {
 	e := &decodedEvent{time: time.Now().UnixNano()}
 	t, diffs, ok := parseRecord(ev.Data)
 	if !ok {
@@ -388,7 +406,7 @@ func decode(ev feed.Event, reads *kindReads) *decodedEvent {
 	}
 	e.changes = make([]*change, len(diffs))
 	for i, df := range diffs {
-		e.changes[i] = &change{Diff: df, reads: reads}
+		e.changes[i] = &change{Diff: df}
 	}
 	return e
 }

@@ -2,13 +2,17 @@ package gnmi
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
+	"strings"
 	"testing"
 	"time"
 
 	gpb "github.com/openconfig/gnmi/proto/gnmi"
 	"google.golang.org/grpc"
 
+	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
 )
 
@@ -109,5 +113,202 @@ func TestMemberHoldsUntilStarted(t *testing.T) {
 	m.deliver(b, d)
 	if len(out.q) != 0 || cut != nil {
 		t.Errorf("a member that left got a notification (%d queued, cut: %v)", len(out.q), cut)
+	}
+}
+
+// view is what a subscriber was told: each path's last value (JSON,
+// normalized), deletes applied to the path and what lies under it.
+type view map[string]string
+
+func (v view) apply(n *gpb.Notification) {
+	for _, d := range n.GetDelete() {
+		k := pathString(d)
+		for p := range v {
+			if p == k || strings.HasPrefix(p, k+"/") {
+				delete(v, p)
+			}
+		}
+	}
+	for _, u := range n.GetUpdate() {
+		raw := u.GetVal().GetJsonVal()
+		if raw == nil {
+			raw = u.GetVal().GetJsonIetfVal()
+		}
+		var x any
+		if json.Unmarshal(raw, &x) == nil {
+			raw, _ = json.Marshal(x)
+		}
+		v[pathString(u.GetPath())] = string(raw)
+	}
+}
+
+// TestNewSubscribersMissNoCommit: subscribers that start while commits
+// land, each getting its initial values then the commits, end with the
+// values the store holds: no commit falls between a subscriber's initial
+// read and its place on the change feed (its member joins its group
+// before the read, and a commit is in the store before the change feed
+// has it: a commit that lands in between may come twice, never not at
+// all), and the membership leaves (a port's VLANs) that commits change
+// one after another are each updated and deleted as the store has them.
+func TestNewSubscribersMissNoCommit(t *testing.T) {
+	fx := start(t, Options{})
+	for _, id := range []int64{10, 20} {
+		fx.f.MustApply(fx.f.Edit(model.Create, "Vlan", model.Object{"VlanId": id}))
+	}
+	// The paths, and how each subscriber knows it has seen the last
+	// commit (the marker), which comes after all the others.
+	paths := []struct {
+		path   *gpb.Path
+		marker func(view) bool
+	}{
+		{p("swmgr", "/config/Port[IntfRef=*]/Mtu"), func(v view) bool { return v["swmgr:/config/Port[IntfRef=fpPort1]/Mtu"] == "9000" }},
+		{p("swmgr", "/config/NtpServer"), func(v view) bool { _, ok := v["swmgr:/config/NtpServer[IpAddr=192.0.2.250]"]; return ok }},
+		{ocp("/interfaces/interface[name=*]/config/mtu"), func(v view) bool { return v["openconfig:/interfaces/interface[name=fpPort1]/config/mtu"] == "9000" }},
+		{ocp("/interfaces/interface[name=*]/ethernet/switched-vlan/config"), func(v view) bool {
+			return v["openconfig:/interfaces/interface[name=fpPort4]/ethernet/switched-vlan/config/trunk-vlans"] == "[20]"
+		}},
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	stop := make(chan struct{})
+	writerDone := make(chan int)
+	go func() { // commits until told to stop
+		n := 0
+		defer func() { writerDone <- n }()
+		ports := []string{"fpPort1", "fpPort2", "fpPort3"}
+		for ; ; n++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			var edits []engine.Edit
+			switch n % 4 {
+			case 0:
+				edits = append(edits, fx.f.Edit(model.Update, "Port", model.Object{"IntfRef": ports[n%3], "Mtu": int64(1500 + n%500)}))
+			case 1:
+				ip := fmt.Sprintf("192.0.2.%d", n/8%7+1) // made at 8k+1, deleted at 8k+5
+				op := model.Create
+				if n/4%2 == 1 {
+					op = model.Delete
+				}
+				edits = append(edits, fx.f.Edit(op, "NtpServer", model.Object{"IpAddr": ip}))
+			case 2:
+				edits = append(edits, fx.f.Edit(model.Update, "Vlan", model.Object{"VlanId": int64(10), "UntagIntfList": ports[n%3 : n%3+1]}))
+			case 3:
+				edits = append(edits,
+					fx.f.Edit(model.Update, "Vlan", model.Object{"VlanId": int64(20), "IntfList": ports[:n%4]}),
+					fx.f.Edit(model.Update, "Port", model.Object{"IntfRef": ports[(n+1)%3], "Mtu": int64(1500 + n%500)}))
+			}
+			if _, err := fx.f.Apply(edits...); err != nil && !strings.Contains(err.Error(), "exist") {
+				t.Errorf("commit %d: %v", n, err)
+			}
+		}
+	}()
+
+	const subs = 32
+	type result struct {
+		i   int
+		v   view
+		err error
+	}
+	synced := make(chan struct{}, subs)
+	results := make(chan result, subs)
+	for i := range subs {
+		time.Sleep(time.Duration(i%5) * time.Millisecond) // spread among the commits
+		go func() {
+			pt := paths[i%len(paths)]
+			enc := []gpb.Encoding{gpb.Encoding_JSON, gpb.Encoding_JSON_IETF}[i/len(paths)%2]
+			s, err := fx.c.Subscribe(ctx)
+			if err == nil {
+				err = s.Send(&gpb.SubscribeRequest{Request: &gpb.SubscribeRequest_Subscribe{Subscribe: &gpb.SubscriptionList{
+					Mode: gpb.SubscriptionList_STREAM, Encoding: enc,
+					Subscription: []*gpb.Subscription{{Path: pt.path, Mode: gpb.SubscriptionMode_ON_CHANGE}},
+				}}})
+			}
+			v := view{}
+			isSynced := false
+			for err == nil {
+				var r *gpb.SubscribeResponse
+				if r, err = s.Recv(); err != nil {
+					break
+				}
+				if r.GetSyncResponse() {
+					isSynced = true
+					synced <- struct{}{}
+					continue
+				}
+				v.apply(r.GetUpdate())
+				if isSynced && pt.marker(v) {
+					break
+				}
+			}
+			results <- result{i, v, err}
+		}()
+	}
+	for range subs {
+		select {
+		case <-synced:
+		case <-time.After(20 * time.Second):
+			t.Fatal("a subscriber's sync did not come")
+		}
+	}
+	close(stop)
+	n := <-writerDone
+	fx.f.MustApply(
+		fx.f.Edit(model.Update, "Port", model.Object{"IntfRef": "fpPort1", "Mtu": int64(9000)}),
+		fx.f.Edit(model.Create, "NtpServer", model.Object{"IpAddr": "192.0.2.250"}),
+		fx.f.Edit(model.Update, "Vlan", model.Object{"VlanId": int64(20), "IntfList": []string{"fpPort4"}}),
+	)
+	t.Logf("%d commits while %d subscribers started", n, subs)
+
+	// What each path holds now, as a new subscriber is told.
+	want := map[string]view{}
+	for i := range subs {
+		pt := paths[i%len(paths)]
+		enc := []gpb.Encoding{gpb.Encoding_JSON, gpb.Encoding_JSON_IETF}[i/len(paths)%2]
+		k := fmt.Sprint(pathString(pt.path), enc)
+		if want[k] != nil {
+			continue
+		}
+		s, err := fx.c.Subscribe(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Send(&gpb.SubscribeRequest{Request: &gpb.SubscribeRequest_Subscribe{Subscribe: &gpb.SubscriptionList{
+			Mode: gpb.SubscriptionList_ONCE, Encoding: enc,
+			Subscription: []*gpb.Subscription{{Path: pt.path}},
+		}}})
+		v := view{}
+		for {
+			r, err := s.Recv()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.GetSyncResponse() {
+				break
+			}
+			v.apply(r.GetUpdate())
+		}
+		want[k] = v
+	}
+	for range subs {
+		var r result
+		select {
+		case r = <-results:
+		case <-time.After(20 * time.Second):
+			t.Fatal("a subscriber did not get the last commit")
+		}
+		if r.err != nil {
+			t.Errorf("subscriber %d: %v", r.i, r.err)
+			continue
+		}
+		pt := paths[r.i%len(paths)]
+		enc := []gpb.Encoding{gpb.Encoding_JSON, gpb.Encoding_JSON_IETF}[r.i/len(paths)%2]
+		w := want[fmt.Sprint(pathString(pt.path), enc)]
+		if !maps.Equal(r.v, w) {
+			t.Errorf("subscriber %d to %s (%v) was told\n%v\nthe store holds\n%v", r.i, pathString(pt.path), enc, r.v, w)
+		}
 	}
 }

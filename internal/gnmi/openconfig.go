@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	gpb "github.com/openconfig/gnmi/proto/gnmi"
@@ -851,8 +850,8 @@ func readMatches(ctx context.Context, s *Server, ms []ocMatch, origin string, dt
 }
 
 // ocTarget is a subscription to OpenConfig paths. A Member row's leaves
-// of a change are made with the other objects of the changed one's kind
-// (change.reads).
+// of a commit are made of the objects of its kind as they were before and
+// after it (change.members).
 type ocTarget struct {
 	s      *Server
 	origin string
@@ -881,7 +880,7 @@ func (t *ocTarget) parts() dataType {
 	return dt
 }
 
-func (t *ocTarget) fromDiff(ctx context.Context, c *change) ([]leaf, []*gpb.Path) {
+func (t *ocTarget) fromDiff(c *change) ([]leaf, []*gpb.Path) {
 	var upd []leaf
 	var del []*gpb.Path
 	after, before := c.maps()
@@ -892,31 +891,21 @@ func (t *ocTarget) fromDiff(ctx context.Context, c *change) ([]leaf, []*gpb.Path
 		before = nil
 	}
 	ietf := t.enc == gpb.Encoding_JSON_IETF
-	var all []map[string]json.RawMessage // the kind's objects, for Member rows
 	for _, m := range t.ms {
 		if m.e.kind.Name != c.Kind || m.e.row.State {
 			continue
 		}
 		var was, is []ocInst
 		if m.e.member() {
-			if all == nil {
-				var err error
-				if all, err = c.reads.objects(ctx, m.e.kind); err != nil {
-					continue
-				}
+			// What the commit did to the objects holding the members
+			// it moved, once for all its changes (on its first of the
+			// kind); none for a commit made before the group started.
+			mc := c.members
+			if mc == nil {
+				continue
 			}
-			only := map[string]bool{}
-			for _, o := range []map[string]json.RawMessage{before, after} {
-				for _, list := range m.e.row.Member {
-					var members []string
-					_ = json.Unmarshal(o[list], &members)
-					for _, p := range members {
-						only[p] = true
-					}
-				}
-			}
-			was = m.e.instances(replaceObject(m.e.kind, all, after, before), only)
-			is = m.e.instances(replaceObject(m.e.kind, all, before, after), only)
+			was = m.e.instances(mc.was, mc.only)
+			is = m.e.instances(mc.is, mc.only)
 		} else {
 			if before != nil {
 				was = m.e.instances([]map[string]json.RawMessage{before}, nil)
@@ -952,83 +941,6 @@ func (t *ocTarget) fromDiff(ctx context.Context, c *change) ([]leaf, []*gpb.Path
 		}
 	}
 	return upd, del
-}
-
-// kindReads are the objects of the kinds that membership leaves gather
-// (Member rows), read for the commits of one signal of the change feed by
-// the first group that needs them, once for all groups and all those
-// commits' changes: every one of them was in the store before the read, as
-// it was when each group read them for each change.
-type kindReads struct {
-	s  *Server
-	mu sync.Mutex
-	m  map[*model.Kind]*kindRead
-}
-
-type kindRead struct {
-	once sync.Once
-	objs []map[string]json.RawMessage // shared: never modified
-	err  error
-}
-
-// objects are k's objects, each decoded into its fields.
-func (r *kindReads) objects(ctx context.Context, k *model.Kind) ([]map[string]json.RawMessage, error) {
-	r.mu.Lock()
-	if r.m == nil {
-		r.m = map[*model.Kind]*kindRead{}
-	}
-	e := r.m[k]
-	if e == nil {
-		e = &kindRead{}
-		r.m[k] = e
-	}
-	r.mu.Unlock()
-	e.once.Do(func() {
-		r.s.memberReads.Add(1)
-		items, err := r.s.read(ctx, sel{kind: k})
-		if err == nil {
-			e.objs, err = decodeItems(k, items)
-		}
-		if err != nil {
-			e.err = err
-			r.s.o.Log.Warn("gnmi: the objects that subscriptions' leaves gather could not be read", "kind", k.Name, "err", err)
-		}
-	})
-	return e.objs, e.err
-}
-
-// replaceObject is objs with the object of the same keys as one (or as
-// with, when one is nil) replaced by with (or removed when with is nil,
-// or added when objs has none).
-func replaceObject(k *model.Kind, objs []map[string]json.RawMessage, one, with map[string]json.RawMessage) []map[string]json.RawMessage {
-	ref := one
-	if ref == nil {
-		ref = with
-	}
-	same := func(o map[string]json.RawMessage) bool {
-		for _, f := range k.Keys() {
-			if rawText(o[f.Name]) != rawText(ref[f.Name]) {
-				return false
-			}
-		}
-		return true
-	}
-	out := make([]map[string]json.RawMessage, 0, len(objs)+1)
-	found := false
-	for _, o := range objs {
-		if same(o) {
-			found = true
-			if with != nil {
-				out = append(out, with)
-			}
-			continue
-		}
-		out = append(out, o)
-	}
-	if !found && with != nil {
-		out = append(out, with)
-	}
-	return out
 }
 
 // isList reports whether a JSON value is a list's entries (an array of

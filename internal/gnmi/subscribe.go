@@ -28,10 +28,8 @@ type target interface {
 	// feed reports) and state (which is polled).
 	parts() dataType
 	// fromDiff returns what one committed change does to the
-	// configuration values: updates, and paths deleted. A read it needs
-	// runs with ctx (the server's, not a subscriber's: the notification
-	// it builds is shared).
-	fromDiff(ctx context.Context, c *change) ([]leaf, []*gpb.Path)
+	// configuration values: updates, and paths deleted.
+	fromDiff(c *change) ([]leaf, []*gpb.Path)
 }
 
 // nativeTarget is a native path's selections.
@@ -68,7 +66,7 @@ func (t *nativeTarget) parts() dataType {
 	return dt
 }
 
-func (t *nativeTarget) fromDiff(_ context.Context, c *change) ([]leaf, []*gpb.Path) {
+func (t *nativeTarget) fromDiff(c *change) ([]leaf, []*gpb.Path) {
 	var upd []leaf
 	var del []*gpb.Path
 	for _, sl := range t.sels {
@@ -125,9 +123,9 @@ type change struct {
 	engine.Diff
 	once          sync.Once
 	after, before map[string]json.RawMessage
-	// reads are the objects membership leaves gather, read once for the
-	// commits taken with this one.
-	reads *kindReads
+	// members is what the commit did to the objects that membership
+	// leaves gather, on its first change of their kind (memberState).
+	members *memberChange
 }
 
 // maps is the object after and before the change, by field (decoded once,
@@ -144,7 +142,7 @@ func (c *change) maps() (after, before map[string]json.RawMessage) {
 // target: each path once, with what the last commit left (a delete, an
 // update, or both when it was deleted then made again), timestamped with
 // the last commit's time; nil when nothing concerns it.
-func coalesce(ctx context.Context, evs []*decodedEvent, t target, prefix *gpb.Path, enc gpb.Encoding) *gpb.SubscribeResponse {
+func coalesce(evs []*decodedEvent, t target, prefix *gpb.Path, enc gpb.Encoding) *gpb.SubscribeResponse {
 	var ts int64
 	updates := map[string]int{} // path -> index in upd
 	deletes := map[string]int{} // path -> index in del
@@ -153,7 +151,7 @@ func coalesce(ctx context.Context, evs []*decodedEvent, t target, prefix *gpb.Pa
 	for _, d := range evs {
 		ts = d.time
 		for _, c := range d.changes {
-			u, dl := t.fromDiff(ctx, c)
+			u, dl := t.fromDiff(c)
 			for _, p := range dl {
 				k := pathString(p)
 				if i, ok := updates[k]; ok {
@@ -317,16 +315,20 @@ func (s *Server) Subscribe(stream gpb.GNMI_SubscribeServer) error {
 	// are queued.
 	var members []*member
 	if list.GetMode() == gpb.SubscriptionList_STREAM {
-		for _, sc := range subs {
-			if sc.feed {
-				members = append(members, s.fan.join(sc, out, stream, prefix, enc))
-			}
-		}
 		defer func() {
 			for _, m := range members {
 				s.fan.leave(m)
 			}
 		}()
+		for _, sc := range subs {
+			if sc.feed {
+				m, err := s.fan.join(sc, out, stream, prefix, enc)
+				if err != nil {
+					return grpcError(err)
+				}
+				members = append(members, m)
+			}
+		}
 	}
 	initial := func(recordLast bool) error {
 		for _, sc := range subs {
