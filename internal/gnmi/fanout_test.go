@@ -155,6 +155,13 @@ func TestNewSubscribersMissNoCommit(t *testing.T) {
 	for _, id := range []int64{10, 20} {
 		fx.f.MustApply(fx.f.Edit(model.Create, "Vlan", model.Object{"VlanId": id}))
 	}
+	// Many VLANs: the initial values of /config/Vlan take a while to read
+	// and send, during which commits land.
+	var many []engine.Edit
+	for id := range 1000 {
+		many = append(many, fx.f.Edit(model.Create, "Vlan", model.Object{"VlanId": int64(2000 + id), "Description": strings.Repeat("x", 60)}))
+	}
+	fx.f.MustApply(many...)
 	// The paths, and how each subscriber knows it has seen the last
 	// commit (the marker), which comes after all the others.
 	paths := []struct {
@@ -162,7 +169,7 @@ func TestNewSubscribersMissNoCommit(t *testing.T) {
 		marker func(view) bool
 	}{
 		{p("swmgr", "/config/Port[IntfRef=*]/Mtu"), func(v view) bool { return v["swmgr:/config/Port[IntfRef=fpPort1]/Mtu"] == "9000" }},
-		{p("swmgr", "/config/NtpServer"), func(v view) bool { _, ok := v["swmgr:/config/NtpServer[IpAddr=192.0.2.250]"]; return ok }},
+		{p("swmgr", "/config/Vlan"), func(v view) bool { _, ok := v["swmgr:/config/Vlan[VlanId=4000]"]; return ok }},
 		{ocp("/interfaces/interface[name=*]/config/mtu"), func(v view) bool { return v["openconfig:/interfaces/interface[name=fpPort1]/config/mtu"] == "9000" }},
 		{ocp("/interfaces/interface[name=*]/ethernet/switched-vlan/config"), func(v view) bool {
 			return v["openconfig:/interfaces/interface[name=fpPort4]/ethernet/switched-vlan/config/trunk-vlans"] == "[20]"
@@ -177,7 +184,7 @@ func TestNewSubscribersMissNoCommit(t *testing.T) {
 		n := 0
 		defer func() { writerDone <- n }()
 		ports := []string{"fpPort1", "fpPort2", "fpPort3"}
-		for ; ; n++ {
+		for ; n < 1800; n++ { // VLANs 100 to 1899; 4000 is the marker
 			select {
 			case <-stop:
 				return
@@ -188,26 +195,26 @@ func TestNewSubscribersMissNoCommit(t *testing.T) {
 			case 0:
 				edits = append(edits, fx.f.Edit(model.Update, "Port", model.Object{"IntfRef": ports[n%3], "Mtu": int64(1500 + n%500)}))
 			case 1:
-				ip := fmt.Sprintf("192.0.2.%d", n/8%7+1) // made at 8k+1, deleted at 8k+5
-				op := model.Create
-				if n/4%2 == 1 {
-					op = model.Delete
-				}
-				edits = append(edits, fx.f.Edit(op, "NtpServer", model.Object{"IpAddr": ip}))
+				// A VLAN made at every 4k+1, kept: one commit missed
+				// would show; half of them deleted two commits on.
+				edits = append(edits, fx.f.Edit(model.Create, "Vlan", model.Object{"VlanId": int64(100 + n)}))
 			case 2:
 				edits = append(edits, fx.f.Edit(model.Update, "Vlan", model.Object{"VlanId": int64(10), "UntagIntfList": ports[n%3 : n%3+1]}))
 			case 3:
+				if n/4%2 == 1 {
+					edits = append(edits, fx.f.Edit(model.Delete, "Vlan", model.Object{"VlanId": int64(100 + n - 2)}))
+				}
 				edits = append(edits,
 					fx.f.Edit(model.Update, "Vlan", model.Object{"VlanId": int64(20), "IntfList": ports[:n%4]}),
 					fx.f.Edit(model.Update, "Port", model.Object{"IntfRef": ports[(n+1)%3], "Mtu": int64(1500 + n%500)}))
 			}
-			if _, err := fx.f.Apply(edits...); err != nil && !strings.Contains(err.Error(), "exist") {
+			if _, err := fx.f.Apply(edits...); err != nil {
 				t.Errorf("commit %d: %v", n, err)
 			}
 		}
 	}()
 
-	const subs = 32
+	const subs = 64
 	type result struct {
 		i   int
 		v   view
@@ -258,7 +265,7 @@ func TestNewSubscribersMissNoCommit(t *testing.T) {
 	n := <-writerDone
 	fx.f.MustApply(
 		fx.f.Edit(model.Update, "Port", model.Object{"IntfRef": "fpPort1", "Mtu": int64(9000)}),
-		fx.f.Edit(model.Create, "NtpServer", model.Object{"IpAddr": "192.0.2.250"}),
+		fx.f.Edit(model.Create, "Vlan", model.Object{"VlanId": int64(4000)}),
 		fx.f.Edit(model.Update, "Vlan", model.Object{"VlanId": int64(20), "IntfList": []string{"fpPort4"}}),
 	)
 	t.Logf("%d commits while %d subscribers started", n, subs)
