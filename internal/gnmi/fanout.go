@@ -190,7 +190,7 @@ type member struct {
 	out    *sender
 	stream grpc.ServerStream // to encode a notification with its codec
 	mu     sync.Mutex
-	held   []*grpc.PreparedMsg // until started
+	held   []heldMsg // until started
 	start  bool
 	gone   bool // left: nothing more is queued
 }
@@ -272,7 +272,7 @@ func (g *group) run() {
 		d := &delivery{done: make(chan struct{})}
 		d.left.Store(1)
 		for _, m := range members {
-			m.deliver(msg, d)
+			m.deliver(msg, evs[len(evs)-1].rev, d)
 		}
 		if d.left.Add(-1) == 0 {
 			continue
@@ -344,16 +344,16 @@ func (d *delivery) sent() {
 	}
 }
 
-// deliver queues msg for the member, counted in d when its sender is free
-// to send it now.
-func (m *member) deliver(msg *grpc.PreparedMsg, d *delivery) {
+// deliver queues msg, whose last commit is rev, for the member, counted in
+// d when its sender is free to send it now.
+func (m *member) deliver(msg *grpc.PreparedMsg, rev uint64, d *delivery) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.gone {
 		return
 	}
 	if !m.start {
-		m.held = append(m.held, msg)
+		m.held = append(m.held, heldMsg{msg, rev})
 		if len(m.held) > cap(m.out.q) {
 			m.out.fail(errSlow)
 		}
@@ -369,14 +369,27 @@ func (m *member) deliver(msg *grpc.PreparedMsg, d *delivery) {
 	}
 }
 
+// heldMsg is a notification held for a member that has not started, and
+// the revision of the last commit it carries.
+type heldMsg struct {
+	msg *grpc.PreparedMsg
+	rev uint64
+}
+
 // started queues what the group sent before the member's initial values
-// were queued, and what it sends from now on.
-func (m *member) started() error {
+// were queued, and what it sends from now on. A notification held whose
+// commits are all at or before read (the last commit before those values
+// were read, whose changes they hold) would only tell again what they
+// told: it is dropped.
+func (m *member) started(read uint64) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.start = true
-	for _, msg := range m.held {
-		if err := m.out.put(msg); err != nil {
+	for _, h := range m.held {
+		if h.rev <= read {
+			continue
+		}
+		if err := m.out.put(h.msg); err != nil {
 			return err
 		}
 	}
@@ -387,12 +400,13 @@ func (m *member) started() error {
 // decodedEvent is one commit of the change feed, decoded once for every
 // group.
 type decodedEvent struct {
+	rev     uint64
 	time    int64 // the commit's time, unix nanoseconds
 	changes []*change
 }
 
 func decode(ev feed.Event) *decodedEvent {
-	e := &decodedEvent{time: time.Now().UnixNano()}
+	e := &decodedEvent{rev: ev.Revision, time: time.Now().UnixNano()}
 	t, diffs, ok := parseRecord(ev.Data)
 	if !ok {
 		var rev engine.Revision

@@ -69,9 +69,9 @@ func TestNotificationsAreShared(t *testing.T) {
 }
 
 // TestMemberHoldsUntilStarted: a new member keeps what its group sends
-// until its initial values are queued, then queues it first, in order; a
-// member that has left gets nothing; a member whose sender is busy is not
-// waited for.
+// until its initial values are queued, then queues it first, in order,
+// but for what those values already hold; a member that has left gets
+// nothing; a member whose sender is busy is not waited for.
 func TestMemberHoldsUntilStarted(t *testing.T) {
 	var cut error
 	out := &sender{q: make(chan queued, 8), cancel: func(err error) { cut = err }}
@@ -79,16 +79,16 @@ func TestMemberHoldsUntilStarted(t *testing.T) {
 	a, b, c := &grpc.PreparedMsg{}, &grpc.PreparedMsg{}, &grpc.PreparedMsg{}
 	d := &delivery{done: make(chan struct{})}
 	d.left.Store(1)
-	m.deliver(a, d)
-	m.deliver(b, d)
+	m.deliver(a, 1, d)
+	m.deliver(b, 2, d)
 	if len(out.q) != 0 {
 		t.Fatalf("%d notifications queued before the initial values", len(out.q))
 	}
 	out.put(&gpb.SubscribeResponse{Response: &gpb.SubscribeResponse_SyncResponse{SyncResponse: true}})
-	if err := m.started(); err != nil {
+	if err := m.started(0); err != nil {
 		t.Fatal(err)
 	}
-	m.deliver(c, d) // the queue is not empty: not waited for
+	m.deliver(c, 3, d) // the queue is not empty: not waited for
 	var got []any
 	for len(out.q) > 0 {
 		got = append(got, (<-out.q).m)
@@ -99,7 +99,7 @@ func TestMemberHoldsUntilStarted(t *testing.T) {
 	if n := d.left.Load(); n != 1 {
 		t.Errorf("the delivery waits for %d sends; want none (held, or the sender was busy)", n-1)
 	}
-	m.deliver(a, d) // free now: waited for
+	m.deliver(a, 4, d) // free now: waited for
 	if n := d.left.Load(); n != 2 {
 		t.Errorf("the delivery waits for %d sends; want 1", n-1)
 	}
@@ -110,9 +110,21 @@ func TestMemberHoldsUntilStarted(t *testing.T) {
 	m.mu.Lock()
 	m.gone = true
 	m.mu.Unlock()
-	m.deliver(b, d)
+	m.deliver(b, 5, d)
 	if len(out.q) != 0 || cut != nil {
 		t.Errorf("a member that left got a notification (%d queued, cut: %v)", len(out.q), cut)
+	}
+
+	// What the initial values already hold (commits up to 1) is not sent
+	// again.
+	m = &member{out: out}
+	m.deliver(a, 1, d)
+	m.deliver(b, 2, d)
+	if err := m.started(1); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.q) != 1 || (<-out.q).m != b {
+		t.Errorf("started after a read that holds commit 1: want b alone queued")
 	}
 }
 

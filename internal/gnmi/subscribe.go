@@ -369,6 +369,7 @@ func (s *Server) Subscribe(stream gpb.GNMI_SubscribeServer) error {
 		}
 	}
 	// STREAM
+	var read uint64 // every commit up to it is in the initial values
 	if list.GetUpdatesOnly() {
 		// What is polled for changes starts from the current values
 		// (the configuration comes from the change feed).
@@ -383,8 +384,11 @@ func (s *Server) Subscribe(stream gpb.GNMI_SubscribeServer) error {
 		if err := out.sync(); err != nil {
 			return err
 		}
-	} else if err := initial(true); err != nil {
-		return err
+	} else {
+		read = s.o.Engine.LastCommit() // before the read: see engine.LastCommit
+		if err := initial(true); err != nil {
+			return err
+		}
 	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -404,7 +408,7 @@ func (s *Server) Subscribe(stream gpb.GNMI_SubscribeServer) error {
 		}
 	}()
 	for _, m := range members {
-		if err := m.started(); err != nil {
+		if err := m.started(read); err != nil {
 			return err
 		}
 	}
