@@ -107,24 +107,36 @@ func (s *scanner) bytes() ([]byte, bool) {
 
 // skipString moves past the string at i, saying whether it has escapes.
 func (s *scanner) skipString() (escaped, ok bool) {
-	if s.i >= len(s.b) || s.b[s.i] != '"' {
+	end, escaped := stringEnd(s.b, s.i)
+	if end < 0 {
 		return false, false
 	}
-	for j := s.i + 1; j < len(s.b); j++ {
-		switch c := s.b[j]; {
-		case c == '\\':
+	s.i = end
+	return escaped, true
+}
+
+// stringEnd is the end of the string at i in b (after its closing quote),
+// or -1, and whether it has escapes.
+func stringEnd(b []byte, i int) (end int, escaped bool) {
+	if i >= len(b) || b[i] != '"' {
+		return -1, false
+	}
+	for j := i + 1; j < len(b); j++ {
+		switch c := b[j]; c {
+		case '"':
+			return j + 1, escaped
+		case '\\':
 			escaped = true
-			if j = escapeEnd(s.b, j); j < 0 {
-				return false, false
+			if j = escapeEnd(b, j); j < 0 {
+				return -1, false
 			}
-		case c == '"':
-			s.i = j + 1
-			return escaped, true
-		case c < 0x20:
-			return false, false
+		default:
+			if c < 0x20 {
+				return -1, false
+			}
 		}
 	}
-	return false, false
+	return -1, false
 }
 
 // escapeEnd is the index of the last byte of the escape at i in b (a
@@ -153,60 +165,64 @@ func escapeEnd(b []byte, i int) int {
 // value reads any value and returns its text.
 func (s *scanner) value() ([]byte, bool) {
 	s.space()
-	start := s.i
-	if s.i >= len(s.b) {
+	end := valueEnd(s.b, s.i)
+	if end < 0 {
 		return nil, false
 	}
-	switch s.b[s.i] {
-	case '"':
-		_, ok := s.skipString()
-		return s.b[start:s.i], ok
-	case '{', '[':
-		var awaited [64]byte
-		open := awaited[:0] // the closing brackets awaited
-		for s.i < len(s.b) {
-			switch c := s.b[s.i]; c {
-			case '"':
-				if _, ok := s.skipString(); !ok {
-					return nil, false
-				}
-				continue
-			case '{':
-				open = append(open, '}')
-			case '[':
-				open = append(open, ']')
-			case '}', ']':
-				if len(open) == 0 || open[len(open)-1] != c {
-					return nil, false
-				}
-				open = open[:len(open)-1]
-				if len(open) == 0 {
-					s.i++
-					return s.b[start:s.i], true
-				}
-			case 't', 'f', 'n', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-				if !s.scalar() {
-					return nil, false
-				}
-				continue
-			case ' ', '\t', '\n', '\r', ',', ':':
-			default:
-				return nil, false
-			}
-			s.i++
-		}
-		return nil, false
-	}
-	if !s.scalar() {
-		return nil, false
-	}
-	return s.b[start:s.i], true
+	v := s.b[s.i:end]
+	s.i = end
+	return v, true
 }
 
-// scalar moves past the literal or number at i, which must end there
-// (the input's end, space, or what may follow a value).
-func (s *scanner) scalar() bool {
-	b, i := s.b, s.i
+// valueEnd is the end of the value at i in b, or -1.
+func valueEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		end, _ := stringEnd(b, i)
+		return end
+	case '{', '[':
+	default:
+		return scalarEnd(b, i)
+	}
+	var awaited [64]byte
+	open := awaited[:0] // the closing brackets awaited
+	for i < len(b) {
+		switch c := b[i]; c {
+		case '"':
+			if i, _ = stringEnd(b, i); i < 0 {
+				return -1
+			}
+			continue
+		case '{':
+			open = append(open, '}')
+		case '[':
+			open = append(open, ']')
+		case '}', ']':
+			if len(open) == 0 || open[len(open)-1] != c {
+				return -1
+			}
+			open = open[:len(open)-1]
+			if len(open) == 0 {
+				return i + 1
+			}
+		case ' ', '\t', '\n', '\r', ',', ':':
+		default:
+			if i = scalarEnd(b, i); i < 0 {
+				return -1
+			}
+			continue
+		}
+		i++
+	}
+	return -1
+}
+
+// scalarEnd is the end of the literal or number at i in b, which must end
+// there (the input's end, space, or what may follow a value), or -1.
+func scalarEnd(b []byte, i int) int {
 	switch b[i] {
 	case 't':
 		i = literal(b, i, "true")
@@ -218,17 +234,16 @@ func (s *scanner) scalar() bool {
 		i = number(b, i)
 	}
 	if i < 0 {
-		return false
+		return -1
 	}
 	if i < len(b) {
 		switch b[i] {
 		case ' ', '\t', '\n', '\r', ',', '}', ']':
 		default:
-			return false
+			return -1
 		}
 	}
-	s.i = i
-	return true
+	return i
 }
 
 // literal is the end of lit at i in b, or -1.
