@@ -302,11 +302,11 @@ func TestOpenConfigSubscribeMembersAndRecords(t *testing.T) {
 	})
 }
 
-// TestMembershipReadOncePerCommit: the objects a membership leaf gathers
+// TestMembershipReadOnce: the objects a membership leaf gathers
 // (a port's VLANs) are read once, when the first group of subscriptions
 // starts, not for each commit, however many groups need them and however
 // many of them a commit changes.
-func TestMembershipReadOncePerCommit(t *testing.T) {
+func TestMembershipReadOnce(t *testing.T) {
 	fx := start(t, Options{})
 	for _, id := range []int64{10, 20} {
 		fx.f.MustApply(fx.f.Edit(model.Create, "Vlan", model.Object{"VlanId": id}))
