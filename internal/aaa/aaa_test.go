@@ -23,6 +23,7 @@ import (
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/syncbuf"
 	"github.com/swmgr/swmgr/internal/testneed"
+	"github.com/swmgr/swmgr/internal/testport"
 )
 
 const tacSecret, radSecret = "tac-shared-key", "rad-shared-key"
@@ -250,7 +251,7 @@ func TestAccountingRecordsArrive(t *testing.T) {
 func TestAccountingDropsCounted(t *testing.T) {
 	fx := newFixture(t)
 	fx.apply(t, backend.Update, "TacacsGlobal", model.Object{"Enable": "true", "Timeout": int64(1)})
-	fx.apply(t, backend.Create, "Tacacs", model.Object{"ServerIp": "127.0.0.1", "Port": int64(aaatest.FreePort(t)), "Secret": "k"})
+	fx.apply(t, backend.Create, "Tacacs", model.Object{"ServerIp": "127.0.0.1", "Port": int64(testport.TCP(t)), "Secret": "k"})
 	for i := 0; i < 3; i++ {
 		fx.f.MustApply(fx.f.Edit(backend.Create, "NtpServer", model.Object{"IpAddr": fmt.Sprintf("192.0.2.%d", i+1)}))
 	}
