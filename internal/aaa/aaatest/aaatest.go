@@ -265,13 +265,16 @@ type Hanging struct {
 	conns []net.Conn
 }
 
-// StartHanging starts a hanging TCP server.
-func StartHanging(t testing.TB) *Hanging {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+// StartHanging starts a hanging TCP server on host, an address of the
+// loopback interface (127.0.0.1, or another of 127.0.0.0/8 where a test
+// needs servers of distinct addresses).
+func StartHanging(t testing.TB, host string) *Hanging {
+	t.Helper()
+	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &Hanging{Host: "127.0.0.1", Port: l.Addr().(*net.TCPAddr).Port}
+	h := &Hanging{Host: host, Port: l.Addr().(*net.TCPAddr).Port}
 	go func() {
 		for {
 			c, err := l.Accept()
