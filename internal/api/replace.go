@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -186,28 +187,16 @@ func opMethod(op backend.Op) string {
 }
 
 // replacing is the update that makes the object with store key key exactly
-// want: every field want gives, and the default of every other field a
-// client may set. Fields a client may not change by update (read-only,
-// create-only), those whose value the switch discovers, and write-only
-// secrets are left as they are unless want gives them; the engine refuses
-// a given value it cannot apply.
+// want: every field want gives, and the reset of every other field
+// (model.Kind.Reset): its default where a client sets it; the fields a reset
+// keeps (read-only, create-only, discovered by the switch, write-only
+// secrets) are left as they are unless want gives them, and the engine
+// refuses a given value it cannot apply.
 func replacing(k *model.Kind, key string, want model.Object) engine.Edit {
-	defaults := k.Defaults()
-	fields := make(model.Object, len(k.Fields))
-	for _, f := range k.Fields {
-		if v, ok := want[f.Name]; ok {
-			fields[f.Name] = v
-			continue
-		}
-		if f.Key || f.ReadOnly || f.CreateOnly || f.Discovered || f.Secret != model.Public {
-			continue
-		}
-		fields[f.Name] = defaults[f.Name]
-	}
 	keyObj, _ := k.KeyObject(key)
-	for name, v := range keyObj {
-		fields[name] = v
-	}
+	fields := k.Reset(keyObj)
+	maps.Copy(fields, want)
+	maps.Copy(fields, keyObj)
 	return engine.Edit{Kind: k, Op: backend.Update, Target: engine.Target{Key: keyObj}, Fields: fields}
 }
 
