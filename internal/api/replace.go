@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"maps"
 	"net/http"
-	"net/url"
 	"strconv"
-	"strings"
 
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/auth"
@@ -40,17 +38,12 @@ import (
 // means on the candidate's view.
 // plural says the PUT named the kind's collection.
 func (s *Server) replaceEdits(r *http.Request, cand string, se stagedEdit) ([]engine.Edit, bool, error) {
-	u, err := url.Parse(se.Path)
-	if err != nil || u.Scheme != "" || u.Host != "" || u.Fragment != "" || u.RawQuery != "" {
+	route, _, query, err := s.stagedPath(se.Path)
+	if err != nil {
+		return nil, false, err
+	}
+	if query != "" {
 		return nil, false, apierr.BadRequest(apierr.CodeInvalidValue, "Candidate", "Path", "Path %q: PUT takes config/<Object> or config/<Object>s, without a query", se.Path)
-	}
-	p := strings.TrimLeft(strings.TrimPrefix(u.Path, Prefix), "/")
-	if !strings.HasPrefix(p, "config/") {
-		return nil, false, apierr.BadRequest(apierr.CodeInvalidValue, "Candidate", "Path", "Path %q: a candidate stages config objects: config/<Object>[s]", se.Path)
-	}
-	route, aerr := ParseRoute(s.reg, Prefix+p)
-	if aerr != nil {
-		return nil, false, aerr
 	}
 	k := route.Kind
 	if route.ID != "" {
