@@ -23,7 +23,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -33,6 +32,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/swmgr/swmgr/internal/testport"
 )
 
 func main() {
@@ -107,12 +108,11 @@ func waitCmd(args []string) error {
 }
 
 func freePort() error {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := testport.Free("tcp")
 	if err != nil {
 		return err
 	}
-	defer ln.Close()
-	fmt.Println(ln.Addr().(*net.TCPAddr).Port)
+	fmt.Println(p)
 	return nil
 }
 

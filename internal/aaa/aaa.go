@@ -98,14 +98,36 @@ var ErrBusy = errors.New("too many logins are being checked by the servers; try 
 
 // config is one reading of the configuration.
 type config struct {
-	order       []string // methods with servers, in AuthOrder's order
-	tacacs      []tacacsServer
-	tacacsTO    time.Duration
-	radius      []radiusServer
-	accounting  bool
-	cacheTTL    time.Duration
-	tacacsNames []string // ServerIp of each tacacs server, for state
-	radiusNames []string
+	order      []string      // methods with servers, in AuthOrder's order
+	logins     []loginMethod // the same, as Login asks them
+	tacacs     []tacacsServer
+	tacacsTO   time.Duration
+	radius     []radiusServer
+	accounting bool
+	cacheTTL   time.Duration
+}
+
+// loginMethod is one method of AuthOrder as Login asks it: its servers in
+// their order, and what it notes of the outcome.
+type loginMethod struct {
+	name    string // tacacs+ or radius
+	kind    string // the kind of its servers, whose ConnFailReason is noted
+	servers []loginServer
+	// answered, if set, is told after the method was asked whether one of
+	// its servers answered.
+	answered func(bool)
+}
+
+// loginServer is one server as Login asks it: one exchange with it, and
+// what its answer means.
+type loginServer struct {
+	key  string // ServerIp: its object's key, for its state
+	addr string // host:port, for the log
+	// check asks the server about a user name and password: the role it
+	// gives and yes, or no (ok false) with a nil error. An error (the
+	// server could not be reached, timed out or answered with an error)
+	// passes to the next server.
+	check func(ctx context.Context, name, password, remAddr string) (role string, ok bool, err error)
 }
 
 // Service is the provider. Its methods are safe for concurrent use.
@@ -221,6 +243,7 @@ func (s *Service) reload(ctx context.Context) error {
 			c.tacacsTO = time.Duration(o.Int("Timeout")) * time.Second
 		case "Tacacs":
 			c.tacacs = append(c.tacacs, tacacsServer{
+				host:    o.Str("ServerIp"),
 				addr:    net.JoinHostPort(o.Str("ServerIp"), strconv.FormatInt(o.Int("Port"), 10)),
 				secret:  []byte(o.Str("Secret")),
 				service: authenServices[o.Str("AuthService")],
@@ -228,7 +251,6 @@ func (s *Service) reload(ctx context.Context) error {
 				debug:   o.Int("Debug") == 1,
 				source:  s.sourceOf(o.Str("SourceIntf"), o.Str("ServerIp")),
 			})
-			c.tacacsNames = append(c.tacacsNames, o.Str("ServerIp"))
 		case "RadiusServer":
 			c.radius = append(c.radius, radiusServer{
 				host: o.Str("ServerIp"), port: int(o.Int("Port")), acctPort: int(o.Int("AcctPort")),
@@ -254,16 +276,19 @@ func (s *Service) reload(ctx context.Context) error {
 		order = []string{"tacacs+", "radius"}
 	}
 	slices.SortStableFunc(c.radius, func(a, b radiusServer) int { return int(a.priority - b.priority) })
-	for _, r := range c.radius {
-		c.radiusNames = append(c.radiusNames, r.host)
-	}
 	if !tacacsOn {
-		c.tacacs, c.tacacsNames = nil, nil
+		c.tacacs = nil
 	}
 	for _, m := range order {
-		if (m == "tacacs+" && len(c.tacacs) > 0) || (m == "radius" && len(c.radius) > 0) {
-			c.order = append(c.order, m)
+		switch {
+		case m == "tacacs+" && len(c.tacacs) > 0:
+			c.logins = append(c.logins, s.tacacsMethod(c.tacacs, c.tacacsTO))
+		case m == "radius" && len(c.radius) > 0:
+			c.logins = append(c.logins, radiusMethod(c.radius))
+		default:
+			continue
 		}
+		c.order = append(c.order, m)
 	}
 	s.cfg.Store(c)
 	if s.o.Syslog != nil {
@@ -302,36 +327,21 @@ func (s *Service) Login(ctx context.Context, name, password, remAddr string) (Re
 		return Result{}, ErrBusy
 	}
 	var tried []string
-	for _, m := range c.order {
-		switch m {
-		case "tacacs+":
-			for i, srv := range c.tacacs {
-				s.active.Add(1)
-				start := time.Now()
-				role, ok, err := tacacsLogin(ctx, srv, c.tacacsTO, name, password, remAddr)
-				s.active.Add(-1)
-				s.noteServer("Tacacs", c.tacacsNames[i], err)
-				if srv.debug {
-					s.o.Log.Info("TACACS+ login exchange", "server", srv.addr, "user", name, "ok", ok, "role", role, "err", err, "took", time.Since(start))
-				}
-				if err != nil {
-					tried = append(tried, srv.addr+": "+err.Error())
-					continue
-				}
-				s.setTacacsUp("UP")
-				return Result{Answered: true, OK: ok, Group: role, Method: m, TTL: c.cacheTTL}, nil
+	for _, m := range c.logins {
+		for _, srv := range m.servers {
+			role, ok, err := srv.check(ctx, name, password, remAddr)
+			s.noteServer(m.kind, srv.key, err)
+			if err != nil {
+				tried = append(tried, srv.addr+": "+err.Error())
+				continue
 			}
-			s.setTacacsUp("DOWN")
-		case "radius":
-			for i, srv := range c.radius {
-				role, ok, err := radiusLogin(ctx, srv, name, password, remAddr)
-				s.noteServer("RadiusServer", c.radiusNames[i], err)
-				if err != nil {
-					tried = append(tried, net.JoinHostPort(srv.host, strconv.Itoa(srv.port))+": "+err.Error())
-					continue
-				}
-				return Result{Answered: true, OK: ok, Group: role, Method: m, TTL: c.cacheTTL}, nil
+			if m.answered != nil {
+				m.answered(true)
 			}
+			return Result{Answered: true, OK: ok, Group: role, Method: m.name, TTL: c.cacheTTL}, nil
+		}
+		if m.answered != nil {
+			m.answered(false)
 		}
 	}
 	if ctx.Err() != nil {

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -23,6 +25,7 @@ import (
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/syncbuf"
 	"github.com/swmgr/swmgr/internal/testneed"
+	"github.com/swmgr/swmgr/internal/testport"
 )
 
 const tacSecret, radSecret = "tac-shared-key", "rad-shared-key"
@@ -193,11 +196,119 @@ func TestOrderAndFallback(t *testing.T) {
 	}
 }
 
+// TestLoginAsksServersInOrder: a login asks the methods of AuthOrder in
+// order and each method's servers in theirs (Tacacs by creation, RADIUS by
+// Priority); a server that times out, cannot be reached or answers with
+// an error passes to the next one, and the first answer, yes or no, is
+// final. ConnFailReason names exactly the servers that did not answer,
+// TacacsGlobal's OperStatus says whether a TACACS+ server answered, and
+// when none of any method did, the local users decide (LocalFallbacks).
+// Servers are real: tacquito, FreeRADIUS, a TCP server that accepts and
+// never answers, a UDP socket that never answers, and ports where nothing
+// listens. Each has an address of its own on loopback (ServerIp is the key).
+func TestLoginAsksServersInOrder(t *testing.T) {
+	tac := aaatest.StartTacacs(t, tacSecret, []aaatest.User{{Name: "both", Password: "tacacs-pass-1", PrivLvl: 15}})
+	rad := aaatest.StartRadius(t, radSecret, []aaatest.User{{Name: "both", Password: "radius-pass-1"}})
+	hang := aaatest.StartHanging(t, "127.0.0.3")
+	silent, err := net.ListenPacket("udp", "127.0.0.4:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { silent.Close() })
+	type server struct {
+		kind string
+		o    model.Object
+	}
+	radius := func(host string, port, priority int, secret string) server {
+		return server{"RadiusServer", model.Object{"ServerIp": host, "Port": int64(port), "AcctPort": int64(0), "Secret": secret,
+			"Timeout": int64(1), "Retries": int64(0), "Priority": int64(priority)}}
+	}
+	var (
+		tacOK       = server{"Tacacs", tacacs(tac)}
+		tacOtherKey = server{"Tacacs", model.Object{"ServerIp": tac.Host, "Port": int64(tac.Port), "Secret": "not-the-servers-key", "AuthService": "login"}}
+		tacHang     = server{"Tacacs", model.Object{"ServerIp": hang.Host, "Port": int64(hang.Port), "Secret": tacSecret}}
+		tacGone     = server{"Tacacs", model.Object{"ServerIp": "127.0.0.2", "Port": int64(testport.TCP(t)), "Secret": tacSecret}}
+		radOK       = func(priority int) server { return radius(rad.Host, rad.Port, priority, radSecret) }
+		radSilent   = func(priority int) server {
+			return radius("127.0.0.4", silent.LocalAddr().(*net.UDPAddr).Port, priority, radSecret)
+		}
+		radGone = func(priority int) server { return radius("127.0.0.5", testport.UDP(t), priority, radSecret) }
+	)
+	for _, c := range []struct {
+		name     string
+		order    []string
+		servers  []server // created in this order
+		password string
+		want     aaa.Result // but TTL
+		failed   []string   // "kind ServerIp" of each server with a ConnFailReason
+		tacUp    string     // TacacsGlobal's OperStatus after the login
+	}{
+		{"the first TACACS+ server answers: the next is not asked", nil, []server{tacOK, tacHang}, "tacacs-pass-1",
+			aaa.Result{Answered: true, OK: true, Group: aaa.RoleAdmin, Method: "tacacs+"}, nil, "UP"},
+		{"a TACACS+ server that times out passes to the next", nil, []server{tacHang, tacOK}, "tacacs-pass-1",
+			aaa.Result{Answered: true, OK: true, Group: aaa.RoleAdmin, Method: "tacacs+"}, []string{"Tacacs 127.0.0.3"}, "UP"},
+		{"an unreachable TACACS+ server passes to the next", nil, []server{tacGone, tacOK}, "tacacs-pass-1",
+			aaa.Result{Answered: true, OK: true, Group: aaa.RoleAdmin, Method: "tacacs+"}, []string{"Tacacs 127.0.0.2"}, "UP"},
+		{"a TACACS+ server's no is final", nil, []server{tacOK, radOK(1)}, "radius-pass-1",
+			aaa.Result{Answered: true, Method: "tacacs+"}, nil, "UP"},
+		{"a TACACS+ server of another key passes to RADIUS", nil, []server{tacOtherKey, radOK(1)}, "radius-pass-1",
+			aaa.Result{Answered: true, OK: true, Group: aaa.RoleReadOnly, Method: "radius"}, []string{"Tacacs 127.0.0.1"}, "DOWN"},
+		{"no TACACS+ server answers: RADIUS is asked", nil, []server{tacHang, tacGone, radOK(1)}, "radius-pass-1",
+			aaa.Result{Answered: true, OK: true, Group: aaa.RoleReadOnly, Method: "radius"}, []string{"Tacacs 127.0.0.3", "Tacacs 127.0.0.2"}, "DOWN"},
+		{"RADIUS servers are asked by Priority", nil, []server{radSilent(2), radOK(1)}, "radius-pass-1",
+			aaa.Result{Answered: true, OK: true, Group: aaa.RoleReadOnly, Method: "radius"}, nil, ""},
+		{"a RADIUS server that times out passes to the next", nil, []server{radSilent(1), radOK(2)}, "radius-pass-1",
+			aaa.Result{Answered: true, OK: true, Group: aaa.RoleReadOnly, Method: "radius"}, []string{"RadiusServer 127.0.0.4"}, ""},
+		{"an unreachable RADIUS server passes to the next, whose no is final", []string{"radius", "tacacs+"}, []server{tacOK, radGone(1), radOK(2)}, "tacacs-pass-1",
+			aaa.Result{Answered: true, Method: "radius"}, []string{"RadiusServer 127.0.0.5"}, ""},
+		{"no server answers: the local users decide", nil, []server{tacGone, radSilent(1), radGone(2)}, "radius-pass-1",
+			aaa.Result{}, []string{"Tacacs 127.0.0.2", "RadiusServer 127.0.0.4", "RadiusServer 127.0.0.5"}, "DOWN"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fx := newFixture(t)
+			global := model.Object{"Accounting": false} // no record to wait on a server that does not answer
+			if c.order != nil {
+				global["AuthOrder"] = c.order
+			}
+			fx.apply(t, backend.Update, "AAAGlobal", global)
+			fx.apply(t, backend.Update, "TacacsGlobal", model.Object{"Enable": "true", "Timeout": int64(1)})
+			for _, s := range c.servers {
+				fx.apply(t, backend.Create, s.kind, s.o)
+			}
+			r := fx.login(t, "both", c.password)
+			if r.TTL == 0 && r.Answered {
+				t.Errorf("answered with no TTL: %+v", r)
+			}
+			r.TTL = 0
+			if r != c.want {
+				t.Errorf("login: %+v, want %+v; the log: %s", r, c.want, fx.log)
+			}
+			for _, s := range c.servers {
+				ip := s.o.Str("ServerIp")
+				reason := fx.svc.State(s.kind, model.Object{"ServerIp": ip})["ConnFailReason"]
+				if want := slices.Contains(c.failed, s.kind+" "+ip); (reason != "") != want {
+					t.Errorf("%s %s: ConnFailReason %q; want one: %v", s.kind, ip, reason, want)
+				}
+			}
+			if st := fx.svc.State("TacacsGlobal", nil); st["OperStatus"] != c.tacUp {
+				t.Errorf("TacacsGlobal OperStatus %q, want %q", st["OperStatus"], c.tacUp)
+			}
+			fallbacks := int64(0)
+			if !c.want.Answered {
+				fallbacks = 1
+			}
+			if st := fx.svc.State("AAAGlobal", nil); st["LocalFallbacks"] != fallbacks {
+				t.Errorf("LocalFallbacks %v, want %d", st["LocalFallbacks"], fallbacks)
+			}
+		})
+	}
+}
+
 // TestSlowServerHoldsNoOtherLogin: with a server that accepts and never
 // answers, logins of different users wait for it side by side: each has
 // a connection open to it at once, none waiting for another's turn.
 func TestSlowServerHoldsNoOtherLogin(t *testing.T) {
-	h := aaatest.StartHanging(t)
+	h := aaatest.StartHanging(t, "127.0.0.1")
 	fx := newFixture(t)
 	fx.apply(t, backend.Update, "AAAGlobal", model.Object{"Accounting": false}) // no record to hang on it too
 	fx.apply(t, backend.Update, "TacacsGlobal", model.Object{"Enable": "true", "Timeout": int64(30)})
@@ -250,7 +361,7 @@ func TestAccountingRecordsArrive(t *testing.T) {
 func TestAccountingDropsCounted(t *testing.T) {
 	fx := newFixture(t)
 	fx.apply(t, backend.Update, "TacacsGlobal", model.Object{"Enable": "true", "Timeout": int64(1)})
-	fx.apply(t, backend.Create, "Tacacs", model.Object{"ServerIp": "127.0.0.1", "Port": int64(aaatest.FreePort(t)), "Secret": "k"})
+	fx.apply(t, backend.Create, "Tacacs", model.Object{"ServerIp": "127.0.0.1", "Port": int64(testport.TCP(t)), "Secret": "k"})
 	for i := 0; i < 3; i++ {
 		fx.f.MustApply(fx.f.Edit(backend.Create, "NtpServer", model.Object{"IpAddr": fmt.Sprintf("192.0.2.%d", i+1)}))
 	}

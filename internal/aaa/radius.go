@@ -39,6 +39,17 @@ func (s radiusServer) exchange(ctx context.Context, p *radius.Packet, port int) 
 	return resp, nil
 }
 
+// radiusMethod is the radius method of Login: servers in their order.
+func radiusMethod(servers []radiusServer) loginMethod {
+	m := loginMethod{name: "radius", kind: "RadiusServer"}
+	for _, srv := range servers {
+		m.servers = append(m.servers, loginServer{key: srv.host, addr: net.JoinHostPort(srv.host, strconv.Itoa(srv.port)), check: func(ctx context.Context, name, password, remAddr string) (string, bool, error) {
+			return radiusLogin(ctx, srv, name, password, remAddr)
+		}})
+	}
+	return m
+}
+
 // radiusLogin sends an Access-Request with the password (PAP, hidden
 // with the shared secret as RFC 2865 section 5.2 says). ok false with a
 // nil error is an Access-Reject.

@@ -17,6 +17,7 @@ import (
 
 // tacacsServer is one Tacacs object as the client needs it.
 type tacacsServer struct {
+	host    string // ServerIp
 	addr    string // host:port
 	secret  []byte
 	service tq.AuthenService
@@ -87,6 +88,32 @@ func tacacsSession(ctx context.Context, s tacacsServer, timeout time.Duration, t
 		return nil, fmt.Errorf("%w: %v", errNoAnswer, err)
 	}
 	return resp.Body, nil
+}
+
+// tacacsMethod is the tacacs+ method of Login: servers in their order,
+// each exchange counted in NumActiveSessions and, when its server's Debug
+// is 1, logged; OperStatus UP when one answered, DOWN when none did.
+func (s *Service) tacacsMethod(servers []tacacsServer, timeout time.Duration) loginMethod {
+	m := loginMethod{name: "tacacs+", kind: "Tacacs", answered: func(ok bool) {
+		if ok {
+			s.setTacacsUp("UP")
+		} else {
+			s.setTacacsUp("DOWN")
+		}
+	}}
+	for _, srv := range servers {
+		m.servers = append(m.servers, loginServer{key: srv.host, addr: srv.addr, check: func(ctx context.Context, name, password, remAddr string) (string, bool, error) {
+			s.active.Add(1)
+			start := time.Now()
+			role, ok, err := tacacsLogin(ctx, srv, timeout, name, password, remAddr)
+			s.active.Add(-1)
+			if srv.debug {
+				s.o.Log.Info("TACACS+ login exchange", "server", srv.addr, "user", name, "ok", ok, "role", role, "err", err, "took", time.Since(start))
+			}
+			return role, ok, err
+		}})
+	}
+	return m
 }
 
 // tacacsLogin checks a password with PAP, then asks for the shell

@@ -2,10 +2,9 @@ package api
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
-	"net/url"
 	"strconv"
-	"strings"
 
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/auth"
@@ -39,17 +38,12 @@ import (
 // means on the candidate's view.
 // plural says the PUT named the kind's collection.
 func (s *Server) replaceEdits(r *http.Request, cand string, se stagedEdit) ([]engine.Edit, bool, error) {
-	u, err := url.Parse(se.Path)
-	if err != nil || u.Scheme != "" || u.Host != "" || u.Fragment != "" || u.RawQuery != "" {
+	route, _, query, err := s.stagedPath(se.Path)
+	if err != nil {
+		return nil, false, err
+	}
+	if query != "" {
 		return nil, false, apierr.BadRequest(apierr.CodeInvalidValue, "Candidate", "Path", "Path %q: PUT takes config/<Object> or config/<Object>s, without a query", se.Path)
-	}
-	p := strings.TrimLeft(strings.TrimPrefix(u.Path, Prefix), "/")
-	if !strings.HasPrefix(p, "config/") {
-		return nil, false, apierr.BadRequest(apierr.CodeInvalidValue, "Candidate", "Path", "Path %q: a candidate stages config objects: config/<Object>[s]", se.Path)
-	}
-	route, aerr := ParseRoute(s.reg, Prefix+p)
-	if aerr != nil {
-		return nil, false, aerr
 	}
 	k := route.Kind
 	if route.ID != "" {
@@ -186,28 +180,16 @@ func opMethod(op backend.Op) string {
 }
 
 // replacing is the update that makes the object with store key key exactly
-// want: every field want gives, and the default of every other field a
-// client may set. Fields a client may not change by update (read-only,
-// create-only), those whose value the switch discovers, and write-only
-// secrets are left as they are unless want gives them; the engine refuses
-// a given value it cannot apply.
+// want: every field want gives, and the reset of every other field
+// (model.Kind.Reset): its default where a client sets it; the fields a reset
+// keeps (read-only, create-only, discovered by the switch, write-only
+// secrets) are left as they are unless want gives them, and the engine
+// refuses a given value it cannot apply.
 func replacing(k *model.Kind, key string, want model.Object) engine.Edit {
-	defaults := k.Defaults()
-	fields := make(model.Object, len(k.Fields))
-	for _, f := range k.Fields {
-		if v, ok := want[f.Name]; ok {
-			fields[f.Name] = v
-			continue
-		}
-		if f.Key || f.ReadOnly || f.CreateOnly || f.Discovered || f.Secret != model.Public {
-			continue
-		}
-		fields[f.Name] = defaults[f.Name]
-	}
 	keyObj, _ := k.KeyObject(key)
-	for name, v := range keyObj {
-		fields[name] = v
-	}
+	fields := k.Reset(keyObj)
+	maps.Copy(fields, want)
+	maps.Copy(fields, keyObj)
 	return engine.Edit{Kind: k, Op: backend.Update, Target: engine.Target{Key: keyObj}, Fields: fields}
 }
 

@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -109,4 +110,48 @@ func revOf(body map[string]any) int {
 	}
 	r, _ := list[0].(map[string]any)["Object"].(map[string]any)["Revision"].(float64)
 	return int(r)
+}
+
+// TestStagedPathOneReading: a PUT element of an edit list reads its Path
+// as the other methods do (one parser): the same paths are taken, with the
+// API's prefix or without, and the same bad paths are refused with the same
+// answer; a query is what a PUT alone refuses.
+func TestStagedPathOneReading(t *testing.T) {
+	s := newTxnServer(t)
+	_, body, _ := s.do("POST", "/candidates", `{}`)
+	id := body["CandidateId"].(string)
+	stage := func(method, path, body string) (int, string) {
+		code, answer, _ := s.do("POST", "/candidates/"+id+"/edits", `{"Edits":[{"Method":"`+method+`","Path":"`+path+`","Body":`+body+`}]}`)
+		return code, jsonOf(answer)
+	}
+	for i, path := range []string{"config/NtpServer", "/config/NtpServer", "/public/v1/config/NtpServer"} {
+		for _, method := range []string{"POST", "PUT"} {
+			if code, answer := stage(method, path, `{"IpAddr":"192.0.2.`+strconv.Itoa(10+i)+`"}`); code != 200 {
+				t.Errorf("%s %s: %d %s", method, path, code, answer)
+			}
+		}
+	}
+	for _, bad := range []struct{ path, says string }{
+		{"http://example.com/config/NtpServer", "give the path under the candidate"},
+		{"//example.com/config/NtpServer", "give the path under the candidate"},
+		{"config/NtpServer#x", "give the path under the candidate"},
+		{"%zz", "give the path under the candidate"},
+		{"state/NtpServer", "a candidate stages config objects"},
+		{"NtpServer", "a candidate stages config objects"},
+		{"public/v1/config/NtpServer", "a candidate stages config objects"},
+		{"config/NoSuchKind", "NoSuchKind"},
+	} {
+		before := s.dump()
+		postCode, post := stage("POST", bad.path, `{"IpAddr":"192.0.2.8"}`)
+		putCode, put := stage("PUT", bad.path, `{"IpAddr":"192.0.2.8"}`)
+		if postCode != 400 && postCode != 404 || putCode != postCode || put != post || !strings.Contains(put, bad.says) {
+			t.Errorf("Path %q: POST %d %s, PUT %d %s; want one 400 or 404 saying %s", bad.path, postCode, post, putCode, put, bad.says)
+		}
+		if !bytes.Equal(before, s.dump()) {
+			t.Errorf("Path %q: the refused edit changed the store", bad.path)
+		}
+	}
+	if code, answer := stage("PUT", "config/NtpServer?IpAddr=192.0.2.7", `{"IpAddr":"192.0.2.7"}`); code != 400 || !strings.Contains(answer, "without a query") {
+		t.Errorf("PUT with a query: %d %s", code, answer)
+	}
 }

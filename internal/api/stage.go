@@ -126,6 +126,27 @@ func (s *Server) readStagedEdits(w http.ResponseWriter, r *http.Request) ([]stag
 	return body.Edits, nil
 }
 
+// stagedPath reads the Path of an element of an edit list: the path the
+// edit would have under the candidate, config/..., with the API's prefix or
+// without. It returns the path's route, the path with the prefix, and its
+// query.
+func (s *Server) stagedPath(p string) (route Route, path, query string, err error) {
+	u, err := url.Parse(p)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.Fragment != "" {
+		return Route{}, "", "", apierr.BadRequest(apierr.CodeInvalidValue, "Candidate", "Path", "Path %q: give the path under the candidate, like config/Vlan, config/Vlans or config/Vlan?VlanId=10", p)
+	}
+	path = strings.TrimLeft(strings.TrimPrefix(u.Path, Prefix), "/")
+	if !strings.HasPrefix(path, "config/") {
+		return Route{}, "", "", apierr.BadRequest(apierr.CodeInvalidValue, "Candidate", "Path", "Path %q: a candidate stages config objects: config/<Object>[s][/<ObjectId>]", p)
+	}
+	path = Prefix + path
+	route, aerr := ParseRoute(s.reg, path)
+	if aerr != nil {
+		return Route{}, "", "", aerr
+	}
+	return route, path, u.RawQuery, nil
+}
+
 // stagedEdit turns one element of Edits into the engine's Edit, reading it
 // exactly as the single-edit staging path reads its request.
 func (s *Server) stagedEdit(r *http.Request, se stagedEdit) (engine.Edit, error) {
@@ -140,22 +161,14 @@ func (s *Server) stagedEdit(r *http.Request, se stagedEdit) (engine.Edit, error)
 	default:
 		return engine.Edit{}, apierr.BadRequest(apierr.CodeInvalidValue, "Candidate", "Method", "Method %q: an edit is POST, PATCH, PUT or DELETE", se.Method)
 	}
-	u, err := url.Parse(se.Path)
-	if err != nil || u.Scheme != "" || u.Host != "" || u.Fragment != "" {
-		return engine.Edit{}, apierr.BadRequest(apierr.CodeInvalidValue, "Candidate", "Path", "Path %q: give the path under the candidate, like config/Vlan or config/Vlan?VlanId=10", se.Path)
-	}
-	p := strings.TrimPrefix(u.Path, Prefix)
-	if !strings.HasPrefix(strings.TrimLeft(p, "/"), "config/") {
-		return engine.Edit{}, apierr.BadRequest(apierr.CodeInvalidValue, "Candidate", "Path", "Path %q: a candidate stages config objects: config/<Object>[/<ObjectId>]", se.Path)
-	}
-	route, aerr := ParseRoute(s.reg, Prefix+strings.TrimLeft(p, "/"))
-	if aerr != nil {
-		return engine.Edit{}, aerr
+	route, path, query, err := s.stagedPath(se.Path)
+	if err != nil {
+		return engine.Edit{}, err
 	}
 	if !route.allows(se.Method) {
 		return engine.Edit{}, apierr.New(http.StatusMethodNotAllowed, apierr.CodeMethodNotAllowed, route.Kind.Name, "Method", "%s is not allowed on %s; allowed: %s", se.Method, se.Path, strings.Join(route.Allowed(), ", "))
 	}
-	sub, err := http.NewRequestWithContext(r.Context(), se.Method, Prefix+strings.TrimLeft(p, "/")+"?"+u.RawQuery, nil)
+	sub, err := http.NewRequestWithContext(r.Context(), se.Method, path+"?"+query, nil)
 	if err != nil {
 		return engine.Edit{}, apierr.BadRequest(apierr.CodeInvalidValue, "Candidate", "Path", "Path %q: %v", se.Path, err)
 	}

@@ -147,20 +147,10 @@ func (e *Engine) replaceEdits(v *view, r Replacement, yield func(Edit) error) er
 			case want == nil && r.Merge:
 			case want == nil && derived[key]:
 			case want == nil && !k.Creatable():
-				def := k.Defaults()
-				for n, v := range keyFields(k, now) {
-					def[n] = v
-				}
-				// What the switch reports (a port's media, its speed) is not
-				// the model's to reset: a field the switch discovered keeps its
-				// value, as in a replace that leaves it out.
-				for _, f := range k.Fields {
-					if f.Discovered {
-						if v, ok := now[f.Name]; ok {
-							def[f.Name] = v
-						}
-					}
-				}
+				// Back to the defaults, as a replace that leaves every field
+				// out: what the switch reports (a port's media, its speed) is
+				// not the model's to reset, and keeps its value.
+				def := k.Reset(now)
 				if !sameSettings(k, now, def) {
 					ed = Edit{Kind: k, Op: model.Update, Target: Target{Key: keyFields(k, now)}, Fields: settable(k, def, now)}
 				}

@@ -622,6 +622,34 @@ func (k *Kind) Defaults() Object {
 	return o
 }
 
+// KeptByReset reports whether putting an object back to its defaults
+// leaves f as it is: its key, a field a client cannot change by update
+// (read-only, create-only), a value the switch discovers (a port's speed,
+// its media: its default is not what the object starts from) and a
+// write-only secret.
+func (f *Field) KeptByReset() bool {
+	return f.Key || f.ReadOnly || f.CreateOnly || f.Discovered || f.Secret != Public
+}
+
+// Reset returns the object that puts o back to its defaults, as an update
+// gives it: the default of every field a reset does not keep (KeptByReset),
+// and o's value of each field it keeps, where o has one, except a secret's,
+// which is left out (an update that leaves a secret out keeps it). Given
+// the running object, Reset is the whole object after the reset but for its
+// secrets; given only a key, it is an update that resets the object whatever
+// it holds.
+func (k *Kind) Reset(o Object) Object {
+	out := make(Object, len(k.Fields))
+	for _, f := range k.Fields {
+		if !f.KeptByReset() {
+			out[f.Name] = f.zero()
+		} else if v, ok := o[f.Name]; ok && f.Secret == Public {
+			out[f.Name] = v
+		}
+	}
+	return out
+}
+
 func (f *Field) zero() any {
 	if f.Default != nil {
 		if l, ok := f.Default.([]string); ok {

@@ -60,7 +60,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// Never the query string, the headers or the body: they may hold
 		// a secret (credentials go in headers; a misused query, in the URL).
 		a.write(r.Context(), &accessLine{end: end, user: userOf(r), source: r.RemoteAddr, method: r.Method, route: class, path: r.URL.Path,
-			status: status, bytes: bytes, latency: took, revision: revision})
+			status: status, bytes: bytes, latency: took, revision: revision}, nil)
 		return
 	}
 	if h.opts.Log != nil && h.opts.Log.Enabled(r.Context(), slog.LevelInfo) {

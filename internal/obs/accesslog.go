@@ -66,16 +66,31 @@ type accessLine struct {
 	revision                          uint64 // 0: not shown
 }
 
-func (a *AccessLog) write(ctx context.Context, l *accessLine) {
+// write writes one access line: a request's (l) or, when l is nil, an
+// RPC's (r). It is formatted in a pooled buffer, or written through slog
+// when a value is one slog would quote or escape. The two kinds of line
+// are two pointers and direct calls, not an interface or a function value:
+// the compiler cannot see through those, and the line they are given would
+// then be made on the heap, an allocation per request.
+func (a *AccessLog) write(ctx context.Context, l *accessLine, r *RPC) {
 	if !a.on {
 		return
 	}
 	bp := a.bufs.Get().(*[]byte)
-	line, ok := a.appendLine((*bp)[:0], l)
-	if ok {
-		a.emit(line)
+	var line []byte
+	var ok bool
+	if l != nil {
+		line, ok = a.appendLine((*bp)[:0], l)
 	} else {
+		line, ok = a.appendRPC((*bp)[:0], r)
+	}
+	switch {
+	case ok:
+		a.emit(line)
+	case l != nil:
 		a.slowLine(ctx, l)
+	default:
+		a.slowRPC(ctx, r)
 	}
 	*bp = line[:0]
 	a.bufs.Put(bp)

@@ -37,7 +37,7 @@ func TestAccessLogIsSlogs(t *testing.T) {
 				if _, ok := a.appendLine(nil, &l); ok {
 					fast++
 				}
-				a.write(context.Background(), &l)
+				a.write(context.Background(), &l, nil)
 				ref := NewAccessLog(&want, format, slog.LevelInfo)
 				ref.slowLine(context.Background(), &l)
 				if got.String() != want.String() {
@@ -51,7 +51,7 @@ func TestAccessLogIsSlogs(t *testing.T) {
 	}
 	// Above info, nothing.
 	var buf bytes.Buffer
-	NewAccessLog(&buf, "text", slog.LevelWarn).write(context.Background(), &base[0])
+	NewAccessLog(&buf, "text", slog.LevelWarn).write(context.Background(), &base[0], nil)
 	if buf.Len() != 0 {
 		t.Errorf("written at warn: %s", buf.String())
 	}
@@ -71,7 +71,7 @@ func TestAccessLogStampsEverySecond(t *testing.T) {
 		for _, zone := range zones {
 			l.end = base.Add(time.Duration(ns)).In(zone)
 			got.Reset()
-			a.write(context.Background(), &l)
+			a.write(context.Background(), &l, nil)
 			var want bytes.Buffer
 			NewAccessLog(&want, "text", slog.LevelInfo).slowLine(context.Background(), &l)
 			if got.String() != want.String() {

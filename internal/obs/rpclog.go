@@ -34,20 +34,7 @@ type RPC struct {
 
 // WriteRPC writes r's access line (message gnmi), in the form and with
 // the quoting of the request lines.
-func (a *AccessLog) WriteRPC(ctx context.Context, r *RPC) {
-	if !a.on {
-		return
-	}
-	bp := a.bufs.Get().(*[]byte)
-	line, ok := a.appendRPC((*bp)[:0], r)
-	if ok {
-		a.emit(line)
-	} else {
-		a.slowRPC(ctx, r)
-	}
-	*bp = line[:0]
-	a.bufs.Put(bp)
-}
+func (a *AccessLog) WriteRPC(ctx context.Context, r *RPC) { a.write(ctx, nil, r) }
 
 // slowRPC writes r through slog.
 func (a *AccessLog) slowRPC(ctx context.Context, r *RPC) {

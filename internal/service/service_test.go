@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -23,6 +22,7 @@ import (
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/openapi"
 	"github.com/swmgr/swmgr/internal/syncbuf"
+	"github.com/swmgr/swmgr/internal/testport"
 )
 
 // openTest opens the service on a fresh data directory with the
@@ -279,12 +279,7 @@ func TestTacacsSourceIsTheDataplanes(t *testing.T) {
 			}
 			// A port nothing listens on: the login is refused, after the
 			// source address is tried.
-			l, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			port := l.Addr().(*net.TCPAddr).Port
-			l.Close()
+			port := testport.TCP(t)
 			edits = append(edits, edit(backend.Create, "Tacacs", nil, model.Object{"ServerIp": "127.0.0.1", "Port": int64(port), "Secret": "k", "SourceIntf": intf}))
 			if _, err := svc.Engine.Apply(context.Background(), edits, engine.Meta{Source: "test"}, nil); err != nil {
 				t.Fatal(err)

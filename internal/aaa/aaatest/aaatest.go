@@ -24,6 +24,7 @@ import (
 
 	"github.com/swmgr/swmgr/internal/syncbuf"
 	"github.com/swmgr/swmgr/internal/testneed"
+	"github.com/swmgr/swmgr/internal/testport"
 )
 
 func missing(t testing.TB, why string) {
@@ -32,17 +33,6 @@ func missing(t testing.TB, why string) {
 		t.Fatalf("real AAA server test cannot run in CI: %s", why)
 	}
 	t.Skipf("skipping: %s", why)
-}
-
-// FreePort returns a loopback port free at the time of the call.
-func FreePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // User is a user the servers know.
@@ -185,9 +175,9 @@ func StartTacacsWith(t testing.TB, secret string, users []User, o TacacsOptions)
 	if err := os.WriteFile(cfg, []byte(y.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := &Tacacs{Host: "127.0.0.1", Port: FreePort(t), Secret: secret, acctLog: filepath.Join(dir, "accounting.log"), out: &syncbuf.Buffer{}}
+	s := &Tacacs{Host: "127.0.0.1", Port: testport.TCP(t), Secret: secret, acctLog: filepath.Join(dir, "accounting.log"), out: &syncbuf.Buffer{}}
 	s.Addr = net.JoinHostPort(s.Host, fmt.Sprint(s.Port))
-	metrics := FreePort(t)
+	metrics := testport.TCP(t)
 	args := []string{"unshare", "--mount", "--propagation", "private", "sh", "-c", `mount --bind "$1" /run && shift && exec "$@"`, "sh", run,
 		bin, "-network", "tcp", "-address", s.Addr, "-config", cfg, "-acct-log-path", s.acctLog, "-level", "20", "-metrics-address", fmt.Sprintf("127.0.0.1:%d", metrics)}
 	if o.Netns != "" {
@@ -275,13 +265,16 @@ type Hanging struct {
 	conns []net.Conn
 }
 
-// StartHanging starts a hanging TCP server.
-func StartHanging(t testing.TB) *Hanging {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+// StartHanging starts a hanging TCP server on host, an address of the
+// loopback interface (127.0.0.1, or another of 127.0.0.0/8 where a test
+// needs servers of distinct addresses).
+func StartHanging(t testing.TB, host string) *Hanging {
+	t.Helper()
+	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &Hanging{Host: "127.0.0.1", Port: l.Addr().(*net.TCPAddr).Port}
+	h := &Hanging{Host: host, Port: l.Addr().(*net.TCPAddr).Port}
 	go func() {
 		for {
 			c, err := l.Accept()
@@ -328,8 +321,8 @@ func StartRadius(t testing.TB, secret string, users []User) *Radius {
 	t.Helper()
 	bin := testneed.Program(t, "freeradius", "freeradius", "/usr/sbin/freeradius")
 	dir := t.TempDir()
-	r := &Radius{Host: "127.0.0.1", Port: freeUDPPort(t), Secret: secret, dir: dir, out: &syncbuf.Buffer{}}
-	r.AcctPort = freeUDPPort(t)
+	r := &Radius{Host: "127.0.0.1", Port: testport.UDP(t), Secret: secret, dir: dir, out: &syncbuf.Buffer{}}
+	r.AcctPort = testport.UDP(t)
 	r.detailFile = filepath.Join(dir, "detail")
 	var u strings.Builder
 	for _, x := range users {
@@ -451,16 +444,6 @@ server default {
 	}
 	t.Fatalf("freeradius did not start: %s", r.out)
 	return nil
-}
-
-func freeUDPPort(t testing.TB) int {
-	t.Helper()
-	c, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	return c.LocalAddr().(*net.UDPAddr).Port
 }
 
 // Stop stops FreeRADIUS.

@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/swmgr/swmgr/internal/testport"
 )
 
 // Binary is where Debian's openssh-server puts sshd.
@@ -86,19 +88,10 @@ func Start(t testing.TB) *Server {
 		t.Fatal(err)
 	}
 	s.NewHostKey()
-	s.Port = freePort(t)
+	s.Port = testport.TCP(t)
 	s.writeConfig()
 	s.Restart()
 	return s
-}
-
-func freePort(t testing.TB) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // NewHostKey gives the server a new host key (applied at the next Restart).

@@ -56,7 +56,9 @@ func (b *Backend) routeConfig(o model.Object) (RouteConfig, error) {
 	if err != nil {
 		return RouteConfig{}, err
 	}
-	rc := RouteConfig{VRF: o.Str("Vrf"), Dst: dst, Metric: int(o.Int("Cost")), Blackhole: o.Bool("NullRoute")}
+	// IPv4Route has no VRF (as FlexSwitch's): its routes are the default
+	// VRF's (RouteConfig.VRF "").
+	rc := RouteConfig{Dst: dst, Metric: int(o.Int("Cost")), Blackhole: o.Bool("NullRoute")}
 	for _, hop := range records(o, "NextHop") {
 		nh := NextHop{Weight: int(hop.Int("Weight"))}
 		if ip := hop.Str("NextHopIp"); ip != "" {
