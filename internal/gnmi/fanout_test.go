@@ -164,9 +164,7 @@ func (v view) apply(n *gpb.Notification) {
 // one after another are each updated and deleted as the store has them.
 func TestNewSubscribersMissNoCommit(t *testing.T) {
 	fx := start(t, Options{})
-	for _, id := range []int64{10, 20} {
-		fx.f.MustApply(fx.f.Edit(model.Create, "Vlan", model.Object{"VlanId": id}))
-	}
+	makeVlans(fx, 10, 20)
 	// Many VLANs: the initial values of /config/Vlan take a while to read
 	// and send, during which commits land.
 	var many []engine.Edit

@@ -45,36 +45,29 @@ func (s *scanner) next(c byte) bool {
 // object reads an object, handing each member's key to member, which
 // reads its value (or returns false to stop: object then returns false).
 func (s *scanner) object(member func(key []byte) bool) bool {
-	if !s.next('{') {
-		return false
-	}
-	for n := 0; ; n++ {
-		if s.next('}') {
-			return true
-		}
-		if n > 0 && !s.next(',') {
-			return false
-		}
+	return s.items('{', '}', func() bool {
 		key, ok := s.bytes()
-		if !ok || !s.next(':') || !member(key) {
-			return false
-		}
-	}
+		return ok && s.next(':') && member(key)
+	})
 }
 
 // array reads an array, each element with elem.
-func (s *scanner) array(elem func() bool) bool {
-	if !s.next('[') {
+func (s *scanner) array(elem func() bool) bool { return s.items('[', ']', elem) }
+
+// items reads what stands between open and close, separated by commas,
+// each with item.
+func (s *scanner) items(open, close byte, item func() bool) bool {
+	if !s.next(open) {
 		return false
 	}
 	for n := 0; ; n++ {
-		if s.next(']') {
+		if s.next(close) {
 			return true
 		}
 		if n > 0 && !s.next(',') {
 			return false
 		}
-		if !elem() {
+		if !item() {
 			return false
 		}
 	}

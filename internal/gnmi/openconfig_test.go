@@ -15,6 +15,13 @@ import (
 	"github.com/swmgr/swmgr/internal/model"
 )
 
+// makeVlans creates VLANs of these ids, with no members.
+func makeVlans(fx *fixture, ids ...int64) {
+	for _, id := range ids {
+		fx.f.MustApply(fx.f.Edit(model.Create, "Vlan", model.Object{"VlanId": id}))
+	}
+}
+
 // ocp parses an OpenConfig path written as /a/b[k=v]/c.
 func ocp(s string) *gpb.Path { return p("openconfig", s) }
 
@@ -252,9 +259,7 @@ func TestOpenConfigIPv4Addresses(t *testing.T) {
 // (a route's next hops), from commits made by another front end.
 func TestOpenConfigSubscribeMembersAndRecords(t *testing.T) {
 	fx := start(t, Options{})
-	for _, id := range []int64{10, 20} {
-		fx.f.MustApply(fx.f.Edit(model.Create, "Vlan", model.Object{"VlanId": id}))
-	}
+	makeVlans(fx, 10, 20)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	s, err := fx.c.Subscribe(ctx)
@@ -308,9 +313,7 @@ func TestOpenConfigSubscribeMembersAndRecords(t *testing.T) {
 // many of them a commit changes.
 func TestMembershipReadOnce(t *testing.T) {
 	fx := start(t, Options{})
-	for _, id := range []int64{10, 20} {
-		fx.f.MustApply(fx.f.Edit(model.Create, "Vlan", model.Object{"VlanId": id}))
-	}
+	makeVlans(fx, 10, 20)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var streams []gpb.GNMI_SubscribeClient
