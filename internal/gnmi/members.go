@@ -3,6 +3,7 @@ package gnmi
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"sort"
 	"strings"
 
@@ -19,9 +20,10 @@ import (
 // no read per commit: a read made when a group builds its notification
 // may hold later commits too, and a leaf made of those, then compared at
 // the next commit with what the objects were before it, was never deleted
-// (TestNewSubscribersMissNoCommit). Only the follower's goroutine uses
-// it; the fanout drops it when its last group ends, or when the feed's
-// commits were lost.
+// (TestNewSubscribersMissNoCommit). The join that starts the first group
+// reads it; from then on only the follower's goroutine uses it. The
+// fanout drops it when its last group ends, or when the feed's commits
+// were lost.
 type memberState struct {
 	rev   uint64 // the revision read: the commits up to it are in objs
 	kinds map[string]*memberKind
@@ -69,7 +71,7 @@ func (t *ocTree) memberLists() map[*model.Kind][]string {
 			continue
 		}
 		for _, l := range e.row.Member {
-			if !strings.Contains(strings.Join(out[e.kind], "\x00")+"\x00", l+"\x00") {
+			if !slices.Contains(out[e.kind], l) {
 				out[e.kind] = append(out[e.kind], l)
 			}
 		}
