@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -80,6 +81,18 @@ func (fx *fixture) apply(t *testing.T, op backend.Op, kind string, fields model.
 	// The service reads the configuration after the commit: wait for it.
 	enginetest.WaitFor(t, "the AAA configuration to be read", func() bool { return fx.changed() > 0 })
 	return rev
+}
+
+// applyAs is apply as the user of meta.
+func (fx *fixture) applyAs(t *testing.T, meta engine.Meta, op backend.Op, kind string, fields model.Object) {
+	t.Helper()
+	fx.mu.Lock()
+	*fx.changes = 0
+	fx.mu.Unlock()
+	if _, err := fx.f.E.Apply(context.Background(), []engine.Edit{fx.f.Edit(op, kind, fields)}, meta, nil); err != nil {
+		t.Fatal(err)
+	}
+	enginetest.WaitFor(t, "the AAA configuration to be read", func() bool { return fx.changed() > 0 })
 }
 
 func (fx *fixture) changed() int64 {
@@ -373,6 +386,161 @@ func TestAccountingDropsCounted(t *testing.T) {
 		t.Errorf("the drop is not logged: %s", fx.log)
 	}
 	_ = time.Second
+}
+
+// silentUDP is a UDP socket on host that reads what it is sent and never
+// answers: a RADIUS server that is there but silent. Got reports how many
+// packets reached it.
+type silentUDP struct {
+	host string
+	port int
+	got  atomic.Int64
+}
+
+func startSilentUDP(t *testing.T, host string) *silentUDP {
+	t.Helper()
+	c, err := net.ListenPacket("udp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &silentUDP{host: host, port: c.LocalAddr().(*net.UDPAddr).Port}
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			if _, _, err := c.ReadFrom(buf); err != nil {
+				return
+			}
+			s.got.Add(1)
+		}
+	}()
+	t.Cleanup(func() { c.Close() })
+	return s
+}
+
+// TestAccountingFirstServerOfEachMethod: a record goes to the first server
+// of each method of AuthOrder that takes it (Tacacs by creation, RADIUS by
+// Priority, only those with an AcctPort), the later servers of that method
+// not asked; a server that cannot be reached or does not answer passes it
+// to the next of its method. One method's taking it is enough for it to
+// count as sent; when none takes it, it is dropped and counted. Servers
+// are real: tacquito, FreeRADIUS, a TCP server that accepts and never
+// answers, a UDP socket that never answers (both counting who asks them),
+// and ports where nothing listens.
+func TestAccountingFirstServerOfEachMethod(t *testing.T) {
+	tac := aaatest.StartTacacs(t, tacSecret, users)
+	rad := aaatest.StartRadius(t, radSecret, users)
+	hang := aaatest.StartHanging(t, "127.0.0.3")
+	silent := startSilentUDP(t, "127.0.0.4")
+	type server struct {
+		kind string
+		o    model.Object
+	}
+	radius := func(host string, acctPort, priority int, secret string) server {
+		return server{"RadiusServer", model.Object{"ServerIp": host, "Port": int64(testport.UDP(t)), "AcctPort": int64(acctPort), "Secret": secret,
+			"Timeout": int64(1), "Retries": int64(0), "Priority": int64(priority)}}
+	}
+	var (
+		tacOK     = server{"Tacacs", tacacs(tac)}
+		tacHang   = server{"Tacacs", model.Object{"ServerIp": hang.Host, "Port": int64(hang.Port), "Secret": tacSecret}}
+		tacGone   = server{"Tacacs", model.Object{"ServerIp": "127.0.0.2", "Port": int64(testport.TCP(t)), "Secret": tacSecret}}
+		radOK     = func(priority int) server { return radius(rad.Host, rad.AcctPort, priority, radSecret) }
+		radSilent = func(priority int) server { return radius(silent.host, silent.port, priority, radSecret) }
+		radGone   = func(priority int) server { return radius("127.0.0.5", testport.UDP(t), priority, radSecret) }
+		radNoAcct = func(priority int) server { return radius("127.0.0.6", 0, priority, radSecret) }
+	)
+	for i, c := range []struct {
+		name      string
+		order     []string
+		tacacsOff bool
+		servers   []server // created in this order
+		atTac     bool     // the record reaches tacquito
+		atRad     bool     // the record reaches FreeRADIUS
+		hangAsked bool     // the hanging TCP server was asked
+		silAsked  bool     // the silent UDP socket was asked
+		sent      bool     // counted sent; else dropped (when any server takes accounting)
+	}{
+		{name: "the first TACACS+ server takes it: the next is not asked", servers: []server{tacOK, tacHang}, atTac: true, sent: true},
+		{name: "an unreachable TACACS+ server passes it to the next", servers: []server{tacGone, tacOK}, atTac: true, sent: true},
+		{name: "a TACACS+ server that times out passes it to the next", servers: []server{tacHang, tacOK}, atTac: true, hangAsked: true, sent: true},
+		{name: "the first server of each method takes it", servers: []server{tacOK, radOK(1)}, atTac: true, atRad: true, sent: true},
+		{name: "the first RADIUS server by Priority takes it: the next is not asked", servers: []server{radSilent(2), radOK(1)}, atRad: true, sent: true},
+		{name: "a silent RADIUS server passes it to the next by Priority", servers: []server{radOK(2), radSilent(1)}, atRad: true, silAsked: true, sent: true},
+		{name: "an unreachable RADIUS server passes it to the next", servers: []server{radOK(2), radGone(1)}, atRad: true, sent: true},
+		{name: "a RADIUS server without AcctPort takes none: the next does", servers: []server{radNoAcct(1), radOK(2)}, atRad: true, sent: true},
+		{name: "one method taking it is enough", servers: []server{tacGone, radOK(1)}, atRad: true, sent: true},
+		{name: "RADIUS first in AuthOrder: each method's first still takes it", order: []string{"radius", "tacacs+"}, servers: []server{tacOK, tacHang, radOK(1), radSilent(2)}, atTac: true, atRad: true, sent: true},
+		{name: "a method not in AuthOrder gets none", order: []string{"tacacs+"}, servers: []server{tacOK, radSilent(1)}, atTac: true, sent: true},
+		{name: "TACACS+ not enabled gets none", tacacsOff: true, servers: []server{tacHang, radOK(1)}, atRad: true, sent: true},
+		{name: "no server takes it: dropped", servers: []server{tacGone, radGone(1)}},
+		{name: "no server takes accounting: nothing queued", servers: []server{radNoAcct(1)}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fx := newFixture(t)
+			global := model.Object{"Accounting": false} // on once every server is there
+			if c.order != nil {
+				global["AuthOrder"] = c.order
+			}
+			fx.apply(t, backend.Update, "AAAGlobal", global)
+			fx.apply(t, backend.Update, "TacacsGlobal", model.Object{"Enable": fmt.Sprint(!c.tacacsOff), "Timeout": int64(1)})
+			accounts := false
+			for _, s := range c.servers {
+				fx.apply(t, backend.Create, s.kind, s.o)
+				accounts = accounts || (s.kind == "Tacacs" && !c.tacacsOff) || (s.kind == "RadiusServer" && s.o.Int("AcctPort") != 0)
+			}
+			hang0, sil0 := hang.Conns(), silent.got.Load()
+			// Two records, of a user the servers know: the commit that
+			// turns accounting on, and this one.
+			meta := engine.Meta{Source: "rest", User: "tadmin"}
+			fx.applyAs(t, meta, backend.Update, "AAAGlobal", model.Object{"Accounting": true})
+			ip := fmt.Sprintf("192.0.2.%d", 100+i)
+			if _, err := fx.f.E.Apply(context.Background(), []engine.Edit{fx.f.Edit(backend.Create, "NtpServer", model.Object{"IpAddr": ip})}, meta, nil); err != nil {
+				t.Fatal(err)
+			}
+			records := int64(0)
+			if accounts {
+				records = 2
+			}
+			counted := func() (sent, dropped int64) {
+				st := fx.svc.State("AAAGlobal", nil)
+				return st["AccountingSent"].(int64), st["AccountingDropped"].(int64)
+			}
+			// Dropping takes three attempts a record: longer than WaitFor waits.
+			for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+				if s, d := counted(); s+d >= records {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the records were not all sent or dropped: %v; the log: %s", fx.svc.State("AAAGlobal", nil), fx.log)
+				}
+			}
+			want := "create NtpServer IpAddr=" + ip
+			if c.atTac {
+				enginetest.WaitFor(t, "the record at tacquito", func() bool { return strings.Contains(tac.Accounting(), want) })
+			}
+			if c.atRad {
+				enginetest.WaitFor(t, "the record at FreeRADIUS", func() bool { return strings.Contains(rad.Accounting(), want) })
+			}
+			if got := strings.Contains(tac.Accounting(), want); got != c.atTac {
+				t.Errorf("the record at tacquito: %v, want %v:\n%s", got, c.atTac, tail(tac.Accounting()))
+			}
+			if got := strings.Contains(rad.Accounting(), want); got != c.atRad {
+				t.Errorf("the record at FreeRADIUS: %v, want %v", got, c.atRad)
+			}
+			if got := hang.Conns() > hang0; got != c.hangAsked {
+				t.Errorf("the hanging TACACS+ server asked: %v, want %v", got, c.hangAsked)
+			}
+			if got := silent.got.Load() > sil0; got != c.silAsked {
+				t.Errorf("the silent RADIUS server asked: %v, want %v", got, c.silAsked)
+			}
+			wantSent, wantDropped := int64(0), records
+			if c.sent {
+				wantSent, wantDropped = records, 0
+			}
+			if s, d := counted(); s != wantSent || d != wantDropped {
+				t.Errorf("AccountingSent %d, AccountingDropped %d; want %d, %d; the log: %s", s, d, wantSent, wantDropped, fx.log)
+			}
+		})
+	}
 }
 
 func tail(s string) string {
