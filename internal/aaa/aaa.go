@@ -98,36 +98,37 @@ var ErrBusy = errors.New("too many logins are being checked by the servers; try 
 
 // config is one reading of the configuration.
 type config struct {
-	order      []string      // methods with servers, in AuthOrder's order
-	logins     []loginMethod // the same, as Login asks them
-	tacacs     []tacacsServer
-	tacacsTO   time.Duration
-	radius     []radiusServer
+	methods    []method // AuthOrder's methods that have servers, in its order
 	accounting bool
 	cacheTTL   time.Duration
 }
 
-// loginMethod is one method of AuthOrder as Login asks it: its servers in
-// their order, and what it notes of the outcome.
-type loginMethod struct {
+// method is one method of AuthOrder as Login and accounting ask it: its
+// servers in their order, and what it notes of a login's outcome.
+type method struct {
 	name    string // tacacs+ or radius
 	kind    string // the kind of its servers, whose ConnFailReason is noted
-	servers []loginServer
-	// answered, if set, is told after the method was asked whether one of
-	// its servers answered.
+	servers []methodServer
+	// answered, if set, is told after the method was asked about a login
+	// whether one of its servers answered.
 	answered func(bool)
 }
 
-// loginServer is one server as Login asks it: one exchange with it, and
-// what its answer means.
-type loginServer struct {
+// methodServer is one server of a method: one exchange of each sort with
+// it, and what its answer means.
+type methodServer struct {
 	key  string // ServerIp: its object's key, for its state
-	addr string // host:port, for the log
+	addr string // host:port of its logins, for the log
 	// check asks the server about a user name and password: the role it
 	// gives and yes, or no (ok false) with a nil error. An error (the
 	// server could not be reached, timed out or answered with an error)
 	// passes to the next server.
 	check func(ctx context.Context, name, password, remAddr string) (role string, ok bool, err error)
+	// acctAddr is host:port of its accounting, for the log; account sends
+	// it one record, nil if it takes none. An error passes the record to
+	// the next server of the method.
+	acctAddr string
+	account  func(ctx context.Context, r Record) error
 }
 
 // Service is the provider. Its methods are safe for concurrent use.
@@ -232,17 +233,22 @@ func touches(data []byte) bool {
 
 // reload reads the configuration and swaps it in.
 func (s *Service) reload(ctx context.Context) error {
-	c := &config{tacacsTO: 10 * time.Second, accounting: true, cacheTTL: 30 * time.Second}
-	var order []string
+	c := &config{accounting: true, cacheTTL: 30 * time.Second}
+	var (
+		order    []string
+		tacacs   []tacacsServer
+		tacacsTO = 10 * time.Second
+		radius   []radiusServer
+	)
 	tacacsOn := false
 	var collectors []Collector
 	_, err := s.o.Source.Snapshot(ctx, kinds, nil, func(k *model.Kind, o model.Object) error {
 		switch k.Name {
 		case "TacacsGlobal":
 			tacacsOn = o.Str("Enable") == "true"
-			c.tacacsTO = time.Duration(o.Int("Timeout")) * time.Second
+			tacacsTO = time.Duration(o.Int("Timeout")) * time.Second
 		case "Tacacs":
-			c.tacacs = append(c.tacacs, tacacsServer{
+			tacacs = append(tacacs, tacacsServer{
 				host:    o.Str("ServerIp"),
 				addr:    net.JoinHostPort(o.Str("ServerIp"), strconv.FormatInt(o.Int("Port"), 10)),
 				secret:  []byte(o.Str("Secret")),
@@ -252,7 +258,7 @@ func (s *Service) reload(ctx context.Context) error {
 				source:  s.sourceOf(o.Str("SourceIntf"), o.Str("ServerIp")),
 			})
 		case "RadiusServer":
-			c.radius = append(c.radius, radiusServer{
+			radius = append(radius, radiusServer{
 				host: o.Str("ServerIp"), port: int(o.Int("Port")), acctPort: int(o.Int("AcctPort")),
 				secret: []byte(o.Str("Secret")), timeout: time.Duration(o.Int("Timeout")) * time.Second,
 				retries: int(o.Int("Retries")), priority: o.Int("Priority"),
@@ -275,20 +281,17 @@ func (s *Service) reload(ctx context.Context) error {
 	if order == nil { // no AAAGlobal yet (before the first start's defaults)
 		order = []string{"tacacs+", "radius"}
 	}
-	slices.SortStableFunc(c.radius, func(a, b radiusServer) int { return int(a.priority - b.priority) })
+	slices.SortStableFunc(radius, func(a, b radiusServer) int { return int(a.priority - b.priority) })
 	if !tacacsOn {
-		c.tacacs = nil
+		tacacs = nil
 	}
 	for _, m := range order {
 		switch {
-		case m == "tacacs+" && len(c.tacacs) > 0:
-			c.logins = append(c.logins, s.tacacsMethod(c.tacacs, c.tacacsTO))
-		case m == "radius" && len(c.radius) > 0:
-			c.logins = append(c.logins, radiusMethod(c.radius))
-		default:
-			continue
+		case m == "tacacs+" && len(tacacs) > 0:
+			c.methods = append(c.methods, s.tacacsMethod(tacacs, tacacsTO))
+		case m == "radius" && len(radius) > 0:
+			c.methods = append(c.methods, radiusMethod(radius))
 		}
-		c.order = append(c.order, m)
 	}
 	s.cfg.Store(c)
 	if s.o.Syslog != nil {
@@ -310,14 +313,14 @@ type Result struct {
 }
 
 // Configured reports whether any remote method has a server.
-func (s *Service) Configured() bool { return len(s.cfg.Load().order) > 0 }
+func (s *Service) Configured() bool { return len(s.cfg.Load().methods) > 0 }
 
 // Login checks a user name and password with the servers. remAddr is the
 // client's address, sent to the server. It waits on the network, never
 // on a CPU; at most MaxLogins run at once.
 func (s *Service) Login(ctx context.Context, name, password, remAddr string) (Result, error) {
 	c := s.cfg.Load()
-	if len(c.order) == 0 {
+	if len(c.methods) == 0 {
 		return Result{}, nil
 	}
 	select {
@@ -327,7 +330,7 @@ func (s *Service) Login(ctx context.Context, name, password, remAddr string) (Re
 		return Result{}, ErrBusy
 	}
 	var tried []string
-	for _, m := range c.logins {
+	for _, m := range c.methods {
 		for _, srv := range m.servers {
 			role, ok, err := srv.check(ctx, name, password, remAddr)
 			s.noteServer(m.kind, srv.key, err)

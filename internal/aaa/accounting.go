@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -167,12 +166,11 @@ func (a *accounting) command(r Record) (queued bool, err error) {
 
 // accounts reports whether a server would receive accounting records.
 func (c *config) accounts() bool {
-	if len(c.tacacs) > 0 && slices.Contains(c.order, "tacacs+") {
-		return true
-	}
-	for _, r := range c.radius {
-		if r.acctPort != 0 && slices.Contains(c.order, "radius") {
-			return true
+	for _, m := range c.methods {
+		for _, srv := range m.servers {
+			if srv.account != nil {
+				return true
+			}
 		}
 	}
 	return false
@@ -214,29 +212,17 @@ func (a *accounting) send(ctx context.Context, r Record) {
 		}
 		errs = errs[:0]
 		took := false
-		for _, m := range c.order {
-			switch m {
-			case "tacacs+":
-				for _, srv := range c.tacacs {
-					err := tacacsAccount(ctx, srv, c.tacacsTO, r)
-					if err == nil {
-						took = true
-						break
-					}
-					errs = append(errs, srv.addr+": "+err.Error())
+		for _, m := range c.methods {
+			for _, srv := range m.servers {
+				if srv.account == nil {
+					continue
 				}
-			case "radius":
-				for _, srv := range c.radius {
-					if srv.acctPort == 0 {
-						continue
-					}
-					err := radiusAccount(ctx, srv, r)
-					if err == nil {
-						took = true
-						break
-					}
-					errs = append(errs, srv.host+": "+err.Error())
+				err := srv.account(ctx, r)
+				if err == nil {
+					took = true
+					break
 				}
+				errs = append(errs, srv.acctAddr+": "+err.Error())
 			}
 		}
 		if took {

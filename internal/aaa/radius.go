@@ -39,13 +39,21 @@ func (s radiusServer) exchange(ctx context.Context, p *radius.Packet, port int) 
 	return resp, nil
 }
 
-// radiusMethod is the radius method of Login: servers in their order.
-func radiusMethod(servers []radiusServer) loginMethod {
-	m := loginMethod{name: "radius", kind: "RadiusServer"}
+// radiusMethod is the radius method: servers in their order, those with
+// an AcctPort taking accounting records.
+func radiusMethod(servers []radiusServer) method {
+	m := method{name: "radius", kind: "RadiusServer"}
 	for _, srv := range servers {
-		m.servers = append(m.servers, loginServer{key: srv.host, addr: net.JoinHostPort(srv.host, strconv.Itoa(srv.port)), check: func(ctx context.Context, name, password, remAddr string) (string, bool, error) {
-			return radiusLogin(ctx, srv, name, password, remAddr)
-		}})
+		ms := methodServer{key: srv.host, addr: net.JoinHostPort(srv.host, strconv.Itoa(srv.port)),
+			check: func(ctx context.Context, name, password, remAddr string) (string, bool, error) {
+				return radiusLogin(ctx, srv, name, password, remAddr)
+			},
+		}
+		if srv.acctPort != 0 {
+			ms.acctAddr = net.JoinHostPort(srv.host, strconv.Itoa(srv.acctPort))
+			ms.account = func(ctx context.Context, r Record) error { return radiusAccount(ctx, srv, r) }
+		}
+		m.servers = append(m.servers, ms)
 	}
 	return m
 }

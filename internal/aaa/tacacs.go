@@ -90,11 +90,12 @@ func tacacsSession(ctx context.Context, s tacacsServer, timeout time.Duration, t
 	return resp.Body, nil
 }
 
-// tacacsMethod is the tacacs+ method of Login: servers in their order,
-// each exchange counted in NumActiveSessions and, when its server's Debug
-// is 1, logged; OperStatus UP when one answered, DOWN when none did.
-func (s *Service) tacacsMethod(servers []tacacsServer, timeout time.Duration) loginMethod {
-	m := loginMethod{name: "tacacs+", kind: "Tacacs", answered: func(ok bool) {
+// tacacsMethod is the tacacs+ method: servers in their order, each
+// taking accounting records; each login exchange counted in
+// NumActiveSessions and, when its server's Debug is 1, logged; OperStatus
+// UP when one answered a login, DOWN when none did.
+func (s *Service) tacacsMethod(servers []tacacsServer, timeout time.Duration) method {
+	m := method{name: "tacacs+", kind: "Tacacs", answered: func(ok bool) {
 		if ok {
 			s.setTacacsUp("UP")
 		} else {
@@ -102,16 +103,19 @@ func (s *Service) tacacsMethod(servers []tacacsServer, timeout time.Duration) lo
 		}
 	}}
 	for _, srv := range servers {
-		m.servers = append(m.servers, loginServer{key: srv.host, addr: srv.addr, check: func(ctx context.Context, name, password, remAddr string) (string, bool, error) {
-			s.active.Add(1)
-			start := time.Now()
-			role, ok, err := tacacsLogin(ctx, srv, timeout, name, password, remAddr)
-			s.active.Add(-1)
-			if srv.debug {
-				s.o.Log.Info("TACACS+ login exchange", "server", srv.addr, "user", name, "ok", ok, "role", role, "err", err, "took", time.Since(start))
-			}
-			return role, ok, err
-		}})
+		m.servers = append(m.servers, methodServer{key: srv.host, addr: srv.addr, acctAddr: srv.addr,
+			check: func(ctx context.Context, name, password, remAddr string) (string, bool, error) {
+				s.active.Add(1)
+				start := time.Now()
+				role, ok, err := tacacsLogin(ctx, srv, timeout, name, password, remAddr)
+				s.active.Add(-1)
+				if srv.debug {
+					s.o.Log.Info("TACACS+ login exchange", "server", srv.addr, "user", name, "ok", ok, "role", role, "err", err, "took", time.Since(start))
+				}
+				return role, ok, err
+			},
+			account: func(ctx context.Context, r Record) error { return tacacsAccount(ctx, srv, timeout, r) },
+		})
 	}
 	return m
 }
