@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"net"
 	"os"
 	"os/exec"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -209,6 +207,24 @@ func TestOrderAndFallback(t *testing.T) {
 	}
 }
 
+// server is the object of a server, to create.
+type server struct {
+	kind string
+	o    model.Object
+}
+
+// tacacsAt is a Tacacs of tacSecret at host and port.
+func tacacsAt(host string, port int) server {
+	return server{"Tacacs", model.Object{"ServerIp": host, "Port": int64(port), "Secret": tacSecret}}
+}
+
+// radiusAt is a RadiusServer of radSecret at host, port and acctPort (0:
+// no accounting), of Timeout 1 and no retry.
+func radiusAt(host string, port, acctPort, priority int) server {
+	return server{"RadiusServer", model.Object{"ServerIp": host, "Port": int64(port), "AcctPort": int64(acctPort), "Secret": radSecret,
+		"Timeout": int64(1), "Retries": int64(0), "Priority": int64(priority)}}
+}
+
 // TestLoginAsksServersInOrder: a login asks the methods of AuthOrder in
 // order and each method's servers in theirs (Tacacs by creation, RADIUS by
 // Priority); a server that times out, cannot be reached or answers with
@@ -223,29 +239,15 @@ func TestLoginAsksServersInOrder(t *testing.T) {
 	tac := aaatest.StartTacacs(t, tacSecret, []aaatest.User{{Name: "both", Password: "tacacs-pass-1", PrivLvl: 15}})
 	rad := aaatest.StartRadius(t, radSecret, []aaatest.User{{Name: "both", Password: "radius-pass-1"}})
 	hang := aaatest.StartHanging(t, "127.0.0.3")
-	silent, err := net.ListenPacket("udp", "127.0.0.4:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { silent.Close() })
-	type server struct {
-		kind string
-		o    model.Object
-	}
-	radius := func(host string, port, priority int, secret string) server {
-		return server{"RadiusServer", model.Object{"ServerIp": host, "Port": int64(port), "AcctPort": int64(0), "Secret": secret,
-			"Timeout": int64(1), "Retries": int64(0), "Priority": int64(priority)}}
-	}
+	silent := aaatest.StartSilent(t, "127.0.0.4")
 	var (
 		tacOK       = server{"Tacacs", tacacs(tac)}
 		tacOtherKey = server{"Tacacs", model.Object{"ServerIp": tac.Host, "Port": int64(tac.Port), "Secret": "not-the-servers-key", "AuthService": "login"}}
-		tacHang     = server{"Tacacs", model.Object{"ServerIp": hang.Host, "Port": int64(hang.Port), "Secret": tacSecret}}
-		tacGone     = server{"Tacacs", model.Object{"ServerIp": "127.0.0.2", "Port": int64(testport.TCP(t)), "Secret": tacSecret}}
-		radOK       = func(priority int) server { return radius(rad.Host, rad.Port, priority, radSecret) }
-		radSilent   = func(priority int) server {
-			return radius("127.0.0.4", silent.LocalAddr().(*net.UDPAddr).Port, priority, radSecret)
-		}
-		radGone = func(priority int) server { return radius("127.0.0.5", testport.UDP(t), priority, radSecret) }
+		tacHang     = tacacsAt(hang.Host, hang.Port)
+		tacGone     = tacacsAt("127.0.0.2", testport.TCP(t))
+		radOK       = func(priority int) server { return radiusAt(rad.Host, rad.Port, 0, priority) }
+		radSilent   = func(priority int) server { return radiusAt(silent.Host, silent.Port, 0, priority) }
+		radGone     = func(priority int) server { return radiusAt("127.0.0.5", testport.UDP(t), 0, priority) }
 	)
 	for _, c := range []struct {
 		name     string
@@ -388,35 +390,6 @@ func TestAccountingDropsCounted(t *testing.T) {
 	_ = time.Second
 }
 
-// silentUDP is a UDP socket on host that reads what it is sent and never
-// answers: a RADIUS server that is there but silent. Got reports how many
-// packets reached it.
-type silentUDP struct {
-	host string
-	port int
-	got  atomic.Int64
-}
-
-func startSilentUDP(t *testing.T, host string) *silentUDP {
-	t.Helper()
-	c, err := net.ListenPacket("udp", net.JoinHostPort(host, "0"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &silentUDP{host: host, port: c.LocalAddr().(*net.UDPAddr).Port}
-	go func() {
-		buf := make([]byte, 4096)
-		for {
-			if _, _, err := c.ReadFrom(buf); err != nil {
-				return
-			}
-			s.got.Add(1)
-		}
-	}()
-	t.Cleanup(func() { c.Close() })
-	return s
-}
-
 // TestAccountingFirstServerOfEachMethod: a record goes to the first server
 // of each method of AuthOrder that takes it (Tacacs by creation, RADIUS by
 // Priority, only those with an AcctPort), the later servers of that method
@@ -430,23 +403,15 @@ func TestAccountingFirstServerOfEachMethod(t *testing.T) {
 	tac := aaatest.StartTacacs(t, tacSecret, users)
 	rad := aaatest.StartRadius(t, radSecret, users)
 	hang := aaatest.StartHanging(t, "127.0.0.3")
-	silent := startSilentUDP(t, "127.0.0.4")
-	type server struct {
-		kind string
-		o    model.Object
-	}
-	radius := func(host string, acctPort, priority int, secret string) server {
-		return server{"RadiusServer", model.Object{"ServerIp": host, "Port": int64(testport.UDP(t)), "AcctPort": int64(acctPort), "Secret": secret,
-			"Timeout": int64(1), "Retries": int64(0), "Priority": int64(priority)}}
-	}
+	silent := aaatest.StartSilent(t, "127.0.0.4")
 	var (
 		tacOK     = server{"Tacacs", tacacs(tac)}
-		tacHang   = server{"Tacacs", model.Object{"ServerIp": hang.Host, "Port": int64(hang.Port), "Secret": tacSecret}}
-		tacGone   = server{"Tacacs", model.Object{"ServerIp": "127.0.0.2", "Port": int64(testport.TCP(t)), "Secret": tacSecret}}
-		radOK     = func(priority int) server { return radius(rad.Host, rad.AcctPort, priority, radSecret) }
-		radSilent = func(priority int) server { return radius(silent.host, silent.port, priority, radSecret) }
-		radGone   = func(priority int) server { return radius("127.0.0.5", testport.UDP(t), priority, radSecret) }
-		radNoAcct = func(priority int) server { return radius("127.0.0.6", 0, priority, radSecret) }
+		tacHang   = tacacsAt(hang.Host, hang.Port)
+		tacGone   = tacacsAt("127.0.0.2", testport.TCP(t))
+		radOK     = func(priority int) server { return radiusAt(rad.Host, testport.UDP(t), rad.AcctPort, priority) }
+		radSilent = func(priority int) server { return radiusAt(silent.Host, testport.UDP(t), silent.Port, priority) }
+		radGone   = func(priority int) server { return radiusAt("127.0.0.5", testport.UDP(t), testport.UDP(t), priority) }
+		radNoAcct = func(priority int) server { return radiusAt("127.0.0.6", testport.UDP(t), 0, priority) }
 	)
 	for i, c := range []struct {
 		name      string
@@ -487,7 +452,7 @@ func TestAccountingFirstServerOfEachMethod(t *testing.T) {
 				fx.apply(t, backend.Create, s.kind, s.o)
 				accounts = accounts || (s.kind == "Tacacs" && !c.tacacsOff) || (s.kind == "RadiusServer" && s.o.Int("AcctPort") != 0)
 			}
-			hang0, sil0 := hang.Conns(), silent.got.Load()
+			hang0, sil0 := hang.Conns(), silent.Got()
 			// Two records, of a user the servers know: the commit that
 			// turns accounting on, and this one.
 			meta := engine.Meta{Source: "rest", User: "tadmin"}
@@ -529,7 +494,7 @@ func TestAccountingFirstServerOfEachMethod(t *testing.T) {
 			if got := hang.Conns() > hang0; got != c.hangAsked {
 				t.Errorf("the hanging TACACS+ server asked: %v, want %v", got, c.hangAsked)
 			}
-			if got := silent.got.Load() > sil0; got != c.silAsked {
+			if got := silent.Got() > sil0; got != c.silAsked {
 				t.Errorf("the silent RADIUS server asked: %v, want %v", got, c.silAsked)
 			}
 			wantSent, wantDropped := int64(0), records

@@ -16,6 +16,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -303,6 +304,40 @@ func (h *Hanging) Conns() int {
 	defer h.mu.Unlock()
 	return len(h.conns)
 }
+
+// Silent is a UDP socket that reads what it is sent and never answers: a
+// RADIUS server that is there but silent. Got reports how many packets
+// reached it.
+type Silent struct {
+	Host string
+	Port int
+	got  atomic.Int64
+}
+
+// StartSilent starts a silent UDP socket on host, an address of the
+// loopback interface.
+func StartSilent(t testing.TB, host string) *Silent {
+	t.Helper()
+	c, err := net.ListenPacket("udp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Silent{Host: host, Port: c.LocalAddr().(*net.UDPAddr).Port}
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			if _, _, err := c.ReadFrom(buf); err != nil {
+				return
+			}
+			s.got.Add(1)
+		}
+	}()
+	t.Cleanup(func() { c.Close() })
+	return s
+}
+
+// Got is how many packets reached it.
+func (s *Silent) Got() int64 { return s.got.Load() }
 
 // Radius is a running FreeRADIUS.
 type Radius struct {
