@@ -92,8 +92,11 @@ type Engine struct {
 	jobs     chan *job
 	epoch    atomic.Uint64 // batches run by the writer (loop.go, gather)
 	lingered atomic.Uint64 // batches that waited for more requests (gather)
-	// lastCommit is the revision of the last commit written (LastCommit).
-	lastCommit atomic.Uint64
+	// lastCommit is the revision of the last commit written (LastCommit);
+	// kindCommits the last that changed each kind, by e.order's number
+	// (LastCommitOf).
+	lastCommit  atomic.Uint64
+	kindCommits []atomic.Uint64
 	stopLoop   chan struct{}
 	loopDone   chan struct{}
 	stopOnce   sync.Once
@@ -117,6 +120,7 @@ func New(reg *model.Registry, st store.Config, be backend.Backend, box *secrets.
 		objects: newObjCache(CachedObjects),
 		jobs:    make(chan *job, maxBatch), stopLoop: make(chan struct{}), loopDone: make(chan struct{})}
 	e.events = feed.New(e.publicRevision)
+	e.kindCommits = make([]atomic.Uint64, len(reg.Kinds()))
 	for i, k := range reg.Kinds() {
 		if d := e.drivers[k.Name]; d != nil && d.Settle != nil && !slices.Contains(e.settlers, d) {
 			e.settlers = append(e.settlers, d)

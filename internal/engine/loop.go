@@ -271,7 +271,7 @@ func (e *Engine) runBatch(batch []*job) (again []*job) {
 		var event []byte // nil: too large for the ring, read from the store
 		if committed {
 			e.objects.commit(j.out.Revision, j.changes, j.event.publics)
-			e.lastCommit.Store(j.out.Revision)
+			e.noteCommit(j.out.Revision, j.changes)
 			if j.event.size <= feed.MaxRingEvent {
 				event = j.event.encode(j.out.Diffs)
 			}
@@ -301,6 +301,19 @@ func (e *Engine) runBatch(batch []*job) (again []*job) {
 		close(j.done)
 	}
 	return again
+}
+
+// noteCommit records a commit's revision as the last, and as the last of
+// each kind it changed (LastCommit, LastCommitOf); before it is answered.
+func (e *Engine) noteCommit(rev uint64, changes []*change) {
+	var last *model.Kind // a commit's changes come kind by kind, mostly
+	for _, c := range changes {
+		if c.Kind != last {
+			last = c.Kind
+			e.kindCommits[e.order[last.Name]].Store(rev)
+		}
+	}
+	e.lastCommit.Store(rev)
 }
 
 // settle tells the drivers that write behind whether the changes the

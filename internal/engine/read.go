@@ -285,6 +285,18 @@ func (e *Engine) stateObjects(ctx context.Context, k *model.Kind) ([]model.Objec
 // Revision opens a read transaction.
 func (e *Engine) LastCommit() uint64 { return e.lastCommit.Load() }
 
+// LastCommitOf is LastCommit for the commits that changed an object of
+// kind k: the revision of the last of them, 0 when none since the start.
+// What was read of k's objects after it was taken is still true while it
+// stays the same.
+func (e *Engine) LastCommitOf(k *model.Kind) uint64 {
+	i, ok := e.order[k.Name]
+	if !ok {
+		return e.LastCommit()
+	}
+	return e.kindCommits[i].Load()
+}
+
 // Revision returns the number of the last commit.
 func (e *Engine) Revision() uint64 {
 	var rev uint64

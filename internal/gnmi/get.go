@@ -127,10 +127,11 @@ func (s *Server) Get(ctx context.Context, req *gpb.GetRequest) (*gpb.GetResponse
 func (s *Server) getUpdates(ctx context.Context, full *gpb.Path, dt dataType, enc gpb.Encoding) ([]*gpb.Update, error) {
 	bp := s.bufs.Get().(*[]byte)
 	defer s.bufs.Put(bp)
-	key, cacheable := getCacheKey((*bp)[:0], full, dt, enc)
+	key, kind, cacheable := getCacheKey((*bp)[:0], full, dt, enc)
 	*bp = key[:0]
-	rev := s.o.Engine.LastCommit() // before the read: see getCache
+	var rev uint64
 	if cacheable {
+		rev = s.lastCommitOf(kind) // before the read: see getCache
 		if u, ok := s.gets.get(key, rev); ok {
 			return u, nil
 		}

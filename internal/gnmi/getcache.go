@@ -10,19 +10,25 @@ import (
 
 // getCache answers a Get of the configuration in the native origin (a
 // /config path: one leaf, one object, or a few) from the last Get of the
-// same path, as long as no commit has landed since it was read: automation
-// polls the same leaves, and parsing the path, reading the objects and
-// building the paths and values of the answer again is most of what swmgr
-// itself spends on such a Get. It is exact: an entry is
-// tagged with engine.LastCommit as it was before its read, and used only
-// while LastCommit has that value still (a commit changes it before it is
+// same path, as long as no commit has changed the objects of its kind
+// since it was read: automation polls the same leaves, and parsing the
+// path, reading the objects and building the paths and values of the
+// answer again is most of what swmgr itself spends on such a Get. It is
+// exact: an entry is tagged with engine.LastCommitOf its kind (LastCommit
+// for a path of every kind) as it was before its read, and used only
+// while that has the same value still (a commit changes it before it is
 // answered). What is kept are the answers' updates, shared read-only by
 // the responses that carry them (a response is only marshalled).
 type getCache struct {
 	mu      sync.RWMutex
-	rev     uint64 // the LastCommit the entries were read at
-	entries map[string][]*gpb.Update
+	entries map[string]getEntry
 	size    int // bytes of values held
+}
+
+type getEntry struct {
+	updates []*gpb.Update
+	rev     uint64 // what the kind's last commit was before the read
+	size    int
 }
 
 // Bounds of the cache: a path's values larger than maxCachedValue are not
@@ -33,20 +39,20 @@ const (
 	maxCachedBytes = 4 << 20
 )
 
-// get returns the updates kept for key, read while LastCommit was rev.
+// get returns the updates kept for key if they were read while the last
+// commit of their kind was rev.
 func (c *getCache) get(key []byte, rev uint64) ([]*gpb.Update, bool) {
 	c.mu.RLock()
-	defer c.mu.RUnlock()
-	if c.rev != rev {
+	e, ok := c.entries[string(key)]
+	c.mu.RUnlock()
+	if !ok || e.rev != rev {
 		return nil, false
 	}
-	u, ok := c.entries[string(key)]
-	return u, ok
+	return e.updates, true
 }
 
-// put keeps updates for key, read after LastCommit was rev: dropped when a
-// later commit is known already; the entries of an earlier one are
-// dropped first.
+// put keeps updates for key, read after the last commit of their kind was
+// rev (an entry read after a later one is kept instead).
 func (c *getCache) put(key []byte, rev uint64, updates []*gpb.Update) {
 	n := 0
 	for _, u := range updates {
@@ -57,13 +63,16 @@ func (c *getCache) put(key []byte, rev uint64, updates []*gpb.Update) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	old, had := c.entries[string(key)]
 	switch {
-	case rev < c.rev:
+	case had && old.rev > rev:
 		return
-	case rev > c.rev || c.entries == nil || len(c.entries) >= maxCachedGets || c.size+n > maxCachedBytes:
-		c.rev, c.entries, c.size = rev, make(map[string][]*gpb.Update), 0
+	case had:
+		c.size -= old.size
+	case c.entries == nil || len(c.entries) >= maxCachedGets || c.size+n > maxCachedBytes:
+		c.entries, c.size = make(map[string]getEntry), 0
 	}
-	c.entries[string(key)] = updates
+	c.entries[string(key)] = getEntry{updates: updates, rev: rev, size: n}
 	c.size += n
 }
 
@@ -74,16 +83,17 @@ func valueSize(v *gpb.TypedValue) int {
 // getCacheKey appends to dst the key of a Get of full path p, and reports
 // whether such a Get may be answered from the cache: a native path under
 // /config (the configuration only: read from the store, never from the
-// backend) when the Get wants the configuration. The key holds the origin,
-// the data type and the encoding, then each element's name and keys (in
-// order of name), every string after its length: no two paths have one key.
-func getCacheKey(dst []byte, p *gpb.Path, dt dataType, enc gpb.Encoding) ([]byte, bool) {
+// backend) when the Get wants the configuration; kind is the path's kind
+// as it names it ("*": every kind). The key holds the origin, the data
+// type and the encoding, then each element's name and keys (in order of
+// name), every string after its length: no two paths have one key.
+func getCacheKey(dst []byte, p *gpb.Path, dt dataType, enc gpb.Encoding) (key []byte, kind string, ok bool) {
 	elems := p.GetElem()
 	if !dt.config || len(elems) < 2 || elems[0].GetName() != "config" || len(elems[0].GetKey()) > 0 {
-		return dst, false
+		return dst, "", false
 	}
 	if o := p.GetOrigin(); o != OriginNative && o != "" {
-		return dst, false
+		return dst, "", false
 	}
 	dst = appendString(dst, p.GetOrigin())
 	dst = append(dst, byte(enc), boolByte(dt.state))
@@ -102,7 +112,19 @@ func getCacheKey(dst []byte, p *gpb.Path, dt dataType, enc gpb.Encoding) ([]byte
 			dst = appendString(appendString(dst, n), keys[n])
 		}
 	}
-	return dst, true
+	return dst, elems[1].GetName(), true
+}
+
+// lastCommitOf is the engine's last commit of the kind a cacheable path
+// names (getCacheKey's kind); of any kind for "*", or a name that is no
+// kind (its Get fails and is not kept).
+func (s *Server) lastCommitOf(kind string) uint64 {
+	if kind != "*" {
+		if k := s.kindNamed(false, kind); k != nil {
+			return s.o.Engine.LastCommitOf(k)
+		}
+	}
+	return s.o.Engine.LastCommit()
 }
 
 func appendString(dst []byte, s string) []byte {

@@ -67,6 +67,27 @@ func TestGetCacheSeesEveryCommit(t *testing.T) {
 	fx.f.MustApply(fx.f.Edit(model.Create, "NtpServer", model.Object{"IpAddr": "10.0.0.2", "MinPoll": int64(4)}))
 	want(leaf, "9", codes.OK)
 	want(wild, "94", codes.OK)
+	// Another kind's commit leaves what was kept of NtpServers in use;
+	// a wildcard over every kind is read again.
+	kept := func(path string) bool {
+		key, kind, _ := getCacheKey(nil, p("swmgr", path), dataType{true, true}, gpb.Encoding_JSON_IETF)
+		_, ok := fx.srv.gets.get(key, fx.srv.lastCommitOf(kind))
+		return ok
+	}
+	every := "/config/*/MinPoll"
+	want(every, "94", codes.OK)
+	if !kept(leaf) || !kept(wild) || !kept(every) {
+		t.Fatal("a Get read twice is not kept")
+	}
+	fx.f.MustApply(fx.f.Edit(model.Create, "Vlan", model.Object{"VlanId": int64(10)}))
+	if !kept(leaf) || !kept(wild) {
+		t.Error("a commit of a Vlan dropped what was kept of NtpServers")
+	}
+	if kept(every) {
+		t.Error("a commit of a Vlan left a Get of every kind in use")
+	}
+	want(leaf, "9", codes.OK)
+	want(every, "94", codes.OK)
 }
 
 // A Get that starts after a commit was answered sees it, however many
@@ -135,7 +156,7 @@ func TestGetCacheKey(t *testing.T) {
 	}
 	seen := map[string]int{}
 	for i, c := range distinct {
-		key, ok := getCacheKey(nil, c.p, c.dt, c.enc)
+		key, _, ok := getCacheKey(nil, c.p, c.dt, c.enc)
 		if !ok {
 			t.Errorf("%d: %s is not kept", i, pathString(c.p))
 		}
@@ -145,9 +166,12 @@ func TestGetCacheKey(t *testing.T) {
 		seen[string(key)] = i
 	}
 	// Map order does not change a key.
-	a, _ := getCacheKey(nil, path("swmgr", cfg, el("Vlan", "VlanId", "10", "Vrf", "a")), all, 0)
+	a, kind, _ := getCacheKey(nil, path("swmgr", cfg, el("Vlan", "VlanId", "10", "Vrf", "a")), all, 0)
+	if kind != "Vlan" {
+		t.Errorf("kind %q, want Vlan", kind)
+	}
 	for range 20 {
-		if b, _ := getCacheKey(nil, path("swmgr", cfg, el("Vlan", "Vrf", "a", "VlanId", "10")), all, 0); string(a) != string(b) {
+		if b, _, _ := getCacheKey(nil, path("swmgr", cfg, el("Vlan", "Vrf", "a", "VlanId", "10")), all, 0); string(a) != string(b) {
 			t.Fatalf("one path, two keys: %q %q", a, b)
 		}
 	}
@@ -161,7 +185,7 @@ func TestGetCacheKey(t *testing.T) {
 		{path("swmgr", cfg, el("NtpServer", "IpAddr", "10.0.0.1")), dataType{state: true}},
 		{path("swmgr", cfg), all},
 	} {
-		if _, ok := getCacheKey(nil, c.p, c.dt, 0); ok {
+		if _, _, ok := getCacheKey(nil, c.p, c.dt, 0); ok {
 			t.Errorf("%d: %s is kept", i, pathString(c.p))
 		}
 	}
@@ -183,14 +207,17 @@ func TestGetCacheBounds(t *testing.T) {
 	if len(c.entries) > maxCachedGets {
 		t.Errorf("%d entries kept, more than %d", len(c.entries), maxCachedGets)
 	}
-	c.put([]byte("old"), 0, val(1))
-	if _, ok := c.get([]byte("old"), 0); ok {
-		t.Error("an answer read before a commit the cache knows was kept")
+	// An entry is used only for the revision it was read at; one read
+	// earlier does not replace one read later.
+	c.put([]byte("k1"), 2, val(1))
+	if _, ok := c.get([]byte("k1"), 1); ok {
+		t.Error("an answer was used for another revision than its own")
+	}
+	c.put([]byte("k1"), 1, val(1))
+	if _, ok := c.get([]byte("k1"), 2); !ok {
+		t.Error("an answer read earlier replaced one read later")
 	}
 	c.put([]byte("new"), 2, val(1))
-	if _, ok := c.get([]byte("k1"), 2); ok {
-		t.Error("an answer read before the last commit was used")
-	}
 	if _, ok := c.get([]byte("new"), 2); !ok {
 		t.Error("the last answer was not kept")
 	}
