@@ -97,10 +97,10 @@ type Engine struct {
 	// (LastCommitOf).
 	lastCommit  atomic.Uint64
 	kindCommits []atomic.Uint64
-	stopLoop   chan struct{}
-	loopDone   chan struct{}
-	stopOnce   sync.Once
-	warming    sync.WaitGroup // warmObjects, started by Start
+	stopLoop    chan struct{}
+	loopDone    chan struct{}
+	stopOnce    sync.Once
+	warming     sync.WaitGroup // warmObjects, started by Start
 
 	confirmHook  atomic.Pointer[func(rev uint64, after time.Duration)] // OnConfirmPending
 	observe      CommitObserver                                        // nil: none

@@ -12,8 +12,8 @@
 // "gnmi"; its commit-confirmed extension is swmgr's confirmed commit.
 // A Get of the configuration in the native origin is answered from the
 // last Get of the same path while no commit has changed its kind since
-// (getcache.go),
-// as REST's GET by ObjectId is from the engine's object cache.
+// (getcache.go), as REST's GET by ObjectId is from the engine's object
+// cache.
 // docs/gnmi.md describes the paths, the mapping and the decisions.
 package gnmi
 
