@@ -45,14 +45,19 @@ type memberObj struct {
 
 func (mk *memberKind) obj(fields map[string]json.RawMessage) *memberObj {
 	o := &memberObj{fields: fields, members: map[string]bool{}}
+	mk.addMembers(o.members, fields)
+	return o
+}
+
+// addMembers adds to set the members an object's Member lists hold.
+func (mk *memberKind) addMembers(set map[string]bool, fields map[string]json.RawMessage) {
 	for _, l := range mk.lists {
 		var members []string
 		_ = json.Unmarshal(fields[l], &members)
 		for _, m := range members {
-			o.members[m] = true
+			set[m] = true
 		}
 	}
-	return o
 }
 
 // memberChange is what one commit did to the objects of a kind that
@@ -157,15 +162,8 @@ func (ms *memberState) apply(rev uint64, e *decodedEvent) {
 			only[c.Kind] = map[string]bool{}
 		}
 		after, before := c.maps()
-		for _, o := range []map[string]json.RawMessage{before, after} {
-			for _, l := range mk.lists {
-				var members []string
-				_ = json.Unmarshal(o[l], &members)
-				for _, m := range members {
-					only[c.Kind][m] = true
-				}
-			}
-		}
+		mk.addMembers(only[c.Kind], before)
+		mk.addMembers(only[c.Kind], after)
 	}
 	for kind, c := range first {
 		mk := ms.kinds[kind]
