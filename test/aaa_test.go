@@ -2,13 +2,16 @@ package test
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -296,4 +299,97 @@ func TestCLICommandsAccounted(t *testing.T) {
 	if cl := string(s.do(t, "GET", "/state/ConfigLogs", "").raw); strings.Contains(strings.ToLower(cl), "accountcommand") {
 		t.Errorf("the command records are in the config log:\n%s", cl)
 	}
+}
+
+// TestLoginStormLeavesTheLocalAdminIn: with a TACACS+ server that accepts
+// and never answers, one address (127.0.0.2) keeps 120 logins under new
+// names going at once; meanwhile the local admin logs in, from another
+// address and from the storming one, and gets in (after the server's
+// timeout, through the local users). The storm's excess is refused with
+// 503 naming its address (internal/aaa's TestLoginStormLeavesOthersTheirShare
+// counts the share of checks it keeps).
+func TestLoginStormLeavesTheLocalAdminIn(t *testing.T) {
+	hang := aaatest.StartHanging(t, "127.0.0.1")
+	addr := freeAddr(t)
+	s := startServer(t, "", "--https", addr, "--max-conns-per-client", "512")
+	secure := "https://" + addr + "/public/v1"
+	s.expect(t, 200, "PATCH", "/config/AAAGlobal", `{"Accounting":false}`)
+	s.expect(t, 201, "POST", "/config/Tacacs", `{"ServerIp":"127.0.0.1","Port":`+strconv.Itoa(hang.Port)+`,"Secret":"`+tacKey+`"}`)
+	s.expect(t, 200, "PATCH", "/config/TacacsGlobal", `{"Enable":"true","Timeout":3}`)
+
+	const storm = 120
+	stormClient := unvalidatedHTTPSClient(t, s.dir, "127.0.0.2")
+	stormClient.Transport.(*http.Transport).MaxIdleConnsPerHost = storm
+	var (
+		stop     = make(chan struct{})
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		answers  = map[int]int{}
+		refusals []string
+	)
+	for i := range storm {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := 0; ; n++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				req, _ := http.NewRequest("GET", secure+"/config/NtpServers", nil)
+				req.SetBasicAuth(fmt.Sprintf("storm%d-%d", i, n), "storm-password")
+				resp, err := stormClient.Do(req)
+				if err != nil {
+					continue
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				mu.Lock()
+				answers[resp.StatusCode]++
+				if resp.StatusCode == 503 && len(refusals) < 3 {
+					refusals = append(refusals, string(body))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	stopStorm := sync.OnceFunc(func() { close(stop); wg.Wait() })
+	defer stopStorm()
+	// The storm is under way once the server holds checks and some of the
+	// storm are refused.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		mu.Lock()
+		refused := answers[503]
+		mu.Unlock()
+		if hang.Conns() > 0 && refused >= storm/2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the storm did not get going: the server holds %d connections, answers %v", hang.Conns(), answers)
+		}
+	}
+	type result struct {
+		from string
+		code int
+		body string
+	}
+	results := make(chan result, 2)
+	for _, from := range []string{"127.0.0.1", "127.0.0.2"} {
+		go func() {
+			code, body := send(t, unvalidatedHTTPSClient(t, s.dir, from), "GET", secure+"/config/NtpServers", "admin", blackBoxAdminPassword, "")
+			results <- result{from, code, body}
+		}()
+	}
+	for range 2 {
+		r := <-results
+		if r.code != 200 {
+			t.Errorf("the local admin from %s during the storm: %d %s", r.from, r.code, r.body)
+		}
+	}
+	stopStorm()
+	if answers[503] == 0 || len(refusals) == 0 || !strings.Contains(refusals[0], "127.0.0.2") {
+		t.Errorf("the storm's answers %v; its refusals %q do not name its address", answers, refusals)
+	}
+	t.Logf("the storm's answers: %v; the server held %d connections in all", answers, hang.Conns())
 }

@@ -287,9 +287,13 @@ func serve(ctx context.Context, o *serveOptions) error {
 	verifier := auth.NewVerifier(auth.AccountsCheck(acc, func(ctx context.Context, name string) (bool, error) {
 		return users.Exists(ctx, st, name)
 	}), auth.VerifierOptions{Remote: func(ctx context.Context, name, password string) (auth.RemoteResult, error) {
-		r, err := central.Login(ctx, name, password, "")
+		var client string
+		if a := auth.ClientAddr(ctx); a.IsValid() {
+			client = a.String()
+		}
+		r, err := central.Login(ctx, name, password, client)
 		if errors.Is(err, aaa.ErrBusy) {
-			err = auth.ErrBusy
+			err = auth.Busy(err)
 		}
 		return auth.RemoteResult{Answered: r.Answered, OK: r.OK, Group: r.Group, TTL: r.TTL}, err
 	}})

@@ -82,6 +82,18 @@ type Options struct {
 	// waits on the network, not on a CPU); past it Login answers ErrBusy.
 	// Default 64.
 	MaxLogins int
+	// MaxLoginsPerClient bounds those of one client (an IPv4 address, an
+	// IPv6 /64), so that one client cannot take them all; past it Login
+	// answers an error that wraps ErrBusy and names the client. Default
+	// MaxLogins/8.
+	MaxLoginsPerClient int
+	// LocalUser reports whether name is a local user's (a User object).
+	// A login under such a name asks the servers as any other, but takes
+	// none of the MaxLogins: the local admin's way in survives a storm
+	// of logins under other names. Its attempts are bounded by the
+	// caller's throttle, which counts them per name and address before
+	// they start (package auth). Nil: no name is.
+	LocalUser func(ctx context.Context, name string) bool
 	// QueueLen bounds the accounting records waiting to be sent; past it
 	// a record is dropped and counted. Default 1024.
 	QueueLen int
@@ -135,7 +147,7 @@ type methodServer struct {
 type Service struct {
 	o      Options
 	cfg    atomic.Pointer[config]
-	logins chan struct{}
+	logins *loginSlots
 
 	// state
 	mu         sync.Mutex
@@ -156,13 +168,16 @@ func New(o Options) *Service {
 	if o.MaxLogins <= 0 {
 		o.MaxLogins = 64
 	}
+	if o.MaxLoginsPerClient <= 0 {
+		o.MaxLoginsPerClient = max(1, o.MaxLogins/8)
+	}
 	if o.QueueLen <= 0 {
 		o.QueueLen = 1024
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{o: o, logins: make(chan struct{}, o.MaxLogins), failReason: map[string]string{}}
+	s := &Service{o: o, logins: newLoginSlots(o.MaxLogins, o.MaxLoginsPerClient), failReason: map[string]string{}}
 	s.cfg.Store(&config{})
 	s.acct = newAccounting(s, o.QueueLen)
 	s.cmdRate = newRateByUser(CommandRate, CommandBurst)
@@ -316,18 +331,22 @@ type Result struct {
 func (s *Service) Configured() bool { return len(s.cfg.Load().methods) > 0 }
 
 // Login checks a user name and password with the servers. remAddr is the
-// client's address, sent to the server. It waits on the network, never
-// on a CPU; at most MaxLogins run at once.
+// client's address, sent to the server; the checks of one client are
+// bounded by its address ("" or not an address: all such clients count as
+// one). It waits on the network, never on a CPU; at most MaxLogins run at
+// once, MaxLoginsPerClient of one client, and a local user's name takes
+// no slot (Options.LocalUser).
 func (s *Service) Login(ctx context.Context, name, password, remAddr string) (Result, error) {
 	c := s.cfg.Load()
 	if len(c.methods) == 0 {
 		return Result{}, nil
 	}
-	select {
-	case s.logins <- struct{}{}:
-		defer func() { <-s.logins }()
-	default:
-		return Result{}, ErrBusy
+	if s.o.LocalUser == nil || !s.o.LocalUser(ctx, name) {
+		release, err := s.logins.take(remAddr)
+		if err != nil {
+			return Result{}, err
+		}
+		defer release()
 	}
 	var tried []string
 	for _, m := range c.methods {

@@ -706,3 +706,77 @@ func TestTacacsSourceNotLocal(t *testing.T) {
 		t.Errorf("the log says the interface's address is used again:\n%s", fx.log)
 	}
 }
+
+// TestLoginStormLeavesOthersTheirShare: against a server that accepts and
+// never answers, 120 logins at once from one client under new names get
+// MaxLoginsPerClient checks (the rest are refused naming that client),
+// another client's login is still checked, and a local user's name takes
+// no slot at all: from the storming client, and once every slot is taken
+// by clients enough, it is still checked. Every check that is not refused
+// has a connection of its own at the server.
+func TestLoginStormLeavesOthersTheirShare(t *testing.T) {
+	h := aaatest.StartHanging(t, "127.0.0.1")
+	fx := newFixtureWith(t, func(fx *fixture, o *aaa.Options) {
+		o.LocalUser = func(ctx context.Context, name string) bool { return name == "localadmin" }
+	})
+	fx.apply(t, backend.Update, "AAAGlobal", model.Object{"Accounting": false}) // no record to hang on it too
+	fx.apply(t, backend.Update, "TacacsGlobal", model.Object{"Enable": "true", "Timeout": int64(60)})
+	fx.apply(t, backend.Create, "Tacacs", model.Object{"ServerIp": h.Host, "Port": int64(h.Port), "Secret": "k"})
+	const perClient, total = 64 / 8, 64
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	defer func() { cancel(); wg.Wait() }()
+	var mu sync.Mutex
+	refused := map[string]int{} // client (or "all") -> logins refused
+	login := func(name, client string) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := fx.svc.Login(ctx, name, "password-1", client)
+			var busy *aaa.ClientBusyError
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case errors.As(err, &busy) && errors.Is(err, aaa.ErrBusy):
+				refused[busy.Client]++
+			case errors.Is(err, aaa.ErrBusy):
+				refused["all"]++
+			}
+		}()
+	}
+	refusedOf := func(client string) int {
+		mu.Lock()
+		defer mu.Unlock()
+		return refused[client]
+	}
+	for i := range 120 {
+		login(fmt.Sprintf("storm%d", i), "192.0.2.66")
+	}
+	enginetest.WaitFor(t, "the storm's checks to reach the server or be refused", func() bool {
+		return h.Conns() == perClient && refusedOf("192.0.2.66") == 120-perClient
+	})
+	login("central", "198.51.100.7")
+	enginetest.WaitFor(t, "another client's login to reach the server", func() bool { return h.Conns() == perClient+1 })
+	login("localadmin", "192.0.2.66")
+	enginetest.WaitFor(t, "a local user's login from the storming client to reach the server", func() bool { return h.Conns() == perClient+2 })
+	// Clients enough take every slot: then any other name is refused,
+	// the local user's is not.
+	for c, free := 0, total-perClient-1; free > 0; c++ {
+		n := min(perClient, free)
+		for i := range n {
+			login(fmt.Sprintf("more%d-%d", c, i), fmt.Sprintf("203.0.113.%d", c+1))
+		}
+		free -= n
+		enginetest.WaitFor(t, "another client's checks to reach the server", func() bool { return h.Conns() == total+1-free })
+	}
+	if n := refusedOf("all"); n != 0 {
+		t.Fatalf("%d logins refused before every slot was taken", n)
+	}
+	login("late", "198.51.100.8")
+	enginetest.WaitFor(t, "a login to be refused once every slot is taken", func() bool { return refusedOf("all") == 1 })
+	login("localadmin", "198.51.100.9")
+	enginetest.WaitFor(t, "a local user's login to reach the server with every slot taken", func() bool { return h.Conns() == total+2 })
+	if n := refusedOf("192.0.2.66"); n != 120-perClient {
+		t.Errorf("the storming client: %d refused, want %d", n, 120-perClient)
+	}
+}

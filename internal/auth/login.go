@@ -37,12 +37,12 @@ func Login(ctx context.Context, v *Verifier, t *Throttle, log *slog.Logger, name
 		if attempt, wait = t.Begin(name, addr); wait > 0 {
 			return Identity{}, tooManyRefusal(log, name, addr, wait)
 		}
-		id, ok, err = v.Check(ctx, name, password, attempt.Trusted())
+		id, ok, err = v.Check(WithClientAddr(ctx, addr), name, password, attempt.Trusted())
 	}
 	switch {
 	case errors.Is(err, ErrBusy):
 		attempt.End(Aborted)
-		log.Warn("login refused: too many password checks under way", "user", name, "addr", addr.String())
+		log.Warn("login refused: too many password checks under way", "user", name, "addr", addr.String(), "err", err)
 		return Identity{}, &Refusal{Err: apierr.New(http.StatusServiceUnavailable, apierr.CodeNotReady, "", "", "%v", err), RetryAfter: time.Second, Hold: true}
 	case err != nil:
 		attempt.End(Aborted)

@@ -2,6 +2,11 @@ package auth
 
 import (
 	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -71,4 +76,36 @@ func TestVerifierRemote(t *testing.T) {
 	}
 	close(hang)
 	<-done
+}
+
+// TestLoginTellsTheRemoteCheckItsClient: Login hands the remote check the
+// client's address (which bounds one client's checks there), and a remote
+// refusal for load (Busy) is a 503 in the remote check's words, not a
+// wrong password: nothing is counted against the name.
+func TestLoginTellsTheRemoteCheckItsClient(t *testing.T) {
+	var seen netip.Addr
+	refusal := errors.New("too many logins from 192.0.2.7 are being checked by the servers")
+	v := NewVerifier(func(ctx context.Context, name, password string) (string, bool, error) {
+		return "", false, nil
+	}, VerifierOptions{Remote: func(ctx context.Context, name, password string) (RemoteResult, error) {
+		seen = ClientAddr(ctx)
+		return RemoteResult{}, Busy(refusal)
+	}})
+	th := NewThrottle(ThrottleOptions{})
+	client := ip("192.0.2.7")
+	for range 10 {
+		_, r := Login(context.Background(), v, th, slog.New(slog.DiscardHandler), "alice", "password-1", client, "GET /")
+		if r == nil || r.Err.Status != http.StatusServiceUnavailable || !strings.Contains(r.Err.Error(), refusal.Error()) {
+			t.Fatalf("a busy remote check: %+v, want 503 saying %q", r, refusal)
+		}
+	}
+	if seen != client {
+		t.Errorf("the remote check saw client %v, want %v", seen, client)
+	}
+	if th.Wait("alice", client) != 0 {
+		t.Error("refusals for load were counted as failures")
+	}
+	if !errors.Is(Busy(refusal), ErrBusy) || !errors.Is(Busy(refusal), refusal) {
+		t.Error("Busy is not both ErrBusy and its cause")
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash"
+	"net/netip"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -46,8 +47,24 @@ type VerifierOptions struct {
 	Remote RemoteFunc
 }
 
-// RemoteFunc checks a credential with the central servers.
+// RemoteFunc checks a credential with the central servers. The client's
+// address, when the check is a login's, is ClientAddr(ctx).
 type RemoteFunc func(ctx context.Context, name, password string) (RemoteResult, error)
+
+type clientAddrKey struct{}
+
+// WithClientAddr attaches the address of the client that logs in to ctx
+// (Login does), for the remote check: it is sent to the central servers
+// and bounds one client's checks.
+func WithClientAddr(ctx context.Context, addr netip.Addr) context.Context {
+	return context.WithValue(ctx, clientAddrKey{}, addr)
+}
+
+// ClientAddr is the address WithClientAddr attached; the zero Addr if none.
+func ClientAddr(ctx context.Context) netip.Addr {
+	a, _ := ctx.Value(clientAddrKey{}).(netip.Addr)
+	return a
+}
 
 // RemoteResult is what the central servers said.
 type RemoteResult struct {
@@ -60,6 +77,16 @@ type RemoteResult struct {
 // ErrBusy is returned when too many password checks are running or waiting:
 // the request is refused rather than queued without bound.
 var ErrBusy = errors.New("too many logins are being checked; try again in a second")
+
+// Busy is ErrBusy in cause's words (which bound refused the check, and for
+// whom): errors.Is(Busy(cause), ErrBusy) holds, and its message is cause's.
+func Busy(cause error) error { return &busyError{cause} }
+
+type busyError struct{ cause error }
+
+func (e *busyError) Error() string        { return e.cause.Error() }
+func (e *busyError) Is(target error) bool { return target == ErrBusy }
+func (e *busyError) Unwrap() error        { return e.cause }
 
 // Verifier checks credentials, keeping those it verified for a short while
 // so that a client sending the same Basic credentials on every request pays

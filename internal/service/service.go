@@ -32,6 +32,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	userobj "github.com/swmgr/swmgr/internal/engine/users"
 	"log/slog"
 	"maps"
 	"path/filepath"
@@ -318,7 +319,11 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 			return fail(err)
 		}
 	}
-	s.AAA = aaa.New(aaa.Options{Source: eng, Log: o.Log, OnChange: o.AAAChanged, Syslog: o.Syslog, SourceAddr: sourceAddr})
+	s.AAA = aaa.New(aaa.Options{Source: eng, Log: o.Log, OnChange: o.AAAChanged, Syslog: o.Syslog, SourceAddr: sourceAddr,
+		LocalUser: func(ctx context.Context, name string) bool {
+			ok, err := userobj.Exists(ctx, o.Store, name)
+			return ok && err == nil
+		}})
 	if err := s.AAA.Start(ctx); err != nil {
 		return fail(err)
 	}
