@@ -395,9 +395,11 @@ func (s *Service) setTacacsUp(v string) {
 func (s *Service) State(kind string, o model.Object) model.Object {
 	switch kind {
 	case "Tacacs", "RadiusServer":
+		st := s.acct.serverState(kind, o.Str("ServerIp"))
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		return model.Object{"ConnFailReason": s.failReason[kind+"\x00"+o.Str("ServerIp")]}
+		st["ConnFailReason"] = s.failReason[kind+"\x00"+o.Str("ServerIp")]
+		return st
 	case "TacacsGlobal":
 		s.mu.Lock()
 		defer s.mu.Unlock()

@@ -780,3 +780,130 @@ func TestLoginStormLeavesOthersTheirShare(t *testing.T) {
 		t.Errorf("the storming client: %d refused, want %d", n, 120-perClient)
 	}
 }
+
+// TestRefusedRecordsHoldUpNoOther: records tacquito refuses (those of a
+// user it has no accounter for: the local root's commits) are each sent
+// once, not again, and dropped and counted at once; so a central user's
+// record queued behind a dozen of them reaches the server after exactly
+// one session each, the refusals are counted per server and the drops
+// globally. Counted on the wire: every TACACS+ session is a connection
+// through a forwarder in front of tacquito.
+func TestRefusedRecordsHoldUpNoOther(t *testing.T) {
+	tac := aaatest.StartTacacs(t, tacSecret, users)
+	fwd := aaatest.StartForwarding(t, "127.0.0.1", tac.Addr)
+	fx := newFixture(t)
+	fx.apply(t, backend.Update, "AAAGlobal", model.Object{"Accounting": false})
+	fx.apply(t, backend.Update, "TacacsGlobal", model.Object{"Enable": "true", "Timeout": int64(5)})
+	server := model.Object{"ServerIp": fwd.Host, "Port": int64(fwd.Port), "Secret": tac.Secret}
+	fx.apply(t, backend.Create, "Tacacs", server)
+	central := engine.Meta{Source: "rest", User: "tadmin"}
+	fx.applyAs(t, central, backend.Update, "AAAGlobal", model.Object{"Accounting": true}) // accounted: one session
+	counter := func(kind string, o model.Object, field string) int64 {
+		n, _ := fx.svc.State(kind, o)[field].(int64)
+		return n
+	}
+	enginetest.WaitFor(t, "the first record to be sent", func() bool { return counter("AAAGlobal", nil, "AccountingSent") == 1 })
+	before := fwd.Conns()
+
+	const refused = 12
+	for i := range refused {
+		if _, err := fx.f.E.Apply(context.Background(), []engine.Edit{fx.f.Edit(backend.Create, "NtpServer", model.Object{"IpAddr": fmt.Sprintf("192.0.2.%d", i+1)})},
+			engine.Meta{Source: "cli", User: "root"}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := fx.f.E.Apply(context.Background(), []engine.Edit{fx.f.Edit(backend.Create, "NtpServer", model.Object{"IpAddr": "192.0.2.99"})}, central, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("commit revision %d (rest): create NtpServer IpAddr=192.0.2.99", out.Revision)
+	// However long the refused records take (three attempts a second apart
+	// each, before the change), the central record arrives: then count.
+	for deadline := time.Now().Add(2 * time.Minute); !strings.Contains(tac.Accounting(), want); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the central user's record did not arrive: %v; the log: %s", fx.svc.State("AAAGlobal", nil), tail(fx.log.String()))
+		}
+	}
+	if got := fwd.Conns() - before; got != refused+1 {
+		t.Errorf("%d TACACS+ sessions until the central user's record arrived behind %d refused ones; want %d (each refused record sent once)", got, refused, refused+1)
+	}
+	enginetest.WaitFor(t, "the central record to be counted", func() bool { return counter("AAAGlobal", nil, "AccountingSent") == 2 })
+	if got := counter("Tacacs", server, "AccountingRefused"); got != refused {
+		t.Errorf("the server's AccountingRefused %d, want %d", got, refused)
+	}
+	if got := counter("Tacacs", server, "AccountingSent"); got != 2 {
+		t.Errorf("the server's AccountingSent %d, want 2", got)
+	}
+	if got := counter("AAAGlobal", nil, "AccountingDropped"); got != refused {
+		t.Errorf("AccountingDropped %d, want %d", got, refused)
+	}
+	if strings.Contains(tac.Accounting(), "192.0.2.1 ") || strings.Count(tac.Accounting(), "create NtpServer") != 1 {
+		t.Errorf("tacquito logged a refused record:\n%s", tail(tac.Accounting()))
+	}
+}
+
+// TestUnansweredRecordsHoldUpNoOther: records the only server did not
+// answer (it was down) wait for their next attempt aside, however long
+// that is (here an hour): a central user's record made once the server is
+// back reaches it at once, and the others still wait, counted in
+// AccountingRetrying and the server's AccountingUnanswered.
+func TestUnansweredRecordsHoldUpNoOther(t *testing.T) {
+	tac := aaatest.StartTacacs(t, tacSecret, users)
+	fwd := aaatest.StartForwarding(t, "127.0.0.1", tac.Addr)
+	fx := newFixture(t)
+	aaa.SetAccountingRetryWait(fx.svc, time.Hour)
+	fx.apply(t, backend.Update, "AAAGlobal", model.Object{"Accounting": false})
+	fx.apply(t, backend.Update, "TacacsGlobal", model.Object{"Enable": "true", "Timeout": int64(5)})
+	server := model.Object{"ServerIp": fwd.Host, "Port": int64(fwd.Port), "Secret": tac.Secret}
+	fx.apply(t, backend.Create, "Tacacs", server)
+	fwd.SetDown(true)
+	central := engine.Meta{Source: "rest", User: "tadmin"}
+	fx.applyAs(t, central, backend.Update, "AAAGlobal", model.Object{"Accounting": true})
+	const waiting = 5 // with the record of the commit above
+	for i := range waiting - 1 {
+		if _, err := fx.f.E.Apply(context.Background(), []engine.Edit{fx.f.Edit(backend.Create, "NtpServer", model.Object{"IpAddr": fmt.Sprintf("192.0.2.%d", i+1)})}, central, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	enginetest.WaitFor(t, "every record's first attempt to find the server down", func() bool { return fwd.Conns() == waiting })
+	fwd.SetDown(false)
+	out, err := fx.f.E.Apply(context.Background(), []engine.Edit{fx.f.Edit(backend.Create, "NtpServer", model.Object{"IpAddr": "192.0.2.99"})}, central, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("commit revision %d (rest): create NtpServer IpAddr=192.0.2.99", out.Revision)
+	enginetest.WaitFor(t, "the record made once the server is back", func() bool { return strings.Contains(tac.Accounting(), want) })
+	if strings.Count(tac.Accounting(), "commit revision") != 1 {
+		t.Errorf("records still waiting for their next attempt reached the server:\n%s", tail(tac.Accounting()))
+	}
+	st := fx.svc.State("AAAGlobal", nil)
+	if st["AccountingRetrying"] != int64(waiting) || st["AccountingSent"] != int64(1) || st["AccountingDropped"] != int64(0) {
+		t.Errorf("AAAGlobal state %v; want %d retrying, 1 sent, none dropped", st, waiting)
+	}
+	if got := fx.svc.State("Tacacs", server)["AccountingUnanswered"]; got != int64(waiting) {
+		t.Errorf("the server's AccountingUnanswered %v, want %d", got, waiting)
+	}
+}
+
+// TestUnansweredRecordSentAgain: a record the server did not answer (it
+// was down) is sent again once it is back, counted sent, not dropped.
+func TestUnansweredRecordSentAgain(t *testing.T) {
+	tac := aaatest.StartTacacs(t, tacSecret, users)
+	fwd := aaatest.StartForwarding(t, "127.0.0.1", tac.Addr)
+	fx := newFixture(t)
+	fx.apply(t, backend.Update, "AAAGlobal", model.Object{"Accounting": false})
+	fx.apply(t, backend.Update, "TacacsGlobal", model.Object{"Enable": "true", "Timeout": int64(5)})
+	server := model.Object{"ServerIp": fwd.Host, "Port": int64(fwd.Port), "Secret": tac.Secret}
+	fx.apply(t, backend.Create, "Tacacs", server)
+	fwd.SetDown(true)
+	fx.applyAs(t, engine.Meta{Source: "rest", User: "tadmin"}, backend.Update, "AAAGlobal", model.Object{"Accounting": true})
+	enginetest.WaitFor(t, "the first attempt to find the server down", func() bool { return fwd.Conns() == 1 })
+	fwd.SetDown(false)
+	enginetest.WaitFor(t, "the record to be sent again", func() bool { return fx.svc.State("AAAGlobal", nil)["AccountingSent"] == int64(1) })
+	if !strings.Contains(tac.Accounting(), "update AAAGlobal") {
+		t.Errorf("the record is not at the server:\n%s", tail(tac.Accounting()))
+	}
+	if st := fx.svc.State("Tacacs", server); st["AccountingUnanswered"] != int64(1) || st["AccountingSent"] != int64(1) {
+		t.Errorf("the server's state %v; want 1 unanswered, 1 sent", st)
+	}
+}

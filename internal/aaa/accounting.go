@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -79,23 +80,80 @@ func (r Record) what() []any {
 
 // accounting sends records through a bounded queue: a commit never waits
 // for a server, and a record that cannot be queued or sent is counted.
+//
+// A record is given once to each method, in order: the first server of
+// the method that acknowledges takes it. A server that refuses it (answers
+// with an error) has answered: it is not asked again, and the next server
+// of the method is. A method whose servers did not answer (connection
+// refused, timed out) gets the record again later, from a retry queue of
+// its own, so that the records behind it are not held up: at most
+// attempts in all, retryWait apart.
 type accounting struct {
 	s       *Service
 	queue   chan Record
+	retries chan retry // records to give again to the methods that did not answer
 	sent    atomic.Int64
 	dropped atomic.Int64
-	wg      sync.WaitGroup
-	// retryWait is how long a record waits before it is sent again, after
-	// no server took it; three attempts in all.
+	// retrying counts the records waiting for their next attempt: those in
+	// retries and the one whose time the retrier waits for.
+	retrying atomic.Int64
+	wg       sync.WaitGroup
+	// retryWait is how long a record waits before it is given again to
+	// a method none of whose servers answered; attempts bounds how many
+	// times it is given.
 	retryWait time.Duration
+	attempts  int
+
+	mu      sync.Mutex
+	servers map[string]*serverCounts // kind NUL ServerIp
+}
+
+// serverCounts are one server's accounting counters (its state).
+type serverCounts struct {
+	sent, refused, unanswered int64
+}
+
+// retry is a record waiting to be given again to the methods none of
+// whose servers answered it.
+type retry struct {
+	r       Record
+	methods []string // their names
+	attempt int      // attempts made
+	due     time.Time
+	taken   bool // a method took it already: counted as sent
 }
 
 func newAccounting(s *Service, n int) *accounting {
-	return &accounting{s: s, queue: make(chan Record, n), retryWait: time.Second}
+	return &accounting{s: s, queue: make(chan Record, n), retries: make(chan retry, n), retryWait: time.Second, attempts: 3,
+		servers: map[string]*serverCounts{}}
 }
 
 func (a *accounting) counters() model.Object {
-	return model.Object{"AccountingSent": a.sent.Load(), "AccountingDropped": a.dropped.Load(), "AccountingQueued": int64(len(a.queue))}
+	return model.Object{"AccountingSent": a.sent.Load(), "AccountingDropped": a.dropped.Load(), "AccountingQueued": int64(len(a.queue)),
+		"AccountingRetrying": a.retrying.Load()}
+}
+
+// serverState is the accounting state of one server.
+func (a *accounting) serverState(kind, server string) model.Object {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	c := a.servers[kind+"\x00"+server]
+	if c == nil {
+		c = &serverCounts{}
+	}
+	return model.Object{"AccountingSent": c.sent, "AccountingRefused": c.refused, "AccountingUnanswered": c.unanswered}
+}
+
+// note counts one exchange of a record with a server.
+func (a *accounting) note(kind, server string, outcome func(*serverCounts)) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	c := a.servers[kind+"\x00"+server]
+	if c == nil {
+		c = &serverCounts{}
+		a.servers[kind+"\x00"+server] = c
+	}
+	outcome(c)
 }
 
 // revisionSummary is what a record needs of a revision record.
@@ -177,7 +235,7 @@ func (c *config) accounts() bool {
 }
 
 func (a *accounting) start(ctx context.Context) {
-	a.wg.Add(1)
+	a.wg.Add(2)
 	go func() {
 		defer a.wg.Done()
 		for {
@@ -185,7 +243,28 @@ func (a *accounting) start(ctx context.Context) {
 			case <-ctx.Done():
 				return
 			case r := <-a.queue:
-				a.send(ctx, r)
+				a.give(ctx, retry{r: r})
+			}
+		}
+	}()
+	go func() {
+		defer a.wg.Done()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case rt := <-a.retries:
+				// In the order they failed, each retryWait after its last
+				// attempt.
+				t := time.NewTimer(time.Until(rt.due))
+				select {
+				case <-ctx.Done():
+					t.Stop()
+					return
+				case <-t.C:
+				}
+				a.retrying.Add(-1)
+				a.give(ctx, rt)
 			}
 		}
 	}()
@@ -193,43 +272,73 @@ func (a *accounting) start(ctx context.Context) {
 
 func (a *accounting) wait() { a.wg.Wait() }
 
-// send gives r to the first server of each method that takes it, trying
-// three times; a record no server took is counted as dropped and logged.
-func (a *accounting) send(ctx context.Context, r Record) {
-	var errs []string
-	for attempt := 0; attempt < 3; attempt++ {
-		if attempt > 0 {
-			select {
-			case <-ctx.Done():
-				a.dropped.Add(1)
-				return
-			case <-time.After(a.retryWait):
+// give makes one attempt of a record: it gives it to each method of rt
+// (every method that takes accounting, on the first attempt). The record
+// counts as sent when a method takes it; a method none of whose servers
+// answered gets it again later, up to attempts; a record no method took,
+// and none will, is counted as dropped and logged.
+func (a *accounting) give(ctx context.Context, rt retry) {
+	c := a.s.cfg.Load()
+	if !c.accounting || !c.accounts() {
+		return // turned off meanwhile
+	}
+	rt.attempt++
+	var (
+		again []string
+		errs  []string
+	)
+	for _, m := range c.methods {
+		if rt.methods != nil && !slices.Contains(rt.methods, m.name) {
+			continue
+		}
+		took, unanswered := false, false
+		for _, srv := range m.servers {
+			if srv.account == nil {
+				continue
 			}
-		}
-		c := a.s.cfg.Load()
-		if !c.accounting || !c.accounts() {
-			return // turned off meanwhile
-		}
-		errs = errs[:0]
-		took := false
-		for _, m := range c.methods {
-			for _, srv := range m.servers {
-				if srv.account == nil {
-					continue
-				}
-				err := srv.account(ctx, r)
-				if err == nil {
-					took = true
-					break
-				}
-				errs = append(errs, srv.acctAddr+": "+err.Error())
+			err := srv.account(ctx, rt.r)
+			switch {
+			case err == nil:
+				a.note(m.kind, srv.key, func(c *serverCounts) { c.sent++ })
+				took = true
+			case errors.Is(err, errRefused):
+				a.note(m.kind, srv.key, func(c *serverCounts) { c.refused++ })
+			default:
+				a.note(m.kind, srv.key, func(c *serverCounts) { c.unanswered++ })
+				unanswered = true
 			}
+			if took {
+				break
+			}
+			errs = append(errs, srv.acctAddr+": "+err.Error())
 		}
-		if took {
-			a.sent.Add(1)
-			return
+		switch {
+		case took:
+			if !rt.taken {
+				rt.taken = true
+				a.sent.Add(1)
+			}
+		case unanswered:
+			again = append(again, m.name)
 		}
 	}
+	if len(again) > 0 && rt.attempt < a.attempts && ctx.Err() == nil {
+		rt.methods, rt.due = again, time.Now().Add(a.retryWait)
+		a.retrying.Add(1)
+		select {
+		case a.retries <- rt:
+			return
+		default:
+			a.retrying.Add(-1)
+			errs = append(errs, "the retry queue is full")
+		}
+	}
+	if rt.taken {
+		if len(again) > 0 {
+			a.s.o.Log.Warn("accounting record not taken by every method: "+strings.Join(again, ", ")+" did not answer", append(rt.r.what(), "user", rt.r.User, "errors", errs)...)
+		}
+		return
+	}
 	a.dropped.Add(1)
-	a.s.o.Log.Warn("accounting record dropped: no server took it", append(r.what(), "user", r.User, "errors", errs, "dropped", a.dropped.Load())...)
+	a.s.o.Log.Warn("accounting record dropped: no server took it", append(rt.r.what(), "user", rt.r.User, "errors", errs, "dropped", a.dropped.Load())...)
 }

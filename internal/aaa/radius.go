@@ -135,7 +135,7 @@ func radiusAccount(ctx context.Context, s radiusServer, r Record) error {
 		return err
 	}
 	if resp.Code != radius.CodeAccountingResponse {
-		return fmt.Errorf("%w: answered %v", errNoAnswer, resp.Code)
+		return fmt.Errorf("%w: answered %v", errRefused, resp.Code)
 	}
 	return nil
 }

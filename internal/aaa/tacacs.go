@@ -37,6 +37,11 @@ var authenServices = map[string]tq.AuthenService{
 // (or method, or the local users) is then tried.
 var errNoAnswer = errors.New("no answer")
 
+// errRefused wraps a server's refusal of an accounting record: it
+// answered, with an error. The record is not sent to it again (it would
+// answer the same); the next server of its method is asked.
+var errRefused = errors.New("refused")
+
 // tacacsSession runs one TACACS+ session (RFC 8907: one connection, one
 // session, as without single-connect mode) with pkt's body, and returns the
 // server's reply body. The connection is bounded by timeout and ctx.
@@ -249,10 +254,11 @@ func tacacsAccount(ctx context.Context, s tacacsServer, timeout time.Duration, r
 	}
 	var rep tq.AcctReply
 	if err := tq.Unmarshal(reply, &rep); err != nil {
-		return fmt.Errorf("%w: accounting reply: %v", errNoAnswer, err)
+		// The same key would not read it the next time either.
+		return fmt.Errorf("%w: accounting reply: %v (is the secret the server's?)", errRefused, err)
 	}
 	if rep.Status != tq.AcctReplyStatusSuccess {
-		return fmt.Errorf("%w: accounting status %v %s", errNoAnswer, rep.Status, rep.ServerMsg)
+		return fmt.Errorf("%w: accounting status %v %s", errRefused, rep.Status, rep.ServerMsg)
 	}
 	return nil
 }

@@ -46,6 +46,7 @@ func aaaKinds() []*Kind {
 		},
 		{
 			Name: "Tacacs", Class: Config, Role: RoleAdmin,
+			Metrics: &Metrics{Subsystem: "tacacs_server", Labels: []MetricLabel{{Field: "ServerIp", Label: "server"}}, Doc: "TACACS+ server"},
 			CLI: &CLICommand{Words: []string{"tacacs", "server"}, Prompt: []string{"tacacs", "server"}},
 			Doc: "A TACACS+ server (RFC 8907) that authenticates logins, gives the user's role (its priv-lvl: see docs/aaa.md) and receives accounting records. Servers are asked in the order they were created; the next is tried only when one does not answer.",
 			Fields: []*Field{
@@ -57,12 +58,13 @@ func aaaKinds() []*Kind {
 				{Name: "PrivilegeLevel", Type: Int, Default: int64(15), Range: rng(1, 15), Doc: "the priv_lvl swmgr asks for in its requests"},
 				{Name: "Debug", Type: Int, Default: int64(0), Range: rng(0, 1), Doc: "1 logs every exchange with the server (never the password or the secret)"},
 			},
-			StateOnly: []*Field{
+			StateOnly: append([]*Field{
 				{Name: "ConnFailReason", Type: String, Doc: "why the last exchange with the server failed; \"\" when it answered"},
-			},
+			}, serverAccountingState()...),
 		},
 		{
 			Name: "RadiusServer", Class: Config, Role: RoleAdmin,
+			Metrics: &Metrics{Subsystem: "radius_server", Labels: []MetricLabel{{Field: "ServerIp", Label: "server"}}, Doc: "RADIUS server"},
 			CLI: &CLICommand{Words: []string{"radius", "server"}, Prompt: []string{"radius", "server"}},
 			Doc: "A RADIUS server (RFC 2865; accounting RFC 2866) that authenticates logins and gives the user's role (Service-Type or Filter-Id: see docs/aaa.md). Servers are asked by Priority (lowest first, then creation order); the next is tried only when one does not answer.",
 			Fields: []*Field{
@@ -74,12 +76,13 @@ func aaaKinds() []*Kind {
 				{Name: "Retries", Type: Int, Default: int64(2), Range: rng(0, 10), Doc: "requests sent again before the server counts as not answering"},
 				{Name: "Priority", Type: Int, Default: int64(1), Range: rng(1, 64), Doc: "lower is asked first"},
 			},
-			StateOnly: []*Field{
+			StateOnly: append([]*Field{
 				{Name: "ConnFailReason", Type: String, Doc: "why the last exchange with the server failed; \"\" when it answered"},
-			},
+			}, serverAccountingState()...),
 		},
 		{
 			Name: "AAAGlobal", Class: Config, Singleton: true, Role: RoleAdmin,
+			Metrics: &Metrics{Subsystem: "aaa", Doc: "Central AAA"},
 			CLI: &CLICommand{Words: []string{"aaa"}, Prompt: []string{"aaa"}},
 			Doc: "The order of login methods and accounting. A login is checked by the first method of AuthOrder that has a server configured (Tacacs only when TacacsGlobal Enable is \"true\"); a server's answer, yes or no, is final. The next method is tried only when no server of one answers, and the switch's local users only when no server of any method answered (logged at warning).",
 			Fields: []*Field{
@@ -101,10 +104,11 @@ func aaaKinds() []*Kind {
 				return nil
 			},
 			StateOnly: []*Field{
-				{Name: "AccountingSent", Type: Int, Doc: "accounting records a server acknowledged since start"},
-				{Name: "AccountingDropped", Type: Int, Doc: "accounting records dropped since start: the queue was full or no server took them"},
-				{Name: "AccountingQueued", Type: Int, Doc: "records waiting to be sent"},
-				{Name: "LocalFallbacks", Type: Int, Doc: "logins checked against local users because no server answered, since start"},
+				{Name: "AccountingSent", Type: Int, Doc: "accounting records a server acknowledged since start", Metric: &Metric{Name: "accounting_sent_total", Counter: true}},
+				{Name: "AccountingDropped", Type: Int, Doc: "accounting records dropped since start: the queue was full, every server refused them, or none answered after three attempts", Metric: &Metric{Name: "accounting_dropped_total", Counter: true}},
+				{Name: "AccountingQueued", Type: Int, Doc: "records waiting to be sent", Metric: &Metric{Name: "accounting_queued"}},
+				{Name: "AccountingRetrying", Type: Int, Doc: "records waiting to be sent again to a method none of whose servers answered (the records behind them do not wait for them)", Metric: &Metric{Name: "accounting_retrying"}},
+				{Name: "LocalFallbacks", Type: Int, Doc: "logins checked against local users because no server answered, since start", Metric: &Metric{Name: "local_fallbacks_total", Counter: true}},
 			},
 		},
 		{
@@ -165,5 +169,15 @@ func aaaKinds() []*Kind {
 				{Name: "ResolvConf", Type: String, Text: TextLines, Doc: "the resolver configuration in effect, as written"},
 			},
 		},
+	}
+}
+
+// serverAccountingState are the accounting counters of one Tacacs or
+// RadiusServer, also exported as metrics.
+func serverAccountingState() []*Field {
+	return []*Field{
+		{Name: "AccountingSent", Type: Int, Doc: "accounting records the server acknowledged since start", Metric: &Metric{Name: "accounting_sent_total", Counter: true}},
+		{Name: "AccountingRefused", Type: Int, Doc: "accounting records the server answered with an error since start: each is not sent to it again (the next server of its method is asked)", Metric: &Metric{Name: "accounting_refused_total", Counter: true}},
+		{Name: "AccountingUnanswered", Type: Int, Doc: "attempts to send the server an accounting record that it did not answer (connection refused, timed out) since start", Metric: &Metric{Name: "accounting_unanswered_total", Counter: true}},
 	}
 }

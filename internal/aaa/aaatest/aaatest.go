@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -497,3 +498,58 @@ func (r *Radius) Accounting() string {
 
 // Output is what the server printed.
 func (r *Radius) Output() string { return r.out.String() }
+
+// Forwarding passes TCP connections on to a server, counting them: a
+// server's sessions (TACACS+ makes one connection per session) seen from
+// the client's side.
+type Forwarding struct {
+	Host  string
+	Port  int
+	conns atomic.Int64
+	down  atomic.Bool
+}
+
+// SetDown makes it close the connections it accepts unanswered (a server
+// that is down), or forward them again.
+func (f *Forwarding) SetDown(down bool) { f.down.Store(down) }
+
+// StartForwarding listens on host (an address of the loopback interface)
+// and forwards each connection to target, both ways, until either end
+// closes it.
+func StartForwarding(t testing.TB, host, target string) *Forwarding {
+	t.Helper()
+	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &Forwarding{Host: host, Port: l.Addr().(*net.TCPAddr).Port}
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			f.conns.Add(1)
+			go func() {
+				defer c.Close()
+				if f.down.Load() {
+					return
+				}
+				s, err := net.Dial("tcp", target)
+				if err != nil {
+					return
+				}
+				defer s.Close()
+				done := make(chan struct{}, 2)
+				go func() { io.Copy(s, c); done <- struct{}{} }()
+				go func() { io.Copy(c, s); done <- struct{}{} }()
+				<-done
+			}()
+		}
+	}()
+	t.Cleanup(func() { l.Close() })
+	return f
+}
+
+// Conns is how many connections it accepted.
+func (f *Forwarding) Conns() int64 { return f.conns.Load() }
