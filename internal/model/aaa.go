@@ -47,8 +47,8 @@ func aaaKinds() []*Kind {
 		{
 			Name: "Tacacs", Class: Config, Role: RoleAdmin,
 			Metrics: &Metrics{Subsystem: "tacacs_server", Labels: []MetricLabel{{Field: "ServerIp", Label: "server"}}, Doc: "TACACS+ server"},
-			CLI: &CLICommand{Words: []string{"tacacs", "server"}, Prompt: []string{"tacacs", "server"}},
-			Doc: "A TACACS+ server (RFC 8907) that authenticates logins, gives the user's role (its priv-lvl: see docs/aaa.md) and receives accounting records. Servers are asked in the order they were created; the next is tried only when one does not answer.",
+			CLI:     &CLICommand{Words: []string{"tacacs", "server"}, Prompt: []string{"tacacs", "server"}},
+			Doc:     "A TACACS+ server (RFC 8907) that authenticates logins, gives the user's role (its priv-lvl: see docs/aaa.md) and receives accounting records. Servers are asked in the order they were created; the next is tried only when one does not answer.",
 			Fields: []*Field{
 				{Name: "ServerIp", Type: String, Key: true, Format: FormatIPHost, Doc: "the server's address"},
 				{Name: "SourceIntf", Type: String, Default: "ma1", Format: FormatIfName, Doc: "the interface whose IPv4 address is the source of the connections to the server (on the Linux backend the kernel's address of that interface, on the simulated switch its IPv4Intf's), read at each connection; an interface without one: the routing table's source, and the log says why"},
@@ -65,8 +65,8 @@ func aaaKinds() []*Kind {
 		{
 			Name: "RadiusServer", Class: Config, Role: RoleAdmin,
 			Metrics: &Metrics{Subsystem: "radius_server", Labels: []MetricLabel{{Field: "ServerIp", Label: "server"}}, Doc: "RADIUS server"},
-			CLI: &CLICommand{Words: []string{"radius", "server"}, Prompt: []string{"radius", "server"}},
-			Doc: "A RADIUS server (RFC 2865; accounting RFC 2866) that authenticates logins and gives the user's role (Service-Type or Filter-Id: see docs/aaa.md). Servers are asked by Priority (lowest first, then creation order); the next is tried only when one does not answer.",
+			CLI:     &CLICommand{Words: []string{"radius", "server"}, Prompt: []string{"radius", "server"}},
+			Doc:     "A RADIUS server (RFC 2865; accounting RFC 2866) that authenticates logins and gives the user's role (Service-Type or Filter-Id: see docs/aaa.md). Servers are asked by Priority (lowest first, then creation order); the next is tried only when one does not answer.",
 			Fields: []*Field{
 				{Name: "ServerIp", Type: String, Key: true, Format: FormatIPHost, Doc: "the server's address"},
 				{Name: "Port", Type: Int, Default: int64(1812), Range: rng(1, 65535), Doc: "UDP port of authentication"},
@@ -83,8 +83,8 @@ func aaaKinds() []*Kind {
 		{
 			Name: "AAAGlobal", Class: Config, Singleton: true, Role: RoleAdmin,
 			Metrics: &Metrics{Subsystem: "aaa", Doc: "Central AAA"},
-			CLI: &CLICommand{Words: []string{"aaa"}, Prompt: []string{"aaa"}},
-			Doc: "The order of login methods and accounting. A login is checked by the first method of AuthOrder that has a server configured (Tacacs only when TacacsGlobal Enable is \"true\"); a server's answer, yes or no, is final. The next method is tried only when no server of one answers, and the switch's local users only when no server of any method answered (logged at warning).",
+			CLI:     &CLICommand{Words: []string{"aaa"}, Prompt: []string{"aaa"}},
+			Doc:     "The order of login methods and accounting. A login is checked by the first method of AuthOrder that has a server configured (Tacacs only when TacacsGlobal Enable is \"true\"); a server's answer, yes or no, is final. The next method is tried only when no server of one answers, and the switch's local users only when no server of any method answered (logged at warning).",
 			Fields: []*Field{
 				{Name: "ProfileName", Type: String, Key: true, Default: "default", Enum: []string{"default"}},
 				{Name: "AuthOrder", Type: StringList, Default: []string{"tacacs+", "radius"}, Doc: "remote methods in the order they are tried: tacacs+, radius; local users always come last"},
