@@ -317,44 +317,26 @@ func TestLoginStormLeavesTheLocalAdminIn(t *testing.T) {
 	s.expect(t, 201, "POST", "/config/Tacacs", `{"ServerIp":"127.0.0.1","Port":`+strconv.Itoa(hang.Port)+`,"Secret":"`+tacKey+`"}`)
 	s.expect(t, 200, "PATCH", "/config/TacacsGlobal", `{"Enable":"true","Timeout":3}`)
 
-	const storm = 120
+	const stormLogins = 120
 	stormClient := unvalidatedHTTPSClient(t, s.dir, "127.0.0.2")
-	stormClient.Transport.(*http.Transport).MaxIdleConnsPerHost = storm
+	stormClient.Transport.(*http.Transport).MaxIdleConnsPerHost = stormLogins
 	var (
-		stop     = make(chan struct{})
-		wg       sync.WaitGroup
 		mu       sync.Mutex
 		answers  = map[int]int{}
 		refusals []string
 	)
-	for i := range storm {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for n := 0; ; n++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				req, _ := http.NewRequest("GET", secure+"/config/NtpServers", nil)
-				req.SetBasicAuth(fmt.Sprintf("storm%d-%d", i, n), "storm-password")
-				resp, err := stormClient.Do(req)
-				if err != nil {
-					continue
-				}
-				body, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				mu.Lock()
-				answers[resp.StatusCode]++
-				if resp.StatusCode == 503 && len(refusals) < 3 {
-					refusals = append(refusals, string(body))
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	stopStorm := sync.OnceFunc(func() { close(stop); wg.Wait() })
+	stopStorm := storm(stormLogins, func(i, n int) (*http.Client, *http.Request) {
+		req, _ := http.NewRequest("GET", secure+"/config/NtpServers", nil)
+		req.SetBasicAuth(fmt.Sprintf("storm%d-%d", i, n), "storm-password")
+		return stormClient, req
+	}, func(code int, body []byte, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		answers[code]++
+		if code == 503 && len(refusals) < 3 {
+			refusals = append(refusals, string(body))
+		}
+	})
 	defer stopStorm()
 	// The storm is under way once the server holds checks and some of the
 	// storm are refused.
@@ -362,7 +344,7 @@ func TestLoginStormLeavesTheLocalAdminIn(t *testing.T) {
 		mu.Lock()
 		refused := answers[503]
 		mu.Unlock()
-		if hang.Conns() > 0 && refused >= storm/2 {
+		if hang.Conns() > 0 && refused >= stormLogins/2 {
 			break
 		}
 		if time.Now().After(deadline) {

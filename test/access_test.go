@@ -305,39 +305,28 @@ func TestLoginStorm(t *testing.T) {
 		t.Fatalf("admin before the storm: %d %s", code, body)
 	}
 	const attackers, addrs = 300, 40
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
 	var statuses [600]atomic.Int64
 	var errs atomic.Int64
-	for i := range attackers {
-		c := unvalidatedHTTPSClient(t, dir, fmt.Sprintf("127.0.0.%d", 2+i%addrs))
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for n := 0; ; n++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				user := "admin"
-				if i%2 == 1 {
-					user = fmt.Sprintf("guess%d-%d", i, n)
-				}
-				req, _ := http.NewRequest("GET", secure+"/config/Users", nil)
-				req.SetBasicAuth(user, fmt.Sprintf("wrong-%d-%d", i, n))
-				resp, err := c.Do(req)
-				if err != nil {
-					errs.Add(1)
-					time.Sleep(10 * time.Millisecond)
-					continue
-				}
-				io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				statuses[resp.StatusCode].Add(1)
-			}
-		}()
+	clients := make([]*http.Client, attackers)
+	for i := range clients {
+		clients[i] = unvalidatedHTTPSClient(t, dir, fmt.Sprintf("127.0.0.%d", 2+i%addrs))
 	}
+	stopStorm := storm(attackers, func(i, n int) (*http.Client, *http.Request) {
+		user := "admin"
+		if i%2 == 1 {
+			user = fmt.Sprintf("guess%d-%d", i, n)
+		}
+		req, _ := http.NewRequest("GET", secure+"/config/Users", nil)
+		req.SetBasicAuth(user, fmt.Sprintf("wrong-%d-%d", i, n))
+		return clients[i], req
+	}, func(code int, body []byte, err error) {
+		if err != nil {
+			errs.Add(1)
+			time.Sleep(10 * time.Millisecond)
+			return
+		}
+		statuses[code].Add(1)
+	})
 	var answered, failed int
 	deadline := time.Now().Add(6 * time.Second)
 	for time.Now().Before(deadline) {
@@ -359,8 +348,7 @@ func TestLoginStorm(t *testing.T) {
 		resp.Body.Close()
 		answered++
 	}
-	close(stop)
-	wg.Wait()
+	stopStorm()
 	peak := vmHWM(t, s.cmd.Process.Pid)
 	t.Logf("admin answered %d, not %d; attackers got 401 %d, 429 %d, 503 %d, errors %d; peak RSS %d MiB",
 		answered, failed, statuses[401].Load(), statuses[429].Load(), statuses[503].Load(), errs.Load(), peak>>20)
@@ -380,4 +368,35 @@ func TestLoginStorm(t *testing.T) {
 	if n := strings.Count(s.logs.String(), `msg="login failed" user=admin `); n > 20 {
 		t.Errorf("%d guesses for admin were checked; the budget is 20", n)
 	}
+}
+
+// storm runs n clients at once, each sending the requests next makes (its
+// index and the request's number in its run) until the returned function
+// is called, which waits for them to end. answer is told every answer.
+func storm(n int, next func(i, n int) (*http.Client, *http.Request), answer func(code int, body []byte, err error)) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := 0; ; k++ {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				c, req := next(i, k)
+				resp, err := c.Do(req)
+				if err != nil {
+					answer(0, nil, err)
+					continue
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				answer(resp.StatusCode, body, nil)
+			}
+		}()
+	}
+	return sync.OnceFunc(func() { close(done); wg.Wait() })
 }

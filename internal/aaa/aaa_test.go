@@ -781,6 +781,24 @@ func TestLoginStormLeavesOthersTheirShare(t *testing.T) {
 	}
 }
 
+// forwardedTacacs is a fixture whose only server is tacquito, reached
+// through a forwarder that counts its sessions, with accounting off until
+// the test turns it on. before, if set, is told of the service before the
+// configuration is made.
+func forwardedTacacs(t *testing.T, before func(*aaa.Service)) (*aaatest.Tacacs, *aaatest.Forwarding, *fixture, model.Object) {
+	tac := aaatest.StartTacacs(t, tacSecret, users)
+	fwd := aaatest.StartForwarding(t, "127.0.0.1", tac.Addr)
+	fx := newFixture(t)
+	if before != nil {
+		before(fx.svc)
+	}
+	fx.apply(t, backend.Update, "AAAGlobal", model.Object{"Accounting": false})
+	fx.apply(t, backend.Update, "TacacsGlobal", model.Object{"Enable": "true", "Timeout": int64(5)})
+	server := model.Object{"ServerIp": fwd.Host, "Port": int64(fwd.Port), "Secret": tac.Secret}
+	fx.apply(t, backend.Create, "Tacacs", server)
+	return tac, fwd, fx, server
+}
+
 // TestRefusedRecordsHoldUpNoOther: records tacquito refuses (those of a
 // user it has no accounter for: the local root's commits) are each sent
 // once, not again, and dropped and counted at once; so a central user's
@@ -789,13 +807,7 @@ func TestLoginStormLeavesOthersTheirShare(t *testing.T) {
 // globally. Counted on the wire: every TACACS+ session is a connection
 // through a forwarder in front of tacquito.
 func TestRefusedRecordsHoldUpNoOther(t *testing.T) {
-	tac := aaatest.StartTacacs(t, tacSecret, users)
-	fwd := aaatest.StartForwarding(t, "127.0.0.1", tac.Addr)
-	fx := newFixture(t)
-	fx.apply(t, backend.Update, "AAAGlobal", model.Object{"Accounting": false})
-	fx.apply(t, backend.Update, "TacacsGlobal", model.Object{"Enable": "true", "Timeout": int64(5)})
-	server := model.Object{"ServerIp": fwd.Host, "Port": int64(fwd.Port), "Secret": tac.Secret}
-	fx.apply(t, backend.Create, "Tacacs", server)
+	tac, fwd, fx, server := forwardedTacacs(t, nil)
 	central := engine.Meta{Source: "rest", User: "tadmin"}
 	fx.applyAs(t, central, backend.Update, "AAAGlobal", model.Object{"Accounting": true}) // accounted: one session
 	counter := func(kind string, o model.Object, field string) int64 {
@@ -848,14 +860,7 @@ func TestRefusedRecordsHoldUpNoOther(t *testing.T) {
 // back reaches it at once, and the others still wait, counted in
 // AccountingRetrying and the server's AccountingUnanswered.
 func TestUnansweredRecordsHoldUpNoOther(t *testing.T) {
-	tac := aaatest.StartTacacs(t, tacSecret, users)
-	fwd := aaatest.StartForwarding(t, "127.0.0.1", tac.Addr)
-	fx := newFixture(t)
-	aaa.SetAccountingRetryWait(fx.svc, time.Hour)
-	fx.apply(t, backend.Update, "AAAGlobal", model.Object{"Accounting": false})
-	fx.apply(t, backend.Update, "TacacsGlobal", model.Object{"Enable": "true", "Timeout": int64(5)})
-	server := model.Object{"ServerIp": fwd.Host, "Port": int64(fwd.Port), "Secret": tac.Secret}
-	fx.apply(t, backend.Create, "Tacacs", server)
+	tac, fwd, fx, server := forwardedTacacs(t, func(s *aaa.Service) { aaa.SetAccountingRetryWait(s, time.Hour) })
 	fwd.SetDown(true)
 	central := engine.Meta{Source: "rest", User: "tadmin"}
 	fx.applyAs(t, central, backend.Update, "AAAGlobal", model.Object{"Accounting": true})
@@ -888,13 +893,7 @@ func TestUnansweredRecordsHoldUpNoOther(t *testing.T) {
 // TestUnansweredRecordSentAgain: a record the server did not answer (it
 // was down) is sent again once it is back, counted sent, not dropped.
 func TestUnansweredRecordSentAgain(t *testing.T) {
-	tac := aaatest.StartTacacs(t, tacSecret, users)
-	fwd := aaatest.StartForwarding(t, "127.0.0.1", tac.Addr)
-	fx := newFixture(t)
-	fx.apply(t, backend.Update, "AAAGlobal", model.Object{"Accounting": false})
-	fx.apply(t, backend.Update, "TacacsGlobal", model.Object{"Enable": "true", "Timeout": int64(5)})
-	server := model.Object{"ServerIp": fwd.Host, "Port": int64(fwd.Port), "Secret": tac.Secret}
-	fx.apply(t, backend.Create, "Tacacs", server)
+	tac, fwd, fx, server := forwardedTacacs(t, nil)
 	fwd.SetDown(true)
 	fx.applyAs(t, engine.Meta{Source: "rest", User: "tadmin"}, backend.Update, "AAAGlobal", model.Object{"Accounting": true})
 	enginetest.WaitFor(t, "the first attempt to find the server down", func() bool { return fwd.Conns() == 1 })
