@@ -6,6 +6,7 @@ package gnmi
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -660,21 +661,18 @@ func flatten(p *gpb.Path, raw json.RawMessage, fn func(*gpb.Path, json.RawMessag
 		return atPath(pathString(p), err)
 	}
 	local := make(model.Body, len(obj))
-	for n, v := range obj {
+	spelled := make(map[string]string, len(obj)) // local name -> as given
+	for _, n := range slices.Sorted(maps.Keys(obj)) {
+		name := n
 		if _, l, ok := strings.Cut(n, ":"); ok { // RFC 7951 module-qualified member
-			n = l
+			name = l
 		}
-		if _, dup := local[n]; dup {
-			return apierr.BadRequest(apierr.CodeMalformedJSON, "", n, "%s: member %q is given twice (with and without its module)", pathString(p), n)
+		if prev, dup := spelled[name]; dup {
+			return apierr.BadRequest(apierr.CodeMalformedJSON, "", name, "%s: member %q is given twice, as %q and %q", pathString(p), name, prev, n)
 		}
-		local[n] = v
+		spelled[name], local[name] = n, obj[n]
 	}
-	names := make([]string, 0, len(local))
-	for n := range local {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(local)) {
 		v := local[n]
 		if isList(v) {
 			return status.Errorf(codes.Unimplemented, "%s/%s: a list in a value is not taken; write each entry at its keyed path", pathString(p), n)
