@@ -32,3 +32,68 @@ func TestConfirmedDeleteOfAUserRefused(t *testing.T) {
 	s.expect(t, 200, "POST", "/revisions/"+jsonOf(r.body["Revision"])+"/confirm", "")
 	s.expect(t, 201, "POST", "/config/NtpServer", `{"IpAddr":"192.0.2.34"}`)
 }
+
+// The fate of a commit awaiting confirmation (confirm, cancel, a new
+// deadline) is for the roles of the kinds it changed, on every front
+// door: an operator reads the gNMI commit id of an admin's commit in
+// /revisions/pending, yet cannot roll back (nor keep) the admin's new
+// User and TACACS+ server with the gNMI commit extension, nor confirm it
+// over REST. Of a commit of an operator's kinds, the operator decides.
+func TestOperatorCannotDecideAnAdminsConfirmedCommit(t *testing.T) {
+	dir := t.TempDir()
+	httpsAddr := freeAddr(t)
+	g := startGNMIServer(t, dir, "--https", httpsAddr)
+	g.expect(t, 201, "POST", "/config/User", `{"Name":"op1","Group":"operator","Password":"operator-pass-1"}`)
+	hc := httpsClient(t, dir, "")
+	secure := "https://" + httpsAddr + "/public/v1"
+	set := func(user, password, id, action, updates string) (string, bool) {
+		return g.run(t, user, password, "-set", "-proto", updates+` extension:<commit:<id:"`+id+`" `+action+`>>`)
+	}
+	admin := func(id, action, updates string) {
+		t.Helper()
+		if out, ok := set("admin", blackBoxAdminPassword, id, action, updates); !ok {
+			t.Fatalf("the admin's %s: %s", action, out)
+		}
+	}
+	admin("adm", `commit:<rollback_duration:<seconds:600>>`,
+		`update:<path:<origin:"swmgr" elem:<name:"config"> elem:<name:"User" key:<key:"Name" value:"bob">>> val:<json_val:"{\"Group\":\"admin\",\"Password\":\"bob-pass-123\"}">> `+
+			`update:<path:<origin:"swmgr" elem:<name:"config"> elem:<name:"Tacacs" key:<key:"ServerIp" value:"192.0.2.49">>> val:<json_val:"{}">>`)
+	code, pending := send(t, hc, "GET", secure+"/revisions/pending", "op1", "operator-pass-1", "")
+	if code != 200 || !strings.Contains(pending, `"Comment":"gNMI commit id adm"`) {
+		t.Fatalf("what the operator reads of the pending commit: %d %s", code, pending)
+	}
+	for _, action := range []string{`cancel:<>`, `set_rollback_duration:<rollback_duration:<seconds:1>>`, `confirm:<>`} {
+		if out, ok := set("op1", "operator-pass-1", "adm", action, ""); ok || !strings.Contains(out, "code=PermissionDenied") {
+			t.Errorf("the operator's %s of the admin's commit: %s", action, out)
+		}
+	}
+	if now := g.expect(t, 200, "GET", "/revisions/pending", "").raw; !strings.Contains(string(now), `"Comment":"gNMI commit id adm"`) {
+		t.Errorf("the admin's commit no longer awaits confirmation: %s", now)
+	}
+	for _, path := range []string{"/config/User?Name=bob", "/config/Tacacs?ServerIp=192.0.2.49"} {
+		if r := g.do(t, "GET", path, ""); r.code != 200 {
+			t.Errorf("GET %s after the operator's tries: %s", path, r)
+		}
+	}
+	if out, ok := set("admin", blackBoxAdminPassword, "adm", `confirm:<>`, ""); !ok {
+		t.Errorf("the admin's confirm: %s", out)
+	}
+
+	// REST: the admin's confirmed commit of a TACACS+ server.
+	cand := g.expect(t, 201, "POST", "/candidates", `{}`).str("CandidateId")
+	g.expect(t, 201, "POST", "/candidates/"+cand+"/config/Tacacs", `{"ServerIp":"192.0.2.50"}`)
+	rev := jsonOf(g.expect(t, 200, "POST", "/candidates/"+cand+"/commit", `{"Confirm":600}`).body["Revision"])
+	if code, body := send(t, hc, "POST", secure+"/revisions/"+rev+"/confirm", "op1", "operator-pass-1", ""); code != 403 || !strings.Contains(body, "only admins may change Tacacs objects") {
+		t.Errorf("the operator's REST confirm of the admin's commit: %d %s", code, body)
+	}
+	g.expect(t, 200, "POST", "/revisions/"+rev+"/confirm", "")
+
+	// The operator's own commit: the operator cancels it.
+	if out, ok := set("op1", "operator-pass-1", "op", `commit:<rollback_duration:<seconds:600>>`, `update:<path:<origin:"swmgr" `+ntpPath+`> val:<json_val:"{}">>`); !ok {
+		t.Fatalf("the operator's commit: %s", out)
+	}
+	if out, ok := set("op1", "operator-pass-1", "op", `cancel:<>`, ""); !ok {
+		t.Fatalf("the operator's cancel of its commit: %s", out)
+	}
+	g.expect(t, 404, "GET", "/config/NtpServer?IpAddr=192.0.2.10", "")
+}

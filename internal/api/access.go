@@ -112,23 +112,12 @@ func checkSelf(ctx context.Context, k *model.Kind, fields model.Object) error {
 }
 
 // allowUsers vets a commit computed by the engine (a rollback, a
-// candidate) for the caller: it may not create, change or delete objects of
-// a kind whose declared write role is above its own (a User, for anyone but
-// an admin). It is nil for admins (the unauthenticated local admin
-// included).
+// candidate) for the caller: auth.AllowChanges, the rule every front door
+// shares (nil for admins).
 func allowUsers(r *http.Request, what string) func(*model.Kind, backend.Op, string) error {
 	return allowKinds(r.Context(), what)
 }
 
 func allowKinds(ctx context.Context, what string) func(*model.Kind, backend.Op, string) error {
-	id := auth.FromContext(ctx)
-	if id.Role == auth.Admin {
-		return nil
-	}
-	return func(k *model.Kind, op backend.Op, key string) error {
-		if need := k.AccessFor(http.MethodPost); id.Role.Model() < need.Role {
-			return apierr.New(http.StatusForbidden, apierr.CodeForbidden, what, "", "this would %s %s %s; only %s may change %s objects (user %s is %s)", op, k.Name, key, need.Who(), k.Name, id.Name, id.Role)
-		}
-		return nil
-	}
+	return auth.AllowChanges(auth.FromContext(ctx), what)
 }

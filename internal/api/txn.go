@@ -227,7 +227,7 @@ func (s *Server) revisions(w http.ResponseWriter, r *http.Request, rest string) 
 			return
 		}
 		info := &engine.LogInfo{API: "revision", Operation: r.Method, Data: fmt.Sprintf(`{"Confirm":%d}`, rev)}
-		if err := s.hist.Confirm(r.Context(), rev, s.meta(r), info); err != nil {
+		if err := s.hist.Confirm(r.Context(), rev, engine.Request{Meta: s.meta(r), Log: info, Allow: allowUsers(r, "Revision")}); err != nil {
 			s.fail(w, r, err)
 			return
 		}
@@ -389,13 +389,14 @@ func (s *Server) commitCandidate(w http.ResponseWriter, r *http.Request, id stri
 		force   bool
 	)
 	err := decodeOptions(r, map[string]any{"Comment": &comment, "Confirm": &confirm, "Force": &force})
-	if err == nil && len(comment) > candidates.MaxComment {
-		err = apierr.BadRequest(apierr.CodeInvalidValue, "Commit", "Comment", "Comment: %d characters is too long; at most %d", len(comment), candidates.MaxComment)
+	if err == nil {
+		err = model.CheckComment("Commit", "Comment", comment, model.MaxComment)
 	}
-	if err == nil && (confirm < 0 || confirm > 86400) {
-		err = apierr.BadRequest(apierr.CodeInvalidValue, "Commit", "Confirm", "Confirm: %d is out of range; give the seconds to wait for confirmation, 1..86400 (0 or absent: no confirmation)", confirm)
+	var wait time.Duration // 0: no confirmation
+	if err == nil && confirm != 0 {
+		wait, err = engine.ConfirmWait("Confirm", float64(confirm))
 	}
-	req := engine.Request{Meta: s.meta(r), Force: force, Confirm: time.Duration(confirm) * time.Second, Allow: allowUsers(r, "Candidate")}
+	req := engine.Request{Meta: s.meta(r), Force: force, Confirm: wait, Allow: allowUsers(r, "Candidate")}
 	if confirm > 0 {
 		req.Allow = reversible(req.Allow)
 	}

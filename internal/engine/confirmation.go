@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/store"
 )
 
@@ -26,6 +27,27 @@ type Confirmation struct {
 	// confirmation stored by a swmgr before them.
 	User    string `json:",omitempty"`
 	Comment string `json:",omitempty"`
+}
+
+// The wait of a commit for its confirmation, from its commit or from a new
+// deadline, is one range whatever the front door (REST's Confirm, gNMI's
+// rollback_duration and set_rollback_duration): every other write waits
+// as long as it does, and a deadline beyond what a time.Time holds in
+// nanoseconds would never come.
+const (
+	MinConfirmWait = time.Second
+	MaxConfirmWait = 24 * time.Hour
+)
+
+// ConfirmWait is a wait for confirmation of the seconds given, refused
+// (400, naming field as the request spelled it) out of MinConfirmWait ..
+// MaxConfirmWait. Seconds, not a Duration, so that no value given
+// overflows before it is checked.
+func ConfirmWait(field string, seconds float64) (time.Duration, error) {
+	if !(seconds >= MinConfirmWait.Seconds() && seconds <= MaxConfirmWait.Seconds()) {
+		return 0, apierr.BadRequest(apierr.CodeInvalidValue, "Commit", field, "%s: %v seconds is out of range; a commit awaits its confirmation %v..%v seconds", field, seconds, MinConfirmWait.Seconds(), MaxConfirmWait.Seconds())
+	}
+	return time.Duration(seconds * float64(time.Second)), nil
 }
 
 // newConfirmation is the wait a commit at revision rev with req.Confirm

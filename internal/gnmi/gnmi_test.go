@@ -32,8 +32,9 @@ var testUsers = map[string]struct {
 	password string
 	role     auth.Role
 }{
-	"admin":  {"admin-pass", auth.Admin},
-	"viewer": {"viewer-pass", auth.Reader},
+	"admin":    {"admin-pass", auth.Admin},
+	"operator": {"operator-pass", auth.Operator},
+	"viewer":   {"viewer-pass", auth.Reader},
 }
 
 func testLogin(_ context.Context, name, password string, _ netip.Addr) (auth.Identity, *auth.Refusal) {

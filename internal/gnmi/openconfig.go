@@ -957,34 +957,3 @@ func isList(v json.RawMessage) bool {
 	}
 	return false
 }
-
-// flatten splits a JSON value at path p into its leaves: objects are
-// containers; a list (an array of objects) is not taken, its entries are
-// written by their keyed paths; a leaf-list (an array of values) is a
-// leaf's value.
-func flatten(p *gpb.Path, raw json.RawMessage, fn func(*gpb.Path, json.RawMessage)) error {
-	var obj map[string]json.RawMessage
-	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &obj) != nil {
-		fn(p, raw)
-		return nil
-	}
-	names := make([]string, 0, len(obj))
-	for n := range obj {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		v := obj[n]
-		if _, local, ok := strings.Cut(n, ":"); ok { // RFC 7951 module-qualified member
-			n = local
-		}
-		if isList(v) {
-			return status.Errorf(codes.Unimplemented, "%s/%s: a list in a value is not taken; write each entry at its keyed path", pathString(p), n)
-		}
-		child := &gpb.Path{Origin: p.GetOrigin(), Elem: append(append([]*gpb.PathElem(nil), p.GetElem()...), &gpb.PathElem{Name: n})}
-		if err := flatten(child, v, fn); err != nil {
-			return err
-		}
-	}
-	return nil
-}

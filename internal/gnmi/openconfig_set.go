@@ -6,6 +6,7 @@ package gnmi
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -635,6 +636,51 @@ func (ow *ocWrite) applyMember(st *reqState, k *model.Kind, where *gpb.Path) err
 			return err
 		}
 		st.update(k, ob.key, keys, fields)
+	}
+	return nil
+}
+
+// flatten splits a JSON value at path p into its leaves: objects are
+// containers; a list (an array of objects) is not taken, its entries are
+// written by their keyed paths; a leaf-list (an array of values) is a
+// leaf's value. The value is read as the REST API reads a body
+// (model.DecodeValue, and DecodeBody for each container): malformed JSON,
+// or a member given twice in a container (with or without its module), is
+// refused.
+func flatten(p *gpb.Path, raw json.RawMessage, fn func(*gpb.Path, json.RawMessage)) error {
+	raw, err := model.DecodeValue(raw)
+	if err != nil {
+		return atPath(pathString(p), err)
+	}
+	if raw[0] != '{' { // DecodeValue's value starts at its first byte
+		fn(p, raw)
+		return nil
+	}
+	obj, err := model.DecodeBody(raw)
+	if err != nil {
+		return atPath(pathString(p), err)
+	}
+	local := make(model.Body, len(obj))
+	spelled := make(map[string]string, len(obj)) // local name -> as given
+	for _, n := range slices.Sorted(maps.Keys(obj)) {
+		name := n
+		if _, l, ok := strings.Cut(n, ":"); ok { // RFC 7951 module-qualified member
+			name = l
+		}
+		if prev, dup := spelled[name]; dup {
+			return apierr.BadRequest(apierr.CodeMalformedJSON, "", name, "%s: member %q is given twice, as %q and %q", pathString(p), name, prev, n)
+		}
+		spelled[name], local[name] = n, obj[n]
+	}
+	for _, n := range slices.Sorted(maps.Keys(local)) {
+		v := local[n]
+		if isList(v) {
+			return status.Errorf(codes.Unimplemented, "%s/%s: a list in a value is not taken; write each entry at its keyed path", pathString(p), n)
+		}
+		child := &gpb.Path{Origin: p.GetOrigin(), Elem: append(append([]*gpb.PathElem(nil), p.GetElem()...), &gpb.PathElem{Name: n})}
+		if err := flatten(child, v, fn); err != nil {
+			return err
+		}
 	}
 	return nil
 }

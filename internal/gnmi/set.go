@@ -14,6 +14,7 @@ import (
 	"github.com/openconfig/gnmi/proto/gnmi_ext"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/auth"
@@ -60,7 +61,7 @@ type write struct {
 	sel sel
 	// body holds the fields given (update, replace); a field's delete
 	// (reset to its default) names the field in reset.
-	body  map[string]json.RawMessage
+	body  model.Body
 	reset string
 	// oc, for an OpenConfig path, is what its leaves write, resolved in
 	// the writer (kind and sel name the object for roles and the log).
@@ -125,18 +126,48 @@ func (s *Server) nativeWrites(op writeOp, p *gpb.Path, val *gpb.TypedValue) ([]w
 	if err != nil {
 		return nil, err
 	}
+	// The value is read as the REST API reads a body (model.DecodeBody,
+	// DecodeValue): malformed JSON, or a member given twice, is refused.
 	if sl.field != "" {
-		w.body = map[string]json.RawMessage{sl.field: raw}
-	} else if err := json.Unmarshal(raw, &w.body); err != nil || w.body == nil {
+		v, err := model.DecodeValue(raw)
+		if err != nil {
+			return nil, atPath(pathString(p), err)
+		}
+		w.body = model.Body{sl.field: v}
+	} else if w.body, err = model.DecodeBody(raw); err != nil {
+		return nil, atPath(pathString(p), err)
+	} else if w.body == nil {
 		return nil, status.Errorf(codes.InvalidArgument, "%s: the value of an object must be a JSON object of its fields, as the REST API takes", pathString(p))
 	}
-	for n, v := range w.body { // RFC 7951 qualifies members with their module: swmgr:Mtu
-		if local, ok := strings.CutPrefix(n, OriginNative+":"); ok {
-			delete(w.body, n)
-			w.body[local] = v
-		}
+	if err := unqualify(w.body, OriginNative+":", pathString(p)); err != nil {
+		return nil, err
 	}
 	return []write{w}, nil
+}
+
+// unqualify names the members of body that RFC 7951 qualifies with their
+// module (prefix, as in swmgr:Mtu) by their local name; a member given
+// both ways is given twice, as DecodeBody refuses it.
+func unqualify(body model.Body, prefix, where string) error {
+	for n, v := range body {
+		local, ok := strings.CutPrefix(n, prefix)
+		if !ok {
+			continue
+		}
+		if _, dup := body[local]; dup {
+			return apierr.BadRequest(apierr.CodeMalformedJSON, "", local, "%s: field %q is given twice, as %q and %q", where, local, local, n)
+		}
+		delete(body, n)
+		body[local] = v
+	}
+	return nil
+}
+
+// atPath makes a refusal name the path it is about.
+func atPath(where string, err error) error {
+	e := *apierr.From(err)
+	e.Message = where + ": " + e.Message
+	return &e
 }
 
 // writesOf turns a SetRequest into writes, deletes then replaces then
@@ -187,12 +218,30 @@ func (s *Server) writesOf(req *gpb.SetRequest) ([]write, error) {
 
 // commentPrefix marks the comment of a commit made with the
 // commit-confirmed extension: it carries the client's commit id, which a
-// restart keeps with the commit awaiting confirmation.
-const commentPrefix = "gNMI commit id "
+// restart keeps with the commit awaiting confirmation. A cancel's
+// rollback is commented with the id and cancelledSuffix.
+const (
+	commentPrefix   = "gNMI commit id "
+	cancelledSuffix = " cancelled"
+)
+
+// maxCommitID is the longest commit id: the comments it makes are within
+// model.MaxComment.
+const maxCommitID = model.MaxComment - len(commentPrefix) - len(cancelledSuffix)
 
 // DefaultRollback is the commit-confirmed extension's default rollback
 // duration.
 const DefaultRollback = 10 * time.Minute
+
+// rollbackWait is a rollback_duration as the wait of a confirmed commit,
+// in the one range of every front door (engine.ConfirmWait).
+func rollbackWait(field string, d *durationpb.Duration) (time.Duration, error) {
+	if err := d.CheckValid(); d != nil && err != nil {
+		return 0, status.Errorf(codes.InvalidArgument, "%s: %v", field, err)
+	}
+	wait, err := engine.ConfirmWait(field, float64(d.GetSeconds())+float64(d.GetNanos())/1e9)
+	return wait, grpcError(err)
+}
 
 // Set applies a SetRequest's deletes, replaces and updates as one commit.
 func (s *Server) Set(ctx context.Context, req *gpb.SetRequest) (*gpb.SetResponse, error) {
@@ -217,13 +266,16 @@ func (s *Server) Set(ctx context.Context, req *gpb.SetRequest) (*gpb.SetResponse
 		if commit.GetId() == "" {
 			return nil, status.Error(codes.InvalidArgument, "the commit extension needs an id")
 		}
+		// The id becomes the commit's comment: a comment's rule, as REST's.
+		if err := model.CheckComment("Commit", "id", commit.GetId(), maxCommitID); err != nil {
+			return nil, grpcError(err)
+		}
 		switch a := commit.GetAction().(type) {
 		case *gnmi_ext.Commit_Commit:
 			confirm = DefaultRollback
 			if d := a.Commit.GetRollbackDuration(); d != nil {
-				confirm = d.AsDuration()
-				if confirm <= 0 {
-					return nil, status.Error(codes.InvalidArgument, "the commit's rollback_duration must be positive")
+				if confirm, err = rollbackWait("rollback_duration", d); err != nil {
+					return nil, err
 				}
 			}
 			comment = commentPrefix + commit.GetId()
@@ -250,7 +302,7 @@ func (s *Server) Set(ctx context.Context, req *gpb.SetRequest) (*gpb.SetResponse
 		}
 	}
 	r := engine.Request{Meta: meta(ctx, comment), Log: info, Confirm: confirm, OmitDiffs: true,
-		Allow:   allowKinds(id),
+		Allow:   auth.AllowChanges(id, ""),
 		Prepare: func(v *engine.View, r *engine.Request) error { return s.editsOf(v, writes, r) }}
 	out, err := s.o.Engine.Commit(ctx, r)
 	if err != nil {
@@ -262,20 +314,6 @@ func (s *Server) Set(ctx context.Context, req *gpb.SetRequest) (*gpb.SetResponse
 	}
 	_ = out
 	return resp, nil
-}
-
-// allowKinds refuses a resolved change (a breakout's sub-ports too) of a
-// kind whose write role is above the user's.
-func allowKinds(id auth.Identity) func(*model.Kind, model.Op, string) error {
-	if id.Role == auth.Admin {
-		return nil
-	}
-	return func(k *model.Kind, op model.Op, key string) error {
-		if need := k.AccessFor(http.MethodPost); id.Role.Model() < need.Role {
-			return apierr.New(http.StatusForbidden, apierr.CodeForbidden, k.Name, "", "this would %s %s %s; only %s may change %s objects (user %s is %s)", op, k.Name, k.DescribeKey(key), need.Who(), k.Name, id.Name, id.Role)
-		}
-		return nil
-	}
 }
 
 // logData is the config log's record of a SetRequest: its paths, without
@@ -468,21 +506,12 @@ func (s *Server) editsOf(v *engine.View, writes []write, r *engine.Request) erro
 }
 
 // parseBody parses the fields given for an object as the REST API parses
-// a body; key fields given must agree with the path's.
-func parseBody(k *model.Kind, body map[string]json.RawMessage, keys model.Object, where string) (model.Object, error) {
-	raw, err := json.Marshal(body)
+// a body (each value read by model.DecodeBody or DecodeValue, or made by
+// the OpenConfig mapping); key fields given must agree with the path's.
+func parseBody(k *model.Kind, body model.Body, keys model.Object, where string) (model.Object, error) {
+	fields, err := k.Parse(body)
 	if err != nil {
-		return nil, err
-	}
-	b, err := model.DecodeBody(raw)
-	if err != nil {
-		return nil, err
-	}
-	fields, err := k.Parse(b)
-	if err != nil {
-		e := *apierr.From(err)
-		e.Message = where + ": " + e.Message
-		return nil, &e
+		return nil, atPath(where, err)
 	}
 	for n, v := range keys {
 		if got, ok := fields[n]; ok && fmt.Sprint(got) != fmt.Sprint(v) {
@@ -511,21 +540,25 @@ func (s *Server) confirmOrCancel(ctx context.Context, c *gnmi_ext.Commit, info *
 	if p.Comment != commentPrefix+c.GetId() {
 		return nil, status.Errorf(codes.InvalidArgument, "commit id %q is not the commit awaiting confirmation (revision %d)", c.GetId(), p.Revision)
 	}
+	// The commit's fate is for the roles of the kinds it changed, as on
+	// REST (history.Confirm, Cancel, SetDeadline check it).
+	req := engine.Request{Meta: meta(ctx, ""), Log: info, Allow: auth.AllowChanges(id, "Revision")}
 	var err error
 	switch {
 	case c.GetConfirm() != nil:
 		info.Operation, info.Data = "CONFIRM", fmt.Sprintf(`{"Id":%q,"Revision":%d}`, c.GetId(), p.Revision)
-		err = s.o.History.Confirm(ctx, p.Revision, meta(ctx, ""), info)
+		err = s.o.History.Confirm(ctx, p.Revision, req)
 	case c.GetSetRollbackDuration() != nil:
-		d := c.GetSetRollbackDuration().GetRollbackDuration().AsDuration()
-		if d <= 0 {
-			return nil, status.Error(codes.InvalidArgument, "set_rollback_duration needs a positive rollback_duration")
+		d, werr := rollbackWait("set_rollback_duration's rollback_duration", c.GetSetRollbackDuration().GetRollbackDuration())
+		if werr != nil {
+			return nil, werr
 		}
 		info.Operation, info.Data = "SET_ROLLBACK_DURATION", fmt.Sprintf(`{"Id":%q,"Revision":%d,"Seconds":%g}`, c.GetId(), p.Revision, d.Seconds())
-		err = s.o.History.SetDeadline(ctx, p.Revision, d, meta(ctx, ""), info)
+		err = s.o.History.SetDeadline(ctx, p.Revision, d, req)
 	default:
 		info.Operation, info.Data = "CANCEL", fmt.Sprintf(`{"Id":%q,"Revision":%d}`, c.GetId(), p.Revision)
-		_, err = s.o.History.Cancel(ctx, p.Revision, engine.Request{Meta: meta(ctx, fmt.Sprintf("gNMI commit id %s cancelled", c.GetId())), Log: info})
+		req.Meta.Comment = commentPrefix + c.GetId() + cancelledSuffix
+		_, err = s.o.History.Cancel(ctx, p.Revision, req)
 	}
 	if err != nil {
 		return nil, grpcError(err)

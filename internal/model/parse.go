@@ -29,18 +29,50 @@ func DecodeBody(data []byte) (Body, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, nil // an empty body is an empty object
 	}
-	// encoding/json turns invalid UTF-8 and unpaired surrogate escapes into
-	// U+FFFD without a word: the stored text would not be what was sent.
-	if !utf8.Valid(data) {
-		return nil, apierr.BadRequest(apierr.CodeMalformedJSON, "", "", "the body is not valid UTF-8")
-	}
-	if esc := unpairedSurrogate(data); esc != "" {
-		return nil, apierr.BadRequest(apierr.CodeMalformedJSON, "", "", "malformed JSON: %s is half of a UTF-16 surrogate pair; a string must hold whole characters", esc)
+	if err := checkJSONText(data, "the body"); err != nil {
+		return nil, err
 	}
 	if body, ok := decodeFlatObject(data); ok {
 		return body, nil
 	}
 	return decodeBodySlow(data)
+}
+
+// DecodeValue checks one JSON value given for one field outside a body (a
+// gNMI update of a field) as DecodeBody checks a body: valid UTF-8, whole
+// surrogate pairs, one well-formed value and nothing after it. The members
+// of an object in it are checked when the field parses it (a record's by
+// DecodeBody: each given once).
+func DecodeValue(data []byte) (json.RawMessage, error) {
+	if err := checkJSONText(data, "the value"); err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, apierr.BadRequest(apierr.CodeMalformedJSON, "", "", "malformed JSON: the value is empty or ends before it is complete")
+		}
+		return nil, malformed(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, apierr.BadRequest(apierr.CodeMalformedJSON, "", "", "malformed JSON: unexpected data after the value")
+	}
+	return raw, nil
+}
+
+// checkJSONText refuses what encoding/json would take and change without a
+// word, invalid UTF-8 and unpaired surrogate escapes (it makes them
+// U+FFFD): the stored text would not be what was sent. what names the
+// text in the refusal.
+func checkJSONText(data []byte, what string) error {
+	if !utf8.Valid(data) {
+		return apierr.BadRequest(apierr.CodeMalformedJSON, "", "", "%s is not valid UTF-8", what)
+	}
+	if esc := unpairedSurrogate(data); esc != "" {
+		return apierr.BadRequest(apierr.CodeMalformedJSON, "", "", "malformed JSON: %s is half of a UTF-16 surrogate pair; a string must hold whole characters", esc)
+	}
+	return nil
 }
 
 // decodeBodySlow is DecodeBody's general path: encoding/json's tokenizer,

@@ -139,6 +139,23 @@ func CheckLine(kind, field, s string) error {
 	return (&Field{Name: field, Type: String}).checkText(kind, s, "")
 }
 
+// MaxComment is the longest comment, in bytes, a commit or a candidate
+// takes: it is kept with every revision and shown in history, the change
+// feed and the CLI.
+const MaxComment = 1024
+
+// CheckComment is the one rule of a comment, whatever the front door: a
+// commit's or candidate's Comment over REST, gNMI's commit id (which
+// becomes the commit's comment): one line of TextLine of at most max
+// bytes (MaxComment, less what the front door adds around it). field
+// names the value as the request spelled it.
+func CheckComment(kind, field, s string, max int) error {
+	if len(s) > max {
+		return apierr.BadRequest(apierr.CodeInvalidValue, kind, field, "%s: %d bytes is too long; at most %d", field, len(s), max)
+	}
+	return CheckLine(kind, field, s)
+}
+
 // CheckText applies the field's text class to a value of its type: a
 // string, each element of a string list, each string sub-field of a
 // record or of each record of a list. Other values pass.

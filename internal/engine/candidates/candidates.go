@@ -81,7 +81,6 @@ type storedEdit struct {
 const (
 	MaxCandidatesPerUser = 16
 	MaxCandidates        = 256
-	MaxComment           = 1024
 	// Sweep is how often expired candidates are removed while swmgr runs.
 	Sweep = time.Minute
 )
@@ -301,8 +300,8 @@ func putCandidateMeta(tx store.Txn, id string, m *candidateMeta) {
 
 // Open starts a candidate on the running configuration.
 func (s *Staging) Open(ctx context.Context, meta engine.Meta, comment string) (Info, error) {
-	if len(comment) > MaxComment {
-		return Info{}, apierr.BadRequest(apierr.CodeInvalidValue, "Candidate", "Comment", "Comment: %d characters is too long; at most %d", len(comment), MaxComment)
+	if err := model.CheckComment("Candidate", "Comment", comment, model.MaxComment); err != nil {
+		return Info{}, err
 	}
 	id := newCandidateID()
 	var info Info

@@ -8,6 +8,7 @@ import (
 
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/store"
 )
 
@@ -39,7 +40,7 @@ var errNotPending = errors.New("no longer awaiting confirmation")
 // confirmExpired rolls back an unconfirmed commit.
 func (h *History) confirmExpired(rev uint64) {
 	meta := engine.Meta{Source: "confirm-timeout", Comment: fmt.Sprintf("revision %d was not confirmed in time", rev)}
-	out, err := h.rollbackPending(context.Background(), rev, engine.Request{Meta: meta})
+	out, err := h.rollbackPending(context.Background(), rev, engine.Request{Meta: meta}, "roll back")
 	switch {
 	case errors.Is(err, errNotPending), errors.Is(err, engine.ErrClosed):
 	case err != nil:
@@ -52,14 +53,17 @@ func (h *History) confirmExpired(rev uint64) {
 }
 
 // rollbackPending rolls back the commit at rev that awaits confirmation,
-// in one commit made with req's Meta and Log; errNotPending if rev no
-// longer awaits confirmation.
-func (h *History) rollbackPending(ctx context.Context, rev uint64, req engine.Request) (*engine.Outcome, error) {
+// in one commit made with req's Meta, Log and Allow (mayDecide, for the
+// decision named); errNotPending if rev no longer awaits confirmation.
+func (h *History) rollbackPending(ctx context.Context, rev uint64, req engine.Request, decision string) (*engine.Outcome, error) {
 	req.DuringConfirm, req.ClearConfirm = true, true
 	req.Prepare = func(v *engine.View, req *engine.Request) error {
 		p := v.Confirmation()
 		if p == nil || p.Revision != rev {
 			return errNotPending
+		}
+		if err := h.mayDecide(v, p, decision, req.Allow); err != nil {
+			return err
 		}
 		edits, err := h.rollbackEdits(v, p.Restore)
 		req.Edits = edits
@@ -69,9 +73,11 @@ func (h *History) rollbackPending(ctx context.Context, rev uint64, req engine.Re
 }
 
 // Cancel rolls back now the commit at rev that awaits confirmation, as its
-// timer would (the commit-confirmed extension's cancel).
+// timer would (the commit-confirmed extension's cancel). req.Allow, the
+// caller's rule (auth.AllowChanges), vets every change of that commit
+// first: its fate is for who could have made it (mayDecide).
 func (h *History) Cancel(ctx context.Context, rev uint64, req engine.Request) (*engine.Outcome, error) {
-	out, err := h.rollbackPending(ctx, rev, req)
+	out, err := h.rollbackPending(ctx, rev, req, "cancel")
 	if errors.Is(err, errNotPending) {
 		return nil, apierr.Conflict(apierr.CodeConflict, "Revision", "revision %d is not awaiting confirmation (it was confirmed, rolled back, or committed without Confirm)", rev)
 	}
@@ -81,16 +87,21 @@ func (h *History) Cancel(ctx context.Context, rev uint64, req engine.Request) (*
 	return out, err
 }
 
-// Confirm keeps a commit that awaits confirmation.
-func (h *History) Confirm(ctx context.Context, rev uint64, meta engine.Meta, info *engine.LogInfo) error {
-	err := h.e.Submit(ctx, engine.Request{Meta: meta, Log: info, DuringConfirm: true, ClearConfirm: true,
-		Prepare: func(v *engine.View, req *engine.Request) error {
+// Confirm keeps a commit that awaits confirmation, with req's Meta and
+// Log; req.Allow vets every change of that commit first, as for Cancel:
+// keeping a commit decides its fate as much as rolling it back does.
+func (h *History) Confirm(ctx context.Context, rev uint64, req engine.Request) error {
+	err := h.e.Submit(ctx, engine.Request{Meta: req.Meta, Log: req.Log, DuringConfirm: true, ClearConfirm: true,
+		Prepare: func(v *engine.View, _ *engine.Request) error {
 			p := v.Confirmation()
 			if p == nil || p.Revision != rev {
 				if r := v.Txn().GetRevision(rev); r == nil && rev > v.Revision() {
 					return apierr.NotFound(apierr.CodeNotFound, "Revision", "no revision %d", rev)
 				}
 				return apierr.Conflict(apierr.CodeConflict, "Revision", "revision %d is not awaiting confirmation (it was confirmed, rolled back, or committed without Confirm)", rev)
+			}
+			if err := h.mayDecide(v, p, "confirm", req.Allow); err != nil {
+				return err
 			}
 			// Late, it is normally being rolled back; but a rollback that keeps
 			// failing would block every write for good, so then a confirmation
@@ -109,17 +120,23 @@ func (h *History) Confirm(ctx context.Context, rev uint64, meta engine.Meta, inf
 
 // SetDeadline gives the commit at rev that awaits confirmation a new
 // deadline, after from now (the commit-confirmed extension's
-// set_rollback_duration); the deadline is stored, so a restart keeps it.
-func (h *History) SetDeadline(ctx context.Context, rev uint64, after time.Duration, meta engine.Meta, info *engine.LogInfo) error {
-	if after <= 0 {
-		return apierr.BadRequest(apierr.CodeInvalidValue, "Revision", "", "the new rollback duration must be positive")
+// set_rollback_duration), with req's Meta and Log; the deadline is
+// stored, so a restart keeps it. after is in engine.ConfirmWait's range,
+// and req.Allow vets every change of that commit first, as for Cancel: a
+// deadline moved to now is a cancel.
+func (h *History) SetDeadline(ctx context.Context, rev uint64, after time.Duration, req engine.Request) error {
+	if _, err := engine.ConfirmWait("rollback duration", after.Seconds()); err != nil {
+		return err
 	}
 	deadline := time.Now().Add(after)
-	err := h.e.Submit(ctx, engine.Request{Meta: meta, Log: info, DuringConfirm: true,
-		Prepare: func(v *engine.View, req *engine.Request) error {
+	err := h.e.Submit(ctx, engine.Request{Meta: req.Meta, Log: req.Log, DuringConfirm: true,
+		Prepare: func(v *engine.View, _ *engine.Request) error {
 			p := v.Confirmation()
 			if p == nil || p.Revision != rev {
 				return apierr.Conflict(apierr.CodeConflict, "Revision", "revision %d is not awaiting confirmation (it was confirmed, rolled back, or committed without Confirm)", rev)
+			}
+			if err := h.mayDecide(v, p, "move the deadline of", req.Allow); err != nil {
+				return err
 			}
 			if time.Now().UnixNano() > p.Deadline {
 				return apierr.Conflict(apierr.CodeConflict, "Revision", "the confirmation time of revision %d has passed; it is being rolled back", rev)
@@ -133,6 +150,61 @@ func (h *History) SetDeadline(ctx context.Context, rev uint64, after time.Durati
 	}
 	h.armConfirm(rev, time.Until(deadline))
 	return nil
+}
+
+// mayDecide refuses a decision on the fate of the commit awaiting
+// confirmation p (to confirm it, cancel it, move its deadline) to a
+// caller whose allow refuses one of its changes: the decision is for the
+// roles of the kinds it changed, as its rollback is (Rollback vets its
+// edits with the same allow). A nil allow (an admin, the timer) may
+// decide anything.
+func (h *History) mayDecide(v *engine.View, p *engine.Confirmation, decision string, allow func(*model.Kind, model.Op, string) error) error {
+	if allow == nil {
+		return nil
+	}
+	refused := func(err error) error {
+		e := *apierr.From(err)
+		e.Message = fmt.Sprintf("may not %s revision %d, which awaits confirmation: %s", decision, p.Revision, e.Message)
+		return &e
+	}
+	data := v.Txn().GetRevision(p.Revision)
+	if data == nil {
+		// Made earlier in the writer's batch, so not stored yet: no other
+		// commit is made while one awaits confirmation, so the batch's
+		// changes are its own (and perhaps those of a commit before it).
+		for _, ref := range v.ChangedInBatch() {
+			if k := h.reg.Lookup(model.Config, ref.Kind); k != nil {
+				if err := allow(k, model.Update, ref.Key); err != nil {
+					return refused(err)
+				}
+			}
+		}
+		return nil
+	}
+	r, err := engine.DecodeStoredRevision(data)
+	if err != nil {
+		return fmt.Errorf("revision %d: %w", p.Revision, err)
+	}
+	for _, d := range r.Changes {
+		k := h.reg.Lookup(model.Config, d.Kind)
+		if k == nil {
+			continue
+		}
+		if err := allow(k, opOf(d.Op), d.CurrentKey(k)); err != nil {
+			return refused(err)
+		}
+	}
+	return nil
+}
+
+// opOf is the operation a revision record names.
+func opOf(name string) model.Op {
+	for _, op := range []model.Op{model.Create, model.Delete} {
+		if name == op.String() {
+			return op
+		}
+	}
+	return model.Update
 }
 
 // resumeConfirm re-arms the timer of a commit that awaited confirmation when

@@ -25,7 +25,7 @@ func TestConfirmedCommitWhoseRollbackFailsCanBeKept(t *testing.T) {
 	if _, err := f.Apply(f.Edit(backend.Create, "NtpServer", model.Object{"IpAddr": "10.0.0.2"})); enginetest.Status(err) != 409 || !strings.Contains(err.Error(), "awaits confirmation") {
 		t.Fatalf("write while the rollback fails = %v; want 409", err)
 	}
-	if err := f.h.Confirm(bg, out.Revision, engine.Meta{}, nil); err != nil {
+	if err := f.h.Confirm(bg, out.Revision, engine.Request{}); err != nil {
 		t.Fatalf("confirming a commit whose rollback fails: %v", err)
 	}
 	if f.h.PendingConfirm() != nil {

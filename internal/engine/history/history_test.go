@@ -105,7 +105,7 @@ func TestConfirmedCommit(t *testing.T) {
 	if f.h.PendingConfirm() != nil {
 		t.Fatal("still awaiting confirmation after the rollback")
 	}
-	if err := f.h.Confirm(bg, out.Revision, engine.Meta{}, nil); enginetest.Status(err) != 409 {
+	if err := f.h.Confirm(bg, out.Revision, engine.Request{}); enginetest.Status(err) != 409 {
 		t.Fatalf("late confirm = %v; want 409", err)
 	}
 	// Confirmed in time: kept.
@@ -113,7 +113,7 @@ func TestConfirmedCommit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.h.Confirm(bg, out.Revision, engine.Meta{}, nil); err != nil {
+	if err := f.h.Confirm(bg, out.Revision, engine.Request{}); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(600 * time.Millisecond)
@@ -148,7 +148,7 @@ func TestConfirmedCommitAcrossRestart(t *testing.T) {
 	if p := third.h.PendingConfirm(); p == nil || p.Revision != out.Revision {
 		t.Fatalf("pending confirmation lost across restart: %+v", p)
 	}
-	if err := third.h.Confirm(bg, out.Revision, engine.Meta{}, nil); err != nil {
+	if err := third.h.Confirm(bg, out.Revision, engine.Request{}); err != nil {
 		t.Fatal(err)
 	}
 	if third.ntp("10.0.0.2") == nil {
