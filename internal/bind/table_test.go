@@ -107,7 +107,9 @@ func TestMayChange(t *testing.T) {
 func TestBindingOrder(t *testing.T) {
 	reg := registry(t)
 	table := bind.NewTable(reg)
-	vlan := func(d *backend.Driver) bind.Provider { return bind.Rows{Of: "late", Rows: []bind.Binding{{Kind: "Vlan", Driver: d}}} }
+	vlan := func(d *backend.Driver) bind.Provider {
+		return bind.Rows{Of: "late", Rows: []bind.Binding{{Kind: "Vlan", Driver: d}}}
+	}
 	apply := func(context.Context, backend.Change) (model.Object, error) { return nil, nil }
 	state := func(context.Context, model.Object) (model.Object, error) { return model.Object{"OperState": "UP"}, nil }
 	if err := table.Bind(vlan(&backend.Driver{Apply: apply})); err != nil {

@@ -29,14 +29,14 @@ import (
 // a real bbolt store and secrets box in a temporary data directory, the
 // simulated switch, the engine, this package and the REST handler.
 type switchHarness struct {
-	t    testing.TB
-	dir  string
-	st   *store.Store
-	eng  *engine.Engine
+	t     testing.TB
+	dir   string
+	st    *store.Store
+	eng   *engine.Engine
 	lc    *Lifecycle
 	table *bind.Table
 	srv   *httptest.Server
-	base string
+	base  string
 }
 
 // fastKDF keeps tests quick; the header records the costs.
