@@ -8,8 +8,8 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/swmgr/swmgr/internal/api"
 	"github.com/swmgr/swmgr/internal/auth"
+	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/connlimit"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/history"
@@ -21,13 +21,13 @@ import (
 // service's Verifier and Throttle, until Stop; connections are limited per
 // client and handshakes bounded as the HTTPS listener's are; its RPCs go to
 // the access log and the metrics as the HTTP requests do.
-func startGNMI(o *serveOptions, eng *engine.Engine, hist *history.History, handler *api.Server, verifier *auth.Verifier, throttle *auth.Throttle, ob *observability, log *slog.Logger) (*gnmi.Server, error) {
+func startGNMI(o *serveOptions, eng *engine.Engine, hist *history.History, table *bind.Table, verifier *auth.Verifier, throttle *auth.Throttle, ob *observability, log *slog.Logger) (*gnmi.Server, error) {
 	cert, err := serverCertificate(o, o.gnmi, log)
 	if err != nil {
 		return nil, fmt.Errorf("--gnmi: %w", err)
 	}
 	srv, err := gnmi.New(gnmi.Options{
-		Engine: eng, History: hist, State: handler.StateObjects, TLS: tlscert.Config(cert), Log: log, Version: version(),
+		Engine: eng, History: hist, State: table.StateObjects, TLS: tlscert.Config(cert), Log: log, Version: version(),
 		RefusalDelay: time.Second, HandshakeTimeout: o.headerTimeout, Access: ob.access, Metrics: ob.metrics,
 		Login: func(ctx context.Context, name, password string, addr netip.Addr) (auth.Identity, *auth.Refusal) {
 			return auth.Login(ctx, verifier, throttle, log, name, password, addr, "gNMI")

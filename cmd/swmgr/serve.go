@@ -21,6 +21,7 @@ import (
 	"github.com/swmgr/swmgr/internal/aaa"
 	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/auth"
+	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/connlimit"
 	"github.com/swmgr/swmgr/internal/datadir"
 	"github.com/swmgr/swmgr/internal/engine/users"
@@ -283,15 +284,22 @@ func serve(ctx context.Context, o *serveOptions) error {
 	if err != nil {
 		return err
 	}
-	var central *aaa.Service // set by service.Open, before any listener serves
+	// The verifier is built before the service (the accounts tell it of
+	// their changes); central AAA, which it asks of remote logins, is given
+	// to it once started, and a login that came before would be told so.
+	central := &bind.Once[aaa.Service]{What: "central AAA"}
 	verifier := auth.NewVerifier(auth.AccountsCheck(acc, func(ctx context.Context, name string) (bool, error) {
 		return users.Exists(ctx, st, name)
 	}), auth.VerifierOptions{Remote: func(ctx context.Context, name, password string) (auth.RemoteResult, error) {
+		svc, err := central.Get()
+		if err != nil {
+			return auth.RemoteResult{}, err
+		}
 		var client string
 		if a := auth.ClientAddr(ctx); a.IsValid() {
 			client = a.String()
 		}
-		r, err := central.Login(ctx, name, password, client)
+		r, err := svc.Login(ctx, name, password, client)
 		if errors.Is(err, aaa.ErrBusy) {
 			err = auth.Busy(err)
 		}
@@ -324,7 +332,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 			return err
 		}
 	}
-	so.AAAChanged, so.Syslog = verifier.ForgetAll, syslogFwd
+	so.AAAChanged, so.Syslog, so.CentralAAA = verifier.ForgetAll, syslogFwd, central
 	svc, err := service.Open(ctx, so)
 	if err != nil {
 		return err
@@ -333,7 +341,6 @@ func serve(ctx context.Context, o *serveOptions) error {
 	// lifecycle, then the engine's writer finishes the request it holds,
 	// refuses the rest, and its cache fill ends, then the dataplane.
 	defer svc.Close()
-	central = svc.AAA
 	eng, handler, lc := svc.Engine, svc.Handler, svc.Lifecycle
 	ob.watch(st, eng, svc.Candidates, log)
 	if newDataDir {
@@ -434,7 +441,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 	var gnmiServer *gnmi.Server
 	if o.gnmi != "" {
-		if gnmiServer, err = startGNMI(o, eng, svc.History, handler, verifier, throttle, ob, log); err != nil {
+		if gnmiServer, err = startGNMI(o, eng, svc.History, svc.Table, verifier, throttle, ob, log); err != nil {
 			return err
 		}
 	}

@@ -16,9 +16,9 @@ import (
 
 	"github.com/swmgr/swmgr/internal/aaa"
 	"github.com/swmgr/swmgr/internal/aaa/aaatest"
-	"github.com/swmgr/swmgr/internal/api"
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/enginetest"
 	"github.com/swmgr/swmgr/internal/model"
@@ -517,7 +517,7 @@ func tail(s string) string {
 
 // command runs the CLI's command-record action as user would through
 // REST.
-func command(t *testing.T, p *aaa.Provider, user, line, where string) error {
+func command(t *testing.T, p bind.Provider, user, line, where string) error {
 	t.Helper()
 	reg := model.Builtin()
 	k := reg.Named(aaa.CommandAction)
@@ -526,8 +526,14 @@ func command(t *testing.T, p *aaa.Provider, user, line, where string) error {
 	}
 	fields := k.Defaults()
 	fields["Command"], fields["Context"], fields["Session"], fields["Seq"] = line, where, "s1", int64(7)
-	_, err := p.Actions()[aaa.CommandAction](context.Background(), api.ActionCall{Kind: k, Fields: fields, Meta: engine.Meta{User: user, Source: "cli", Addr: "127.0.0.1:40000"}})
-	return err
+	for _, row := range p.Bindings() {
+		if row.Kind == aaa.CommandAction && row.Action != nil {
+			_, err := row.Action.Run(context.Background(), bind.Call{Kind: k, Fields: fields, Meta: engine.Meta{User: user, Source: "cli", Addr: "127.0.0.1:40000"}})
+			return err
+		}
+	}
+	t.Fatalf("%s binds no %s action", p.Name(), aaa.CommandAction)
+	return nil
 }
 
 // TestCommandRecordsArrive: a CLI command's record reaches tacquito's
@@ -538,8 +544,7 @@ func TestCommandRecordsArrive(t *testing.T) {
 	tac := aaatest.StartTacacs(t, tacSecret, users)
 	rad := aaatest.StartRadius(t, radSecret, users)
 	fx := newFixture(t)
-	p := &aaa.Provider{Registry: model.Builtin()}
-	p.Attach(fx.svc)
+	p := fx.svc.Provider(model.Builtin())
 	fx.apply(t, backend.Update, "TacacsGlobal", model.Object{"Enable": "true"})
 	fx.apply(t, backend.Create, "Tacacs", tacacs(tac))
 	fx.apply(t, backend.Create, "RadiusServer", model.Object{"ServerIp": rad.Host, "Port": int64(rad.Port), "AcctPort": int64(rad.AcctPort), "Secret": radSecret, "Timeout": int64(2)})
@@ -582,8 +587,7 @@ func TestCommandRecordsArrive(t *testing.T) {
 // no server taking accounting nothing is queued.
 func TestCommandRecordsBounded(t *testing.T) {
 	fx := newFixture(t)
-	p := &aaa.Provider{Registry: model.Builtin()}
-	p.Attach(fx.svc)
+	p := fx.svc.Provider(model.Builtin())
 	refused := 0
 	for i := 0; i < aaa.CommandBurst+20; i++ {
 		if err := command(t, p, "flood", "show version", "enable"); err != nil {

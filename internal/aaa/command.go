@@ -2,19 +2,18 @@ package aaa
 
 import (
 	"context"
-	"fmt"
 	"net"
 	"net/http"
 	"sync"
 	"time"
 
-	"github.com/swmgr/swmgr/internal/api"
 	"github.com/swmgr/swmgr/internal/apierr"
+	"github.com/swmgr/swmgr/internal/bind"
 )
 
 // CommandAction is the action that takes the accounting record of a
 // command line the CLI ran (declared in package model with
-// RecordsCommands); its handler is the Provider's.
+// RecordsCommands); the Service's Provider runs it.
 const CommandAction = "AccountCommand"
 
 // The bound of command records per user: CommandRate a second, in bursts
@@ -24,23 +23,14 @@ const (
 	CommandBurst = 256
 )
 
-// Actions returns the handler of CommandAction, for the composition root
-// to bind.
-func (p *Provider) Actions() map[string]api.ActionHandler {
-	return map[string]api.ActionHandler{CommandAction: p.accountCommand}
-}
-
 // accountCommand queues the record of one CLI command: the user is the
 // request's (authenticated), never the body's; the line's secret values
 // are masked again here, whatever the client did; the record waits in the
 // accounting queue with the commits' (a server down delays nothing). It
 // answers Queued false when no server takes accounting, 429 past the
 // user's rate and 503 when the queue is full, both counted as dropped.
-func (p *Provider) accountCommand(ctx context.Context, call api.ActionCall) (api.ActionResult, error) {
-	s := p.svc.Load()
-	if s == nil {
-		return api.ActionResult{}, apierr.New(http.StatusServiceUnavailable, apierr.CodeNotReady, call.Kind.Name, "", "accounting is not started yet")
-	}
+func (p serviceRows) accountCommand(ctx context.Context, call bind.Call) (bind.Result, error) {
+	s := p.s
 	user := call.Meta.User
 	if user == "" {
 		user = "local"
@@ -48,7 +38,7 @@ func (p *Provider) accountCommand(ctx context.Context, call api.ActionCall) (api
 	now := time.Now()
 	if !s.cmdRate.allow(user, now) {
 		s.acct.dropped.Add(1)
-		return api.ActionResult{}, apierr.New(http.StatusTooManyRequests, apierr.CodeTooManyAttempts, call.Kind.Name, "",
+		return bind.Result{}, apierr.New(http.StatusTooManyRequests, apierr.CodeTooManyAttempts, call.Kind.Name, "",
 			"more than %d command records a second from %s: this one is dropped (and counted in AAAGlobal's AccountingDropped)", CommandRate, user)
 	}
 	addr := call.Meta.Addr
@@ -59,15 +49,22 @@ func (p *Provider) accountCommand(ctx context.Context, call api.ActionCall) (api
 	}
 	r := Record{
 		Time: now, User: user, Source: call.Meta.Source, Addr: addr,
-		Line:    p.Registry.MaskCommandLine(call.Fields.Str("Command")),
-		Context: p.Registry.MaskCommandLine(call.Fields.Str("Context")),
+		Line:    p.reg.MaskCommandLine(call.Fields.Str("Command")),
+		Context: p.reg.MaskCommandLine(call.Fields.Str("Context")),
 		Session: call.Fields.Str("Session"), Seq: call.Fields.Int("Seq"),
 	}
 	queued, err := s.acct.command(r)
 	if err != nil {
-		return api.ActionResult{}, apierr.New(http.StatusServiceUnavailable, apierr.CodeNotReady, call.Kind.Name, "", "%v", err)
+		return bind.Result{}, apierr.New(http.StatusServiceUnavailable, apierr.CodeNotReady, call.Kind.Name, "", "%v", err)
 	}
-	return api.ActionResult{Body: fmt.Appendf(nil, `{"Result":"Success","Queued":%t}`, queued)}, nil
+	return bind.Result{Value: commandQueued{Result: "Success", Queued: queued}}, nil
+}
+
+// commandQueued is CommandAction's answer: whether a server takes the
+// record.
+type commandQueued struct {
+	Result string
+	Queued bool
 }
 
 // rateByUser is a token bucket per user name.

@@ -2,45 +2,59 @@ package aaa
 
 import (
 	"context"
-	"sync/atomic"
 
 	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/model"
 )
 
-// Provider is this package's part of the composition: the drivers of
-// Tacacs, TacacsGlobal, RadiusServer, AAAGlobal and SyslogCollector, and
-// the handler of the CLI's command records (CommandAction). There
-// is nothing to apply at the switch (the Service follows the commits
-// through the change feed); their state (ConnFailReason, OperStatus,
-// accounting and syslog counters) is the Service's, attached once it
-// exists.
-type Provider struct {
-	// Registry declares the secret words masked in a CLI command's record.
-	Registry *model.Registry
-	svc      atomic.Pointer[Service]
-}
+// ProviderName names central AAA in the binding table.
+const ProviderName = "central AAA"
 
-// Attach sets the service whose state is shown.
-func (p *Provider) Attach(s *Service) { p.svc.Store(s) }
-
-// Kinds are the kinds the Provider drives.
+// Kinds are the kinds central AAA drives.
 func Kinds() []string { return append([]string(nil), kinds...) }
 
-// Drivers returns the drivers of the kinds.
-func (p *Provider) Drivers() map[string]*backend.Driver {
-	ds := make(map[string]*backend.Driver, len(kinds))
+// Config is central AAA's part of what the engine applies through: the
+// drivers of Tacacs, TacacsGlobal, RadiusServer, AAAGlobal and
+// SyslogCollector. There is nothing to apply at the switch: the Service
+// follows the commits through the change feed.
+func Config() bind.Provider { return configRows{} }
+
+type configRows struct{}
+
+func (configRows) Name() string { return ProviderName }
+
+func (configRows) Bindings() []bind.Binding {
+	rows := make([]bind.Binding, 0, len(kinds))
 	for _, kind := range kinds {
-		ds[kind] = &backend.Driver{
+		rows = append(rows, bind.Binding{Kind: kind, Driver: &backend.Driver{
 			Apply: func(ctx context.Context, c backend.Change) (model.Object, error) { return nil, nil },
-			State: func(ctx context.Context, o model.Object) (model.Object, error) {
-				svc := p.svc.Load()
-				if svc == nil {
-					return nil, nil
-				}
-				return svc.State(kind, o), nil
-			},
-		}
+		}})
 	}
-	return ds
+	return rows
+}
+
+// Provider is the service's own rows: its share of the kinds' state
+// (ConnFailReason, OperStatus, accounting and syslog counters) and the
+// CLI's command records (CommandAction), whose secret words reg declares.
+// It is bound once the service exists, after the engine it follows.
+func (s *Service) Provider(reg *model.Registry) bind.Provider {
+	return serviceRows{s: s, reg: reg}
+}
+
+type serviceRows struct {
+	s   *Service
+	reg *model.Registry
+}
+
+func (serviceRows) Name() string { return ProviderName }
+
+func (p serviceRows) Bindings() []bind.Binding {
+	rows := []bind.Binding{{Kind: CommandAction, Action: &bind.Action{Run: p.accountCommand}}}
+	for _, kind := range kinds {
+		rows = append(rows, bind.Binding{Kind: kind, Driver: &backend.Driver{
+			State: func(ctx context.Context, o model.Object) (model.Object, error) { return p.s.State(kind, o), nil },
+		}})
+	}
+	return rows
 }

@@ -96,28 +96,9 @@ func (r Route) Access(method string) model.Access {
 	return r.Kind.AccessFor(method)
 }
 
-// checkSelf refuses an action that the caller may run only on itself
-// (model.Kind.Self) when its fields name someone else.
-func checkSelf(ctx context.Context, k *model.Kind, fields model.Object) error {
-	a := k.AccessFor(http.MethodPost)
-	id := auth.FromContext(ctx)
-	if a.Allows(id.Role.Model(), id.Name, fields) {
-		return nil
-	}
-	if a.Self != "" {
-		return apierr.New(http.StatusForbidden, apierr.CodeForbidden, k.Name, a.Self,
-			"user %s may run %s only for itself (%s %q is not its name); %s may run it for anyone", id.Name, k.Name, a.Self, fields.Str(a.Self), model.Access{Role: a.Role}.Who())
-	}
-	return apierr.New(http.StatusForbidden, apierr.CodeForbidden, k.Name, "", "user %s (%s) may not run %s; that needs %s", id.Name, id.Role, k.Name, a.Who())
-}
-
-// allowUsers vets a commit computed by the engine (a rollback, a
-// candidate) for the caller: auth.AllowChanges, the rule every front door
-// shares (nil for admins).
+// allowUsers vets a commit computed by the engine (a candidate's, a
+// confirmation's) for the caller, as the binding table vets an action's:
+// bind.Caller.MayChange, the rule every front door shares.
 func allowUsers(r *http.Request, what string) func(*model.Kind, backend.Op, string) error {
-	return allowKinds(r.Context(), what)
-}
-
-func allowKinds(ctx context.Context, what string) func(*model.Kind, backend.Op, string) error {
-	return auth.AllowChanges(auth.FromContext(ctx), what)
+	return callerOf(r.Context()).MayChange(what)
 }

@@ -24,6 +24,7 @@ import (
 
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/configlog"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/candidates"
@@ -63,21 +64,42 @@ type Server struct {
 	// serving; New sets FeedWriteTimeoutDefault.
 	FeedWriteTimeout time.Duration
 
-	headers headerValues             // shared values of the hottest responses' headers
-	actions map[string]ActionHandler // set before serving
-	states  map[string]StateSource   // set before serving
-	calls   callCounters
+	headers headerValues // shared values of the hottest responses' headers
+	// table runs the actions and reads the state-only kinds (nil: a
+	// server of the engine's kinds alone, which answers 501 for them).
+	table *bind.Table
+	calls *obs.Calls
 }
 
 // FeedWriteTimeoutDefault: a subscriber that has not taken a write for this
 // long has stopped reading (a heartbeat goes every 15 s at most).
 const FeedWriteTimeoutDefault = 30 * time.Second
 
-// New makes a REST server over an engine, its history and its candidates.
-func New(eng *engine.Engine, hist *history.History, cands *candidates.Staging, log *slog.Logger) *Server {
-	s := &Server{eng: eng, hist: hist, cands: cands, reg: eng.Registry(), log: log, closing: make(chan struct{}), FeedWriteTimeout: FeedWriteTimeoutDefault}
-	s.engineActions()
-	return s
+// Options are what a REST server serves.
+type Options struct {
+	Engine     *engine.Engine
+	History    *history.History
+	Candidates *candidates.Staging
+	// Table runs the actions and reads the state-only kinds of its
+	// providers; nil serves the engine's kinds alone (tests), answering
+	// 501 for actions and the service's states.
+	Table *bind.Table
+	// Calls counts the calls served, by operation (SystemStatus reports
+	// them); nil: counted for nobody.
+	Calls *obs.Calls
+	Log   *slog.Logger
+}
+
+// New makes a REST server.
+func New(o Options) *Server {
+	if o.Calls == nil {
+		o.Calls = &obs.Calls{}
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Server{eng: o.Engine, hist: o.History, cands: o.Candidates, reg: o.Engine.Registry(), log: o.Log, table: o.Table, calls: o.Calls,
+		closing: make(chan struct{}), FeedWriteTimeout: FeedWriteTimeoutDefault}
 }
 
 // CloseStreams ends every change-feed stream, so that an HTTP server
@@ -167,7 +189,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	s.calls.count(r.Method, route.Class)
+	countCall(s.calls, r.Method, route.Class)
 	if readsOneByID(r, route) { // the hottest request, without the rest's bookkeeping
 		if err := s.getByID(w, r, route); err != nil {
 			s.fail(w, r, err)

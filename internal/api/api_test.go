@@ -14,12 +14,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/backend/sim"
-	"github.com/swmgr/swmgr/internal/backend/useracct"
+	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/candidates"
 	"github.com/swmgr/swmgr/internal/engine/enginetest"
 	"github.com/swmgr/swmgr/internal/engine/history"
+	"github.com/swmgr/swmgr/internal/engine/users"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/openapi/openapitest"
 	"github.com/swmgr/swmgr/internal/store"
@@ -61,8 +63,7 @@ func newAPIHarnessWith(t testing.TB, dir string, reg *model.Registry) *apiHarnes
 		t.Fatal(err)
 	}
 	hist, cands := startParts(t, eng)
-	h := New(eng, hist, cands, log)
-	h.HandleAction(useracct.PasswordAction, UserPasswordAction(eng, acc))
+	h := newServer(t, eng, hist, cands, acc, log)
 	srv := httptest.NewServer(h)
 	t.Cleanup(func() {
 		srv.CloseClientConnections()
@@ -633,6 +634,18 @@ func TestAPIHarmlessRequests(t *testing.T) {
 
 // startParts starts the history and the candidates of a started engine, as
 // swmgr serve does.
+// newServer is a REST server of eng with the actions of the engine's own
+// providers (the history's rollback, the config log's clearing) and the
+// accounts' (UserPassword over acc), and extra.
+func newServer(t testing.TB, eng *engine.Engine, hist *history.History, cands *candidates.Staging, acc accounts.Accounts, log *slog.Logger, extra ...bind.Provider) *Server {
+	t.Helper()
+	table, err := bind.Partial(eng.Registry(), append([]bind.Provider{hist, eng.ConfigLog(), users.Actions(eng, acc)}, extra...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return New(Options{Engine: eng, History: hist, Candidates: cands, Table: table, Log: log})
+}
+
 func startParts(t testing.TB, eng *engine.Engine) (*history.History, *candidates.Staging) {
 	t.Helper()
 	hist, cands := history.New(eng), candidates.New(eng)

@@ -15,7 +15,7 @@ import (
 	"github.com/swmgr/swmgr/internal/auth"
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/backend/sim"
-	"github.com/swmgr/swmgr/internal/backend/useracct"
+	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/enginetest"
 	"github.com/swmgr/swmgr/internal/model"
@@ -159,7 +159,7 @@ func (b extraDrivers) Drivers() map[string]*backend.Driver {
 	return ds
 }
 
-func newDeclHarness(t *testing.T, extra []*model.Kind, drivers map[string]*backend.Driver) *declHarness {
+func newDeclHarness(t *testing.T, extra []*model.Kind, drivers map[string]*backend.Driver, providers ...bind.Provider) *declHarness {
 	t.Helper()
 	d := enginetest.OpenDataDir(t, t.TempDir())
 	st, box, acc := d.St, d.Box, d.Acc
@@ -174,8 +174,7 @@ func newDeclHarness(t *testing.T, extra []*model.Kind, drivers map[string]*backe
 		t.Fatal(err)
 	}
 	hist, cands := startParts(t, eng)
-	h := New(eng, hist, cands, log)
-	h.HandleAction(useracct.PasswordAction, UserPasswordAction(eng, acc))
+	h := newServer(t, eng, hist, cands, acc, log, append(providers, bind.Rows{Of: "test drivers", Rows: bind.Drivers(drivers)})...)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	validator, err := openapitest.New(reg)
@@ -219,47 +218,53 @@ func TestNewActionIsDeclarationPlusHandler(t *testing.T) {
 			{Name: "Times", Type: model.Int, Default: int64(1), Range: &model.Range{Min: 1, Max: 3}},
 		},
 	}
-	d := newDeclHarness(t, []*model.Kind{echo}, nil)
-	if err := d.h.Check(); err == nil || !strings.Contains(err.Error(), "SaveConfig") {
-		t.Fatalf("Check without the lifecycle's handlers: %v", err)
+	reg, err := model.NewRegistry(append(model.Builtin().Kinds(), echo)...)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, k := range d.h.reg.Kinds() {
-		// The other packages' actions (the lifecycle's).
-		if k.Class == model.Action && d.h.actions[k.Name] == nil && k != echo {
-			d.h.HandleAction(k.Name, func(context.Context, ActionCall) (ActionResult, error) { return ActionResult{}, nil })
+	// Every other action and service state bound: the table's check names
+	// the new action until a provider binds it.
+	var others []bind.Binding
+	for _, k := range reg.Kinds() {
+		switch {
+		case k.Class == model.Action && k != echo:
+			others = append(others, bind.Binding{Kind: k.Name, Action: &bind.Action{Run: func(context.Context, bind.Call) (bind.Result, error) { return bind.Result{}, nil }}})
+		case k.Class == model.State && k.Source == model.SourceService:
+			others = append(others, bind.Binding{Kind: k.Name, Source: func(context.Context) ([]model.Object, error) { return nil, nil }})
+		case k.Class == model.State && k.Source == model.SourceConfigLog:
+			others = append(others, bind.Binding{Kind: k.Name, Log: true})
+		case k.Class == model.State:
+			others = append(others, bind.Binding{Kind: k.Name, Driver: &backend.Driver{List: func(context.Context) ([]model.Object, error) { return nil, nil }}})
+		case k.Class == model.Config:
+			d := &backend.Driver{Apply: func(context.Context, backend.Change) (model.Object, error) { return nil, nil }}
+			if k.Discovered {
+				d.Discover = func(context.Context) ([]model.Object, error) { return nil, nil }
+			}
+			others = append(others, bind.Binding{Kind: k.Name, Driver: d})
 		}
 	}
-	for _, k := range d.h.reg.Kinds() {
-		if k.Source == model.SourceService {
-			d.h.HandleState(k.Name, func(context.Context) ([]model.Object, error) { return nil, nil })
-		}
+	if _, err := bind.Build(reg, bind.Rows{Of: "the others", Rows: others}); err == nil || !strings.Contains(err.Error(), "EchoTest") {
+		t.Fatalf("the table's check does not name the action without a provider: %v", err)
 	}
-	if err := d.h.Check(); err == nil || !strings.Contains(err.Error(), "EchoTest") {
-		t.Fatalf("Check does not name the action without a handler: %v", err)
-	}
-	if code, m := d.do("POST", "/action/EchoTest", `{"Text":"hi"}`); code != http.StatusNotImplemented {
-		t.Fatalf("without a handler: %d %v", code, m)
+	if code, m := newDeclHarness(t, []*model.Kind{echo}, nil).do("POST", "/action/EchoTest", `{"Text":"hi"}`); code != http.StatusNotImplemented {
+		t.Fatalf("without a provider: %d %v", code, m)
 	}
 
-	// The handler.
+	// The provider's row.
 	var (
 		calls atomic.Int32
 		out   atomic.Value
+		d     *declHarness
 	)
-	d.h.HandleAction("EchoTest", func(ctx context.Context, c ActionCall) (ActionResult, error) {
+	run := func(ctx context.Context, c bind.Call) (bind.Result, error) {
 		calls.Add(1)
 		out.Store(strings.Repeat(c.Fields.Str("Text"), int(c.Fields.Int("Times"))))
 		if c.DryRun {
-			return ActionResult{Body: mustJSON(map[string]any{"Result": "Success", "DryRun": true, "Changes": []any{}})}, nil
+			return bind.Result{DryRun: true}, nil
 		}
-		if err := d.eng.LogSuccess(ctx, c.Meta, c.Log); err != nil {
-			return ActionResult{}, err
-		}
-		return ActionResult{Body: []byte(`{"Result":"Success"}`)}, nil
-	})
-	if err := d.h.Check(); err != nil {
-		t.Fatal(err)
+		return bind.Result{}, d.eng.LogSuccess(ctx, c.Meta, c.Log)
 	}
+	d = newDeclHarness(t, []*model.Kind{echo}, nil, bind.Rows{Of: "echo", Rows: []bind.Binding{{Kind: "EchoTest", Action: &bind.Action{Run: run}}}})
 	if code, m := d.do("POST", "/action/echotest", `{"Text":"ab","Times":2}`); code != 200 || out.Load() != "abab" {
 		t.Fatalf("run: %d %v, the handler made %v", code, m, out.Load())
 	}
@@ -287,8 +292,9 @@ func TestNewActionIsDeclarationPlusHandler(t *testing.T) {
 	if need, _ := d.h.Access(httptest.NewRequest("POST", "/public/v1/action/EchoTest", nil)); need != auth.NeedOperator {
 		t.Errorf("EchoTest needs %v", need)
 	}
-	ctx := auth.NewContext(t.Context(), auth.Identity{Name: "rd", Role: auth.Reader})
-	if err := checkSelf(ctx, echo, model.Object{"Text": "x"}); err == nil {
+	rd := &http.Request{Header: http.Header{}}
+	rd = rd.WithContext(auth.NewContext(t.Context(), auth.Identity{Name: "rd", Role: auth.Reader}))
+	if _, err := d.h.table.Run(rd.Context(), bind.Call{Kind: echo, Fields: model.Object{"Text": "x"}, Caller: callerOf(rd.Context())}); err == nil {
 		t.Error("a reader may run an operator's action")
 	}
 	// The OpenAPI document and the docs describe it.
@@ -298,44 +304,6 @@ func TestNewActionIsDeclarationPlusHandler(t *testing.T) {
 	}
 	if md := d.h.reg.Markdown(); !strings.Contains(md, "## EchoTest (action)") || !strings.Contains(md, "Who: operators and admins. `?dry_run=true` reports") {
 		t.Error("the docs do not describe EchoTest")
-	}
-}
-
-// TestActionSelf: an action that any user may run on itself (UserPassword,
-// model.Kind.Self) is refused, before it runs, when it names someone else;
-// its role's holders may name anyone.
-func TestActionSelf(t *testing.T) {
-	k := model.Builtin().Lookup(model.Action, "UserPassword")
-	for _, tc := range []struct {
-		id   auth.Identity
-		name string
-		ok   bool
-	}{
-		{auth.Identity{Name: "rd", Role: auth.Reader}, "rd", true},
-		{auth.Identity{Name: "rd", Role: auth.Reader}, "admin", false},
-		{auth.Identity{Name: "op", Role: auth.Operator}, "rd", false},
-		{auth.Identity{Name: "root", Role: auth.Admin}, "rd", true},
-		{auth.Local(), "rd", true},
-	} {
-		err := checkSelf(auth.NewContext(t.Context(), tc.id), k, model.Object{"Name": tc.name, "Password": "long-enough"})
-		if (err == nil) != tc.ok {
-			t.Errorf("%+v sets %s's password: %v", tc.id, tc.name, err)
-		}
-	}
-}
-
-// TestAllowKinds: a commit the engine computes (rollback, candidate) may
-// not touch a kind whose declared write role is above the caller's.
-func TestAllowKinds(t *testing.T) {
-	reg := model.Builtin()
-	user, ntp := reg.Lookup(model.Config, "User"), reg.Lookup(model.Config, "NtpServer")
-	op := auth.NewContext(t.Context(), auth.Identity{Name: "op", Role: auth.Operator})
-	allow := allowKinds(op, "Rollback")
-	if allow(ntp, backend.Create, "IpAddr=192.0.2.1") != nil || allow(user, backend.Delete, "Name=bob") == nil {
-		t.Error("an operator's commit: NtpServer refused or User allowed")
-	}
-	if allowKinds(auth.NewContext(t.Context(), auth.Identity{Name: "root", Role: auth.Admin}), "Rollback") != nil {
-		t.Error("an admin's commit is vetted")
 	}
 }
 

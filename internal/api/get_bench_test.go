@@ -22,7 +22,7 @@ func BenchmarkGetByIDHandler(b *testing.B) {
 	var created struct{ ObjectId string }
 	json.NewDecoder(resp.Body).Decode(&created)
 	resp.Body.Close()
-	h := New(s.eng, history.New(s.eng), candidates.New(s.eng), nil)
+	h := New(Options{Engine: s.eng, History: history.New(s.eng), Candidates: candidates.New(s.eng)})
 	req := httptest.NewRequest("GET", "/public/v1/config/NtpServer/"+created.ObjectId, nil)
 	b.ReportAllocs()
 	b.ResetTimer()

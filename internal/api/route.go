@@ -9,7 +9,7 @@ import (
 )
 
 // Prefix is the start of every API path.
-const Prefix = "/public/v1/"
+const Prefix = model.APIPrefix
 
 // Route is a parsed API path.
 type Route struct {

@@ -4,79 +4,44 @@ import (
 	"context"
 	"net/http"
 	"strconv"
-	"sync/atomic"
 
 	"github.com/swmgr/swmgr/internal/apierr"
+	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/obs"
 )
 
-// StateSource returns the objects of a state-only kind that the service
-// itself knows (SystemStatus, SystemSwVersion), in a stable order.
-type StateSource = func(ctx context.Context) ([]model.Object, error)
-
-// HandleState serves the state-only kind name (as declared, e.g.
-// "SystemStatusState") from src. Call it before serving.
-func (s *Server) HandleState(name string, src StateSource) {
-	if s.states == nil {
-		s.states = map[string]StateSource{}
-	}
-	s.states[name] = src
-}
-
-// CallCounts are the REST calls served since start, by operation, as
-// SystemStatus reports them.
-type CallCounts struct {
-	Create, Delete, Update, Get, Action uint64
-}
-
-type callCounters struct {
-	create, delete, update, get, action atomic.Uint64
-}
-
-// count records one call that reached a known kind.
-func (c *callCounters) count(method string, class model.Class) {
+// countCall counts one call that reached a known kind.
+func countCall(c *obs.Calls, method string, class model.Class) {
 	switch {
 	case method == http.MethodGet || method == http.MethodHead:
-		c.get.Add(1)
+		c.Get.Add(1)
 	case class == model.Action:
-		c.action.Add(1)
+		c.Action.Add(1)
 	case method == http.MethodPost:
-		c.create.Add(1)
+		c.Create.Add(1)
 	case method == http.MethodPatch:
-		c.update.Add(1)
+		c.Update.Add(1)
 	case method == http.MethodDelete:
-		c.delete.Add(1)
+		c.Delete.Add(1)
 	}
 }
 
-// Calls returns the calls counted so far.
-func (s *Server) Calls() CallCounts {
-	c := &s.calls
-	return CallCounts{Create: c.create.Load(), Delete: c.delete.Load(), Update: c.update.Load(), Get: c.get.Load(), Action: c.action.Load()}
-}
-
-// stateOnly answers a read of a state-only kind from the source it
-// declares (model.Kind.Source): the service's own (HandleState) or its
-// backend driver's. The config log is read by get and list.
+// stateOnly answers a read of a state-only kind from the provider the
+// table binds to it (bind.Table.StateObjects). The config log is read by
+// get and list.
 func (q *request) stateOnly() error {
-	switch q.kind.Source {
-	case model.SourceService:
-		src := q.s.states[q.kind.Name]
-		if src == nil {
-			return apierr.New(http.StatusNotImplemented, apierr.CodeNotImplemented, q.kind.Name, "", "this swmgr does not provide %s", q.kind.Name)
-		}
-		return q.serviceState(src)
-	case model.SourceBackend:
-		k := q.kind
-		return q.serviceState(func(ctx context.Context) ([]model.Object, error) { return q.s.eng.StateObjects(ctx, k) })
+	k := q.kind
+	if q.s.table == nil {
+		return apierr.New(http.StatusNotImplemented, apierr.CodeNotImplemented, k.Name, "", "this swmgr does not provide %s", k.Name)
 	}
-	return apierr.New(http.StatusNotImplemented, apierr.CodeNotImplemented, q.kind.Name, "", "%s comes from source %q, which this swmgr does not know", q.kind.Name, q.kind.Source)
+	return q.serviceState(func(ctx context.Context) ([]model.Object, error) { return q.s.table.StateObjects(ctx, k) })
 }
 
 // serviceState answers a read of a kind served by a StateSource: the one
 // object of a singleton by its path (FlexSwitch's ObjectId is "" for these),
 // or a page of all.
-func (q *request) serviceState(src StateSource) error {
+func (q *request) serviceState(src bind.Source) error {
 	objs, err := src(q.r.Context())
 	if err != nil {
 		return err
@@ -169,20 +134,4 @@ func (q *request) pickOne(objs []model.Object) (model.Object, error) {
 		}
 	}
 	return nil, apierr.NotFound(apierr.CodeNotFound, q.kind.Name, "no %s has the fields given", q.kind.Name)
-}
-
-// StateObjects lists the objects of a state-only kind from the source it
-// declares: the service's own (HandleState) or its backend driver's. Other
-// front ends (gNMI) read state through it.
-func (s *Server) StateObjects(ctx context.Context, k *model.Kind) ([]model.Object, error) {
-	switch k.Source {
-	case model.SourceService:
-		if src := s.states[k.Name]; src != nil {
-			return src(ctx)
-		}
-		return nil, apierr.New(http.StatusNotImplemented, apierr.CodeNotImplemented, k.Name, "", "this swmgr does not provide %s", k.Name)
-	case model.SourceBackend:
-		return s.eng.StateObjects(ctx, k)
-	}
-	return nil, apierr.New(http.StatusNotImplemented, apierr.CodeNotImplemented, k.Name, "", "%s comes from source %q, which is read otherwise", k.Name, k.Source)
 }

@@ -22,6 +22,7 @@ package auth
 import (
 	"context"
 
+	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/model"
 )
 
@@ -155,3 +156,7 @@ func NeedOf(a model.Access) Need {
 
 // Model is the role as the model's declarations name it.
 func (r Role) Model() model.Role { return model.Role(r) }
+
+// Caller is the identity as the binding table knows a caller: who runs an
+// action or makes a commit, and its role.
+func (id Identity) Caller() bind.Caller { return bind.Caller{Name: id.Name, Role: id.Role.Model()} }

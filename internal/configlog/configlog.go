@@ -20,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/swmgr/swmgr/internal/apierr"
+	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/store"
 )
@@ -33,15 +34,7 @@ const (
 )
 
 // Info is what an entry records about a request besides its result.
-type Info struct {
-	API       string // lower-case kind name
-	Operation string // POST, PATCH or DELETE
-	Data      string // the request, compact JSON, secrets redacted
-	// Named says the request named its object by ObjectId or query
-	// string: the entry's Data then also gives the object's key fields and
-	// ObjectId, so that it says which object was changed.
-	Named bool
-}
+type Info = bind.LogInfo
 
 // Log writes and reads the config log.
 type Log struct {

@@ -62,6 +62,7 @@ import (
 
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/configlog"
 	"github.com/swmgr/swmgr/internal/engine/feed"
 	"github.com/swmgr/swmgr/internal/model"
@@ -105,7 +106,6 @@ type Engine struct {
 	confirmHook  atomic.Pointer[func(rev uint64, after time.Duration)] // OnConfirmPending
 	observe      CommitObserver                                        // nil: none
 	observeApply ApplyObserver                                         // nil: none
-	stateParts   map[string][]StatePart                                // by config kind name (AddStatePart)
 	started      atomic.Bool                                           // Start has begun
 }
 
@@ -116,7 +116,7 @@ const CachedObjects = 65536
 // New wires an engine and starts its writer loop. Call Start before
 // serving: it also checks that the backend has a driver for every kind.
 func New(reg *model.Registry, st store.Config, be backend.Backend, box *secrets.Box, log *slog.Logger) *Engine {
-	e := &Engine{reg: reg, store: st, backend: be, drivers: be.Drivers(), box: box, log: log, order: map[string]int{}, stateParts: map[string][]StatePart{},
+	e := &Engine{reg: reg, store: st, backend: be, drivers: be.Drivers(), box: box, log: log, order: map[string]int{},
 		objects: newObjCache(CachedObjects),
 		jobs:    make(chan *job, maxBatch), stopLoop: make(chan struct{}), loopDone: make(chan struct{})}
 	e.events = feed.New(e.publicRevision)
@@ -150,12 +150,7 @@ func (e *Engine) Registry() *model.Registry { return e.reg }
 func (e *Engine) Store() store.Config { return e.store }
 
 // Meta says who made a change, from where and why.
-type Meta struct {
-	User    string // "" for unauthenticated local HTTP
-	Addr    string // ip:port of the caller
-	Source  string // rest, cli, rollback, confirm-timeout, system, reset, restore, startup
-	Comment string
-}
+type Meta = bind.Meta
 
 // LogInfo is what the config log records about a request besides its result.
 type LogInfo = configlog.Info

@@ -235,19 +235,11 @@ func (e *Engine) GetState(ctx context.Context, k *model.Kind, key model.Object, 
 	return dst, apierr.NotFound(apierr.CodeNotFound, k.Name, "no %s matches the query", k.Name)
 }
 
-// fillState adds to obj the state its kind's driver and state parts give.
+// fillState adds to obj the state its kind's driver gives (every
+// provider's share, merged by the binding table).
 func (e *Engine) fillState(ctx context.Context, k *model.Kind, obj model.Object) error {
 	if d := e.drivers[k.Name]; d != nil && d.State != nil {
 		st, err := d.State(ctx, obj)
-		if err != nil {
-			return e.backendError(err)
-		}
-		for n, v := range st {
-			obj[n] = v
-		}
-	}
-	for _, part := range e.stateParts[k.Name] {
-		st, err := part(ctx, obj)
 		if err != nil {
 			return e.backendError(err)
 		}

@@ -27,16 +27,9 @@ type Revision struct {
 	Changes  []Diff
 }
 
-// Diff is one object's change. Before and After hold every field, each set
-// secret as "******".
-type Diff struct {
-	Kind     string
-	Key      string // "IntfRef=fpPort1"
-	ObjectId string
-	Op       string          // create, update, delete
-	Before   json.RawMessage `json:",omitempty"`
-	After    json.RawMessage `json:",omitempty"`
-}
+// Diff is one object's change (declared with the model, which every
+// front door and provider shares).
+type Diff = model.Diff
 
 // StoredDiff keeps the secrets too, sealed, so that a rollback can restore
 // them. It is never sent to clients.

@@ -38,7 +38,7 @@ import (
 
 func restServer(b *testing.B, fx *fixture) *httptest.Server {
 	b.Helper()
-	var h http.Handler = api.New(fx.f.E, history.New(fx.f.E), candidates.New(fx.f.E), nil)
+	var h http.Handler = api.New(api.Options{Engine: fx.f.E, History: history.New(fx.f.E), Candidates: candidates.New(fx.f.E)})
 	if o := fx.srv.o; o.Access != nil || o.Metrics != nil {
 		h = obs.Wrap(h, obs.HandlerOptions{Access: o.Access, Metrics: o.Metrics})
 	}

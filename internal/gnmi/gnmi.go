@@ -51,9 +51,9 @@ const DefaultPort = "9339"
 // Verifier and Throttle).
 type Login func(ctx context.Context, name, password string, addr netip.Addr) (auth.Identity, *auth.Refusal)
 
-// StateSource lists the objects of a state-only kind that the service
-// itself provides (api.Server's HandleState sources); nil: only the
-// backend's.
+// StateSource lists the objects of a state-only kind from the provider
+// the service's binding table binds to it (bind.Table.StateObjects); nil:
+// only the engine's backend's.
 type StateSource func(ctx context.Context, k *model.Kind) ([]model.Object, error)
 
 // Options are what the gNMI server runs on.

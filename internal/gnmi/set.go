@@ -302,7 +302,7 @@ func (s *Server) Set(ctx context.Context, req *gpb.SetRequest) (*gpb.SetResponse
 		}
 	}
 	r := engine.Request{Meta: meta(ctx, comment), Log: info, Confirm: confirm, OmitDiffs: true,
-		Allow:   auth.AllowChanges(id, ""),
+		Allow:   id.Caller().MayChange(""),
 		Prepare: func(v *engine.View, r *engine.Request) error { return s.editsOf(v, writes, r) }}
 	out, err := s.o.Engine.Commit(ctx, r)
 	if err != nil {
@@ -542,7 +542,7 @@ func (s *Server) confirmOrCancel(ctx context.Context, c *gnmi_ext.Commit, info *
 	}
 	// The commit's fate is for the roles of the kinds it changed, as on
 	// REST (history.Confirm, Cancel, SetDeadline check it).
-	req := engine.Request{Meta: meta(ctx, ""), Log: info, Allow: auth.AllowChanges(id, "Revision")}
+	req := engine.Request{Meta: meta(ctx, ""), Log: info, Allow: id.Caller().MayChange("Revision")}
 	var err error
 	switch {
 	case c.GetConfirm() != nil:

@@ -15,41 +15,53 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/swmgr/swmgr/internal/api"
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/archive"
-	"github.com/swmgr/swmgr/internal/auth"
+	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/configfile"
 	"github.com/swmgr/swmgr/internal/datadir"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
 )
 
-// Actions returns the handler of each lifecycle action, by the name the
-// model declares it under; the REST server registers them
-// (api.Server.HandleAction).
-func (l *Lifecycle) Actions() map[string]api.ActionHandler {
-	return map[string]api.ActionHandler{
-		"SaveConfig":        l.saveAction,
-		"ResetConfig":       l.resetAction,
-		"ResetConfigToFile": l.restoreAction,
+// Name names the lifecycle as a provider.
+func (l *Lifecycle) Name() string { return "lifecycle" }
+
+// Bindings are the lifecycle's rows: each action, by the name the model
+// declares it under, and its shares of SystemParam's state (the saved
+// revision) and ConfigArchiveServer's (the scheduler's).
+func (l *Lifecycle) Bindings() []bind.Binding {
+	rows := []bind.Binding{
+		{Kind: "SaveConfig", Action: &bind.Action{Run: l.saveAction, Needs: l.saveNeeds}},
+		{Kind: "ResetConfig", Action: &bind.Action{Run: l.resetAction}},
+		{Kind: "ResetConfigToFile", Action: &bind.Action{Run: l.restoreAction}},
 		// FlexSwitch 1.x's configuration actions (its config monitor's).
-		"ApplyConfig":            l.documentAction(true),
-		"ForceApplyConfig":       l.documentAction(false),
-		"ApplyConfigByFile":      l.fileAction(true),
-		"ForceApplyConfigByFile": l.fileAction(false),
+		{Kind: "ApplyConfig", Action: &bind.Action{Run: l.documentAction(true)}},
+		{Kind: "ForceApplyConfig", Action: &bind.Action{Run: l.documentAction(false)}},
+		{Kind: "ApplyConfigByFile", Action: &bind.Action{Run: l.fileAction(true)}},
+		{Kind: "ForceApplyConfigByFile", Action: &bind.Action{Run: l.fileAction(false)}},
 	}
+	for _, kind := range []string{systemKind, archiveKind} {
+		rows = append(rows, bind.Binding{Kind: kind, Driver: &backend.Driver{State: l.stateParts()[kind]}})
+	}
+	return rows
+}
+
+// saveNeeds is what SaveConfig needs beyond its declared role: a local
+// file outside the data directory only an admin may write (the service
+// writes as root). A destination that does not parse needs nothing more:
+// the action refuses it.
+func (l *Lifecycle) saveNeeds(c bind.Call) bind.Need {
+	loc, err := l.destination(c.Fields)
+	if err != nil || loc.Remote || within(l.o.DataDir, loc.Path) {
+		return bind.Need{}
+	}
+	return bind.Need{Role: model.RoleAdmin, Field: saveField(c.Fields),
+		Why: fmt.Sprintf("only an admin may save outside the data directory %s (the service writes as root)", l.o.DataDir)}
 }
 
 func (l *Lifecycle) defaultFile() string { return filepath.Join(l.o.DataDir, StartupConfig) }
-
-func mustJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
 
 // logged records the action's result in the config log.
 func (l *Lifecycle) logged(ctx context.Context, meta engine.Meta, info *engine.LogInfo, err error) error {
@@ -70,7 +82,7 @@ func (l *Lifecycle) logged(ctx context.Context, meta engine.Meta, info *engine.L
 // FileName (FlexSwitch's config monitor sends /abs/dir/runningConfig.json)
 // is the local file DstFileURI ///abs/dir/runningConfig.json names, under
 // the same rules.
-func (l *Lifecycle) destination(ctx context.Context, fields model.Object) (archive.Location, error) {
+func (l *Lifecycle) destination(fields model.Object) (archive.Location, error) {
 	name, uri := fields.Str("FileName"), fields.Str("DstFileURI")
 	field := "DstFileURI"
 	switch {
@@ -94,9 +106,6 @@ func (l *Lifecycle) destination(ctx context.Context, fields model.Object) (archi
 			return loc, apierr.BadRequest(apierr.CodeInvalidValue, "SaveConfig", field, "FileName %q: an absolute FileName names the local file DstFileURI ///path would: %v", name, err)
 		}
 		return loc, apierr.BadRequest(apierr.CodeInvalidValue, "SaveConfig", field, "DstFileURI: %v", err)
-	}
-	if !loc.Remote && auth.FromContext(ctx).Role != auth.Admin && !within(l.o.DataDir, loc.Path) {
-		return loc, apierr.New(http.StatusForbidden, apierr.CodeForbidden, "SaveConfig", field, "only an admin may save outside the data directory %s (the service writes as root)", l.o.DataDir)
 	}
 	return loc, l.notOwn("SaveConfig", field, loc)
 }
@@ -159,17 +168,17 @@ type SaveResult struct {
 	DryRun    bool `json:",omitempty"`
 }
 
-func (l *Lifecycle) saveAction(ctx context.Context, c api.ActionCall) (api.ActionResult, error) {
+func (l *Lifecycle) saveAction(ctx context.Context, c bind.Call) (bind.Result, error) {
 	res, err := l.Save(ctx, c.Fields, c.DryRun)
 	if err := l.logged(ctx, c.Meta, c.Log, err); err != nil {
-		return api.ActionResult{}, err
+		return bind.Result{}, err
 	}
-	return api.ActionResult{Body: mustJSON(res)}, nil
+	return bind.Result{Value: res}, nil
 }
 
 // Save runs SaveConfig.
 func (l *Lifecycle) Save(ctx context.Context, fields model.Object, dry bool) (*SaveResult, error) {
-	loc, err := l.destination(ctx, fields)
+	loc, err := l.destination(fields)
 	if err != nil {
 		return nil, err
 	}
@@ -232,7 +241,7 @@ func (l *Lifecycle) unconfirmed(rev uint64) error {
 	}
 	return apierr.New(http.StatusConflict, apierr.CodeConflict, "SaveConfig", "",
 		"revision %d awaits confirmation until %s: confirm it (POST %srevisions/%d/confirm) or let it roll back, then save; a saved configuration must not bring back at the next start a change that was never confirmed",
-		p.Revision, time.Unix(0, p.Deadline).UTC().Format(time.RFC3339), api.Prefix, p.Revision)
+		p.Revision, time.Unix(0, p.Deadline).UTC().Format(time.RFC3339), model.APIPrefix, p.Revision)
 }
 
 // saveField is the field of SaveConfig that names its destination.
@@ -254,17 +263,17 @@ func transferError(kind, field string, err error) error {
 	return apierr.BadRequest(apierr.CodeInvalidValue, kind, field, "%s: %v", field, err)
 }
 
-func (l *Lifecycle) resetAction(ctx context.Context, c api.ActionCall) (api.ActionResult, error) {
+func (l *Lifecycle) resetAction(ctx context.Context, c bind.Call) (bind.Result, error) {
 	meta, info, dry := c.Meta, c.Log, c.DryRun
 	meta.Source = "reset"
 	out, err := l.eng.Replace(ctx, engine.Replacement{Keep: l.keepAdmins}, engine.Request{Meta: meta, Log: logIf(info, dry), DryRun: dry, OmitDiffs: true})
 	if err != nil {
 		if dry {
-			return api.ActionResult{}, l.logged(ctx, meta, info, err)
+			return bind.Result{}, l.logged(ctx, meta, info, err)
 		}
-		return api.ActionResult{}, err // Replace logged it
+		return bind.Result{}, err // Replace logged it
 	}
-	return api.ActionResult{Body: commitBody(out, nil), Revision: out.Revision}, nil
+	return bind.Result{Value: commitValue(out, nil), Revision: out.Revision}, nil
 }
 
 // keepAdmins is what a reset does to accounts (model.Account): those of
@@ -284,7 +293,7 @@ func logIf(info *engine.LogInfo, dry bool) *engine.LogInfo {
 	return info
 }
 
-func commitBody(out *engine.Outcome, extra map[string]any) []byte {
+func commitValue(out *engine.Outcome, extra map[string]any) map[string]any {
 	body := map[string]any{"Result": "Success"}
 	if out.DryRun {
 		body["DryRun"] = true
@@ -304,24 +313,24 @@ func commitBody(out *engine.Outcome, extra map[string]any) []byte {
 	for k, v := range extra {
 		body[k] = v
 	}
-	return mustJSON(body)
+	return body
 }
 
-func (l *Lifecycle) restoreAction(ctx context.Context, c api.ActionCall) (api.ActionResult, error) {
+func (l *Lifecycle) restoreAction(ctx context.Context, c bind.Call) (bind.Result, error) {
 	return l.fromFile(ctx, c, false)
 }
 
 // fileAction runs ApplyConfigByFile (merge) or ForceApplyConfigByFile: the
 // document of a file, read as ResetConfigToFile reads it.
-func (l *Lifecycle) fileAction(merge bool) api.ActionHandler {
-	return func(ctx context.Context, c api.ActionCall) (api.ActionResult, error) {
+func (l *Lifecycle) fileAction(merge bool) func(context.Context, bind.Call) (bind.Result, error) {
+	return func(ctx context.Context, c bind.Call) (bind.Result, error) {
 		return l.fromFile(ctx, c, merge)
 	}
 }
 
 // fromFile applies the document of the file SrcFileURI names: replacing
 // the running configuration with it, or merging it in.
-func (l *Lifecycle) fromFile(ctx context.Context, c api.ActionCall, merge bool) (api.ActionResult, error) {
+func (l *Lifecycle) fromFile(ctx context.Context, c bind.Call, merge bool) (bind.Result, error) {
 	fields, meta, info, dry := c.Fields, c.Meta, c.Log, c.DryRun
 	meta.Source = "restore"
 	if merge {
@@ -330,7 +339,7 @@ func (l *Lifecycle) fromFile(ctx context.Context, c api.ActionCall, merge bool) 
 	src := fields.Str("SrcFileURI")
 	doc, loc, err := l.fetch(ctx, c.Kind.Name, src, fields)
 	if err != nil {
-		return api.ActionResult{}, l.logged(ctx, meta, info, err)
+		return bind.Result{}, l.logged(ctx, meta, info, err)
 	}
 	// The answer's figures are taken now: the engine takes the objects.
 	extra := map[string]any{"File": loc.String(), "Objects": doc.Count(), "Format": doc.Format, "SavedRevision": doc.Revision}
@@ -339,19 +348,19 @@ func (l *Lifecycle) fromFile(ctx context.Context, c api.ActionCall, merge bool) 
 		if dry {
 			l.logged(ctx, meta, info, err)
 		}
-		return api.ActionResult{}, err
+		return bind.Result{}, err
 	}
 	if !merge && !dry && out.Revision != 0 && loc.Path == l.defaultFile() && !loc.Remote {
 		l.setSaved(SavedState{Revision: out.Revision, At: time.Now().UTC(), To: loc.String()})
 	}
-	return api.ActionResult{Body: commitBody(out, extra), Revision: out.Revision}, nil
+	return bind.Result{Value: commitValue(out, extra), Revision: out.Revision}, nil
 }
 
 // documentAction runs ApplyConfig (merge) or ForceApplyConfig: the
 // document is the body's ConfigData, read as a format 1 file (FlexSwitch's
 // bare {"ConfigData": ...}: secrets in clear, Users ignored).
-func (l *Lifecycle) documentAction(merge bool) api.ActionHandler {
-	return func(ctx context.Context, c api.ActionCall) (api.ActionResult, error) {
+func (l *Lifecycle) documentAction(merge bool) func(context.Context, bind.Call) (bind.Result, error) {
+	return func(ctx context.Context, c bind.Call) (bind.Result, error) {
 		meta, info, dry := c.Meta, c.Log, c.DryRun
 		meta.Source = "apply"
 		raw, _ := c.Fields["ConfigData"].(json.RawMessage)
@@ -359,7 +368,7 @@ func (l *Lifecycle) documentAction(merge bool) api.ActionHandler {
 		data = append(append(append(data, `{"ConfigData":`...), raw...), '}')
 		doc, err := l.decode(c.Kind.Name, "ConfigData", bytes.NewReader(data), "", "")
 		if err != nil {
-			return api.ActionResult{}, l.logged(ctx, meta, info, err)
+			return bind.Result{}, l.logged(ctx, meta, info, err)
 		}
 		extra := map[string]any{"Objects": doc.Count()}
 		out, err := l.apply(ctx, c.Kind.Name, "ConfigData", doc, merge, engine.Request{Meta: meta, Log: logIf(info, dry), DryRun: dry})
@@ -367,9 +376,9 @@ func (l *Lifecycle) documentAction(merge bool) api.ActionHandler {
 			if dry {
 				l.logged(ctx, meta, info, err)
 			}
-			return api.ActionResult{}, err
+			return bind.Result{}, err
 		}
-		return api.ActionResult{Body: commitBody(out, extra), Revision: out.Revision}, nil
+		return bind.Result{Value: commitValue(out, extra), Revision: out.Revision}, nil
 	}
 }
 
@@ -485,7 +494,7 @@ func (l *Lifecycle) apply(ctx context.Context, kind, field string, doc *configfi
 			objs[name] = list
 		}
 	}
-	req.OmitDiffs = true // the answer counts the changes (commitBody)
+	req.OmitDiffs = true // the answer counts the changes (commitValue)
 	out, err := l.eng.Replace(ctx, engine.Replacement{Objects: objs, Keep: keepUsers, Merge: merge}, req)
 	if err != nil {
 		var ae *apierr.Error

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/swmgr/swmgr/internal/apierr"
-	"github.com/swmgr/swmgr/internal/auth"
+	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/model"
 )
 
@@ -175,9 +175,9 @@ func TestBadInputs(t *testing.T) {
 // so an operator may not pick any path on the switch.
 func TestOperatorSavesOnlyIntoTheDataDirectory(t *testing.T) {
 	s := newSwitch(t, harnessOptions{})
-	op := auth.NewContext(t.Context(), auth.Identity{Name: "bob", Role: auth.Operator})
+	op := bind.Caller{Name: "bob", Role: model.RoleOperator}
 	outside := filepath.Join(t.TempDir(), "cfg")
-	_, err := s.lc.Save(op, model.Object{"DstFileURI": "file://" + outside, "Timestamp": "disabled", "RetryCount": int64(0), "Timeout": int64(5)}, false)
+	err := s.save(op, model.Object{"DstFileURI": "file://" + outside, "Timestamp": "disabled", "RetryCount": int64(0), "Timeout": int64(5)})
 	if ae := apierr.From(err); ae.Status != 403 {
 		t.Fatalf("operator outside the data directory: %v", err)
 	}
@@ -185,7 +185,7 @@ func TestOperatorSavesOnlyIntoTheDataDirectory(t *testing.T) {
 		t.Fatal("the file was written")
 	}
 	// An absolute FileName (FlexSwitch's config monitor) follows the same rule.
-	_, err = s.lc.Save(op, model.Object{"FileName": outside, "Timestamp": "disabled", "RetryCount": int64(0), "Timeout": int64(5)}, false)
+	err = s.save(op, model.Object{"FileName": outside, "Timestamp": "disabled", "RetryCount": int64(0), "Timeout": int64(5)})
 	if ae := apierr.From(err); ae.Status != 403 || ae.Field != "FileName" {
 		t.Fatalf("operator, absolute FileName outside the data directory: %v", err)
 	}
@@ -196,15 +196,15 @@ func TestOperatorSavesOnlyIntoTheDataDirectory(t *testing.T) {
 		{},
 	} {
 		fields["Timestamp"], fields["RetryCount"], fields["Timeout"] = "disabled", int64(0), int64(5)
-		if _, err := s.lc.Save(op, fields, false); err != nil {
+		if err := s.save(op, fields); err != nil {
 			t.Fatalf("operator inside the data directory %v: %v", fields, err)
 		}
 	}
-	admin := auth.NewContext(t.Context(), auth.Identity{Name: "root", Role: auth.Admin})
-	if _, err := s.lc.Save(admin, model.Object{"DstFileURI": "file://" + outside, "Timestamp": "disabled", "RetryCount": int64(0), "Timeout": int64(5)}, false); err != nil {
+	admin := bind.Caller{Name: "root", Role: model.RoleAdmin}
+	if err := s.save(admin, model.Object{"DstFileURI": "file://" + outside, "Timestamp": "disabled", "RetryCount": int64(0), "Timeout": int64(5)}); err != nil {
 		t.Fatalf("admin outside the data directory: %v", err)
 	}
-	if _, err := s.lc.Save(admin, model.Object{"FileName": outside + "-2", "Timestamp": "disabled", "RetryCount": int64(0), "Timeout": int64(5)}, false); err != nil {
+	if err := s.save(admin, model.Object{"FileName": outside + "-2", "Timestamp": "disabled", "RetryCount": int64(0), "Timeout": int64(5)}); err != nil {
 		t.Fatalf("admin, absolute FileName outside the data directory: %v", err)
 	}
 }

@@ -12,13 +12,15 @@ import (
 	"time"
 
 	"github.com/swmgr/swmgr/internal/api"
+	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/backend/sim"
-	"github.com/swmgr/swmgr/internal/backend/useracct"
+	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/configfile"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/candidates"
 	"github.com/swmgr/swmgr/internal/engine/enginetest"
 	"github.com/swmgr/swmgr/internal/engine/history"
+	"github.com/swmgr/swmgr/internal/engine/users"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/store"
 )
@@ -27,13 +29,14 @@ import (
 // a real bbolt store and secrets box in a temporary data directory, the
 // simulated switch, the engine, this package and the REST handler.
 type switchHarness struct {
-	t    testing.TB
-	dir  string
-	st   *store.Store
-	eng  *engine.Engine
-	lc   *Lifecycle
-	srv  *httptest.Server
-	base string
+	t     testing.TB
+	dir   string
+	st    *store.Store
+	eng   *engine.Engine
+	lc    *Lifecycle
+	table *bind.Table
+	srv   *httptest.Server
+	base  string
 }
 
 // fastKDF keeps tests quick; the header records the costs.
@@ -58,7 +61,14 @@ func newSwitch(t testing.TB, ho harnessOptions) *switchHarness {
 	st, box, acc := d.St, d.Box, d.Acc
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	be := (sim.New(sim.Options{Ports: ho.ports, Version: "harness", Accounts: acc, OwnAccounts: true, CLIShell: "/bin/false"}))
-	eng := engine.New(model.Builtin(), st, be, box, log)
+	// The engine applies through a table, as the service's does, so that
+	// the lifecycle's shares of state are bound like the service binds them.
+	reg := model.Builtin()
+	table := bind.NewTable(reg)
+	if err := table.Bind(bind.Rows{Of: "simulated switch", Rows: bind.Drivers(be.Drivers())}); err != nil {
+		t.Fatal(err)
+	}
+	eng := engine.New(reg, st, tableBackend{be, table}, box, log)
 	o := Options{Engine: eng, Sealer: box, DataDir: dir, Version: "test", Log: log, KDF: &fastKDF, Backoff: 100 * time.Millisecond, Settle: 200 * time.Millisecond}
 	if ho.tune != nil {
 		ho.tune(&o)
@@ -66,11 +76,6 @@ func newSwitch(t testing.TB, ho harnessOptions) *switchHarness {
 	lc, err := New(o)
 	if err != nil {
 		t.Fatal(err)
-	}
-	for kind, part := range lc.StateParts() {
-		if err := eng.AddStatePart(kind, part); err != nil {
-			t.Fatal(err)
-		}
 	}
 	if err := eng.Start(context.Background()); err != nil {
 		t.Fatal(err)
@@ -85,16 +90,38 @@ func newSwitch(t testing.TB, ho harnessOptions) *switchHarness {
 	if err := lc.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	h := api.New(eng, hist, cands, log)
-	h.HandleAction(useracct.PasswordAction, api.UserPasswordAction(eng, acc))
-	for name, a := range lc.Actions() {
-		h.HandleAction(name, a)
+	if err := table.Bind(lc, hist, eng.ConfigLog(), users.Actions(eng, acc)); err != nil {
+		t.Fatal(err)
 	}
+	if err := table.SealPartial(); err != nil {
+		t.Fatal(err)
+	}
+	h := api.New(api.Options{Engine: eng, History: hist, Candidates: cands, Table: table, Log: log})
 	srv := httptest.NewServer(h)
-	sh := &switchHarness{t: t, dir: dir, st: st, eng: eng, lc: lc, srv: srv, base: srv.URL + "/public/v1"}
+	sh := &switchHarness{t: t, dir: dir, st: st, eng: eng, lc: lc, table: table, srv: srv, base: srv.URL + "/public/v1"}
 	t.Cleanup(sh.close)
 	return sh
 }
+
+// save runs SaveConfig as caller does through any front door: through
+// the table, which checks who may.
+func (s *switchHarness) save(caller bind.Caller, fields model.Object) error {
+	k := s.eng.Registry().Named("SaveConfig")
+	obj := k.Defaults()
+	for n, v := range fields {
+		obj[n] = v
+	}
+	_, err := s.table.Run(s.t.(*testing.T).Context(), bind.Call{Kind: k, Fields: obj, Caller: caller})
+	return err
+}
+
+// tableBackend is a backend whose drivers are a table's.
+type tableBackend struct {
+	backend.Backend
+	table *bind.Table
+}
+
+func (b tableBackend) Drivers() map[string]*backend.Driver { return b.table.Drivers() }
 
 func (s *switchHarness) close() {
 	if s.srv == nil {

@@ -5,18 +5,18 @@ import (
 	"time"
 
 	"github.com/swmgr/swmgr/internal/backend"
-	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/model"
 )
 
 // systemKind is the kind whose state shows the saved and running revisions.
 const systemKind = "SystemParam"
 
-// StateParts returns the lifecycle's shares of config kinds' state, by kind
-// name (engine.AddStatePart): SystemParam's saved and running revisions,
-// and each ConfigArchiveServer's archive state.
-func (l *Lifecycle) StateParts() map[string]engine.StatePart {
-	return map[string]engine.StatePart{systemKind: l.systemState, archiveKind: l.archiveState}
+// stateParts are the lifecycle's shares of config kinds' state, by kind
+// name: SystemParam's saved and running revisions, and each
+// ConfigArchiveServer's archive state.
+func (l *Lifecycle) stateParts() map[string]func(context.Context, model.Object) (model.Object, error) {
+	return map[string]func(context.Context, model.Object) (model.Object, error){systemKind: l.systemState, archiveKind: l.archiveState}
 }
 
 func (l *Lifecycle) systemState(_ context.Context, _ model.Object) (model.Object, error) {
@@ -66,3 +66,17 @@ func stamp(t time.Time) string {
 	}
 	return t.UTC().Format(time.RFC3339)
 }
+
+// ArchiveProvider names the archive scheduler in the binding table.
+const ArchiveProvider = "archive scheduler"
+
+// Archive is the archive scheduler's config rows: ConfigArchiveServer is
+// applied by nothing at the switch (the lifecycle's scheduler follows the
+// stored servers); its state is the lifecycle's.
+func Archive() bind.Provider { return archiveRows{} }
+
+type archiveRows struct{}
+
+func (archiveRows) Name() string { return ArchiveProvider }
+
+func (archiveRows) Bindings() []bind.Binding { return bind.Drivers(ArchiveDriver()) }

@@ -103,3 +103,7 @@ func (k *Kind) checkDeclaredAccess() error {
 	}
 	return nil
 }
+
+// APIPrefix is the path under which the REST interface serves every
+// object, action and state (FlexSwitch's).
+const APIPrefix = "/public/v1/"

@@ -649,3 +649,24 @@ func skipDigits(b []byte, i int) int {
 	}
 	return i
 }
+
+// ActionFields reads the fields of a run of action k from body: parsed,
+// every required field given, the others defaulted, all validated. Every
+// front door reads an action's fields through it.
+func (k *Kind) ActionFields(body Body) (Object, error) {
+	fields, err := k.Parse(body)
+	if err != nil {
+		return nil, err
+	}
+	if err := k.RequireFields(fields); err != nil {
+		return nil, err
+	}
+	obj := k.Defaults()
+	for n, v := range fields {
+		obj[n] = v
+	}
+	if err := k.Validate(obj); err != nil {
+		return nil, err
+	}
+	return obj, nil
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -261,4 +262,11 @@ func snake(s string) string {
 		b.WriteRune(unicode.ToLower(c))
 	}
 	return b.String()
+}
+
+// Calls counts the REST calls served since start, by operation, as
+// SystemStatus reports them (FlexSwitch's NumCreateCalls and the others):
+// the REST server counts, the service's status reads.
+type Calls struct {
+	Create, Delete, Update, Get, Action atomic.Uint64
 }

@@ -32,11 +32,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	userobj "github.com/swmgr/swmgr/internal/engine/users"
 	"log/slog"
 	"maps"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -47,14 +45,17 @@ import (
 	"github.com/swmgr/swmgr/internal/backend/linux"
 	"github.com/swmgr/swmgr/internal/backend/sim"
 	"github.com/swmgr/swmgr/internal/backend/useracct"
+	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/chrony"
 	"github.com/swmgr/swmgr/internal/datadir"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/candidates"
 	"github.com/swmgr/swmgr/internal/engine/history"
+	"github.com/swmgr/swmgr/internal/engine/users"
 	"github.com/swmgr/swmgr/internal/frr"
 	"github.com/swmgr/swmgr/internal/lifecycle"
 	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/obs"
 	"github.com/swmgr/swmgr/internal/secrets"
 	"github.com/swmgr/swmgr/internal/store"
 )
@@ -104,6 +105,10 @@ type Options struct {
 	// Syslog, if set, is the forwarder behind the service's log, which
 	// the SyslogCollectors configure.
 	Syslog *aaa.Forwarder
+	// CentralAAA, if set, is given the central AAA service once it
+	// started: the front doors' verifier, built before the service, asks
+	// it for remote logins (and fails loudly before).
+	CentralAAA *bind.Once[aaa.Service]
 }
 
 // LinuxOptions configure the Linux dataplane and its daemons.
@@ -156,8 +161,9 @@ type Service struct {
 	// AAA checks logins with the central servers (auth's remote
 	// provider) and accounts every commit.
 	AAA *aaa.Service
-	// Table is every kind's bindings.
-	Table *Table
+	// Table is every kind's bindings: the switchboard every front door
+	// reads.
+	Table *bind.Table
 	// Accounts are the accounts provider's.
 	Accounts accounts.Accounts
 	// Backend is the dataplane's name.
@@ -175,6 +181,14 @@ type Service struct {
 // candidates; the caller loads a startup configuration if it wants one,
 // then starts the lifecycle (Lifecycle.Start) and serves. Close releases
 // everything Open made.
+//
+// The table is bound in two steps: first the providers the engine applies
+// through (the dataplane, the daemons, the accounts' User driver, the
+// archive scheduler's and central AAA's config), whose composed drivers
+// the engine takes; then those built on the engine (the lifecycle, the
+// history, the config log, the accounts' UserPassword, central AAA's
+// service, the service's own states), which add actions, sources and
+// shares of state. Sealing checks it; the front doors read it.
 func Open(ctx context.Context, o Options) (*Service, error) {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
@@ -187,21 +201,21 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		}
 	}
 	extra := o.Drivers[o.Dataplane]
-	t := &Table{}
+	t := bind.NewTable(reg)
 	simulated := sim.New(sim.Options{Ports: o.Ports, Version: o.Version})
-	users := useracct.New(useracct.Options{Accounts: o.Accounts, Own: o.OwnAccounts, CLIShell: o.CLIShell})
-	archive := lifecycle.ArchiveDriver()
-	central := &aaa.Provider{Registry: reg}
+	accts := useracct.New(useracct.Options{Accounts: o.Accounts, Own: o.OwnAccounts, CLIShell: o.CLIShell})
 	s := &Service{Table: t, Accounts: o.Accounts, Backend: o.Dataplane, dataDir: o.DataDir}
-	st := &serviceStatus{started: time.Now(), version: o.Version, ready: o.Ready, backend: o.Dataplane}
+	calls := &obs.Calls{}
+	st := &serviceStatus{started: time.Now(), version: o.Version, ready: o.Ready, backend: o.Dataplane, calls: calls}
 	if st.ready == nil {
 		st.ready = func() bool { return true }
 	}
-	var providers []provider
+	var providers []bind.Provider
 	var sourceAddr aaa.SourceAddrFunc // the address of an interface, as the dataplane knows it
 	switch o.Dataplane {
 	case Sim:
-		providers = []provider{{"simulated daemons", simulated.DaemonDrivers()}, {"accounts", users.Drivers()}, {"archive scheduler", archive}, {"central AAA", central.Drivers()}, {"simulated dataplane", withExtra(simulated.Dataplane(), extra)}}
+		providers = []bind.Provider{sim.Part{Of: sim.DaemonsProvider, Drivers: simulated.DaemonDrivers()}, accts, lifecycle.Archive(), aaa.Config(),
+			sim.Part{Of: sim.DataplaneProvider, Drivers: withExtra(simulated.Dataplane(), extra)}}
 		s.plane = &plane{name: Sim, close: func() error { return nil }}
 		sourceAddr = simulated.SourceAddr
 		st.routes = simulated.Routes
@@ -233,8 +247,10 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 			}
 		}
 		companions := map[string]*backend.Driver{}
-		for _, p := range []provider{{"simulated dataplane", simOnly}, {"simulated daemons", simulated.DaemonDrivers()}, {"accounts", users.Drivers()}, {"archive scheduler", archive}, {"central AAA", central.Drivers()}} {
-			maps.Copy(companions, p.drivers)
+		for _, p := range []bind.Provider{sim.Part{Of: sim.DataplaneProvider, Drivers: simOnly}, sim.Part{Of: sim.DaemonsProvider, Drivers: simulated.DaemonDrivers()}, accts, lifecycle.Archive(), aaa.Config()} {
+			for _, b := range p.Bindings() {
+				companions[b.Kind] = b.Driver
+			}
 		}
 		lo.Companions = withExtra(companions, extra)
 		lin, err := linux.New(lo)
@@ -248,7 +264,9 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 				simDaemons[kind] = d
 			}
 		}
-		providers = []provider{{"simulated dataplane", simOnly}, {"simulated daemons", simDaemons}, {"linux daemons", daemons}, {"accounts", users.Drivers()}, {"archive scheduler", archive}, {"central AAA", central.Drivers()}, {"linux dataplane", withExtra(lin.Dataplane(), extra)}}
+		providers = []bind.Provider{sim.Part{Of: sim.DataplaneProvider, Drivers: simOnly}, sim.Part{Of: sim.DaemonsProvider, Drivers: simDaemons},
+			linux.Part{Of: linux.DaemonsProvider, Drivers: daemons}, accts, lifecycle.Archive(), aaa.Config(),
+			linux.Part{Of: linux.DataplaneProvider, Drivers: withExtra(lin.Dataplane(), extra)}}
 		s.plane = &plane{name: Linux, batch: lin, close: lin.Close}
 		sourceAddr = lin.SourceAddr
 		st.routes, st.daemons = lin.RouteTable, lin.Daemons
@@ -256,7 +274,10 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	default:
 		return nil, fmt.Errorf("dataplane %q: use %s or %s", o.Dataplane, Sim, Linux)
 	}
-	s.plane.drivers = compose(t, providers)
+	if err := t.Bind(providers...); err != nil {
+		return nil, errors.Join(err, s.plane.close())
+	}
+	s.plane.drivers = t.Drivers()
 	eng := engine.New(reg, o.Store, s.plane, o.Box, o.Log)
 	if o.Observer != nil {
 		eng.ObserveCommits(o.Observer.ObserveCommit)
@@ -274,60 +295,28 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		eng.Close()
 		return nil, errors.Join(fmt.Errorf("start: %w", err), s.plane.close())
 	}
-	parts := lc.StateParts()
-	for _, kind := range slices.Sorted(maps.Keys(parts)) {
-		if err := eng.AddStatePart(kind, parts[kind]); err != nil {
-			return fail(err)
-		}
-		provider := "lifecycle"
-		if archive[kind] != nil {
-			provider = "archive scheduler" // the scheduler's state of its servers
-		}
-		t.add(kind, provider, RoleState)
-	}
 	hist, cands := history.New(eng), candidates.New(eng)
-	h := api.New(eng, hist, cands, o.Log)
-	st.eng, st.handler = eng, h
-	bind := func(provider string, actions map[string]api.ActionHandler) {
-		for name, a := range actions {
-			h.HandleAction(name, a)
-			t.add(name, provider, RoleAction)
-		}
-	}
-	t.add(model.ActionRollback, "history", RoleAction)
-	t.add(model.ActionClearConfigLog, "config log", RoleAction)
-	for _, k := range reg.Kinds() {
-		if k.Source == model.SourceConfigLog {
-			t.add(k.Name, "config log", RoleLog)
-		}
-	}
-	bind("accounts", map[string]api.ActionHandler{useracct.PasswordAction: api.UserPasswordAction(eng, o.Accounts)})
-	bind("lifecycle", lc.Actions())
-	bind("central AAA", central.Actions())
-	for name, src := range st.sources() {
-		h.HandleState(name, src)
-		t.add(name, "service states", RoleSource)
-	}
-	if err := t.Check(reg); err != nil {
+	st.eng = eng
+	s.AAA = aaa.New(aaa.Options{Source: eng, Log: o.Log, OnChange: o.AAAChanged, Syslog: o.Syslog, SourceAddr: sourceAddr,
+		LocalUser: func(ctx context.Context, name string) bool {
+			ok, err := users.Exists(ctx, o.Store, name)
+			return ok && err == nil
+		}})
+	if err := t.Bind(lc, hist, eng.ConfigLog(), users.Actions(eng, o.Accounts), s.AAA.Provider(reg), st); err != nil {
 		return fail(err)
 	}
-	if err := h.Check(); err != nil {
+	if err := t.Seal(); err != nil {
 		return fail(err)
 	}
-	for _, start := range []func(context.Context) error{eng.Start, cands.Start, hist.Start} {
+	h := api.New(api.Options{Engine: eng, History: hist, Candidates: cands, Table: t, Calls: calls, Log: o.Log})
+	for _, start := range []func(context.Context) error{eng.Start, cands.Start, hist.Start, s.AAA.Start} {
 		if err := start(ctx); err != nil {
 			return fail(err)
 		}
 	}
-	s.AAA = aaa.New(aaa.Options{Source: eng, Log: o.Log, OnChange: o.AAAChanged, Syslog: o.Syslog, SourceAddr: sourceAddr,
-		LocalUser: func(ctx context.Context, name string) bool {
-			ok, err := userobj.Exists(ctx, o.Store, name)
-			return ok && err == nil
-		}})
-	if err := s.AAA.Start(ctx); err != nil {
-		return fail(err)
+	if o.CentralAAA != nil {
+		o.CentralAAA.Set(s.AAA)
 	}
-	central.Attach(s.AAA)
 	s.Engine, s.History, s.Candidates, s.Lifecycle, s.Handler = eng, hist, cands, lc, h
 	if s.reconciled != nil {
 		s.stop, s.logged = make(chan struct{}), make(chan struct{})

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/enginetest"
 	"github.com/swmgr/swmgr/internal/lifecycle"
@@ -73,7 +74,7 @@ func TestEveryKindIsBound(t *testing.T) {
 			if got := strings.Join(p["accounts"], " "); got != "User UserPassword" {
 				t.Errorf("the accounts provider's kinds: %q", got)
 			}
-			for _, b := range svc.Table.Bindings() {
+			for _, b := range svc.Table.Rows() {
 				t.Logf("%-22s %-8s %s", b.Kind, b.Role, b.Provider)
 			}
 		})
@@ -85,17 +86,17 @@ func TestEveryKindIsBound(t *testing.T) {
 func TestTableCheckNamesTheKind(t *testing.T) {
 	reg := model.Builtin()
 	svc := openSim(t)
-	twice := &Table{rows: append(svc.Table.Bindings(), Binding{Kind: "Vlan", Provider: "elsewhere", Role: RoleConfig})}
-	if err := twice.Check(reg); err == nil || !strings.Contains(err.Error(), "kind Vlan: 2 providers take the role config") {
+	twice := append(svc.Table.Rows(), bind.Row{Kind: "Vlan", Provider: "elsewhere", Role: bind.RoleConfig})
+	if err := bind.CheckRows(reg, twice); err == nil || !strings.Contains(err.Error(), "kind Vlan: 2 providers take the role config") {
 		t.Errorf("a kind bound twice: %v", err)
 	}
-	var rows []Binding
-	for _, b := range svc.Table.Bindings() {
+	var rows []bind.Row
+	for _, b := range svc.Table.Rows() {
 		if b.Kind != "UserPassword" {
 			rows = append(rows, b)
 		}
 	}
-	if err := (&Table{rows: rows}).Check(reg); err == nil || !strings.Contains(err.Error(), "kind UserPassword: 0 providers take the role action") {
+	if err := bind.CheckRows(reg, rows); err == nil || !strings.Contains(err.Error(), "kind UserPassword: 0 providers take the role action") {
 		t.Errorf("an action without a handler: %v", err)
 	}
 }

@@ -2,14 +2,17 @@ package service
 
 import (
 	"context"
+	"maps"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"time"
 
-	"github.com/swmgr/swmgr/internal/api"
+	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/daemon"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/obs"
 )
 
 // serviceStatus is the service's own states: what state/SystemStatus and
@@ -20,7 +23,7 @@ type serviceStatus struct {
 	started time.Time
 	version string
 	eng     *engine.Engine
-	handler *api.Server
+	calls   *obs.Calls // the REST calls served
 	ready   func() bool
 	backend string
 	// routes lists the dataplane's routing table (the kernel's on Linux).
@@ -30,15 +33,29 @@ type serviceStatus struct {
 	daemons func() []daemon.Status
 }
 
+// Name names the service's own states as a provider.
+func (s *serviceStatus) Name() string { return "service states" }
+
+// Bindings are the sources of the state-only kinds the service fills
+// itself.
+func (s *serviceStatus) Bindings() []bind.Binding {
+	srcs := s.sources()
+	rows := make([]bind.Binding, 0, len(srcs))
+	for _, name := range slices.Sorted(maps.Keys(srcs)) {
+		rows = append(rows, bind.Binding{Kind: name, Source: srcs[name]})
+	}
+	return rows
+}
+
 // sources returns the service's own state sources, by state kind name.
-func (s *serviceStatus) sources() map[string]api.StateSource {
-	out := map[string]api.StateSource{}
+func (s *serviceStatus) sources() map[string]bind.Source {
+	out := map[string]bind.Source{}
 	for _, k := range s.eng.Registry().Kinds() {
 		if k.Class == model.State && k.Source == model.SourceService && k.Derived != nil {
 			out[k.Name] = s.derived(k.Derived)
 		}
 	}
-	for name, src := range map[string]api.StateSource{
+	for name, src := range map[string]bind.Source{
 		"SystemStatusState": func(ctx context.Context) ([]model.Object, error) {
 			return []model.Object{s.status(ctx)}, nil
 		},
@@ -57,7 +74,7 @@ func (s *serviceStatus) status(ctx context.Context) model.Object {
 	if !ready {
 		reason = "starting: the backend is being reconciled with the stored configuration"
 	}
-	calls := s.handler.Calls()
+	calls := s.calls
 	start := s.started.UTC().Round(0).String()
 	part := func(name string, enable bool, state, why string) model.Object {
 		o := model.Object{"Name": name, "Enable": enable, "State": state, "Reason": why, "RestartCount": int64(0),
@@ -72,11 +89,11 @@ func (s *serviceStatus) status(ctx context.Context) model.Object {
 		"Ready":          ready,
 		"Reason":         reason,
 		"UpTime":         time.Since(s.started).Round(time.Second).String(),
-		"NumCreateCalls": strconv.FormatUint(calls.Create, 10),
-		"NumDeleteCalls": strconv.FormatUint(calls.Delete, 10),
-		"NumUpdateCalls": strconv.FormatUint(calls.Update, 10),
-		"NumGetCalls":    strconv.FormatUint(calls.Get, 10),
-		"NumActionCalls": strconv.FormatUint(calls.Action, 10),
+		"NumCreateCalls": strconv.FormatUint(calls.Create.Load(), 10),
+		"NumDeleteCalls": strconv.FormatUint(calls.Delete.Load(), 10),
+		"NumUpdateCalls": strconv.FormatUint(calls.Update.Load(), 10),
+		"NumGetCalls":    strconv.FormatUint(calls.Get.Load(), 10),
+		"NumActionCalls": strconv.FormatUint(calls.Action.Load(), 10),
 		"FlexDaemons":    s.parts(part, ready, reason),
 	}
 }
@@ -154,7 +171,7 @@ func swVersion(version string) model.Object {
 
 // derived is the source of a state kind derived from the running
 // configuration (model.Derivation).
-func (s *serviceStatus) derived(d *model.Derivation) api.StateSource {
+func (s *serviceStatus) derived(d *model.Derivation) bind.Source {
 	return func(ctx context.Context) ([]model.Object, error) {
 		cfg := map[string][]model.Object{}
 		_, err := s.eng.Snapshot(ctx, d.From, nil, func(k *model.Kind, o model.Object) error {

@@ -108,7 +108,7 @@ func BenchmarkGetStatePorts64(b *testing.B) {
 	l := benchLab(b, 64)
 	s := benchSwitch(b, l, b.TempDir())
 	defer s.stop()
-	get := getStatePorts(b, api.New(s.e, history.New(s.e), candidates.New(s.e), quiet()), 64)
+	get := getStatePorts(b, api.New(api.Options{Engine: s.e, History: history.New(s.e), Candidates: candidates.New(s.e), Log: quiet()}), 64)
 	dumps := s.be.Kernel().linkDumps.Load()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -139,7 +139,7 @@ func BenchmarkGetStatePorts64Sim(b *testing.B) {
 	if err := e.Start(context.Background()); err != nil {
 		b.Fatal(err)
 	}
-	get := getStatePorts(b, api.New(e, history.New(e), candidates.New(e), quiet()), 64)
+	get := getStatePorts(b, api.New(api.Options{Engine: e, History: history.New(e), Candidates: candidates.New(e), Log: quiet()}), 64)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if rec := get(); rec.Code != 200 {

@@ -15,6 +15,7 @@ import (
 	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/model"
 )
 
@@ -25,6 +26,9 @@ const (
 	UserKind       = "User"
 	PasswordAction = "UserPassword"
 )
+
+// ProviderName names the accounts provider in the binding table.
+const ProviderName = "accounts"
 
 // removedKept is how long what a deleted account removed is kept, so that
 // undoing the delete (a later change of the same commit failed, or the
@@ -84,6 +88,12 @@ func (p *Provider) Drivers() map[string]*backend.Driver {
 	}
 	return map[string]*backend.Driver{UserKind: d}
 }
+
+// Name implements bind.Provider.
+func (p *Provider) Name() string { return ProviderName }
+
+// Bindings implements bind.Provider: the User kind's driver.
+func (p *Provider) Bindings() []bind.Binding { return bind.Drivers(p.Drivers()) }
 
 func (p *Provider) loginShell(defaultShell string) string {
 	cli := p.o.CLIShell

@@ -74,7 +74,7 @@ func (h *History) rollbackPending(ctx context.Context, rev uint64, req engine.Re
 
 // Cancel rolls back now the commit at rev that awaits confirmation, as its
 // timer would (the commit-confirmed extension's cancel). req.Allow, the
-// caller's rule (auth.AllowChanges), vets every change of that commit
+// caller's rule (bind.Caller.MayChange), vets every change of that commit
 // first: its fate is for who could have made it (mayDecide).
 func (h *History) Cancel(ctx context.Context, rev uint64, req engine.Request) (*engine.Outcome, error) {
 	out, err := h.rollbackPending(ctx, rev, req, "cancel")

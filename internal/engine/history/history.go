@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/swmgr/swmgr/internal/apierr"
+	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/store"
@@ -151,4 +152,26 @@ func (h *History) objectAt(k *model.Kind, d engine.StoredDiff, before bool) (mod
 		}
 	}
 	return obj, nil
+}
+
+// Name names the history as a provider.
+func (h *History) Name() string { return "history" }
+
+// Bindings are the history's rows: the rollback to an earlier revision
+// (model.ActionRollback), a commit the caller may make only if its roles
+// cover every kind it changes.
+func (h *History) Bindings() []bind.Binding {
+	return []bind.Binding{{Kind: model.ActionRollback, Action: &bind.Action{Run: h.rollbackAction}}}
+}
+
+func (h *History) rollbackAction(ctx context.Context, c bind.Call) (bind.Result, error) {
+	out, err := h.Rollback(ctx, uint64(c.Fields.Int("Revision")), engine.Request{Meta: c.Meta, Log: c.Log, DryRun: c.DryRun, Allow: c.Caller.MayChange(c.Kind.Name)})
+	if err != nil {
+		return bind.Result{}, err // logged
+	}
+	changes := out.Diffs
+	if changes == nil {
+		changes = []engine.Diff{}
+	}
+	return bind.Result{Revision: out.Revision, Changes: changes, DryRun: c.DryRun}, nil
 }

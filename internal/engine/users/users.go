@@ -21,6 +21,7 @@ import (
 	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/backend/useracct"
+	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/store"
@@ -92,4 +93,27 @@ func setPassword(ctx context.Context, e *engine.Engine, acc accounts.Accounts, n
 		return apierr.New(http.StatusConflict, apierr.CodeBackend, useracct.PasswordAction, "Name", "User %s has no account on the switch; delete the User and create it again", name)
 	}
 	return apierr.New(http.StatusInternalServerError, apierr.CodeBackend, useracct.PasswordAction, "", "the switch failed to set the password: %v", err)
+}
+
+// Actions is the accounts provider's action on the engine e: UserPassword
+// sets a password in acc, the accounts the User kind is bound to (nil:
+// none). Who may run it (an admin, or the user itself) is declared on the
+// action and checked by the table.
+func Actions(e *engine.Engine, acc accounts.Accounts) bind.Provider {
+	return passwordAction{e: e, acc: acc}
+}
+
+type passwordAction struct {
+	e   *engine.Engine
+	acc accounts.Accounts
+}
+
+func (passwordAction) Name() string { return useracct.ProviderName }
+
+func (p passwordAction) Bindings() []bind.Binding {
+	return []bind.Binding{{Kind: useracct.PasswordAction, Action: &bind.Action{Run: p.run}}}
+}
+
+func (p passwordAction) run(ctx context.Context, c bind.Call) (bind.Result, error) {
+	return bind.Result{}, SetPassword(ctx, p.e, p.acc, c.Fields.Str("Name"), c.Fields.Str("Password"), c.Meta, c.Log) // logged
 }
