@@ -5,19 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/backend"
-	"github.com/swmgr/swmgr/internal/backend/sim"
-	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/enginetest"
 	"github.com/swmgr/swmgr/internal/model"
-	"github.com/swmgr/swmgr/internal/secrets"
 	"github.com/swmgr/swmgr/internal/store"
 )
 
@@ -70,18 +65,7 @@ func TestDamagedRecordIsNotServed(t *testing.T) {
 
 	f.E.Close()
 	f.St.Close()
-	st, err := store.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	box, err := secrets.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng := engine.New(model.Builtin(), st, sim.New(sim.Options{Ports: 8, Version: "test"}), box, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	defer eng.Close()
-	err = eng.Start(context.Background())
+	err = openEngineErr(t, dir, model.Builtin())
 	if !errors.Is(err, store.ErrDamaged) || !strings.Contains(err.Error(), `NtpServer "192.0.2.2"`) || !strings.Contains(err.Error(), id) || !strings.Contains(err.Error(), "backup") {
 		t.Errorf("the start on the damaged record: %v", err)
 	}
