@@ -71,6 +71,7 @@ func TestCodesMatchServer(t *testing.T) {
 		{client.CodeNotReady, apierr.CodeNotReady}, {client.CodeNotImplemented, apierr.CodeNotImplemented},
 		{client.CodeInternal, apierr.CodeInternal},
 		{client.CodeMalformedQuery, apierr.CodeMalformedQuery}, {client.CodeStorageFull, apierr.CodeStorageFull},
+		{client.CodeDamagedRecord, apierr.CodeDamagedRecord},
 	}
 	if len(pairs) != len(apierr.Codes()) {
 		t.Errorf("the client has %d code constants, the server %d codes", len(pairs), len(apierr.Codes()))

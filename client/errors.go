@@ -36,7 +36,8 @@ const (
 	CodeNotReady          = "not_ready"
 	CodeNotImplemented    = "not_implemented"
 	CodeInternal          = "internal"
-	CodeStorageFull       = "storage_full" // 507: the switch's disk is full; retry once space is freed
+	CodeStorageFull       = "storage_full"   // 507: the switch's disk is full; retry once space is freed
+	CodeDamagedRecord     = "damaged_record" // 500: the object's stored record is damaged; its message says how to recover
 )
 
 // Error is a failure the server reported.

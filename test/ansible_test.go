@@ -560,3 +560,66 @@ func TestAnsibleOverHTTPS(t *testing.T) {
 		t.Errorf("the commit: user %v source %v; want admin, ansible", rev.body["User"], rev.body["Source"])
 	}
 }
+
+// TestAnsibleGenericModulesHideSecrets: the generic modules (swmgr_object,
+// swmgr_config) take their objects as raw data, yet the value of every
+// field the model marks secret is hidden at -vvv with --diff: in a task that
+// succeeds, in one the switch refuses, and in one whose arguments do not
+// validate; the succeeding tasks did set the secrets.
+func TestAnsibleGenericModulesHideSecrets(t *testing.T) {
+	env := ansibleEnv(t)
+	s := startServer(t, "")
+	secrets := []string{"obj-secret-zq81", "cfg-secret-zq82", "obj-secret-zq83", "obj-secret-zq84", "cfg-secret-zq85", "cfg-secret-zq86"}
+	play := playHeader + fmt.Sprintf(`    - name: an object's secret
+      swmgr.switch.swmgr_object:
+        kind: Tacacs
+        config: [{ServerIp: 192.0.2.71, Secret: %s}]
+    - name: a resource's secret
+      swmgr.switch.swmgr_config:
+        resources:
+          - kind: RadiusServer
+            config: [{server_ip: 192.0.2.72, secret: %s}]
+    - name: refused by the switch
+      swmgr.switch.swmgr_object:
+        kind: Tacacs
+        config: [{ServerIp: 192.0.2.73, Secret: %s, Port: 99999}]
+      ignore_errors: true
+    - name: arguments that do not validate
+      swmgr.switch.swmgr_object:
+        kind: Tacacs
+        state: bogus
+        config: [{ServerIp: 192.0.2.74, Secret: %s}]
+      ignore_errors: true
+    - name: a resource refused by the switch
+      swmgr.switch.swmgr_config:
+        resources:
+          - kind: RadiusServer
+            config: [{ServerIp: 192.0.2.75, Secret: %s, Port: 99999}]
+      ignore_errors: true
+    - name: a kind that does not exist
+      swmgr.switch.swmgr_object:
+        kind: Tacacz
+        config: [{ServerIp: 192.0.2.76, Secret: %s}]
+      ignore_errors: true
+`, secrets[0], secrets[1], secrets[2], secrets[3], secrets[4], secrets[5])
+	dir := t.TempDir()
+	inv, pb := filepath.Join(dir, "inventory.yml"), filepath.Join(dir, "play.yml")
+	os.WriteFile(inv, []byte(inventoryOf(s)), 0o600)
+	os.WriteFile(pb, []byte(play), 0o600)
+	cmd := exec.Command("ansible-playbook", "-vvv", "--diff", "-i", inv, pb)
+	cmd.Env = append(env, "ANSIBLE_STDOUT_CALLBACK=default")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("ansible-playbook: %v\n%s", err, tail(string(out), 4000))
+	}
+	if !strings.Contains(string(out), "changed=2") || !strings.Contains(string(out), "ignored=4") {
+		t.Errorf("want 2 changed tasks and 4 ignored failures:\n%s", tail(string(out), 3000))
+	}
+	for _, secret := range secrets {
+		if i := strings.Index(string(out), secret); i >= 0 {
+			t.Errorf("ansible's output shows %s: ...%s...", secret, string(out)[max(0, i-300):min(len(out), i+100)])
+		}
+	}
+	s.expect(t, 200, "GET", "/config/Tacacs?ServerIp=192.0.2.71", "")
+	s.expect(t, 200, "GET", "/config/RadiusServer?ServerIp=192.0.2.72", "")
+}

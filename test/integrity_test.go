@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // dirFiles is every file of a data directory (but the socket) with its
@@ -92,6 +94,18 @@ func TestStartRefusesADamagedDataDirectory(t *testing.T) {
 			}
 		}, "accounts/passwd is missing"},
 		{"account files garbage", func(f map[string][]byte) { f["accounts/passwd"] = []byte("\x7fELF garbage\n") }, "not an account entry"},
+		// An object's record: the database file is whole, one record in
+		// it is not what swmgr wrote. The start reads every record.
+		{"an object's JSON damaged", func(f map[string][]byte) {
+			f["swmgr.db"] = damageRecord(t, f["swmgr.db"], `"192.0.2.41"`, func(rec []byte) {
+				for i := recordHeaderSize; i < len(rec); i++ {
+					rec[i] = 0xff
+				}
+			})
+		}, `the stored NtpServer "192.0.2.41" (ObjectId `},
+		{"an object's record header damaged", func(f map[string][]byte) {
+			f["swmgr.db"] = damageRecord(t, f["swmgr.db"], `"192.0.2.41"`, func(rec []byte) { rec[0] = 9 })
+		}, `NtpServer "192.0.2.41" is damaged: bad header`},
 	} {
 		t.Run(tc.what, func(t *testing.T) {
 			files := map[string][]byte{}
@@ -127,4 +141,51 @@ func TestStartRefusesADamagedDataDirectory(t *testing.T) {
 	s = startServer(t, copyDir(t, good))
 	s.expect(t, 200, "GET", "/config/NtpServer?IpAddr=192.0.2.41", "")
 	s.expect(t, 200, "GET", "/config/User?Name=integrity", "")
+}
+
+// recordHeaderSize is the size of a stored object's header before its JSON
+// (internal/store's record format, version 1).
+const recordHeaderSize = 1 + 8 + 8 + 8 + 16 + 4
+
+// damageRecord returns a copy of the database db with damage done to the
+// one object record (in the "obj" bucket) whose JSON holds mark.
+func damageRecord(t *testing.T, db []byte, mark string, damage func(rec []byte)) []byte {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "swmgr.db")
+	if err := os.WriteFile(path, db, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bdb, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	err = bdb.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket([]byte("obj"))
+		var puts [][2][]byte
+		b.ForEach(func(k, v []byte) error {
+			if bytes.Contains(v, []byte(mark)) {
+				rec := bytes.Clone(v)
+				damage(rec)
+				puts = append(puts, [2][]byte{bytes.Clone(k), rec})
+			}
+			return nil
+		})
+		for _, p := range puts {
+			found++
+			if err := b.Put(p[0], p[1]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	bdb.Close()
+	if err != nil || found != 1 {
+		t.Fatalf("damaged %d records holding %s: %v", found, mark, err)
+	}
+	out, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -111,7 +111,7 @@ func TestDebianPackage(t *testing.T) {
 	page := run(t, "man", "-P", "cat", "swmgr-serve")
 	// The text as one line: words broken at the margin joined again.
 	flat := regexp.MustCompile(`\s+`).ReplaceAllString(regexp.MustCompile(`\x{2010}\n\s*`).ReplaceAllString(page, ""), " ")
-	for _, want := range []string{"--data-dir", "<data-dir>/initial-admin-password", "EXAMPLE", "FILES", "/var/lib/swmgr/swmgr.db", "ENVIRONMENT", "SWMGR_ADMIN_PASSWORD"} {
+	for _, want := range []string{"--data-dir", "<data-dir>/initial-admin-password", "else <data-dir>/swmgr.sock", "EXAMPLE", "FILES", "/var/lib/swmgr/swmgr.db", "ENVIRONMENT", "SWMGR_ADMIN_PASSWORD"} {
 		if !strings.Contains(flat, want) {
 			t.Errorf("man swmgr-serve lacks %q:\n%s", want, page)
 		}

@@ -70,7 +70,7 @@ func readmeBlocks(readme string) []readmeBlock {
 // paste, by their first line, and why; every other sh block runs.
 var notRun = map[string]string{
 	"go run ./cmd/swmgr serve": "the server itself: the test starts the same binary, its addresses and data directory changed",
-	"go test -count=1 ./...":   "the test suite, which this test is part of",
+	readmeTestCommand:          "the test suite, which this test is part of",
 	"go build -o swmgr ./cmd/swmgr                 # Go 1.26; one static-enough binary": "building and installing the package: TestDebianPackage and TestDebianPackageInVM",
 }
 
@@ -215,5 +215,36 @@ func TestReadmeSession(t *testing.T) {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the session's output lacks %s:\n%s", want, tail(string(out), 6000))
 		}
+	}
+}
+
+// readmeTestCommand is the README's command that runs the whole suite.
+const readmeTestCommand = "go run ./test/testsum -count=1 ./..."
+
+// TestCIRunsTheReadmeTestCommand: the README's test command (the block
+// after "Run the whole test suite") is readmeTestCommand, and .ci/run runs
+// exactly it.
+func TestCIRunsTheReadmeTestCommand(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(readme), "Run the whole test suite")
+	blocks := readmeBlocks(after)
+	if !ok || len(blocks) == 0 || len(blocks[0].lines) != 1 || blocks[0].lines[0] != readmeTestCommand {
+		t.Fatalf("the README's test command is not %q", readmeTestCommand)
+	}
+	ci, err := os.ReadFile("../.ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := 0
+	for _, line := range strings.Split(string(ci), "\n") {
+		if cmd, _, _ := strings.Cut(line, " ||"); strings.TrimSpace(cmd) == readmeTestCommand {
+			runs++
+		}
+	}
+	if runs != 1 {
+		t.Errorf(".ci/run runs the README's test command %d times, want once:\n%s", runs, ci)
 	}
 }

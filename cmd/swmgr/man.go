@@ -127,9 +127,16 @@ func writeManPages(root *cobra.Command, dir string) error {
 		page := manPages[c.CommandPath()]
 		// The markdown the pages go through takes <word> for an HTML
 		// tag and drops it ("generated into <data-dir>/..." lost its
-		// <data-dir>): escape the angle brackets of the texts.
-		c.Short, c.Long = manEscape(c.Short), manEscape(c.Long)
-		c.Flags().VisitAll(func(f *pflag.Flag) { f.Usage = manEscape(f.Usage) })
+		// <data-dir>), and a flag's default is quoted (%q) before it, so
+		// that a backslash there shows: every text the page shows, a
+		// flag's default included ("else <data-dir>/swmgr.sock"), holds
+		// its angle brackets as runes that markdown and %q pass through
+		// as they are (⟪ ⟫, which no text of swmgr's uses), put back into
+		// the roff written.
+		c.Short, c.Long = manHide.Replace(c.Short), manHide.Replace(c.Long)
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			f.Usage, f.DefValue = manHide.Replace(f.Usage), manHide.Replace(f.DefValue)
+		})
 		if page.examples != "" {
 			c.Example = page.examples
 		}
@@ -140,7 +147,7 @@ func writeManPages(root *cobra.Command, dir string) error {
 		if err := doc.GenMan(c, header, &b); err != nil {
 			return fmt.Errorf("man page of %s: %w", c.CommandPath(), err)
 		}
-		out := addManSections(b.Bytes(), manPages[c.CommandPath()])
+		out := addManSections([]byte(manShow.Replace(b.String())), manPages[c.CommandPath()])
 		name := strings.ReplaceAll(c.CommandPath(), " ", "-") + ".1"
 		if err := os.WriteFile(filepath.Join(dir, name), out, 0o644); err != nil {
 			return err
@@ -149,9 +156,12 @@ func writeManPages(root *cobra.Command, dir string) error {
 	return nil
 }
 
-func manEscape(s string) string {
-	return strings.NewReplacer("<", `\<`, ">", `\>`).Replace(s)
-}
+// manHide and manShow hide a text's angle brackets from the markdown of a
+// page and put them back in its roff.
+var (
+	manHide = strings.NewReplacer("<", "⟪", ">", "⟫")
+	manShow = strings.NewReplacer("⟪", "<", "⟫", ">")
+)
 
 // addManSections puts FILES and ENVIRONMENT before SEE ALSO (or at the
 // end), in roff.

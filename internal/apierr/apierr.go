@@ -44,6 +44,7 @@ const (
 	CodeNotImplemented    = "not_implemented"
 	CodeInternal          = "internal"
 	CodeStorageFull       = "storage_full"
+	CodeDamagedRecord     = "damaged_record"
 )
 
 // Error is a failure to report to a client.
@@ -139,5 +140,5 @@ func Codes() []string {
 	return []string{CodeMalformedJSON, CodeMalformedQuery, CodeWrongType, CodeUnknownField, CodeInvalidValue, CodeMissingField, CodeKeyChange,
 		CodeReadOnly, CodeCreateOnly, CodeDanglingReference, CodeBadPaging, CodeUnknownKind, CodeNotFound,
 		CodeMethodNotAllowed, CodeDuplicate, CodeReferenced, CodeConflict, CodePrecondition, CodeBodyTooLarge,
-		CodeUnauthorized, CodeForbidden, CodeTooManyAttempts, CodeBackend, CodeNotReady, CodeNotImplemented, CodeStorageFull, CodeInternal}
+		CodeUnauthorized, CodeForbidden, CodeTooManyAttempts, CodeBackend, CodeNotReady, CodeNotImplemented, CodeStorageFull, CodeDamagedRecord, CodeInternal}
 }

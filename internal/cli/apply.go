@@ -419,7 +419,7 @@ func (s *Session) printEntry(e *entry, status string) {
 			rows = append(rows, []string{"", f.CLIWord(), maskIf(f, v), f.Name, display(f.Key), x(f.Key || f.Required && f.Default == nil), "", ""})
 		}
 	}
-	writeTable(s.out, header, rows, false)
+	writeTable(terminal{s}, header, rows, false)
 	s.printf("\n")
 }
 
@@ -473,13 +473,9 @@ func wrapRow(cells []string) [][]string {
 // blanks apart, cells wrapped at 30 characters; around the header dashes
 // (above too when boxed).
 func writeTable(w io.Writer, header []string, rows [][]string, boxed bool) {
-	heads := wrapRow(header)
+	heads := wrapRow(escapeCells([][]string{header})[0])
 	var lines [][]string
-	for _, r := range rows {
-		cells := make([]string, len(r))
-		for i, c := range r {
-			cells[i] = escapeText(c) // a value: one line, nothing a terminal acts on
-		}
+	for _, cells := range escapeCells(rows) { // a value: one line, nothing a terminal acts on
 		lines = append(lines, wrapRow(cells)...)
 	}
 	width := make([]int, len(header))

@@ -36,7 +36,7 @@ func (s *Session) showConfirmStatus() error {
 		return nil
 	}
 	left := max(time.Until(st.ConfirmBy).Round(time.Second), 0) // past it, the rollback is being retried
-	writeTable(s.out, []string{"Revision", "User", "Comment", "Rolled back at", "Time left"},
+	writeTable(terminal{s}, []string{"Revision", "User", "Comment", "Rolled back at", "Time left"},
 		[][]string{{strconv.FormatUint(st.Revision, 10), st.User, st.Comment, st.ConfirmBy.Local().Format(time.ANSIC), fmt.Sprintf("%d:%02d", int(left.Minutes()), int(left.Seconds())%60)}}, true)
 	s.printf("Enter 'confirm' (or 'confirm %d') to keep it\n", st.Revision)
 	return nil

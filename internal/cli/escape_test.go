@@ -2,9 +2,13 @@ package cli
 
 import (
 	"bytes"
+	"context"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/swmgr/swmgr/client"
 	"github.com/swmgr/swmgr/internal/model"
 )
 
@@ -72,25 +76,59 @@ func TestTerminalSafe(t *testing.T) {
 	}
 }
 
-// TestTableCellsAreOneLine: a value in a table cannot add a row or drive
+// TestTableCellsAreOneLine: a value in a table, of either writer (the
+// fixed one and the one fitted to the screen), cannot add a row or drive
 // the terminal.
 func TestTableCellsAreOneLine(t *testing.T) {
-	var b bytes.Buffer
 	rows := [][]string{}
 	for _, v := range hostileValues {
 		rows = append(rows, []string{"fpPort1", v})
 	}
-	writeTable(&b, []string{"IntfRef", "Description"}, rows, true)
-	out := b.String()
-	if n := strings.Count(out, "\n"); n < len(rows)+3 || strings.Count(out, "fpPort1") != len(rows) {
-		t.Fatalf("table:\n%s", out)
-	}
-	for _, l := range strings.Split(out, "\n") {
-		if strings.ContainsFunc(l, model.IsLineBreaking) {
-			t.Errorf("line %q holds a control character", l)
+	header := []string{"IntfRef", "Description"}
+	for name, write := range map[string]func(w io.Writer){
+		"writeTable":  func(w io.Writer) { writeTable(w, header, rows, true) },
+		"writeFitted": func(w io.Writer) { writeFitted(w, header, rows, true, showWidth) },
+	} {
+		var b bytes.Buffer
+		write(&b)
+		out := b.String()
+		if n := strings.Count(out, "\n"); n < len(rows)+3 || strings.Count(out, "fpPort1") != len(rows) {
+			t.Fatalf("%s:\n%s", name, out)
 		}
-		if strings.HasPrefix(strings.TrimSpace(l), "user ") || strings.HasPrefix(strings.TrimSpace(l), "!") {
-			t.Errorf("a value made a line of its own: %q", l)
+		for _, l := range strings.Split(out, "\n") {
+			if strings.ContainsFunc(l, model.IsLineBreaking) {
+				t.Errorf("%s: line %q holds a control character", name, l)
+			}
+			if strings.HasPrefix(strings.TrimSpace(l), "user ") || strings.HasPrefix(strings.TrimSpace(l), "!") {
+				t.Errorf("%s: a value made a line of its own: %q", name, l)
+			}
+		}
+	}
+}
+
+// TestConfigLogCannotColorTheTerminal: a refused write whose path holds a
+// colour sequence (which a painting session lets through as its own) is
+// shown by `show config log` as text, painting or not.
+func TestConfigLogCannotColorTheTerminal(t *testing.T) {
+	srv := startServer(t)
+	for _, m := range []string{"DELETE", "POST"} {
+		req, _ := http.NewRequest(m, srv.URL+"/public/v1/config/Port/%1b%5b33mYELLOW", strings.NewReader("{}"))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	api, _ := client.New(srv.URL)
+	for _, color := range []bool{false, true} {
+		var out bytes.Buffer
+		s, err := NewSession(context.Background(), api, "x", Options{Out: &out, Color: color})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Execute("show config log")
+		if strings.Contains(out.String(), "\x1b[33mYELLOW") || !strings.Contains(out.String(), `\u001b[33mYELLOW`) {
+			t.Errorf("color %v: show config log:\n%s", color, out.String())
 		}
 	}
 }

@@ -161,12 +161,25 @@ func (s *Session) Mode() Mode { return s.mode }
 // HasPending reports whether entries wait for apply.
 func (s *Session) HasPending() bool { return len(s.pending) > 0 }
 
-// printf writes to the session's output through TerminalSafe: whatever a
-// message carries (a server's error, a value that escaped display), no
-// control character but the line ends, tabs and the session's own colours
-// reaches the terminal.
-func (s *Session) printf(format string, a ...any) {
-	io.WriteString(s.out, TerminalSafe(fmt.Sprintf(format, a...), s.color))
+// write is the one way the session writes to its output: through
+// TerminalSafe, so that whatever a message or a table carries (a server's
+// error, a value that escaped display), no control character but the line
+// ends, tabs and the session's own colours reaches the terminal. A value
+// is escaped whole before it gets here (escapeText, escapeCells): the
+// colours let through here must be the session's own.
+func (s *Session) write(text string) {
+	io.WriteString(s.out, TerminalSafe(text, s.color))
+}
+
+func (s *Session) printf(format string, a ...any) { s.write(fmt.Sprintf(format, a...)) }
+
+// terminal is the session's output (write) as an io.Writer, for the
+// table writers.
+type terminal struct{ s *Session }
+
+func (t terminal) Write(p []byte) (int, error) {
+	t.s.write(string(p))
+	return len(p), nil
 }
 
 // sgr are the only escape sequences the CLI writes itself: its colours.

@@ -250,7 +250,7 @@ func runInteractive(ctx context.Context, api *client.Client, o RunOptions) error
 		}
 	}()
 	if o.Banner {
-		fmt.Fprintf(s.out, "swmgr Console, Connected to: %s (%s)\nUsing snap style cli\n", s.host, o.Endpoint)
+		s.printf("swmgr Console, Connected to: %s (%s)\nUsing snap style cli\n", s.host, o.Endpoint)
 	}
 	for {
 		rl.SetPrompt(s.Prompt())
@@ -260,7 +260,7 @@ func runInteractive(ctx context.Context, api *client.Client, o RunOptions) error
 			continue
 		}
 		if err == io.EOF {
-			fmt.Fprintln(s.out)
+			s.printf("\n")
 			return nil
 		}
 		if err != nil {

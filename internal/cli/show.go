@@ -366,7 +366,7 @@ func (s *Session) showHistory() error {
 		return s.printJSON(list)
 	}
 	s.printf("Applying Show:\n")
-	writeTable(s.out, []string{"Revision", "Time", "User", "Source", "Changes", "Comment"}, rows, true)
+	writeTable(terminal{s}, []string{"Revision", "Time", "User", "Source", "Changes", "Comment"}, rows, true)
 	return nil
 }
 

@@ -117,7 +117,7 @@ func (s *Session) showKind(k *model.Kind, form *showForm, rest []token) error {
 		}
 		rows[i] = row
 	}
-	dropped := writeFitted(s.out, header, rows, true, showWidth)
+	dropped := writeFitted(terminal{s}, header, rows, true, showWidth)
 	if cols == nil && (dropped > 0 || len(parsed) < countFields(k)) {
 		s.printf("(more fields: show %s detail)\n", strings.Join(k.CLIShow(), " "))
 	}
@@ -386,6 +386,8 @@ func (s *Session) printDetail(k *model.Kind, objs []model.Object) {
 // their cells wrapped; columns that still do not fit are left out (their
 // count is returned).
 func writeFitted(w io.Writer, header []string, rows [][]string, boxed bool, limit int) (dropped int) {
+	// A value: one line, nothing a terminal acts on.
+	header, rows = escapeCells([][]string{header})[0], escapeCells(rows)
 	n := len(header)
 	width := make([]int, n)
 	floor := make([]int, n)

@@ -93,8 +93,9 @@ func needsQuotes(r rune) bool {
 
 // escapeText writes a value for a terminal: its control characters (and
 // line and format characters, Unicode category C) as escapes, the rest as
-// it is. Every value the CLI shows (a cell of a table) goes through it,
-// so no value can move the cursor, retitle the window or forge a line.
+// it is. Every value the CLI shows (a cell of a table: escapeCells) goes
+// through it, so no value can move the cursor, retitle the window, paint
+// (the session's output lets its own colours through) or forge a line.
 func escapeText(v string) string {
 	if !strings.ContainsFunc(v, model.IsLineBreaking) && utf8.ValidString(v) {
 		return v
@@ -102,6 +103,19 @@ func escapeText(v string) string {
 	var b strings.Builder
 	appendEscaped(&b, v, nil)
 	return b.String()
+}
+
+// escapeCells returns the cells of a table, each through escapeText: the
+// one way both table writers (writeTable, writeFitted) take their cells.
+func escapeCells(rows [][]string) [][]string {
+	out := make([][]string, len(rows))
+	for i, r := range rows {
+		out[i] = make([]string, len(r))
+		for j, c := range r {
+			out[i][j] = escapeText(c)
+		}
+	}
+	return out
 }
 
 // appendEscaped writes v with each control character (model.IsLineBreaking)

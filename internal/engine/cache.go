@@ -246,7 +246,9 @@ func (e *Engine) warmObjects(ctx context.Context, c *objCache) {
 				rev := tx.Revision()
 				var err error
 				marker, more, err = tx.List(k.Name, marker, warmChunk, func(rec store.Record) error {
-					c.fill(rec.ID, cacheEntry{kind: k.Name, public: rec.Public, modRev: rec.ModRev, asOf: rev})
+					if isObject(rec.Public) { // a damaged one is read from the store, and refused there
+						c.fill(rec.ID, cacheEntry{kind: k.Name, public: rec.Public, modRev: rec.ModRev, asOf: rev})
+					}
 					return nil
 				})
 				return err

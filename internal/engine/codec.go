@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -151,10 +152,7 @@ func (e *Engine) migrate(ctx context.Context) error {
 				pub, err := migrateRecord(rec.Public, steps)
 				var given model.Object
 				if err == nil {
-					given, err = k.DecodeStored(pub)
-				}
-				if err == nil {
-					err = keyFieldsRead(k, given)
+					given, err = readStored(k, pub)
 				}
 				if err != nil {
 					return fmt.Errorf("stored %s %q (ObjectId %s) does not read in schema version %d: %w; restore the data directory from a backup, or start the swmgr that wrote it and delete the object", k.Name, rec.Key, rec.ID, wantVersion, err)
@@ -198,6 +196,47 @@ func (e *Engine) migrate(ctx context.Context) error {
 		e.log.Info("migrated stored records to the current model", "records", len(recs), "from_version", haveVersion, "to_version", wantVersion)
 	}
 	return err
+}
+
+// checkStored runs at start, after migrate: every stored object is read
+// as migrate reads it (migrate reads them only when the model changed), so that a record damaged on disk (its header, its JSON, its key
+// fields) stops the start naming its kind, key and ObjectId and how to
+// recover, rather than being served as data.
+func (e *Engine) checkStored() error {
+	return e.store.View(func(tx store.Txn) error {
+		for _, k := range e.reg.Kinds() {
+			if k.Class != model.Config {
+				continue
+			}
+			_, _, err := tx.List(k.Name, 0, int(^uint(0)>>1), func(rec store.Record) error {
+				if _, err := readStored(k, rec.Public); err != nil {
+					return fmt.Errorf("%w: the stored %s %q (ObjectId %s) does not read: %v; swmgr has changed nothing. To recover: %s", store.ErrDamaged, k.Name, rec.Key, rec.ID, err, store.RecoverHint)
+				}
+				return nil
+			})
+			if damaged := (*store.DamagedError)(nil); errors.As(err, &damaged) {
+				return fmt.Errorf("%w: %v; swmgr has changed nothing. To recover: %s", store.ErrDamaged, err, store.RecoverHint)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// readStored reads a stored object's JSON as the current model's object:
+// what a record must hold to be served (a JSON object the lenient decoder
+// reads, its key fields read).
+func readStored(k *model.Kind, pub []byte) (model.Object, error) {
+	if !isObject(pub) {
+		return nil, errors.New("it is not a JSON object")
+	}
+	given, err := k.DecodeStored(pub)
+	if err != nil {
+		return nil, err
+	}
+	return given, keyFieldsRead(k, given)
 }
 
 // keyFieldsRead checks that a stored object's key fields were read: the

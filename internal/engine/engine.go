@@ -363,6 +363,9 @@ func (e *Engine) Start(ctx context.Context) error {
 	if err := e.migrate(ctx); err != nil {
 		return fmt.Errorf("migrate stored records: %w", err)
 	}
+	if err := e.checkStored(); err != nil {
+		return fmt.Errorf("check stored records: %w", err)
+	}
 	if err := e.replay(ctx); err != nil {
 		return fmt.Errorf("replay stored configuration into the %s backend: %w", e.backend.Name(), err)
 	}

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"net/http"
 
 	"github.com/google/uuid"
@@ -37,7 +39,7 @@ func (e *Engine) getStoredByID(ctx context.Context, k *model.Kind, id uuid.UUID,
 	err := e.store.View(func(tx store.Txn) error {
 		rec, ok, err := tx.GetByID(id)
 		if err != nil {
-			return err
+			return e.damagedStore(k, err)
 		}
 		if !ok || rec.Kind != k.Name {
 			if !ok {
@@ -46,11 +48,13 @@ func (e *Engine) getStoredByID(ctx context.Context, k *model.Kind, id uuid.UUID,
 			return apierr.NotFound(apierr.CodeNotFound, k.Name, "no %s has ObjectId %s", k.Name, id)
 		}
 		rev = rec.ModRev
+		if dst, err = e.appendOne(ctx, dst, k, rec, state); err != nil {
+			return err
+		}
 		if !state {
 			e.objects.fill(id, cacheEntry{kind: k.Name, public: rec.Public, modRev: rec.ModRev, asOf: tx.Revision()})
 		}
-		dst, err = e.appendOne(ctx, dst, k, rec, state)
-		return err
+		return nil
 	})
 	return dst, rev, err
 }
@@ -72,7 +76,7 @@ func (e *Engine) GetByStoreKey(ctx context.Context, k *model.Kind, key string, s
 	err = e.store.View(func(tx store.Txn) error {
 		rec, ok, err := tx.Get(k.Name, key)
 		if err != nil {
-			return err
+			return e.damagedStore(k, err)
 		}
 		if !ok {
 			return apierr.NotFound(apierr.CodeNotFound, k.Name, "no %s with %s", k.Name, k.DescribeKey(key))
@@ -84,12 +88,20 @@ func (e *Engine) GetByStoreKey(ctx context.Context, k *model.Kind, key string, s
 	return dst, rev, err
 }
 
+// appendOne appends {"Object": ..., "ObjectId": ...} for rec. A record
+// whose stored object is not a JSON object, or does not decode, is never
+// served: it is a damaged record (damagedRecord), and dst is returned as it
+// was.
 func (e *Engine) appendOne(ctx context.Context, dst []byte, k *model.Kind, rec store.Record, state bool) ([]byte, error) {
+	if !isObject(rec.Public) {
+		return dst, e.damagedRecord(k, rec, "its stored object is not a JSON object")
+	}
+	start := len(dst)
 	dst = append(dst, `{"Object":`...)
 	if state {
 		obj, err := e.decode(k, rec)
 		if err != nil {
-			return dst, err
+			return dst[:start], e.damagedRecord(k, rec, err.Error())
 		}
 		if err := e.fillState(ctx, k, obj); err != nil {
 			return dst, err
@@ -101,6 +113,36 @@ func (e *Engine) appendOne(ctx context.Context, dst []byte, k *model.Kind, rec s
 	dst = append(dst, `,"ObjectId":"`...)
 	dst = appendUUID(dst, rec.ID)
 	return append(dst, `"}`...), nil
+}
+
+// isObject reports whether a stored object is a JSON object: what every
+// read hands out as it is.
+func isObject(public []byte) bool {
+	return len(public) > 1 && public[0] == '{' && json.Valid(public)
+}
+
+// damagedRecord is the answer to a read of a record that does not read
+// (500, damaged_record), naming the record and how to recover; it is
+// logged, as the operator must act on it.
+func (e *Engine) damagedRecord(k *model.Kind, rec store.Record, what string) error {
+	id := rec.ID.String()
+	if rec.ID == uuid.Nil {
+		id = "unreadable"
+	}
+	e.log.Error("damaged stored record: not served", "kind", k.Name, "key", rec.Key, "object_id", id, "err", what, "recovery", store.RecoverHint)
+	return apierr.New(http.StatusInternalServerError, apierr.CodeDamagedRecord, k.Name, "",
+		"the stored %s %q (ObjectId %s) is damaged: %s; swmgr serves none of it. To recover: %s", k.Name, rec.Key, id, what, store.RecoverHint)
+}
+
+// damagedStore is damagedRecord for a record the store could not read (its
+// header): err, a *store.DamagedError, names it; any other err is returned
+// as it is.
+func (e *Engine) damagedStore(k *model.Kind, err error) error {
+	var damaged *store.DamagedError
+	if !errors.As(err, &damaged) {
+		return err
+	}
+	return e.damagedRecord(k, store.Record{Key: damaged.Key}, damaged.What)
 }
 
 // appendObject appends {"Object": public, "ObjectId": "id"}.
@@ -128,13 +170,30 @@ func appendUUID(dst []byte, id uuid.UUID) []byte {
 func (e *Engine) List(ctx context.Context, k *model.Kind, marker uint64, count int, state bool, dst []byte) ([]byte, error) {
 	var p pageWriter
 	err := e.store.View(func(tx store.Txn) error {
-		var err error
-		p.next, p.more, err = tx.List(k.Name, marker, count, func(rec store.Record) error {
+		// A damaged record is left out (damagedRecord logs it) and the
+		// list goes on: the kind's other objects stay readable. It counts
+		// in the page's count, so that a page's size stays bounded.
+		p.next = marker
+		for listed := 0; ; {
 			var err error
-			p.items, err = e.appendOne(ctx, p.sep(), k, rec, state)
-			return err
-		})
-		return err
+			p.next, p.more, err = tx.List(k.Name, p.next, count-listed, func(rec store.Record) error {
+				listed++
+				items := p.items
+				var err error
+				if p.items, err = e.appendOne(ctx, p.sep(), k, rec, state); err != nil && apierr.From(err).Code == apierr.CodeDamagedRecord {
+					p.items, err = items, nil
+					p.n--
+				}
+				return err
+			})
+			var damaged *store.DamagedError
+			if !errors.As(err, &damaged) {
+				return err
+			}
+			e.damagedStore(k, err)
+			listed++
+			p.next = damaged.Seq + 1
+		}
 	})
 	if err != nil {
 		return dst, err

@@ -16,8 +16,11 @@ import (
 // acknowledged commits silently.
 var ErrDamaged = errors.New("the configuration database is damaged")
 
+// RecoverHint says how to recover from a damaged database or record.
+const RecoverHint = "restore swmgr.db from a backup of the data directory; or move the data directory away, start swmgr on a new one and load a saved configuration (POST /public/v1/action/ResetConfigToFile with the SaveConfig file)"
+
 // restoreHint says what an operator can do about a damaged database.
-const restoreHint = "swmgr has not changed it. Stop here and restore swmgr.db from a backup of the data directory; or move the data directory away, start swmgr on a new one and load a saved configuration (POST /public/v1/action/ResetConfigToFile with the SaveConfig file)"
+const restoreHint = "swmgr has not changed it. Stop here and " + RecoverHint
 
 // bbolt's file layout, as far as this check reads it: two meta pages at
 // the start of the file (page 0 and page 1), each a 16-byte page header

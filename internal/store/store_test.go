@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	bolt "go.etcd.io/bbolt"
 )
 
 func open(t *testing.T, dir string) *Store {
@@ -228,4 +229,51 @@ func TestRevisionsNewestFirst(t *testing.T) {
 // engine's writer: see engine's TestBatchIsolatesAFailingCommit.)
 func (s *Store) Commit(ctx context.Context, fn func(tx *Tx) (func(), error)) error {
 	return s.Update(func(tx Txn) error { _, err := fn(tx.(*Tx)); return err })
+}
+
+// TestListGoesOnPastADamagedRecord: a record whose header does not read
+// stops List with a DamagedError naming it and its place, from which the
+// list goes on to the records after it; Get names it the same way.
+func TestListGoesOnPastADamagedRecord(t *testing.T) {
+	s := open(t, t.TempDir())
+	defer s.Close()
+	err := s.Commit(context.Background(), func(tx *Tx) (func(), error) {
+		for _, k := range []string{"a", "b", "c"} {
+			if _, err := put(tx, "K", k); err != nil {
+				return nil, err
+			}
+		}
+		return nil, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.db.Update(func(btx *bolt.Tx) error {
+		return btx.Bucket(bObj).Put(objKey("K", "b"), []byte("not a record"))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	var damaged *DamagedError
+	err = s.View(func(tx Txn) error {
+		for marker := uint64(0); ; {
+			_, _, err := tx.List("K", marker, 10, func(r Record) error {
+				seen = append(seen, r.Key)
+				return nil
+			})
+			if !errors.As(err, &damaged) {
+				return err
+			}
+			marker = damaged.Seq + 1
+		}
+	})
+	if err != nil || fmt.Sprint(seen) != "[a c]" || damaged == nil || damaged.Kind != "K" || damaged.Key != "b" {
+		t.Fatalf("listed %v, damaged %+v, %v", seen, damaged, err)
+	}
+	s.View(func(tx Txn) error {
+		if _, _, err := tx.Get("K", "b"); !errors.As(err, &damaged) || damaged.Key != "b" {
+			t.Errorf("Get of the damaged record: %v", err)
+		}
+		return nil
+	})
 }

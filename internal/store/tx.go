@@ -42,9 +42,23 @@ func encodeRecord(r *Record) []byte {
 	return append(b, r.Sealed...)
 }
 
+// DamagedError is a stored object's record that does not read: its
+// header or its length is not what swmgr writes. Seq is its place in its
+// kind's creation order when a List met it (0 otherwise), so that a reader
+// can go on past it.
+type DamagedError struct {
+	Kind, Key string
+	Seq       uint64
+	What      string // what is wrong with it
+}
+
+func (e *DamagedError) Error() string {
+	return fmt.Sprintf("the stored record of %s %q is damaged: %s", e.Kind, e.Key, e.What)
+}
+
 func decodeRecord(kind, key string, b []byte) (Record, error) {
 	if len(b) < recordHeader || b[0] != 1 {
-		return Record{}, fmt.Errorf("record %s %q: bad header", kind, key)
+		return Record{}, &DamagedError{Kind: kind, Key: key, What: "bad header"}
 	}
 	r := Record{Kind: kind, Key: key}
 	r.Seq = binary.BigEndian.Uint64(b[1:])
@@ -53,7 +67,7 @@ func decodeRecord(kind, key string, b []byte) (Record, error) {
 	copy(r.ID[:], b[25:41])
 	n := int(binary.BigEndian.Uint32(b[41:]))
 	if len(b) < recordHeader+n {
-		return Record{}, fmt.Errorf("record %s %q: truncated", kind, key)
+		return Record{}, &DamagedError{Kind: kind, Key: key, What: fmt.Sprintf("truncated (%d bytes, its header says %d)", len(b), recordHeader+n)}
 	}
 	r.Public = b[recordHeader : recordHeader+n]
 	if len(b) > recordHeader+n {
@@ -291,7 +305,9 @@ func (tx *Tx) GetByID(id uuid.UUID) (Record, bool, error) {
 
 // List calls fn for up to count objects of kind in creation order, starting
 // at marker (0 for the first page). It returns the marker of the next page
-// and whether more objects follow.
+// and whether more objects follow. A record that does not read stops it
+// with a *DamagedError naming the record and its place (Seq): the list
+// goes on from Seq+1.
 func (tx *Tx) List(kind string, marker uint64, count int, fn func(Record) error) (next uint64, more bool, err error) {
 	obj := tx.bucket(iObj)
 	prefix := len(kind) + 1
@@ -303,6 +319,9 @@ func (tx *Tx) List(kind string, marker uint64, count int, fn func(Record) error)
 			return next, true, nil
 		}
 		r, err := decodeRecord(kind, string(v), obj.Get(objKey(kind, string(v))))
+		if d := (*DamagedError)(nil); errors.As(err, &d) {
+			d.Seq = u64(k[prefix:])
+		}
 		if err != nil {
 			return next, false, err
 		}

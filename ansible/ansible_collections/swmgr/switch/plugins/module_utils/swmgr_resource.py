@@ -52,6 +52,63 @@ def option_spec(fields):
     return spec
 
 
+def _secret_names(fields):
+    """The option and API names of fields' secret fields, and the fields
+    with records of their own (sub), by name."""
+    secret, subs = set(), {}
+    for f in fields:
+        if f.get('secret'):
+            secret.update((f['name'], f['option']))
+        if f.get('sub'):
+            subs[f['name']] = subs[f['option']] = f['sub']
+    return secret, subs
+
+
+def _all_fields():
+    """Every kind's fields, for objects of a kind that is not known."""
+    return [f for k in KINDS.values() for f in k['fields']]
+
+
+def secret_values(fields, items):
+    """Every value that a field the model marks secret has in items (objects
+    with option or API names, records included, as a list or one dict)."""
+    secret, subs = _secret_names(fields)
+    out = set()
+    for it in items if isinstance(items, list) else [items]:
+        if not isinstance(it, dict):
+            continue
+        for name, value in it.items():
+            if name in secret and value is not None:
+                values = value if isinstance(value, list) else [value]
+                out.update('%s' % v for v in values if '%s' % v != '')
+            elif name in subs:
+                out.update(secret_values(subs[name], value))
+    return out
+
+
+class SwmgrModule(AnsibleModule):
+    """An AnsibleModule that hides the values of every field the model marks
+    secret in the objects its arguments give (kind and config, or
+    resources), of any kind: from its result, its failure, the diff and the
+    invocation it logs, at every verbosity. The generic modules take their
+    objects as raw data, which an option's no_log cannot reach. The values
+    are known before the arguments are validated, so that a task whose
+    arguments do not validate hides them too."""
+
+    def _load_params(self):
+        super(SwmgrModule, self)._load_params()
+        p = self.params if isinstance(self.params, dict) else {}
+        given = [(p.get('kind'), p.get('config'))]
+        resources = p.get('resources')
+        for r in resources if isinstance(resources, list) else []:
+            if isinstance(r, dict):
+                given.append((r.get('kind'), r.get('config')))
+        for kind, config in given:
+            if config is not None:
+                fields = KINDS[kind]['fields'] if kind in KINDS else _all_fields()
+                self.no_log_values.update(secret_values(fields, config))
+
+
 def resource_argspec(kind):
     spec = connection_argspec()
     k = KINDS[kind]
@@ -310,7 +367,7 @@ def finish(module, out):
 
 def run_resource(kind):
     """The main of a kind's resource module."""
-    module = AnsibleModule(argument_spec=resource_argspec(kind), supports_check_mode=True)
+    module = SwmgrModule(argument_spec=resource_argspec(kind), supports_check_mode=True)
     p = module.params
     spec = KINDS[kind]
     try:

@@ -107,9 +107,8 @@ candidate:
   type: str
 '''
 
-from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.swmgr.switch.plugins.module_utils.swmgr import Client, SwmgrError, connection_argspec
-from ansible_collections.swmgr.switch.plugins.module_utils.swmgr_resource import Resource, commit_change, fail, finish
+from ansible_collections.swmgr.switch.plugins.module_utils.swmgr_resource import Resource, SwmgrModule, commit_change, fail, finish
 
 
 def main():
@@ -126,7 +125,7 @@ def main():
         candidate=dict(type='str'),
         update_secrets=dict(type='str', choices=['on_create', 'always'], default='on_create'),
     )
-    module = AnsibleModule(argument_spec=spec, supports_check_mode=True, mutually_exclusive=[('resources', 'candidate')])
+    module = SwmgrModule(argument_spec=spec, supports_check_mode=True, mutually_exclusive=[('resources', 'candidate')])
     p = module.params
     try:
         resources = [Resource(r['kind'], r['state'], r['config'], p['update_secrets']) for r in p['resources']]

@@ -43,11 +43,10 @@ RETURN = r'''
 # see the resource fragment: changed, revision, changes, gathered, rendered
 '''
 
-from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.swmgr.switch.plugins.module_utils.swmgr import Client, SwmgrError, connection_argspec
 from ansible_collections.swmgr.switch.plugins.module_utils.swmgr_model import KINDS
 from ansible_collections.swmgr.switch.plugins.module_utils.swmgr_resource import (
-    STATES, Resource, commit_change, fail, finish, from_api)
+    STATES, Resource, SwmgrModule, commit_change, fail, finish, from_api)
 
 
 def main():
@@ -60,7 +59,7 @@ def main():
         confirm=dict(type='int', default=0),
         update_secrets=dict(type='str', choices=['on_create', 'always'], default='on_create'),
     )
-    module = AnsibleModule(argument_spec=spec, supports_check_mode=True)
+    module = SwmgrModule(argument_spec=spec, supports_check_mode=True)
     p = module.params
     try:
         res = Resource(p['kind'], p['state'], p['config'], p['update_secrets'])
