@@ -14,7 +14,6 @@ import (
 	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/atomicfile"
 	"github.com/swmgr/swmgr/internal/backend"
-	"github.com/swmgr/swmgr/internal/backend/useracct"
 	"github.com/swmgr/swmgr/internal/datadir"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/users"
@@ -81,7 +80,7 @@ func ensureFirstAdmin(ctx context.Context, eng *engine.Engine, o *serveOptions, 
 	if err != nil {
 		return err
 	}
-	k := eng.Registry().Lookup(model.Config, useracct.UserKind)
+	k := eng.Registry().AccountKind()
 	fields := model.Object{"Name": firstAdmin, "Group": model.AdminGroup, "Password": password}
 	_, err = eng.Apply(ctx, []engine.Edit{{Kind: k, Op: backend.Create, Fields: fields}}, engine.Meta{Source: "system", Comment: "the first admin"}, nil)
 	if err != nil {

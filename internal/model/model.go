@@ -319,6 +319,17 @@ func (r *Registry) SaveAction() *Kind {
 	return nil
 }
 
+// AccountKind returns the config kind whose objects are the switch's login
+// accounts (Kind.Account), or nil.
+func (r *Registry) AccountKind() *Kind {
+	for _, k := range r.kinds {
+		if k.Class == Config && k.Account != nil {
+			return k
+		}
+	}
+	return nil
+}
+
 // CommandAction returns the action that takes the accounting record of a
 // CLI command line (Kind.RecordsCommands), or nil.
 func (r *Registry) CommandAction() *Kind {

@@ -1,144 +1,250 @@
 package service
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"go/ast"
+	"go/constant"
+	"go/importer"
 	"go/parser"
 	"go/token"
-	"io/fs"
+	"go/types"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/swmgr/swmgr/internal/backend/linux"
 	"github.com/swmgr/swmgr/internal/model"
 )
 
-// providerPackages are the packages that implement each provider of the
-// binding table (the directories below the module's root).
-var providerPackages = map[string][]string{
-	"simulated dataplane": {"internal/backend/sim"},
-	"simulated daemons":   {"internal/backend/sim"},
-	"linux dataplane":     {"internal/backend/linux"},
-	"linux daemons":       {"internal/backend/linux", "internal/frr", "internal/chrony"},
-	"accounts":            {"internal/backend/useracct", "internal/accounts", "internal/engine/users"},
-	"archive scheduler":   {"internal/lifecycle", "internal/archive"},
-	"lifecycle":           {"internal/lifecycle"},
-	"history":             {"internal/engine/history"},
-	"config log":          {"internal/configlog"},
-	"service states":      {"internal/service"},
-	"central AAA":         {"internal/aaa"},
+// modulePath is the import path of the module's root.
+const modulePath = "github.com/swmgr/swmgr"
+
+// goPackage is what `go list -json` says of a package.
+type goPackage struct {
+	ImportPath string
+	Dir        string
+	GoFiles    []string
+	Export     string // its compiled export data, which the type checker imports
+	DepOnly    bool   // only a dependency of the listed packages
+	Module     *struct{ Path string }
 }
 
-// literalNames finds, in every non-test Go file under root (but the
-// packages in skip), the string literals that are the name of a declared
-// kind or action: file:line -> name.
-func literalNames(t *testing.T, root string, names map[string]bool, skip func(dir string) bool) map[string]string {
+// listPackages runs `go list -export -deps` on patterns in the module's
+// root and returns the module's own packages the patterns name, and the
+// export data of every package they import (what `go build` has in its
+// cache, so the source of the dependencies is never type-checked again).
+func listPackages(t *testing.T, root string, patterns ...string) (own []goPackage, exports map[string]string) {
 	t.Helper()
-	found := map[string]string{}
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	args := append([]string{"list", "-export", "-deps", "-json=ImportPath,Dir,GoFiles,Export,DepOnly,Module"}, patterns...)
+	cmd := exec.Command("go", args...)
+	cmd.Dir = root
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, stderr.Bytes())
+	}
+	exports = map[string]string{}
+	for dec := json.NewDecoder(bytes.NewReader(out)); ; {
+		var p goPackage
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatalf("go list: %v", err)
+		}
+		exports[p.ImportPath] = p.Export
+		if !p.DepOnly && p.Module != nil && p.Module.Path == modulePath {
+			own = append(own, p)
+		}
+	}
+	return own, exports
+}
+
+// checkedPackage is a package's non-test files, parsed and type-checked.
+type checkedPackage struct {
+	dir   string // below the module's root, with slashes
+	files []*ast.File
+	info  *types.Info
+}
+
+// typeCheck parses the named files of the package path in dir and
+// type-checks them with imp (exportImporter: no dependency's source is
+// read).
+func typeCheck(t *testing.T, fset *token.FileSet, imp types.Importer, root, dir, path string, names []string) checkedPackage {
+	t.Helper()
+	rel, err := filepath.Rel(root, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := checkedPackage{dir: filepath.ToSlash(rel), info: &types.Info{Types: map[ast.Expr]types.TypeAndValue{}, Selections: map[*ast.SelectorExpr]*types.Selection{}}}
+	for _, name := range names {
+		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.ParseComments|parser.SkipObjectResolution)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
-		rel, _ := filepath.Rel(root, p)
-		if d.IsDir() {
-			if d.Name() == "testdata" || d.Name() == "vendor" || strings.HasPrefix(d.Name(), ".") && rel != "." {
-				return filepath.SkipDir
-			}
-			return nil
+		p.files = append(p.files, f)
+	}
+	conf := types.Config{Importer: imp}
+	if _, err := conf.Check(path, fset, p.files, p.info); err != nil {
+		t.Fatalf("type-checking %s: %v", path, err)
+	}
+	return p
+}
+
+// exportImporter imports packages from the export data files in exports.
+func exportImporter(fset *token.FileSet, exports map[string]string) types.Importer {
+	return importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
+		file := exports[path]
+		if file == "" {
+			return nil, fmt.Errorf("no export data for %s: it is not a dependency of the listed packages", path)
 		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") || skip(filepath.Dir(rel)) {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, p, nil, 0)
-		if err != nil {
-			return err
-		}
+		return os.Open(file)
+	})
+}
+
+// kindNameUse is a constant expression whose value is a declared kind's or
+// action's name.
+type kindNameUse struct {
+	at       string // file:line below the module's root
+	dir      string // the package's directory below the module's root
+	name     string
+	position string // where it stands: "comparison", "switch case", "map key", ...
+}
+
+func (u kindNameUse) String() string {
+	return fmt.Sprintf("%s: %q as %s", u.at, u.name, u.position)
+}
+
+// kindNameUses finds in p every constant expression of a string type
+// (a literal, a named constant, a constant expression) whose value is one
+// of names, where it names a kind: any position but a field's name (see
+// fieldName). An expression is taken whole: in "Us"+"er" the sum is the
+// name, its parts are not.
+func kindNameUses(fset *token.FileSet, root string, p checkedPackage, names map[string]bool) []kindNameUse {
+	var uses []kindNameUse
+	for _, f := range p.files {
 		var stack []ast.Node
 		ast.Inspect(f, func(n ast.Node) bool {
 			if n == nil {
 				stack = stack[:len(stack)-1]
 				return true
 			}
-			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
-				if s, err := strconv.Unquote(lit.Value); err == nil && names[s] && namesAKind(stack, lit) {
-					found[rel+":"+strconv.Itoa(fset.Position(lit.Pos()).Line)] = s
+			if e, ok := n.(ast.Expr); ok && len(stack) > 0 {
+				if tv, ok := p.info.Types[e]; ok && tv.Value != nil && tv.Value.Kind() == constant.String {
+					if name := constant.StringVal(tv.Value); names[name] && !fieldName(p.info, stack, e) {
+						pos := fset.Position(e.Pos())
+						rel, _ := filepath.Rel(root, pos.Filename)
+						uses = append(uses, kindNameUse{at: filepath.ToSlash(rel) + ":" + strconv.Itoa(pos.Line), dir: p.dir, name: name, position: positionOf(p.info, stack, e)})
+					}
+					return false // a constant's parts are not used on their own
 				}
 			}
 			stack = append(stack, n)
 			return true
 		})
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
-	return found
+	return uses
 }
 
-// fieldAccessors are the methods that take a field's name: a literal given
-// to them is a field (Port, Vrf and User are fields too), not a kind.
-var fieldAccessors = map[string]bool{"Str": true, "Int": true, "Bool": true, "Field": true, "Has": true, "Float": true, "Strs": true, "Objects": true}
-
-// namesAKind says whether the string literal lit, below the nodes of
-// stack, stands where a kind or an action is named: compared with a name,
-// a case of a switch on one, a constant or variable, a value assigned or
-// given to a call (a lookup, a snapshot's kinds, an error's object), a
-// struct field Kind or Object. A field's name (a key of an object literal,
-// an argument of Str and its like) and a column heading are not.
-func namesAKind(stack []ast.Node, lit *ast.BasicLit) bool {
-	if len(stack) == 0 {
-		return false
-	}
+// positionOf says where e, below the nodes of stack, stands.
+func positionOf(info *types.Info, stack []ast.Node, e ast.Expr) string {
 	switch p := stack[len(stack)-1].(type) {
 	case *ast.BinaryExpr:
-		return p.Op == token.EQL || p.Op == token.NEQ
+		if p.Op == token.EQL || p.Op == token.NEQ {
+			return "comparison"
+		}
+		return "operand of " + p.Op.String()
 	case *ast.CaseClause:
-		// A case of a switch on a kind's name (not on a JSON key).
-		if len(stack) >= 3 {
-			if sw, ok := stack[len(stack)-3].(*ast.SwitchStmt); ok && sw.Tag != nil {
-				return kindish(sw.Tag)
+		return "switch case"
+	case *ast.KeyValueExpr:
+		lit, _ := stack[len(stack)-2].(*ast.CompositeLit)
+		switch typeOf(info, lit).(type) {
+		case *types.Map:
+			if p.Key == e {
+				return "map key"
+			}
+			return "map value"
+		case *types.Struct:
+			if id, ok := p.Key.(*ast.Ident); ok {
+				return "struct field " + id.Name
 			}
 		}
-		return false
-	case *ast.ValueSpec, *ast.AssignStmt, *ast.ReturnStmt:
-		return true
-	case *ast.KeyValueExpr:
-		if id, ok := p.Key.(*ast.Ident); ok && p.Value == lit {
-			return id.Name == "Kind" || id.Name == "Object" || id.Name == "Name"
-		}
-		return false
-	case *ast.CallExpr:
-		if sel, ok := p.Fun.(*ast.SelectorExpr); ok && fieldAccessors[sel.Sel.Name] {
-			return false
-		}
-		return true
+		return "list element"
 	case *ast.CompositeLit:
-		// The elements of a list of kinds given to a call (Snapshot's).
-		if len(stack) >= 2 {
-			if call, ok := stack[len(stack)-2].(*ast.CallExpr); ok {
-				if sel, ok := call.Fun.(*ast.SelectorExpr); ok {
-					return sel.Sel.Name == "Snapshot"
-				}
+		if _, ok := typeOf(info, p).(*types.Struct); ok {
+			return "struct field"
+		}
+		return "list element"
+	case *ast.CallExpr:
+		return "argument"
+	case *ast.IndexExpr:
+		return "index"
+	case *ast.AssignStmt:
+		return "assignment"
+	case *ast.ValueSpec:
+		if len(stack) > 1 {
+			if d, ok := stack[len(stack)-2].(*ast.GenDecl); ok && d.Tok == token.CONST {
+				return "constant declaration"
+			}
+		}
+		return "assignment"
+	case *ast.ReturnStmt:
+		return "return value"
+	}
+	return fmt.Sprintf("operand of %T", stack[len(stack)-1])
+}
+
+// typeOf is the underlying type of the composite literal lit (with a
+// pointer's element for &T{...} elided in a list), or nil.
+func typeOf(info *types.Info, lit *ast.CompositeLit) types.Type {
+	if lit == nil {
+		return nil
+	}
+	t := info.TypeOf(lit)
+	if t == nil {
+		return nil
+	}
+	if ptr, ok := t.Underlying().(*types.Pointer); ok {
+		t = ptr.Elem()
+	}
+	return t.Underlying()
+}
+
+// fieldName says whether e, below the nodes of stack, is a field's name in
+// an object (model.Object): a key of an Object literal, an index into an
+// Object, or the argument of one of Object's methods (Str, Int, List, ...).
+// Port, Vrf and User are fields of other kinds too; a field's name is
+// declared by the kind that has it, and reading it names no kind.
+func fieldName(info *types.Info, stack []ast.Node, e ast.Expr) bool {
+	switch p := stack[len(stack)-1].(type) {
+	case *ast.KeyValueExpr:
+		lit, _ := stack[len(stack)-2].(*ast.CompositeLit)
+		return p.Key == e && lit != nil && isObject(info.TypeOf(lit))
+	case *ast.IndexExpr:
+		return p.Index == e && isObject(info.TypeOf(p.X))
+	case *ast.CallExpr:
+		if sel, ok := p.Fun.(*ast.SelectorExpr); ok {
+			if s := info.Selections[sel]; s != nil && s.Kind() == types.MethodVal {
+				return isObject(s.Recv())
 			}
 		}
 	}
 	return false
 }
 
-// kindish says whether e reads as a kind or its name: x.Name, or a name
-// that says kind.
-func kindish(e ast.Expr) bool {
-	switch x := e.(type) {
-	case *ast.SelectorExpr:
-		return x.Sel.Name == "Name" || strings.Contains(strings.ToLower(x.Sel.Name), "kind")
-	case *ast.Ident:
-		return strings.Contains(strings.ToLower(x.Name), "kind")
+// isObject says whether t is model.Object or a pointer to it.
+func isObject(t types.Type) bool {
+	if ptr, ok := t.(*types.Pointer); ok {
+		t = ptr.Elem()
 	}
-	return false
+	named, ok := t.(*types.Named)
+	return ok && named.Obj().Pkg() != nil && named.Obj().Pkg().Path() == modulePath+"/internal/model" && named.Obj().Name() == "Object"
 }
 
 // moduleRoot is the directory of go.mod.
@@ -157,63 +263,182 @@ func moduleRoot(t *testing.T) string {
 	}
 }
 
-// allowedNames is, per package directory, the kinds and actions it may
-// name: those of the providers it implements, by the binding table of the
-// simulated switch and the Linux dataplane's kinds.
-func allowedNames(t *testing.T) map[string]map[string]bool {
+// declaredNames is the name of every declared kind and action.
+func declaredNames() map[string]bool {
+	names := map[string]bool{}
+	for _, k := range model.Builtin().Kinds() {
+		names[k.Name] = true
+	}
+	return names
+}
+
+// providerPackages are the packages that implement each provider of the
+// binding table (directories below the module's root). allowedNames checks
+// it against the table: a provider missing here, or one here the table
+// does not have, fails the test.
+var providerPackages = map[string][]string{
+	"simulated dataplane": {"internal/backend/sim"},
+	"simulated daemons":   {"internal/backend/sim"},
+	"linux dataplane":     {"internal/backend/linux"},
+	"linux daemons":       {"internal/backend/linux", "internal/frr", "internal/chrony"},
+	"accounts":            {"internal/backend/useracct", "internal/accounts", "internal/engine/users"},
+	"archive scheduler":   {"internal/lifecycle", "internal/archive"},
+	"lifecycle":           {"internal/lifecycle"},
+	"history":             {"internal/engine/history"},
+	"config log":          {"internal/configlog"},
+	"service states":      {"internal/service"},
+	"central AAA":         {"internal/aaa"},
+}
+
+// takesOver says which provider's kinds another may take: service.Open
+// gives the Linux daemons whichever of the simulated daemons' kinds their
+// daemons run (FRR's BGP, chronyd's NTP, the host's settings and DNS), and
+// the simulated daemons keep the rest. The Linux dataplane this test opens
+// runs no daemon, so its table shows none of them.
+var takesOver = map[string]string{"linux daemons": "simulated daemons"}
+
+// allowedNames returns, per package directory, the kinds and actions it
+// may name: those bound to the providers it implements, by the binding
+// tables service.Open builds on every dataplane this test can open (the
+// Linux one needs root, for a network namespace). The directories of a
+// provider that no opened table has are in unchecked: what they may name
+// is not known.
+//
+// This is the one place that says which package implements which
+// provider (providerPackages, by the provider's name).
+func allowedNames(t *testing.T, known map[string]bool) (allowed map[string]map[string]bool, unchecked map[string]bool) {
 	t.Helper()
-	svc := openSim(t)
-	allowed := map[string]map[string]bool{}
-	allow := func(provider, kind string) {
-		pkgs, ok := providerPackages[provider]
-		if !ok {
+	tables := []*Table{openSim(t).Table}
+	everyDataplane := os.Geteuid() == 0
+	if everyDataplane {
+		svc, err := openTest(t, Linux, linuxLab(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tables = append(tables, svc.Table)
+	} else {
+		t.Log("not root: the Linux dataplane is not opened, and the packages of its providers are not checked")
+	}
+	kinds := map[string][]string{} // by provider
+	for _, table := range tables {
+		for provider, ks := range table.Providers() {
+			kinds[provider] = append(kinds[provider], ks...)
+		}
+	}
+	for provider, from := range takesOver {
+		kinds[provider] = append(kinds[provider], kinds[from]...)
+	}
+	allowed, unchecked = map[string]map[string]bool{}, map[string]bool{}
+	for provider := range kinds {
+		if _, ok := providerPackages[provider]; !ok {
 			t.Fatalf("provider %q is not in providerPackages: say which packages implement it", provider)
 		}
-		for _, p := range pkgs {
-			if allowed[p] == nil {
-				allowed[p] = map[string]bool{}
+	}
+	for provider, dirs := range providerPackages {
+		ks, bound := kinds[provider]
+		if !bound && everyDataplane {
+			t.Errorf("providerPackages names %q, which no binding table has", provider)
+		}
+		for _, dir := range dirs {
+			if !known[dir] {
+				t.Errorf("providerPackages: %s (of %q) is not a package of the module", dir, provider)
 			}
-			allowed[p][kind] = true
+			if !bound {
+				unchecked[dir] = true
+			}
+			if allowed[dir] == nil {
+				allowed[dir] = map[string]bool{}
+			}
+			for _, k := range ks {
+				allowed[dir][k] = true
+			}
 		}
 	}
-	for provider, kinds := range svc.Table.Providers() {
-		for _, k := range kinds {
-			allow(provider, k)
-			if provider == "simulated daemons" {
-				allow("linux daemons", k) // the same kinds, run by FRR, chronyd and the host
-			}
+	return allowed, unchecked
+}
+
+// exemptions are the constant kind names the rule lets stand outside their
+// providers, by file, name and position; each must still be found (an
+// exemption that no longer matches fails the test, so the list only
+// shrinks).
+var exemptions = []struct {
+	file, name, position, why string
+}{
+	// A revision's member User (who committed) shares the User kind's
+	// name: it is a JSON member and a column heading, not a kind.
+	{"internal/engine/revpublic.go", "User", "switch case", "a revision record's JSON member User, decoded by its key"},
+	{"internal/openapi/openapi.go", "User", "map key", "the Revision and PendingConfirmation schemas' property User"},
+	{"internal/cli/confirm.go", "User", "map key", "the pending confirmation's JSON member User"},
+	{"internal/cli/confirm.go", "User", "list element", "the pending confirmation's column heading User"},
+	{"internal/cli/show.go", "User", "list element", "the revisions table's column heading User"},
+	// Bindings made outside their providers: the REST server holds the
+	// handlers of the history's Rollback, the config log's ClearConfigLog
+	// and the accounts' UserPassword (their types are the REST server's
+	// ActionHandler, which the history and the accounts packages cannot
+	// import), and the root writes the table's rows for them.
+	{"internal/api/actions.go", "Rollback", "argument", "api.New binds the history's Rollback to its own handler"},
+	{"internal/api/actions.go", "ClearConfigLog", "argument", "api.New binds the config log's ClearConfigLog to its own handler"},
+	{"internal/service/service.go", "Rollback", "argument", "the root records the row of the Rollback that api.New binds"},
+	{"internal/service/service.go", "ClearConfigLog", "argument", "the root records the row of the ClearConfigLog that api.New binds"},
+	{"internal/service/service.go", "UserPassword", "map key", "the root binds the accounts' UserPassword to api.UserPasswordAction"},
+}
+
+// exempt says whether u is one of exemptions, and marks it used.
+func exempt(u kindNameUse, used []bool) bool {
+	file := u.at[:strings.LastIndex(u.at, ":")]
+	for i, e := range exemptions {
+		if e.file == file && e.name == u.name && e.position == u.position {
+			used[i] = true
+			return true
 		}
 	}
-	for k := range linux.DataplaneKinds() {
-		allow("linux dataplane", k)
-	}
-	return allowed
+	return false
 }
 
 // TestNoKindNameOutsideItsProvider keeps docs/design.md's rule: a declared
 // kind or action is named only in package model and in the packages of the
 // providers bound to it; the engine, the REST layer, the CLI and main know
-// kinds by their declarations.
+// kinds by their declarations. Every non-test file of the module is
+// type-checked, and every constant string expression whose value is a
+// declared name counts, whatever spells it (a literal, a constant of any
+// package, a sum of constants) and wherever it stands, but as a field's
+// name in an object (fieldName) and the exemptions above.
 func TestNoKindNameOutsideItsProvider(t *testing.T) {
-	names := map[string]bool{}
-	for _, k := range model.Builtin().Kinds() {
-		names[k.Name] = true
-	}
-	allowed := allowedNames(t)
 	root := moduleRoot(t)
-	found := literalNames(t, root, names, func(dir string) bool {
-		return dir == "internal/model" || strings.HasPrefix(dir, "bench") || strings.HasPrefix(dir, "client")
-	})
+	pkgs, exports := listPackages(t, root, "./...")
+	known := map[string]bool{}
+	for _, p := range pkgs {
+		rel, _ := filepath.Rel(root, p.Dir)
+		known[filepath.ToSlash(rel)] = true
+	}
+	allowed, unchecked := allowedNames(t, known)
+	fset := token.NewFileSet()
+	imp := exportImporter(fset, exports)
+	names := declaredNames()
+	used := make([]bool, len(exemptions))
 	var bad []string
-	for at, name := range found {
-		dir := filepath.Dir(at[:strings.LastIndex(at, ":")])
-		if !allowed[dir][name] {
-			bad = append(bad, at+": "+strconv.Quote(name))
+	for _, p := range pkgs {
+		if p.ImportPath == modulePath+"/internal/model" {
+			continue // the declarations
+		}
+		if rel, _ := filepath.Rel(root, p.Dir); unchecked[filepath.ToSlash(rel)] {
+			continue
+		}
+		c := typeCheck(t, fset, imp, root, p.Dir, p.ImportPath, p.GoFiles)
+		for _, u := range kindNameUses(fset, root, c, names) {
+			if !allowed[u.dir][u.name] && !exempt(u, used) {
+				bad = append(bad, u.String())
+			}
 		}
 	}
 	slices.Sort(bad)
 	for _, b := range bad {
-		t.Errorf("%s names a declared kind outside package model and its providers", b)
+		t.Errorf("%s: names a declared kind outside package model and its providers", b)
+	}
+	for i, e := range exemptions {
+		if !used[i] {
+			t.Errorf("exemption %s %q as %s (%s) matches nothing any more: remove it", e.file, e.name, e.position, e.why)
+		}
 	}
 }
 
@@ -221,4 +446,51 @@ func openSim(t *testing.T) *Service {
 	t.Helper()
 	svc, _ := openTest(t, Sim, nil)
 	return svc
+}
+
+// TestKindNameProbes: the scan of TestNoKindNameOutsideItsProvider reports
+// every kind name of testdata/kindprobe where its comments want one, with
+// its position, and nothing else (an object's field names stand).
+func TestKindNameProbes(t *testing.T) {
+	root := moduleRoot(t)
+	_, exports := listPackages(t, root, modulePath+"/internal/model")
+	fset := token.NewFileSet()
+	dir := filepath.Join(root, "internal", "service", "testdata", "kindprobe")
+	p := typeCheck(t, fset, exportImporter(fset, exports), root, dir, "kindprobe", []string{"probe.go"})
+	var want []string
+	for _, f := range p.files {
+		for _, g := range f.Comments {
+			for _, c := range g.List {
+				_, wanted, ok := strings.Cut(c.Text, "want: ")
+				if !ok {
+					continue
+				}
+				at := fset.Position(c.Pos())
+				rel, _ := filepath.Rel(root, at.Filename)
+				for _, w := range strings.Split(wanted, "; ") {
+					want = append(want, filepath.ToSlash(rel)+":"+strconv.Itoa(at.Line)+": "+w)
+				}
+			}
+		}
+	}
+	var got []string
+	for _, u := range kindNameUses(fset, root, p, declaredNames()) {
+		got = append(got, u.String())
+	}
+	slices.Sort(want)
+	slices.Sort(got)
+	if len(want) < 5 {
+		t.Fatalf("the probe wants %d reports; it has at least five", len(want))
+	}
+	for _, w := range want {
+		if !slices.Contains(got, w) {
+			t.Errorf("not reported: %s", w)
+		}
+	}
+	for _, g := range got {
+		if !slices.Contains(want, g) {
+			t.Errorf("reported, not wanted: %s", g)
+		}
+	}
+	t.Logf("reported:\n%s", strings.Join(got, "\n"))
 }

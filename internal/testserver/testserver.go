@@ -21,7 +21,6 @@ import (
 	"github.com/swmgr/swmgr/internal/api"
 	"github.com/swmgr/swmgr/internal/auth"
 	"github.com/swmgr/swmgr/internal/backend"
-	"github.com/swmgr/swmgr/internal/backend/useracct"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/users"
 	"github.com/swmgr/swmgr/internal/lifecycle"
@@ -117,7 +116,7 @@ func (s *Server) start(dir string, opts Options) error {
 	}
 	s.svc = svc
 	eng := svc.Engine
-	k := eng.Registry().Lookup(model.Config, useracct.UserKind)
+	k := eng.Registry().AccountKind()
 	if _, err := eng.Apply(ctx, []engine.Edit{{Kind: k, Op: backend.Create, Fields: model.Object{"Name": "admin", "Group": model.AdminGroup, "Password": AdminPassword}}}, engine.Meta{Source: "system"}, nil); err != nil {
 		return fmt.Errorf("first admin: %w", err)
 	}
