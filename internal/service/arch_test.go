@@ -19,6 +19,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/model"
 )
 
@@ -272,22 +273,15 @@ func declaredNames() map[string]bool {
 	return names
 }
 
-// providerPackages are the packages that implement each provider of the
-// binding table (directories below the module's root). allowedNames checks
-// it against the table: a provider missing here, or one here the table
-// does not have, fails the test.
-var providerPackages = map[string][]string{
-	"simulated dataplane": {"internal/backend/sim"},
-	"simulated daemons":   {"internal/backend/sim"},
-	"linux dataplane":     {"internal/backend/linux"},
-	"linux daemons":       {"internal/backend/linux", "internal/frr", "internal/chrony"},
-	"accounts":            {"internal/backend/useracct", "internal/accounts", "internal/engine/users"},
-	"archive scheduler":   {"internal/lifecycle", "internal/archive"},
-	"lifecycle":           {"internal/lifecycle"},
-	"history":             {"internal/engine/history"},
-	"config log":          {"internal/configlog"},
-	"service states":      {"internal/service"},
-	"central AAA":         {"internal/aaa"},
+// delegates are the packages a provider's package hands the work of its
+// kinds to (the daemons' configuration, the accounts' files, the archive's
+// transfers): they may name the same kinds. The provider's own package is
+// not listed anywhere: the binding table says it (bind.Row.Package, the
+// package that declares the provider's type).
+var delegates = map[string][]string{
+	"internal/backend/linux":    {"internal/frr", "internal/chrony"},
+	"internal/backend/useracct": {"internal/accounts"},
+	"internal/lifecycle":        {"internal/archive"},
 }
 
 // takesOver says which provider's kinds another may take: service.Open
@@ -298,17 +292,14 @@ var providerPackages = map[string][]string{
 var takesOver = map[string]string{"linux daemons": "simulated daemons"}
 
 // allowedNames returns, per package directory, the kinds and actions it
-// may name: those bound to the providers it implements, by the binding
-// tables service.Open builds on every dataplane this test can open (the
-// Linux one needs root, for a network namespace). The directories of a
-// provider that no opened table has are in unchecked: what they may name
-// is not known.
-//
-// This is the one place that says which package implements which
-// provider (providerPackages, by the provider's name).
+// may name: those bound to the providers whose types it declares, by the
+// binding tables service.Open builds on every dataplane this test can open
+// (the Linux one needs root, for a network namespace), and their
+// delegates'. The packages of a provider that no opened table has are in
+// unchecked: what they may name is not known.
 func allowedNames(t *testing.T, known map[string]bool) (allowed map[string]map[string]bool, unchecked map[string]bool) {
 	t.Helper()
-	tables := []*Table{openSim(t).Table}
+	tables := []*bind.Table{openSim(t).Table}
 	everyDataplane := os.Geteuid() == 0
 	if everyDataplane {
 		svc, err := openTest(t, Linux, linuxLab(t))
@@ -319,39 +310,44 @@ func allowedNames(t *testing.T, known map[string]bool) (allowed map[string]map[s
 	} else {
 		t.Log("not root: the Linux dataplane is not opened, and the packages of its providers are not checked")
 	}
-	kinds := map[string][]string{} // by provider
+	module := modulePath + "/"
+	kinds := map[string][]string{}    // by provider
+	packages := map[string][]string{} // by provider
 	for _, table := range tables {
-		for provider, ks := range table.Providers() {
-			kinds[provider] = append(kinds[provider], ks...)
+		for _, r := range table.Rows() {
+			kinds[r.Provider] = append(kinds[r.Provider], r.Kind)
+			dir := strings.TrimPrefix(r.Package, module)
+			if !slices.Contains(packages[r.Provider], dir) {
+				packages[r.Provider] = append(packages[r.Provider], dir)
+			}
 		}
 	}
 	for provider, from := range takesOver {
 		kinds[provider] = append(kinds[provider], kinds[from]...)
-	}
-	allowed, unchecked = map[string]map[string]bool{}, map[string]bool{}
-	for provider := range kinds {
-		if _, ok := providerPackages[provider]; !ok {
-			t.Fatalf("provider %q is not in providerPackages: say which packages implement it", provider)
+		if len(packages[provider]) == 0 {
+			packages[provider] = []string{"internal/backend/linux"}
 		}
 	}
-	for provider, dirs := range providerPackages {
-		ks, bound := kinds[provider]
-		if !bound && everyDataplane {
-			t.Errorf("providerPackages names %q, which no binding table has", provider)
+	allowed, unchecked = map[string]map[string]bool{}, map[string]bool{}
+	for provider, dirs := range packages {
+		for _, dir := range dirs {
+			dirs = append(dirs, delegates[dir]...)
 		}
 		for _, dir := range dirs {
 			if !known[dir] {
-				t.Errorf("providerPackages: %s (of %q) is not a package of the module", dir, provider)
-			}
-			if !bound {
-				unchecked[dir] = true
+				t.Errorf("%s (a package of provider %q) is not a package of the module", dir, provider)
 			}
 			if allowed[dir] == nil {
 				allowed[dir] = map[string]bool{}
 			}
-			for _, k := range ks {
+			for _, k := range kinds[provider] {
 				allowed[dir][k] = true
 			}
+		}
+	}
+	if !everyDataplane {
+		for _, dir := range append([]string{"internal/backend/linux"}, delegates["internal/backend/linux"]...) {
+			unchecked[dir] = true
 		}
 	}
 	return allowed, unchecked
@@ -371,16 +367,6 @@ var exemptions = []struct {
 	{"internal/cli/confirm.go", "User", "map key", "the pending confirmation's JSON member User"},
 	{"internal/cli/confirm.go", "User", "list element", "the pending confirmation's column heading User"},
 	{"internal/cli/show.go", "User", "list element", "the revisions table's column heading User"},
-	// Bindings made outside their providers: the REST server holds the
-	// handlers of the history's Rollback, the config log's ClearConfigLog
-	// and the accounts' UserPassword (their types are the REST server's
-	// ActionHandler, which the history and the accounts packages cannot
-	// import), and the root writes the table's rows for them.
-	{"internal/api/actions.go", "Rollback", "argument", "api.New binds the history's Rollback to its own handler"},
-	{"internal/api/actions.go", "ClearConfigLog", "argument", "api.New binds the config log's ClearConfigLog to its own handler"},
-	{"internal/service/service.go", "Rollback", "argument", "the root records the row of the Rollback that api.New binds"},
-	{"internal/service/service.go", "ClearConfigLog", "argument", "the root records the row of the ClearConfigLog that api.New binds"},
-	{"internal/service/service.go", "UserPassword", "map key", "the root binds the accounts' UserPassword to api.UserPasswordAction"},
 }
 
 // exempt says whether u is one of exemptions, and marks it used.
@@ -493,4 +479,82 @@ func TestKindNameProbes(t *testing.T) {
 		}
 	}
 	t.Logf("reported:\n%s", strings.Join(got, "\n"))
+}
+
+// frontDoors are the packages that serve the switch to clients.
+var frontDoors = []string{"internal/api", "internal/gnmi"}
+
+// core are the packages every front door reads and writes through (the
+// engine and its parts) and the root; they bind rows of their own (the
+// history's Rollback, the config log) without being a provider a front door
+// must not import.
+func core(dir string) bool {
+	return dir == "internal/service" || dir == "internal/engine" || dir == "internal/engine/history"
+}
+
+// importsApart lists the imports that break the layering of the
+// switchboard: a provider that imports a front door, or a front door that
+// imports a provider. deps holds each package's transitive imports.
+func importsApart(deps map[string][]string, providers, doors []string) []string {
+	var bad []string
+	for _, p := range providers {
+		for _, d := range doors {
+			if slices.Contains(deps[p], d) {
+				bad = append(bad, fmt.Sprintf("provider %s imports front door %s", p, d))
+			}
+			if slices.Contains(deps[d], p) {
+				bad = append(bad, fmt.Sprintf("front door %s imports provider %s", d, p))
+			}
+		}
+	}
+	return bad
+}
+
+// TestFrontDoorsAndProvidersApart: no provider (a package that declares a
+// provider type of the binding table) imports a front door, and no front
+// door imports a provider, directly or not; they meet in the table
+// (internal/bind). The planted violations are cases the check must find.
+func TestFrontDoorsAndProvidersApart(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		deps map[string][]string
+		want int
+	}{
+		{"apart", map[string][]string{"internal/lifecycle": {"internal/bind"}, "internal/api": {"internal/bind"}}, 0},
+		{"a provider imports REST", map[string][]string{"internal/lifecycle": {"internal/bind", "internal/api"}}, 1},
+		{"a provider imports gNMI through another package", map[string][]string{"internal/aaa": {"internal/obs", "internal/gnmi"}}, 1},
+		{"REST imports a provider", map[string][]string{"internal/api": {"internal/engine/users"}}, 1},
+	} {
+		if got := importsApart(tc.deps, []string{"internal/lifecycle", "internal/aaa", "internal/engine/users"}, frontDoors); len(got) != tc.want {
+			t.Errorf("%s: %v, want %d", tc.name, got, tc.want)
+		}
+	}
+
+	svc := openSim(t)
+	var providers []string
+	for _, r := range svc.Table.Rows() {
+		dir := strings.TrimPrefix(r.Package, modulePath+"/")
+		if !core(dir) && !slices.Contains(providers, dir) {
+			providers = append(providers, dir)
+		}
+	}
+	if !slices.Contains(providers, "internal/backend/linux") {
+		providers = append(providers, "internal/backend/linux") // not bound on the simulated switch
+	}
+	deps := map[string][]string{}
+	for _, dir := range append(slices.Clone(providers), frontDoors...) {
+		out, err := exec.Command("go", "list", "-deps", modulePath+"/"+dir).Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", dir, err)
+		}
+		for _, p := range strings.Fields(string(out)) {
+			if rest, ok := strings.CutPrefix(p, modulePath+"/"); ok && rest != dir {
+				deps[dir] = append(deps[dir], rest)
+			}
+		}
+	}
+	for _, bad := range importsApart(deps, providers, frontDoors) {
+		t.Error(bad)
+	}
+	t.Logf("providers: %v", providers)
 }
