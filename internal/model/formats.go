@@ -2,6 +2,7 @@ package model
 
 import (
 	"net/netip"
+	"regexp"
 	"strings"
 )
 
@@ -133,12 +134,7 @@ var (
 	}
 	FormatPortName = &Format{
 		Name: "port-name", Doc: "fpPort<N> or fpPort<N>s<M>", Hint: "<fpPortN>", Sample: "fpPort1",
-		Check: func(s string) string {
-			if !portNameRE.MatchString(s) {
-				return "a front-panel port name like fpPort1, or a breakout sub-port like fpPort1s2"
-			}
-			return ""
-		},
+		Check: matching(portNameRE, "a front-panel port name like fpPort1, or a breakout sub-port like fpPort1s2"),
 	}
 	FormatIfName = &Format{
 		Name: "ifname", Doc: "interface name, 1..15 characters", Hint: "<Linux interface>", Sample: "example",
@@ -151,21 +147,11 @@ var (
 	}
 	FormatMAC = &Format{
 		Name: "mac", Doc: "MAC address aa:bb:cc:dd:ee:ff", Hint: "<HH:HH:HH:HH:HH:HH>", Sample: "02:00:00:00:00:01",
-		Check: func(s string) string {
-			if !macRE.MatchString(s) {
-				return "a MAC address like 00:11:22:33:44:55"
-			}
-			return ""
-		},
+		Check: matching(macRE, "a MAC address like 00:11:22:33:44:55"),
 	}
 	FormatUserName = &Format{
 		Name: "posix-user-name", Doc: "POSIX user name", Hint: "<user name>", Sample: "ops1",
-		Check: func(s string) string {
-			if !userNameRE.MatchString(s) {
-				return "a POSIX user name: 1..32 of a-z, 0-9, '_' and '-', starting with a letter or '_'"
-			}
-			return ""
-		},
+		Check: matching(userNameRE, "a POSIX user name: 1..32 of a-z, 0-9, '_' and '-', starting with a letter or '_'"),
 	}
 	FormatHostname = &Format{
 		Name: "hostname", Doc: "an RFC 1123 host name", Hint: "<host name>", Sample: "switch1",
@@ -196,18 +182,24 @@ var (
 	}
 	FormatObjName = &Format{
 		Name: "object-name", Doc: "name: letters, digits, _ . -", Hint: "<name>", Sample: "example",
-		Check: func(s string) string {
-			if !objNameRE.MatchString(s) {
-				return "a name of 1..63 letters, digits, '_', '.' or '-', starting with a letter or digit"
-			}
-			return ""
-		},
+		Check: matching(objNameRE, "a name of 1..63 letters, digits, '_', '.' or '-', starting with a letter or digit"),
 	}
 	// FormatIntfRef is an interface of the switch: a name of one of the
 	// registry's interface kinds (a port, a VLAN interface, a LogicalIntf;
 	// interfaces.go). Its Doc, Check and Resolve come from those kinds.
 	FormatIntfRef = &Format{Name: "intf-ref", Hint: "<interface>", Sample: "fpPort1", bind: bindInterfaceFormat}
 )
+
+// matching is the check of a format a regular expression defines: want
+// is what a value that does not match should have been.
+func matching(re *regexp.Regexp, want string) func(s string) string {
+	return func(s string) string {
+		if !re.MatchString(s) {
+			return want
+		}
+		return ""
+	}
+}
 
 // checkIPv4 accepts a dotted IPv4 address.
 func checkIPv4(s string) string {
