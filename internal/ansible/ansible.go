@@ -312,25 +312,8 @@ func sampleValue(f *model.Field) string {
 }
 
 func sampleText(f *model.Field) string {
-	switch f.Format {
-	case model.FormatIPv4, model.FormatIPv4Host, model.FormatIPOrFQDN:
-		return "192.0.2.1"
-	case model.FormatIPv4CIDR:
-		return "192.0.2.1/24"
-	case model.FormatASN:
-		return "65001"
-	case model.FormatPortName, model.FormatIntfRef:
-		return "fpPort1"
-	case model.FormatUserName:
-		return "ops1"
-	case model.FormatHostname:
-		return "switch1"
-	case model.FormatFileURI:
-		return "sftp://backup@192.0.2.1/switch1.json"
-	case model.FormatAbsPath:
-		return "/var/backups/switch1.json"
-	case model.FormatMAC:
-		return "02:00:00:00:00:01"
+	if f.Format != nil {
+		return f.Format.Sample
 	}
 	return "example"
 }

@@ -253,33 +253,8 @@ func valueHint(f *model.Field) string {
 	case f.Type == model.Int:
 		return "<number>"
 	}
-	switch f.Format {
-	case model.FormatIPv4, model.FormatIPv4Host:
-		return "<A.B.C.D>"
-	case model.FormatIPv4CIDR:
-		return "<A.B.C.D/M>"
-	case model.FormatASN:
-		return "<1-4294967295>"
-	case model.FormatIPOrFQDN:
-		return "<A.B.C.D|host name>"
-	case model.FormatPortName:
-		return "<fpPortN>"
-	case model.FormatIntfRef:
-		return "<interface>"
-	case model.FormatIfName:
-		return "<Linux interface>"
-	case model.FormatMAC:
-		return "<HH:HH:HH:HH:HH:HH>"
-	case model.FormatUserName:
-		return "<user name>"
-	case model.FormatHostname:
-		return "<host name>"
-	case model.FormatFileURI:
-		return "<URI>"
-	case model.FormatAbsPath:
-		return "</path>"
-	case model.FormatObjName:
-		return "<name>"
+	if f.Format != nil {
+		return f.Format.Hint
 	}
 	if f.Type == model.StringList {
 		return "<value>"

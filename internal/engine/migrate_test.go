@@ -238,7 +238,7 @@ func TestRecordThatDoesNotReadStopsTheStart(t *testing.T) {
 	kinds := model.Builtin().Kinds()
 	for _, k := range kinds {
 		if k.Name == "NtpServer" {
-			k.Field("IpAddr").Type, k.Field("IpAddr").Format = model.Int, 0
+			k.Field("IpAddr").Type, k.Field("IpAddr").Format = model.Int, nil
 		}
 	}
 	err := openEngineErr(t, dir, registry(t, kinds))

@@ -14,24 +14,12 @@ import (
 // is done here, per format, once for every kind and for keys and
 // references alike.
 
-// canonical returns the one spelling of s for format f, or s unchanged when
-// s does not have the format (validation then says what is wrong).
-func canonical(f Format, s string) string {
-	switch f {
-	case FormatIPv4, FormatIPv4Host, FormatIPOrFQDN, FormatIPHost:
-		if a, err := netip.ParseAddr(s); err == nil {
-			if a.Zone() != "" {
-				return s // refused by the format check
-			}
-			return a.Unmap().String()
-		}
-		if f == FormatIPOrFQDN {
-			return canonicalFQDN(s)
-		}
-	case FormatIPv4CIDR:
-		if p, err := netip.ParsePrefix(s); err == nil && p.Addr().Is4() {
-			return p.String()
-		}
+// canonicalIP is the one spelling of an IP address (IPv4-mapped IPv6
+// addresses as IPv4), or s unchanged when s is none or has a zone (which
+// the format check refuses).
+func canonicalIP(s string) string {
+	if a, err := netip.ParseAddr(s); err == nil && a.Zone() == "" {
+		return a.Unmap().String()
 	}
 	return s
 }
@@ -51,14 +39,24 @@ func canonicalFQDN(s string) string {
 	return s
 }
 
+// canonical returns the one spelling of s in the field's format, or s
+// unchanged when the format has none or s does not have the format
+// (validation then says what is wrong).
+func (f *Field) canonical(s string) string {
+	if f.Format == nil || f.Format.Canonical == nil {
+		return s
+	}
+	return f.Format.Canonical(s)
+}
+
 // canonicalValue applies canonical to a string or each element of a list.
 func (f *Field) canonicalValue(v any) any {
-	if f.Format == FormatNone {
+	if f.Format == nil {
 		return v
 	}
 	switch x := v.(type) {
 	case string:
-		if c := canonical(f.Format, x); c != x {
+		if c := f.canonical(x); c != x {
 			return c
 		}
 		return v // already canonical: no new string nor interface (a restore's 300,000)
@@ -68,7 +66,7 @@ func (f *Field) canonicalValue(v any) any {
 		}
 		var out []string
 		for i, s := range x {
-			if c := canonical(f.Format, s); c != s {
+			if c := f.canonical(s); c != s {
 				if out == nil {
 					out = append([]string(nil), x...)
 				}

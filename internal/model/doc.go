@@ -127,7 +127,7 @@ func writeFieldAs(b *strings.Builder, f *Field, name string) {
 	}
 	if f.Ref != "" {
 		r := "names a " + f.Ref
-		if f.RefBy != nil {
+		if f.Format != nil && f.Format.Resolve != nil {
 			r += " or another kind, by the value's form"
 		}
 		if f.RefImplied != "" {
@@ -159,8 +159,8 @@ func writeFieldAs(b *strings.Builder, f *Field, name string) {
 		allowed = strings.Join(f.Enum, ", ")
 	case f.Range != nil:
 		allowed = fmt.Sprintf("%d..%d", f.Range.Min, f.Range.Max)
-	case f.Format != FormatNone:
-		allowed = formatNames[f.Format]
+	case f.Format != nil:
+		allowed = f.Format.Doc
 	case f.Text == TextName:
 		allowed = "*name*"
 	}
@@ -179,24 +179,6 @@ func writeFieldAs(b *strings.Builder, f *Field, name string) {
 	for _, s := range f.Sub {
 		writeFieldAs(b, s, name+sep+s.Name)
 	}
-}
-
-var formatNames = map[Format]string{
-	FormatIPv4:     "IPv4 address",
-	FormatIPv4Host: "unicast IPv4 address",
-	FormatIPv4CIDR: "IPv4 address/prefix length (not the network or broadcast address)",
-	FormatIPOrFQDN: "IP address or fully qualified domain name",
-	FormatASN:      "AS number: asplain 1..4294967295 or asdot",
-	FormatPortName: "fpPort<N> or fpPort<N>s<M>",
-	FormatIfName:   "interface name, 1..15 characters",
-	FormatMAC:      "MAC address aa:bb:cc:dd:ee:ff",
-	FormatUserName: "POSIX user name",
-	FormatHostname: "host name",
-	FormatFileURI:  "///abs/path, file:///abs/path or sftp://[user@]host[:port]/path",
-	FormatAbsPath:  "absolute path naming a file (as an sftp:// path: no trailing `/`, no empty, `.` or `..` segment, no control characters, `?` or `#`)",
-	FormatObjName:  "name: letters, digits, _ . -",
-	FormatIntfRef:  "fpPort<N>, fpPort<N>s<M>, vlan<VlanId> or a LogicalIntf name",
-	FormatIPHost:   "unicast IPv4 or IPv6 address",
 }
 
 var sourceDoc = map[string]string{

@@ -53,6 +53,8 @@ func rng(min, max int64) *Range { return &Range{Min: min, Max: max} }
 func builtinKinds() []*Kind {
 	port := &Kind{
 		Name: "Port", Class: Config, Discovered: true,
+		Interface: &Interface{Prefix: "fpPort", Noun: "a port", Like: "a port like fpPort1 or fpPort1s2", Form: "fpPort<N>, fpPort<N>s<M>",
+			Key: func(name string) (string, bool, string) { return name, portNameRE.MatchString(name), "" }},
 		CLI: &CLICommand{Words: []string{"interface", "fpPort"}, Prompt: []string{"if", "fpPort"}, Join: true,
 			Brief: portBrief,
 			Shows: []CLIShow{
@@ -210,7 +212,7 @@ func builtinKinds() []*Kind {
 				// FlexSwitch's show ip interface: Interface, IP Address, OperState, DownEvents, Last Flap.
 				Brief: []string{"IntfRef:Interface", "IpAddr:IP Address", "Vrf:VRF", "AdminState:Admin", "OperState:Oper", "NumDownEvents:DownEvents", "LastDownEventTime:Last Flap"}},
 			Fields: []*Field{
-				{Name: "IntfRef", Type: String, Key: true, Format: FormatIntfRef, Ref: "Port", RefBy: intfRefTarget, Doc: "the port, the VLAN interface (vlan10) or the LogicalIntf (Loopback1) that carries the address"},
+				{Name: "IntfRef", Type: String, Key: true, Format: FormatIntfRef, Ref: "Port", Doc: "the port, the VLAN interface (vlan10) or the LogicalIntf (Loopback1) that carries the address"},
 				{Name: "IpAddr", Type: String, Required: true, Format: FormatIPv4CIDR, UniqueWithin: []string{"Vrf"}, Doc: "<ipv4>/<prefix length>"},
 				{Name: "AdminState", Type: String, Default: "UP", Enum: adminStates, CLI: "shutdown", CLISwitch: "DOWN"},
 				vrfRef(&Field{Name: "Vrf", Type: String, Default: "default", Doc: "VRF of the interface", CLI: "vrf"}),

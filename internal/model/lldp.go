@@ -81,22 +81,27 @@ func lldpKinds() []*Kind {
 var logicalIntfNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]{0,14}$`)
 
 func logicalIntf() *Kind {
+	intf := &Interface{Noun: "a LogicalIntf", Like: "a LogicalIntf like Loopback1", Form: "a LogicalIntf name",
+		Key: func(name string) (string, bool, string) {
+			return name, logicalIntfNameRE.MatchString(name) && !strings.EqualFold(name, kernelLoopback), ""
+		}}
 	return &Kind{
 		Name: "LogicalIntf", Class: Config,
 		// FlexSwitch's prompt is (config-if)#: the name is not shown.
-		CLI: &CLICommand{Words: []string{"interface", "logical"}, Prompt: []string{"if", ""}},
-		Doc: "A logical interface: a loopback (Loopback1) that carries an address of the switch itself, up whatever the ports do.",
+		CLI:       &CLICommand{Words: []string{"interface", "logical"}, Prompt: []string{"if", ""}},
+		Doc:       "A logical interface: a loopback (Loopback1) that carries an address of the switch itself, up whatever the ports do.",
+		Interface: intf,
 		Fields: []*Field{
 			{Name: "Name", Type: String, Text: TextName, Key: true, MaxLen: 15, Doc: "like Loopback1; not a port (fpPort...) or VLAN (vlan...) name, not lo"},
 			{Name: "Type", Type: String, Default: "Loopback", Enum: []string{"Loopback"}},
 		},
 		Check: func(o Object) error {
 			name := o.Str("Name")
-			switch {
-			case !logicalIntfNameRE.MatchString(name):
+			if !logicalIntfNameRE.MatchString(name) {
 				return apierr.BadRequest(apierr.CodeInvalidValue, "LogicalIntf", "Name", "Name: %q is not an interface name: 1..15 letters, digits, '_', '.' or '-', starting with a letter", name)
-			case isReservedIntfName(name):
-				return apierr.BadRequest(apierr.CodeInvalidValue, "LogicalIntf", "Name", "Name: %q is the name of a port, a VLAN interface or the kernel's loopback; choose another, like Loopback1", name)
+			}
+			if by, others := intf.OthersTaken(name); by != "" || strings.EqualFold(name, kernelLoopback) {
+				return apierr.BadRequest(apierr.CodeInvalidValue, "LogicalIntf", "Name", "Name: %q is the name of %s; choose another, like Loopback1", name, joinWords(append(others, "the kernel's loopback"), " or "))
 			}
 			return nil
 		},
@@ -109,37 +114,24 @@ func logicalIntf() *Kind {
 	}
 }
 
-// isReservedIntfName: names of ports, VLAN interfaces and the kernel's own
-// loopback, which a LogicalIntf cannot take.
-func isReservedIntfName(name string) bool {
-	lower := strings.ToLower(name)
-	return strings.HasPrefix(lower, "fpport") || strings.HasPrefix(lower, "vlan") || lower == "lo"
-}
+// kernelLoopback is the kernel's own loopback device, which no LogicalIntf
+// may be named (in any case).
+const kernelLoopback = "lo"
 
 // vlanIntfRE is a VLAN's interface (its SVI): vlan<VlanId>, as FlexSwitch
 // and the Linux backend name it.
 var vlanIntfRE = regexp.MustCompile(`^vlan([1-9][0-9]{0,3})$`)
 
-// intfRefTarget: an interface reference names a Port (fpPort1), a Vlan
-// (vlan10: store key "10") or a LogicalIntf (Loopback1).
-func intfRefTarget(value string) (kind, key string) {
-	if portNameRE.MatchString(value) {
-		return "Port", value
-	}
-	if m := vlanIntfRE.FindStringSubmatch(value); m != nil {
-		return "Vlan", m[1]
-	}
-	return "LogicalIntf", value
-}
-
-// VlanOfIntf returns the VlanId an interface name vlan<N> names, or 0.
-func VlanOfIntf(name string) int64 {
+// vlanIntfKey is the Vlan a VLAN interface's name vlan<VlanId> names.
+func vlanIntfKey(name string) (key string, ok bool, why string) {
 	m := vlanIntfRE.FindStringSubmatch(name)
 	if m == nil {
-		return 0
+		return "", false, ""
 	}
-	n, _ := strconv.ParseInt(m[1], 10, 64)
-	return n
+	if n, _ := strconv.Atoi(m[1]); n > 4094 {
+		return "", false, "a VLAN interface is vlan<VlanId> with VlanId 1..4094"
+	}
+	return m[1], true, ""
 }
 
 // counterFields declares integer state counters.

@@ -80,28 +80,6 @@ func (t Type) String() string {
 	return "unknown"
 }
 
-// Format constrains the text of a string field (or of each element of a list).
-type Format int
-
-const (
-	FormatNone     Format = iota
-	FormatIPv4            // dotted IPv4 address
-	FormatIPv4CIDR        // <ipv4>/<prefix length>
-	FormatIPOrFQDN        // an IP address or a fully qualified domain name
-	FormatASN             // asplain 1..4294967295 or asdot <1..65535>.<0..65535>
-	FormatPortName        // fpPort<N> or fpPort<N>s<M>
-	FormatIfName          // a Linux interface name
-	FormatMAC             // colon-separated hex
-	FormatUserName        // POSIX portable user name
-	FormatHostname        // RFC 1123 host name
-	FormatFileURI         // ///abs/path, file:///abs/path or sftp://[user@]host[:port]/path
-	FormatAbsPath         // an absolute path
-	FormatObjName         // a simple name: letters, digits, - _ .
-	FormatIPv4Host        // a dotted IPv4 address a peer can have: not 0.0.0.0, broadcast or multicast
-	FormatIntfRef         // an interface of the switch: a port, a VLAN interface (vlan<N>) or a LogicalIntf name
-	FormatIPHost          // an IPv4 or IPv6 address a peer can have: unicast, no zone
-)
-
 // Secrecy says how a secret field is kept.
 type Secrecy int
 
@@ -133,16 +111,12 @@ type Field struct {
 	Names []string
 	// Metric, on a state field, exports it to Prometheus (see Metric).
 	Metric     *Metric
-	Range      *Range // allowed values of an integer field
-	MaxLen     int    // maximum length of a string field, 0 for none
-	Format     Format // form of a string field or of each list element
-	Ref        string // the config kind whose key this field names
-	RefImplied string // a value of Ref that always exists without an object ("default" VRF)
-	// RefBy, when set, picks the kind a value names among several, by the
-	// value's form (fpPort1 a Port, Loopback1 a LogicalIntf); Ref is then
-	// the kind most values name. It returns the kind and its store key.
-	RefBy  func(value string) (kind, key string)
-	Secret Secrecy // Public, Sealed or Transient
+	Range      *Range  // allowed values of an integer field
+	MaxLen     int     // maximum length of a string field, 0 for none
+	Format     *Format // form of a string field or of each list element (formats.go); nil for none
+	Ref        string  // the config kind whose key this field names
+	RefImplied string  // a value of Ref that always exists without an object ("default" VRF)
+	Secret     Secrecy // Public, Sealed or Transient
 	// Text is the class of text a string field holds (TextLine unless
 	// declared; every secret is TextSecret): see Text.
 	Text       Text
@@ -178,10 +152,13 @@ type Field struct {
 	CheckRecord func(o Object) error
 }
 
-// RefTarget returns the kind and store key a reference value names.
+// RefTarget returns the kind and store key a reference value names: of
+// Ref, or of the kind the value's form picks when the field's format names
+// several kinds (an interface: fpPort1 a Port, Loopback1 a LogicalIntf;
+// Ref is then the kind most values name).
 func (f *Field) RefTarget(value string) (kind, key string) {
-	if f.RefBy != nil {
-		return f.RefBy(value)
+	if f.Format != nil && f.Format.Resolve != nil {
+		return f.Format.Resolve(value)
 	}
 	return f.Ref, value
 }
@@ -213,6 +190,9 @@ type Kind struct {
 	StateOnly  []*Field // operational fields of the state form, in addition to Fields
 	// Check validates relations between fields of a complete object.
 	Check func(o Object) error
+	// Interface, when set, makes the kind's objects interfaces of the
+	// switch, which a field of FormatIntfRef names (interfaces.go).
+	Interface *Interface
 	// Referable, if set, says whether other objects may refer to o as it
 	// is (a port broken out into sub-ports may not carry an address).
 	Referable func(o Object) error
@@ -302,6 +282,7 @@ type Registry struct {
 	byLower     map[Class]map[string]*Kind
 	byExact     map[Class]map[string]*Kind // exact spellings, to look up without lower-casing
 	secretWords map[string]bool            // see IsSecretWord
+	interfaces  *interfaceSet              // the interface kinds (Kind.Interface)
 	// schemaVersion and migrations, when set (WithSchema), replace
 	// SchemaVersion and the declared migrations.
 	schemaVersion int
@@ -383,7 +364,14 @@ func NewRegistry(kinds ...*Kind) (*Registry, error) {
 		}
 		r.byExact[k.Class][exact] = k
 	}
+	var err error
+	if r.interfaces, err = newInterfaceSet(kinds); err != nil {
+		return nil, err
+	}
 	for _, k := range kinds {
+		if err := r.bindFormats(k); err != nil {
+			return nil, err
+		}
 		for _, f := range k.Fields {
 			if f.Ref != "" && r.Lookup(Config, f.Ref) == nil {
 				return nil, errorf("%s.%s references unknown kind %s", k.Name, f.Name, f.Ref)
@@ -404,6 +392,30 @@ func NewRegistry(kinds ...*Kind) (*Registry, error) {
 	}
 	r.secretWords = secretWords(kinds)
 	return r, nil
+}
+
+// bindFormats puts the registry's own format in place of a declared format
+// that depends on the registry (FormatIntfRef), and refuses an incomplete
+// format.
+func (r *Registry) bindFormats(k *Kind) error {
+	var bind func(path string, fs []*Field) error
+	bind = func(path string, fs []*Field) error {
+		for _, f := range fs {
+			if f.Format != nil {
+				if f.Format.bind != nil {
+					f.Format = f.Format.bind(f.Format, r)
+				}
+				if why := f.Format.complete(); why != "" {
+					return errorf("%s%s: format %q %s", path, f.Name, f.Format.Name, why)
+				}
+			}
+			if err := bind(path+f.Name+".", f.Sub); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return bind(k.Name+".", append(append([]*Field(nil), k.Fields...), k.StateOnly...))
 }
 
 func (k *Kind) index() error {

@@ -82,7 +82,7 @@ func TestResolve(t *testing.T) {
 
 func TestFormats(t *testing.T) {
 	tests := []struct {
-		f    Format
+		f    *Format
 		s    string
 		good bool
 	}{
@@ -147,9 +147,9 @@ func TestFormats(t *testing.T) {
 		{FormatObjName, "-red", false},
 	}
 	for _, tt := range tests {
-		msg := checkFormat(tt.f, tt.s)
+		msg := tt.f.Check(tt.s)
 		if (msg == "") != tt.good {
-			t.Errorf("checkFormat(%d, %q) = %q; want good=%v", tt.f, tt.s, msg, tt.good)
+			t.Errorf("%s.Check(%q) = %q; want good=%v", tt.f.Name, tt.s, msg, tt.good)
 		}
 	}
 }

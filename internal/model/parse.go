@@ -384,7 +384,7 @@ func (k *Kind) ParseText(f *Field, text string) (any, error) {
 		if err := f.checkText(k.Name, text, ""); err != nil {
 			return nil, err
 		}
-		return canonical(f.Format, text), nil
+		return f.canonical(text), nil
 	case Int:
 		n, err := strconv.ParseInt(text, 10, 64)
 		if err != nil {

@@ -106,7 +106,7 @@ func (f *Field) validate(kind string, v any) (any, error) {
 		if s == "" && !f.Key && !f.Required && (f.Default == nil || f.Default == "") {
 			return s, nil // unset optional value
 		}
-		if msg := checkFormat(f.Format, s); msg != "" {
+		if msg := f.checkFormat(s); msg != "" {
 			return nil, bad("%q is not %s", s, msg)
 		}
 	case Int:
@@ -120,7 +120,7 @@ func (f *Field) validate(kind string, v any) (any, error) {
 			if why := portListProblem(s); why != "" && f.PortList() {
 				return nil, bad("element %q holds %s", s, why)
 			}
-			if msg := checkFormat(f.Format, s); msg != "" {
+			if msg := f.checkFormat(s); msg != "" {
 				return nil, bad("element %q is not %s", s, msg)
 			}
 			if seen[s] {
@@ -168,81 +168,13 @@ var (
 	labelRE    = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$`)
 )
 
-// checkFormat returns "" when s has form f, else what s should have been.
-func checkFormat(f Format, s string) string {
-	switch f {
-	case FormatIPv4:
-		if a, err := netip.ParseAddr(s); err != nil || !a.Is4() {
-			return "an IPv4 address in dotted form, like 192.0.2.1"
-		}
-	case FormatIPv4Host:
-		if a, err := netip.ParseAddr(s); err != nil || !a.Is4() {
-			return "an IPv4 address in dotted form, like 192.0.2.1"
-		} else if !isUnicastHost(a) {
-			return "a unicast IPv4 address (not 0.0.0.0, 255.255.255.255 or multicast 224.0.0.0/4)"
-		}
-	case FormatIPv4CIDR:
-		return checkInterfaceCIDR(s)
-	case FormatIPHost:
-		if a, err := netip.ParseAddr(s); err != nil || a.Zone() != "" {
-			return "an IP address, like 192.0.2.1 or 2001:db8::1"
-		} else if !isUnicastHost(a) {
-			return "a unicast IP address (not unspecified, broadcast or multicast)"
-		}
-	case FormatIPOrFQDN:
-		if a, err := netip.ParseAddr(s); err == nil {
-			if a.Zone() != "" || !isUnicastHost(a) {
-				return "a usable unicast IP address (not unspecified, broadcast or multicast) or a fully qualified domain name, like 192.0.2.1 or ntp.example.com"
-			}
-			return ""
-		}
-		if !isHostname(s, true) {
-			return "an IP address or a fully qualified domain name, like 192.0.2.1 or ntp.example.com"
-		}
-	case FormatASN:
-		if _, ok := ParseASN(s); !ok {
-			return "an AS number: asplain 1..4294967295 or asdot 0..65535.0..65535, like 65001 or 1.10"
-		}
-	case FormatPortName:
-		if !portNameRE.MatchString(s) {
-			return "a front-panel port name like fpPort1, or a breakout sub-port like fpPort1s2"
-		}
-	case FormatIfName:
-		if len(s) == 0 || len(s) > 15 || s == "." || s == ".." || strings.ContainsAny(s, "/ \t\n:\x00") {
-			return "an interface name of 1..15 characters without '/', ':' or spaces"
-		}
-	case FormatMAC:
-		if !macRE.MatchString(s) {
-			return "a MAC address like 00:11:22:33:44:55"
-		}
-	case FormatUserName:
-		if !userNameRE.MatchString(s) {
-			return "a POSIX user name: 1..32 of a-z, 0-9, '_' and '-', starting with a letter or '_'"
-		}
-	case FormatHostname:
-		if !isHostname(s, false) {
-			return "a host name of letters, digits and '-' in dot-separated labels"
-		}
-	case FormatFileURI:
-		if _, _, err := ParseFileURI(s); err != nil {
-			return err.Error()
-		}
-	case FormatAbsPath:
-		if why := CheckFilePath(s, true); why != "" {
-			return "an absolute path naming a file on the server (" + why + ")"
-		}
-	case FormatIntfRef:
-		if vlan := VlanOfIntf(s); vlan > 4094 {
-			return "an interface: a VLAN interface is vlan<VlanId> with VlanId 1..4094"
-		} else if vlan == 0 && !portNameRE.MatchString(s) && (!logicalIntfNameRE.MatchString(s) || isReservedIntfName(s)) {
-			return "an interface: a port like fpPort1 or fpPort1s2, a VLAN interface like vlan10, or a LogicalIntf like Loopback1"
-		}
-	case FormatObjName:
-		if !objNameRE.MatchString(s) {
-			return "a name of 1..63 letters, digits, '_', '.' or '-', starting with a letter or digit"
-		}
+// checkFormat returns "" when s has the field's format (or the field has
+// none), else what s should have been.
+func (f *Field) checkFormat(s string) string {
+	if f.Format == nil {
+		return ""
 	}
-	return ""
+	return f.Format.Check(s)
 }
 
 // checkInterfaceCIDR accepts an interface address with its prefix length,

@@ -24,7 +24,8 @@ func RoleGroups() []string { return []string{AdminGroup, OperatorGroup, DefaultG
 func vlan() *Kind {
 	return &Kind{
 		Name: "Vlan", Class: Config,
-		Doc: "An 802.1Q VLAN. IntfList are its tagged member ports, UntagIntfList its untagged ones; a port is the untagged member of at most one VLAN.",
+		Interface: &Interface{Prefix: "vlan", Noun: "a VLAN interface", Like: "a VLAN interface like vlan10", Form: "vlan<VlanId>", Key: vlanIntfKey},
+		Doc:       "An 802.1Q VLAN. IntfList are its tagged member ports, UntagIntfList its untagged ones; a port is the untagged member of at most one VLAN.",
 		Fields: []*Field{
 			{Name: "VlanId", Type: Int, Key: true, Range: rng(1, 4094), Doc: "802.1Q VLAN id"},
 			{Name: "IntfList", Type: StringList, Format: FormatPortName, Ref: "Port", Doc: "tagged member ports"},

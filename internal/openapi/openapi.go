@@ -419,24 +419,6 @@ func (g *gen) schema(k *model.Kind, f form, doc string) obj {
 	return s
 }
 
-var formatNames = map[model.Format][2]string{
-	model.FormatIPv4:     {"ipv4", "an IPv4 address"},
-	model.FormatIPv4CIDR: {"ipv4-interface", "<IPv4 address>/<prefix length>"},
-	model.FormatIPv4Host: {"ipv4-host", "an IPv4 address a host can have (not 0.0.0.0, broadcast or multicast)"},
-	model.FormatIPOrFQDN: {"ip-or-fqdn", "an IP address or a fully qualified domain name"},
-	model.FormatASN:      {"asn", "an AS number, asplain or asdot"},
-	model.FormatPortName: {"port-name", "fpPort<N> or fpPort<N>s<M>"},
-	model.FormatIfName:   {"ifname", "a Linux interface name"},
-	model.FormatMAC:      {"mac", "a MAC address, colon-separated hex"},
-	model.FormatUserName: {"posix-user-name", "a POSIX user name"},
-	model.FormatHostname: {"hostname", "an RFC 1123 host name"},
-	model.FormatFileURI:  {"file-uri", "///abs/path, file:///abs/path or sftp://[user@]host[:port]/path"},
-	model.FormatAbsPath:  {"absolute-path", "an absolute path naming a file (no trailing /, no empty, . or .. segment, no control characters, ? or #)"},
-	model.FormatObjName:  {"object-name", "letters, digits, - _ ."},
-	model.FormatIntfRef:  {"intf-ref", "fpPort<N>, fpPort<N>s<M>, vlan<VlanId> or a LogicalIntf name"},
-	model.FormatIPHost:   {"ip-host", "an IPv4 or IPv6 address a host can have (unicast, no zone)"},
-}
-
 // jsonType is the JSON Schema type of a scalar field.
 func jsonType(t model.Type) string {
 	switch t {
@@ -499,11 +481,9 @@ func property(fd *model.Field, f form) obj {
 	if fd.MaxLen > 0 {
 		target["maxLength"] = fd.MaxLen
 	}
-	if fd.Format != model.FormatNone {
-		if fn, ok := formatNames[fd.Format]; ok {
-			target["x-swmgr-format"] = fn[0]
-			notes = append(notes, "form: "+fn[1])
-		}
+	if fd.Format != nil {
+		target["x-swmgr-format"] = fd.Format.Name
+		notes = append(notes, "form: "+fd.Format.Doc)
 	}
 	if fd.InEffect && f == stateForm {
 		notes = append(notes, "the value in effect, which may differ from the configured one")

@@ -110,14 +110,3 @@ func TestDocumentCoversTheModel(t *testing.T) {
 		}
 	}
 }
-
-// Every format a field uses has a name in the document.
-func TestEveryFormatIsNamed(t *testing.T) {
-	for _, k := range model.Builtin().Kinds() {
-		for _, f := range append(append([]*model.Field(nil), k.Fields...), k.StateOnly...) {
-			if _, ok := formatNames[f.Format]; f.Format != model.FormatNone && !ok {
-				t.Errorf("%s.%s: format %d has no name in formatNames", k.Name, f.Name, f.Format)
-			}
-		}
-	}
-}

@@ -202,7 +202,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	}
 	extra := o.Drivers[o.Dataplane]
 	t := bind.NewTable(reg)
-	simulated := sim.New(sim.Options{Ports: o.Ports, Version: o.Version})
+	simulated := sim.New(sim.Options{Ports: o.Ports, Version: o.Version, Model: reg})
 	accts := useracct.New(useracct.Options{Accounts: o.Accounts, Own: o.OwnAccounts, CLIShell: o.CLIShell})
 	s := &Service{Table: t, Accounts: o.Accounts, Backend: o.Dataplane, dataDir: o.DataDir}
 	calls := &obs.Calls{}
@@ -221,7 +221,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		st.routes = simulated.Routes
 	case Linux:
 		lo := o.Linux.options()
-		lo.Version, lo.Log = o.Version, o.Log
+		lo.Version, lo.Log, lo.Model = o.Version, o.Log, reg
 		lo.Journal = filepath.Join(o.DataDir, datadir.LinuxJournal)
 		// What a reconciliation puts back goes to the config log as an
 		// entry of its own (API "reconcile"), through the engine's writer

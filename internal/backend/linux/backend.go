@@ -7,7 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -51,6 +51,9 @@ type Options struct {
 	// System, when set, applies SystemParam's Hostname and Timezone to
 	// the host (system.go). Nil leaves them to the companions.
 	System *SystemOptions
+	// Model is the registry whose interface kinds name the interfaces
+	// (model.Interface); nil: model.Builtin().
+	Model *model.Registry
 }
 
 // Backend is swmgr's Linux backend: the adapter between the object model
@@ -64,6 +67,7 @@ type Backend struct {
 	log    *slog.Logger
 	others map[string]*backend.Driver // Options.Companions
 	start  time.Time
+	intfs  backend.Interfaces[netdev] // the interfaces of Options.Model as netdevs
 
 	mu       sync.Mutex // serialises kernel transactions (apply, reconcile)
 	applied  map[string]map[string]model.Object
@@ -113,6 +117,9 @@ func New(opts Options) (*Backend, error) {
 	if opts.StateCache == 0 {
 		opts.StateCache = 200 * time.Millisecond
 	}
+	if opts.Model == nil {
+		opts.Model = model.Builtin()
+	}
 	k, err := OpenKernel(opts.Kernel)
 	if err != nil {
 		return nil, err
@@ -157,6 +164,7 @@ func New(opts Options) (*Backend, error) {
 	b := &Backend{k: k, ports: pm, opts: opts, log: opts.Log, others: opts.Companions, start: time.Now(),
 		applied: map[string]map[string]model.Object{}, events: map[string]*linkEvents{},
 		stop: make(chan struct{}), done: make(chan struct{})}
+	b.intfs = backend.Interfaces[netdev]{Model: opts.Model, ByKind: b.interfaceNetdevs()}
 	b.log.Info("linux backend", "netns", opts.Kernel.Netns, "ports", pm.Len(), "kernel", k.Features().String())
 	if err := b.startDaemons(); err != nil {
 		k.Close()
@@ -613,22 +621,40 @@ func (b *Backend) linkEvents(dev string) *linkEvents {
 	return nil
 }
 
+// netdev is what the Linux dataplane makes of an interface of the switch:
+// a netdev, or a loopback (the LogicalIntf's name, made a netdev by
+// LoopbackNetdev in its VRF).
+type netdev struct {
+	name     string
+	loopback bool
+}
+
+// interfaceNetdevs is how each of the model's interface kinds becomes a
+// netdev (backend.Interfaces); a new interface kind adds its entry here.
+func (b *Backend) interfaceNetdevs() map[string]func(name, key string) (netdev, error) {
+	return map[string]func(name, key string) (netdev, error){
+		"Port": func(name, _ string) (netdev, error) {
+			if d := b.ports.Netdev(name); d != "" {
+				return netdev{name: d}, nil
+			}
+			return netdev{}, &Refusal{Field: "IntfRef", Msg: fmt.Sprintf("%s has no netdev on this switch (see the port map)", name)}
+		},
+		// A VLAN's interface is the bridge's SVI netdev (vlan.go); the
+		// key is its VlanId.
+		"Vlan": func(_, key string) (netdev, error) {
+			id, err := strconv.Atoi(key)
+			return netdev{name: SVIName(id)}, err
+		},
+		"LogicalIntf": func(name, _ string) (netdev, error) { return netdev{name: name, loopback: true}, nil },
+	}
+}
+
 // netdevOf resolves an interface reference: a mapped port, a loopback,
 // or an SVI vlan<N>.
 func (b *Backend) netdevOf(ref string) (dev string, loopback bool, err error) {
-	if d := b.ports.Netdev(ref); d != "" {
-		return d, false, nil
-	}
-	if portNameRE.MatchString(ref) {
-		return "", false, &Refusal{Field: "IntfRef", Msg: fmt.Sprintf("%s has no netdev on this switch (see the port map)", ref)}
-	}
-	if svi.MatchString(ref) {
-		return ref, false, nil
-	}
-	return ref, true, nil
+	d, err := b.intfs.Resolve(ref)
+	return d.name, d.loopback, err
 }
-
-var svi = regexp.MustCompile(`^vlan[1-9][0-9]{0,3}$`)
 
 type changeOf backend.Change
 

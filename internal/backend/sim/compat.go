@@ -5,7 +5,6 @@ import (
 	"net/netip"
 	"slices"
 	"sort"
-	"strconv"
 	"time"
 
 	"github.com/swmgr/swmgr/internal/backend"
@@ -89,7 +88,7 @@ func (s *Sim) noteLogical(c backend.Change) {
 }
 
 // compatStateKinds are the kinds fillCompatState adds fields to.
-var compatStateKinds = []string{"Port", "IPv4Intf", "LogicalIntf", "BGPv4Neighbor"}
+var compatStateKinds = []string{"Port", "LogicalIntf", "BGPv4Neighbor"}
 
 // fillCompatState adds FlexSwitch's fields to st, the state of o; the
 // caller holds s.mu.
@@ -110,27 +109,6 @@ func (s *Sim) fillCompatState(kind *model.Kind, o, st model.Object) {
 			if in.Str("IntfRef") == o.Str("IntfRef") {
 				st["ConfigMode"] = "L3"
 			}
-		}
-	case "IPv4Intf":
-		_, _, isPort := model.ParsePortName(o.Str("IntfRef"))
-		if !isPort && model.VlanOfIntf(o.Str("IntfRef")) == 0 {
-			// On a loopback: up with its AdminState, like the loopback.
-			st["OperState"] = upDown(o.Str("AdminState") == "UP")
-			st["L2IntfType"], st["L2IntfId"] = "Loopback", int64(0)
-			if id, ok := s.logical[o.Str("IntfRef")]; ok {
-				st["IfIndex"] = logicalIfIndex(id)
-			}
-			st["NumUpEvents"] = int64(0)
-			if st.Str("OperState") == "UP" {
-				st["NumUpEvents"] = int64(1)
-			}
-			return
-		}
-		if p := s.ports[o.Str("IntfRef")]; p != nil {
-			if st.Str("OperState") == "UP" {
-				st["LastUpEventTime"] = p.lastUp
-			}
-			st["LastDownEventTime"] = p.lastDown
 		}
 	case "LogicalIntf":
 		st["OperState"] = "UP" // a loopback does not go down
@@ -172,17 +150,7 @@ func (s *Sim) Routes(ctx context.Context) ([]model.Object, error) {
 		if err != nil {
 			continue
 		}
-		up := in.Str("AdminState") == "UP"
-		if _, _, isPort := model.ParsePortName(in.Str("IntfRef")); isPort {
-			port := s.ports[in.Str("IntfRef")]
-			up = up && port != nil && port.operUp
-		} else if vid := model.VlanOfIntf(in.Str("IntfRef")); vid != 0 {
-			vup := false
-			if v := s.applied["Vlan"][strconv.FormatInt(vid, 10)]; v != nil {
-				vup, _ = s.vlanUp(v)
-			}
-			up = up && vup
-		}
+		up := in.Str("AdminState") == "UP" && s.intf(in.Str("IntfRef")).up
 		c := connected{p.Masked(), in.Str("IntfRef"), up}
 		conn = append(conn, c)
 		r := model.Object{"DestinationNw": c.prefix.String(), "NetworkMask": mask(c.prefix), "Protocol": "CONNECTED", "IsNetworkReachable": up, "PolicyList": []string{},

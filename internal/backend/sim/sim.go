@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -49,6 +48,9 @@ type Options struct {
 	OwnAccounts bool
 	// CLIShell is the login shell of a User whose DefaultShell is CLI.
 	CLIShell string
+	// Model is the registry whose interface kinds name the interfaces
+	// (model.Interface); nil: model.Builtin().
+	Model *model.Registry
 }
 
 type portState struct {
@@ -69,11 +71,12 @@ type Sim struct {
 	mu      sync.Mutex
 	applied map[string]map[string]model.Object // kind -> key -> object
 	ports   map[string]*portState
-	times   map[string]*objectTimes // kind NUL key -> when the object was created and last changed
-	kinds   map[string]*model.Kind  // the kinds of the changes applied, by name
-	logical map[string]int64        // LogicalIntf name -> its interface id (the low bits of its IfIndex)
-	users   *useracct.Provider      // Options.Accounts, for Drivers
-	dns     resolvconf.Config       // the resolver configuration the switch would use
+	times   map[string]*objectTimes     // kind NUL key -> when the object was created and last changed
+	kinds   map[string]*model.Kind      // the kinds of the changes applied, by name
+	logical map[string]int64            // LogicalIntf name -> its interface id (the low bits of its IfIndex)
+	users   *useracct.Provider          // Options.Accounts, for Drivers
+	dns     resolvconf.Config           // the resolver configuration the switch would use
+	intfs   backend.Interfaces[simIntf] // the interfaces of Options.Model (interfaces.go); used under mu
 }
 
 // New makes a simulated switch.
@@ -81,8 +84,13 @@ func New(opts Options) *Sim {
 	if opts.Ports <= 0 {
 		opts.Ports = 32
 	}
-	return &Sim{opts: opts, started: time.Now(), applied: map[string]map[string]model.Object{}, ports: map[string]*portState{}, times: map[string]*objectTimes{}, kinds: map[string]*model.Kind{}, logical: map[string]int64{},
+	if opts.Model == nil {
+		opts.Model = model.Builtin()
+	}
+	s := &Sim{opts: opts, started: time.Now(), applied: map[string]map[string]model.Object{}, ports: map[string]*portState{}, times: map[string]*objectTimes{}, kinds: map[string]*model.Kind{}, logical: map[string]int64{},
 		users: useracct.New(useracct.Options{Accounts: opts.Accounts, Own: opts.OwnAccounts, CLIShell: opts.CLIShell, Fault: opts.Fault})}
+	s.intfs = backend.Interfaces[simIntf]{Model: opts.Model, ByKind: s.interfaceKinds()}
+	return s
 }
 
 // tracked are the kinds whose applied objects the simulated hardware needs
@@ -474,36 +482,26 @@ func (s *Sim) portState(ctx context.Context, o model.Object) (model.Object, erro
 	return st, nil
 }
 
+// ipv4State: an address is up while its interface is and its AdminState
+// is UP.
 func (s *Sim) ipv4State(ctx context.Context, o model.Object) (model.Object, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := model.Object{}
-	if vid := model.VlanOfIntf(o.Str("IntfRef")); vid != 0 {
-		// On a VLAN interface: up while the VLAN is.
-		up := false
-		if v := s.applied["Vlan"][strconv.FormatInt(vid, 10)]; v != nil {
-			up, _ = s.vlanUp(v)
-		}
-		up = up && o.Str("AdminState") == "UP"
-		st["OperState"], st["IfIndex"] = upDown(up), vlanIfIndex(vid)
-		if up {
-			st["NumUpEvents"] = int64(1)
-		}
-		st["L2IntfType"], st["L2IntfId"] = "Vlan", vid
-		return st, nil
+	in := s.intf(o.Str("IntfRef"))
+	up := in.up && o.Str("AdminState") == "UP"
+	st := model.Object{"OperState": upDown(up), "L2IntfType": in.l2Type, "L2IntfId": in.l2ID}
+	if in.ifIndex != 0 {
+		st["IfIndex"] = in.ifIndex
 	}
-	p := s.ports[o.Str("IntfRef")]
-	up := p != nil && p.operUp && o.Str("AdminState") == "UP"
-	st["OperState"] = upDown(up)
-	if p != nil {
-		st["IfIndex"] = p.ifIndex
-		if up {
-			st["NumUpEvents"] = int64(1)
-		}
+	if up {
+		st["NumUpEvents"] = int64(1)
 	}
-	st["L2IntfType"] = "Port"
-	n, _, _ := model.ParsePortName(o.Str("IntfRef"))
-	st["L2IntfId"] = int64(n)
+	if p := in.port; p != nil {
+		if up {
+			st["LastUpEventTime"] = p.lastUp
+		}
+		st["LastDownEventTime"] = p.lastDown
+	}
 	return st, nil
 }
 

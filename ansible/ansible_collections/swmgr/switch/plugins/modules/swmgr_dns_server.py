@@ -39,7 +39,7 @@ EXAMPLES = r'''
   swmgr.switch.swmgr_dns_server:
     state: merged
     config:
-      - ip_addr: "example"
+      - ip_addr: "192.0.2.1"
 '''
 
 RETURN = r'''

@@ -81,7 +81,7 @@ EXAMPLES = r'''
   swmgr.switch.swmgr_radius_server:
     state: merged
     config:
-      - server_ip: "example"
+      - server_ip: "192.0.2.1"
 '''
 
 RETURN = r'''

@@ -75,7 +75,7 @@ EXAMPLES = r'''
   swmgr.switch.swmgr_syslog_collector:
     state: merged
     config:
-      - server_ip_addr: "example"
+      - server_ip_addr: "192.0.2.1"
 '''
 
 RETURN = r'''

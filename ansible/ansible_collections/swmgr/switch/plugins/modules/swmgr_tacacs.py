@@ -89,7 +89,7 @@ EXAMPLES = r'''
   swmgr.switch.swmgr_tacacs:
     state: merged
     config:
-      - server_ip: "example"
+      - server_ip: "192.0.2.1"
 '''
 
 RETURN = r'''
