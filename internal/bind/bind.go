@@ -176,6 +176,6 @@ func (c Caller) MayChange(what string) func(k *model.Kind, op backend.Op, key st
 		if kind == "" {
 			kind = k.Name
 		}
-		return apierr.New(http.StatusForbidden, apierr.CodeForbidden, kind, "", "this would %s %s %s; only %s may change %s objects (user %s is %s)", op, k.Name, k.DescribeKey(key), need.Who(), k.Name, c.Name, c.Role)
+		return apierr.New(http.StatusForbidden, apierr.CodeForbidden, kind, "", "this would %s %s %s; only %s may change %s objects (user %s is %s)", op, k.Name, key, need.Who(), k.Name, c.Name, c.Role)
 	}
 }
