@@ -30,14 +30,13 @@ const (
 	DefaultUserQueuedBytes = 16 << 20
 )
 
-// Sizes of a subscription's notifications: one notification carries
-// updates and deletes up to maxNotificationBytes (more make the next one);
-// a subscription's initial values are queued no further ahead of what its
-// client has taken than initialAhead.
-const (
-	maxNotificationBytes = 64 << 10
-	initialAhead         = 256 << 10
-)
+// One notification carries updates and deletes up to maxNotificationBytes
+// (more make the next one).
+const maxNotificationBytes = 64 << 10
+
+// userReads is how many subscriptions of one user read their initial
+// values at once.
+const userReads = 2
 
 // sendMargin is what gRPC's send limit allows beyond a Get's answer bound
 // (the response's own fields).
@@ -60,6 +59,8 @@ type usage struct {
 	// shared counts the queued references to each message that several
 	// subscriptions send (encoded once): its bytes are held once.
 	shared map[*encoded]int
+	// reads holds a token while a subscription reads its initial values.
+	reads chan struct{}
 }
 
 // acquire is name's usage, held until release.
@@ -71,7 +72,7 @@ func (us *users) acquire(name string) *usage {
 	}
 	u := us.m[name]
 	if u == nil {
-		u = &usage{shared: map[*encoded]int{}}
+		u = &usage{shared: map[*encoded]int{}, reads: make(chan struct{}, userReads)}
 		us.m[name] = u
 	}
 	u.refs++

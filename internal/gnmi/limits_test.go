@@ -220,7 +220,7 @@ func TestPollsSendDeletes(t *testing.T) {
 			t.Fatal(err)
 		}
 		s.Send(&gpb.SubscribeRequest{Request: &gpb.SubscribeRequest_Subscribe{Subscribe: &gpb.SubscriptionList{
-			Mode: gpb.SubscriptionList_STREAM,
+			Mode:         gpb.SubscriptionList_STREAM,
 			Subscription: []*gpb.Subscription{{Path: c.path, Mode: c.mode, SampleInterval: uint64(time.Second), SuppressRedundant: true}},
 		}}})
 		recv(t, s, c.name+": the sync", isSync)

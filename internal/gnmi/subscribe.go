@@ -346,6 +346,14 @@ func (s *Server) Subscribe(stream gpb.GNMI_SubscribeServer) error {
 		}
 	}
 	initial := func(recordLast bool) error {
+		// A user's subscriptions read their initial values a few at a
+		// time: each read of / holds every value until it is encoded.
+		select {
+		case u.reads <- struct{}{}:
+		case <-ctx.Done():
+			return cause(ctx)
+		}
+		defer func() { <-u.reads }()
 		for _, sc := range subs {
 			ls, err := sc.t.read(ctx, dataType{true, true}, 0)
 			if err != nil {
@@ -356,7 +364,13 @@ func (s *Server) Subscribe(stream gpb.GNMI_SubscribeServer) error {
 					return err
 				}
 			}
-			if err := out.initial(ctx, notifications(prefix, enc, time.Now().UnixNano(), ls, nil)); err != nil {
+			// Encoded at once (the values' bytes, not their structures,
+			// wait for the client), and counted against the user's bound.
+			msgs, err := encode(stream, notifications(prefix, enc, time.Now().UnixNano(), ls, nil))
+			if err != nil {
+				return grpcError(err)
+			}
+			if err := out.putAll(msgs); err != nil {
 				return err
 			}
 		}
@@ -740,10 +754,6 @@ type sender struct {
 	// leaveOnEnd: cut off for not taking its notifications: what the
 	// last sends left in gRPC's send queue stays there.
 	leaveOnEnd atomic.Bool
-	// ahead is the bytes queued and last sent; room is signalled at each
-	// send (initial values wait for it).
-	ahead atomic.Int64
-	room  chan struct{}
 	// onDone runs when run returns.
 	onDone func()
 }
@@ -752,7 +762,7 @@ type sender struct {
 func (s *Server) newSender(stream gpb.GNMI_SubscribeServer, cancel context.CancelCauseFunc) *sender {
 	_, addr := addrOf(stream.Context())
 	o := &sender{stream: stream, q: make(chan queued, s.o.SubscriberQueue), cancel: cancel, done: make(chan struct{}),
-		timeout: s.o.StalledSubscriber, limit: s.o.UserQueuedBytes, conns: &s.conns, addr: addr, room: make(chan struct{}, 1)}
+		timeout: s.o.StalledSubscriber, limit: s.o.UserQueuedBytes, conns: &s.conns, addr: addr}
 	user := identityOf(stream.Context()).Name
 	o.u = s.users.acquire(user)
 	o.stall = time.AfterFunc(time.Hour, func() { o.fail(errStalled) })
@@ -831,10 +841,6 @@ func (o *sender) run() {
 		}
 		o.release(last)
 		last = r
-		select {
-		case o.room <- struct{}{}:
-		default:
-		}
 	}
 }
 
@@ -843,7 +849,6 @@ func (o *sender) release(r queued) {
 	if r.m == nil {
 		return
 	}
-	o.ahead.Add(-r.n)
 	if o.u != nil {
 		o.u.unhold(r.e, r.n)
 	}
@@ -894,7 +899,6 @@ func (o *sender) putCounted(r any, d *delivery) error {
 		o.fail(err)
 		return err
 	}
-	o.ahead.Add(q.n)
 	select {
 	case o.q <- q:
 		return nil
@@ -903,27 +907,6 @@ func (o *sender) putCounted(r any, d *delivery) error {
 		o.fail(errSlow)
 		return errSlow
 	}
-}
-
-// initial queues a subscription's initial values, each notification once
-// what was queued before it, but initialAhead bytes, has been sent: a
-// subscription's values are not all held at once, whatever their size.
-func (o *sender) initial(ctx context.Context, rs []*gpb.SubscribeResponse) error {
-	for _, r := range rs {
-		for o.ahead.Load() > initialAhead {
-			select {
-			case <-o.room:
-			case <-o.done:
-				return cause(ctx)
-			case <-ctx.Done():
-				return cause(ctx)
-			}
-		}
-		if err := o.put(r); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // close ends the queue; run sends what it holds.
