@@ -261,18 +261,20 @@ func (g *group) run() {
 		made := evs[len(evs)-1].time
 		gap = nextGap(gap, len(evs), time.Duration(made-lastCommit))
 		last, lastCommit = time.Now(), made
-		msg, err := g.build(evs, members[0].stream)
+		msgs, err := g.build(evs, members[0].stream)
 		if err != nil {
 			g.cut(grpcError(err))
 			continue
 		}
-		if msg == nil {
+		if len(msgs) == 0 {
 			continue
 		}
 		d := &delivery{done: make(chan struct{})}
 		d.left.Store(1)
 		for _, m := range members {
-			m.deliver(msg, evs[len(evs)-1].rev, d)
+			for _, msg := range msgs {
+				m.deliver(msg, evs[len(evs)-1].rev, d)
+			}
 		}
 		if d.left.Add(-1) == 0 {
 			continue
@@ -320,16 +322,15 @@ func nextGap(gap time.Duration, n int, elapsed time.Duration) time.Duration {
 	return gap
 }
 
-// build is the notification of evs for the group, encoded once; nil when
-// nothing concerns it.
-func (g *group) build(evs []*decodedEvent, stream grpc.ServerStream) (*grpc.PreparedMsg, error) {
-	n := coalesce(evs, g.t, g.prefix, g.enc)
-	if n == nil {
+// build is the notifications of evs for the group, encoded once; none
+// when nothing concerns it.
+func (g *group) build(evs []*decodedEvent, stream grpc.ServerStream) ([]*encoded, error) {
+	rs := coalesce(evs, g.t, g.prefix, g.enc)
+	if len(rs) == 0 {
 		return nil, nil
 	}
 	g.f.builds.Add(1)
-	m := &grpc.PreparedMsg{}
-	return m, m.Encode(stream, n)
+	return encode(stream, rs)
 }
 
 // delivery counts the sends of one notification under way.
@@ -346,7 +347,7 @@ func (d *delivery) sent() {
 
 // deliver queues msg, whose last commit is rev, for the member, counted in
 // d when its sender is free to send it now.
-func (m *member) deliver(msg *grpc.PreparedMsg, rev uint64, d *delivery) {
+func (m *member) deliver(msg *encoded, rev uint64, d *delivery) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.gone {
@@ -372,7 +373,7 @@ func (m *member) deliver(msg *grpc.PreparedMsg, rev uint64, d *delivery) {
 // heldMsg is a notification held for a member that has not started, and
 // the revision of the last commit it carries.
 type heldMsg struct {
-	msg *grpc.PreparedMsg
+	msg *encoded
 	rev uint64
 }
 

@@ -76,7 +76,7 @@ func TestMemberHoldsUntilStarted(t *testing.T) {
 	var cut error
 	out := &sender{q: make(chan queued, 8), cancel: func(err error) { cut = err }}
 	m := &member{out: out}
-	a, b, c := &grpc.PreparedMsg{}, &grpc.PreparedMsg{}, &grpc.PreparedMsg{}
+	a, b, c := &encoded{msg: &grpc.PreparedMsg{}}, &encoded{msg: &grpc.PreparedMsg{}}, &encoded{msg: &grpc.PreparedMsg{}}
 	d := &delivery{done: make(chan struct{})}
 	d.left.Store(1)
 	m.deliver(a, 1, d)
@@ -93,7 +93,7 @@ func TestMemberHoldsUntilStarted(t *testing.T) {
 	for len(out.q) > 0 {
 		got = append(got, (<-out.q).m)
 	}
-	if len(got) != 4 || got[1] != a || got[2] != b || got[3] != c {
+	if len(got) != 4 || got[1] != a.msg || got[2] != b.msg || got[3] != c.msg {
 		t.Errorf("queued %v; want the sync, then a, b, c", got)
 	}
 	if n := d.left.Load(); n != 1 {
@@ -123,7 +123,7 @@ func TestMemberHoldsUntilStarted(t *testing.T) {
 	if err := m.started(1); err != nil {
 		t.Fatal(err)
 	}
-	if len(out.q) != 1 || (<-out.q).m != b {
+	if len(out.q) != 1 || (<-out.q).m != b.msg {
 		t.Errorf("started after a read that holds commit 1: want b alone queued")
 	}
 }
@@ -163,7 +163,8 @@ func (v view) apply(n *gpb.Notification) {
 // all), and the membership leaves (a port's VLANs) that commits change
 // one after another are each updated and deleted as the store has them.
 func TestNewSubscribersMissNoCommit(t *testing.T) {
-	fx := start(t, Options{})
+	// 64 subscribers and then one per path, on one connection.
+	fx := start(t, Options{UserSubscriptions: 128, ConnSubscriptions: 128})
 	makeVlans(fx, 10, 20)
 	// Many VLANs: the initial values of /config/Vlan take a while to read
 	// and send, during which commits land.

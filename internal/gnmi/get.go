@@ -8,6 +8,7 @@ import (
 	"github.com/openconfig/gnmi/proto/gnmi_ext"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 )
 
 // Capabilities lists the models, the encodings and the commit-confirmed
@@ -89,7 +90,9 @@ func (s *Server) leaves(ctx context.Context, p *gpb.Path, dt dataType, enc gpb.E
 	return out, nil
 }
 
-// Get reads config, state or both at each path.
+// Get reads config, state or both at each path. Its answer is bounded
+// (Options.MaxGetPaths, MaxGetAnswer, UserGetBytes): the reads stop as
+// soon as it passes a bound, and the Get fails with ResourceExhausted.
 func (s *Server) Get(ctx context.Context, req *gpb.GetRequest) (*gpb.GetResponse, error) {
 	if err := checkEncoding(req.GetEncoding()); err != nil {
 		return nil, err
@@ -97,34 +100,50 @@ func (s *Server) Get(ctx context.Context, req *gpb.GetRequest) (*gpb.GetResponse
 	if len(req.GetUseModels()) > 0 {
 		return nil, status.Error(codes.Unimplemented, "use_models is not supported; every model is served")
 	}
-	dt := dataTypeOf(req.GetType())
-	resp := &gpb.GetResponse{}
-	now := time.Now().UnixNano()
 	paths := req.GetPath()
+	if len(paths) > s.o.MaxGetPaths {
+		return nil, status.Errorf(codes.ResourceExhausted, "a Get reads at most %d paths and this one names %d: send fewer paths in each Get, or a path with a wildcard, or Subscribe (ONCE) to them", s.o.MaxGetPaths, len(paths))
+	}
 	if len(paths) == 0 {
 		paths = []*gpb.Path{{}}
 	}
-	for _, p := range paths {
+	dt := dataTypeOf(req.GetType())
+	resp := &gpb.GetResponse{}
+	now := time.Now().UnixNano()
+	user := identityOf(ctx).Name
+	u := s.users.acquire(user)
+	defer s.users.release(user, u)
+	var size int64 // of the answer so far, counted in u
+	defer func() { u.doneGet(size) }()
+	for i, p := range paths {
 		full, err := joinPath(req.GetPrefix(), p)
 		if err != nil {
 			return nil, err
 		}
-		updates, err := s.getUpdates(ctx, full, dt, req.GetEncoding())
+		updates, n, err := s.getUpdates(ctx, full, dt, req.GetEncoding())
 		if err != nil {
 			return nil, err
 		}
-		n := &gpb.Notification{Timestamp: now, Update: updates}
-		if t := req.GetPrefix().GetTarget(); t != "" {
-			n.Prefix = &gpb.Path{Target: t}
+		if size+n > s.o.MaxGetAnswer {
+			return nil, status.Errorf(codes.ResourceExhausted, "the answer passed %d bytes at path %d of %d (%s): Get narrower paths or fewer at once, or Subscribe (ONCE) to it, which sends the values in parts", s.o.MaxGetAnswer, i+1, len(paths), pathString(full))
 		}
-		resp.Notification = append(resp.Notification, n)
+		if !u.addGet(n, s.o.UserGetBytes) {
+			return nil, status.Errorf(codes.ResourceExhausted, "the answers of %s's Gets under way would pass %d bytes: wait for them, Get narrower paths, or Subscribe (ONCE)", user, s.o.UserGetBytes)
+		}
+		size += n
+		note := &gpb.Notification{Timestamp: now, Update: updates}
+		if t := req.GetPrefix().GetTarget(); t != "" {
+			note.Prefix = &gpb.Path{Target: t}
+		}
+		resp.Notification = append(resp.Notification, note)
 	}
 	return resp, nil
 }
 
-// getUpdates are the updates a Get answers for one full path: from the
-// Get cache when it may keep them (read-only: shared by the answers).
-func (s *Server) getUpdates(ctx context.Context, full *gpb.Path, dt dataType, enc gpb.Encoding) ([]*gpb.Update, error) {
+// getUpdates are the updates a Get answers for one full path, and their
+// encoded size: from the Get cache when it may keep them (read-only:
+// shared by the answers).
+func (s *Server) getUpdates(ctx context.Context, full *gpb.Path, dt dataType, enc gpb.Encoding) ([]*gpb.Update, int64, error) {
 	bp := s.bufs.Get().(*[]byte)
 	defer s.bufs.Put(bp)
 	key, kind, cacheable := getCacheKey((*bp)[:0], full, dt, enc)
@@ -132,20 +151,27 @@ func (s *Server) getUpdates(ctx context.Context, full *gpb.Path, dt dataType, en
 	var rev uint64
 	if cacheable {
 		rev = s.lastCommitOf(kind) // before the read: see getCache
-		if u, ok := s.gets.get(key, rev); ok {
-			return u, nil
+		if u, n, ok := s.gets.get(key, rev); ok {
+			return u, n, nil
 		}
 	}
 	ls, err := s.leaves(ctx, full, dt, enc)
 	if err != nil {
-		return nil, grpcError(err)
+		return nil, 0, grpcError(err)
 	}
 	updates := make([]*gpb.Update, 0, len(ls))
+	var n int64
 	for _, l := range ls {
-		updates = append(updates, &gpb.Update{Path: l.path, Val: typedValue(enc, l.json)})
+		u := &gpb.Update{Path: l.path, Val: typedValue(enc, l.json)}
+		n += int64(proto.Size(u)) + notificationFieldSize
+		updates = append(updates, u)
 	}
 	if cacheable {
-		s.gets.put(key, rev, updates)
+		s.gets.put(key, rev, updates, n)
 	}
-	return updates, nil
+	return updates, n, nil
 }
+
+// notificationFieldSize is what an update adds to a notification beyond
+// its own encoding (the field's tag and length), at most.
+const notificationFieldSize = 6

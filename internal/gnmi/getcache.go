@@ -29,6 +29,7 @@ type getEntry struct {
 	updates []*gpb.Update
 	rev     uint64 // what the kind's last commit was before the read
 	size    int
+	wire    int64 // the updates' encoded size in a notification
 }
 
 // Bounds of the cache: a path's values larger than maxCachedValue are not
@@ -41,19 +42,20 @@ const (
 
 // get returns the updates kept for key if they were read while the last
 // commit of their kind was rev.
-func (c *getCache) get(key []byte, rev uint64) ([]*gpb.Update, bool) {
+func (c *getCache) get(key []byte, rev uint64) ([]*gpb.Update, int64, bool) {
 	c.mu.RLock()
 	e, ok := c.entries[string(key)]
 	c.mu.RUnlock()
 	if !ok || e.rev != rev {
-		return nil, false
+		return nil, 0, false
 	}
-	return e.updates, true
+	return e.updates, e.wire, true
 }
 
 // put keeps updates for key, read after the last commit of their kind was
-// rev (an entry read after a later one is kept instead).
-func (c *getCache) put(key []byte, rev uint64, updates []*gpb.Update) {
+// rev (an entry read after a later one is kept instead); wire is their
+// encoded size.
+func (c *getCache) put(key []byte, rev uint64, updates []*gpb.Update, wire int64) {
 	n := 0
 	for _, u := range updates {
 		n += valueSize(u.GetVal())
@@ -72,7 +74,7 @@ func (c *getCache) put(key []byte, rev uint64, updates []*gpb.Update) {
 	case c.entries == nil || len(c.entries) >= maxCachedGets || c.size+n > maxCachedBytes:
 		c.entries, c.size = make(map[string]getEntry), 0
 	}
-	c.entries[string(key)] = getEntry{updates: updates, rev: rev, size: n}
+	c.entries[string(key)] = getEntry{updates: updates, rev: rev, size: n, wire: wire}
 	c.size += n
 }
 

@@ -87,6 +87,15 @@ type Options struct {
 	// Metrics records each RPC when it ends and the open subscriptions;
 	// nil: none.
 	Metrics *obs.Metrics
+
+	// Bounds on what one request, user and connection make swmgr hold
+	// (limits.go); 0: the default of each.
+	MaxGetPaths       int   // paths of one GetRequest: DefaultMaxGetPaths
+	MaxGetAnswer      int64 // encoded bytes of one Get's answer: DefaultMaxGetAnswer
+	UserGetBytes      int64 // answer bytes of one user's Gets at once: DefaultUserGetBytes
+	UserSubscriptions int   // Subscribe streams open of one user: DefaultUserSubscriptions
+	ConnSubscriptions int   // Subscribe streams open on one connection: DefaultConnSubscriptions
+	UserQueuedBytes   int64 // notifications queued for one user, not taken: DefaultUserQueuedBytes
 }
 
 // MaxRequest is the largest request accepted (a SetRequest of thousands
@@ -112,7 +121,7 @@ type Server struct {
 	fan fanout
 	// messages keeps notifications for subscriptions alike, and polls
 	// their reads.
-	messages sharedCache[*grpc.PreparedMsg]
+	messages sharedCache[[]*encoded]
 	polls    sharedCache[*polled]
 	// pollReads counts the reads made for subscriptions that send the
 	// polled values that changed (shared by the subscriptions alike).
@@ -122,6 +131,10 @@ type Server struct {
 	memberReads atomic.Int64
 	// gets keeps answers of Gets of the configuration (getCache).
 	gets getCache
+	// users is what each user's RPCs hold now, conns the connections
+	// served (limits.go).
+	users users
+	conns conns
 	// bufs holds buffers for reads of one object and Get cache keys
 	// (*[]byte).
 	bufs sync.Pool
@@ -153,6 +166,12 @@ func New(o Options) (*Server, error) {
 	if o.StalledSubscriber <= 0 {
 		o.StalledSubscriber = DefaultStalledSubscriber
 	}
+	orDefault(&o.MaxGetPaths, DefaultMaxGetPaths)
+	orDefault(&o.MaxGetAnswer, DefaultMaxGetAnswer)
+	orDefault(&o.UserGetBytes, DefaultUserGetBytes)
+	orDefault(&o.UserSubscriptions, DefaultUserSubscriptions)
+	orDefault(&o.ConnSubscriptions, DefaultConnSubscriptions)
+	orDefault(&o.UserQueuedBytes, DefaultUserQueuedBytes)
 	s := &Server{o: o, reg: o.Engine.Registry(), stop: make(chan struct{})}
 	s.bufs.New = func() any { b := make([]byte, 0, 1024); return &b }
 	s.fan.s = s
@@ -165,6 +184,10 @@ func New(o Options) (*Server, error) {
 		grpc.UnaryInterceptor(s.unaryAuth),
 		grpc.StreamInterceptor(s.streamAuth),
 		grpc.MaxRecvMsgSize(MaxRequest),
+		// No answer larger than a Get's bound (a subscription's
+		// notifications are smaller: maxNotificationBytes); gRPC's own
+		// default is 2 GiB.
+		grpc.MaxSendMsgSize(int(o.MaxGetAnswer) + sendMargin),
 		grpc.MaxConcurrentStreams(1024),
 		// Fixed flow-control windows: gRPC's default estimates the
 		// bandwidth-delay product by sending a PING with the data of
@@ -189,7 +212,16 @@ func New(o Options) (*Server, error) {
 }
 
 // Serve answers gNMI on ln until Stop.
-func (s *Server) Serve(ln net.Listener) error { return s.grpc.Serve(ln) }
+func (s *Server) Serve(ln net.Listener) error {
+	return s.grpc.Serve(listener{Listener: ln, cs: &s.conns})
+}
+
+// orDefault sets *v to def when it is not positive.
+func orDefault[T int | int64](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
+}
 
 // Stop ends the subscriptions and stops the server, waiting up to grace
 // for the RPCs under way.

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,6 +17,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/swmgr/swmgr/internal/engine"
 )
@@ -138,11 +141,11 @@ func (c *change) maps() (after, before map[string]json.RawMessage) {
 	return c.after, c.before
 }
 
-// coalesce is the notification of the commits evs for a subscription's
+// coalesce is the notifications of the commits evs for a subscription's
 // target: each path once, with what the last commit left (a delete, an
 // update, or both when it was deleted then made again), timestamped with
 // the last commit's time; nil when nothing concerns it.
-func coalesce(evs []*decodedEvent, t target, prefix *gpb.Path, enc gpb.Encoding) *gpb.SubscribeResponse {
+func coalesce(evs []*decodedEvent, t target, prefix *gpb.Path, enc gpb.Encoding) []*gpb.SubscribeResponse {
 	var ts int64
 	updates := map[string]int{} // path -> index in upd
 	deletes := map[string]int{} // path -> index in del
@@ -183,7 +186,7 @@ func coalesce(evs []*decodedEvent, t target, prefix *gpb.Path, enc gpb.Encoding)
 	if len(kept) == 0 && len(del) == 0 {
 		return nil
 	}
-	return notification(prefix, enc, ts, kept, del)
+	return notifications(prefix, enc, ts, kept, del)
 }
 
 // targetOf is the target of a subscription's full path.
@@ -218,7 +221,7 @@ type subscription struct {
 	// notification, encoded once.
 	key  string
 	mu   sync.Mutex
-	last map[string][]byte // path -> value last sent
+	last map[string]sent // what the polls compare with, by path
 }
 
 // Sample intervals: the default (SAMPLE without an interval, state under
@@ -234,6 +237,18 @@ const (
 func (s *Server) Subscribe(stream gpb.GNMI_SubscribeServer) error {
 	ctx, cancel := context.WithCancelCause(stream.Context())
 	defer cancel(nil)
+	user := identityOf(ctx).Name
+	u := s.users.acquire(user)
+	defer s.users.release(user, u)
+	if !u.addStream(s.o.UserSubscriptions) {
+		return status.Errorf(codes.ResourceExhausted, "%s has %d Subscribe streams open, the most one user may: put several paths in one SubscriptionList, or close streams first", user, s.o.UserSubscriptions)
+	}
+	defer u.doneStream()
+	_, addr := addrOf(ctx)
+	if !s.conns.addStream(addr, s.o.ConnSubscriptions) {
+		return status.Errorf(codes.ResourceExhausted, "this connection has %d Subscribe streams open, the most one connection may: put several paths in one SubscriptionList, or close streams first", s.o.ConnSubscriptions)
+	}
+	defer s.conns.doneStream(addr)
 	first, err := stream.Recv()
 	if err != nil {
 		return err
@@ -266,7 +281,7 @@ func (s *Server) Subscribe(stream gpb.GNMI_SubscribeServer) error {
 			return grpcError(err)
 		}
 		parts := t.parts()
-		sc := &subscription{t: t, heartbeat: time.Duration(sub.GetHeartbeatInterval()), last: map[string][]byte{}}
+		sc := &subscription{t: t, heartbeat: time.Duration(sub.GetHeartbeatInterval()), last: map[string]sent{}}
 		interval := time.Duration(sub.GetSampleInterval())
 		switch sub.GetMode() {
 		case gpb.SubscriptionMode_SAMPLE:
@@ -304,7 +319,7 @@ func (s *Server) Subscribe(stream gpb.GNMI_SubscribeServer) error {
 		m.GNMISubscription(mode, 1)
 		defer m.GNMISubscription(mode, -1)
 	}
-	out := &sender{stream: stream, q: make(chan queued, s.o.SubscriberQueue), cancel: cancel, done: make(chan struct{}), timeout: s.o.StalledSubscriber}
+	out := s.newSender(stream, cancel)
 	go out.run()
 	defer out.stop()
 	enc := list.GetEncoding()
@@ -331,15 +346,31 @@ func (s *Server) Subscribe(stream gpb.GNMI_SubscribeServer) error {
 		}
 	}
 	initial := func(recordLast bool) error {
+		// A user's subscriptions read their initial values a few at a
+		// time: each read of / holds every value until it is encoded.
+		select {
+		case u.reads <- struct{}{}:
+		case <-ctx.Done():
+			return cause(ctx)
+		}
+		defer func() { <-u.reads }()
 		for _, sc := range subs {
 			ls, err := sc.t.read(ctx, dataType{true, true}, 0)
 			if err != nil {
 				return grpcError(err)
 			}
 			if recordLast {
-				sc.remember(ls)
+				if err := sc.rememberPolled(ctx, ls); err != nil {
+					return err
+				}
 			}
-			if err := out.updates(prefix, enc, ls, nil); err != nil {
+			// Encoded at once (the values' bytes, not their structures,
+			// wait for the client), and counted against the user's bound.
+			msgs, err := encode(stream, notifications(prefix, enc, time.Now().UnixNano(), ls, nil))
+			if err != nil {
+				return grpcError(err)
+			}
+			if err := out.putAll(msgs); err != nil {
 				return err
 			}
 		}
@@ -378,7 +409,7 @@ func (s *Server) Subscribe(stream gpb.GNMI_SubscribeServer) error {
 				continue
 			}
 			if ls, err := sc.t.read(ctx, sc.poll, sc.interval/2); err == nil {
-				sc.remember(ls)
+				sc.remember(ls, false)
 			}
 		}
 		if err := out.sync(); err != nil {
@@ -441,12 +472,42 @@ func cause(ctx context.Context) error {
 	return status.FromContextError(ctx.Err()).Err()
 }
 
-func (sc *subscription) remember(ls []leaf) {
+// remember records ls as sent: the values that later polls compare with,
+// and the paths whose disappearance they report as deletes (ls must be
+// all of what the poll reads). With add, ls is added to what is recorded.
+func (sc *subscription) remember(ls []leaf, add bool) {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
-	for _, l := range ls {
-		sc.last[pathString(l.path)] = l.json
+	if !add {
+		clear(sc.last)
 	}
+	for _, l := range ls {
+		sc.last[pathString(l.path)] = sent{l.path, l.json}
+	}
+}
+
+// rememberPolled records, of the initial values ls, what the polls of a
+// subscription that sends what changed compare with: all of ls when
+// everything is polled, else a read of the polled part alone (the state:
+// the configuration's changes and deletes come from the change feed).
+func (sc *subscription) rememberPolled(ctx context.Context, ls []leaf) error {
+	if !sc.changedOnly || sc.interval == 0 {
+		return nil
+	}
+	if sc.poll != (dataType{true, true}) {
+		var err error
+		if ls, err = sc.t.read(ctx, sc.poll, sc.interval/2); err != nil {
+			return grpcError(err)
+		}
+	}
+	sc.remember(ls, false)
+	return nil
+}
+
+// sent is a value last sent at a path.
+type sent struct {
+	path *gpb.Path
+	json []byte
 }
 
 // poll reads a subscription's polled part at its interval (sending only
@@ -489,20 +550,19 @@ func (s *Server) poll(ctx context.Context, sc *subscription, stream grpc.ServerS
 		}
 		lastPoll = tick
 		if !changedOnly {
-			msg, err := s.messages.get(fmt.Sprint(sc.key, "|", what, "|", tick.UnixNano()), every, func() (*grpc.PreparedMsg, error) {
+			msgs, err := s.messages.get(fmt.Sprint(sc.key, "|", what, "|", tick.UnixNano()), every, func() ([]*encoded, error) {
 				// Shared: not cut short when this subscription ends.
 				ls, err := sc.t.read(context.WithoutCancel(ctx), what, every/2)
 				if err != nil || len(ls) == 0 {
 					return nil, err
 				}
-				m := &grpc.PreparedMsg{}
-				return m, m.Encode(stream, notification(prefix, enc, tick.UnixNano(), ls, nil))
+				return encode(stream, notifications(prefix, enc, tick.UnixNano(), ls, nil))
 			})
 			if err != nil {
 				out.fail(grpcError(err))
 				return
 			}
-			if msg != nil && out.put(msg) != nil {
+			if out.putAll(msgs) != nil {
 				return
 			}
 			continue
@@ -519,9 +579,10 @@ func (s *Server) poll(ctx context.Context, sc *subscription, stream grpc.ServerS
 				return nil, err
 			}
 			s.pollReads.Add(1)
-			pr := &polled{leaves: ls, keys: make([]string, len(ls)), time: time.Now().UnixNano()}
+			pr := &polled{leaves: ls, keys: make([]string, len(ls)), index: make(map[string]struct{}, len(ls)), time: time.Now().UnixNano()}
 			for i, l := range ls {
 				pr.keys[i] = pathString(l.path)
+				pr.index[pr.keys[i]] = struct{}{}
 			}
 			return pr, nil
 		})
@@ -529,36 +590,62 @@ func (s *Server) poll(ctx context.Context, sc *subscription, stream grpc.ServerS
 			out.fail(grpcError(err))
 			return
 		}
-		var changed []int // indices in pr.leaves
-		sc.mu.Lock()
-		for i, l := range pr.leaves {
-			k := pr.keys[i]
-			if bytes.Equal(sc.last[k], l.json) {
-				continue
-			}
-			sc.last[k] = l.json
-			changed = append(changed, i)
-		}
-		sc.mu.Unlock()
-		if len(changed) == 0 {
+		changed, gone := sc.compare(pr)
+		if len(changed) == 0 && len(gone) == 0 {
 			continue
 		}
-		msg, err := s.messages.get(changedKey(sc.key, what, tick, changed), every, func() (*grpc.PreparedMsg, error) {
+		msgs, err := s.messages.get(changedKey(sc.key, what, tick, changed, gone), every, func() ([]*encoded, error) {
 			send := make([]leaf, len(changed))
 			for j, i := range changed {
 				send[j] = pr.leaves[i]
 			}
-			m := &grpc.PreparedMsg{}
-			return m, m.Encode(stream, notification(prefix, enc, pr.time, send, nil))
+			del := make([]*gpb.Path, len(gone))
+			for j, g := range gone {
+				del[j] = g.path
+			}
+			return encode(stream, notifications(prefix, enc, pr.time, send, del))
 		})
 		if err != nil {
 			out.fail(grpcError(err))
 			return
 		}
-		if out.put(msg) != nil {
+		if out.putAll(msgs) != nil {
 			return
 		}
 	}
+}
+
+// compare records a poll's values as sent and returns what differs from
+// what was last sent: the indices in pr.leaves of the values that changed
+// or are new, and the paths sent before that the poll no longer has
+// (deleted), in the order of their paths.
+func (sc *subscription) compare(pr *polled) (changed []int, gone []pathSent) {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	for i, l := range pr.leaves {
+		k := pr.keys[i]
+		if last, ok := sc.last[k]; ok && bytes.Equal(last.json, l.json) {
+			continue
+		}
+		sc.last[k] = sent{l.path, l.json}
+		changed = append(changed, i)
+	}
+	if len(sc.last) > len(pr.index) {
+		for k, v := range sc.last {
+			if _, ok := pr.index[k]; !ok {
+				gone = append(gone, pathSent{k, v.path})
+				delete(sc.last, k)
+			}
+		}
+		slices.SortFunc(gone, func(a, b pathSent) int { return strings.Compare(a.key, b.key) })
+	}
+	return changed, gone
+}
+
+// pathSent is a path last sent, and its string form.
+type pathSent struct {
+	key  string
+	path *gpb.Path
 }
 
 // polled is one poll's read, shared by the subscriptions alike that poll
@@ -567,16 +654,22 @@ func (s *Server) poll(ctx context.Context, sc *subscription, stream grpc.ServerS
 type polled struct {
 	leaves []leaf
 	keys   []string
+	index  map[string]struct{} // keys
 	time   int64
 }
 
-// changedKey names the notification of the values changed at a poll: the
-// subscriptions alike that send the same of the poll's values share it.
-func changedKey(key string, what dataType, tick time.Time, changed []int) string {
+// changedKey names the notification of the values changed and the paths
+// gone at a poll: the subscriptions alike that send the same of the poll's
+// values and deletes share it.
+func changedKey(key string, what dataType, tick time.Time, changed []int, gone []pathSent) string {
 	b := fmt.Appendf(nil, "%s|%v|%d|changed", key, what, tick.UnixNano())
 	for _, i := range changed {
 		b = append(b, ',')
 		b = strconv.AppendInt(b, int64(i), 10)
+	}
+	for _, g := range gone {
+		b = append(b, '|')
+		b = appendString(b, g.key)
 	}
 	return string(b)
 }
@@ -628,8 +721,10 @@ func (c *sharedCache[T]) get(key string, keep time.Duration, build func() (T, er
 }
 
 // sender writes a subscription's responses from a bounded queue: a
-// subscriber that does not read them fills the queue and is cut off with
-// ResourceExhausted, rather than slowing commits or growing memory.
+// subscriber that does not read them fills the queue, or its user's bound
+// on bytes queued, or leaves one send under way for longer than timeout,
+// and is cut off with ResourceExhausted, rather than slowing commits or
+// growing memory.
 type sender struct {
 	stream gpb.GNMI_SubscribeServer
 	q      chan queued
@@ -642,9 +737,38 @@ type sender struct {
 	// gone: run returned (a send failed, or the queue was closed).
 	gone atomic.Bool
 	// sending is when the Send under way began (unix ns; 0: none), and
-	// timeout how long one may take before the subscriber is cut off.
+	// timeout how long one may take: stall cuts the subscriber off then,
+	// whether or not anything else is queued for it (a Send held by
+	// gRPC's flow control returns once the stream ends).
 	sending atomic.Int64
 	timeout time.Duration
+	stall   *time.Timer
+	// u counts the bytes queued of the user's subscriptions, up to limit
+	// (nil: not counted); what a subscription cut off may have left in
+	// gRPC's send queue stays counted until its connection (addr in
+	// conns) closes.
+	u     *usage
+	limit int64
+	conns *conns
+	addr  string
+	// leaveOnEnd: cut off for not taking its notifications: what the
+	// last sends left in gRPC's send queue stays there.
+	leaveOnEnd atomic.Bool
+	// onDone runs when run returns.
+	onDone func()
+}
+
+// newSender is the sender of a Subscribe stream.
+func (s *Server) newSender(stream gpb.GNMI_SubscribeServer, cancel context.CancelCauseFunc) *sender {
+	_, addr := addrOf(stream.Context())
+	o := &sender{stream: stream, q: make(chan queued, s.o.SubscriberQueue), cancel: cancel, done: make(chan struct{}),
+		timeout: s.o.StalledSubscriber, limit: s.o.UserQueuedBytes, conns: &s.conns, addr: addr}
+	user := identityOf(stream.Context()).Name
+	o.u = s.users.acquire(user)
+	o.stall = time.AfterFunc(time.Hour, func() { o.fail(errStalled) })
+	o.stall.Stop()
+	o.onDone = func() { s.users.release(user, o.u) }
+	return o
 }
 
 var (
@@ -652,33 +776,81 @@ var (
 	errStalled = status.Error(codes.ResourceExhausted, "subscriber too slow: it has not taken a notification for too long; it was cut off, subscribe again")
 )
 
+// errUserQueued is the end of a subscription whose notification would
+// pass its user's bound on bytes queued.
+func errUserQueued(limit int64) error {
+	return status.Errorf(codes.ResourceExhausted, "subscriber too slow: the notifications queued for this user's subscriptions and not taken would pass %d bytes; it was cut off: read the subscriptions, or subscribe to fewer or narrower paths", limit)
+}
+
+// grpcWriteQuota is what gRPC takes of a stream's sends before a Send
+// waits for the client to take them (its writeQuota), beyond the last one.
+const grpcWriteQuota = 64 << 10
+
 // queued is one response to send: a *gpb.SubscribeResponse, or a
-// *grpc.PreparedMsg shared by subscriptions alike; d, when not nil, is
-// told once it is sent (or dropped).
+// *grpc.PreparedMsg shared by subscriptions alike (e); n is its size in
+// bytes; d, when not nil, is told once it is sent (or dropped).
 type queued struct {
 	m any
 	d *delivery
+	e *encoded
+	n int64
 }
 
 func (o *sender) run() {
 	defer close(o.done)
 	defer o.gone.Store(true)
+	var last queued // the last sent: it may be in gRPC's send queue still
+	defer func() {
+		if o.stall != nil {
+			o.stall.Stop()
+		}
+		o.release(last)
+		if o.u != nil && last.m != nil && o.leaveOnEnd.Load() {
+			n := last.n + grpcWriteQuota
+			o.u.hold(nil, n, 1<<62)
+			o.conns.leave(o.addr, leftover{u: o.u, n: n})
+		}
+		if o.onDone != nil {
+			o.onDone()
+		}
+	}()
 	for r := range o.q {
 		if o.ended.Load() {
+			o.release(r)
 			r.sent()
 			continue
 		}
 		o.sending.Store(time.Now().UnixNano())
+		if o.stall != nil {
+			o.stall.Reset(o.timeout)
+		}
 		err := o.stream.SendMsg(r.m)
+		if o.stall != nil {
+			o.stall.Stop()
+		}
 		o.sending.Store(0)
 		r.sent()
 		if err != nil {
+			o.release(r)
 			o.fail(err)
 			for r := range o.q {
+				o.release(r)
 				r.sent()
 			}
 			return
 		}
+		o.release(last)
+		last = r
+	}
+}
+
+// release ends the count of r's bytes.
+func (o *sender) release(r queued) {
+	if r.m == nil {
+		return
+	}
+	if o.u != nil {
+		o.u.unhold(r.e, r.n)
 	}
 }
 
@@ -692,21 +864,46 @@ func (r queued) sent() {
 // sends what is queued.
 func (o *sender) idle() bool { return len(o.q) == 0 && o.sending.Load() == 0 && !o.gone.Load() }
 
-func (o *sender) fail(err error) { o.cancel(err) }
+func (o *sender) fail(err error) {
+	if status.Code(err) == codes.ResourceExhausted {
+		o.leaveOnEnd.Store(true)
+	}
+	o.cancel(err)
+}
 
+// put queues a *gpb.SubscribeResponse or an *encoded one.
 func (o *sender) put(r any) error { return o.putCounted(r, nil) }
+
+// putAll queues the encoded responses in order.
+func (o *sender) putAll(rs []*encoded) error {
+	for _, r := range rs {
+		if err := o.put(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // putCounted queues r; d, when not nil, is told once it is sent (or
 // dropped), but not when putCounted fails.
 func (o *sender) putCounted(r any, d *delivery) error {
-	if t := o.sending.Load(); t != 0 && o.timeout > 0 && time.Since(time.Unix(0, t)) > o.timeout {
-		o.fail(errStalled)
-		return errStalled
+	q := queued{m: r, d: d}
+	switch x := r.(type) {
+	case *encoded:
+		q.m, q.e, q.n = x.msg, x, int64(x.size)
+	case *gpb.SubscribeResponse:
+		q.n = int64(proto.Size(x))
+	}
+	if o.u != nil && !o.u.hold(q.e, q.n, o.limit) {
+		err := errUserQueued(o.limit)
+		o.fail(err)
+		return err
 	}
 	select {
-	case o.q <- queued{r, d}:
+	case o.q <- q:
 		return nil
 	default:
+		o.release(q)
 		o.fail(errSlow)
 		return errSlow
 	}
@@ -741,22 +938,43 @@ func (o *sender) sync() error {
 	return o.put(&gpb.SubscribeResponse{Response: &gpb.SubscribeResponse_SyncResponse{SyncResponse: true}})
 }
 
-// updates queues one notification of updates and deletes.
-func (o *sender) updates(prefix *gpb.Path, enc gpb.Encoding, ls []leaf, del []*gpb.Path) error {
-	if len(ls) == 0 && len(del) == 0 {
-		return nil
+// notifications are the responses carrying updates ls and deletes del,
+// each up to maxNotificationBytes of them (the deletes first, as a
+// notification applies them first).
+func notifications(prefix *gpb.Path, enc gpb.Encoding, ts int64, ls []leaf, del []*gpb.Path) []*gpb.SubscribeResponse {
+	var out []*gpb.SubscribeResponse
+	var n *gpb.Notification
+	size := 0
+	add := func(s int) {
+		if n == nil || size+s > maxNotificationBytes && size > 0 {
+			n = &gpb.Notification{Timestamp: ts}
+			if t := prefix.GetTarget(); t != "" {
+				n.Prefix = &gpb.Path{Target: t}
+			}
+			out = append(out, &gpb.SubscribeResponse{Response: &gpb.SubscribeResponse_Update{Update: n}})
+			size = 0
+		}
+		size += s
 	}
-	return o.put(notification(prefix, enc, time.Now().UnixNano(), ls, del))
-}
-
-// notification is the response carrying updates and deletes.
-func notification(prefix *gpb.Path, enc gpb.Encoding, ts int64, ls []leaf, del []*gpb.Path) *gpb.SubscribeResponse {
-	n := &gpb.Notification{Timestamp: ts, Delete: del}
-	if t := prefix.GetTarget(); t != "" {
-		n.Prefix = &gpb.Path{Target: t}
+	for _, p := range del {
+		add(pathSize(p))
+		n.Delete = append(n.Delete, p)
 	}
 	for _, l := range ls {
+		add(pathSize(l.path) + len(l.json))
 		n.Update = append(n.Update, &gpb.Update{Path: l.path, Val: typedValue(enc, l.json)})
 	}
-	return &gpb.SubscribeResponse{Response: &gpb.SubscribeResponse_Update{Update: n}}
+	return out
+}
+
+// pathSize is about a path's encoded size.
+func pathSize(p *gpb.Path) int {
+	n := len(p.GetOrigin()) + 4
+	for _, e := range p.GetElem() {
+		n += len(e.GetName()) + 4
+		for k, v := range e.GetKey() {
+			n += len(k) + len(v) + 8
+		}
+	}
+	return n
 }

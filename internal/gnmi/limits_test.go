@@ -1,0 +1,251 @@
+package gnmi
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	gpb "github.com/openconfig/gnmi/proto/gnmi"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+
+	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/model"
+)
+
+// makeNtpServers commits n NtpServers with a long description-like field
+// (MinPoll and the address), so that / holds a few hundred KiB.
+func makeNtpServers(fx *fixture, n int) {
+	var edits []engine.Edit
+	for i := range n {
+		edits = append(edits, fx.f.Edit(model.Create, "NtpServer", model.Object{"IpAddr": fmt.Sprintf("10.9.%d.%d", i/250, i%250+1)}))
+	}
+	fx.f.MustApply(edits...)
+}
+
+// A read-only user's Get of thousands of "/" paths is refused, whatever
+// it names: too many paths, or an answer past the bound.
+func TestGetOfManyPathsIsRefused(t *testing.T) {
+	fx := start(t, Options{})
+	makeNtpServers(fx, 1000) // / answers ~150 KiB
+	viewer := dial(t, fx.addr, creds{"viewer", "viewer-pass"})
+	for _, n := range []int{3000, 200} {
+		req := &gpb.GetRequest{Encoding: gpb.Encoding_JSON}
+		for range n {
+			req.Path = append(req.Path, &gpb.Path{})
+		}
+		_, err := viewer.Get(context.Background(), req)
+		if status.Code(err) != codes.ResourceExhausted || !strings.Contains(err.Error(), "Subscribe") {
+			t.Errorf("a Get of %d paths /: %v; want ResourceExhausted saying what to do instead", n, err)
+		}
+	}
+}
+
+// The answer's bound stops the Get at the path that passes it; a user's
+// Gets at once share a bound; one path under both is answered.
+func TestGetAnswerBounds(t *testing.T) {
+	fx := start(t, Options{MaxGetAnswer: 64 << 10, UserGetBytes: 32 << 10})
+	makeNtpServers(fx, 400) // /config/NtpServer: ~60 KiB of answer
+	get := func(paths ...string) error {
+		req := &gpb.GetRequest{Encoding: gpb.Encoding_JSON}
+		for _, s := range paths {
+			req.Path = append(req.Path, p("swmgr", s))
+		}
+		_, err := fx.c.Get(context.Background(), req)
+		return err
+	}
+	if err := get("/config/NtpServer[IpAddr=10.9.0.1]/MinPoll"); err != nil {
+		t.Fatalf("a Get of one leaf: %v", err)
+	}
+	err := get("/config/NtpServer", "/config/NtpServer")
+	if status.Code(err) != codes.ResourceExhausted {
+		t.Errorf("a Get past the user's bound: %v; want ResourceExhausted", err)
+	}
+	fx.srv.o.UserGetBytes = 1 << 30
+	err = get("/config/NtpServer", "/config/NtpServer")
+	if status.Code(err) != codes.ResourceExhausted || !strings.Contains(err.Error(), "at path 2 of 2") {
+		t.Errorf("a Get whose second path passes the answer's bound: %v; want ResourceExhausted at path 2", err)
+	}
+	fx.srv.users.mu.Lock()
+	left := len(fx.srv.users.m)
+	fx.srv.users.mu.Unlock()
+	if left != 0 {
+		t.Errorf("%d users still hold Get answers after their Gets", left)
+	}
+}
+
+// A read-only user may open only so many Subscribe streams.
+func TestSubscriptionsPerUserAreBounded(t *testing.T) {
+	fx := start(t, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	viewer := dial(t, fx.addr, creds{"viewer", "viewer-pass"})
+	refused := 0
+	for i := range DefaultUserSubscriptions + 1 {
+		s, err := viewer.Subscribe(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Send(&gpb.SubscribeRequest{Request: &gpb.SubscribeRequest_Subscribe{Subscribe: &gpb.SubscriptionList{
+			Mode: gpb.SubscriptionList_STREAM, UpdatesOnly: true,
+			Subscription: []*gpb.Subscription{{Path: p("swmgr", "/config/Vlan"), Mode: gpb.SubscriptionMode_ON_CHANGE}},
+		}}})
+		r, err := s.Recv()
+		switch {
+		case err == nil && r.GetSyncResponse():
+		case status.Code(err) == codes.ResourceExhausted:
+			refused++
+			if i != DefaultUserSubscriptions {
+				t.Fatalf("stream %d refused: %v", i+1, err)
+			}
+		default:
+			t.Fatalf("stream %d: %v %v", i+1, r, err)
+		}
+	}
+	if refused != 1 {
+		t.Errorf("%d streams over the bound refused; want 1", refused)
+	}
+}
+
+// stalledStream subscribes to / on a connection of its own whose client
+// takes nothing after the first response: its window (64 KiB, fixed) fills.
+func stalledStream(t *testing.T, ctx context.Context, fx *fixture) (*grpc.ClientConn, error) {
+	t.Helper()
+	conn, err := grpc.NewClient("passthrough:///"+fx.addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithPerRPCCredentials(creds{"viewer", "viewer-pass"}), grpc.WithInitialWindowSize(64<<10), grpc.WithInitialConnWindowSize(64<<10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	s, err := gpb.NewGNMIClient(conn).Subscribe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Send(&gpb.SubscribeRequest{Request: &gpb.SubscribeRequest_Subscribe{Subscribe: &gpb.SubscriptionList{
+		Mode: gpb.SubscriptionList_STREAM, Encoding: gpb.Encoding_JSON,
+		Subscription: []*gpb.Subscription{{Path: p("swmgr", "/config"), Mode: gpb.SubscriptionMode_ON_CHANGE}},
+	}}})
+	_, err = s.Recv()
+	return conn, err
+}
+
+// waitFor polls cond until it holds; false after a minute.
+func waitUntil(cond func() bool) bool {
+	for range 600 {
+		if cond() {
+			return true
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return false
+}
+
+// A subscriber that takes nothing is cut off after StalledSubscriber even
+// when nothing more is queued for it (no commit comes), and what it held
+// is counted against its user until its connection closes, then
+// released.
+func TestStalledSubscriberIsCutWithoutANextNotification(t *testing.T) {
+	fx := start(t, Options{StalledSubscriber: 300 * time.Millisecond})
+	makeNtpServers(fx, 3000) // ~400 KiB of initial values
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	conn, err := stalledStream(t, ctx, fx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !waitUntil(func() bool { return fx.srv.feedSubscribers() == 0 }) {
+		t.Fatal("the stalled subscriber was not cut off")
+	}
+	conn.Close()
+	if !waitUntil(func() bool {
+		fx.srv.users.mu.Lock()
+		defer fx.srv.users.mu.Unlock()
+		return len(fx.srv.users.m) == 0
+	}) {
+		t.Fatal("the user's usage was kept after its connection closed")
+	}
+}
+
+// A user's subscriptions that take nothing hold at most UserQueuedBytes:
+// the one that would pass it is cut off.
+func TestQueuedBytesPerUserAreBounded(t *testing.T) {
+	fx := start(t, Options{UserQueuedBytes: 600 << 10})
+	makeNtpServers(fx, 3000)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for range 4 {
+		if _, err := stalledStream(t, ctx, fx); err != nil && status.Code(err) != codes.ResourceExhausted {
+			t.Fatal(err)
+		}
+	}
+	if !waitUntil(func() bool { return fx.srv.feedSubscribers() < 4 }) {
+		t.Fatal("4 stalled subscribers of / hold more than the user's bound, and none was cut off")
+	}
+	fx.srv.users.mu.Lock()
+	u := fx.srv.users.m["viewer"]
+	fx.srv.users.mu.Unlock()
+	u.mu.Lock()
+	queued := u.queued
+	u.mu.Unlock()
+	if queued > 600<<10 {
+		t.Errorf("the user's subscriptions hold %d bytes; the bound is %d", queued, 600<<10)
+	}
+}
+
+// ON_CHANGE of state, on native and OpenConfig paths, and SAMPLE with
+// suppress_redundant: a deleted object's state leaves are deleted in the
+// subscriber's view.
+func TestPollsSendDeletes(t *testing.T) {
+	fx := start(t, Options{})
+	cases := []struct {
+		name string
+		path *gpb.Path
+		mode gpb.SubscriptionMode
+		leaf string // a state leaf of the NtpServer 10.7.0.1
+	}{
+		{"native on_change", p("swmgr", "/state/NtpServer"), gpb.SubscriptionMode_ON_CHANGE, "/state/NtpServer[IpAddr=10.7.0.1]"},
+		{"openconfig on_change", ocp("/system/ntp/servers/server[address=*]/state"), gpb.SubscriptionMode_ON_CHANGE, "server[address=10.7.0.1]/state/address"},
+		{"native sample suppress_redundant", p("swmgr", "/state/NtpServer"), gpb.SubscriptionMode_SAMPLE, "/state/NtpServer[IpAddr=10.7.0.1]"},
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var streams []gpb.GNMI_SubscribeClient
+	for _, c := range cases {
+		s, err := fx.c.Subscribe(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Send(&gpb.SubscribeRequest{Request: &gpb.SubscribeRequest_Subscribe{Subscribe: &gpb.SubscriptionList{
+			Mode:         gpb.SubscriptionList_STREAM,
+			Subscription: []*gpb.Subscription{{Path: c.path, Mode: c.mode, SampleInterval: uint64(time.Second), SuppressRedundant: true}},
+		}}})
+		recv(t, s, c.name+": the sync", isSync)
+		streams = append(streams, s)
+	}
+	fx.f.MustApply(fx.f.Edit(model.Create, "NtpServer", model.Object{"IpAddr": "10.7.0.1"}))
+	for i, c := range cases {
+		recv(t, streams[i], c.name+": the new server's state", func(r *gpb.SubscribeResponse) bool {
+			for _, u := range r.GetUpdate().GetUpdate() {
+				if strings.Contains(pathString(u.GetPath()), c.leaf) {
+					return true
+				}
+			}
+			return false
+		})
+	}
+	fx.f.MustApply(fx.f.Edit(model.Delete, "NtpServer", model.Object{"IpAddr": "10.7.0.1"}))
+	for i, c := range cases {
+		recv(t, streams[i], c.name+": the delete of the server's state", func(r *gpb.SubscribeResponse) bool {
+			for _, d := range r.GetUpdate().GetDelete() {
+				if strings.Contains(pathString(d), c.leaf) {
+					return true
+				}
+			}
+			return false
+		})
+	}
+}
