@@ -23,6 +23,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/swmgr/swmgr/internal/apierr"
+	"github.com/swmgr/swmgr/internal/auth"
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/configlog"
 	"github.com/swmgr/swmgr/internal/engine"
@@ -62,6 +63,10 @@ type Server struct {
 	// whose connection takes no data for that long is dropped. Set before
 	// serving; New sets FeedWriteTimeoutDefault.
 	FeedWriteTimeout time.Duration
+	// Sessions ends a change-feed stream when its user's access ends (a
+	// User deleted, a central server refusing it). Set before serving;
+	// nil: streams end only with their clients or the server.
+	Sessions *auth.Sessions
 
 	headers headerValues             // shared values of the hottest responses' headers
 	actions map[string]ActionHandler // set before serving

@@ -87,6 +87,10 @@ type Options struct {
 	// Metrics records each RPC when it ends and the open subscriptions;
 	// nil: none.
 	Metrics *obs.Metrics
+	// Sessions ends a subscription when its user's access ends, with the
+	// status that says why (Unauthenticated, PermissionDenied); nil:
+	// subscriptions end only with their clients or the server.
+	Sessions *auth.Sessions
 }
 
 // MaxRequest is the largest request accepted (a SetRequest of thousands
@@ -336,8 +340,15 @@ func (s *Server) streamAuth(srv any, ss grpc.ServerStream, info *grpc.StreamServ
 		return err
 	}
 	as := &authedStream{ServerStream: ss, id: id}
-	as.ctx = context.WithValue(ctx, identityKey{}, as)
+	// The stream lasts while its user's access does: it ends with the
+	// status that says why.
+	held, release := s.o.Sessions.Hold(ctx, id.Name, first(ctx, "password"), auth.NeedRead)
+	as.ctx = context.WithValue(held, identityKey{}, as)
 	err = handler(srv, as)
+	release()
+	if refused := auth.Revoked(held); refused != nil {
+		err = grpcError(refused)
+	}
 	if observed {
 		s.observe(ctx, info.FullMethod, start, id.Name, -1, as.mode, as.sent.Load(), err)
 	}

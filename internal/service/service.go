@@ -42,6 +42,7 @@ import (
 	"github.com/swmgr/swmgr/internal/aaa"
 	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/api"
+	"github.com/swmgr/swmgr/internal/auth"
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/backend/linux"
 	"github.com/swmgr/swmgr/internal/backend/sim"
@@ -103,6 +104,10 @@ type Options struct {
 	// Syslog, if set, is the forwarder behind the service's log, which
 	// the SyslogCollectors configure.
 	Syslog *aaa.Forwarder
+	// Sessions, if set, ends the REST handler's change-feed streams when
+	// their user's access ends (built with the verifier, before the
+	// service).
+	Sessions *auth.Sessions
 }
 
 // LinuxOptions configure the Linux dataplane and its daemons.
@@ -286,6 +291,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	}
 	hist, cands := history.New(eng), candidates.New(eng)
 	h := api.New(eng, hist, cands, o.Log)
+	h.Sessions = o.Sessions
 	st.eng, st.handler = eng, h
 	bind := func(provider string, actions map[string]api.ActionHandler) {
 		for name, a := range actions {
