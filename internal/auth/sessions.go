@@ -272,11 +272,14 @@ func (s *Sessions) authorise(x *session) (refused *apierr.Error, retry bool) {
 	} else {
 		var ok bool
 		var err error
-		id, ok, err = s.o.Verifier.Verify(x.ctx, x.name, x.password)
+		// Not from the cache: what a server answered within its cache
+		// time is what is being asked again.
+		id, ok, err = s.o.Verifier.Check(x.ctx, x.name, x.password, false)
 		switch {
 		case err != nil:
 			return s.cannotCheck(x, err)
 		case !ok:
+			s.o.Verifier.Forget(x.name) // nor does a new request get in on the answer cached before
 			return apierr.New(http.StatusUnauthorized, apierr.CodeUnauthorized, "", "", "user %s's access ended: the switch no longer accepts the credentials this stream was opened with (the User was deleted or its password set, or the central AAA server refused them); this stream is closed", x.name), false
 		}
 	}
