@@ -118,7 +118,7 @@ func gnmiEnded(t testing.TB, what string, out *syncBuffer, done chan error) stri
 // and Unauthenticated saying why, soon after an admin deletes the User,
 // and after an admin sets its password (how an admin takes an account
 // away: a User has no disabled state); the admin's own feed goes on and
-// sees every commit.
+// sees every commit. No login failure is counted.
 func TestStreamsEndWhenTheirUserIsDeletedOrItsPasswordSet(t *testing.T) {
 	g := startGNMIServer(t, "")
 	g.expect(t, 201, "POST", "/config/User", `{"Name":"op-gone","Group":"operator","Password":"op-gone-pass-1"}`)
@@ -163,6 +163,10 @@ func TestStreamsEndWhenTheirUserIsDeletedOrItsPasswordSet(t *testing.T) {
 	}
 	if n := strings.Count(g.logs.String(), "stream closed: its user's access ended"); n != 4 {
 		t.Errorf("%d streams logged as closed, want 4", n)
+	}
+	// No login failed: the subscriptions ended are not counted as one.
+	if m := string(scrape(t, g.server)); !strings.Contains(m, "\nswmgr_login_failures_total 0\n") {
+		t.Errorf("login failures counted:\n%s", m)
 	}
 }
 

@@ -365,7 +365,7 @@ func (s *Server) observe(ctx context.Context, fullMethod string, start time.Time
 	method := fullMethod[strings.LastIndexByte(fullMethod, '/')+1:]
 	if m := s.o.Metrics; m != nil {
 		m.ObserveGNMI(method, code, took)
-		if code == codes.Unauthenticated && first(ctx, "username") != "" {
+		if code == codes.Unauthenticated && user == "" && first(ctx, "username") != "" { // not a stream whose user's access ended since
 			m.LoginFailure()
 		}
 	}
