@@ -363,9 +363,15 @@ func TestGNMICommitConfirmed(t *testing.T) {
 // while it runs.
 func (g *gnmiServer) background(t testing.TB, args ...string) (*syncBuffer, chan error) {
 	t.Helper()
+	return g.backgroundAs(t, "admin", blackBoxAdminPassword, args...)
+}
+
+// backgroundAs is background as user.
+func (g *gnmiServer) backgroundAs(t testing.TB, user, password string, args ...string) (*syncBuffer, chan error) {
+	t.Helper()
 	base := []string{"-address", g.gnmiAddr, "-ca_crt", filepath.Join(g.dir, "tls-cert.pem"), "-timeout", "10s", "-with_user_pass"}
 	cmd := exec.Command(g.cli, append(base, args...)...)
-	cmd.Env = append(os.Environ(), "GNMI_USER=admin", "GNMI_PASS="+blackBoxAdminPassword)
+	cmd.Env = append(os.Environ(), "GNMI_USER="+user, "GNMI_PASS="+password)
 	out := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {

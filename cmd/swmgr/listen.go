@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/swmgr/swmgr/internal/accounts"
+	"github.com/swmgr/swmgr/internal/auth"
 	"github.com/swmgr/swmgr/internal/datadir"
 	"github.com/swmgr/swmgr/internal/engine/users"
 	"github.com/swmgr/swmgr/internal/model"
@@ -61,6 +62,9 @@ func (o *serveOptions) defaults() error {
 	}
 	if o.headerTimeout == 0 {
 		o.headerTimeout = defaultHeaderTimeout
+	}
+	if o.reauthInterval == 0 {
+		o.reauthInterval = auth.DefaultReauthInterval
 	}
 	if o.bodyTimeout == 0 {
 		o.bodyTimeout = defaultBodyTimeout

@@ -51,6 +51,7 @@ type serveOptions struct {
 	headerTimeout     time.Duration
 	bodyTimeout       time.Duration
 	maxConnsPerClient int
+	reauthInterval    time.Duration // how often a stream's user is authorised again
 	accessLog         bool
 	metrics           bool
 	startupConfig     string
@@ -111,6 +112,7 @@ func serveCommand() *cobra.Command {
 	f.DurationVar(&o.headerTimeout, "header-timeout", defaultHeaderTimeout, "time a client has to send a request's headers (and the TLS handshake)")
 	f.DurationVar(&o.bodyTimeout, "body-timeout", defaultBodyTimeout, "time a client has to send a request's body, after its headers")
 	f.IntVar(&o.maxConnsPerClient, "max-conns-per-client", defaultMaxConnsPerClient, "open connections per client: per OS user for local clients (loopback TCP, the Unix socket), per address otherwise; more are closed at once")
+	f.DurationVar(&o.reauthInterval, "reauth-interval", auth.DefaultReauthInterval, "how often the user of an open change-feed stream or gNMI subscription is authorised again (with the central AAA servers, or the local accounts when none answers); the stream ends when that user's access has ended. A User deleted or its password set ends its streams at once")
 	f.BoolVar(&o.accessLog, "access-log", true, "log one line per request and per gNMI RPC (at info level)")
 	f.BoolVar(&o.metrics, "metrics", true, "serve Prometheus metrics at /metrics")
 	addDaemonFlags(f, &o.daemons)
@@ -226,6 +228,9 @@ func serve(ctx context.Context, o *serveOptions) error {
 	if (o.tlsCert == "") != (o.tlsKey == "") {
 		return errors.New("--tls-cert and --tls-key go together")
 	}
+	if o.reauthInterval < time.Second {
+		return fmt.Errorf("--reauth-interval %s: use 1s or more", o.reauthInterval)
+	}
 	if o.ports < 1 || o.ports > 512 {
 		return fmt.Errorf("--ports %d: use 1..512", o.ports)
 	}
@@ -309,9 +314,14 @@ func serve(ctx context.Context, o *serveOptions) error {
 		UserGroup:    func(ctx context.Context, name string) (string, bool, error) { return userGroup(ctx, st, acc, name) },
 		RefuseOthers: o.localOthers == "refuse",
 	})
+	// Long-lived requests (change-feed streams, gNMI subscriptions) end
+	// when their user's access does: checked again when an account or
+	// the central AAA configuration changes, and every --reauth-interval.
+	sessions := auth.NewSessions(auth.SessionOptions{Verifier: verifier, Interval: o.reauthInterval, Log: log})
 	accountChanged := func(name string) {
 		verifier.Forget(name)
 		peers.Forget(name)
+		sessions.Changed(name)
 	}
 	// New: nothing was ever committed but the switch's own discovery
 	// (revision 1, made by the first start before it loads the startup
@@ -332,7 +342,11 @@ func serve(ctx context.Context, o *serveOptions) error {
 			return err
 		}
 	}
-	so.AAAChanged, so.Syslog, so.CentralAAA = verifier.ForgetAll, syslogFwd, central
+	so.AAAChanged = func() {
+		verifier.ForgetAll()
+		sessions.ChangedAll()
+	}
+	so.Syslog, so.Sessions, so.CentralAAA = syslogFwd, sessions, central
 	svc, err := service.Open(ctx, so)
 	if err != nil {
 		return err
@@ -441,7 +455,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 	var gnmiServer *gnmi.Server
 	if o.gnmi != "" {
-		if gnmiServer, err = startGNMI(o, eng, svc.History, svc.Table, verifier, throttle, ob, log); err != nil {
+		if gnmiServer, err = startGNMI(o, eng, svc.History, svc.Table, verifier, throttle, sessions, ob, log); err != nil {
 			return err
 		}
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/swmgr/swmgr/internal/apierr"
+	"github.com/swmgr/swmgr/internal/auth"
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/configlog"
@@ -63,12 +64,14 @@ type Server struct {
 	// whose connection takes no data for that long is dropped. Set before
 	// serving; New sets FeedWriteTimeoutDefault.
 	FeedWriteTimeout time.Duration
-
 	headers headerValues // shared values of the hottest responses' headers
 	// table runs the actions and reads the state-only kinds (nil: a
 	// server of the engine's kinds alone, which answers 501 for them).
 	table *bind.Table
 	calls *obs.Calls
+	// sessions ends a change-feed stream when its user's access ends (nil:
+	// streams end only with their clients or the server).
+	sessions *auth.Sessions
 }
 
 // FeedWriteTimeoutDefault: a subscriber that has not taken a write for this
@@ -87,7 +90,11 @@ type Options struct {
 	// Calls counts the calls served, by operation (SystemStatus reports
 	// them); nil: counted for nobody.
 	Calls *obs.Calls
-	Log   *slog.Logger
+	// Sessions ends a change-feed stream when its user's access ends (a
+	// User deleted, a central server refusing it); nil: streams end only
+	// with their clients or the server.
+	Sessions *auth.Sessions
+	Log      *slog.Logger
 }
 
 // New makes a REST server.
@@ -98,7 +105,7 @@ func New(o Options) *Server {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Server{eng: o.Engine, hist: o.History, cands: o.Candidates, reg: o.Engine.Registry(), log: o.Log, table: o.Table, calls: o.Calls,
+	return &Server{eng: o.Engine, hist: o.History, cands: o.Candidates, reg: o.Engine.Registry(), log: o.Log, table: o.Table, calls: o.Calls, sessions: o.Sessions,
 		closing: make(chan struct{}), FeedWriteTimeout: FeedWriteTimeoutDefault}
 }
 

@@ -567,6 +567,9 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusOK)
 		return
 	}
+	// The stream lasts while its user's access does (auth.Sessions).
+	held, release := s.sessions.HoldRequest(r, auth.NeedRead)
+	defer release()
 	sub := s.eng.Feed().Subscribe() // before reading the running revision: no commit falls between
 	defer sub.Close()
 	last, cur, err := s.resumeAfter(since)
@@ -646,7 +649,10 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			return // the server is shutting down; clients resume with Last-Event-ID
 		case <-st.gone:
 			return // the client closed the connection
-		case <-r.Context().Done():
+		case <-held.Done():
+			if refused := auth.Revoked(held); refused != nil {
+				st.send(errorEvent(map[string]any{"Message": refused.Message, "Status": refused.Status, "Code": refused.Code}))
+			}
 			return
 		}
 	}

@@ -17,6 +17,11 @@
 // and tells it what the request needs (Options.Access). Requests without credentials are accepted only where the
 // listener allows it (plain HTTP on a loopback address, the Unix socket),
 // as the local OS user on the other end of the connection (Peers).
+//
+// A long-lived request (the change feed, a gNMI subscription) is held
+// (Sessions): its identity is authorised again when its account or the
+// central AAA configuration changes and periodically, and its context ends
+// when a new request of the same identity would be refused.
 package auth
 
 import (

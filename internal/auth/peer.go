@@ -83,12 +83,13 @@ func (p *Peers) Forget(string) { p.gen.Add(1) }
 
 // peerConn is the slot ConnContext attaches to a connection.
 type peerConn struct {
-	conn net.Conn
-	once sync.Once
-	uid  uint32
-	name string
-	err  error
-	role atomic.Pointer[peerRole]
+	peers *Peers // whose connection it is: a held request asks them again (Sessions)
+	conn  net.Conn
+	once  sync.Once
+	uid   uint32
+	name  string
+	err   error
+	role  atomic.Pointer[peerRole]
 }
 
 type peerRole struct {
@@ -103,7 +104,7 @@ type peerRole struct {
 // (one without credentials, from this peer) finds the connection's
 // (FromContext).
 func (p *Peers) ConnContext(ctx context.Context, c net.Conn) context.Context {
-	return context.WithValue(ctx, identityKey{}, &peerConn{conn: c})
+	return context.WithValue(ctx, identityKey{}, &peerConn{peers: p, conn: c})
 }
 
 // errPeerUnknown wraps failures to tell who the peer is.

@@ -96,6 +96,11 @@ type Options struct {
 	UserSubscriptions int   // Subscribe streams open of one user: DefaultUserSubscriptions
 	ConnSubscriptions int   // Subscribe streams open on one connection: DefaultConnSubscriptions
 	UserQueuedBytes   int64 // notifications queued for one user, not taken: DefaultUserQueuedBytes
+
+	// Sessions ends a subscription when its user's access ends, with the
+	// status that says why (Unauthenticated, PermissionDenied); nil:
+	// subscriptions end only with their clients or the server.
+	Sessions *auth.Sessions
 }
 
 // MaxRequest is the largest request accepted (a SetRequest of thousands
@@ -368,8 +373,15 @@ func (s *Server) streamAuth(srv any, ss grpc.ServerStream, info *grpc.StreamServ
 		return err
 	}
 	as := &authedStream{ServerStream: ss, id: id}
-	as.ctx = context.WithValue(ctx, identityKey{}, as)
+	// The stream lasts while its user's access does: it ends with the
+	// status that says why.
+	held, release := s.o.Sessions.Hold(ctx, id.Name, first(ctx, "password"), auth.NeedRead)
+	as.ctx = context.WithValue(held, identityKey{}, as)
 	err = handler(srv, as)
+	release()
+	if refused := auth.Revoked(held); refused != nil {
+		err = grpcError(refused)
+	}
 	if observed {
 		s.observe(ctx, info.FullMethod, start, id.Name, -1, as.mode, as.sent.Load(), err)
 	}
@@ -386,7 +398,7 @@ func (s *Server) observe(ctx context.Context, fullMethod string, start time.Time
 	method := fullMethod[strings.LastIndexByte(fullMethod, '/')+1:]
 	if m := s.o.Metrics; m != nil {
 		m.ObserveGNMI(method, code, took)
-		if code == codes.Unauthenticated && first(ctx, "username") != "" {
+		if code == codes.Unauthenticated && user == "" && first(ctx, "username") != "" { // not a stream whose user's access ended since
 			m.LoginFailure()
 		}
 	}

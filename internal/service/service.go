@@ -41,6 +41,7 @@ import (
 	"github.com/swmgr/swmgr/internal/aaa"
 	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/api"
+	"github.com/swmgr/swmgr/internal/auth"
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/backend/linux"
 	"github.com/swmgr/swmgr/internal/backend/sim"
@@ -109,6 +110,10 @@ type Options struct {
 	// started: the front doors' verifier, built before the service, asks
 	// it for remote logins (and fails loudly before).
 	CentralAAA *bind.Once[aaa.Service]
+	// Sessions, if set, ends the REST handler's change-feed streams when
+	// their user's access ends (built with the verifier, before the
+	// service).
+	Sessions *auth.Sessions
 }
 
 // LinuxOptions configure the Linux dataplane and its daemons.
@@ -308,7 +313,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	if err := t.Seal(); err != nil {
 		return fail(err)
 	}
-	h := api.New(api.Options{Engine: eng, History: hist, Candidates: cands, Table: t, Calls: calls, Log: o.Log})
+	h := api.New(api.Options{Engine: eng, History: hist, Candidates: cands, Table: t, Calls: calls, Sessions: o.Sessions, Log: o.Log})
 	for _, start := range []func(context.Context) error{eng.Start, cands.Start, hist.Start, s.AAA.Start} {
 		if err := start(ctx); err != nil {
 			return fail(err)

@@ -98,6 +98,8 @@ type Tacacs struct {
 	Port    int
 	Secret  string
 	acctLog string
+	config  string // the configuration file, which the server reloads when it is written
+	clients string // the prefixes it serves, as the configuration writes them
 	cmd     *exec.Cmd
 	out     *syncbuf.Buffer
 }
@@ -156,28 +158,11 @@ func StartTacacsWith(t testing.TB, secret string, users []User, o TacacsOptions)
 			}
 		}
 	}()
-	var y strings.Builder
-	fmt.Fprintf(&y, "secrets:\n  - name: loopback\n    secret:\n      group: tacquito\n      key: %q\n    handler:\n      type: 1\n    type: 1\n    options:\n      prefixes: |\n        %s\n", secret, clients)
-	y.WriteString("users:\n")
-	for _, u := range users {
-		hash, err := bcrypt.GenerateFromPassword([]byte(u.Password), bcrypt.MinCost)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprintf(&y, "  - name: %q\n    scopes: [\"loopback\"]\n    groups:\n      - name: %q\n", u.Name, "g-"+u.Name)
-		if u.PrivLvl > 0 {
-			fmt.Fprintf(&y, "        services:\n          - name: shell\n            set_values:\n              - name: priv-lvl\n                values: [\"%d\"]\n", u.PrivLvl)
-		} else {
-			y.WriteString("        services:\n          - name: shell\n            set_values:\n              - name: timeout\n                values: [\"60\"]\n")
-		}
-		fmt.Fprintf(&y, "        authenticator:\n          type: 1\n          options:\n            hash: %s\n        accounter:\n          name: file\n          type: 3\n", hex.EncodeToString(hash))
-	}
-	y.WriteString("prefix_allow: " + clients + "\n")
 	cfg := filepath.Join(dir, "tacquito.yaml")
-	if err := os.WriteFile(cfg, []byte(y.String()), 0o600); err != nil {
+	if err := os.WriteFile(cfg, tacacsConfig(t, secret, clients, users), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := &Tacacs{Host: "127.0.0.1", Port: testport.TCP(t), Secret: secret, acctLog: filepath.Join(dir, "accounting.log"), out: &syncbuf.Buffer{}}
+	s := &Tacacs{Host: "127.0.0.1", Port: testport.TCP(t), Secret: secret, acctLog: filepath.Join(dir, "accounting.log"), config: cfg, clients: clients, out: &syncbuf.Buffer{}}
 	s.Addr = net.JoinHostPort(s.Host, fmt.Sprint(s.Port))
 	metrics := testport.TCP(t)
 	args := []string{"unshare", "--mount", "--propagation", "private", "sh", "-c", `mount --bind "$1" /run && shift && exec "$@"`, "sh", run,
@@ -201,7 +186,7 @@ func StartTacacsWith(t testing.TB, secret string, users []User, o TacacsOptions)
 				c.Close()
 			}
 		})
-		if err == nil && strings.Contains(s.out.String(), "updated all providers from config source") {
+		if err == nil && strings.Contains(s.out.String(), configLoaded) {
 			break
 		}
 		if i == 400 {
@@ -210,6 +195,53 @@ func StartTacacsWith(t testing.TB, secret string, users []User, o TacacsOptions)
 		time.Sleep(50 * time.Millisecond)
 	}
 	return s
+}
+
+// configLoaded is what tacquito says each time it has loaded its
+// configuration (at start, and after each change of the file).
+const configLoaded = "updated all providers from config source"
+
+// tacacsConfig is tacquito's configuration: users, each with its
+// password's bcrypt hash and the priv-lvl its shell authorization gives,
+// under one key for clients from the prefixes clients lists.
+func tacacsConfig(t testing.TB, secret, clients string, users []User) []byte {
+	t.Helper()
+	var y strings.Builder
+	fmt.Fprintf(&y, "secrets:\n  - name: loopback\n    secret:\n      group: tacquito\n      key: %q\n    handler:\n      type: 1\n    type: 1\n    options:\n      prefixes: |\n        %s\n", secret, clients)
+	y.WriteString("users:\n")
+	for _, u := range users {
+		hash, err := bcrypt.GenerateFromPassword([]byte(u.Password), bcrypt.MinCost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&y, "  - name: %q\n    scopes: [\"loopback\"]\n    groups:\n      - name: %q\n", u.Name, "g-"+u.Name)
+		if u.PrivLvl > 0 {
+			fmt.Fprintf(&y, "        services:\n          - name: shell\n            set_values:\n              - name: priv-lvl\n                values: [\"%d\"]\n", u.PrivLvl)
+		} else {
+			y.WriteString("        services:\n          - name: shell\n            set_values:\n              - name: timeout\n                values: [\"60\"]\n")
+		}
+		fmt.Fprintf(&y, "        authenticator:\n          type: 1\n          options:\n            hash: %s\n        accounter:\n          name: file\n          type: 3\n", hex.EncodeToString(hash))
+	}
+	y.WriteString("prefix_allow: " + clients + "\n")
+	return []byte(y.String())
+}
+
+// SetUsers makes the server know users instead of those it knew (as an
+// administrator editing its configuration would), and returns once it has
+// loaded them.
+func (s *Tacacs) SetUsers(t testing.TB, users []User) {
+	t.Helper()
+	loaded := strings.Count(s.out.String(), configLoaded)
+	if err := os.WriteFile(s.config, tacacsConfig(t, s.Secret, s.clients, users), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for strings.Count(s.out.String(), configLoaded) == loaded {
+		if time.Now().After(deadline) {
+			t.Fatalf("tacquito did not load its new users: %s", s.out)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // InNetns runs fn on a thread in the named network namespace ("": this
