@@ -6,8 +6,8 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -43,6 +43,26 @@ func (e *Engine) decode(k *model.Kind, rec store.Record) (model.Object, error) {
 	return obj, nil
 }
 
+// eachRecord calls fn with every stored record of kind in tx, in creation
+// order; fn's error stops the walk and is returned.
+func eachRecord(tx store.Txn, kind string, fn func(rec store.Record) error) error {
+	_, _, err := tx.List(kind, 0, math.MaxInt, fn)
+	return err
+}
+
+// eachStored calls fn with every stored object of config kind k in tx, in
+// creation order, with its record, decoded (secrets included); a record
+// that does not decode, or fn's error, stops the walk and is returned.
+func (e *Engine) eachStored(tx store.Txn, k *model.Kind, fn func(rec store.Record, o model.Object) error) error {
+	return eachRecord(tx, k.Name, func(rec store.Record) error {
+		o, err := e.decode(k, rec)
+		if err != nil {
+			return err
+		}
+		return fn(rec, o)
+	})
+}
+
 // seal encrypts the sealed fields of o for storage; nil when none is set.
 func (e *Engine) seal(k *model.Kind, id uuid.UUID, o model.Object) []byte {
 	plain := k.AppendSecretsJSON(nil, o)
@@ -53,8 +73,6 @@ func (e *Engine) seal(k *model.Kind, id uuid.UUID, o model.Object) []byte {
 }
 
 func sealAD(k *model.Kind, id uuid.UUID) []byte { return append([]byte(k.Name+"\x00"), id[:]...) }
-
-func nowString() string { return time.Now().UTC().Round(0).String() }
 
 func parseUUID(s string) (uuid.UUID, error) {
 	id, err := uuid.Parse(s)
@@ -147,7 +165,7 @@ func (e *Engine) migrate(ctx context.Context) error {
 					steps = append(steps, m)
 				}
 			}
-			_, _, err := tx.List(k.Name, 0, int(^uint(0)>>1), func(rec store.Record) error {
+			err := eachRecord(tx, k.Name, func(rec store.Record) error {
 				pub, err := migrateRecord(rec.Public, steps)
 				var given model.Object
 				if err == nil {

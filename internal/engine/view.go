@@ -210,7 +210,7 @@ func (v *view) Each(kind string, fn func(key string, o model.Object) bool) error
 		return nil
 	}
 	stop := errors.New("stop")
-	_, _, err := v.tx.List(kind, 0, int(^uint(0)>>1), func(rec store.Record) error {
+	err := eachRecord(v.tx, kind, func(rec store.Record) error {
 		if c := v.pending[kind+"\x00"+rec.Key]; c != nil {
 			if c.Op == model.Delete || !fn(rec.Key, c.After) {
 				return nilOr(c.Op == model.Delete, stop)
