@@ -285,10 +285,7 @@ func precheckCreates(edits []Edit, deferred bool) []model.Object {
 		if !k.Creatable() && !ed.System || k.RequireFields(ed.Fields) != nil {
 			continue
 		}
-		obj := k.Defaults()
-		for name, val := range ed.Fields {
-			obj[name] = val
-		}
+		obj := k.WithDefaults(ed.Fields)
 		if k.Validate(obj) != nil {
 			continue
 		}
@@ -392,10 +389,7 @@ func (e *Engine) Start(ctx context.Context) error {
 				objs = []model.Object{{}}
 			}
 			for _, d := range objs {
-				full := k.Defaults()
-				for n, val := range d {
-					full[n] = val
-				}
+				full := k.WithDefaults(d)
 				key := k.Key(full)
 				rec, ok, err := tx.Get(k.Name, key)
 				if err != nil {

@@ -273,3 +273,179 @@ func TestRecordThatDoesNotReadStopsTheStart(t *testing.T) {
 		t.Errorf("start on a damaged record: %v", err)
 	}
 }
+
+// laterSchema is the builtin model at schema version 2 with the test
+// migrations of TestRollbackAcrossAMigration: NtpServer's MaxPoll counted
+// from MinPoll (a change of unit) and BGPv4Neighbor's AuthPassword given a
+// prefix (a sealed field, which the migration sees in clear).
+func laterSchema(t *testing.T) *model.Registry {
+	t.Helper()
+	later, err := model.Builtin().WithSchema(2,
+		model.Migration{From: 1, Kind: "NtpServer", Doc: "MaxPoll counted from MinPoll", Migrate: func(o map[string]any) (map[string]any, error) {
+			o["MaxPoll"] = o["MaxPoll"].(float64) - o["MinPoll"].(float64)
+			return o, nil
+		}},
+		model.Migration{From: 1, Kind: "BGPv4Neighbor", Doc: "AuthPassword prefixed with its scheme", Migrate: func(o map[string]any) (map[string]any, error) {
+			p, _ := o["AuthPassword"].(string)
+			if p == "" || p == "******" {
+				return nil, fmt.Errorf("AuthPassword %q is not the password", p)
+			}
+			o["AuthPassword"] = "md5:" + p
+			return o, nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return later
+}
+
+// openWatchedEngine is openEngine whose simulated switch reports every
+// change it is given to applied.
+func openWatchedEngine(t *testing.T, dir string, reg *model.Registry, applied func(backend.Change)) (*engine.Engine, *store.Store) {
+	t.Helper()
+	st, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	box, err := secrets.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw := sim.New(sim.Options{Ports: 4, Version: "test", Fault: func(c backend.Change) error { applied(c); return nil }})
+	e := engine.New(reg, st, sw, box, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err := e.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return e, st
+}
+
+// migratedWorld writes at schema version 1, through edits, the objects and
+// revisions of a test, returning the revision to roll back to (after
+// first's edits), then starts the model at version 2 (laterSchema) on
+// them, its simulated switch reporting every change it is given.
+func migratedWorld(t *testing.T, first, then []engine.Edit, given func(backend.Change)) (*engine.Engine, *store.Store, uint64) {
+	t.Helper()
+	dir := t.TempDir()
+	ctx := context.Background()
+	e, st := openEngine(t, dir, model.Builtin())
+	var to uint64
+	for i, ed := range append(first, then...) {
+		ed.Kind = e.Registry().Lookup(model.Config, ed.Kind.Name)
+		out, err := e.Apply(ctx, []engine.Edit{ed}, engine.Meta{Source: "test"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == len(first)-1 {
+			to = out.Revision
+		}
+	}
+	e.Close()
+	st.Close()
+	e, st = openWatchedEngine(t, dir, laterSchema(t), given)
+	t.Cleanup(func() { e.Close(); st.Close() })
+	return e, st, to
+}
+
+// current is the one object of kind in e's running configuration.
+func current(t *testing.T, e *engine.Engine, kind string) model.Object {
+	t.Helper()
+	var got model.Object
+	if _, err := e.Snapshot(context.Background(), []string{kind}, nil, func(k *model.Kind, o model.Object) error {
+		got = o
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// TestRollbackAcrossAMigration: objects and revisions written at schema
+// version 1, the start of a model at version 2 that counts NtpServer's
+// MaxPoll from MinPoll (a change of unit), then a rollback to a revision
+// from before: the revision records keep the version they were written in
+// and the rollback migrates what it restores, so the object (and what the
+// switch is given) is in the new form and valid.
+func TestRollbackAcrossAMigration(t *testing.T) {
+	ntp := model.Builtin().Lookup(model.Config, "NtpServer")
+	var given []backend.Change
+	e, st, to := migratedWorld(t,
+		[]engine.Edit{{Kind: ntp, Op: backend.Create, Fields: model.Object{"IpAddr": "192.0.2.1", "MinPoll": int64(5), "MaxPoll": int64(12)}}},
+		[]engine.Edit{{Kind: ntp, Op: backend.Update, Target: engine.Target{Key: model.Object{"IpAddr": "192.0.2.1"}}, Fields: model.Object{"MaxPoll": int64(14)}}},
+		func(c backend.Change) { given = append(given, c) })
+	if n := current(t, e, "NtpServer"); n.Int("MaxPoll") != 9 {
+		t.Errorf("after the start's migration: MaxPoll %d, want 9", n.Int("MaxPoll"))
+	}
+	given = nil
+	if _, err := history.New(e).Rollback(context.Background(), to, engine.Request{Meta: engine.Meta{Source: "test"}}); err != nil {
+		t.Fatal(err)
+	}
+	n := current(t, e, "NtpServer")
+	if n.Int("MaxPoll") != 7 {
+		t.Errorf("rolled back across the migration: MaxPoll %d, want 7 (12 counted from 5)", n.Int("MaxPoll"))
+	}
+	if err := e.Registry().Lookup(model.Config, "NtpServer").Validate(n); err != nil {
+		t.Errorf("the restored NtpServer: %v", err)
+	}
+	if len(given) != 1 || given[0].After.Int("MaxPoll") != 7 {
+		t.Errorf("the switch was given %v, want MaxPoll 7", given)
+	}
+	// The records carry the version they were written in.
+	if err := st.View(func(tx store.Txn) error {
+		for rev, want := range map[uint64]int{to: 1, tx.Revision(): 2} {
+			r, err := engine.DecodeStoredRevision(tx.GetRevision(rev))
+			if err != nil {
+				return err
+			}
+			if r.Version() != want {
+				t.Errorf("revision %d's record is of schema version %d, want %d", rev, r.Version(), want)
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMigrationOfASealedField: a migration of BGPv4Neighbor's sealed
+// AuthPassword sees its value in clear (opened in memory) at start and in
+// a rollback across it; the result is sealed again, never stored in clear.
+func TestMigrationOfASealedField(t *testing.T) {
+	nbr := model.Builtin().Lookup(model.Config, "BGPv4Neighbor")
+	var given []backend.Change
+	e, st, to := migratedWorld(t,
+		[]engine.Edit{{Kind: nbr, Op: backend.Create, Fields: model.Object{"NeighborAddress": "10.0.0.2", "PeerAS": "65002", "AuthPassword": "first"}}},
+		[]engine.Edit{{Kind: nbr, Op: backend.Update, Target: engine.Target{Key: model.Object{"NeighborAddress": "10.0.0.2"}}, Fields: model.Object{"AuthPassword": "second"}}},
+		func(c backend.Change) { given = append(given, c) })
+	if b := current(t, e, "BGPv4Neighbor"); b.Str("AuthPassword") != "md5:second" {
+		t.Errorf("after the start's migration: AuthPassword %q, want md5:second", b.Str("AuthPassword"))
+	}
+	given = nil
+	if _, err := history.New(e).Rollback(context.Background(), to, engine.Request{Meta: engine.Meta{Source: "test"}}); err != nil {
+		t.Fatal(err)
+	}
+	if b := current(t, e, "BGPv4Neighbor"); b.Str("AuthPassword") != "md5:first" {
+		t.Errorf("rolled back across the migration: AuthPassword %q, want md5:first", b.Str("AuthPassword"))
+	}
+	if len(given) != 1 || given[0].After.Str("AuthPassword") != "md5:first" {
+		t.Errorf("the switch was given %v, want AuthPassword md5:first", given)
+	}
+	if pub := storedPublicOf(t, st, "BGPv4Neighbor"); strings.Contains(pub, "first") {
+		t.Errorf("the migrated secret is stored in clear: %s", pub)
+	}
+}
+
+// storedPublicOf is the public JSON of every stored object of kind.
+func storedPublicOf(t *testing.T, st *store.Store, kind string) string {
+	t.Helper()
+	var out []string
+	if err := st.View(func(tx store.Txn) error {
+		_, _, err := tx.List(kind, 0, 100, func(r store.Record) error {
+			out = append(out, string(r.Public))
+			return nil
+		})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(out, "\n")
+}
