@@ -274,31 +274,6 @@ func TestRecordThatDoesNotReadStopsTheStart(t *testing.T) {
 	}
 }
 
-// laterSchema is the builtin model at schema version 2 with the test
-// migrations of TestRollbackAcrossAMigration: NtpServer's MaxPoll counted
-// from MinPoll (a change of unit) and BGPv4Neighbor's AuthPassword given a
-// prefix (a sealed field, which the migration sees in clear).
-func laterSchema(t *testing.T) *model.Registry {
-	t.Helper()
-	later, err := model.Builtin().WithSchema(2,
-		model.Migration{From: 1, Kind: "NtpServer", Doc: "MaxPoll counted from MinPoll", Migrate: func(o map[string]any) (map[string]any, error) {
-			o["MaxPoll"] = o["MaxPoll"].(float64) - o["MinPoll"].(float64)
-			return o, nil
-		}},
-		model.Migration{From: 1, Kind: "BGPv4Neighbor", Doc: "AuthPassword prefixed with its scheme", Migrate: func(o map[string]any) (map[string]any, error) {
-			p, _ := o["AuthPassword"].(string)
-			if p == "" || p == "******" {
-				return nil, fmt.Errorf("AuthPassword %q is not the password", p)
-			}
-			o["AuthPassword"] = "md5:" + p
-			return o, nil
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return later
-}
-
 // openWatchedEngine is openEngine whose simulated switch reports every
 // change it is given to applied.
 func openWatchedEngine(t *testing.T, dir string, reg *model.Registry, applied func(backend.Change)) (*engine.Engine, *store.Store) {
@@ -321,7 +296,8 @@ func openWatchedEngine(t *testing.T, dir string, reg *model.Registry, applied fu
 
 // migratedWorld writes at schema version 1, through edits, the objects and
 // revisions of a test, returning the revision to roll back to (after
-// first's edits), then starts the model at version 2 (laterSchema) on
+// first's edits), then starts the model at version 2
+// (enginetest.LaterSchema) on
 // them, its simulated switch reporting every change it is given.
 func migratedWorld(t *testing.T, first, then []engine.Edit, given func(backend.Change)) (*engine.Engine, *store.Store, uint64) {
 	t.Helper()
@@ -341,7 +317,7 @@ func migratedWorld(t *testing.T, first, then []engine.Edit, given func(backend.C
 	}
 	e.Close()
 	st.Close()
-	e, st = openWatchedEngine(t, dir, laterSchema(t), given)
+	e, st = openWatchedEngine(t, dir, enginetest.LaterSchema(t), given)
 	t.Cleanup(func() { e.Close(); st.Close() })
 	return e, st, to
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/swmgr/swmgr/internal/api"
+	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/backend/sim"
 	"github.com/swmgr/swmgr/internal/backend/useracct"
 	"github.com/swmgr/swmgr/internal/configfile"
@@ -43,6 +44,10 @@ type harnessOptions struct {
 	ports   int
 	dataDir string
 	tune    func(*Options)
+	// reg is the model (default: the builtin one).
+	reg *model.Registry
+	// given, when set, is told every change the simulated switch is given.
+	given func(backend.Change)
 }
 
 func newSwitch(t testing.TB, ho harnessOptions) *switchHarness {
@@ -57,8 +62,14 @@ func newSwitch(t testing.TB, ho harnessOptions) *switchHarness {
 	d := enginetest.OpenDataDir(t, dir)
 	st, box, acc := d.St, d.Box, d.Acc
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	be := (sim.New(sim.Options{Ports: ho.ports, Version: "harness", Accounts: acc, OwnAccounts: true, CLIShell: "/bin/false"}))
-	eng := engine.New(model.Builtin(), st, be, box, log)
+	so := sim.Options{Ports: ho.ports, Version: "harness", Accounts: acc, OwnAccounts: true, CLIShell: "/bin/false"}
+	if ho.given != nil {
+		so.Fault = func(c backend.Change) error { ho.given(c); return nil }
+	}
+	if ho.reg == nil {
+		ho.reg = model.Builtin()
+	}
+	eng := engine.New(ho.reg, st, sim.New(so), box, log)
 	o := Options{Engine: eng, Sealer: box, DataDir: dir, Version: "test", Log: log, KDF: &fastKDF, Backoff: 100 * time.Millisecond, Settle: 200 * time.Millisecond}
 	if ho.tune != nil {
 		ho.tune(&o)

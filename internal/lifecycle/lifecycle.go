@@ -212,7 +212,7 @@ func (l *Lifecycle) Render(ctx context.Context, nonce, passphrase string) ([]byt
 		}
 	}
 	rev, err := l.eng.Snapshot(ctx, kinds, func(rev uint64) {
-		enc = configfile.NewEncoder(configfile.Header{SwmgrVersion: l.o.Version, Revision: rev, SavedAt: time.Now()}, sealer)
+		enc = configfile.NewEncoder(configfile.Header{SchemaVersion: l.reg.SchemaVersion(), SwmgrVersion: l.o.Version, Revision: rev, SavedAt: time.Now()}, sealer)
 	}, func(k *model.Kind, o model.Object) error {
 		enc.Add(k, o)
 		return nil
