@@ -659,7 +659,7 @@ func (d *decoder) finish(o DecodeOptions) (*Document, error) {
 		}
 		switch {
 		case d.secrets != SecretsClear && d.secrets != SecretsSealed:
-			return nil, fmt.Errorf("Secrets is %q; want %q or %q", d.secrets, SecretsSealed, SecretsClear)
+			return nil, fmt.Errorf("the document's Secrets is %q; want %q or %q", d.secrets, SecretsSealed, SecretsClear)
 		case d.secrets == SecretsClear && !o.Encrypted:
 			return nil, errors.New(`"Secrets":"clear" is refused in a file that is not encrypted: swmgr writes secrets in clear only inside an encrypted file (SaveConfig with Nonce and Passphrase); a plain file's are sealed`)
 		case d.secrets == SecretsSealed && o.Encrypted:
