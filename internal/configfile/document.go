@@ -17,7 +17,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/swmgr/swmgr/internal/model"
@@ -520,12 +521,7 @@ func (d *decoder) olderKind(k *model.Kind) error {
 // of its kind from the document's schema version, then is parsed and
 // checked as an object in the current form is.
 func (d *decoder) upgradeOlder(o DecodeOptions, sealedDoc bool) error {
-	names := make([]string, 0, len(d.older))
-	for name := range d.older {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(d.older)) {
 		k := d.reg.Lookup(model.Config, name)
 		steps := d.reg.MigrationsOf(name, d.doc.SchemaVersion)
 		keys := map[string]int{}
@@ -674,12 +670,7 @@ func (d *decoder) finish(o DecodeOptions) (*Document, error) {
 		return nil, errors.New("the document has no ConfigData")
 	}
 	sealedDoc := doc.Format >= 2 && doc.Secrets == SecretsSealed
-	names := make([]string, 0, len(doc.Objects))
-	for name := range doc.Objects {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(doc.Objects)) {
 		k := d.reg.Lookup(model.Config, name)
 		for i, obj := range doc.Objects[name] {
 			if sealedDoc {
@@ -711,11 +702,7 @@ func (d *decoder) finish(o DecodeOptions) (*Document, error) {
 			}
 		}
 	}
-	for name := range d.older {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(doc.Objects)) {
 		k := d.reg.Lookup(model.Config, name)
 		_, older := d.older[name]
 		for i, obj := range doc.Objects[name] {

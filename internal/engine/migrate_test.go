@@ -61,19 +61,7 @@ func registry(t *testing.T, kinds []*model.Kind) *model.Registry {
 
 func openEngine(t *testing.T, dir string, reg *model.Registry) (*engine.Engine, *store.Store) {
 	t.Helper()
-	st, err := store.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	box, err := secrets.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := engine.New(reg, st, sim.New(sim.Options{Ports: 4, Version: "test"}), box, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err := e.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	return e, st
+	return openWatchedEngine(t, dir, reg, nil)
 }
 
 // TestMigrationMovesObjectsToANewKey: a key field added to a kind (FlexSwitch's
@@ -164,18 +152,26 @@ func TestMigrationMovesObjectsToANewKey(t *testing.T) {
 // openEngineErr is openEngine that returns Start's error instead of failing.
 func openEngineErr(t *testing.T, dir string, reg *model.Registry) error {
 	t.Helper()
+	e, st, err := startEngine(t, dir, reg, sim.Options{Ports: 4, Version: "test"})
+	e.Close()
+	st.Close()
+	return err
+}
+
+// startEngine starts an engine of model reg on the simulated switch of
+// opts and the data directory dir, returning Start's error.
+func startEngine(t *testing.T, dir string, reg *model.Registry, opts sim.Options) (*engine.Engine, *store.Store, error) {
+	t.Helper()
 	st, err := store.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
 	box, err := secrets.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := engine.New(reg, st, sim.New(sim.Options{Ports: 4, Version: "test"}), box, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	defer e.Close()
-	return e.Start(context.Background())
+	e := engine.New(reg, st, sim.New(opts), box, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	return e, st, e.Start(context.Background())
 }
 
 // TestDeclaredMigrationRunsOnceFromItsVersion: a later model at schema
@@ -274,21 +270,17 @@ func TestRecordThatDoesNotReadStopsTheStart(t *testing.T) {
 	}
 }
 
-// openWatchedEngine is openEngine whose simulated switch reports every
-// change it is given to applied.
+// openWatchedEngine starts an engine of model reg on the data directory
+// dir, its simulated switch reporting every change it is given to applied
+// (when set).
 func openWatchedEngine(t *testing.T, dir string, reg *model.Registry, applied func(backend.Change)) (*engine.Engine, *store.Store) {
 	t.Helper()
-	st, err := store.Open(dir)
-	if err != nil {
-		t.Fatal(err)
+	opts := sim.Options{Ports: 4, Version: "test"}
+	if applied != nil {
+		opts.Fault = func(c backend.Change) error { applied(c); return nil }
 	}
-	box, err := secrets.Open(dir)
+	e, st, err := startEngine(t, dir, reg, opts)
 	if err != nil {
-		t.Fatal(err)
-	}
-	sw := sim.New(sim.Options{Ports: 4, Version: "test", Fault: func(c backend.Change) error { applied(c); return nil }})
-	e := engine.New(reg, st, sw, box, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err := e.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	return e, st
