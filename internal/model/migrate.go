@@ -13,10 +13,15 @@ import (
 // version before.
 const SchemaVersion = 1
 
-// Migration changes a stored object of one config kind from the form of
-// schema version From to that of From+1. Its function gets the stored
-// object as JSON decodes it (numbers as float64) and returns the new one;
-// an error stops the start, naming the kind, the object and the error.
+// Migration changes an object of one config kind from the form of schema
+// version From to that of From+1. It runs over the stored objects at the
+// start that raises the version, over the objects a rollback restores from
+// a revision record written before, and over the objects of a saved file
+// written before, as a restore reads them. Its function gets the object as
+// JSON decodes it (numbers as float64), its sealed fields in clear (opened
+// in memory only; a transient one, never kept, is absent), and returns
+// the new one; an error stops the start (or refuses the rollback or the
+// restore), naming the kind, the object and the error.
 type Migration struct {
 	From    int
 	Kind    string
