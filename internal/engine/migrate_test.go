@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -292,6 +293,13 @@ func openWatchedEngine(t *testing.T, dir string, reg *model.Registry, applied fu
 // (enginetest.LaterSchema) on
 // them, its simulated switch reporting every change it is given.
 func migratedWorld(t *testing.T, first, then []engine.Edit, given func(backend.Change)) (*engine.Engine, *store.Store, uint64) {
+	return migratedWorldOf(t, first, then, given, false)
+}
+
+// migratedWorldOf is migratedWorld; unversioned: the revision records
+// written at version 1 are made as a swmgr before records named their
+// version wrote them.
+func migratedWorldOf(t *testing.T, first, then []engine.Edit, given func(backend.Change), unversioned bool) (*engine.Engine, *store.Store, uint64) {
 	t.Helper()
 	dir := t.TempDir()
 	ctx := context.Background()
@@ -308,6 +316,18 @@ func migratedWorld(t *testing.T, first, then []engine.Edit, given func(backend.C
 		}
 	}
 	e.Close()
+	if unversioned {
+		if err := st.Update(func(tx store.Txn) error {
+			for rev := uint64(1); rev <= tx.Revision(); rev++ {
+				if data := tx.GetRevision(rev); data != nil {
+					tx.PutRevision(rev, bytes.Replace(data, []byte(`,"SchemaVersion":1`), nil, 1))
+				}
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	st.Close()
 	e, st = openWatchedEngine(t, dir, enginetest.LaterSchema(t), given)
 	t.Cleanup(func() { e.Close(); st.Close() })
@@ -331,46 +351,55 @@ func current(t *testing.T, e *engine.Engine, kind string) model.Object {
 // version 1, the start of a model at version 2 that counts NtpServer's
 // MaxPoll from MinPoll (a change of unit), then a rollback to a revision
 // from before: the revision records keep the version they were written in
-// and the rollback migrates what it restores, so the object (and what the
-// switch is given) is in the new form and valid.
+// (one from before records named it is of version 1) and the rollback
+// migrates what it restores, so the object (and what the switch is given)
+// is in the new form and valid.
 func TestRollbackAcrossAMigration(t *testing.T) {
-	ntp := model.Builtin().Lookup(model.Config, "NtpServer")
-	var given []backend.Change
-	e, st, to := migratedWorld(t,
-		[]engine.Edit{{Kind: ntp, Op: backend.Create, Fields: model.Object{"IpAddr": "192.0.2.1", "MinPoll": int64(5), "MaxPoll": int64(12)}}},
-		[]engine.Edit{{Kind: ntp, Op: backend.Update, Target: engine.Target{Key: model.Object{"IpAddr": "192.0.2.1"}}, Fields: model.Object{"MaxPoll": int64(14)}}},
-		func(c backend.Change) { given = append(given, c) })
-	if n := current(t, e, "NtpServer"); n.Int("MaxPoll") != 9 {
-		t.Errorf("after the start's migration: MaxPoll %d, want 9", n.Int("MaxPoll"))
-	}
-	given = nil
-	if _, err := history.New(e).Rollback(context.Background(), to, engine.Request{Meta: engine.Meta{Source: "test"}}); err != nil {
-		t.Fatal(err)
-	}
-	n := current(t, e, "NtpServer")
-	if n.Int("MaxPoll") != 7 {
-		t.Errorf("rolled back across the migration: MaxPoll %d, want 7 (12 counted from 5)", n.Int("MaxPoll"))
-	}
-	if err := e.Registry().Lookup(model.Config, "NtpServer").Validate(n); err != nil {
-		t.Errorf("the restored NtpServer: %v", err)
-	}
-	if len(given) != 1 || given[0].After.Int("MaxPoll") != 7 {
-		t.Errorf("the switch was given %v, want MaxPoll 7", given)
-	}
-	// The records carry the version they were written in.
-	if err := st.View(func(tx store.Txn) error {
-		for rev, want := range map[uint64]int{to: 1, tx.Revision(): 2} {
-			r, err := engine.DecodeStoredRevision(tx.GetRevision(rev))
-			if err != nil {
-				return err
+	for _, tc := range []struct {
+		name        string
+		unversioned bool
+	}{{"records of version 1", false}, {"records from before they named a version", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ntp := model.Builtin().Lookup(model.Config, "NtpServer")
+			var given []backend.Change
+			e, st, to := migratedWorldOf(t,
+				[]engine.Edit{{Kind: ntp, Op: backend.Create, Fields: model.Object{"IpAddr": "192.0.2.1", "MinPoll": int64(5), "MaxPoll": int64(12)}}},
+				[]engine.Edit{{Kind: ntp, Op: backend.Update, Target: engine.Target{Key: model.Object{"IpAddr": "192.0.2.1"}}, Fields: model.Object{"MaxPoll": int64(14)}}},
+				func(c backend.Change) { given = append(given, c) }, tc.unversioned)
+			if n := current(t, e, "NtpServer"); n.Int("MaxPoll") != 9 {
+				t.Errorf("after the start's migration: MaxPoll %d, want 9", n.Int("MaxPoll"))
 			}
-			if r.Version() != want {
-				t.Errorf("revision %d's record is of schema version %d, want %d", rev, r.Version(), want)
+			given = nil
+			if _, err := history.New(e).Rollback(context.Background(), to, engine.Request{Meta: engine.Meta{Source: "test"}}); err != nil {
+				t.Fatal(err)
 			}
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
+			n := current(t, e, "NtpServer")
+			if n.Int("MaxPoll") != 7 {
+				t.Errorf("rolled back across the migration: MaxPoll %d, want 7 (12 counted from 5)", n.Int("MaxPoll"))
+			}
+			if err := e.Registry().Lookup(model.Config, "NtpServer").Validate(n); err != nil {
+				t.Errorf("the restored NtpServer: %v", err)
+			}
+			if len(given) != 1 || given[0].After.Int("MaxPoll") != 7 {
+				t.Errorf("the switch was given %v, want MaxPoll 7", given)
+			}
+			// The records name the version they were written in.
+			written := map[bool]int{false: 1, true: 0}[tc.unversioned]
+			if err := st.View(func(tx store.Txn) error {
+				for rev, want := range map[uint64]int{to + 1: written, tx.Revision(): 2} {
+					r, err := engine.DecodeStoredRevision(tx.GetRevision(rev))
+					if err != nil {
+						return err
+					}
+					if r.Schema != want {
+						t.Errorf("revision %d's record names schema version %d, want %d", rev, r.Schema, want)
+					}
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }
 
