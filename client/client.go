@@ -191,12 +191,11 @@ type Object map[string]any
 
 // request is one call's inputs.
 type request struct {
-	method  string
-	path    string // below APIPrefix, starting with "/"
-	query   url.Values
-	body    any // marshalled to JSON; nil for none
-	header  http.Header
-	noLimit bool // no client timeout (the change feed)
+	method string
+	path   string // below APIPrefix, starting with "/"
+	query  url.Values
+	body   any // marshalled to JSON; nil for none
+	header http.Header
 }
 
 // response is a call's result with its body read.

@@ -230,7 +230,7 @@ func TestCLITerminal(t *testing.T) {
 
 	// ? on the keypress: the help of the word, then the line again.
 	p.typeText("mtu ?")
-	scr = p.waitFor("the help of mtu", func(s string) bool {
+	p.waitFor("the help of mtu", func(s string) bool {
 		return strings.Contains(s, "68-9216") && strings.Contains(s, "default: 1500") && lastLine(s) == "switch(config-if-fpPort-2)#mtu"
 	})
 	p.typeText("9000")

@@ -292,7 +292,7 @@ func coldstart(args []string) error {
 	fs.Parse(args)
 	argv := fs.Args()
 	if *u == "" || len(argv) == 0 {
-		return errors.New("usage: probe coldstart -url U [-runs R] [-log F] -- CMD ARGS...")
+		return errors.New("usage: probe coldstart -url U [-runs R] [-log F] -- CMD ARGS")
 	}
 	var out io.Writer = io.Discard
 	if *logFile != "" {

@@ -74,11 +74,3 @@ func (n *sourceNotes) set(server, why string) {
 		n.log.Info("connections to the TACACS+ server take their source address from SourceIntf again", "server", server)
 	}
 }
-
-// get is why connections to server take the routing table's source ("":
-// they do not).
-func (n *sourceNotes) get(server string) string {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.why[server]
-}

@@ -83,7 +83,6 @@ type Scheduler struct {
 	workers map[string]*worker
 	states  map[string]State
 	wg      sync.WaitGroup
-	saveMu  sync.Mutex
 }
 
 type worker struct {

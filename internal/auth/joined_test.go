@@ -17,11 +17,10 @@ import (
 // parallel), and twenty with the same wrong one count as one failure.
 func TestConcurrentRequestsOneAttempt(t *testing.T) {
 	var calls atomic.Int32
-	var gate sync.Mutex
+	var gate chan struct{} // closed by the test once the requests piled up
 	check := func(ctx context.Context, name, password string) (string, bool, error) {
 		calls.Add(1)
-		gate.Lock() // held by the test while the requests pile up
-		gate.Unlock()
+		<-gate
 		return "users", password == "right-pass-1", nil
 	}
 	c := newClock()
@@ -32,7 +31,7 @@ func TestConcurrentRequestsOneAttempt(t *testing.T) {
 	})
 	burst := func(password string) map[int]int {
 		t.Helper()
-		gate.Lock()
+		gate = make(chan struct{})
 		before := calls.Load()
 		codes := make(chan int, 20)
 		var wg sync.WaitGroup
@@ -53,7 +52,7 @@ func TestConcurrentRequestsOneAttempt(t *testing.T) {
 			time.Sleep(time.Millisecond)
 		}
 		time.Sleep(50 * time.Millisecond) // the others arrive while the check runs
-		gate.Unlock()
+		close(gate)
 		wg.Wait()
 		close(codes)
 		got := map[int]int{}

@@ -188,7 +188,10 @@ func TestDocument(t *testing.T) {
 
 	bad := []struct{ name, doc, want string }{
 		{"format 1 (FlexSwitch, no header) loads", `{"ConfigData":{"NtpServer":[{"IpAddr":"192.0.2.1","MinPoll":4}]}}`, ""},
-		{"newer format", `{"Format":3,"ConfigData":{}}`, "newer swmgr"},
+		{"newer format", `{"Format":4,"ConfigData":{}}`, "newer swmgr"},
+		{"a newer schema", `{"Format":3,"SchemaVersion":2,"Secrets":"sealed","ConfigData":{}}`, "newer swmgr"},
+		{"format 3 without its schema", `{"Format":3,"Secrets":"sealed","ConfigData":{}}`, "names its SchemaVersion"},
+		{"the schema after the objects", `{"Format":2,"Secrets":"sealed","ConfigData":{},"SchemaVersion":1}`, "must come before"},
 		{"format 0", `{"Format":0,"ConfigData":{}}`, "unknown format"},
 		{"not JSON", `SWMGR`, "not a configuration document"},
 		{"no ConfigData", `{"Format":2,"Secrets":"sealed"}`, "no ConfigData"},
@@ -231,6 +234,87 @@ func TestDocument(t *testing.T) {
 	doc, _ = Decode(strings.NewReader(`{"ConfigData":{"Widget":[{"WidgetId":1}]}}`), reg, DecodeOptions{})
 	if len(doc.Unknown) != 1 || doc.Unknown[0] != "Widget" {
 		t.Fatalf("unknown kinds %v", doc.Unknown)
+	}
+}
+
+// laterSchema is the builtin model at schema version 2, which counts
+// NtpServer's MaxPoll from 1 more (a change of unit) and keeps
+// ConfigArchiveServer's sealed Password with a prefix.
+func laterSchema(t *testing.T) *model.Registry {
+	t.Helper()
+	later, err := model.Builtin().WithSchema(2,
+		model.Migration{From: 1, Kind: "NtpServer", Doc: "MaxPoll one more", Migrate: func(o map[string]any) (map[string]any, error) {
+			o["MaxPoll"] = o["MaxPoll"].(float64) + 1
+			return o, nil
+		}},
+		model.Migration{From: 1, Kind: "ConfigArchiveServer", Doc: "Password prefixed", Migrate: func(o map[string]any) (map[string]any, error) {
+			o["Password"] = "v2:" + o["Password"].(string)
+			return o, nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return later
+}
+
+// TestDocumentOfAnOlderSchema: a file saved at schema version 1 (naming
+// it, or from before files named it, or FlexSwitch's format 1) read by a
+// model at version 2 comes out in version 2's form, a sealed secret
+// migrated too; a file of version 2 names it (format 3) and is read as it
+// is by version 2, and refused by version 1.
+func TestDocumentOfAnOlderSchema(t *testing.T) {
+	later := laterSchema(t)
+	mine := newBox(t)
+	sealed := sampleDoc(t, model.Builtin(), mine)
+	if !bytes.HasPrefix(sealed, []byte(`{"Format":2,"SchemaVersion":1,`)) {
+		t.Fatalf("the header of a version 1 file: %.40s", sealed)
+	}
+	unnamed := bytes.Replace(sealed, []byte(`,"SchemaVersion":1`), nil, 1)
+	clear := sampleDoc(t, model.Builtin(), nil)
+	for _, tc := range []struct {
+		name      string
+		doc       []byte
+		encrypted bool
+	}{{"sealed", sealed, false}, {"from before files named their schema", unnamed, false}, {"in clear, to encrypt", clear, true}} {
+		doc, err := Decode(bytes.NewReader(tc.doc), later, DecodeOptions{Sealer: mine, Encrypted: tc.encrypted})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if n := doc.Objects["NtpServer"]; len(n) != 2 || n[0].Int("MaxPoll") != 11 || n[1].Int("MaxPoll") != 11 {
+			t.Errorf("%s: NtpServers %v, want MaxPoll 11", tc.name, n)
+		}
+		if a := doc.Objects["ConfigArchiveServer"]; len(a) != 1 || a[0].Str("Password") != "v2:s3cret-pass" || a[0].Str("Passphrase") != "s3cret-phrase" {
+			t.Errorf("%s: the archive server's secrets %q %q", tc.name, a[0].Str("Password"), a[0].Str("Passphrase"))
+		}
+		if doc.SchemaVersion != 1 {
+			t.Errorf("%s: schema version %d, want 1", tc.name, doc.SchemaVersion)
+		}
+	}
+	flex := `{"ConfigData":{"NtpServer":[{"IpAddr":"192.0.2.1","MinPoll":5,"MaxPoll":12}]}}`
+	if doc, err := Decode(strings.NewReader(flex), later, DecodeOptions{}); err != nil || doc.Objects["NtpServer"][0].Int("MaxPoll") != 13 {
+		t.Errorf("format 1: %v %v", doc, err)
+	}
+	// A migrated object is checked as any other: one the migration takes
+	// out of range is refused, naming it.
+	low := `{"ConfigData":{"NtpServer":[{"IpAddr":"192.0.2.1","MinPoll":4,"MaxPoll":17}]}}`
+	if _, err := Decode(strings.NewReader(low), later, DecodeOptions{}); err == nil || !strings.Contains(err.Error(), "ConfigData.NtpServer[0], migrated from schema version 1") {
+		t.Errorf("an object out of range once migrated: %v", err)
+	}
+
+	enc := NewEncoder(Header{SchemaVersion: later.SchemaVersion(), SwmgrVersion: "test"}, mine)
+	ntp := later.Lookup(model.Config, "NtpServer")
+	o := ntp.Defaults()
+	o["IpAddr"], o["MinPoll"], o["MaxPoll"] = "192.0.2.1", int64(4), int64(4)
+	enc.Add(ntp, o)
+	v2 := enc.Finish()
+	if !bytes.HasPrefix(v2, []byte(`{"Format":3,"SchemaVersion":2,`)) {
+		t.Fatalf("the header of a version 2 file: %.40s", v2)
+	}
+	if doc, err := Decode(bytes.NewReader(v2), later, DecodeOptions{Sealer: mine}); err != nil || doc.Objects["NtpServer"][0].Int("MaxPoll") != 4 {
+		t.Errorf("a version 2 file read by version 2 (no migration): %v %v", doc, err)
+	}
+	if _, err := Decode(bytes.NewReader(v2), model.Builtin(), DecodeOptions{Sealer: mine}); !errors.Is(err, ErrNewerFormat) {
+		t.Errorf("a version 2 file read by version 1: %v", err)
 	}
 }
 

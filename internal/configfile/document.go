@@ -17,16 +17,31 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/swmgr/swmgr/internal/model"
 )
 
-// FormatVersion is the version of the documents this swmgr writes. Format
+// FormatVersion is the newest format this swmgr reads and writes. Format
 // 1 is FlexSwitch's and swmgr 1.x's: a bare {"ConfigData": ...} with
-// secrets in clear and no header; it is still read.
-const FormatVersion = 2
+// secrets in clear and no header. Format 2 has the header and sealed
+// secrets; its objects are in schema version 1, or in the SchemaVersion it
+// names. Format 3 is format 2 whose objects are in a schema version above
+// 1 (SchemaVersion, required): a swmgr that reads formats up to 2 knows
+// only version 1, and refuses it rather than misread it. A file is written
+// in format 2 while the schema version is 1 (formatOf).
+const FormatVersion = 3
+
+// formatOf is the format of a document whose objects are in schema
+// version schemaVersion.
+func formatOf(schemaVersion int) int {
+	if schemaVersion <= model.UnversionedSchema {
+		return 2
+	}
+	return 3
+}
 
 // How secrets are kept in a document.
 const (
@@ -36,11 +51,16 @@ const (
 
 // Header describes a document.
 type Header struct {
-	Format       int
-	SwmgrVersion string
-	Revision     uint64 // the running revision that was saved
-	SavedAt      time.Time
-	Secrets      string
+	Format int
+	// SchemaVersion is the schema version (model.SchemaVersion) of the
+	// objects; a file that names none (format 1, or 2 from a swmgr before
+	// files held it) is of version 1 (model.UnversionedSchema). A
+	// restore runs the migrations declared since over its objects.
+	SchemaVersion int
+	SwmgrVersion  string
+	Revision      uint64 // the running revision that was saved
+	SavedAt       time.Time
+	Secrets       string
 }
 
 // Sealer seals a plain file's secrets with the switch's own key
@@ -61,17 +81,21 @@ type Encoder struct {
 	finished bool
 }
 
-// NewEncoder starts a document. With a sealer, secrets are sealed with it
-// (a plain file); without, they are written in clear and the caller must
-// encrypt the whole file.
+// NewEncoder starts a document of objects in schema version
+// h.SchemaVersion (0: model.SchemaVersion). With a sealer, secrets are
+// sealed with it (a plain file); without, they are written in clear and
+// the caller must encrypt the whole file.
 func NewEncoder(h Header, sealer Sealer) *Encoder {
 	e := &Encoder{sealer: sealer, kinds: map[string]bool{}, sealed: map[string]map[string]string{}}
 	secrets := SecretsClear
 	if sealer != nil {
 		secrets = SecretsSealed
 	}
-	e.buf = append(e.buf, `{"Format":`...)
-	e.buf = fmt.Appendf(e.buf, "%d", FormatVersion)
+	if h.SchemaVersion == 0 {
+		h.SchemaVersion = model.SchemaVersion
+	}
+	// SchemaVersion comes before ConfigData, where a reader needs it.
+	e.buf = fmt.Appendf(e.buf, `{"Format":%d,"SchemaVersion":%d`, formatOf(h.SchemaVersion), h.SchemaVersion)
 	e.buf = append(e.buf, `,"Generator":"swmgr","SwmgrVersion":`...)
 	e.buf = model.AppendJSONString(e.buf, h.SwmgrVersion)
 	e.buf = fmt.Appendf(e.buf, `,"Revision":%d,"SavedAt":`, h.Revision)
@@ -205,7 +229,7 @@ func Decode(r io.Reader, reg *model.Registry, o DecodeOptions) (*Document, error
 		o.MaxObjects = MaxObjects
 	}
 	lr := &limitReader{r: r, left: o.MaxSize}
-	d := &decoder{dec: json.NewDecoder(lr), reg: reg, doc: &Document{Objects: map[string][]model.Object{}}, index: map[string]map[string]int{}, maxObjects: o.MaxObjects}
+	d := &decoder{dec: json.NewDecoder(lr), reg: reg, doc: &Document{Header: Header{SchemaVersion: model.UnversionedSchema}, Objects: map[string][]model.Object{}}, index: map[string]map[string]int{}, maxObjects: o.MaxObjects}
 	err := d.top()
 	if lr.over {
 		return nil, fmt.Errorf("the file is larger than %d bytes, the most a restore reads: %w", o.MaxSize, ErrTooLarge)
@@ -248,10 +272,15 @@ func (l *limitReader) Read(p []byte) (int, error) {
 }
 
 type decoder struct {
-	dec     *json.Decoder
-	reg     *model.Registry
-	doc     *Document
-	format  *int
+	dec    *json.Decoder
+	reg    *model.Registry
+	doc    *Document
+	format *int
+	// schemaGiven: the document names its SchemaVersion (doc.SchemaVersion).
+	schemaGiven bool
+	// older holds, per kind name, the objects of a kind with migrations
+	// to run (their secrets may be sealed later in the file), as given.
+	older   map[string][]json.RawMessage
 	secrets string
 	sealed  map[string]map[string]string
 	index   map[string]map[string]int // kind -> key -> index in doc.Objects
@@ -347,6 +376,8 @@ func (d *decoder) top() error {
 			err = d.value(name, d.format)
 		case "Secrets":
 			err = d.value(name, &d.secrets)
+		case "SchemaVersion":
+			err = d.schemaVersion()
 		case "SwmgrVersion":
 			err = d.value(name, &d.doc.SwmgrVersion)
 		case "Revision":
@@ -367,6 +398,27 @@ func (d *decoder) top() error {
 			return err
 		}
 	}
+}
+
+// schemaVersion reads SchemaVersion, which must come before ConfigData: the
+// objects are read as they come, in the form it names.
+func (d *decoder) schemaVersion() error {
+	if d.configSeen {
+		return errors.New("SchemaVersion comes after ConfigData; it must come before: the objects are read in the form it names")
+	}
+	v := &d.doc.SchemaVersion
+	if err := d.value("SchemaVersion", v); err != nil {
+		return err
+	}
+	d.schemaGiven = true
+	switch {
+	case *v > d.reg.SchemaVersion():
+		return fmt.Errorf("%w (its objects are of schema version %d; this one knows versions up to %d)", ErrNewerFormat, *v, d.reg.SchemaVersion())
+	case *v < 0:
+		return fmt.Errorf("SchemaVersion %d is not a version", *v)
+	}
+	*v = max(*v, model.UnversionedSchema)
+	return nil
 }
 
 func (d *decoder) configData() error {
@@ -403,6 +455,9 @@ func (d *decoder) kind(k *model.Kind) error {
 	if delim, ok := tok.(json.Delim); !ok || delim != '[' {
 		return fmt.Errorf("ConfigData.%s must be a list of objects", k.Name)
 	}
+	if steps := d.reg.MigrationsOf(k.Name, d.doc.SchemaVersion); len(steps) > 0 {
+		return d.olderKind(k)
+	}
 	keys := d.index[k.Name]
 	if keys == nil {
 		keys = map[string]int{}
@@ -434,6 +489,115 @@ func (d *decoder) kind(k *model.Kind) error {
 	}
 	d.doc.Objects[k.Name] = objs
 	return nil
+}
+
+// olderKind reads the list of objects of k, which has migrations to run,
+// keeping each as given: they are migrated and parsed once the whole
+// document (their sealed secrets) is read (upgradeOlder).
+func (d *decoder) olderKind(k *model.Kind) error {
+	var objs []json.RawMessage
+	for d.dec.More() {
+		if d.objects++; d.objects > d.maxObjects {
+			return fmt.Errorf("the file holds more than %d objects, the most a restore takes", d.maxObjects)
+		}
+		var raw json.RawMessage
+		if err := d.dec.Decode(&raw); err != nil {
+			return d.notJSON(err)
+		}
+		objs = append(objs, raw)
+	}
+	if _, err := d.dec.Token(); err != nil { // ']'
+		return d.notJSON(err)
+	}
+	if d.older == nil {
+		d.older = map[string][]json.RawMessage{}
+	}
+	d.older[k.Name] = objs
+	return nil
+}
+
+// upgradeOlder migrates and parses the objects olderKind kept: each, with
+// its sealed secrets opened (in memory only), goes through the migrations
+// of its kind from the document's schema version, then is parsed and
+// checked as an object in the current form is.
+func (d *decoder) upgradeOlder(o DecodeOptions, sealedDoc bool) error {
+	for _, name := range slices.Sorted(maps.Keys(d.older)) {
+		k := d.reg.Lookup(model.Config, name)
+		steps := d.reg.MigrationsOf(name, d.doc.SchemaVersion)
+		keys := map[string]int{}
+		d.index[name] = keys
+		var objs []model.Object
+		for i, raw := range d.older[name] {
+			where := fmt.Sprintf("ConfigData.%s[%d]", name, i)
+			obj, err := d.olderObject(k, raw, sealedDoc, o.Sealer)
+			if err == nil {
+				obj, err = model.Upgrade(obj, steps)
+			}
+			var parsed model.Object
+			if err == nil {
+				raw, err = json.Marshal(obj)
+			}
+			if err == nil {
+				parsed, err = decodeObject(k, raw)
+			}
+			if err != nil {
+				return fmt.Errorf("%s, migrated from schema version %d: %w", where, d.doc.SchemaVersion, err)
+			}
+			key := k.Key(parsed)
+			if _, dup := keys[key]; dup {
+				return fmt.Errorf("%s: %s %s is given twice", where, name, k.DescribeKey(key))
+			}
+			keys[key] = len(objs)
+			objs = append(objs, parsed)
+		}
+		d.doc.Objects[name] = objs
+	}
+	return nil
+}
+
+// olderObject is one object of k as the file gives it, as JSON decodes it,
+// with its sealed secrets (SealedSecrets, under the key its fields make
+// before the migrations) opened into it.
+func (d *decoder) olderObject(k *model.Kind, raw json.RawMessage, sealedDoc bool, sealer Sealer) (map[string]any, error) {
+	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return nil, errors.New("not an object")
+	}
+	if _, err := model.DecodeBody(raw); err != nil { // a field given twice is refused
+		return nil, err
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return nil, err
+	}
+	if !sealedDoc {
+		return obj, nil
+	}
+	for _, f := range k.Fields {
+		if s, _ := obj[f.Name].(string); f.Secret == model.Sealed && s != "" {
+			return nil, fmt.Errorf("%s is in clear in a document whose secrets are sealed; a plain file keeps secrets only in SealedSecrets", f.Name)
+		}
+	}
+	given, err := k.DecodeStored(raw)
+	if err != nil {
+		return nil, err
+	}
+	key := k.Key(k.WithDefaults(given))
+	sealed, ok := d.sealed[k.Name][key]
+	if !ok {
+		return obj, nil
+	}
+	delete(d.sealed[k.Name], key) // taken here, not again in finish
+	if sealed == "" {
+		return obj, nil
+	}
+	sec, err := unsealSecrets(k, key, sealed, sealer)
+	if err != nil {
+		return nil, err
+	}
+	for n, v := range sec {
+		obj[n] = v
+	}
+	return obj, nil
 }
 
 // sealedSecrets reads SealedSecrets: kind -> key -> base64.
@@ -483,12 +647,15 @@ func (d *decoder) finish(o DecodeOptions) (*Document, error) {
 		if d.sealed != nil {
 			return nil, errors.New("a format 1 document has no SealedSecrets; give the Format")
 		}
-	case *d.format == 2:
-		doc.Format = 2
+	case *d.format == 2 || *d.format == 3:
+		doc.Format = *d.format
 		doc.Secrets = d.secrets
+		if *d.format == 3 && !d.schemaGiven {
+			return nil, errors.New("a format 3 document names its SchemaVersion")
+		}
 		switch {
 		case d.secrets != SecretsClear && d.secrets != SecretsSealed:
-			return nil, fmt.Errorf("Secrets is %q; want %q or %q", d.secrets, SecretsSealed, SecretsClear)
+			return nil, fmt.Errorf("the document's Secrets is %q; want %q or %q", d.secrets, SecretsSealed, SecretsClear)
 		case d.secrets == SecretsClear && !o.Encrypted:
 			return nil, errors.New(`"Secrets":"clear" is refused in a file that is not encrypted: swmgr writes secrets in clear only inside an encrypted file (SaveConfig with Nonce and Passphrase); a plain file's are sealed`)
 		case d.secrets == SecretsSealed && o.Encrypted:
@@ -502,13 +669,8 @@ func (d *decoder) finish(o DecodeOptions) (*Document, error) {
 	if !d.configSeen {
 		return nil, errors.New("the document has no ConfigData")
 	}
-	names := make([]string, 0, len(doc.Objects))
-	for name := range doc.Objects {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	sealedDoc := doc.Format == 2 && doc.Secrets == SecretsSealed
-	for _, name := range names {
+	sealedDoc := doc.Format >= 2 && doc.Secrets == SecretsSealed
+	for _, name := range slices.Sorted(maps.Keys(doc.Objects)) {
 		k := d.reg.Lookup(model.Config, name)
 		for i, obj := range doc.Objects[name] {
 			if sealedDoc {
@@ -520,11 +682,16 @@ func (d *decoder) finish(o DecodeOptions) (*Document, error) {
 			}
 		}
 	}
+	// The objects of an older form take their secrets here, before their
+	// migrations run; each one's entry of SealedSecrets is then consumed.
+	if err := d.upgradeOlder(o, sealedDoc); err != nil {
+		return nil, err
+	}
 	for name, m := range d.sealed {
 		k := d.reg.Lookup(model.Config, name)
 		for key, sealed := range m {
 			i, ok := d.index[name][key]
-			if k == nil || !ok {
+			if _, older := d.older[name]; k == nil || !ok || older {
 				return nil, fmt.Errorf("SealedSecrets.%s has secrets of an object the file does not hold", name)
 			}
 			if sealed == "" {
@@ -535,10 +702,13 @@ func (d *decoder) finish(o DecodeOptions) (*Document, error) {
 			}
 		}
 	}
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(doc.Objects)) {
 		k := d.reg.Lookup(model.Config, name)
+		_, older := d.older[name]
 		for i, obj := range doc.Objects[name] {
-			if err := k.Validate(obj); err != nil {
+			if err := k.Validate(obj); err != nil && older {
+				return nil, fmt.Errorf("ConfigData.%s[%d], migrated from schema version %d: %w", name, i, doc.SchemaVersion, err)
+			} else if err != nil {
 				return nil, fmt.Errorf("ConfigData.%s[%d]: %w", name, i, err)
 			}
 		}
@@ -558,28 +728,13 @@ func decodeObject(k *model.Kind, raw json.RawMessage) (model.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := k.Defaults()
-	for n, v := range given {
-		o[n] = v
-	}
-	return o, nil
+	return k.WithDefaults(given), nil
 }
 
 func openSecrets(k *model.Kind, key string, o model.Object, sealed string, sealer Sealer) error {
-	if sealer == nil {
-		return errors.New("its secrets are sealed with a switch's key; only that switch can restore it (save with Nonce and Passphrase to move a configuration between switches)")
-	}
-	raw, err := base64.StdEncoding.DecodeString(sealed)
+	sec, err := unsealSecrets(k, key, sealed, sealer)
 	if err != nil {
-		return fmt.Errorf("its sealed secrets are not base64: %w", err)
-	}
-	plain, err := sealer.Unseal(raw, secretsAD(k.Name, key))
-	if err != nil {
-		return errors.New("its secrets were sealed by another switch (or changed) and cannot be opened here; save with Nonce and Passphrase to move a configuration between switches")
-	}
-	var sec map[string]string
-	if err := json.Unmarshal(plain, &sec); err != nil {
-		return fmt.Errorf("its sealed secrets: %w", err)
+		return err
 	}
 	for n, v := range sec {
 		f := k.Field(n)
@@ -589,4 +744,24 @@ func openSecrets(k *model.Kind, key string, o model.Object, sealed string, seale
 		o[f.Name] = v
 	}
 	return nil
+}
+
+// unsealSecrets opens the sealed secrets of object key of k, by field name.
+func unsealSecrets(k *model.Kind, key string, sealed string, sealer Sealer) (map[string]string, error) {
+	if sealer == nil {
+		return nil, errors.New("its secrets are sealed with a switch's key; only that switch can restore it (save with Nonce and Passphrase to move a configuration between switches)")
+	}
+	raw, err := base64.StdEncoding.DecodeString(sealed)
+	if err != nil {
+		return nil, fmt.Errorf("its sealed secrets are not base64: %w", err)
+	}
+	plain, err := sealer.Unseal(raw, secretsAD(k.Name, key))
+	if err != nil {
+		return nil, errors.New("its secrets were sealed by another switch (or changed) and cannot be opened here; save with Nonce and Passphrase to move a configuration between switches")
+	}
+	var sec map[string]string
+	if err := json.Unmarshal(plain, &sec); err != nil {
+		return nil, fmt.Errorf("its sealed secrets: %w", err)
+	}
+	return sec, nil
 }

@@ -301,11 +301,11 @@ func BenchmarkObjectCacheGC(b *testing.B) {
 	const entries, size = CachedObjects, 150
 	public := []byte(`{"IpAddr":"10.0.0.1","MinPoll":6,"MaxPoll":10,"SourceIntf":"ma1","Prefer":false,"Pad":"` + strings.Repeat("x", size-90) + `"}`)
 	type pointerEntry struct {
-		kind    string
-		public  []byte
-		modRev  uint64
-		asOf    uint64
-		deleted bool
+		kind   string
+		public []byte
+		modRev uint64
+		asOf   uint64
+		_      bool // the entry's deleted flag: the same layout
 	}
 	id := func(i int) uuid.UUID { return uuid.UUID{byte(i), byte(i >> 8), byte(i >> 16), 7} }
 	for _, c := range []struct {

@@ -7,8 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -18,30 +18,107 @@ import (
 
 // decode rebuilds the full object of a record, secrets included.
 func (e *Engine) decode(k *model.Kind, rec store.Record) (model.Object, error) {
-	given, err := k.DecodeStored(rec.Public)
+	sec, err := e.openSecrets(k, rec.ID, rec.Sealed)
 	if err != nil {
 		return nil, fmt.Errorf("stored %s %q: %w", k.Name, rec.Key, err)
 	}
-	obj := k.Defaults() // fields added to the model since the record was written
-	for n, v := range given {
-		obj[n] = v
+	given, err := upgrade(k, rec.Public, sec, false, nil)
+	if err != nil {
+		return nil, fmt.Errorf("stored %s %q: %w", k.Name, rec.Key, err)
 	}
-	if len(rec.Sealed) > 0 {
-		plain, err := e.box.Unseal(rec.Sealed, sealAD(k, rec.ID))
+	return k.WithDefaults(given), nil
+}
+
+// openSecrets opens the sealed fields of object id of kind k (a stored
+// record's or a revision record's), by field name; nil when none is sealed.
+func (e *Engine) openSecrets(k *model.Kind, id uuid.UUID, sealed []byte) (map[string]string, error) {
+	if len(sealed) == 0 {
+		return nil, nil
+	}
+	plain, err := e.box.Unseal(sealed, sealAD(k, id))
+	if err != nil {
+		return nil, fmt.Errorf("cannot open its secrets (is secret.key the one they were sealed with?): %w", err)
+	}
+	var sec map[string]string
+	if err := json.Unmarshal(plain, &sec); err != nil {
+		return nil, fmt.Errorf("secrets: %w", err)
+	}
+	return sec, nil
+}
+
+// upgrade reads an object of k from its public JSON and its sealed
+// fields' values (secrets, opened in memory only) in the current form: the
+// migrations steps (model.Registry.MigrationsOf the version it was written
+// in) run over the object as JSON decodes it, secrets in clear, and the
+// result is read with the lenient decoder, secrets included, without k's
+// defaults. redacted: public is a revision record's diff, whose set
+// secrets read "******"; those are dropped before the migrations run,
+// which see only the sealed values.
+func upgrade(k *model.Kind, public []byte, secrets map[string]string, redacted bool, steps []model.Migration) (model.Object, error) {
+	if len(steps) > 0 {
+		var obj map[string]any
+		if err := json.Unmarshal(public, &obj); err != nil {
+			return nil, err
+		}
+		if obj == nil {
+			return nil, errors.New("not an object")
+		}
+		if redacted {
+			for _, f := range k.Fields {
+				if f.Secret != model.Public {
+					delete(obj, f.Name)
+				}
+			}
+		}
+		for n, v := range secrets {
+			obj[n] = v
+		}
+		obj, err := model.Upgrade(obj, steps)
 		if err != nil {
-			return nil, fmt.Errorf("stored %s %q: cannot open its secrets (is secret.key the one they were sealed with?): %w", k.Name, rec.Key, err)
+			return nil, err
 		}
-		var sec map[string]string
-		if err := json.Unmarshal(plain, &sec); err != nil {
-			return nil, fmt.Errorf("stored %s %q: secrets: %w", k.Name, rec.Key, err)
+		if public, err = json.Marshal(obj); err != nil {
+			return nil, err
 		}
-		for n, v := range sec {
-			if f := k.Field(n); f != nil && f.Secret == model.Sealed {
-				obj[f.Name] = v
+		secrets, redacted = nil, false
+	}
+	given, err := k.DecodeStored(public)
+	if err != nil {
+		return nil, err
+	}
+	if redacted {
+		for n := range given {
+			if f := k.Field(n); f != nil && f.Secret != model.Public {
+				delete(given, n) // "******"; the real value is sealed
 			}
 		}
 	}
-	return obj, nil
+	for n, v := range secrets {
+		if f := k.Field(n); f != nil && f.Secret == model.Sealed {
+			given[f.Name] = v
+		}
+	}
+	return given, nil
+}
+
+// eachRecord calls fn with every stored record of kind in tx, in creation
+// order; fn's error stops the walk and is returned.
+func eachRecord(tx store.Txn, kind string, fn func(rec store.Record) error) error {
+	_, _, err := tx.List(kind, 0, math.MaxInt, fn)
+	return err
+}
+
+// eachStored calls fn with every stored object of config kind k in tx, in
+// creation order, with its record, decoded (secrets included); a record
+// that does not decode, or fn's error, stops the walk and is returned.
+func (e *Engine) eachStored(tx store.Txn, k *model.Kind, fn func(rec store.Record, o model.Object) error) error {
+	return eachRecord(tx, k.Name, func(rec store.Record) error {
+		o, err := e.decode(k, rec)
+		if err != nil {
+			return err
+		}
+		return fn(rec, o)
+	})
 }
 
 // seal encrypts the sealed fields of o for storage; nil when none is set.
@@ -54,8 +131,6 @@ func (e *Engine) seal(k *model.Kind, id uuid.UUID, o model.Object) []byte {
 }
 
 func sealAD(k *model.Kind, id uuid.UUID) []byte { return append([]byte(k.Name+"\x00"), id[:]...) }
-
-func nowString() string { return time.Now().UTC().Round(0).String() }
 
 func parseUUID(s string) (uuid.UUID, error) {
 	id, err := uuid.Parse(s)
@@ -110,8 +185,11 @@ func storedVersion(tx store.Txn) (int, error) {
 // it now has, keeping its ObjectId and creation order, in one transaction,
 // and the new schema and version are recorded. A record that does not
 // decode stops the start, naming its kind, key and ObjectId: nothing is
-// dropped. Revision records and staged edits are left as they are: they
-// are always read leniently.
+// dropped. A migration that changes a sealed field sees its value in
+// clear (opened in memory) and the record is sealed again. Revision
+// records keep the version they were written in and are migrated when a
+// rollback reads them (RevisionObject); staged edits are left as they
+// are, read leniently.
 func (e *Engine) migrate(ctx context.Context) error {
 	want, wantVersion := e.schema(), e.reg.SchemaVersion()
 	var have []byte
@@ -142,32 +220,19 @@ func (e *Engine) migrate(ctx context.Context) error {
 			if k.Class != model.Config {
 				continue
 			}
-			var steps []model.Migration
-			for _, m := range e.reg.Migrations() {
-				if m.Kind == k.Name && m.From >= haveVersion && m.From < wantVersion {
-					steps = append(steps, m)
-				}
-			}
-			_, _, err := tx.List(k.Name, 0, int(^uint(0)>>1), func(rec store.Record) error {
-				pub, err := migrateRecord(rec.Public, steps)
-				var given model.Object
-				if err == nil {
-					given, err = readStored(k, pub)
-				}
+			steps := e.reg.MigrationsOf(k.Name, haveVersion)
+			err := eachRecord(tx, k.Name, func(rec store.Record) error {
+				obj, sealed, err := e.migrateRecord(k, rec, steps)
 				if err != nil {
 					return fmt.Errorf("stored %s %q (ObjectId %s) does not read in schema version %d: %w; restore the data directory from a backup, or start the swmgr that wrote it and delete the object", k.Name, rec.Key, rec.ID, wantVersion, err)
 				}
-				obj := k.Defaults()
-				for f, v := range given {
-					obj[f] = v
-				}
-				pub = k.AppendJSON(nil, obj, false)
+				pub := k.AppendJSON(nil, obj, false)
 				// A key field added since (BGPv4Neighbor's IntfRef) moves
 				// the object to the key its fields now make.
 				key := k.Key(obj)
-				if !bytes.Equal(pub, rec.Public) || key != rec.Key {
+				if !bytes.Equal(pub, rec.Public) || key != rec.Key || !bytes.Equal(sealed, rec.Sealed) {
 					old := rec.Key
-					rec.Key, rec.Public, rec.Sealed = key, pub, append([]byte(nil), rec.Sealed...)
+					rec.Key, rec.Public, rec.Sealed = key, pub, append([]byte(nil), sealed...)
 					recs = append(recs, rewrite{k, rec, old, refsOf(k, obj)})
 				}
 				return nil
@@ -251,22 +316,35 @@ func keyFieldsRead(k *model.Kind, given model.Object) error {
 	return nil
 }
 
-// migrateRecord runs steps over a stored object's JSON.
-func migrateRecord(pub []byte, steps []model.Migration) ([]byte, error) {
-	if len(steps) == 0 {
-		return pub, nil
-	}
-	var obj map[string]any
-	if err := json.Unmarshal(pub, &obj); err != nil {
-		return nil, err
-	}
-	for _, m := range steps {
+// migrateRecord reads a stored record of k in the current form, running
+// steps over it (its sealed fields opened for them, in memory only), and
+// returns the object (defaults filled in) and its sealed fields as they
+// are to be stored: the record's own bytes unless a migration changed a
+// secret, sealed again then.
+func (e *Engine) migrateRecord(k *model.Kind, rec store.Record, steps []model.Migration) (model.Object, []byte, error) {
+	var sec map[string]string
+	if len(steps) > 0 {
 		var err error
-		if obj, err = m.Migrate(obj); err != nil {
-			return nil, fmt.Errorf("migration from version %d (%s): %w", m.From, m.Doc, err)
+		if sec, err = e.openSecrets(k, rec.ID, rec.Sealed); err != nil {
+			return nil, nil, err
 		}
 	}
-	return json.Marshal(obj)
+	given, err := upgrade(k, rec.Public, sec, false, steps)
+	if err == nil {
+		err = keyFieldsRead(k, given)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	obj := k.WithDefaults(given)
+	sealed := rec.Sealed
+	for _, f := range k.Fields {
+		if f.Secret == model.Sealed && obj.Str(f.Name) != sec[f.Name] && len(steps) > 0 {
+			sealed = e.seal(k, rec.ID, obj)
+			break
+		}
+	}
+	return obj, sealed, nil
 }
 
 func must(err error) {

@@ -280,10 +280,7 @@ func precheckCreates(edits []Edit, deferred bool) []model.Object {
 		if !k.Creatable() && !ed.System || k.RequireFields(ed.Fields) != nil {
 			continue
 		}
-		obj := k.Defaults()
-		for name, val := range ed.Fields {
-			obj[name] = val
-		}
+		obj := k.WithDefaults(ed.Fields)
 		if k.Validate(obj) != nil {
 			continue
 		}
@@ -390,10 +387,7 @@ func (e *Engine) Start(ctx context.Context) error {
 				objs = []model.Object{{}}
 			}
 			for _, d := range objs {
-				full := k.Defaults()
-				for n, val := range d {
-					full[n] = val
-				}
+				full := k.WithDefaults(d)
 				key := k.Key(full)
 				rec, ok, err := tx.Get(k.Name, key)
 				if err != nil {
@@ -445,11 +439,7 @@ func (e *Engine) replay(ctx context.Context) error {
 			if d := e.drivers[k.Name]; k.Class != model.Config || d == nil || !d.Replay {
 				continue
 			}
-			_, _, err := tx.List(k.Name, 0, int(^uint(0)>>1), func(rec store.Record) error {
-				obj, err := e.decode(k, rec)
-				if err != nil {
-					return err
-				}
+			err := e.eachStored(tx, k, func(rec store.Record, obj model.Object) error {
 				changes = append(changes, model.Change{Kind: k, Op: model.Create, Key: rec.Key, After: obj})
 				return nil
 			})
@@ -482,12 +472,10 @@ func (e *Engine) reconcile(ctx context.Context) error {
 		}
 		var stored []model.Object
 		err := e.store.View(func(tx store.Txn) error {
-			_, _, err := tx.List(k.Name, 0, int(^uint(0)>>1), func(rec store.Record) error {
-				obj, err := e.decode(k, rec)
+			return e.eachStored(tx, k, func(_ store.Record, obj model.Object) error {
 				stored = append(stored, obj)
-				return err
+				return nil
 			})
-			return err
 		})
 		if err != nil {
 			return err

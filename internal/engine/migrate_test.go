@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -61,19 +62,7 @@ func registry(t *testing.T, kinds []*model.Kind) *model.Registry {
 
 func openEngine(t *testing.T, dir string, reg *model.Registry) (*engine.Engine, *store.Store) {
 	t.Helper()
-	st, err := store.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	box, err := secrets.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := engine.New(reg, st, sim.New(sim.Options{Ports: 4, Version: "test"}), box, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err := e.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	return e, st
+	return openWatchedEngine(t, dir, reg, nil)
 }
 
 // TestMigrationMovesObjectsToANewKey: a key field added to a kind (FlexSwitch's
@@ -164,18 +153,26 @@ func TestMigrationMovesObjectsToANewKey(t *testing.T) {
 // openEngineErr is openEngine that returns Start's error instead of failing.
 func openEngineErr(t *testing.T, dir string, reg *model.Registry) error {
 	t.Helper()
+	e, st, err := startEngine(t, dir, reg, sim.Options{Ports: 4, Version: "test"})
+	e.Close()
+	st.Close()
+	return err
+}
+
+// startEngine starts an engine of model reg on the simulated switch of
+// opts and the data directory dir, returning Start's error.
+func startEngine(t *testing.T, dir string, reg *model.Registry, opts sim.Options) (*engine.Engine, *store.Store, error) {
+	t.Helper()
 	st, err := store.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
 	box, err := secrets.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := engine.New(reg, st, sim.New(sim.Options{Ports: 4, Version: "test"}), box, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	defer e.Close()
-	return e.Start(context.Background())
+	e := engine.New(reg, st, sim.New(opts), box, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	return e, st, e.Start(context.Background())
 }
 
 // TestDeclaredMigrationRunsOnceFromItsVersion: a later model at schema
@@ -272,4 +269,180 @@ func TestRecordThatDoesNotReadStopsTheStart(t *testing.T) {
 	if err := openEngineErr(t, dir, later); err == nil || !strings.Contains(err.Error(), `stored NtpServer "192.0.2.1"`) {
 		t.Errorf("start on a damaged record: %v", err)
 	}
+}
+
+// openWatchedEngine starts an engine of model reg on the data directory
+// dir, its simulated switch reporting every change it is given to applied
+// (when set).
+func openWatchedEngine(t *testing.T, dir string, reg *model.Registry, applied func(backend.Change)) (*engine.Engine, *store.Store) {
+	t.Helper()
+	opts := sim.Options{Ports: 4, Version: "test"}
+	if applied != nil {
+		opts.Fault = func(c backend.Change) error { applied(c); return nil }
+	}
+	e, st, err := startEngine(t, dir, reg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, st
+}
+
+// migratedWorld writes at schema version 1, through edits, the objects and
+// revisions of a test, returning the revision to roll back to (after
+// first's edits), then starts the model at version 2
+// (enginetest.LaterSchema) on
+// them, its simulated switch reporting every change it is given.
+func migratedWorld(t *testing.T, first, then []engine.Edit, given func(backend.Change)) (*engine.Engine, *store.Store, uint64) {
+	return migratedWorldOf(t, first, then, given, false)
+}
+
+// migratedWorldOf is migratedWorld; unversioned: the revision records
+// written at version 1 are made as a swmgr before records named their
+// version wrote them.
+func migratedWorldOf(t *testing.T, first, then []engine.Edit, given func(backend.Change), unversioned bool) (*engine.Engine, *store.Store, uint64) {
+	t.Helper()
+	dir := t.TempDir()
+	ctx := context.Background()
+	e, st := openEngine(t, dir, model.Builtin())
+	var to uint64
+	for i, ed := range append(first, then...) {
+		ed.Kind = e.Registry().Lookup(model.Config, ed.Kind.Name)
+		out, err := e.Apply(ctx, []engine.Edit{ed}, engine.Meta{Source: "test"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == len(first)-1 {
+			to = out.Revision
+		}
+	}
+	e.Close()
+	if unversioned {
+		if err := st.Update(func(tx store.Txn) error {
+			for rev := uint64(1); rev <= tx.Revision(); rev++ {
+				if data := tx.GetRevision(rev); data != nil {
+					tx.PutRevision(rev, bytes.Replace(data, []byte(`,"SchemaVersion":1`), nil, 1))
+				}
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	e, st = openWatchedEngine(t, dir, enginetest.LaterSchema(t), given)
+	t.Cleanup(func() { e.Close(); st.Close() })
+	return e, st, to
+}
+
+// current is the one object of kind in e's running configuration.
+func current(t *testing.T, e *engine.Engine, kind string) model.Object {
+	t.Helper()
+	var got model.Object
+	if _, err := e.Snapshot(context.Background(), []string{kind}, nil, func(k *model.Kind, o model.Object) error {
+		got = o
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// TestRollbackAcrossAMigration: objects and revisions written at schema
+// version 1, the start of a model at version 2 that counts NtpServer's
+// MaxPoll from MinPoll (a change of unit), then a rollback to a revision
+// from before: the revision records keep the version they were written in
+// (one from before records named it is of version 1) and the rollback
+// migrates what it restores, so the object (and what the switch is given)
+// is in the new form and valid.
+func TestRollbackAcrossAMigration(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		unversioned bool
+	}{{"records of version 1", false}, {"records from before they named a version", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ntp := model.Builtin().Lookup(model.Config, "NtpServer")
+			var given []backend.Change
+			e, st, to := migratedWorldOf(t,
+				[]engine.Edit{{Kind: ntp, Op: backend.Create, Fields: model.Object{"IpAddr": "192.0.2.1", "MinPoll": int64(5), "MaxPoll": int64(12)}}},
+				[]engine.Edit{{Kind: ntp, Op: backend.Update, Target: engine.Target{Key: model.Object{"IpAddr": "192.0.2.1"}}, Fields: model.Object{"MaxPoll": int64(14)}}},
+				func(c backend.Change) { given = append(given, c) }, tc.unversioned)
+			if n := current(t, e, "NtpServer"); n.Int("MaxPoll") != 9 {
+				t.Errorf("after the start's migration: MaxPoll %d, want 9", n.Int("MaxPoll"))
+			}
+			given = nil
+			if _, err := history.New(e).Rollback(context.Background(), to, engine.Request{Meta: engine.Meta{Source: "test"}}); err != nil {
+				t.Fatal(err)
+			}
+			n := current(t, e, "NtpServer")
+			if n.Int("MaxPoll") != 7 {
+				t.Errorf("rolled back across the migration: MaxPoll %d, want 7 (12 counted from 5)", n.Int("MaxPoll"))
+			}
+			if err := e.Registry().Lookup(model.Config, "NtpServer").Validate(n); err != nil {
+				t.Errorf("the restored NtpServer: %v", err)
+			}
+			if len(given) != 1 || given[0].After.Int("MaxPoll") != 7 {
+				t.Errorf("the switch was given %v, want MaxPoll 7", given)
+			}
+			// The records name the version they were written in.
+			written := map[bool]int{false: 1, true: 0}[tc.unversioned]
+			if err := st.View(func(tx store.Txn) error {
+				for rev, want := range map[uint64]int{to + 1: written, tx.Revision(): 2} {
+					r, err := engine.DecodeStoredRevision(tx.GetRevision(rev))
+					if err != nil {
+						return err
+					}
+					if r.Schema != want {
+						t.Errorf("revision %d's record names schema version %d, want %d", rev, r.Schema, want)
+					}
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestMigrationOfASealedField: a migration of BGPv4Neighbor's sealed
+// AuthPassword sees its value in clear (opened in memory) at start and in
+// a rollback across it; the result is sealed again, never stored in clear.
+func TestMigrationOfASealedField(t *testing.T) {
+	nbr := model.Builtin().Lookup(model.Config, "BGPv4Neighbor")
+	var given []backend.Change
+	e, st, to := migratedWorld(t,
+		[]engine.Edit{{Kind: nbr, Op: backend.Create, Fields: model.Object{"NeighborAddress": "10.0.0.2", "PeerAS": "65002", "AuthPassword": "first"}}},
+		[]engine.Edit{{Kind: nbr, Op: backend.Update, Target: engine.Target{Key: model.Object{"NeighborAddress": "10.0.0.2"}}, Fields: model.Object{"AuthPassword": "second"}}},
+		func(c backend.Change) { given = append(given, c) })
+	if b := current(t, e, "BGPv4Neighbor"); b.Str("AuthPassword") != "md5:second" {
+		t.Errorf("after the start's migration: AuthPassword %q, want md5:second", b.Str("AuthPassword"))
+	}
+	given = nil
+	if _, err := history.New(e).Rollback(context.Background(), to, engine.Request{Meta: engine.Meta{Source: "test"}}); err != nil {
+		t.Fatal(err)
+	}
+	if b := current(t, e, "BGPv4Neighbor"); b.Str("AuthPassword") != "md5:first" {
+		t.Errorf("rolled back across the migration: AuthPassword %q, want md5:first", b.Str("AuthPassword"))
+	}
+	if len(given) != 1 || given[0].After.Str("AuthPassword") != "md5:first" {
+		t.Errorf("the switch was given %v, want AuthPassword md5:first", given)
+	}
+	if pub := storedPublicOf(t, st, "BGPv4Neighbor"); strings.Contains(pub, "first") {
+		t.Errorf("the migrated secret is stored in clear: %s", pub)
+	}
+}
+
+// storedPublicOf is the public JSON of every stored object of kind.
+func storedPublicOf(t *testing.T, st *store.Store, kind string) string {
+	t.Helper()
+	var out []string
+	if err := st.View(func(tx store.Txn) error {
+		_, _, err := tx.List(kind, 0, 100, func(r store.Record) error {
+			out = append(out, string(r.Public))
+			return nil
+		})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(out, "\n")
 }

@@ -58,6 +58,13 @@ func (e *Engine) Decode(k *model.Kind, rec store.Record) (model.Object, error) {
 	return e.decode(k, rec)
 }
 
+// EachStored calls fn with every stored object of config kind k in tx, in
+// creation order, decoded (secrets included); a record that does not
+// decode, or fn's error, stops the walk and is returned.
+func (e *Engine) EachStored(tx store.Txn, k *model.Kind, fn func(o model.Object) error) error {
+	return e.eachStored(tx, k, func(_ store.Record, o model.Object) error { return fn(o) })
+}
+
 // Unseal opens the sealed fields of object id of kind k, as a stored
 // record or a revision record keeps them.
 func (e *Engine) Unseal(k *model.Kind, id uuid.UUID, sealed []byte) ([]byte, error) {

@@ -33,7 +33,7 @@ func TestPrecheckedCreatesAsTheWriterChecks(t *testing.T) {
 		{"Port", model.Object{"IntfRef": "fpPort1"}}, // not creatable
 	} {
 		ed := ahead.edit(backend.Create, tc.kind, tc.fields)
-		if checked := precheckCreates([]Edit{ed}, false); (checked != nil) != (ahead.kind(tc.kind).Validate(withDefaults(ahead.kind(tc.kind), tc.fields)) == nil && ahead.kind(tc.kind).RequireFields(tc.fields) == nil && ahead.kind(tc.kind).Creatable()) {
+		if checked := precheckCreates([]Edit{ed}, false); (checked != nil) != (ahead.kind(tc.kind).Validate(ahead.kind(tc.kind).WithDefaults(tc.fields)) == nil && ahead.kind(tc.kind).RequireFields(tc.fields) == nil && ahead.kind(tc.kind).Creatable()) {
 			t.Errorf("%s %v: checked ahead %v", tc.kind, tc.fields, checked)
 		}
 		_, errAhead := ahead.e.Apply(ctx, []Edit{ed}, Meta{Source: "test"}, nil)
@@ -50,7 +50,7 @@ func TestPrecheckedCreatesAsTheWriterChecks(t *testing.T) {
 			continue
 		}
 		k := ahead.kind(tc.kind)
-		obj := withDefaults(k, tc.fields)
+		obj := k.WithDefaults(tc.fields)
 		if err := k.Validate(obj); err != nil { // canonical values, as stored
 			t.Fatal(err)
 		}
@@ -67,14 +67,6 @@ func TestPrecheckedCreatesAsTheWriterChecks(t *testing.T) {
 	if precheckCreates(many, false) != nil || precheckCreates(many[:1], true) != nil {
 		t.Error("checked ahead: a request of more than maxPrecheck edits, or edits a Prepare step replaces")
 	}
-}
-
-func withDefaults(k *model.Kind, given model.Object) model.Object {
-	obj := k.Defaults()
-	for n, v := range given {
-		obj[n] = v
-	}
-	return obj
 }
 
 func storedPublic(t *testing.T, st *store.Store, kind, key string) []byte {

@@ -72,8 +72,7 @@ func (e *Engine) GetByKey(ctx context.Context, k *model.Kind, keyFields model.Ob
 // (model.Kind.Key, model.Kind.KeyFromText).
 func (e *Engine) GetByStoreKey(ctx context.Context, k *model.Kind, key string, state bool, dst []byte) ([]byte, uint64, error) {
 	var rev uint64
-	var err error
-	err = e.store.View(func(tx store.Txn) error {
+	err := e.store.View(func(tx store.Txn) error {
 		rec, ok, err := tx.Get(k.Name, key)
 		if err != nil {
 			return e.damagedStore(k, err)

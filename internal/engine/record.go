@@ -40,10 +40,48 @@ type StoredDiff struct {
 	AfterSealed  []byte `json:",omitempty"`
 }
 
-// StoredRevision is a revision record as stored: with its StoredDiffs.
+// StoredRevision is a revision record as stored: with its StoredDiffs and
+// the schema version its objects are in.
 type StoredRevision struct {
 	Revision
+	// Schema is the schema version (model.SchemaVersion) the record's
+	// objects were written in; 0 in a record written before records held
+	// it (Version).
+	Schema  int `json:"SchemaVersion,omitempty"`
 	Changes []StoredDiff
+}
+
+// Version is the schema version the record's objects are in: a record
+// without one predates version 2 (model.UnversionedSchema).
+func (r *StoredRevision) Version() int {
+	return max(r.Schema, model.UnversionedSchema)
+}
+
+// RevisionObject rebuilds the full state (secrets included) of one side of
+// a diff of the stored revision record r (before: the state the change
+// found) in the current form: the migrations declared since the version
+// r was written in run over it, its sealed fields opened for them in
+// memory only (upgrade).
+func (e *Engine) RevisionObject(k *model.Kind, r *StoredRevision, d StoredDiff, before bool) (model.Object, error) {
+	raw, sealed := d.After, d.AfterSealed
+	if before {
+		raw, sealed = d.Before, d.BeforeSealed
+	}
+	var sec map[string]string
+	if len(sealed) > 0 {
+		id, err := ParseObjectID(d.ObjectId)
+		if err != nil {
+			return nil, err
+		}
+		if sec, err = e.openSecrets(k, id, sealed); err != nil {
+			return nil, fmt.Errorf("revision %d, %s %s: %w", r.Revision.Revision, k.Name, d.Key, err)
+		}
+	}
+	given, err := upgrade(k, raw, sec, true, e.reg.MigrationsOf(k.Name, r.Version()))
+	if err != nil {
+		return nil, fmt.Errorf("revision %d, %s %s, in schema version %d: %w", r.Revision.Revision, k.Name, d.Key, e.reg.SchemaVersion(), err)
+	}
+	return k.WithDefaults(given), nil
 }
 
 func (e *Engine) diff(c *change) Diff {
@@ -151,7 +189,7 @@ func (v *view) checkConflicts(base uint64, changes []*change) error {
 		for _, d := range r.Changes {
 			key := d.StoreKey
 			if k := v.e.reg.Lookup(model.Config, d.Kind); k != nil {
-				key = d.CurrentKey(k)
+				key = v.e.RevisionKey(k, r, d)
 			}
 			id := d.Kind + "\x00" + key
 			if mine[id] && !seen[id] {
@@ -177,25 +215,23 @@ func joinList(items []string) string {
 	return out
 }
 
-// CurrentKey is the store key a stored diff's object has under the current
-// model: a revision written before a key field was added to its kind
-// (BGPv4Neighbor's IntfRef) names it by its old key, which the start's
-// migration has since changed.
-func (d StoredDiff) CurrentKey(k *model.Kind) string {
-	if strings.Count(d.StoreKey, "\x00")+1 == len(k.Keys()) {
+// RevisionKey is the store key the object of a diff of the stored
+// revision record r has under the current model: a record written before
+// a key field was added to its kind (BGPv4Neighbor's IntfRef), or before a
+// migration that changes a key field, names it by its old key, which the
+// start's migration has since changed.
+func (e *Engine) RevisionKey(k *model.Kind, r *StoredRevision, d StoredDiff) string {
+	steps := e.reg.MigrationsOf(k.Name, r.Version())
+	if len(steps) == 0 && strings.Count(d.StoreKey, "\x00")+1 == len(k.Keys()) {
 		return d.StoreKey
 	}
 	raw := d.After
 	if raw == nil {
 		raw = d.Before
 	}
-	given, err := k.DecodeStored(raw)
+	given, err := upgrade(k, raw, nil, true, steps)
 	if err != nil {
 		return d.StoreKey
 	}
-	obj := k.Defaults()
-	for n, v := range given {
-		obj[n] = v
-	}
-	return k.Key(obj)
+	return k.Key(k.WithDefaults(given))
 }

@@ -26,12 +26,8 @@ func (e *Engine) Snapshot(ctx context.Context, kinds []string, begin func(rev ui
 			if k.Class != model.Config || (kinds != nil && !slices.Contains(kinds, k.Name)) {
 				continue
 			}
-			_, _, err := tx.List(k.Name, 0, int(^uint(0)>>1), func(rec store.Record) error {
+			err := e.eachStored(tx, k, func(_ store.Record, o model.Object) error {
 				if err := ctx.Err(); err != nil {
-					return err
-				}
-				o, err := e.decode(k, rec)
-				if err != nil {
 					return err
 				}
 				return fn(k, o)

@@ -20,7 +20,7 @@ func TestHandWrittenRevisionRecords(t *testing.T) {
 		{Kind: "NtpServer", Key: "IpAddr=192.0.2.1", ObjectId: "0f8fad5b-d9cb-469f-a165-70867728950e", Op: "create", After: json.RawMessage(`{"IpAddr":"192.0.2.1"}`)},
 		{Kind: "User", Key: "Name=x\"y", ObjectId: "1f8fad5b-d9cb-469f-a165-70867728950e", Op: "delete", Before: json.RawMessage(`{"Name":"x\"y","Password":"******"}`)},
 	}
-	public := appendRevisionHead(nil, &head)
+	public := appendRevisionHead(nil, &head, 0)
 	for i := range diffs {
 		if i > 0 {
 			public = append(public, ',')

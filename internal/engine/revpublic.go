@@ -47,6 +47,8 @@ func streamPublicRevision(dst []byte, r io.Reader, size int) (out []byte, ok boo
 			field = &head.Source
 		case "Comment":
 			field = &head.Comment
+		case "SchemaVersion": // the stored record's only
+			field = new(int)
 		case "Changes":
 		default:
 			return nil, false

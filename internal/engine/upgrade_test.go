@@ -2,15 +2,12 @@ package engine_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"strings"
 	"testing"
 
 	"github.com/swmgr/swmgr/internal/backend/sim"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
-	"github.com/swmgr/swmgr/internal/secrets"
 	"github.com/swmgr/swmgr/internal/store"
 )
 
@@ -22,16 +19,7 @@ import (
 func TestStartAfterAnUpgrade(t *testing.T) {
 	dir := t.TempDir()
 	start := func(version string) (*engine.Engine, *store.Store, error) {
-		st, err := store.Open(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		box, err := secrets.Open(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		e := engine.New(model.Builtin(), st, sim.New(sim.Options{Ports: 4, Version: version}), box, slog.New(slog.NewTextHandler(io.Discard, nil)))
-		return e, st, e.Start(context.Background())
+		return startEngine(t, dir, model.Builtin(), sim.Options{Ports: 4, Version: version})
 	}
 	for _, version := range []string{"1.0.0", "1.0.1", "1.0.1"} {
 		e, st, err := start(version)

@@ -210,7 +210,7 @@ func (v *view) Each(kind string, fn func(key string, o model.Object) bool) error
 		return nil
 	}
 	stop := errors.New("stop")
-	_, _, err := v.tx.List(kind, 0, int(^uint(0)>>1), func(rec store.Record) error {
+	err := eachRecord(v.tx, kind, func(rec store.Record) error {
 		if c := v.pending[kind+"\x00"+rec.Key]; c != nil {
 			if c.Op == model.Delete || !fn(rec.Key, c.After) {
 				return nilOr(c.Op == model.Delete, stop)
@@ -855,7 +855,7 @@ func (e *Engine) write(tx store.Txn, rev uint64, changes []*change, meta Meta, o
 	// commit of a few objects) is stored as it is.
 	const chunkSize = 64 << 10
 	var record *store.RecordBuilder
-	chunk := appendRevisionHead(make([]byte, 0, min(publicSize+640*len(changes), chunkSize+8<<10)), &head)
+	chunk := appendRevisionHead(make([]byte, 0, min(publicSize+640*len(changes), chunkSize+8<<10)), &head, e.reg.SchemaVersion())
 	for i, c := range changes {
 		if i > 0 && i%bulkCollectEvery == 0 {
 			runtime.GC()
@@ -951,7 +951,7 @@ type revisionEvent struct {
 }
 
 func (r *revisionEvent) encode(diffs []Diff) []byte {
-	public := appendRevisionHead(make([]byte, 0, r.size), &r.head)
+	public := appendRevisionHead(make([]byte, 0, r.size), &r.head, 0)
 	for i := range diffs {
 		if i > 0 {
 			public = append(public, ',')
@@ -973,7 +973,7 @@ func hasSecrets(k *model.Kind) bool {
 
 // appendRevisionHead writes a revision record up to the opening bracket of
 // its Changes, fields in the order of Revision (as encoding/json would).
-func appendRevisionHead(b []byte, r *Revision) []byte {
+func appendRevisionHead(b []byte, r *Revision, schemaVersion int) []byte {
 	b = append(b, `{"Revision":`...)
 	b = strconv.AppendUint(b, r.Revision, 10)
 	b = append(b, `,"Time":`...)
@@ -984,6 +984,10 @@ func appendRevisionHead(b []byte, r *Revision) []byte {
 	b = model.AppendJSONString(b, r.Source)
 	b = append(b, `,"Comment":`...)
 	b = model.AppendJSONString(b, r.Comment)
+	if schemaVersion > 0 {
+		b = append(b, `,"SchemaVersion":`...)
+		b = strconv.AppendInt(b, int64(schemaVersion), 10)
+	}
 	return append(b, `,"Changes":[`...)
 }
 

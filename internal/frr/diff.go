@@ -1,7 +1,6 @@
 package frr
 
 import (
-	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -237,8 +236,3 @@ func change(r, w block) []string {
 var passwordRE = regexp.MustCompile(`(password\s+)\S+`)
 
 func redact(s string) string { return passwordRE.ReplaceAllString(s, "${1}<redacted>") }
-
-// describe renders commands for an error message.
-func describe(cmds []string) string {
-	return redact(fmt.Sprint(strings.Join(cmds, "; ")))
-}

@@ -101,6 +101,7 @@ func joinPath(prefix, p *gpb.Path) (*gpb.Path, error) {
 		if p == nil {
 			return &gpb.Path{}, nil
 		}
+		//lint:ignore SA1019 a client that sends the deprecated field is told to send elem
 		if len(p.GetElement()) > 0 && len(p.GetElem()) == 0 {
 			return nil, status.Error(codes.InvalidArgument, "path uses the deprecated element field; send elem")
 		}
@@ -392,11 +393,9 @@ func (sl sel) matches(keys map[string]string) bool {
 	return true
 }
 
-// read returns the objects a selection names, in the store's order.
-func (s *Server) read(ctx context.Context, sl sel) ([]item, error) { return s.readAged(ctx, sl, 0) }
-
-// readAged is read, where the state of the selection's kind may be a read
-// made for another subscription up to maxAge ago (0: read now): 100
+// readAged returns the objects a selection names, in the store's order;
+// the state of the selection's kind may be a read made for another
+// subscription up to maxAge ago (0: read now): 100
 // subscribers polling the same counters every second then cost the
 // backend a few reads a second, not 100.
 func (s *Server) readAged(ctx context.Context, sl sel, maxAge time.Duration) ([]item, error) {

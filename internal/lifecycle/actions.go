@@ -358,14 +358,17 @@ func (l *Lifecycle) fromFile(ctx context.Context, c bind.Call, merge bool) (bind
 
 // documentAction runs ApplyConfig (merge) or ForceApplyConfig: the
 // document is the body's ConfigData, read as a format 1 file (FlexSwitch's
-// bare {"ConfigData": ...}: secrets in clear, Users ignored).
+// bare {"ConfigData": ...}: secrets in clear, Users ignored) whose objects
+// are in the current schema version.
 func (l *Lifecycle) documentAction(merge bool) func(context.Context, bind.Call) (bind.Result, error) {
 	return func(ctx context.Context, c bind.Call) (bind.Result, error) {
 		meta, info, dry := c.Meta, c.Log, c.DryRun
 		meta.Source = "apply"
 		raw, _ := c.Fields["ConfigData"].(json.RawMessage)
-		data := make([]byte, 0, len(raw)+16)
-		data = append(append(append(data, `{"ConfigData":`...), raw...), '}')
+		// A request's objects are in the current form, as a REST body's.
+		data := make([]byte, 0, len(raw)+40)
+		data = fmt.Appendf(data, `{"SchemaVersion":%d,"ConfigData":`, l.reg.SchemaVersion())
+		data = append(append(data, raw...), '}')
 		doc, err := l.decode(c.Kind.Name, "ConfigData", bytes.NewReader(data), "", "")
 		if err != nil {
 			return bind.Result{}, l.logged(ctx, meta, info, err)

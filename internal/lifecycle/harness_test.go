@@ -46,6 +46,10 @@ type harnessOptions struct {
 	ports   int
 	dataDir string
 	tune    func(*Options)
+	// reg is the model (default: the builtin one).
+	reg *model.Registry
+	// given, when set, is told every change the simulated switch is given.
+	given func(backend.Change)
 }
 
 func newSwitch(t testing.TB, ho harnessOptions) *switchHarness {
@@ -60,15 +64,21 @@ func newSwitch(t testing.TB, ho harnessOptions) *switchHarness {
 	d := enginetest.OpenDataDir(t, dir)
 	st, box, acc := d.St, d.Box, d.Acc
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	be := (sim.New(sim.Options{Ports: ho.ports, Version: "harness", Accounts: acc, OwnAccounts: true, CLIShell: "/bin/false"}))
+	so := sim.Options{Ports: ho.ports, Version: "harness", Accounts: acc, OwnAccounts: true, CLIShell: "/bin/false"}
+	if ho.given != nil {
+		so.Fault = func(c backend.Change) error { ho.given(c); return nil }
+	}
+	if ho.reg == nil {
+		ho.reg = model.Builtin()
+	}
+	be := sim.New(so)
 	// The engine applies through a table, as the service's does, so that
 	// the lifecycle's shares of state are bound like the service binds them.
-	reg := model.Builtin()
-	table := bind.NewTable(reg)
+	table := bind.NewTable(ho.reg)
 	if err := table.Bind(bind.Rows{Of: "simulated switch", Rows: bind.Drivers(be.Drivers())}); err != nil {
 		t.Fatal(err)
 	}
-	eng := engine.New(reg, st, tableBackend{be, table}, box, log)
+	eng := engine.New(ho.reg, st, tableBackend{be, table}, box, log)
 	o := Options{Engine: eng, Sealer: box, DataDir: dir, Version: "test", Log: log, KDF: &fastKDF, Backoff: 100 * time.Millisecond, Settle: 200 * time.Millisecond}
 	if ho.tune != nil {
 		ho.tune(&o)

@@ -12,15 +12,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"log/slog"
-	"net/http"
 	"path/filepath"
 	"sync"
 	"time"
 
-	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/archive"
 	"github.com/swmgr/swmgr/internal/atomicfile"
 	"github.com/swmgr/swmgr/internal/configfile"
@@ -212,7 +208,7 @@ func (l *Lifecycle) Render(ctx context.Context, nonce, passphrase string) ([]byt
 		}
 	}
 	rev, err := l.eng.Snapshot(ctx, kinds, func(rev uint64) {
-		enc = configfile.NewEncoder(configfile.Header{SwmgrVersion: l.o.Version, Revision: rev, SavedAt: time.Now()}, sealer)
+		enc = configfile.NewEncoder(configfile.Header{SchemaVersion: l.reg.SchemaVersion(), SwmgrVersion: l.o.Version, Revision: rev, SavedAt: time.Now()}, sealer)
 	}, func(k *model.Kind, o model.Object) error {
 		enc.Add(k, o)
 		return nil
@@ -248,22 +244,6 @@ func (l *Lifecycle) setSaved(s SavedState) {
 	if err := atomicfile.Replace(filepath.Join(l.o.DataDir, savedFile), data, 0o600); err != nil {
 		l.log.Error("cannot record the saved revision", "err", err)
 	}
-}
-
-func badRequest(kind, field string, err error) error {
-	var ae *apierr.Error
-	if errors.As(err, &ae) && ae.Status < 500 {
-		e := *ae
-		e.Message = fmt.Sprintf("%s: %s", kind, err.Error())
-		if e.Status == http.StatusNotFound || e.Status == http.StatusConflict {
-			e.Status, e.Code = http.StatusBadRequest, apierr.CodeInvalidValue
-		}
-		if e.Object == "" {
-			e.Object = kind
-		}
-		return &e
-	}
-	return apierr.BadRequest(apierr.CodeInvalidValue, kind, field, "%v", err)
 }
 
 func endpointOf(o model.Object) string { return archive.Endpoint(o.Str("IpAddr"), int(o.Int("Port"))) }

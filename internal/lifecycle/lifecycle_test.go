@@ -9,8 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/configfile"
 	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/engine/enginetest"
 	"github.com/swmgr/swmgr/internal/model"
 )
 
@@ -319,5 +321,52 @@ func TestSaveConfigNames(t *testing.T) {
 	}
 	if _, err := os.Stat(strings.TrimPrefix(res.File, "file://")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRestoreOfAFileFromBeforeAMigration: a file saved at schema version 1,
+// restored by a model at version 2 that counts NtpServer's MaxPoll from
+// MinPoll and prefixes BGPv4Neighbor's sealed AuthPassword
+// (enginetest.LaterSchema): the objects are restored in the new form
+// (the secret opened, migrated and sealed again), valid, and the switch is
+// given that form. ApplyConfig's body is a request in the current form:
+// it is not migrated.
+func TestRestoreOfAFileFromBeforeAMigration(t *testing.T) {
+	dir := t.TempDir()
+	s := newSwitch(t, harnessOptions{dataDir: dir})
+	s.must("POST", "/config/NtpServer", `{"IpAddr":"192.0.2.1","MinPoll":5,"MaxPoll":12}`, nil)
+	s.must("POST", "/config/BGPv4Neighbor", `{"NeighborAddress":"192.0.2.2","PeerAS":"65002","AuthPassword":"first"}`, nil)
+	s.must("POST", "/action/SaveConfig", `{}`, nil)
+	s.must("PATCH", "/config/NtpServer", `{"IpAddr":"192.0.2.1","MaxPoll":14}`, nil)
+	s.must("PATCH", "/config/BGPv4Neighbor", `{"NeighborAddress":"192.0.2.2","AuthPassword":"second"}`, nil)
+	s.close()
+
+	given := map[string]model.Object{}
+	s = newSwitch(t, harnessOptions{dataDir: dir, reg: enginetest.LaterSchema(t), given: func(c backend.Change) { given[c.Kind.Name] = c.After }})
+	s.must("POST", "/action/ResetConfigToFile", `{}`, nil)
+	_, objs := s.snapshot()
+	ntp, nbr := objs["NtpServer|192.0.2.1"].obj, objs["BGPv4Neighbor|default\x00192.0.2.2\x00"].obj
+	if ntp.Int("MaxPoll") != 7 || nbr.Str("AuthPassword") != "md5:first" {
+		t.Errorf("restored: MaxPoll %d, AuthPassword %q; want 7 (12 counted from 5), md5:first", ntp.Int("MaxPoll"), nbr.Str("AuthPassword"))
+	}
+	if err := s.eng.Registry().Lookup(model.Config, "NtpServer").Validate(ntp); err != nil {
+		t.Errorf("the restored NtpServer: %v", err)
+	}
+	if given["NtpServer"].Int("MaxPoll") != 7 || given["BGPv4Neighbor"].Str("AuthPassword") != "md5:first" {
+		t.Errorf("the switch was given MaxPoll %d, AuthPassword %q", given["NtpServer"].Int("MaxPoll"), given["BGPv4Neighbor"].Str("AuthPassword"))
+	}
+	// The file saved now names version 2, and restores as it is.
+	s.must("POST", "/action/SaveConfig", `{}`, nil)
+	data, err := os.ReadFile(filepath.Join(dir, StartupConfig))
+	if err != nil || !bytes.HasPrefix(data, []byte(`{"Format":3,"SchemaVersion":2,`)) {
+		t.Fatalf("the file saved at version 2: %.40s %v", data, err)
+	}
+	s.must("POST", "/action/ResetConfigToFile", `{}`, nil)
+	if _, objs = s.snapshot(); objs["NtpServer|192.0.2.1"].obj.Int("MaxPoll") != 7 {
+		t.Errorf("a version 2 file restored by version 2: %v", objs["NtpServer|192.0.2.1"].obj)
+	}
+	s.must("POST", "/action/ApplyConfig", `{"ConfigData":{"NtpServer":[{"IpAddr":"192.0.2.1","MinPoll":5,"MaxPoll":8}]}}`, nil)
+	if _, objs = s.snapshot(); objs["NtpServer|192.0.2.1"].obj.Int("MaxPoll") != 8 {
+		t.Errorf("ApplyConfig's body, in the current form: %v", objs["NtpServer|192.0.2.1"].obj)
 	}
 }

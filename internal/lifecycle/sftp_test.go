@@ -62,13 +62,12 @@ func TestArchiveOverRealSSHD(t *testing.T) {
 	})
 
 	t.Run("OnChange: one commit is archived within seconds; a burst of 100 makes a handful", func(t *testing.T) {
-		before := s.archiveState()["Uploads"].(float64)
 		start := time.Now()
 		s.must("PATCH", "/config/SystemParam", `{"Description":"one change"}`, nil)
 		rev := s.revision()
 		waitUntil(t, "the change archived", 10*time.Second, func() bool { return s.archiveState()["LastRevision"] == float64(rev) })
 		t.Logf("revision %d archived %v after its commit", rev, time.Since(start))
-		before = s.archiveState()["Uploads"].(float64)
+		before := s.archiveState()["Uploads"].(float64)
 		for i := range 100 {
 			s.must("PATCH", "/config/SystemParam", fmt.Sprintf(`{"Description":"burst %d"}`, i), nil)
 		}

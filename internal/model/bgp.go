@@ -37,8 +37,6 @@ func redistribution() *Field {
 	}
 }
 
-var redistSources = []string{"CONNECTED", "STATIC"}
-
 // canonicalSources checks a comma-separated list of redistribution sources
 // and returns it upper-cased, without spaces.
 func canonicalSources(s string) (string, error) {

@@ -645,6 +645,16 @@ func (k *Kind) Defaults() Object {
 	return o
 }
 
+// WithDefaults returns k's defaults with given's fields over them: an
+// object as given (a body, a stored record read leniently) made whole.
+func (k *Kind) WithDefaults(given Object) Object {
+	o := k.Defaults()
+	for n, v := range given {
+		o[n] = v
+	}
+	return o
+}
+
 // KeptByReset reports whether putting an object back to its defaults
 // leaves f as it is: its key, a field a client cannot change by update
 // (read-only, create-only), a value the switch discovers (a port's speed,

@@ -1,7 +1,7 @@
 package store
 
 import (
-	bolt "go.etcd.io/bbolt"
+	bolterr "go.etcd.io/bbolt/errors"
 )
 
 // Candidates are kept in cands/<id>: "m" holds the candidate's metadata and
@@ -66,7 +66,7 @@ func (tx *Tx) CandidateEdits(id string, fn func(edit []byte) error) error {
 // DeleteCandidate removes a candidate and its edits.
 func (tx *Tx) DeleteCandidate(id string) {
 	tx.mustWrite()
-	if err := tx.btx.Bucket(bCands).DeleteBucket([]byte(id)); err != nil && err != bolt.ErrBucketNotFound {
+	if err := tx.btx.Bucket(bCands).DeleteBucket([]byte(id)); err != nil && err != bolterr.ErrBucketNotFound {
 		must(err)
 	}
 }

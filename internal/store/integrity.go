@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 
 	bolt "go.etcd.io/bbolt"
+	bolterr "go.etcd.io/bbolt/errors"
 )
 
 // ErrDamaged means the database file is empty, truncated or corrupted.
@@ -131,7 +132,7 @@ var errReadFailed = errors.New("reading the database failed")
 // damaged tells whether an error of bbolt's Open is about the file's
 // contents.
 func damaged(err error) bool {
-	return errors.Is(err, errReadFailed) || errors.Is(err, bolt.ErrInvalid) || errors.Is(err, bolt.ErrChecksum) || errors.Is(err, bolt.ErrVersionMismatch)
+	return errors.Is(err, errReadFailed) || errors.Is(err, bolterr.ErrInvalid) || errors.Is(err, bolterr.ErrChecksum) || errors.Is(err, bolterr.ErrVersionMismatch)
 }
 
 // safely runs fn with a panic, or a memory fault on the mapped file (a

@@ -41,6 +41,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	bolterr "go.etcd.io/bbolt/errors"
 
 	"github.com/swmgr/swmgr/internal/datadir"
 )
@@ -179,7 +180,7 @@ func Open(dir string) (*Store, error) {
 		}
 	}
 	if err != nil {
-		if errors.Is(err, bolt.ErrTimeout) {
+		if errors.Is(err, bolterr.ErrTimeout) {
 			pid, _ := os.ReadFile(filepath.Join(dir, datadir.PID))
 			return nil, fmt.Errorf("%w: %s (pid %s)", ErrLocked, dir, strings.TrimSpace(string(pid)))
 		}

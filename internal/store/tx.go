@@ -677,7 +677,7 @@ func walkDown(b *bolt.Bucket, marker uint64, count int, fn func(uint64, []byte) 
 		k, v = c.Last()
 	default:
 		// The newest key below marker.
-		if k, v = c.Seek(be(marker)); k == nil {
+		if k, _ = c.Seek(be(marker)); k == nil {
 			k, v = c.Last()
 		} else {
 			k, v = c.Prev()

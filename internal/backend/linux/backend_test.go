@@ -361,7 +361,7 @@ func TestCrashMidApplyConvergesAtStart(t *testing.T) {
 	s.mustCommit(s.edit(backend.Update, "IPv4Intf", model.Object{"IntfRef": "fpPort1", "IpAddr": "10.0.8.1/24"}))
 	after := l.dump()
 	s.stop()
-	s = startSwitch(t, l, dir)
+	startSwitch(t, l, dir)
 	if d := diffLines(after, l.dump()); d != "" {
 		t.Fatalf("a restart changed a recorded commit:\n%s", d)
 	}

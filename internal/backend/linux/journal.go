@@ -52,14 +52,6 @@ func (b *Backend) writeJournal(changes []backend.Change) error {
 	return nil
 }
 
-func (b *Backend) clearJournal() {
-	if b.opts.Journal != "" {
-		if err := os.Remove(b.opts.Journal); err != nil && !errors.Is(err, os.ErrNotExist) {
-			b.log.Warn("apply journal", "err", err)
-		}
-	}
-}
-
 // readJournal returns the entries of an apply that did not finish.
 func (b *Backend) readJournal() ([]journalEntry, error) {
 	if b.opts.Journal == "" {

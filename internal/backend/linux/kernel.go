@@ -189,24 +189,22 @@ func (k *Kernel) findLink(name string) (*netlink.Handle, netlink.Link, error) {
 
 var errNoLink = errors.New("no such netdev")
 
-// withNetns runs fn on a thread that is in namespace ns, for the few
-// operations netlink handles cannot do (making a named namespace).
-func withNetns(ns netns.NsHandle, fn func() error) error {
+// withNetns runs fn on a thread of its own, which fn may move to another
+// network namespace (netns.NewNamed does), and brings the thread back to
+// swmgr's namespace after: for the few operations netlink handles cannot
+// do (making a named namespace). A thread that cannot go back is not
+// unlocked: it dies with its goroutine rather than serve others in the
+// wrong namespace.
+func withNetns(fn func() error) error {
 	errc := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
-		// The thread is not unlocked: if switching back failed it must die
-		// with this goroutine rather than serve others in the wrong netns.
 		orig, err := netns.Get()
 		if err != nil {
 			errc <- err
 			return
 		}
 		defer orig.Close()
-		if err := netns.Set(ns); err != nil {
-			errc <- err
-			return
-		}
 		ferr := fn()
 		if err := netns.Set(orig); err != nil {
 			errc <- fmt.Errorf("return to own namespace: %w", err)

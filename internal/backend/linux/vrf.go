@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 
 	"github.com/vishvananda/netlink"
@@ -305,18 +304,6 @@ func (k *Kernel) nsOfHandle(h *netlink.Handle) netns.NsHandle {
 	return k.ns
 }
 
-// vrfOfHandle names the VRF whose namespace a handle is in ("default").
-func (k *Kernel) vrfOfHandle(h *netlink.Handle) string {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	for name, v := range k.vrfNS {
-		if v.h == h {
-			return name
-		}
-	}
-	return "default"
-}
-
 // newNamedNetns makes a network namespace with a name, as `ip netns add`.
 func newNamedNetns(name string) error {
 	if err := os.MkdirAll("/run/netns", 0o755); err != nil {
@@ -325,30 +312,13 @@ func newNamedNetns(name string) error {
 	if _, err := os.Stat(filepath.Join("/run/netns", name)); err == nil {
 		return fmt.Errorf("namespace %s exists already", name)
 	}
-	errc := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		orig, err := netns.Get()
+	return withNetns(func() error {
+		ns, err := netns.NewNamed(name) // and moves the thread into it
 		if err != nil {
-			errc <- err
-			return
+			return err
 		}
-		defer orig.Close()
-		ns, err := netns.NewNamed(name)
-		if err != nil {
-			netns.Set(orig)
-			errc <- err
-			return
-		}
-		ns.Close()
-		if err := netns.Set(orig); err != nil {
-			errc <- err
-			return
-		}
-		runtime.UnlockOSThread()
-		errc <- nil
-	}()
-	return <-errc
+		return ns.Close()
+	})
 }
 
 // vrfDriver is the Vrf kind on the Linux backend.

@@ -17,9 +17,6 @@ import (
 // simulate (errors, multicast, BGP messages) stays zero, as docs/objects.md
 // says.
 
-// simFrameSize is the size of every frame the simulated ports carry.
-const simFrameSize = 500
-
 // defaultVlan carries the untagged frames of a port that is no VLAN's
 // untagged member (802.1Q's default VLAN).
 const defaultVlan = 1

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -226,4 +227,30 @@ func WaitFor(t testing.TB, what string, cond func() bool) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// LaterSchema is the builtin model at schema version 2 with two test
+// migrations from version 1: NtpServer's MaxPoll counted from MinPoll (a
+// change of unit: MinPoll 5, MaxPoll 12 become 5, 7) and BGPv4Neighbor's
+// sealed AuthPassword prefixed with "md5:" (a migration of a secret, which
+// must see it in clear; it fails on a redacted or missing one).
+func LaterSchema(t testing.TB) *model.Registry {
+	t.Helper()
+	later, err := model.Builtin().WithSchema(2,
+		model.Migration{From: 1, Kind: "NtpServer", Doc: "MaxPoll counted from MinPoll", Migrate: func(o map[string]any) (map[string]any, error) {
+			o["MaxPoll"] = o["MaxPoll"].(float64) - o["MinPoll"].(float64)
+			return o, nil
+		}},
+		model.Migration{From: 1, Kind: "BGPv4Neighbor", Doc: "AuthPassword prefixed with its scheme", Migrate: func(o map[string]any) (map[string]any, error) {
+			p, _ := o["AuthPassword"].(string)
+			if p == "" || p == "******" {
+				return nil, fmt.Errorf("AuthPassword %q is not the password", p)
+			}
+			o["AuthPassword"] = "md5:" + p
+			return o, nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return later
 }

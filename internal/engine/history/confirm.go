@@ -190,7 +190,7 @@ func (h *History) mayDecide(v *engine.View, p *engine.Confirmation, decision str
 		if k == nil {
 			continue
 		}
-		if err := allow(k, opOf(d.Op), d.CurrentKey(k)); err != nil {
+		if err := allow(k, opOf(d.Op), h.e.RevisionKey(k, r, d)); err != nil {
 			return refused(err)
 		}
 	}

@@ -15,8 +15,6 @@ package history
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -114,44 +112,6 @@ func (h *History) ListRevisions(marker uint64, count int, dst []byte) ([]byte, e
 		return dst, err
 	}
 	return p.AppendTo(dst, marker), nil
-}
-
-// objectAt rebuilds an object's full state (secrets included) from one side
-// of a stored diff.
-func (h *History) objectAt(k *model.Kind, d engine.StoredDiff, before bool) (model.Object, error) {
-	raw, sealed := d.After, d.AfterSealed
-	if before {
-		raw, sealed = d.Before, d.BeforeSealed
-	}
-	given, err := k.DecodeStored(raw)
-	if err != nil {
-		return nil, err
-	}
-	obj := k.Defaults()
-	for n, v := range given {
-		if f := k.Field(n); f != nil && f.Secret != model.Public {
-			continue // "******" in the diff; the real value is sealed
-		}
-		obj[n] = v
-	}
-	if len(sealed) > 0 {
-		id, err := engine.ParseObjectID(d.ObjectId)
-		if err != nil {
-			return nil, err
-		}
-		plain, err := h.e.Unseal(k, id, sealed)
-		if err != nil {
-			return nil, fmt.Errorf("revision secrets of %s %s: %w", k.Name, d.Key, err)
-		}
-		var sec map[string]string
-		if err := json.Unmarshal(plain, &sec); err != nil {
-			return nil, err
-		}
-		for n, v := range sec {
-			obj[n] = v
-		}
-	}
-	return obj, nil
 }
 
 // Name names the history as a provider.

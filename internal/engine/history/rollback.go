@@ -56,14 +56,14 @@ func (h *History) rollbackEdits(v *engine.View, to uint64) ([]engine.Edit, error
 			if k == nil {
 				continue
 			}
-			key := d.CurrentKey(k)
+			key := h.e.RevisionKey(k, r, d)
 			id := d.Kind + "\x00" + key
 			if targets[id] != nil {
 				continue
 			}
 			t := &target{k: k, key: key, id: d.ObjectId}
 			if d.Op != model.Create.String() {
-				if t.state, err = h.objectAt(k, d, true); err != nil {
+				if t.state, err = h.e.RevisionObject(k, r, d, true); err != nil {
 					return nil, err
 				}
 			}

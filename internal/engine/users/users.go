@@ -34,14 +34,10 @@ func List(ctx context.Context, e *engine.Engine) ([]model.Object, error) {
 	k := e.Registry().Lookup(model.Config, userKind)
 	var out []model.Object
 	err := e.Store().View(func(tx store.Txn) error {
-		_, _, err := tx.List(k.Name, 0, int(^uint(0)>>1), func(rec store.Record) error {
-			o, err := e.Decode(k, rec)
-			if err == nil {
-				out = append(out, o)
-			}
-			return err
+		return e.EachStored(tx, k, func(o model.Object) error {
+			out = append(out, o)
+			return nil
 		})
-		return err
 	})
 	return out, err
 }
