@@ -64,7 +64,7 @@ type Server struct {
 	// whose connection takes no data for that long is dropped. Set before
 	// serving; New sets FeedWriteTimeoutDefault.
 	FeedWriteTimeout time.Duration
-	headers headerValues // shared values of the hottest responses' headers
+	headers          headerValues // shared values of the hottest responses' headers
 	// table runs the actions and reads the state-only kinds (nil: a
 	// server of the engine's kinds alone, which answers 501 for them).
 	table *bind.Table
