@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -407,7 +408,7 @@ func TestNoKindNameOutsideItsProvider(t *testing.T) {
 		if p.ImportPath == modulePath+"/internal/model" {
 			continue // the declarations
 		}
-		if rel, _ := filepath.Rel(root, p.Dir); unchecked[filepath.ToSlash(rel)] {
+		if rel, _ := filepath.Rel(root, p.Dir); unchecked[filepath.ToSlash(rel)] || testHelper(filepath.ToSlash(rel)) {
 			continue
 		}
 		c := typeCheck(t, fset, imp, root, p.Dir, p.ImportPath, p.GoFiles)
@@ -427,6 +428,11 @@ func TestNoKindNameOutsideItsProvider(t *testing.T) {
 		}
 	}
 }
+
+// testHelper says whether a package exists only for tests (enginetest,
+// aaatest, frrtest, ...: named for it): its fixtures name the kinds the
+// tests exercise, as test files do, and no production code imports it.
+func testHelper(dir string) bool { return strings.HasSuffix(path.Base(dir), "test") }
 
 func openSim(t *testing.T) *Service {
 	t.Helper()
@@ -557,4 +563,18 @@ func TestFrontDoorsAndProvidersApart(t *testing.T) {
 		t.Error(bad)
 	}
 	t.Logf("providers: %v", providers)
+}
+
+// TestNoTestHelperInTheBinary: the packages the kind-name rule leaves to the
+// tests (testHelper) are not part of swmgr itself.
+func TestNoTestHelperInTheBinary(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", modulePath+"/cmd/swmgr").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if rest, ok := strings.CutPrefix(p, modulePath+"/"); ok && testHelper(rest) {
+			t.Errorf("swmgr imports the test helper %s", rest)
+		}
+	}
 }
