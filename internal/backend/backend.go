@@ -23,6 +23,12 @@
 // A backend that can apply several commits at once (one netlink batch, one
 // routing-daemon reload) implements Batcher; the engine hands it the commits
 // it group-commits together, each still all-or-nothing.
+//
+// The engine applies through the service's Router (router.go): every
+// provider's composed drivers, and the order of a commit's changes across
+// providers: a Transactional provider's (the Linux dataplane's kernel
+// transaction) first, the others' before that transaction commits, undone
+// newest first should one fail.
 package backend
 
 import (

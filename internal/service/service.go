@@ -5,7 +5,10 @@
 // Open builds the providers, binds every declared kind to them in one
 // table (Table), checks it against the declarations, and wires the engine,
 // its history and candidates, the configuration lifecycle and the REST
-// handler over it. The providers are:
+// handler over it. The engine applies through a router (backend.Router)
+// over the table's drivers, with the Linux dataplane, when it is the
+// dataplane, as the transactional provider whose kernel transaction holds
+// each commit's other changes. The providers are:
 //
 //   - the dataplane: the Linux backend (the kernel of a network namespace)
 //     or the simulated switch;
