@@ -23,6 +23,12 @@
 // A backend that can apply several commits at once (one netlink batch, one
 // routing-daemon reload) implements Batcher; the engine hands it the commits
 // it group-commits together, each still all-or-nothing.
+//
+// The engine applies through the service's Router (router.go): every
+// provider's composed drivers, and the order of a commit's changes across
+// providers: a Transactional provider's (the Linux dataplane's kernel
+// transaction) first, the others' before that transaction commits, undone
+// newest first should one fail.
 package backend
 
 import (
@@ -143,8 +149,7 @@ func CheckDrivers(reg *model.Registry, b Backend) error {
 
 // ApplyBatch applies commits through b's own batch when b is a Batcher,
 // else one by one through the drivers ds (b's): how many it applied, and
-// the error of the one that failed. Wrappers of a backend (metrics, extra
-// state) use it to stay batchers whatever they wrap.
+// the error of the one that failed. The engine applies through it.
 func ApplyBatch(ctx context.Context, b Backend, ds map[string]*Driver, commits []*Commit) (int, error) {
 	if bb, ok := b.(Batcher); ok {
 		return bb.ApplyBatch(ctx, commits)

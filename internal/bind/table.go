@@ -187,6 +187,15 @@ func (t *Table) Drivers() map[string]*backend.Driver {
 	return t.drivers
 }
 
+// Compose is the drivers the providers bound in that order compose
+// (Drivers), unchecked: a provider made of parts (the Linux dataplane's
+// kernel and daemons) says its own drivers with the table's one rule.
+func Compose(providers ...Provider) map[string]*backend.Driver {
+	t := NewTable(nil)
+	_ = t.Bind(providers...) // a new table takes every binding
+	return t.Drivers()
+}
+
 // Rows returns the table's rows sorted by kind, role and provider.
 func (t *Table) Rows() []Row {
 	out := slices.Clone(t.rows)

@@ -5,7 +5,10 @@
 // Open builds the providers, binds every declared kind to them in one
 // table (Table), checks it against the declarations, and wires the engine,
 // its history and candidates, the configuration lifecycle and the REST
-// handler over it. The providers are:
+// handler over it. The engine applies through a router (backend.Router)
+// over the table's drivers, with the Linux dataplane, when it is the
+// dataplane, as the transactional provider whose kernel transaction holds
+// each commit's other changes. The providers are:
 //
 //   - the dataplane: the Linux backend (the kernel of a network namespace)
 //     or the simulated switch;
@@ -174,7 +177,7 @@ type Service struct {
 	// Backend is the dataplane's name.
 	Backend string
 
-	plane   *plane
+	router  *backend.Router
 	dataDir string
 	// reconciled carries what the Linux dataplane's reconciliations put
 	// back to logReconciles, which Close stops (stop, then logged).
@@ -217,11 +220,15 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	}
 	var providers []bind.Provider
 	var sourceAddr aaa.SourceAddrFunc // the address of an interface, as the dataplane knows it
+	// The router applies a commit through the table's drivers; on Linux
+	// the kernel's transaction goes first and the other providers' changes
+	// are applied before it commits (backend.Router).
+	var transactional backend.Transactional
+	release := func() error { return nil }
 	switch o.Dataplane {
 	case Sim:
 		providers = []bind.Provider{sim.Part{Of: sim.DaemonsProvider, Drivers: simulated.DaemonDrivers()}, accts, lifecycle.Archive(), aaa.Config(),
 			sim.Part{Of: sim.DataplaneProvider, Drivers: withExtra(simulated.Dataplane(), extra)}}
-		s.plane = &plane{name: Sim, close: func() error { return nil }}
 		sourceAddr = simulated.SourceAddr
 		st.routes = simulated.Routes
 	case Linux:
@@ -239,40 +246,23 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 				o.Log.Warn("config log entry of a reconciliation dropped: too many at once")
 			}
 		}
-		// The kinds the Linux dataplane has no driver for are the
-		// simulated daemons' and the other providers', applied in the same
-		// commit as the kernel's changes.
-		// Kinds the kernel has no part in (LLDPGlobal: no LLDP agent runs)
-		// are the simulated dataplane's, kept and not run.
-		linDataplane := linux.DataplaneKinds()
-		simOnly := map[string]*backend.Driver{}
-		for kind, d := range simulated.Dataplane() {
-			if !linDataplane[kind] {
-				simOnly[kind] = d
-			}
-		}
-		companions := map[string]*backend.Driver{}
-		for _, p := range []bind.Provider{sim.Part{Of: sim.DataplaneProvider, Drivers: simOnly}, sim.Part{Of: sim.DaemonsProvider, Drivers: simulated.DaemonDrivers()}, accts, lifecycle.Archive(), aaa.Config()} {
-			for _, b := range p.Bindings() {
-				companions[b.Kind] = b.Driver
-			}
-		}
-		lo.Companions = withExtra(companions, extra)
 		lin, err := linux.New(lo)
 		if err != nil {
 			return nil, fmt.Errorf("--backend linux: %w", err)
 		}
-		daemons := lin.DaemonDrivers()
-		simDaemons := map[string]*backend.Driver{}
-		for kind, d := range simulated.DaemonDrivers() {
-			if daemons[kind] == nil {
-				simDaemons[kind] = d
-			}
-		}
-		providers = []bind.Provider{sim.Part{Of: sim.DataplaneProvider, Drivers: simOnly}, sim.Part{Of: sim.DaemonsProvider, Drivers: simDaemons},
-			linux.Part{Of: linux.DaemonsProvider, Drivers: daemons}, accts, lifecycle.Archive(), aaa.Config(),
-			linux.Part{Of: linux.DataplaneProvider, Drivers: withExtra(lin.Dataplane(), extra)}}
-		s.plane = &plane{name: Linux, batch: lin, close: lin.Close}
+		// The kinds the kernel has no part in (LLDPGlobal: no LLDP agent
+		// runs) are the simulated dataplane's, kept and not run, and the
+		// daemons not run (no --bgp, --ntp, --system) the simulated ones.
+		// Each Linux part is bound after its simulated one, so that its
+		// share of a kind's state says last (SystemParam: the kernel and
+		// the up time over the simulated host settings', the host's
+		// settings and up time over the kernel's).
+		dataplane, daemons := lin.Dataplane(), lin.DaemonDrivers()
+		providers = []bind.Provider{sim.Part{Of: sim.DataplaneProvider, Drivers: backend.Without(simulated.Dataplane(), dataplane)},
+			sim.Part{Of: sim.DaemonsProvider, Drivers: backend.Without(simulated.DaemonDrivers(), daemons)},
+			linux.Part{Of: linux.DataplaneProvider, Drivers: withExtra(dataplane, extra)}, linux.Part{Of: linux.DaemonsProvider, Drivers: daemons},
+			accts, lifecycle.Archive(), aaa.Config()}
+		transactional, release = lin, lin.Close
 		sourceAddr = lin.SourceAddr
 		st.routes, st.daemons = lin.RouteTable, lin.Daemons
 		s.reconciled = reconciled
@@ -280,10 +270,10 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		return nil, fmt.Errorf("dataplane %q: use %s or %s", o.Dataplane, Sim, Linux)
 	}
 	if err := t.Bind(providers...); err != nil {
-		return nil, errors.Join(err, s.plane.close())
+		return nil, errors.Join(err, release())
 	}
-	s.plane.drivers = t.Drivers()
-	eng := engine.New(reg, o.Store, s.plane, o.Box, o.Log)
+	s.router = backend.NewRouter(o.Dataplane, t.Drivers(), transactional, release)
+	eng := engine.New(reg, o.Store, s.router, o.Box, o.Log)
 	if o.Observer != nil {
 		eng.ObserveCommits(o.Observer.ObserveCommit)
 		eng.ObserveApplies(o.Observer.ObserveApply)
@@ -293,12 +283,12 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	lc, err := lifecycle.New(lo)
 	if err != nil {
 		eng.Close()
-		return nil, errors.Join(err, s.plane.close())
+		return nil, errors.Join(err, s.router.Close())
 	}
 	fail := func(err error) (*Service, error) {
 		lc.Close()
 		eng.Close()
-		return nil, errors.Join(fmt.Errorf("start: %w", err), s.plane.close())
+		return nil, errors.Join(fmt.Errorf("start: %w", err), s.router.Close())
 	}
 	hist, cands := history.New(eng), candidates.New(eng)
 	st.eng = eng
@@ -369,5 +359,5 @@ func (s *Service) Close() error {
 		<-s.logged
 	}
 	s.Engine.Close()
-	return s.plane.close()
+	return s.router.Close()
 }

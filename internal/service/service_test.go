@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -296,5 +297,38 @@ func TestTacacsSourceIsTheDataplanes(t *testing.T) {
 				t.Errorf("the log does not say %q:\n%s", want, log)
 			}
 		})
+	}
+}
+
+// TestSystemParamStateOnLinux: on the Linux dataplane SystemParam's state
+// is the shares of its providers merged in the order they are bound: the
+// simulated host settings' (the distribution), the Linux dataplane's over
+// them (the kernel with the features it found, the service's up time),
+// and the lifecycle's revisions.
+func TestSystemParamStateOnLinux(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to make a network namespace")
+	}
+	svc, err := openTest(t, Linux, linuxLab(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := svc.Engine.GetByKey(context.Background(), svc.Engine.Registry().Lookup(model.Config, "SystemParam"), model.Object{"Vrf": "default"}, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct{ Object map[string]any }
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	st := got.Object
+	if kernel := fmt.Sprint(st["Kernel"]); !strings.HasPrefix(kernel, "Linux ") || !strings.Contains(kernel, " (") {
+		t.Errorf("Kernel %q: want the Linux dataplane's, with the kernel's features", kernel)
+	}
+	if st["Distro"] == "" || st["Distro"] == nil || st["UpTime"] == "" || st["UpTime"] == nil {
+		t.Errorf("SystemParam state %v: want the simulated host settings' Distro and an UpTime", st)
+	}
+	if _, ok := st["RunningRevision"]; !ok {
+		t.Errorf("SystemParam state %v: no lifecycle share (RunningRevision)", st)
 	}
 }

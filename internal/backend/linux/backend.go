@@ -14,6 +14,7 @@ import (
 
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/chrony"
 	"github.com/swmgr/swmgr/internal/frr"
 	"github.com/swmgr/swmgr/internal/model"
@@ -26,12 +27,6 @@ type Options struct {
 	PortMap     []byte
 	PortMapName string // for messages
 	Version     string // SwVersion
-	// Companions are the drivers of the kinds other providers are bound
-	// to (the accounts' User, the simulated daemons, the archive servers),
-	// by kind name: a commit's changes of those kinds are applied after
-	// its kernel changes, all or nothing with them. Package service binds
-	// them; a kind the backend has a driver of is never a companion's.
-	Companions map[string]*backend.Driver
 	// Journal is the apply journal's path (see journal.go); "" keeps none.
 	Journal string
 	// OnReconcile is told what a reconciliation put back (for the config
@@ -43,13 +38,13 @@ type Options struct {
 	StateCache time.Duration
 	// FRR, when set, runs BGPGlobal, BGPVrf and BGPv4Neighbor in FRR
 	// (bgp.go); its Netns defaults to the switch's. Nil leaves them to
-	// the companions (the simulated daemons).
+	// another provider (the service binds the simulated daemons).
 	FRR *frr.Options
 	// Chrony, when set, runs NtpServer in chronyd (ntp.go); its Netns
-	// defaults to the switch's. Nil leaves it to the companions.
+	// defaults to the switch's. Nil leaves it to another provider.
 	Chrony *chrony.Options
 	// System, when set, applies SystemParam's Hostname and Timezone to
-	// the host (system.go). Nil leaves them to the companions.
+	// the host (system.go). Nil leaves them to another provider.
 	System *SystemOptions
 	// Model is the registry whose interface kinds name the interfaces
 	// (model.Interface); nil: model.Builtin().
@@ -59,15 +54,17 @@ type Options struct {
 // Backend is swmgr's Linux backend: the adapter between the object model
 // and the kernel layer. Each kind's mapping lives with the kind (kinds.go);
 // this file holds what is common: routing changes to kinds, the check
-// phase, all-or-nothing application, and state.
+// phase, all-or-nothing application, and state. It applies only its own
+// kinds (the dataplane's and the daemons' it runs): it is the service's
+// transactional provider (backend.Transactional), and the router applies
+// the other providers' changes of a commit inside its kernel transaction.
 type Backend struct {
-	k      *Kernel
-	ports  *PortMap
-	opts   Options
-	log    *slog.Logger
-	others map[string]*backend.Driver // Options.Companions
-	start  time.Time
-	intfs  backend.Interfaces[netdev] // the interfaces of Options.Model as netdevs
+	k     *Kernel
+	ports *PortMap
+	opts  Options
+	log   *slog.Logger
+	start time.Time
+	intfs backend.Interfaces[netdev] // the interfaces of Options.Model as netdevs
 
 	mu       sync.Mutex // serialises kernel transactions (apply, reconcile)
 	applied  map[string]map[string]model.Object
@@ -94,7 +91,7 @@ type Backend struct {
 	done chan struct{}
 }
 
-// driverOf is the kind's driver on this backend (nil: a companion's).
+// driverOf is the kind's driver on this backend (nil: another provider's).
 func (b *Backend) driverOf(kind string) *driver {
 	if d := drivers[kind]; d != nil {
 		return d
@@ -161,7 +158,7 @@ func New(opts Options) (*Backend, error) {
 		k.Close()
 		return nil, fmt.Errorf("no front-panel ports: no netdev is named swp<N> or fpPort<N> in namespace %q; give a --port-map", opts.Kernel.Netns)
 	}
-	b := &Backend{k: k, ports: pm, opts: opts, log: opts.Log, others: opts.Companions, start: time.Now(),
+	b := &Backend{k: k, ports: pm, opts: opts, log: opts.Log, start: time.Now(),
 		applied: map[string]map[string]model.Object{}, events: map[string]*linkEvents{},
 		stop: make(chan struct{}), done: make(chan struct{})}
 	b.intfs = backend.Interfaces[netdev]{Model: opts.Model, ByKind: b.interfaceNetdevs()}
@@ -196,34 +193,20 @@ func (b *Backend) Close() error {
 	return b.k.Close()
 }
 
-// Drivers implements backend.Backend: the dataplane's and the daemons'
-// drivers, with the companions' for every other kind, for tools and tests
-// that drive the backend alone.
+// Drivers implements backend.Backend: the backend's own drivers, its
+// dataplane's and its daemons', composed as the binding table composes
+// them (the other kinds are other providers').
 func (b *Backend) Drivers() map[string]*backend.Driver {
-	out := map[string]*backend.Driver{}
-	for name, d := range b.others {
-		out[name] = d
-	}
-	for name, d := range b.DaemonDrivers() {
-		out[name] = d
-	}
-	for name, d := range b.Dataplane() {
-		if d.Apply == nil && out[name] != nil {
-			m := *out[name]
-			m.Discover, m.State = d.Discover, d.State
-			d = &m
-		}
-		out[name] = d
-	}
-	return out
+	return bind.Compose(Part{Of: DataplaneProvider, Drivers: b.Dataplane()}, Part{Of: DaemonsProvider, Drivers: b.DaemonDrivers()})
 }
 
 // Dataplane returns the drivers of the kernel's kinds (kinds.go), with
-// the discovery of Port and SystemParam and SystemParam's state (kernel,
-// up time). Every dataplane driver asks for the stored objects at each
-// start, which is the start's reconciliation (each kind's ensure changes
-// only what differs). Changes themselves go through ApplyBatch: one kernel
-// transaction per commit.
+// the discovery of Port and SystemParam and the kernel's share of
+// SystemParam's state (the kernel, the up time). Every dataplane driver
+// asks for the stored objects at each start, which is the start's
+// reconciliation (each kind's ensure changes only what differs). Changes
+// themselves go through ApplyTransactions: one kernel transaction per
+// commit.
 func (b *Backend) Dataplane() map[string]*backend.Driver {
 	out := b.wrap(drivers)
 	port := *out["Port"]
@@ -237,18 +220,12 @@ func (b *Backend) Dataplane() map[string]*backend.Driver {
 			found, err := b.Discover(ctx)
 			return found["SystemParam"], err
 		},
-		State: func(ctx context.Context, o model.Object) (model.Object, error) {
-			return b.State(ctx, systemParamKind, o)
+		// The kernel's features (how VRFs, loopbacks and mirrors are made)
+		// and the up time; the host settings' share (system.go), bound
+		// after it, says the distribution and the host's up time.
+		State: func(context.Context, model.Object) (model.Object, error) {
+			return model.Object{"Kernel": b.kernelDescription(), "UpTime": time.Since(b.start).Round(time.Second).String()}, nil
 		},
-	}
-	return out
-}
-
-// DataplaneKinds are the kinds Dataplane has a driver of, by name.
-func DataplaneKinds() map[string]bool {
-	out := map[string]bool{"SystemParam": true}
-	for name := range drivers {
-		out[name] = true
 	}
 	return out
 }
@@ -256,11 +233,7 @@ func DataplaneKinds() map[string]bool {
 // DaemonDrivers returns the drivers of the kinds run by daemons or host settings
 // (bgp.go, ntp.go, system.go): those whose options were given.
 func (b *Backend) DaemonDrivers() map[string]*backend.Driver {
-	out := b.wrap(b.daemonDrivers)
-	if d := out["SystemParam"]; d != nil {
-		d.State = nil // the dataplane's (Dataplane) says all of it
-	}
-	return out
+	return b.wrap(b.daemonDrivers)
 }
 
 func (b *Backend) wrap(own map[string]*driver) map[string]*backend.Driver {
@@ -289,26 +262,42 @@ func (b *Backend) wrap(own map[string]*driver) map[string]*backend.Driver {
 	return out
 }
 
-// systemParamKind names SystemParam for State's routing.
-var systemParamKind = &model.Kind{Name: "SystemParam"}
+// Owns implements backend.Transactional: the kinds of the dataplane and
+// of the daemons and host settings it runs.
+func (b *Backend) Owns(kind string) bool { return b.driverOf(kind) != nil }
 
-// ApplyBatch implements backend.Batcher: each commit in one kernel
-// transaction, in order, stopping at the first that fails. The engine's
-// first batch is its replay of the stored configuration, which Apply
-// treats as the start's recovery and reconciliation.
+// ApplyBatch implements backend.Batcher for the backend's own kinds:
+// ApplyTransactions with nothing else in the transactions.
+func (b *Backend) ApplyBatch(ctx context.Context, commits []*backend.Commit) (int, error) {
+	return b.ApplyTransactions(ctx, commits, nil)
+}
+
+// ApplyTransactions implements backend.Transactional: each commit in one
+// kernel transaction, in order, stopping at the first that fails; then
+// (nil: nothing) is given the commits of each transaction before it
+// commits. The engine's first batch is its replay of the stored
+// configuration, which apply treats as the start's recovery and
+// reconciliation.
 //
 // The apply journal holds every commit of the batch, written before the
 // first: the store records the batch after the backend applied all of it,
 // so a kill -9 in between must undo all of it at the next start, not only
 // the last commit.
-func (b *Backend) ApplyBatch(ctx context.Context, commits []*backend.Commit) (int, error) {
+func (b *Backend) ApplyTransactions(ctx context.Context, commits []*backend.Commit, then func(ctx context.Context, first, end int) error) (int, error) {
+	// inTx is then for the commits [first, end) of one transaction.
+	inTx := func(first, end int) func(context.Context) error {
+		if then == nil {
+			return nil
+		}
+		return func(ctx context.Context) error { return then(ctx, first, end) }
+	}
 	start := 0
 	b.mu.Lock()
 	replayed := b.replayed
 	b.mu.Unlock()
 	if !replayed && len(commits) > 0 {
 		// The replay recovers from the previous journal before it writes one.
-		if err := b.apply(ctx, commits[0].Changes, true); err != nil {
+		if err := b.apply(ctx, commits[0].Changes, true, inTx(0, 1)); err != nil {
 			return 0, err
 		}
 		commits[0].Filled = make([]model.Object, len(commits[0].Changes))
@@ -330,7 +319,7 @@ func (b *Backend) ApplyBatch(ctx context.Context, commits []*backend.Commit) (in
 	// one, which finds the commit that fails and applies those before it:
 	// each stays all or nothing.
 	if len(commits)-start > 1 {
-		if err := b.apply(ctx, all, false); err == nil {
+		if err := b.apply(ctx, all, false, inTx(start, len(commits))); err == nil {
 			for i := start; i < len(commits); i++ {
 				commits[i].Filled = make([]model.Object, len(commits[i].Changes))
 			}
@@ -341,7 +330,7 @@ func (b *Backend) ApplyBatch(ctx context.Context, commits []*backend.Commit) (in
 		}
 	}
 	for i := start; i < len(commits); i++ {
-		if err := b.apply(ctx, commits[i].Changes, false); err != nil {
+		if err := b.apply(ctx, commits[i].Changes, false, inTx(i, i+1)); err != nil {
 			return i, err
 		}
 		commits[i].Filled = make([]model.Object, len(commits[i].Changes))
@@ -356,10 +345,6 @@ func (b *Backend) OnePassBatches() int {
 	defer b.mu.Unlock()
 	return b.batches
 }
-
-// othersDriver is the companion driver of a kind that is not the
-// dataplane's.
-func (b *Backend) othersDriver(kind string) *backend.Driver { return b.others[kind] }
 
 // Discover implements backend.Backend: the mapped ports as the kernel has
 // them, and the switch MAC (the first port's).
@@ -452,16 +437,18 @@ func (b *Backend) Check(ctx context.Context, changes []backend.Change) error {
 	return nil
 }
 
-// Apply implements backend.Backend: check everything, then make every
-// dataplane change in one kernel Tx (undone entirely if one fails), then
-// hand the other kinds' changes to their companions (and undo the Tx if
-// that fails).
+// Apply checks everything, then makes every change in one kernel Tx
+// (undone entirely if one fails). The changes are of the backend's own
+// kinds.
 func (b *Backend) Apply(ctx context.Context, changes []backend.Change) error {
-	return b.apply(ctx, changes, true)
+	return b.apply(ctx, changes, true, nil)
 }
 
-// apply is Apply; journal false when the caller journaled the changes.
-func (b *Backend) apply(ctx context.Context, changes []backend.Change, journal bool) error {
+// apply is Apply; journal false when the caller journaled the changes;
+// then, if set, runs once every change is made and before the Tx commits
+// (the other providers' changes of the same commits), and undoes the Tx if
+// it fails.
+func (b *Backend) apply(ctx context.Context, changes []backend.Change, journal bool, then func(context.Context) error) error {
 	if err := b.Check(ctx, changes); err != nil {
 		return err
 	}
@@ -480,17 +467,15 @@ func (b *Backend) apply(ctx context.Context, changes []backend.Change, journal b
 			return err
 		}
 	}
-	var others []backend.Change
 	for _, c := range changes {
 		d := b.driverOf(c.Kind.Name)
-		if d == nil {
-			others = append(others, c)
-			continue
-		}
 		var err error
-		if c.Op == backend.Delete {
+		switch {
+		case d == nil:
+			err = fmt.Errorf("the Linux backend has no driver of %s: the router applies it through its provider", c.Kind.Name)
+		case c.Op == backend.Delete:
 			err = d.remove(b, tx, c.Before)
-		} else {
+		default:
 			err = d.ensure(b, tx, c.After, c.Before)
 		}
 		if err != nil {
@@ -512,8 +497,8 @@ func (b *Backend) apply(ctx context.Context, changes []backend.Change, journal b
 	if b.crashAfterKernel {
 		return errors.New("simulated crash after the kernel changes")
 	}
-	if len(others) > 0 && b.others != nil {
-		if err := backend.ApplyCommit(ctx, b.others, &backend.Commit{Changes: others}); err != nil {
+	if then != nil {
+		if err := then(ctx); err != nil {
 			if rerr := tx.Rollback(); rerr != nil {
 				return fmt.Errorf("%w; and undoing the kernel changes failed: %v", err, rerr)
 			}
@@ -547,31 +532,19 @@ func (b *Backend) apply(ctx context.Context, changes []backend.Change, journal b
 	return nil
 }
 
-// State implements backend.Backend.
+// State is the state of o, an object of one of the backend's own kinds
+// (empty for another's).
 func (b *Backend) State(ctx context.Context, kind *model.Kind, o model.Object) (model.Object, error) {
-	if d := b.driverOf(kind.Name); d != nil {
-		if d.state == nil {
-			return model.Object{}, nil
-		}
+	if d := b.driverOf(kind.Name); d != nil && d.state != nil {
 		return d.state(b, o)
 	}
-	if kind.Name == "SystemParam" {
-		// The kernel's features (how VRFs, loopbacks and mirrors are made)
-		// and the up time are said here, beside the system settings'.
-		st := model.Object{}
-		if d := b.othersDriver(kind.Name); d != nil && d.State != nil {
-			if s, err := d.State(ctx, o); err == nil && s != nil {
-				st = s
-			}
-		}
-		st["Kernel"] = kernelRelease() + " (" + b.k.Features().String() + ")"
-		st["UpTime"] = time.Since(b.start).Round(time.Second).String()
-		return st, nil
-	}
-	if d := b.othersDriver(kind.Name); d != nil && d.State != nil {
-		return d.State(ctx, o)
-	}
 	return model.Object{}, nil
+}
+
+// kernelDescription is the kernel's release and the features the backend
+// found in it (how VRFs, loopbacks and mirrors are made).
+func (b *Backend) kernelDescription() string {
+	return kernelRelease() + " (" + b.k.Features().String() + ")"
 }
 
 func kernelRelease() string {

@@ -14,6 +14,7 @@ import (
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/backend/sim"
+	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/history"
 	"github.com/swmgr/swmgr/internal/model"
@@ -118,17 +119,24 @@ type sw struct {
 	hist *history.History // the engine's revisions and rollback
 }
 
-func startSwitch(t testing.TB, l *lab, dir string, tweaks ...func(*Options)) *sw {
+// switchOptions are a test switch's: the backend's options, and the
+// simulated switch's, which keeps the kinds the backend leaves to others.
+type switchOptions struct {
+	Options
+	Simulated sim.Options
+}
+
+func startSwitch(t testing.TB, l *lab, dir string, tweaks ...func(*switchOptions)) *sw {
 	t.Helper()
 	s := &sw{t: t, l: l, dir: dir, reg: model.Builtin(), rec: make(chan []string, 100)}
-	opts := Options{Kernel: KernelOptions{Netns: l.sw, VRFNetnsPrefix: l.prefix + "vrf-"}, Version: "test", Log: quiet(),
+	opts := switchOptions{Options: Options{Kernel: KernelOptions{Netns: l.sw, VRFNetnsPrefix: l.prefix + "vrf-"}, Version: "test", Log: quiet(),
 		Journal:     filepath.Join(dir, "linux-apply.journal"),
-		Companions:  sim.New(sim.Options{Ports: 4}).Drivers(),
-		OnReconcile: func(c []string) { s.rec <- c }}
+		OnReconcile: func(c []string) { s.rec <- c }},
+		Simulated: sim.Options{Ports: 4}}
 	for _, tweak := range tweaks {
 		tweak(&opts)
 	}
-	be, err := New(opts)
+	be, err := New(opts.Options)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +148,7 @@ func startSwitch(t testing.TB, l *lab, dir string, tweaks ...func(*Options)) *sw
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.e = engine.New(s.reg, s.st, be, box, quiet())
+	s.e = engine.New(s.reg, s.st, routed(be, sim.New(opts.Simulated)), box, quiet())
 	s.hist = history.New(s.e)
 	if err := s.e.Start(context.Background()); err != nil {
 		t.Fatal(err)
@@ -150,6 +158,22 @@ func startSwitch(t testing.TB, l *lab, dir string, tweaks ...func(*Options)) *sw
 	}
 	t.Cleanup(s.stop)
 	return s
+}
+
+// routed is be as the service composes it (service.Open): a router over
+// the composed drivers of be's parts and of the simulated switch sim for
+// the kinds be leaves to others, with be the transactional provider (its
+// kernel Tx first, the others' changes before it commits).
+func routed(be *Backend, simulated *sim.Sim) *backend.Router {
+	dataplane, daemons := be.Dataplane(), be.DaemonDrivers()
+	simDataplane, simDaemons := simulated.Dataplane(), simulated.DaemonDrivers()
+	ds := bind.Compose(sim.Part{Of: sim.DataplaneProvider, Drivers: backend.Without(simDataplane, dataplane)},
+		sim.Part{Of: sim.DaemonsProvider, Drivers: backend.Without(simDaemons, daemons)},
+		Part{Of: DataplaneProvider, Drivers: dataplane}, Part{Of: DaemonsProvider, Drivers: daemons},
+		// The accounts, the archive servers, central AAA: kept by the
+		// simulated switch.
+		sim.Part{Of: "simulated providers", Drivers: backend.Without(backend.Without(simulated.Drivers(), simDataplane), simDaemons)})
+	return backend.NewRouter("linux", ds, be, nil)
 }
 
 func (s *sw) stop() {

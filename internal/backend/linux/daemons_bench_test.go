@@ -18,7 +18,7 @@ func bgpBenchSwitch(b *testing.B) *sw {
 	needProgram(b, "frr", "/usr/lib/frr/bgpd", "/usr/lib/frr/zebra")
 	l := benchLab(b, 2)
 	dir := daemonDir(b, l.prefix)
-	s := startSwitch(b, l, b.TempDir(), func(o *Options) { o.FRR = &frr.Options{Dir: filepath.Join(dir, "frr")} })
+	s := startSwitch(b, l, b.TempDir(), func(o *switchOptions) { o.FRR = &frr.Options{Dir: filepath.Join(dir, "frr")} })
 	s.mustCommit(s.edit(backend.Update, "BGPGlobal", model.Object{"Vrf": "default", "ASNum": "65001", "RouterId": "10.0.0.1"}))
 	return s
 }

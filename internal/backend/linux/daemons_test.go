@@ -93,14 +93,14 @@ func TestBGPOnLinux(t *testing.T) {
 		Addr: "10.201.0.2", SwitchAddr: "10.201.0.1", Announce: "192.0.2.1/24", AS: "65002"}, "65001")
 
 	var failUsers atomic.Bool
-	s := startSwitch(t, l, t.TempDir(), func(o *Options) {
+	s := startSwitch(t, l, t.TempDir(), func(o *switchOptions) {
 		o.FRR = &frr.Options{Dir: filepath.Join(dir, "frr")}
-		o.Companions = sim.New(sim.Options{Ports: 4, Fault: func(c backend.Change) error {
+		o.Simulated = sim.Options{Ports: 4, Fault: func(c backend.Change) error {
 			if c.Kind.Name == "ConfigArchiveServer" && failUsers.Load() {
 				return errors.New("injected failure after FRR was changed")
 			}
 			return nil
-		}}).Drivers()
+		}}
 	})
 	sw := s.be.FRR()
 	// Timers longer than the peer's 9/3: the session runs the lower hold
@@ -400,15 +400,15 @@ func TestNTPAndSystemOnLinux(t *testing.T) {
 	machine, _ := os.Hostname()
 
 	var failUsers atomic.Bool
-	s := startSwitch(t, l, t.TempDir(), func(o *Options) {
+	s := startSwitch(t, l, t.TempDir(), func(o *switchOptions) {
 		o.Chrony = &chrony.Options{Dir: filepath.Join(dir, "chrony"), NoClock: true}
 		o.System = &SystemOptions{EtcDir: etc, UTSNamespace: uts}
-		o.Companions = sim.New(sim.Options{Ports: 4, Fault: func(c backend.Change) error {
+		o.Simulated = sim.Options{Ports: 4, Fault: func(c backend.Change) error {
 			if c.Kind.Name == "ConfigArchiveServer" && failUsers.Load() {
 				return errors.New("injected failure after chrony and the host name were changed")
 			}
 			return nil
-		}}).Drivers()
+		}}
 	})
 	// A new store takes the host's name (discovered): the first start
 	// does not rename the switch to the model's default.
@@ -524,6 +524,13 @@ func TestNTPAndSystemOnLinux(t *testing.T) {
 		st := s.stateOf("SystemParam", model.Object{"Vrf": "default"})
 		if st["Distro"] == "" || !strings.HasPrefix(fmt.Sprint(st["Kernel"]), "Linux ") || st["UpTime"] == "" {
 			t.Errorf("SystemParam state %v", st)
+		}
+		// The host settings' share is merged after the dataplane's: the
+		// up time is the host's, not the backend's since it started.
+		up, perr := time.ParseDuration(fmt.Sprint(st["UpTime"]))
+		host, _ := time.ParseDuration(hostUptime())
+		if perr != nil || up < host-2*time.Second || up > host+2*time.Second {
+			t.Errorf("SystemParam UpTime %v, want the host's (%s)", st["UpTime"], host)
 		}
 		err := s.commit(s.edit(backend.Update, "SystemParam", model.Object{"Vrf": "default", "Timezone": "Mars/Olympus_Mons"}))
 		if err == nil {

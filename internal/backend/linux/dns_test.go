@@ -28,14 +28,14 @@ func TestDNSOnLinux(t *testing.T) {
 		t.Fatal(err)
 	}
 	fail := false
-	s := startSwitch(t, l, t.TempDir(), func(o *Options) {
+	s := startSwitch(t, l, t.TempDir(), func(o *switchOptions) {
 		o.System = &SystemOptions{EtcDir: etc, UTSNamespace: newUTS(t)}
-		o.Companions = sim.New(sim.Options{Ports: 1, Fault: func(c backend.Change) error {
+		o.Simulated = sim.Options{Ports: 1, Fault: func(c backend.Change) error {
 			if c.Kind.Name == "NtpServer" && fail {
 				return errors.New("injected failure after resolv.conf was written")
 			}
 			return nil
-		}}).Drivers()
+		}}
 	})
 	read := func() string { b, _ := os.ReadFile(resolv); return string(b) }
 	if got := read(); got != before {
@@ -92,7 +92,7 @@ func TestDNSResolvesThroughDnsmasq(t *testing.T) {
 	}
 	t.Cleanup(func() { dnsmasq.Process.Kill(); dnsmasq.Wait() })
 	etc := t.TempDir()
-	s := startSwitch(t, l, t.TempDir(), func(o *Options) {
+	s := startSwitch(t, l, t.TempDir(), func(o *switchOptions) {
 		o.System = &SystemOptions{EtcDir: etc, UTSNamespace: newUTS(t)}
 	})
 	s.mustCommit(

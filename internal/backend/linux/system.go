@@ -207,7 +207,7 @@ var systemDriver = &driver{
 	// SystemParam is a singleton: it is never deleted.
 	remove: func(b *Backend, tx *Tx, before model.Object) error { return nil },
 	state: func(b *Backend, o model.Object) (model.Object, error) {
-		return model.Object{"Distro": distro(), "Kernel": kernelRelease() + " (" + b.k.Features().String() + ")", "UpTime": hostUptime()}, nil
+		return model.Object{"Distro": distro(), "Kernel": b.kernelDescription(), "UpTime": hostUptime()}, nil
 	},
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/backend/linux"
 	"github.com/swmgr/swmgr/internal/backend/sim"
+	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/frr"
 	"github.com/swmgr/swmgr/internal/model"
@@ -120,7 +121,7 @@ func TestRoutingVRFSession(t *testing.T) {
 
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	be, err := linux.New(linux.Options{Kernel: linux.KernelOptions{Netns: sw, VRFNetnsPrefix: id + "vrf-"}, Version: "test", Log: quiet,
-		Companions: sim.New(sim.Options{Ports: 1}).Drivers(), FRR: &frr.Options{Dir: filepath.Join(dir, "frr")}})
+		FRR: &frr.Options{Dir: filepath.Join(dir, "frr")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +135,16 @@ func TestRoutingVRFSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg := model.Builtin()
-	e := engine.New(reg, st, be, box, quiet)
+	// As the service composes it: the kinds the backend leaves to others
+	// are the simulated switch's, applied by the router before the
+	// backend's kernel transaction commits.
+	simulated := sim.New(sim.Options{Ports: 1})
+	simDataplane, simDaemons := simulated.Dataplane(), simulated.DaemonDrivers()
+	ds := bind.Compose(sim.Part{Of: sim.DataplaneProvider, Drivers: backend.Without(simDataplane, be.Dataplane())},
+		sim.Part{Of: sim.DaemonsProvider, Drivers: backend.Without(simDaemons, be.DaemonDrivers())},
+		linux.Part{Of: linux.DataplaneProvider, Drivers: be.Dataplane()}, linux.Part{Of: linux.DaemonsProvider, Drivers: be.DaemonDrivers()},
+		sim.Part{Of: "simulated providers", Drivers: backend.Without(backend.Without(simulated.Drivers(), simDataplane), simDaemons)})
+	e := engine.New(reg, st, backend.NewRouter("linux", ds, be, nil), box, quiet)
 	t.Cleanup(func() { be.Close(); st.Close() })
 	if err := e.Start(ctx); err != nil {
 		t.Fatal(err)
