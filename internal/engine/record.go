@@ -13,7 +13,7 @@ import (
 )
 
 // The revision record: every commit is stored as one record (written by
-// write, in view.go, in the store write of its batch), which the history
+// write, in write.go, in the store write of its batch), which the history
 // (package history: revisions, rollback, confirmation), the change feed and
 // the conflict check of a commit based on an older revision read. Its
 // format is the core's, since the core writes it.
