@@ -143,8 +143,8 @@ func CheckDrivers(reg *model.Registry, b Backend) error {
 
 // ApplyBatch applies commits through b's own batch when b is a Batcher,
 // else one by one through the drivers ds (b's): how many it applied, and
-// the error of the one that failed. Wrappers of a backend (metrics, extra
-// state) use it to stay batchers whatever they wrap.
+// the error of the one that failed. The engine applies each batch through
+// it, so that it need not know whether its backend batches.
 func ApplyBatch(ctx context.Context, b Backend, ds map[string]*Driver, commits []*Commit) (int, error) {
 	if bb, ok := b.(Batcher); ok {
 		return bb.ApplyBatch(ctx, commits)
