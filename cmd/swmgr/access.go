@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"crypto/rand"
 	"crypto/tls"
 	"errors"
@@ -13,15 +12,12 @@ import (
 
 	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/atomicfile"
-	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/datadir"
-	"github.com/swmgr/swmgr/internal/engine"
-	"github.com/swmgr/swmgr/internal/engine/users"
-	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/tlscert"
 )
 
-// Access: the switch's accounts, the first admin and the HTTPS certificate.
+// Access: the switch's accounts, the first admin's password and the HTTPS
+// certificate (package access makes the first admin).
 
 const (
 	// adminPasswordEnv names the first admin's password.
@@ -32,8 +28,6 @@ const (
 	// accountsDir holds the simulated switch's passwd, shadow, group and
 	// gshadow, in the data directory.
 	accountsDir = datadir.Accounts
-	// firstAdmin is the user the first start makes.
-	firstAdmin = "admin"
 )
 
 // openAccounts returns the accounts of the switch backend: the simulated
@@ -59,35 +53,6 @@ func cliShell() string {
 		}
 	}
 	return "/usr/local/bin/swmgr"
-}
-
-// ensureFirstAdmin makes the User admin (group admin) when no User of group
-// admin exists: on the first start, or after a store was removed. Its
-// password comes from --admin-password-file, SWMGR_ADMIN_PASSWORD (read at
-// start and removed from the environment), or is generated and written to
-// <data-dir>/initial-admin-password (mode 0600) once.
-func ensureFirstAdmin(ctx context.Context, eng *engine.Engine, o *serveOptions, envPassword string, log *slog.Logger) error {
-	all, err := users.List(ctx, eng)
-	if err != nil {
-		return fmt.Errorf("read users: %w", err)
-	}
-	for _, u := range all {
-		if u.Str("Group") == model.AdminGroup {
-			return nil
-		}
-	}
-	password, from, err := initialAdminPassword(o.dataDir, o.adminPasswordFile, envPassword)
-	if err != nil {
-		return err
-	}
-	k := eng.Registry().AccountKind()
-	fields := model.Object{"Name": firstAdmin, "Group": model.AdminGroup, "Password": password}
-	_, err = eng.Apply(ctx, []engine.Edit{{Kind: k, Op: backend.Create, Fields: fields}}, engine.Meta{Source: "system", Comment: "the first admin"}, nil)
-	if err != nil {
-		return fmt.Errorf("make the first admin %q (password from %s): %w", firstAdmin, from, err)
-	}
-	log.Info("made the first admin", "user", firstAdmin, "group", model.AdminGroup, "password_from", from)
-	return nil
 }
 
 // initialAdminPassword returns the first admin's password and where it came

@@ -4,18 +4,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"syscall"
 	"time"
 
+	"github.com/swmgr/swmgr/internal/access"
 	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/auth"
+	"github.com/swmgr/swmgr/internal/connlimit"
 	"github.com/swmgr/swmgr/internal/datadir"
-	"github.com/swmgr/swmgr/internal/engine/users"
 	"github.com/swmgr/swmgr/internal/model"
-	"github.com/swmgr/swmgr/internal/store"
+	"github.com/swmgr/swmgr/internal/tlscert"
 )
 
 // Listeners: the Unix socket, timeouts and connection caps.
@@ -130,16 +133,118 @@ func listenSocket(path string) (net.Listener, error) {
 	return ln, nil
 }
 
-// userGroup is the group of the User name (its account's primary group),
-// ok false when no User has that name.
-func userGroup(ctx context.Context, st store.Config, acc accounts.Accounts, name string) (string, bool, error) {
-	ok, err := users.Exists(ctx, st, name)
-	if err != nil || !ok {
-		return "", false, err
+// listener is one of serve's HTTP listeners.
+type listener struct {
+	srv *http.Server
+	ln  net.Listener
+	tls bool
+}
+
+// listenerSet is serve's HTTP listeners (--https, --http, --socket) and
+// what the start's log line says of them.
+type listenerSet struct {
+	all                             []listener
+	opened                          []net.Listener // closed by close
+	httpAddr, httpsAddr, socketPath string
+	fingerprint                     string // the HTTPS certificate's SHA-256
+}
+
+// listen opens the listeners of inner (the REST handler and what goes
+// behind authentication with it), each limited in connections, behind
+// authentication (doors.Handler) and observability. The set it returns
+// holds what was opened, to close, even with an error.
+func (o *serveOptions) listen(inner http.Handler, doors *access.Access, ob *observability, log *slog.Logger) (*listenerSet, error) {
+	ls := &listenerSet{}
+	perListener := connsPerListener()
+	limit := func(ln net.Listener, what string) net.Listener {
+		return connlimit.New(ln, connlimit.Options{PerClient: o.maxConnsPerClient, Total: perListener, Cred: o.peerCred, Refused: func(client string, total bool) {
+			if total {
+				log.Warn("connection refused: too many open connections", "listener", what, "client", client, "max", perListener)
+			} else {
+				log.Warn("connection refused: too many open connections from one client", "listener", what, "client", client, "max", o.maxConnsPerClient)
+			}
+		}})
 	}
-	a, ok, err := acc.Lookup(ctx, name)
-	if err != nil || !ok {
-		return "", false, err
+	newServer := func(local bool) *http.Server {
+		srv := &http.Server{
+			Handler:           ob.outer(doors.Handler(inner, local)),
+			ReadHeaderTimeout: o.headerTimeout,
+			IdleTimeout:       2 * time.Minute,
+			MaxHeaderBytes:    64 << 10,
+			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		}
+		if local {
+			srv.ConnContext = doors.Peers.ConnContext
+		}
+		closeFreshConnsOnShutdown(srv, log)
+		return srv
 	}
-	return a.Group, true, nil
+	if o.https != "" {
+		cert, err := serverCertificate(o, o.https, log)
+		if err != nil {
+			return ls, fmt.Errorf("--https: %w", err)
+		}
+		ls.fingerprint = tlscert.Fingerprint(cert)
+		ln, err := net.Listen("tcp", o.https)
+		if err != nil {
+			return ls, fmt.Errorf("--https: %w (give a free address, or --https \"\" to disable HTTPS)", err)
+		}
+		ls.opened = append(ls.opened, ln)
+		ls.httpsAddr = ln.Addr().String()
+		srv := newServer(false)
+		srv.TLSConfig = tlscert.Config(cert)
+		ls.all = append(ls.all, listener{srv, limit(ln, "https"), true})
+	}
+	if o.http != "" {
+		ln, err := net.Listen("tcp", o.http)
+		if err != nil {
+			return ls, fmt.Errorf("--http: %w", err)
+		}
+		ls.opened = append(ls.opened, ln)
+		ls.httpAddr = ln.Addr().String()
+		// Without credentials only on a loopback address (the local tools).
+		ls.all = append(ls.all, listener{newServer(auth.Loopback(ls.httpAddr)), limit(ln, "http"), false})
+	}
+	if o.socket != "" {
+		ln, err := listenSocket(o.socket)
+		if err != nil {
+			return ls, fmt.Errorf("--socket: %w", err)
+		}
+		ls.opened = append(ls.opened, ln)
+		ls.socketPath = o.socket
+		ls.all = append(ls.all, listener{newServer(true), limit(ln, "socket"), false})
+	}
+	return ls, nil
+}
+
+// serve serves every listener; the channel gets the first one's end.
+func (ls *listenerSet) serve() <-chan error {
+	errc := make(chan error, len(ls.all))
+	for _, l := range ls.all {
+		if l.tls {
+			go func() { errc <- fmt.Errorf("https: %w", l.srv.ServeTLS(l.ln, "", "")) }()
+		} else {
+			go func() { errc <- fmt.Errorf("serve %s: %w", l.ln.Addr(), l.srv.Serve(l.ln)) }()
+		}
+	}
+	return errc
+}
+
+// shutdown shuts every listener's server down, waiting up to 10 s for the
+// requests in flight.
+func (ls *listenerSet) shutdown(log *slog.Logger) {
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, l := range ls.all {
+		if err := l.srv.Shutdown(sctx); err != nil {
+			log.Warn("shutdown", "err", err)
+		}
+	}
+}
+
+// close closes the listeners opened.
+func (ls *listenerSet) close() {
+	for _, ln := range ls.opened {
+		ln.Close()
+	}
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -19,18 +18,16 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/swmgr/swmgr/internal/aaa"
+	"github.com/swmgr/swmgr/internal/access"
 	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/auth"
-	"github.com/swmgr/swmgr/internal/bind"
-	"github.com/swmgr/swmgr/internal/connlimit"
 	"github.com/swmgr/swmgr/internal/datadir"
-	"github.com/swmgr/swmgr/internal/engine/users"
 	"github.com/swmgr/swmgr/internal/gnmi"
 	"github.com/swmgr/swmgr/internal/obs"
 	"github.com/swmgr/swmgr/internal/peercred"
+	"github.com/swmgr/swmgr/internal/secrets"
 	"github.com/swmgr/swmgr/internal/service"
 	"github.com/swmgr/swmgr/internal/store"
-	"github.com/swmgr/swmgr/internal/tlscert"
 )
 
 type serveOptions struct {
@@ -206,19 +203,102 @@ func serve(ctx context.Context, o *serveOptions) error {
 	var level slog.Level
 	_ = level.UnmarshalText([]byte(o.logLevel)) // newLogger checked it
 	accessLog := obs.NewAccessLog(lines.Buffered(), o.logFormat, level)
-	// The first admin's password is read once and kept out of the
-	// environment of anything swmgr runs, and of /proc/<pid>/environ.
-	envPassword := os.Getenv(adminPasswordEnv)
-	if envPassword != "" {
+	env, err := takeStartEnviron()
+	if err != nil {
+		return err
+	}
+	if err := o.check(); err != nil {
+		return err
+	}
+	ob := newObservability(o, accessLog)
+
+	dd, err := openDataDir(o)
+	if err != nil {
+		return err
+	}
+	defer dd.close()
+	so, err := o.serviceOptions(dd, ob, log, syslogFwd)
+	if err != nil {
+		return err
+	}
+	// Long-lived requests (change-feed streams, gNMI subscriptions) end
+	// when their user's access does: checked again when an account or
+	// the central AAA configuration changes, and every --reauth-interval.
+	ao := access.Options{RefuseOthers: o.localOthers == "refuse", ReauthInterval: o.reauthInterval, Throttle: o.throttle, BodyTimeout: o.bodyTimeout}
+	if ob.metrics != nil {
+		ao.Throttle.OnLockout = ob.metrics.Lockout
+	}
+	doors, svc, err := access.Open(ctx, ao, so)
+	if err != nil {
+		return err
+	}
+	// Stopped before the store closes (defers run in reverse): the
+	// lifecycle, then the engine's writer finishes the request it holds,
+	// refuses the rest, and its cache fill ends, then the dataplane.
+	defer svc.Close()
+	ob.watch(dd.st, svc.Engine, svc.Candidates, log)
+	if err := o.start(ctx, doors, svc, dd.fresh, env); err != nil {
+		return err
+	}
+
+	ls, err := o.listen(ob.inner(svc.Handler), doors, ob, log)
+	defer ls.close()
+	if err != nil {
+		return err
+	}
+	var gnmiServer *gnmi.Server
+	if o.gnmi != "" {
+		if gnmiServer, err = startGNMI(o, svc, doors, ob, log); err != nil {
+			return err
+		}
+	}
+	errc := ls.serve()
+	log.Info("swmgr serving", "http", ls.httpAddr, "https", ls.httpsAddr, "socket", ls.socketPath, "cert_sha256", ls.fingerprint, "data_dir", o.dataDir, "backend", svc.Backend, "version", version(), "revision", svc.Engine.Revision())
+	ob.ready(log)
+	if o.ready != nil {
+		o.ready(ls.httpAddr, ls.httpsAddr)
+	}
+	var serveErr error
+	select {
+	case serveErr = <-errc:
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	svc.Handler.CloseStreams() // change-feed clients would otherwise hold Shutdown for its whole timeout
+	if gnmiServer != nil {
+		gnmiServer.Stop(5 * time.Second)
+	}
+	ls.shutdown(log)
+	return serveErr
+}
+
+// startEnviron is what the environment gives a start: the first admin's
+// password, and the Nonce and Passphrase of an encrypted startup
+// configuration.
+type startEnviron struct {
+	adminPassword, startupNonce, startupPassphrase string
+}
+
+// takeStartEnviron reads the start's secrets from the environment once
+// and keeps them out of the environment of anything swmgr runs (and the
+// first admin's password out of /proc/<pid>/environ).
+func takeStartEnviron() (startEnviron, error) {
+	env := startEnviron{adminPassword: os.Getenv(adminPasswordEnv)}
+	if env.adminPassword != "" {
 		if err := scrubEnviron(adminPasswordEnv); err != nil {
-			return fmt.Errorf("$%s: %w; give the password with --admin-password-file instead", adminPasswordEnv, err)
+			return env, fmt.Errorf("$%s: %w; give the password with --admin-password-file instead", adminPasswordEnv, err)
 		}
 	}
 	os.Unsetenv(adminPasswordEnv)
-	// So are the Nonce and Passphrase of an encrypted startup configuration.
-	startupNonce, startupPassphrase := os.Getenv(nonceEnv), os.Getenv(passphraseEnv)
+	env.startupNonce, env.startupPassphrase = os.Getenv(nonceEnv), os.Getenv(passphraseEnv)
 	os.Unsetenv(nonceEnv)
 	os.Unsetenv(passphraseEnv)
+	return env, nil
+}
+
+// check resolves the options left to their defaults and checks them, then
+// that the listeners can be bound: nothing is created unless they can.
+func (o *serveOptions) check() error {
 	if err := o.defaults(); err != nil {
 		return err
 	}
@@ -246,34 +326,57 @@ func serve(ctx context.Context, o *serveOptions) error {
 	if err := o.daemons.check(); err != nil {
 		return err
 	}
+	for _, l := range []struct{ flag, addr string }{{"--https", o.https}, {"--http", o.http}, {"--gnmi", o.gnmi}} {
+		if err := probeListen(l.flag, l.addr); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
-	// Nothing is created unless the listeners can be bound.
-	if err := probeListen("--https", o.https); err != nil {
-		return err
-	}
-	if err := probeListen("--http", o.http); err != nil {
-		return err
-	}
-	if err := probeListen("--gnmi", o.gnmi); err != nil {
-		return err
-	}
-	ob := newObservability(o, accessLog)
+// dataDir is the opened data directory: the store, its key, and the
+// switch's accounts.
+type dataDir struct {
+	st    *store.Store
+	box   *secrets.Box
+	acc   accounts.Accounts
+	owned bool // the accounts are swmgr's own files
+	// fresh: nothing was ever committed but the switch's own discovery
+	// (revision 1, made by the first start before it loads the startup
+	// configuration): the startup configuration applies. A first start
+	// whose startup load failed leaves exactly that, and must not make the
+	// next start skip the fixed file without a word.
+	fresh bool
+	close func()
+}
 
+// openDataDir checks and opens the data directory; close closes the store
+// and removes the pid file (a clean exit leaves none).
+func openDataDir(o *serveOptions) (*dataDir, error) {
 	if err := checkDataDir(o.dataDir); err != nil {
-		return err
+		return nil, err
 	}
 	st, err := store.Open(o.dataDir)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer func() {
+	dd := &dataDir{st: st, close: func() {
 		st.Close()
-		os.Remove(filepath.Join(o.dataDir, datadir.PID)) // a clean exit leaves no pid file
-	}()
-	box, inUse, err := openSecrets(o.dataDir, st)
+		os.Remove(filepath.Join(o.dataDir, datadir.PID))
+	}}
+	if err := dd.open(o); err != nil {
+		dd.close()
+		return nil, err
+	}
+	return dd, nil
+}
+
+func (dd *dataDir) open(o *serveOptions) error {
+	box, inUse, err := openSecrets(o.dataDir, dd.st)
 	if err != nil {
 		return err
 	}
+	dd.box = box
 	if o.accounts == nil {
 		if err := checkAccounts(o.dataDir, inUse); err != nil {
 			return err
@@ -285,211 +388,46 @@ func serve(ctx context.Context, o *serveOptions) error {
 		// directory) neither removes nor changes them at its start.
 		h.Owner = box.Tag("host accounts")
 	}
-	acc, owned, err := openAccounts(o)
-	if err != nil {
+	if dd.acc, dd.owned, err = openAccounts(o); err != nil {
 		return err
 	}
-	// The verifier is built before the service (the accounts tell it of
-	// their changes); central AAA, which it asks of remote logins, is given
-	// to it once started, and a login that came before would be told so.
-	central := &bind.Once[aaa.Service]{What: "central AAA"}
-	verifier := auth.NewVerifier(auth.AccountsCheck(acc, func(ctx context.Context, name string) (bool, error) {
-		return users.Exists(ctx, st, name)
-	}), auth.VerifierOptions{Remote: func(ctx context.Context, name, password string) (auth.RemoteResult, error) {
-		svc, err := central.Get()
-		if err != nil {
-			return auth.RemoteResult{}, err
-		}
-		var client string
-		if a := auth.ClientAddr(ctx); a.IsValid() {
-			client = a.String()
-		}
-		r, err := svc.Login(ctx, name, password, client)
-		if errors.Is(err, aaa.ErrBusy) {
-			err = auth.Busy(err)
-		}
-		return auth.RemoteResult{Answered: r.Answered, OK: r.OK, Group: r.Group, TTL: r.TTL}, err
-	}})
-	peers := auth.NewPeers(auth.PeerOptions{
-		UserGroup:    func(ctx context.Context, name string) (string, bool, error) { return userGroup(ctx, st, acc, name) },
-		RefuseOthers: o.localOthers == "refuse",
-	})
-	// Long-lived requests (change-feed streams, gNMI subscriptions) end
-	// when their user's access does: checked again when an account or
-	// the central AAA configuration changes, and every --reauth-interval.
-	sessions := auth.NewSessions(auth.SessionOptions{Verifier: verifier, Interval: o.reauthInterval, Log: log})
-	accountChanged := func(name string) {
-		verifier.Forget(name)
-		peers.Forget(name)
-		sessions.Changed(name)
-	}
-	// New: nothing was ever committed but the switch's own discovery
-	// (revision 1, made by the first start before it loads the startup
-	// configuration): the startup configuration applies. A first start
-	// whose startup load failed leaves exactly that, and must not make the
-	// next start skip the fixed file without a word.
-	var newDataDir bool
-	if err := st.View(func(tx store.Txn) error { newDataDir = tx.Revision() <= 1; return nil }); err != nil {
-		return err
-	}
-	so := service.Options{Store: st, Box: box, DataDir: o.dataDir, Version: version(), Log: log, Dataplane: o.backend, Ports: o.ports,
-		Accounts: accounts.Observe(acc, accountChanged), OwnAccounts: owned, CLIShell: cliShell(), Ready: ob.health.Ready}
+	return dd.st.View(func(tx store.Txn) error { dd.fresh = tx.Revision() <= 1; return nil })
+}
+
+// serviceOptions are the service's options the flags and the data
+// directory give.
+func (o *serveOptions) serviceOptions(dd *dataDir, ob *observability, log *slog.Logger, syslogFwd *aaa.Forwarder) (service.Options, error) {
+	so := service.Options{Store: dd.st, Box: dd.box, DataDir: o.dataDir, Version: version(), Log: log, Dataplane: o.backend, Ports: o.ports,
+		Accounts: dd.acc, OwnAccounts: dd.owned, CLIShell: cliShell(), Ready: ob.health.Ready, Syslog: syslogFwd}
 	if ob.metrics != nil {
 		so.Observer = ob.metrics
 	}
 	if o.backend == service.Linux {
+		var err error
 		if so.Linux, err = linuxOptions(o); err != nil {
-			return err
+			return so, err
 		}
 	}
-	so.AAAChanged = func() {
-		verifier.ForgetAll()
-		sessions.ChangedAll()
-	}
-	so.Syslog, so.Sessions, so.CentralAAA = syslogFwd, sessions, central
-	svc, err := service.Open(ctx, so)
-	if err != nil {
-		return err
-	}
-	// Stopped before the store closes (defers run in reverse): the
-	// lifecycle, then the engine's writer finishes the request it holds,
-	// refuses the rest, and its cache fill ends, then the dataplane.
-	defer svc.Close()
-	eng, handler, lc := svc.Engine, svc.Handler, svc.Lifecycle
-	ob.watch(st, eng, svc.Candidates, log)
-	if newDataDir {
-		if _, err := lc.LoadStartup(ctx, o.startupConfig, startupNonce, startupPassphrase); err != nil {
-			return err
-		}
-	}
-	if err := lc.Start(ctx); err != nil {
-		return err
-	}
-	if !o.noFirstAdmin {
-		if err := ensureFirstAdmin(ctx, eng, o, envPassword, log); err != nil {
-			return err
-		}
-	}
+	return so, nil
+}
 
-	inner := ob.inner(handler)
-	throttleOpts := o.throttle
-	if ob.metrics != nil {
-		throttleOpts.OnLockout = ob.metrics.Lockout
-	}
-	throttle := auth.NewThrottle(throttleOpts)
-	authOptions := func(local bool) auth.Options {
-		ao := auth.Options{Verifier: verifier, Throttle: throttle, BodyTimeout: o.bodyTimeout, Log: log, Access: handler.Access, Refused: handler.LogRefused, RefusalDelay: time.Second}
-		if local {
-			ao.Peers = peers
-		}
-		return ao
-	}
-	perListener := connsPerListener()
-	limit := func(ln net.Listener, what string) net.Listener {
-		return connlimit.New(ln, connlimit.Options{PerClient: o.maxConnsPerClient, Total: perListener, Cred: o.peerCred, Refused: func(client string, total bool) {
-			if total {
-				log.Warn("connection refused: too many open connections", "listener", what, "client", client, "max", perListener)
-			} else {
-				log.Warn("connection refused: too many open connections from one client", "listener", what, "client", client, "max", o.maxConnsPerClient)
-			}
-		}})
-	}
-	newServer := func(h http.Handler, local bool) *http.Server {
-		srv := &http.Server{
-			Handler:           ob.outer(auth.Handler(h, authOptions(local))),
-			ReadHeaderTimeout: o.headerTimeout,
-			IdleTimeout:       2 * time.Minute,
-			MaxHeaderBytes:    64 << 10,
-			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-		}
-		if local {
-			srv.ConnContext = peers.ConnContext
-		}
-		closeFreshConnsOnShutdown(srv, log)
-		return srv
-	}
-	type listener struct {
-		srv *http.Server
-		ln  net.Listener
-		tls bool
-	}
-	var (
-		listeners                       []listener
-		httpAddr, httpsAddr, socketPath string
-		fingerprint                     string
-	)
-	if o.https != "" {
-		cert, err := serverCertificate(o, o.https, log)
-		if err != nil {
-			return fmt.Errorf("--https: %w", err)
-		}
-		fingerprint = tlscert.Fingerprint(cert)
-		ln, err := net.Listen("tcp", o.https)
-		if err != nil {
-			return fmt.Errorf("--https: %w (give a free address, or --https \"\" to disable HTTPS)", err)
-		}
-		defer ln.Close()
-		httpsAddr = ln.Addr().String()
-		srv := newServer(inner, false)
-		srv.TLSConfig = tlscert.Config(cert)
-		listeners = append(listeners, listener{srv, limit(ln, "https"), true})
-	}
-	if o.http != "" {
-		ln, err := net.Listen("tcp", o.http)
-		if err != nil {
-			return fmt.Errorf("--http: %w", err)
-		}
-		defer ln.Close()
-		httpAddr = ln.Addr().String()
-		// Without credentials only on a loopback address (the local tools).
-		listeners = append(listeners, listener{newServer(inner, auth.Loopback(httpAddr)), limit(ln, "http"), false})
-	}
-	if o.socket != "" {
-		ln, err := listenSocket(o.socket)
-		if err != nil {
-			return fmt.Errorf("--socket: %w", err)
-		}
-		defer ln.Close()
-		socketPath = o.socket
-		listeners = append(listeners, listener{newServer(inner, true), limit(ln, "socket"), false})
-	}
-	var gnmiServer *gnmi.Server
-	if o.gnmi != "" {
-		if gnmiServer, err = startGNMI(o, eng, svc.History, svc.Table, verifier, throttle, sessions, ob, log); err != nil {
+// start loads the startup configuration on a new data directory, starts
+// the lifecycle and makes the first admin if there is none.
+func (o *serveOptions) start(ctx context.Context, doors *access.Access, svc *service.Service, fresh bool, env startEnviron) error {
+	if fresh {
+		if _, err := svc.Lifecycle.LoadStartup(ctx, o.startupConfig, env.startupNonce, env.startupPassphrase); err != nil {
 			return err
 		}
 	}
-	errc := make(chan error, len(listeners))
-	for _, l := range listeners {
-		if l.tls {
-			go func() { errc <- fmt.Errorf("https: %w", l.srv.ServeTLS(l.ln, "", "")) }()
-		} else {
-			go func() { errc <- fmt.Errorf("serve %s: %w", l.ln.Addr(), l.srv.Serve(l.ln)) }()
-		}
+	if err := svc.Lifecycle.Start(ctx); err != nil {
+		return err
 	}
-	log.Info("swmgr serving", "http", httpAddr, "https", httpsAddr, "socket", socketPath, "cert_sha256", fingerprint, "data_dir", o.dataDir, "backend", svc.Backend, "version", version(), "revision", eng.Revision())
-	ob.ready(log)
-	if o.ready != nil {
-		o.ready(httpAddr, httpsAddr)
+	if o.noFirstAdmin {
+		return nil
 	}
-	var serveErr error
-	select {
-	case serveErr = <-errc:
-	case <-ctx.Done():
-	}
-	log.Info("shutting down")
-	handler.CloseStreams() // change-feed clients would otherwise hold Shutdown for its whole timeout
-	if gnmiServer != nil {
-		gnmiServer.Stop(5 * time.Second)
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	for _, l := range listeners {
-		if err := l.srv.Shutdown(sctx); err != nil {
-			log.Warn("shutdown", "err", err)
-		}
-	}
-	return serveErr
+	return doors.FirstAdmin(ctx, func() (string, string, error) {
+		return initialAdminPassword(o.dataDir, o.adminPasswordFile, env.adminPassword)
+	})
 }
 
 func versionCommand() *cobra.Command {

@@ -38,7 +38,8 @@ func (q *request) stateOnly() error {
 	return q.serviceState(func(ctx context.Context) ([]model.Object, error) { return q.s.table.StateObjects(ctx, k) })
 }
 
-// serviceState answers a read of a kind served by a StateSource: the one
+// serviceState answers a read of a kind a source lists (src, a
+// bind.Source): the one
 // object of a singleton by its path (FlexSwitch's ObjectId is "" for these),
 // or a page of all.
 func (q *request) serviceState(src bind.Source) error {

@@ -149,7 +149,8 @@ func CheckDrivers(reg *model.Registry, b Backend) error {
 
 // ApplyBatch applies commits through b's own batch when b is a Batcher,
 // else one by one through the drivers ds (b's): how many it applied, and
-// the error of the one that failed. The engine applies through it.
+// the error of the one that failed. The engine applies each batch through
+// it, so that it need not know whether its backend batches.
 func ApplyBatch(ctx context.Context, b Backend, ds map[string]*Driver, commits []*Commit) (int, error) {
 	if bb, ok := b.(Batcher); ok {
 		return bb.ApplyBatch(ctx, commits)

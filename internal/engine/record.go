@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/swmgr/swmgr/internal/apierr"
@@ -12,7 +13,7 @@ import (
 )
 
 // The revision record: every commit is stored as one record (written by
-// write, in view.go, in the store write of its batch), which the history
+// write, in write.go, in the store write of its batch), which the history
 // (package history: revisions, rollback, confirmation), the change feed and
 // the conflict check of a commit based on an older revision read. Its
 // format is the core's, since the core writes it.
@@ -234,4 +235,66 @@ func (e *Engine) RevisionKey(k *model.Kind, r *StoredRevision, d StoredDiff) str
 		return d.StoreKey
 	}
 	return k.Key(k.WithDefaults(given))
+}
+
+// revisionEvent is what the change feed gets of a commit: the revision
+// record as clients see it. It is encoded after the store write (not
+// during it, beside the write's own buffers), from the commit's diffs.
+type revisionEvent struct {
+	head    Revision
+	size    int
+	publics [][]byte // per change, its stored public JSON (nil: encode again), for the cache
+}
+
+func (r *revisionEvent) encode(diffs []Diff) []byte {
+	public := appendRevisionHead(make([]byte, 0, r.size), &r.head, 0)
+	for i := range diffs {
+		if i > 0 {
+			public = append(public, ',')
+		}
+		public = appendDiff(public, &diffs[i])
+	}
+	return append(public, "]}"...)
+}
+
+// appendRevisionHead writes a revision record up to the opening bracket of
+// its Changes, fields in the order of Revision (as encoding/json would).
+func appendRevisionHead(b []byte, r *Revision, schemaVersion int) []byte {
+	b = append(b, `{"Revision":`...)
+	b = strconv.AppendUint(b, r.Revision, 10)
+	b = append(b, `,"Time":`...)
+	b = model.AppendJSONString(b, r.Time)
+	b = append(b, `,"User":`...)
+	b = model.AppendJSONString(b, r.User)
+	b = append(b, `,"Source":`...)
+	b = model.AppendJSONString(b, r.Source)
+	b = append(b, `,"Comment":`...)
+	b = model.AppendJSONString(b, r.Comment)
+	if schemaVersion > 0 {
+		b = append(b, `,"SchemaVersion":`...)
+		b = strconv.AppendInt(b, int64(schemaVersion), 10)
+	}
+	return append(b, `,"Changes":[`...)
+}
+
+// appendDiff writes d as encoding/json would (Before and After are JSON
+// the model wrote, compact already).
+func appendDiff(b []byte, d *Diff) []byte {
+	b = append(b, `{"Kind":`...)
+	b = model.AppendJSONString(b, d.Kind)
+	b = append(b, `,"Key":`...)
+	b = model.AppendJSONString(b, d.Key)
+	b = append(b, `,"ObjectId":`...)
+	b = model.AppendJSONString(b, d.ObjectId)
+	b = append(b, `,"Op":`...)
+	b = model.AppendJSONString(b, d.Op)
+	if len(d.Before) > 0 {
+		b = append(b, `,"Before":`...)
+		b = append(b, d.Before...)
+	}
+	if len(d.After) > 0 {
+		b = append(b, `,"After":`...)
+		b = append(b, d.After...)
+	}
+	return append(b, '}')
 }

@@ -3,9 +3,13 @@
 // ApplyConfig and ForceApplyConfig (and their ByFile forms), the startup
 // configuration, the ConfigArchiveServer scheduler and the state they show.
 //
-// It reaches the engine through three public calls only (Snapshot, Replace
-// and Subscribe) and serves REST through one handler per action
-// (Handlers), so it moves onto a declared action registry unchanged.
+// It is a provider of the binding table (Bindings: its actions, and its
+// shares of SystemParam's and ConfigArchiveServer's state), so every front
+// door runs its actions through bind.Table; it imports no front door. It
+// reaches the engine through its public API only: Snapshot and Replace
+// (save, reset, restore), Revision, PendingConfirm (no save while a commit
+// awaits confirmation), Feed (the scheduler follows commits), Log and
+// LogSuccess (the config log of its actions) and Registry.
 package lifecycle
 
 import (

@@ -3,8 +3,8 @@ package model
 // systemKinds are FlexSwitch's readiness and version objects, read by its
 // CLI, config monitor and lab tools before anything else: they poll
 // state/SystemStatus until Ready and print state/SystemSwVersion in their
-// banner. The service itself fills them (api.Server.HandleState), not the
-// backend.
+// banner. The service itself fills them (its own states, bound as sources
+// in the binding table), not the backend.
 func systemKinds() []*Kind {
 	return []*Kind{
 		{

@@ -4,9 +4,10 @@
 // model declares for the state of ports, BGP sessions and NTP sources, read
 // from the state forms at scrape time), the health endpoints and sd_notify.
 //
-// The engine and the store are not instrumented from inside: they take
-// small observer callbacks (engine.ObserveCommits, store.ObserveBatches),
-// the backend is wrapped, and the REST layer leaves a Note with the response
+// The engine and the store are not instrumented from inside, nor is the
+// backend wrapped: they take small observer callbacks (the engine's commits
+// and backend applies, engine.ObserveCommits and ObserveApplies;
+// store.ObserveBatches), and the REST layer leaves a Note with the response
 // writer saying which route class it served and which revision it made.
 package obs
 

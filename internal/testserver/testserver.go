@@ -1,14 +1,15 @@
 // Package testserver runs swmgr's whole request stack in process for tests
 // and examples of other packages: a bbolt store and the service as package
 // service assembles it (the simulated switch, its own account files, the
-// lifecycle without archive uploads), behind the real authentication layer, on a loopback HTTP listener (credentials optional,
-// as swmgr serve's) and an HTTPS one (credentials required).
+// lifecycle without archive uploads), behind the front doors' half swmgr
+// serve runs (package access: the same verifier, peers, throttle,
+// sessions and first admin), on a loopback HTTP listener (credentials
+// optional, as swmgr serve's) and an HTTPS one (credentials required).
 package testserver
 
 import (
 	"context"
 	"crypto/tls"
-	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -17,14 +18,11 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/swmgr/swmgr/internal/access"
 	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/api"
-	"github.com/swmgr/swmgr/internal/auth"
-	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/engine"
-	"github.com/swmgr/swmgr/internal/engine/users"
 	"github.com/swmgr/swmgr/internal/lifecycle"
-	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/secrets"
 	"github.com/swmgr/swmgr/internal/service"
 	"github.com/swmgr/swmgr/internal/store"
@@ -101,45 +99,41 @@ func (s *Server) start(dir string, opts Options) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	verifier := auth.NewVerifier(auth.AccountsCheck(acc, func(ctx context.Context, name string) (bool, error) {
-		return users.Exists(ctx, st, name)
-	}), auth.VerifierOptions{})
 	ports := opts.Ports
 	if ports == 0 {
 		ports = 8
 	}
 	ctx := context.Background()
-	svc, err := service.Open(ctx, service.Options{Store: st, Box: box, DataDir: dir, Version: "testserver", Log: log, Dataplane: service.Sim, Ports: ports,
-		Accounts: accounts.Observe(acc, verifier.Forget), OwnAccounts: true, CLIShell: "/usr/local/bin/swmgr", Lifecycle: lifecycle.Options{NoScheduler: true}})
+	// The front doors' half is serve's (access.Open): the verifier with
+	// central AAA and the accounts, the local peers, the throttle, the
+	// sessions, the first admin.
+	doors, svc, err := access.Open(ctx, access.Options{}, service.Options{Store: st, Box: box, DataDir: dir, Version: "testserver", Log: log, Dataplane: service.Sim, Ports: ports,
+		Accounts: acc, OwnAccounts: true, CLIShell: "/usr/local/bin/swmgr", Lifecycle: lifecycle.Options{NoScheduler: true}})
 	if err != nil {
 		return err
 	}
 	s.svc = svc
-	eng := svc.Engine
-	k := eng.Registry().AccountKind()
-	if _, err := eng.Apply(ctx, []engine.Edit{{Kind: k, Op: backend.Create, Fields: model.Object{"Name": "admin", "Group": model.AdminGroup, "Password": AdminPassword}}}, engine.Meta{Source: "system"}, nil); err != nil {
-		return fmt.Errorf("first admin: %w", err)
+	if err := doors.FirstAdmin(ctx, func() (string, string, error) { return AdminPassword, "testserver.AdminPassword", nil }); err != nil {
+		return err
 	}
-	s.Engine = eng
+	s.Engine = svc.Engine
 	s.Handler = svc.Handler
 	var h http.Handler = s.Handler
 	if opts.Wrap != nil {
 		h = opts.Wrap(h)
 	}
-	throttle := auth.NewThrottle(auth.ThrottleOptions{})
 	// Without credentials, plain HTTP serves the local OS user on the other
 	// end: this process's own uid, which is admin (as for swmgr serve).
-	peers := auth.NewPeers(auth.PeerOptions{UserGroup: func(context.Context, string) (string, bool, error) { return "", false, nil }})
-	var plain http.Handler = auth.Handler(h, auth.Options{Verifier: verifier, Throttle: throttle, Peers: peers, Log: log, Access: s.Handler.Access, Refused: s.Handler.LogRefused})
+	plain := doors.Handler(h, true)
 	if opts.Outer != nil {
 		plain = opts.Outer(plain)
 	}
 	s.plain = httptest.NewUnstartedServer(plain)
-	s.plain.Config.ConnContext = peers.ConnContext
-	s.ConnContext = peers.ConnContext
+	s.plain.Config.ConnContext = doors.Peers.ConnContext
+	s.ConnContext = doors.Peers.ConnContext
 	s.plain.Start()
 	s.URL = s.plain.URL
-	s.tls = httptest.NewUnstartedServer(auth.Handler(h, auth.Options{Verifier: verifier, Throttle: throttle, Log: log, Access: s.Handler.Access, Refused: s.Handler.LogRefused}))
+	s.tls = httptest.NewUnstartedServer(doors.Handler(h, false))
 	s.tls.StartTLS()
 	s.TLSURL = s.tls.URL
 	cert := s.tls.Certificate()

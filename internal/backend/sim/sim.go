@@ -175,8 +175,8 @@ func (s *Sim) Dataplane() map[string]*backend.Driver {
 }
 
 // DaemonDrivers returns the drivers of the simulated daemons: BGP and NTP
-// settings and the host settings of SystemParam, kept and given a
-// plausible state, with nothing run.
+// settings, the host settings of SystemParam and the resolver (DNSServer,
+// DNSGlobal), kept and given a plausible state, with nothing run.
 func (s *Sim) DaemonDrivers() map[string]*backend.Driver {
 	ds := map[string]*backend.Driver{
 		"SystemParam":   {Apply: s.record, State: s.systemState},
