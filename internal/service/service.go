@@ -27,8 +27,9 @@
 //     remote logins the front ends' verifier asks (Service.AAA), the
 //     accounting of every commit, the syslog forwarder.
 //
-// A front end (REST today) is handed the built Service: its Engine,
-// History, Candidates and Lifecycle, and the Handler's action table.
+// A front end (REST, gNMI, and any later one) is handed the built Service:
+// its Engine, History, Candidates and Lifecycle, and its Table, through
+// which it runs actions and reads state-only kinds.
 package service
 
 import (
