@@ -68,7 +68,14 @@ type Source interface {
 	// Snapshot calls fn with every object of kinds, secrets in clear.
 	Snapshot(ctx context.Context, kinds []string, begin func(rev uint64), fn func(k *model.Kind, o model.Object) error) (uint64, error)
 	Feed() *feed.Broker
+	// LastCommit is the revision of the last commit answered (or about
+	// to be): a login waits until the service has followed it.
+	LastCommit() uint64
 }
+
+// catchUpWait bounds how long a login waits for the service to follow the
+// commits answered before it (a feed that lags that much is logged).
+const catchUpWait = 2 * time.Second
 
 // Options configure a Service.
 type Options struct {
@@ -152,6 +159,11 @@ type Service struct {
 	// state
 	mu         sync.Mutex
 	failReason map[string]string // kind NUL ServerIp -> ConnFailReason
+	// followed is the last commit the service has taken (its
+	// configuration read after it, its accounting queued); moved is
+	// closed and replaced each time it advances.
+	followed uint64
+	moved    chan struct{}
 	tacacsUp   string            // "UP", "DOWN" or ""
 	active     atomic.Int64      // TACACS+ sessions under way
 	fallbacks  atomic.Int64
@@ -177,7 +189,7 @@ func New(o Options) *Service {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{o: o, logins: newLoginSlots(o.MaxLogins, o.MaxLoginsPerClient), failReason: map[string]string{}}
+	s := &Service{o: o, moved: make(chan struct{}), logins: newLoginSlots(o.MaxLogins, o.MaxLoginsPerClient), failReason: map[string]string{}}
 	s.cfg.Store(&config{})
 	s.acct = newAccounting(s, o.QueueLen)
 	s.cmdRate = newRateByUser(CommandRate, CommandBurst)
@@ -223,6 +235,9 @@ func (s *Service) Start(ctx context.Context) error {
 			for _, ev := range events {
 				s.acct.commit(ev)
 			}
+			if n := len(events); n > 0 {
+				s.follow(events[n-1].Revision)
+			}
 		})
 	}()
 	return nil
@@ -257,7 +272,7 @@ func (s *Service) reload(ctx context.Context) error {
 	)
 	tacacsOn := false
 	var collectors []Collector
-	_, err := s.o.Source.Snapshot(ctx, kinds, nil, func(k *model.Kind, o model.Object) error {
+	rev, err := s.o.Source.Snapshot(ctx, kinds, nil, func(k *model.Kind, o model.Object) error {
 		switch k.Name {
 		case "TacacsGlobal":
 			tacacsOn = o.Str("Enable") == "true"
@@ -315,7 +330,44 @@ func (s *Service) reload(ctx context.Context) error {
 	if s.o.OnChange != nil {
 		s.o.OnChange()
 	}
+	s.follow(rev)
 	return nil
+}
+
+// follow records that the service has taken every commit up to rev.
+func (s *Service) follow(rev uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if rev > s.followed {
+		s.followed = rev
+		close(s.moved)
+		s.moved = make(chan struct{})
+	}
+}
+
+// catchUp waits, at most catchUpWait, until the service has followed every
+// commit answered before it was called: a login right after the commit
+// that configured a server is checked with that server, not before it.
+func (s *Service) catchUp(ctx context.Context) {
+	want := s.o.Source.LastCommit()
+	timer := time.NewTimer(catchUpWait)
+	defer timer.Stop()
+	for {
+		s.mu.Lock()
+		followed, moved := s.followed, s.moved
+		s.mu.Unlock()
+		if followed >= want {
+			return
+		}
+		select {
+		case <-moved:
+		case <-timer.C:
+			s.o.Log.Warn("a login is checked before central AAA followed the last commits", "followed", followed, "last_commit", want)
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // Result is a remote check's outcome.
@@ -337,6 +389,7 @@ func (s *Service) Configured() bool { return len(s.cfg.Load().methods) > 0 }
 // once, MaxLoginsPerClient of one client, and a local user's name takes
 // no slot (Options.LocalUser).
 func (s *Service) Login(ctx context.Context, name, password, remAddr string) (Result, error) {
+	s.catchUp(ctx)
 	c := s.cfg.Load()
 	if len(c.methods) == 0 {
 		return Result{}, nil
