@@ -9,26 +9,32 @@ import (
 	"time"
 
 	"github.com/swmgr/swmgr/internal/auth"
-	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/connlimit"
-	"github.com/swmgr/swmgr/internal/engine"
-	"github.com/swmgr/swmgr/internal/engine/history"
 	"github.com/swmgr/swmgr/internal/gnmi"
+	"github.com/swmgr/swmgr/internal/service"
 	"github.com/swmgr/swmgr/internal/tlscert"
 )
 
-// startGNMI serves gNMI on --gnmi, with the HTTPS certificate, the
+// startGNMI serves gNMI, and gNOI beside it (newGNOI), on --gnmi, with the HTTPS certificate, the
 // service's Verifier and Throttle, until Stop (a subscription ends when
 // its user's access does: sessions); connections are limited per
 // client and handshakes bounded as the HTTPS listener's are; its RPCs go to
 // the access log and the metrics as the HTTP requests do.
-func startGNMI(o *serveOptions, eng *engine.Engine, hist *history.History, table *bind.Table, verifier *auth.Verifier, throttle *auth.Throttle, sessions *auth.Sessions, ob *observability, log *slog.Logger) (*gnmi.Server, error) {
+func startGNMI(o *serveOptions, svc *service.Service, verifier *auth.Verifier, throttle *auth.Throttle, sessions *auth.Sessions, ob *observability, log *slog.Logger) (*gnmi.Server, error) {
 	cert, err := serverCertificate(o, o.gnmi, log)
 	if err != nil {
 		return nil, fmt.Errorf("--gnmi: %w", err)
 	}
+	var services []gnmi.Service
+	switch g, err := newGNOI(o, svc, log); {
+	case err != nil:
+		return nil, err
+	case g != nil:
+		services = append(services, g)
+	}
 	srv, err := gnmi.New(gnmi.Options{
-		Engine: eng, History: hist, State: table.StateObjects, TLS: tlscert.Config(cert), Log: log, Version: version(),
+		Services: services,
+		Engine:   svc.Engine, History: svc.History, State: svc.Table.StateObjects, TLS: tlscert.Config(cert), Log: log, Version: version(),
 		RefusalDelay: time.Second, HandshakeTimeout: o.headerTimeout, Access: ob.access, Metrics: ob.metrics, Sessions: sessions,
 		Login: func(ctx context.Context, name, password string, addr netip.Addr) (auth.Identity, *auth.Refusal) {
 			return auth.Login(ctx, verifier, throttle, log, name, password, addr, "gNMI")

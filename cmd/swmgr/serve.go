@@ -56,6 +56,7 @@ type serveOptions struct {
 	metrics           bool
 	startupConfig     string
 	daemons           daemonFlags // linux backend: BGP, NTP, host settings
+	gnoi              gnoiFlags   // gNOI on the gNMI port
 
 	// Set by tests only.
 	accounts     accounts.Accounts                // instead of the backend's own
@@ -116,6 +117,7 @@ func serveCommand() *cobra.Command {
 	f.BoolVar(&o.accessLog, "access-log", true, "log one line per request and per gNMI RPC (at info level)")
 	f.BoolVar(&o.metrics, "metrics", true, "serve Prometheus metrics at /metrics")
 	addDaemonFlags(f, &o.daemons)
+	addGNOIFlags(f, &o.gnoi)
 	f.StringVar(&o.startupConfig, "startup-config", "", "on a new data directory, load this saved configuration (///abs/path, file:///abs/path or sftp://host/path; default: <data-dir>/startup-config if present); an encrypted one takes $"+nonceEnv+" and $"+passphraseEnv+"")
 	return cmd
 }
@@ -455,7 +457,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 	var gnmiServer *gnmi.Server
 	if o.gnmi != "" {
-		if gnmiServer, err = startGNMI(o, eng, svc.History, svc.Table, verifier, throttle, sessions, ob, log); err != nil {
+		if gnmiServer, err = startGNMI(o, svc, verifier, throttle, sessions, ob, log); err != nil {
 			return err
 		}
 	}
