@@ -28,8 +28,10 @@ import (
 // DefaultMaxFile bounds a file Put writes and Get reads.
 const DefaultMaxFile = 64 << 20
 
-// chunk is the size of a Get's content messages.
-const chunk = 64 << 10
+// chunk is the size of a Get's content messages (and of the debug bundle's):
+// 512 KiB reads 50 MB at 73 MB/s here against 55 MB/s in 64 KiB messages
+// (BenchmarkGNOIFileGet50MB).
+const chunk = 512 << 10
 
 // maxStatEntries bounds the entries one Stat of a directory lists.
 const maxStatEntries = 10000
