@@ -178,6 +178,40 @@ func prefix(netns, instance string) ([]string, error) {
 	return nil, nil
 }
 
+// waitOf is a request's wait for a reply (0: the default), bounded.
+func waitOf(ns int64) (time.Duration, error) {
+	wait := time.Duration(ns)
+	switch {
+	case wait == 0:
+		return defaultWait, nil
+	case wait < 0 || wait > maxWait:
+		return 0, invalid("wait %v: from 1ms to %v", wait, maxWait)
+	}
+	return wait, nil
+}
+
+// probeRequest is what Ping's and Traceroute's requests say of where to
+// probe.
+type probeRequest interface {
+	GetDestination() string
+	GetSource() string
+	GetL3Protocol() types.L3Protocol
+	GetNetworkInstance() string
+}
+
+// target is where a probe runs (the command's prefix: namespace, VRF) and
+// the destination and source addresses it is given.
+func target(ctx context.Context, r probeRequest, netns string) (argv []string, dest netip.Addr, src string, err error) {
+	if dest, err = resolve(ctx, r.GetDestination(), r.GetL3Protocol()); err != nil {
+		return nil, dest, "", err
+	}
+	if src, err = source(r.GetSource(), dest); err != nil {
+		return nil, dest, "", err
+	}
+	argv, err = prefix(netns, r.GetNetworkInstance())
+	return argv, dest, src, err
+}
+
 // seconds is d in seconds as ping and traceroute take it.
 func seconds(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', 3, 64) }
 
@@ -205,25 +239,14 @@ func PingArgs(ctx context.Context, r *spb.PingRequest, l ProbeLimits, admin bool
 	if time.Duration(count)*interval > l.MaxDuration {
 		return nil, invalid("count %d at interval %v lasts more than %v", count, interval, l.MaxDuration)
 	}
-	wait := time.Duration(r.GetWait())
-	switch {
-	case wait == 0:
-		wait = defaultWait
-	case wait < 0 || wait > maxWait:
-		return nil, invalid("wait %v: from 1ms to %v", wait, maxWait)
+	wait, err := waitOf(r.GetWait())
+	if err != nil {
+		return nil, err
 	}
 	if r.GetSize() < 0 || r.GetSize() > maxSize {
 		return nil, invalid("size %d: from 0 to %d bytes", r.GetSize(), maxSize)
 	}
-	dest, err := resolve(ctx, r.GetDestination(), r.GetL3Protocol())
-	if err != nil {
-		return nil, err
-	}
-	src, err := source(r.GetSource(), dest)
-	if err != nil {
-		return nil, err
-	}
-	argv, err := prefix(netns, r.GetNetworkInstance())
+	argv, dest, src, err := target(ctx, r, netns)
 	if err != nil {
 		return nil, err
 	}
@@ -261,25 +284,14 @@ func TracerouteArgs(ctx context.Context, r *spb.TracerouteRequest, l ProbeLimits
 	if first < 1 || first > maxTTL || last < first || last > maxTTL {
 		return nil, invalid("initial_ttl %d and max_ttl %d: 1 <= initial_ttl <= max_ttl <= %d", first, last, maxTTL)
 	}
-	wait := time.Duration(r.GetWait())
-	switch {
-	case wait == 0:
-		wait = defaultWait
-	case wait < 0 || wait > maxWait:
-		return nil, invalid("wait %v: from 1ms to %v", wait, maxWait)
+	wait, err := waitOf(r.GetWait())
+	if err != nil {
+		return nil, err
 	}
 	if time.Duration(last-first+1)*wait > l.MaxDuration {
 		return nil, invalid("%d hops waiting %v each last more than %v", last-first+1, wait, l.MaxDuration)
 	}
-	dest, err := resolve(ctx, r.GetDestination(), r.GetL3Protocol())
-	if err != nil {
-		return nil, err
-	}
-	src, err := source(r.GetSource(), dest)
-	if err != nil {
-		return nil, err
-	}
-	argv, err := prefix(netns, r.GetNetworkInstance())
+	argv, dest, src, err := target(ctx, r, netns)
 	if err != nil {
 		return nil, err
 	}
@@ -471,11 +483,9 @@ func TraceLine(l string) *spb.TracerouteResponse {
 // isAdmin says whether the RPC's user is an admin.
 func isAdmin(ctx context.Context) bool { return gnmi.Identity(ctx).Role >= auth.Admin }
 
-// Ping runs ping from the switch and streams a response per reply, then
-// the summary.
-func (s *Server) Ping(r *spb.PingRequest, stream spb.System_PingServer) error {
-	ctx := stream.Context()
-	p, err := PingArgs(ctx, r, s.probe.limits, isAdmin(ctx), s.o.Netns)
+// run runs a probe built for the RPC's user, counted among the user's
+// probes, sending what parse makes of each line of its output.
+func run[T any](ctx context.Context, s *Server, p *Probe, err error, parse func(string) *T, send func(*T) error) error {
 	if err != nil {
 		return err
 	}
@@ -484,14 +494,21 @@ func (s *Server) Ping(r *spb.PingRequest, stream spb.System_PingServer) error {
 		return err
 	}
 	defer done()
-	var parse PingParser
-	err = p.Run(ctx, s.probe.limits.MaxDuration+maxWait, func(l string) error {
-		if resp := parse.Line(l); resp != nil {
-			return stream.Send(resp)
+	return p.Run(ctx, s.probe.limits.MaxDuration+maxWait, func(l string) error {
+		if resp := parse(l); resp != nil {
+			return send(resp)
 		}
 		return nil
 	})
-	if err != nil {
+}
+
+// Ping runs ping from the switch and streams a response per reply, then
+// the summary.
+func (s *Server) Ping(r *spb.PingRequest, stream spb.System_PingServer) error {
+	ctx := stream.Context()
+	p, err := PingArgs(ctx, r, s.probe.limits, isAdmin(ctx), s.o.Netns)
+	var parse PingParser
+	if err := run(ctx, s, p, err, parse.Line, stream.Send); err != nil {
 		return err
 	}
 	if sum := parse.Summary(); sum != nil {
@@ -505,20 +522,7 @@ func (s *Server) Ping(r *spb.PingRequest, stream spb.System_PingServer) error {
 func (s *Server) Traceroute(r *spb.TracerouteRequest, stream spb.System_TracerouteServer) error {
 	ctx := stream.Context()
 	p, err := TracerouteArgs(ctx, r, s.probe.limits, s.o.Netns)
-	if err != nil {
-		return err
-	}
-	done, err := s.probe.start(gnmi.Identity(ctx).Name)
-	if err != nil {
-		return err
-	}
-	defer done()
-	return p.Run(ctx, s.probe.limits.MaxDuration+maxWait, func(l string) error {
-		if resp := TraceLine(l); resp != nil {
-			return stream.Send(resp)
-		}
-		return nil
-	})
+	return run(ctx, s, p, err, TraceLine, stream.Send)
 }
 
 // String is the command line, for the log and errors.

@@ -22,8 +22,14 @@ type pendingReboot struct {
 	timer   *time.Timer
 }
 
-// rebootMethods are the methods a Linux switch can carry out.
-var rebootMethods = map[spb.RebootMethod]bool{spb.RebootMethod_COLD: true, spb.RebootMethod_POWERDOWN: true, spb.RebootMethod_HALT: true, spb.RebootMethod_WARM: true}
+// rebootMethod says whether m is a method a Linux switch can carry out.
+func rebootMethod(m spb.RebootMethod) bool {
+	switch m {
+	case spb.RebootMethod_COLD, spb.RebootMethod_POWERDOWN, spb.RebootMethod_HALT, spb.RebootMethod_WARM:
+		return true
+	}
+	return false
+}
 
 // Reboot schedules the reboot action after the request's delay (at once
 // when none); one reboot may be pending.
@@ -44,7 +50,7 @@ func (s *Server) reboot1(ctx context.Context, r *spb.RebootRequest) error {
 	if len(r.GetSubcomponents()) > 0 {
 		return status.Error(codes.Unimplemented, "rebooting a subcomponent: the switch is one component")
 	}
-	if !rebootMethods[r.GetMethod()] {
+	if !rebootMethod(r.GetMethod()) {
 		return invalid("reboot method %s: use COLD, POWERDOWN, HALT or WARM", r.GetMethod())
 	}
 	delay := time.Duration(r.GetDelay())
@@ -116,12 +122,19 @@ func (s *Server) CancelReboot(ctx context.Context, r *spb.CancelRebootRequest) (
 	return &spb.CancelRebootResponse{}, nil
 }
 
-// signals maps gNOI's signals to the process signals sent.
-var signals = map[spb.KillProcessRequest_Signal]syscall.Signal{
-	spb.KillProcessRequest_SIGNAL_TERM: syscall.SIGTERM,
-	spb.KillProcessRequest_SIGNAL_KILL: syscall.SIGKILL,
-	spb.KillProcessRequest_SIGNAL_HUP:  syscall.SIGHUP,
-	spb.KillProcessRequest_SIGNAL_ABRT: syscall.SIGABRT,
+// signalOf is the process signal gNOI's signal sends.
+func signalOf(s spb.KillProcessRequest_Signal) (syscall.Signal, bool) {
+	switch s {
+	case spb.KillProcessRequest_SIGNAL_TERM:
+		return syscall.SIGTERM, true
+	case spb.KillProcessRequest_SIGNAL_KILL:
+		return syscall.SIGKILL, true
+	case spb.KillProcessRequest_SIGNAL_HUP:
+		return syscall.SIGHUP, true
+	case spb.KillProcessRequest_SIGNAL_ABRT:
+		return syscall.SIGABRT, true
+	}
+	return 0, false
 }
 
 // KillProcess signals one of the daemons swmgr supervises, named by name
@@ -139,7 +152,7 @@ func (s *Server) KillProcess(ctx context.Context, r *spb.KillProcessRequest) (*s
 }
 
 func (s *Server) kill(r *spb.KillProcessRequest) error {
-	sig, ok := signals[r.GetSignal()]
+	sig, ok := signalOf(r.GetSignal())
 	if !ok {
 		return invalid("signal %s: use SIGNAL_TERM, SIGNAL_KILL, SIGNAL_HUP or SIGNAL_ABRT", r.GetSignal())
 	}
