@@ -9,6 +9,7 @@ require (
 	github.com/go-crypt/crypt v0.14.15
 	github.com/google/uuid v1.6.0
 	github.com/openconfig/gnmi v0.14.1
+	github.com/openconfig/gnoi v0.6.0
 	github.com/pkg/sftp v1.13.12
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3

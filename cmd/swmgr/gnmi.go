@@ -12,7 +12,7 @@ import (
 	"github.com/swmgr/swmgr/internal/tlscert"
 )
 
-// startGNMI serves gNMI on --gnmi, with the HTTPS certificate, the
+// startGNMI serves gNMI, and gNOI beside it (newGNOI), on --gnmi, with the HTTPS certificate, the
 // front doors' login check, until Stop (a subscription ends when its
 // user's access does: doors.Sessions); connections are limited per
 // client and handshakes bounded as the HTTPS listener's are; its RPCs go to
@@ -22,8 +22,16 @@ func startGNMI(o *serveOptions, svc *service.Service, doors *access.Access, ob *
 	if err != nil {
 		return nil, fmt.Errorf("--gnmi: %w", err)
 	}
+	var services []gnmi.Service
+	switch g, err := newGNOI(o, svc, log); {
+	case err != nil:
+		return nil, err
+	case g != nil:
+		services = append(services, g)
+	}
 	srv, err := gnmi.New(gnmi.Options{
-		Engine: svc.Engine, History: svc.History, State: svc.Table.StateObjects, TLS: tlscert.Config(cert), Log: log, Version: version(),
+		Services: services,
+		Engine:   svc.Engine, History: svc.History, State: svc.Table.StateObjects, TLS: tlscert.Config(cert), Log: log, Version: version(),
 		RefusalDelay: access.RefusalDelay, HandshakeTimeout: o.headerTimeout, Access: ob.access, Metrics: ob.metrics, Sessions: doors.Sessions,
 		Login: doors.Login("gNMI"),
 	})

@@ -53,6 +53,7 @@ type serveOptions struct {
 	metrics           bool
 	startupConfig     string
 	daemons           daemonFlags // linux backend: BGP, NTP, host settings
+	gnoi              gnoiFlags   // gNOI on the gNMI port
 
 	// Set by tests only.
 	accounts     accounts.Accounts                // instead of the backend's own
@@ -113,6 +114,7 @@ func serveCommand() *cobra.Command {
 	f.BoolVar(&o.accessLog, "access-log", true, "log one line per request and per gNMI RPC (at info level)")
 	f.BoolVar(&o.metrics, "metrics", true, "serve Prometheus metrics at /metrics")
 	addDaemonFlags(f, &o.daemons)
+	addGNOIFlags(f, &o.gnoi)
 	f.StringVar(&o.startupConfig, "startup-config", "", "on a new data directory, load this saved configuration (///abs/path, file:///abs/path or sftp://host/path; default: <data-dir>/startup-config if present); an encrypted one takes $"+nonceEnv+" and $"+passphraseEnv+"")
 	return cmd
 }

@@ -101,6 +101,65 @@ type Options struct {
 	// status that says why (Unauthenticated, PermissionDenied); nil:
 	// subscriptions end only with their clients or the server.
 	Sessions *auth.Sessions
+
+	// Services are served on the same gRPC server (gNOI): the same
+	// listener, TLS, credentials, throttle, access log and metrics; each
+	// declares what its methods need, which the server checks after the
+	// credentials, before the method runs.
+	Services []Service
+}
+
+// Service is another gRPC service served beside gNMI.
+type Service interface {
+	// Register registers its gRPC services.
+	Register(grpc.ServiceRegistrar)
+	// Need is what the full method (/package.Service/Method) needs of its
+	// user; ok false when the method is not the service's.
+	Need(fullMethod string) (need auth.Need, ok bool)
+	// Refused is told of an RPC of its own refused for its user's role,
+	// before it runs (to record it in the config log).
+	Refused(ctx context.Context, fullMethod string, err error)
+}
+
+// gnmiPrefix starts the full method of gNMI's own RPCs, whose needs are
+// decided in their handlers (a Set's by what it writes).
+const gnmiPrefix = "/gnmi.gNMI/"
+
+// need is what an RPC other than gNMI's needs of its user, as its service
+// declares it; a method no service declares needs an admin.
+func (s *Server) need(fullMethod string) (auth.Need, Service) {
+	for _, svc := range s.o.Services {
+		if n, ok := svc.Need(fullMethod); ok {
+			return n, svc
+		}
+	}
+	return auth.NeedAdmin, nil
+}
+
+// authorize refuses an RPC of another service than gNMI its user's role
+// may not make (PermissionDenied), telling the service.
+func (s *Server) authorize(ctx context.Context, fullMethod string, id auth.Identity) error {
+	if strings.HasPrefix(fullMethod, gnmiPrefix) {
+		return nil
+	}
+	need, svc := s.need(fullMethod)
+	if id.Role.May(need) {
+		return nil
+	}
+	err := status.Errorf(codes.PermissionDenied, "user %s (%s) may not call %s; that needs %s", id.Name, id.Role, fullMethod, need)
+	if svc != nil {
+		svc.Refused(context.WithValue(ctx, identityKey{}, id), fullMethod, err)
+	}
+	return err
+}
+
+// Identity is the user of an RPC the server authenticated (its context's).
+func Identity(ctx context.Context) auth.Identity { return identityOf(ctx) }
+
+// PeerAddr is the client's address of an RPC ("" if unknown).
+func PeerAddr(ctx context.Context) string {
+	_, addr := addrOf(ctx)
+	return addr
 }
 
 // MaxRequest is the largest request accepted (a SetRequest of thousands
@@ -213,6 +272,9 @@ func New(o Options) (*Server, error) {
 	}
 	s.grpc = grpc.NewServer(opts...)
 	gpb.RegisterGNMIServer(s.grpc, s)
+	for _, svc := range o.Services {
+		svc.Register(s.grpc)
+	}
 	return s, nil
 }
 
@@ -314,6 +376,9 @@ func (s *Server) unaryAuth(ctx context.Context, req any, info *grpc.UnaryServerI
 		start = time.Now()
 	}
 	id, err := s.authenticate(ctx)
+	if err == nil {
+		err = s.authorize(ctx, info.FullMethod, id)
+	}
 	var resp any
 	if err == nil {
 		resp, err = handler(context.WithValue(ctx, identityKey{}, id), req)
@@ -372,10 +437,20 @@ func (s *Server) streamAuth(srv any, ss grpc.ServerStream, info *grpc.StreamServ
 		}
 		return err
 	}
+	if err := s.authorize(ctx, info.FullMethod, id); err != nil {
+		if observed {
+			s.observe(ctx, info.FullMethod, start, id.Name, -1, "", 0, err)
+		}
+		return err
+	}
+	need := auth.NeedRead
+	if !strings.HasPrefix(info.FullMethod, gnmiPrefix) {
+		need, _ = s.need(info.FullMethod)
+	}
 	as := &authedStream{ServerStream: ss, id: id}
-	// The stream lasts while its user's access does: it ends with the
-	// status that says why.
-	held, release := s.o.Sessions.Hold(ctx, id.Name, first(ctx, "password"), auth.NeedRead)
+	// The stream lasts while its user's access does, for what its method
+	// needs: it ends with the status that says why.
+	held, release := s.o.Sessions.Hold(ctx, id.Name, first(ctx, "password"), need)
 	as.ctx = context.WithValue(held, identityKey{}, as)
 	err = handler(srv, as)
 	release()

@@ -52,6 +52,7 @@ import (
 	"github.com/swmgr/swmgr/internal/backend/useracct"
 	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/chrony"
+	"github.com/swmgr/swmgr/internal/daemon"
 	"github.com/swmgr/swmgr/internal/datadir"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/candidates"
@@ -177,6 +178,9 @@ type Service struct {
 	Accounts accounts.Accounts
 	// Backend is the dataplane's name.
 	Backend string
+	// Daemons reports the daemons the Linux dataplane supervises (FRR's,
+	// chronyd); nil when none run.
+	Daemons func() []daemon.Status
 
 	router  *backend.Router
 	dataDir string
@@ -266,6 +270,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		transactional, release = lin, lin.Close
 		sourceAddr = lin.SourceAddr
 		st.routes, st.daemons = lin.RouteTable, lin.Daemons
+		s.Daemons = lin.Daemons
 		s.reconciled = reconciled
 	default:
 		return nil, fmt.Errorf("dataplane %q: use %s or %s", o.Dataplane, Sim, Linux)
