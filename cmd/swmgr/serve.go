@@ -56,6 +56,7 @@ type serveOptions struct {
 	metrics           bool
 	startupConfig     string
 	daemons           daemonFlags // linux backend: BGP, NTP, host settings
+	ztp               ztpFlags    // zero-touch provisioning
 
 	// Set by tests only.
 	accounts     accounts.Accounts                // instead of the backend's own
@@ -116,6 +117,7 @@ func serveCommand() *cobra.Command {
 	f.BoolVar(&o.accessLog, "access-log", true, "log one line per request and per gNMI RPC (at info level)")
 	f.BoolVar(&o.metrics, "metrics", true, "serve Prometheus metrics at /metrics")
 	addDaemonFlags(f, &o.daemons)
+	addZTPFlags(f, &o.ztp)
 	f.StringVar(&o.startupConfig, "startup-config", "", "on a new data directory, load this saved configuration (///abs/path, file:///abs/path or sftp://host/path; default: <data-dir>/startup-config if present); an encrypted one takes $"+nonceEnv+" and $"+passphraseEnv+"")
 	return cmd
 }
@@ -347,6 +349,9 @@ func serve(ctx context.Context, o *serveOptions) error {
 		sessions.ChangedAll()
 	}
 	so.Syslog, so.Sessions, so.CentralAAA = syslogFwd, sessions, central
+	if so.ZTP, err = o.ztp.options(newDataDir); err != nil {
+		return err
+	}
 	svc, err := service.Open(ctx, so)
 	if err != nil {
 		return err
@@ -369,6 +374,9 @@ func serve(ctx context.Context, o *serveOptions) error {
 		if err := ensureFirstAdmin(ctx, eng, o, envPassword, log); err != nil {
 			return err
 		}
+	}
+	if err := svc.ZTP.Start(ctx); err != nil {
+		return err
 	}
 
 	inner := ob.inner(handler)

@@ -31,6 +31,7 @@ const (
 	SavedState        = "saved-config.json"        // the last SaveConfig (state/SystemParam)
 	ArchiveKnownHosts = "archive-known-hosts.json" // SSH host keys pinned for archive servers
 	ArchiveState      = "archive-state.json"       // the ConfigArchiveServer schedule
+	ZTPState          = "ztp-state.json"           // zero-touch provisioning: armed, its attempts (ZtpState)
 	// StartupConfig is the default saved configuration: SaveConfig's to
 	// write, so it is not one of Files.
 	StartupConfig = "startup-config"
@@ -59,6 +60,7 @@ func Files() []File {
 		{SavedState, "the record of the last save"},
 		{ArchiveKnownHosts, "the archive servers' pinned host keys"},
 		{ArchiveState, "the archive servers' schedule"},
+		{ZTPState, "the zero-touch provisioning's progress"},
 	}
 }
 
