@@ -348,3 +348,86 @@ func TestZTPFailuresLeaveTheFactoryConfiguration(t *testing.T) {
 		})
 	}
 }
+
+// TestZTPResumesAfterKill: swmgr killed (SIGKILL) while provisioning has
+// found no DHCP server yet starts it again at the next start, on the same
+// data directory, and completes it once the server answers.
+func TestZTPResumesAfterKill(t *testing.T) {
+	t.Parallel()
+	l := newZTPLab(t)
+	l.serve("/switch.json", ztpDocument(7))
+	dir := t.TempDir()
+	sw := l.start(t, dir, "--ztp-key", l.keyFile)
+	sw.await(t, "DHCP", 40*time.Second, phaseIs("dhcp"))
+	time.Sleep(time.Second) // a discover or two unanswered
+	sw.kill9()
+	<-sw.done
+	l.dhcp(t, "67,"+l.base+"/switch.json")
+	sw = l.start(t, dir, "--ztp-key", l.keyFile)
+	st := sw.await(t, "done", 40*time.Second, phaseIs("done"))
+	if got := sw.vlans(t); len(got) != 1 || got[0] != 7 {
+		t.Errorf("VLANs: %v, want [7]; state %v", got, st)
+	}
+}
+
+// TestZTPScript: the script of option 239 runs only with
+// --ztp-allow-script, executed directly with the fixed environment: a
+// DHCP option full of shell syntax reaches no shell.
+func TestZTPScript(t *testing.T) {
+	t.Parallel()
+	for _, allowed := range []bool{false, true} {
+		t.Run(fmt.Sprint("allowed=", allowed), func(t *testing.T) {
+			t.Parallel()
+			l := newZTPLab(t)
+			mark := filepath.Join(t.TempDir(), "ran")
+			injected := filepath.Join(t.TempDir(), "injected")
+			l.serve("/setup.sh", fmt.Appendf(nil, "#!/bin/sh\nenv > %s\n", mark))
+			l.serve("/switch.json", ztpDocument(9))
+			// The script's URL carries shell syntax after the path: were it
+			// ever given to a shell, it would create the injected file.
+			l.dhcp(t, "67,"+l.base+"/switch.json", "239,"+l.base+"/setup.sh;touch${IFS}"+injected)
+			flags := []string{"--ztp-key", l.keyFile}
+			if allowed {
+				flags = append(flags, "--ztp-allow-script")
+			}
+			sw := l.start(t, "", flags...)
+			st := sw.await(t, "an attempt's end", 40*time.Second, func(st map[string]any) bool {
+				return st["Phase"] == "done" || st["Phase"] == "backoff"
+			})
+			if _, err := os.Stat(injected); err == nil {
+				t.Fatal("the DHCP option's shell syntax ran")
+			}
+			_, err := os.ReadFile(mark)
+			switch {
+			case !allowed && err == nil:
+				t.Errorf("the script ran without --ztp-allow-script")
+			case !allowed && st["Phase"] != "done":
+				t.Errorf("state %v: want done, the script skipped", st)
+			case allowed && st["Phase"] != "backoff":
+				// The URL with shell syntax names no file on the server.
+				t.Errorf("state %v: want a failed fetch of the script", st)
+			}
+		})
+	}
+	t.Run("runs", func(t *testing.T) {
+		t.Parallel()
+		l := newZTPLab(t)
+		mark := filepath.Join(t.TempDir(), "ran")
+		l.serve("/setup.sh", fmt.Appendf(nil, "#!/bin/sh\nenv > %s\n", mark))
+		l.serve("/switch.json", ztpDocument(9))
+		l.dhcp(t, "67,"+l.base+"/switch.json", "239,"+l.base+"/setup.sh")
+		sw := l.start(t, "", "--ztp-key", l.keyFile, "--ztp-allow-script")
+		sw.await(t, "done", 40*time.Second, phaseIs("done"))
+		env, err := os.ReadFile(mark)
+		if err != nil {
+			t.Fatalf("the script did not run: %v", err)
+		}
+		want := "HOME=/\nLANG=C\nPATH=/usr/sbin:/usr/bin:/sbin:/bin\nPWD=%s\nSWMGR_ZTP_INTERFACE=" + l.swIf + "\n"
+		got := strings.Split(strings.TrimSpace(string(env)), "\n")
+		for _, line := range got {
+			if !strings.HasPrefix(line, "PWD=") && !strings.Contains(want, line+"\n") {
+				t.Errorf("the script's environment has %q; want only %q", line, want)
+			}
+		}
+	})
+}
