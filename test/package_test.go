@@ -130,7 +130,7 @@ func TestDebianPackage(t *testing.T) {
 	}
 	defer notify.Close()
 	addr := freeAddr(t)
-	serve := exec.Command("sh", "-c", `. /etc/default/swmgr && exec /usr/bin/swmgr serve $SWMGR_OPTS --data-dir "$1" --http "$2" --https "" --socket ""`,
+	serve := exec.Command("sh", "-c", `. /etc/default/swmgr && exec /usr/bin/swmgr serve $SWMGR_OPTS --data-dir "$1" --http "$2" --https "" --socket "" --ztp=false`,
 		"sh", filepath.Join(t.TempDir(), "data"), addr)
 	serve.Env = append(os.Environ(), "NOTIFY_SOCKET="+sock)
 	logs := &syncBuffer{}

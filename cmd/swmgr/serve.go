@@ -54,6 +54,7 @@ type serveOptions struct {
 	startupConfig     string
 	daemons           daemonFlags // linux backend: BGP, NTP, host settings
 	gnoi              gnoiFlags   // gNOI on the gNMI port
+	ztp               ztpFlags    // zero-touch provisioning
 
 	// Set by tests only.
 	accounts     accounts.Accounts                // instead of the backend's own
@@ -115,6 +116,7 @@ func serveCommand() *cobra.Command {
 	f.BoolVar(&o.metrics, "metrics", true, "serve Prometheus metrics at /metrics")
 	addDaemonFlags(f, &o.daemons)
 	addGNOIFlags(f, &o.gnoi)
+	addZTPFlags(f, &o.ztp)
 	f.StringVar(&o.startupConfig, "startup-config", "", "on a new data directory, load this saved configuration (///abs/path, file:///abs/path or sftp://host/path; default: <data-dir>/startup-config if present); an encrypted one takes $"+nonceEnv+" and $"+passphraseEnv+"")
 	return cmd
 }
@@ -410,11 +412,16 @@ func (o *serveOptions) serviceOptions(dd *dataDir, ob *observability, log *slog.
 			return so, err
 		}
 	}
+	var err error
+	if so.ZTP, err = o.ztp.options(dd.fresh); err != nil {
+		return so, err
+	}
 	return so, nil
 }
 
 // start loads the startup configuration on a new data directory, starts
-// the lifecycle and makes the first admin if there is none.
+// the lifecycle, makes the first admin if there is none, and starts
+// zero-touch provisioning when it is armed.
 func (o *serveOptions) start(ctx context.Context, doors *access.Access, svc *service.Service, fresh bool, env startEnviron) error {
 	if fresh {
 		if _, err := svc.Lifecycle.LoadStartup(ctx, o.startupConfig, env.startupNonce, env.startupPassphrase); err != nil {
@@ -424,12 +431,14 @@ func (o *serveOptions) start(ctx context.Context, doors *access.Access, svc *ser
 	if err := svc.Lifecycle.Start(ctx); err != nil {
 		return err
 	}
-	if o.noFirstAdmin {
-		return nil
+	if !o.noFirstAdmin {
+		if err := doors.FirstAdmin(ctx, func() (string, string, error) {
+			return initialAdminPassword(o.dataDir, o.adminPasswordFile, env.adminPassword)
+		}); err != nil {
+			return err
+		}
 	}
-	return doors.FirstAdmin(ctx, func() (string, string, error) {
-		return initialAdminPassword(o.dataDir, o.adminPasswordFile, env.adminPassword)
-	})
+	return svc.ZTP.Start(ctx)
 }
 
 func versionCommand() *cobra.Command {

@@ -32,6 +32,7 @@ const (
 	ArchiveKnownHosts = "archive-known-hosts.json" // SSH host keys pinned for archive servers
 	ArchiveState      = "archive-state.json"       // the ConfigArchiveServer schedule
 	Uploads           = "uploads"                  // gNOI File's upload area
+	ZTPState          = "ztp-state.json"           // zero-touch provisioning: armed, its attempts (ZtpState)
 	// StartupConfig is the default saved configuration: SaveConfig's to
 	// write, so it is not one of Files.
 	StartupConfig = "startup-config"
@@ -61,6 +62,7 @@ func Files() []File {
 		{ArchiveKnownHosts, "the archive servers' pinned host keys"},
 		{ArchiveState, "the archive servers' schedule"},
 		{Uploads, "gNOI File's upload area"},
+		{ZTPState, "the zero-touch provisioning's progress"},
 	}
 }
 

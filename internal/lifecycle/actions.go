@@ -534,3 +534,23 @@ func (l *Lifecycle) LoadStartup(ctx context.Context, uri, nonce, passphrase stri
 	l.log.Info("startup configuration loaded", "file", loc.String(), "objects", doc.Count(), "revision", out.Revision)
 	return true, nil
 }
+
+// ApplyDocument replaces the running configuration with a plain saved
+// configuration document (data, as a saved file holds it) in one commit
+// made with req (its Meta, Log, Confirm, IfRevision, Allow): what
+// provisioning applies. kind and field name the document in errors. A
+// document holding accounts (User) is refused whole: a saved file never
+// carries them, so one that does was not written by a save; accounts are
+// kept as they are.
+func (l *Lifecycle) ApplyDocument(ctx context.Context, kind, field string, data []byte, req engine.Request) (*engine.Outcome, error) {
+	doc, err := l.decode(kind, field, bytes.NewReader(data), "", "")
+	if err != nil {
+		return nil, err
+	}
+	for name := range doc.Objects {
+		if k := l.reg.Named(name); k != nil && k.Account != nil {
+			return nil, apierr.New(http.StatusForbidden, apierr.CodeForbidden, kind, field, "%s holds %s objects: a provisioned configuration may not change accounts", what(field), name)
+		}
+	}
+	return l.apply(ctx, kind, field, doc, false, req)
+}

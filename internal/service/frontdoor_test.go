@@ -85,6 +85,7 @@ var actionLines = map[string]string{
 	"ClearConfigLog":         `run ClearConfigLog {}`,
 	"UserPassword":           `run UserPassword {"Name":"nobody","Password":"long-enough-password-1"}`,
 	"AccountCommand":         `run AccountCommand {"Command":"show version","Context":"enable","Session":"s1","Seq":1}`,
+	"ZtpRearm":               `run ZtpRearm {}`,
 }
 
 // TestNewFrontDoorReachesEverything: a front door written against the

@@ -64,6 +64,7 @@ import (
 	"github.com/swmgr/swmgr/internal/obs"
 	"github.com/swmgr/swmgr/internal/secrets"
 	"github.com/swmgr/swmgr/internal/store"
+	"github.com/swmgr/swmgr/internal/ztp"
 )
 
 // The dataplanes.
@@ -119,6 +120,10 @@ type Options struct {
 	// their user's access ends (built with the verifier, before the
 	// service).
 	Sessions *auth.Sessions
+	// ZTP configures zero-touch provisioning (the zero value: disabled;
+	// its ZtpState says so); the caller starts it (Service.ZTP.Start)
+	// once the switch's own first commits are made.
+	ZTP ztp.Options
 }
 
 // LinuxOptions configure the Linux dataplane and its daemons.
@@ -171,6 +176,8 @@ type Service struct {
 	// AAA checks logins with the central servers (auth's remote
 	// provider) and accounts every commit.
 	AAA *aaa.Service
+	// ZTP is zero-touch provisioning.
+	ZTP *ztp.Service
 	// Table is every kind's bindings: the switchboard every front door
 	// reads.
 	Table *bind.Table
@@ -303,7 +310,8 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 			ok, err := users.Exists(ctx, o.Store, name)
 			return ok && err == nil
 		}})
-	if err := t.Bind(lc, hist, eng.ConfigLog(), users.Actions(eng, o.Accounts), s.AAA.Provider(reg), st); err != nil {
+	s.ZTP = ztp.New(o.ZTP, eng, hist, lc, o.DataDir, o.Log)
+	if err := t.Bind(lc, hist, eng.ConfigLog(), users.Actions(eng, o.Accounts), s.AAA.Provider(reg), st, s.ZTP); err != nil {
 		return fail(err)
 	}
 	if err := t.Seal(); err != nil {
@@ -358,6 +366,7 @@ func (s *Service) logReconciles(log *slog.Logger) {
 // Close stops the lifecycle, the engine and the dataplane, in that order.
 // The store is the caller's.
 func (s *Service) Close() error {
+	s.ZTP.Close()
 	s.AAA.Close()
 	s.Lifecycle.Close()
 	if s.stop != nil {
