@@ -33,7 +33,7 @@ func screenshotDir(t *testing.T) string {
 
 // webLogin logs name in through the page's login form endpoint, as a
 // script would, and returns the session cookie and CSRF token.
-func webLogin(t *testing.T, root, name, password string) (*http.Cookie, string) {
+func webLogin(t testing.TB, root, name, password string) (*http.Cookie, string) {
 	t.Helper()
 	req, _ := http.NewRequest("POST", root+"/ui/login", strings.NewReader(url.Values{"user": {name}, "password": {password}}.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
@@ -58,7 +58,7 @@ func webLogin(t *testing.T, root, name, password string) (*http.Cookie, string) 
 
 // webSend sends a REST request with a session cookie and headers given as
 // name, value pairs; it answers the status and body.
-func webSend(t *testing.T, method, u string, c *http.Cookie, body string, hdr ...string) (int, string) {
+func webSend(t testing.TB, method, u string, c *http.Cookie, body string, hdr ...string) (int, string) {
 	t.Helper()
 	req, _ := http.NewRequest(method, u, strings.NewReader(body))
 	if c != nil {
