@@ -136,16 +136,22 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	addr := clientAddr(r.RemoteAddr)
 	id, refused := Login(r.Context(), h.opts.Verifier, h.opts.Throttle, h.opts.Log, name, password, addr, r.Method+" "+r.URL.Path)
 	if refused != nil {
-		if refused.Hold {
-			HoldRefusal(r.Context(), h.opts.RefusalDelay)
-		}
-		if refused.RetryAfter > 0 {
-			w.Header().Set("Retry-After", strconv.Itoa(int(refused.RetryAfter/time.Second)))
-		}
-		h.fail(w, r, refused.Err)
+		h.refuse(w, r, refused)
 		return
 	}
 	h.authorised(w, r, id, addr.String(), true)
+}
+
+// refuse answers a login Login refused: late when it says so, with when
+// to try again.
+func (h *handler) refuse(w http.ResponseWriter, r *http.Request, refused *Refusal) {
+	if refused.Hold {
+		HoldRefusal(r.Context(), h.opts.RefusalDelay)
+	}
+	if refused.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(refused.RetryAfter/time.Second)))
+	}
+	h.fail(w, r, refused.Err)
 }
 
 // authorised checks the role of an identified request and serves it, with

@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"sync"
 	"time"
 
@@ -248,13 +247,7 @@ func (h *handler) serveWeb(w http.ResponseWriter, r *http.Request) {
 	}
 	id, refused := h.opts.Web.authenticate(r, x)
 	if refused != nil {
-		if refused.Hold {
-			HoldRefusal(r.Context(), h.opts.RefusalDelay)
-		}
-		if refused.RetryAfter > 0 {
-			w.Header().Set("Retry-After", strconv.Itoa(int(refused.RetryAfter/time.Second)))
-		}
-		h.fail(w, r, refused.Err)
+		h.refuse(w, r, refused)
 		return
 	}
 	r = r.WithContext(context.WithValue(NewContext(r.Context(), id), webKey{}, x))
