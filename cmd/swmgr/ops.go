@@ -26,6 +26,7 @@ type observability struct {
 	access  *obs.AccessLog // nil with --access-log=false
 	health  obs.Health
 	apiDoc  []byte // the OpenAPI document, generated once from the engine's registry
+	web     *webUI // the web page, in front of authentication
 }
 
 // accessLog is the logger of the access lines (buffered: see serve).
@@ -85,11 +86,12 @@ func (ob *observability) inner(api http.Handler) http.Handler {
 	})
 }
 
-// outer goes in front of authentication: the health endpoints and the API
-// document and its browser are public, and the access log and request metrics see every
+// outer goes in front of authentication: the health endpoints, the API
+// document and its browser, and the web page's files and login are public, and the access log and request metrics see every
 // request, refused ones included.
 func (ob *observability) outer(authed http.Handler) http.Handler {
 	browser := openapi.Browser()
+	pageOrAPI := ob.web.route(authed)
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch p := r.URL.Path; {
 		case p == obs.HealthzPath || p == obs.ReadyzPath:
@@ -101,7 +103,7 @@ func (ob *observability) outer(authed http.Handler) http.Handler {
 			w.Header().Set("Access-Control-Allow-Origin", "*")
 			w.Write(ob.apiDoc)
 		default:
-			authed.ServeHTTP(w, r)
+			pageOrAPI.ServeHTTP(w, r)
 		}
 	})
 	return obs.Wrap(h, obs.HandlerOptions{Access: ob.access, Metrics: ob.metrics})

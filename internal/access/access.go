@@ -73,6 +73,9 @@ type Access struct {
 	// Sessions ends the streams (change feed, gNMI subscriptions) of a
 	// user whose access ended.
 	Sessions *auth.Sessions
+	// Web is the web page's sessions (internal/webui): a credential every
+	// listener's Handler takes beside Basic, held in Sessions.
+	Web *auth.WebSessions
 
 	svc         *service.Service
 	log         *slog.Logger
@@ -103,6 +106,7 @@ func Open(ctx context.Context, o Options, so service.Options) (*Access, *service
 	})
 	a.Sessions = auth.NewSessions(auth.SessionOptions{Verifier: a.Verifier, Interval: o.ReauthInterval, Log: log})
 	a.Throttle = auth.NewThrottle(o.Throttle)
+	a.Web = auth.NewWebSessions(auth.WebOptions{Verifier: a.Verifier, Throttle: a.Throttle, Sessions: a.Sessions, RefusalDelay: RefusalDelay, Log: log})
 	so.Accounts = accounts.Observe(acc, func(name string) {
 		a.Verifier.Forget(name)
 		a.Peers.Forget(name)
@@ -160,7 +164,7 @@ func userGroup(ctx context.Context, st store.Config, acc accounts.Accounts, name
 func (a *Access) Handler(h http.Handler, local bool) http.Handler {
 	rest := a.svc.Handler
 	o := auth.Options{Verifier: a.Verifier, Throttle: a.Throttle, BodyTimeout: a.bodyTimeout, Log: a.log,
-		Access: rest.Access, Refused: rest.LogRefused, RefusalDelay: RefusalDelay}
+		Access: rest.Access, Refused: rest.LogRefused, RefusalDelay: RefusalDelay, Web: a.Web}
 	if local {
 		o.Peers = a.Peers
 	}

@@ -98,10 +98,13 @@ const (
 	AnsibleUserAgent = "swmgr-ansible"
 )
 
-// requestSource is the Source of the revisions a request makes.
+// requestSource is the Source of the revisions a request makes: web for
+// the web page's (a request of a web session: auth.ViaWeb).
 func requestSource(r *http.Request) string {
 	ua := r.Header.Get("User-Agent")
 	switch {
+	case auth.ViaWeb(r.Context()):
+		return "web"
 	case ua == CLIUserAgent || strings.HasPrefix(ua, CLIUserAgent+"/"):
 		return "cli"
 	case ua == AnsibleUserAgent || strings.HasPrefix(ua, AnsibleUserAgent+"/"):

@@ -53,6 +53,9 @@ type Options struct {
 	// Hostname is this host's name (nil: os.Hostname), whose first label
 	// a request without credentials may name.
 	Hostname func() (string, error)
+	// Web, if set, takes the web page's session cookie as a credential
+	// beside Basic (WebSessions).
+	Web *WebSessions
 }
 
 // Handler returns next behind cross-origin protection, authentication and
@@ -61,7 +64,9 @@ type Options struct {
 //   - a write that a browser marks as cross-site (Sec-Fetch-Site, or an
 //     Origin other than the Host) gets 403, whatever the credentials;
 //   - a request without credentials gets 401 with a Basic challenge,
-//     unless Peers identifies its sender;
+//     unless Peers identifies its sender; one with the web page's session
+//     cookie (Options.Web) is its session's user, and must carry the
+//     session's CSRF token unless it is a GET or HEAD;
 //   - a user name locked out for the client's address gets 429 with
 //     Retry-After; 503 with Retry-After when too many password checks are
 //     running (Verifier);
@@ -101,6 +106,12 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name, password, ok := r.BasicAuth()
+	if !ok && h.opts.Web != nil && r.Header.Get("Authorization") == "" {
+		if _, err := r.Cookie(SessionCookie); err == nil {
+			h.serveWeb(w, r)
+			return
+		}
+	}
 	if !ok {
 		if h.opts.Peers == nil || r.Header.Get("Authorization") != "" {
 			h.fail(w, r, apierr.New(http.StatusUnauthorized, apierr.CodeUnauthorized, "", "",
@@ -125,16 +136,22 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	addr := clientAddr(r.RemoteAddr)
 	id, refused := Login(r.Context(), h.opts.Verifier, h.opts.Throttle, h.opts.Log, name, password, addr, r.Method+" "+r.URL.Path)
 	if refused != nil {
-		if refused.Hold {
-			HoldRefusal(r.Context(), h.opts.RefusalDelay)
-		}
-		if refused.RetryAfter > 0 {
-			w.Header().Set("Retry-After", strconv.Itoa(int(refused.RetryAfter/time.Second)))
-		}
-		h.fail(w, r, refused.Err)
+		h.refuse(w, r, refused)
 		return
 	}
 	h.authorised(w, r, id, addr.String(), true)
+}
+
+// refuse answers a login Login refused: late when it says so, with when
+// to try again.
+func (h *handler) refuse(w http.ResponseWriter, r *http.Request, refused *Refusal) {
+	if refused.Hold {
+		HoldRefusal(r.Context(), h.opts.RefusalDelay)
+	}
+	if refused.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(refused.RetryAfter/time.Second)))
+	}
+	h.fail(w, r, refused.Err)
 }
 
 // authorised checks the role of an identified request and serves it, with
@@ -216,7 +233,7 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, e *apierr.Error) 
 		// large or trickled body to keep the connection.
 		hdr.Set("Connection", "close")
 	}
-	if e.Status == http.StatusUnauthorized {
+	if e.Status == http.StatusUnauthorized && !fromPage(r) {
 		hdr.Set("WWW-Authenticate", `Basic realm="`+Realm+`"`)
 	}
 	body := e.Body()

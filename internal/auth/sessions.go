@@ -115,12 +115,15 @@ func (s *Sessions) Hold(ctx context.Context, name, password string, need Need) (
 }
 
 // HoldRequest holds an HTTP request that Handler let through, which needs
-// need, as Hold does: with its Basic credentials, or as the local peer its
+// need, as Hold does: with its Basic credentials or its web session's, or as the local peer its
 // connection comes from. A request that carries neither (the local admin
 // of a listener without authentication) is never revoked.
 func (s *Sessions) HoldRequest(r *http.Request, need Need) (context.Context, context.CancelFunc) {
 	ctx := r.Context()
 	if name, password, ok := r.BasicAuth(); ok {
+		return s.hold(ctx, name, password, nil, need)
+	}
+	if name, password, ok := webCredentials(ctx); ok {
 		return s.hold(ctx, name, password, nil, need)
 	}
 	if pc, ok := ctx.Value(identityKey{}).(*peerConn); ok && pc.peers != nil {

@@ -104,7 +104,7 @@ func userOf(r *http.Request) string {
 
 // RouteClass maps a path to a class of routes with few members, for
 // metrics labels: config, config_list, config_id, state..., action,
-// candidates, revisions, events, openapi, api_docs, metrics, health, other.
+// candidates, revisions, events, openapi, api_docs, web_ui, metrics, health, other.
 // The REST layer refines config and state (list or one) through the Note.
 func RouteClass(path string) string {
 	rest, ok := strings.CutPrefix(path, "/public/v1/")
@@ -116,6 +116,8 @@ func RouteClass(path string) string {
 			return "health"
 		case strings.HasPrefix(path, "/api-docs"):
 			return "api_docs"
+		case path == "/" || path == "/ui" || strings.HasPrefix(path, "/ui/"):
+			return "web_ui"
 		}
 		return "other"
 	}

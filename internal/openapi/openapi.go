@@ -267,7 +267,7 @@ func (g *gen) common() {
 		"required": []any{"Revision", "Time", "Source", "Changes"},
 		"properties": obj{
 			"Revision": obj{"type": "integer", "minimum": 1}, "Time": obj{"type": "string", "format": "date-time"},
-			"User": obj{"type": "string"}, "Source": obj{"type": "string", "description": "rest, cli, rollback, confirm-timeout, system, reset, restore, startup"},
+			"User": obj{"type": "string"}, "Source": obj{"type": "string", "description": "rest, cli, ansible, web, rollback, confirm-timeout, system, reset, restore, startup"},
 			"Comment": obj{"type": "string"}, "Changes": changes,
 		},
 		"additionalProperties": false,

@@ -1,0 +1,128 @@
+package test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// BenchmarkWebUIPages measures what open web pages cost the switch: the
+// server's CPU time while commits come at 100 a second, with no page open
+// and with 20. A page is simulated as the page's script behaves (a web
+// session; the change feed; per commit that changes a port's admin state,
+// a read of that port's state; the pending confirmation read at most every
+// half second),
+// since 20 Chromiums would measure the browsers rather than the switch.
+// It reports cpu-none and cpu-20pages (CPU seconds per second of load) and
+// their ratio none/20pages (the goal: at least 0.8).
+//
+//	go test -run '^$' -bench BenchmarkWebUIPages -benchtime 1x ./test/
+func BenchmarkWebUIPages(b *testing.B) {
+	const rate, pages = 100, 20
+	secs := 10
+	if v, err := strconv.Atoi(os.Getenv("SWMGR_BENCH_SECONDS")); err == nil && v > 0 {
+		secs = v
+	}
+	s := startServer(b, "")
+	root := "http://" + s.addr
+	s.expect(b, 201, "POST", "/config/User", `{"Name":"benchop","Group":"operator","Password":"bench-operator-pass"}`)
+	for i := 0; i < b.N; i++ {
+		none := commitLoad(b, s, rate, secs)
+		ctx, cancel := context.WithCancel(context.Background())
+		var wg sync.WaitGroup
+		var events atomic.Int64
+		for p := 0; p < pages; p++ {
+			cookie, csrf := webLogin(b, root, "benchop", "bench-operator-pass")
+			wg.Add(1)
+			go func() { defer wg.Done(); simulatePage(ctx, root, cookie, csrf, &events) }()
+		}
+		time.Sleep(time.Second) // the pages subscribed
+		with := commitLoad(b, s, rate, secs)
+		cancel()
+		wg.Wait()
+		b.ReportMetric(none, "cpu-none")
+		b.ReportMetric(with, "cpu-20pages")
+		b.ReportMetric(none/with, "ratio")
+		b.Logf("server CPU at %d commits/s: %.3f s/s with no page, %.3f s/s with %d pages (%d events read): ratio %.2f", rate, none, with, pages, events.Load(), none/with)
+	}
+}
+
+// commitLoad makes rate commits a second (a port's description, as an
+// automation tool's edits would be; no state read by the pages; with
+// SWMGR_BENCH_FIELD=AdminState, the admin state: a state read per page and
+// commit) for secs seconds and answers the server's CPU seconds per second meanwhile.
+func commitLoad(b *testing.B, s *server, rate, secs int) float64 {
+	b.Helper()
+	before := processCPU(b, s.cmd.Process.Pid)
+	start := time.Now()
+	tick := time.NewTicker(time.Second / time.Duration(rate))
+	defer tick.Stop()
+	for n := 0; n < rate*secs; n++ {
+		<-tick.C
+		body := fmt.Sprintf(`{"Description":"load %d"}`, n)
+		if os.Getenv("SWMGR_BENCH_FIELD") == "AdminState" {
+			body = `{"AdminState":"` + [2]string{"UP", "DOWN"}[n/32%2] + `"}`
+		}
+		s.expect(b, 200, "PATCH", fmt.Sprintf("/config/Port?IntfRef=fpPort%d", n%32+1), body)
+	}
+	return (processCPU(b, s.cmd.Process.Pid) - before).Seconds() / time.Since(start).Seconds()
+}
+
+// simulatePage does what the page's script does while it shows the front
+// panel, until ctx ends.
+func simulatePage(ctx context.Context, root string, cookie *http.Cookie, csrf string, events *atomic.Int64) {
+	get := func(path string) {
+		req, _ := http.NewRequestWithContext(ctx, "GET", root+path, nil)
+		req.AddCookie(cookie)
+		req.Header.Set("X-CSRF-Token", csrf)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}
+	req, _ := http.NewRequestWithContext(ctx, "GET", root+"/public/v1/events", nil)
+	req.AddCookie(cookie)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return
+	}
+	defer resp.Body.Close()
+	var pendingDue time.Time
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		events.Add(1)
+		var rec struct {
+			Changes []struct {
+				Kind, ObjectID string
+				Before, After  map[string]any
+			}
+		}
+		if json.Unmarshal([]byte(data), &rec) != nil {
+			continue
+		}
+		for _, c := range rec.Changes {
+			if c.Kind == "Port" && (c.Before == nil || c.Before["AdminState"] != c.After["AdminState"]) {
+				get("/public/v1/state/Port/" + c.ObjectID)
+			}
+		}
+		if now := time.Now(); now.After(pendingDue) {
+			pendingDue = now.Add(500 * time.Millisecond)
+			get("/public/v1/revisions/pending")
+		}
+	}
+}
