@@ -1,6 +1,7 @@
 package gnmi
 
 import (
+	"context"
 	"net"
 	"sync"
 
@@ -34,8 +35,9 @@ const (
 // (more make the next one).
 const maxNotificationBytes = 64 << 10
 
-// userReads is how many subscriptions of one user read their initial
-// values at once.
+// userReads is how many reads of many objects one user's RPCs make at
+// once: its subscriptions' initial values and its Gets' paths that read a
+// whole kind or more (usage.whileReading).
 const userReads = 2
 
 // sendMargin is what gRPC's send limit allows beyond a Get's answer bound
@@ -59,8 +61,26 @@ type usage struct {
 	// shared counts the queued references to each message that several
 	// subscriptions send (encoded once): its bytes are held once.
 	shared map[*encoded]int
-	// reads holds a token while a subscription reads its initial values.
+	// reads holds a token while a read of many objects and what it
+	// builds until encoded are under way (whileReading).
 	reads chan struct{}
+}
+
+// whileReading runs read, which reads many objects when many is set: then
+// once one of the user's read tokens is free (ctx's end stops the wait).
+// A read of many objects holds every value it read until they are
+// encoded; a user's such reads at once are userReads, whatever it sends.
+func (u *usage) whileReading(ctx context.Context, many bool, read func() error) error {
+	if !many {
+		return read()
+	}
+	select {
+	case u.reads <- struct{}{}:
+	case <-ctx.Done():
+		return cause(ctx)
+	}
+	defer func() { <-u.reads }()
+	return read()
 }
 
 // acquire is name's usage, held until release.

@@ -249,3 +249,67 @@ func TestPollsSendDeletes(t *testing.T) {
 		})
 	}
 }
+
+// A user's Gets that read many objects wait for one of its read tokens
+// (shared with its subscriptions' initial reads); a Get of one object's
+// leaf does not.
+func TestGetsOfManyObjectsShareTheUsersReads(t *testing.T) {
+	fx := start(t, Options{})
+	makeNtpServers(fx, 10)
+	viewer := dial(t, fx.addr, creds{"viewer", "viewer-pass"})
+	u := fx.srv.users.acquire("viewer")
+	defer fx.srv.users.release("viewer", u)
+	for range userReads {
+		u.reads <- struct{}{} // every token held, as by reads under way
+	}
+	get := func(origin, path string) error {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_, err := viewer.Get(ctx, &gpb.GetRequest{Encoding: gpb.Encoding_JSON, Path: []*gpb.Path{p(origin, path)}})
+		return err
+	}
+	if err := get("swmgr", "/config/NtpServer[IpAddr=10.9.0.1]/MinPoll"); err != nil {
+		t.Errorf("a Get of one leaf while the user's reads are taken: %v", err)
+	}
+	for _, c := range []struct{ origin, path string }{{"swmgr", "/"}, {"swmgr", "/config/NtpServer"}, {"openconfig", "/system/ntp"}} {
+		if err := get(c.origin, c.path); status.Code(err) != codes.DeadlineExceeded {
+			t.Errorf("a Get of %s %s while the user's reads are taken: %v; want it to wait for one (DeadlineExceeded)", c.origin, c.path, err)
+		}
+	}
+	<-u.reads
+	if err := get("swmgr", "/config/NtpServer"); err != nil {
+		t.Errorf("a Get of a kind once a read is free: %v", err)
+	}
+}
+
+// A Get's answer is encoded as it is read: each path's notification
+// carries the request's timestamp and target and the path's updates.
+func TestGetAnswerIsEncodedPerPath(t *testing.T) {
+	fx := start(t, Options{})
+	makeNtpServers(fx, 3)
+	req := &gpb.GetRequest{Encoding: gpb.Encoding_JSON_IETF, Prefix: &gpb.Path{Target: "sw1"}, Path: []*gpb.Path{
+		p("swmgr", "/config/NtpServer[IpAddr=10.9.0.1]/MinPoll"),
+		p("swmgr", "/config/NtpServer/MinPoll"),
+		p("swmgr", "/config/NtpServer[IpAddr=10.9.0.1]/MinPoll"), // from the Get cache
+	}}
+	for range 2 { // the second from the Get cache
+		resp, err := fx.c.Get(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []int{1, 3, 1}
+		if len(resp.GetNotification()) != len(want) {
+			t.Fatalf("%d notifications; want %d", len(resp.GetNotification()), len(want))
+		}
+		for i, n := range resp.GetNotification() {
+			if n.GetTimestamp() == 0 || n.GetPrefix().GetTarget() != "sw1" || len(n.GetUpdate()) != want[i] {
+				t.Errorf("notification %d: %v; want the timestamp, target sw1 and %d updates", i, n, want[i])
+			}
+			for _, u := range n.GetUpdate() {
+				if got := string(u.GetVal().GetJsonIetfVal()); got != "6" || u.GetPath().GetElem()[2].GetName() != "MinPoll" {
+					t.Errorf("notification %d: update %v; want MinPoll 6", i, u)
+				}
+			}
+		}
+	}
+}

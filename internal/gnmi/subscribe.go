@@ -345,15 +345,7 @@ func (s *Server) Subscribe(stream gpb.GNMI_SubscribeServer) error {
 			}
 		}
 	}
-	initial := func(recordLast bool) error {
-		// A user's subscriptions read their initial values a few at a
-		// time: each read of / holds every value until it is encoded.
-		select {
-		case u.reads <- struct{}{}:
-		case <-ctx.Done():
-			return cause(ctx)
-		}
-		defer func() { <-u.reads }()
+	readInitial := func(recordLast bool) error {
 		for _, sc := range subs {
 			ls, err := sc.t.read(ctx, dataType{true, true}, 0)
 			if err != nil {
@@ -375,6 +367,11 @@ func (s *Server) Subscribe(stream gpb.GNMI_SubscribeServer) error {
 			}
 		}
 		return out.sync()
+	}
+	// The initial values are read with one of the user's read tokens: a
+	// read of / holds every value until it is encoded.
+	initial := func(recordLast bool) error {
+		return u.whileReading(ctx, true, func() error { return readInitial(recordLast) })
 	}
 	switch list.GetMode() {
 	case gpb.SubscriptionList_ONCE:
