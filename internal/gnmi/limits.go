@@ -213,10 +213,24 @@ type conn struct {
 	closed  bool
 }
 
+// leftover is what an ended subscription left in its connection's send
+// queue: n bytes counted in u (e, when not nil, shared), and done, which
+// ends the subscription's reference to u. The reference keeps u (and so
+// what it counts) the user's until the connection closes: without it, a
+// user whose streams all ended would start over from nothing while its
+// leftovers are still held.
 type leftover struct {
-	u *usage
-	e *encoded // nil: not shared
-	n int64
+	u    *usage
+	e    *encoded // nil: not shared
+	n    int64
+	done func()
+}
+
+func (l leftover) release() {
+	l.u.unhold(l.e, l.n)
+	if l.done != nil {
+		l.done()
+	}
 }
 
 // listener registers each connection accepted until it closes.
@@ -265,7 +279,7 @@ func (cs *conns) closed(key string) {
 		return
 	}
 	for _, l := range c.left {
-		l.u.unhold(l.e, l.n)
+		l.release()
 	}
 }
 
@@ -305,5 +319,5 @@ func (cs *conns) leave(addr string, l leftover) {
 		return
 	}
 	cs.mu.Unlock()
-	l.u.unhold(l.e, l.n)
+	l.release()
 }

@@ -3,9 +3,11 @@ package gnmi
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	gpb "github.com/openconfig/gnmi/proto/gnmi"
 	"google.golang.org/grpc"
@@ -312,4 +314,59 @@ func TestGetAnswerIsEncodedPerPath(t *testing.T) {
 			}
 		}
 	}
+}
+
+// What a subscription cut off left in gRPC's send queue stays counted
+// against its user while its connection is open, even once every stream
+// of the user has ended: a user that reopens its streams does not start
+// over from nothing.
+func TestLeftoversStayCountedAfterTheUsersStreamsEnd(t *testing.T) {
+	fx := start(t, Options{StalledSubscriber: 300 * time.Millisecond})
+	makeNtpServers(fx, 3000) // ~400 KiB of initial values
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if _, err := stalledStream(t, ctx, fx); err != nil {
+		t.Fatal(err)
+	}
+	if !waitUntil(func() bool { return fx.srv.feedSubscribers() == 0 }) {
+		t.Fatal("the stalled subscriber was not cut off")
+	}
+	var queued int64
+	waitUntil(func() bool {
+		fx.srv.users.mu.Lock()
+		u := fx.srv.users.m["viewer"]
+		fx.srv.users.mu.Unlock()
+		if u == nil {
+			return false
+		}
+		u.mu.Lock()
+		defer u.mu.Unlock()
+		queued = u.queued
+		return u.streams == 0
+	})
+	if queued < grpcWriteQuota {
+		t.Errorf("with its streams ended and its connection open, the user's leftovers count %d bytes; want at least %d", queued, grpcWriteQuota)
+	}
+}
+
+// An open subscription holds no room for SubscriberQueue notifications
+// while it has none queued.
+func TestIdleSubscriptionsHoldLittle(t *testing.T) {
+	fx := start(t, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	before := ms.HeapAlloc
+	const n = 32
+	streams := onChangeStreams(t, ctx, fx, n, p("swmgr", "/config/Vlan"))
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	per := (int64(ms.HeapAlloc) - int64(before)) / n
+	queue := int64(DefaultSubscriberQueue) * int64(unsafe.Sizeof(queued{}))
+	if per > queue/2 {
+		t.Errorf("each idle subscription (server and client) holds %d bytes; a queue of %d entries is %d", per, DefaultSubscriberQueue, queue)
+	}
+	runtime.KeepAlive(streams)
 }
