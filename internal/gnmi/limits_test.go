@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -369,4 +370,30 @@ func TestIdleSubscriptionsHoldLittle(t *testing.T) {
 		t.Errorf("each idle subscription (server and client) holds %d bytes; a queue of %d entries is %d", per, DefaultSubscriberQueue, queue)
 	}
 	runtime.KeepAlive(streams)
+}
+
+// A poll's values replace what a subscription kept from its own initial
+// read even when equal: subscriptions alike then hold one poll's values
+// (shared), not each its own copy, while only the changed are sent.
+func TestPolledValuesAreShared(t *testing.T) {
+	leafAt := func(ip, v string) leaf {
+		return leaf{p("swmgr", "/state/NtpServer[IpAddr="+ip+"]/Stratum"), []byte(v)}
+	}
+	sc := &subscription{last: map[string]sent{}}
+	sc.remember([]leaf{leafAt("10.0.0.1", "2"), leafAt("10.0.0.2", "3")}, false)
+	pr := &polled{leaves: []leaf{leafAt("10.0.0.1", "2"), leafAt("10.0.0.2", "4")}, index: map[string]struct{}{}}
+	for _, l := range pr.leaves {
+		k := pathString(l.path)
+		pr.keys = append(pr.keys, k)
+		pr.index[k] = struct{}{}
+	}
+	changed, gone := sc.compare(pr)
+	if !slices.Equal(changed, []int{1}) || len(gone) != 0 {
+		t.Errorf("changed %v, gone %v; want the second value changed alone", changed, gone)
+	}
+	for i, l := range pr.leaves {
+		if kept := sc.last[pr.keys[i]]; kept.path != l.path || &kept.json[0] != &l.json[0] {
+			t.Errorf("value %d: the subscription keeps its own copy, not the poll's", i)
+		}
+	}
 }

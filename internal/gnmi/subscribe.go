@@ -621,11 +621,14 @@ func (sc *subscription) compare(pr *polled) (changed []int, gone []pathSent) {
 	defer sc.mu.Unlock()
 	for i, l := range pr.leaves {
 		k := pr.keys[i]
-		if last, ok := sc.last[k]; ok && bytes.Equal(last.json, l.json) {
-			continue
-		}
+		last, ok := sc.last[k]
+		// The poll's values replace those kept even when equal: the
+		// subscriptions alike then hold the one poll's, not each its own
+		// initial read's.
 		sc.last[k] = sent{l.path, l.json}
-		changed = append(changed, i)
+		if !ok || !bytes.Equal(last.json, l.json) {
+			changed = append(changed, i)
+		}
 	}
 	if len(sc.last) > len(pr.index) {
 		for k, v := range sc.last {
