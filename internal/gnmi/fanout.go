@@ -355,7 +355,7 @@ func (m *member) deliver(msg *encoded, rev uint64, d *delivery) {
 	}
 	if !m.start {
 		m.held = append(m.held, heldMsg{msg, rev})
-		if len(m.held) > cap(m.out.q) {
+		if len(m.held) > m.out.q.max {
 			m.out.fail(errSlow)
 		}
 		return

@@ -74,15 +74,15 @@ func TestNotificationsAreShared(t *testing.T) {
 // nothing; a member whose sender is busy is not waited for.
 func TestMemberHoldsUntilStarted(t *testing.T) {
 	var cut error
-	out := &sender{q: make(chan queued, 8), cancel: func(err error) { cut = err }}
+	out := &sender{q: newSendQueue(8), cancel: func(err error) { cut = err }}
 	m := &member{out: out}
 	a, b, c := &encoded{msg: &grpc.PreparedMsg{}}, &encoded{msg: &grpc.PreparedMsg{}}, &encoded{msg: &grpc.PreparedMsg{}}
 	d := &delivery{done: make(chan struct{})}
 	d.left.Store(1)
 	m.deliver(a, 1, d)
 	m.deliver(b, 2, d)
-	if len(out.q) != 0 {
-		t.Fatalf("%d notifications queued before the initial values", len(out.q))
+	if out.q.len() != 0 {
+		t.Fatalf("%d notifications queued before the initial values", out.q.len())
 	}
 	out.put(&gpb.SubscribeResponse{Response: &gpb.SubscribeResponse_SyncResponse{SyncResponse: true}})
 	if err := m.started(0); err != nil {
@@ -90,8 +90,8 @@ func TestMemberHoldsUntilStarted(t *testing.T) {
 	}
 	m.deliver(c, 3, d) // the queue is not empty: not waited for
 	var got []any
-	for len(out.q) > 0 {
-		got = append(got, (<-out.q).m)
+	for out.q.len() > 0 {
+		got = append(got, out.q.next().m)
 	}
 	if len(got) != 4 || got[1] != a.msg || got[2] != b.msg || got[3] != c.msg {
 		t.Errorf("queued %v; want the sync, then a, b, c", got)
@@ -103,7 +103,7 @@ func TestMemberHoldsUntilStarted(t *testing.T) {
 	if n := d.left.Load(); n != 2 {
 		t.Errorf("the delivery waits for %d sends; want 1", n-1)
 	}
-	(<-out.q).sent()
+	out.q.next().sent()
 	if n := d.left.Load(); n != 1 {
 		t.Errorf("after the send the delivery waits for %d; want none", n-1)
 	}
@@ -111,8 +111,8 @@ func TestMemberHoldsUntilStarted(t *testing.T) {
 	m.gone = true
 	m.mu.Unlock()
 	m.deliver(b, 5, d)
-	if len(out.q) != 0 || cut != nil {
-		t.Errorf("a member that left got a notification (%d queued, cut: %v)", len(out.q), cut)
+	if out.q.len() != 0 || cut != nil {
+		t.Errorf("a member that left got a notification (%d queued, cut: %v)", out.q.len(), cut)
 	}
 
 	// What the initial values already hold (commits up to 1) is not sent
@@ -123,7 +123,7 @@ func TestMemberHoldsUntilStarted(t *testing.T) {
 	if err := m.started(1); err != nil {
 		t.Fatal(err)
 	}
-	if len(out.q) != 1 || (<-out.q).m != b.msg {
+	if out.q.len() != 1 || out.q.next().m != b.msg {
 		t.Errorf("started after a read that holds commit 1: want b alone queued")
 	}
 }
@@ -329,4 +329,10 @@ func TestNewSubscribersMissNoCommit(t *testing.T) {
 			t.Errorf("subscriber %d to %s (%v) was told\n%v\nthe store holds\n%v", r.i, pathString(pt.path), enc, r.v, w)
 		}
 	}
+}
+
+// next takes the next queued response (the queue is not empty).
+func (q *sendQueue) next() queued {
+	r, _, _ := q.take()
+	return r
 }

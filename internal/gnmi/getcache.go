@@ -1,6 +1,7 @@
 package gnmi
 
 import (
+	"bytes"
 	"encoding/binary"
 	"slices"
 	"sync"
@@ -17,50 +18,44 @@ import (
 // exact: an entry is tagged with engine.LastCommitOf its kind (LastCommit
 // for a path of every kind) as it was before its read, and used only
 // while that has the same value still (a commit changes it before it is
-// answered). What is kept are the answers' updates, shared read-only by
-// the responses that carry them (a response is only marshalled).
+// answered). What is kept are the answers' updates, encoded (appended to
+// a Get's answer as they are).
 type getCache struct {
 	mu      sync.RWMutex
 	entries map[string]getEntry
-	size    int // bytes of values held
+	size    int // bytes held
 }
 
 type getEntry struct {
-	updates []*gpb.Update
+	updates []byte // encoded as a notification's field 4 (answer.appendUpdate)
 	rev     uint64 // what the kind's last commit was before the read
-	size    int
-	wire    int64 // the updates' encoded size in a notification
 }
 
-// Bounds of the cache: a path's values larger than maxCachedValue are not
-// kept; past maxCachedGets entries or maxCachedBytes, it starts over.
+// Bounds of the cache: a path's updates larger than maxCachedAnswer are
+// not kept; past maxCachedGets entries or maxCachedBytes, it starts over.
 const (
-	maxCachedGets  = 4096
-	maxCachedValue = 4 << 10
-	maxCachedBytes = 4 << 20
+	maxCachedGets   = 4096
+	maxCachedAnswer = 4 << 10
+	maxCachedBytes  = 4 << 20
 )
 
 // get returns the updates kept for key if they were read while the last
 // commit of their kind was rev.
-func (c *getCache) get(key []byte, rev uint64) ([]*gpb.Update, int64, bool) {
+func (c *getCache) get(key []byte, rev uint64) ([]byte, bool) {
 	c.mu.RLock()
 	e, ok := c.entries[string(key)]
 	c.mu.RUnlock()
 	if !ok || e.rev != rev {
-		return nil, 0, false
+		return nil, false
 	}
-	return e.updates, e.wire, true
+	return e.updates, true
 }
 
-// put keeps updates for key, read after the last commit of their kind was
-// rev (an entry read after a later one is kept instead); wire is their
-// encoded size.
-func (c *getCache) put(key []byte, rev uint64, updates []*gpb.Update, wire int64) {
-	n := 0
-	for _, u := range updates {
-		n += valueSize(u.GetVal())
-	}
-	if n > maxCachedValue {
+// put keeps a copy of updates for key, read after the last commit of
+// their kind was rev (an entry read after a later one is kept instead).
+func (c *getCache) put(key []byte, rev uint64, updates []byte) {
+	n := len(updates)
+	if n > maxCachedAnswer {
 		return
 	}
 	c.mu.Lock()
@@ -70,16 +65,12 @@ func (c *getCache) put(key []byte, rev uint64, updates []*gpb.Update, wire int64
 	case had && old.rev > rev:
 		return
 	case had:
-		c.size -= old.size
+		c.size -= len(old.updates)
 	case c.entries == nil || len(c.entries) >= maxCachedGets || c.size+n > maxCachedBytes:
 		c.entries, c.size = make(map[string]getEntry), 0
 	}
-	c.entries[string(key)] = getEntry{updates: updates, rev: rev, size: n, wire: wire}
+	c.entries[string(key)] = getEntry{updates: bytes.Clone(updates), rev: rev}
 	c.size += n
-}
-
-func valueSize(v *gpb.TypedValue) int {
-	return len(v.GetJsonIetfVal()) + len(v.GetJsonVal())
 }
 
 // getCacheKey appends to dst the key of a Get of full path p, and reports

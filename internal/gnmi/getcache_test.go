@@ -71,7 +71,7 @@ func TestGetCacheSeesEveryCommit(t *testing.T) {
 	// a wildcard over every kind is read again.
 	kept := func(path string) bool {
 		key, kind, _ := getCacheKey(nil, p("swmgr", path), dataType{true, true}, gpb.Encoding_JSON_IETF)
-		_, _, ok := fx.srv.gets.get(key, fx.srv.lastCommitOf(kind))
+		_, ok := fx.srv.gets.get(key, fx.srv.lastCommitOf(kind))
 		return ok
 	}
 	every := "/config/*/MinPoll"
@@ -194,31 +194,29 @@ func TestGetCacheKey(t *testing.T) {
 // The cache is bounded: by the bytes of one answer, and in entries.
 func TestGetCacheBounds(t *testing.T) {
 	var c getCache
-	val := func(n int) []*gpb.Update {
-		return []*gpb.Update{{Val: &gpb.TypedValue{Value: &gpb.TypedValue_JsonIetfVal{JsonIetfVal: make([]byte, n)}}}}
-	}
-	c.put([]byte("big"), 1, val(maxCachedValue+1), 0)
-	if _, _, ok := c.get([]byte("big"), 1); ok {
+	val := func(n int) []byte { return make([]byte, n) }
+	c.put([]byte("big"), 1, val(maxCachedAnswer+1))
+	if _, ok := c.get([]byte("big"), 1); ok {
 		t.Error("an answer over maxCachedValue was kept")
 	}
 	for i := range maxCachedGets + 10 {
-		c.put(fmt.Appendf(nil, "k%d", i), 1, val(10), 0)
+		c.put(fmt.Appendf(nil, "k%d", i), 1, val(10))
 	}
 	if len(c.entries) > maxCachedGets {
 		t.Errorf("%d entries kept, more than %d", len(c.entries), maxCachedGets)
 	}
 	// An entry is used only for the revision it was read at; one read
 	// earlier does not replace one read later.
-	c.put([]byte("k1"), 2, val(1), 0)
-	if _, _, ok := c.get([]byte("k1"), 1); ok {
+	c.put([]byte("k1"), 2, val(1))
+	if _, ok := c.get([]byte("k1"), 1); ok {
 		t.Error("an answer was used for another revision than its own")
 	}
-	c.put([]byte("k1"), 1, val(1), 0)
-	if _, _, ok := c.get([]byte("k1"), 2); !ok {
+	c.put([]byte("k1"), 1, val(1))
+	if _, ok := c.get([]byte("k1"), 2); !ok {
 		t.Error("an answer read earlier replaced one read later")
 	}
-	c.put([]byte("new"), 2, val(1), 0)
-	if _, _, ok := c.get([]byte("new"), 2); !ok {
+	c.put([]byte("new"), 2, val(1))
+	if _, ok := c.get([]byte("new"), 2); !ok {
 		t.Error("the last answer was not kept")
 	}
 }

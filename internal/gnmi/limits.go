@@ -1,6 +1,7 @@
 package gnmi
 
 import (
+	"context"
 	"net"
 	"sync"
 
@@ -34,8 +35,9 @@ const (
 // (more make the next one).
 const maxNotificationBytes = 64 << 10
 
-// userReads is how many subscriptions of one user read their initial
-// values at once.
+// userReads is how many reads of many objects one user's RPCs make at
+// once: its subscriptions' initial values and its Gets' paths that read a
+// whole kind or more (usage.whileReading).
 const userReads = 2
 
 // sendMargin is what gRPC's send limit allows beyond a Get's answer bound
@@ -59,8 +61,26 @@ type usage struct {
 	// shared counts the queued references to each message that several
 	// subscriptions send (encoded once): its bytes are held once.
 	shared map[*encoded]int
-	// reads holds a token while a subscription reads its initial values.
+	// reads holds a token while a read of many objects and what it
+	// builds until encoded are under way (whileReading).
 	reads chan struct{}
+}
+
+// whileReading runs read, which reads many objects when many is set: then
+// once one of the user's read tokens is free (ctx's end stops the wait).
+// A read of many objects holds every value it read until they are
+// encoded; a user's such reads at once are userReads, whatever it sends.
+func (u *usage) whileReading(ctx context.Context, many bool, read func() error) error {
+	if !many {
+		return read()
+	}
+	select {
+	case u.reads <- struct{}{}:
+	case <-ctx.Done():
+		return cause(ctx)
+	}
+	defer func() { <-u.reads }()
+	return read()
 }
 
 // acquire is name's usage, held until release.
@@ -193,10 +213,24 @@ type conn struct {
 	closed  bool
 }
 
+// leftover is what an ended subscription left in its connection's send
+// queue: n bytes counted in u (e, when not nil, shared), and done, which
+// ends the subscription's reference to u. The reference keeps u (and so
+// what it counts) the user's until the connection closes: without it, a
+// user whose streams all ended would start over from nothing while its
+// leftovers are still held.
 type leftover struct {
-	u *usage
-	e *encoded // nil: not shared
-	n int64
+	u    *usage
+	e    *encoded // nil: not shared
+	n    int64
+	done func()
+}
+
+func (l leftover) release() {
+	l.u.unhold(l.e, l.n)
+	if l.done != nil {
+		l.done()
+	}
 }
 
 // listener registers each connection accepted until it closes.
@@ -245,7 +279,7 @@ func (cs *conns) closed(key string) {
 		return
 	}
 	for _, l := range c.left {
-		l.u.unhold(l.e, l.n)
+		l.release()
 	}
 }
 
@@ -285,5 +319,5 @@ func (cs *conns) leave(addr string, l leftover) {
 		return
 	}
 	cs.mu.Unlock()
-	l.u.unhold(l.e, l.n)
+	l.release()
 }

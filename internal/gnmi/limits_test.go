@@ -3,9 +3,12 @@ package gnmi
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	gpb "github.com/openconfig/gnmi/proto/gnmi"
 	"google.golang.org/grpc"
@@ -247,5 +250,150 @@ func TestPollsSendDeletes(t *testing.T) {
 			}
 			return false
 		})
+	}
+}
+
+// A user's Gets that read many objects wait for one of its read tokens
+// (shared with its subscriptions' initial reads); a Get of one object's
+// leaf does not.
+func TestGetsOfManyObjectsShareTheUsersReads(t *testing.T) {
+	fx := start(t, Options{})
+	makeNtpServers(fx, 10)
+	viewer := dial(t, fx.addr, creds{"viewer", "viewer-pass"})
+	u := fx.srv.users.acquire("viewer")
+	defer fx.srv.users.release("viewer", u)
+	for range userReads {
+		u.reads <- struct{}{} // every token held, as by reads under way
+	}
+	get := func(origin, path string) error {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_, err := viewer.Get(ctx, &gpb.GetRequest{Encoding: gpb.Encoding_JSON, Path: []*gpb.Path{p(origin, path)}})
+		return err
+	}
+	if err := get("swmgr", "/config/NtpServer[IpAddr=10.9.0.1]/MinPoll"); err != nil {
+		t.Errorf("a Get of one leaf while the user's reads are taken: %v", err)
+	}
+	for _, c := range []struct{ origin, path string }{{"swmgr", "/"}, {"swmgr", "/config/NtpServer"}, {"openconfig", "/system/ntp"}} {
+		if err := get(c.origin, c.path); status.Code(err) != codes.DeadlineExceeded {
+			t.Errorf("a Get of %s %s while the user's reads are taken: %v; want it to wait for one (DeadlineExceeded)", c.origin, c.path, err)
+		}
+	}
+	<-u.reads
+	if err := get("swmgr", "/config/NtpServer"); err != nil {
+		t.Errorf("a Get of a kind once a read is free: %v", err)
+	}
+}
+
+// A Get's answer is encoded as it is read: each path's notification
+// carries the request's timestamp and target and the path's updates.
+func TestGetAnswerIsEncodedPerPath(t *testing.T) {
+	fx := start(t, Options{})
+	makeNtpServers(fx, 3)
+	req := &gpb.GetRequest{Encoding: gpb.Encoding_JSON_IETF, Prefix: &gpb.Path{Target: "sw1"}, Path: []*gpb.Path{
+		p("swmgr", "/config/NtpServer[IpAddr=10.9.0.1]/MinPoll"),
+		p("swmgr", "/config/NtpServer/MinPoll"),
+		p("swmgr", "/config/NtpServer[IpAddr=10.9.0.1]/MinPoll"), // from the Get cache
+	}}
+	for range 2 { // the second from the Get cache
+		resp, err := fx.c.Get(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []int{1, 3, 1}
+		if len(resp.GetNotification()) != len(want) {
+			t.Fatalf("%d notifications; want %d", len(resp.GetNotification()), len(want))
+		}
+		for i, n := range resp.GetNotification() {
+			if n.GetTimestamp() == 0 || n.GetPrefix().GetTarget() != "sw1" || len(n.GetUpdate()) != want[i] {
+				t.Errorf("notification %d: %v; want the timestamp, target sw1 and %d updates", i, n, want[i])
+			}
+			for _, u := range n.GetUpdate() {
+				if got := string(u.GetVal().GetJsonIetfVal()); got != "6" || u.GetPath().GetElem()[2].GetName() != "MinPoll" {
+					t.Errorf("notification %d: update %v; want MinPoll 6", i, u)
+				}
+			}
+		}
+	}
+}
+
+// What a subscription cut off left in gRPC's send queue stays counted
+// against its user while its connection is open, even once every stream
+// of the user has ended: a user that reopens its streams does not start
+// over from nothing.
+func TestLeftoversStayCountedAfterTheUsersStreamsEnd(t *testing.T) {
+	fx := start(t, Options{StalledSubscriber: 300 * time.Millisecond})
+	makeNtpServers(fx, 3000) // ~400 KiB of initial values
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if _, err := stalledStream(t, ctx, fx); err != nil {
+		t.Fatal(err)
+	}
+	if !waitUntil(func() bool { return fx.srv.feedSubscribers() == 0 }) {
+		t.Fatal("the stalled subscriber was not cut off")
+	}
+	var queued int64
+	waitUntil(func() bool {
+		fx.srv.users.mu.Lock()
+		u := fx.srv.users.m["viewer"]
+		fx.srv.users.mu.Unlock()
+		if u == nil {
+			return false
+		}
+		u.mu.Lock()
+		defer u.mu.Unlock()
+		queued = u.queued
+		return u.streams == 0
+	})
+	if queued < grpcWriteQuota {
+		t.Errorf("with its streams ended and its connection open, the user's leftovers count %d bytes; want at least %d", queued, grpcWriteQuota)
+	}
+}
+
+// An open subscription holds no room for SubscriberQueue notifications
+// while it has none queued.
+func TestIdleSubscriptionsHoldLittle(t *testing.T) {
+	fx := start(t, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	before := ms.HeapAlloc
+	const n = 32
+	streams := onChangeStreams(t, ctx, fx, n, p("swmgr", "/config/Vlan"))
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	per := (int64(ms.HeapAlloc) - int64(before)) / n
+	queue := int64(DefaultSubscriberQueue) * int64(unsafe.Sizeof(queued{}))
+	if per > queue/2 {
+		t.Errorf("each idle subscription (server and client) holds %d bytes; a queue of %d entries is %d", per, DefaultSubscriberQueue, queue)
+	}
+	runtime.KeepAlive(streams)
+}
+
+// A poll's values replace what a subscription kept from its own initial
+// read even when equal: subscriptions alike then hold one poll's values
+// (shared), not each its own copy, while only the changed are sent.
+func TestPolledValuesAreShared(t *testing.T) {
+	leafAt := func(ip, v string) leaf {
+		return leaf{p("swmgr", "/state/NtpServer[IpAddr="+ip+"]/Stratum"), []byte(v)}
+	}
+	sc := &subscription{last: map[string]sent{}}
+	sc.remember([]leaf{leafAt("10.0.0.1", "2"), leafAt("10.0.0.2", "3")}, false)
+	pr := &polled{leaves: []leaf{leafAt("10.0.0.1", "2"), leafAt("10.0.0.2", "4")}, index: map[string]struct{}{}}
+	for _, l := range pr.leaves {
+		k := pathString(l.path)
+		pr.keys = append(pr.keys, k)
+		pr.index[k] = struct{}{}
+	}
+	changed, gone := sc.compare(pr)
+	if !slices.Equal(changed, []int{1}) || len(gone) != 0 {
+		t.Errorf("changed %v, gone %v; want the second value changed alone", changed, gone)
+	}
+	for i, l := range pr.leaves {
+		if kept := sc.last[pr.keys[i]]; kept.path != l.path || &kept.json[0] != &l.json[0] {
+			t.Errorf("value %d: the subscription keeps its own copy, not the poll's", i)
+		}
 	}
 }

@@ -490,6 +490,12 @@ func (s *Server) readNow(ctx context.Context, sl sel) ([]item, error) {
 // large object's is left to the garbage collector.
 const maxKeptBuf = 64 << 10
 
+// readsMany reports whether reading sl reads every object of its kind:
+// a wildcard, or a state kind (its source lists them all).
+func (sl sel) readsMany() bool {
+	return sl.kind.Class == model.State || sl.wildcardKeys()
+}
+
 func (sl sel) wildcardKeys() bool {
 	for _, f := range sl.kind.Keys() {
 		if v, ok := sl.keys[f.Name]; !ok || v == "*" {

@@ -345,15 +345,7 @@ func (s *Server) Subscribe(stream gpb.GNMI_SubscribeServer) error {
 			}
 		}
 	}
-	initial := func(recordLast bool) error {
-		// A user's subscriptions read their initial values a few at a
-		// time: each read of / holds every value until it is encoded.
-		select {
-		case u.reads <- struct{}{}:
-		case <-ctx.Done():
-			return cause(ctx)
-		}
-		defer func() { <-u.reads }()
+	readInitial := func(recordLast bool) error {
 		for _, sc := range subs {
 			ls, err := sc.t.read(ctx, dataType{true, true}, 0)
 			if err != nil {
@@ -375,6 +367,11 @@ func (s *Server) Subscribe(stream gpb.GNMI_SubscribeServer) error {
 			}
 		}
 		return out.sync()
+	}
+	// The initial values are read with one of the user's read tokens: a
+	// read of / holds every value until it is encoded.
+	initial := func(recordLast bool) error {
+		return u.whileReading(ctx, true, func() error { return readInitial(recordLast) })
 	}
 	switch list.GetMode() {
 	case gpb.SubscriptionList_ONCE:
@@ -624,11 +621,14 @@ func (sc *subscription) compare(pr *polled) (changed []int, gone []pathSent) {
 	defer sc.mu.Unlock()
 	for i, l := range pr.leaves {
 		k := pr.keys[i]
-		if last, ok := sc.last[k]; ok && bytes.Equal(last.json, l.json) {
-			continue
-		}
+		last, ok := sc.last[k]
+		// The poll's values replace those kept even when equal: the
+		// subscriptions alike then hold the one poll's, not each its own
+		// initial read's.
 		sc.last[k] = sent{l.path, l.json}
-		changed = append(changed, i)
+		if !ok || !bytes.Equal(last.json, l.json) {
+			changed = append(changed, i)
+		}
 	}
 	if len(sc.last) > len(pr.index) {
 		for k, v := range sc.last {
@@ -727,10 +727,9 @@ func (c *sharedCache[T]) get(key string, keep time.Duration, build func() (T, er
 // growing memory.
 type sender struct {
 	stream gpb.GNMI_SubscribeServer
-	q      chan queued
+	q      *sendQueue
 	cancel context.CancelCauseFunc
 	done   chan struct{}
-	once   sync.Once
 	// ended: the RPC returned; nothing more is sent (a Send after the
 	// handler returned is not allowed).
 	ended atomic.Bool
@@ -761,7 +760,7 @@ type sender struct {
 // newSender is the sender of a Subscribe stream.
 func (s *Server) newSender(stream gpb.GNMI_SubscribeServer, cancel context.CancelCauseFunc) *sender {
 	_, addr := addrOf(stream.Context())
-	o := &sender{stream: stream, q: make(chan queued, s.o.SubscriberQueue), cancel: cancel, done: make(chan struct{}),
+	o := &sender{stream: stream, q: newSendQueue(s.o.SubscriberQueue), cancel: cancel, done: make(chan struct{}),
 		timeout: s.o.StalledSubscriber, limit: s.o.UserQueuedBytes, conns: &s.conns, addr: addr}
 	user := identityOf(stream.Context()).Name
 	o.u = s.users.acquire(user)
@@ -805,16 +804,18 @@ func (o *sender) run() {
 			o.stall.Stop()
 		}
 		o.release(last)
+		done := o.onDone
 		if o.u != nil && last.m != nil && o.leaveOnEnd.Load() {
 			n := last.n + grpcWriteQuota
 			o.u.hold(nil, n, 1<<62)
-			o.conns.leave(o.addr, leftover{u: o.u, n: n})
+			o.conns.leave(o.addr, leftover{u: o.u, n: n, done: done})
+			done = nil // with the leftover
 		}
-		if o.onDone != nil {
-			o.onDone()
+		if done != nil {
+			done()
 		}
 	}()
-	for r := range o.q {
+	for r, ok := o.q.wait(); ok; r, ok = o.q.wait() {
 		if o.ended.Load() {
 			o.release(r)
 			r.sent()
@@ -833,7 +834,7 @@ func (o *sender) run() {
 		if err != nil {
 			o.release(r)
 			o.fail(err)
-			for r := range o.q {
+			for r, ok := o.q.wait(); ok; r, ok = o.q.wait() {
 				o.release(r)
 				r.sent()
 			}
@@ -862,7 +863,7 @@ func (r queued) sent() {
 
 // idle says whether the sender has nothing queued nor being sent, and
 // sends what is queued.
-func (o *sender) idle() bool { return len(o.q) == 0 && o.sending.Load() == 0 && !o.gone.Load() }
+func (o *sender) idle() bool { return o.q.len() == 0 && o.sending.Load() == 0 && !o.gone.Load() }
 
 func (o *sender) fail(err error) {
 	if status.Code(err) == codes.ResourceExhausted {
@@ -899,19 +900,17 @@ func (o *sender) putCounted(r any, d *delivery) error {
 		o.fail(err)
 		return err
 	}
-	select {
-	case o.q <- q:
-		return nil
-	default:
+	if !o.q.push(q) {
 		o.release(q)
 		o.fail(errSlow)
 		return errSlow
 	}
+	return nil
 }
 
 // close ends the queue; run sends what it holds.
 func (o *sender) close() {
-	o.once.Do(func() { close(o.q) })
+	o.q.close()
 }
 
 // stop ends the queue when the RPC returns: what it still holds is
@@ -977,4 +976,92 @@ func pathSize(p *gpb.Path) int {
 		}
 	}
 	return n
+}
+
+// sendQueue is a sender's queue of responses, up to max of them. Its
+// slice grows with what is queued and is let go once empty: a channel of
+// max entries would hold its whole buffer (max x 40 bytes, 160 KiB at the
+// default) for every subscription open, all the time.
+type sendQueue struct {
+	mu     sync.Mutex
+	items  []queued
+	head   int // items[head:] are queued
+	max    int
+	closed bool
+	ready  chan struct{} // signalled when an item is queued or the queue closed
+}
+
+func newSendQueue(max int) *sendQueue {
+	return &sendQueue{max: max, ready: make(chan struct{}, 1)}
+}
+
+// push queues r; false when max are queued already. What is pushed after
+// close is never sent.
+func (q *sendQueue) push(r queued) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.items)-q.head >= q.max {
+		return false
+	}
+	q.items = append(q.items, r)
+	q.signal()
+	return true
+}
+
+// signal wakes wait; q.mu is held.
+func (q *sendQueue) signal() {
+	select {
+	case q.ready <- struct{}{}:
+	default:
+	}
+}
+
+// wait takes the next response, waiting for one; false once the queue is
+// closed and empty.
+func (q *sendQueue) wait() (queued, bool) {
+	for {
+		if r, ok, closed := q.take(); ok || closed {
+			return r, ok
+		}
+		<-q.ready
+	}
+}
+
+// take takes the next response if there is one; closed reports a closed
+// and empty queue.
+func (q *sendQueue) take() (r queued, ok, closed bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.head == len(q.items) {
+		return queued{}, false, q.closed
+	}
+	r = q.items[q.head]
+	q.items[q.head] = queued{}
+	q.head++
+	if q.head == len(q.items) {
+		q.head = 0
+		if cap(q.items) > keptQueue {
+			q.items = nil
+		} else {
+			q.items = q.items[:0]
+		}
+	}
+	return r, true, false
+}
+
+// keptQueue is the most entries an empty queue keeps room for.
+const keptQueue = 64
+
+func (q *sendQueue) len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.items) - q.head
+}
+
+// close ends the queue: wait returns what it holds, then false.
+func (q *sendQueue) close() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.closed = true
+	q.signal()
 }
