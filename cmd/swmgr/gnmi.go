@@ -14,7 +14,6 @@ import (
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/history"
 	"github.com/swmgr/swmgr/internal/gnmi"
-	"github.com/swmgr/swmgr/internal/tlscert"
 )
 
 // startGNMI serves gNMI on --gnmi, with the HTTPS certificate, the
@@ -28,7 +27,7 @@ func startGNMI(o *serveOptions, eng *engine.Engine, hist *history.History, table
 		return nil, fmt.Errorf("--gnmi: %w", err)
 	}
 	srv, err := gnmi.New(gnmi.Options{
-		Engine: eng, History: hist, State: table.StateObjects, TLS: tlscert.Config(cert), Log: log, Version: version(),
+		Engine: eng, History: hist, State: table.StateObjects, TLS: cert.Config(), Log: log, Version: version(),
 		RefusalDelay: time.Second, HandshakeTimeout: o.headerTimeout, Access: ob.access, Metrics: ob.metrics, Sessions: sessions,
 		Login: func(ctx context.Context, name, password string, addr netip.Addr) (auth.Identity, *auth.Refusal) {
 			return auth.Login(ctx, verifier, throttle, log, name, password, addr, "gNMI")

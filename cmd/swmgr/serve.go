@@ -54,6 +54,7 @@ type serveOptions struct {
 	reauthInterval    time.Duration // how often a stream's user is authorised again
 	accessLog         bool
 	metrics           bool
+	metricsTokenFile  string // a bearer token that reads /metrics (metricstoken.go)
 	startupConfig     string
 	daemons           daemonFlags // linux backend: BGP, NTP, host settings
 
@@ -115,6 +116,7 @@ func serveCommand() *cobra.Command {
 	f.DurationVar(&o.reauthInterval, "reauth-interval", auth.DefaultReauthInterval, "how often the user of an open change-feed stream or gNMI subscription is authorised again (with the central AAA servers, or the local accounts when none answers); the stream ends when that user's access has ended. A User deleted or its password set ends its streams at once")
 	f.BoolVar(&o.accessLog, "access-log", true, "log one line per request and per gNMI RPC (at info level)")
 	f.BoolVar(&o.metrics, "metrics", true, "serve Prometheus metrics at /metrics")
+	addMetricsFlags(f, o)
 	addDaemonFlags(f, &o.daemons)
 	f.StringVar(&o.startupConfig, "startup-config", "", "on a new data directory, load this saved configuration (///abs/path, file:///abs/path or sftp://host/path; default: <data-dir>/startup-config if present); an encrypted one takes $"+nonceEnv+" and $"+passphraseEnv+"")
 	return cmd
@@ -257,7 +259,10 @@ func serve(ctx context.Context, o *serveOptions) error {
 	if err := probeListen("--gnmi", o.gnmi); err != nil {
 		return err
 	}
-	ob := newObservability(o, accessLog)
+	ob, err := newObservability(o, accessLog, log)
+	if err != nil {
+		return err
+	}
 
 	if err := checkDataDir(o.dataDir); err != nil {
 		return err
@@ -423,7 +428,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 		if err != nil {
 			return fmt.Errorf("--https: %w", err)
 		}
-		fingerprint = tlscert.Fingerprint(cert)
+		fingerprint = tlscert.Fingerprint(cert.Certificate())
 		ln, err := net.Listen("tcp", o.https)
 		if err != nil {
 			return fmt.Errorf("--https: %w (give a free address, or --https \"\" to disable HTTPS)", err)
@@ -431,7 +436,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 		defer ln.Close()
 		httpsAddr = ln.Addr().String()
 		srv := newServer(inner, false)
-		srv.TLSConfig = tlscert.Config(cert)
+		srv.TLSConfig = cert.Config()
 		listeners = append(listeners, listener{srv, limit(ln, "https"), true})
 	}
 	if o.http != "" {
