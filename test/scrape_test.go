@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -38,9 +37,8 @@ func TestScrapeUnderCentralAAA(t *testing.T) {
 	s.expect(t, 201, "POST", "/config/Tacacs", `{"ServerIp":"127.0.0.1","Port":`+strconv.Itoa(tac.Port)+`,"Secret":"`+tacKey+`"}`)
 	s.expect(t, 200, "PATCH", "/config/TacacsGlobal", `{"Enable":"true","Timeout":2}`)
 
-	conf := filepath.Join(dir, "prometheus.yml")
 	tlsConf := fmt.Sprintf("    scheme: https\n    tls_config: {ca_file: '%s'}\n", filepath.Join(s.dir, "tls-cert.pem"))
-	os.WriteFile(conf, []byte(fmt.Sprintf(`global:
+	startPrometheus(t, fmt.Sprintf(`global:
   scrape_interval: 1s
 scrape_configs:
   - job_name: token
@@ -49,21 +47,7 @@ scrape_configs:
   - job_name: local_account
 %s    basic_auth: {username: admin, password: '%s'}
     static_configs: [{targets: ['%s']}]
-`, tlsConf, tokenFile, addr, tlsConf, blackBoxAdminPassword, addr)), 0o600)
-	promAddr := freeAddr(t)
-	prom := exec.Command("prometheus", "--config.file="+conf, "--storage.tsdb.path="+filepath.Join(dir, "data"), "--web.listen-address="+promAddr)
-	var promLogs bytes.Buffer
-	prom.Stdout, prom.Stderr = &promLogs, &promLogs
-	if err := prom.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		prom.Process.Kill()
-		prom.Wait()
-		if t.Failed() {
-			t.Logf("prometheus logged:\n%s", tail(promLogs.String(), 3000))
-		}
-	})
+`, tlsConf, tokenFile, addr, tlsConf, blackBoxAdminPassword, addr))
 
 	// scrapes counts the access log's lines of /metrics by who and status.
 	line := regexp.MustCompile(`user="?([^" ]+(?: token\))?)"? source=\S+ method=GET route=metrics path=/metrics status=(\d+)`)
