@@ -63,10 +63,11 @@ func roleName(s string) string {
 // kinds are the kinds whose objects configure this package.
 var kinds = []string{"TacacsGlobal", "Tacacs", "RadiusServer", "AAAGlobal", "SyslogCollector"}
 
-// readKinds are the kinds the configuration is read from: kinds, and
-// SystemParam, whose Hostname names the switch to the servers (its
-// provider is the system daemon's; this package only reads it).
-var readKinds = append(kinds[:len(kinds):len(kinds)], "SystemParam")
+// readKinds are the kinds the configuration is read from: kinds, and the
+// kind of the switch's host name (model.Hostname), which names the switch
+// to the servers (its provider is the system daemon's; this package only
+// reads it).
+var readKinds = append(kinds[:len(kinds):len(kinds)], model.Hostname.Kind)
 
 // Source is where the configuration comes from: the engine.
 type Source interface {
@@ -299,8 +300,8 @@ func (s *Service) reload(ctx context.Context, changed bool) error {
 			order = o.List("AuthOrder")
 			c.accounting = o.Bool("Accounting")
 			c.cacheTTL = time.Duration(o.Int("CacheSeconds")) * time.Second
-		case "SystemParam":
-			hostname = o.Str("Hostname")
+		case model.Hostname.Kind:
+			hostname = o.Str(model.Hostname.Field)
 		case "SyslogCollector":
 			collectors = append(collectors, Collector{
 				Addr: net.JoinHostPort(o.Str("ServerIpAddr"), strconv.FormatInt(o.Int("Port"), 10)), Name: o.Str("ServerIpAddr"),
