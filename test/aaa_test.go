@@ -71,10 +71,10 @@ func TestRemoteLoginHTTPSAndCLI(t *testing.T) {
 		t.Errorf("remote CLI: %v\n%s", err, out)
 	}
 
-	// A wrong password: 401, then locked out.
+	// Wrong passwords, each a new guess: 401, then locked out.
 	statuses := map[int]int{}
 	for i := 0; i < 8; i++ {
-		code, _ := send(t, hc, "GET", secure+"/config/NtpServers", "netadmin", "wrong-password", "")
+		code, _ := send(t, hc, "GET", secure+"/config/NtpServers", "netadmin", fmt.Sprintf("wrong-password-%d", i), "")
 		statuses[code]++
 	}
 	if statuses[401] == 0 || statuses[429] == 0 {

@@ -456,8 +456,8 @@ func TestGNMIAccess(t *testing.T) {
 			t.Errorf("%v without credentials: %s", rpc, out)
 		}
 		// The login throttle counts gNMI's failures as it counts HTTPS's:
-		// a name that keeps failing is locked out (ResourceExhausted).
-		out, ok := g.run(t, "intruder", "not-the-password", rpc...)
+		// a name that keeps guessing is locked out (ResourceExhausted).
+		out, ok := g.run(t, "intruder", fmt.Sprintf("not-the-password-%d", i), rpc...)
 		if ok || !(strings.Contains(out, "code=Unauthenticated") && strings.Contains(out, "wrongusernameorpassword") ||
 			i > 0 && strings.Contains(out, "code=ResourceExhausted") && strings.Contains(out, "toomanyfailedlogins")) {
 			t.Errorf("%v with a wrong password: %s", rpc, out)

@@ -101,23 +101,7 @@ func TestGrafanaDashboardQueries(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := trafficServer(t)
-	dir := t.TempDir()
-	conf := filepath.Join(dir, "prometheus.yml")
-	os.WriteFile(conf, []byte(fmt.Sprintf("global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: swmgr\n    static_configs:\n      - targets: ['%s']\n", s.addr)), 0o644)
-	addr := freeAddr(t)
-	prom := exec.Command("prometheus", "--config.file="+conf, "--storage.tsdb.path="+filepath.Join(dir, "data"), "--web.listen-address="+addr)
-	var logs bytes.Buffer
-	prom.Stdout, prom.Stderr = &logs, &logs
-	if err := prom.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		prom.Process.Kill()
-		prom.Wait()
-		if t.Failed() {
-			t.Logf("prometheus logged:\n%s", tail(logs.String(), 3000))
-		}
-	})
+	addr := startPrometheus(t, fmt.Sprintf("global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: swmgr\n    static_configs:\n      - targets: ['%s']\n", s.addr))
 	query := func(expr string) (int, error) {
 		resp, err := http.Get("http://" + addr + "/api/v1/query?query=" + url.QueryEscape(expr))
 		if err != nil {
@@ -166,4 +150,30 @@ func TestGrafanaDashboardQueries(t *testing.T) {
 		}
 		time.Sleep(time.Second)
 	}
+}
+
+// startPrometheus runs Prometheus with the configuration conf until the
+// test ends, and returns the address of its web API.
+func startPrometheus(t *testing.T, conf string) string {
+	t.Helper()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "prometheus.yml")
+	if err := os.WriteFile(file, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	prom := exec.Command("prometheus", "--config.file="+file, "--storage.tsdb.path="+filepath.Join(dir, "data"), "--web.listen-address="+addr)
+	var logs syncBuffer
+	prom.Stdout, prom.Stderr = &logs, &logs
+	if err := prom.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		prom.Process.Kill()
+		prom.Wait()
+		if t.Failed() {
+			t.Logf("prometheus logged:\n%s", tail(logs.String(), 3000))
+		}
+	})
+	return addr
 }

@@ -89,19 +89,27 @@ func initialAdminPassword(dataDir, file, env string) (password, from string, err
 
 // serverCertificate loads --tls-cert/--tls-key, or the self-signed
 // certificate in the data directory (made on first start for the host name
-// and the listen address).
-func serverCertificate(o *serveOptions, listen string, log *slog.Logger) (tls.Certificate, error) {
-	if o.tlsCert != "" {
-		return tlscert.Load(o.tlsCert, o.tlsKey)
+// and the listen address), and follows the files: a certificate replaced
+// there (renewed by the fleet's CA) is served from the next handshake on.
+func serverCertificate(o *serveOptions, listen string, log *slog.Logger) (*tlscert.Source, error) {
+	certFile, keyFile := o.tlsCert, o.tlsKey
+	if certFile == "" {
+		cert, created, err := tlscert.LoadOrCreate(o.dataDir, tlscert.Hosts(listen))
+		if err != nil {
+			return nil, err
+		}
+		certFile, keyFile = filepath.Join(o.dataDir, tlscert.CertFile), filepath.Join(o.dataDir, tlscert.KeyFile)
+		if created {
+			log.Info("made a self-signed certificate", "file", certFile, "names", append(cert.Leaf.DNSNames, ipStrings(cert)...))
+		}
 	}
-	cert, created, err := tlscert.LoadOrCreate(o.dataDir, tlscert.Hosts(listen))
-	if err != nil {
-		return cert, err
-	}
-	if created {
-		log.Info("made a self-signed certificate", "file", filepath.Join(o.dataDir, tlscert.CertFile), "names", append(cert.Leaf.DNSNames, ipStrings(cert)...))
-	}
-	return cert, nil
+	return tlscert.Watch(certFile, keyFile, func(cert tls.Certificate, err error) {
+		if err != nil {
+			log.Warn("certificate files changed but cannot be used; still serving the previous certificate", "listen", listen, "err", err)
+			return
+		}
+		log.Info("certificate reloaded", "listen", listen, "file", certFile, "cert_sha256", tlscert.Fingerprint(cert), "not_after", cert.Leaf.NotAfter)
+	})
 }
 
 func ipStrings(cert tls.Certificate) []string {

@@ -359,15 +359,17 @@ func TestAccessOverHTTPS(t *testing.T) {
 
 	t.Run("throttling and its reset", func(t *testing.T) {
 		s.want(s.as(admin, "POST", "/config/User", `{"Name":"tuser","Password":"tuser-pass-1"}`), 201, "create")
-		good, bad := cred{"tuser", "tuser-pass-1"}, cred{"tuser", "tuser-wrong-1"}
+		good := cred{"tuser", "tuser-pass-1"}
+		// Each guess a new password: a repeated one counts once.
+		bad := func(i int) cred { return cred{"tuser", fmt.Sprintf("tuser-wrong-%d", i)} }
 		for round := range 2 {
 			for i := range 4 {
-				s.want(s.as(bad, "GET", "/config/Users", ""), 401, fmt.Sprintf("round %d, failure %d", round, i+1))
+				s.want(s.as(bad(i), "GET", "/config/Users", ""), 401, fmt.Sprintf("round %d, failure %d", round, i+1))
 			}
 			s.want(s.as(good, "GET", "/config/Users", ""), 200, "a success resets the count")
 		}
 		for i := range 5 {
-			s.want(s.as(bad, "GET", "/config/Users", ""), 401, fmt.Sprintf("failure %d", i+1))
+			s.want(s.as(bad(i), "GET", "/config/Users", ""), 401, fmt.Sprintf("failure %d", i+1))
 		}
 		for _, secure := range []bool{true, false} {
 			r := s.req(secure, "GET", "/config/Users", good.name, good.password, "")
@@ -381,7 +383,7 @@ func TestAccessOverHTTPS(t *testing.T) {
 		if !strings.Contains(s.logs.String(), `msg="login failed" user=tuser`) {
 			t.Error("failed logins are not logged")
 		}
-		passwords = append(passwords, good.password, bad.password)
+		passwords = append(passwords, good.password, bad(0).password, bad(4).password)
 	})
 
 	t.Run("the config log and revisions name the user", func(t *testing.T) {

@@ -9,7 +9,6 @@ import (
 	"github.com/swmgr/swmgr/internal/connlimit"
 	"github.com/swmgr/swmgr/internal/gnmi"
 	"github.com/swmgr/swmgr/internal/service"
-	"github.com/swmgr/swmgr/internal/tlscert"
 )
 
 // startGNMI serves gNMI, and gNOI beside it (newGNOI), on --gnmi, with the HTTPS certificate, the
@@ -31,7 +30,7 @@ func startGNMI(o *serveOptions, svc *service.Service, doors *access.Access, ob *
 	}
 	srv, err := gnmi.New(gnmi.Options{
 		Services: services,
-		Engine:   svc.Engine, History: svc.History, State: svc.Table.StateObjects, TLS: tlscert.Config(cert), Log: log, Version: version(),
+		Engine:   svc.Engine, History: svc.History, State: svc.Table.StateObjects, TLS: cert.Config(), Log: log, Version: version(),
 		RefusalDelay: access.RefusalDelay, HandshakeTimeout: o.headerTimeout, Access: ob.access, Metrics: ob.metrics, Sessions: doors.Sessions,
 		Login: doors.Login("gNMI"),
 	})

@@ -184,7 +184,7 @@ func (o *serveOptions) listen(inner http.Handler, doors *access.Access, ob *obse
 		if err != nil {
 			return ls, fmt.Errorf("--https: %w", err)
 		}
-		ls.fingerprint = tlscert.Fingerprint(cert)
+		ls.fingerprint = tlscert.Fingerprint(cert.Certificate())
 		ln, err := net.Listen("tcp", o.https)
 		if err != nil {
 			return ls, fmt.Errorf("--https: %w (give a free address, or --https \"\" to disable HTTPS)", err)
@@ -192,7 +192,7 @@ func (o *serveOptions) listen(inner http.Handler, doors *access.Access, ob *obse
 		ls.opened = append(ls.opened, ln)
 		ls.httpsAddr = ln.Addr().String()
 		srv := newServer(false)
-		srv.TLSConfig = tlscert.Config(cert)
+		srv.TLSConfig = cert.Config()
 		ls.all = append(ls.all, listener{srv, limit(ln, "https"), true})
 	}
 	if o.http != "" {

@@ -25,12 +25,13 @@ type observability struct {
 	metrics *obs.Metrics   // nil with --metrics=false
 	access  *obs.AccessLog // nil with --access-log=false
 	health  obs.Health
-	apiDoc  []byte // the OpenAPI document, generated once from the engine's registry
-	web     *webUI // the web page, in front of authentication
+	apiDoc  []byte        // the OpenAPI document, generated once from the engine's registry
+	web     *webUI        // the web page, in front of authentication
+	token   *metricsToken // nil without --metrics-token-file
 }
 
 // accessLog is the logger of the access lines (buffered: see serve).
-func newObservability(o *serveOptions, accessLog *obs.AccessLog) *observability {
+func newObservability(o *serveOptions, accessLog *obs.AccessLog, log *slog.Logger) (*observability, error) {
 	ob := &observability{}
 	if o.metrics {
 		ob.metrics = obs.NewMetrics()
@@ -38,7 +39,9 @@ func newObservability(o *serveOptions, accessLog *obs.AccessLog) *observability 
 	if o.accessLog {
 		ob.access = accessLog
 	}
-	return ob
+	var err error
+	ob.token, err = openMetricsToken(o, log)
+	return ob, err
 }
 
 // watch hooks the metrics into the store and the engine.
@@ -87,13 +90,20 @@ func (ob *observability) inner(api http.Handler) http.Handler {
 }
 
 // outer goes in front of authentication: the health endpoints, the API
-// document and its browser, and the web page's files and login are public, and the access log and request metrics see every
-// request, refused ones included.
+// document and its browser, and the web page's files and login are
+// public, /metrics with the metrics token needs no login, and the access
+// log and request metrics see every request, refused ones included.
 func (ob *observability) outer(authed http.Handler) http.Handler {
 	browser := openapi.Browser()
 	pageOrAPI := ob.web.route(authed)
+	var metrics http.Handler
+	if ob.metrics != nil {
+		metrics = ob.metrics.Handler()
+	}
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch p := r.URL.Path; {
+		case ob.token.sent(r):
+			ob.token.serve(w, r, metrics)
 		case p == obs.HealthzPath || p == obs.ReadyzPath:
 			ob.health.ServeHTTP(w, r)
 		case p == openapi.BrowserPath[:len(openapi.BrowserPath)-1] || strings.HasPrefix(p, openapi.BrowserPath):

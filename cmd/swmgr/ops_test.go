@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -84,10 +85,10 @@ func TestObservability(t *testing.T) {
 	// Some traffic: a write, a refused login, a lockout.
 	s.want(s.as(admin, "PATCH", "/config/SystemParam", `{"Description":"metrics test"}`), 200, "patch")
 	s.want(s.req(true, "GET", "/config/SystemParam", "admin", "wrong-password-1", ""), 401, "bad password")
-	for range 3 {
-		s.req(true, "GET", "/config/SystemParam", "ghost", "wrong-password-2", "")
+	for i := range 3 {
+		s.req(true, "GET", "/config/SystemParam", "ghost", fmt.Sprintf("wrong-password-%d", i+2), "")
 	}
-	s.want(s.req(true, "GET", "/config/SystemParam", "ghost", "wrong-password-2", ""), 429, "locked out")
+	s.want(s.req(true, "GET", "/config/SystemParam", "ghost", "wrong-password-5", ""), 429, "locked out")
 	port := s.req(false, "GET", "/config/Port?IntfRef=fpPort1", "", "", "")
 	s.want(port, 200, "get port")
 

@@ -51,6 +51,7 @@ type serveOptions struct {
 	reauthInterval    time.Duration // how often a stream's user is authorised again
 	accessLog         bool
 	metrics           bool
+	metricsTokenFile  string // a bearer token that reads /metrics (metricstoken.go)
 	startupConfig     string
 	daemons           daemonFlags // linux backend: BGP, NTP, host settings
 	gnoi              gnoiFlags   // gNOI on the gNMI port
@@ -114,6 +115,7 @@ func serveCommand() *cobra.Command {
 	f.DurationVar(&o.reauthInterval, "reauth-interval", auth.DefaultReauthInterval, "how often the user of an open change-feed stream or gNMI subscription is authorised again (with the central AAA servers, or the local accounts when none answers); the stream ends when that user's access has ended. A User deleted or its password set ends its streams at once")
 	f.BoolVar(&o.accessLog, "access-log", true, "log one line per request and per gNMI RPC (at info level)")
 	f.BoolVar(&o.metrics, "metrics", true, "serve Prometheus metrics at /metrics")
+	addMetricsFlags(f, o)
 	addDaemonFlags(f, &o.daemons)
 	addGNOIFlags(f, &o.gnoi)
 	addZTPFlags(f, &o.ztp)
@@ -214,7 +216,10 @@ func serve(ctx context.Context, o *serveOptions) error {
 	if err := o.check(); err != nil {
 		return err
 	}
-	ob := newObservability(o, accessLog)
+	ob, err := newObservability(o, accessLog, log)
+	if err != nil {
+		return err
+	}
 
 	dd, err := openDataDir(o)
 	if err != nil {

@@ -63,6 +63,12 @@ func roleName(s string) string {
 // kinds are the kinds whose objects configure this package.
 var kinds = []string{"TacacsGlobal", "Tacacs", "RadiusServer", "AAAGlobal", "SyslogCollector"}
 
+// readKinds are the kinds the configuration is read from: kinds, and the
+// kind of the switch's host name (model.Hostname), which names the switch
+// to the servers (its provider is the system daemon's; this package only
+// reads it).
+var readKinds = append(kinds[:len(kinds):len(kinds)], model.Hostname.Kind)
+
 // Source is where the configuration comes from: the engine.
 type Source interface {
 	// Snapshot calls fn with every object of kinds, secrets in clear.
@@ -110,6 +116,11 @@ type Options struct {
 	// SourceAddr reads the address of a Tacacs server's SourceIntf (nil:
 	// connections take the routing table's source address).
 	SourceAddr SourceAddrFunc
+	// Instance is an id of the data directory (the same at every start,
+	// another on every switch): the accounting records' session and task
+	// ids begin with it, so that no server takes one switch's record for
+	// another's duplicate. Default: a random one per Service.
+	Instance string
 }
 
 // ErrBusy: too many remote login checks are under way.
@@ -189,6 +200,9 @@ func New(o Options) *Service {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
+	if o.Instance == "" {
+		o.Instance = randomInstance()
+	}
 	s := &Service{o: o, moved: make(chan struct{}), logins: newLoginSlots(o.MaxLogins, o.MaxLoginsPerClient), failReason: map[string]string{}}
 	s.cfg.Store(&config{})
 	s.acct = newAccounting(s, o.QueueLen)
@@ -202,7 +216,7 @@ func New(o Options) *Service {
 // commit wait.
 func (s *Service) Start(ctx context.Context) error {
 	sub := s.o.Source.Feed().Follow()
-	if err := s.reload(ctx); err != nil {
+	if err := s.reload(ctx, true); err != nil {
 		sub.Close()
 		return err
 	}
@@ -212,7 +226,7 @@ func (s *Service) Start(ctx context.Context) error {
 	go func() {
 		defer close(s.done)
 		sub.Watch(ctx, func(events []feed.Event, dropped bool) {
-			touched := dropped // some were dropped: read again to be sure
+			touched, changed := dropped, dropped // some were dropped: read again to be sure
 			if dropped {
 				// Records of the commits the feed dropped for us are lost:
 				// counted (as one; how many is not known) when they would
@@ -223,12 +237,11 @@ func (s *Service) Start(ctx context.Context) error {
 				}
 			}
 			for _, ev := range events {
-				if touches(ev.Data) {
-					touched = true
-				}
+				read, aaa := touches(ev.Data)
+				touched, changed = touched || read, changed || aaa
 			}
 			if touched {
-				if err := s.reload(ctx); err != nil && ctx.Err() == nil {
+				if err := s.reload(ctx, changed); err != nil && ctx.Err() == nil {
 					s.o.Log.Error("cannot read the AAA configuration", "err", err)
 				}
 			}
@@ -252,17 +265,21 @@ func (s *Service) Close() {
 	}
 }
 
-func touches(data []byte) bool {
-	for _, k := range kinds {
+// touches reports whether a commit changed what reload reads, and whether
+// it changed the AAA kinds themselves (not only the switch's name).
+func touches(data []byte) (read, aaa bool) {
+	for _, k := range readKinds {
 		if bytes.Contains(data, []byte(`"Kind":"`+k+`"`)) {
-			return true
+			read = true
+			aaa = aaa || slices.Contains(kinds, k)
 		}
 	}
-	return false
+	return read, aaa
 }
 
-// reload reads the configuration and swaps it in.
-func (s *Service) reload(ctx context.Context) error {
+// reload reads the configuration and swaps it in; changed says the AAA
+// kinds changed (OnChange is told), not only the switch's name.
+func (s *Service) reload(ctx context.Context, changed bool) error {
 	c := &config{accounting: true, cacheTTL: 30 * time.Second}
 	var (
 		order    []string
@@ -272,7 +289,8 @@ func (s *Service) reload(ctx context.Context) error {
 	)
 	tacacsOn := false
 	var collectors []Collector
-	rev, err := s.o.Source.Snapshot(ctx, kinds, nil, func(k *model.Kind, o model.Object) error {
+	var hostname string
+	rev, err := s.o.Source.Snapshot(ctx, readKinds, nil, func(k *model.Kind, o model.Object) error {
 		switch k.Name {
 		case "TacacsGlobal":
 			tacacsOn = o.Str("Enable") == "true"
@@ -297,6 +315,8 @@ func (s *Service) reload(ctx context.Context) error {
 			order = o.List("AuthOrder")
 			c.accounting = o.Bool("Accounting")
 			c.cacheTTL = time.Duration(o.Int("CacheSeconds")) * time.Second
+		case model.Hostname.Kind:
+			hostname = o.Str(model.Hostname.Field)
 		case "SyslogCollector":
 			collectors = append(collectors, Collector{
 				Addr: net.JoinHostPort(o.Str("ServerIpAddr"), strconv.FormatInt(o.Int("Port"), 10)), Name: o.Str("ServerIpAddr"),
@@ -307,6 +327,13 @@ func (s *Service) reload(ctx context.Context) error {
 	})
 	if err != nil {
 		return fmt.Errorf("read the AAA configuration: %w", err)
+	}
+	id := nas{name: nasName(hostname), instance: s.o.Instance}
+	for i := range tacacs {
+		tacacs[i].nas = id
+	}
+	for i := range radius {
+		radius[i].nas = id
 	}
 	if order == nil { // no AAAGlobal yet (before the first start's defaults)
 		order = []string{"tacacs+", "radius"}
@@ -327,7 +354,7 @@ func (s *Service) reload(ctx context.Context) error {
 	if s.o.Syslog != nil {
 		s.o.Syslog.Configure(collectors)
 	}
-	if s.o.OnChange != nil {
+	if changed && s.o.OnChange != nil {
 		s.o.OnChange()
 	}
 	s.follow(rev)

@@ -543,7 +543,7 @@ func command(t *testing.T, p bind.Provider, user, line, where string) error {
 func TestCommandRecordsArrive(t *testing.T) {
 	tac := aaatest.StartTacacs(t, tacSecret, users)
 	rad := aaatest.StartRadius(t, radSecret, users)
-	fx := newFixture(t)
+	fx := newFixtureWith(t, func(_ *fixture, o *aaa.Options) { o.Instance = "inst1" })
 	p := fx.svc.Provider(model.Builtin())
 	fx.apply(t, backend.Update, "TacacsGlobal", model.Object{"Enable": "true"})
 	fx.apply(t, backend.Create, "Tacacs", tacacs(tac))
@@ -562,12 +562,12 @@ func TestCommandRecordsArrive(t *testing.T) {
 		return strings.Contains(rad.Accounting(), "shell:cmd=show ntp server") && strings.Contains(rad.Accounting(), "shell:cmd=secret ********")
 	})
 	acct := tac.Accounting()
-	for _, want := range []string{`"toper"`, "task_id=cli-s1-7", "service=shell", "swmgr-context=enable config tacacs server 192.0.2.9"} {
+	for _, want := range []string{`"toper"`, "task_id=inst1-cli-s1-7", "service=shell", "swmgr-context=enable config tacacs server 192.0.2.9"} {
 		if !strings.Contains(acct, want) {
 			t.Errorf("tacquito's records lack %q:\n%s", want, acct)
 		}
 	}
-	for _, want := range []string{`User-Name = "toper"`, `Acct-Session-Id = "swmgr-cli-s1-7"`, `Reply-Message = "show ntp server"`, `Calling-Station-Id = "127.0.0.1"`} {
+	for _, want := range []string{`User-Name = "toper"`, `Acct-Session-Id = "swmgr-inst1-cli-s1-7"`, `Reply-Message = "show ntp server"`, `Calling-Station-Id = "127.0.0.1"`} {
 		if !strings.Contains(rad.Accounting(), want) {
 			t.Errorf("FreeRADIUS's records lack %q:\n%s", want, rad.Accounting())
 		}

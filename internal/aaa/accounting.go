@@ -62,7 +62,7 @@ func (r Record) Command() string {
 // command's session and number in it.
 func (r Record) taskID() string {
 	if r.Line == "" {
-		return strconv.FormatUint(r.Revision, 10)
+		return "rev-" + strconv.FormatUint(r.Revision, 10)
 	}
 	if r.Session == "" {
 		return "cli-" + strconv.FormatInt(r.Seq, 10)

@@ -11,6 +11,7 @@ import (
 	"layeh.com/radius"
 	"layeh.com/radius/rfc2865"
 	"layeh.com/radius/rfc2866"
+	"layeh.com/radius/rfc3162"
 
 	"github.com/swmgr/swmgr/internal/model"
 )
@@ -24,6 +25,20 @@ type radiusServer struct {
 	timeout  time.Duration
 	retries  int
 	priority int64
+	nas      nas
+}
+
+// identify names the switch in p: NAS-Identifier its host name,
+// NAS-IP-Address (or NAS-IPv6-Address) the address it sends from to the
+// server.
+func (s radiusServer) identify(p *radius.Packet) {
+	rfc2865.NASIdentifier_SetString(p, s.nas.name)
+	switch a := localAddrToward(s.host); {
+	case a.Is4():
+		rfc2865.NASIPAddress_Set(p, a.AsSlice())
+	case a.Is6():
+		rfc3162.NASIPv6Address_Set(p, a.AsSlice())
+	}
 }
 
 // exchange sends p and waits for the answer: Timeout per attempt, Retries
@@ -69,7 +84,7 @@ func radiusLogin(ctx context.Context, s radiusServer, name, password, remAddr st
 	if err := rfc2865.UserPassword_SetString(p, password); err != nil {
 		return "", false, err
 	}
-	rfc2865.NASIdentifier_SetString(p, "swmgr")
+	s.identify(p)
 	rfc2865.NASPortType_Set(p, rfc2865.NASPortType_Value_Virtual)
 	if remAddr != "" {
 		rfc2865.CallingStationID_SetString(p, remAddr)
@@ -115,13 +130,11 @@ func radiusAccount(ctx context.Context, s radiusServer, r Record) error {
 	p := radius.New(radius.CodeAccountingRequest, s.secret)
 	rfc2866.AcctStatusType_Set(p, rfc2866.AcctStatusType_Value_Stop)
 	rfc2865.UserName_SetString(p, r.User)
-	rfc2865.NASIdentifier_SetString(p, "swmgr")
+	s.identify(p)
+	rfc2866.AcctSessionID_SetString(p, "swmgr-"+s.nas.sessionID(r))
 	// The commit or the command line itself, as the record of what was done.
 	rfc2865.ReplyMessage_SetString(p, model.Truncate(r.Command(), 250))
-	if r.Line == "" {
-		rfc2866.AcctSessionID_SetString(p, "swmgr-rev-"+strconv.FormatUint(r.Revision, 10))
-	} else {
-		rfc2866.AcctSessionID_SetString(p, "swmgr-"+r.taskID())
+	if r.Line != "" {
 		// Where command accounting collectors look for the command: the
 		// cisco-avpair shell:cmd (vendor 9, attribute 1).
 		p.Add(rfc2865.VendorSpecific_Type, ciscoAVPair("shell:cmd="+model.Truncate(r.Line, 240)))

@@ -24,6 +24,23 @@ type tacacsServer struct {
 	privLvl tq.PrivLvl
 	debug   bool
 	source  *sourceIntf // nil: the routing table's source address
+	nas     nas
+}
+
+// remAddr is what a request names as where its user is: the user's
+// address when known, else the switch's own (the address its connection
+// comes from, SourceIntf's or the routing table's).
+func (s tacacsServer) remAddr(ctx context.Context, userAddr string) string {
+	if userAddr != "" {
+		return userAddr
+	}
+	if a := s.source.addr(ctx); a != nil {
+		return a.IP.String()
+	}
+	if a := localAddrToward(s.host); a.IsValid() {
+		return a.String()
+	}
+	return s.nas.name
 }
 
 var authenServices = map[string]tq.AuthenService{
@@ -134,7 +151,7 @@ func tacacsLogin(ctx context.Context, s tacacsServer, timeout time.Duration, nam
 		tq.SetAuthenStartAction(tq.AuthenActionLogin),
 		tq.SetAuthenStartService(s.service),
 		tq.SetAuthenStartPrivLvl(s.privLvl),
-		tq.SetAuthenStartPort(tq.AuthenPort("swmgr")),
+		tq.SetAuthenStartPort(tq.AuthenPort(s.nas.name)),
 		tq.SetAuthenStartRemAddr(tq.AuthenRemAddr(remAddr)),
 		tq.SetAuthenStartUser(tq.AuthenUser(name)),
 		tq.SetAuthenStartData(tq.AuthenData(password)),
@@ -158,7 +175,7 @@ func tacacsLogin(ctx context.Context, s tacacsServer, timeout time.Duration, nam
 		tq.SetAuthorRequestPrivLvl(s.privLvl),
 		tq.SetAuthorRequestType(tq.AuthenTypePAP),
 		tq.SetAuthorRequestService(s.service),
-		tq.SetAuthorRequestPort(tq.AuthenPort("swmgr")),
+		tq.SetAuthorRequestPort(tq.AuthenPort(s.nas.name)),
 		tq.SetAuthorRequestRemAddr(tq.AuthenRemAddr(remAddr)),
 		tq.SetAuthorRequestUser(tq.AuthenUser(name)),
 		tq.SetAuthorRequestArgs(tq.Args{"service=shell", "cmd="}),
@@ -225,7 +242,7 @@ func cutAV(a string) (name, value string, ok bool) {
 // tacacsAccount sends one accounting record (a STOP: the commit is done).
 func tacacsAccount(ctx context.Context, s tacacsServer, timeout time.Duration, r Record) error {
 	args := tq.Args{
-		tq.Arg("task_id=" + r.taskID()),
+		tq.Arg("task_id=" + s.nas.sessionID(r)),
 		tq.Arg("service=shell"),
 		tq.Arg("start_time=" + strconv.FormatInt(r.Time.Unix(), 10)),
 		tq.Arg("stop_time=" + strconv.FormatInt(r.Time.Unix(), 10)),
@@ -234,10 +251,7 @@ func tacacsAccount(ctx context.Context, s tacacsServer, timeout time.Duration, r
 	if r.Context != "" {
 		args = append(args, tq.Arg("swmgr-context="+model.Truncate(r.Context, 200)))
 	}
-	remAddr := r.Source
-	if r.Addr != "" {
-		remAddr = r.Addr
-	}
+	remAddr := s.remAddr(ctx, r.Addr)
 	reply, err := tacacsSession(ctx, s, timeout, tq.Accounting, tq.NewAcctRequest(
 		tq.SetAcctRequestFlag(tq.AcctFlagStop),
 		tq.SetAcctRequestMethod(tq.AuthenMethodTacacsPlus),
@@ -245,7 +259,7 @@ func tacacsAccount(ctx context.Context, s tacacsServer, timeout time.Duration, r
 		tq.SetAcctRequestType(tq.AuthenTypePAP),
 		tq.SetAcctRequestService(s.service),
 		tq.SetAcctRequestUser(tq.AuthenUser(r.User)),
-		tq.SetAcctRequestPort(tq.AuthenPort("swmgr")),
+		tq.SetAcctRequestPort(tq.AuthenPort(s.nas.name)),
 		tq.SetAcctRequestRemAddr(tq.AuthenRemAddr(remAddr)),
 		tq.SetAcctRequestArgs(args),
 	))

@@ -80,6 +80,11 @@ type fieldSpec struct {
 	Transient bool        `json:"transient,omitempty"`
 	Settable  bool        `json:"settable"`
 	Sub       []fieldSpec `json:"sub,omitempty"`
+	// Default is a key field's value when an object is given without it
+	// (a BGP neighbor's Vrf "default" and IntfRef ""), as the switch
+	// defaults it: the modules address the object with it. Absent: the
+	// key must be given.
+	Default json.RawMessage `json:"default,omitempty"`
 }
 
 // kindSpec is one kind as swmgr_model.py declares it.
@@ -101,6 +106,13 @@ func fieldsOf(owner string, fields []*model.Field) ([]fieldSpec, error) {
 	seen := map[string]string{}
 	for _, f := range fields {
 		fs := fieldSpec{Option: Snake(f.Name), Name: f.Name, Type: ansibleType[f.Type], Choices: f.Enum, Key: f.Key, Secret: f.Secret != model.Public, Transient: f.Secret == model.Transient, Settable: settable(f)}
+		if f.Key && f.Default != nil && !f.Required {
+			d, err := json.Marshal(f.Default)
+			if err != nil {
+				return nil, fmt.Errorf("ansible: %s.%s: default: %w", owner, f.Name, err)
+			}
+			fs.Default = d
+		}
 		if other, dup := seen[fs.Option]; dup {
 			return nil, fmt.Errorf("ansible: %s: fields %s and %s both make the option %s", owner, other, f.Name, fs.Option)
 		}

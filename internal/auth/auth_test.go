@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -556,7 +557,7 @@ func TestHandlerThrottles(t *testing.T) {
 	c := newClock()
 	s := newTestServer(t, nil, c)
 	for i := range 5 {
-		if w := s.do("GET", "/", "rd", "wrong-wrong"); w.Code != 401 {
+		if w := s.do("GET", "/", "rd", fmt.Sprintf("wrong-%d", i)); w.Code != 401 {
 			t.Fatalf("failure %d: %d", i, w.Code)
 		}
 	}
@@ -569,8 +570,8 @@ func TestHandlerThrottles(t *testing.T) {
 		t.Fatalf("after the lockout: %d", w.Code)
 	}
 	// The success reset the count: four more failures do not lock.
-	for range 4 {
-		s.do("GET", "/", "rd", "wrong-wrong")
+	for i := range 4 {
+		s.do("GET", "/", "rd", fmt.Sprintf("wrong-%d", i))
 	}
 	if w := s.do("GET", "/", "rd", "rd-pass-1"); w.Code != 299 {
 		t.Fatalf("after a reset and 4 failures: %d", w.Code)

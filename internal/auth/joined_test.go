@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -93,10 +94,12 @@ func TestRefusalsAreHeld(t *testing.T) {
 		Log:          slog.New(slog.DiscardHandler),
 		RefusalDelay: delay,
 	})
+	guesses := 0
 	send := func(ctx context.Context) (int, time.Duration) {
 		r := httptest.NewRequest("GET", "/", nil).WithContext(ctx)
 		r.RemoteAddr = "192.0.2.7:5555"
-		r.SetBasicAuth("rd", "wrong-pass-1")
+		guesses++
+		r.SetBasicAuth("rd", fmt.Sprintf("wrong-pass-%d", guesses))
 		w := httptest.NewRecorder()
 		start := time.Now()
 		h.ServeHTTP(w, r)

@@ -50,7 +50,7 @@ func Login(ctx context.Context, v *Verifier, t *Throttle, log *slog.Logger, name
 		return Identity{}, &Refusal{Err: apierr.New(http.StatusServiceUnavailable, apierr.CodeNotReady, "", "",
 			"the switch's accounts cannot be read; try again later")}
 	case !ok:
-		lock := attempt.End(Failed)
+		lock := attempt.EndFailed(v.Credential(name, password))
 		log.Warn("login failed", "user", name, "addr", addr.String(), "request", what, "locked_for", lock.String())
 		return Identity{}, &Refusal{Err: apierr.New(http.StatusUnauthorized, apierr.CodeUnauthorized, "", "", "wrong user name or password")}
 	}

@@ -2,6 +2,7 @@ package auth
 
 import (
 	"net/netip"
+	"slices"
 	"sync"
 	"time"
 )
@@ -40,6 +41,14 @@ type ThrottleOptions struct {
 //     from it, so the real user keeps getting in from where they usually
 //     work while their name is attacked from elsewhere.
 //
+// A failure that repeats a credential that already failed for the pair
+// (EndFailed) is not counted again: it guesses nothing new. A client that
+// keeps sending one stale or refused credential (a scraper or a script
+// whose password the central servers do not know) thus gets 401 on every
+// request and never locks the name out at its address, nor spends the
+// name's budget: the real user of that name, from that address or another,
+// still gets in. Guessing needs new passwords, and each counts.
+//
 // Attempts that are refused are not counted. Memory is bounded by
 // MaxEntries, whatever the attacker's concurrency or number of names.
 type Throttle struct {
@@ -61,7 +70,14 @@ type throttleState struct {
 	inflight int         // attempts begun and not ended
 	level    int         // lockouts so far
 	until    time.Time   // end of the current lockout
+	// failed are the credentials that failed since the pair was last
+	// reset, the latest MaxFailures: repeating one is not counted.
+	failed []Credential
 }
+
+// Credential identifies a user name and password without holding either:
+// Verifier.Credential's keyed hash.
+type Credential [32]byte
 
 type userState struct {
 	failures []time.Time // from untrusted addresses, within Window, at most UserBudget
@@ -203,7 +219,13 @@ func (t *Throttle) Begin(name string, addr netip.Addr) (*Attempt, time.Duration)
 
 // End records how an attempt ended and returns the lockout a failure
 // started, if any.
-func (a *Attempt) End(o Outcome) time.Duration {
+func (a *Attempt) End(o Outcome) time.Duration { return a.end(o, nil) }
+
+// EndFailed records a failure of credential: End(Failed), except that a
+// credential that already failed for the pair counts nothing.
+func (a *Attempt) EndFailed(credential Credential) time.Duration { return a.end(Failed, &credential) }
+
+func (a *Attempt) end(o Outcome, credential *Credential) time.Duration {
 	t := a.t
 	if t == nil { // a request that joined another's check: nothing to end
 		return 0
@@ -231,6 +253,9 @@ func (a *Attempt) End(o Outcome) time.Duration {
 		}
 		t.trusted[a.key] = now
 	case Failed:
+		if credential != nil && s != nil && slices.Contains(s.failed, *credential) {
+			return 0
+		}
 		if u != nil {
 			u.failures = appendRecent(u.failures, now, t.opts.Window, t.opts.UserBudget)
 		}
@@ -239,6 +264,12 @@ func (a *Attempt) End(o Outcome) time.Duration {
 		}
 		t.forgive(s, now)
 		s.failures = appendRecent(s.failures, now, t.opts.Window, t.opts.MaxFailures)
+		if credential != nil {
+			s.failed = append(s.failed, *credential)
+			if len(s.failed) > t.opts.MaxFailures {
+				s.failed = s.failed[1:]
+			}
+		}
 		if s.level == 0 && len(s.failures) < t.opts.MaxFailures {
 			return 0
 		}

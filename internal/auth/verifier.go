@@ -172,6 +172,13 @@ func (v *Verifier) key(name, password string) [sha256.Size]byte {
 	return k
 }
 
+// Credential is the keyed hash of a user name and password the throttle
+// remembers failures by (Attempt.EndFailed): it is no use offline, and the
+// key dies with the process.
+func (v *Verifier) Credential(name, password string) Credential {
+	return Credential(v.key(name, password))
+}
+
 // Verify checks a user name and password and returns the user's identity:
 // Cached, else Check without priority.
 func (v *Verifier) Verify(ctx context.Context, name, password string) (Identity, bool, error) {

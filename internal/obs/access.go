@@ -89,7 +89,8 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // userOf names the caller: the Basic user name (whether or not the
-// password was right), or "local" for the credential-less loopback admin.
+// password was right), "(bearer token)" for the metrics token, or "local"
+// for the credential-less loopback admin.
 func userOf(r *http.Request) string {
 	// The canonical key indexed directly: most requests (the local
 	// tools') have none, and Header.Get would check the key's form first.
@@ -98,6 +99,9 @@ func userOf(r *http.Request) string {
 	}
 	if name, _, ok := r.BasicAuth(); ok {
 		return name
+	}
+	if strings.HasPrefix(r.Header.Get("Authorization"), "Bearer ") {
+		return "(bearer token)" // the metrics token: it names no one
 	}
 	return "(bad credentials)"
 }

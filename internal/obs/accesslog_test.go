@@ -125,7 +125,8 @@ func TestUserOf(t *testing.T) {
 		{[]string{"Basic YWRtaW46c2VjcmV0"}, "admin"}, // admin:secret
 		{[]string{"Basic YWRtaW46"}, "admin"},         // admin with an empty password
 		{[]string{"Basic !!!"}, "(bad credentials)"},
-		{[]string{"Bearer abc"}, "(bad credentials)"},
+		{[]string{"Bearer abc"}, "(bearer token)"}, // the metrics token names no one
+		{[]string{"Negotiate abc"}, "(bad credentials)"},
 		{[]string{"Basic YWRtaW4="}, "(bad credentials)"}, // no colon
 	} {
 		r, _ := http.NewRequest(http.MethodGet, "http://127.0.0.1/x", nil)

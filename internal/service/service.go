@@ -305,7 +305,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	}
 	hist, cands := history.New(eng), candidates.New(eng)
 	st.eng = eng
-	s.AAA = aaa.New(aaa.Options{Source: eng, Log: o.Log, OnChange: o.AAAChanged, Syslog: o.Syslog, SourceAddr: sourceAddr,
+	s.AAA = aaa.New(aaa.Options{Source: eng, Log: o.Log, OnChange: o.AAAChanged, Syslog: o.Syslog, SourceAddr: sourceAddr, Instance: o.Box.Tag("aaa accounting"),
 		LocalUser: func(ctx context.Context, name string) bool {
 			ok, err := users.Exists(ctx, o.Store, name)
 			return ok && err == nil

@@ -57,13 +57,31 @@ func Config(cert tls.Certificate) *tls.Config {
 
 // Load reads a certificate chain and its key from PEM files.
 func Load(certFile, keyFile string) (tls.Certificate, error) {
-	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	certPEM, err := os.ReadFile(certFile)
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("load certificate: %w", err)
+	}
+	keyPEM, err := os.ReadFile(keyFile)
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("load key: %w", err)
+	}
+	cert, err := parsePair(certPEM, keyPEM)
 	if err != nil {
 		return tls.Certificate{}, fmt.Errorf("load certificate %s and key %s: %w", certFile, keyFile, err)
 	}
+	return cert, nil
+}
+
+// parsePair parses a PEM certificate chain and its key, which must match,
+// with the leaf parsed.
+func parsePair(certPEM, keyPEM []byte) (tls.Certificate, error) {
+	cert, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
 	if cert.Leaf == nil {
 		if cert.Leaf, err = x509.ParseCertificate(cert.Certificate[0]); err != nil {
-			return tls.Certificate{}, fmt.Errorf("parse certificate %s: %w", certFile, err)
+			return tls.Certificate{}, fmt.Errorf("parse certificate: %w", err)
 		}
 	}
 	return cert, nil
@@ -126,13 +144,7 @@ func SelfSigned(hosts []string, now time.Time) (certPEM, keyPEM []byte, err erro
 		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 		BasicConstraintsValid: true,
 	}
-	for _, h := range hosts {
-		if ip, err := netip.ParseAddr(h); err == nil {
-			tmpl.IPAddresses = append(tmpl.IPAddresses, ip.AsSlice())
-		} else if h != "" {
-			tmpl.DNSNames = append(tmpl.DNSNames, h)
-		}
-	}
+	tmpl.DNSNames, tmpl.IPAddresses = splitNames(hosts)
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
 		return nil, nil, fmt.Errorf("make certificate: %w", err)
@@ -200,4 +212,42 @@ func Fingerprint(cert tls.Certificate) string {
 		fmt.Fprintf(&b, "%02X", c)
 	}
 	return b.String()
+}
+
+// Request makes an ECDSA P-256 key and a certificate signing request for
+// it, naming cn and sans (DNS names and IP addresses), as PEM: what a
+// fleet CA signs into the certificate --tls-cert names.
+func Request(cn string, sans []string) (keyPEM, csrPEM []byte, err error) {
+	if strings.TrimSpace(cn) == "" {
+		return nil, nil, errors.New("a certificate request needs a common name (--cn)")
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, fmt.Errorf("make key: %w", err)
+	}
+	tmpl := &x509.CertificateRequest{Subject: pkix.Name{CommonName: cn}}
+	tmpl.DNSNames, tmpl.IPAddresses = splitNames(sans)
+	der, err := x509.CreateCertificateRequest(rand.Reader, tmpl, key)
+	if err != nil {
+		return nil, nil, fmt.Errorf("make certificate request: %w", err)
+	}
+	kder, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kder}),
+		pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}), nil
+}
+
+// splitNames sorts subject alternative names into DNS names and IP
+// addresses.
+func splitNames(names []string) (dns []string, ips []net.IP) {
+	for _, h := range names {
+		if ip, err := netip.ParseAddr(h); err == nil {
+			ips = append(ips, ip.AsSlice())
+		} else if h != "" {
+			dns = append(dns, h)
+		}
+	}
+	return dns, ips
 }

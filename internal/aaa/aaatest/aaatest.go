@@ -450,6 +450,8 @@ modules {
 	}
 	pap {
 	}
+	expr {
+	}
 	detail {
 		filename = %[3]s
 		escape_filenames = no
@@ -480,6 +482,12 @@ server default {
 	post-auth {
 	}
 	preacct {
+		# What the stock configuration's acct_unique policy makes: the
+		# key by which SQL accounting and duplicate detection tell records
+		# apart. Records of different switches must differ in it.
+		update request {
+			&Acct-Unique-Session-Id := "%%{md5:%%{User-Name},%%{Acct-Session-ID},%%{%%{NAS-IPv6-Address}:-%%{NAS-IP-Address}},%%{NAS-Identifier},%%{NAS-Port-ID},%%{NAS-Port}}"
+		}
 	}
 	accounting {
 		detail

@@ -137,8 +137,8 @@ class Client(object):
             data = json.dumps(body).encode('utf-8')
             hdrs['Content-Type'] = 'application/json'
         for attempt in (1, 2):
-            conn = self._connection()
             try:
+                conn = self._connection()
                 conn.request(method, API + path, body=data, headers=hdrs)
                 resp = conn.getresponse()
                 raw = resp.read()
@@ -147,7 +147,7 @@ class Client(object):
                 self.close()
                 # A kept-alive connection the switch closed meanwhile: once more.
                 if attempt == 2 or isinstance(e, ssl.SSLError):
-                    raise SwmgrError(0, 'cannot reach %s://%s: %s' % (self.scheme, self.host, e))
+                    raise SwmgrError(0, 'cannot reach %s://%s:%s: %s' % (self.scheme, self.host, self.port or (443 if self.scheme == 'https' else 80), getattr(e, 'strerror', None) or e))
         try:
             decoded = json.loads(raw.decode('utf-8')) if raw else {}
         except ValueError:

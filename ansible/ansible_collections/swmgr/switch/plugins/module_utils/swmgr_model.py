@@ -81,7 +81,8 @@ MODEL = json.loads(r'''{
       "default"
      ],
      "key": true,
-     "settable": true
+     "settable": true,
+     "default": "default"
     },
     {
      "option": "auth_order",
@@ -120,7 +121,8 @@ MODEL = json.loads(r'''{
       "default"
      ],
      "key": true,
-     "settable": true
+     "settable": true,
+     "default": "default"
     },
     {
      "option": "as_num",
@@ -237,7 +239,8 @@ MODEL = json.loads(r'''{
      "name": "Vrf",
      "type": "str",
      "key": true,
-     "settable": true
+     "settable": true,
+     "default": "default"
     },
     {
      "option": "neighbor_address",
@@ -251,7 +254,8 @@ MODEL = json.loads(r'''{
      "name": "IntfRef",
      "type": "str",
      "key": true,
-     "settable": false
+     "settable": false,
+     "default": ""
     },
     {
      "option": "peer_as",
@@ -512,7 +516,8 @@ MODEL = json.loads(r'''{
       "default"
      ],
      "key": true,
-     "settable": true
+     "settable": true,
+     "default": "default"
     },
     {
      "option": "domain",
@@ -673,7 +678,8 @@ MODEL = json.loads(r'''{
       "default"
      ],
      "key": true,
-     "settable": true
+     "settable": true,
+     "default": "default"
     },
     {
      "option": "enable",
@@ -1138,7 +1144,8 @@ MODEL = json.loads(r'''{
       "default"
      ],
      "key": true,
-     "settable": true
+     "settable": true,
+     "default": "default"
     },
     {
      "option": "mgmt_ip",
@@ -1259,7 +1266,8 @@ MODEL = json.loads(r'''{
       "default"
      ],
      "key": true,
-     "settable": true
+     "settable": true,
+     "default": "default"
     },
     {
      "option": "enable",

@@ -124,8 +124,39 @@ def resource_argspec(kind):
     return spec
 
 
+BOOLEANS = {'true': True, 'yes': True, 'on': True, '1': True, 'false': False, 'no': False, 'off': False, '0': False}
+
+
+def coerce(f, value, where):
+    """value as the model's type of field f: a number or a boolean given as a
+    string (what a Jinja2 template renders, "{{ mtu }}" is "9000") becomes
+    one, a number given for a string field its text; anything else is left
+    for the switch to judge. A string that is not a number for a number
+    field is refused here, naming the field."""
+    t = f['type']
+    if t == 'int' and isinstance(value, str):
+        text = value.strip()
+        try:
+            return int(text)
+        except ValueError:
+            raise SwmgrError(0, '%s: %s %r is not an integer' % (where, f['name'], value))
+    if t == 'int' and isinstance(value, float) and value == int(value):
+        return int(value)
+    if t == 'bool' and isinstance(value, str):
+        b = BOOLEANS.get(value.strip().lower())
+        if b is None:
+            raise SwmgrError(0, '%s: %s %r is not a boolean (true or false)' % (where, f['name'], value))
+        return b
+    if t == 'str' and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return '%s' % value
+    if t == 'list' and f.get('elements') == 'str' and isinstance(value, list):
+        return ['%s' % v if isinstance(v, (int, float)) and not isinstance(v, bool) else v for v in value]
+    return value
+
+
 def to_api(fields, item, where):
-    """item (option names or API names) as the REST body; None values dropped."""
+    """item (option names or API names) as the REST body, values as the
+    model's types (coerce); None values dropped."""
     by_option = dict((f['option'], f) for f in fields)
     by_name = dict((f['name'], f) for f in fields)
     out = {}
@@ -139,8 +170,29 @@ def to_api(fields, item, where):
             value = to_api(f['sub'], value, where + '.' + f['name'])
         elif f.get('sub') and isinstance(value, list):
             value = [to_api(f['sub'], v, where + '.' + f['name']) if isinstance(v, dict) else v for v in value]
+        else:
+            value = coerce(f, value, where)
         out[f['name']] = value
     return out
+
+
+def with_key_defaults(spec, item):
+    """item with the key fields it leaves out set to their defaults, as the
+    switch defaults them (a BGP neighbor's Vrf "default" and IntfRef ""),
+    so that it names one object; the key fields without a default that it
+    lacks, by name."""
+    out = dict(item)
+    missing = []
+    by_name = dict((f['name'], f) for f in spec['fields'])
+    for k in spec['keys']:
+        if k in out:
+            continue
+        f = by_name.get(k, {})
+        if 'default' in f:
+            out[k] = f['default']
+        else:
+            missing.append('%s (%s)' % (f.get('option', k), k))
+    return out, missing
 
 
 def from_api(fields, obj):
@@ -181,9 +233,10 @@ class Resource(object):
             raise SwmgrError(0, '%s: state %s needs config' % (kind, state))
         if not self.spec['singleton'] and state in ('merged', 'replaced', 'overridden', 'deleted'):
             for i, it in enumerate(self.items):
-                missing = [k for k in self.spec['keys'] if k not in it]
+                self.items[i], missing = with_key_defaults(self.spec, it)
                 if missing:
-                    raise SwmgrError(0, '%s[%d]: give its key %s to say which object' % (kind, i, ', '.join(missing)))
+                    raise SwmgrError(0, '%s[%d]: give %s to say which object (the key is %s; the fields with a default may be left out)' % (
+                        kind, i, ', '.join(missing), ', '.join(self.spec['keys'])))
 
     def secrets(self):
         return [f['name'] for f in self.spec['fields'] if f.get('secret')]
