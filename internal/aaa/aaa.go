@@ -116,6 +116,9 @@ type Options struct {
 	// SourceAddr reads the address of a Tacacs server's SourceIntf (nil:
 	// connections take the routing table's source address).
 	SourceAddr SourceAddrFunc
+	// Now is the clock of the command records' rate (nil: time.Now);
+	// tests stop it.
+	Now func() time.Time
 	// Instance is an id of the data directory (the same at every start,
 	// another on every switch): the accounting records' session and task
 	// ids begin with it, so that no server takes one switch's record for
@@ -199,6 +202,9 @@ func New(o Options) *Service {
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
 	}
 	if o.Instance == "" {
 		o.Instance = randomInstance()

@@ -35,7 +35,7 @@ func (p serviceRows) accountCommand(ctx context.Context, call bind.Call) (bind.R
 	if user == "" {
 		user = "local"
 	}
-	now := time.Now()
+	now := s.o.Now()
 	if !s.cmdRate.allow(user, now) {
 		s.acct.dropped.Add(1)
 		return bind.Result{}, apierr.New(http.StatusTooManyRequests, apierr.CodeTooManyAttempts, call.Kind.Name, "",
