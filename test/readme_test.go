@@ -219,7 +219,7 @@ func TestReadmeSession(t *testing.T) {
 }
 
 // readmeTestCommand is the README's command that runs the whole suite.
-const readmeTestCommand = "go run ./test/testsum -count=1 ./..."
+const readmeTestCommand = "go run ./test/testsum -count=1 -timeout 25m ./..."
 
 // TestCIRunsTheReadmeTestCommand: the README's test command (the block
 // after "Run the whole test suite") is readmeTestCommand, and .ci/run runs

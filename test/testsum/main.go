@@ -7,7 +7,7 @@
 //	tests: 812 passed, 0 failed, 9 skipped
 //
 // It exits with go test's status. The README's test command and .ci/run
-// run the suite through it: `go run ./test/testsum -count=1 ./...`.
+// run the suite through it: `go run ./test/testsum -count=1 -timeout 25m ./...`.
 package main
 
 import (
