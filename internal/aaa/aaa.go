@@ -176,14 +176,14 @@ type Service struct {
 	// followed is the last commit the service has taken (its
 	// configuration read after it, its accounting queued); moved is
 	// closed and replaced each time it advances.
-	followed uint64
-	moved    chan struct{}
-	tacacsUp   string            // "UP", "DOWN" or ""
-	active     atomic.Int64      // TACACS+ sessions under way
-	fallbacks  atomic.Int64
-	acct       *accounting
-	cmdRate    *rateByUser // CLI command records per user
-	sources    *sourceNotes
+	followed  uint64
+	moved     chan struct{}
+	tacacsUp  string       // "UP", "DOWN" or ""
+	active    atomic.Int64 // TACACS+ sessions under way
+	fallbacks atomic.Int64
+	acct      *accounting
+	cmdRate   *rateByUser // CLI command records per user
+	sources   *sourceNotes
 
 	stop context.CancelFunc
 	done chan struct{}
