@@ -456,13 +456,15 @@ func (s *Server) readNow(ctx context.Context, sl sel) ([]item, error) {
 	case k.Class == model.State:
 		var objs []model.Object
 		var err error
-		switch k.Source {
-		case model.SourceService:
+		switch {
+		case s.host.serves(k):
+			objs, err = s.host.read(ctx, k)
+		case k.Source == model.SourceService:
 			if s.o.State == nil {
 				return nil, status.Errorf(codes.Unimplemented, "this swmgr does not provide %s over gNMI", nativeName(k))
 			}
 			objs, err = s.o.State(ctx, k)
-		case model.SourceConfigLog:
+		case k.Source == model.SourceConfigLog:
 			return nil, status.Errorf(codes.Unimplemented, "/state/%s is not served over gNMI; read it over REST (/public/v1/state/ConfigLogs)", nativeName(k))
 		default:
 			objs, err = eng.StateObjects(ctx, k)
