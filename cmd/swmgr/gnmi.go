@@ -32,7 +32,7 @@ func startGNMI(o *serveOptions, svc *service.Service, doors *access.Access, ob *
 		Services: services,
 		Engine:   svc.Engine, History: svc.History, State: svc.Table.StateObjects, TLS: cert.Config(), Log: log, Version: version(),
 		RefusalDelay: access.RefusalDelay, HandshakeTimeout: o.headerTimeout, Access: ob.access, Metrics: ob.metrics, Sessions: doors.Sessions,
-		Login: doors.Login("gNMI"),
+		Login: doors.Login("gNMI"), SimulatedSensors: o.backend == "sim",
 	})
 	if err != nil {
 		return nil, err

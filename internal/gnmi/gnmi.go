@@ -76,8 +76,12 @@ type Options struct {
 	// it is cut off (ResourceExhausted) at the next notification for it;
 	// 0: DefaultStalledSubscriber.
 	StalledSubscriber time.Duration
-	// Version is swmgr's version, which Capabilities reports.
+	// Version is swmgr's version, which Capabilities and OpenConfig's
+	// /system/state/software-version report.
 	Version string
+	// SimulatedSensors makes /components the simulated switch's sensors
+	// rather than the host's (/sys/class/hwmon).
+	SimulatedSensors bool
 	// HandshakeTimeout bounds a connection's TLS handshake (and HTTP/2
 	// preface); 0: gRPC's default, 120 s.
 	HandshakeTimeout time.Duration
@@ -179,6 +183,7 @@ type Server struct {
 	reg  *model.Registry
 	grpc *grpc.Server
 	oc   *ocTree
+	host *hostSource // the host kinds' (model.HostKinds)
 	// states keeps state reads briefly for polling subscriptions.
 	states stateCache
 	// fan hands the change feed's commits to the subscriptions.
@@ -244,6 +249,9 @@ func New(o Options) (*Server, error) {
 		return nil, err
 	}
 	s.oc = oc
+	if s.host, err = newHostSource(o.Version, o.SimulatedSensors); err != nil {
+		return nil, err
+	}
 	opts := []grpc.ServerOption{
 		grpc.UnaryInterceptor(s.unaryAuth),
 		grpc.StreamInterceptor(s.streamAuth),

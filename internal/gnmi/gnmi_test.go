@@ -174,7 +174,7 @@ func TestBadRequests(t *testing.T) {
 		{&gpb.GetRequest{Path: []*gpb.Path{p("swmgr", "/config/NtpServer[IpAddr=192.0.2.1]")}}, codes.NotFound, "no such object"},
 		{&gpb.GetRequest{Path: []*gpb.Path{p("swmgr", "/config/Port")}, Encoding: gpb.Encoding_PROTO}, codes.Unimplemented, "encoding PROTO"},
 		{&gpb.GetRequest{Path: []*gpb.Path{p("yang", "/config")}}, codes.Unimplemented, `origin "yang"`},
-		{&gpb.GetRequest{Path: []*gpb.Path{p("openconfig", "/components/component[name=x]")}}, codes.Unimplemented, "/components/component[name=x]"},
+		{&gpb.GetRequest{Path: []*gpb.Path{p("openconfig", "/components/component[name=x]/port/breakout-mode")}}, codes.Unimplemented, "/components/component[name=x]/port/breakout-mode"},
 		{&gpb.GetRequest{Path: []*gpb.Path{p("openconfig", "/acl")}}, codes.Unimplemented, "/acl"},
 	} {
 		_, err := fx.c.Get(ctx, c.req)

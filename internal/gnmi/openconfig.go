@@ -38,7 +38,7 @@ const OpenConfigRelease = "v5.9.0"
 // revision of the whole module.
 func ocModels() []*gpb.ModelData {
 	var out []*gpb.ModelData
-	for _, m := range []string{"openconfig-interfaces", "openconfig-if-ethernet", "openconfig-if-ip", "openconfig-vlan", "openconfig-network-instance", "openconfig-local-routing", "openconfig-system", "openconfig-lldp"} {
+	for _, m := range []string{"openconfig-interfaces", "openconfig-if-ethernet", "openconfig-if-ip", "openconfig-vlan", "openconfig-network-instance", "openconfig-local-routing", "openconfig-system", "openconfig-lldp", "openconfig-platform", "openconfig-procmon", "openconfig-aft", "openconfig-bgp"} {
 		out = append(out, &gpb.ModelData{Name: m, Organization: "OpenConfig working group", Version: OpenConfigRelease})
 	}
 	return out
@@ -212,6 +212,32 @@ var ocConvs = map[string]ocConv{
 			return nil, nil
 		},
 	},
+	// decimal64 (a temperature), kept as its text: a number in JSON, a
+	// string in JSON_IETF (RFC 7951).
+	"decimal": {to: func(raw json.RawMessage, ietf bool) (json.RawMessage, bool) {
+		v := rawText(raw)
+		if _, err := strconv.ParseFloat(v, 64); err != nil {
+			return nil, false
+		}
+		if ietf {
+			return jstr(v), true
+		}
+		return json.RawMessage(v), true
+	}},
+	// A CPU's index: ALL, or its number.
+	"cpuindex": {to: func(raw json.RawMessage, _ bool) (json.RawMessage, bool) {
+		if v := rawText(raw); v != "ALL" {
+			_, err := strconv.ParseUint(v, 10, 32)
+			return json.RawMessage(v), err == nil
+		}
+		return raw, true
+	}},
+	// A route's origin protocol (openconfig-policy-types' identities).
+	"originprotocol": enumMap("CONNECTED", "DIRECTLY_CONNECTED", "STATIC", "STATIC", "BGP", "BGP"),
+	// The one AFI-SAFI swmgr's BGP sessions carry.
+	"ipv4unicast": {to: func(json.RawMessage, bool) (json.RawMessage, bool) { return jstr("IPV4_UNICAST"), true }},
+	// An optional number: 0 is no leaf.
+	"nonzero": {to: func(raw json.RawMessage, _ bool) (json.RawMessage, bool) { return raw, rawText(raw) != "0" }},
 	// An optional value: "" is no leaf.
 	"nonempty": {
 		to:   func(raw json.RawMessage, _ bool) (json.RawMessage, bool) { return raw, rawText(raw) != "" },
@@ -430,11 +456,22 @@ type ocTree struct {
 
 // newOCTree checks the table against the model.
 func newOCTree(reg *model.Registry) (*ocTree, error) {
-	t := &ocTree{tops: map[string]bool{"components": true}}
+	host, err := model.HostRegistry()
+	if err != nil {
+		return nil, err
+	}
+	t := &ocTree{tops: map[string]bool{}}
 	for _, r := range model.OpenConfigLeaves() {
+		// A config kind (its state form for State rows), a state-only
+		// kind, or one of the host's.
 		k := reg.Lookup(model.Config, r.Kind)
 		if k == nil {
-			return nil, fmt.Errorf("gnmi: OpenConfig row %s names no kind %s", r.Path, r.Kind)
+			if k = reg.Named(r.Kind); k == nil {
+				k = host.Named(r.Kind)
+			}
+			if k == nil || k.Class != model.State || !r.State {
+				return nil, fmt.Errorf("gnmi: OpenConfig row %s names no config kind %s, nor a state kind for a State row", r.Path, r.Kind)
+			}
 		}
 		elems, err := parseTemplate(r.Path)
 		if err != nil {
@@ -718,6 +755,9 @@ func (r *ocReader) objects(ctx context.Context, k *model.Kind, state bool) ([]ma
 		return objs, nil
 	}
 	items, err := r.s.readAged(ctx, sel{state: state, kind: k}, r.maxAge)
+	if status.Code(grpcError(err)) == codes.Unimplemented {
+		items, err = nil, nil // a state this swmgr has no source of: no leaves
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -806,6 +846,17 @@ func (m ocMatch) leafOf(origin string, in *ocInst, ietf bool) (leaf, bool) {
 	for _, f := range m.filters {
 		if v, ok := in.keyText(f.key); !ok || v != f.value {
 			return leaf{}, false
+		}
+	}
+	// A key its conversion refuses is no entry (an LLDP neighbor's id
+	// on a port without one).
+	for _, te := range m.e.elems {
+		for _, k := range te.keys {
+			if k.conv != "" {
+				if _, ok := in.keyText(k); !ok {
+					return leaf{}, false
+				}
+			}
 		}
 	}
 	var v json.RawMessage

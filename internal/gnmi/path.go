@@ -95,7 +95,8 @@ func sortedKeys(m map[string]string) []string {
 	return out
 }
 
-// joinPath is prefix + path, with the origin of whichever gives one.
+// joinPath is prefix + path, with the origin of whichever gives one, and
+// the elements' names without a module prefix (unqualified).
 func joinPath(prefix, p *gpb.Path) (*gpb.Path, error) {
 	if prefix == nil {
 		if p == nil {
@@ -105,36 +106,67 @@ func joinPath(prefix, p *gpb.Path) (*gpb.Path, error) {
 		if len(p.GetElement()) > 0 && len(p.GetElem()) == 0 {
 			return nil, status.Error(codes.InvalidArgument, "path uses the deprecated element field; send elem")
 		}
-		return p, nil
+		return unqualified(p), nil
 	}
 	origin := prefix.GetOrigin()
 	if p.GetOrigin() != "" {
-		if origin != "" && origin != p.GetOrigin() {
+		if origin != "" && origin != p.GetOrigin() && !(openConfigOrigin(origin) && openConfigOrigin(p.GetOrigin())) {
 			return nil, status.Errorf(codes.InvalidArgument, "the prefix's origin %q and the path's %q differ", origin, p.GetOrigin())
 		}
 		origin = p.GetOrigin()
 	}
 	elems := append(append([]*gpb.PathElem(nil), prefix.GetElem()...), p.GetElem()...)
-	return &gpb.Path{Origin: origin, Elem: elems, Target: prefix.GetTarget()}, nil
+	return unqualified(&gpb.Path{Origin: origin, Elem: elems, Target: prefix.GetTarget()}), nil
+}
+
+// openConfigOrigin reports whether an origin names the OpenConfig models:
+// "openconfig", or one module's name (openconfig-interfaces), as
+// Telegraf's sample configuration and pygnmi send it. Which leaves are
+// served is the path's business, whichever module the origin names.
+func openConfigOrigin(origin string) bool {
+	return origin == OriginOpenConfig || strings.HasPrefix(origin, OriginOpenConfig+"-")
+}
+
+// unqualified is p with its elements' names stripped of a module prefix
+// (openconfig-interfaces:interfaces, swmgr:config: RFC 7951's qualified
+// names, which gnmic and pygnmi send in paths); p itself when none has
+// one.
+func unqualified(p *gpb.Path) *gpb.Path {
+	var out *gpb.Path
+	for i, e := range p.GetElem() {
+		module, name, ok := strings.Cut(e.GetName(), ":")
+		if !ok || !(openConfigOrigin(module) || module == OriginNative) {
+			continue
+		}
+		if out == nil {
+			out = &gpb.Path{Origin: p.GetOrigin(), Target: p.GetTarget(), Elem: append([]*gpb.PathElem(nil), p.GetElem()...)}
+		}
+		out.Elem[i] = &gpb.PathElem{Name: name, Key: e.GetKey()}
+	}
+	if out == nil {
+		return p
+	}
+	return out
 }
 
 // isNative reports whether a path is in the native origin: origin swmgr,
 // or no origin and a first element config or state (no OpenConfig model
-// has those at the top).
+// has those at the top). The OpenConfig origin is "openconfig" or a
+// module's name (openConfigOrigin).
 func isNative(p *gpb.Path) (bool, error) {
-	switch p.GetOrigin() {
-	case OriginNative:
+	switch o := p.GetOrigin(); {
+	case o == OriginNative:
 		return true, nil
-	case OriginOpenConfig:
+	case openConfigOrigin(o):
 		return false, nil
-	case "":
+	case o == "":
 		if len(p.GetElem()) == 0 {
 			return true, nil
 		}
 		n := p.GetElem()[0].GetName()
 		return n == "config" || n == "state", nil
 	}
-	return false, status.Errorf(codes.Unimplemented, "origin %q is not served; use %q (swmgr's own paths) or %q", p.GetOrigin(), OriginNative, OriginOpenConfig)
+	return false, status.Errorf(codes.Unimplemented, "origin %q is not served; use %q (swmgr's own paths) or %q (or an OpenConfig module's name, like openconfig-interfaces)", p.GetOrigin(), OriginNative, OriginOpenConfig)
 }
 
 // parseNative expands a native path into the selections it names.
@@ -424,13 +456,15 @@ func (s *Server) readNow(ctx context.Context, sl sel) ([]item, error) {
 	case k.Class == model.State:
 		var objs []model.Object
 		var err error
-		switch k.Source {
-		case model.SourceService:
+		switch {
+		case s.host.serves(k):
+			objs, err = s.host.read(ctx, k)
+		case k.Source == model.SourceService:
 			if s.o.State == nil {
 				return nil, status.Errorf(codes.Unimplemented, "this swmgr does not provide %s over gNMI", nativeName(k))
 			}
 			objs, err = s.o.State(ctx, k)
-		case model.SourceConfigLog:
+		case k.Source == model.SourceConfigLog:
 			return nil, status.Errorf(codes.Unimplemented, "/state/%s is not served over gNMI; read it over REST (/public/v1/state/ConfigLogs)", nativeName(k))
 		default:
 			objs, err = eng.StateObjects(ctx, k)

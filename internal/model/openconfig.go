@@ -52,7 +52,20 @@ const (
 	// Static routes are the default instance's: IPv4Route has no VRF.
 	ocStaticPath = "/network-instances/network-instance[name=default]/protocols/protocol[identifier=STATIC][name=STATIC]/static-routes/static[prefix=@DestinationNw,NetworkMask:prefix]"
 	ocHopPath    = ocStaticPath + "/next-hops/next-hop[index=@NextHop.NextHopIp]"
+	ocBGPNbrPath = ocBGPPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]"
+	// The routing table (state/IPv4Routes): the default instance's.
+	ocAFTPath     = "/network-instances/network-instance[name=default]/afts/ipv4-unicast/ipv4-entry[prefix=@DestinationNw]"
+	ocLLDPIfPath  = "/lldp/interfaces/interface[name=@IntfRef]"
+	ocLLDPNbrPath = ocLLDPIfPath + "/neighbors/neighbor[id=@PeerMac:nonempty]"
+	ocCPUPath     = "/system/cpus/cpu[index=@Index:cpuindex]"
+	ocProcPath    = "/system/processes/process[pid=@Pid]"
+	ocCompPath    = "/components/component[name=@Name]"
 )
+
+// ocState is a read-only leaf of a state kind's field.
+func ocState(path, kind, field, conv string) OpenConfigLeaf {
+	return OpenConfigLeaf{Path: path, Kind: kind, Field: field, State: true, Conv: conv}
+}
 
 // OpenConfigLeaves is the OpenConfig mapping, openconfig/public release
 // v5.9.0; docs/gnmi.md shows it.
@@ -151,5 +164,49 @@ func OpenConfigLeaves() []OpenConfigLeaf {
 		{"/lldp/config/hello-timer", "LLDPGlobal", "TranmitInterval", false, "", nil},
 		{"/lldp/state/enabled", "LLDPGlobal", "Enable", true, "", nil},
 		{"/lldp/state/hello-timer", "LLDPGlobal", "TranmitInterval", true, "", nil},
+		ocState(ocLLDPIfPath+"/state/name", "LLDPIntfState", "IntfRef", ""),
+		ocState(ocLLDPIfPath+"/state/enabled", "LLDPIntfState", "Enable", ""),
+		ocState(ocLLDPIfPath+"/state/counters/frame-in", "LLDPIntfState", "ReceivedFrames", "counter"),
+		ocState(ocLLDPIfPath+"/state/counters/frame-out", "LLDPIntfState", "SendFrames", "counter"),
+		ocState(ocLLDPNbrPath+"/state/id", "LLDPIntfState", "PeerMac", ""),
+		ocState(ocLLDPNbrPath+"/state/chassis-id", "LLDPIntfState", "PeerMac", ""),
+		ocState(ocLLDPNbrPath+"/state/port-id", "LLDPIntfState", "PeerPort", "nonempty"),
+		ocState(ocLLDPNbrPath+"/state/port-description", "LLDPIntfState", "PortDescription", "nonempty"),
+		ocState(ocLLDPNbrPath+"/state/system-name", "LLDPIntfState", "PeerHostName", "nonempty"),
+		ocState(ocLLDPNbrPath+"/state/system-description", "LLDPIntfState", "SystemDescription", "nonempty"),
+		ocState(ocBGPNbrPath+"/afi-safis/afi-safi[afi-safi-name=IPV4_UNICAST]/state/afi-safi-name", "BGPv4Neighbor", "NeighborAddress", "ipv4unicast"),
+		ocState(ocBGPNbrPath+"/afi-safis/afi-safi[afi-safi-name=IPV4_UNICAST]/state/prefixes/received", "BGPv4Neighbor", "TotalPrefixes", ""),
+		ocState(ocAFTPath+"/state/prefix", "IPv4RouteState", "DestinationNw", ""),
+		ocState(ocAFTPath+"/state/origin-protocol", "IPv4RouteState", "Protocol", "originprotocol"),
+		ocState("/system/state/boot-time", "HostSystemState", "BootTime", "counter"),
+		ocState("/system/state/current-datetime", "HostSystemState", "CurrentDatetime", ""),
+		ocState("/system/state/up-time", "HostSystemState", "UpTime", "counter"),
+		ocState("/system/state/software-version", "HostSystemState", "SoftwareVersion", ""),
+		ocState(ocCPUPath+"/state/index", "HostCpuState", "Index", "cpuindex"),
+		ocState(ocCPUPath+"/state/total/instant", "HostCpuState", "Total", ""),
+		ocState(ocCPUPath+"/state/user/instant", "HostCpuState", "User", ""),
+		ocState(ocCPUPath+"/state/kernel/instant", "HostCpuState", "Kernel", ""),
+		ocState(ocCPUPath+"/state/nice/instant", "HostCpuState", "Nice", ""),
+		ocState(ocCPUPath+"/state/idle/instant", "HostCpuState", "Idle", ""),
+		ocState(ocCPUPath+"/state/wait/instant", "HostCpuState", "Wait", ""),
+		ocState(ocCPUPath+"/state/hardware-interrupt/instant", "HostCpuState", "HardwareInterrupt", ""),
+		ocState(ocCPUPath+"/state/software-interrupt/instant", "HostCpuState", "SoftwareInterrupt", ""),
+		ocState("/system/memory/state/physical", "HostMemoryState", "Physical", "counter"),
+		ocState("/system/memory/state/used", "HostMemoryState", "Used", "counter"),
+		ocState("/system/memory/state/free", "HostMemoryState", "Free", "counter"),
+		ocState(ocProcPath+"/state/pid", "HostProcessState", "Pid", "counter"),
+		ocState(ocProcPath+"/state/name", "HostProcessState", "Name", ""),
+		ocState(ocProcPath+"/state/args", "HostProcessState", "Args", ""),
+		ocState(ocProcPath+"/state/start-time", "HostProcessState", "StartTime", "counter"),
+		ocState(ocProcPath+"/state/cpu-usage-user", "HostProcessState", "CpuUsageUser", "counter"),
+		ocState(ocProcPath+"/state/cpu-usage-system", "HostProcessState", "CpuUsageSystem", "counter"),
+		ocState(ocProcPath+"/state/cpu-utilization", "HostProcessState", "CpuUtilization", ""),
+		ocState(ocProcPath+"/state/memory-usage", "HostProcessState", "MemoryUsage", "counter"),
+		ocState(ocProcPath+"/state/memory-utilization", "HostProcessState", "MemoryUtilization", ""),
+		ocState(ocCompPath+"/state/name", "HostComponentState", "Name", ""),
+		ocState(ocCompPath+"/state/type", "HostComponentState", "Type", ""),
+		ocState(ocCompPath+"/state/description", "HostComponentState", "Description", ""),
+		ocState(ocCompPath+"/state/temperature/instant", "HostComponentState", "Temperature", "decimal"),
+		ocState(ocCompPath+"/state/temperature/alarm-threshold", "HostComponentState", "AlarmThreshold", "nonzero"),
 	}
 }

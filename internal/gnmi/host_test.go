@@ -1,0 +1,158 @@
+package gnmi
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	gpb "github.com/openconfig/gnmi/proto/gnmi"
+
+	"github.com/swmgr/swmgr/internal/model"
+)
+
+// ocGet is the leaves a Get of an OpenConfig path answers, path -> JSON_IETF value.
+func ocGet(t *testing.T, fx *fixture, path string) map[string]string {
+	t.Helper()
+	r, err := fx.c.Get(context.Background(), &gpb.GetRequest{Path: []*gpb.Path{ocp(path)}, Encoding: gpb.Encoding_JSON_IETF, Type: gpb.GetRequest_STATE})
+	if err != nil {
+		t.Fatalf("get %s: %v", path, err)
+	}
+	out := map[string]string{}
+	for _, n := range r.GetNotification() {
+		for _, u := range n.GetUpdate() {
+			out[strings.TrimPrefix(pathString(u.GetPath()), "openconfig:")] = string(u.GetVal().GetJsonIetfVal())
+		}
+	}
+	return out
+}
+
+// The host's /system state, CPUs, memory, processes and the simulated
+// switch's sensors are read from /proc as OpenConfig names them; the
+// dataplane's routing table and LLDP neighbours (the service's state
+// kinds) become afts and lldp neighbours; a BGP neighbour's received
+// prefixes its afi-safi's.
+func TestOpenConfigHostAndStateLeaves(t *testing.T) {
+	fx := start(t, Options{Version: "9.9.9-test", SimulatedSensors: true, State: func(_ context.Context, k *model.Kind) ([]model.Object, error) {
+		switch k.Name {
+		case "IPv4RouteState":
+			return []model.Object{{"DestinationNw": "10.1.1.0/30", "Protocol": "CONNECTED"}, {"DestinationNw": "10.2.0.0/16", "Protocol": "STATIC"}}, nil
+		case "LLDPIntfState":
+			return []model.Object{
+				{"IntfRef": "fpPort1", "Enable": true, "ReceivedFrames": int64(7), "PeerMac": "52:54:00:00:00:01", "PeerPort": "Ethernet4", "PeerHostName": "leaf2"},
+				{"IntfRef": "fpPort2", "Enable": true},
+			}, nil
+		}
+		return nil, nil
+	}})
+	sys := ocGet(t, fx, "/system/state")
+	if sys["/system/state/software-version"] != `"9.9.9-test"` {
+		t.Errorf("software-version: %v", sys)
+	}
+	boot, _ := strconv.ParseInt(strings.Trim(sys["/system/state/boot-time"], `"`), 10, 64)
+	up, _ := strconv.ParseInt(strings.Trim(sys["/system/state/up-time"], `"`), 10, 64)
+	if d := time.Since(time.Unix(0, boot)) - time.Duration(up); boot == 0 || up == 0 || d < -time.Minute || d > time.Minute {
+		t.Errorf("boot-time %d and up-time %d do not agree with the clock", boot, up)
+	}
+	if _, err := time.Parse(time.RFC3339, strings.Trim(sys["/system/state/current-datetime"], `"`)); err != nil {
+		t.Errorf("current-datetime: %v", err)
+	}
+	if _, ok := sys["/system/state/hostname"]; !ok {
+		t.Errorf("/system/state lost the hostname: %v", sys)
+	}
+
+	cpus := ocGet(t, fx, "/system/cpus/cpu[index=ALL]/state")
+	total, ok := cpus["/system/cpus/cpu[index=ALL]/state/total/instant"]
+	if n, err := strconv.Atoi(total); !ok || err != nil || n < 0 || n > 100 {
+		t.Errorf("cpu ALL total %q: %v", total, cpus)
+	}
+	if cpus["/system/cpus/cpu[index=ALL]/state/index"] != `"ALL"` {
+		t.Errorf("cpu ALL index: %v", cpus)
+	}
+	if all := ocGet(t, fx, "/system/cpus/cpu/state/index"); len(all) < 2 || all["/system/cpus/cpu[index=0]/state/index"] != "0" {
+		t.Errorf("cpus: %v", all)
+	}
+
+	mem := ocGet(t, fx, "/system/memory/state")
+	phys, _ := strconv.ParseInt(strings.Trim(mem["/system/memory/state/physical"], `"`), 10, 64)
+	free, _ := strconv.ParseInt(strings.Trim(mem["/system/memory/state/free"], `"`), 10, 64)
+	if phys <= 0 || free <= 0 || free > phys {
+		t.Errorf("memory: %v", mem)
+	}
+
+	me := strconv.Itoa(os.Getpid())
+	procs := ocGet(t, fx, "/system/processes/process[pid="+me+"]/state")
+	prefix := "/system/processes/process[pid=" + me + "]/state/"
+	if procs[prefix+"pid"] != `"`+me+`"` || procs[prefix+"name"] == "" || procs[prefix+"memory-usage"] == `"0"` {
+		t.Errorf("this process: %v", procs)
+	}
+	var args []string
+	if json.Unmarshal([]byte(procs[prefix+"args"]), &args) != nil || len(args) == 0 || args[0] != os.Args[0] {
+		t.Errorf("args %s, want %q first", procs[prefix+"args"], os.Args[0])
+	}
+
+	comps := ocGet(t, fx, "/components")
+	if comps["/components/component[name=CPU0]/state/temperature/instant"] != `"45.0"` || comps["/components/component[name=CPU0]/state/type"] != `"CPU"` {
+		t.Errorf("components: %v", comps)
+	}
+
+	afts := ocGet(t, fx, "/network-instances/network-instance[name=DEFAULT]/afts")
+	if afts["/network-instances/network-instance[name=default]/afts/ipv4-unicast/ipv4-entry[prefix=10.1.1.0/30]/state/origin-protocol"] != `"DIRECTLY_CONNECTED"` ||
+		afts["/network-instances/network-instance[name=default]/afts/ipv4-unicast/ipv4-entry[prefix=10.2.0.0/16]/state/prefix"] != `"10.2.0.0/16"` {
+		t.Errorf("afts: %v", afts)
+	}
+
+	lldp := ocGet(t, fx, "/lldp/interfaces")
+	nb := "/lldp/interfaces/interface[name=fpPort1]/neighbors/neighbor[id=52:54:00:00:00:01]/state/"
+	if lldp[nb+"system-name"] != `"leaf2"` || lldp[nb+"port-id"] != `"Ethernet4"` || lldp["/lldp/interfaces/interface[name=fpPort1]/state/counters/frame-in"] != `"7"` {
+		t.Errorf("lldp: %v", lldp)
+	}
+	for p := range lldp {
+		if strings.Contains(p, "fpPort2]/neighbors") {
+			t.Errorf("a port without a neighbour has a neighbour entry: %s", p)
+		}
+	}
+}
+
+// A SAMPLE subscription to the host's CPU and the Telegraf sample's
+// counters sends them at each interval through the state polls.
+func TestOpenConfigHostSample(t *testing.T) {
+	fx := start(t, Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	st, err := fx.c.Subscribe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := func(origin, path string) *gpb.Subscription {
+		return &gpb.Subscription{Path: p(origin, path), Mode: gpb.SubscriptionMode_SAMPLE, SampleInterval: uint64(200 * time.Millisecond)}
+	}
+	if err := st.Send(&gpb.SubscribeRequest{Request: &gpb.SubscribeRequest_Subscribe{Subscribe: &gpb.SubscriptionList{
+		Mode: gpb.SubscriptionList_STREAM, Encoding: gpb.Encoding_JSON,
+		Subscription: []*gpb.Subscription{
+			sub("openconfig-system", "/system/cpus/cpu[index=ALL]/state/total/instant"),
+			sub("openconfig-interfaces", "/interfaces/interface[name=fpPort1]/state/counters/in-octets"),
+		}}}}); err != nil {
+		t.Fatal(err)
+	}
+	cpu, octets := 0, 0
+	for cpu < 3 || octets < 3 {
+		r, err := st.Recv()
+		if err != nil {
+			t.Fatalf("after %d cpu and %d counter samples: %v", cpu, octets, err)
+		}
+		for _, u := range r.GetUpdate().GetUpdate() {
+			switch ps := pathString(u.GetPath()); ps {
+			case "openconfig-system:/system/cpus/cpu[index=ALL]/state/total/instant":
+				cpu++
+			case "openconfig-interfaces:/interfaces/interface[name=fpPort1]/state/counters/in-octets":
+				octets++
+			default:
+				t.Errorf("unexpected %s", ps)
+			}
+		}
+	}
+}
