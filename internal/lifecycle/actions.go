@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -491,14 +492,20 @@ func what(field string) string {
 // into it) in one commit, for the action kind whose field gave doc. Users
 // are left alone (docs/configfile.md says why).
 func (l *Lifecycle) apply(ctx context.Context, kind, field string, doc *configfile.Document, merge bool, req engine.Request) (*engine.Outcome, error) {
+	req.OmitDiffs = true // the answer counts the changes (commitValue)
+	return l.replace(ctx, kind, field, doc, merge, keepUsers, req)
+}
+
+// replace is apply keeping the running objects keep says (accounts at
+// least: a document's are never taken).
+func (l *Lifecycle) replace(ctx context.Context, kind, field string, doc *configfile.Document, merge bool, keep func(*model.Kind, model.Object) bool, req engine.Request) (*engine.Outcome, error) {
 	objs := make(map[string][]model.Object, len(doc.Objects))
 	for name, list := range doc.Objects {
 		if k := l.reg.Named(name); k == nil || k.Account == nil {
 			objs[name] = list
 		}
 	}
-	req.OmitDiffs = true // the answer counts the changes (commitValue)
-	out, err := l.eng.Replace(ctx, engine.Replacement{Objects: objs, Keep: keepUsers, Merge: merge}, req)
+	out, err := l.eng.Replace(ctx, engine.Replacement{Objects: objs, Keep: keep, Merge: merge}, req)
 	if err != nil {
 		var ae *apierr.Error
 		if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
@@ -538,19 +545,47 @@ func (l *Lifecycle) LoadStartup(ctx context.Context, uri, nonce, passphrase stri
 // ApplyDocument replaces the running configuration with a plain saved
 // configuration document (data, as a saved file holds it) in one commit
 // made with req (its Meta, Log, Confirm, IfRevision, Allow): what
-// provisioning applies. kind and field name the document in errors. A
-// document holding accounts (User) is refused whole: a saved file never
-// carries them, so one that does was not written by a save; accounts are
-// kept as they are.
-func (l *Lifecycle) ApplyDocument(ctx context.Context, kind, field string, data []byte, req engine.Request) (*engine.Outcome, error) {
-	doc, err := l.decode(kind, field, bytes.NewReader(data), "", "")
+// provisioning and an intent apply. kind and field name the document in
+// errors. A document holding accounts (User), or objects of the kinds
+// held names, is refused whole: a saved file never carries accounts, so
+// one that does was not written by a save; the running objects of those
+// kinds are kept as they are.
+func (l *Lifecycle) ApplyDocument(ctx context.Context, kind, field string, data []byte, held []string, req engine.Request) (*engine.Outcome, error) {
+	doc, keep, err := l.heldDocument(kind, field, data, held)
 	if err != nil {
 		return nil, err
 	}
+	req.OmitDiffs = true
+	return l.replace(ctx, kind, field, doc, false, keep, req)
+}
+
+// CompareDocument is the difference between the running configuration and
+// the document ApplyDocument would make of data and held: the changes a
+// dry run of it reports (secrets masked). Nothing is committed or logged.
+func (l *Lifecycle) CompareDocument(ctx context.Context, kind, field string, data []byte, held []string) ([]engine.Diff, error) {
+	doc, keep, err := l.heldDocument(kind, field, data, held)
+	if err != nil {
+		return nil, err
+	}
+	out, err := l.replace(ctx, kind, field, doc, false, keep, engine.Request{DryRun: true, Meta: engine.Meta{Source: "compare"}})
+	if err != nil {
+		return nil, err
+	}
+	return out.Diffs, nil
+}
+
+// heldDocument decodes data, refusing a document that holds accounts or a
+// kind of held, and says which running objects a replace by it keeps.
+func (l *Lifecycle) heldDocument(kind, field string, data []byte, held []string) (*configfile.Document, func(*model.Kind, model.Object) bool, error) {
+	doc, err := l.decode(kind, field, bytes.NewReader(data), "", "")
+	if err != nil {
+		return nil, nil, err
+	}
 	for name := range doc.Objects {
-		if k := l.reg.Named(name); k != nil && k.Account != nil {
-			return nil, apierr.New(http.StatusForbidden, apierr.CodeForbidden, kind, field, "%s holds %s objects: a provisioned configuration may not change accounts", what(field), name)
+		if k := l.reg.Named(name); k != nil && (k.Account != nil || slices.Contains(held, k.Name)) {
+			return nil, nil, apierr.New(http.StatusForbidden, apierr.CodeForbidden, kind, field, "%s holds %s objects, which it may not change", what(field), name)
 		}
 	}
-	return l.apply(ctx, kind, field, doc, false, req)
+	keep := func(k *model.Kind, o model.Object) bool { return k.Account != nil || slices.Contains(held, k.Name) }
+	return doc, keep, nil
 }

@@ -47,6 +47,7 @@ func seedAll(s *switchHarness) {
 		{"POST", "/config/Tacacs", `{"ServerIp":"127.0.0.1","Port":4949,"Secret":"tacacs-secret-1"}`},
 		{"POST", "/config/RadiusServer", `{"ServerIp":"127.0.0.1","Port":18120,"AcctPort":18130,"Secret":"radius-secret-1","Priority":2}`},
 		{"POST", "/config/SyslogCollector", `{"ServerIpAddr":"127.0.0.1","Port":5514,"Transport":"TCP"}`},
+		{"POST", "/config/IntentSource", `{"URL":"http://127.0.0.1:9/intent.json","Interval":86400,"Password":"intent-token-1","AllowUnsigned":true}`},
 		{"POST", "/config/DNSServer", `{"IPAddr":"192.0.2.53"}`},
 		{"PATCH", "/config/DNSGlobal", `{"Domain":"lab.example.net"}`},
 	} {

@@ -13,8 +13,11 @@ func (k *Kind) AppendJSON(dst []byte, o Object, state bool) []byte {
 	return k.appendObject(dst, o, state, false)
 }
 
-// AppendRedactedJSON is AppendJSON with each set secret written as "******",
-// the form secrets take in diffs and events.
+// Redacted is what a set secret reads as in diffs and events.
+const Redacted = "******"
+
+// AppendRedactedJSON is AppendJSON with each set secret written as
+// Redacted, the form secrets take in diffs and events.
 func (k *Kind) AppendRedactedJSON(dst []byte, o Object) []byte {
 	return k.appendObject(dst, o, false, true)
 }
@@ -35,7 +38,7 @@ func (k *Kind) appendObject(dst []byte, o Object, state, redacted bool) []byte {
 			v = f.zero()
 		case f.Secret != Public:
 			if s, _ := v.(string); s != "" && redacted {
-				v = "******"
+				v = Redacted
 			} else {
 				v = ""
 			}

@@ -86,6 +86,8 @@ var actionLines = map[string]string{
 	"UserPassword":           `run UserPassword {"Name":"nobody","Password":"long-enough-password-1"}`,
 	"AccountCommand":         `run AccountCommand {"Command":"show version","Context":"enable","Session":"s1","Seq":1}`,
 	"ZtpRearm":               `run ZtpRearm {}`,
+	"IntentFetch":            `run IntentFetch {}`,
+	"CheckCompliance":        `run CheckCompliance dry {"Document":{"ConfigData":{}}}`,
 }
 
 // TestNewFrontDoorReachesEverything: a front door written against the

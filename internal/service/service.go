@@ -25,7 +25,10 @@
 //   - central AAA (package aaa): Tacacs, TacacsGlobal, RadiusServer,
 //     AAAGlobal and SyslogCollector, followed through the change feed: the
 //     remote logins the front ends' verifier asks (Service.AAA), the
-//     accounting of every commit, the syslog forwarder.
+//     accounting of every commit, the syslog forwarder;
+//   - zero-touch provisioning (package ztp): ZtpState, ZtpRearm;
+//   - the intent (package intent): IntentSource, followed through the
+//     change feed, DriftState, IntentFetch and CheckCompliance.
 //
 // A front end (REST, gNMI, and any later one) is handed the built Service:
 // its Engine, History, Candidates and Lifecycle, and its Table, through
@@ -59,6 +62,7 @@ import (
 	"github.com/swmgr/swmgr/internal/engine/history"
 	"github.com/swmgr/swmgr/internal/engine/users"
 	"github.com/swmgr/swmgr/internal/frr"
+	"github.com/swmgr/swmgr/internal/intent"
 	"github.com/swmgr/swmgr/internal/lifecycle"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/obs"
@@ -178,6 +182,9 @@ type Service struct {
 	AAA *aaa.Service
 	// ZTP is zero-touch provisioning.
 	ZTP *ztp.Service
+	// Intent follows the intended configuration (IntentSource), computes
+	// the drift from it and answers CheckCompliance.
+	Intent *intent.Service
 	// Table is every kind's bindings: the switchboard every front door
 	// reads.
 	Table *bind.Table
@@ -239,7 +246,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	release := func() error { return nil }
 	switch o.Dataplane {
 	case Sim:
-		providers = []bind.Provider{sim.Part{Of: sim.DaemonsProvider, Drivers: simulated.DaemonDrivers()}, accts, lifecycle.Archive(), aaa.Config(),
+		providers = []bind.Provider{sim.Part{Of: sim.DaemonsProvider, Drivers: simulated.DaemonDrivers()}, accts, lifecycle.Archive(), aaa.Config(), intent.Config(),
 			sim.Part{Of: sim.DataplaneProvider, Drivers: withExtra(simulated.Dataplane(), extra)}}
 		sourceAddr = simulated.SourceAddr
 		st.routes = simulated.Routes
@@ -273,7 +280,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		providers = []bind.Provider{sim.Part{Of: sim.DataplaneProvider, Drivers: backend.Without(simulated.Dataplane(), dataplane)},
 			sim.Part{Of: sim.DaemonsProvider, Drivers: backend.Without(simulated.DaemonDrivers(), daemons)},
 			linux.Part{Of: linux.DataplaneProvider, Drivers: withExtra(dataplane, extra)}, linux.Part{Of: linux.DaemonsProvider, Drivers: daemons},
-			accts, lifecycle.Archive(), aaa.Config()}
+			accts, lifecycle.Archive(), aaa.Config(), intent.Config()}
 		transactional, release = lin, lin.Close
 		sourceAddr = lin.SourceAddr
 		st.routes, st.daemons = lin.RouteTable, lin.Daemons
@@ -311,14 +318,15 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 			return ok && err == nil
 		}})
 	s.ZTP = ztp.New(o.ZTP, eng, hist, lc, o.DataDir, o.Log)
-	if err := t.Bind(lc, hist, eng.ConfigLog(), users.Actions(eng, o.Accounts), s.AAA.Provider(reg), st, s.ZTP); err != nil {
+	s.Intent = intent.New(intent.Options{Engine: eng, Lifecycle: lc, Log: o.Log})
+	if err := t.Bind(lc, hist, eng.ConfigLog(), users.Actions(eng, o.Accounts), s.AAA.Provider(reg), st, s.ZTP, s.Intent.Provider()); err != nil {
 		return fail(err)
 	}
 	if err := t.Seal(); err != nil {
 		return fail(err)
 	}
 	h := api.New(api.Options{Engine: eng, History: hist, Candidates: cands, Table: t, Calls: calls, Sessions: o.Sessions, Log: o.Log})
-	for _, start := range []func(context.Context) error{eng.Start, cands.Start, hist.Start, s.AAA.Start} {
+	for _, start := range []func(context.Context) error{eng.Start, cands.Start, hist.Start, s.AAA.Start, s.Intent.Start} {
 		if err := start(ctx); err != nil {
 			return fail(err)
 		}
@@ -367,6 +375,7 @@ func (s *Service) logReconciles(log *slog.Logger) {
 // The store is the caller's.
 func (s *Service) Close() error {
 	s.ZTP.Close()
+	s.Intent.Close()
 	s.AAA.Close()
 	s.Lifecycle.Close()
 	if s.stop != nil {

@@ -31,21 +31,31 @@ const (
 // URL with it appended.
 const SignatureSuffix = ".sig"
 
-// fetcher downloads over HTTP or HTTPS, the certificate checked against
-// the configured CAs.
-type fetcher struct {
+// Fetcher downloads over HTTP or HTTPS, the certificate checked against
+// the configured CAs (provisioning's, and an intent's).
+type Fetcher struct {
 	client *http.Client
+	// Auth, if set, adds credentials to each request (an intent's bearer
+	// token or basic password).
+	Auth func(*http.Request)
 }
 
-func newFetcher(roots *x509.CertPool, timeout time.Duration) *fetcher {
+// NewFetcher makes a Fetcher checking HTTPS servers against roots (nil:
+// the system's), each download bounded by timeout. It uses no proxy.
+func NewFetcher(roots *x509.CertPool, timeout time.Duration) *Fetcher {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.Proxy = nil // a switch being provisioned has no proxy configuration of its own
 	tr.TLSClientConfig = &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
-	return &fetcher{client: &http.Client{Transport: tr, Timeout: timeout}}
+	return &Fetcher{client: &http.Client{Transport: tr, Timeout: timeout}}
 }
 
-// get reads the body at raw, at most max bytes (more is refused, not cut).
-func (f *fetcher) get(ctx context.Context, raw string, max int64) ([]byte, error) {
+// WithAuth is f adding credentials to each request with auth.
+func (f *Fetcher) WithAuth(auth func(*http.Request)) *Fetcher {
+	return &Fetcher{client: f.client, Auth: auth}
+}
+
+// Get reads the body at raw, at most max bytes (more is refused, not cut).
+func (f *Fetcher) Get(ctx context.Context, raw string, max int64) ([]byte, error) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("%q is not an http:// or https:// URL (TFTP and SFTP are not fetched)", raw)
@@ -53,6 +63,9 @@ func (f *fetcher) get(ctx context.Context, raw string, max int64) ([]byte, error
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+	if f.Auth != nil {
+		f.Auth(req)
 	}
 	resp, err := f.client.Do(req)
 	if err != nil {
@@ -81,11 +94,13 @@ type Verifier struct {
 	AllowUnsigned bool
 }
 
-// verify checks data fetched from raw; it answers how it was verified.
-func (v Verifier) verify(ctx context.Context, f *fetcher, raw string, data, digest []byte) (string, error) {
+// Verify checks data fetched from raw with f; digest, if not nil, is the
+// SHA-256 the document must have when no Key is set. It answers how it
+// was verified: signature, sha256 or unsigned.
+func (v Verifier) Verify(ctx context.Context, f *Fetcher, raw string, data, digest []byte) (string, error) {
 	switch {
 	case v.Key != nil:
-		sig, err := f.get(ctx, raw+SignatureSuffix, MaxSignature)
+		sig, err := f.Get(ctx, raw+SignatureSuffix, MaxSignature)
 		if err != nil {
 			return "", fmt.Errorf("signature: %w", err)
 		}

@@ -118,7 +118,7 @@ type Service struct {
 	log  *slog.Logger
 	file string
 	dir  string
-	get  *fetcher
+	get  *Fetcher
 
 	mu     sync.Mutex
 	st     Status
@@ -133,7 +133,7 @@ type Service struct {
 func New(o Options, eng *engine.Engine, hist *history.History, lc *lifecycle.Lifecycle, dataDir string, log *slog.Logger) *Service {
 	o.defaults()
 	return &Service{o: o, eng: eng, hist: hist, lc: lc, log: log.With("part", "ztp"), dir: dataDir,
-		file: filepath.Join(dataDir, datadir.ZTPState), get: newFetcher(o.RootCAs, 30*time.Second)}
+		file: filepath.Join(dataDir, datadir.ZTPState), get: NewFetcher(o.RootCAs, 30*time.Second)}
 }
 
 // Name names provisioning in the binding table.
@@ -349,12 +349,12 @@ func (s *Service) attempt(ctx context.Context) error {
 		return fmt.Errorf("the DHCP server %s gave no configuration URL (option %d)", offer.Server, OptionConfigURL)
 	}
 	s.update(func(st *Status) { st.Phase = PhaseFetch })
-	data, err := s.get.get(ctx, offer.ConfigURL, MaxDocument)
+	data, err := s.get.Get(ctx, offer.ConfigURL, MaxDocument)
 	if err != nil {
 		return err
 	}
 	s.update(func(st *Status) { st.Phase = PhaseVerify })
-	how, err := s.o.Verifier.verify(ctx, s.get, offer.ConfigURL, data, offer.SHA256)
+	how, err := s.o.Verifier.Verify(ctx, s.get, offer.ConfigURL, data, offer.SHA256)
 	if err != nil {
 		return err
 	}
@@ -366,7 +366,7 @@ func (s *Service) attempt(ctx context.Context) error {
 		Confirm:    s.o.ConfirmWait,
 		IfRevision: factory,
 	}
-	out, err := s.lc.ApplyDocument(ctx, "ZtpState", "ConfigURL", data, req)
+	out, err := s.lc.ApplyDocument(ctx, "ZtpState", "ConfigURL", data, nil, req)
 	var ae *apierr.Error
 	if errors.As(err, &ae) && ae.Status == http.StatusPreconditionFailed {
 		return s.standDown()
@@ -404,11 +404,11 @@ func (s *Service) script(ctx context.Context, raw string) error {
 		return nil
 	}
 	s.update(func(st *Status) { st.Phase = PhaseScript })
-	body, err := s.get.get(ctx, raw, MaxScript)
+	body, err := s.get.Get(ctx, raw, MaxScript)
 	if err != nil {
 		return fmt.Errorf("script: %w", err)
 	}
-	if _, err := s.o.Verifier.verify(ctx, s.get, raw, body, nil); err != nil {
+	if _, err := s.o.Verifier.Verify(ctx, s.get, raw, body, nil); err != nil {
 		return fmt.Errorf("script: %w", err)
 	}
 	out, err := runScript(ctx, s.dir, body, s.o.Interface, s.o.ScriptTimeout)
@@ -467,7 +467,7 @@ func (s *Service) waitRolledBack(ctx context.Context, rev uint64) {
 func (s *Service) healthy(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	_, err := s.get.get(ctx, s.o.HealthURL, 64<<10)
+	_, err := s.get.Get(ctx, s.o.HealthURL, 64<<10)
 	return err
 }
 

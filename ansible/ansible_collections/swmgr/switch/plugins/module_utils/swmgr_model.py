@@ -662,6 +662,73 @@ MODEL = json.loads(r'''{
     }
    ]
   },
+  "IntentSource": {
+   "module": "swmgr_intent_source",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "Name"
+   ],
+   "fields": [
+    {
+     "option": "name",
+     "name": "Name",
+     "type": "str",
+     "choices": [
+      "default"
+     ],
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "url",
+     "name": "URL",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "interval",
+     "name": "Interval",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "username",
+     "name": "Username",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "password",
+     "name": "Password",
+     "type": "str",
+     "secret": true,
+     "settable": true
+    },
+    {
+     "option": "public_key",
+     "name": "PublicKey",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "allow_unsigned",
+     "name": "AllowUnsigned",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "policy",
+     "name": "Policy",
+     "type": "str",
+     "choices": [
+      "report",
+      "revert"
+     ],
+     "settable": true
+    }
+   ]
+  },
   "LLDPGlobal": {
    "module": "swmgr_lldp_global",
    "singleton": true,

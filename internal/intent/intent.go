@@ -1,0 +1,510 @@
+// Package intent makes the switch follow its intended configuration: the
+// document an IntentSource names is polled over HTTP or HTTPS, verified
+// (an ed25519 detached signature, as zero-touch provisioning verifies),
+// and applied whole as one commit of source intent when it changed (the
+// intent is the whole configuration; accounts and the IntentSource itself
+// are kept, and a document holding either is refused). After every commit
+// the running configuration is compared with the intent last applied
+// (DriftState); with Policy revert the next poll applies the intent again.
+// CheckCompliance answers the same comparison for any document, in
+// Nautobot Golden Config's JSON compliance shape. docs/ztp.md is the
+// walkthrough.
+//
+// Its config rows (Config) are bound before the engine and apply nothing:
+// the Service reads the IntentSource from the engine and follows the
+// commits through the change feed, as central AAA does.
+package intent
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/swmgr/swmgr/internal/apierr"
+	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/bind"
+	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/engine/feed"
+	"github.com/swmgr/swmgr/internal/lifecycle"
+	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/ztp"
+)
+
+// Source is the commits' source (engine.Meta.Source, and their user) an
+// intent makes.
+const Source = "intent"
+
+// ProviderName names the intent in the binding table.
+const ProviderName = "intent"
+
+// sourceKind is the kind that says where the intent comes from; held are
+// the kinds (besides accounts) an intent may not write.
+const sourceKind = "IntentSource"
+
+var held = []string{sourceKind}
+
+// Bounds of the state the Service keeps.
+const (
+	maxDriftLines = 100 // DriftState's Objects
+	maxLine       = 512 // one of them, in bytes
+	// minDriftGap spaces the drift's computations (each a dry run of the
+	// whole intent through the writer) under a stream of commits.
+	minDriftGap = 500 * time.Millisecond
+)
+
+// Config is the intent's part of what the engine applies through:
+// IntentSource's driver. There is nothing to apply at the switch: the
+// Service follows the commits through the change feed.
+func Config() bind.Provider { return configRows{} }
+
+type configRows struct{}
+
+func (configRows) Name() string { return ProviderName }
+
+func (configRows) Bindings() []bind.Binding {
+	return []bind.Binding{{Kind: sourceKind, Driver: &backend.Driver{
+		Apply: func(context.Context, backend.Change) (model.Object, error) { return nil, nil },
+	}}}
+}
+
+// Options configure the Service.
+type Options struct {
+	Engine    *engine.Engine
+	Lifecycle *lifecycle.Lifecycle
+	Log       *slog.Logger
+	// RootCAs check HTTPS servers; nil: the system's.
+	RootCAs *x509.CertPool
+	// MaxDocument bounds a document (default ztp.MaxDocument).
+	MaxDocument int64
+}
+
+// source is one reading of the IntentSource.
+type source struct {
+	url, username, password string
+	interval                time.Duration
+	key                     ed25519.PublicKey
+	allowUnsigned, revert   bool
+}
+
+func (s *source) auth(r *http.Request) {
+	switch {
+	case s.username != "":
+		r.SetBasicAuth(s.username, s.password)
+	case s.password != "":
+		r.Header.Set("Authorization", "Bearer "+s.password)
+	}
+}
+
+// status is what IntentSource's state shows.
+type status struct {
+	lastPoll, nextPoll, appliedAt time.Time
+	digest, verified              string
+	appliedDigest                 string
+	appliedRevision               uint64
+	polls, refused                int64
+	lastError                     string
+}
+
+// drift is what DriftState shows.
+type drift struct {
+	following, inDrift bool
+	since, checkedAt   time.Time
+	checkedRevision    uint64
+	differences        int
+	lines              []string
+	lastError          string
+}
+
+// Service polls the intent, applies it and computes the drift.
+type Service struct {
+	o   Options
+	log *slog.Logger
+	get *ztp.Fetcher
+
+	mu      sync.Mutex
+	st      status
+	dr      drift
+	applied []byte // the document last applied (or found in place)
+	// intentRevision is the revision at which it was in place.
+	intentRevision uint64
+
+	// driftMu serialises the drift's computations.
+	driftMu sync.Mutex
+
+	fetch   chan chan pollResult // IntentFetch asks the poller
+	changed chan struct{}        // the IntentSource changed
+	dirty   chan struct{}        // a commit was made: compute the drift
+	stop    context.CancelFunc
+	done    sync.WaitGroup
+}
+
+// New builds the Service; Start runs it.
+func New(o Options) *Service {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.MaxDocument <= 0 {
+		o.MaxDocument = ztp.MaxDocument
+	}
+	return &Service{o: o, log: o.Log.With("part", "intent"), get: ztp.NewFetcher(o.RootCAs, 60*time.Second),
+		fetch: make(chan chan pollResult), changed: make(chan struct{}, 1), dirty: make(chan struct{}, 1)}
+}
+
+// Start follows the commits and polls the IntentSource, if any, at once.
+func (s *Service) Start(ctx context.Context) error {
+	sub := s.o.Engine.Feed().Follow()
+	ctx, s.stop = context.WithCancel(context.WithoutCancel(ctx))
+	s.done.Add(3)
+	go func() {
+		defer s.done.Done()
+		sub.Watch(ctx, func(events []feed.Event, dropped bool) {
+			for _, ev := range events {
+				if touches(ev.Data) {
+					poke(s.changed)
+				}
+			}
+			if dropped {
+				poke(s.changed)
+			}
+			poke(s.dirty)
+		})
+	}()
+	go func() {
+		defer s.done.Done()
+		s.driftLoop(ctx)
+	}()
+	go func() {
+		defer s.done.Done()
+		s.pollLoop(ctx)
+	}()
+	return nil
+}
+
+// Close stops polling and following.
+func (s *Service) Close() {
+	if s.stop != nil {
+		s.stop()
+		s.done.Wait()
+	}
+}
+
+func poke(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// touches reports whether a revision record changes the IntentSource.
+func touches(data []byte) bool {
+	return bytes.Contains(data, []byte(`"Kind":"`+sourceKind+`"`))
+}
+
+// readSource reads the IntentSource, nil when there is none.
+func (s *Service) readSource(ctx context.Context) (*source, error) {
+	var src *source
+	_, err := s.o.Engine.Snapshot(ctx, []string{sourceKind}, nil, func(_ *model.Kind, o model.Object) error {
+		src = &source{url: o.Str("URL"), username: o.Str("Username"), password: o.Str("Password"),
+			interval: time.Duration(o.Int("Interval")) * time.Second, allowUnsigned: o.Bool("AllowUnsigned"), revert: o.Str("Policy") == "revert"}
+		if k := o.Str("PublicKey"); k != "" {
+			raw, err := base64.StdEncoding.DecodeString(k)
+			if err != nil || len(raw) != ed25519.PublicKeySize {
+				return fmt.Errorf("IntentSource PublicKey: not an ed25519 key")
+			}
+			src.key = raw
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read the IntentSource: %w", err)
+	}
+	return src, nil
+}
+
+// pollResult is one poll's outcome, IntentFetch's answer.
+type pollResult struct {
+	applied  bool
+	revision uint64
+	digest   string
+	err      error
+}
+
+// pollLoop polls at each interval, when the IntentSource changes and when
+// IntentFetch asks, until ctx ends.
+func (s *Service) pollLoop(ctx context.Context) {
+	timer := time.NewTimer(0) // the first poll at once
+	defer timer.Stop()
+	for {
+		var reply chan pollResult
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+		case <-s.changed:
+		case reply = <-s.fetch:
+		}
+		src, err := s.readSource(ctx)
+		var res pollResult
+		switch {
+		case err != nil:
+			res.err = err
+		case src == nil:
+			s.forget()
+			res.err = apierr.New(http.StatusConflict, apierr.CodeConflict, sourceKind, "", "no IntentSource is configured")
+		default:
+			res = s.poll(ctx, src)
+		}
+		if reply != nil {
+			reply <- res
+		}
+		timer.Stop()
+		select { // a timer that fired while the poll ran
+		case <-timer.C:
+		default:
+		}
+		if src != nil {
+			timer.Reset(src.interval)
+			s.mu.Lock()
+			s.st.nextPoll = time.Now().Add(src.interval)
+			s.mu.Unlock()
+		}
+	}
+}
+
+// forget drops the intent when its source is deleted: nothing is
+// followed, no drift.
+func (s *Service) forget() {
+	s.driftMu.Lock()
+	defer s.driftMu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.st, s.dr, s.applied, s.intentRevision = status{}, drift{}, nil, 0
+}
+
+// poll fetches and verifies the document and applies it when it changed
+// (or, Policy revert, when the configuration drifted from it). A document
+// refused changes nothing; LastError says why.
+func (s *Service) poll(ctx context.Context, src *source) pollResult {
+	s.mu.Lock()
+	s.st.polls++
+	s.st.lastPoll = time.Now()
+	s.mu.Unlock()
+	res := s.pollOnce(ctx, src)
+	s.mu.Lock()
+	if res.err != nil {
+		s.st.refused++
+		s.st.lastError = res.err.Error()
+	} else {
+		s.st.lastError = ""
+	}
+	s.mu.Unlock()
+	if res.err != nil {
+		s.log.Warn("intent refused", "url", src.url, "err", res.err)
+	}
+	return res
+}
+
+func (s *Service) pollOnce(ctx context.Context, src *source) pollResult {
+	f := s.get.WithAuth(src.auth)
+	data, err := f.Get(ctx, src.url, s.o.MaxDocument)
+	if err != nil {
+		return pollResult{err: err}
+	}
+	how, err := ztp.Verifier{Key: src.key, AllowUnsigned: src.allowUnsigned}.Verify(ctx, f, src.url, data, nil)
+	if err != nil {
+		return pollResult{err: err}
+	}
+	sum := sha256.Sum256(data)
+	digest := hex.EncodeToString(sum[:])
+	s.mu.Lock()
+	s.st.digest, s.st.verified = digest, how
+	same := digest == s.st.appliedDigest
+	s.mu.Unlock()
+	if same && !src.revert {
+		return pollResult{digest: digest}
+	}
+	if same {
+		// Policy revert: applied again only when the configuration drifted.
+		if s.computeDrift(ctx) == 0 {
+			return pollResult{digest: digest}
+		}
+	}
+	req := engine.Request{
+		Meta: engine.Meta{User: Source, Source: Source, Comment: fmt.Sprintf("intent %s (sha256 %.12s)", src.url, digest)},
+		Log:  &engine.LogInfo{API: Source, Operation: "APPLY", Data: src.url},
+	}
+	out, err := s.o.Lifecycle.ApplyDocument(ctx, sourceKind, "URL", data, held, req)
+	if err != nil {
+		return pollResult{digest: digest, err: fmt.Errorf("the document was refused, nothing changed: %w", err)}
+	}
+	rev := out.Revision
+	at := rev
+	if at == 0 {
+		at = s.o.Engine.Revision() // the configuration was the intent already
+	}
+	s.mu.Lock()
+	s.applied, s.intentRevision = data, at
+	s.st.appliedDigest, s.st.appliedRevision, s.st.appliedAt = digest, rev, time.Now()
+	s.mu.Unlock()
+	if rev != 0 {
+		s.log.Info("intent applied", "url", src.url, "sha256", digest, "revision", rev, "changes", out.Changes)
+	}
+	s.computeDrift(ctx)
+	return pollResult{applied: rev != 0, revision: rev, digest: digest}
+}
+
+// driftLoop computes the drift after commits, at most once every
+// minDriftGap, until ctx ends.
+func (s *Service) driftLoop(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.dirty:
+		}
+		s.computeDrift(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(minDriftGap):
+		}
+	}
+}
+
+// computeDrift compares the running configuration with the intent last
+// applied and keeps the outcome in DriftState; it answers how many objects
+// differ.
+func (s *Service) computeDrift(ctx context.Context) int {
+	s.driftMu.Lock()
+	defer s.driftMu.Unlock()
+	s.mu.Lock()
+	doc := s.applied
+	s.mu.Unlock()
+	if doc == nil {
+		return 0
+	}
+	rev := s.o.Engine.Revision()
+	diffs, err := s.o.Lifecycle.CompareDocument(ctx, sourceKind, "URL", doc, held)
+	now := time.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := &s.dr
+	d.following, d.checkedAt, d.checkedRevision = true, now, rev
+	if err != nil {
+		d.lastError = err.Error()
+		return d.differences
+	}
+	c := Compare(diffs)
+	d.lastError = ""
+	d.differences = c.Count()
+	d.lines = c.Lines(maxDriftLines, maxLine)
+	was := d.inDrift
+	d.inDrift = d.differences > 0
+	switch {
+	case d.inDrift && !was:
+		d.since = now
+		s.log.Warn("the configuration drifted from the intent", "objects", d.differences, "revision", rev)
+	case !d.inDrift:
+		d.since = time.Time{}
+	}
+	return d.differences
+}
+
+// Provider is the Service's own rows: its share of IntentSource's state,
+// DriftState, IntentFetch and CheckCompliance.
+func (s *Service) Provider() bind.Provider { return serviceRows{s} }
+
+type serviceRows struct{ s *Service }
+
+func (serviceRows) Name() string { return ProviderName }
+
+func (p serviceRows) Bindings() []bind.Binding {
+	return []bind.Binding{
+		{Kind: sourceKind, Driver: &backend.Driver{State: p.s.sourceState}},
+		{Kind: "DriftState", Source: p.s.driftObjects},
+		{Kind: "IntentFetch", Action: &bind.Action{Run: p.s.fetchNow}},
+		{Kind: "CheckCompliance", Action: &bind.Action{Run: p.s.checkCompliance}},
+	}
+}
+
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+func (s *Service) sourceState(context.Context, model.Object) (model.Object, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.st
+	return model.Object{
+		"LastPollAt": stamp(st.lastPoll), "NextPollAt": stamp(st.nextPoll), "Digest": st.digest, "Verified": st.verified,
+		"AppliedDigest": st.appliedDigest, "AppliedRevision": int64(st.appliedRevision), "AppliedAt": stamp(st.appliedAt),
+		"Polls": st.polls, "Refused": st.refused, "LastError": st.lastError,
+	}, nil
+}
+
+func (s *Service) driftObjects(context.Context) ([]model.Object, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := s.dr
+	lines := d.lines
+	if lines == nil {
+		lines = []string{}
+	}
+	return []model.Object{{
+		"Following": d.following, "InDrift": d.inDrift, "Since": stamp(d.since), "CheckedAt": stamp(d.checkedAt),
+		"CheckedRevision": int64(d.checkedRevision), "IntentDigest": s.st.appliedDigest, "IntentRevision": int64(s.intentRevision),
+		"Differences": int64(d.differences), "Objects": lines, "LastError": d.lastError,
+	}}, nil
+}
+
+// fetchNow is IntentFetch: a poll now, answered with its outcome.
+func (s *Service) fetchNow(ctx context.Context, c bind.Call) (bind.Result, error) {
+	if c.DryRun {
+		return bind.Result{DryRun: true}, nil
+	}
+	reply := make(chan pollResult, 1)
+	select {
+	case s.fetch <- reply:
+	case <-ctx.Done():
+		return bind.Result{}, ctx.Err()
+	}
+	var res pollResult
+	select {
+	case res = <-reply:
+	case <-ctx.Done():
+		return bind.Result{}, ctx.Err()
+	}
+	if res.err != nil {
+		var ae *apierr.Error
+		if errors.As(res.err, &ae) && ae.Status == http.StatusConflict && ae.Object == sourceKind && ae.Field == "" {
+			return bind.Result{}, ae
+		}
+		return bind.Result{}, apierr.New(http.StatusBadGateway, apierr.CodeInvalidValue, sourceKind, "URL", "%v", res.err)
+	}
+	return bind.Result{Revision: res.revision, Value: map[string]any{"Result": "Success", "Applied": res.applied, "Revision": res.revision, "Digest": res.digest}}, nil
+}
+
+// checkCompliance is CheckCompliance: the difference between the running
+// configuration and the document, changing nothing.
+func (s *Service) checkCompliance(ctx context.Context, c bind.Call) (bind.Result, error) {
+	raw, _ := c.Fields["Document"].(json.RawMessage)
+	diffs, err := s.o.Lifecycle.CompareDocument(ctx, c.Kind.Name, "Document", raw, held)
+	if err != nil {
+		return bind.Result{}, err
+	}
+	return bind.Result{DryRun: c.DryRun, Value: Compare(diffs)}, nil
+}
