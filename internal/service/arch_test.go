@@ -368,6 +368,7 @@ var exemptions = []struct {
 	{"internal/cli/confirm.go", "User", "map key", "the pending confirmation's JSON member User"},
 	{"internal/cli/confirm.go", "User", "list element", "the pending confirmation's column heading User"},
 	{"internal/cli/show.go", "User", "list element", "the revisions table's column heading User"},
+	{"internal/gnmi/host.go", "User", "list element", "HostCpuState's field User (/proc/stat's user column), a field of that kind, not the User kind"},
 }
 
 // exempt says whether u is one of exemptions, and marks it used.

@@ -678,7 +678,8 @@ MODEL = json.loads(r'''{
       "default"
      ],
      "key": true,
-     "settable": true
+     "settable": true,
+     "default": "default"
     },
     {
      "option": "url",
