@@ -195,6 +195,11 @@ type Server struct {
 	// pollReads counts the reads made for subscriptions that send the
 	// polled values that changed (shared by the subscriptions alike).
 	pollReads atomic.Int64
+	// pollIDs names each polled read (polled.id); pollCompares counts the
+	// comparisons of a poll with what was last sent (shared by the
+	// subscriptions alike that sent the same).
+	pollIDs      atomic.Uint64
+	pollCompares atomic.Int64
 	// memberReads counts the reads made of the objects a membership leaf
 	// gathers (OpenConfig Member rows) for the change feed's commits.
 	memberReads atomic.Int64

@@ -472,3 +472,58 @@ func TestPollsAreShared(t *testing.T) {
 		t.Errorf("%d subscriptions alike read the service's (empty) state %d times in %d ticks; want once a tick for each of its %d kinds", subs, n, ticks, kinds)
 	}
 }
+
+// TestPollsAreComparedOnce: subscriptions alike ON_CHANGE to / compare
+// each poll of the state with what they last sent once for all of them
+// (a new one once more, at its first poll), not each on its own, and
+// every one of them is still told each change.
+func TestPollsAreComparedOnce(t *testing.T) {
+	fx := start(t, Options{})
+	const subs = 20
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	streams := onChangeStreams(t, ctx, fx, subs, p("swmgr", "/"))
+	upTime := func(r *gpb.SubscribeResponse) bool { return hasUpdate(r, "SystemParam", "UpTime") }
+	// SystemParam's UpTime changes every second: once each subscriber is
+	// told, every subscription is past its first poll.
+	for _, s := range streams {
+		recv(t, s, "UpTime", upTime)
+	}
+	compares0, t0 := fx.srv.pollCompares.Load(), time.Now()
+	for range 2 {
+		for _, s := range streams {
+			recv(t, s, "UpTime again", upTime)
+		}
+	}
+	ticks := int64(time.Since(t0)/StatePollInterval) + 2
+	if n := fx.srv.pollCompares.Load() - compares0; n > ticks {
+		t.Errorf("%d subscriptions alike compared their polls %d times in %d ticks; want once a tick for all of them", subs, n, ticks)
+	}
+	// One more, started now, compares from its own read first; it and
+	// the others are each told a new server's state and its delete.
+	streams = append(streams, onChangeStreams(t, ctx, fx, 1, p("swmgr", "/"))...)
+	stateOf := func(ps ...*gpb.Path) bool {
+		for _, p := range ps {
+			if strings.Contains(pathString(p), "/state/NtpServer[IpAddr=10.7.0.9]") {
+				return true
+			}
+		}
+		return false
+	}
+	fx.f.MustApply(fx.f.Edit(model.Create, "NtpServer", model.Object{"IpAddr": "10.7.0.9"}))
+	for i, s := range streams {
+		recv(t, s, fmt.Sprint("subscriber ", i, ": the new server's state"), func(r *gpb.SubscribeResponse) bool {
+			var ps []*gpb.Path
+			for _, u := range r.GetUpdate().GetUpdate() {
+				ps = append(ps, u.GetPath())
+			}
+			return stateOf(ps...)
+		})
+	}
+	fx.f.MustApply(fx.f.Edit(model.Delete, "NtpServer", model.Object{"IpAddr": "10.7.0.9"}))
+	for i, s := range streams {
+		recv(t, s, fmt.Sprint("subscriber ", i, ": the delete of the server's state"), func(r *gpb.SubscribeResponse) bool {
+			return stateOf(r.GetUpdate().GetDelete()...)
+		})
+	}
+}

@@ -372,28 +372,46 @@ func TestIdleSubscriptionsHoldLittle(t *testing.T) {
 	runtime.KeepAlive(streams)
 }
 
-// A poll's values replace what a subscription kept from its own initial
-// read even when equal: subscriptions alike then hold one poll's values
-// (shared), not each its own copy, while only the changed are sent.
+// A poll is compared with what a subscription last sent: the values that
+// changed or are new, and the paths no longer there (in path order); the
+// subscription then holds the poll itself (shared by the subscriptions
+// alike), not a copy of its values.
 func TestPolledValuesAreShared(t *testing.T) {
+	srv := &Server{}
 	leafAt := func(ip, v string) leaf {
 		return leaf{p("swmgr", "/state/NtpServer[IpAddr="+ip+"]/Stratum"), []byte(v)}
 	}
-	sc := &subscription{last: map[string]sent{}}
-	sc.remember([]leaf{leafAt("10.0.0.1", "2"), leafAt("10.0.0.2", "3")}, false)
-	pr := &polled{leaves: []leaf{leafAt("10.0.0.1", "2"), leafAt("10.0.0.2", "4")}, index: map[string]struct{}{}}
-	for _, l := range pr.leaves {
-		k := pathString(l.path)
-		pr.keys = append(pr.keys, k)
-		pr.index[k] = struct{}{}
+	cases := []struct {
+		name       string
+		base, poll []leaf
+		changed    []int
+		gone       []string
+	}{
+		{"one value changed", []leaf{leafAt("10.0.0.1", "2"), leafAt("10.0.0.2", "3")}, []leaf{leafAt("10.0.0.1", "2"), leafAt("10.0.0.2", "4")}, []int{1}, nil},
+		{"nothing changed", []leaf{leafAt("10.0.0.1", "2")}, []leaf{leafAt("10.0.0.1", "2")}, nil, nil},
+		{"new and gone", []leaf{leafAt("10.0.0.3", "2"), leafAt("10.0.0.1", "2"), leafAt("10.0.0.2", "2")}, []leaf{leafAt("10.0.0.1", "2"), leafAt("10.0.0.4", "1")}, []int{1}, []string{"10.0.0.2", "10.0.0.3"}},
+		{"from nothing", nil, []leaf{leafAt("10.0.0.1", "2")}, []int{0}, nil},
 	}
-	changed, gone := sc.compare(pr)
-	if !slices.Equal(changed, []int{1}) || len(gone) != 0 {
-		t.Errorf("changed %v, gone %v; want the second value changed alone", changed, gone)
-	}
-	for i, l := range pr.leaves {
-		if kept := sc.last[pr.keys[i]]; kept.path != l.path || &kept.json[0] != &l.json[0] {
-			t.Errorf("value %d: the subscription keeps its own copy, not the poll's", i)
-		}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sc := &subscription{}
+			srv.remember(sc, c.base)
+			base := sc.base
+			pr := srv.newPolled(c.poll, 1)
+			changed, gone := changedSince(base, pr)
+			if !slices.Equal(changed, c.changed) {
+				t.Errorf("changed %v; want %v", changed, c.changed)
+			}
+			var goneIPs []string
+			for _, g := range gone {
+				goneIPs = append(goneIPs, g.GetElem()[1].GetKey()["IpAddr"])
+			}
+			if !slices.Equal(goneIPs, c.gone) {
+				t.Errorf("gone %v; want %v", goneIPs, c.gone)
+			}
+			if base.id == pr.id || base.id == 0 {
+				t.Errorf("reads named %d and %d: each must have its own id", base.id, pr.id)
+			}
+		})
 	}
 }

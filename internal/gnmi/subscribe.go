@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -219,9 +218,13 @@ type subscription struct {
 	// key names what the change feed gives this subscription (its path,
 	// encoding and prefix): subscriptions with the same key share each
 	// notification, encoded once.
-	key  string
-	mu   sync.Mutex
-	last map[string]sent // what the polls compare with, by path
+	key string
+	mu  sync.Mutex
+	// base is what the polls that send what changed compare with: the
+	// values last sent of the polled part, as the poll that read them
+	// (shared by every subscription alike that sent it) or, until the
+	// first poll, the subscription's own initial read.
+	base *polled
 }
 
 // Sample intervals: the default (SAMPLE without an interval, state under
@@ -281,7 +284,7 @@ func (s *Server) Subscribe(stream gpb.GNMI_SubscribeServer) error {
 			return grpcError(err)
 		}
 		parts := t.parts()
-		sc := &subscription{t: t, heartbeat: time.Duration(sub.GetHeartbeatInterval()), last: map[string]sent{}}
+		sc := &subscription{t: t, heartbeat: time.Duration(sub.GetHeartbeatInterval())}
 		interval := time.Duration(sub.GetSampleInterval())
 		switch sub.GetMode() {
 		case gpb.SubscriptionMode_SAMPLE:
@@ -352,7 +355,7 @@ func (s *Server) Subscribe(stream gpb.GNMI_SubscribeServer) error {
 				return grpcError(err)
 			}
 			if recordLast {
-				if err := sc.rememberPolled(ctx, ls); err != nil {
+				if err := s.rememberPolled(ctx, sc, ls); err != nil {
 					return err
 				}
 			}
@@ -406,7 +409,7 @@ func (s *Server) Subscribe(stream gpb.GNMI_SubscribeServer) error {
 				continue
 			}
 			if ls, err := sc.t.read(ctx, sc.poll, sc.interval/2); err == nil {
-				sc.remember(ls, false)
+				s.remember(sc, ls)
 			}
 		}
 		if err := out.sync(); err != nil {
@@ -471,23 +474,19 @@ func cause(ctx context.Context) error {
 
 // remember records ls as sent: the values that later polls compare with,
 // and the paths whose disappearance they report as deletes (ls must be
-// all of what the poll reads). With add, ls is added to what is recorded.
-func (sc *subscription) remember(ls []leaf, add bool) {
+// all of what the poll reads).
+func (s *Server) remember(sc *subscription, ls []leaf) {
+	b := s.newPolled(ls, time.Now().UnixNano())
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
-	if !add {
-		clear(sc.last)
-	}
-	for _, l := range ls {
-		sc.last[pathString(l.path)] = sent{l.path, l.json}
-	}
+	sc.base = b
 }
 
 // rememberPolled records, of the initial values ls, what the polls of a
 // subscription that sends what changed compare with: all of ls when
 // everything is polled, else a read of the polled part alone (the state:
 // the configuration's changes and deletes come from the change feed).
-func (sc *subscription) rememberPolled(ctx context.Context, ls []leaf) error {
+func (s *Server) rememberPolled(ctx context.Context, sc *subscription, ls []leaf) error {
 	if !sc.changedOnly || sc.interval == 0 {
 		return nil
 	}
@@ -497,14 +496,8 @@ func (sc *subscription) rememberPolled(ctx context.Context, ls []leaf) error {
 			return grpcError(err)
 		}
 	}
-	sc.remember(ls, false)
+	s.remember(sc, ls)
 	return nil
-}
-
-// sent is a value last sent at a path.
-type sent struct {
-	path *gpb.Path
-	json []byte
 }
 
 // poll reads a subscription's polled part at its interval (sending only
@@ -576,31 +569,35 @@ func (s *Server) poll(ctx context.Context, sc *subscription, stream grpc.ServerS
 				return nil, err
 			}
 			s.pollReads.Add(1)
-			pr := &polled{leaves: ls, keys: make([]string, len(ls)), index: make(map[string]struct{}, len(ls)), time: time.Now().UnixNano()}
-			for i, l := range ls {
-				pr.keys[i] = pathString(l.path)
-				pr.index[pr.keys[i]] = struct{}{}
-			}
-			return pr, nil
+			return s.newPolled(ls, time.Now().UnixNano()), nil
 		})
 		if err != nil {
 			out.fail(grpcError(err))
 			return
 		}
-		changed, gone := sc.compare(pr)
-		if len(changed) == 0 && len(gone) == 0 {
-			continue
+		// What changed since the subscription's base is compared and
+		// encoded once for all the subscriptions alike with the same base:
+		// those that sent the last poll (all of them, but for one that
+		// started since the last tick) share one comparison and one
+		// notification, and from now on this poll as their base.
+		sc.mu.Lock()
+		base := sc.base
+		sc.base = pr
+		sc.mu.Unlock()
+		if base == nil {
+			base = &polled{}
 		}
-		msgs, err := s.messages.get(changedKey(sc.key, what, tick, changed, gone), every, func() ([]*encoded, error) {
+		msgs, err := s.messages.get(fmt.Sprint(sc.key, "|", what, "|", tick.UnixNano(), "|changed since|", base.id), every, func() ([]*encoded, error) {
+			s.pollCompares.Add(1)
+			changed, gone := changedSince(base, pr)
+			if len(changed) == 0 && len(gone) == 0 {
+				return nil, nil
+			}
 			send := make([]leaf, len(changed))
 			for j, i := range changed {
 				send[j] = pr.leaves[i]
 			}
-			del := make([]*gpb.Path, len(gone))
-			for j, g := range gone {
-				del[j] = g.path
-			}
-			return encode(stream, notifications(prefix, enc, pr.time, send, del))
+			return encode(stream, notifications(prefix, enc, pr.time, send, gone))
 		})
 		if err != nil {
 			out.fail(grpcError(err))
@@ -612,66 +609,57 @@ func (s *Server) poll(ctx context.Context, sc *subscription, stream grpc.ServerS
 	}
 }
 
-// compare records a poll's values as sent and returns what differs from
-// what was last sent: the indices in pr.leaves of the values that changed
-// or are new, and the paths sent before that the poll no longer has
-// (deleted), in the order of their paths.
-func (sc *subscription) compare(pr *polled) (changed []int, gone []pathSent) {
-	sc.mu.Lock()
-	defer sc.mu.Unlock()
+// changedSince is what a poll pr changed of base: the indices in pr.leaves
+// of the values that changed or are new, and the paths of base that pr no
+// longer has (deleted), in the order of their paths.
+func changedSince(base, pr *polled) (changed []int, gone []*gpb.Path) {
+	found := 0
 	for i, l := range pr.leaves {
-		k := pr.keys[i]
-		last, ok := sc.last[k]
-		// The poll's values replace those kept even when equal: the
-		// subscriptions alike then hold the one poll's, not each its own
-		// initial read's.
-		sc.last[k] = sent{l.path, l.json}
-		if !ok || !bytes.Equal(last.json, l.json) {
+		j, ok := base.index[pr.keys[i]]
+		if ok {
+			found++
+		}
+		if !ok || !bytes.Equal(base.leaves[j].json, l.json) {
 			changed = append(changed, i)
 		}
 	}
-	if len(sc.last) > len(pr.index) {
-		for k, v := range sc.last {
+	if found < len(base.leaves) {
+		var keys []int // of base
+		for j, k := range base.keys {
 			if _, ok := pr.index[k]; !ok {
-				gone = append(gone, pathSent{k, v.path})
-				delete(sc.last, k)
+				keys = append(keys, j)
 			}
 		}
-		slices.SortFunc(gone, func(a, b pathSent) int { return strings.Compare(a.key, b.key) })
+		slices.SortFunc(keys, func(a, b int) int { return strings.Compare(base.keys[a], base.keys[b]) })
+		for _, j := range keys {
+			gone = append(gone, base.leaves[j].path)
+		}
 	}
 	return changed, gone
 }
 
-// pathSent is a path last sent, and its string form.
-type pathSent struct {
-	key  string
-	path *gpb.Path
-}
-
-// polled is one poll's read, shared by the subscriptions alike that poll
-// at the same tick: the values, their paths as strings, and when it was
-// read (unix ns).
+// polled is the values of one read of a subscription's polled part: a
+// poll's, shared by the subscriptions alike that poll at the same tick,
+// or a subscription's initial read; their paths as strings, and when it
+// was read (unix ns). It is never modified once made.
 type polled struct {
+	// id names it among the server's reads, as the base a poll's changes
+	// are compared with (0: nothing read).
+	id     uint64
 	leaves []leaf
 	keys   []string
-	index  map[string]struct{} // keys
+	index  map[string]int // keys -> index in leaves
 	time   int64
 }
 
-// changedKey names the notification of the values changed and the paths
-// gone at a poll: the subscriptions alike that send the same of the poll's
-// values and deletes share it.
-func changedKey(key string, what dataType, tick time.Time, changed []int, gone []pathSent) string {
-	b := fmt.Appendf(nil, "%s|%v|%d|changed", key, what, tick.UnixNano())
-	for _, i := range changed {
-		b = append(b, ',')
-		b = strconv.AppendInt(b, int64(i), 10)
+// newPolled is the read ls, made at t (unix ns).
+func (s *Server) newPolled(ls []leaf, t int64) *polled {
+	pr := &polled{id: s.pollIDs.Add(1), leaves: ls, keys: make([]string, len(ls)), index: make(map[string]int, len(ls)), time: t}
+	for i, l := range ls {
+		pr.keys[i] = pathString(l.path)
+		pr.index[pr.keys[i]] = i
 	}
-	for _, g := range gone {
-		b = append(b, '|')
-		b = appendString(b, g.key)
-	}
-	return string(b)
+	return pr
 }
 
 // sharedCache keeps what subscriptions alike share, each built once: a
