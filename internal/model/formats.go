@@ -93,8 +93,8 @@ var (
 	FormatIPHost = &Format{
 		Name: "ip-host", Doc: "an IPv4 or IPv6 address a host can have (unicast, no zone)", Hint: "<A.B.C.D|X:X::X>", Sample: "192.0.2.1",
 		Check: func(s string) string {
-			if a, err := netip.ParseAddr(s); err != nil || a.Zone() != "" {
-				return "an IP address, like 192.0.2.1 or 2001:db8::1"
+			if a, why := parseIP(s); why != "" {
+				return "an IP address, like 192.0.2.1 or 2001:db8::1: " + why
 			} else if !isUnicastHost(a) {
 				return "a unicast IP address (not unspecified, broadcast or multicast)"
 			}
@@ -105,8 +105,11 @@ var (
 	FormatIPOrFQDN = &Format{
 		Name: "ip-or-fqdn", Doc: "IP address or fully qualified domain name", Hint: "<A.B.C.D|host name>", Sample: "192.0.2.1",
 		Check: func(s string) string {
-			if a, err := netip.ParseAddr(s); err == nil {
-				if a.Zone() != "" || !isUnicastHost(a) {
+			if a, err := netip.ParseAddr(s); err == nil || strings.Contains(s, ":") {
+				if _, why := parseIP(s); why != "" {
+					return "a usable IP address or a fully qualified domain name, like 192.0.2.1 or ntp.example.com: " + why
+				}
+				if !isUnicastHost(a) {
 					return "a usable unicast IP address (not unspecified, broadcast or multicast) or a fully qualified domain name, like 192.0.2.1 or ntp.example.com"
 				}
 				return ""
@@ -183,6 +186,53 @@ var (
 	FormatObjName = &Format{
 		Name: "object-name", Doc: "name: letters, digits, _ . -", Hint: "<name>", Sample: "example",
 		Check: matching(objNameRE, "a name of 1..63 letters, digits, '_', '.' or '-', starting with a letter or digit"),
+	}
+	// The IPv6 formats read every value with one parser (ipv6.go) and
+	// keep RFC 5952's form.
+	FormatIPv6 = &Format{
+		Name: "ipv6", Doc: "IPv6 address (RFC 5952 form; no zone, no IPv4-mapped or dotted forms)", Hint: "<X:X::X>", Sample: "2001:db8::",
+		Check: func(s string) string {
+			_, why := parseIPv6(s)
+			return why
+		},
+		Canonical: canonicalIPv6,
+	}
+	FormatIPv6Host = &Format{
+		Name: "ipv6-host", Doc: "an IPv6 address a host can have (unicast: not ::, loopback or multicast; RFC 5952 form)", Hint: "<X:X::X>", Sample: "2001:db8::1",
+		Check: func(s string) string {
+			a, why := parseIPv6(s)
+			if why != "" {
+				return why
+			}
+			if a.IsUnspecified() || a.IsMulticast() || a.IsLoopback() {
+				return "a unicast IPv6 address (not ::, ::1 or multicast ff00::/8)"
+			}
+			return ""
+		},
+		Canonical: canonicalIPv6,
+	}
+	FormatIPv6CIDR = &Format{
+		Name: "ipv6-interface", Doc: "IPv6 address/prefix length, unicast and not link-local (RFC 5952 form)", Hint: "<X:X::X/M>", Sample: "2001:db8::1/64",
+		Check: checkIPv6Interface,
+		Canonical: func(s string) string {
+			if p, why := parseIPv6Prefix(s); why == "" {
+				return p.String()
+			}
+			return s
+		},
+	}
+	FormatIPv6Mask = &Format{
+		Name: "ipv6-mask", Doc: "IPv6 network mask: a prefix length (64, /64) or a contiguous mask; kept as the mask (ffff:ffff:ffff:ffff::)", Hint: "<X:X::X|0-128>", Sample: "ffff:ffff:ffff:ffff::",
+		Check: func(s string) string {
+			_, why := parseIPv6Mask(s)
+			return why
+		},
+		Canonical: func(s string) string {
+			if n, why := parseIPv6Mask(s); why == "" {
+				return ipv6Mask(n)
+			}
+			return s
+		},
 	}
 	// FormatIntfRef is an interface of the switch: a name of one of the
 	// registry's interface kinds (a port, a VLAN interface, a LogicalIntf;

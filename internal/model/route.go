@@ -1,8 +1,6 @@
 package model
 
 import (
-	"net/netip"
-
 	"github.com/swmgr/swmgr/internal/apierr"
 )
 
@@ -53,44 +51,31 @@ func routeKinds() []*Kind {
 	}
 }
 
-// RoutePrefix is the prefix of an IPv4Route's key fields.
-func RoutePrefix(o Object) (netip.Prefix, bool) {
-	nw, err1 := netip.ParseAddr(o.Str("DestinationNw"))
-	mask, err2 := netip.ParseAddr(o.Str("NetworkMask"))
-	if err1 != nil || err2 != nil || !nw.Is4() || !mask.Is4() {
-		return netip.Prefix{}, false
-	}
-	m := mask.As4()
-	bits, v := 0, uint32(m[0])<<24|uint32(m[1])<<16|uint32(m[2])<<8|uint32(m[3])
-	for v&0x80000000 != 0 {
-		bits++
-		v <<= 1
-	}
-	if v != 0 {
-		return netip.Prefix{}, false // not contiguous
-	}
-	return netip.PrefixFrom(nw, bits), true
-}
-
+// checkRoute checks a static route of either family (IPv4Route,
+// IPv6Route).
 func checkRoute(o Object) error {
+	kind := routeKindOf(o)
 	p, ok := RoutePrefix(o)
 	if !ok {
-		return apierr.BadRequest(apierr.CodeInvalidValue, "IPv4Route", "NetworkMask", "NetworkMask: %q is not a contiguous mask like 255.255.255.0", o.Str("NetworkMask"))
+		return apierr.BadRequest(apierr.CodeInvalidValue, kind, "NetworkMask", "NetworkMask: %q is not a contiguous mask like 255.255.255.0", o.Str("NetworkMask"))
 	}
 	if p.Masked() != p {
-		return apierr.BadRequest(apierr.CodeInvalidValue, "IPv4Route", "DestinationNw", "DestinationNw: %s has host bits set for mask %s; the network is %s", o.Str("DestinationNw"), o.Str("NetworkMask"), p.Masked().Addr())
+		return apierr.BadRequest(apierr.CodeInvalidValue, kind, "DestinationNw", "DestinationNw: %s has host bits set for mask %s; the network is %s", o.Str("DestinationNw"), o.Str("NetworkMask"), p.Masked().Addr())
 	}
 	hops := o.Records("NextHop")
 	switch {
 	case o.Bool("NullRoute") && len(hops) > 0:
-		return apierr.BadRequest(apierr.CodeInvalidValue, "IPv4Route", "NextHop", "NextHop: a NullRoute drops the traffic and has no next hop")
+		return apierr.BadRequest(apierr.CodeInvalidValue, kind, "NextHop", "NextHop: a NullRoute drops the traffic and has no next hop")
 	case !o.Bool("NullRoute") && len(hops) == 0:
-		return apierr.BadRequest(apierr.CodeInvalidValue, "IPv4Route", "NextHop", "NextHop: give at least one next hop, or NullRoute true")
+		return apierr.BadRequest(apierr.CodeInvalidValue, kind, "NextHop", "NextHop: give at least one next hop, or NullRoute true")
 	}
 	seen := map[string]bool{}
 	for _, h := range hops {
+		if err := checkHopFamily(kind, h); err != nil {
+			return err
+		}
 		if seen[h.Str("NextHopIp")] {
-			return apierr.BadRequest(apierr.CodeInvalidValue, "IPv4Route", "NextHop", "NextHop: %s is listed twice", h.Str("NextHopIp"))
+			return apierr.BadRequest(apierr.CodeInvalidValue, kind, "NextHop", "NextHop: %s is listed twice", h.Str("NextHopIp"))
 		}
 		seen[h.Str("NextHopIp")] = true
 	}

@@ -657,6 +657,118 @@ MODEL = json.loads(r'''{
     }
    ]
   },
+  "IPv6Intf": {
+   "module": "swmgr_ipv6_intf",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "IntfRef"
+   ],
+   "fields": [
+    {
+     "option": "intf_ref",
+     "name": "IntfRef",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "ip_addr",
+     "name": "IpAddr",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "link_ip",
+     "name": "LinkIp",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "admin_state",
+     "name": "AdminState",
+     "type": "str",
+     "choices": [
+      "UP",
+      "DOWN"
+     ],
+     "settable": true
+    }
+   ]
+  },
+  "IPv6Route": {
+   "module": "swmgr_ipv6_route",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "DestinationNw",
+    "NetworkMask"
+   ],
+   "fields": [
+    {
+     "option": "destination_nw",
+     "name": "DestinationNw",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "network_mask",
+     "name": "NetworkMask",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "protocol",
+     "name": "Protocol",
+     "type": "str",
+     "choices": [
+      "STATIC"
+     ],
+     "settable": true
+    },
+    {
+     "option": "cost",
+     "name": "Cost",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "null_route",
+     "name": "NullRoute",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "next_hop",
+     "name": "NextHop",
+     "type": "list",
+     "elements": "dict",
+     "settable": true,
+     "sub": [
+      {
+       "option": "next_hop_ip",
+       "name": "NextHopIp",
+       "type": "str",
+       "settable": true
+      },
+      {
+       "option": "next_hop_int_ref",
+       "name": "NextHopIntRef",
+       "type": "str",
+       "settable": true
+      },
+      {
+       "option": "weight",
+       "name": "Weight",
+       "type": "int",
+       "settable": true
+      }
+     ]
+    }
+   ]
+  },
   "LLDPGlobal": {
    "module": "swmgr_lldp_global",
    "singleton": true,
