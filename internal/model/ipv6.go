@@ -157,7 +157,7 @@ func ipv6Kinds() []*Kind {
 				{Name: "Vlan", Type: String, Doc: "the VLAN of the interface (vlan10's 10), else \"\""},
 				{Name: "Intf", Type: String, Doc: "the interface it was learned on (a port, vlan<N>, or the netdev's name)"},
 				{Name: "IfIndex", Type: Int},
-				{Name: "ExpiryTimeLeft", Type: String, Doc: "how long ago the entry was last confirmed, as a Go duration (the kernel ages entries itself; swmgr's reading of FlexSwitch's field)"},
+				{Name: "ExpiryTimeLeft", Type: String, Doc: "FlexSwitch's field; \"\" on swmgr: the kernel ages its entries itself (State says where an entry is)"},
 				{Name: "State", Type: String, Doc: "the kernel's neighbour state: REACHABLE, STALE, DELAY, PROBE, FAILED, INCOMPLETE, PERMANENT, NOARP (swmgr's addition)"},
 			},
 		}

@@ -35,6 +35,10 @@ var drivers = map[string]*driver{
 	"LogicalIntf": logicalIntfDriver,
 	// IPv4Route is a static route: proto static in the VRF's table.
 	"IPv4Route": ipv4RouteDriver,
+	// IPv6 on an interface (ipv6.go), and static IPv6 routes: IPv4Route's
+	// driver, in the IPv6 table.
+	"IPv6Intf":  ipv6IntfDriver,
+	"IPv6Route": ipv4RouteDriver,
 }
 
 func (b *Backend) appliedOf(kind string) []model.Object {
