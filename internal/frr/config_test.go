@@ -92,6 +92,10 @@ neighbor 10.0.0.2 maximum-prefix 100 80 restart 2
 neighbor 10.0.0.2 route-map in1 in
 neighbor 10.0.0.2 route-map out1 out
  exit-address-family
+ address-family ipv6 unicast
+redistribute connected route-map rm1
+redistribute static route-map rm1
+ exit-address-family
 exit`
 	if got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)

@@ -234,6 +234,37 @@ var (
 			return s
 		},
 	}
+	FormatPeerAS = &Format{
+		Name: "peer-as", Doc: "the peer's AS number (asplain 1..4294967295 or asdot), or external (any AS but the switch's) or internal (the switch's)", Hint: "<1-4294967295|external|internal>", Sample: "65002",
+		Check: func(s string) string {
+			if _, ok := ParseASN(s); !ok && s != "external" && s != "internal" {
+				return "an AS number (asplain or asdot, like 65001 or 1.10), external or internal"
+			}
+			return ""
+		},
+		Canonical: strings.ToLower,
+	}
+	// FormatRoutingName names what the routing daemon's configuration
+	// names (a peer group, a policy): an object name that cannot be read
+	// as anything else where the daemon's commands take it. Not an IP
+	// address (a neighbor's name in the same place) and none of the words
+	// of those commands (routingWords).
+	FormatRoutingName = &Format{
+		Name: "routing-name", Doc: "name: letters, digits, _ . -; not an IP address nor a word of the routing daemon's commands (remote-as, peer-group, interface, ...)", Hint: "<name>", Sample: "SPINES",
+		Check: func(s string) string {
+			const want = "a name of 1..63 letters, digits, '_', '.' or '-', starting with a letter or digit"
+			switch {
+			case !objNameRE.MatchString(s):
+				return want
+			case routingWords[strings.ToLower(s)]:
+				return want + ", not " + strings.ToLower(s) + " (a word of the routing daemon's commands)"
+			}
+			if _, err := netip.ParseAddr(s); err == nil {
+				return want + ", not an IP address (the routing daemon would read it as a neighbor's)"
+			}
+			return ""
+		},
+	}
 	// FormatIntfRef is an interface of the switch: a name of one of the
 	// registry's interface kinds (a port, a VLAN interface, a LogicalIntf;
 	// interfaces.go). Its Doc, Check and Resolve come from those kinds.
@@ -258,3 +289,12 @@ func checkIPv4(s string) string {
 	}
 	return ""
 }
+
+// routingWords are the words of FRR's neighbor, route-map and prefix-list
+// commands where a name stands: a name equal to one is refused, so that no
+// name can read as a command's word.
+var routingWords = setOf("activate", "addpath-tx-all-paths", "allowas-in", "as-override", "attribute-unchanged", "bfd",
+	"capability", "default-originate", "deny", "description", "disable-addpath-rx", "ebgp-multihop", "external", "filter-list",
+	"in", "interface", "internal", "ipv4", "ipv6", "le", "ge", "local-as", "match", "maximum-prefix", "next-hop-self", "out",
+	"passive", "password", "peer-group", "permit", "port", "prefix-list", "remote-as", "route-map", "route-reflector-client",
+	"send-community", "seq", "set", "shutdown", "timers", "unicast", "update-source", "v6only", "vrf", "weight", "any", "no", "exit", "end")

@@ -268,6 +268,7 @@ func builtinKinds() []*Kind {
 				{Name: "IBGPMaxPaths", Type: Int, Default: int64(1), Range: rng(1, 64), CLI: "maximum_ibgp_paths"},
 			},
 		},
+		bgpPeerGroup(vrfRef),
 		{
 			Name: "BGPv4Neighbor", Class: Config,
 			Doc: "A BGP peer over IPv4, keyed by VRF, address and FlexSwitch's IntfRef, which is \"\" (its default) for a neighbor by address.",

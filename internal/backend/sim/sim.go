@@ -188,13 +188,14 @@ func (s *Sim) Dataplane() map[string]*backend.Driver {
 // DNSGlobal), kept and given a plausible state, with nothing run.
 func (s *Sim) DaemonDrivers() map[string]*backend.Driver {
 	ds := map[string]*backend.Driver{
-		"SystemParam":   {Apply: s.record, State: s.systemState},
-		"BGPGlobal":     {Apply: s.record, State: s.bgpGlobalState, Replay: true},
-		"BGPVrf":        {Apply: s.record},
-		"BGPv4Neighbor": {Apply: s.record, State: s.bgpNeighborState},
-		"NtpServer":     {Apply: s.record, State: ntpState},
-		"DNSServer":     {Apply: s.applyDNSServer, State: s.dnsServerState, Replay: true},
-		"DNSGlobal":     {Apply: s.applyDNSGlobal, State: s.dnsGlobalState, Replay: true},
+		"SystemParam":    {Apply: s.record, State: s.systemState},
+		"BGPGlobal":      {Apply: s.record, State: s.bgpGlobalState, Replay: true},
+		"BGPVrf":         {Apply: s.record},
+		"BGPv4PeerGroup": {Apply: s.record},
+		"BGPv4Neighbor":  {Apply: s.record, State: s.bgpNeighborState},
+		"NtpServer":      {Apply: s.record, State: ntpState},
+		"DNSServer":      {Apply: s.applyDNSServer, State: s.dnsServerState, Replay: true},
+		"DNSGlobal":      {Apply: s.applyDNSGlobal, State: s.dnsGlobalState, Replay: true},
 	}
 	for _, name := range compatStateKinds {
 		if ds[name] != nil {

@@ -251,7 +251,7 @@ MODEL = json.loads(r'''{
      "name": "IntfRef",
      "type": "str",
      "key": true,
-     "settable": false
+     "settable": true
     },
     {
      "option": "peer_as",
@@ -281,7 +281,7 @@ MODEL = json.loads(r'''{
      "option": "peer_group",
      "name": "PeerGroup",
      "type": "str",
-     "settable": false
+     "settable": true
     },
     {
      "option": "update_source",
@@ -367,6 +367,150 @@ MODEL = json.loads(r'''{
      "name": "BfdSessionParam",
      "type": "str",
      "settable": false
+    },
+    {
+     "option": "max_prefixes",
+     "name": "MaxPrefixes",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "max_prefixes_threshold_pct",
+     "name": "MaxPrefixesThresholdPct",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "max_prefixes_disconnect",
+     "name": "MaxPrefixesDisconnect",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "max_prefixes_restart_timer",
+     "name": "MaxPrefixesRestartTimer",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "adj_rib_in_filter",
+     "name": "AdjRIBInFilter",
+     "type": "str",
+     "settable": false
+    },
+    {
+     "option": "adj_rib_out_filter",
+     "name": "AdjRIBOutFilter",
+     "type": "str",
+     "settable": false
+    }
+   ]
+  },
+  "BGPv4PeerGroup": {
+   "module": "swmgr_bgpv4_peer_group",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "Name"
+   ],
+   "fields": [
+    {
+     "option": "name",
+     "name": "Name",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "peer_as",
+     "name": "PeerAS",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "local_as",
+     "name": "LocalAS",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "description",
+     "name": "Description",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "update_source",
+     "name": "UpdateSource",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "auth_password",
+     "name": "AuthPassword",
+     "type": "str",
+     "secret": true,
+     "settable": true
+    },
+    {
+     "option": "next_hop_self",
+     "name": "NextHopSelf",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "route_reflector_cluster_id",
+     "name": "RouteReflectorClusterId",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "route_reflector_client",
+     "name": "RouteReflectorClient",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "multi_hop_enable",
+     "name": "MultiHopEnable",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "multi_hop_ttl",
+     "name": "MultiHopTTL",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "connect_retry_time",
+     "name": "ConnectRetryTime",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "hold_time",
+     "name": "HoldTime",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "keepalive_time",
+     "name": "KeepaliveTime",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "add_paths_rx",
+     "name": "AddPathsRx",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "add_paths_max_tx",
+     "name": "AddPathsMaxTx",
+     "type": "int",
+     "settable": true
     },
     {
      "option": "max_prefixes",
