@@ -232,6 +232,7 @@ func (c Config) render() ([]block, error) {
 		if id, ok := clusterIDs[vrf]; ok {
 			head = append(head, "bgp cluster-id "+netip.AddrFrom4([4]byte{byte(id >> 24), byte(id >> 16), byte(id >> 8), byte(id)}).String())
 		}
+		var groupAF []string
 		for _, g := range groups[vrf] {
 			head = append(head, "neighbor "+g+" peer-group")
 			i := slices.IndexFunc(c.PeerGroups, func(pg Neighbor) bool { return pg.Name == g })
@@ -243,8 +244,9 @@ func (c Config) render() ([]block, error) {
 				return nil, fmt.Errorf("peer group %s: %w", g, err)
 			}
 			head = append(head, router...)
-			b.af = append(b.af, af...)
+			groupAF = append(groupAF, af...)
 		}
+		b.af = insertAfterGlobals(b.af, groupAF)
 		for _, g := range groups[vrf] {
 			if seen[vrf+"|"+g] {
 				return nil, fmt.Errorf("peer group %s: a neighbor in VRF %q has that name", g, vrf)
