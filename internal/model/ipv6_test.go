@@ -5,24 +5,6 @@ import (
 	"testing"
 )
 
-// parseValid parses a body of kind over its defaults and validates it, as
-// a create does.
-func parseValid(k *Kind, body string) (Object, error) {
-	b, err := DecodeBody([]byte(body))
-	if err != nil {
-		return nil, err
-	}
-	given, err := k.Parse(b)
-	if err != nil {
-		return nil, err
-	}
-	o := k.Defaults()
-	for n, v := range given {
-		o[n] = v
-	}
-	return o, k.Validate(o)
-}
-
 // TestIPv6Forms: every IPv6 format reads one form per address and keeps
 // RFC 5952's spelling; the odd forms net/netip accepts and a switch has no
 // use for (zones, IPv4-mapped, dotted tails) are refused.
@@ -108,7 +90,7 @@ func TestIPv6Forms(t *testing.T) {
 func TestIPv6KindsKeepOneSpelling(t *testing.T) {
 	r := Builtin()
 	route := r.Lookup(Config, "IPv6Route")
-	o, err := parseValid(route, `{"DestinationNw":"2001:DB8:0:1::","NetworkMask":"/64","NextHop":[{"NextHopIp":"2001:db8::0:2"}]}`)
+	o, err := create(route, `{"DestinationNw":"2001:DB8:0:1::","NetworkMask":"/64","NextHop":[{"NextHopIp":"2001:db8::0:2"}]}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,15 +103,15 @@ func TestIPv6KindsKeepOneSpelling(t *testing.T) {
 		`{"DestinationNw":"2001:db8::","NetworkMask":"64","NextHop":[{"NextHopIp":"192.0.2.1"}]}`:                    "IPv4",
 		`{"DestinationNw":"2001:db8::","NetworkMask":"64","NullRoute":true,"NextHop":[{"NextHopIp":"2001:db8::2"}]}`: "NullRoute",
 	} {
-		if _, err := parseValid(route, body); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := create(route, body); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want an error saying %q", body, err, want)
 		}
 	}
-	if _, err := parseValid(route, `{"DestinationNw":"2001:db8::","NetworkMask":"64","NextHop":[{"NextHopIp":"fe80::1","NextHopIntRef":"fpPort1"}]}`); err != nil {
+	if _, err := create(route, `{"DestinationNw":"2001:db8::","NetworkMask":"64","NextHop":[{"NextHopIp":"fe80::1","NextHopIntRef":"fpPort1"}]}`); err != nil {
 		t.Errorf("a link-local next hop with its interface: %v", err)
 	}
 	intf := r.Lookup(Config, "IPv6Intf")
-	o, err = parseValid(intf, `{"IntfRef":"fpPort1","IpAddr":"2001:DB8::0001/64"}`)
+	o, err = create(intf, `{"IntfRef":"fpPort1","IpAddr":"2001:DB8::0001/64"}`)
 	if err != nil || o.Str("IpAddr") != "2001:db8::1/64" {
 		t.Errorf("IPv6Intf: %v %v", o, err)
 	}

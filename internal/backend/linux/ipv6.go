@@ -245,33 +245,14 @@ var ipv6IntfDriver = &driver{
 		if err != nil {
 			return nil, err
 		}
-		n, _ := portNumbers(o.Str("IntfRef"))
-		l2 := "Port"
-		if _, lb, _ := b.netdevOf(o.Str("IntfRef")); lb {
-			l2 = "Loopback"
-		}
-		st["L2IntfType"], st["L2IntfId"] = l2, int64(n)
+		st["L2IntfType"], st["L2IntfId"] = b.l2Of(o.Str("IntfRef"))
 		return st, nil
 	},
 	check: func(b *Backend, c changeView) error {
 		_, err := b.ipv6Config(c.after())
 		return err
 	},
-	ensure: func(b *Backend, tx *Tx, after, before model.Object) error {
-		c, err := b.ipv6Config(after)
-		if err != nil {
-			return err
-		}
-		var old *ipv6Config
-		if before != nil {
-			o, err := b.ipv6Config(before)
-			if err != nil {
-				return err
-			}
-			old = &o
-		}
-		return tx.ensureIPv6(c, old)
-	},
+	ensure: ensureWithOld((*Backend).ipv6Config, (*Tx).ensureIPv6),
 	remove: func(b *Backend, tx *Tx, before model.Object) error {
 		c, err := b.ipv6Config(before)
 		if err != nil {

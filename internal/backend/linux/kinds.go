@@ -50,3 +50,24 @@ func (b *Backend) appliedOf(kind string) []model.Object {
 	}
 	return out
 }
+
+// ensureWithOld is the ensure of a kind whose change is made from its
+// configuration in the kernel's terms (config) and the one it replaces
+// (nil on create).
+func ensureWithOld[C any](config func(*Backend, model.Object) (C, error), ensure func(*Tx, C, *C) error) func(*Backend, *Tx, model.Object, model.Object) error {
+	return func(b *Backend, tx *Tx, after, before model.Object) error {
+		c, err := config(b, after)
+		if err != nil {
+			return err
+		}
+		var old *C
+		if before != nil {
+			o, err := config(b, before)
+			if err != nil {
+				return err
+			}
+			old = &o
+		}
+		return ensure(tx, c, old)
+	}
+}
