@@ -44,12 +44,23 @@ func (b *Backend) ipv6Config(o model.Object) (ipv6Config, error) {
 	if lb {
 		c.netdev = b.k.LoopbackNetdev(LoopbackConfig{Name: dev, VRF: c.vrf})
 	}
-	if s := o.Str("IpAddr"); s != "" {
-		if c.addr, err = netip.ParsePrefix(s); err != nil || !c.addr.Addr().Is6() {
-			return ipv6Config{}, &Refusal{Field: "IpAddr", Msg: fmt.Sprintf("IpAddr %q is not an IPv6 address with prefix length", s)}
-		}
+	if c.addr, err = ipv6Addr(o); err != nil {
+		return ipv6Config{}, err
 	}
 	return c, nil
+}
+
+// ipv6Addr is an IPv6Intf's IpAddr; invalid for none.
+func ipv6Addr(o model.Object) (netip.Prefix, error) {
+	s := o.Str("IpAddr")
+	if s == "" {
+		return netip.Prefix{}, nil
+	}
+	p, err := netip.ParsePrefix(s)
+	if err != nil || !p.Addr().Is6() {
+		return netip.Prefix{}, &Refusal{Field: "IpAddr", Msg: fmt.Sprintf("IpAddr %q is not an IPv6 address with prefix length", s)}
+	}
+	return p, nil
 }
 
 // vrfOfIntf is the VRF an interface is in: its IPv4Intf's, else the
@@ -248,8 +259,14 @@ var ipv6IntfDriver = &driver{
 		st["L2IntfType"], st["L2IntfId"] = b.l2Of(o.Str("IntfRef"))
 		return st, nil
 	},
+	// The check reads no applied object (it may run beside an apply): the
+	// interface must have a netdev, the address be IPv6.
 	check: func(b *Backend, c changeView) error {
-		_, err := b.ipv6Config(c.after())
+		o := c.after()
+		if _, _, err := b.netdevOf(o.Str("IntfRef")); err != nil {
+			return err
+		}
+		_, err := ipv6Addr(o)
 		return err
 	},
 	ensure: ensureWithOld((*Backend).ipv6Config, (*Tx).ensureIPv6),
