@@ -308,12 +308,12 @@ func TestNewActionIsDeclarationPlusHandler(t *testing.T) {
 }
 
 // TestStateOnlyKindAnswersItsOwnData: a state-only kind that is not the
-// config log (ArpEntryState, listed by its backend driver) answers its own
+// config log (LabEntryState, a kind of the test listed by its backend driver) answers its own
 // objects; the config log still answers its entries; a kind the service
 // fills without a registered source is a 501 naming it.
 func TestStateOnlyKindAnswersItsOwnData(t *testing.T) {
 	arp := &model.Kind{
-		Name: "ArpEntryState", Class: model.State,
+		Name: "LabEntryState", Class: model.State,
 		Doc: "A neighbor's MAC address.",
 		Fields: []*model.Field{
 			{Name: "IpAddr", Type: model.String},
@@ -326,12 +326,12 @@ func TestStateOnlyKindAnswersItsOwnData(t *testing.T) {
 		{"IpAddr": "192.0.2.2", "MacAddr": "00:00:5e:00:53:02", "Intf": "fpPort2"},
 	}
 	d := newDeclHarness(t, []*model.Kind{arp}, map[string]*backend.Driver{
-		"ArpEntryState": {List: func(context.Context) ([]model.Object, error) { return entries, nil }},
+		"LabEntryState": {List: func(context.Context) ([]model.Object, error) { return entries, nil }},
 	})
 	if code, m := d.do("POST", "/config/NtpServer", `{"IpAddr":"192.0.2.9"}`); code != 201 {
 		t.Fatalf("a write for the config log: %d %v", code, m)
 	}
-	code, page := d.do("GET", "/state/ArpEntrys", "")
+	code, page := d.do("GET", "/state/LabEntrys", "")
 	if code != 200 || page["ObjCount"] != float64(2) {
 		t.Fatalf("list: %d %v", code, page)
 	}
@@ -339,11 +339,11 @@ func TestStateOnlyKindAnswersItsOwnData(t *testing.T) {
 	if first["MacAddr"] != "00:00:5e:00:53:01" || first["SeqNum"] != nil {
 		t.Errorf("first entry: %v", first)
 	}
-	code, one := d.do("GET", "/state/ArpEntry?IpAddr=192.0.2.2", "")
+	code, one := d.do("GET", "/state/LabEntry?IpAddr=192.0.2.2", "")
 	if code != 200 || one["Object"].(map[string]any)["Intf"] != "fpPort2" {
 		t.Errorf("one: %d %v", code, one)
 	}
-	if code, m := d.do("GET", "/state/ArpEntry?IpAddr=192.0.2.3", ""); code != 404 {
+	if code, m := d.do("GET", "/state/LabEntry?IpAddr=192.0.2.3", ""); code != 404 {
 		t.Errorf("a missing entry: %d %v", code, m)
 	}
 	if code, m := d.do("GET", "/state/ConfigLogs", ""); code != 200 || m["ObjCount"] == float64(0) {

@@ -24,6 +24,9 @@ const DefaultVRF = "default"
 type Config struct {
 	Instances []Instance // at most one per VRF; the default one is needed by any other
 	Neighbors []Neighbor
+	// PeerGroups are BGPv4PeerGroup (Neighbor with Name set): each is
+	// defined in the instance of every VRF one of its neighbors is in.
+	PeerGroups []Neighbor
 }
 
 // Instance is BGPGlobal (VRF "default") or BGPVrf.
@@ -45,8 +48,13 @@ type Redistribution struct {
 	Policy  string // a route-map name; "" for none
 }
 
-// Neighbor is BGPv4Neighbor. Timers of 0 take FRR's defaults.
+// Neighbor is BGPv4Neighbor, or with Name a BGPv4PeerGroup. Timers of 0
+// take FRR's defaults. A neighbor by interface (IntfRef alone: BGP
+// unnumbered) is activated in IPv6 unicast too, so that it exchanges IPv6
+// routes beside the IPv4 ones, which travel with IPv6 next hops (RFC 8950,
+// FRR's default for such a neighbor).
 type Neighbor struct {
+	Name                    string // a peer group's name; "" for a neighbor
 	VRF                     string
 	NeighborAddress         string
 	IntfRef                 string // alone (no address): an unnumbered session on that interface
@@ -79,6 +87,9 @@ type Neighbor struct {
 
 // name is how FRR's configuration names the neighbor.
 func (n Neighbor) name() string {
+	if n.Name != "" {
+		return n.Name
+	}
 	if n.NeighborAddress != "" {
 		return n.NeighborAddress
 	}
@@ -128,7 +139,8 @@ type block struct {
 	vrf    string
 	asn    uint32
 	router []string
-	af     []string
+	af     []string // address-family ipv4 unicast
+	af6    []string // address-family ipv6 unicast
 }
 
 func (b block) header() string {
@@ -193,6 +205,9 @@ func (c Config) render() ([]block, error) {
 		}
 		b.router = append(b.router, router...)
 		b.af = append(b.af, af...)
+		if n.NeighborAddress == "" {
+			b.af6 = append(b.af6, "neighbor "+n.name()+" activate")
+		}
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -217,8 +232,25 @@ func (c Config) render() ([]block, error) {
 		if id, ok := clusterIDs[vrf]; ok {
 			head = append(head, "bgp cluster-id "+netip.AddrFrom4([4]byte{byte(id >> 24), byte(id >> 16), byte(id >> 8), byte(id)}).String())
 		}
+		var groupAF []string
 		for _, g := range groups[vrf] {
 			head = append(head, "neighbor "+g+" peer-group")
+			i := slices.IndexFunc(c.PeerGroups, func(pg Neighbor) bool { return pg.Name == g })
+			if i < 0 {
+				continue // checked alone, without its group
+			}
+			router, af, err := renderPeer(c.PeerGroups[i], "neighbor "+g+" ", b.asn)
+			if err != nil {
+				return nil, fmt.Errorf("peer group %s: %w", g, err)
+			}
+			head = append(head, router...)
+			groupAF = append(groupAF, af...)
+		}
+		b.af = insertAfterGlobals(b.af, groupAF)
+		for _, g := range groups[vrf] {
+			if seen[vrf+"|"+g] {
+				return nil, fmt.Errorf("peer group %s: a neighbor in VRF %q has that name", g, vrf)
+			}
 		}
 		b.router = insertAfterGlobals(b.router, head)
 		out = append(out, b)
@@ -281,6 +313,7 @@ func renderInstance(in Instance) (*block, error) {
 				return nil, fmt.Errorf("BGP instance %q: source %s is redistributed twice", vrf, proto)
 			}
 			b.af = append(b.af, line)
+			b.af6 = append(b.af6, line)
 		}
 	}
 	// Without UseMultiplePaths BGP installs one path, whatever the counts say.
@@ -322,15 +355,13 @@ func renderNeighbor(n Neighbor, localAS uint32) (router, af []string, err error)
 	if n.PeerGroup != "" && !wordRE.MatchString(n.PeerGroup) {
 		return fail("PeerGroup %q: use letters, digits and _.:@/+- only", n.PeerGroup)
 	}
-	var peerAS uint32
-	if n.PeerAS != "" {
-		if peerAS, err = ParseAS(n.PeerAS); err != nil {
-			return fail("PeerAS: %v", err)
-		}
+	peerAS, err := remoteAS(n.PeerAS)
+	if err != nil {
+		return fail("PeerAS: %v", err)
 	}
 	switch {
-	case unnumbered && peerAS != 0:
-		router = append(router, fmt.Sprintf("%sinterface remote-as %d", p, peerAS))
+	case unnumbered && peerAS != "":
+		router = append(router, fmt.Sprintf("%sinterface remote-as %s", p, peerAS))
 		if n.PeerGroup != "" {
 			router = append(router, p+"peer-group "+n.PeerGroup)
 		}
@@ -339,8 +370,8 @@ func renderNeighbor(n Neighbor, localAS uint32) (router, af []string, err error)
 			return fail("PeerAS or PeerGroup is required")
 		}
 		router = append(router, p+"interface peer-group "+n.PeerGroup)
-	case peerAS != 0:
-		router = append(router, fmt.Sprintf("%sremote-as %d", p, peerAS))
+	case peerAS != "":
+		router = append(router, fmt.Sprintf("%sremote-as %s", p, peerAS))
 		if n.PeerGroup != "" {
 			router = append(router, p+"peer-group "+n.PeerGroup)
 		}
@@ -348,6 +379,46 @@ func renderNeighbor(n Neighbor, localAS uint32) (router, af []string, err error)
 		router = append(router, p+"peer-group "+n.PeerGroup)
 	default:
 		return fail("PeerAS is required (or a PeerGroup that sets it)")
+	}
+	more, af, err := renderPeer(n, p, localAS)
+	if err != nil {
+		return fail("%v", err)
+	}
+	return append(router, more...), af, nil
+}
+
+// remoteAS is a peer AS as FRR's remote-as takes it: asplain, external or
+// internal; "" for none.
+func remoteAS(s string) (string, error) {
+	switch s {
+	case "", "external", "internal":
+		return s, nil
+	}
+	as, err := ParseAS(s)
+	if err != nil {
+		return "", err
+	}
+	return strconv.FormatUint(uint64(as), 10), nil
+}
+
+// renderPeer renders the settings a neighbor and a peer group share, each
+// line starting with p ("neighbor <name> "); a peer group's own lines
+// (its definition, its remote-as) come first.
+func renderPeer(n Neighbor, p string, localAS uint32) (router, af []string, err error) {
+	fail := func(format string, a ...any) ([]string, []string, error) {
+		return nil, nil, fmt.Errorf(format, a...)
+	}
+	if n.Name != "" {
+		if !wordRE.MatchString(n.Name) {
+			return fail("name %q: use letters, digits and _.:@/+- only", n.Name)
+		}
+		as, err := remoteAS(n.PeerAS)
+		if err != nil {
+			return fail("PeerAS: %v", err)
+		}
+		if as != "" {
+			router = append(router, p+"remote-as "+as)
+		}
 	}
 	if n.LocalAS != "" {
 		las, err := ParseAS(n.LocalAS)

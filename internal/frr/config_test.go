@@ -92,6 +92,10 @@ neighbor 10.0.0.2 maximum-prefix 100 80 restart 2
 neighbor 10.0.0.2 route-map in1 in
 neighbor 10.0.0.2 route-map out1 out
  exit-address-family
+ address-family ipv6 unicast
+redistribute connected route-map rm1
+redistribute static route-map rm1
+ exit-address-family
 exit`
 	if got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
@@ -290,4 +294,50 @@ func FuzzParseRunning(f *testing.F) {
 			diff([]block{b}, nil)
 		}
 	})
+}
+
+// TestRenderUnnumberedAndPeerGroups: a peer group is defined (with its
+// settings) in the instance its neighbors use it in; an unnumbered
+// neighbor is "interface" with its group or remote-as, and activated in
+// IPv6 unicast; a group named as a neighbor is refused.
+func TestRenderUnnumberedAndPeerGroups(t *testing.T) {
+	cfg := Config{
+		Instances:  []Instance{{ASNum: "65001"}},
+		PeerGroups: []Neighbor{{Name: "SPINES", PeerAS: "external", HoldTime: 9, KeepaliveTime: 3, NextHopSelf: true, AddPathsRx: true}},
+		Neighbors: []Neighbor{
+			{IntfRef: "swp1", PeerGroup: "SPINES", AddPathsRx: true},
+			{IntfRef: "swp2", PeerAS: "internal", AddPathsRx: true},
+			{NeighborAddress: "10.0.0.2", PeerGroup: "SPINES", AddPathsRx: true},
+		},
+	}
+	bs, err := cfg.render()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(whole(bs[0]), "\n")
+	want := `router bgp 65001
+no bgp ebgp-requires-policy
+neighbor SPINES peer-group
+neighbor SPINES remote-as external
+neighbor SPINES timers 3 9
+neighbor swp1 interface peer-group SPINES
+neighbor swp2 interface remote-as internal
+neighbor 10.0.0.2 peer-group SPINES
+ address-family ipv4 unicast
+maximum-paths 1
+maximum-paths ibgp 1
+neighbor SPINES next-hop-self
+ exit-address-family
+ address-family ipv6 unicast
+neighbor swp1 activate
+neighbor swp2 activate
+ exit-address-family
+exit`
+	if got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+	cfg.Neighbors = append(cfg.Neighbors, Neighbor{IntfRef: "SPINES", PeerAS: "65002"})
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "SPINES") {
+		t.Errorf("a group named as a neighbor: %v", err)
+	}
 }

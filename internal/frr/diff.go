@@ -14,6 +14,7 @@ var routerRE = regexp.MustCompile(`^router bgp ([0-9]+)(?: vrf (\S+))?$`)
 func parseRunning(text string) []block {
 	var out []block
 	var cur *block
+	var af *[]string // the address family's lines being read; nil outside one
 	inAF, otherAF := false, false
 	for _, raw := range strings.Split(text, "\n") {
 		line := strings.TrimRight(raw, " \r")
@@ -37,11 +38,19 @@ func parseRunning(text string) []block {
 		case trimmed == "exit-address-family":
 			inAF, otherAF = false, false
 		case strings.HasPrefix(trimmed, "address-family "):
-			// Only IPv4 unicast is ours; other families are left alone.
-			inAF, otherAF = true, trimmed != "address-family ipv4 unicast"
+			// IPv4 and IPv6 unicast are ours; other families are left alone.
+			inAF, otherAF = true, false
+			switch trimmed {
+			case "address-family ipv4 unicast":
+				af = &cur.af
+			case "address-family ipv6 unicast":
+				af = &cur.af6
+			default:
+				otherAF = true
+			}
 		case otherAF:
 		case inAF:
-			cur.af = append(cur.af, trimmed)
+			*af = append(*af, trimmed)
 		default:
 			cur.router = append(cur.router, trimmed)
 		}
@@ -82,7 +91,7 @@ func identity(b block, name string) string {
 
 func neighbors(b block) []string {
 	var names []string
-	for _, l := range slices.Concat(b.router, b.af) {
+	for _, l := range slices.Concat(b.router, b.af, b.af6) {
 		if n := neighborOf(l); n != "" && !slices.Contains(names, n) {
 			names = append(names, n)
 		}
@@ -158,12 +167,18 @@ func diff(running, desired []block) []string {
 
 func whole(b block) []string {
 	cmds := append([]string{b.header()}, b.router...)
-	if len(b.af) > 0 {
-		cmds = append(cmds, " address-family ipv4 unicast")
-		cmds = append(cmds, b.af...)
-		cmds = append(cmds, " exit-address-family")
-	}
+	cmds = append(cmds, family("ipv4", b.af)...)
+	cmds = append(cmds, family("ipv6", b.af6)...)
 	return append(cmds, "exit")
+}
+
+// family is the commands that enter lines in an address family; none
+// for no lines.
+func family(name string, lines []string) []string {
+	if len(lines) == 0 {
+		return nil
+	}
+	return slices.Concat([]string{" address-family " + name + " unicast"}, lines, []string{" exit-address-family"})
 }
 
 // change turns one running stanza into the desired one of the same AS.
@@ -210,25 +225,19 @@ func change(r, w block) []string {
 	}
 	// AF removals go first (they name neighbors the router-level commands
 	// may delete); AF additions last (they need the neighbors to exist).
-	afRemove := removed(r.af, w.af)
+	afRemove, af6Remove := removed(r.af, w.af), removed(r.af6, w.af6)
 	router = append(router, removed(r.router, w.router)...)
 	router = append(router, added(r.router, w.router)...)
-	afAdd := added(r.af, w.af)
-	if len(router) == 0 && len(afRemove) == 0 && len(afAdd) == 0 {
+	afAdd, af6Add := added(r.af, w.af), added(r.af6, w.af6)
+	if len(router) == 0 && len(afRemove) == 0 && len(afAdd) == 0 && len(af6Remove) == 0 && len(af6Add) == 0 {
 		return nil
 	}
 	cmds := []string{w.header()}
-	if len(afRemove) > 0 {
-		cmds = append(cmds, " address-family ipv4 unicast")
-		cmds = append(cmds, afRemove...)
-		cmds = append(cmds, " exit-address-family")
-	}
+	cmds = append(cmds, family("ipv4", afRemove)...)
+	cmds = append(cmds, family("ipv6", af6Remove)...)
 	cmds = append(cmds, router...)
-	if len(afAdd) > 0 {
-		cmds = append(cmds, " address-family ipv4 unicast")
-		cmds = append(cmds, afAdd...)
-		cmds = append(cmds, " exit-address-family")
-	}
+	cmds = append(cmds, family("ipv4", afAdd)...)
+	cmds = append(cmds, family("ipv6", af6Add)...)
 	return append(cmds, "exit")
 }
 

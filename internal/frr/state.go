@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/netip"
 	"sort"
 	"strings"
 	"time"
@@ -119,7 +120,6 @@ type frrNeighbor struct {
 	HoldTimeMsecs           int64  `json:"bgpTimerHoldTimeMsecs"`
 	KeepaliveMsecs          int64  `json:"bgpTimerKeepAliveIntervalMsecs"`
 	ConnectRetrySecs        uint32 `json:"connectRetryTimer"`
-	Interface               string `json:"bgpNeighborInterface"` // unnumbered sessions
 	MessageStats            struct {
 		DepthInq          uint32 `json:"depthInq"`
 		DepthOutq         uint32 `json:"depthOutq"`
@@ -198,7 +198,7 @@ func parseNeighbors(raw map[string]map[string]json.RawMessage) ([]NeighborState,
 				return nil, fmt.Errorf("frr: neighbor %s: %w", name, err)
 			}
 			s := NeighborState{
-				VRF: vrf, NeighborAddress: name, IntfRef: n.Interface,
+				VRF: vrf, NeighborAddress: name,
 				PeerAS: fmt.Sprint(n.RemoteAS), LocalAS: fmt.Sprint(n.LocalAS),
 				SessionState: SessionStateOf(n.BGPState), SessionStateName: n.BGPState,
 				UpdatesSent: n.MessageStats.UpdatesSent, UpdatesReceived: n.MessageStats.UpdatesRecv,
@@ -216,8 +216,11 @@ func parseNeighbors(raw map[string]map[string]json.RawMessage) ([]NeighborState,
 				s.UptimeMsec = n.BGPTimerUpEstablishedMs
 				s.SessionStateDuration = (time.Duration(n.BGPTimerUpEstablishedMs) * time.Millisecond).String()
 			}
-			if n.Interface != "" && name == n.Interface {
-				s.NeighborAddress = ""
+			// FRR (8.4) keys an unnumbered neighbor by its interface and
+			// says no more of it (bgpNeighborAddr is the peer's link-local
+			// address): a key that is no address is an interface.
+			if _, err := netip.ParseAddr(name); err != nil {
+				s.NeighborAddress, s.IntfRef = "", name
 			}
 			out = append(out, s)
 		}

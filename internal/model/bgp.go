@@ -77,13 +77,13 @@ func checkRedistribution(o Object) error {
 func bgpNeighborFields(vrfRef func(*Field) *Field) []*Field {
 	return []*Field{
 		vrfRef(&Field{Name: "Vrf", Type: String, Key: true, Default: "default", Doc: "VRF of the session (swmgr's addition to FlexSwitch's keys)"}),
-		{Name: "NeighborAddress", Type: String, Key: true, Format: FormatIPv4Host},
-		{Name: "IntfRef", Type: String, Text: TextName, Key: true, Default: "", NotYet: "neighbors by interface (BGP unnumbered)", Doc: "FlexSwitch's second key; \"\" (the default) for a neighbor by address"},
-		{Name: "PeerAS", Type: String, Required: true, Format: FormatASN, CLI: "peer_as"},
+		{Name: "NeighborAddress", Type: String, Key: true, Default: "", Format: FormatIPv4Host, Doc: "\"\" for a neighbor by interface (IntfRef)"},
+		{Name: "IntfRef", Type: String, Key: true, Default: "", Format: FormatIntfRef, Ref: "Port", Doc: "FlexSwitch's second key: with NeighborAddress \"\", an unnumbered session on this interface (BGP over its IPv6 link-local address, IPv4 routes with IPv6 next hops, RFC 8950); \"\" (the default) for a neighbor by address"},
+		{Name: "PeerAS", Type: String, Format: FormatPeerAS, CLI: "peer_as", Doc: "\"\" takes the PeerGroup's"},
 		{Name: "LocalAS", Type: String, Format: FormatASN, Doc: "\"\" uses BGPGlobal ASNum", CLI: "local_as", InEffect: true},
 		{Name: "Description", Type: String, MaxLen: 64, CLI: "description"},
 		{Name: "Disabled", Type: Bool, CLI: "shutdown"},
-		{Name: "PeerGroup", Type: String, Text: TextName, NotYet: "peer groups: there is no BGPPeerGroup kind yet"},
+		{Name: "PeerGroup", Type: String, Format: FormatRoutingName, Ref: "BGPv4PeerGroup", Doc: "the BGPv4PeerGroup whose settings the neighbor takes where it sets none"},
 		{Name: "UpdateSource", Type: String, Text: TextName, MaxLen: 15, Doc: "source of the session: an IPv4 address or an interface name (Loopback1); \"\" lets the switch choose"},
 		{Name: "AuthPassword", Type: String, Secret: Sealed, Text: TextSecret, MaxLen: 80, Doc: "TCP MD5 password; write-only", CLI: "password"},
 		{Name: "NextHopSelf", Type: Bool, CLI: "next_hop_self"},
@@ -130,29 +130,43 @@ func bgpNeighborStateFields() []*Field {
 
 var ifNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9._-]{0,14}$`)
 
+// checkBGPNeighbor checks a BGPv4Neighbor: by address or by interface,
+// with a peer AS of its own or its group's, and the checks of a peer.
 func checkBGPNeighbor(o Object) error {
+	const kind = "BGPv4Neighbor"
+	if o.Str("NeighborAddress") == "" && o.Str("IntfRef") == "" {
+		return apierr.BadRequest(apierr.CodeInvalidValue, kind, "NeighborAddress", "NeighborAddress: give the neighbor's address, or IntfRef for an unnumbered session on that interface")
+	}
+	if o.Str("PeerAS") == "" && o.Str("PeerGroup") == "" {
+		return apierr.BadRequest(apierr.CodeInvalidValue, kind, "PeerAS", "PeerAS: give the peer's AS (or external, internal), or a PeerGroup that gives it")
+	}
+	return checkBGPPeer(kind, o)
+}
+
+// checkBGPPeer is what a neighbor and a peer group check alike.
+func checkBGPPeer(kind string, o Object) error {
 	hold, keep := o.Int("HoldTime"), o.Int("KeepaliveTime")
 	if hold != 0 && hold < 3 {
-		return apierr.BadRequest(apierr.CodeInvalidValue, "BGPv4Neighbor", "HoldTime", "HoldTime: %d is not allowed; use 0 or 3..65535 (RFC 4271)", hold)
+		return apierr.BadRequest(apierr.CodeInvalidValue, kind, "HoldTime", "HoldTime: %d is not allowed; use 0 or 3..65535 (RFC 4271)", hold)
 	}
 	if hold != 0 && keep != 0 && keep > hold/3 {
-		return apierr.BadRequest(apierr.CodeInvalidValue, "BGPv4Neighbor", "KeepaliveTime", "KeepaliveTime: %d is more than a third of HoldTime %d", keep, hold)
+		return apierr.BadRequest(apierr.CodeInvalidValue, kind, "KeepaliveTime", "KeepaliveTime: %d is more than a third of HoldTime %d", keep, hold)
 	}
 	if o.Int("MultiHopTTL") != 0 && !o.Bool("MultiHopEnable") {
-		return apierr.BadRequest(apierr.CodeInvalidValue, "BGPv4Neighbor", "MultiHopTTL", "MultiHopTTL: %d needs MultiHopEnable true", o.Int("MultiHopTTL"))
+		return apierr.BadRequest(apierr.CodeInvalidValue, kind, "MultiHopTTL", "MultiHopTTL: %d needs MultiHopEnable true", o.Int("MultiHopTTL"))
 	}
 	if src := o.Str("UpdateSource"); src != "" {
 		if a, err := netip.ParseAddr(src); err == nil {
 			if !a.Is4() || !isUnicastHost(a) {
-				return apierr.BadRequest(apierr.CodeInvalidValue, "BGPv4Neighbor", "UpdateSource", "UpdateSource: %q is not a unicast IPv4 address", src)
+				return apierr.BadRequest(apierr.CodeInvalidValue, kind, "UpdateSource", "UpdateSource: %q is not a unicast IPv4 address", src)
 			}
 			o["UpdateSource"] = a.String()
 		} else if !ifNameRE.MatchString(src) {
-			return apierr.BadRequest(apierr.CodeInvalidValue, "BGPv4Neighbor", "UpdateSource", "UpdateSource: %q is neither an IPv4 address nor an interface name like Loopback1 or fpPort1", src)
+			return apierr.BadRequest(apierr.CodeInvalidValue, kind, "UpdateSource", "UpdateSource: %q is neither an IPv4 address nor an interface name like Loopback1 or fpPort1", src)
 		}
 	}
 	if strings.ContainsAny(o.Str("AuthPassword"), " \t\r\n!#") {
-		return apierr.BadRequest(apierr.CodeInvalidValue, "BGPv4Neighbor", "AuthPassword", "AuthPassword: must not contain spaces, '!' or '#' (the routing daemon's configuration cannot carry them)")
+		return apierr.BadRequest(apierr.CodeInvalidValue, kind, "AuthPassword", "AuthPassword: must not contain spaces, '!' or '#' (the routing daemon's configuration cannot carry them)")
 	}
 	return nil
 }
@@ -207,4 +221,31 @@ func BGPGlobalInEffect(o Object) Object {
 		}
 	}
 	return st
+}
+
+// peerGroupFields are FlexSwitch's BGPv4PeerGroup: a neighbor's settings
+// that a group carries (bgpNeighborFields, the same declarations), keyed
+// by Name.
+var peerGroupFields = setOf("PeerAS", "LocalAS", "UpdateSource", "AuthPassword", "Description", "AdjRIBInFilter", "AdjRIBOutFilter",
+	"RouteReflectorClient", "MultiHopTTL", "KeepaliveTime", "AddPathsRx", "MaxPrefixesRestartTimer", "MultiHopEnable",
+	"RouteReflectorClusterId", "MaxPrefixesDisconnect", "AddPathsMaxTx", "MaxPrefixes", "MaxPrefixesThresholdPct", "NextHopSelf",
+	"HoldTime", "ConnectRetryTime")
+
+// bgpPeerGroup is the BGPv4PeerGroup kind. A group is defined in the BGP
+// instance of every VRF one of its neighbors is in (FlexSwitch's has no
+// VRF).
+func bgpPeerGroup(vrfRef func(*Field) *Field) *Kind {
+	fields := []*Field{{Name: "Name", Type: String, Key: true, Format: FormatRoutingName, Doc: "the group's name"}}
+	for _, f := range bgpNeighborFields(vrfRef) {
+		if peerGroupFields[f.Name] {
+			fields = append(fields, f)
+		}
+	}
+	return &Kind{
+		Name: "BGPv4PeerGroup", Class: Config,
+		Doc:    "A BGP peer group: settings its neighbors (BGPv4Neighbor PeerGroup) take where they set none. A group in use cannot be deleted.",
+		CLI:    &CLICommand{Words: []string{"peer-group"}, Prompt: []string{"peer-group"}, Parents: []string{"BGPGlobal"}, Show: []string{"ip", "bgp", "peer-group"}},
+		Fields: fields,
+		Check:  func(o Object) error { return checkBGPPeer("BGPv4PeerGroup", o) },
+	}
 }

@@ -80,6 +80,9 @@ func TestFlexSwitchBodies(t *testing.T) {
 		{"AuthPassword", `"s3cret"`},
 		{"BfdEnable", `true`},
 		{"HoldTime", `9`},
+		{"IntfRef", `"fpPort1"`},
+		{"PeerGroup", `"SPINES"`},
+		{"PeerAS", `"External"`},
 	}
 	for _, g := range good {
 		if _, err := create(nk, withField(sdkNeighbor, g.field, g.value)); err != nil {
@@ -89,8 +92,16 @@ func TestFlexSwitchBodies(t *testing.T) {
 	bad := []struct {
 		kind, body, field, code string
 	}{
-		{"BGPv4Neighbor", withField(sdkNeighbor, "IntfRef", `"fpPort1"`), "IntfRef", apierr.CodeInvalidValue},
-		{"BGPv4Neighbor", withField(sdkNeighbor, "PeerGroup", `"pg"`), "PeerGroup", apierr.CodeInvalidValue},
+		{"BGPv4Neighbor", withField(sdkNeighbor, "IntfRef", `"eth 0"`), "IntfRef", apierr.CodeInvalidValue},
+		// A peer group's name that the routing daemon would read as
+		// something else (a word of its commands, an address).
+		{"BGPv4Neighbor", withField(sdkNeighbor, "PeerGroup", `"remote-as"`), "PeerGroup", apierr.CodeInvalidValue},
+		{"BGPv4Neighbor", withField(sdkNeighbor, "PeerGroup", `"Interface"`), "PeerGroup", apierr.CodeInvalidValue},
+		{"BGPv4Neighbor", withField(sdkNeighbor, "PeerGroup", `"10.0.0.1"`), "PeerGroup", apierr.CodeInvalidValue},
+		{"BGPv4Neighbor", withField(sdkNeighbor, "PeerGroup", `"pg route-map x in"`), "PeerGroup", apierr.CodeInvalidValue},
+		{"BGPv4Neighbor", withField(withField(sdkNeighbor, "NeighborAddress", `""`), "IntfRef", `""`), "NeighborAddress", apierr.CodeInvalidValue},
+		{"BGPv4Neighbor", withField(sdkNeighbor, "PeerAS", `""`), "PeerAS", apierr.CodeInvalidValue},
+		{"BGPv4Neighbor", withField(sdkNeighbor, "PeerAS", `"externals"`), "PeerAS", apierr.CodeInvalidValue},
 		{"BGPv4Neighbor", withField(sdkNeighbor, "BfdSessionParam", `"fast"`), "BfdSessionParam", apierr.CodeInvalidValue},
 		{"BGPv4Neighbor", withField(sdkNeighbor, "AdjRIBInFilter", `"p1"`), "AdjRIBInFilter", apierr.CodeInvalidValue},
 		{"BGPv4Neighbor", withField(sdkNeighbor, "MultiHopTTL", `5`), "MultiHopTTL", apierr.CodeInvalidValue},

@@ -93,8 +93,8 @@ var (
 	FormatIPHost = &Format{
 		Name: "ip-host", Doc: "an IPv4 or IPv6 address a host can have (unicast, no zone)", Hint: "<A.B.C.D|X:X::X>", Sample: "192.0.2.1",
 		Check: func(s string) string {
-			if a, err := netip.ParseAddr(s); err != nil || a.Zone() != "" {
-				return "an IP address, like 192.0.2.1 or 2001:db8::1"
+			if a, why := parseIP(s); why != "" {
+				return "an IP address, like 192.0.2.1 or 2001:db8::1: " + why
 			} else if !isUnicastHost(a) {
 				return "a unicast IP address (not unspecified, broadcast or multicast)"
 			}
@@ -105,8 +105,11 @@ var (
 	FormatIPOrFQDN = &Format{
 		Name: "ip-or-fqdn", Doc: "IP address or fully qualified domain name", Hint: "<A.B.C.D|host name>", Sample: "192.0.2.1",
 		Check: func(s string) string {
-			if a, err := netip.ParseAddr(s); err == nil {
-				if a.Zone() != "" || !isUnicastHost(a) {
+			if a, err := netip.ParseAddr(s); err == nil || strings.Contains(s, ":") {
+				if _, why := parseIP(s); why != "" {
+					return "a usable IP address or a fully qualified domain name, like 192.0.2.1 or ntp.example.com: " + why
+				}
+				if !isUnicastHost(a) {
 					return "a usable unicast IP address (not unspecified, broadcast or multicast) or a fully qualified domain name, like 192.0.2.1 or ntp.example.com"
 				}
 				return ""
@@ -184,6 +187,84 @@ var (
 		Name: "object-name", Doc: "name: letters, digits, _ . -", Hint: "<name>", Sample: "example",
 		Check: matching(objNameRE, "a name of 1..63 letters, digits, '_', '.' or '-', starting with a letter or digit"),
 	}
+	// The IPv6 formats read every value with one parser (ipv6.go) and
+	// keep RFC 5952's form.
+	FormatIPv6 = &Format{
+		Name: "ipv6", Doc: "IPv6 address (RFC 5952 form; no zone, no IPv4-mapped or dotted forms)", Hint: "<X:X::X>", Sample: "2001:db8::",
+		Check: func(s string) string {
+			_, why := parseIPv6(s)
+			return why
+		},
+		Canonical: canonicalIPv6,
+	}
+	FormatIPv6Host = &Format{
+		Name: "ipv6-host", Doc: "an IPv6 address a host can have (unicast: not ::, loopback or multicast; RFC 5952 form)", Hint: "<X:X::X>", Sample: "2001:db8::1",
+		Check: func(s string) string {
+			a, why := parseIPv6(s)
+			if why != "" {
+				return why
+			}
+			if a.IsUnspecified() || a.IsMulticast() || a.IsLoopback() {
+				return "a unicast IPv6 address (not ::, ::1 or multicast ff00::/8)"
+			}
+			return ""
+		},
+		Canonical: canonicalIPv6,
+	}
+	FormatIPv6CIDR = &Format{
+		Name: "ipv6-interface", Doc: "IPv6 address/prefix length, unicast and not link-local (RFC 5952 form)", Hint: "<X:X::X/M>", Sample: "2001:db8::1/64",
+		Check: checkIPv6Interface,
+		Canonical: func(s string) string {
+			if p, why := parseIPv6Prefix(s); why == "" {
+				return p.String()
+			}
+			return s
+		},
+	}
+	FormatIPv6Mask = &Format{
+		Name: "ipv6-mask", Doc: "IPv6 network mask: a prefix length (64, /64) or a contiguous mask; kept as the mask (ffff:ffff:ffff:ffff::)", Hint: "<X:X::X|0-128>", Sample: "ffff:ffff:ffff:ffff::",
+		Check: func(s string) string {
+			_, why := parseIPv6Mask(s)
+			return why
+		},
+		Canonical: func(s string) string {
+			if n, why := parseIPv6Mask(s); why == "" {
+				return ipv6Mask(n)
+			}
+			return s
+		},
+	}
+	FormatPeerAS = &Format{
+		Name: "peer-as", Doc: "the peer's AS number (asplain 1..4294967295 or asdot), or external (any AS but the switch's) or internal (the switch's)", Hint: "<1-4294967295|external|internal>", Sample: "65002",
+		Check: func(s string) string {
+			if _, ok := ParseASN(s); !ok && s != "external" && s != "internal" {
+				return "an AS number (asplain or asdot, like 65001 or 1.10), external or internal"
+			}
+			return ""
+		},
+		Canonical: strings.ToLower,
+	}
+	// FormatRoutingName names what the routing daemon's configuration
+	// names (a peer group, a policy): an object name that cannot be read
+	// as anything else where the daemon's commands take it. Not an IP
+	// address (a neighbor's name in the same place) and none of the words
+	// of those commands (routingWords).
+	FormatRoutingName = &Format{
+		Name: "routing-name", Doc: "name: letters, digits, _ . -; not an IP address nor a word of the routing daemon's commands (remote-as, peer-group, interface, ...)", Hint: "<name>", Sample: "SPINES",
+		Check: func(s string) string {
+			const want = "a name of 1..63 letters, digits, '_', '.' or '-', starting with a letter or digit"
+			switch {
+			case !objNameRE.MatchString(s):
+				return want
+			case routingWords[strings.ToLower(s)]:
+				return want + ", not " + strings.ToLower(s) + " (a word of the routing daemon's commands)"
+			}
+			if _, err := netip.ParseAddr(s); err == nil {
+				return want + ", not an IP address (the routing daemon would read it as a neighbor's)"
+			}
+			return ""
+		},
+	}
 	// FormatIntfRef is an interface of the switch: a name of one of the
 	// registry's interface kinds (a port, a VLAN interface, a LogicalIntf;
 	// interfaces.go). Its Doc, Check and Resolve come from those kinds.
@@ -208,3 +289,12 @@ func checkIPv4(s string) string {
 	}
 	return ""
 }
+
+// routingWords are the words of FRR's neighbor, route-map and prefix-list
+// commands where a name stands: a name equal to one is refused, so that no
+// name can read as a command's word.
+var routingWords = setOf("activate", "addpath-tx-all-paths", "allowas-in", "as-override", "attribute-unchanged", "bfd",
+	"capability", "default-originate", "deny", "description", "disable-addpath-rx", "ebgp-multihop", "external", "filter-list",
+	"in", "interface", "internal", "ipv4", "ipv6", "le", "ge", "local-as", "match", "maximum-prefix", "next-hop-self", "out",
+	"passive", "password", "peer-group", "permit", "port", "prefix-list", "remote-as", "route-map", "route-reflector-client",
+	"send-community", "seq", "set", "shutdown", "timers", "unicast", "update-source", "v6only", "vrf", "weight", "any", "no", "exit", "end")

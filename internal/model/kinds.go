@@ -11,7 +11,7 @@ import (
 // Builtin returns the registry of every kind swmgr serves. Each call builds a
 // fresh registry, so nothing here is shared mutable state.
 func Builtin() *Registry {
-	r, err := NewRegistry(append(append(append(builtinKinds(), systemKinds()...), lldpKinds()...), append(append(routeKinds(), aaaKinds()...), append(ztpKinds(), intentKinds()...)...)...)...)
+	r, err := NewRegistry(append(append(append(builtinKinds(), systemKinds()...), lldpKinds()...), append(append(append(routeKinds(), ipv6Kinds()...), aaaKinds()...), append(ztpKinds(), intentKinds()...)...)...)...)
 	if err != nil {
 		panic(err) // a mistake in the declarations below; caught by every test
 	}
@@ -268,6 +268,7 @@ func builtinKinds() []*Kind {
 				{Name: "IBGPMaxPaths", Type: Int, Default: int64(1), Range: rng(1, 64), CLI: "maximum_ibgp_paths"},
 			},
 		},
+		bgpPeerGroup(vrfRef),
 		{
 			Name: "BGPv4Neighbor", Class: Config,
 			Doc: "A BGP peer over IPv4, keyed by VRF, address and FlexSwitch's IntfRef, which is \"\" (its default) for a neighbor by address.",

@@ -102,8 +102,9 @@ func (f *Field) validate(kind string, v any) (any, error) {
 		}
 		// "" leaves an optional field unset — unless the field has a
 		// default: then "" is not "the default" but an invalid value
-		// (Hostname "", SourceIntf "").
-		if s == "" && !f.Key && !f.Required && (f.Default == nil || f.Default == "") {
+		// (Hostname "", SourceIntf ""). A key whose default is "" may be
+		// "" (BGPv4Neighbor's NeighborAddress of a neighbor by interface).
+		if s == "" && !f.Required && (f.Default == "" || (f.Default == nil && !f.Key)) {
 			return s, nil // unset optional value
 		}
 		if msg := f.checkFormat(s); msg != "" {

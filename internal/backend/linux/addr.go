@@ -161,12 +161,8 @@ var ipv4IntfDriver = &driver{
 		if err != nil {
 			return nil, err
 		}
-		n, _ := portNumbers(o.Str("IntfRef"))
-		l2 := "Port"
-		if _, lb, _ := b.netdevOf(o.Str("IntfRef")); lb {
-			l2 = "Loopback"
-		}
-		return model.Object{"OperState": upDownState(st.OperUp), "IfIndex": int64(st.IfIndex), "L2IntfType": l2, "L2IntfId": int64(n)}, nil
+		l2, id := b.l2Of(o.Str("IntfRef"))
+		return model.Object{"OperState": upDownState(st.OperUp), "IfIndex": int64(st.IfIndex), "L2IntfType": l2, "L2IntfId": id}, nil
 	},
 	check: func(b *Backend, c changeView) error {
 		a, err := b.addrConfig(c.after())
@@ -175,21 +171,7 @@ var ipv4IntfDriver = &driver{
 		}
 		return b.k.CheckAddr(a)
 	},
-	ensure: func(b *Backend, tx *Tx, after, before model.Object) error {
-		a, err := b.addrConfig(after)
-		if err != nil {
-			return err
-		}
-		var old *AddrConfig
-		if before != nil {
-			o, err := b.addrConfig(before)
-			if err != nil {
-				return err
-			}
-			old = &o
-		}
-		return tx.EnsureAddr(a, old)
-	},
+	ensure: ensureWithOld((*Backend).addrConfig, (*Tx).EnsureAddr),
 	remove: func(b *Backend, tx *Tx, before model.Object) error {
 		a, err := b.addrConfig(before)
 		if err != nil {
@@ -197,6 +179,16 @@ var ipv4IntfDriver = &driver{
 		}
 		return tx.RemoveAddr(a)
 	},
+}
+
+// l2Of is an interface's L2IntfType (Port or Loopback) and L2IntfId (a
+// port's number), as an IP interface's state says them.
+func (b *Backend) l2Of(ref string) (string, int64) {
+	n, _ := portNumbers(ref)
+	if _, lb, _ := b.netdevOf(ref); lb {
+		return "Loopback", int64(n)
+	}
+	return "Port", int64(n)
 }
 
 func (b *Backend) addrConfig(o model.Object) (AddrConfig, error) {

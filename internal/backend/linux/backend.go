@@ -215,6 +215,9 @@ func (b *Backend) Dataplane() map[string]*backend.Driver {
 		return found["Port"], err
 	}
 	out["Port"] = &port
+	for name, list := range b.stateLists() {
+		out[name] = &backend.Driver{List: list}
+	}
 	out["SystemParam"] = &backend.Driver{
 		Discover: func(ctx context.Context) ([]model.Object, error) {
 			found, err := b.Discover(ctx)

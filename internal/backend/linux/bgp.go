@@ -3,6 +3,7 @@ package linux
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"net/http"
 	"sort"
@@ -59,7 +60,7 @@ func bgpKey(kind string, o model.Object) string {
 	switch kind {
 	case "BGPGlobal":
 		return frr.DefaultVRF
-	case "BGPVrf":
+	case "BGPVrf", "BGPv4PeerGroup":
 		return o.Str("Name")
 	}
 	return bgpVRF(o.Str("Vrf")) + "|" + o.Str("IntfRef") + "|" + o.Str("NeighborAddress")
@@ -162,6 +163,11 @@ func bgpConfig(objs map[string]map[string]model.Object) frr.Config {
 			cfg.Neighbors = append(cfg.Neighbors, n)
 		}
 	}
+	for _, key := range sortedKeys(objs["BGPv4PeerGroup"]) {
+		g := neighborOf(objs["BGPv4PeerGroup"][key])
+		g.Name = key
+		cfg.PeerGroups = append(cfg.PeerGroups, g)
+	}
 	return cfg
 }
 
@@ -231,6 +237,13 @@ func checkBGP(kind string) func(b *Backend, c changeView) error {
 		case "BGPVrf":
 			stand := model.Object{"ASNum": "65000"}
 			cfg = bgpConfig(map[string]map[string]model.Object{"BGPGlobal": {frr.DefaultVRF: stand}, "BGPVrf": {o.Str("Name"): o}})
+		case "BGPv4PeerGroup":
+			// A group is rendered where a neighbor uses it: a stand-in one.
+			g := neighborOf(o)
+			g.Name = o.Str("Name")
+			cfg.Instances = []frr.Instance{{VRF: frr.DefaultVRF, ASNum: "65000"}}
+			cfg.PeerGroups = []frr.Neighbor{g}
+			cfg.Neighbors = []frr.Neighbor{{IntfRef: "stand-in0", PeerGroup: g.Name}}
 		default:
 			n := neighborOf(o)
 			cfg.Instances = []frr.Instance{{VRF: frr.DefaultVRF, ASNum: "65000"}}
@@ -254,7 +267,16 @@ func bgpDriver(kind string) *driver {
 			if st[kind] == nil {
 				st[kind] = map[string]model.Object{}
 			}
-			st[kind][bgpKey(kind, after)] = after.Clone()
+			o := after.Clone()
+			if kind == "BGPv4Neighbor" && o.Str("IntfRef") != "" {
+				// FRR names an unnumbered neighbor after its netdev.
+				dev, err := b.bgpNetdev(o.Str("IntfRef"))
+				if err != nil {
+					return err
+				}
+				o["IntfRef"] = dev
+			}
+			st[kind][bgpKey(kind, after)] = o
 			return nil
 		},
 		remove: func(b *Backend, tx *Tx, before model.Object) error {
@@ -266,7 +288,13 @@ func bgpDriver(kind string) *driver {
 	case "BGPGlobal":
 		d.state = func(b *Backend, o model.Object) (model.Object, error) { return b.bgp.globalState(o) }
 	case "BGPv4Neighbor":
-		d.state = func(b *Backend, o model.Object) (model.Object, error) { return b.bgp.neighborState(o) }
+		d.state = func(b *Backend, o model.Object) (model.Object, error) {
+			dev := ""
+			if ref := o.Str("IntfRef"); ref != "" {
+				dev, _ = b.bgpNetdev(ref)
+			}
+			return b.bgp.neighborState(o, dev)
+		}
 	}
 	return d
 }
@@ -311,7 +339,22 @@ func (r *bgpRunner) globalState(o model.Object) (model.Object, error) {
 	return st, nil
 }
 
-func (r *bgpRunner) neighborState(o model.Object) (model.Object, error) {
+// bgpNetdev is the netdev of the interface of an unnumbered neighbor: a
+// port's, a VLAN's SVI; a loopback carries no session.
+func (b *Backend) bgpNetdev(ref string) (string, error) {
+	dev, lb, err := b.netdevOf(ref)
+	if err != nil {
+		return "", err
+	}
+	if lb {
+		return "", &Refusal{Field: "IntfRef", Msg: fmt.Sprintf("IntfRef %s is a loopback: an unnumbered session runs on a port or a VLAN interface", ref)}
+	}
+	return dev, nil
+}
+
+// neighborState is a neighbor's state; dev is the netdev of an unnumbered
+// neighbor's interface (FRR's name for it), else "".
+func (r *bgpRunner) neighborState(o model.Object, dev string) (model.Object, error) {
 	_, ns, err := r.refresh()
 	if err != nil {
 		return nil, err
@@ -332,7 +375,7 @@ func (r *bgpRunner) neighborState(o model.Object) (model.Object, error) {
 		st[n] = v
 	}
 	for _, n := range ns {
-		if n.VRF != vrf || n.NeighborAddress != addr {
+		if n.VRF != vrf || n.NeighborAddress != addr || (addr == "" && n.IntfRef != dev) {
 			continue
 		}
 		st["PeerType"] = int64(n.PeerType)

@@ -40,7 +40,7 @@ func (b *Backend) startDaemons() error {
 			return fmt.Errorf("starting FRR for BGP: %w", err)
 		}
 		b.bgp = newBGPRunner(r, b.opts.StateCache)
-		for _, k := range []string{"BGPGlobal", "BGPVrf", "BGPv4Neighbor"} {
+		for _, k := range []string{"BGPGlobal", "BGPVrf", "BGPv4PeerGroup", "BGPv4Neighbor"} {
 			b.daemonDrivers[k] = bgpDriver(k)
 		}
 	}

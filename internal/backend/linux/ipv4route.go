@@ -7,6 +7,8 @@ import (
 	"net/netip"
 	"strings"
 
+	"github.com/vishvananda/netlink"
+
 	"github.com/swmgr/swmgr/internal/model"
 )
 
@@ -50,15 +52,21 @@ var ipv4RouteDriver = &driver{
 	},
 }
 
-// routeConfig is an IPv4Route in the kernel layer's terms.
+// routeConfig is an IPv4Route or IPv6Route in the kernel layer's terms.
 func (b *Backend) routeConfig(o model.Object) (RouteConfig, error) {
-	dst, err := routePrefix(o.Str("DestinationNw"), o.Str("NetworkMask"))
-	if err != nil {
-		return RouteConfig{}, err
+	dst, ok := model.RoutePrefix(o)
+	if !ok {
+		return RouteConfig{}, &Refusal{Field: "NetworkMask", Msg: fmt.Sprintf("%s/%s is not a network and a contiguous mask", o.Str("DestinationNw"), o.Str("NetworkMask"))}
 	}
-	// IPv4Route has no VRF (as FlexSwitch's): its routes are the default
-	// VRF's (RouteConfig.VRF "").
-	rc := RouteConfig{Dst: dst, Metric: int(o.Int("Cost")), Blackhole: o.Bool("NullRoute")}
+	var err error
+	// IPv4Route and IPv6Route have no VRF (as FlexSwitch's): their routes
+	// are the default VRF's (RouteConfig.VRF ""). The kernel gives an
+	// IPv6 route of metric 0 its default, 1024: Cost 0 is that one.
+	metric := int(o.Int("Cost"))
+	if dst.Addr().Is6() && metric == 0 {
+		metric = ipv6DefaultMetric
+	}
+	rc := RouteConfig{Dst: dst, Metric: metric, Blackhole: o.Bool("NullRoute")}
 	for _, hop := range records(o, "NextHop") {
 		nh := NextHop{Weight: int(hop.Int("Weight"))}
 		if ip := hop.Str("NextHopIp"); ip != "" {
@@ -79,29 +87,6 @@ func (b *Backend) routeConfig(o model.Object) (RouteConfig, error) {
 		rc.NextHops = append(rc.NextHops, nh)
 	}
 	return rc, nil
-}
-
-// routePrefix is DestinationNw/NetworkMask as a prefix.
-func routePrefix(nw, mask string) (netip.Prefix, error) {
-	addr, err := netip.ParseAddr(nw)
-	if err != nil || !addr.Is4() {
-		return netip.Prefix{}, &Refusal{Field: "DestinationNw", Msg: fmt.Sprintf("DestinationNw %q is not an IPv4 address", nw)}
-	}
-	m, err := netip.ParseAddr(mask)
-	if err != nil || !m.Is4() {
-		return netip.Prefix{}, &Refusal{Field: "NetworkMask", Msg: fmt.Sprintf("NetworkMask %q is not a dotted mask", mask)}
-	}
-	a := m.As4()
-	v := uint32(a[0])<<24 | uint32(a[1])<<16 | uint32(a[2])<<8 | uint32(a[3])
-	bits := 0
-	for v&0x80000000 != 0 {
-		bits++
-		v <<= 1
-	}
-	if v != 0 {
-		return netip.Prefix{}, &Refusal{Field: "NetworkMask", Msg: fmt.Sprintf("NetworkMask %s is not contiguous", mask)}
-	}
-	return netip.PrefixFrom(addr, bits), nil
 }
 
 // records reads a list of records (the model holds them as []Object; a
@@ -129,13 +114,26 @@ func records(o model.Object, name string) []model.Object {
 // the protocol in capitals (BGP for FRR's). Local and broadcast routes are
 // not listed.
 func (b *Backend) RouteTable(ctx context.Context) ([]model.Object, error) {
+	return b.routeTable(netlink.FAMILY_V4)
+}
+
+// RouteTableV6 is state/IPv6Routes: RouteTable's IPv6 routes, without the
+// link-local and multicast routes of every interface.
+func (b *Backend) RouteTableV6(ctx context.Context) ([]model.Object, error) {
+	return b.routeTable(netlink.FAMILY_V6)
+}
+
+// ipv6DefaultMetric is the metric the kernel gives an IPv6 route of none.
+const ipv6DefaultMetric = 1024
+
+func (b *Backend) routeTable(family int) ([]model.Object, error) {
 	vrfs := []string{"default"}
 	for _, v := range b.appliedOf("Vrf") {
 		vrfs = append(vrfs, v.Str("Vrf"))
 	}
 	var out []model.Object
 	for _, vrf := range vrfs {
-		routes, err := b.k.Routes(vrf)
+		routes, err := b.k.RoutesOf(vrf, family)
 		if err != nil {
 			return nil, fmt.Errorf("routes of VRF %s: %w", vrf, err)
 		}
@@ -160,13 +158,20 @@ func (b *Backend) RouteTable(ctx context.Context) ([]model.Object, error) {
 				}
 				gw := h.Gateway
 				if gw == "" {
-					gw = "0.0.0.0"
+					gw = netip.IPv4Unspecified().String()
+					if p.Addr().Is6() {
+						gw = netip.IPv6Unspecified().String()
+					}
 				}
 				reachable = reachable || h.Netdev != ""
 				hops = append(hops, model.Object{"NextHopIp": gw, "NextHopIntRef": intf, "Weight": int64(h.Weight)})
 			}
-			out = append(out, model.Object{"DestinationNw": p.String(), "NetworkMask": dottedMask(p.Bits()), "Protocol": proto,
-				"IsNetworkReachable": reachable, "RouteCreatedTime": "", "RouteUpdatedTime": "", "NextHopList": hops, "PolicyList": []string{}})
+			r := model.Object{"DestinationNw": p.String(), "Protocol": proto,
+				"IsNetworkReachable": reachable, "RouteCreatedTime": "", "RouteUpdatedTime": "", "NextHopList": hops, "PolicyList": []string{}}
+			if p.Addr().Is4() {
+				r["NetworkMask"] = dottedMask(p.Bits())
+			}
+			out = append(out, r)
 		}
 	}
 	return out, nil

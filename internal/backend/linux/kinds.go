@@ -35,6 +35,10 @@ var drivers = map[string]*driver{
 	"LogicalIntf": logicalIntfDriver,
 	// IPv4Route is a static route: proto static in the VRF's table.
 	"IPv4Route": ipv4RouteDriver,
+	// IPv6 on an interface (ipv6.go), and static IPv6 routes: IPv4Route's
+	// driver, in the IPv6 table.
+	"IPv6Intf":  ipv6IntfDriver,
+	"IPv6Route": ipv4RouteDriver,
 }
 
 func (b *Backend) appliedOf(kind string) []model.Object {
@@ -45,4 +49,25 @@ func (b *Backend) appliedOf(kind string) []model.Object {
 		out = append(out, o)
 	}
 	return out
+}
+
+// ensureWithOld is the ensure of a kind whose change is made from its
+// configuration in the kernel's terms (config) and the one it replaces
+// (nil on create).
+func ensureWithOld[C any](config func(*Backend, model.Object) (C, error), ensure func(*Tx, C, *C) error) func(*Backend, *Tx, model.Object, model.Object) error {
+	return func(b *Backend, tx *Tx, after, before model.Object) error {
+		c, err := config(b, after)
+		if err != nil {
+			return err
+		}
+		var old *C
+		if before != nil {
+			o, err := config(b, before)
+			if err != nil {
+				return err
+			}
+			old = &o
+		}
+		return ensure(tx, c, old)
+	}
 }

@@ -12,8 +12,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// RouteConfig is a static IPv4 route in a VRF; several next hops make a
-// multipath route.
+// RouteConfig is a static route (IPv4 or IPv6, by Dst's family) in a VRF;
+// several next hops make a multipath route.
 type RouteConfig struct {
 	VRF      string
 	Dst      netip.Prefix
@@ -32,8 +32,8 @@ type NextHop struct {
 
 // CheckRoute is the pure check of a route.
 func (k *Kernel) CheckRoute(c RouteConfig) error {
-	if !c.Dst.Addr().Is4() {
-		return refuse("DestinationNw", "%s is not an IPv4 prefix", c.Dst)
+	if !c.Dst.IsValid() {
+		return refuse("DestinationNw", "%s is not a prefix", c.Dst)
 	}
 	if c.Dst.Masked() != c.Dst {
 		return refuse("DestinationNw", "%s has host bits set; use %s", c.Dst, c.Dst.Masked())
@@ -51,6 +51,9 @@ func (k *Kernel) CheckRoute(c RouteConfig) error {
 		if !nh.Gateway.IsValid() && nh.Netdev == "" {
 			return refuse("NextHopList", "route %s: a next hop needs a gateway or an interface", c.Dst)
 		}
+		if nh.Gateway.IsValid() && nh.Gateway.Is4() != c.Dst.Addr().Is4() {
+			return refuse("NextHopList", "route %s: next hop %s is of the other address family", c.Dst, nh.Gateway)
+		}
 		if nh.Weight < 0 || nh.Weight > 256 {
 			return refuse("NextHopList", "route %s: weight %d is not 1..256", c.Dst, nh.Weight)
 		}
@@ -65,7 +68,7 @@ func (k *Kernel) kernelRoute(c RouteConfig) (*netlink.Handle, *netlink.Route, er
 		return nil, nil, err
 	}
 	r := &netlink.Route{
-		Dst:      &net.IPNet{IP: c.Dst.Addr().AsSlice(), Mask: net.CIDRMask(c.Dst.Bits(), 32)},
+		Dst:      ipNet(c.Dst),
 		Table:    k.VRFTable(c.VRF),
 		Protocol: unix.RTPROT_STATIC,
 		Priority: c.Metric,
@@ -100,6 +103,19 @@ func (k *Kernel) kernelRoute(c RouteConfig) (*netlink.Handle, *netlink.Route, er
 	return h, r, nil
 }
 
+// ipNet is a prefix in netlink's terms, of its own family.
+func ipNet(p netip.Prefix) *net.IPNet {
+	return &net.IPNet{IP: p.Addr().AsSlice(), Mask: net.CIDRMask(p.Bits(), p.Addr().BitLen())}
+}
+
+// familyOf is netlink's address family of an address.
+func familyOf(a netip.Addr) int {
+	if a.Is4() {
+		return netlink.FAMILY_V4
+	}
+	return netlink.FAMILY_V6
+}
+
 func vrfName(v string) string {
 	if isDefaultVRF(v) {
 		return "default"
@@ -109,7 +125,11 @@ func vrfName(v string) string {
 
 // findRoute returns the route to dst in table with the given metric.
 func findRoute(h *netlink.Handle, table int, dst *net.IPNet, metric int) (*netlink.Route, error) {
-	routes, err := h.RouteListFiltered(netlink.FAMILY_V4, &netlink.Route{Table: table, Dst: dst}, netlink.RT_FILTER_TABLE|netlink.RT_FILTER_DST)
+	fam := netlink.FAMILY_V4
+	if dst.IP.To4() == nil {
+		fam = netlink.FAMILY_V6
+	}
+	routes, err := h.RouteListFiltered(fam, &netlink.Route{Table: table, Dst: dst}, netlink.RT_FILTER_TABLE|netlink.RT_FILTER_DST)
 	if err != nil {
 		return nil, fmt.Errorf("list routes: %w", err)
 	}
@@ -177,7 +197,7 @@ func (tx *Tx) RemoveRoute(c RouteConfig) error {
 	if err != nil {
 		return nil
 	}
-	dst := &net.IPNet{IP: c.Dst.Addr().AsSlice(), Mask: net.CIDRMask(c.Dst.Bits(), 32)}
+	dst := ipNet(c.Dst)
 	cur, err := findRoute(h, tx.k.VRFTable(c.VRF), dst, c.Metric)
 	if err != nil || cur == nil || cur.Protocol != unix.RTPROT_STATIC {
 		return err
@@ -188,7 +208,7 @@ func (tx *Tx) RemoveRoute(c RouteConfig) error {
 		func() error { return h.RouteAdd(&saved) })
 }
 
-// RouteState is one route the kernel has (state/IPv4Routes).
+// RouteState is one route the kernel has (state/IPv4Routes, state/IPv6Routes).
 type RouteState struct {
 	VRF      string
 	Dst      string
@@ -207,11 +227,18 @@ type RouteHop struct {
 
 // Routes lists the kernel's unicast IPv4 routes of a VRF.
 func (k *Kernel) Routes(vrf string) ([]RouteState, error) {
+	return k.RoutesOf(vrf, netlink.FAMILY_V4)
+}
+
+// RoutesOf lists the kernel's unicast routes of a family (netlink.FAMILY_V4
+// or FAMILY_V6) of a VRF; for IPv6 not the link-local (fe80::/64) or
+// multicast ones, which every interface has.
+func (k *Kernel) RoutesOf(vrf string, family int) ([]RouteState, error) {
 	h, err := k.handleOf(vrf)
 	if err != nil {
 		return nil, err
 	}
-	routes, err := h.RouteListFiltered(netlink.FAMILY_V4, &netlink.Route{Table: k.VRFTable(vrf)}, netlink.RT_FILTER_TABLE)
+	routes, err := h.RouteListFiltered(family, &netlink.Route{Table: k.VRFTable(vrf)}, netlink.RT_FILTER_TABLE)
 	if err != nil {
 		return nil, fmt.Errorf("list routes: %w", err)
 	}
@@ -228,7 +255,14 @@ func (k *Kernel) Routes(vrf string) ([]RouteState, error) {
 		if r.Type != unix.RTN_UNICAST && r.Type != unix.RTN_BLACKHOLE {
 			continue
 		}
-		st := RouteState{VRF: vrfName(vrf), Dst: "0.0.0.0/0", Protocol: r.Protocol.String(), Metric: r.Priority}
+		if r.Dst != nil && r.Dst.IP.To4() == nil && (r.Dst.IP.IsLinkLocalUnicast() || r.Dst.IP.IsMulticast()) {
+			continue
+		}
+		any := "0.0.0.0/0"
+		if family == netlink.FAMILY_V6 {
+			any = "::/0"
+		}
+		st := RouteState{VRF: vrfName(vrf), Dst: any, Protocol: r.Protocol.String(), Metric: r.Priority}
 		if r.Dst != nil {
 			st.Dst = r.Dst.String()
 		}

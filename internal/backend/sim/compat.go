@@ -26,7 +26,7 @@ type objectTimes struct{ created, updated time.Time }
 
 // timed are the kinds whose state reports times: a BGP neighbor's session
 // state duration, the times of routes.
-var timed = map[string]bool{"BGPv4Neighbor": true, "IPv4Intf": true, "IPv4Route": true}
+var timed = map[string]bool{"BGPv4Neighbor": true, "IPv4Intf": true, "IPv4Route": true, "IPv6Intf": true, "IPv6Route": true}
 
 // noteChange records when objects of timed kinds were created and changed.
 func (s *Sim) noteChange(c backend.Change) {
@@ -127,6 +127,28 @@ func (s *Sim) fillCompatState(kind *model.Kind, o, st model.Object) {
 // is up or, for a static route, when a next hop lies in a usable connected
 // subnet (a NullRoute always is).
 func (s *Sim) Routes(ctx context.Context) ([]model.Object, error) {
+	return s.routes(ipv4)
+}
+
+// RoutesV6 is the simulated switch's IPv6 routing table
+// (state/IPv6Routes), made as Routes makes the IPv4 one, from IPv6Intf
+// and IPv6Route.
+func (s *Sim) RoutesV6(ctx context.Context) ([]model.Object, error) {
+	return s.routes(ipv6)
+}
+
+// family is what a routing table is made of, per address family: the
+// interface and route kinds, and the empty next hop.
+type family struct {
+	intf, route, anyAddr string
+}
+
+var (
+	ipv4 = family{"IPv4Intf", "IPv4Route", "0.0.0.0"}
+	ipv6 = family{"IPv6Intf", "IPv6Route", "::"}
+)
+
+func (s *Sim) routes(fam family) ([]model.Object, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	type connected struct {
@@ -142,7 +164,7 @@ func (s *Sim) Routes(ctx context.Context) ([]model.Object, error) {
 			o["RouteCreatedTime"], o["RouteUpdatedTime"] = t.created.String(), t.updated.String()
 		}
 	}
-	for key, in := range s.applied["IPv4Intf"] {
+	for key, in := range s.applied[fam.intf] {
 		p, err := netip.ParsePrefix(in.Str("IpAddr"))
 		if err != nil {
 			continue
@@ -150,12 +172,13 @@ func (s *Sim) Routes(ctx context.Context) ([]model.Object, error) {
 		up := in.Str("AdminState") == "UP" && s.intf(in.Str("IntfRef")).up
 		c := connected{p.Masked(), in.Str("IntfRef"), up}
 		conn = append(conn, c)
-		r := model.Object{"DestinationNw": c.prefix.String(), "NetworkMask": mask(c.prefix), "Protocol": "CONNECTED", "IsNetworkReachable": up, "PolicyList": []string{},
-			"NextHopList": []model.Object{{"NextHopIp": "0.0.0.0", "NextHopIntRef": c.intf, "Weight": int64(0)}}}
-		stamp("IPv4Intf", key, r)
+		r := model.Object{"DestinationNw": c.prefix.String(), "Protocol": "CONNECTED", "IsNetworkReachable": up, "PolicyList": []string{},
+			"NextHopList": []model.Object{{"NextHopIp": fam.anyAddr, "NextHopIntRef": c.intf, "Weight": int64(0)}}}
+		withMask(r, c.prefix)
+		stamp(fam.intf, key, r)
 		out = append(out, r)
 	}
-	for key, rt := range s.applied["IPv4Route"] {
+	for key, rt := range s.applied[fam.route] {
 		p, ok := model.RoutePrefix(rt)
 		if !ok {
 			continue
@@ -173,8 +196,9 @@ func (s *Sim) Routes(ctx context.Context) ([]model.Object, error) {
 			}
 			hops = append(hops, model.Object{"NextHopIp": h.Str("NextHopIp"), "NextHopIntRef": intf, "Weight": h.Int("Weight")})
 		}
-		r := model.Object{"DestinationNw": p.String(), "NetworkMask": mask(p), "Protocol": "STATIC", "IsNetworkReachable": reachable, "PolicyList": []string{}, "NextHopList": hops}
-		stamp("IPv4Route", key, r)
+		r := model.Object{"DestinationNw": p.String(), "Protocol": "STATIC", "IsNetworkReachable": reachable, "PolicyList": []string{}, "NextHopList": hops}
+		withMask(r, p)
+		stamp(fam.route, key, r)
 		out = append(out, r)
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -188,6 +212,14 @@ func (s *Sim) Routes(ctx context.Context) ([]model.Object, error) {
 		return out[i].Str("Protocol") < out[j].Str("Protocol")
 	})
 	return out, nil
+}
+
+// withMask sets an IPv4 route's NetworkMask (IPv4RouteState has one;
+// IPv6RouteState has the prefix only).
+func withMask(r model.Object, p netip.Prefix) {
+	if p.Addr().Is4() {
+		r["NetworkMask"] = mask(p)
+	}
 }
 
 // mask renders a prefix length as a dotted mask.

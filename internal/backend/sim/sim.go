@@ -12,7 +12,9 @@ package sim
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"strings"
 	"sync"
@@ -96,7 +98,7 @@ func New(opts Options) *Sim {
 // tracked are the kinds whose applied objects the simulated hardware needs
 // to remember: ports, the mirror sessions and VLANs it carries, the local
 // AS, and the interfaces and static routes of its routing table.
-var tracked = map[string]bool{"Port": true, "Span": true, "BGPGlobal": true, "Vlan": true, "IPv4Intf": true, "IPv4Route": true}
+var tracked = map[string]bool{"Port": true, "Span": true, "BGPGlobal": true, "Vlan": true, "IPv4Intf": true, "IPv4Route": true, "IPv6Intf": true, "IPv6Route": true}
 
 // Name implements backend.Backend.
 func (s *Sim) Name() string { return "sim" }
@@ -162,9 +164,16 @@ func (s *Sim) Dataplane() map[string]*backend.Driver {
 		"Vrf":         record(),
 		"IPv4Intf":    {Apply: s.record, State: s.ipv4State, Replay: true},
 		"IPv4Route":   {Apply: s.record, Replay: true},
-		"LogicalIntf": {Apply: s.record, Replay: true}, // its interface id (IfIndex) is given again at start
-		"LLDPGlobal":  record(),
-		"Span":        {Check: checkSpan, Apply: s.record, Replay: true},
+		"IPv6Intf":    {Apply: s.record, State: s.ipv6State, Replay: true},
+		"IPv6Route":   {Apply: s.record, Replay: true},
+		// The IPv6 routing table; no neighbour answers the simulated
+		// switch, so its neighbour tables are empty.
+		"IPv6RouteState": {List: s.RoutesV6},
+		"NDPEntryState":  {List: noNeighbors},
+		"ArpEntryState":  {List: noNeighbors},
+		"LogicalIntf":    {Apply: s.record, Replay: true}, // its interface id (IfIndex) is given again at start
+		"LLDPGlobal":     record(),
+		"Span":           {Check: checkSpan, Apply: s.record, Replay: true},
 	}
 	for _, name := range compatStateKinds {
 		if ds[name] != nil {
@@ -179,13 +188,14 @@ func (s *Sim) Dataplane() map[string]*backend.Driver {
 // DNSGlobal), kept and given a plausible state, with nothing run.
 func (s *Sim) DaemonDrivers() map[string]*backend.Driver {
 	ds := map[string]*backend.Driver{
-		"SystemParam":   {Apply: s.record, State: s.systemState},
-		"BGPGlobal":     {Apply: s.record, State: s.bgpGlobalState, Replay: true},
-		"BGPVrf":        {Apply: s.record},
-		"BGPv4Neighbor": {Apply: s.record, State: s.bgpNeighborState},
-		"NtpServer":     {Apply: s.record, State: ntpState},
-		"DNSServer":     {Apply: s.applyDNSServer, State: s.dnsServerState, Replay: true},
-		"DNSGlobal":     {Apply: s.applyDNSGlobal, State: s.dnsGlobalState, Replay: true},
+		"SystemParam":    {Apply: s.record, State: s.systemState},
+		"BGPGlobal":      {Apply: s.record, State: s.bgpGlobalState, Replay: true},
+		"BGPVrf":         {Apply: s.record},
+		"BGPv4PeerGroup": {Apply: s.record},
+		"BGPv4Neighbor":  {Apply: s.record, State: s.bgpNeighborState},
+		"NtpServer":      {Apply: s.record, State: ntpState},
+		"DNSServer":      {Apply: s.applyDNSServer, State: s.dnsServerState, Replay: true},
+		"DNSGlobal":      {Apply: s.applyDNSGlobal, State: s.dnsGlobalState, Replay: true},
 	}
 	for _, name := range compatStateKinds {
 		if ds[name] != nil {
@@ -504,6 +514,38 @@ func (s *Sim) ipv4State(ctx context.Context, o model.Object) (model.Object, erro
 	}
 	return st, nil
 }
+
+// ipv6State is an IPv6Intf's state: up as its interface, with the
+// link-local address its MAC gives (modified EUI-64, RFC 4291) when
+// LinkIp is on.
+func (s *Sim) ipv6State(ctx context.Context, o model.Object) (model.Object, error) {
+	st, err := s.ipv4State(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	ll := ""
+	if o.Bool("LinkIp") {
+		s.mu.Lock()
+		in := s.intf(o.Str("IntfRef"))
+		s.mu.Unlock()
+		ll = linkLocal(mac(int(in.ifIndex), 0))
+	}
+	return model.Object{"OperState": st["OperState"], "IfIndex": st["IfIndex"], "L2IntfType": st["L2IntfType"], "L2IntfId": st["L2IntfId"], "LinkLocalIp": ll}, nil
+}
+
+// linkLocal is the fe80::/64 address of a MAC address (modified EUI-64).
+func linkLocal(macAddr string) string {
+	hw, err := net.ParseMAC(macAddr)
+	if err != nil || len(hw) != 6 {
+		return ""
+	}
+	var b [16]byte
+	b[0], b[1] = 0xfe, 0x80
+	b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15] = hw[0]^0x02, hw[1], hw[2], 0xff, 0xfe, hw[3], hw[4], hw[5]
+	return netip.AddrFrom16(b).String()
+}
+
+func noNeighbors(context.Context) ([]model.Object, error) { return []model.Object{}, nil }
 
 // vlanIfIndex is the interface index of a VLAN interface.
 func vlanIfIndex(vid int64) int64 { return int64(0x10000000) + vid }

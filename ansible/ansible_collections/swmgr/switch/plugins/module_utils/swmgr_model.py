@@ -247,14 +247,15 @@ MODEL = json.loads(r'''{
      "name": "NeighborAddress",
      "type": "str",
      "key": true,
-     "settable": true
+     "settable": true,
+     "default": ""
     },
     {
      "option": "intf_ref",
      "name": "IntfRef",
      "type": "str",
      "key": true,
-     "settable": false,
+     "settable": true,
      "default": ""
     },
     {
@@ -285,7 +286,7 @@ MODEL = json.loads(r'''{
      "option": "peer_group",
      "name": "PeerGroup",
      "type": "str",
-     "settable": false
+     "settable": true
     },
     {
      "option": "update_source",
@@ -371,6 +372,150 @@ MODEL = json.loads(r'''{
      "name": "BfdSessionParam",
      "type": "str",
      "settable": false
+    },
+    {
+     "option": "max_prefixes",
+     "name": "MaxPrefixes",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "max_prefixes_threshold_pct",
+     "name": "MaxPrefixesThresholdPct",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "max_prefixes_disconnect",
+     "name": "MaxPrefixesDisconnect",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "max_prefixes_restart_timer",
+     "name": "MaxPrefixesRestartTimer",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "adj_rib_in_filter",
+     "name": "AdjRIBInFilter",
+     "type": "str",
+     "settable": false
+    },
+    {
+     "option": "adj_rib_out_filter",
+     "name": "AdjRIBOutFilter",
+     "type": "str",
+     "settable": false
+    }
+   ]
+  },
+  "BGPv4PeerGroup": {
+   "module": "swmgr_bgpv4_peer_group",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "Name"
+   ],
+   "fields": [
+    {
+     "option": "name",
+     "name": "Name",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "peer_as",
+     "name": "PeerAS",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "local_as",
+     "name": "LocalAS",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "description",
+     "name": "Description",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "update_source",
+     "name": "UpdateSource",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "auth_password",
+     "name": "AuthPassword",
+     "type": "str",
+     "secret": true,
+     "settable": true
+    },
+    {
+     "option": "next_hop_self",
+     "name": "NextHopSelf",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "route_reflector_cluster_id",
+     "name": "RouteReflectorClusterId",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "route_reflector_client",
+     "name": "RouteReflectorClient",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "multi_hop_enable",
+     "name": "MultiHopEnable",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "multi_hop_ttl",
+     "name": "MultiHopTTL",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "connect_retry_time",
+     "name": "ConnectRetryTime",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "hold_time",
+     "name": "HoldTime",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "keepalive_time",
+     "name": "KeepaliveTime",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "add_paths_rx",
+     "name": "AddPathsRx",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "add_paths_max_tx",
+     "name": "AddPathsMaxTx",
+     "type": "int",
+     "settable": true
     },
     {
      "option": "max_prefixes",
@@ -591,6 +736,118 @@ MODEL = json.loads(r'''{
   },
   "IPv4Route": {
    "module": "swmgr_ipv4_route",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "DestinationNw",
+    "NetworkMask"
+   ],
+   "fields": [
+    {
+     "option": "destination_nw",
+     "name": "DestinationNw",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "network_mask",
+     "name": "NetworkMask",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "protocol",
+     "name": "Protocol",
+     "type": "str",
+     "choices": [
+      "STATIC"
+     ],
+     "settable": true
+    },
+    {
+     "option": "cost",
+     "name": "Cost",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "null_route",
+     "name": "NullRoute",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "next_hop",
+     "name": "NextHop",
+     "type": "list",
+     "elements": "dict",
+     "settable": true,
+     "sub": [
+      {
+       "option": "next_hop_ip",
+       "name": "NextHopIp",
+       "type": "str",
+       "settable": true
+      },
+      {
+       "option": "next_hop_int_ref",
+       "name": "NextHopIntRef",
+       "type": "str",
+       "settable": true
+      },
+      {
+       "option": "weight",
+       "name": "Weight",
+       "type": "int",
+       "settable": true
+      }
+     ]
+    }
+   ]
+  },
+  "IPv6Intf": {
+   "module": "swmgr_ipv6_intf",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "IntfRef"
+   ],
+   "fields": [
+    {
+     "option": "intf_ref",
+     "name": "IntfRef",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "ip_addr",
+     "name": "IpAddr",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "link_ip",
+     "name": "LinkIp",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "admin_state",
+     "name": "AdminState",
+     "type": "str",
+     "choices": [
+      "UP",
+      "DOWN"
+     ],
+     "settable": true
+    }
+   ]
+  },
+  "IPv6Route": {
+   "module": "swmgr_ipv6_route",
    "singleton": false,
    "creatable": true,
    "keys": [

@@ -36,11 +36,21 @@ options:
       neighbor_address:
         description:
           - "API field C(NeighborAddress)."
+          - "\"\" for a neighbor by interface (IntfRef)."
           - "Key: identifies the object."
+          - "swmgr's default: C(\"\")."
+        type: str
+      intf_ref:
+        description:
+          - "API field C(IntfRef)."
+          - "FlexSwitch's second key: with NeighborAddress \"\", an unnumbered session on this interface (BGP over its IPv6 link-local address, IPv4 routes with IPv6 next hops, RFC 8950); \"\" (the default) for a neighbor by address."
+          - "Key: identifies the object."
+          - "swmgr's default: C(\"\")."
         type: str
       peer_as:
         description:
           - "API field C(PeerAS)."
+          - "\"\" takes the PeerGroup's."
         type: str
       local_as:
         description:
@@ -55,6 +65,11 @@ options:
         description:
           - "API field C(Disabled)."
         type: bool
+      peer_group:
+        description:
+          - "API field C(PeerGroup)."
+          - "the BGPv4PeerGroup whose settings the neighbor takes where it sets none."
+        type: str
       update_source:
         description:
           - "API field C(UpdateSource)."
@@ -153,7 +168,7 @@ EXAMPLES = r'''
     config:
       - vrf: "example"
         neighbor_address: "192.0.2.1"
-        peer_as: "65001"
+        intf_ref: "fpPort1"
 '''
 
 RETURN = r'''
