@@ -82,7 +82,7 @@ func laPortChannel() *Kind {
 		Fields: []*Field{
 			{Name: "IntfRef", Type: String, Key: true, Format: FormatLAGName, Doc: "the LAG's name, PortChannel<N> with N 1..9999"},
 			{Name: "IntfRefList", Type: StringList, Required: true, Format: FormatPortName, Ref: "Port", Doc: "the member ports"},
-			{Name: "LagType", Type: Int, Default: int64(LagTypeLACP), Range: rng(0, 1), Names: []string{"LACP", "STATIC"}, Doc: "0 LACP (802.3ad), 1 STATIC (no LACP; the peer must agree by configuration)"},
+			{Name: "LagType", Type: Int, Default: int64(LagTypeLACP), Range: rng(0, 1), Names: []string{"LACP", "STATIC"}, CreateOnly: true, Doc: "0 LACP (802.3ad), 1 STATIC (no LACP; the peer must agree by configuration); to change it, delete the LAG and create it again"},
 			{Name: "MinLinks", Type: Int, Default: int64(1), Range: rng(1, 64), Doc: "members that must be up (collecting and distributing) for the LAG to be up"},
 			{Name: "Interval", Type: Int, Default: int64(IntervalSlow), Range: rng(0, 1), Names: []string{"FAST", "SLOW"}, Doc: "LACP rate: 0 FAST (a frame every second), 1 SLOW (every 30 s)"},
 			{Name: "LacpMode", Type: Int, Default: int64(LacpActive), Range: rng(0, 1), Names: []string{"ACTIVE", "PASSIVE"}, Doc: "0 ACTIVE (sends LACP frames), 1 PASSIVE (answers them); on Linux the bond always sends (the kernel has no passive 802.3ad), so PASSIVE is refused there"},

@@ -41,9 +41,10 @@ options:
       lag_type:
         description:
           - "API field C(LagType)."
-          - "0 LACP (802.3ad), 1 STATIC (no LACP; the peer must agree by configuration)."
+          - "0 LACP (802.3ad), 1 STATIC (no LACP; the peer must agree by configuration); to change it, delete the LAG and create it again."
           - "swmgr's default: C(0)."
           - "From 0 to 1."
+          - "Set at creation only."
         type: int
       min_links:
         description:
