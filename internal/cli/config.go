@@ -833,7 +833,7 @@ func (s *Session) leafCommand(fr *frame, f *model.Field, args []token, neg bool,
 	word := f.CLIWord()
 	cmd := strings.TrimSpace(line)
 	// A port written FlexSwitch's way: `DstIntfRef fpPort 2`.
-	if f.Format == model.FormatPortName && len(args) == 2 {
+	if f.PortNames() && len(args) == 2 {
 		if _, err := strconv.Atoi(strings.SplitN(args[1].text, "s", 2)[0]); err == nil && strings.EqualFold(args[0].text, "fpPort") {
 			args = []token{{text: "fpPort" + args[1].text, pos: args[0].pos}}
 		}

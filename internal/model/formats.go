@@ -269,6 +269,11 @@ var (
 	// registry's interface kinds (a port, a VLAN interface, a LogicalIntf;
 	// interfaces.go). Its Doc, Check and Resolve come from those kinds.
 	FormatIntfRef = &Format{Name: "intf-ref", Hint: "<interface>", Sample: "fpPort1", bind: bindInterfaceFormat}
+	// FormatSwitchPort is an interface that switches frames as a port does:
+	// a name of one of the registry's interface kinds declared Member (a
+	// port, a LAG; interfaces.go): a VLAN's members, a mirror session's
+	// ports.
+	FormatSwitchPort = &Format{Name: "switch-port", Hint: "<port>", Sample: "fpPort1", bind: bindSwitchPortFormat}
 )
 
 // matching is the check of a format a regular expression defines: want

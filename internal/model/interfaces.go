@@ -30,6 +30,10 @@ type Interface struct {
 	// wrong with a name of the kind's form that is out of its bounds
 	// ("a VLAN interface is vlan<VlanId> with VlanId 1..4094"), or is "".
 	Key func(name string) (key string, ok bool, why string)
+	// Member says an interface of the kind switches frames as a port does
+	// (a port, a LAG): a VLAN's member list and a mirror session's ports
+	// (FormatSwitchPort) take its names.
+	Member bool
 
 	set *interfaceSet // the registry's interface kinds, bound by NewRegistry
 }
@@ -170,6 +174,47 @@ func bindInterfaceFormat(declared *Format, r *Registry) *Format {
 			return k.Name, key
 		}
 		return s.kinds[len(s.kinds)-1].Name, name // refused by Check before any reference is resolved
+	}
+	return &f
+}
+
+// bindSwitchPortFormat makes the switch-port format of one registry: the
+// names of its interface kinds that are Member (a port, a LAG).
+func bindSwitchPortFormat(declared *Format, r *Registry) *Format {
+	f := *declared
+	var members []*Kind
+	for _, k := range r.interfaces.kinds {
+		if k.Interface.Member {
+			members = append(members, k)
+		}
+	}
+	if len(members) == 0 {
+		return &f // incomplete: NewRegistry says so
+	}
+	pick := func(each func(*Interface) string) []string {
+		out := make([]string, len(members))
+		for i, k := range members {
+			out[i] = each(k.Interface)
+		}
+		return out
+	}
+	f.Doc = joinWords(pick(func(in *Interface) string { return in.Form }), " or ")
+	general := joinWords(pick(func(in *Interface) string { return in.Like }), ", or ")
+	f.Check = func(name string) string {
+		k, _, why := r.interfaces.resolve(name)
+		switch {
+		case k != nil && k.Interface.Member:
+			return ""
+		case k == nil && why != "":
+			return why
+		}
+		return general
+	}
+	f.Resolve = func(name string) (kind, key string) {
+		if k, key, _ := r.interfaces.resolve(name); k != nil && k.Interface.Member {
+			return k.Name, key
+		}
+		return members[0].Name, name // refused by Check before any reference is resolved
 	}
 	return &f
 }

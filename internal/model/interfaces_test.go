@@ -6,20 +6,20 @@ import (
 	"testing"
 )
 
-// portChannel is a new interface kind, declared as package model would hold
-// it: a LAG named PortChannel<N>. Nothing else in the package names it.
-func portChannel() *Kind {
+// tunnel is a new interface kind, declared as package model would hold
+// it: a tunnel named Tunnel<N>. Nothing else in the package names it.
+func tunnel() *Kind {
 	return &Kind{
-		Name: "PortChannelTest", Class: Config,
-		Doc: "A link aggregation group.",
-		Interface: &Interface{Prefix: "PortChannel", Noun: "a port channel", Like: "a port channel like PortChannel1", Form: "PortChannel<N>",
+		Name: "TunnelTest", Class: Config,
+		Doc: "A tunnel.",
+		Interface: &Interface{Prefix: "Tunnel", Noun: "a tunnel", Like: "a tunnel like Tunnel1", Form: "Tunnel<N>",
 			Key: func(name string) (string, bool, string) {
-				n, err := strconv.Atoi(strings.TrimPrefix(name, "PortChannel"))
+				n, err := strconv.Atoi(strings.TrimPrefix(name, "Tunnel"))
 				switch {
-				case !strings.HasPrefix(name, "PortChannel") || err != nil || strconv.Itoa(n) != strings.TrimPrefix(name, "PortChannel"):
+				case !strings.HasPrefix(name, "Tunnel") || err != nil || strconv.Itoa(n) != strings.TrimPrefix(name, "Tunnel"):
 					return "", false, ""
 				case n < 1 || n > 128:
-					return "", false, "a port channel is PortChannel<N> with N 1..128"
+					return "", false, "a tunnel is Tunnel<N> with N 1..128"
 				}
 				return strconv.Itoa(n), true, ""
 			}},
@@ -51,17 +51,19 @@ func validateOne(t *testing.T, reg *Registry, kind, body string) error {
 // objects, the format's docs and messages list it, and a LogicalIntf may no
 // longer take its names, with no other edit.
 func TestNewInterfaceKindIsOneDeclaration(t *testing.T) {
-	reg, err := NewRegistry(append(Builtin().Kinds(), portChannel())...)
+	reg, err := NewRegistry(append(Builtin().Kinds(), tunnel())...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct{ kind, body, err string }{
-		{"IPv4Intf", `{"IntfRef":"PortChannel7","IpAddr":"10.1.1.1/24"}`, ""},
-		{"IPv4Route", `{"DestinationNw":"10.9.0.0","NetworkMask":"255.255.0.0","NextHop":[{"NextHopIp":"10.1.1.2","NextHopIntRef":"PortChannel7"}]}`, ""},
-		{"IPv4Intf", `{"IntfRef":"PortChannel0","IpAddr":"10.1.1.1/24"}`, `"PortChannel0" is not an interface: a port channel is PortChannel<N> with N 1..128`},
-		{"IPv4Intf", `{"IntfRef":"portchannel7","IpAddr":"10.1.1.1/24"}`, `"portchannel7" is not an interface: a port like fpPort1 or fpPort1s2, a VLAN interface like vlan10, a port channel like PortChannel1, or a LogicalIntf like Loopback1`},
-		{"LogicalIntf", `{"Name":"PortChannel9"}`, `"PortChannel9" is the name of a port, a VLAN interface, a port channel or the kernel's loopback`},
+		{"IPv4Intf", `{"IntfRef":"Tunnel7","IpAddr":"10.1.1.1/24"}`, ""},
+		{"IPv4Route", `{"DestinationNw":"10.9.0.0","NetworkMask":"255.255.0.0","NextHop":[{"NextHopIp":"10.1.1.2","NextHopIntRef":"Tunnel7"}]}`, ""},
+		{"IPv4Intf", `{"IntfRef":"Tunnel0","IpAddr":"10.1.1.1/24"}`, `"Tunnel0" is not an interface: a tunnel is Tunnel<N> with N 1..128`},
+		{"IPv4Intf", `{"IntfRef":"tunnel7","IpAddr":"10.1.1.1/24"}`, `"tunnel7" is not an interface: a port like fpPort1 or fpPort1s2, a port channel like PortChannel1, a VLAN interface like vlan10, a tunnel like Tunnel1, or a LogicalIntf like Loopback1`},
+		{"LogicalIntf", `{"Name":"Tunnel9"}`, `"Tunnel9" is the name of a port, a port channel, a VLAN interface, a tunnel or the kernel's loopback`},
 		{"LogicalIntf", `{"Name":"Loopback1"}`, ""},
+		// A tunnel switches no frames: a VLAN does not take it as a member.
+		{"Vlan", `{"VlanId":10,"IntfList":["Tunnel7"]}`, `"Tunnel7" is not`},
 	} {
 		err := validateOne(t, reg, tt.kind, tt.body)
 		if (err == nil) != (tt.err == "") || err != nil && !strings.Contains(err.Error(), tt.err) {
@@ -69,28 +71,28 @@ func TestNewInterfaceKindIsOneDeclaration(t *testing.T) {
 		}
 	}
 	f := reg.Lookup(Config, "IPv4Intf").Field("IntfRef")
-	for name, want := range map[string][2]string{"PortChannel7": {"PortChannelTest", "7"}, "fpPort2": {"Port", "fpPort2"}, "vlan10": {"Vlan", "10"}, "Loopback1": {"LogicalIntf", "Loopback1"}} {
+	for name, want := range map[string][2]string{"Tunnel7": {"TunnelTest", "7"}, "PortChannel7": {"LaPortChannel", "PortChannel7"}, "fpPort2": {"Port", "fpPort2"}, "vlan10": {"Vlan", "10"}, "Loopback1": {"LogicalIntf", "Loopback1"}} {
 		if kind, key := f.RefTarget(name); kind != want[0] || key != want[1] {
 			t.Errorf("IntfRef %s names %s %q; want %s %q", name, kind, key, want[0], want[1])
 		}
 	}
-	if k, key, ok := reg.InterfaceOf("PortChannel7"); !ok || k.Name != "PortChannelTest" || key != "7" {
-		t.Errorf("InterfaceOf(PortChannel7) = %v %q %v", k, key, ok)
+	if k, key, ok := reg.InterfaceOf("Tunnel7"); !ok || k.Name != "TunnelTest" || key != "7" {
+		t.Errorf("InterfaceOf(Tunnel7) = %v %q %v", k, key, ok)
 	}
-	const form = "fpPort<N>, fpPort<N>s<M>, vlan<VlanId>, PortChannel<N> or a LogicalIntf name"
+	const form = "fpPort<N>, fpPort<N>s<M>, PortChannel<N>, vlan<VlanId>, Tunnel<N> or a LogicalIntf name"
 	if f.Format.Doc != form || !strings.Contains(reg.Markdown(), form) {
 		t.Errorf("the format's Doc is %q; want %q in docs/objects.md", f.Format.Doc, form)
 	}
 	// The builtin registry is unchanged: its IntfRef does not take the name.
-	if err := validateOne(t, Builtin(), "IPv4Intf", `{"IntfRef":"PortChannel7","IpAddr":"10.1.1.1/24"}`); err != nil {
-		t.Errorf("without the declaration PortChannel7 is a LogicalIntf's name and accepted: %v", err)
+	if err := validateOne(t, Builtin(), "IPv4Intf", `{"IntfRef":"Tunnel7","IpAddr":"10.1.1.1/24"}`); err != nil {
+		t.Errorf("without the declaration Tunnel7 is a LogicalIntf's name and accepted: %v", err)
 	}
 }
 
 // The builtin interfaces' names and messages, as the REST answers give them.
 func TestIntfRefNames(t *testing.T) {
 	reg := Builtin()
-	const anyIntf = "an interface: a port like fpPort1 or fpPort1s2, a VLAN interface like vlan10, or a LogicalIntf like Loopback1"
+	const anyIntf = "an interface: a port like fpPort1 or fpPort1s2, a port channel like PortChannel1, a VLAN interface like vlan10, or a LogicalIntf like Loopback1"
 	for _, tt := range []struct{ name, err string }{
 		{"fpPort1", ""}, {"fpPort12s4", ""}, {"vlan10", ""}, {"vlan4094", ""}, {"Loopback1", ""}, {"lo0", ""},
 		{"vlan4095", "an interface: a VLAN interface is vlan<VlanId> with VlanId 1..4094"},
@@ -101,7 +103,7 @@ func TestIntfRefNames(t *testing.T) {
 			t.Errorf("IntfRef %q: %v; want %q", tt.name, err, tt.err)
 		}
 	}
-	for name, want := range map[string]string{"fpPort1": "a port, a VLAN interface or the kernel's loopback", "vlanx": "a port, a VLAN interface", "lo": "kernel's loopback", "Lo": "kernel's loopback", "Loopback1": ""} {
+	for name, want := range map[string]string{"fpPort1": "a port, a port channel, a VLAN interface or the kernel's loopback", "vlanx": "a port, a port channel, a VLAN interface", "PortChannel3": "a port, a port channel", "lo": "kernel's loopback", "Lo": "kernel's loopback", "Loopback1": ""} {
 		err := validateOne(t, reg, "LogicalIntf", `{"Name":"`+name+`"}`)
 		if (err == nil) != (want == "") || err != nil && !strings.Contains(err.Error(), want) {
 			t.Errorf("LogicalIntf %q: %v; want %q", name, err, want)

@@ -53,7 +53,7 @@ func rng(min, max int64) *Range { return &Range{Min: min, Max: max} }
 func builtinKinds() []*Kind {
 	port := &Kind{
 		Name: "Port", Class: Config, Discovered: true,
-		Interface: &Interface{Prefix: "fpPort", Noun: "a port", Like: "a port like fpPort1 or fpPort1s2", Form: "fpPort<N>, fpPort<N>s<M>",
+		Interface: &Interface{Prefix: "fpPort", Noun: "a port", Like: "a port like fpPort1 or fpPort1s2", Form: "fpPort<N>, fpPort<N>s<M>", Member: true,
 			Key: func(name string) (string, bool, string) { return name, portNameRE.MatchString(name), "" }},
 		CLI: &CLICommand{Words: []string{"interface", "fpPort"}, Prompt: []string{"if", "fpPort"}, Join: true,
 			Brief: portBrief,
@@ -188,6 +188,8 @@ func builtinKinds() []*Kind {
 			},
 		},
 		port,
+		laPortChannel(),
+		laPortChannelMembers(),
 		vlan(),
 		{
 			Name: "Vrf", Class: Config,
@@ -289,9 +291,9 @@ func builtinKinds() []*Kind {
 			Fields: []*Field{
 				{Name: "SpanSessionName", Type: String, Key: true, Format: FormatObjName},
 				{Name: "AdminState", Type: String, Default: "UP", Enum: adminStates, CLI: "shutdown", CLISwitch: "DOWN"},
-				{Name: "DstIntfRef", Type: String, Required: true, Format: FormatPortName, Ref: "Port"},
+				{Name: "DstIntfRef", Type: String, Required: true, Format: FormatSwitchPort, Ref: "Port"},
 				{Name: "MirrorDir", Type: String, Default: "BOTH", Enum: []string{"RX", "TX", "BOTH"}},
-				{Name: "SrcIntfRefList", Type: StringList, Required: true, Format: FormatPortName, Ref: "Port"},
+				{Name: "SrcIntfRefList", Type: StringList, Required: true, Format: FormatSwitchPort, Ref: "Port"},
 			},
 			Constraints: []Constraint{mirrorLoop},
 			Check: func(o Object) error {

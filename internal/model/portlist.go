@@ -7,7 +7,8 @@ import (
 )
 
 // Port lists. Every list field whose elements are port names (a StringList
-// of FormatPortName: Vlan.IntfList and UntagIntfList, Span.SrcIntfRefList)
+// of FormatPortName or FormatSwitchPort: Vlan.IntfList and UntagIntfList,
+// Span.SrcIntfRefList, LaPortChannel.IntfRefList)
 // also accepts, in each element, the spellings FlexSwitch's switch daemon
 // read: several names joined by commas ("fpPort1,fpPort2s1") and numeric
 // ranges ("fpPort1-4" is fpPort1 to fpPort4, "fpPort2s1-4" fpPort2s1 to
@@ -21,7 +22,14 @@ const PortListNote = "an element may also join names with commas and give numeri
 
 // PortList reports whether f is a list of port names, which takes the
 // comma-joined and ranged spellings.
-func (f *Field) PortList() bool { return f.Type == StringList && f.Format == FormatPortName }
+func (f *Field) PortList() bool { return f.Type == StringList && f.PortNames() }
+
+// PortNames reports whether f (or each of its elements) names a port: of
+// FormatPortName, or of FormatSwitchPort (a port or a LAG), whose bound
+// copy the registry holds.
+func (f *Field) PortNames() bool {
+	return f.Format != nil && (f.Format == FormatPortName || f.Format.Name == FormatSwitchPort.Name)
+}
 
 // maxPortRange bounds the names one range may stand for: more than a switch
 // has ports, few enough that a range cannot make a list of millions.

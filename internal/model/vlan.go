@@ -28,8 +28,8 @@ func vlan() *Kind {
 		Doc:       "An 802.1Q VLAN. IntfList are its tagged member ports, UntagIntfList its untagged ones; a port is the untagged member of at most one VLAN.",
 		Fields: []*Field{
 			{Name: "VlanId", Type: Int, Key: true, Range: rng(1, 4094), Doc: "802.1Q VLAN id"},
-			{Name: "IntfList", Type: StringList, Format: FormatPortName, Ref: "Port", Doc: "tagged member ports"},
-			{Name: "UntagIntfList", Type: StringList, Format: FormatPortName, Ref: "Port", Doc: "untagged member ports"},
+			{Name: "IntfList", Type: StringList, Format: FormatSwitchPort, Ref: "Port", Doc: "tagged members: ports and LAGs"},
+			{Name: "UntagIntfList", Type: StringList, Format: FormatSwitchPort, Ref: "Port", Doc: "untagged members: ports and LAGs"},
 			{Name: "AdminState", Type: String, Default: "UP", Enum: adminStates},
 			{Name: "AutoState", Type: String, Default: "UP", Enum: adminStates, Doc: "UP: the VLAN interface is up only while one of its member ports is; DOWN: it stays up without members"},
 			{Name: "Description", Type: String, MaxLen: 64},

@@ -218,6 +218,7 @@ func (b *Backend) Dataplane() map[string]*backend.Driver {
 	for name, list := range b.stateLists() {
 		out[name] = &backend.Driver{List: list}
 	}
+	out["LaPortChannelIntfRefListState"] = &backend.Driver{List: func(context.Context) ([]model.Object, error) { return b.lagMembers() }}
 	out["SystemParam"] = &backend.Driver{
 		Discover: func(ctx context.Context) ([]model.Object, error) {
 			found, err := b.Discover(ctx)
@@ -622,6 +623,8 @@ func (b *Backend) interfaceNetdevs() map[string]func(name, key string) (netdev, 
 			return netdev{name: SVIName(id)}, err
 		},
 		"LogicalIntf": func(name, _ string) (netdev, error) { return netdev{name: name, loopback: true}, nil },
+		// A LAG's interface is its bond, named as the LAG (lag.go).
+		"LaPortChannel": func(name, _ string) (netdev, error) { return netdev{name: name}, nil },
 	}
 }
 

@@ -22,6 +22,7 @@ type Features struct {
 	U32            bool // the u32 classifier
 	Mirred         bool // the mirred action (mirroring at all)
 	EthtoolNetlink bool // ethtool's generic netlink family (speed, duplex, autoneg, FEC)
+	Bond           bool // bonding: LAGs (LaPortChannel)
 }
 
 // String is the one-line summary swmgr logs and reports.
@@ -31,7 +32,7 @@ func (f Features) String() string {
 		name string
 		ok   bool
 	}{{"vrf-device", f.VRFDevice}, {"dummy", f.Dummy}, {"8021q", f.VLAN}, {"bridge-vlan-filtering", f.BridgeVLAN},
-		{"matchall", f.MatchAll}, {"u32", f.U32}, {"mirred", f.Mirred}, {"ethtool-netlink", f.EthtoolNetlink}} {
+		{"matchall", f.MatchAll}, {"u32", f.U32}, {"mirred", f.Mirred}, {"ethtool-netlink", f.EthtoolNetlink}, {"bonding", f.Bond}} {
 		if x.ok {
 			on = append(on, x.name)
 		} else {
@@ -82,6 +83,7 @@ func ProbeFeatures() (Features, error) {
 
 	f.VRFDevice = h.LinkAdd(&netlink.Vrf{LinkAttrs: netlink.LinkAttrs{Name: "probevrf"}, Table: 4242}) == nil
 	f.Dummy = h.LinkAdd(&netlink.Dummy{LinkAttrs: netlink.LinkAttrs{Name: "probedummy"}}) == nil
+	f.Bond = h.LinkAdd(netlink.NewLinkBond(netlink.LinkAttrs{Name: "probebond"})) == nil
 	on := true
 	if h.LinkAdd(&netlink.Bridge{LinkAttrs: netlink.LinkAttrs{Name: "probebr"}, VlanFiltering: &on}) == nil {
 		if l, err := h.LinkByName("probebr"); err == nil {

@@ -26,11 +26,13 @@ type changeView interface {
 // drivers are the dataplane kinds: a new kind of the kernel's is its
 // declaration in package model and one entry here (with its file).
 var drivers = map[string]*driver{
-	"Port":     portDriver,
-	"Vrf":      vrfDriver,
-	"IPv4Intf": ipv4IntfDriver,
-	"Vlan":     vlanDriver,
-	"Span":     spanDriver,
+	"Port": portDriver,
+	// LaPortChannel is a bond (lag.go).
+	"LaPortChannel": lagDriver,
+	"Vrf":           vrfDriver,
+	"IPv4Intf":      ipv4IntfDriver,
+	"Vlan":          vlanDriver,
+	"Span":          spanDriver,
 	// LogicalIntf is a loopback: a dummy device, or addresses on lo.
 	"LogicalIntf": logicalIntfDriver,
 	// IPv4Route is a static route: proto static in the VRF's table.

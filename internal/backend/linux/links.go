@@ -227,6 +227,16 @@ func recreatable(l netlink.Link) netlink.Link {
 		return &netlink.Vrf{LinkAttrs: attrs, Table: v.Table}
 	case *netlink.Dummy:
 		return &netlink.Dummy{LinkAttrs: attrs}
+	case *netlink.Bond:
+		b := netlink.NewLinkBond(attrs)
+		b.Mode, b.Miimon, b.MinLinks, b.XmitHashPolicy = v.Mode, v.Miimon, v.MinLinks, v.XmitHashPolicy
+		if v.Mode == netlink.BOND_MODE_802_3AD {
+			b.LacpRate, b.AdActorSysPrio = v.LacpRate, v.AdActorSysPrio
+			if v.AdActorSystem.String() != "00:00:00:00:00:00" {
+				b.AdActorSystem = v.AdActorSystem
+			}
+		}
+		return b
 	case *netlink.Bridge:
 		return &netlink.Bridge{LinkAttrs: attrs, VlanFiltering: v.VlanFiltering}
 	case *netlink.Vlan:

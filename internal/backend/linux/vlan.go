@@ -1,6 +1,7 @@
 package linux
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -281,9 +282,13 @@ func (b *Backend) vlanConfig(o model.Object) (VlanConfig, error) {
 		dst  *[]string
 	}{{"IntfList", &c.Tagged}, {"UntagIntfList", &c.Untagged}} {
 		for _, p := range o.List(field.name) {
-			dev := b.ports.Netdev(p)
-			if dev == "" {
-				return c, &Refusal{Field: field.name, Msg: fmt.Sprintf("%s has no netdev on this switch (see the port map)", p)}
+			dev, _, err := b.netdevOf(p)
+			if err != nil {
+				var r *Refusal
+				if errors.As(err, &r) {
+					return c, &Refusal{Field: field.name, Msg: r.Msg}
+				}
+				return c, err
 			}
 			*field.dst = append(*field.dst, dev)
 		}

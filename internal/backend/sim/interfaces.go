@@ -2,6 +2,7 @@ package sim
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/swmgr/swmgr/internal/model"
 )
@@ -38,6 +39,15 @@ func (s *Sim) interfaceKinds() map[string]func(name, key string) (simIntf, error
 				in.up, _ = s.vlanUp(v)
 			}
 			return in, err
+		},
+		// A LAG is up while enough of its members are (lag.go).
+		"LaPortChannel": func(name, key string) (simIntf, error) {
+			n, _ := strconv.ParseInt(strings.TrimPrefix(name, model.LAGPrefix), 10, 64)
+			in := simIntf{ifIndex: lagIfIndex(name), l2Type: "Lag", l2ID: n}
+			if o := s.applied["LaPortChannel"][key]; o != nil {
+				in.up, _ = s.lagUp(o)
+			}
+			return in, nil
 		},
 		// A loopback is always up.
 		"LogicalIntf": func(name, _ string) (simIntf, error) {

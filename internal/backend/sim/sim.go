@@ -98,7 +98,7 @@ func New(opts Options) *Sim {
 // tracked are the kinds whose applied objects the simulated hardware needs
 // to remember: ports, the mirror sessions and VLANs it carries, the local
 // AS, and the interfaces and static routes of its routing table.
-var tracked = map[string]bool{"Port": true, "Span": true, "BGPGlobal": true, "Vlan": true, "IPv4Intf": true, "IPv4Route": true, "IPv6Intf": true, "IPv6Route": true}
+var tracked = map[string]bool{"Port": true, "LaPortChannel": true, "Span": true, "BGPGlobal": true, "Vlan": true, "IPv4Intf": true, "IPv4Route": true, "IPv6Intf": true, "IPv6Route": true}
 
 // Name implements backend.Backend.
 func (s *Sim) Name() string { return "sim" }
@@ -161,11 +161,14 @@ func (s *Sim) Dataplane() map[string]*backend.Driver {
 		"SystemParam": {Discover: s.discoverSystem},
 		"Port":        {Check: s.checkPort, Apply: s.applyPort, Discover: s.discoverPorts, State: s.portState, Replay: true},
 		"Vlan":        {Apply: s.record, State: s.vlanState, Replay: true},
-		"Vrf":         record(),
-		"IPv4Intf":    {Apply: s.record, State: s.ipv4State, Replay: true},
-		"IPv4Route":   {Apply: s.record, Replay: true},
-		"IPv6Intf":    {Apply: s.record, State: s.ipv6State, Replay: true},
-		"IPv6Route":   {Apply: s.record, Replay: true},
+		// A LAG and its members' LACP state (lag.go).
+		"LaPortChannel":                 {Check: checkLAG, Apply: s.record, State: s.lagState, Replay: true},
+		"LaPortChannelIntfRefListState": {List: s.lagMembers},
+		"Vrf":                           record(),
+		"IPv4Intf":                      {Apply: s.record, State: s.ipv4State, Replay: true},
+		"IPv4Route":                     {Apply: s.record, Replay: true},
+		"IPv6Intf":                      {Apply: s.record, State: s.ipv6State, Replay: true},
+		"IPv6Route":                     {Apply: s.record, Replay: true},
 		// The IPv6 routing table; no neighbour answers the simulated
 		// switch, so its neighbour tables are empty.
 		"IPv6RouteState": {List: s.RoutesV6},
@@ -569,11 +572,11 @@ func (s *Sim) vlanUp(o model.Object) (bool, string) {
 		return true, "AdminState is UP; AutoState DOWN keeps the interface up without member ports"
 	}
 	for _, name := range append(append([]string(nil), o.List("IntfList")...), o.List("UntagIntfList")...) {
-		if p := s.ports[name]; p != nil && p.operUp {
-			return true, "member port " + name + " is up"
+		if s.intf(name).up {
+			return true, "member " + name + " is up"
 		}
 	}
-	return false, "no member port is up (AutoState UP)"
+	return false, "no member is up (AutoState UP)"
 }
 
 func (s *Sim) bgpGlobalState(ctx context.Context, o model.Object) (model.Object, error) {

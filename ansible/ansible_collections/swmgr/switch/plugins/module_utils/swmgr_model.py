@@ -1037,6 +1037,82 @@ MODEL = json.loads(r'''{
     }
    ]
   },
+  "LaPortChannel": {
+   "module": "swmgr_la_port_channel",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "IntfRef"
+   ],
+   "fields": [
+    {
+     "option": "intf_ref",
+     "name": "IntfRef",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "intf_ref_list",
+     "name": "IntfRefList",
+     "type": "list",
+     "elements": "str",
+     "settable": true
+    },
+    {
+     "option": "lag_type",
+     "name": "LagType",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "min_links",
+     "name": "MinLinks",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "interval",
+     "name": "Interval",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "lacp_mode",
+     "name": "LacpMode",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "system_id_mac",
+     "name": "SystemIdMac",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "system_priority",
+     "name": "SystemPriority",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "lag_hash",
+     "name": "LagHash",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "admin_state",
+     "name": "AdminState",
+     "type": "str",
+     "choices": [
+      "UP",
+      "DOWN"
+     ],
+     "settable": true
+    }
+   ]
+  },
   "LogicalIntf": {
    "module": "swmgr_logical_intf",
    "singleton": false,

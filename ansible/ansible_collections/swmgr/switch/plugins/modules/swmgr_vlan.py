@@ -36,13 +36,13 @@ options:
       intf_list:
         description:
           - "API field C(IntfList)."
-          - "tagged member ports."
+          - "tagged members: ports and LAGs."
         type: list
         elements: str
       untag_intf_list:
         description:
           - "API field C(UntagIntfList)."
-          - "untagged member ports."
+          - "untagged members: ports and LAGs."
         type: list
         elements: str
       admin_state:
