@@ -44,7 +44,7 @@ root=$stage/root
 install -d "$root/DEBIAN" "$root/usr/bin" "$root/lib/systemd/system" "$root/etc/default" \
 	"$root/usr/share/man/man1" "$root/usr/share/doc/swmgr" \
 	"$root/usr/share/bash-completion/completions" "$root/usr/share/zsh/vendor-completions" \
-	"$root/usr/share/fish/vendor_completions.d"
+	"$root/usr/share/fish/vendor_completions.d" "$root/usr/share/swmgr/grafana"
 
 # Plain `go build` shares the build cache with development and tests; set
 # GOFLAGS=-trimpath and CGO_ENABLED=0 for a release build.
@@ -69,6 +69,8 @@ gzip -9n <"$top/CHANGELOG.md" >"$root/usr/share/doc/swmgr/changelog.gz"
 for d in "$top"/docs/*.md "$top/docs/openapi.json"; do
 	install -m 0644 "$d" "$root/usr/share/doc/swmgr/"
 done
+# The Grafana dashboard, to import or to point a provisioning file at.
+install -m 0644 "$top/docs/grafana/swmgr-dashboard.json" "$root/usr/share/swmgr/grafana/"
 install -m 0755 "$here/deb/postinst" "$here/deb/prerm" "$here/deb/postrm" "$root/DEBIAN/"
 echo /etc/default/swmgr >"$root/DEBIAN/conffiles"
 size=$(du -sk "$root" | cut -f1)

@@ -2,14 +2,14 @@ package test
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -82,74 +82,140 @@ func TestMetricsFollowConventions(t *testing.T) {
 	}
 }
 
-// TestGrafanaDashboardQueries: every query of the example dashboard
-// (docs/grafana/swmgr-dashboard.json) returns series from a real Prometheus
-// scraping a swmgr with traffic.
+// TestGrafanaDashboardQueries: the example dashboard
+// (docs/grafana/swmgr-dashboard.json) works for a fleet. A real Prometheus
+// scrapes three swmgr with traffic, each with a TACACS+ and a RADIUS
+// server configured that do not answer: each sends its accounting to the
+// RADIUS server and counts unanswered attempts and dropped records; the
+// third enables TACACS+ too, so its TACACS+ server counts them as well. With
+// the job and instance variables at All, every query of every panel
+// returns series of each switch, each labelled with its instance: a query
+// that adds the switches together fails. With instance set to one switch,
+// every query returns that switch's series only.
+//
+// go test -run TestGrafanaDashboardQueries ./test/ -dashboard-picture
+// also draws the latest values into docs/grafana/swmgr-dashboard.svg.
 func TestGrafanaDashboardQueries(t *testing.T) {
 	needTool(t, "prometheus")
-	data, err := os.ReadFile("../docs/grafana/swmgr-dashboard.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var dash struct {
-		Panels []struct {
-			Title   string
-			Targets []struct{ Expr string }
+	dash := readDashboard(t, "../docs/grafana/swmgr-dashboard.json")
+	for _, v := range []string{"job", "instance"} {
+		if q, ok := dash.variables[v]; !ok || !strings.HasPrefix(q, "label_values(") {
+			t.Errorf("the dashboard has no %s variable of label_values (%q)", v, q)
 		}
 	}
-	if err := json.Unmarshal(data, &dash); err != nil {
-		t.Fatal(err)
+	if len(dash.queries()) < 20 {
+		t.Fatalf("the dashboard has %d queries", len(dash.queries()))
 	}
-	s := trafficServer(t)
-	addr := startPrometheus(t, fmt.Sprintf("global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: swmgr\n    static_configs:\n      - targets: ['%s']\n", s.addr))
-	query := func(expr string) (int, error) {
-		resp, err := http.Get("http://" + addr + "/api/v1/query?query=" + url.QueryEscape(expr))
-		if err != nil {
-			return 0, err
-		}
-		defer resp.Body.Close()
-		var r struct {
-			Status string
-			Error  string
-			Data   struct{ Result []any }
-		}
-		if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
-			return 0, err
-		}
-		if r.Status != "success" {
-			return 0, fmt.Errorf("%s", r.Error)
-		}
-		return len(r.Data.Result), nil
-	}
-	var exprs []string
-	for _, p := range dash.Panels {
-		for _, tg := range p.Targets {
-			exprs = append(exprs, tg.Expr)
-		}
-	}
-	if len(exprs) < 10 {
-		t.Fatalf("the dashboard has %d queries", len(exprs))
-	}
-	// Rates need two scrapes in their window: wait until every query has
-	// series (a few seconds at a 1 s scrape interval), some traffic and a
-	// commit meanwhile.
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		s.do(t, "PATCH", "/config/Port", `{"IntfRef":"fpPort2","Description":"traffic `+time.Now().Format("150405.000")+`"}`)
-		var empty []string
-		for _, e := range exprs {
-			if n, err := query(e); err != nil || n == 0 {
-				empty = append(empty, fmt.Sprintf("%s (%d series, %v)", e, n, err))
+
+	var fleet []*server
+	var targets []string
+	for i := 0; i < 3; i++ {
+		s := trafficServer(t)
+		for _, c := range []struct{ method, path, body string }{
+			{"POST", "/config/Tacacs", `{"ServerIp":"127.0.0.1","Port":` + port(t, freeAddr(t)) + `,"Secret":"fleet-tacacs-key"}`},
+			{"POST", "/config/RadiusServer", `{"ServerIp":"127.0.0.1","Port":` + port(t, freeAddr(t)) + `,"AcctPort":` + port(t, freeAddr(t)) + `,"Secret":"fleet-radius-key"}`},
+		} {
+			if r := s.do(t, c.method, c.path, c.body); r.code >= 300 {
+				t.Fatalf("%s %s: %s", c.method, c.path, r)
 			}
 		}
-		if len(empty) == 0 {
-			return
+		fleet = append(fleet, s)
+		targets = append(targets, "'"+s.addr+"'")
+	}
+	// Logins fall back to the local users when no server answers.
+	if r := fleet[2].do(t, "PATCH", "/config/TacacsGlobal", `{"Enable":"true"}`); r.code >= 300 {
+		t.Fatalf("TacacsGlobal: %s", r)
+	}
+	prom := promAPI(startPrometheus(t, fmt.Sprintf("global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: swmgr\n    static_configs:\n      - targets: [%s]\n", strings.Join(targets, ", "))))
+
+	all := map[string]string{"job": ".*", "instance": ".*"}
+	var instances []string
+	for _, s := range fleet {
+		instances = append(instances, s.addr)
+	}
+	// Rates need two scrapes in their window: wait until every query has
+	// series of every switch (a few seconds at a 1 s scrape interval), some
+	// traffic and a commit meanwhile.
+	deadline := time.Now().Add(90 * time.Second)
+	var results [][]promSeries
+	for {
+		for _, s := range fleet {
+			s.do(t, "PATCH", "/config/Port", `{"IntfRef":"fpPort2","Description":"traffic `+time.Now().Format("150405.000")+`"}`)
+		}
+		var wrong []string
+		results = results[:0]
+		for _, e := range dash.queries() {
+			series, err := prom.query(dash.expand(e, all))
+			results = append(results, series)
+			if msg := perInstance(series, err, instances); msg != "" {
+				wrong = append(wrong, e+": "+msg)
+			}
+			for _, s := range series {
+				if _, ok := s.Metric["instance"]; !ok {
+					t.Fatalf("%s: a series without an instance label, added across switches: %v", e, s.Metric)
+				}
+			}
+		}
+		if len(wrong) == 0 {
+			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("queries without series:\n%s", strings.Join(empty, "\n"))
+			t.Fatalf("queries without series of each switch:\n%s", strings.Join(wrong, "\n"))
 		}
 		time.Sleep(time.Second)
 	}
+	// Grafana puts a selected value into a regex matcher escaped twice: as
+	// a regex, then as a PromQL string.
+	one := map[string]string{"job": "swmgr", "instance": strings.ReplaceAll(regexp.QuoteMeta(fleet[1].addr), `\`, `\\`)}
+	for _, e := range dash.queries() {
+		series, err := prom.query(dash.expand(e, one))
+		if msg := perInstance(series, err, instances[1:2]); msg != "" {
+			t.Errorf("%s with instance %s: %s", e, fleet[1].addr, msg)
+		}
+	}
+	if *dashboardPicture {
+		if err := os.WriteFile("../docs/grafana/swmgr-dashboard.svg", dash.picture(results, instances), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// perInstance says what is wrong with a query's result ("" when nothing):
+// it must have series of each of instances and of no other, each labelled
+// with its instance.
+func perInstance(series []promSeries, err error, instances []string) string {
+	if err != nil {
+		return err.Error()
+	}
+	seen := map[string]bool{}
+	for _, s := range series {
+		in, ok := s.Metric["instance"]
+		if !ok {
+			return fmt.Sprintf("a series without an instance label (added across switches?): %v", s.Metric)
+		}
+		seen[in] = true
+	}
+	var missing []string
+	for _, in := range instances {
+		if !seen[in] {
+			missing = append(missing, in)
+		}
+		delete(seen, in)
+	}
+	if len(missing) > 0 || len(seen) > 0 {
+		return fmt.Sprintf("%d series; no series of %v; series of other switches %v", len(series), missing, seen)
+	}
+	return ""
+}
+
+// port is the port of the address host:port.
+func port(t *testing.T, addr string) string {
+	t.Helper()
+	_, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // startPrometheus runs Prometheus with the configuration conf until the

@@ -25,6 +25,10 @@ import (
 // runs whether /var/lib/swmgr exists or not: a data directory the package
 // did not make is left as it was. The package on Debian with systemd
 // running is TestDebianPackageInVM's (test/debvm).
+// dashboardInstalled is where the package puts the Grafana dashboard
+// (docs/grafana/swmgr-dashboard.json).
+const dashboardInstalled = "/usr/share/swmgr/grafana/swmgr-dashboard.json"
+
 func TestDebianPackage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and installs a package")
@@ -87,7 +91,8 @@ func TestDebianPackage(t *testing.T) {
 		"/usr/share/man/man1/swmgr.1.gz", "/usr/share/man/man1/swmgr-serve.1.gz",
 		"/usr/share/bash-completion/completions/swmgr", "/usr/share/zsh/vendor-completions/_swmgr",
 		"/usr/share/fish/vendor_completions.d/swmgr.fish", "/usr/share/doc/swmgr/README.md", "/usr/share/doc/swmgr/openapi.json",
-		"/usr/share/doc/swmgr/copyright", "/usr/share/doc/swmgr/changelog.gz", "/usr/share/doc/swmgr/packaging.md"} {
+		"/usr/share/doc/swmgr/copyright", "/usr/share/doc/swmgr/changelog.gz", "/usr/share/doc/swmgr/packaging.md",
+		dashboardInstalled} {
 		if !strings.Contains(files, f+"\n") {
 			t.Errorf("the package does not install %s", f)
 		}
@@ -99,6 +104,12 @@ func TestDebianPackage(t *testing.T) {
 		checkMode(t, data, 0o700|os.ModeDir)
 	}
 	checkMode(t, "/etc/default/swmgr", 0o600)
+	checkMode(t, dashboardInstalled, 0o644)
+	if got, err := os.ReadFile(dashboardInstalled); err != nil {
+		t.Error(err)
+	} else if want, err := os.ReadFile("../docs/grafana/swmgr-dashboard.json"); err != nil || string(got) != string(want) {
+		t.Errorf("%s is not docs/grafana/swmgr-dashboard.json (%v)", dashboardInstalled, err)
+	}
 	if out, err := exec.Command("systemd-analyze", "verify", "/lib/systemd/system/swmgr.service").CombinedOutput(); err != nil {
 		t.Errorf("systemd-analyze verify: %v\n%s", err, out)
 	}
