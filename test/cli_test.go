@@ -173,7 +173,7 @@ func TestCLIScriptedContexts(t *testing.T) {
 		"Interval", "1440", "RetryCount",
 		"sdk:updatePort(fpPort1,AdminState=UP) result: SUCCESS: http status code: 200",
 		"sdk:createIPv4Intf(fpPort1,10.1.1.1/30) result: SUCCESS: http status code: 201",
-		"sdk:createBGPv4Neighbor(default,10.1.1.2,,65002,Description=to spine 1) result: SUCCESS: http status code: 201",
+		"sdk:createBGPv4Neighbor(default,10.1.1.2,,PeerAS=65002,Description=to spine 1) result: SUCCESS: http status code: 201",
 		"sdk:createVrf(red) result: SUCCESS: http status code: 201",
 		"sdk:executeUserPassword(bob,********) result: SUCCESS: http status code: 200",
 	)
