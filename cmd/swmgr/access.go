@@ -92,13 +92,12 @@ func initialAdminPassword(dataDir, file, env string) (password, from string, err
 // and the listen address), and follows the files: a certificate replaced
 // there (renewed by the fleet's CA) is served from the next handshake on.
 func serverCertificate(o *serveOptions, listen string, log *slog.Logger) (*tlscert.Source, error) {
-	certFile, keyFile := o.tlsCert, o.tlsKey
-	if certFile == "" {
+	certFile, keyFile := serverCertFiles(o)
+	if o.tlsCert == "" {
 		cert, created, err := tlscert.LoadOrCreate(o.dataDir, tlscert.Hosts(listen))
 		if err != nil {
 			return nil, err
 		}
-		certFile, keyFile = filepath.Join(o.dataDir, tlscert.CertFile), filepath.Join(o.dataDir, tlscert.KeyFile)
 		if created {
 			log.Info("made a self-signed certificate", "file", certFile, "names", append(cert.Leaf.DNSNames, ipStrings(cert)...))
 		}
@@ -110,6 +109,16 @@ func serverCertificate(o *serveOptions, listen string, log *slog.Logger) (*tlsce
 		}
 		log.Info("certificate reloaded", "listen", listen, "file", certFile, "cert_sha256", tlscert.Fingerprint(cert), "not_after", cert.Leaf.NotAfter)
 	})
+}
+
+// serverCertFiles are the files the listeners' certificate and key are
+// served from: --tls-cert and --tls-key, or the self-signed pair in the
+// data directory.
+func serverCertFiles(o *serveOptions) (certFile, keyFile string) {
+	if o.tlsCert != "" {
+		return o.tlsCert, o.tlsKey
+	}
+	return filepath.Join(o.dataDir, tlscert.CertFile), filepath.Join(o.dataDir, tlscert.KeyFile)
 }
 
 func ipStrings(cert tls.Certificate) []string {
