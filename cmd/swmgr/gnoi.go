@@ -69,7 +69,7 @@ func newGNOI(o *serveOptions, svc *service.Service, log *slog.Logger) (*gnoi.Ser
 	}
 	certFile, keyFile := serverCertFiles(o)
 	return gnoi.New(gnoi.Options{
-		Cert: &gnoi.CertFiles{Cert: certFile, Key: keyFile},
+		Cert:   &gnoi.CertFiles{Cert: certFile, Key: keyFile},
 		Engine: svc.Engine, Version: version(), Backend: svc.Backend, Daemons: svc.Daemons, Reboot: reboot,
 		Netns: o.netns, LogDirs: logDirs, Log: log,
 		Areas: []gnoi.Area{
