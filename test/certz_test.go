@@ -234,6 +234,17 @@ func TestCertzRotate(t *testing.T) {
 	wantCode(t, "a stream ended without finalize", err, codes.Aborted)
 	wantServed("after a rotation not finalized", fingerprintOf(t, original))
 
+	// An upload whose client goes away (its stream cancelled) is rolled
+	// back too, when swmgr sees the stream end.
+	ctx, cancel := context.WithCancel(asAdmin(t))
+	if _, _, err := rotate(ctx, uploadOf(first, keyPEM)); err != nil {
+		t.Fatal(err)
+	}
+	wantServed("uploaded by a client about to go away", fingerprintOf(t, first))
+	cancel()
+	waitLine(t, s.logs, `certz: rotation not finalized; the previous certificate is back`+".*"+`context canceled`)
+	wantServed("after a cancelled rotation", fingerprintOf(t, original))
+
 	// Finalized, with a CSR the switch generated.
 	st, replies, err := rotate(asAdmin(t), &cpb.RotateCertificateRequest{SslProfileId: "system_default_profile", RotateRequest: &cpb.RotateCertificateRequest_GenerateCsr{GenerateCsr: &cpb.GenerateCSRRequest{
 		Params: &cpb.CSRParams{CsrSuite: cpb.CSRSuite_CSRSUITE_X509_KEY_TYPE_ECDSA_PRIME256V1_SIGNATURE_ALGORITHM_SHA_2_256, CommonName: "switch1", San: &cpb.V3ExtensionSAN{Dns: []string{"localhost"}, Ips: []string{"127.0.0.1"}}},
