@@ -18,7 +18,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -152,31 +151,7 @@ func TestCertzRotate(t *testing.T) {
 	wantServed("at start", fingerprintOf(t, original))
 
 	// Handshakes on both ports all along.
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var failures []string
-	handshakes := 0
-	for _, addr := range addrs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				_, err := servedFingerprint(addr)
-				mu.Lock()
-				handshakes++
-				if err != nil {
-					failures = append(failures, addr+": "+err.Error())
-				}
-				mu.Unlock()
-			}
-		}()
-	}
+	hs := startHandshakes(addrs, func(addr string) error { _, err := servedFingerprint(addr); return err })
 
 	// rotate sends reqs on a new Rotate stream, reading a reply after each
 	// upload or CSR request, and returns the replies and the first error.
@@ -284,8 +259,7 @@ func TestCertzRotate(t *testing.T) {
 		t.Errorf("the previous pair is still kept after finalize: %v", left)
 	}
 
-	close(stop)
-	wg.Wait()
+	failures, handshakes := hs.stop()
 	if len(failures) > 0 {
 		t.Errorf("%d of %d handshakes failed during the rotations, first: %s", len(failures), handshakes, failures[0])
 	}
@@ -309,16 +283,8 @@ func rotateAll(st cpb.Certz_RotateClient, replies []*cpb.RotateCertificateRespon
 		return replies, err
 	}
 	st.CloseSend()
-	for {
-		m, err := st.Recv()
-		if errors.Is(err, io.EOF) {
-			return replies, nil
-		}
-		if err != nil {
-			return replies, err
-		}
-		replies = append(replies, m)
-	}
+	rest, err := recvAll(st.Recv)
+	return append(replies, rest...), err
 }
 
 // servedVerified is the serial of the certificate a client trusting pool

@@ -51,14 +51,7 @@ func (p *gnoiProber) Probe(ctx context.Context, r cli.ProbeRequest, out io.Write
 	if err != nil {
 		return probeError(err)
 	}
-	for {
-		m, err := st.Recv()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return probeError(err)
-		}
+	return eachReply(st.Recv, func(m *spb.PingResponse) {
 		if m.GetSent() > 0 || m.GetSequence() == 0 {
 			loss := 0
 			if m.GetSent() > 0 {
@@ -69,10 +62,10 @@ func (p *gnoiProber) Probe(ctx context.Context, r cli.ProbeRequest, out io.Write
 			if m.GetReceived() > 0 {
 				fmt.Fprintf(out, "rtt min/avg/max/mdev = %s/%s/%s/%s ms\n", msOf(m.GetMinTime()), msOf(m.GetAvgTime()), msOf(m.GetMaxTime()), msOf(m.GetStdDev()))
 			}
-			continue
+			return
 		}
 		fmt.Fprintf(out, "%d bytes from %s: icmp_seq=%d ttl=%d time=%s ms\n", m.GetBytes(), m.GetSource(), m.GetSequence(), m.GetTtl(), msOf(m.GetTime()))
-	}
+	})
 }
 
 func (p *gnoiProber) traceroute(ctx context.Context, r cli.ProbeRequest, out io.Writer) error {
@@ -80,14 +73,7 @@ func (p *gnoiProber) traceroute(ctx context.Context, r cli.ProbeRequest, out io.
 	if err != nil {
 		return probeError(err)
 	}
-	for {
-		m, err := st.Recv()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return probeError(err)
-		}
+	return eachReply(st.Recv, func(m *spb.TracerouteResponse) {
 		switch {
 		case m.GetHop() == 0:
 			fmt.Fprintf(out, "traceroute to %s (%s), %d hops max, %d byte packets\n", m.GetDestinationName(), m.GetDestinationAddress(), m.GetHops(), m.GetPacketSize())
@@ -100,6 +86,20 @@ func (p *gnoiProber) traceroute(ctx context.Context, r cli.ProbeRequest, out io.
 			}
 			fmt.Fprintf(out, "%2d  %s  %s ms%s\n", m.GetHop(), m.GetAddress(), msOf(m.GetRtt()), note)
 		}
+	})
+}
+
+// eachReply hands each reply of a stream to f until the stream ends.
+func eachReply[T any](recv func() (T, error), f func(T)) error {
+	for {
+		m, err := recv()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return probeError(err)
+		}
+		f(m)
 	}
 }
 
