@@ -297,3 +297,48 @@ func servedVerified(addr string, pool *x509.CertPool) (string, error) {
 	defer c.Close()
 	return c.ConnectionState().PeerCertificates[0].SerialNumber.String(), nil
 }
+
+// A rotation that swmgr's stop interrupts (killed with the upload not
+// finalized) is rolled back at the next start, with or without gNMI: the
+// previous certificate is served again.
+func TestCertzRotationInterruptedByAStop(t *testing.T) {
+	ca := newTestCA(t)
+	dir := t.TempDir()
+	httpsAddr, gnmiAddr := freeAddr(t), freeAddr(t)
+	s := startServer(t, dir, "--https", httpsAddr, "--gnmi", gnmiAddr)
+	original, err := os.ReadFile(filepath.Join(dir, "tls-cert.pem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := ca.pool.Clone()
+	pool.AppendCertsFromPEM(original)
+	conn, err := grpc.NewClient(gnmiAddr, grpc.WithTransportCredentials(credentials.NewTLS(&tls.Config{RootCAs: pool, ServerName: "127.0.0.1"})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	st, err := cpb.NewCertzClient(conn).Rotate(asAdmin(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, keyPEM := newKey(t)
+	if err := st.Send(uploadOf(ca.sign(t, &key.PublicKey, 20, time.Now().Add(time.Hour)), keyPEM)); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := st.Recv(); err != nil || m.GetCertificates() == nil {
+		t.Fatalf("upload: %v %v", m, err)
+	}
+	if serial, err := servedVerified(httpsAddr, ca.pool); err != nil || serial != "20" {
+		t.Fatalf("the upload is not served: %s %v", serial, err)
+	}
+	s.kill9()
+
+	s = startServer(t, dir, "--https", httpsAddr)
+	if got, err := servedFingerprint(httpsAddr); err != nil || got != fingerprintOf(t, original) {
+		t.Errorf("after the restart HTTPS serves %s (%v), want the certificate before the rotation", got, err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*.previous")); len(left) > 0 {
+		t.Errorf("the previous pair is still kept: %v", left)
+	}
+	waitLine(t, s.logs, `a certificate rotation \(gNSI certz\) was not finalized before swmgr stopped`)
+}

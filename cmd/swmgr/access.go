@@ -13,6 +13,7 @@ import (
 	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/atomicfile"
 	"github.com/swmgr/swmgr/internal/datadir"
+	"github.com/swmgr/swmgr/internal/gnoi"
 	"github.com/swmgr/swmgr/internal/tlscert"
 )
 
@@ -87,12 +88,19 @@ func initialAdminPassword(dataDir, file, env string) (password, from string, err
 	return p, path, nil
 }
 
-// serverCertificate loads --tls-cert/--tls-key, or the self-signed
+// serverCertificate puts back the previous certificate of a certz
+// rotation a stop interrupted, loads --tls-cert/--tls-key, or the self-signed
 // certificate in the data directory (made on first start for the host name
 // and the listen address), and follows the files: a certificate replaced
 // there (renewed by the fleet's CA) is served from the next handshake on.
 func serverCertificate(o *serveOptions, listen string, log *slog.Logger) (*tlscert.Source, error) {
 	certFile, keyFile := serverCertFiles(o)
+	switch was, err := gnoi.PutBackUnfinishedRotation(gnoi.CertFiles{Cert: certFile, Key: keyFile}); {
+	case err != nil:
+		return nil, err
+	case was:
+		log.Warn("a certificate rotation (gNSI certz) was not finalized before swmgr stopped; the previous certificate is back", "file", certFile)
+	}
 	if o.tlsCert == "" {
 		cert, created, err := tlscert.LoadOrCreate(o.dataDir, tlscert.Hosts(listen))
 		if err != nil {

@@ -50,20 +50,25 @@ type certzServer struct {
 	mu    sync.Mutex // held by the rotation in progress
 }
 
-// newCertz serves Rotate on files. A rotation that a restart interrupted
-// (the previous pair still kept beside the files) was not finalized: its
-// previous pair is put back.
-func newCertz(s *Server, files CertFiles) (*certzServer, error) {
-	c := &certzServer{s: s, files: files}
+// newCertz serves Rotate on files.
+func newCertz(s *Server, files CertFiles) *certzServer {
+	return &certzServer{s: s, files: files}
+}
+
+// PutBackUnfinishedRotation puts back the previous pair of a rotation that
+// a stop of swmgr interrupted (both files' previous contents still kept
+// beside them): it was not finalized. It says whether there was one. Run
+// it before the listeners read the files.
+func PutBackUnfinishedRotation(files CertFiles) (bool, error) {
 	_, cerr := os.Stat(previous(files.Cert))
 	_, kerr := os.Stat(previous(files.Key))
-	if cerr == nil && kerr == nil {
-		if err := c.rollback(); err != nil {
-			return nil, fmt.Errorf("certz: put back the certificate of a rotation not finalized: %w", err)
-		}
-		s.o.Log.Warn("certz: a certificate rotation was not finalized before swmgr stopped; the previous certificate is back", "file", files.Cert)
+	if cerr != nil || kerr != nil {
+		return false, nil
 	}
-	return c, nil
+	if err := (&certzServer{files: files}).rollback(); err != nil {
+		return true, fmt.Errorf("put back the certificate of a rotation not finalized: %w", err)
+	}
+	return true, nil
 }
 
 // rotation is what one Rotate stream has done so far.

@@ -2,7 +2,6 @@ package gnoi
 
 import (
 	"bytes"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
@@ -17,8 +16,8 @@ import (
 
 // A rotation that a restart interrupted (the previous pair still kept
 // beside the files) was not finalized: the previous pair is put back when
-// certz starts, and the kept copies are gone.
-func TestCertzPutsBackARotationARestartInterrupted(t *testing.T) {
+// swmgr starts, and the kept copies are gone.
+func TestPutBackUnfinishedRotation(t *testing.T) {
 	dir := t.TempDir()
 	files := CertFiles{Cert: filepath.Join(dir, "tls-cert.pem"), Key: filepath.Join(dir, "tls-key.pem")}
 	write := func(path string, b []byte) {
@@ -38,8 +37,8 @@ func TestCertzPutsBackARotationARestartInterrupted(t *testing.T) {
 	write(files.Key, newKey)
 	write(previous(files.Cert), oldCert)
 	write(previous(files.Key), oldKey)
-	if _, err := newCertz(&Server{o: Options{Log: slog.New(slog.DiscardHandler)}}, files); err != nil {
-		t.Fatal(err)
+	if was, err := PutBackUnfinishedRotation(files); err != nil || !was {
+		t.Fatalf("%v %v", was, err)
 	}
 	for path, want := range map[string][]byte{files.Cert: oldCert, files.Key: oldKey} {
 		if got, _ := os.ReadFile(path); !bytes.Equal(got, want) {

@@ -166,9 +166,7 @@ func New(o Options) (*Server, error) {
 		s.needs[r.FullMethod()] = r
 	}
 	if o.Cert != nil {
-		if s.certz, err = newCertz(s, *o.Cert); err != nil {
-			return nil, err
-		}
+		s.certz = newCertz(s, *o.Cert)
 	}
 	return s, nil
 }
