@@ -50,6 +50,7 @@ type Client struct {
 	hc         *http.Client
 	user, pass string
 	userAgent  string
+	tls        *tls.Config // of an https:// server: its CA or pin
 }
 
 type settings struct {
@@ -179,9 +180,21 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 			}
 		}
 		tr.TLSClientConfig = cfg
+		c.tls = cfg
 	}
 	c.hc = &http.Client{Transport: tr, Timeout: s.timeout}
 	return c, nil
+}
+
+// TLSConfig is a copy of how the client checks an https:// server's
+// certificate (WithCAFile, WithFingerprint), for another connection to
+// the same server (its gNMI port serves the same certificate); nil for
+// http://.
+func (c *Client) TLSConfig() *tls.Config {
+	if c.tls == nil {
+		return nil
+	}
+	return c.tls.Clone()
 }
 
 // Object is one object of a kind: field name to value. Objects read from

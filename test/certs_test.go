@@ -128,40 +128,11 @@ func TestFleetCertificateEnrolmentAndRenewal(t *testing.T) {
 
 	// Renewal, while clients keep connecting.
 	renewed, renewedKey := ca.enrol(t, dir, "second", "localhost", "127.0.0.1")
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var failures []string
-	handshakes := 0
-	for _, addr := range []string{httpsAddr, gnmiAddr} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				_, err := served(addr)
-				mu.Lock()
-				handshakes++
-				if err != nil {
-					failures = append(failures, addr+": "+err.Error())
-				}
-				mu.Unlock()
-			}
-		}()
-	}
+	hs := startHandshakes([]string{httpsAddr, gnmiAddr}, func(addr string) error { _, err := served(addr); return err })
 	install(t, renewedKey, liveKey)
 	// Some handshakes with the key replaced and the certificate not yet.
-	mu.Lock()
-	from := handshakes
-	mu.Unlock()
-	for n := from; n < from+20; time.Sleep(time.Millisecond) {
-		mu.Lock()
-		n = handshakes
-		mu.Unlock()
+	for from := hs.count(); hs.count() < from+20; {
+		time.Sleep(time.Millisecond)
 	}
 	install(t, renewed, live)
 	got := map[string]string{}
@@ -171,8 +142,7 @@ func TestFleetCertificateEnrolmentAndRenewal(t *testing.T) {
 			t.Errorf("%s after the renewal: %v", addr, err)
 		}
 	}
-	close(stop)
-	wg.Wait()
+	failures, handshakes := hs.stop()
 	for addr, serial := range got {
 		if serial != serialOf(t, renewed) {
 			t.Errorf("%s serves %s after the renewal; want the renewed certificate %s", addr, serial, serialOf(t, renewed))
@@ -184,4 +154,53 @@ func TestFleetCertificateEnrolmentAndRenewal(t *testing.T) {
 	if logs := s.logs.String(); !strings.Contains(logs, "certificate reloaded") {
 		t.Errorf("the reload is not logged:\n%s", tail(logs, 2000))
 	}
+}
+
+// handshakes are new TLS connections made to addrs, one after the other
+// on each, until stop; each that fails is kept.
+type handshakes struct {
+	done     chan struct{}
+	wg       sync.WaitGroup
+	mu       sync.Mutex
+	n        int
+	failures []string
+}
+
+func startHandshakes(addrs []string, handshake func(addr string) error) *handshakes {
+	h := &handshakes{done: make(chan struct{})}
+	for _, addr := range addrs {
+		h.wg.Add(1)
+		go func() {
+			defer h.wg.Done()
+			for {
+				select {
+				case <-h.done:
+					return
+				default:
+				}
+				err := handshake(addr)
+				h.mu.Lock()
+				h.n++
+				if err != nil {
+					h.failures = append(h.failures, addr+": "+err.Error())
+				}
+				h.mu.Unlock()
+			}
+		}()
+	}
+	return h
+}
+
+// count is the number of handshakes made so far.
+func (h *handshakes) count() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.n
+}
+
+// stop ends the handshakes and says which failed, of how many.
+func (h *handshakes) stop() (failures []string, n int) {
+	close(h.done)
+	h.wg.Wait()
+	return h.failures, h.n
 }

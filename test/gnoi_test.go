@@ -541,3 +541,47 @@ func TestGNOIPingTraceroute(t *testing.T) {
 		t.Errorf("pings left running: %s", out)
 	}
 }
+
+// `swmgr cli`'s ping and traceroute run on the switch, over gNOI on its
+// gNMI port as the CLI's user: from the switch's namespace they reach a
+// host two hops away that the CLI's own namespace has no route to; the
+// output has ping's and traceroute's form. Without --gnmi they say how
+// to get them.
+func TestCLIPingTracerouteOverGNOI(t *testing.T) {
+	l := newProbeLab(t)
+	httpsAddr, gnmiAddr := freeAddr(t), freeAddr(t)
+	s := startServer(t, "", "--https", httpsAddr, "--gnmi", gnmiAddr, "--gnoi-reboot", "record",
+		"--backend", "linux", "--netns", l.sw, "--bgp", "sim", "--ntp", "sim", "--system", "sim")
+	cert := filepath.Join(s.dir, "tls-cert.pem")
+	cliRun := func(commands string, extra ...string) (string, error) {
+		args := append([]string{"cli", "--url", "https://" + httpsAddr, "--user", "admin", "--cacert", cert, "-c", commands}, extra...)
+		cmd := exec.Command(swmgrBin, args...)
+		cmd.Env = append(os.Environ(), "SWMGR_PASSWORD="+blackBoxAdminPassword)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := cliRun("ping 10.99.2.2 count 2 interval 0.2; traceroute 10.99.2.2 max-ttl 5", "--gnmi", gnmiAddr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{
+		"bytes from 10.99.2.2: icmp_seq=1 ttl=63 time=", "bytes from 10.99.2.2: icmp_seq=2 ttl=63 time=",
+		"--- 10.99.2.2 ping statistics ---\n2 packets transmitted, 2 received, 0% packet loss",
+		"rtt min/avg/max/mdev = ",
+		"traceroute to 10.99.2.2 (10.99.2.2), 5 hops max", "\n 1  10.99.1.2  ", "\n 2  10.99.2.2  ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the CLI's output lacks %q:\n%s", want, out)
+		}
+	}
+	waitLine(t, s.logs, `msg=gnmi user=admin source=127\.0\.0\.1:\d+ method=Ping code=OK`)
+
+	out, err = cliRun("ping 10.99.2.2 count 1")
+	if err == nil || !strings.Contains(out, "ERROR: ping and traceroute run on the switch over gNOI: give swmgr cli --gnmi") {
+		t.Errorf("ping without --gnmi: %v\n%s", err, out)
+	}
+	out, err = cliRun("ping 10.99.2.2 count 0", "--gnmi", gnmiAddr)
+	if err == nil || !strings.Contains(out, "count \"0\": a number from 1 to 1000") {
+		t.Errorf("ping count 0: %v\n%s", err, out)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/swmgr/swmgr/internal/accounts"
 	"github.com/swmgr/swmgr/internal/atomicfile"
 	"github.com/swmgr/swmgr/internal/datadir"
+	"github.com/swmgr/swmgr/internal/gnoi"
 	"github.com/swmgr/swmgr/internal/tlscert"
 )
 
@@ -87,18 +88,24 @@ func initialAdminPassword(dataDir, file, env string) (password, from string, err
 	return p, path, nil
 }
 
-// serverCertificate loads --tls-cert/--tls-key, or the self-signed
+// serverCertificate puts back the previous certificate of a certz
+// rotation a stop interrupted, loads --tls-cert/--tls-key, or the self-signed
 // certificate in the data directory (made on first start for the host name
 // and the listen address), and follows the files: a certificate replaced
 // there (renewed by the fleet's CA) is served from the next handshake on.
 func serverCertificate(o *serveOptions, listen string, log *slog.Logger) (*tlscert.Source, error) {
-	certFile, keyFile := o.tlsCert, o.tlsKey
-	if certFile == "" {
+	certFile, keyFile := serverCertFiles(o)
+	switch was, err := gnoi.PutBackUnfinishedRotation(gnoi.CertFiles{Cert: certFile, Key: keyFile}); {
+	case err != nil:
+		return nil, err
+	case was:
+		log.Warn("a certificate rotation (gNSI certz) was not finalized before swmgr stopped; the previous certificate is back", "file", certFile)
+	}
+	if o.tlsCert == "" {
 		cert, created, err := tlscert.LoadOrCreate(o.dataDir, tlscert.Hosts(listen))
 		if err != nil {
 			return nil, err
 		}
-		certFile, keyFile = filepath.Join(o.dataDir, tlscert.CertFile), filepath.Join(o.dataDir, tlscert.KeyFile)
 		if created {
 			log.Info("made a self-signed certificate", "file", certFile, "names", append(cert.Leaf.DNSNames, ipStrings(cert)...))
 		}
@@ -110,6 +117,16 @@ func serverCertificate(o *serveOptions, listen string, log *slog.Logger) (*tlsce
 		}
 		log.Info("certificate reloaded", "listen", listen, "file", certFile, "cert_sha256", tlscert.Fingerprint(cert), "not_after", cert.Leaf.NotAfter)
 	})
+}
+
+// serverCertFiles are the files the listeners' certificate and key are
+// served from: --tls-cert and --tls-key, or the self-signed pair in the
+// data directory.
+func serverCertFiles(o *serveOptions) (certFile, keyFile string) {
+	if o.tlsCert != "" {
+		return o.tlsCert, o.tlsKey
+	}
+	return filepath.Join(o.dataDir, tlscert.CertFile), filepath.Join(o.dataDir, tlscert.KeyFile)
 }
 
 func ipStrings(cert tls.Certificate) []string {

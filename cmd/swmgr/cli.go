@@ -26,6 +26,7 @@ import (
 
 type cliOptions struct {
 	url, socket, user, cacert, fingerprint string
+	gnmi                                   string // the switch's gNMI port, for ping and traceroute
 	command, file                          string
 	noBanner, noColor                      bool
 }
@@ -51,6 +52,7 @@ certificate is checked against --cacert, or pinned with --fingerprint.`,
 	f.StringVarP(&o.user, "user", "u", "", "User to log in as (password from $SWMGR_PASSWORD or prompted)")
 	f.StringVar(&o.cacert, "cacert", "", "PEM file of the CA or certificate to trust for --url https://")
 	f.StringVar(&o.fingerprint, "fingerprint", "", "SHA-256 of the server certificate to pin (hex)")
+	f.StringVar(&o.gnmi, "gnmi", "", "the switch's gNMI address (host:port) with --url and --user: ping and traceroute run there over gNOI")
 	f.StringVarP(&o.command, "command", "c", "", `commands to run, separated by ";" (then exit)`)
 	f.StringVarP(&o.file, "file", "f", "", "file of commands to run (then exit)")
 	f.BoolVar(&o.noBanner, "no-banner", false, "no banner at start")
@@ -61,12 +63,34 @@ certificate is checked against --cacert, or pinned with --fingerprint.`,
 func runCLI(cmd *cobra.Command, o cliOptions) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	api, endpoint, err := cliClient(o, cmd.ErrOrStderr())
+	pw := ""
+	if o.user != "" {
+		if err := credentialsSafeTo(o.url); err != nil {
+			return err
+		}
+		var err error
+		if pw, err = cliPassword(o.user); err != nil {
+			return err
+		}
+	}
+	api, endpoint, err := cliClient(o, pw, cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
+	var probe cli.Prober
+	if o.gnmi != "" {
+		if o.url == "" || o.user == "" {
+			return errors.New("--gnmi goes with --url https://... and --user: gNOI needs the user's password")
+		}
+		p, conn, err := newGNOIProber(o.gnmi, api.TLSConfig(), o.user, pw)
+		if err != nil {
+			return err
+		}
+		defer conn.Close()
+		probe = p.Probe
+	}
 	interactive := term.IsTerminal(int(os.Stdin.Fd())) && term.IsTerminal(int(os.Stdout.Fd()))
-	ro := cli.RunOptions{In: os.Stdin, Out: cmd.OutOrStdout(), Endpoint: endpoint.name, Banner: !o.noBanner}
+	ro := cli.RunOptions{In: os.Stdin, Out: cmd.OutOrStdout(), Endpoint: endpoint.name, Banner: !o.noBanner, Probe: probe}
 	switch {
 	case o.command != "":
 		ro.Commands = cli.SplitCommands(o.command)
@@ -169,17 +193,13 @@ func liveSocket(paths []string, notes io.Writer) string {
 	return ""
 }
 
-// cliClient connects as the options say; it returns what to call the
-// server in messages and where it is.
-func cliClient(o cliOptions, notes io.Writer) (*client.Client, cliEndpoint, error) {
+// cliClient connects as the options say (as --user with pw, when
+// given); it returns what to call the server in messages and where it is.
+func cliClient(o cliOptions, pw string, notes io.Writer) (*client.Client, cliEndpoint, error) {
 	var opts []client.Option
 	opts = append(opts, client.WithUserAgent(api.CLIUserAgent))
 	if o.user != "" {
 		if err := credentialsSafeTo(o.url); err != nil {
-			return nil, cliEndpoint{}, err
-		}
-		pw, err := cliPassword(o.user)
-		if err != nil {
 			return nil, cliEndpoint{}, err
 		}
 		opts = append(opts, client.WithBasicAuth(o.user, pw))

@@ -29,7 +29,7 @@ func TestCLIRefusesCredentialsInClear(t *testing.T) {
 		{"http://localhost:8080", false},
 	} {
 		t.Setenv("SWMGR_PASSWORD", "secret-pw")
-		_, _, err := cliClient(cliOptions{url: tt.url, user: "admin"}, io.Discard)
+		_, _, err := cliClient(cliOptions{url: tt.url, user: "admin"}, "secret-pw", io.Discard)
 		if got := err != nil && strings.Contains(err.Error(), "in clear"); got != tt.fail {
 			t.Errorf("--url %s --user admin: err %v; want refused: %v", tt.url, err, tt.fail)
 		}
@@ -79,7 +79,7 @@ func TestCLIFindsItsServer(t *testing.T) {
 
 	refused := &net.OpError{Op: "dial", Net: "unix", Err: errors.New("connect: connection refused")}
 	for _, o := range []cliOptions{{socket: stale}, {}} {
-		_, ep, err := cliClient(o, io.Discard)
+		_, ep, err := cliClient(o, "", io.Discard)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -31,14 +31,15 @@ const (
 )
 
 func addGNOIFlags(f *pflag.FlagSet, g *gnoiFlags) {
-	f.BoolVar(&g.off, "no-gnoi", false, "do not serve gNOI (System, File, Healthz) on the gNMI port")
+	f.BoolVar(&g.off, "no-gnoi", false, "do not serve gNOI (System, File, Healthz) nor gNSI certz on the gNMI port")
 	f.StringVar(&g.reboot, "gnoi-reboot", rebootSystem, "what gNOI's System.Reboot does: system (systemctl reboot, poweroff or halt; swmgr must run under systemd), record (logged, not carried out: tests) or off (Unimplemented)")
 }
 
 // newGNOI builds the gNOI services for the gNMI server: File reaches the
 // data directory's saved configurations (/config, not swmgr's own files)
 // and the upload area (/uploads); probes run in the switch's namespace;
-// the debug bundle holds the daemons' logs.
+// the debug bundle holds the daemons' logs; gNSI certz rotates the
+// listeners' certificate files.
 func newGNOI(o *serveOptions, svc *service.Service, log *slog.Logger) (*gnoi.Server, error) {
 	g := o.gnoi
 	if g.off {
@@ -66,7 +67,9 @@ func newGNOI(o *serveOptions, svc *service.Service, log *slog.Logger) (*gnoi.Ser
 			logDirs = append(logDirs, o.daemons.chronyDir)
 		}
 	}
+	certFile, keyFile := serverCertFiles(o)
 	return gnoi.New(gnoi.Options{
+		Cert:   &gnoi.CertFiles{Cert: certFile, Key: keyFile},
 		Engine: svc.Engine, Version: version(), Backend: svc.Backend, Daemons: svc.Daemons, Reboot: reboot,
 		Netns: o.netns, LogDirs: logDirs, Log: log,
 		Areas: []gnoi.Area{

@@ -27,7 +27,7 @@ var serveFiles = [][2]string{
 	{"/var/lib/swmgr/swmgr.db", "the configuration database: objects, revisions, the config log, candidates"},
 	{"/var/lib/swmgr/secret.key", "the key that seals write-only fields (passwords, keys) in the database"},
 	{"/var/lib/swmgr/initial-admin-password", "the first admin's password, generated on the first start unless --admin-password-file or SWMGR_ADMIN_PASSWORD gives one (mode 0600)"},
-	{"/var/lib/swmgr/tls-cert.pem, /var/lib/swmgr/tls-key.pem", "the self-signed HTTPS certificate and key made on the first start (unless --tls-cert and --tls-key)"},
+	{"/var/lib/swmgr/tls-cert.pem, /var/lib/swmgr/tls-key.pem", "the self-signed HTTPS certificate and key made on the first start (unless --tls-cert and --tls-key); while a gNSI certz rotation is not finalized, the previous pair beside them as *.previous"},
 	{"/var/lib/swmgr/startup-config", "the saved configuration (SaveConfig, `write memory`); loaded at the start of a new data directory"},
 	{"/var/lib/swmgr/accounts/", "passwd, shadow, group and gshadow of swmgr's own accounts (--accounts own)"},
 	{"/var/lib/swmgr/swmgr.pid", "the running server's process id; a second serve on the directory fails"},

@@ -68,6 +68,8 @@ type Options struct {
 	// whether it may have a shell; Root skips that check.
 	OSUser string
 	Root   bool
+	// Probe runs ping and traceroute on the switch; nil: not available.
+	Probe Prober
 }
 
 // Session is one CLI session.
@@ -488,6 +490,8 @@ var execControls = []*option{
 	{words: []string{"show_cli"}, control: "show_cli", help: "List every command path"},
 	{words: []string{"terminal", "length"}, control: "terminal", help: "Lines per page on a terminal (0: no pager)"},
 	{words: []string{"shell"}, control: "shell", help: "Run bash on the switch as yourself (User Access Bash); exit returns here"},
+	{words: []string{"ping"}, control: "ping", help: "Ping from the switch: ping <destination> [count N] [size N] [interval S] [source A] [vrf V]"},
+	{words: []string{"traceroute"}, control: "traceroute", help: "Trace the route from the switch: traceroute <destination> [max-ttl N] [source A] [vrf V]"},
 	{words: []string{"reload_cli_model"}, control: "reload", help: "Re-read the object model and the server's kinds without leaving the CLI"},
 }
 
@@ -551,6 +555,10 @@ func (s *Session) execExec(toks []token, line string) error {
 		return s.terminalLength(rest)
 	case "shell":
 		return s.shell()
+	case "ping":
+		return s.probe(false, rest)
+	case "traceroute":
+		return s.probe(true, rest)
 	case "reload":
 		return s.reloadModel()
 	}

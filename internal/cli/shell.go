@@ -34,6 +34,9 @@ type RunOptions struct {
 	Shell  func(ctx context.Context) error
 	OSUser string
 	Root   bool
+	// Probe runs `ping` and `traceroute` on the switch (gNOI); nil: they
+	// say how to make them available.
+	Probe Prober
 }
 
 // ErrSomeFailed is returned when a scripted line failed.
@@ -76,7 +79,7 @@ func Run(ctx context.Context, api *client.Client, o RunOptions) error {
 		}
 		return l, err
 	}
-	s, err := NewSession(ctx, api, o.Endpoint, Options{Out: o.Out, Ask: read, Lines: read})
+	s, err := NewSession(ctx, api, o.Endpoint, Options{Out: o.Out, Ask: read, Lines: read, Probe: o.Probe})
 	if err != nil {
 		return err
 	}
@@ -176,7 +179,7 @@ func runInteractive(ctx context.Context, api *client.Client, o RunOptions) error
 	lines := func(prompt string) (string, error) {
 		return rl.ReadLineWithConfig(&readline.Config{Prompt: prompt})
 	}
-	s, err := NewSession(ctx, api, o.Endpoint, Options{Out: o.Out, Color: o.Color, Interact: true, Ask: ask, Lines: lines, Shell: o.Shell, OSUser: o.OSUser, Root: o.Root})
+	s, err := NewSession(ctx, api, o.Endpoint, Options{Out: o.Out, Color: o.Color, Interact: true, Ask: ask, Lines: lines, Shell: o.Shell, OSUser: o.OSUser, Root: o.Root, Probe: o.Probe})
 	if err != nil {
 		return err
 	}

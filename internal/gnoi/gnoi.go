@@ -14,7 +14,9 @@
 // the reboot action Options.Reboot; KillProcess signals one of the daemons
 // swmgr supervises, which restarts it. File: Get, Put, Stat, Remove within
 // declared areas (file.go). Healthz: Get, List and Artifact (a debug
-// bundle) of swmgr's components (healthz.go). docs/gnoi.md lists each
+// bundle) of swmgr's components (healthz.go). gNSI certz (certz.go):
+// Rotate of the listeners' certificate, rolled back unless finalized.
+// docs/gnoi.md lists each
 // RPC, its role, its bounds and what does not apply.
 package gnoi
 
@@ -29,6 +31,7 @@ import (
 	fpb "github.com/openconfig/gnoi/file"
 	hpb "github.com/openconfig/gnoi/healthz"
 	spb "github.com/openconfig/gnoi/system"
+	cpb "github.com/openconfig/gnsi/certz"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -55,9 +58,10 @@ var (
 	system  = spb.System_ServiceDesc.ServiceName
 	file    = fpb.File_ServiceDesc.ServiceName
 	healthz = hpb.Healthz_ServiceDesc.ServiceName
+	certz   = cpb.Certz_ServiceDesc.ServiceName
 )
 
-// RPCs declares every gNOI method swmgr registers: reads for any user,
+// RPCs declares every gNOI (and gNSI certz) method swmgr registers: reads for any user,
 // File.Get and Healthz.Artifact (files and logs) for operators, the rest
 // (reboots, signals, writes, and the methods swmgr does not implement)
 // for admins.
@@ -82,6 +86,12 @@ func RPCs() []RPC {
 		{healthz, "Artifact", auth.NeedOperator, false},
 		{healthz, "Acknowledge", auth.NeedAdmin, true},
 		{healthz, "Check", auth.NeedAdmin, false},
+		{certz, "Rotate", auth.NeedAdmin, true},
+		{certz, "AddProfile", auth.NeedAdmin, true},
+		{certz, "DeleteProfile", auth.NeedAdmin, true},
+		{certz, "GetProfileList", auth.NeedRead, false},
+		{certz, "CanGenerateCSR", auth.NeedRead, false},
+		{certz, "GetIntegrityManifest", auth.NeedAdmin, false},
 	}
 }
 
@@ -112,7 +122,10 @@ type Options struct {
 	// Netns is the dataplane's network namespace, where probes run (a
 	// request's network_instance is a VRF in it); "": this one.
 	Netns string
-	Log   *slog.Logger
+	// Cert is where the listeners' certificate and key are, which gNSI
+	// certz's Rotate replaces (certz.go); nil: certz is not served.
+	Cert *CertFiles
+	Log  *slog.Logger
 }
 
 // Server serves gNOI's System, File and Healthz.
@@ -123,6 +136,7 @@ type Server struct {
 	probe probes
 	files *files
 	hz    *health
+	certz *certzServer // nil: not served
 
 	rebootMu sync.Mutex
 	reboot   *pendingReboot
@@ -151,6 +165,9 @@ func New(o Options) (*Server, error) {
 	for _, r := range RPCs() {
 		s.needs[r.FullMethod()] = r
 	}
+	if o.Cert != nil {
+		s.certz = newCertz(s, *o.Cert)
+	}
 	return s, nil
 }
 
@@ -159,6 +176,9 @@ func (s *Server) Register(r grpc.ServiceRegistrar) {
 	spb.RegisterSystemServer(r, s)
 	fpb.RegisterFileServer(r, fileServer{s: s})
 	hpb.RegisterHealthzServer(r, healthzServer{s: s})
+	if s.certz != nil {
+		cpb.RegisterCertzServer(r, s.certz)
+	}
 }
 
 // Need is what fullMethod needs of its user, as RPCs declares it.

@@ -11,6 +11,7 @@ import (
 	fpb "github.com/openconfig/gnoi/file"
 	hpb "github.com/openconfig/gnoi/healthz"
 	spb "github.com/openconfig/gnoi/system"
+	cpb "github.com/openconfig/gnsi/certz"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -27,7 +28,7 @@ func TestEveryMethodDeclared(t *testing.T) {
 		}
 		declared[r.FullMethod()] = true
 	}
-	for _, d := range []grpc.ServiceDesc{spb.System_ServiceDesc, fpb.File_ServiceDesc, hpb.Healthz_ServiceDesc} {
+	for _, d := range []grpc.ServiceDesc{spb.System_ServiceDesc, fpb.File_ServiceDesc, hpb.Healthz_ServiceDesc, cpb.Certz_ServiceDesc} {
 		var names []string
 		for _, m := range d.Methods {
 			names = append(names, m.MethodName)

@@ -87,6 +87,27 @@ func parsePair(certPEM, keyPEM []byte) (tls.Certificate, error) {
 	return cert, nil
 }
 
+// Check parses a PEM certificate chain and its key as a listener would
+// serve them, and refuses a pair it should not: a key that does not match
+// the certificate, a certificate not valid at now (expired or not yet
+// valid), or one whose extended key usages leave out TLS servers.
+func Check(certPEM, keyPEM []byte, now time.Time) (tls.Certificate, error) {
+	cert, err := parsePair(certPEM, keyPEM)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	leaf := cert.Leaf
+	switch {
+	case now.After(leaf.NotAfter):
+		return tls.Certificate{}, fmt.Errorf("the certificate expired at %s", leaf.NotAfter.UTC().Format(time.RFC3339))
+	case now.Before(leaf.NotBefore):
+		return tls.Certificate{}, fmt.Errorf("the certificate is not valid before %s", leaf.NotBefore.UTC().Format(time.RFC3339))
+	case len(leaf.ExtKeyUsage) > 0 && !slices.Contains(leaf.ExtKeyUsage, x509.ExtKeyUsageServerAuth) && !slices.Contains(leaf.ExtKeyUsage, x509.ExtKeyUsageAny):
+		return tls.Certificate{}, errors.New("the certificate's extended key usage does not include TLS server authentication")
+	}
+	return cert, nil
+}
+
 // LoadOrCreate loads the certificate kept in dir, or makes a self-signed one
 // for hosts (names and IP addresses) and keeps it there. An existing
 // certificate is used as it is, whatever hosts it names, so that a pinned

@@ -2,14 +2,19 @@ package tlscert
 
 import (
 	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/pem"
+	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -116,5 +121,57 @@ func TestHosts(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// Check refuses what a listener should not serve: a key of another
+// certificate, a certificate outside its validity, one for clients only.
+func TestCheck(t *testing.T) {
+	now := time.Now()
+	certPEM, keyPEM, err := SelfSigned([]string{"localhost"}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, otherKey, err := SelfSigned([]string{"localhost"}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clientOnly := func() ([]byte, []byte) {
+		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tmpl := &x509.Certificate{SerialNumber: big.NewInt(7), NotBefore: now.Add(-time.Hour), NotAfter: now.Add(time.Hour),
+			ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
+		der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kder, _ := x509.MarshalPKCS8PrivateKey(key)
+		return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kder})
+	}
+	clientCert, clientKey := clientOnly()
+	for _, c := range []struct {
+		name      string
+		cert, key []byte
+		at        time.Time
+		want      string // "" valid, else in the error
+	}{
+		{"valid", certPEM, keyPEM, now, ""},
+		{"another key", certPEM, otherKey, now, "private key does not match"},
+		{"expired", certPEM, keyPEM, now.Add(Validity + time.Hour), "expired"},
+		{"not yet valid", certPEM, keyPEM, now.Add(-2 * time.Hour), "not valid before"},
+		{"for clients only", clientCert, clientKey, now, "extended key usage"},
+		{"not PEM", []byte("junk"), keyPEM, now, "failed to find any PEM data"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Check(c.cert, c.key, c.at)
+			switch {
+			case c.want == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Errorf("%v, want an error with %q", err, c.want)
+			}
+		})
 	}
 }

@@ -1,0 +1,98 @@
+package gnoi
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	cpb "github.com/openconfig/gnsi/certz"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/swmgr/swmgr/internal/tlscert"
+)
+
+// A rotation that a restart interrupted (the previous pair still kept
+// beside the files) was not finalized: the previous pair is put back when
+// swmgr starts, and the kept copies are gone.
+func TestPutBackUnfinishedRotation(t *testing.T) {
+	dir := t.TempDir()
+	files := CertFiles{Cert: filepath.Join(dir, "tls-cert.pem"), Key: filepath.Join(dir, "tls-key.pem")}
+	write := func(path string, b []byte) {
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	oldCert, oldKey, err := tlscert.SelfSigned([]string{"localhost"}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	newCert, newKey, err := tlscert.SelfSigned([]string{"localhost"}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(files.Cert, newCert)
+	write(files.Key, newKey)
+	write(previous(files.Cert), oldCert)
+	write(previous(files.Key), oldKey)
+	if was, err := PutBackUnfinishedRotation(files); err != nil || !was {
+		t.Fatalf("%v %v", was, err)
+	}
+	for path, want := range map[string][]byte{files.Cert: oldCert, files.Key: oldKey} {
+		if got, _ := os.ReadFile(path); !bytes.Equal(got, want) {
+			t.Errorf("%s is not the previous pair's", path)
+		}
+		if _, err := os.Stat(previous(path)); !os.IsNotExist(err) {
+			t.Errorf("%s is still there: %v", previous(path), err)
+		}
+	}
+}
+
+// An upload is refused with InvalidArgument or Unimplemented, by what it
+// holds, before any file is touched.
+func TestUploadedRefusals(t *testing.T) {
+	certPEM, keyPEM, err := tlscert.SelfSigned([]string{"localhost"}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf := func(key []byte) *cpb.Certificate {
+		c := &cpb.Certificate{Type: cpb.CertificateType_CERTIFICATE_TYPE_X509, Encoding: cpb.CertificateEncoding_CERTIFICATE_ENCODING_PEM,
+			CertificateType: &cpb.Certificate_RawCertificate{RawCertificate: certPEM}}
+		if key != nil {
+			c.PrivateKeyType = &cpb.Certificate_RawPrivateKey{RawPrivateKey: key}
+		} else {
+			c.PrivateKeyType = &cpb.Certificate_KeySource_{KeySource: cpb.Certificate_KEY_SOURCE_GENERATED}
+		}
+		return c
+	}
+	chain := func(c *cpb.Certificate) *cpb.Entity {
+		return &cpb.Entity{Entity: &cpb.Entity_CertificateChain{CertificateChain: &cpb.CertificateChain{Certificate: c}}}
+	}
+	twoInOne := leaf(keyPEM)
+	twoInOne.CertificateType = &cpb.Certificate_RawCertificate{RawCertificate: append(append([]byte{}, certPEM...), certPEM...)}
+	for _, c := range []struct {
+		name     string
+		entities []*cpb.Entity
+		want     codes.Code
+	}{
+		{"a chain with its key", []*cpb.Entity{chain(leaf(keyPEM))}, codes.OK},
+		{"nothing", nil, codes.InvalidArgument},
+		{"two chains", []*cpb.Entity{chain(leaf(keyPEM)), chain(leaf(keyPEM))}, codes.InvalidArgument},
+		{"a generated key never generated", []*cpb.Entity{chain(leaf(nil))}, codes.InvalidArgument},
+		{"two certificates in one", []*cpb.Entity{chain(twoInOne)}, codes.InvalidArgument},
+		{"a trust bundle", []*cpb.Entity{chain(leaf(keyPEM)), {Entity: &cpb.Entity_TrustBundle{TrustBundle: &cpb.CertificateChain{}}}}, codes.Unimplemented},
+		{"another profile's", []*cpb.Entity{{Entity: &cpb.Entity_ExistingEntity{ExistingEntity: &cpb.ExistingEntity{SslProfileId: "x"}}}}, codes.Unimplemented},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			gotCert, gotKey, err := uploaded(&cpb.UploadRequest{Entities: c.entities}, nil)
+			if status.Code(err) != c.want {
+				t.Fatalf("%v, want %s", err, c.want)
+			}
+			if c.want == codes.OK && (!bytes.Equal(gotCert, certPEM) || !bytes.Equal(gotKey, keyPEM)) {
+				t.Errorf("the pair is not the one uploaded")
+			}
+		})
+	}
+}
