@@ -82,7 +82,7 @@ func webSend(t testing.TB, method, u string, c *http.Cookie, body string, hdr ..
 // the states REST reports and follows a port set down over REST through
 // the change feed, without a reload; a change made on the page (staged,
 // previewed, committed) is a revision of source web; a confirmed commit's
-// banner counts down and its button confirms it; a rollback from the
+// banner counts down and its buttons confirm it or cancel another; a rollback from the
 // history restores the earlier objects; a read-only user sees no edit
 // control and the server refuses its forged write; a request without the
 // CSRF token and a cross-site one are refused; the session ends when its
@@ -224,6 +224,25 @@ func TestWebUI(t *testing.T) {
 	}
 	if m := s.expect(t, 200, "GET", "/config/Port?IntfRef=fpPort2", "").object()["Mtu"]; m != float64(9000) {
 		t.Errorf("fpPort2's MTU after confirming is %v", m)
+	}
+	// Another, which the banner's other button cancels: rolled back now.
+	b.fill("#port-edit [name=Mtu]", "9100")
+	b.click("#port-edit button[type=submit]")
+	b.waitFor("!document.getElementById('stage').hidden", 20*time.Second)
+	b.fill("#stage-form [name=Confirm]", "600")
+	b.click("#stage-commit")
+	b.waitFor("!document.getElementById('banner').hidden", 20*time.Second)
+	cancelled := s.expect(t, 200, "GET", "/revisions/pending", "").body["Revision"]
+	b.click("#banner-cancel")
+	b.waitFor("document.getElementById('banner').hidden", 20*time.Second)
+	if p := s.expect(t, 200, "GET", "/revisions/pending", ""); p.body["Awaiting"] != false {
+		t.Errorf("still awaiting after the banner's cancel: %s", p)
+	}
+	if m := s.expect(t, 200, "GET", "/config/Port?IntfRef=fpPort2", "").object()["Mtu"]; m != float64(9000) {
+		t.Errorf("fpPort2's MTU after cancelling is %v, want 9000 again", m)
+	}
+	if rev := latest(); rev["Source"] != "web" || rev["Comment"] != fmt.Sprintf("revision %v cancelled", cancelled) {
+		t.Errorf("the cancel is recorded as %v, %q", rev["Source"], rev["Comment"])
 	}
 
 	// A rollback from the history: previewed (a dry run), then made; the

@@ -28,6 +28,7 @@ import (
 //	GET    /public/v1/revisions/{rev}
 //	GET    /public/v1/revisions/pending              the commit awaiting confirmation
 //	POST   /public/v1/revisions/{rev}/confirm
+//	POST   /public/v1/revisions/{rev}/cancel         roll the pending commit back now
 //	POST   /public/v1/candidates                     {"Comment"}
 //	GET    /public/v1/candidates/{id}                what it is
 //	DELETE /public/v1/candidates/{id}                discard
@@ -208,7 +209,7 @@ func (s *Server) revisions(w http.ResponseWriter, r *http.Request, rest string) 
 			return
 		}
 		sendJSON(w, http.StatusOK, out)
-	case len(segs) == 1 || len(segs) == 2 && segs[1] == "confirm":
+	case len(segs) == 1 || len(segs) == 2 && (segs[1] == "confirm" || segs[1] == "cancel"):
 		rev, err := strconv.ParseUint(segs[0], 10, 64)
 		if err != nil || rev == 0 {
 			s.fail(w, r, apierr.NotFound(apierr.CodeNotFound, "Revision", "no revision %q; revisions are positive integers", segs[0]))
@@ -229,6 +230,10 @@ func (s *Server) revisions(w http.ResponseWriter, r *http.Request, rest string) 
 		if !s.methods(w, r, http.MethodPost) {
 			return
 		}
+		if segs[1] == "cancel" {
+			s.cancelPending(w, r, rev)
+			return
+		}
 		info := &engine.LogInfo{API: "revision", Operation: r.Method, Data: fmt.Sprintf(`{"Confirm":%d}`, rev)}
 		if err := s.hist.Confirm(r.Context(), rev, engine.Request{Meta: s.meta(r), Log: info, Allow: allowUsers(r, "Revision")}); err != nil {
 			s.fail(w, r, err)
@@ -239,6 +244,23 @@ func (s *Server) revisions(w http.ResponseWriter, r *http.Request, rest string) 
 	default:
 		s.fail(w, r, apierr.NotFound(apierr.CodeNotFound, "Revision", "no such path %q", r.URL.Path))
 	}
+}
+
+// cancelPending answers POST /public/v1/revisions/{rev}/cancel: the commit
+// at rev that awaits confirmation is rolled back now, in a revision of its
+// own (RollbackRevision), as its timer would. Who may cancel is who may
+// confirm (history.Cancel vets every change of that commit for the caller).
+func (s *Server) cancelPending(w http.ResponseWriter, r *http.Request, rev uint64) {
+	meta := s.meta(r)
+	meta.Comment = fmt.Sprintf("revision %d cancelled", rev)
+	info := &engine.LogInfo{API: "revision", Operation: r.Method, Data: fmt.Sprintf(`{"Cancel":%d}`, rev)}
+	out, err := s.hist.Cancel(r.Context(), rev, engine.Request{Meta: meta, Log: info, Allow: allowUsers(r, "Revision")})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	obs.SetRevision(w, out.Revision)
+	sendJSON(w, http.StatusOK, mustJSON(map[string]any{"Result": "Success", "Revision": rev, "RollbackRevision": out.Revision}))
 }
 
 func (s *Server) candidates(w http.ResponseWriter, r *http.Request, rest string) {

@@ -261,6 +261,13 @@ func (g *gen) common() {
 		},
 		"additionalProperties": false,
 	}
+	g.schemas["CancelResult"] = obj{
+		"type": "object", "required": []any{"Result", "Revision", "RollbackRevision"}, "additionalProperties": false,
+		"properties": obj{
+			"Result": obj{"type": "string", "const": "Success"}, "Revision": obj{"type": "integer", "description": "the revision cancelled"},
+			"RollbackRevision": obj{"type": "integer", "description": "the revision that rolled it back"},
+		},
+	}
 	g.schemas["Success"] = obj{"type": "object", "required": []any{"Result"}, "properties": obj{"Result": obj{"type": "string", "const": "Success"}, "Revision": obj{"type": "integer"}}, "additionalProperties": false}
 	g.schemas["Revision"] = obj{
 		"type": "object", "description": "One commit of the configuration.",
@@ -754,6 +761,12 @@ func (g *gen) transactions() {
 	g.op(prefix+"/revisions/{Revision}/confirm", "POST", obj{
 		"access": operator, "operationId": "confirmRevision", "tags": r, "summary": "Confirm a revision committed with Confirm, so that it is kept", "parameters": []any{param("Revision")},
 		"responses": obj{"200": reply("confirmed", ref("Success"))},
+	})
+	g.op(prefix+"/revisions/{Revision}/cancel", "POST", obj{
+		"access": operator, "operationId": "cancelRevision", "tags": r, "summary": "Roll back now a revision committed with Confirm that awaits confirmation",
+		"description": "The rollback is a revision of its own (RollbackRevision). 409 when the revision does not await confirmation, 404 when it was not made yet; who may cancel is who may confirm.",
+		"parameters":  []any{param("Revision")},
+		"responses":   obj{"200": reply("rolled back", ref("CancelResult"))},
 	})
 	g.op(prefix+"/events", "GET", obj{
 		"operationId": "events", "tags": r,

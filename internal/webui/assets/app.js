@@ -427,10 +427,14 @@
     $('banner-text').textContent = 'Revision ' + p.rev + ' by ' + (p.user || 'someone') + (p.comment ? ' ("' + p.comment + '")' : '') +
       ' awaits confirmation: rolled back in ' + left + ' s unless confirmed.';
   }
-  $('banner-confirm').addEventListener('click', async () => {
-    if (!S.pending) return;
-    try { await api('POST', 'revisions/' + S.pending.rev + '/confirm'); refreshPending(); } catch (e) { showError(e.message); }
-  });
+  // Confirm keeps the pending commit, Cancel rolls it back now; who may
+  // decide is the server's to say (a 403 shows as an error).
+  for (const [id, decision] of [['banner-confirm', 'confirm'], ['banner-cancel', 'cancel']]) {
+    $(id).addEventListener('click', async () => {
+      if (!S.pending) return;
+      try { await api('POST', 'revisions/' + S.pending.rev + '/' + decision); refreshPending(); } catch (e) { showError(e.message); }
+    });
+  }
 
   // Config log.
   let logRows = [];
