@@ -269,6 +269,19 @@ func TestWebUI(t *testing.T) {
 	b.click(fmt.Sprintf(`#revs tr[data-revision="%d"] button`, before+1))
 	b.waitFor("document.getElementById('diff').textContent.includes('192.0.2.55')", 20*time.Second)
 	b.screenshot(shots, "history")
+	// Two revisions apart: from the cancelled MTU commit to the NTP server's
+	// (the cancel and the new server between, composed by the server).
+	b.fill("#cmp-a", strconv.Itoa(before-1))
+	b.eval(nil, "const c = document.getElementById('cmp-b'); c.value = 'revision'; c.dispatchEvent(new Event('change'))")
+	b.fill("#cmp-to", strconv.Itoa(before+1))
+	b.click("#cmp-go")
+	b.waitFor(fmt.Sprintf("document.getElementById('diff').textContent.includes('from revision %d to revision %d')", before-1, before+1), 20*time.Second)
+	var shown string
+	b.eval(&shown, "document.getElementById('diff').textContent")
+	if !strings.Contains(shown, "fpPort2") || !strings.Contains(shown, "9100") || !strings.Contains(shown, "192.0.2.55") {
+		t.Errorf("the diff of revisions %d and %d shows %q", before-1, before+1, shown)
+	}
+	b.screenshot(shots, "revdiff")
 	b.eval(nil, "location.hash = '#log'")
 	b.waitFor("document.querySelectorAll('#logtable tbody tr').length > 3", 20*time.Second)
 	b.eval(nil, "const f = document.getElementById('log-filter'); f.value = 'webop'; f.dispatchEvent(new Event('input'))")

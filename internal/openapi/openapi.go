@@ -169,6 +169,7 @@ func (g *gen) parameters() obj {
 		"ObjectId":      obj{"name": "ObjectId", "in": "path", "required": true, "description": "the object's ObjectId", "schema": obj{"type": "string", "format": "uuid"}},
 		"CandidateId":   obj{"name": "CandidateId", "in": "path", "required": true, "description": "the candidate's id", "schema": obj{"type": "string"}},
 		"Revision":      obj{"name": "Revision", "in": "path", "required": true, "schema": obj{"type": "integer", "minimum": 1}},
+		"To":            obj{"name": "To", "in": "path", "required": true, "description": "the revision to compare with", "schema": obj{"type": "integer", "minimum": 1}},
 		"CurrentMarker": obj{"name": "CurrentMarker", "in": "query", "description": "where the page starts: 0, then the previous page's NextMarker", "schema": obj{"type": "integer", "minimum": 0, "default": 0}},
 		"Count":         obj{"name": "Count", "in": "query", "description": "objects per page", "schema": obj{"type": "integer", "minimum": 1, "maximum": 1024, "default": 1024}},
 		"NextMarker":    obj{"name": "NextMarker", "in": "query", "description": "ignored (the FlexSwitch SDK sends it)", "schema": obj{"type": "integer"}},
@@ -307,6 +308,7 @@ func (g *gen) common() {
 		"additionalProperties": false,
 	}
 	g.schemas["CandidateDiff"] = obj{"type": "object", "required": []any{"CandidateId", "Changes"}, "properties": obj{"CandidateId": obj{"type": "string"}, "Changes": changes}, "additionalProperties": false}
+	g.schemas["RevisionDiff"] = obj{"type": "object", "required": []any{"From", "To", "Changes"}, "properties": obj{"From": obj{"type": "integer"}, "To": obj{"type": "integer"}, "Changes": changes}, "additionalProperties": false}
 	g.schemas["NewCandidate"] = obj{"type": "object", "properties": obj{"Comment": obj{"type": "string"}}, "additionalProperties": false}
 	g.schemas["StageEdits"] = obj{
 		"type": "object", "required": []any{"Edits"},
@@ -761,6 +763,12 @@ func (g *gen) transactions() {
 	g.op(prefix+"/revisions/{Revision}/confirm", "POST", obj{
 		"access": operator, "operationId": "confirmRevision", "tags": r, "summary": "Confirm a revision committed with Confirm, so that it is kept", "parameters": []any{param("Revision")},
 		"responses": obj{"200": reply("confirmed", ref("Success"))},
+	})
+	g.op(prefix+"/revisions/{Revision}/diff/{To}", "GET", obj{
+		"operationId": "diffRevisions", "tags": r, "summary": "What changed in the configuration from after one revision to after another",
+		"description": "Composed from the revision records between them: each object changed in between, as it was after Revision (Before) and after To (After); To may be the earlier one. Secrets read \"******\". 404 unless both and every revision between are kept.",
+		"parameters":  []any{param("Revision"), param("To")},
+		"responses":   obj{"200": reply("the changes", ref("RevisionDiff"))},
 	})
 	g.op(prefix+"/revisions/{Revision}/cancel", "POST", obj{
 		"access": operator, "operationId": "cancelRevision", "tags": r, "summary": "Roll back now a revision committed with Confirm that awaits confirmation",

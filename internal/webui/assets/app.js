@@ -384,11 +384,16 @@
       }
     } catch (e) { showError(e.message); }
   }
+  // against: 'parent', 'running', or another revision's number (the
+  // server composes the records between them: GET revisions/<a>/diff/<b>).
   async function showDiff(rev, against) {
     const box = clear($('diff'));
     try {
       let changes, what;
-      if (against === 'running') {
+      if (typeof against === 'number') {
+        changes = (await api('GET', 'revisions/' + rev + '/diff/' + against)).Changes;
+        what = 'What changed from revision ' + rev + ' to revision ' + against;
+      } else if (against === 'running') {
         changes = (await api('POST', 'action/Rollback?dry_run=true', { Revision: rev })).Changes;
         what = 'What would change from the running configuration back to revision ' + rev;
       } else {
@@ -398,7 +403,11 @@
       box.append(el('h3', {}, what), renderChanges(changes));
     } catch (e) { showError(e.message); }
   }
-  $('cmp-go').addEventListener('click', () => { const a = Number($('cmp-a').value); if (a > 0) showDiff(a, $('cmp-b').value); });
+  $('cmp-b').addEventListener('change', () => { $('cmp-to').hidden = $('cmp-b').value !== 'revision'; });
+  $('cmp-go').addEventListener('click', () => {
+    const a = Number($('cmp-a').value), b = $('cmp-b').value, to = Number($('cmp-to').value);
+    if (a > 0 && (b !== 'revision' || to > 0)) showDiff(a, b === 'revision' ? to : b);
+  });
   async function previewRollback(rev) {
     try {
       const d = await api('POST', 'action/Rollback?dry_run=true', { Revision: rev });
