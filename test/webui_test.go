@@ -159,11 +159,13 @@ func TestWebUI(t *testing.T) {
 	b.screenshot(shots, "panel")
 
 	// A port set up, then down, over REST: its picture follows through the
-	// feed, in the same page (no reload: the marker stays).
+	// feed, in the same page (no reload: the marker stays), admin and oper
+	// state as REST then reads them (the page reads states coalesced).
 	b.eval(nil, "window.notReloaded = true")
 	for _, state := range []string{"UP", "DOWN"} {
 		s.expect(t, 200, "PATCH", "/config/Port?IntfRef=fpPort1", `{"AdminState":"`+state+`"}`)
-		took := b.waitFor(`document.querySelector('[data-port="fpPort1"]').dataset.admin === "`+state+`" && window.notReloaded`, 20*time.Second)
+		oper := strings.ToLower(s.expect(t, 200, "GET", "/state/Port?IntfRef=fpPort1", "").object()["OperState"].(string))
+		took := b.waitFor(`document.querySelector('[data-port="fpPort1"]').dataset.admin === "`+state+`" && document.querySelector('[data-port="fpPort1"]').title.startsWith("fpPort1 admin `+strings.ToLower(state)+`, oper `+oper+`") && window.notReloaded`, 20*time.Second)
 		t.Logf("fpPort1 set %s over REST: shown %s on the page within %s (the test's 20 ms polling included)", state, state, took.Round(time.Millisecond))
 	}
 	checkPanel()
