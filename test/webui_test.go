@@ -196,12 +196,16 @@ func TestWebUI(t *testing.T) {
 
 	// A confirmed commit from the page: the banner counts down, and its
 	// button confirms the commit.
-	b.fill("#port-edit [name=Mtu]", "9000")
-	b.click("#port-edit button[type=submit]")
-	b.waitFor("!document.getElementById('stage').hidden", 20*time.Second)
-	b.fill("#stage-form [name=Confirm]", "600")
-	b.click("#stage-commit")
-	b.waitFor("!document.getElementById('banner').hidden", 20*time.Second)
+	commitMtuConfirmed := func(mtu string) {
+		t.Helper()
+		b.fill("#port-edit [name=Mtu]", mtu)
+		b.click("#port-edit button[type=submit]")
+		b.waitFor("!document.getElementById('stage').hidden", 20*time.Second)
+		b.fill("#stage-form [name=Confirm]", "600")
+		b.click("#stage-commit")
+		b.waitFor("!document.getElementById('banner').hidden", 20*time.Second)
+	}
+	commitMtuConfirmed("9000")
 	secondsLeft := func() int {
 		var text string
 		b.eval(&text, "document.getElementById('banner-text').textContent")
@@ -228,12 +232,7 @@ func TestWebUI(t *testing.T) {
 		t.Errorf("fpPort2's MTU after confirming is %v", m)
 	}
 	// Another, which the banner's other button cancels: rolled back now.
-	b.fill("#port-edit [name=Mtu]", "9100")
-	b.click("#port-edit button[type=submit]")
-	b.waitFor("!document.getElementById('stage').hidden", 20*time.Second)
-	b.fill("#stage-form [name=Confirm]", "600")
-	b.click("#stage-commit")
-	b.waitFor("!document.getElementById('banner').hidden", 20*time.Second)
+	commitMtuConfirmed("9100")
 	cancelled := s.expect(t, 200, "GET", "/revisions/pending", "").body["Revision"]
 	b.click("#banner-cancel")
 	b.waitFor("document.getElementById('banner').hidden", 20*time.Second)

@@ -36,33 +36,24 @@ func (h *History) DiffRevisions(from, to uint64) ([]engine.Diff, error) {
 		}
 		var order []*span
 		spans := map[string]*span{}
-		for rev := lo + 1; rev <= hi; rev++ {
-			data := tx.GetRevision(rev)
-			if data == nil {
-				return apierr.NotFound(apierr.CodeNotFound, "Revision", "revision %d, between %d and %d, is no longer kept", rev, lo, hi)
+		notKept := func(rev uint64) error {
+			return apierr.NotFound(apierr.CodeNotFound, "Revision", "revision %d, between %d and %d, is no longer kept", rev, lo, hi)
+		}
+		err := h.eachChange(tx, lo+1, hi, notKept, func(k *model.Kind, key string, r *engine.StoredRevision, d engine.StoredDiff) error {
+			id := d.Kind + "\x00" + key
+			if s := spans[id]; s != nil {
+				s.last = side{r, d}
+				return nil
 			}
-			r, err := engine.DecodeStoredRevision(data)
-			if err != nil {
-				return err
-			}
-			for _, d := range r.Changes {
-				k := h.reg.Lookup(model.Config, d.Kind)
-				if k == nil {
-					continue
-				}
-				key := h.e.RevisionKey(k, r, d)
-				id := d.Kind + "\x00" + key
-				if s := spans[id]; s != nil {
-					s.last = side{r, d}
-					continue
-				}
-				s := &span{k: k, key: key, first: side{r, d}, last: side{r, d}}
-				spans[id], order = s, append(order, s)
-			}
+			s := &span{k: k, key: key, first: side{r, d}, last: side{r, d}}
+			spans[id], order = s, append(order, s)
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 		for _, s := range order {
 			var early, late model.Object // after lo, after hi; nil: absent
-			var err error
 			if s.first.d.Op != model.Create.String() {
 				if early, err = h.e.RevisionObject(s.k, s.first.r, s.first.d, true); err != nil {
 					return err
