@@ -97,3 +97,66 @@ func TestOperatorCannotDecideAnAdminsConfirmedCommit(t *testing.T) {
 	}
 	g.expect(t, 404, "GET", "/config/NtpServer?IpAddr=192.0.2.10", "")
 }
+
+// POST /revisions/<rev>/cancel rolls a confirmed commit back now, in a
+// revision of its own written in the config log; it is held to the rule
+// of confirm (an operator may not undo an admin's new User: 403, the
+// commit still awaits), and a revision that awaits nothing is a 409 (one
+// not made yet a 404).
+func TestRESTCancelOfAConfirmedCommit(t *testing.T) {
+	dir := t.TempDir()
+	httpsAddr := freeAddr(t)
+	s := startServer(t, dir, "--https", httpsAddr)
+	s.expect(t, 201, "POST", "/config/User", `{"Name":"op2","Group":"operator","Password":"operator-pass-2"}`)
+	hc := httpsClient(t, dir, "")
+	secure := "https://" + httpsAddr + "/public/v1"
+	commitConfirmed := func(kind, body string) string {
+		t.Helper()
+		cand := s.expect(t, 201, "POST", "/candidates", `{}`).str("CandidateId")
+		s.expect(t, 201, "POST", "/candidates/"+cand+"/config/"+kind, body)
+		return jsonOf(s.expect(t, 200, "POST", "/candidates/"+cand+"/commit", `{"Confirm":600}`).body["Revision"])
+	}
+
+	// The admin's new TACACS+ server: the operator may not cancel it.
+	rev := commitConfirmed("Tacacs", `{"ServerIp":"192.0.2.51","Secret":"cancel-secret-9"}`)
+	if code, body := send(t, hc, "POST", secure+"/revisions/"+rev+"/cancel", "op2", "operator-pass-2", ""); code != 403 || !strings.Contains(body, "only admins may change Tacacs objects") {
+		t.Errorf("the operator's cancel of the admin's commit: %d %s", code, body)
+	}
+	if p := s.expect(t, 200, "GET", "/revisions/pending", "").body; jsonOf(p["Revision"]) != rev {
+		t.Errorf("after the operator's cancel, pending: %v; want revision %s still awaiting", p, rev)
+	}
+	s.expect(t, 200, "GET", "/config/Tacacs?ServerIp=192.0.2.51", "")
+	// The admin cancels it: the server is gone at once, nothing awaits.
+	r := s.expect(t, 200, "POST", "/revisions/"+rev+"/cancel", "")
+	back := jsonOf(r.body["RollbackRevision"])
+	if jsonOf(r.body["Revision"]) != rev || back == "0" || back == rev {
+		t.Errorf("cancel answered %s", r)
+	}
+	s.expect(t, 404, "GET", "/config/Tacacs?ServerIp=192.0.2.51", "")
+	if p := s.expect(t, 200, "GET", "/revisions/pending", "").body; p["Awaiting"] != false {
+		t.Errorf("pending after the cancel: %v", p)
+	}
+	made := s.expect(t, 200, "GET", "/revisions/"+back, "")
+	if made.str("Comment") != "revision "+rev+" cancelled" || !strings.Contains(string(made.raw), `"192.0.2.51"`) {
+		t.Errorf("the rollback's revision: %s", made)
+	}
+	if log := string(s.expect(t, 200, "GET", "/state/ConfigLogs", "").raw); !strings.Contains(log, `{\"Cancel\":`+rev+`}`) {
+		t.Errorf("the config log has no cancel of %s:\n%s", rev, tail(log, 2000))
+	}
+	if strings.Contains(string(made.raw), "cancel-secret-9") {
+		t.Errorf("the rollback's revision shows the secret: %s", made)
+	}
+
+	// Nothing awaits now: 409 for the cancelled revision, 404 for one not made.
+	s.expect(t, 409, "POST", "/revisions/"+rev+"/cancel", "")
+	s.expect(t, 404, "POST", "/revisions/999999/cancel", "")
+	// Another revision awaits: cancelling this one is a 409, the other stays.
+	other := commitConfirmed("NtpServer", `{"IpAddr":"192.0.2.35"}`)
+	s.expect(t, 409, "POST", "/revisions/"+rev+"/cancel", "")
+	// The operator decides a commit of an operator's kinds.
+	if code, body := send(t, hc, "POST", secure+"/revisions/"+other+"/cancel", "op2", "operator-pass-2", ""); code != 200 {
+		t.Errorf("the operator's cancel of an NtpServer commit: %d %s", code, body)
+	}
+	s.expect(t, 404, "GET", "/config/NtpServer?IpAddr=192.0.2.35", "")
+	s.expect(t, 201, "POST", "/config/NtpServer", `{"IpAddr":"192.0.2.36"}`) // writes go on
+}

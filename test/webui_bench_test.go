@@ -19,9 +19,10 @@ import (
 // BenchmarkWebUIPages measures what open web pages cost the switch: the
 // server's CPU time while commits come at 100 a second, with no page open
 // and with 20. A page is simulated as the page's script behaves (a web
-// session; the change feed; per commit that changes a port's admin state,
-// a read of that port's state; the pending confirmation read at most every
-// half second),
+// session; the change feed; the states of the ports whose admin state
+// changed read at most once a second, one by one or, beyond eight, as the
+// list; the LLDP neighbours at most every 10 s; the pending confirmation
+// read at most every half second),
 // since 20 Chromiums would measure the browsers rather than the switch.
 // It reports cpu-none and cpu-20pages (CPU seconds per second of load) and
 // their ratio none/20pages (the goal: at least 0.8).
@@ -40,11 +41,11 @@ func BenchmarkWebUIPages(b *testing.B) {
 		none := commitLoad(b, s, rate, secs)
 		ctx, cancel := context.WithCancel(context.Background())
 		var wg sync.WaitGroup
-		var events atomic.Int64
+		var counts pageCounts
 		for p := 0; p < pages; p++ {
 			cookie, csrf := webLogin(b, root, "benchop", "bench-operator-pass")
 			wg.Add(1)
-			go func() { defer wg.Done(); simulatePage(ctx, root, cookie, csrf, &events) }()
+			go func() { defer wg.Done(); simulatePage(ctx, root, cookie, csrf, &counts) }()
 		}
 		time.Sleep(time.Second) // the pages subscribed
 		with := commitLoad(b, s, rate, secs)
@@ -53,14 +54,15 @@ func BenchmarkWebUIPages(b *testing.B) {
 		b.ReportMetric(none, "cpu-none")
 		b.ReportMetric(with, "cpu-20pages")
 		b.ReportMetric(none/with, "ratio")
-		b.Logf("server CPU at %d commits/s: %.3f s/s with no page, %.3f s/s with %d pages (%d events read): ratio %.2f", rate, none, with, pages, events.Load(), none/with)
+		b.ReportMetric(float64(counts.requests.Load())/float64(secs), "page-requests/s")
+		b.Logf("server CPU at %d commits/s: %.3f s/s with no page, %.3f s/s with %d pages (%d events read, %d requests made): ratio %.2f", rate, none, with, pages, counts.events.Load(), counts.requests.Load(), none/with)
 	}
 }
 
 // commitLoad makes rate commits a second (a port's description, as an
 // automation tool's edits would be; no state read by the pages; with
-// SWMGR_BENCH_FIELD=AdminState, the admin state: a state read per page and
-// commit) for secs seconds and answers the server's CPU seconds per second meanwhile.
+// SWMGR_BENCH_FIELD=AdminState, the admin state: the pages read the
+// ports' states, coalesced) for secs seconds and answers the server's CPU seconds per second meanwhile.
 func commitLoad(b *testing.B, s *server, rate, secs int) float64 {
 	b.Helper()
 	before := processCPU(b, s.cmd.Process.Pid)
@@ -78,10 +80,15 @@ func commitLoad(b *testing.B, s *server, rate, secs int) float64 {
 	return (processCPU(b, s.cmd.Process.Pid) - before).Seconds() / time.Since(start).Seconds()
 }
 
+// pageCounts counts what the simulated pages read: feed events, and the
+// requests they made besides.
+type pageCounts struct{ events, requests atomic.Int64 }
+
 // simulatePage does what the page's script does while it shows the front
 // panel, until ctx ends.
-func simulatePage(ctx context.Context, root string, cookie *http.Cookie, csrf string, events *atomic.Int64) {
+func simulatePage(ctx context.Context, root string, cookie *http.Cookie, csrf string, counts *pageCounts) {
 	get := func(path string) {
+		counts.requests.Add(1)
 		req, _ := http.NewRequestWithContext(ctx, "GET", root+path, nil)
 		req.AddCookie(cookie)
 		req.Header.Set("X-CSRF-Token", csrf)
@@ -97,7 +104,8 @@ func simulatePage(ctx context.Context, root string, cookie *http.Cookie, csrf st
 		return
 	}
 	defer resp.Body.Close()
-	var pendingDue time.Time
+	var pendingDue, statesDue, lldpDue time.Time
+	stale := map[string]bool{} // ObjectIds of the ports whose state is to be read again
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
@@ -105,7 +113,7 @@ func simulatePage(ctx context.Context, root string, cookie *http.Cookie, csrf st
 		if !ok {
 			continue
 		}
-		events.Add(1)
+		counts.events.Add(1)
 		var rec struct {
 			Changes []struct {
 				Kind, ObjectID string
@@ -117,7 +125,22 @@ func simulatePage(ctx context.Context, root string, cookie *http.Cookie, csrf st
 		}
 		for _, c := range rec.Changes {
 			if c.Kind == "Port" && (c.Before == nil || c.Before["AdminState"] != c.After["AdminState"]) {
-				get("/public/v1/state/Port/" + c.ObjectID)
+				stale[c.ObjectID] = true
+			}
+		}
+		if now := time.Now(); len(stale) > 0 && now.After(statesDue) {
+			statesDue = now.Add(time.Second)
+			if len(stale) > 8 {
+				get("/public/v1/state/Ports?CurrentMarker=0&Count=1024")
+			} else {
+				for id := range stale {
+					get("/public/v1/state/Port/" + id)
+				}
+			}
+			clear(stale)
+			if now.After(lldpDue) {
+				lldpDue = now.Add(10 * time.Second)
+				get("/public/v1/state/LLDPIntfs?CurrentMarker=0&Count=1024")
 			}
 		}
 		if now := time.Now(); now.After(pendingDue) {

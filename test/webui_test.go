@@ -82,7 +82,7 @@ func webSend(t testing.TB, method, u string, c *http.Cookie, body string, hdr ..
 // the states REST reports and follows a port set down over REST through
 // the change feed, without a reload; a change made on the page (staged,
 // previewed, committed) is a revision of source web; a confirmed commit's
-// banner counts down and its button confirms it; a rollback from the
+// banner counts down and its buttons confirm it or cancel another; a rollback from the
 // history restores the earlier objects; a read-only user sees no edit
 // control and the server refuses its forged write; a request without the
 // CSRF token and a cross-site one are refused; the session ends when its
@@ -159,11 +159,13 @@ func TestWebUI(t *testing.T) {
 	b.screenshot(shots, "panel")
 
 	// A port set up, then down, over REST: its picture follows through the
-	// feed, in the same page (no reload: the marker stays).
+	// feed, in the same page (no reload: the marker stays), admin and oper
+	// state as REST then reads them (the page reads states coalesced).
 	b.eval(nil, "window.notReloaded = true")
 	for _, state := range []string{"UP", "DOWN"} {
 		s.expect(t, 200, "PATCH", "/config/Port?IntfRef=fpPort1", `{"AdminState":"`+state+`"}`)
-		took := b.waitFor(`document.querySelector('[data-port="fpPort1"]').dataset.admin === "`+state+`" && window.notReloaded`, 20*time.Second)
+		oper := strings.ToLower(s.expect(t, 200, "GET", "/state/Port?IntfRef=fpPort1", "").object()["OperState"].(string))
+		took := b.waitFor(`document.querySelector('[data-port="fpPort1"]').dataset.admin === "`+state+`" && document.querySelector('[data-port="fpPort1"]').title.startsWith("fpPort1 admin `+strings.ToLower(state)+`, oper `+oper+`") && window.notReloaded`, 20*time.Second)
 		t.Logf("fpPort1 set %s over REST: shown %s on the page within %s (the test's 20 ms polling included)", state, state, took.Round(time.Millisecond))
 	}
 	checkPanel()
@@ -194,12 +196,16 @@ func TestWebUI(t *testing.T) {
 
 	// A confirmed commit from the page: the banner counts down, and its
 	// button confirms the commit.
-	b.fill("#port-edit [name=Mtu]", "9000")
-	b.click("#port-edit button[type=submit]")
-	b.waitFor("!document.getElementById('stage').hidden", 20*time.Second)
-	b.fill("#stage-form [name=Confirm]", "600")
-	b.click("#stage-commit")
-	b.waitFor("!document.getElementById('banner').hidden", 20*time.Second)
+	commitMtuConfirmed := func(mtu string) {
+		t.Helper()
+		b.fill("#port-edit [name=Mtu]", mtu)
+		b.click("#port-edit button[type=submit]")
+		b.waitFor("!document.getElementById('stage').hidden", 20*time.Second)
+		b.fill("#stage-form [name=Confirm]", "600")
+		b.click("#stage-commit")
+		b.waitFor("!document.getElementById('banner').hidden", 20*time.Second)
+	}
+	commitMtuConfirmed("9000")
 	secondsLeft := func() int {
 		var text string
 		b.eval(&text, "document.getElementById('banner-text').textContent")
@@ -224,6 +230,20 @@ func TestWebUI(t *testing.T) {
 	}
 	if m := s.expect(t, 200, "GET", "/config/Port?IntfRef=fpPort2", "").object()["Mtu"]; m != float64(9000) {
 		t.Errorf("fpPort2's MTU after confirming is %v", m)
+	}
+	// Another, which the banner's other button cancels: rolled back now.
+	commitMtuConfirmed("9100")
+	cancelled := s.expect(t, 200, "GET", "/revisions/pending", "").body["Revision"]
+	b.click("#banner-cancel")
+	b.waitFor("document.getElementById('banner').hidden", 20*time.Second)
+	if p := s.expect(t, 200, "GET", "/revisions/pending", ""); p.body["Awaiting"] != false {
+		t.Errorf("still awaiting after the banner's cancel: %s", p)
+	}
+	if m := s.expect(t, 200, "GET", "/config/Port?IntfRef=fpPort2", "").object()["Mtu"]; m != float64(9000) {
+		t.Errorf("fpPort2's MTU after cancelling is %v, want 9000 again", m)
+	}
+	if rev := latest(); rev["Source"] != "web" || rev["Comment"] != fmt.Sprintf("revision %v cancelled", cancelled) {
+		t.Errorf("the cancel is recorded as %v, %q", rev["Source"], rev["Comment"])
 	}
 
 	// A rollback from the history: previewed (a dry run), then made; the
@@ -250,6 +270,19 @@ func TestWebUI(t *testing.T) {
 	b.click(fmt.Sprintf(`#revs tr[data-revision="%d"] button`, before+1))
 	b.waitFor("document.getElementById('diff').textContent.includes('192.0.2.55')", 20*time.Second)
 	b.screenshot(shots, "history")
+	// Two revisions apart: from the cancelled MTU commit to the NTP server's
+	// (the cancel and the new server between, composed by the server).
+	b.fill("#cmp-a", strconv.Itoa(before-1))
+	b.eval(nil, "const c = document.getElementById('cmp-b'); c.value = 'revision'; c.dispatchEvent(new Event('change'))")
+	b.fill("#cmp-to", strconv.Itoa(before+1))
+	b.click("#cmp-go")
+	b.waitFor(fmt.Sprintf("document.getElementById('diff').textContent.includes('from revision %d to revision %d')", before-1, before+1), 20*time.Second)
+	var shown string
+	b.eval(&shown, "document.getElementById('diff').textContent")
+	if !strings.Contains(shown, "fpPort2") || !strings.Contains(shown, "9100") || !strings.Contains(shown, "192.0.2.55") {
+		t.Errorf("the diff of revisions %d and %d shows %q", before-1, before+1, shown)
+	}
+	b.screenshot(shots, "revdiff")
 	b.eval(nil, "location.hash = '#log'")
 	b.waitFor("document.querySelectorAll('#logtable tbody tr').length > 3", 20*time.Second)
 	b.eval(nil, "const f = document.getElementById('log-filter'); f.value = 'webop'; f.dispatchEvent(new Event('input'))")

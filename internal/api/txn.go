@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -28,6 +29,8 @@ import (
 //	GET    /public/v1/revisions/{rev}
 //	GET    /public/v1/revisions/pending              the commit awaiting confirmation
 //	POST   /public/v1/revisions/{rev}/confirm
+//	POST   /public/v1/revisions/{rev}/cancel         roll the pending commit back now
+//	GET    /public/v1/revisions/{rev}/diff/{to}      the configuration after rev against after to
 //	POST   /public/v1/candidates                     {"Comment"}
 //	GET    /public/v1/candidates/{id}                what it is
 //	DELETE /public/v1/candidates/{id}                discard
@@ -208,10 +211,26 @@ func (s *Server) revisions(w http.ResponseWriter, r *http.Request, rest string) 
 			return
 		}
 		sendJSON(w, http.StatusOK, out)
-	case len(segs) == 1 || len(segs) == 2 && segs[1] == "confirm":
-		rev, err := strconv.ParseUint(segs[0], 10, 64)
-		if err != nil || rev == 0 {
-			s.fail(w, r, apierr.NotFound(apierr.CodeNotFound, "Revision", "no revision %q; revisions are positive integers", segs[0]))
+	case len(segs) == 3 && segs[1] == "diff":
+		from, err := revisionSegment(segs[0])
+		to, err2 := revisionSegment(segs[2])
+		if err = cmp.Or(err, err2); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		if !s.methods(w, r, http.MethodGet) {
+			return
+		}
+		diffs, err := s.hist.DiffRevisions(from, to)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		sendJSON(w, http.StatusOK, mustJSON(map[string]any{"From": from, "To": to, "Changes": nonNil(diffs)}))
+	case len(segs) == 1 || len(segs) == 2 && (segs[1] == "confirm" || segs[1] == "cancel"):
+		rev, err := revisionSegment(segs[0])
+		if err != nil {
+			s.fail(w, r, err)
 			return
 		}
 		if len(segs) == 1 {
@@ -229,6 +248,10 @@ func (s *Server) revisions(w http.ResponseWriter, r *http.Request, rest string) 
 		if !s.methods(w, r, http.MethodPost) {
 			return
 		}
+		if segs[1] == "cancel" {
+			s.cancelPending(w, r, rev)
+			return
+		}
 		info := &engine.LogInfo{API: "revision", Operation: r.Method, Data: fmt.Sprintf(`{"Confirm":%d}`, rev)}
 		if err := s.hist.Confirm(r.Context(), rev, engine.Request{Meta: s.meta(r), Log: info, Allow: allowUsers(r, "Revision")}); err != nil {
 			s.fail(w, r, err)
@@ -239,6 +262,33 @@ func (s *Server) revisions(w http.ResponseWriter, r *http.Request, rest string) 
 	default:
 		s.fail(w, r, apierr.NotFound(apierr.CodeNotFound, "Revision", "no such path %q", r.URL.Path))
 	}
+}
+
+// revisionSegment parses a revision named in a path: a positive integer
+// (404 otherwise, as for any path that names nothing).
+func revisionSegment(seg string) (uint64, error) {
+	rev, err := strconv.ParseUint(seg, 10, 64)
+	if err != nil || rev == 0 {
+		return 0, apierr.NotFound(apierr.CodeNotFound, "Revision", "no revision %q; revisions are positive integers", seg)
+	}
+	return rev, nil
+}
+
+// cancelPending answers POST /public/v1/revisions/{rev}/cancel: the commit
+// at rev that awaits confirmation is rolled back now, in a revision of its
+// own (RollbackRevision), as its timer would. Who may cancel is who may
+// confirm (history.Cancel vets every change of that commit for the caller).
+func (s *Server) cancelPending(w http.ResponseWriter, r *http.Request, rev uint64) {
+	meta := s.meta(r)
+	meta.Comment = fmt.Sprintf("revision %d cancelled", rev)
+	info := &engine.LogInfo{API: "revision", Operation: r.Method, Data: fmt.Sprintf(`{"Cancel":%d}`, rev)}
+	out, err := s.hist.Cancel(r.Context(), rev, engine.Request{Meta: meta, Log: info, Allow: allowUsers(r, "Revision")})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	obs.SetRevision(w, out.Revision)
+	sendJSON(w, http.StatusOK, mustJSON(map[string]any{"Result": "Success", "Revision": rev, "RollbackRevision": out.Revision}))
 }
 
 func (s *Server) candidates(w http.ResponseWriter, r *http.Request, rest string) {

@@ -169,6 +169,7 @@ func (g *gen) parameters() obj {
 		"ObjectId":      obj{"name": "ObjectId", "in": "path", "required": true, "description": "the object's ObjectId", "schema": obj{"type": "string", "format": "uuid"}},
 		"CandidateId":   obj{"name": "CandidateId", "in": "path", "required": true, "description": "the candidate's id", "schema": obj{"type": "string"}},
 		"Revision":      obj{"name": "Revision", "in": "path", "required": true, "schema": obj{"type": "integer", "minimum": 1}},
+		"To":            obj{"name": "To", "in": "path", "required": true, "description": "the revision to compare with", "schema": obj{"type": "integer", "minimum": 1}},
 		"CurrentMarker": obj{"name": "CurrentMarker", "in": "query", "description": "where the page starts: 0, then the previous page's NextMarker", "schema": obj{"type": "integer", "minimum": 0, "default": 0}},
 		"Count":         obj{"name": "Count", "in": "query", "description": "objects per page", "schema": obj{"type": "integer", "minimum": 1, "maximum": 1024, "default": 1024}},
 		"NextMarker":    obj{"name": "NextMarker", "in": "query", "description": "ignored (the FlexSwitch SDK sends it)", "schema": obj{"type": "integer"}},
@@ -261,6 +262,13 @@ func (g *gen) common() {
 		},
 		"additionalProperties": false,
 	}
+	g.schemas["CancelResult"] = obj{
+		"type": "object", "required": []any{"Result", "Revision", "RollbackRevision"}, "additionalProperties": false,
+		"properties": obj{
+			"Result": obj{"type": "string", "const": "Success"}, "Revision": obj{"type": "integer", "description": "the revision cancelled"},
+			"RollbackRevision": obj{"type": "integer", "description": "the revision that rolled it back"},
+		},
+	}
 	g.schemas["Success"] = obj{"type": "object", "required": []any{"Result"}, "properties": obj{"Result": obj{"type": "string", "const": "Success"}, "Revision": obj{"type": "integer"}}, "additionalProperties": false}
 	g.schemas["Revision"] = obj{
 		"type": "object", "description": "One commit of the configuration.",
@@ -300,6 +308,7 @@ func (g *gen) common() {
 		"additionalProperties": false,
 	}
 	g.schemas["CandidateDiff"] = obj{"type": "object", "required": []any{"CandidateId", "Changes"}, "properties": obj{"CandidateId": obj{"type": "string"}, "Changes": changes}, "additionalProperties": false}
+	g.schemas["RevisionDiff"] = obj{"type": "object", "required": []any{"From", "To", "Changes"}, "properties": obj{"From": obj{"type": "integer"}, "To": obj{"type": "integer"}, "Changes": changes}, "additionalProperties": false}
 	g.schemas["NewCandidate"] = obj{"type": "object", "properties": obj{"Comment": obj{"type": "string"}}, "additionalProperties": false}
 	g.schemas["StageEdits"] = obj{
 		"type": "object", "required": []any{"Edits"},
@@ -754,6 +763,18 @@ func (g *gen) transactions() {
 	g.op(prefix+"/revisions/{Revision}/confirm", "POST", obj{
 		"access": operator, "operationId": "confirmRevision", "tags": r, "summary": "Confirm a revision committed with Confirm, so that it is kept", "parameters": []any{param("Revision")},
 		"responses": obj{"200": reply("confirmed", ref("Success"))},
+	})
+	g.op(prefix+"/revisions/{Revision}/diff/{To}", "GET", obj{
+		"operationId": "diffRevisions", "tags": r, "summary": "What changed in the configuration from after one revision to after another",
+		"description": "Composed from the revision records between them: each object changed in between, as it was after Revision (Before) and after To (After); To may be the earlier one. Secrets read \"******\". 404 unless both and every revision between are kept.",
+		"parameters":  []any{param("Revision"), param("To")},
+		"responses":   obj{"200": reply("the changes", ref("RevisionDiff"))},
+	})
+	g.op(prefix+"/revisions/{Revision}/cancel", "POST", obj{
+		"access": operator, "operationId": "cancelRevision", "tags": r, "summary": "Roll back now a revision committed with Confirm that awaits confirmation",
+		"description": "The rollback is a revision of its own (RollbackRevision). 409 when the revision does not await confirmation, 404 when it was not made yet; who may cancel is who may confirm.",
+		"parameters":  []any{param("Revision")},
+		"responses":   obj{"200": reply("rolled back", ref("CancelResult"))},
 	})
 	g.op(prefix+"/events", "GET", obj{
 		"operationId": "events", "tags": r,

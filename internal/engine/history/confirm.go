@@ -79,12 +79,23 @@ func (h *History) rollbackPending(ctx context.Context, rev uint64, req engine.Re
 func (h *History) Cancel(ctx context.Context, rev uint64, req engine.Request) (*engine.Outcome, error) {
 	out, err := h.rollbackPending(ctx, rev, req, "cancel")
 	if errors.Is(err, errNotPending) {
-		return nil, apierr.Conflict(apierr.CodeConflict, "Revision", "revision %d is not awaiting confirmation (it was confirmed, rolled back, or committed without Confirm)", rev)
+		return nil, notPending(rev, h.e.Revision())
 	}
 	if err == nil {
 		h.stopConfirmTimer()
 	}
 	return out, err
+}
+
+// notPending is the error of a confirm or cancel of rev, which does not
+// await confirmation, while running is the running revision: 404 for a
+// revision not made yet, 409 for one that was confirmed, rolled back, or
+// committed without Confirm.
+func notPending(rev, running uint64) error {
+	if rev > running {
+		return apierr.NotFound(apierr.CodeNotFound, "Revision", "no revision %d; the running revision is %d", rev, running)
+	}
+	return apierr.Conflict(apierr.CodeConflict, "Revision", "revision %d is not awaiting confirmation (it was confirmed, rolled back, or committed without Confirm)", rev)
 }
 
 // Confirm keeps a commit that awaits confirmation, with req's Meta and
@@ -95,10 +106,7 @@ func (h *History) Confirm(ctx context.Context, rev uint64, req engine.Request) e
 		Prepare: func(v *engine.View, _ *engine.Request) error {
 			p := v.Confirmation()
 			if p == nil || p.Revision != rev {
-				if r := v.Txn().GetRevision(rev); r == nil && rev > v.Revision() {
-					return apierr.NotFound(apierr.CodeNotFound, "Revision", "no revision %d", rev)
-				}
-				return apierr.Conflict(apierr.CodeConflict, "Revision", "revision %d is not awaiting confirmation (it was confirmed, rolled back, or committed without Confirm)", rev)
+				return notPending(rev, v.Revision())
 			}
 			if err := h.mayDecide(v, p, "confirm", req.Allow); err != nil {
 				return err

@@ -42,34 +42,27 @@ func (h *History) rollbackEdits(v *engine.View, to uint64) ([]engine.Edit, error
 	}
 	var order []*target
 	targets := map[string]*target{}
-	for rev := to + 1; rev <= cur; rev++ {
-		data := tx.GetRevision(rev)
-		if data == nil {
-			return nil, apierr.BadRequest(apierr.CodeInvalidValue, "Rollback", "Revision", "revision %d is older than the last %d revisions kept", to, store.MaxRevisions)
+	notKept := func(uint64) error {
+		return apierr.BadRequest(apierr.CodeInvalidValue, "Rollback", "Revision", "revision %d is older than the last %d revisions kept", to, store.MaxRevisions)
+	}
+	err := h.eachChange(tx, to+1, cur, notKept, func(k *model.Kind, key string, r *engine.StoredRevision, d engine.StoredDiff) error {
+		id := d.Kind + "\x00" + key
+		if targets[id] != nil {
+			return nil
 		}
-		r, err := engine.DecodeStoredRevision(data)
-		if err != nil {
-			return nil, err
+		t := &target{k: k, key: key, id: d.ObjectId}
+		if d.Op != model.Create.String() {
+			var err error
+			if t.state, err = h.e.RevisionObject(k, r, d, true); err != nil {
+				return err
+			}
 		}
-		for _, d := range r.Changes {
-			k := h.reg.Lookup(model.Config, d.Kind)
-			if k == nil {
-				continue
-			}
-			key := h.e.RevisionKey(k, r, d)
-			id := d.Kind + "\x00" + key
-			if targets[id] != nil {
-				continue
-			}
-			t := &target{k: k, key: key, id: d.ObjectId}
-			if d.Op != model.Create.String() {
-				if t.state, err = h.e.RevisionObject(k, r, d, true); err != nil {
-					return nil, err
-				}
-			}
-			targets[id] = t
-			order = append(order, t)
-		}
+		targets[id] = t
+		order = append(order, t)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	// Objects changed by commits of the writer's batch that are not in the
 	// store yet: their state after "to" is the stored one.
@@ -152,6 +145,33 @@ func (h *History) rollbackEdits(v *engine.View, to uint64) ([]engine.Edit, error
 		}
 	}
 	return edits, nil
+}
+
+// eachChange calls fn with each change of a configuration kind in the
+// stored revisions first to last of tx, in order, with its kind and key
+// (engine.RevisionKey: in the current form); a revision not kept is
+// notKept's error.
+func (h *History) eachChange(tx store.Txn, first, last uint64, notKept func(rev uint64) error, fn func(k *model.Kind, key string, r *engine.StoredRevision, d engine.StoredDiff) error) error {
+	for rev := first; rev <= last; rev++ {
+		data := tx.GetRevision(rev)
+		if data == nil {
+			return notKept(rev)
+		}
+		r, err := engine.DecodeStoredRevision(data)
+		if err != nil {
+			return err
+		}
+		for _, d := range r.Changes {
+			k := h.reg.Lookup(model.Config, d.Kind)
+			if k == nil {
+				continue
+			}
+			if err := fn(k, h.e.RevisionKey(k, r, d), r, d); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // recreatable reports whether a rollback may delete an object of k and

@@ -118,8 +118,10 @@ func (v *Validator) Template(path string) (string, bool) {
 			return out + "/revisions/pending", true
 		case len(segs) == 2:
 			return out + "/revisions/{Revision}", true
-		case len(segs) == 3 && segs[2] == "confirm":
-			return out + "/revisions/{Revision}/confirm", true
+		case len(segs) == 3 && (segs[2] == "confirm" || segs[2] == "cancel"):
+			return out + "/revisions/{Revision}/" + segs[2], true
+		case len(segs) == 4 && segs[2] == "diff":
+			return out + "/revisions/{Revision}/diff/{To}", true
 		}
 		return "", false
 	}

@@ -37,6 +37,8 @@ func TestTemplate(t *testing.T) {
 		{"/public/v1/candidates/abc/config/Ports", "/public/v1/candidates/{CandidateId}/config/Ports"},
 		{"/public/v1/candidates/abc/commit", "/public/v1/candidates/{CandidateId}/commit"},
 		{"/public/v1/revisions/7/confirm", "/public/v1/revisions/{Revision}/confirm"},
+		{"/public/v1/revisions/7/cancel", "/public/v1/revisions/{Revision}/cancel"},
+		{"/public/v1/revisions/7/diff/9", "/public/v1/revisions/{Revision}/diff/{To}"},
 		{"/healthz", "/healthz"},
 		{"/public/v1/config/NoSuchKind", ""},
 		{"/elsewhere", ""},

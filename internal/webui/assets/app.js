@@ -126,13 +126,15 @@
         for (const c of ports) {
           if (c.Op === 'delete') { S.ports.delete(c.Before.IntfRef); continue; }
           const had = S.ports.get(c.After.IntfRef);
-          // The port's state is read again only when the change can move
-          // it: 20 pages at 100 commits a second would otherwise read
-          // 2000 states a second.
-          const state = had && !movesState(c) ? had.state : (await api('GET', 'state/Port/' + c.ObjectId)).Object;
+          // A port set down has no link, whatever its state read says
+          // later; any other change that can move the link has its state
+          // read again (staleState: soon, not at once).
+          let state = had ? had.state : {};
+          if (c.After.AdminState === 'DOWN') state = Object.assign({}, state, { OperState: 'DOWN' });
           S.ports.set(c.After.IntfRef, { cfg: c.After, state, id: c.ObjectId });
+          if (!had || movesState(c)) staleState(c.After.IntfRef);
         }
-        if (ports.length) { S.lldp = byName(await list('state/LLDPIntfs'), 'IntfRef'); renderPorts(); }
+        if (ports.length) renderPorts();
       }
       if (kinds.has('Vlan')) { S.vlans = (await list('config/Vlans')).map((o) => o.Object); renderPorts(); }
       if (kinds.has('SystemParam')) await loadSystem();
@@ -150,6 +152,39 @@
     if (queued.has(fn)) return;
     queued.add(fn);
     setTimeout(() => { queued.delete(fn); fn(); }, 500);
+  }
+
+  // throttle: a function that runs fn at once, or, within ms of its last
+  // run, once when ms have passed: however often it is called.
+  function throttle(fn, ms) {
+    let due = 0, timer = 0;
+    return () => {
+      if (timer) return;
+      timer = setTimeout(() => { due = Date.now() + ms; timer = 0; fn(); }, Math.max(0, due - Date.now()));
+    };
+  }
+  // Port states to read again (their link may have moved): read at most
+  // once a second, so that 20 pages at 100 admin-state commits a second
+  // ask about 20 times a second, not 2000; more than eight waiting ports
+  // are one read of the list (which costs the server about what eight
+  // single reads do). LLDP neighbours follow links, but a neighbour is
+  // learnt tens of seconds after its link comes up: read at most every 10 s.
+  const stale = new Set();
+  const readStatesSoon = throttle(readStates, 1000), readLLDPSoon = throttle(readLLDP, 10000);
+  function staleState(name) { stale.add(name); readStatesSoon(); }
+  async function readStates() {
+    const names = [...stale].filter((n) => S.ports.has(n));
+    stale.clear();
+    try {
+      const states = names.length > 8 ? (await list('state/Ports')).map((o) => o.Object)
+        : await Promise.all(names.map(async (n) => (await api('GET', 'state/Port/' + S.ports.get(n).id)).Object));
+      for (const st of states) { const p = S.ports.get(st.IntfRef); if (p) p.state = st; }
+      renderPorts();
+      readLLDPSoon();
+    } catch (e) { showError(e.message); }
+  }
+  async function readLLDP() {
+    try { S.lldp = byName(await list('state/LLDPIntfs'), 'IntfRef'); renderPorts(); } catch (e) { showError(e.message); }
   }
 
   // movesState: a change of a port that can change its state (its link).
@@ -384,11 +419,16 @@
       }
     } catch (e) { showError(e.message); }
   }
+  // against: 'parent', 'running', or another revision's number (the
+  // server composes the records between them: GET revisions/<a>/diff/<b>).
   async function showDiff(rev, against) {
     const box = clear($('diff'));
     try {
       let changes, what;
-      if (against === 'running') {
+      if (typeof against === 'number') {
+        changes = (await api('GET', 'revisions/' + rev + '/diff/' + against)).Changes;
+        what = 'What changed from revision ' + rev + ' to revision ' + against;
+      } else if (against === 'running') {
         changes = (await api('POST', 'action/Rollback?dry_run=true', { Revision: rev })).Changes;
         what = 'What would change from the running configuration back to revision ' + rev;
       } else {
@@ -398,7 +438,11 @@
       box.append(el('h3', {}, what), renderChanges(changes));
     } catch (e) { showError(e.message); }
   }
-  $('cmp-go').addEventListener('click', () => { const a = Number($('cmp-a').value); if (a > 0) showDiff(a, $('cmp-b').value); });
+  $('cmp-b').addEventListener('change', () => { $('cmp-to').hidden = $('cmp-b').value !== 'revision'; });
+  $('cmp-go').addEventListener('click', () => {
+    const a = Number($('cmp-a').value), b = $('cmp-b').value, to = Number($('cmp-to').value);
+    if (a > 0 && (b !== 'revision' || to > 0)) showDiff(a, b === 'revision' ? to : b);
+  });
   async function previewRollback(rev) {
     try {
       const d = await api('POST', 'action/Rollback?dry_run=true', { Revision: rev });
@@ -427,10 +471,14 @@
     $('banner-text').textContent = 'Revision ' + p.rev + ' by ' + (p.user || 'someone') + (p.comment ? ' ("' + p.comment + '")' : '') +
       ' awaits confirmation: rolled back in ' + left + ' s unless confirmed.';
   }
-  $('banner-confirm').addEventListener('click', async () => {
-    if (!S.pending) return;
-    try { await api('POST', 'revisions/' + S.pending.rev + '/confirm'); refreshPending(); } catch (e) { showError(e.message); }
-  });
+  // Confirm keeps the pending commit, Cancel rolls it back now; who may
+  // decide is the server's to say (a 403 shows as an error).
+  for (const [id, decision] of [['banner-confirm', 'confirm'], ['banner-cancel', 'cancel']]) {
+    $(id).addEventListener('click', async () => {
+      if (!S.pending) return;
+      try { await api('POST', 'revisions/' + S.pending.rev + '/' + decision); refreshPending(); } catch (e) { showError(e.message); }
+    });
+  }
 
   // Config log.
   let logRows = [];
