@@ -65,6 +65,9 @@ func newGNOI(o *serveOptions, svc *service.Service, log *slog.Logger) (*gnoi.Ser
 		if o.daemons.ntp == "chrony" {
 			logDirs = append(logDirs, o.daemons.chronyDir)
 		}
+		if o.daemons.lldp == "lldpd" {
+			logDirs = append(logDirs, o.daemons.lldpDir)
+		}
 	}
 	return gnoi.New(gnoi.Options{
 		Engine: svc.Engine, Version: version(), Backend: svc.Backend, Daemons: svc.Daemons, Reboot: reboot,

@@ -10,6 +10,7 @@ import (
 	"github.com/swmgr/swmgr/internal/chrony"
 	"github.com/swmgr/swmgr/internal/daemon"
 	"github.com/swmgr/swmgr/internal/frr"
+	"github.com/swmgr/swmgr/internal/lldpd"
 )
 
 // startDaemons starts the daemons the options ask for, in the switch's
@@ -69,6 +70,32 @@ func (b *Backend) startDaemons() error {
 		b.ntp = &ntpRunner{daemon: d, applied: nil, valid: b.opts.StateCache}
 		b.daemonDrivers["NtpServer"] = ntpDriver
 	}
+	if o := b.opts.LLDP; o != nil {
+		opts := *o
+		if opts.Netns == "" {
+			opts.Netns = b.opts.Kernel.Netns
+		}
+		if opts.Log == nil {
+			opts.Log = b.log
+		}
+		d, err := lldpd.New(opts)
+		if err == nil {
+			err = d.Start(ctx)
+		}
+		if err != nil {
+			b.stopDaemons()
+			return fmt.Errorf("starting lldpd for LLDP: %w", err)
+		}
+		b.lldp = &lldpRunner{daemon: d, valid: b.opts.StateCache}
+		// Until the replay hands over LLDPGlobal: paused, on no port but
+		// the front-panel ones.
+		if err := d.Apply(ctx, b.lldpDaemonConfig(lldpConfig{})); err != nil {
+			b.stopDaemons()
+			return err
+		}
+		b.daemonDrivers["LLDPGlobal"] = lldpGlobalDriver
+		b.daemonDrivers["LLDPIntf"] = lldpIntfDriver
+	}
 	if o := b.opts.System; o != nil {
 		o.defaults()
 		b.daemonDrivers["SystemParam"] = systemDriver
@@ -84,6 +111,9 @@ func (b *Backend) stopDaemons() {
 	if b.ntp != nil {
 		b.ntp.daemon.Stop()
 	}
+	if b.lldp != nil {
+		b.lldp.daemon.Stop()
+	}
 }
 
 // Daemons reports the daemons the backend runs (SystemStatus.FlexDaemons):
@@ -95,6 +125,9 @@ func (b *Backend) Daemons() []daemon.Status {
 	}
 	if b.ntp != nil {
 		out = append(out, b.ntp.daemon.Status()...)
+	}
+	if b.lldp != nil {
+		out = append(out, b.lldp.daemon.Status()...)
 	}
 	return out
 }
