@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -120,6 +121,36 @@ func TestLLDPOnLinux(t *testing.T) {
 		}
 	})
 
+	switchConf := func() string {
+		out, _ := exec.Command("lldpcli", "-u", filepath.Join(dir, "lldpd", "lldpd.socket"), "show", "configuration").Output()
+		return string(out)
+	}
+
+	t.Run("a killed lldpd is restarted with the configuration", func(t *testing.T) {
+		syscall.Kill(s.be.LLDPD().Pid(), syscall.SIGKILL)
+		if !eventually(20*time.Second, func() bool {
+			for _, d := range s.be.Daemons() {
+				if d.Name == "lldpd" && d.State == "up" && d.RestartCount == 1 {
+					return true
+				}
+			}
+			return false
+		}) {
+			t.Fatalf("lldpd not restarted: %+v", s.be.Daemons())
+		}
+		// Started again, lldpd announces the kernel's host name until
+		// swmgr sends SystemParam's.
+		if !eventually(10*time.Second, func() bool { return strings.Contains(switchConf(), "lldp-sw1") }) {
+			t.Fatalf("the restarted lldpd's configuration has not the host name:\n%s", switchConf())
+		}
+		if !eventually(35*time.Second, func() bool {
+			st := intfState()
+			return st.Str("PeerHostName") == "lldp-peer"
+		}) {
+			t.Errorf("after the restart the switch does not hear the peer: %v", intfState())
+		}
+	})
+
 	t.Run("a host name lldpcli would split is refused before lldpd", func(t *testing.T) {
 		for _, name := range []string{"x configure system description pwned", "x;reboot", "x\nconfigure system description pwned", "$(id)"} {
 			if err := s.commit(s.edit(backend.Update, "SystemParam", model.Object{"Hostname": name})); err == nil {
@@ -131,9 +162,7 @@ func TestLLDPOnLinux(t *testing.T) {
 				t.Errorf("lldpd took system name %q", name)
 			}
 		}
-		out, _ := exec.Command("lldpcli", "-u", filepath.Join(dir, "lldpd", "lldpd.socket"), "show", "configuration").Output()
-		conf := string(out)
-		if strings.Contains(conf, "pwned") || !strings.Contains(conf, "lldp-sw1") {
+		if conf := switchConf(); strings.Contains(conf, "pwned") || !strings.Contains(conf, "lldp-sw1") {
 			t.Errorf("lldpd's configuration changed:\n%s", conf)
 		}
 	})
