@@ -174,8 +174,10 @@ func (s *Sim) Dataplane() map[string]*backend.Driver {
 		"IPv6RouteState": {List: s.RoutesV6},
 		"NDPEntryState":  {List: noNeighbors},
 		"ArpEntryState":  {List: noNeighbors},
-		"LogicalIntf":    {Apply: s.record, Replay: true}, // its interface id (IfIndex) is given again at start
-		"Span":           {Check: checkSpan, Apply: s.record, Replay: true},
+		// No frame crosses the simulated switch: it learns no address.
+		"MacTableEntryState": {List: noNeighbors},
+		"LogicalIntf":        {Apply: s.record, Replay: true}, // its interface id (IfIndex) is given again at start
+		"Span":               {Check: checkSpan, Apply: s.record, Replay: true},
 	}
 	for _, name := range compatStateKinds {
 		if ds[name] != nil {
