@@ -3,6 +3,7 @@ package linux
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
@@ -23,12 +24,7 @@ func (b *Backend) startDaemons() error {
 	defer cancel()
 	if o := b.opts.FRR; o != nil {
 		opts := *o
-		if opts.Netns == "" {
-			opts.Netns = b.opts.Kernel.Netns
-		}
-		if opts.Log == nil {
-			opts.Log = b.log
-		}
+		b.placeDaemon(&opts.Netns, &opts.Log)
 		// What a previous run left is not the store's: start empty.
 		if err := os.Remove(filepath.Join(opts.Dir, "bgpd.conf")); err != nil && !os.IsNotExist(err) {
 			return fmt.Errorf("frr: %w", err)
@@ -47,12 +43,7 @@ func (b *Backend) startDaemons() error {
 	}
 	if o := b.opts.Chrony; o != nil {
 		opts := *o
-		if opts.Netns == "" {
-			opts.Netns = b.opts.Kernel.Netns
-		}
-		if opts.Log == nil {
-			opts.Log = b.log
-		}
+		b.placeDaemon(&opts.Netns, &opts.Log)
 		d, err := chrony.New(opts)
 		if err == nil {
 			err = d.Start(ctx)
@@ -72,12 +63,7 @@ func (b *Backend) startDaemons() error {
 	}
 	if o := b.opts.LLDP; o != nil {
 		opts := *o
-		if opts.Netns == "" {
-			opts.Netns = b.opts.Kernel.Netns
-		}
-		if opts.Log == nil {
-			opts.Log = b.log
-		}
+		b.placeDaemon(&opts.Netns, &opts.Log)
 		d, err := lldpd.New(opts)
 		if err == nil {
 			err = d.Start(ctx)
@@ -102,6 +88,17 @@ func (b *Backend) startDaemons() error {
 		b.startDNS(o.EtcDir)
 	}
 	return nil
+}
+
+// placeDaemon defaults a daemon's namespace to the switch's and its log
+// to the backend's.
+func (b *Backend) placeDaemon(netns *string, log **slog.Logger) {
+	if *netns == "" {
+		*netns = b.opts.Kernel.Netns
+	}
+	if *log == nil {
+		*log = b.log
+	}
 }
 
 func (b *Backend) stopDaemons() {
