@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -28,13 +27,15 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
+	"github.com/swmgr/swmgr/internal/atomicfile"
 	"github.com/swmgr/swmgr/internal/daemon"
 )
 
 // Options place one lldpd instance.
 type Options struct {
-	// Dir holds lldpd's control socket and its log.
+	// Dir holds lldpd's control socket, its pid and its log.
 	Dir string
 	// Netns is the named network namespace lldpd runs in ("" = ours).
 	Netns string
@@ -179,6 +180,9 @@ func New(opts Options) (*Daemon, error) {
 		},
 	}}, func(ctx context.Context, name string) error {
 		// A restarted lldpd starts from its defaults: send everything.
+		if err := d.writePid(); err != nil {
+			return err
+		}
 		d.mu.Lock()
 		defer d.mu.Unlock()
 		d.sent = nil
@@ -190,12 +194,43 @@ func New(opts Options) (*Daemon, error) {
 func (d *Daemon) path(name string) string { return filepath.Join(d.opts.Dir, name) }
 func (d *Daemon) socket() string          { return d.path("lldpd.socket") }
 
-// Start starts lldpd, paused until Apply says what to run.
+// Start starts lldpd, paused until Apply says what to run. An lldpd of
+// this directory that outlived the swmgr that started it (a kill -9 of
+// swmgr leaves it running, holding the socket's lock) is ended first.
 func (d *Daemon) Start(ctx context.Context) error {
-	if err := os.MkdirAll(d.opts.Dir, 0o750); err != nil {
+	// lldpcli is set-user-id _lldpd: that user must pass through the
+	// directory and every one above to reach the socket (MakeDir says
+	// which one does not).
+	acct, err := daemon.LookupAccount(lldpUser)
+	if err != nil {
+		return fmt.Errorf("lldpd: user %q (install Debian's lldpd package): %w", lldpUser, err)
+	}
+	if err := daemon.MakeDir(d.opts.Dir, 0o755, 0, 0, acct); err != nil {
+		return fmt.Errorf("lldpd: %w", err)
+	}
+	stale, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	// lldpd renames itself "lldpd: monitor.": its command line no longer
+	// holds its socket's path, so the pid file of this directory says
+	// which lldpd is ours.
+	if _, err := daemon.KillStale(stale, d.pidFile(), "lldpd"); err != nil {
 		return fmt.Errorf("lldpd: %w", err)
 	}
 	if err := d.group.Start(ctx); err != nil {
+		return fmt.Errorf("lldpd: %w", err)
+	}
+	return d.writePid()
+}
+
+// lldpUser is the account lldpd and lldpcli run as (Debian's).
+const lldpUser = "_lldpd"
+
+func (d *Daemon) pidFile() string { return d.path("lldpd.pid") }
+
+// writePid records lldpd's pid (lldpd writes no pid file in the
+// foreground) for the KillStale of the next start.
+func (d *Daemon) writePid() error {
+	if err := atomicfile.Replace(d.pidFile(), []byte(strconv.Itoa(d.Pid())+"\n"), 0o644); err != nil {
 		return fmt.Errorf("lldpd: %w", err)
 	}
 	return nil

@@ -1,10 +1,15 @@
 package lldpd
 
 import (
+	"context"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestConfigValidate(t *testing.T) {
@@ -85,5 +90,77 @@ func TestParseNeighbors(t *testing.T) {
 	}
 	if _, err := ParseNeighbors([]byte("not json")); err == nil {
 		t.Error("garbage parsed")
+	}
+}
+
+// TestStartEndsAStaleLLDPD: an lldpd of the directory that outlived its
+// swmgr (its pid in the directory's pid file, holding the socket's lock)
+// is ended by the next Start, which then runs and answers; a directory
+// lldpcli's user cannot reach is refused with the reason.
+func TestStartEndsAStaleLLDPD(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("lldpd needs root")
+	}
+	for _, p := range []string{"/usr/sbin/lldpd", "/usr/sbin/lldpcli"} {
+		if _, err := os.Stat(p); err != nil {
+			if os.Getenv("CI") != "" {
+				t.Fatalf("%s is missing; .ci/run installs Debian's lldpd", p)
+			}
+			t.Skipf("Debian's lldpd is not installed (%s)", p)
+		}
+	}
+	top, err := os.MkdirTemp("", "lldpd-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(top) })
+	// The daemon's parent directory is made traversable; one above it is
+	// the operator's to open.
+	os.Chmod(top, 0o700)
+	os.Mkdir(filepath.Join(top, "run"), 0o755)
+	dir := filepath.Join(top, "run", "lldpd")
+	d, err := New(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Start(context.Background()); err == nil || !strings.Contains(err.Error(), "cannot reach") {
+		d.Stop()
+		t.Fatalf("a directory below %s (mode 0700) was taken: %v", top, err)
+	}
+	os.Chmod(top, 0o755)
+
+	stale := exec.Command("/usr/sbin/lldpd", "-d", "-u", filepath.Join(dir, "lldpd.socket"), "-L", "/bin/true", "-I", "none")
+	if err := stale.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { stale.Wait(); close(exited) }()
+	t.Cleanup(func() { stale.Process.Kill() })
+	os.WriteFile(filepath.Join(dir, "lldpd.pid"), []byte(strconv.Itoa(stale.Process.Pid)+"\n"), 0o644)
+	// Up and holding the socket's lock: another lldpd of the socket gives
+	// up ("another instance is running").
+	for i := 0; exec.Command("/usr/sbin/lldpcli", "-u", filepath.Join(dir, "lldpd.socket"), "show", "configuration").Run() != nil; i++ {
+		if i == 100 {
+			t.Fatal("the stale lldpd does not answer")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := d.Start(ctx); err != nil {
+		t.Fatalf("start beside a stale lldpd: %v", err)
+	}
+	defer d.Stop()
+	select {
+	case <-exited:
+	case <-ctx.Done():
+		t.Fatal("the stale lldpd still runs")
+	}
+	if err := d.Apply(ctx, Config{Enable: true, SystemName: "sw1", Ports: map[string]Mode{"none": RxAndTx}}); err != nil {
+		t.Fatalf("the new lldpd does not take its configuration: %v", err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "lldpd.pid"))
+	if strings.TrimSpace(string(b)) != strconv.Itoa(d.Pid()) {
+		t.Errorf("pid file %q, want the new lldpd's %d", b, d.Pid())
 	}
 }
