@@ -8,12 +8,15 @@ import (
 	"github.com/swmgr/swmgr/internal/service"
 )
 
-// daemonFlags choose, on the Linux backend, who runs BGP, NTP and the
-// host settings. Their zero value (tests that build serveOptions by hand)
-// is "sim" for all three: nothing is started and the host is not renamed
-// unless asked for; the command line's defaults are the real parts.
+// daemonFlags choose, on the Linux backend, who runs BGP, NTP, LLDP and
+// the host settings. Their zero value (tests that build serveOptions by
+// hand) is "sim" for all: nothing is started and the host is not renamed
+// unless asked for; the command line's defaults are the real parts, but
+// for LLDP, which starts only when asked for (--lldp lldpd): an LLDP
+// agent announces the switch to its neighbors.
 type daemonFlags struct {
 	bgp, ntp, system  string
+	lldp, lldpDir     string
 	frrDir, chronyDir string
 	etcDir            string
 	ntpNoClock        bool
@@ -23,6 +26,8 @@ func addDaemonFlags(f *pflag.FlagSet, d *daemonFlags) {
 	f.StringVar(&d.bgp, "bgp", "frr", "linux backend: who runs BGP: frr (FRR's bgpd and zebra, started by swmgr) or sim")
 	f.StringVar(&d.ntp, "ntp", "chrony", "linux backend: who runs NTP: chrony (a chronyd started by swmgr) or sim")
 	f.StringVar(&d.system, "system", "host", "linux backend: SystemParam Hostname and Timezone: host (set on this machine) or sim")
+	f.StringVar(&d.lldp, "lldp", "sim", "linux backend: who runs LLDP: lldpd (an lldpd started by swmgr, on the front-panel ports) or sim")
+	f.StringVar(&d.lldpDir, "lldp-dir", "/run/swmgr/lldpd", "linux backend: directory of swmgr's lldpd (control socket, log)")
 	f.StringVar(&d.frrDir, "frr-dir", "/run/swmgr/frr", "linux backend: directory of swmgr's FRR (configuration, vty sockets, logs)")
 	f.StringVar(&d.chronyDir, "chrony-dir", "/run/swmgr/chrony", "linux backend: directory of swmgr's chronyd (configuration, sources.d, socket)")
 	f.StringVar(&d.etcDir, "etc-dir", "/etc", "linux backend: where hostname, localtime, timezone and resolv.conf are written")
@@ -32,7 +37,7 @@ func addDaemonFlags(f *pflag.FlagSet, d *daemonFlags) {
 // check refuses unknown choices. On the simulated switch the choices
 // do not apply: everything there is simulated.
 func (d *daemonFlags) check() error {
-	for _, c := range []struct{ flag, val, real string }{{"--bgp", d.bgp, "frr"}, {"--ntp", d.ntp, "chrony"}, {"--system", d.system, "host"}} {
+	for _, c := range []struct{ flag, val, real string }{{"--bgp", d.bgp, "frr"}, {"--ntp", d.ntp, "chrony"}, {"--system", d.system, "host"}, {"--lldp", d.lldp, "lldpd"}} {
 		if c.val != "" && c.val != "sim" && c.val != c.real {
 			return fmt.Errorf("%s %q: use %s or sim", c.flag, c.val, c.real)
 		}
@@ -47,6 +52,9 @@ func (d *daemonFlags) apply(lo *service.LinuxOptions) {
 	}
 	if d.ntp == "chrony" {
 		lo.ChronyDir, lo.ChronyNoClock = d.chronyDir, d.ntpNoClock
+	}
+	if d.lldp == "lldpd" {
+		lo.LLDPDir = d.lldpDir
 	}
 	if d.system == "host" {
 		lo.EtcDir = d.etcDir

@@ -66,6 +66,9 @@ func newGNOI(o *serveOptions, svc *service.Service, log *slog.Logger) (*gnoi.Ser
 		if o.daemons.ntp == "chrony" {
 			logDirs = append(logDirs, o.daemons.chronyDir)
 		}
+		if o.daemons.lldp == "lldpd" {
+			logDirs = append(logDirs, o.daemons.lldpDir)
+		}
 	}
 	certFile, keyFile := serverCertFiles(o)
 	return gnoi.New(gnoi.Options{

@@ -190,6 +190,7 @@ func builtinKinds() []*Kind {
 		port,
 		laPortChannel(),
 		laPortChannelMembers(),
+		macTableEntries(),
 		vlan(),
 		{
 			Name: "Vrf", Class: Config,

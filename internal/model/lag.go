@@ -119,6 +119,25 @@ func laPortChannel() *Kind {
 	}
 }
 
+// macTableEntries is FlexSwitch's MacTableEntryState: the switch's
+// forwarding database, as the dataplane reports it.
+func macTableEntries() *Kind {
+	return &Kind{
+		Name: "MacTableEntryState", Class: State, Source: SourceBackend,
+		Doc: "A MAC address the switch forwards to a port or a LAG in a VLAN: learned from traffic or static. The Linux backend lists its bridge's forwarding database (not the switch's own addresses); the simulated switch learns none.",
+		CLI: &CLICommand{Words: []string{"mac", "address-table"},
+			Brief: []string{"VlanId:VLAN", "MacAddr:MAC", "Type", "Port", "Age"}},
+		Fields: []*Field{
+			{Name: "MacAddr", Type: String, Key: true, Doc: "the MAC address"},
+			{Name: "VlanId", Type: Int, Key: true, Doc: "its VLAN; 0 where the bridge does not filter VLANs"},
+			{Name: "Port", Type: String, Doc: "the port or the LAG (PortChannel<N>) it is reached through; a netdev's name for another device"},
+			{Name: "IfIndex", Type: Int},
+			{Name: "Type", Type: String, Enum: []string{"learned", "static"}},
+			{Name: "Age", Type: Int, Doc: "seconds since the entry was last updated (a learned address: last seen)"},
+		},
+	}
+}
+
 // laPortChannelMembers is FlexSwitch's LaPortChannelIntfRefListState: one
 // member port of a LAG and its LACP state, as the dataplane reports it.
 func laPortChannelMembers() *Kind {

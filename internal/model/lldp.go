@@ -8,22 +8,42 @@ import (
 	"github.com/swmgr/swmgr/internal/apierr"
 )
 
-// lldpIntfs is LLDP's state on every port. No LLDP agent runs (the
-// simulated switch has no neighbors, the Linux backend runs none), so each
-// port reports whether LLDP is enabled there (globally, and not on a port
-// broken out into sub-ports, which run it instead) and no neighbor or
-// frames.
+// lldpIntfs is LLDP's state on every port as the configuration says:
+// whether LLDP runs there (globally, on the port unless its LLDPIntf
+// disables it, and not on a port broken out into sub-ports, which run it
+// instead) and no neighbor or frames. Where an LLDP agent runs (the Linux
+// backend's lldpd) the neighbors it heard are added to these.
 func lldpIntfs(cfg map[string][]Object) []Object {
 	enable := false
 	for _, g := range cfg["LLDPGlobal"] {
 		enable = g.Bool("Enable")
 	}
+	disabled := map[string]bool{}
+	for _, i := range cfg["LLDPIntf"] {
+		disabled[i.Str("IntfRef")] = !i.Bool("Enable")
+	}
 	out := make([]Object, len(cfg["Port"]))
 	for i, p := range cfg["Port"] {
 		out[i] = Object{"IntfRef": p.Str("IntfRef"), "IfIndex": p.Int("IfIndex"), "LocalPort": p.Str("IntfRef"),
-			"Enable": enable && !BrokenOut(p)}
+			"Enable": enable && !disabled[p.Str("IntfRef")] && !BrokenOut(p)}
 	}
 	return out
+}
+
+// LLDPMode is what LLDP does on a port: its LLDPIntf's TxRxMode, else
+// LLDPGlobal's; "" where it does not run (disabled globally or on the
+// port).
+func LLDPMode(global, intf Object) string {
+	if global == nil || !global.Bool("Enable") {
+		return ""
+	}
+	if intf == nil {
+		return global.Str("TxRxMode")
+	}
+	if !intf.Bool("Enable") {
+		return ""
+	}
+	return intf.Str("TxRxMode")
 }
 
 // lldpKinds and logicalIntf are kinds FlexSwitch's public labs configure:
@@ -34,12 +54,12 @@ func lldpKinds() []*Kind {
 		{
 			Name: "LLDPGlobal", Class: Config, Singleton: true,
 			CLI: &CLICommand{Words: []string{"lldp"}, Prompt: []string{"lldp"}},
-			Doc: "LLDP on every front-panel port (802.1AB). The simulated switch has no neighbors: it reports none.",
+			Doc: "LLDP on every front-panel port (802.1AB). On the Linux backend with --lldp lldpd, swmgr's lldpd sends and receives it; elsewhere the simulated switch keeps the settings and has no neighbors.",
 			Fields: []*Field{
 				{Name: "Vrf", Type: String, Key: true, Default: "default", Enum: []string{"default"}},
 				{Name: "Enable", Type: Bool, CLI: "enable"},
 				{Name: "TranmitInterval", Type: Int, Default: int64(30), Range: rng(5, 3600), Doc: "seconds between LLDP frames (FlexSwitch's spelling)"},
-				{Name: "TxRxMode", Type: String, Default: "TxRx", Enum: []string{"TxOnly", "RxOnly", "TxRx"}},
+				{Name: "TxRxMode", Type: String, Default: "TxRx", Enum: []string{"TxOnly", "RxOnly", "TxRx"}, Doc: "on the ports without an LLDPIntf of their own"},
 				{Name: "SnoopAndDrop", Type: Bool, NotYet: "forwarding LLDP frames is platform-specific"},
 			},
 			StateOnly: []*Field{
@@ -49,8 +69,17 @@ func lldpKinds() []*Kind {
 			},
 		},
 		{
+			Name: "LLDPIntf", Class: Config,
+			Doc: "LLDP on one port, where it differs from LLDPGlobal: off, or only sending or only receiving. A port without one runs LLDPGlobal's TxRxMode.",
+			Fields: []*Field{
+				{Name: "IntfRef", Type: String, Key: true, Format: FormatPortName, Ref: "Port", Doc: "the port"},
+				{Name: "Enable", Type: Bool, Default: true, Doc: "LLDP on this port (when LLDPGlobal Enable)"},
+				{Name: "TxRxMode", Type: String, Default: "TxRx", Enum: []string{"TxOnly", "RxOnly", "TxRx"}},
+			},
+		},
+		{
 			Name: "LLDPIntfState", Class: State, Source: SourceService,
-			Derived: &Derivation{From: []string{"LLDPGlobal", "Port"}, Func: lldpIntfs},
+			Derived: &Derivation{From: []string{"LLDPGlobal", "LLDPIntf", "Port"}, Func: lldpIntfs},
 			CLI: &CLICommand{Words: []string{"lldp", "neighbors"},
 				Brief: []string{"IntfRef:Port", "PeerHostName:Neighbor", "PeerPort:Neighbor Port", "PeerMac:Neighbor MAC", "VlanId:VLAN", "HoldTime", "EnabledCapabilities:Capabilities"},
 				Shows: []CLIShow{{Words: []string{"lldp", "neighbors", "brief"}, Only: "PeerMac", Doc: "The ports with an LLDP neighbor"}}},
@@ -60,7 +89,7 @@ func lldpKinds() []*Kind {
 				{Name: "IfIndex", Type: Int},
 				{Name: "SendFrames", Type: Int},
 				{Name: "ReceivedFrames", Type: Int},
-				{Name: "Enable", Type: Bool, Doc: "LLDPGlobal Enable"},
+				{Name: "Enable", Type: Bool, Doc: "LLDPGlobal Enable, and the port's LLDPIntf Enable"},
 				{Name: "LocalPort", Type: String},
 				{Name: "PeerMac", Type: String},
 				{Name: "PeerPort", Type: String},
@@ -71,6 +100,8 @@ func lldpKinds() []*Kind {
 				{Name: "SystemDescription", Type: String},
 				{Name: "SystemCapabilities", Type: String},
 				{Name: "EnabledCapabilities", Type: String},
+				{Name: "PeerChassisId", Type: String, Doc: "the neighbor's chassis id (its MAC address, most often)"},
+				{Name: "PeerMgmtAddr", Type: String, Doc: "the neighbor's management addresses, comma-separated"},
 			},
 		},
 	}

@@ -64,6 +64,7 @@ import (
 	"github.com/swmgr/swmgr/internal/frr"
 	"github.com/swmgr/swmgr/internal/intent"
 	"github.com/swmgr/swmgr/internal/lifecycle"
+	"github.com/swmgr/swmgr/internal/lldpd"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/obs"
 	"github.com/swmgr/swmgr/internal/secrets"
@@ -148,6 +149,9 @@ type LinuxOptions struct {
 	// the resolver of DNSServer and DNSGlobal) to the files there; else
 	// they are simulated.
 	EtcDir string
+	// LLDPDir, when set, runs LLDP in lldpd with its socket and log
+	// there; else LLDP is simulated.
+	LLDPDir string
 }
 
 func (l LinuxOptions) options() linux.Options {
@@ -160,6 +164,9 @@ func (l LinuxOptions) options() linux.Options {
 	}
 	if l.EtcDir != "" {
 		lo.System = &linux.SystemOptions{EtcDir: l.EtcDir}
+	}
+	if l.LLDPDir != "" {
+		lo.LLDP = &lldpd.Options{Dir: l.LLDPDir}
 	}
 	return lo
 }
@@ -269,9 +276,9 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--backend linux: %w", err)
 		}
-		// The kinds the kernel has no part in (LLDPGlobal: no LLDP agent
-		// runs) are the simulated dataplane's, kept and not run, and the
-		// daemons not run (no --bgp, --ntp, --system) the simulated ones.
+		// The kinds the kernel has no part in are the simulated
+		// dataplane's, kept and not run, and the daemons not run (no
+		// --bgp, --ntp, --system, --lldp) the simulated ones.
 		// Each Linux part is bound after its simulated one, so that its
 		// share of a kind's state says last (SystemParam: the kernel and
 		// the up time over the simulated host settings', the host's
@@ -284,6 +291,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		transactional, release = lin, lin.Close
 		sourceAddr = lin.SourceAddr
 		st.routes, st.daemons = lin.RouteTable, lin.Daemons
+		st.learned = map[string]func(context.Context, []model.Object) ([]model.Object, error){"LLDPIntfState": lin.LLDPNeighbors}
 		s.Daemons = lin.Daemons
 		s.reconciled = reconciled
 	default:

@@ -31,6 +31,10 @@ type serviceStatus struct {
 	// daemons reports the routing and NTP daemons the dataplane runs (the
 	// Linux backend's FRR and chronyd); nil when it runs none.
 	daemons func() []daemon.Status
+	// learned adds, to a derived state kind's objects, what a daemon of
+	// the dataplane learned (LLDPIntfState: the neighbors lldpd heard), by
+	// kind name.
+	learned map[string]func(ctx context.Context, derived []model.Object) ([]model.Object, error)
 }
 
 // Name names the service's own states as a provider.
@@ -52,7 +56,7 @@ func (s *serviceStatus) sources() map[string]bind.Source {
 	out := map[string]bind.Source{}
 	for _, k := range s.eng.Registry().Kinds() {
 		if k.Class == model.State && k.Source == model.SourceService && k.Derived != nil {
-			out[k.Name] = s.derived(k.Derived)
+			out[k.Name] = s.derived(k.Derived, s.learned[k.Name])
 		}
 	}
 	for name, src := range map[string]bind.Source{
@@ -171,7 +175,7 @@ func swVersion(version string) model.Object {
 
 // derived is the source of a state kind derived from the running
 // configuration (model.Derivation).
-func (s *serviceStatus) derived(d *model.Derivation) bind.Source {
+func (s *serviceStatus) derived(d *model.Derivation, learned func(context.Context, []model.Object) ([]model.Object, error)) bind.Source {
 	return func(ctx context.Context) ([]model.Object, error) {
 		cfg := map[string][]model.Object{}
 		_, err := s.eng.Snapshot(ctx, d.From, nil, func(k *model.Kind, o model.Object) error {
@@ -181,6 +185,10 @@ func (s *serviceStatus) derived(d *model.Derivation) bind.Source {
 		if err != nil {
 			return nil, err
 		}
-		return d.Func(cfg), nil
+		objs := d.Func(cfg)
+		if learned != nil {
+			return learned(ctx, objs)
+		}
+		return objs, nil
 	}
 }

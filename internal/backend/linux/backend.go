@@ -17,6 +17,7 @@ import (
 	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/chrony"
 	"github.com/swmgr/swmgr/internal/frr"
+	"github.com/swmgr/swmgr/internal/lldpd"
 	"github.com/swmgr/swmgr/internal/model"
 )
 
@@ -46,6 +47,10 @@ type Options struct {
 	// System, when set, applies SystemParam's Hostname and Timezone to
 	// the host (system.go). Nil leaves them to another provider.
 	System *SystemOptions
+	// LLDP, when set, runs LLDPGlobal and LLDPIntf in lldpd (lldp.go);
+	// its Netns defaults to the switch's. Nil leaves them to another
+	// provider.
+	LLDP *lldpd.Options
 	// Model is the registry whose interface kinds name the interfaces
 	// (model.Interface); nil: model.Builtin().
 	Model *model.Registry
@@ -85,6 +90,7 @@ type Backend struct {
 	daemonDrivers map[string]*driver
 	bgp           *bgpRunner
 	ntp           *ntpRunner
+	lldp          *lldpRunner
 	dns           *dnsRunner
 
 	stop chan struct{}

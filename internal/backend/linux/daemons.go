@@ -3,6 +3,7 @@ package linux
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/swmgr/swmgr/internal/chrony"
 	"github.com/swmgr/swmgr/internal/daemon"
 	"github.com/swmgr/swmgr/internal/frr"
+	"github.com/swmgr/swmgr/internal/lldpd"
 )
 
 // startDaemons starts the daemons the options ask for, in the switch's
@@ -22,12 +24,7 @@ func (b *Backend) startDaemons() error {
 	defer cancel()
 	if o := b.opts.FRR; o != nil {
 		opts := *o
-		if opts.Netns == "" {
-			opts.Netns = b.opts.Kernel.Netns
-		}
-		if opts.Log == nil {
-			opts.Log = b.log
-		}
+		b.placeDaemon(&opts.Netns, &opts.Log)
 		// What a previous run left is not the store's: start empty.
 		if err := os.Remove(filepath.Join(opts.Dir, "bgpd.conf")); err != nil && !os.IsNotExist(err) {
 			return fmt.Errorf("frr: %w", err)
@@ -46,12 +43,7 @@ func (b *Backend) startDaemons() error {
 	}
 	if o := b.opts.Chrony; o != nil {
 		opts := *o
-		if opts.Netns == "" {
-			opts.Netns = b.opts.Kernel.Netns
-		}
-		if opts.Log == nil {
-			opts.Log = b.log
-		}
+		b.placeDaemon(&opts.Netns, &opts.Log)
 		d, err := chrony.New(opts)
 		if err == nil {
 			err = d.Start(ctx)
@@ -69,6 +61,27 @@ func (b *Backend) startDaemons() error {
 		b.ntp = &ntpRunner{daemon: d, applied: nil, valid: b.opts.StateCache}
 		b.daemonDrivers["NtpServer"] = ntpDriver
 	}
+	if o := b.opts.LLDP; o != nil {
+		opts := *o
+		b.placeDaemon(&opts.Netns, &opts.Log)
+		d, err := lldpd.New(opts)
+		if err == nil {
+			err = d.Start(ctx)
+		}
+		if err != nil {
+			b.stopDaemons()
+			return fmt.Errorf("starting lldpd for LLDP: %w", err)
+		}
+		b.lldp = &lldpRunner{daemon: d, valid: b.opts.StateCache}
+		// Until the replay hands over LLDPGlobal: paused, on no port but
+		// the front-panel ones.
+		if err := d.Apply(ctx, b.lldpDaemonConfig(lldpConfig{})); err != nil {
+			b.stopDaemons()
+			return err
+		}
+		b.daemonDrivers["LLDPGlobal"] = lldpGlobalDriver
+		b.daemonDrivers["LLDPIntf"] = lldpIntfDriver
+	}
 	if o := b.opts.System; o != nil {
 		o.defaults()
 		b.daemonDrivers["SystemParam"] = systemDriver
@@ -77,12 +90,26 @@ func (b *Backend) startDaemons() error {
 	return nil
 }
 
+// placeDaemon defaults a daemon's namespace to the switch's and its log
+// to the backend's.
+func (b *Backend) placeDaemon(netns *string, log **slog.Logger) {
+	if *netns == "" {
+		*netns = b.opts.Kernel.Netns
+	}
+	if *log == nil {
+		*log = b.log
+	}
+}
+
 func (b *Backend) stopDaemons() {
 	if b.bgp != nil {
 		b.bgp.router.Stop()
 	}
 	if b.ntp != nil {
 		b.ntp.daemon.Stop()
+	}
+	if b.lldp != nil {
+		b.lldp.daemon.Stop()
 	}
 }
 
@@ -95,6 +122,9 @@ func (b *Backend) Daemons() []daemon.Status {
 	}
 	if b.ntp != nil {
 		out = append(out, b.ntp.daemon.Status()...)
+	}
+	if b.lldp != nil {
+		out = append(out, b.lldp.daemon.Status()...)
 	}
 	return out
 }

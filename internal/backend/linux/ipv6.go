@@ -340,8 +340,9 @@ func nudName(s int) string {
 // kernel.
 func (b *Backend) stateLists() map[string]func(context.Context) ([]model.Object, error) {
 	return map[string]func(context.Context) ([]model.Object, error){
-		"IPv6RouteState": b.RouteTableV6,
-		"NDPEntryState":  func(context.Context) ([]model.Object, error) { return b.Neighbors(netlink.FAMILY_V6) },
-		"ArpEntryState":  func(context.Context) ([]model.Object, error) { return b.Neighbors(netlink.FAMILY_V4) },
+		"IPv6RouteState":     b.RouteTableV6,
+		"NDPEntryState":      func(context.Context) ([]model.Object, error) { return b.Neighbors(netlink.FAMILY_V6) },
+		"ArpEntryState":      func(context.Context) ([]model.Object, error) { return b.Neighbors(netlink.FAMILY_V4) },
+		"MacTableEntryState": b.MacTable,
 	}
 }

@@ -201,6 +201,7 @@ var systemDriver = &driver{
 			if err := b.setHostname(tx, h); err != nil {
 				return err
 			}
+			b.stageLLDPHostname(tx, h)
 		}
 		return b.setTimezone(tx, after.Str("Timezone"))
 	},

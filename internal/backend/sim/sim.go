@@ -174,9 +174,10 @@ func (s *Sim) Dataplane() map[string]*backend.Driver {
 		"IPv6RouteState": {List: s.RoutesV6},
 		"NDPEntryState":  {List: noNeighbors},
 		"ArpEntryState":  {List: noNeighbors},
-		"LogicalIntf":    {Apply: s.record, Replay: true}, // its interface id (IfIndex) is given again at start
-		"LLDPGlobal":     record(),
-		"Span":           {Check: checkSpan, Apply: s.record, Replay: true},
+		// No frame crosses the simulated switch: it learns no address.
+		"MacTableEntryState": {List: noNeighbors},
+		"LogicalIntf":        {Apply: s.record, Replay: true}, // its interface id (IfIndex) is given again at start
+		"Span":               {Check: checkSpan, Apply: s.record, Replay: true},
 	}
 	for _, name := range compatStateKinds {
 		if ds[name] != nil {
@@ -186,8 +187,8 @@ func (s *Sim) Dataplane() map[string]*backend.Driver {
 	return ds
 }
 
-// DaemonDrivers returns the drivers of the simulated daemons: BGP and NTP
-// settings, the host settings of SystemParam and the resolver (DNSServer,
+// DaemonDrivers returns the drivers of the simulated daemons: BGP, NTP and
+// LLDP settings, the host settings of SystemParam and the resolver (DNSServer,
 // DNSGlobal), kept and given a plausible state, with nothing run.
 func (s *Sim) DaemonDrivers() map[string]*backend.Driver {
 	ds := map[string]*backend.Driver{
@@ -199,6 +200,9 @@ func (s *Sim) DaemonDrivers() map[string]*backend.Driver {
 		"NtpServer":      {Apply: s.record, State: ntpState},
 		"DNSServer":      {Apply: s.applyDNSServer, State: s.dnsServerState, Replay: true},
 		"DNSGlobal":      {Apply: s.applyDNSGlobal, State: s.dnsGlobalState, Replay: true},
+		// LLDP's settings, kept with no agent run: no neighbor.
+		"LLDPGlobal": {Apply: s.record},
+		"LLDPIntf":   {Apply: s.record},
 	}
 	for _, name := range compatStateKinds {
 		if ds[name] != nil {

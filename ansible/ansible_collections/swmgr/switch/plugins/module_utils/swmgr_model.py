@@ -1037,6 +1037,40 @@ MODEL = json.loads(r'''{
     }
    ]
   },
+  "LLDPIntf": {
+   "module": "swmgr_lldp_intf",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "IntfRef"
+   ],
+   "fields": [
+    {
+     "option": "intf_ref",
+     "name": "IntfRef",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "enable",
+     "name": "Enable",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "tx_rx_mode",
+     "name": "TxRxMode",
+     "type": "str",
+     "choices": [
+      "TxOnly",
+      "RxOnly",
+      "TxRx"
+     ],
+     "settable": true
+    }
+   ]
+  },
   "LaPortChannel": {
    "module": "swmgr_la_port_channel",
    "singleton": false,

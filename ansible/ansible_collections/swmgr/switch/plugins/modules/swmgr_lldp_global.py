@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 module: swmgr_lldp_global
 short_description: "Manage swmgr LLDPGlobal objects"
 description:
-  - "LLDP on every front-panel port (802.1AB). The simulated switch has no neighbors: it reports none."
+  - "LLDP on every front-panel port (802.1AB). On the Linux backend with --lldp lldpd, swmgr's lldpd sends and receives it; elsewhere the simulated switch keeps the settings and has no neighbors."
   - "One task is one commit: the server computes the change in a candidate and commits it as one revision, or changes nothing."
   - "Check mode is the server's dry run (it reports what the switch would refuse); diff mode shows the server's diff."
   - "Generated from swmgr's declaration of LLDPGlobal: see docs/objects.md for every field."
@@ -47,6 +47,7 @@ options:
       tx_rx_mode:
         description:
           - "API field C(TxRxMode)."
+          - "on the ports without an LLDPIntf of their own."
           - "swmgr's default: C(\"TxRx\")."
         type: str
         choices:
