@@ -294,20 +294,6 @@ func (e *Engine) checkStored() error {
 	})
 }
 
-// readStored reads a stored object's JSON as the current model's object:
-// what a record must hold to be served (a JSON object the lenient decoder
-// reads, its key fields read).
-func readStored(k *model.Kind, pub []byte) (model.Object, error) {
-	if !isObject(pub) {
-		return nil, errors.New("it is not a JSON object")
-	}
-	given, err := k.DecodeStored(pub)
-	if err != nil {
-		return nil, err
-	}
-	return given, keyFieldsRead(k, given)
-}
-
 // keyFieldsRead checks that a stored object's key fields were read: the
 // lenient decoder leaves out a value whose type no longer fits, which for a
 // key field would move the object to another key.

@@ -108,14 +108,6 @@ func ipNet(p netip.Prefix) *net.IPNet {
 	return &net.IPNet{IP: p.Addr().AsSlice(), Mask: net.CIDRMask(p.Bits(), p.Addr().BitLen())}
 }
 
-// familyOf is netlink's address family of an address.
-func familyOf(a netip.Addr) int {
-	if a.Is4() {
-		return netlink.FAMILY_V4
-	}
-	return netlink.FAMILY_V6
-}
-
 func vrfName(v string) string {
 	if isDefaultVRF(v) {
 		return "default"
