@@ -169,6 +169,10 @@ func New(opts Options) (*Backend, error) {
 		stop: make(chan struct{}), done: make(chan struct{})}
 	b.intfs = backend.Interfaces[netdev]{Model: opts.Model, ByKind: b.interfaceNetdevs()}
 	b.log.Info("linux backend", "netns", opts.Kernel.Netns, "ports", pm.Len(), "kernel", k.Features().String())
+	if err := k.EnableForwarding(); err != nil {
+		k.Close()
+		return nil, err
+	}
 	if err := b.startDaemons(); err != nil {
 		k.Close()
 		return nil, err
