@@ -3,11 +3,11 @@ package test
 import (
 	"fmt"
 	"maps"
-	"slices"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
