@@ -140,6 +140,19 @@ func (f *fabric) start() {
 	}
 }
 
+// identity is the switch's AS number and router id: the spines share AS
+// 65100, each leaf has its own.
+func (sw *fabricSwitch) identity() (as, routerID string) {
+	n := sw.name[len(sw.name)-1:]
+	if strings.HasPrefix(sw.name, "spine") {
+		return "65100", "10.255.0." + n
+	}
+	return "6510" + n, "10.255.1." + n
+}
+
+// gateway is a leaf's address on its host's subnet.
+func (sw *fabricSwitch) gateway() string { return "10.1." + sw.name[len(sw.name)-1:] + ".1/24" }
+
 // configureOverREST configures the underlay the way an operator's script
 // would, one REST call per object: fabric ports up with their IPv6
 // link-local addresses, a loopback, eBGP unnumbered to every neighbour
@@ -149,17 +162,7 @@ func (f *fabric) configureOverREST() {
 	t := f.t
 	for name, sw := range f.switches {
 		s := sw.s
-		as, id := "65100", ""
-		switch name {
-		case "spine1":
-			id = "10.255.0.1"
-		case "spine2":
-			id = "10.255.0.2"
-		case "leaf1":
-			as, id = "65101", "10.255.1.1"
-		case "leaf2":
-			as, id = "65102", "10.255.1.2"
-		}
+		as, id := sw.identity()
 		s.expect(t, 200, "PATCH", "/config/SystemParam", fmt.Sprintf(`{"Vrf":"default","Hostname":%q}`, name))
 		s.expect(t, 200, "PATCH", "/config/LLDPGlobal", `{"Enable":true,"TranmitInterval":5}`)
 		s.expect(t, 201, "POST", "/config/LogicalIntf", `{"Name":"Loopback1"}`)
@@ -169,8 +172,7 @@ func (f *fabric) configureOverREST() {
 		for port, peer := range sw.links {
 			s.expect(t, 200, "PATCH", "/config/Port", fmt.Sprintf(`{"IntfRef":%q,"AdminState":"UP"}`, port))
 			if peer == "host" {
-				n := strings.TrimPrefix(name, "leaf")
-				s.expect(t, 201, "POST", "/config/IPv4Intf", fmt.Sprintf(`{"IntfRef":%q,"IpAddr":"10.1.%s.1/24"}`, port, n))
+				s.expect(t, 201, "POST", "/config/IPv4Intf", fmt.Sprintf(`{"IntfRef":%q,"IpAddr":%q}`, port, sw.gateway()))
 				continue
 			}
 			s.expect(t, 201, "POST", "/config/IPv6Intf", fmt.Sprintf(`{"IntfRef":%q}`, port))
@@ -255,18 +257,115 @@ func (f *fabric) ping(from, to string, count int) error {
 }
 
 // TestFabricUnderlay builds the fabric's underlay through swmgr alone
-// (REST, as an operator's script does) on this machine's kernel: LLDP
-// names every link right on every switch, every BGP unnumbered session is
-// Established, the hosts reach each other across the spines over both
-// paths, and when spine1 loses all its links the hosts still reach each
-// other through spine2 (the time traffic was lost is logged).
+// (REST, as an operator's script does) on this machine's kernel, and
+// proves it (see proveUnderlay).
 func TestFabricUnderlay(t *testing.T) {
 	f := newFabric(t)
 	f.start()
 	begin := time.Now()
 	f.configureOverREST()
 	t.Logf("configured 4 switches over REST in %s", time.Since(begin).Round(time.Millisecond))
+	f.proveUnderlay()
+}
 
+// TestFabricUnderlayThroughAnsible builds the same fabric with a playbook
+// of the collection's resource modules (each switch's differences are its
+// inventory variables) and proves it the same way; the play run again
+// changes nothing.
+func TestFabricUnderlayThroughAnsible(t *testing.T) {
+	env := ansibleEnv(t)
+	f := newFabric(t)
+	f.start()
+	inv := f.inventory()
+	begin := time.Now()
+	r := runPlaybook(t, env, inv, fabricPlaybook)
+	if failed := r.failures(); len(failed) > 0 {
+		t.Fatalf("the play failed: %v\n%s", failed, tail(r.raw, 3000))
+	}
+	t.Logf("configured 4 switches with ansible-playbook in %s", time.Since(begin).Round(time.Millisecond))
+	f.proveUnderlay()
+	again := runPlaybook(t, env, inv, fabricPlaybook)
+	if failed := again.failures(); len(failed) > 0 || again.changed() != 0 {
+		t.Errorf("the play run again: %d changed, failures %v; want nothing changed", again.changed(), failed)
+	}
+}
+
+// fabricPlaybook configures the underlay of every switch from its
+// inventory variables: as_num, router_id, fabric_ports (the ports to
+// other switches), host_ports and host_addresses (a leaf's port to its
+// host and the host's gateway address).
+const fabricPlaybook = `- hosts: switches
+  gather_facts: false
+  module_defaults:
+    group/swmgr.switch.swmgr: "{{ swmgr_connection }}"
+  tasks:
+    - name: name the switch
+      swmgr.switch.swmgr_system_param:
+        config: {vrf: default, hostname: "{{ inventory_hostname }}"}
+    - name: LLDP on
+      swmgr.switch.swmgr_lldp_global:
+        config: {vrf: default, enable: true, tranmit_interval: 5}
+    - name: ports up
+      swmgr.switch.swmgr_port:
+        config: "{{ (fabric_ports + host_ports) | map('combine', {'admin_state': 'UP'}) | list }}"
+    - name: a loopback
+      swmgr.switch.swmgr_logical_intf:
+        config: [{name: Loopback1}]
+    - name: addresses
+      swmgr.switch.swmgr_ipv4_intf:
+        config: "{{ [{'intf_ref': 'Loopback1', 'ip_addr': router_id ~ '/32'}] + host_addresses }}"
+    - name: IPv6 link-local addresses on the fabric ports
+      swmgr.switch.swmgr_ipv6_intf:
+        config: "{{ fabric_ports }}"
+    - name: BGP
+      swmgr.switch.swmgr_bgp_global:
+        config:
+          vrf: default
+          as_num: "{{ as_num }}"
+          router_id: "{{ router_id }}"
+          use_multiple_paths: true
+          ebgp_max_paths: 4
+          redistribution: [{sources: CONNECTED}]
+    - name: the fabric's peer group
+      swmgr.switch.swmgr_bgpv4_peer_group:
+        config: [{name: FABRIC, peer_as: external, hold_time: 9, keepalive_time: 3, connect_retry_time: 1}]
+    - name: BGP unnumbered on every fabric port
+      swmgr.switch.swmgr_bgpv4_neighbor:
+        config: "{{ fabric_ports | map('combine', {'peer_group': 'FABRIC'}) | list }}"
+`
+
+// inventory is the fabric's Ansible inventory: each switch's URL and the
+// variables fabricPlaybook reads.
+func (f *fabric) inventory() string {
+	var b strings.Builder
+	b.WriteString("all:\n  children:\n    switches:\n      hosts:\n")
+	for _, name := range []string{"spine1", "spine2", "leaf1", "leaf2"} {
+		sw := f.switches[name]
+		as, id := sw.identity()
+		var fabricPorts, hostPorts, hostAddrs []string
+		for _, port := range slices.Sorted(maps.Keys(sw.links)) {
+			if sw.links[port] == "host" {
+				hostPorts = append(hostPorts, fmt.Sprintf("{intf_ref: %s}", port))
+				hostAddrs = append(hostAddrs, fmt.Sprintf("{intf_ref: %s, ip_addr: %s}", port, sw.gateway()))
+				continue
+			}
+			fabricPorts = append(fabricPorts, fmt.Sprintf("{intf_ref: %s}", port))
+		}
+		fmt.Fprintf(&b, "        %s:\n          swmgr_connection: {url: \"http://%s\"}\n          as_num: \"%s\"\n          router_id: %s\n"+
+			"          fabric_ports: [%s]\n          host_ports: [%s]\n          host_addresses: [%s]\n",
+			name, sw.s.addr, as, id, strings.Join(fabricPorts, ", "), strings.Join(hostPorts, ", "), strings.Join(hostAddrs, ", "))
+	}
+	b.WriteString("      vars:\n        ansible_connection: local\n")
+	return b.String()
+}
+
+// proveUnderlay: LLDP names every link right on every switch, every BGP
+// unnumbered session is Established, the hosts reach each other across
+// the spines over both paths, and when spine1 loses all its links the
+// hosts still reach each other through spine2 (the time traffic was lost
+// is logged).
+func (f *fabric) proveUnderlay() {
+	t := f.t
 	took := f.waitAll("BGP unnumbered Established", 90*time.Second, f.bgpEstablished)
 	t.Logf("all 8 sessions Established %s after the configuration", took.Round(100*time.Millisecond))
 	took = f.waitAll("LLDP neighbours right", 60*time.Second, f.lldpRight)
