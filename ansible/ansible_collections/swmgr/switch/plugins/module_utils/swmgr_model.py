@@ -984,6 +984,18 @@ MODEL = json.loads(r'''{
       "revert"
      ],
      "settable": true
+    },
+    {
+     "option": "confirm_wait",
+     "name": "ConfirmWait",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "health_url",
+     "name": "HealthURL",
+     "type": "str",
+     "settable": true
     }
    ]
   },
