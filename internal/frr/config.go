@@ -27,6 +27,7 @@ type Config struct {
 	// PeerGroups are BGPv4PeerGroup (Neighbor with Name set): each is
 	// defined in the instance of every VRF one of its neighbors is in.
 	PeerGroups []Neighbor
+	EVPN       EVPN // evpn.go
 }
 
 // Instance is BGPGlobal (VRF "default") or BGPVrf.
@@ -141,6 +142,7 @@ type block struct {
 	router []string
 	af     []string // address-family ipv4 unicast
 	af6    []string // address-family ipv6 unicast
+	evpn   []string // address-family l2vpn evpn (evpn.go)
 }
 
 func (b block) header() string {
@@ -208,6 +210,9 @@ func (c Config) render() ([]block, error) {
 		if n.NeighborAddress == "" {
 			b.af6 = append(b.af6, "neighbor "+n.name()+" activate")
 		}
+	}
+	if err := c.EVPN.render(byVRF); err != nil {
+		errs = append(errs, err)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
