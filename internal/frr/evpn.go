@@ -121,6 +121,12 @@ func (e EVPN) render(byVRF map[string]*block) error {
 			errs = append(errs, fmt.Errorf("EVPN neighbor %q: not a neighbor's or peer group's name", n.Name))
 			continue
 		}
+		if !definedIn(def, n.Name) {
+			// A neighbour not (yet) configured, or a group no neighbour
+			// uses (FRR defines a group where it is used): nothing to
+			// activate until it is.
+			continue
+		}
 		def.evpn = append(def.evpn, "neighbor "+n.Name+" activate")
 		if n.RouteReflectorClient {
 			def.evpn = append(def.evpn, "neighbor "+n.Name+" route-reflector-client")
@@ -162,6 +168,17 @@ func (e EVPN) render(byVRF map[string]*block) error {
 		b.evpn = append(b.evpn, lines...)
 	}
 	return errors.Join(errs...)
+}
+
+// definedIn says whether the instance defines a neighbour or a peer group
+// (one of its neighbours is a member) of that name.
+func definedIn(b *block, name string) bool {
+	for _, l := range b.router {
+		if neighborOf(l) == name || strings.HasSuffix(l, " peer-group "+name) {
+			return true
+		}
+	}
+	return false
 }
 
 // vrfVNIRE is zebra's `vrf X` line; its ` vni N` line follows.

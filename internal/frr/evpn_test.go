@@ -93,6 +93,7 @@ func TestEVPNDiff(t *testing.T) {
 			[]string{"router bgp 65001", " address-family l2vpn evpn", "no vni 100", " exit-address-family", "exit"}},
 		{"neighbor deactivated", func(c *Config) { c.EVPN.Neighbors = nil },
 			[]string{"router bgp 65001", " address-family l2vpn evpn", "no neighbor 10.0.0.2 activate", " exit-address-family", "exit"}},
+		{"a neighbour FRR does not run is not activated", func(c *Config) { c.EVPN.Neighbors = append(c.EVPN.Neighbors, EVPNNeighbor{Name: "UNUSED"}) }, nil},
 		{"route reflector client", func(c *Config) { c.EVPN.Neighbors[0].RouteReflectorClient = true },
 			[]string{"router bgp 65001", " address-family l2vpn evpn", "neighbor 10.0.0.2 route-reflector-client", " exit-address-family", "exit"}},
 		{"no type-5 routes in red", func(c *Config) { c.EVPN.L3VNIs[0].AdvertiseIPv4Unicast = false },

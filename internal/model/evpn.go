@@ -91,7 +91,7 @@ func evpnKinds() []*Kind {
 			CLI: &CLICommand{Words: []string{"vxlan", "vni"}, Prompt: []string{"vxlan", "vni"}, Value: "Vni", Show: []string{"vxlan", "instance"}},
 			Fields: append([]*Field{
 				vni(&Field{Name: "Vni", Key: true, Doc: "VXLAN network id, 1..16777215"}),
-				{Name: "VlanId", Type: Int, Required: true, Range: rng(1, 4094), Ref: "Vlan", UniqueWithin: []string{}, Doc: "the VLAN the VNI is bridged with (FlexSwitch's list holds one VLAN here: a VNI bridges one VLAN)"},
+				{Name: "VlanId", Type: Int, Required: true, Range: rng(1, 4094), Ref: "Vlan", Doc: "the VLAN the VNI is bridged with (FlexSwitch's list holds one VLAN here: a VNI bridges one VLAN)"},
 				{Name: "AdminState", Type: String, Default: "UP", Enum: adminStates},
 			}, routeTargetFields()...),
 			Constraints: []Constraint{oneVNIPerVLAN, vtepHasSource},
@@ -106,7 +106,7 @@ func evpnKinds() []*Kind {
 			CLI: &CLICommand{Words: []string{"vxlan", "vtep"}, Prompt: []string{"vxlan", "vtep"}, Value: "Intf"},
 			Fields: []*Field{
 				{Name: "Intf", Type: String, Key: true, Text: TextName, MaxLen: 15, Doc: "the VTEP instance's name (vtep100)"},
-				vni(&Field{Name: "Vni", Key: true, Ref: "VxlanInstance", UniqueWithin: []string{}, Doc: "the VxlanInstance it sets up; one VTEP instance per VNI"}),
+				vni(&Field{Name: "Vni", Key: true, Ref: "VxlanInstance", Doc: "the VxlanInstance it sets up; one VTEP instance per VNI"}),
 				{Name: "IntfRef", Type: String, Format: FormatIntfRef, Ref: "Port", Doc: "the interface whose IPv4 address is the source; \"\": SrcIp, else VxlanEndpoint's"},
 				{Name: "SrcIp", Type: String, Default: "0.0.0.0", Format: FormatIPv4, Doc: "the source address when IntfRef is \"\"; 0.0.0.0: VxlanEndpoint's"},
 				{Name: "DstIp", Type: StringList, Format: FormatIPv4Host, Doc: "static remote VTEPs: each gets the VNI's flooded frames (head-end replication)"},
@@ -125,8 +125,8 @@ func evpnKinds() []*Kind {
 			CLI: &CLICommand{Words: []string{"vrf", "vni"}, Prompt: []string{"vrf", "l3vni"}, Value: "Vrf"},
 			Fields: append([]*Field{
 				vrfRef(&Field{Name: "Vrf", Type: String, Key: true, Doc: "the tenant VRF; not default"}),
-				vni(&Field{Name: "Vni", Required: true, UniqueWithin: []string{}, Doc: "the L3 VNI, 1..16777215; not a VxlanInstance's"}),
-				{Name: "VlanId", Type: Int, Required: true, Range: rng(1, 4094), Ref: "Vlan", UniqueWithin: []string{}, Doc: "the VLAN that carries the L3 VNI; its interface (vlan<N>) is put in the VRF"},
+				vni(&Field{Name: "Vni", Required: true, Doc: "the L3 VNI, 1..16777215; not a VxlanInstance's"}),
+				{Name: "VlanId", Type: Int, Required: true, Range: rng(1, 4094), Ref: "Vlan", Doc: "the VLAN that carries the L3 VNI; its interface (vlan<N>) is put in the VRF"},
 				{Name: "AdvertiseIPv4Unicast", Type: Bool, Default: true, Doc: "advertise the VRF's IPv4 BGP routes as EVPN type-5 routes (needs a BGPVrf of the VRF)"},
 			}, routeTargetFields()...),
 			Check: func(o Object) error {

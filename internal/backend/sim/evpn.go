@@ -17,7 +17,8 @@ import (
 // so it learns no remote MAC and receives no EVPN route, and its EVPN
 // sessions stay Idle as its BGP sessions do.
 
-// vxlanDrivers are the VXLAN kinds of the simulated dataplane.
+// vxlanDrivers are the VXLAN kinds of the simulated dataplane, and the
+// EVPN state lists (the Linux backend's dataplane lists them too).
 func (s *Sim) vxlanDrivers() map[string]*backend.Driver {
 	return map[string]*backend.Driver{
 		"VxlanEndpoint":     {Apply: s.record, State: s.vxlanEndpointState, Replay: true},
@@ -26,6 +27,7 @@ func (s *Sim) vxlanDrivers() map[string]*backend.Driver {
 		"EvpnL3Vni":         {Apply: s.record, Replay: true},
 		"EvpnVniState":      {List: s.evpnVnis},
 		"EvpnMacState":      {List: noNeighbors},
+		"EvpnRouteState":    {List: noNeighbors},
 	}
 }
 
@@ -34,7 +36,6 @@ func (s *Sim) evpnDrivers() map[string]*backend.Driver {
 	return map[string]*backend.Driver{
 		"BGPL2vpnEvpn":         {Apply: s.record},
 		"BGPL2vpnEvpnNeighbor": {Apply: s.record, State: s.evpnNeighborState},
-		"EvpnRouteState":       {List: noNeighbors},
 	}
 }
 
