@@ -218,10 +218,20 @@ func change(r, w block) []string {
 			}
 		}
 	}
+	// Sets, not scans: a family of thousands of lines (EVPN's VNIs) is
+	// compared in linear time.
+	setOf := func(lines []string) map[string]bool {
+		m := make(map[string]bool, len(lines))
+		for _, l := range lines {
+			m[l] = true
+		}
+		return m
+	}
 	removed := func(have, want []string) (out []string) {
+		wanted := setOf(want)
 		for i := len(have) - 1; i >= 0; i-- {
 			l := have[i]
-			if slices.Contains(want, l) || dropped(l) {
+			if wanted[l] || dropped(l) {
 				continue
 			}
 			out = append(out, negate(l))
@@ -229,8 +239,9 @@ func change(r, w block) []string {
 		return out
 	}
 	added := func(have, want []string) (out []string) {
+		had := setOf(have)
 		for _, l := range want {
-			if !slices.Contains(have, l) || dropped(l) {
+			if !had[l] || dropped(l) {
 				out = append(out, l)
 			}
 		}

@@ -53,8 +53,14 @@ type L3VNI struct {
 var rtRE = regexp.MustCompile(`^(?:[0-9]{1,10}|[0-9]{1,3}(?:\.[0-9]{1,3}){3}):[0-9]{1,10}$`)
 
 // vniLines are the lines of a VNI's (or an L3 VNI's) RD and route
-// targets, in the order FRR prints them.
-func vniLines(what, rd string, imp, exp []string) ([]string, error) {
+// targets, in the order FRR prints them. A target equal to the one FRR
+// derives itself (AS:VNI, for a 2-byte AS) is the automatic one: FRR keeps
+// no line for it, so none is rendered.
+func vniLines(what string, asn, vni uint32, rd string, imp, exp []string) ([]string, error) {
+	auto := ""
+	if asn <= 65535 {
+		auto = fmt.Sprintf("%d:%d", asn, vni)
+	}
 	var lines []string
 	if rd != "" {
 		if !rtRE.MatchString(rd) {
@@ -70,7 +76,9 @@ func vniLines(what, rd string, imp, exp []string) ([]string, error) {
 			if !rtRE.MatchString(rt) {
 				return nil, fmt.Errorf("%s: route target %q: use ASN:NN or A.B.C.D:NN", what, rt)
 			}
-			lines = append(lines, "route-target "+l.dir+" "+rt)
+			if rt != auto {
+				lines = append(lines, "route-target "+l.dir+" "+rt)
+			}
 		}
 	}
 	return lines, nil
@@ -139,7 +147,7 @@ func (e EVPN) render(byVRF map[string]*block) error {
 		def.evpn = append(def.evpn, "advertise-default-gw")
 	}
 	for _, v := range e.VNIs {
-		lines, err := vniLines(fmt.Sprintf("VNI %d", v.VNI), v.RD, v.Import, v.Export)
+		lines, err := vniLines(fmt.Sprintf("VNI %d", v.VNI), def.asn, v.VNI, v.RD, v.Import, v.Export)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -157,7 +165,7 @@ func (e EVPN) render(byVRF map[string]*block) error {
 		if b == nil {
 			continue
 		}
-		lines, err := vniLines(fmt.Sprintf("L3 VNI %d of VRF %s", l.VNI, l.VRF), l.RD, l.Import, l.Export)
+		lines, err := vniLines(fmt.Sprintf("L3 VNI %d of VRF %s", l.VNI, l.VRF), b.asn, l.VNI, l.RD, l.Import, l.Export)
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -141,3 +141,39 @@ func needPing(t testing.TB) {
 func exec1(ns string, args ...string) error {
 	return exec.Command("ip", append([]string{"netns", "exec", ns}, args...)...).Run()
 }
+
+// BenchmarkEVPNApply4000VNIsToFRR applies 4,000 VNIs with their RD and
+// route targets to a real FRR in one apply (read its running
+// configuration, diff, send about 20,000 commands over the vty) and
+// removes them again, untimed.
+func BenchmarkEVPNApply4000VNIsToFRR(b *testing.B) {
+	fl := frrtest.New(b, frrtest.Options{Prefix: "eb", Subnet: "10.204.0"})
+	r := frrtest.StartRouter(b, fl.Dir+"/switch", fl.SwitchNS)
+	ctx := context.Background()
+	base := frr.Config{Instances: []frr.Instance{{ASNum: "65001", RouterID: "10.255.0.1"}},
+		Neighbors: []frr.Neighbor{frrtest.FastNeighbor(fl.Peer.Addr, "65002")},
+		EVPN:      frr.EVPN{AdvertiseAllVNI: true, Neighbors: []frr.EVPNNeighbor{{Name: fl.Peer.Addr}}}}
+	full := base
+	for i := 1; i <= 4000; i++ {
+		vni := uint32(10000 + i)
+		rt := fmt.Sprintf("65000:%d", vni)
+		full.EVPN.VNIs = append(full.EVPN.VNIs, frr.VNI{VNI: vni, RD: fmt.Sprintf("10.255.0.1:%d", i), Import: []string{rt}, Export: []string{rt}})
+	}
+	if err := r.Apply(ctx, base); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		if err := r.Apply(ctx, full); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		if plan, err := r.Plan(ctx, full); err != nil || len(plan) != 0 {
+			b.Fatalf("after the apply FRR differs: %d commands, %v", len(plan), err)
+		}
+		if err := r.Apply(ctx, base); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+	}
+}

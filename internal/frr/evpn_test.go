@@ -94,6 +94,10 @@ func TestEVPNDiff(t *testing.T) {
 		{"neighbor deactivated", func(c *Config) { c.EVPN.Neighbors = nil },
 			[]string{"router bgp 65001", " address-family l2vpn evpn", "no neighbor 10.0.0.2 activate", " exit-address-family", "exit"}},
 		{"a neighbour FRR does not run is not activated", func(c *Config) { c.EVPN.Neighbors = append(c.EVPN.Neighbors, EVPNNeighbor{Name: "UNUSED"}) }, nil},
+		{"the automatic target given is no line", func(c *Config) {
+			c.EVPN.VNIs[0].Import = append(c.EVPN.VNIs[0].Import, "65001:100")
+			c.EVPN.VNIs[0].Export = append(c.EVPN.VNIs[0].Export, "65001:100")
+		}, nil},
 		{"route reflector client", func(c *Config) { c.EVPN.Neighbors[0].RouteReflectorClient = true },
 			[]string{"router bgp 65001", " address-family l2vpn evpn", "neighbor 10.0.0.2 route-reflector-client", " exit-address-family", "exit"}},
 		{"no type-5 routes in red", func(c *Config) { c.EVPN.L3VNIs[0].AdvertiseIPv4Unicast = false },
