@@ -97,4 +97,23 @@ func TestEVPNOnSimulatedSwitch(t *testing.T) {
 	if st := s.expect(t, 200, "GET", "/state/VxlanEndpoint", "").object(); st["SourceAddress"] != "10.255.0.1" || st["Vnis"] != float64(2) {
 		t.Errorf("VxlanEndpoint state: %v", st)
 	}
+	// The CLI's views of them, declared with the kinds.
+	for _, c := range []struct {
+		cmd  string
+		want []string
+	}{
+		{"show vxlan vtep", []string{"SourceInterface", "Loopback1", "SourceAddress", "10.255.0.1"}},
+		{"show evpn vni", []string{"Vni", "VxlanIntf", "NumRemoteVteps", "100", "L2", "vxlan100", "4001", "L3", "red"}},
+		{"show bgp l2vpn evpn summary", []string{"Neighbor", "PfxRcd", "10.0.0.2", "65002"}},
+	} {
+		out, code := runCLI(t, s, "", "-c", c.cmd)
+		if code != 0 {
+			t.Errorf("%s: exit %d\n%s", c.cmd, code, out)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: no %q in\n%s", c.cmd, w, out)
+			}
+		}
+	}
 }
