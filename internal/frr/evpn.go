@@ -421,8 +421,6 @@ func parseEVPNRoutes(raw map[string]json.RawMessage) ([]EVPNRoute, error) {
 		MAC       string `json:"mac"`
 		IP        string `json:"ip"`
 		IPLen     int    `json:"ipLen"`
-		Prefix    string `json:"ipPrefix"`
-		PrefixLen int    `json:"ipPrefixLen"`
 		VNI       uint32 `json:"vni"`
 		PeerID    string `json:"peerId"`
 		NextHops  []struct {
@@ -447,8 +445,8 @@ func parseEVPNRoutes(raw map[string]json.RawMessage) ([]EVPNRoute, error) {
 			}
 			for _, p := range entry.Paths {
 				rt := EVPNRoute{RD: rd, Prefix: prefix, RouteType: p.RouteType, MAC: p.MAC, IP: p.IP, VNI: p.VNI, Best: p.Best, Local: p.PeerID == "(unspec)"}
-				if p.RouteType == 5 && p.Prefix != "" {
-					rt.IP = fmt.Sprintf("%s/%d", p.Prefix, p.PrefixLen)
+				if p.RouteType == 5 {
+					rt.IP = type5Prefix(prefix, p.IP)
 				}
 				if len(p.NextHops) > 0 {
 					rt.NextHop = p.NextHops[0].IP
@@ -467,6 +465,17 @@ func parseEVPNRoutes(raw map[string]json.RawMessage) ([]EVPNRoute, error) {
 		return out[i].NextHop < out[j].NextHop
 	})
 	return out, nil
+}
+
+// type5Prefix is a type-5 route's prefix with its length: FRR (8.4) gives
+// the address as the path's ip and the length only in the route's key,
+// [5]:[<tag>]:[<length>]:[<address>].
+func type5Prefix(key, ip string) string {
+	parts := strings.Split(strings.NewReplacer("[", "", "]", "").Replace(key), ":")
+	if len(parts) >= 4 && ip != "" {
+		return ip + "/" + parts[2]
+	}
+	return ip
 }
 
 // EVPNPeers reports the sessions of the EVPN family, by neighbour name.

@@ -163,7 +163,8 @@ func TestVRFVNIsOfZebra(t *testing.T) {
 	}
 }
 
-// The state of FRR 8.4.4 as it answered: an L2 VNI with a remote VTEP,
+// The state of FRR 8.4.4 as it answered (the type-5 path as it gave it in
+// the VM's two-switch test): an L2 VNI with a remote VTEP,
 // a local and a remote MAC, and the EVPN table's type-2, -3 and -5 routes.
 const (
 	vniDetailJSON = `[{"vni":100,"type":"L2","vrf":"default","vxlanInterface":"vxlan100","ifindex":4,"sviInterface":"br100","vtepIp":"10.255.0.1","numMacs":2,"numArpNd":0,"numRemoteVteps":["10.255.0.2"]},
@@ -173,7 +174,7 @@ const (
   "[2]:[0]:[48]:[2a:e9:f9:fe:0d:08]":{"prefix":"[2]:[0]:[48]:[2a:e9:f9:fe:0d:08]","paths":[{"valid":true,"bestpath":true,"routeType":2,"mac":"2a:e9:f9:fe:0d:08","peerId":"10.0.0.2","nexthops":[{"ip":"10.255.0.2"}]}]},
   "[3]:[0]:[32]:[10.255.0.2]":{"prefix":"[3]:[0]:[32]:[10.255.0.2]","paths":[{"valid":true,"bestpath":true,"routeType":3,"ip":"10.255.0.2","peerId":"10.0.0.2","nexthops":[{"ip":"10.255.0.2"}]}]}},
  "10.255.0.2:3":{"rd":"10.255.0.2:3",
-  "[5]:[0]:[24]:[10.9.0.0]":{"prefix":"[5]:[0]:[24]:[10.9.0.0]","paths":[{"valid":true,"bestpath":true,"routeType":5,"ipPrefix":"10.9.0.0","ipPrefixLen":24,"peerId":"10.0.0.2","nexthops":[{"ip":"10.255.0.2"}]}]}},
+  "[5]:[0]:[24]:[10.9.0.0]":{"prefix":"[5]:[0]:[24]:[10.9.0.0]","paths":[{"valid":true,"bestpath":true,"routeType":5,"ip":"10.9.0.0","peerId":"10.0.0.2","nexthops":[{"ip":"10.255.0.2"}]}]}},
  "numPrefix":3,"totalPrefix":3}`
 )
 
