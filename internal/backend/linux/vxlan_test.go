@@ -153,3 +153,20 @@ func TestEVPNTwoSwitchesOnLinux(t *testing.T) {
 		t.Errorf("vxlan100 outlived its VNI:\n%s", dev)
 	}
 }
+
+// TestL3VNINeedsVRFDevices: where VRFs are namespaces (no VRF devices),
+// an L3 VNI is refused by the check phase, saying why: FRR maps an L3
+// VNI to a VRF device.
+func TestL3VNINeedsVRFDevices(t *testing.T) {
+	l := newLab(t, 1, KernelOptions{ForceVRFNetns: true})
+	l.k.Close()
+	l.k = nil
+	s := startSwitch(t, l, t.TempDir(), func(o *switchOptions) { o.Kernel.ForceVRFNetns = true })
+	err := drivers["EvpnL3Vni"].check(s.be, changeOf{After: model.Object{"Vrf": "red", "Vni": int64(4001), "VlanId": int64(4001)}})
+	if err == nil || !strings.Contains(err.Error(), "needs VRF devices") {
+		t.Fatalf("an L3 VNI without VRF devices: %v", err)
+	}
+	if err := drivers["VxlanInstance"].check(s.be, changeOf{After: model.Object{"Vni": int64(100), "VlanId": int64(10)}}); err != nil {
+		t.Errorf("an L2 VNI needs no VRF device: %v", err)
+	}
+}
