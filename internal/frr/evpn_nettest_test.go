@@ -120,13 +120,28 @@ func TestEVPNWithRealFRR(t *testing.T) {
 	if st := peers[p.Addr]; st.State != frr.SessionEstablished || st.PfxRcd == 0 {
 		t.Errorf("EVPN session %+v", st)
 	}
-	// EVPN off: the family goes, the remote MAC with it.
+	// A VRF's L3 VNI is zebra's vrf/vni (the VRF need not exist yet), and
+	// goes with it.
+	zebra := func() string {
+		return run(t, "ip", "netns", "exec", fl.SwitchNS, "vtysh", "--vty_socket", fl.Dir+"/switch", "-d", "zebra", "-c", "show running-config")
+	}
+	cfg.EVPN.L3VNIs = []frr.L3VNI{{VRF: "red", VNI: 4001, AdvertiseIPv4Unicast: true}}
+	if err := sw.Apply(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if z := zebra(); !strings.Contains(z, "vrf red\n vni 4001\n") {
+		t.Errorf("zebra has no L3 VNI 4001 for red:\n%s", z)
+	}
+	// EVPN off: the family goes, the L3 VNI with it.
 	cfg.EVPN = frr.EVPN{}
 	if err := sw.Apply(ctx, cfg); err != nil {
 		t.Fatal(err)
 	}
 	if running := frrtest.RunningBGP(t, sw); strings.Contains(running, "l2vpn evpn") {
 		t.Errorf("EVPN still configured:\n%s", running)
+	}
+	if z := zebra(); strings.Contains(z, "vni 4001") {
+		t.Errorf("zebra kept L3 VNI 4001:\n%s", z)
 	}
 }
 

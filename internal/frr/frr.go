@@ -198,8 +198,12 @@ func (r *Router) Apply(ctx context.Context, cfg Config) error {
 	cmds := diff(parseRunning(before), want)
 	r.applies++
 	// The VRFs' L3 VNIs are zebra's: mapped first, put back if bgpd
-	// refuses what follows.
-	vnisBefore, err := r.applyVRFVNIs(ctx, cfg.EVPN.l3VNIs())
+	// refuses what follows. Without any (now or before), zebra is not
+	// asked.
+	var vnisBefore map[string]uint32
+	if len(cfg.EVPN.L3VNIs) > 0 || len(r.current.EVPN.L3VNIs) > 0 {
+		vnisBefore, err = r.applyVRFVNIs(ctx, cfg.EVPN.l3VNIs())
+	}
 	if err != nil {
 		if vnisBefore != nil {
 			if _, rbErr := r.applyVRFVNIs(ctx, vnisBefore); rbErr != nil {
@@ -210,8 +214,10 @@ func (r *Router) Apply(ctx context.Context, cfg Config) error {
 	}
 	if len(cmds) > 0 {
 		if applyErr := r.configure(ctx, cmds); applyErr != nil {
-			if _, rbErr := r.applyVRFVNIs(ctx, vnisBefore); rbErr != nil {
-				return fmt.Errorf("frr: %w; restoring the VRFs' VNIs also failed: %v", applyErr, rbErr)
+			if vnisBefore != nil { // zebra was asked: its mapping goes back too
+				if _, rbErr := r.applyVRFVNIs(ctx, vnisBefore); rbErr != nil {
+					return fmt.Errorf("frr: %w; restoring the VRFs' VNIs also failed: %v", applyErr, rbErr)
+				}
 			}
 			if rbErr := r.restore(ctx, parseRunning(before)); rbErr != nil {
 				return fmt.Errorf("frr: %w; restoring the previous configuration also failed: %v", applyErr, rbErr)
