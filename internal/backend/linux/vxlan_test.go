@@ -53,7 +53,7 @@ func TestEVPNTwoSwitchesOnLinux(t *testing.T) {
 		l.host(1, "ip", "addr", "add", fmt.Sprintf("10.100.0.%d/24", me), "dev", "eth0")
 		l.host(2, "ip", "addr", "add", fmt.Sprintf("10.2%d.0.10/24", me), "dev", "eth0")
 		l.host(2, "ip", "route", "add", "default", "via", fmt.Sprintf("10.2%d.0.1", me))
-		// The backend leaves IP forwarding as the host has it: a router's.
+		// Routing across the L3 VNI needs forwarding, whoever turns it on.
 		run(t, "ip", "netns", "exec", l.sw, "sysctl", "-qw", "net.ipv4.ip_forward=1")
 		s.mustCommit(
 			s.edit(backend.Update, "Port", model.Object{"IntfRef": "fpPort1", "AdminState": "UP"}),
