@@ -228,6 +228,9 @@ func (b *Backend) Dataplane() map[string]*backend.Driver {
 	for name, list := range b.stateLists() {
 		out[name] = &backend.Driver{List: list}
 	}
+	for name, list := range b.evpnStateLists() {
+		out[name] = &backend.Driver{List: list}
+	}
 	out["LaPortChannelIntfRefListState"] = &backend.Driver{List: func(context.Context) ([]model.Object, error) { return b.lagMembers() }}
 	out["SystemParam"] = &backend.Driver{
 		Discover: func(ctx context.Context) ([]model.Object, error) {
