@@ -56,6 +56,16 @@ func webLogin(t testing.TB, root, name, password string) (*http.Cookie, string) 
 	return nil, ""
 }
 
+// logIn logs name in through the page's form, and waits for the front
+// panel's 32 ports and the change feed open.
+func (b *browser) logIn(name, password string) {
+	b.t.Helper()
+	b.fill("#login-user", name)
+	b.fill("#login-password", password)
+	b.click("#login-submit")
+	b.waitFor("document.querySelectorAll('#ports [data-port]').length === 32 && document.body.dataset.feed === 'open'", 30*time.Second)
+}
+
 // webSend sends a REST request with a session cookie and headers given as
 // name, value pairs; it answers the status and body.
 func webSend(t testing.TB, method, u string, c *http.Cookie, body string, hdr ...string) (int, string) {
@@ -127,13 +137,7 @@ func TestWebUI(t *testing.T) {
 	b.navigate(root + "/")
 	b.waitFor("!document.getElementById('login').hidden", 20*time.Second)
 	b.screenshot(shots, "login")
-	loginAs := func(name, password string) {
-		t.Helper()
-		b.fill("#login-user", name)
-		b.fill("#login-password", password)
-		b.click("#login-submit")
-		b.waitFor("document.querySelectorAll('#ports [data-port]').length === 32 && document.body.dataset.feed === 'open'", 30*time.Second)
-	}
+	loginAs := func(name, password string) { t.Helper(); b.logIn(name, password) }
 	// A wrong password is refused on the form.
 	b.fill("#login-user", "webop")
 	b.fill("#login-password", "not-the-password")

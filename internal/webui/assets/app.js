@@ -9,7 +9,7 @@
     csrf: '', user: '', role: '', rev: 0, feed: null,
     ports: new Map(), // name -> {cfg, state, id}
     lldp: new Map(), vlans: [], pending: null, tick: 0,
-    selected: '', samples: [], poll: 0, cand: null, rollbackTo: 0,
+    selected: '', samples: [], poll: 0, hostPoll: 0, cand: null, rollbackTo: 0,
   };
   const SAMPLE_MS = 5000, SAMPLES = 60; // counters: five minutes
 
@@ -71,6 +71,7 @@
     S.user = ''; S.csrf = '';
     if (S.feed) { S.feed.close(); S.feed = null; }
     stopPoll();
+    clearInterval(S.hostPoll); S.hostPoll = 0;
     showLogin(msg);
   }
   $('login').addEventListener('submit', async (ev) => {
@@ -98,6 +99,7 @@
     openFeed();
     refreshPending();
     route();
+    if (!S.hostPoll) S.hostPoll = setInterval(loadHostQuiet, HOST_MS);
   }
 
   // The change feed: one event per commit, from the revision the page read.
@@ -320,7 +322,30 @@
       ['Running revision', Math.max(S.rev, o.RunningRevision), 'running'], ['Saved revision', o.SavedRevision + (o.UnsavedChanges ? ' (unsaved changes)' : '')]]) {
       dl.append(el('dt', {}, k), el('dd', f ? { 'data-field': f } : {}, v === undefined ? '' : v));
     }
+    dl.append(el('dt', {}, 'CPU'), el('dd', { 'data-field': 'cpu' }, ''), el('dt', {}, 'Memory'), el('dd', { 'data-field': 'memory' }, ''));
+    await loadHost();
   }
+  // The host's CPU and memory (SystemStatus): not in the feed (nothing is
+  // committed when they move), so read every HOST_MS while the front
+  // panel is shown in a visible tab, and at once when it is shown again.
+  const HOST_MS = 5000;
+  async function loadHost() {
+    const cpu = document.querySelector('#system [data-field="cpu"]'), mem = document.querySelector('#system [data-field="memory"]');
+    if (!cpu || !S.user || document.hidden || document.body.dataset.view !== 'panel') return;
+    const o = (await api('GET', 'state/SystemStatus')).Object, at = new Date().toLocaleTimeString();
+    cpu.textContent = o.CpuUtilization + ' %';
+    mem.textContent = bytes(o.MemoryUsed) + ' used of ' + bytes(o.MemoryTotal) + ' (' + Math.round(100 * o.MemoryUsed / o.MemoryTotal) + ' %)';
+    cpu.title = mem.title = 'read at ' + at;
+  }
+  // bytes: a size in binary units with one decimal (1.5 GiB).
+  function bytes(n) {
+    const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+    let i = 0;
+    while (n >= 1024 && i < units.length - 1) { n /= 1024; i++; }
+    return (i ? n.toFixed(1) : n) + ' ' + units[i];
+  }
+  const loadHostQuiet = () => loadHost().catch((e) => showError(e.message));
+  document.addEventListener('visibilitychange', loadHostQuiet);
   const stateOf = (o) => ['SessionState', 'State', 'Status', 'OperState', 'Reachable'].map((f) => o[f]).find((v) => v !== undefined && v !== '');
   function table(id, rows, head, extra) {
     const t = clear($(id));
@@ -511,6 +536,7 @@
     document.body.dataset.view = view;
     if (h.startsWith('port/')) showPort(h.slice(5));
     else { S.selected = ''; $('port').hidden = true; stopPoll(); if (view === 'panel') renderPorts(); }
+    if (view === 'panel') loadHostQuiet();
     if (view === 'history') loadRevisions();
     if (view === 'log') loadLog();
   }
