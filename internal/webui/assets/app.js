@@ -442,6 +442,7 @@
             el('button', { type: 'button', onclick: () => showDiff(r.Revision, 'parent') }, 'Diff'), ' ',
             el('button', { type: 'button', class: 'edit rollback', onclick: () => previewRollback(r.Revision) }, 'Roll back to here…'))));
       }
+      labelCells($('revs'));
     } catch (e) { showError(e.message); }
   }
   // against: 'parent', 'running', or another revision's number (the
@@ -520,6 +521,15 @@
       const cells = [r.SeqNum, r.Time, r.UserName, r.API, r.Operation, r.Result, r.Data];
       if (q && !cells.join(' ').toLowerCase().includes(q)) continue;
       body.append(el('tr', {}, ...cells.map((c) => el('td', {}, c === undefined ? '' : c))));
+    }
+    labelCells($('logtable'));
+  }
+  // labelCells gives each cell of a table's body its column's heading
+  // (data-label): a phone shows the rows as cards, each value labelled.
+  function labelCells(table) {
+    const heads = [...table.tHead.rows[0].cells].map((th) => th.textContent);
+    for (const row of table.tBodies[0].rows) {
+      [...row.cells].forEach((td, i) => { if (heads[i]) td.dataset.label = heads[i]; });
     }
   }
   $('log-filter').addEventListener('input', renderLog);
