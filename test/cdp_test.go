@@ -2,7 +2,6 @@ package test
 
 import (
 	"bufio"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -21,6 +20,7 @@ import (
 // commands and the answers to them. Chromium resolves no name but
 // loopback and contacts no service of its own.
 type browser struct {
+	browserPage
 	t       testing.TB
 	cmd     *exec.Cmd
 	in      *os.File // Chromium reads commands from it
@@ -63,6 +63,7 @@ func newBrowser(t testing.TB, width, height int) *browser {
 		t.Fatal(err)
 	}
 	b := &browser{t: t, in: in, waiting: map[int]chan cdpAnswer{}, closed: make(chan struct{}), stderr: &syncBuffer{}}
+	b.browserPage = browserPage{t: t, evaluate: b.tryEval}
 	b.cmd = exec.Command(path, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-default-apps",
 		"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1", "--user-data-dir="+profile,
@@ -175,15 +176,6 @@ func (b *browser) navigate(url string) {
 	b.waitFor("document.readyState === 'complete' && location.href === "+jsString(url), 30*time.Second)
 }
 
-// eval evaluates expr in the page (a promise is awaited) and decodes its
-// value into result.
-func (b *browser) eval(result any, expr string) {
-	b.t.Helper()
-	if err := b.tryEval(result, expr); err != nil {
-		b.t.Fatal(err)
-	}
-}
-
 func (b *browser) tryEval(result any, expr string) error {
 	var r struct {
 		Result struct {
@@ -208,57 +200,10 @@ func (b *browser) tryEval(result any, expr string) error {
 	return nil
 }
 
-// waitFor waits until the JavaScript expression cond is true in the page,
-// and returns how long that took; the test fails after timeout.
-func (b *browser) waitFor(cond string, timeout time.Duration) time.Duration {
-	b.t.Helper()
-	start := time.Now()
-	for {
-		var ok bool
-		err := b.tryEval(&ok, "!!("+cond+")")
-		if err == nil && ok {
-			return time.Since(start)
-		}
-		if time.Since(start) > timeout {
-			var text string
-			b.tryEval(&text, "document.body ? document.body.innerText.slice(0, 2000) : ''")
-			b.t.Fatalf("after %s the page still does not have %s (err %v); it shows:\n%s", timeout, cond, err, text)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// click clicks the element the CSS selector names (through the DOM, as a
-// person's click would run the same listeners).
-func (b *browser) click(selector string) {
-	b.t.Helper()
-	b.waitFor("document.querySelector("+jsString(selector)+")", 20*time.Second)
-	b.eval(nil, "document.querySelector("+jsString(selector)+").click()")
-}
-
-// fill sets the value of the form field the selector names.
-func (b *browser) fill(selector, value string) {
-	b.t.Helper()
-	b.eval(nil, "document.querySelector("+jsString(selector)+").value = "+jsString(value))
-}
-
 // screenshot saves the page as dir/name.png.
 func (b *browser) screenshot(dir, name string) string {
 	b.t.Helper()
 	var shot struct{ Data string }
 	b.call(&shot, "Page.captureScreenshot", map[string]any{"format": "png", "captureBeyondViewport": true})
-	png, err := base64.StdEncoding.DecodeString(shot.Data)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	path := filepath.Join(dir, name+".png")
-	if err := os.WriteFile(path, png, 0o644); err != nil {
-		b.t.Fatal(err)
-	}
-	return path
-}
-
-func jsString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
+	return saveScreenshot(b.t, dir, name, shot.Data)
 }
