@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -26,10 +25,7 @@ type firefox struct {
 	t       testing.TB
 	cmd     *exec.Cmd
 	ws      *wsConn
-	mu      sync.Mutex
-	next    int
-	waiting map[int]chan bidiAnswer
-	closed  chan struct{}
+	calls   browserCalls[bidiAnswer]
 	stderr  *syncBuffer
 	context string // the tab's browsing context
 }
@@ -72,8 +68,8 @@ func newFirefox(t testing.TB, width, height int) *firefox {
 	if err := os.WriteFile(filepath.Join(profile, "user.js"), []byte(firefoxPrefs), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f := &firefox{t: t, waiting: map[int]chan bidiAnswer{}, closed: make(chan struct{}), stderr: &syncBuffer{}}
-	f.browserPage = browserPage{t: t, evaluate: f.tryEval}
+	f := &firefox{t: t, calls: newBrowserCalls[bidiAnswer](), stderr: &syncBuffer{}}
+	f.browserPage = browserPage{t: t, evaluate: f.tryEval, load: f.navigate}
 	f.cmd = exec.Command(path, "--headless", "--no-remote", "--profile", profile, "--remote-debugging-port=0",
 		fmt.Sprintf("--window-size=%d,%d", width, height), "about:blank")
 	f.cmd.Env = append(os.Environ(), "HOME="+profile, "XDG_CONFIG_HOME="+filepath.Join(profile, "config"), "XDG_CACHE_HOME="+filepath.Join(profile, "cache"))
@@ -134,7 +130,7 @@ func newFirefox(t testing.TB, width, height int) *firefox {
 // read dispatches Firefox's answers to the commands waiting for them
 // (events are not used).
 func (f *firefox) read() {
-	defer close(f.closed)
+	defer close(f.calls.closed)
 	for {
 		msg, err := f.ws.readMessage()
 		if err != nil {
@@ -144,41 +140,27 @@ func (f *firefox) read() {
 		if json.Unmarshal(msg, &a) != nil || a.Type == "event" {
 			continue
 		}
-		f.mu.Lock()
-		ch := f.waiting[a.ID]
-		delete(f.waiting, a.ID)
-		f.mu.Unlock()
-		if ch != nil {
-			ch <- a
-		}
+		f.calls.answer(a.ID, a)
 	}
 }
 
 func (f *firefox) send(result any, method string, params any) error {
-	f.mu.Lock()
-	f.next++
-	id := f.next
-	ch := make(chan bidiAnswer, 1)
-	f.waiting[id] = ch
-	f.mu.Unlock()
+	id, ch := f.calls.open()
 	data, _ := json.Marshal(map[string]any{"id": id, "method": method, "params": params})
 	if err := f.ws.writeText(data); err != nil {
 		return fmt.Errorf("%s: %w", method, err)
 	}
-	select {
-	case a := <-ch:
-		if a.Type == "error" {
-			return fmt.Errorf("%s: %s: %s", method, a.Error, a.Message)
-		}
-		if result != nil {
-			return json.Unmarshal(a.Result, result)
-		}
-		return nil
-	case <-f.closed:
-		return fmt.Errorf("%s: firefox closed its remote agent:\n%s", method, tail(f.stderr.String(), 2000))
-	case <-time.After(time.Minute):
-		return fmt.Errorf("%s: no answer within a minute", method)
+	a, err := f.calls.wait(method, ch, func() string { return "firefox closed its remote agent:\n" + tail(f.stderr.String(), 2000) })
+	if err != nil {
+		return err
 	}
+	if a.Type == "error" {
+		return fmt.Errorf("%s: %s: %s", method, a.Error, a.Message)
+	}
+	if result != nil {
+		return json.Unmarshal(a.Result, result)
+	}
+	return nil
 }
 
 func (f *firefox) call(result any, method string, params any) {

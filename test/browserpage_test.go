@@ -3,8 +3,10 @@ package test
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 )
@@ -17,6 +19,17 @@ type browserPage struct {
 	// evaluate evaluates the JavaScript expression expr in the page (a
 	// promise is awaited) and decodes its value into result (nil: none).
 	evaluate func(result any, expr string) error
+	// load loads url and waits for its document complete.
+	load func(url string)
+}
+
+// openAsAdmin loads s's page and logs in through its form as the
+// harness's first admin.
+func (p *browserPage) openAsAdmin(s *server) {
+	p.t.Helper()
+	p.load("http://" + s.addr + "/")
+	p.waitFor("!document.getElementById('login').hidden", 20*time.Second)
+	p.logIn("admin", blackBoxAdminPassword)
 }
 
 // eval evaluates expr in the page (a promise is awaited) and decodes its
@@ -89,4 +102,52 @@ func saveScreenshot(t testing.TB, dir, name, data string) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// browserCalls pairs a browser's answers with the commands waiting for
+// them, by id: the DevTools protocol's and WebDriver BiDi's alike.
+type browserCalls[A any] struct {
+	mu      sync.Mutex
+	next    int
+	waiting map[int]chan A
+	closed  chan struct{} // closed when the browser's end is
+}
+
+func newBrowserCalls[A any]() browserCalls[A] {
+	return browserCalls[A]{waiting: map[int]chan A{}, closed: make(chan struct{})}
+}
+
+// open returns the next command's id and the channel its answer comes on.
+func (c *browserCalls[A]) open() (int, chan A) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.next++
+	ch := make(chan A, 1)
+	c.waiting[c.next] = ch
+	return c.next, ch
+}
+
+// answer hands a to the command id, if one waits for it.
+func (c *browserCalls[A]) answer(id int, a A) {
+	c.mu.Lock()
+	ch := c.waiting[id]
+	delete(c.waiting, id)
+	c.mu.Unlock()
+	if ch != nil {
+		ch <- a
+	}
+}
+
+// wait waits for method's answer on ch, at most a minute; gone says why
+// there is none when the browser's end closed.
+func (c *browserCalls[A]) wait(method string, ch chan A, gone func() string) (A, error) {
+	var none A
+	select {
+	case a := <-ch:
+		return a, nil
+	case <-c.closed:
+		return none, fmt.Errorf("%s: %s", method, gone())
+	case <-time.After(time.Minute):
+		return none, fmt.Errorf("%s: no answer within a minute", method)
+	}
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,11 +23,8 @@ type browser struct {
 	t       testing.TB
 	cmd     *exec.Cmd
 	in      *os.File // Chromium reads commands from it
-	mu      sync.Mutex
-	next    int
-	waiting map[int]chan cdpAnswer
+	calls   browserCalls[cdpAnswer]
 	session string // the page's
-	closed  chan struct{}
 	stderr  *syncBuffer
 }
 
@@ -62,8 +58,8 @@ func newBrowser(t testing.TB, width, height int) *browser {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &browser{t: t, in: in, waiting: map[int]chan cdpAnswer{}, closed: make(chan struct{}), stderr: &syncBuffer{}}
-	b.browserPage = browserPage{t: t, evaluate: b.tryEval}
+	b := &browser{t: t, in: in, calls: newBrowserCalls[cdpAnswer](), stderr: &syncBuffer{}}
+	b.browserPage = browserPage{t: t, evaluate: b.tryEval, load: b.navigate}
 	b.cmd = exec.Command(path, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-default-apps",
 		"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1", "--user-data-dir="+profile,
@@ -99,7 +95,7 @@ func newBrowser(t testing.TB, width, height int) *browser {
 // read dispatches Chromium's answers to the calls waiting for them
 // (events are not used).
 func (b *browser) read(out *os.File) {
-	defer close(b.closed)
+	defer close(b.calls.closed)
 	r := bufio.NewReaderSize(out, 1<<20)
 	for {
 		msg, err := r.ReadBytes(0)
@@ -110,23 +106,12 @@ func (b *browser) read(out *os.File) {
 		if json.Unmarshal(msg[:len(msg)-1], &a) != nil || a.ID == 0 {
 			continue
 		}
-		b.mu.Lock()
-		ch := b.waiting[a.ID]
-		delete(b.waiting, a.ID)
-		b.mu.Unlock()
-		if ch != nil {
-			ch <- a
-		}
+		b.calls.answer(a.ID, a)
 	}
 }
 
 func (b *browser) send(session string, result any, method string, params any) error {
-	b.mu.Lock()
-	b.next++
-	id := b.next
-	ch := make(chan cdpAnswer, 1)
-	b.waiting[id] = ch
-	b.mu.Unlock()
+	id, ch := b.calls.open()
 	msg := map[string]any{"id": id, "method": method}
 	if params != nil {
 		msg["params"] = params
@@ -138,20 +123,17 @@ func (b *browser) send(session string, result any, method string, params any) er
 	if _, err := b.in.Write(append(data, 0)); err != nil {
 		return fmt.Errorf("%s: %w", method, err)
 	}
-	select {
-	case a := <-ch:
-		if a.Error != nil {
-			return fmt.Errorf("%s: %s", method, a.Error.Message)
-		}
-		if result != nil {
-			return json.Unmarshal(a.Result, result)
-		}
-		return nil
-	case <-b.closed:
-		return fmt.Errorf("%s: chromium exited:\n%s", method, tail(b.stderr.String(), 2000))
-	case <-time.After(time.Minute):
-		return fmt.Errorf("%s: no answer within a minute", method)
+	a, err := b.calls.wait(method, ch, func() string { return "chromium exited:\n" + tail(b.stderr.String(), 2000) })
+	if err != nil {
+		return err
 	}
+	if a.Error != nil {
+		return fmt.Errorf("%s: %s", method, a.Error.Message)
+	}
+	if result != nil {
+		return json.Unmarshal(a.Result, result)
+	}
+	return nil
 }
 
 func (b *browser) callBrowser(result any, method string, params any) {

@@ -26,9 +26,7 @@ func TestWebUIShowsHostCPUAndMemory(t *testing.T) {
 	}
 
 	b := newBrowser(t, 1280, 900)
-	b.navigate("http://" + s.addr + "/")
-	b.waitFor("!document.getElementById('login').hidden", 20*time.Second)
-	b.logIn("admin", blackBoxAdminPassword)
+	b.openAsAdmin(s)
 	shown := func() (cpu, mem, at string) {
 		t.Helper()
 		b.waitFor(`document.querySelector('#system [data-field="memory"]').textContent !== ''`, 20*time.Second)

@@ -21,9 +21,7 @@ func TestWebUIOnAPhone(t *testing.T) {
 	s.expect(t, 201, "POST", "/config/NtpServer", `{"IpAddr":"192.0.2.123"}`)
 
 	b := newBrowser(t, 390, 844)
-	b.navigate("http://" + s.addr + "/")
-	b.waitFor("!document.getElementById('login').hidden", 20*time.Second)
-	b.logIn("admin", blackBoxAdminPassword)
+	b.openAsAdmin(s)
 	b.waitFor(`document.querySelector('#system [data-field="memory"]').textContent !== ''`, 20*time.Second)
 	fits := func(view string) {
 		t.Helper()
