@@ -144,11 +144,22 @@
     } catch (e) { showError(e.message); }
     const running = document.querySelector('#system [data-field="running"]');
     if (running) running.textContent = S.rev;
-    // Coalesced: at 100 commits a second, a page asks once per half second.
-    later(refreshPending);
+    // The pending confirmation is read once the feed is quiet: while a
+    // commit awaits confirmation the server accepts no other change, so a
+    // commit followed by another was not left pending; only the last of a
+    // burst can be (and its rollback, when cancelled or timed out, is a
+    // commit too). At 100 commits a second a page reads none until the
+    // burst ends.
+    pendingWhenQuiet();
     if (document.body.dataset.view === 'history') later(loadRevisions);
     if (document.body.dataset.view === 'log') later(loadLog);
   }
+  // quiet: a function that runs fn once no call came for ms.
+  function quiet(fn, ms) {
+    let timer = 0;
+    return () => { clearTimeout(timer); timer = setTimeout(fn, ms); };
+  }
+  const pendingWhenQuiet = quiet(refreshPending, 300);
   const queued = new Set();
   function later(fn) {
     if (queued.has(fn)) return;
@@ -166,17 +177,26 @@
     };
   }
   // Port states to read again (their link may have moved): read at most
-  // once a second, so that 20 pages at 100 admin-state commits a second
-  // ask about 20 times a second, not 2000; more than eight waiting ports
-  // are one read of the list (which costs the server about what eight
-  // single reads do). LLDP neighbours follow links, but a neighbour is
-  // learnt tens of seconds after its link comes up: read at most every 10 s.
+  // once a second (at once when none was read in the last second), so
+  // that 20 pages at 100 admin-state commits a second ask about 20 times a
+  // second, not 2000; more than eight waiting ports are one read of the
+  // list (which costs the server about what eight single reads do), and
+  // then, the ports churning, the next read waits 2 s: the lists the pages
+  // read were most of what they cost the server. LLDP neighbours follow
+  // links, but a neighbour is learnt tens of seconds after its link comes
+  // up: read at most every 10 s.
   const stale = new Set();
-  const readStatesSoon = throttle(readStates, 1000), readLLDPSoon = throttle(readLLDP, 10000);
-  function staleState(name) { stale.add(name); readStatesSoon(); }
+  let statesTimer = 0, statesDue = 0;
+  const readLLDPSoon = throttle(readLLDP, 10000);
+  function staleState(name) {
+    stale.add(name);
+    if (!statesTimer) statesTimer = setTimeout(readStates, Math.max(0, statesDue - Date.now()));
+  }
   async function readStates() {
+    statesTimer = 0;
     const names = [...stale].filter((n) => S.ports.has(n));
     stale.clear();
+    statesDue = Date.now() + (names.length > 8 ? 2000 : 1000);
     try {
       const states = names.length > 8 ? (await list('state/Ports')).map((o) => o.Object)
         : await Promise.all(names.map(async (n) => (await api('GET', 'state/Port/' + S.ports.get(n).id)).Object));
