@@ -44,6 +44,17 @@ func chromium(t testing.TB) string {
 	return testneed.Program(t, "chromium", "chromium", "chromium-browser")
 }
 
+// serverAndChromium starts swmgr and Chromium with a blank page of width
+// x height CSS pixels; with -short, or without chromium, the test skips.
+func serverAndChromium(t *testing.T, width, height int) (*server, *browser) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts Chromium")
+	}
+	chromium(t)
+	return startServer(t, ""), newBrowser(t, width, height)
+}
+
 // newBrowser starts Chromium with one blank page of width x height CSS
 // pixels, and stops it when the test ends.
 func newBrowser(t testing.TB, width, height int) *browser {

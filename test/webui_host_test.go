@@ -12,11 +12,7 @@ import (
 // host's CPU and memory as state/SystemStatus reports them (the page
 // reads them over REST, every few seconds while it is shown).
 func TestWebUIShowsHostCPUAndMemory(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts Chromium")
-	}
-	chromium(t)
-	s := startServer(t, "")
+	s, b := serverAndChromium(t, 1280, 900)
 	st := s.expect(t, 200, "GET", "/state/SystemStatus", "").object()
 	cpu, ok := st["CpuUtilization"].(float64)
 	total, _ := st["MemoryTotal"].(float64)
@@ -25,7 +21,6 @@ func TestWebUIShowsHostCPUAndMemory(t *testing.T) {
 		t.Fatalf("SystemStatus: CpuUtilization %v, MemoryTotal %v, MemoryUsed %v", st["CpuUtilization"], st["MemoryTotal"], st["MemoryUsed"])
 	}
 
-	b := newBrowser(t, 1280, 900)
 	b.openAsAdmin(s)
 	shown := func() (cpu, mem, at string) {
 		t.Helper()

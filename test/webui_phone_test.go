@@ -6,21 +6,16 @@ import (
 )
 
 // TestWebUIOnAPhone: at a phone's size (390x844 CSS pixels, mobile
-// emulation) the front panel and the commit history fit the screen's
+// emulation) the front panel, the commit history and the config log fit the screen's
 // width (nothing scrolls sideways), no word is cut across lines to fit,
 // and every port is shown within it. It
 // keeps the two screenshots (panel-phone, history-phone).
 func TestWebUIOnAPhone(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts Chromium")
-	}
-	chromium(t)
-	s := startServer(t, "")
+	s, b := serverAndChromium(t, 390, 844)
 	shots := screenshotDir(t)
 	s.expect(t, 200, "PATCH", "/config/Port?IntfRef=fpPort3", `{"AdminState":"UP","Description":"uplink to the core switch, rack 12"}`)
 	s.expect(t, 201, "POST", "/config/NtpServer", `{"IpAddr":"192.0.2.123"}`)
 
-	b := newBrowser(t, 390, 844)
 	b.openAsAdmin(s)
 	b.waitFor(`document.querySelector('#system [data-field="memory"]').textContent !== ''`, 20*time.Second)
 	fits := func(view string) {
@@ -35,7 +30,8 @@ func TestWebUIOnAPhone(t *testing.T) {
 			t.Errorf("%s at 390 px: the page is %v px wide in a %v px window; wider than the window: %v", view, got.Scroll, got.Inner, got.Wide)
 		}
 		// Readable: no word of the text shown (a heading, a date, a user,
-		// a button's label) is cut across two lines to fit.
+		// a button's label) is cut across two lines to fit, but one wider
+		// than its box.
 		var cut []string
 		b.eval(&cut, `(() => {
 			const cut = [], walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
@@ -44,7 +40,10 @@ func TestWebUIOnAPhone(t *testing.T) {
 				for (const m of n.data.matchAll(/\S+/g)) {
 					const r = document.createRange();
 					r.setStart(n, m.index); r.setEnd(n, m.index + m[0].length);
-					if (new Set([...r.getClientRects()].map(q => Math.round(q.top))).size > 1) cut.push(m[0]);
+					const rects = [...r.getClientRects()];
+					// A word wider than its box (a long JSON value) has to break.
+					const wide = rects.reduce((w, q) => w + q.width, 0) > n.parentElement.clientWidth;
+					if (!wide && new Set(rects.map(q => Math.round(q.top))).size > 1) cut.push(m[0]);
 				}
 			}
 			return cut.slice(0, 20);
@@ -69,4 +68,8 @@ func TestWebUIOnAPhone(t *testing.T) {
 	b.waitFor("document.getElementById('diff').textContent !== ''", 20*time.Second)
 	fits("commit history")
 	b.screenshot(shots, "history-phone")
+
+	b.eval(nil, "location.hash = '#log'")
+	b.waitFor("document.querySelectorAll('#logtable tbody tr').length >= 2", 20*time.Second)
+	fits("config log")
 }

@@ -13,12 +13,7 @@ import (
 // shows its banner. Counted: the page's reads of /revisions/pending
 // during 60 commits 100 ms apart (twice a second before: about 12).
 func TestWebUIReadsPendingOnceQuiet(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts Chromium")
-	}
-	chromium(t)
-	s := startServer(t, "")
-	b := newBrowser(t, 1280, 900)
+	s, b := serverAndChromium(t, 1280, 900)
 	b.openAsAdmin(s)
 	b.eval(nil, "performance.setResourceTimingBufferSize(100000); performance.clearResourceTimings()")
 	tick := time.NewTicker(100 * time.Millisecond)
