@@ -62,6 +62,7 @@ import (
 	"github.com/swmgr/swmgr/internal/engine/history"
 	"github.com/swmgr/swmgr/internal/engine/users"
 	"github.com/swmgr/swmgr/internal/frr"
+	"github.com/swmgr/swmgr/internal/hoststat"
 	"github.com/swmgr/swmgr/internal/intent"
 	"github.com/swmgr/swmgr/internal/lifecycle"
 	"github.com/swmgr/swmgr/internal/lldpd"
@@ -240,7 +241,8 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	accts := useracct.New(useracct.Options{Accounts: o.Accounts, Own: o.OwnAccounts, CLIShell: o.CLIShell})
 	s := &Service{Table: t, Accounts: o.Accounts, Backend: o.Dataplane, dataDir: o.DataDir}
 	calls := &obs.Calls{}
-	st := &serviceStatus{started: time.Now(), version: o.Version, ready: o.Ready, backend: o.Dataplane, calls: calls}
+	st := &serviceStatus{started: time.Now(), version: o.Version, ready: o.Ready, backend: o.Dataplane, calls: calls,
+		proc: "/proc", cpus: hoststat.NewCPUSampler("/proc", time.Second)}
 	if st.ready == nil {
 		st.ready = func() bool { return true }
 	}
