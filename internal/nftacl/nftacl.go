@@ -16,8 +16,10 @@
 // A script is one nft transaction: the kernel applies all of it or none,
 // and a packet meets the rules either before or after it, never a table
 // half-changed or empty. Every name written into a script has passed the
-// model's formats (letters, digits, '_', '.', '-'; netdev names), and is
-// written quoted.
+// model's formats: chain names are nft identifiers made of an ACL's name
+// (letters, digits, '_', '.', '-', as nft's identifiers allow) behind a
+// fixed prefix, and the strings (device names, comments, log prefixes) are
+// written quoted, holding no quote.
 package nftacl
 
 import (
@@ -83,8 +85,20 @@ type ControlRule struct {
 // Chain is the name of an ACL's chain.
 func Chain(name, direction string) string { return "acl_" + name + "_" + direction }
 
-// hookChain is the name of the base chain of a device and direction.
-func hookChain(device, direction string) string { return "hook_" + direction + "_" + device }
+// hookChain is the name of the base chain of a device and direction: the
+// device's name with what nft's identifiers do not allow written _xHH.
+func hookChain(device, direction string) string {
+	var b strings.Builder
+	b.WriteString("hook_" + direction + "_")
+	for _, c := range []byte(device) {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' {
+			b.WriteByte(c)
+			continue
+		}
+		fmt.Fprintf(&b, "_x%02x", c)
+	}
+	return b.String()
+}
 
 // hook is one base chain: a device's ingress or egress and the ACLs it
 // jumps to.
@@ -104,7 +118,7 @@ func (rs Ruleset) hooks() map[string]hook {
 			name := hookChain(d, a.Direction)
 			h := hooks[name]
 			h.device, h.direction = d, a.Direction
-			h.jumps = append(h.jumps, guard(a.Type)+"jump "+quote(Chain(a.Name, a.Direction)))
+			h.jumps = append(h.jumps, guard(a.Type)+"jump "+Chain(a.Name, a.Direction))
 			hooks[name] = h
 		}
 	}
@@ -216,12 +230,12 @@ func Script(old *Ruleset, want Ruleset) string {
 		if prev, ok := oldChains[name]; ok && slices.Equal(prev, newChains[name]) {
 			continue
 		}
-		fmt.Fprintf(&b, "add chain netdev %s %s\n", Table, quote(name))
+		fmt.Fprintf(&b, "add chain netdev %s %s\n", Table, name)
 		if _, ok := oldChains[name]; ok {
-			fmt.Fprintf(&b, "flush chain netdev %s %s\n", Table, quote(name))
+			fmt.Fprintf(&b, "flush chain netdev %s %s\n", Table, name)
 		}
 		for _, line := range newChains[name] {
-			fmt.Fprintf(&b, "add rule netdev %s %s %s\n", Table, quote(name), line)
+			fmt.Fprintf(&b, "add rule netdev %s %s %s\n", Table, name, line)
 		}
 	}
 	oldHooks, newHooks := old.hooks(), want.hooks()
@@ -231,23 +245,23 @@ func Script(old *Ruleset, want Ruleset) string {
 			continue
 		}
 		if _, ok := oldHooks[name]; ok {
-			fmt.Fprintf(&b, "flush chain netdev %s %s\n", Table, quote(name))
+			fmt.Fprintf(&b, "flush chain netdev %s %s\n", Table, name)
 		} else {
 			hookName := map[string]string{"IN": "ingress", "OUT": "egress"}[h.direction]
-			fmt.Fprintf(&b, "add chain netdev %s %s { type filter hook %s device %s priority 0; policy accept; }\n", Table, quote(name), hookName, quote(h.device))
+			fmt.Fprintf(&b, "add chain netdev %s %s { type filter hook %s device %s priority 0; policy accept; }\n", Table, name, hookName, quote(h.device))
 		}
 		for _, j := range h.jumps {
-			fmt.Fprintf(&b, "add rule netdev %s %s %s\n", Table, quote(name), j)
+			fmt.Fprintf(&b, "add rule netdev %s %s %s\n", Table, name, j)
 		}
 	}
 	for _, name := range sortedKeys(oldHooks) {
 		if _, ok := newHooks[name]; !ok {
-			fmt.Fprintf(&b, "delete chain netdev %s %s\n", Table, quote(name))
+			fmt.Fprintf(&b, "delete chain netdev %s %s\n", Table, name)
 		}
 	}
 	for _, name := range sortedKeys(oldChains) {
 		if _, ok := newChains[name]; !ok {
-			fmt.Fprintf(&b, "flush chain netdev %s %s\ndelete chain netdev %s %s\n", Table, quote(name), Table, quote(name))
+			fmt.Fprintf(&b, "flush chain netdev %s %s\ndelete chain netdev %s %s\n", Table, name, Table, name)
 		}
 	}
 	controlPlane(&b, old.ControlPlane, want.ControlPlane)

@@ -41,6 +41,10 @@ var drivers = map[string]*driver{
 	// driver, in the IPv6 table.
 	"IPv6Intf":  ipv6IntfDriver,
 	"IPv6Route": ipv4RouteDriver,
+	// ACLs and the control-plane ACL are nftables rules (acl.go).
+	"AclRule":             aclRuleDriver,
+	"Acl":                 aclDriverOf,
+	"ControlPlaneAclRule": cpAclDriver,
 }
 
 func (b *Backend) appliedOf(kind string) []model.Object {

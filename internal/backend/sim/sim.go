@@ -98,7 +98,7 @@ func New(opts Options) *Sim {
 // tracked are the kinds whose applied objects the simulated hardware needs
 // to remember: ports, the mirror sessions and VLANs it carries, the local
 // AS, and the interfaces and static routes of its routing table.
-var tracked = map[string]bool{"Port": true, "LaPortChannel": true, "Span": true, "BGPGlobal": true, "Vlan": true, "IPv4Intf": true, "IPv4Route": true, "IPv6Intf": true, "IPv6Route": true}
+var tracked = map[string]bool{"Port": true, "LaPortChannel": true, "Span": true, "BGPGlobal": true, "Vlan": true, "IPv4Intf": true, "IPv4Route": true, "IPv6Intf": true, "IPv6Route": true, "Acl": true, "AclRule": true}
 
 // Name implements backend.Backend.
 func (s *Sim) Name() string { return "sim" }
@@ -178,6 +178,9 @@ func (s *Sim) Dataplane() map[string]*backend.Driver {
 		"MacTableEntryState": {List: noNeighbors},
 		"LogicalIntf":        {Apply: s.record, Replay: true}, // its interface id (IfIndex) is given again at start
 		"Span":               {Check: checkSpan, Apply: s.record, Replay: true},
+	}
+	for name, d := range s.aclDrivers() {
+		ds[name] = d
 	}
 	for _, name := range compatStateKinds {
 		if ds[name] != nil {
