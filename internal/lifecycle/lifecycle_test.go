@@ -54,6 +54,9 @@ func seedAll(s *switchHarness) {
 		{"POST", "/config/BGPv4PeerGroup", `{"Name":"SPINES","PeerAS":"external","AuthPassword":"pg-secret-1"}`},
 		{"POST", "/config/IPv6Intf", `{"IntfRef":"fpPort1","IpAddr":"2001:db8:1::1/64"}`},
 		{"POST", "/config/IPv6Route", `{"DestinationNw":"2001:db8:99::","NetworkMask":"48","NextHop":[{"NextHopIp":"2001:db8:1::2"}]}`},
+		{"POST", "/config/AclRule", `{"RuleName":"deny-ssh","SourceIp":"192.0.2.0","SourceMask":"24","Proto":"TCP","L4DstPort":22,"Action":"Deny","Log":true}`},
+		{"POST", "/config/Acl", `{"AclName":"edge","Direction":"IN","IntfList":["PortChannel1","fpPort2"],"RuleNameList":["deny-ssh"]}`},
+		{"POST", "/config/ControlPlaneAclRule", `{"Name":"mgmt-ssh","Sequence":10,"Service":"SSH","SourceIp":"198.51.100.0","SourceMask":"24"}`},
 		{"PATCH", "/config/DNSGlobal", `{"Domain":"lab.example.net"}`},
 	} {
 		s.must(f.method, f.path, f.body, nil)
