@@ -151,6 +151,9 @@ func (rs Ruleset) chains() map[string][]string {
 	return out
 }
 
+// maxLogPrefix is the longest log prefix the kernel keeps.
+const maxLogPrefix = 127
+
 // render writes a rule's statements: a log rule (rate-limited, no verdict)
 // before the counted rule when it logs.
 func (r Rule) render(a ACL) []string {
@@ -162,7 +165,11 @@ func (r Rule) render(a ACL) []string {
 	comment := " comment " + quote(r.Name)
 	var lines []string
 	if r.Log {
-		lines = append(lines, m+"limit rate 10/second log prefix "+quote(a.Name+" "+a.Direction+" "+r.Name+": ")+comment)
+		prefix := a.Name + " " + a.Direction + " " + r.Name + ": "
+		if len(prefix) > maxLogPrefix {
+			prefix = prefix[:maxLogPrefix] // the names are ASCII
+		}
+		lines = append(lines, m+"limit rate 10/second log prefix "+quote(prefix)+comment)
 	}
 	return append(lines, m+"counter "+verdict+comment)
 }

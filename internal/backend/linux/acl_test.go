@@ -14,11 +14,11 @@ import (
 
 // aclLab is a switch routing between two hosts: host 1 at 10.41.1.2 on
 // fpPort1, host 2 at 10.41.2.2 on fpPort2.
-func aclLab(t *testing.T) (*lab, *sw) {
+func aclLab(t *testing.T, tweaks ...func(*switchOptions)) (*lab, *sw) {
 	t.Helper()
 	testneed.Program(t, "nftables", "nft")
 	l := newLab(t, 2, KernelOptions{})
-	s := startSwitch(t, l, t.TempDir())
+	s := startSwitch(t, l, t.TempDir(), tweaks...)
 	run(t, "ip", "netns", "exec", l.sw, "sysctl", "-qw", "net.ipv4.ip_forward=1")
 	for i := 1; i <= 2; i++ {
 		p := "fpPort" + strconv.Itoa(i)
@@ -34,7 +34,12 @@ func aclLab(t *testing.T) (*lab, *sw) {
 // answered with a reset), "dropped" (no answer within a second) or the
 // error.
 func tcpFrom(l *lab, i int, addr string, port int) string {
-	err := exec.Command("ip", "netns", "exec", l.hosts[i-1], "timeout", "1", "bash", "-c", "echo > /dev/tcp/"+addr+"/"+strconv.Itoa(port)).Run()
+	return tcpIn(l.hosts[i-1], addr, port)
+}
+
+// tcpIn is tcpFrom from the namespace ns.
+func tcpIn(ns, addr string, port int) string {
+	err := exec.Command("ip", "netns", "exec", ns, "timeout", "1", "bash", "-c", "echo > /dev/tcp/"+addr+"/"+strconv.Itoa(port)).Run()
 	if ee, ok := err.(*exec.ExitError); ok {
 		switch ee.ExitCode() {
 		case 124:
@@ -157,4 +162,34 @@ func TestACLReplacementIsAtomic(t *testing.T) {
 		t.Fatalf("%d packets to the denied port 8080 passed during %d replacements of the ACL:\n%s", got["8080"], replacements, counted)
 	}
 	t.Logf("%d packets to 8081 passed, none to 8080, during %d replacements", got["8081"], replacements)
+}
+
+// TestControlPlaneACLKeepsLoopback: a control-plane rule that denies the
+// SSH listener's port to every source drops host 1's connections to the
+// switch, while the switch's own connections over lo still pass (the
+// loopback's accept comes before every rule); deleting the rule lets
+// host 1 in again.
+func TestControlPlaneACLKeepsLoopback(t *testing.T) {
+	l, s := aclLab(t, func(o *switchOptions) { o.ControlPlanePorts = map[string]int{"SSH": 2222} })
+	run(t, "ip", "-n", l.sw, "addr", "add", "10.41.99.1/32", "dev", "lo")
+	if got := tcpFrom(l, 1, "10.41.1.1", 2222); got != "refused" {
+		t.Fatalf("before the rule, host 1 to the switch's 2222: %s", got)
+	}
+	s.mustCommit(s.edit(backend.Create, "ControlPlaneAclRule", model.Object{"Name": "no-ssh", "Sequence": int64(10), "Service": "SSH", "Action": "Deny"}))
+	if got := tcpFrom(l, 1, "10.41.1.1", 2222); got != "dropped" {
+		t.Fatalf("with a deny-all rule, host 1 to the switch's 2222: %s", got)
+	}
+	for _, addr := range []string{"127.0.0.1", "10.41.99.1", "10.41.1.1"} {
+		if got := tcpIn(l.sw, addr, 2222); got != "refused" {
+			t.Fatalf("with a deny-all rule, the switch to its own %s:2222 over lo: %s", addr, got)
+		}
+	}
+	err := s.commit(s.edit(backend.Create, "ControlPlaneAclRule", model.Object{"Name": "gnmi", "Sequence": int64(20), "Service": "GNMI"}))
+	if err == nil || !strings.Contains(err.Error(), "runs no GNMI listener") {
+		t.Fatalf("a rule for a listener the switch does not run: %v", err)
+	}
+	s.mustCommit(s.edit(backend.Delete, "ControlPlaneAclRule", model.Object{"Name": "no-ssh"}))
+	if got := tcpFrom(l, 1, "10.41.1.1", 2222); got != "refused" {
+		t.Fatalf("after the rule's delete, host 1 to the switch's 2222: %s", got)
+	}
 }
