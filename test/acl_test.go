@@ -54,4 +54,9 @@ func TestACLBadInputsChangeNothing(t *testing.T) {
 	if len(st) != 1 || st[0]["Object"].(map[string]any)["RuleName"] != "deny-ssh" {
 		t.Fatalf("AclRuleState: %s", jsonOf(st))
 	}
+	// And as metrics: a state-only kind's series come from its source.
+	m := string(scrape(t, s))
+	if !strings.Contains(m, `swmgr_acl_rule_matched_packets_total{acl="edge",direction="IN",rule="deny-ssh"} 0`) {
+		t.Fatalf("/metrics has no series of the ACL's rule:\n%s", tail(m, 2000))
+	}
 }

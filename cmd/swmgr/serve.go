@@ -246,7 +246,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 	// lifecycle, then the engine's writer finishes the request it holds,
 	// refuses the rest, and its cache fill ends, then the dataplane.
 	defer svc.Close()
-	ob.watch(dd.st, svc.Engine, svc.Candidates, log)
+	ob.watch(dd.st, svc.Engine, svc.Candidates, svc.Table, log)
 	ob.web = newWebUI(doors.Web)
 	if err := o.start(ctx, doors, svc, dd.fresh, env); err != nil {
 		return err
