@@ -193,6 +193,7 @@ func aclKinds() []*Kind {
 				{Name: "AclName", Type: String, Key: true},
 				{Name: "Direction", Type: String, Key: true},
 				{Name: "RuleName", Type: String, Key: true},
+				{Name: "AclType", Type: String, Doc: "the ACL's AclType"},
 				{Name: "Sequence", Type: Int, Doc: "the rule's place in the ACL's RuleNameList, from 1"},
 				{Name: "Action", Type: String},
 				{Name: "MatchedPackets", Type: Int, Doc: "packets the rule matched", Metric: &Metric{Name: "matched_packets_total", Counter: true}},

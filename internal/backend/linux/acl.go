@@ -258,7 +258,7 @@ func (b *Backend) AclRuleStates(ctx context.Context) ([]model.Object, error) {
 			if r.Deny {
 				action = model.AclDeny
 			}
-			out = append(out, model.Object{"AclName": a.Name, "Direction": a.Direction, "RuleName": r.Name, "Sequence": int64(i + 1), "Action": action, "MatchedPackets": c.Packets, "MatchedBytes": c.Bytes})
+			out = append(out, model.Object{"AclName": a.Name, "Direction": a.Direction, "RuleName": r.Name, "AclType": a.Type, "Sequence": int64(i + 1), "Action": action, "MatchedPackets": c.Packets, "MatchedBytes": c.Bytes})
 		}
 	}
 	return out, nil

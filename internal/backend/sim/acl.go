@@ -40,7 +40,7 @@ func (s *Sim) aclRuleStates(context.Context) ([]model.Object, error) {
 			if r := s.applied["AclRule"][name]; r != nil {
 				action = r.Str("Action")
 			}
-			out = append(out, model.Object{"AclName": acl.Str("AclName"), "Direction": acl.Str("Direction"), "RuleName": name, "Sequence": int64(i + 1), "Action": action, "MatchedPackets": int64(0), "MatchedBytes": int64(0)})
+			out = append(out, model.Object{"AclName": acl.Str("AclName"), "Direction": acl.Str("Direction"), "RuleName": name, "AclType": acl.Str("AclType"), "Sequence": int64(i + 1), "Action": action, "MatchedPackets": int64(0), "MatchedBytes": int64(0)})
 		}
 	}
 	return out, nil
