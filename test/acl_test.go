@@ -60,3 +60,66 @@ func TestACLBadInputsChangeNothing(t *testing.T) {
 		t.Fatalf("/metrics has no series of the ACL's rule:\n%s", tail(m, 2000))
 	}
 }
+
+// TestAnsibleACLOverridden: an ACL and its rules as the collection's
+// generated modules write them. A first task makes the rules and the ACL
+// in one commit; a second, with the rules overridden (an old rule gone, a
+// new one in) and the ACL replaced to name the new list, is again one
+// commit; a rule still named by the ACL cannot be overridden away: the
+// switch refuses the whole task and nothing changes.
+func TestAnsibleACLOverridden(t *testing.T) {
+	env := ansibleEnv(t)
+	s := startServer(t, "")
+	inv := inventoryOf(s)
+	play := func(rules, list string) string {
+		return playHeader + `    - name: acl
+      swmgr.switch.swmgr_config:
+        resources:
+          - kind: AclRule
+            state: overridden
+            config: ` + rules + `
+          - kind: Acl
+            state: replaced
+            config: [{acl_name: edge, direction: IN, intf_list: [fpPort1], rule_name_list: ` + list + `}]
+`
+	}
+	rules := func() []string {
+		var names []string
+		for _, e := range s.listAll(t, "/config/AclRules", 100) {
+			names = append(names, e["Object"].(map[string]any)["RuleName"].(string))
+		}
+		return names
+	}
+	before := runningRevisionOf(t, s)
+	r := runPlaybook(t, env, inv, play(`[{rule_name: deny-ssh, proto: TCP, l4_dst_port: 22, action: Deny}, {rule_name: deny-telnet, proto: TCP, l4_dst_port: 23, action: Deny}]`, `[deny-ssh, deny-telnet]`))
+	if f := r.failures(); len(f) > 0 {
+		t.Fatalf("first run failed: %v", f)
+	}
+	if got := runningRevisionOf(t, s) - before; got != 1 {
+		t.Fatalf("the rules and the ACL took %d commits, want 1", got)
+	}
+	before = runningRevisionOf(t, s)
+	r = runPlaybook(t, env, inv, play(`[{rule_name: deny-ssh, proto: TCP, l4_dst_port: 22, action: Deny}, {rule_name: deny-web, proto: TCP, l4_dst_port: 80, action: Deny}]`, `[deny-web, deny-ssh]`))
+	if f := r.failures(); len(f) > 0 {
+		t.Fatalf("the override failed: %v", f)
+	}
+	if got := runningRevisionOf(t, s) - before; got != 1 {
+		t.Fatalf("the override took %d commits, want 1", got)
+	}
+	if got := strings.Join(rules(), ","); got != "deny-ssh,deny-web" {
+		t.Fatalf("rules after the override: %s", got)
+	}
+	st := s.listAll(t, "/state/AclRules", 100)
+	if len(st) != 2 || st[0]["Object"].(map[string]any)["RuleName"] != "deny-web" {
+		t.Fatalf("AclRuleState after the override: %s", jsonOf(st))
+	}
+	// Overriding away a rule the ACL goes on naming: refused, nothing changed.
+	before = runningRevisionOf(t, s)
+	r = runPlaybook(t, env, inv, play(`[{rule_name: deny-ssh, proto: TCP, l4_dst_port: 22, action: Deny}]`, `[deny-web, deny-ssh]`))
+	if f := r.failures(); len(f) != 1 || !strings.Contains(f[0], "deny-web") {
+		t.Fatalf("overriding away a rule in use: failures %v", f)
+	}
+	if runningRevisionOf(t, s) != before || strings.Join(rules(), ",") != "deny-ssh,deny-web" {
+		t.Fatal("a refused override changed the configuration")
+	}
+}
