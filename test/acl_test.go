@@ -54,6 +54,9 @@ func TestACLBadInputsChangeNothing(t *testing.T) {
 	if len(st) != 1 || st[0]["Object"].(map[string]any)["RuleName"] != "deny-ssh" {
 		t.Fatalf("AclRuleState: %s", jsonOf(st))
 	}
+	// The CLI's show, with the ACL's rules in order and their counters.
+	out, _ := runCLI(t, s, "show ip access-lists\n")
+	mustContain(t, out, " ACL     Dir    Type    Seq    Rule        Action    Packets    Bytes", " edge    IN     IP      1      deny-ssh    Deny      0          0")
 	// And as metrics: a state-only kind's series come from its source.
 	m := string(scrape(t, s))
 	if !strings.Contains(m, `swmgr_acl_rule_matched_packets_total{acl="edge",direction="IN",rule="deny-ssh"} 0`) {

@@ -186,8 +186,11 @@ func aclKinds() []*Kind {
 		{
 			Name: "AclRuleState", Class: State, Source: SourceBackend,
 			Doc: "The counters of each rule of each ACL: the packets and bytes it matched, summed over the ACL's interfaces, since the ACL was last changed (a change replaces the ACL and starts its counters again) or the switch's start. The simulated switch counts nothing.",
-			CLI: &CLICommand{Words: []string{"ip", "access-lists"},
-				Brief: []string{"AclName:ACL", "Direction", "Sequence:Seq", "RuleName:Rule", "Action", "MatchedPackets:Packets", "MatchedBytes:Bytes"}},
+			CLI: &CLICommand{Words: []string{"acl", "counters"},
+				Shows: []CLIShow{
+					// EOS's and NX-OS's words; one line per rule with its matches.
+					{Words: []string{"ip", "access-lists"}, Columns: []string{"AclName:ACL", "Direction:Dir", "AclType:Type", "Sequence:Seq", "RuleName:Rule", "Action", "MatchedPackets:Packets", "MatchedBytes:Bytes"}, Doc: "Every ACL's rules in order, with the packets and bytes each matched"},
+				}},
 			Metrics: &Metrics{Subsystem: "acl_rule", Doc: "ACL rule", Labels: []MetricLabel{{Field: "AclName", Label: "acl"}, {Field: "Direction", Label: "direction"}, {Field: "RuleName", Label: "rule"}}},
 			Fields: []*Field{
 				{Name: "AclName", Type: String, Key: true},
