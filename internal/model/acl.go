@@ -305,29 +305,34 @@ var aclRulesFitType = Constraint{
 	Name:  "an ACL's rules fit its AclType",
 	Kinds: []string{"Acl", "AclRule"},
 	Check: func(cfg View, changes []Change) error {
-		var clash error
-		err := cfg.Each("Acl", func(_ string, acl Object) bool {
+		return firstAclClash(cfg, func(acl Object) error {
 			typ := acl.Str("AclType")
 			for _, name := range acl.List("RuleNameList") {
 				r := cfg.Get("AclRule", name)
 				if r == nil {
 					continue // the reference check names it
 				}
-				fam := AclRuleFamily(r)
-				switch {
+				switch fam := AclRuleFamily(r); {
 				case fam == "" && typ != AclMAC, fam == typ:
-					continue
 				case typ == AclMAC:
-					clash = apierr.Conflict(apierr.CodeConflict, "Acl", "RuleNameList: rule %s matches IP fields; the MAC ACL %s's rules match MAC addresses only", name, acl.Str("AclName"))
+					return apierr.Conflict(apierr.CodeConflict, "Acl", "RuleNameList: rule %s matches IP fields; the MAC ACL %s's rules match MAC addresses only", name, acl.Str("AclName"))
 				default:
-					clash = apierr.Conflict(apierr.CodeConflict, "Acl", "RuleNameList: rule %s is an %s rule; ACL %s is of AclType %s", name, fam, acl.Str("AclName"), typ)
+					return apierr.Conflict(apierr.CodeConflict, "Acl", "RuleNameList: rule %s is an %s rule; ACL %s is of AclType %s", name, fam, acl.Str("AclName"), typ)
 				}
-				return false
 			}
-			return true
+			return nil
 		})
-		return cmpErr(err, clash)
 	},
+}
+
+// firstAclClash is the first error check finds in an ACL of cfg.
+func firstAclClash(cfg View, check func(acl Object) error) error {
+	var clash error
+	err := cfg.Each("Acl", func(_ string, acl Object) bool {
+		clash = check(acl)
+		return clash == nil
+	})
+	return cmpErr(err, clash)
 }
 
 // aclNotOnLAGMember: a LAG's member port's packets are the LAG's: an ACL
@@ -340,17 +345,14 @@ var aclNotOnLAGMember = Constraint{
 		if err != nil || len(owner) == 0 {
 			return err
 		}
-		var clash error
-		err = cfg.Each("Acl", func(_ string, acl Object) bool {
+		return firstAclClash(cfg, func(acl Object) error {
 			for _, in := range acl.List("IntfList") {
 				if lag, ok := owner[in]; ok {
-					clash = apierr.Conflict(apierr.CodeConflict, "Acl", "IntfList: port %s is a member of %s: ACL %s applies to the LAG's traffic through %s, not through a member port", in, lag, acl.Str("AclName"), lag)
-					return false
+					return apierr.Conflict(apierr.CodeConflict, "Acl", "IntfList: port %s is a member of %s: ACL %s applies to the LAG's traffic through %s, not through a member port", in, lag, acl.Str("AclName"), lag)
 				}
 			}
-			return true
+			return nil
 		})
-		return cmpErr(err, clash)
 	},
 }
 
@@ -362,20 +364,17 @@ var oneAclPerInterface = Constraint{
 	Kinds: []string{"Acl"},
 	Check: func(cfg View, changes []Change) error {
 		taken := map[[3]string]string{}
-		var clash error
-		err := cfg.Each("Acl", func(_ string, acl Object) bool {
+		return firstAclClash(cfg, func(acl Object) error {
 			for _, in := range acl.List("IntfList") {
 				slot := [3]string{in, acl.Str("Direction"), acl.Str("AclType")}
 				if other, ok := taken[slot]; ok {
 					a, b := min(other, acl.Str("AclName")), max(other, acl.Str("AclName"))
-					clash = apierr.Conflict(apierr.CodeConflict, "Acl", "IntfList: %s would have two %s ACLs of type %s, %s and %s; an interface has one per direction and type", in, slot[1], slot[2], a, b)
-					return false
+					return apierr.Conflict(apierr.CodeConflict, "Acl", "IntfList: %s would have two %s ACLs of type %s, %s and %s; an interface has one per direction and type", in, slot[1], slot[2], a, b)
 				}
 				taken[slot] = acl.Str("AclName")
 			}
-			return true
+			return nil
 		})
-		return cmpErr(err, clash)
 	},
 }
 

@@ -24,6 +24,7 @@ package nftacl
 
 import (
 	"fmt"
+	"maps"
 	"net/netip"
 	"slices"
 	"strings"
@@ -233,7 +234,7 @@ func Script(old *Ruleset, want Ruleset) string {
 	}
 	fmt.Fprintf(&b, "table netdev %s {}\n", Table)
 	oldChains, newChains := old.chains(), want.chains()
-	for _, name := range sortedKeys(newChains) {
+	for _, name := range slices.Sorted(maps.Keys(newChains)) {
 		if prev, ok := oldChains[name]; ok && slices.Equal(prev, newChains[name]) {
 			continue
 		}
@@ -246,7 +247,7 @@ func Script(old *Ruleset, want Ruleset) string {
 		}
 	}
 	oldHooks, newHooks := old.hooks(), want.hooks()
-	for _, name := range sortedKeys(newHooks) {
+	for _, name := range slices.Sorted(maps.Keys(newHooks)) {
 		h := newHooks[name]
 		if prev, ok := oldHooks[name]; ok && slices.Equal(prev.jumps, h.jumps) {
 			continue
@@ -261,12 +262,12 @@ func Script(old *Ruleset, want Ruleset) string {
 			fmt.Fprintf(&b, "add rule netdev %s %s %s\n", Table, name, j)
 		}
 	}
-	for _, name := range sortedKeys(oldHooks) {
+	for _, name := range slices.Sorted(maps.Keys(oldHooks)) {
 		if _, ok := newHooks[name]; !ok {
 			fmt.Fprintf(&b, "delete chain netdev %s %s\n", Table, name)
 		}
 	}
-	for _, name := range sortedKeys(oldChains) {
+	for _, name := range slices.Sorted(maps.Keys(oldChains)) {
 		if _, ok := newChains[name]; !ok {
 			fmt.Fprintf(&b, "flush chain netdev %s %s\ndelete chain netdev %s %s\n", Table, name, Table, name)
 		}
@@ -307,13 +308,4 @@ func controlPlane(b *strings.Builder, old, want []ControlRule) {
 		}
 		fmt.Fprintf(b, "add rule inet %s input %stcp dport %d counter %s comment %s\n", ControlPlaneTable, src, r.Port, verdict, quote(r.Name))
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

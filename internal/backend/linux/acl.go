@@ -2,11 +2,13 @@ package linux
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"os/exec"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 
@@ -118,12 +120,7 @@ func (b *Backend) controlPlanePort(service string) int {
 // ruleset renders staged objects in nftacl's terms.
 func (b *Backend) ruleset(st aclStage) (nftacl.Ruleset, error) {
 	var rs nftacl.Ruleset
-	keys := make([]string, 0, len(st["Acl"]))
-	for k := range st["Acl"] {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, key := range keys {
+	for _, key := range slices.Sorted(maps.Keys(st["Acl"])) {
 		a := st["Acl"][key]
 		acl := nftacl.ACL{Name: a.Str("AclName"), Direction: a.Str("Direction"), Type: a.Str("AclType")}
 		for _, in := range a.List("IntfList") {
@@ -142,11 +139,7 @@ func (b *Backend) ruleset(st aclStage) (nftacl.Ruleset, error) {
 		}
 		rs.ACLs = append(rs.ACLs, acl)
 	}
-	cp := make([]model.Object, 0, len(st["ControlPlaneAclRule"]))
-	for _, o := range st["ControlPlaneAclRule"] {
-		cp = append(cp, o)
-	}
-	sort.Slice(cp, func(i, j int) bool { return cp[i].Int("Sequence") < cp[j].Int("Sequence") })
+	cp := slices.SortedFunc(maps.Values(st["ControlPlaneAclRule"]), func(a, b model.Object) int { return cmp.Compare(a.Int("Sequence"), b.Int("Sequence")) })
 	for _, o := range cp {
 		src, _ := model.AclPrefix(o, "SourceIp", "SourceMask")
 		rs.ControlPlane = append(rs.ControlPlane, nftacl.ControlRule{Name: o.Str("Name"), Port: uint16(b.controlPlanePort(o.Str("Service"))), Src: src, Allow: o.Str("Action") == model.AclAllow})

@@ -2,7 +2,8 @@ package sim
 
 import (
 	"context"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/model"
@@ -27,13 +28,8 @@ func (s *Sim) aclDrivers() map[string]*backend.Driver {
 func (s *Sim) aclRuleStates(context.Context) ([]model.Object, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	keys := make([]string, 0, len(s.applied["Acl"]))
-	for k := range s.applied["Acl"] {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	out := []model.Object{}
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(s.applied["Acl"])) {
 		acl := s.applied["Acl"][k]
 		for i, name := range acl.List("RuleNameList") {
 			action := model.AclAllow
