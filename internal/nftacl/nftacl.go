@@ -262,14 +262,18 @@ func Script(old *Ruleset, want Ruleset) string {
 			fmt.Fprintf(&b, "add rule netdev %s %s %s\n", Table, name, j)
 		}
 	}
+	// A chain is added before it is deleted: the add does nothing to one
+	// that exists, and makes the delete succeed where the kernel already
+	// removed it (a base chain whose device went, on kernels that remove
+	// those).
 	for _, name := range slices.Sorted(maps.Keys(oldHooks)) {
 		if _, ok := newHooks[name]; !ok {
-			fmt.Fprintf(&b, "delete chain netdev %s %s\n", Table, name)
+			fmt.Fprintf(&b, "add chain netdev %s %s\ndelete chain netdev %s %s\n", Table, name, Table, name)
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(oldChains)) {
 		if _, ok := newChains[name]; !ok {
-			fmt.Fprintf(&b, "flush chain netdev %s %s\ndelete chain netdev %s %s\n", Table, name, Table, name)
+			fmt.Fprintf(&b, "add chain netdev %s %s\nflush chain netdev %s %s\ndelete chain netdev %s %s\n", Table, name, Table, name, Table, name)
 		}
 	}
 	controlPlane(&b, old.ControlPlane, want.ControlPlane)

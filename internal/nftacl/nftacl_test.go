@@ -32,7 +32,7 @@ func TestScript(t *testing.T) {
 		{"an unchanged ACL is not touched (its counters go on)", &Ruleset{ACLs: []ACL{edge(denySSH)}}, Ruleset{ACLs: []ACL{edge(denySSH)}},
 			nil, []string{"acl_edge_IN", "hook_IN_swp1"}},
 		{"a deleted ACL: its hook first, then its chain", &Ruleset{ACLs: []ACL{edge(denySSH)}}, Ruleset{},
-			[]string{"delete chain netdev swmgr_acl hook_IN_swp1\nflush chain netdev swmgr_acl acl_edge_IN\ndelete chain netdev swmgr_acl acl_edge_IN\n"}, nil},
+			[]string{"add chain netdev swmgr_acl hook_IN_swp1\ndelete chain netdev swmgr_acl hook_IN_swp1\nadd chain netdev swmgr_acl acl_edge_IN\nflush chain netdev swmgr_acl acl_edge_IN\ndelete chain netdev swmgr_acl acl_edge_IN\n"}, nil},
 		{"egress, IPv6, a range, a log", nil, Ruleset{ACLs: []ACL{{Name: "v6", Direction: "OUT", Type: IPv6, Devices: []string{"PortChannel1"}, Rules: []Rule{
 			{Name: "r", Dst: netip.MustParsePrefix("2001:db8::/32"), Proto: "UDP", PortMatch: "RANGE", MinPort: 1000, MaxPort: 2000, DSCP: 46, Deny: true, Log: true}}}}},
 			[]string{"hook egress device \"PortChannel1\"", "meta protocol ip6 jump acl_v6_OUT",
