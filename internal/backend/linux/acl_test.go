@@ -6,8 +6,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/testneed"
 )
@@ -191,5 +193,75 @@ func TestControlPlaneACLKeepsLoopback(t *testing.T) {
 	s.mustCommit(s.edit(backend.Delete, "ControlPlaneAclRule", model.Object{"Name": "no-ssh"}))
 	if got := tcpFrom(l, 1, "10.41.1.1", 2222); got != "refused" {
 		t.Fatalf("after the rule's delete, host 1 to the switch's 2222: %s", got)
+	}
+}
+
+// TestVMACLOnLAGAndVlan (in the VM: bonding, VLAN-filtering bridges and
+// 802.1Q) binds an IN ACL to a static LAG of fpPort1 and fpPort2 and an
+// OUT ACL to the VLAN interface vlan10 of fpPort3: host 1 (bonded on the
+// LAG) is refused TCP 8080 by the LAG's ACL and, toward host 3 behind
+// vlan10, TCP 9090 by the SVI's; other ports pass; both rules
+// count. Deleting the LAG with its ACL and the VLAN with its ACL in one
+// commit leaves no chain (the hooks' devices go in the same commit).
+func TestVMACLOnLAGAndVlan(t *testing.T) {
+	testneed.Program(t, "nftables", "nft")
+	l := newLab(t, 3, KernelOptions{})
+	l.k.Close()
+	l.k = nil
+	s := startSwitch(t, l, t.TempDir())
+	k := s.be.Kernel()
+	needFeature(t, k, k.Features().Bond && k.Features().BridgeVLAN && k.Features().VLAN, "bonding, VLAN-filtering bridges and 802.1Q")
+	run(t, "ip", "netns", "exec", l.sw, "sysctl", "-qw", "net.ipv4.ip_forward=1")
+	var edits []engine.Edit
+	for i := 1; i <= 3; i++ {
+		edits = append(edits, s.edit(backend.Update, "Port", model.Object{"IntfRef": "fpPort" + strconv.Itoa(i), "AdminState": "UP"}))
+	}
+	edits = append(edits,
+		s.edit(backend.Create, "LaPortChannel", model.Object{"IntfRef": "PortChannel1", "IntfRefList": []string{"fpPort1", "fpPort2"}, "LagType": int64(model.LagTypeStatic)}),
+		s.edit(backend.Create, "IPv4Intf", model.Object{"IntfRef": "PortChannel1", "IpAddr": "10.42.1.1/24"}),
+		s.edit(backend.Create, "Vlan", model.Object{"VlanId": int64(10), "UntagIntfList": []string{"fpPort3"}}),
+		s.edit(backend.Create, "IPv4Intf", model.Object{"IntfRef": "vlan10", "IpAddr": "10.42.3.1/24"}),
+		s.edit(backend.Create, "AclRule", model.Object{"RuleName": "deny-8080", "Proto": "TCP", "L4DstPort": int64(8080), "Action": "Deny"}),
+		s.edit(backend.Create, "AclRule", model.Object{"RuleName": "deny-9090", "Proto": "TCP", "L4DstPort": int64(9090), "Action": "Deny"}),
+		s.edit(backend.Create, "Acl", model.Object{"AclName": "lag-in", "Direction": "IN", "IntfList": []string{"PortChannel1"}, "RuleNameList": []string{"deny-8080"}}),
+		s.edit(backend.Create, "Acl", model.Object{"AclName": "svi-out", "Direction": "OUT", "IntfList": []string{"vlan10"}, "RuleNameList": []string{"deny-9090"}}))
+	s.mustCommit(edits...)
+
+	// Host 1: both far ends in one namespace, a static bond.
+	h1, h2 := l.hosts[0], l.hosts[1]
+	run(t, "ip", "-n", h2, "link", "set", "eth0", "down")
+	run(t, "ip", "-n", h2, "link", "set", "eth0", "name", "eth1")
+	run(t, "ip", "-n", h2, "link", "set", "eth1", "netns", h1)
+	l.host(1, "ip", "link", "add", "bond0", "type", "bond", "mode", "balance-xor", "miimon", "100")
+	for _, e := range []string{"eth0", "eth1"} {
+		l.host(1, "ip", "link", "set", e, "down")
+		l.host(1, "ip", "link", "set", e, "master", "bond0")
+	}
+	l.host(1, "ip", "link", "set", "bond0", "up")
+	l.host(1, "ip", "addr", "add", "10.42.1.2/24", "dev", "bond0")
+	l.host(1, "ip", "route", "add", "default", "via", "10.42.1.1")
+	l.host(3, "ip", "addr", "add", "10.42.3.2/24", "dev", "eth0")
+	l.host(3, "ip", "route", "add", "default", "via", "10.42.3.1")
+	if !eventually(20*time.Second, func() bool { return tcpFrom(l, 1, "10.42.3.2", 8081) == "refused" }) {
+		t.Fatalf("host 1 does not reach host 3 through the LAG and vlan10: %s", tcpFrom(l, 1, "10.42.3.2", 8081))
+	}
+	for port, want := range map[int]string{8080: "dropped", 9090: "dropped", 8082: "refused"} {
+		if got := tcpFrom(l, 1, "10.42.3.2", port); got != want {
+			t.Errorf("host 1 to host 3's TCP %d: %s, want %s", port, got, want)
+		}
+	}
+	c := ruleCounts(t, s)
+	if c["deny-8080"].Int("MatchedPackets") < 1 || c["deny-9090"].Int("MatchedPackets") < 1 {
+		t.Errorf("counters: %v", c)
+	}
+	s.mustCommit(
+		s.edit(backend.Delete, "Acl", model.Object{"AclName": "lag-in", "Direction": "IN"}),
+		s.edit(backend.Delete, "Acl", model.Object{"AclName": "svi-out", "Direction": "OUT"}),
+		s.edit(backend.Delete, "IPv4Intf", model.Object{"IntfRef": "PortChannel1"}),
+		s.edit(backend.Delete, "IPv4Intf", model.Object{"IntfRef": "vlan10"}),
+		s.edit(backend.Delete, "LaPortChannel", model.Object{"IntfRef": "PortChannel1"}),
+		s.edit(backend.Delete, "Vlan", model.Object{"VlanId": int64(10)}))
+	if out := run(t, "ip", "netns", "exec", l.sw, "nft", "list", "table", "netdev", "swmgr_acl"); strings.Contains(out, "chain") {
+		t.Fatalf("the deleted ACLs left chains:\n%s", out)
 	}
 }
