@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/swmgr/swmgr/internal/testneed"
 )
 
 // nftACLRules are the rule names (comments of the counted rules) of an
@@ -99,9 +101,7 @@ func linuxServer(t *testing.T, dir, ns string) *server {
 // one of the two lists whole (nft's transaction: never none, never a mix),
 // and after the restart the kernel holds the list the store has.
 func TestLinuxKill9MidACLReplacement(t *testing.T) {
-	if _, err := exec.LookPath("nft"); err != nil {
-		t.Skip("needs nft (Debian package nftables)")
-	}
+	testneed.Program(t, "nftables", "nft")
 	ns := kill9Lab(t)
 	dir := t.TempDir()
 	s := linuxServer(t, dir, ns)
@@ -161,9 +161,7 @@ func TestLinuxKill9MidACLReplacement(t *testing.T) {
 // from a file into a fresh namespace, the floor of any way to program
 // them. Figures are logged (no threshold: shared machines).
 func TestLinuxACL200RulesOneCommit(t *testing.T) {
-	if _, err := exec.LookPath("nft"); err != nil {
-		t.Skip("needs nft (Debian package nftables)")
-	}
+	testneed.Program(t, "nftables", "nft")
 	ns := kill9Lab(t)
 	s := linuxServer(t, t.TempDir(), ns)
 	names, edits := aclRuleSet("r", 200, 1000)
