@@ -241,6 +241,16 @@ var ocConvs = map[string]ocConv{
 	}},
 	// A route's origin protocol (openconfig-policy-types' identities).
 	"originprotocol": enumMap("CONNECTED", "DIRECTLY_CONNECTED", "STATIC", "STATIC", "BGP", "BGP"),
+	// An ACL's set name: [AclName, Direction] -> AclName:Direction.
+	"aclset": {to: func(raw json.RawMessage, _ bool) (json.RawMessage, bool) {
+		var nd []string
+		if json.Unmarshal(raw, &nd) != nil || len(nd) != 2 {
+			return nil, false
+		}
+		return jstr(nd[0] + ":" + nd[1]), true
+	}},
+	// An ACL's type (openconfig-acl's identities).
+	"acltype": enumMap(model.AclIPv4, "ACL_IPV4", model.AclIPv6, "ACL_IPV6", model.AclMAC, "ACL_L2"),
 	// The one AFI-SAFI swmgr's BGP sessions carry.
 	"ipv4unicast": {to: func(json.RawMessage, bool) (json.RawMessage, bool) { return jstr("IPV4_UNICAST"), true }},
 	// An optional number: 0 is no leaf.

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,7 +12,14 @@ import (
 // Builtin returns the registry of every kind swmgr serves. Each call builds a
 // fresh registry, so nothing here is shared mutable state.
 func Builtin() *Registry {
-	r, err := NewRegistry(append(append(append(builtinKinds(), systemKinds()...), lldpKinds()...), append(append(append(append(routeKinds(), ipv6Kinds()...), evpnKinds()...), aaaKinds()...), append(ztpKinds(), intentKinds()...)...)...)...)
+	// Declaration order is apply order: one family a line, each after
+	// the families it refers to.
+	r, err := NewRegistry(slices.Concat(
+		builtinKinds(), systemKinds(), lldpKinds(),
+		routeKinds(), ipv6Kinds(), evpnKinds(),
+		aaaKinds(), ztpKinds(), intentKinds(),
+		aclKinds(),
+	)...)
 	if err != nil {
 		panic(err) // a mistake in the declarations below; caught by every test
 	}

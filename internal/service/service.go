@@ -153,10 +153,13 @@ type LinuxOptions struct {
 	// LLDPDir, when set, runs LLDP in lldpd with its socket and log
 	// there; else LLDP is simulated.
 	LLDPDir string
+	// ControlPlanePorts are the TCP ports of swmgr's listeners by
+	// ControlPlaneAclRule Service (HTTPS, GNMI).
+	ControlPlanePorts map[string]int
 }
 
 func (l LinuxOptions) options() linux.Options {
-	lo := linux.Options{Kernel: linux.KernelOptions{Netns: l.Netns}, PortMap: l.PortMap, PortMapName: l.PortMapName}
+	lo := linux.Options{Kernel: linux.KernelOptions{Netns: l.Netns}, PortMap: l.PortMap, PortMapName: l.PortMapName, ControlPlanePorts: l.ControlPlanePorts}
 	if l.FRRDir != "" {
 		lo.FRR = &frr.Options{Dir: l.FRRDir}
 	}

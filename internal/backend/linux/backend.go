@@ -54,6 +54,10 @@ type Options struct {
 	// Model is the registry whose interface kinds name the interfaces
 	// (model.Interface); nil: model.Builtin().
 	Model *model.Registry
+	// ControlPlanePorts are the TCP ports of swmgr's listeners by
+	// ControlPlaneAclRule Service (HTTPS, GNMI, SSH); a service missing
+	// takes DefaultControlPlanePorts's.
+	ControlPlanePorts map[string]int
 }
 
 // Backend is swmgr's Linux backend: the adapter between the object model
@@ -70,6 +74,7 @@ type Backend struct {
 	log   *slog.Logger
 	start time.Time
 	intfs backend.Interfaces[netdev] // the interfaces of Options.Model as netdevs
+	acl   aclRunner                  // the ACLs nftables holds (acl.go)
 
 	mu       sync.Mutex // serialises kernel transactions (apply, reconcile)
 	applied  map[string]map[string]model.Object

@@ -239,10 +239,9 @@ func (b *Backend) lagConfig(o model.Object) (LAGConfig, error) {
 }
 
 // portAdminUp says whether the port of a netdev is configured up: a
-// member that leaves its LAG goes back to its Port's AdminState.
+// member that leaves its LAG goes back to its Port's AdminState. The
+// LAG's driver calls it inside apply, which holds b.mu.
 func (b *Backend) portAdminUp(netdev string) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
 	p := b.applied["Port"][b.ports.Port(netdev)]
 	return p != nil && p.Str("AdminState") == "UP"
 }

@@ -100,7 +100,7 @@ func New(opts Options) *Sim {
 // to remember: ports, the mirror sessions and VLANs it carries, the local
 // AS, and the interfaces and static routes of its routing table.
 var tracked = map[string]bool{"Port": true, "LaPortChannel": true, "Span": true, "BGPGlobal": true, "Vlan": true, "IPv4Intf": true, "IPv4Route": true, "IPv6Intf": true, "IPv6Route": true,
-	"BGPv4Neighbor": true, "VxlanEndpoint": true, "VxlanInstance": true, "EvpnL3Vni": true}
+	"BGPv4Neighbor": true, "VxlanEndpoint": true, "VxlanInstance": true, "EvpnL3Vni": true, "Acl": true, "AclRule": true}
 
 // Name implements backend.Backend.
 func (s *Sim) Name() string { return "sim" }
@@ -182,6 +182,7 @@ func (s *Sim) Dataplane() map[string]*backend.Driver {
 		"Span":               {Check: checkSpan, Apply: s.record, Replay: true},
 	}
 	maps.Copy(ds, s.vxlanDrivers()) // evpn.go
+	maps.Copy(ds, s.aclDrivers())   // acl.go
 	for _, name := range compatStateKinds {
 		if ds[name] != nil {
 			s.withCompatState(name, ds[name])

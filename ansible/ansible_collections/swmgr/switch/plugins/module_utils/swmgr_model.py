@@ -105,6 +105,198 @@ MODEL = json.loads(r'''{
     }
    ]
   },
+  "Acl": {
+   "module": "swmgr_acl",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "AclName",
+    "Direction"
+   ],
+   "fields": [
+    {
+     "option": "acl_name",
+     "name": "AclName",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "direction",
+     "name": "Direction",
+     "type": "str",
+     "choices": [
+      "IN",
+      "OUT"
+     ],
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "acl_type",
+     "name": "AclType",
+     "type": "str",
+     "choices": [
+      "IP",
+      "IPv6",
+      "MAC"
+     ],
+     "settable": true
+    },
+    {
+     "option": "intf_list",
+     "name": "IntfList",
+     "type": "list",
+     "elements": "str",
+     "settable": true
+    },
+    {
+     "option": "rule_name_list",
+     "name": "RuleNameList",
+     "type": "list",
+     "elements": "str",
+     "settable": true
+    }
+   ]
+  },
+  "AclRule": {
+   "module": "swmgr_acl_rule",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "RuleName"
+   ],
+   "fields": [
+    {
+     "option": "rule_name",
+     "name": "RuleName",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "source_mac",
+     "name": "SourceMac",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "dest_mac",
+     "name": "DestMac",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "source_ip",
+     "name": "SourceIp",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "dest_ip",
+     "name": "DestIp",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "source_mask",
+     "name": "SourceMask",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "dest_mask",
+     "name": "DestMask",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "proto",
+     "name": "Proto",
+     "type": "str",
+     "choices": [
+      "",
+      "TCP",
+      "UDP",
+      "ICMP",
+      "ICMPv6"
+     ],
+     "settable": true
+    },
+    {
+     "option": "src_port",
+     "name": "SrcPort",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "dst_port",
+     "name": "DstPort",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "l4_src_port",
+     "name": "L4SrcPort",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "l4_dst_port",
+     "name": "L4DstPort",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "l4_port_match",
+     "name": "L4PortMatch",
+     "type": "str",
+     "choices": [
+      "NA",
+      "EQ",
+      "NEQ",
+      "LT",
+      "GT",
+      "RANGE"
+     ],
+     "settable": true
+    },
+    {
+     "option": "l4_min_port",
+     "name": "L4MinPort",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "l4_max_port",
+     "name": "L4MaxPort",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "dscp",
+     "name": "Dscp",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "action",
+     "name": "Action",
+     "type": "str",
+     "choices": [
+      "Allow",
+      "Deny"
+     ],
+     "settable": true
+    },
+    {
+     "option": "log",
+     "name": "Log",
+     "type": "bool",
+     "settable": true
+    }
+   ]
+  },
   "BGPGlobal": {
    "module": "swmgr_bgp_global",
    "singleton": true,
@@ -696,6 +888,62 @@ MODEL = json.loads(r'''{
       "append",
       "prepend",
       "disabled"
+     ],
+     "settable": true
+    }
+   ]
+  },
+  "ControlPlaneAclRule": {
+   "module": "swmgr_control_plane_acl_rule",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "Name"
+   ],
+   "fields": [
+    {
+     "option": "name",
+     "name": "Name",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "sequence",
+     "name": "Sequence",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "service",
+     "name": "Service",
+     "type": "str",
+     "choices": [
+      "HTTPS",
+      "GNMI",
+      "SSH"
+     ],
+     "settable": true
+    },
+    {
+     "option": "source_ip",
+     "name": "SourceIp",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "source_mask",
+     "name": "SourceMask",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "action",
+     "name": "Action",
+     "type": "str",
+     "choices": [
+      "Allow",
+      "Deny"
      ],
      "settable": true
     }
