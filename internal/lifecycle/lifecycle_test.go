@@ -55,6 +55,12 @@ func seedAll(s *switchHarness) {
 		{"POST", "/config/IPv6Intf", `{"IntfRef":"fpPort1","IpAddr":"2001:db8:1::1/64"}`},
 		{"POST", "/config/IPv6Route", `{"DestinationNw":"2001:db8:99::","NetworkMask":"48","NextHop":[{"NextHopIp":"2001:db8:1::2"}]}`},
 		{"PATCH", "/config/DNSGlobal", `{"Domain":"lab.example.net"}`},
+		{"POST", "/config/BGPv6PeerGroup", `{"Name":"LEAVES6","PeerAS":"external","HoldTime":9,"KeepaliveTime":3}`},
+		{"POST", "/config/BGPv6Neighbor", `{"NeighborAddress":"2001:db8:1::2","PeerGroup":"LEAVES6","NextHopSelf":true}`},
+		{"POST", "/config/BGPv6Neighbor", `{"IntfRef":"fpPort1","PeerAS":"65030"}`},
+		{"POST", "/config/BGPv4Aggregate", `{"IpPrefix":"10.0.0.0/8","SendSummaryOnly":true}`},
+		{"POST", "/config/BGPv6Aggregate", `{"IpPrefix":"2001:db8::/32","GenerateASSet":true}`},
+		{"PATCH", "/config/NDPGlobal", `{"ReachableTime":5,"RetransmitInterval":1000}`},
 	} {
 		s.must(f.method, f.path, f.body, nil)
 	}
