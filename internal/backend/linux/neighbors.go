@@ -122,4 +122,3 @@ func (b *Backend) neighborAction(c bind.Call, family int, addr netip.Addr, dev, 
 	}
 	return bind.Result{Value: map[string]any{"Entries": n}}, nil
 }
-
