@@ -143,7 +143,7 @@ func (b *Backend) resetBGP(ctx context.Context, c bind.Call, kind, field, value 
 		}
 	}
 	b.bgp.forgetState()
-	return bind.Result{Value: map[string]any{"Reset": len(targets)}}, nil
+	return bind.Result{}, nil
 }
 
 // forgetState drops the cached state: the sessions changed.

@@ -106,12 +106,7 @@ func (b *Backend) DataplaneActions() map[string]*bind.Action {
 // with no entry is a 404 (by interface, none is a success: nothing to do).
 func (b *Backend) neighborAction(c bind.Call, family int, addr netip.Addr, dev, what string, op neighborOp) (bind.Result, error) {
 	if c.DryRun {
-		count := func(*netlink.Handle, netlink.Neigh) error { return nil }
-		n, err := b.neighborsDo(family, addr, dev, count)
-		if err != nil {
-			return bind.Result{}, err
-		}
-		return bind.Result{DryRun: true, Value: map[string]any{"Entries": n}}, nil
+		op = func(*netlink.Handle, netlink.Neigh) error { return nil }
 	}
 	n, err := b.neighborsDo(family, addr, dev, op)
 	if err != nil {
@@ -120,5 +115,5 @@ func (b *Backend) neighborAction(c bind.Call, family int, addr netip.Addr, dev, 
 	if n == 0 && addr.IsValid() {
 		return bind.Result{}, apierr.NotFound(apierr.CodeNotFound, c.Kind.Name, "%s: the neighbour table has no learned entry for %s", c.Kind.Name, what)
 	}
-	return bind.Result{Value: map[string]any{"Entries": n}}, nil
+	return bind.Result{DryRun: c.DryRun}, nil
 }

@@ -29,7 +29,7 @@ func (s *Sim) DaemonActions() map[string]*bind.Action {
 			if n == 0 {
 				return bind.Result{}, apierr.NotFound(apierr.CodeNotFound, c.Kind.Name, "%s: no %s with %s %s: nothing was reset", c.Kind.Name, kind, field, value)
 			}
-			return bind.Result{DryRun: c.DryRun, Value: map[string]any{"Reset": n}}, nil
+			return bind.Result{DryRun: c.DryRun}, nil
 		}}
 	}
 	return map[string]*bind.Action{
@@ -47,7 +47,7 @@ func (s *Sim) DataplaneActions() map[string]*bind.Action {
 		return bind.Result{}, apierr.NotFound(apierr.CodeNotFound, c.Kind.Name, "%s: the neighbour table has no learned entry for address %s (no neighbour answers a simulated switch)", c.Kind.Name, c.Fields.Str("IpAddr"))
 	}}
 	byIntf := &bind.Action{Run: func(ctx context.Context, c bind.Call) (bind.Result, error) {
-		return bind.Result{DryRun: c.DryRun, Value: map[string]any{"Entries": 0}}, nil
+		return bind.Result{DryRun: c.DryRun}, nil
 	}}
 	out := map[string]*bind.Action{}
 	for _, name := range []string{"ArpDeleteByIPv4Addr", "ArpRefreshByIPv4Addr", "NdpDeleteByIPv6Addr", "NdpRefreshByIPv6Addr"} {

@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 module: swmgr_ndp_global
 short_description: "Manage swmgr NDPGlobal objects"
 description:
-  - "Neighbour discovery's timers (FlexSwitch's NDPGlobal). The Linux backend gives ReachableTime and RetransmitInterval to the kernel's neighbour table of every interface of the switch; RouterAdvertisementInterval is kept (swmgr sends no router advertisements)."
+  - "Neighbour discovery's timers (FlexSwitch's NDPGlobal), kept: swmgr gives them to no kernel yet (the kernel's own defaults apply: a neighbour stays reachable 15 to 45 seconds, solicitations are a second apart) and sends no router advertisements. See docs/routing.md."
   - "One task is one commit: the server computes the change in a candidate and commits it as one revision, or changes nothing."
   - "Check mode is the server's dry run (it reports what the switch would refuse); diff mode shows the server's diff."
   - "Generated from swmgr's declaration of NDPGlobal: see docs/objects.md for every field."
@@ -36,21 +36,21 @@ options:
       reachable_time:
         description:
           - "API field C(ReachableTime)."
-          - "minutes a neighbour stays reachable after a confirmation (the kernel's base_reachable_time)."
+          - "minutes a neighbour stays reachable after a confirmation."
           - "swmgr's default: C(10)."
           - "From 1 to 60."
         type: int
       retransmit_interval:
         description:
           - "API field C(RetransmitInterval)."
-          - "milliseconds between neighbour solicitations (the kernel's retrans_time_ms); FlexSwitch's default 1 is raised to the kernel's 1000 where it applies it (a 1 ms probe interval would flood a link)."
+          - "milliseconds between neighbour solicitations."
           - "swmgr's default: C(1)."
           - "From 1 to 3600000."
         type: int
       router_advertisement_interval:
         description:
           - "API field C(RouterAdvertisementInterval)."
-          - "seconds between router advertisements; kept: swmgr sends none."
+          - "seconds between router advertisements."
           - "swmgr's default: C(5)."
           - "From 1 to 1800."
         type: int
