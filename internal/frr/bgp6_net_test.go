@@ -87,4 +87,3 @@ func TestBGPv6RenderIsFRRsForm(t *testing.T) {
 		t.Errorf("after the removal, still to send: %q", cmds)
 	}
 }
-

@@ -223,14 +223,14 @@ func bgp6Kinds(vrfRef func(*Field) *Field) []*Kind {
 		},
 		{
 			Name: "BGPv4RouteState", Class: State,
-			Doc: "One IPv4 destination of BGP's table (what BGP learned and originates, before the routing table's choice between protocols), with every path.",
-			CLI: &CLICommand{Words: []string{"bgp", "ipv4", "unicast"}, Brief: []string{"Network", "CIDRLen:Len", "Vrf:VRF", "Paths"}},
+			Doc:    "One IPv4 destination of BGP's table (what BGP learned and originates, before the routing table's choice between protocols), with every path.",
+			CLI:    &CLICommand{Words: []string{"bgp", "ipv4", "unicast"}, Brief: []string{"Network", "CIDRLen:Len", "Vrf:VRF", "Paths"}},
 			Fields: bgpRouteFields("IPv4"),
 		},
 		{
 			Name: "BGPv6RouteState", Class: State,
-			Doc: "One IPv6 destination of BGP's table (what BGP learned and originates, before the routing table's choice between protocols), with every path.",
-			CLI: &CLICommand{Words: []string{"bgp", "ipv6", "unicast"}, Brief: []string{"Network", "CIDRLen:Len", "Vrf:VRF", "Paths"}},
+			Doc:    "One IPv6 destination of BGP's table (what BGP learned and originates, before the routing table's choice between protocols), with every path.",
+			CLI:    &CLICommand{Words: []string{"bgp", "ipv6", "unicast"}, Brief: []string{"Network", "CIDRLen:Len", "Vrf:VRF", "Paths"}},
 			Fields: bgpRouteFields("IPv6"),
 		},
 		{
