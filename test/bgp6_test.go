@@ -25,6 +25,16 @@ func TestBGPv6ThroughTheFrontDoors(t *testing.T) {
 			t.Errorf("state lacks %s: %s", want, got.raw)
 		}
 	}
+	text := scrape(t, s)
+	for _, want := range []string{
+		`swmgr_bgp6_peer_state{interface="",peer="2001:db8:12::2",peer_as="65002",vrf="default"} 1`,
+		`swmgr_bgp6_peer_prefixes_accepted{interface="",peer="2001:db8:12::2",peer_as="65002",vrf="default"} 0`,
+		`swmgr_bgp6_peer_prefixes_advertised{`,
+	} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
 	s.expect(t, 200, "POST", "/action/ResetBGPv6NeighborByIPAddr", `{"IPAddr":"2001:db8:12::2"}`)
 	s.expect(t, 404, "POST", "/action/ResetBGPv6NeighborByIPAddr", `{"IPAddr":"2001:db8:12::9"}`)
 	s.expect(t, 404, "POST", "/action/NdpDeleteByIPv6Addr", `{"IpAddr":"2001:db8:12::2"}`)
