@@ -162,17 +162,6 @@ func Actions(as map[string]*Action) []Binding {
 	return out
 }
 
-// WithoutActions returns the actions of as that taken does not run.
-func WithoutActions(as, taken map[string]*Action) map[string]*Action {
-	out := map[string]*Action{}
-	for name, a := range as {
-		if taken[name] == nil {
-			out[name] = a
-		}
-	}
-	return out
-}
-
 // MayChange is the one rule for the changes a commit makes that its
 // caller did not name one by one (a rollback's, a candidate's, a gNMI
 // Set's once resolved, a breakout's sub-ports), and for deciding the fate

@@ -70,6 +70,21 @@ func checkBGPv6Neighbor(o Object) error {
 	return checkBGPPeer(kind, o)
 }
 
+// aggregateKind declares FlexSwitch's aggregate of one family.
+func aggregateKind(name, family, example string, words, show []string) *Kind {
+	return &Kind{
+		Name: name, Class: Config,
+		Doc: "An " + family + " aggregate of BGP: while BGP has a route inside IpPrefix, it announces IpPrefix too (and only it with SendSummaryOnly).",
+		CLI: &CLICommand{Words: words, Value: "IpPrefix", Parents: []string{"BGPGlobal"}, Show: show},
+		Fields: []*Field{
+			{Name: "IpPrefix", Type: String, Key: true, Doc: "the aggregate, like " + example + " (host bits zero)"},
+			{Name: "SendSummaryOnly", Type: Bool, CLI: "summary_only", Doc: "announce the aggregate and not the routes inside it"},
+			{Name: "GenerateASSet", Type: Bool, CLI: "as_set", Doc: "the aggregate's AS path carries the AS set of the routes inside it"},
+		},
+		Check: checkAggregate(name, family == "IPv6"),
+	}
+}
+
 // checkAggregate keeps an aggregate's prefix as the network it names
 // (the host bits zero), refusing one with host bits set.
 func checkAggregate(kind string, v6 bool) func(Object) error {
@@ -199,28 +214,8 @@ func bgp6Kinds(vrfRef func(*Field) *Field) []*Kind {
 			Constraints: []Constraint{bgpIntfNeedsIPv6},
 			StateOnly:   bgpNeighborStateFields(),
 		},
-		{
-			Name: "BGPv4Aggregate", Class: Config,
-			Doc: "An IPv4 aggregate of BGP: while BGP has a route inside IpPrefix, it announces IpPrefix too (and only it with SendSummaryOnly).",
-			CLI: &CLICommand{Words: []string{"aggregate-address"}, Value: "IpPrefix", Parents: []string{"BGPGlobal"}, Show: []string{"ip", "bgp", "aggregate"}},
-			Fields: []*Field{
-				{Name: "IpPrefix", Type: String, Key: true, Doc: "the aggregate, like 10.1.0.0/16 (host bits zero)"},
-				{Name: "SendSummaryOnly", Type: Bool, CLI: "summary_only", Doc: "announce the aggregate and not the routes inside it"},
-				{Name: "GenerateASSet", Type: Bool, CLI: "as_set", Doc: "the aggregate's AS path carries the AS set of the routes inside it"},
-			},
-			Check: checkAggregate("BGPv4Aggregate", false),
-		},
-		{
-			Name: "BGPv6Aggregate", Class: Config,
-			Doc: "An IPv6 aggregate of BGP: while BGP has a route inside IpPrefix, it announces IpPrefix too (and only it with SendSummaryOnly).",
-			CLI: &CLICommand{Words: []string{"aggregate-address", "ipv6"}, Value: "IpPrefix", Parents: []string{"BGPGlobal"}, Show: []string{"bgp", "ipv6", "aggregate"}},
-			Fields: []*Field{
-				{Name: "IpPrefix", Type: String, Key: true, Doc: "the aggregate, like 2001:db8::/32 (host bits zero; RFC 5952 form)"},
-				{Name: "SendSummaryOnly", Type: Bool, CLI: "summary_only", Doc: "announce the aggregate and not the routes inside it"},
-				{Name: "GenerateASSet", Type: Bool, CLI: "as_set", Doc: "the aggregate's AS path carries the AS set of the routes inside it"},
-			},
-			Check: checkAggregate("BGPv6Aggregate", true),
-		},
+		aggregateKind("BGPv4Aggregate", "IPv4", "10.1.0.0/16", []string{"aggregate-address"}, []string{"ip", "bgp", "aggregate"}),
+		aggregateKind("BGPv6Aggregate", "IPv6", "2001:db8::/32", []string{"aggregate-address", "ipv6"}, []string{"bgp", "ipv6", "aggregate"}),
 		{
 			Name: "BGPv4RouteState", Class: State,
 			Doc:    "One IPv4 destination of BGP's table (what BGP learned and originates, before the routing table's choice between protocols), with every path.",

@@ -285,8 +285,8 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		// settings and up time over the kernel's).
 		dataplane, daemons := lin.Dataplane(), lin.DaemonDrivers()
 		dataplaneActions, daemonActions := lin.DataplaneActions(), lin.DaemonActions()
-		providers = []bind.Provider{sim.Part{Of: sim.DataplaneProvider, Drivers: backend.Without(simulated.Dataplane(), dataplane), Actions: bind.WithoutActions(simulated.DataplaneActions(), dataplaneActions)},
-			sim.Part{Of: sim.DaemonsProvider, Drivers: backend.Without(simulated.DaemonDrivers(), daemons), Actions: bind.WithoutActions(simulated.DaemonActions(), daemonActions)},
+		providers = []bind.Provider{sim.Part{Of: sim.DataplaneProvider, Drivers: backend.Without(simulated.Dataplane(), dataplane), Actions: backend.Without(simulated.DataplaneActions(), dataplaneActions)},
+			sim.Part{Of: sim.DaemonsProvider, Drivers: backend.Without(simulated.DaemonDrivers(), daemons), Actions: backend.Without(simulated.DaemonActions(), daemonActions)},
 			linux.Part{Of: linux.DataplaneProvider, Drivers: withExtra(dataplane, extra), Actions: dataplaneActions}, linux.Part{Of: linux.DaemonsProvider, Drivers: daemons, Actions: daemonActions},
 			accts, lifecycle.Archive(), aaa.Config(), intent.Config()}
 		transactional, release = lin, lin.Close

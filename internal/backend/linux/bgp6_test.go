@@ -25,15 +25,10 @@ import (
 // action resets the session (FRR's count of established sessions grows);
 // bad input changes nothing in FRR.
 func TestBGPv6OnLinux(t *testing.T) {
-	frrtest.Need(t)
-	l := newLabNamed(t, "b6", 2, KernelOptions{})
-	l.k.Close()
-	l.k = nil
-	dir := daemonDir(t, l.prefix)
+	l, dir := peerLab(t, "b6", 2)
 	ctx := context.Background()
 
 	peerNS := l.hosts[0]
-	l.host(1, "sysctl", "-qw", "net.ipv6.conf.eth0.disable_ipv6=0", "net.ipv6.conf.lo.disable_ipv6=0")
 	l.host(1, "ip", "-6", "addr", "add", "2001:db8:12::2/64", "dev", "eth0", "nodad")
 	l.host(1, "ip", "-6", "addr", "add", "2001:db8:ff::2/128", "dev", "lo")
 	peer := frrtest.StartRouter(t, filepath.Join(dir, "peer"), peerNS)

@@ -20,17 +20,12 @@ import (
 // loopbacks, IPv4 with IPv6 next hops (RFC 8950) and IPv6. The state says
 // Established; a peer group in use cannot be deleted.
 func TestBGPUnnumberedOnLinux(t *testing.T) {
-	frrtest.Need(t)
-	l := newLabNamed(t, "un", 1, KernelOptions{})
-	l.k.Close()
-	l.k = nil
-	dir := daemonDir(t, l.prefix)
+	l, dir := peerLab(t, "un", 1)
 	ctx := context.Background()
 
 	// The peer: IPv6 on its end of the link (for its link-local address
 	// only), loopbacks of both families, announced.
 	peerNS := l.hosts[0]
-	l.host(1, "sysctl", "-qw", "net.ipv6.conf.eth0.disable_ipv6=0", "net.ipv6.conf.lo.disable_ipv6=0")
 	l.host(1, "ip", "addr", "add", "192.0.2.2/32", "dev", "lo")
 	l.host(1, "ip", "-6", "addr", "add", "2001:db8:ff::2/128", "dev", "lo")
 	peer := frrtest.StartRouter(t, filepath.Join(dir, "peer"), peerNS)
@@ -99,4 +94,17 @@ func TestBGPUnnumberedOnLinux(t *testing.T) {
 	if running := frrtest.RunningBGP(t, s.be.FRR()); strings.Contains(running, "SPINES") || strings.Contains(running, "fpPort1") {
 		t.Errorf("FRR still runs the group or the neighbor:\n%s", running)
 	}
+}
+
+// peerLab is a lab of ports for a switch run by the engine (the lab's own
+// kernel handle closed) with the daemons' directory dir, and host 1, the
+// peer, with IPv6 on its end of the link and its loopback.
+func peerLab(t *testing.T, area string, ports int) (*lab, string) {
+	t.Helper()
+	frrtest.Need(t)
+	l := newLabNamed(t, area, ports, KernelOptions{})
+	l.k.Close()
+	l.k = nil
+	l.host(1, "sysctl", "-qw", "net.ipv6.conf.eth0.disable_ipv6=0", "net.ipv6.conf.lo.disable_ipv6=0")
+	return l, daemonDir(t, l.prefix)
 }

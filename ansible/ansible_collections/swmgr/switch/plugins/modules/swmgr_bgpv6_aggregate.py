@@ -29,7 +29,7 @@ options:
       ip_prefix:
         description:
           - "API field C(IpPrefix)."
-          - "the aggregate, like 2001:db8::/32 (host bits zero; RFC 5952 form)."
+          - "the aggregate, like 2001:db8::/32 (host bits zero)."
           - "Key: identifies the object."
         type: str
       send_summary_only:
