@@ -9,12 +9,13 @@ import (
 // tables through REST (FlexSwitch's SDK calls: createBGPv6PeerGroup,
 // createBGPv6Neighbor with every field at its default, createBGPv6Aggregate,
 // executeResetBGPv6NeighborByIPAddr, executeNdpDeleteByIPv6Addr) and the
-// CLI's shows, on the simulated switch; bad input is a clear 4xx that
+// CLI's shows (show ip route with both families), on the simulated switch; bad input is a clear 4xx that
 // changes nothing.
 func TestBGPv6ThroughTheFrontDoors(t *testing.T) {
 	s := startServer(t, "")
 	s.expect(t, 200, "PATCH", "/config/BGPGlobal", `{"ASNum":"65001","RouterId":"10.0.0.1"}`)
 	s.expect(t, 201, "POST", "/config/IPv6Intf", `{"IntfRef":"fpPort1","IpAddr":"2001:db8:12::1/64"}`)
+	s.expect(t, 201, "POST", "/config/IPv4Intf", `{"IntfRef":"fpPort1","IpAddr":"10.12.0.1/30"}`)
 	s.expect(t, 201, "POST", "/config/BGPv6PeerGroup", `{"Name":"SPINES6","PeerAS":"","LocalAS":"","UpdateSource":"","Description":"","AdjRIBInFilter":"","AdjRIBOutFilter":"","MaxPrefixesRestartTimer":0,"MultiHopEnable":false,"NextHopSelf":false,"MaxPrefixesDisconnect":false,"MultiHopTTL":0,"KeepaliveTime":0,"RouteReflectorClusterId":0,"AddPathsMaxTx":0,"AddPathsRx":false,"RouteReflectorClient":false,"MaxPrefixesThresholdPct":80,"HoldTime":0,"MaxPrefixes":0,"ConnectRetryTime":0}`)
 	s.expect(t, 201, "POST", "/config/BGPv6Neighbor", `{"IntfRef":"","NeighborAddress":"2001:DB8:12:0:0::2","Description":"","PeerGroup":"SPINES6","PeerAS":"65002","LocalAS":"","UpdateSource":"","AdjRIBInFilter":"","AdjRIBOutFilter":"","BfdEnable":false,"MultiHopTTL":0,"KeepaliveTime":0,"AddPathsRx":false,"RouteReflectorClient":false,"MaxPrefixesRestartTimer":0,"MultiHopEnable":false,"RouteReflectorClusterId":0,"MaxPrefixesDisconnect":false,"AddPathsMaxTx":0,"MaxPrefixes":0,"MaxPrefixesThresholdPct":80,"BfdSessionParam":"default","NextHopSelf":false,"Disabled":false,"HoldTime":0,"ConnectRetryTime":0}`)
 	s.expect(t, 201, "POST", "/config/BGPv6Aggregate", `{"IpPrefix":"2001:DB8:FF00::/40","GenerateASSet":false,"SendSummaryOnly":true}`)
@@ -57,7 +58,7 @@ func TestBGPv6ThroughTheFrontDoors(t *testing.T) {
 		t.Errorf("refused neighbors were stored: %s", r.raw)
 	}
 
-	out, code := runCLI(t, s, "", "-c", "show bgp ipv6 summary; show bgp ipv6 unicast; show ip arp; show ipv6 neighbors; show ipv6 interface; show ip bgp aggregate; show bgp ipv6 aggregate")
+	out, code := runCLI(t, s, "", "-c", "show bgp ipv6 summary; show bgp ipv6 unicast; show ip arp; show ipv6 neighbors; show ipv6 interface; show ip bgp aggregate; show bgp ipv6 aggregate; show ip route")
 	if code != 0 {
 		t.Fatalf("cli: %d\n%s", code, out)
 	}
@@ -65,4 +66,7 @@ func TestBGPv6ThroughTheFrontDoors(t *testing.T) {
 		"Neighbor          Interface    VRF        AS       UpdRcvd", "2001:db8:12::2", "Idle",
 		"No Data To Display for BGPv6RouteState", "No Data To Display for ArpEntryState", "No Data To Display for NDPEntryState",
 		"2001:db8:12::1/64", "2001:db8:ff00::/40")
+	// show ip route: both families, in one table.
+	_, routes, _ := strings.Cut(out, "show ip route")
+	wantIn(t, "show ip route", routes, "10.12.0.0/30", "2001:db8:12::/64", "CONNECTED")
 }
