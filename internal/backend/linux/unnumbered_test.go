@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/frr"
 	"github.com/swmgr/swmgr/internal/frr/frrtest"
 	"github.com/swmgr/swmgr/internal/model"
@@ -18,7 +19,8 @@ import (
 // unnumbered (the switch's neighbor is fpPort1 in the peer group SPINES,
 // remote-as external; the peer's is its eth0) and exchange their
 // loopbacks, IPv4 with IPv6 next hops (RFC 8950) and IPv6. The state says
-// Established; a peer group in use cannot be deleted.
+// Established; ResetBGPv4NeighborByInterface resets the session; a peer
+// group in use cannot be deleted.
 func TestBGPUnnumberedOnLinux(t *testing.T) {
 	l, dir := peerLab(t, "un", 1)
 	ctx := context.Background()
@@ -82,6 +84,20 @@ func TestBGPUnnumberedOnLinux(t *testing.T) {
 		}) {
 			t.Errorf("%s has no BGP route to %s %s: %q", c.ns, c.prefix, c.via, r)
 		}
+	}
+
+	// ResetBGPv4NeighborByInterface resets the unnumbered session: FRR
+	// counts one more established.
+	before := num(s.stateOf("BGPv4Neighbor", key)["ConnectionsEstablished"])
+	reset := "ResetBGPv4NeighborByInterface"
+	if _, err := s.be.DaemonActions()[reset].Run(ctx, bind.Call{Kind: s.reg.Named(reset), Fields: model.Object{"IntfRef": "fpPort1"}}); err != nil {
+		t.Fatal(err)
+	}
+	if !eventually(60*time.Second, func() bool {
+		st = s.stateOf("BGPv4Neighbor", key)
+		return num(st["SessionState"]) == 6 && num(st["ConnectionsEstablished"]) > before
+	}) {
+		t.Errorf("after %s: %v sessions established (before %d), state %v", reset, st["ConnectionsEstablished"], before, st["SessionState"])
 	}
 
 	// The group is in use: its delete is refused, naming the neighbor.
