@@ -147,15 +147,14 @@ type BGPRoute struct {
 
 // BGPPath is one path to a BGPRoute's destination.
 type BGPPath struct {
-	NextHop     string // the global next hop, else the link-local one
-	NextHopIntf string // the interface of a link-local next hop
-	Peer        string // the neighbor it came from; "" for a local route
-	ASPath      string
-	LocalPref   uint32
-	MED         uint32
-	Origin      string
-	Best        bool
-	Multipath   bool
+	NextHop   string // the global next hop, else the link-local one
+	Peer      string // the neighbor it came from; "" for a local route
+	ASPath    string
+	LocalPref uint32
+	MED       uint32
+	Origin    string
+	Best      bool
+	Multipath bool
 }
 
 type frrBGPTable struct {
@@ -176,7 +175,6 @@ type frrBGPPath struct {
 		IP       string `json:"ip"`
 		Scope    string `json:"scope"`
 		Hostname string `json:"hostname"`
-		Intf     string `json:"interface"`
 		Used     bool   `json:"used"`
 	} `json:"nexthops"`
 }
@@ -195,26 +193,16 @@ func (r *Router) BGPRoutes(ctx context.Context, v6 bool) ([]BGPRoute, error) {
 	return parseBGPTables(raw)
 }
 
-// parseBGPTables reads `show bgp vrf all <afi> unicast json`: one table per
-// VRF name (FRR 8.4 prints a bare table when only the default instance
-// exists).
+// parseBGPTables reads `show bgp vrf all <afi> unicast json`: one table
+// per VRF's instance, by name.
 func parseBGPTables(raw map[string]json.RawMessage) ([]BGPRoute, error) {
 	tables := map[string]frrBGPTable{}
-	if _, bare := raw["routes"]; bare {
+	for vrf, msg := range raw {
 		var t frrBGPTable
-		b, _ := json.Marshal(raw)
-		if err := json.Unmarshal(b, &t); err != nil {
-			return nil, fmt.Errorf("frr: BGP table: %w", err)
+		if err := json.Unmarshal(msg, &t); err != nil {
+			return nil, fmt.Errorf("frr: BGP table of VRF %s: %w", vrf, err)
 		}
-		tables[vrfOf(t.VRFName)] = t
-	} else {
-		for vrf, msg := range raw {
-			var t frrBGPTable
-			if err := json.Unmarshal(msg, &t); err != nil {
-				continue // a member that is no table (FRR's own counters)
-			}
-			tables[vrf] = t
-		}
+		tables[vrf] = t
 	}
 	var out []BGPRoute
 	for vrf, t := range tables {
@@ -233,11 +221,11 @@ func parseBGPTables(raw map[string]json.RawMessage) ([]BGPRoute, error) {
 					bp.Peer = ""
 				}
 				for _, nh := range fp.NextHops {
-					if bp.NextHop == "" || (nh.Scope == "global" && bp.NextHopIntf != "") {
-						bp.NextHop, bp.NextHopIntf = nh.IP, ""
-						if nh.Scope == "link-local" {
-							bp.NextHopIntf = nh.Intf
-						}
+					if nh.IP == "::" || nh.IP == "0.0.0.0" {
+						continue // a route of the switch's own
+					}
+					if bp.NextHop == "" || (nh.Scope == "global" && isLinkLocal(bp.NextHop)) {
+						bp.NextHop = nh.IP
 					}
 				}
 				rt.Paths = append(rt.Paths, bp)
@@ -266,4 +254,9 @@ func (r *Router) Reset(ctx context.Context, vrf, neighbor string) error {
 		return fmt.Errorf("frr: %s: %w", cmd, err)
 	}
 	return nil
+}
+
+func isLinkLocal(s string) bool {
+	a, err := netip.ParseAddr(s)
+	return err == nil && a.IsLinkLocalUnicast()
 }

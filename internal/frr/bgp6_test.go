@@ -1,6 +1,9 @@
 package frr
 
 import (
+	"encoding/json"
+	"net/netip"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -31,5 +34,34 @@ func TestRenderBGPv6Refuses(t *testing.T) {
 				t.Fatalf("got %v, want an error with %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestParseBGPTables reads FRR 8.4's `show bgp vrf all ipv6 unicast json`
+// (this one printed by it for a switch originating a loopback and
+// learning a route with a global and a link-local next hop).
+func TestParseBGPTables(t *testing.T) {
+	const out = `{
+"default":{
+ "vrfId": 0, "vrfName": "default", "tableVersion": 2, "routerId": "0.0.0.0", "defaultLocPrf": 100, "localAS": 65001,
+ "routes": { "2001:db8:1::1/128": [{"valid":true,"bestpath":true,"selectionReason":"First path received","pathFrom":"external","prefix":"2001:db8:1::1","prefixLen":128,"network":"2001:db8:1::1/128","version":1,"metric":0,"weight":32768,"peerId":"(unspec)","path":"","origin":"incomplete","nexthops":[{"ip":"::","hostname":"vm","afi":"ipv6","scope":"global","used":true}]}],
+  "2001:db8:ff::2/128": [{"valid":true,"bestpath":true,"pathFrom":"external","prefix":"2001:db8:ff::2","prefixLen":128,"network":"2001:db8:ff::2/128","metric":0,"weight":0,"peerId":"2001:db8:12::2","path":"65002","origin":"incomplete","nexthops":[{"ip":"2001:db8:12::2","hostname":"vm","afi":"ipv6","scope":"global"},{"ip":"fe80::1","hostname":"vm","afi":"ipv6","scope":"link-local","used":true}]},
+   {"valid":false,"peerId":"2001:db8:12::3","path":"65003","nexthops":[]}]
+ }  }
+}`
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
+		t.Fatal(err)
+	}
+	got, err := parseBGPTables(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []BGPRoute{
+		{VRF: "default", Prefix: netip.MustParsePrefix("2001:db8:1::1/128"), Paths: []BGPPath{{Origin: "incomplete", Best: true}}},
+		{VRF: "default", Prefix: netip.MustParsePrefix("2001:db8:ff::2/128"), Paths: []BGPPath{{NextHop: "2001:db8:12::2", Peer: "2001:db8:12::2", ASPath: "65002", Origin: "incomplete", Best: true}}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got  %+v\nwant %+v", got, want)
 	}
 }

@@ -81,6 +81,9 @@ type NeighborState struct {
 	ConnectRetryTime uint32
 	// The prefix counts per address family (bgp6.go).
 	IPv4Unicast, IPv6Unicast PrefixCounts
+	// PeerAddress is the address the session runs to: an unnumbered
+	// neighbor's link-local one, which BGP's table names its paths by.
+	PeerAddress string
 }
 
 // Route is one entry of zebra's RIB.
@@ -119,6 +122,7 @@ type frrNeighbor struct {
 	BGPState                string `json:"bgpState"`
 	BGPTimerUpEstablishedMs int64  `json:"bgpTimerUpMsec"`
 	ConnectionsEstablished  uint32 `json:"connectionsEstablished"`
+	NeighborAddr            string `json:"bgpNeighborAddr"`
 	HoldTimeMsecs           int64  `json:"bgpTimerHoldTimeMsecs"`
 	KeepaliveMsecs          int64  `json:"bgpTimerKeepAliveIntervalMsecs"`
 	ConnectRetrySecs        uint32 `json:"connectRetryTimer"`
@@ -211,6 +215,7 @@ func parseNeighbors(raw map[string]map[string]json.RawMessage) ([]NeighborState,
 				ConnectRetryTime: n.ConnectRetrySecs,
 				IPv4Unicast:      n.AddressFamilyInfo.IPv4Unicast.counts(),
 				IPv6Unicast:      n.AddressFamilyInfo.IPv6Unicast.counts(),
+				PeerAddress:      n.NeighborAddr,
 			}
 			if n.NbrExternalLink {
 				s.PeerType = 1

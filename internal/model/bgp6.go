@@ -160,9 +160,9 @@ func bgpRouteFields(family string) []*Field {
 		{Name: "Network", Type: String, Key: true, Doc: "the destination's network address (" + family + ")"},
 		{Name: "CIDRLen", Type: Int, Key: true, Doc: "its prefix length"},
 		{Name: "Paths", Type: RecordList, Doc: "every path BGP has to the destination; Best marks the one it chose", Sub: []*Field{
-			{Name: "NextHop", Type: String, Doc: "the next hop (for a route with an IPv6 next hop, its global address, else its link-local one)"},
-			{Name: "NextHopIntf", Type: String, Doc: "the interface of a link-local next hop (swmgr's addition)"},
-			{Name: "Peer", Type: String, Doc: "the neighbor it was learned from (its address, or its interface); \"\" for a local route"},
+			{Name: "NextHop", Type: String, Doc: "the next hop (of an IPv6 next hop, its global address, else its link-local one); \"\" for a route the switch originates"},
+			{Name: "NextHopIntf", Type: String, Doc: "the interface of a link-local next hop, where the routing daemon says it (a neighbor by interface's); else \"\" (swmgr's addition)"},
+			{Name: "Peer", Type: String, Doc: "the neighbor it was learned from: its address, or for a neighbor by interface the interface; \"\" for a route the switch originates"},
 			{Name: "Path", Type: String, Doc: "the AS path, as BGP prints it (65002 65010 {65020})"},
 			{Name: "LocalPref", Type: Int},
 			{Name: "MED", Type: Int},

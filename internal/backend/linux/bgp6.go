@@ -2,6 +2,7 @@ package linux
 
 import (
 	"context"
+	"net/netip"
 	"time"
 
 	"github.com/swmgr/swmgr/internal/apierr"
@@ -41,6 +42,14 @@ func addBGPv6(cfg *frr.Config, objs map[string]map[string]model.Object, instance
 	}
 }
 
+// portName is the interface's name in the model: a port's for its netdev.
+func (b *Backend) portName(dev string) string {
+	if port := b.ports.Port(dev); port != "" {
+		return port
+	}
+	return dev
+}
+
 func aggregateOf(o model.Object) frr.Aggregate {
 	return frr.Aggregate{Prefix: o.Str("IpPrefix"), SummaryOnly: o.Bool("SendSummaryOnly"), ASSet: o.Bool("GenerateASSet")}
 }
@@ -72,15 +81,30 @@ func (b *Backend) bgpRouteLister(v6 bool) func(context.Context) ([]model.Object,
 		if err != nil {
 			return nil, unavailable(kindBGP, "FRR", err)
 		}
+		// FRR names a path from an unnumbered neighbor by the neighbor's
+		// link-local address: its interface says which one it is.
+		_, neighbors, err := b.bgp.refresh()
+		if err != nil {
+			return nil, err
+		}
+		intfOf := map[string]string{}
+		for _, n := range neighbors {
+			if n.IntfRef != "" && n.PeerAddress != "" {
+				intfOf[n.VRF+"|"+n.PeerAddress] = b.portName(n.IntfRef)
+			}
+		}
 		out := make([]model.Object, 0, len(routes))
 		for _, r := range routes {
 			paths := make([]model.Object, 0, len(r.Paths))
 			for _, p := range r.Paths {
-				hopIntf := p.NextHopIntf
-				if port := b.ports.Port(hopIntf); port != "" {
-					hopIntf = port
+				peer, hopIntf := p.Peer, ""
+				if intf := intfOf[r.VRF+"|"+p.Peer]; intf != "" {
+					peer = intf
 				}
-				paths = append(paths, model.Object{"NextHop": p.NextHop, "NextHopIntf": hopIntf, "Peer": p.Peer, "Path": p.ASPath,
+				if a, err := netip.ParseAddr(p.NextHop); err == nil && a.IsLinkLocalUnicast() {
+					hopIntf = intfOf[r.VRF+"|"+p.NextHop]
+				}
+				paths = append(paths, model.Object{"NextHop": p.NextHop, "NextHopIntf": hopIntf, "Peer": peer, "Path": p.ASPath,
 					"LocalPref": int64(p.LocalPref), "MED": int64(p.MED), "Origin": p.Origin, "Best": p.Best, "Multipath": p.Multipath})
 			}
 			out = append(out, model.Object{"Vrf": r.VRF, "Network": r.Prefix.Addr().String(), "CIDRLen": int64(r.Prefix.Bits()), "Paths": paths})

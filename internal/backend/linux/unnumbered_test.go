@@ -3,6 +3,7 @@ package linux
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -86,6 +87,23 @@ func TestBGPUnnumberedOnLinux(t *testing.T) {
 		}
 	}
 
+	// BGP's table names the path by the neighbor's interface: FRR's JSON
+	// has only the peer's link-local address.
+	for _, lister := range []string{"BGPv4RouteState", "BGPv6RouteState"} {
+		routes, err := s.be.DaemonDrivers()[lister].List(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(routes, func(o model.Object) bool { return o.Int("CIDRLen") == 32 && o.Str("Network") == "192.0.2.2" || o.Str("Network") == "2001:db8:ff::2" })
+		if i < 0 {
+			t.Errorf("%s has no route of the peer: %v", lister, routes)
+			continue
+		}
+		p := routes[i].Records("Paths")
+		if len(p) != 1 || p[0].Str("Peer") != "fpPort1" || p[0].Str("NextHopIntf") != "fpPort1" || !strings.HasPrefix(p[0].Str("NextHop"), "fe80::") {
+			t.Errorf("%s: the peer's route's paths: %v, want from fpPort1 via its fe80:: address", lister, p)
+		}
+	}
 	// ResetBGPv4NeighborByInterface resets the unnumbered session: FRR
 	// counts one more established.
 	before := num(s.stateOf("BGPv4Neighbor", key)["ConnectionsEstablished"])
