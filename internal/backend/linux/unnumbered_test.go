@@ -94,7 +94,9 @@ func TestBGPUnnumberedOnLinux(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		i := slices.IndexFunc(routes, func(o model.Object) bool { return o.Int("CIDRLen") == 32 && o.Str("Network") == "192.0.2.2" || o.Str("Network") == "2001:db8:ff::2" })
+		i := slices.IndexFunc(routes, func(o model.Object) bool {
+			return o.Int("CIDRLen") == 32 && o.Str("Network") == "192.0.2.2" || o.Str("Network") == "2001:db8:ff::2"
+		})
 		if i < 0 {
 			t.Errorf("%s has no route of the peer: %v", lister, routes)
 			continue
