@@ -61,6 +61,13 @@ func seedAll(s *switchHarness) {
 		{"POST", "/config/BGPv4Aggregate", `{"IpPrefix":"10.0.0.0/8","SendSummaryOnly":true}`},
 		{"POST", "/config/BGPv6Aggregate", `{"IpPrefix":"2001:db8::/32","GenerateASSet":true}`},
 		{"PATCH", "/config/NDPGlobal", `{"ReachableTime":5,"RetransmitInterval":1000}`},
+		{"PATCH", "/config/VxlanEndpoint", `{"SourceInterface":"Loopback1"}`},
+		{"POST", "/config/Vlan", `{"VlanId":200,"UntagIntfList":["fpPort8"]}`},
+		{"POST", "/config/VxlanInstance", `{"Vni":10100,"VlanId":100,"ImportRouteTargets":["65010:100"]}`},
+		{"POST", "/config/VxlanVtepInstance", `{"Intf":"vtep10100","Vni":10100,"DstIp":["192.0.2.77"],"TTL":64}`},
+		{"POST", "/config/EvpnL3Vni", `{"Vrf":"red","Vni":4001,"VlanId":200}`},
+		{"PATCH", "/config/BGPL2vpnEvpn", `{"AdvertiseAllVni":true}`},
+		{"POST", "/config/BGPL2vpnEvpnNeighbor", `{"Neighbor":"SPINES","RouteReflectorClient":true}`},
 	} {
 		s.must(f.method, f.path, f.body, nil)
 	}

@@ -171,6 +171,7 @@ func bgpConfig(objs map[string]map[string]model.Object) frr.Config {
 		cfg.PeerGroups = append(cfg.PeerGroups, g)
 	}
 	addBGPv6(&cfg, objs, instances)
+	cfg.EVPN = evpnOf(objs) // vxlan.go
 	return cfg
 }
 
