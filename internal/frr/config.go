@@ -28,6 +28,9 @@ type Config struct {
 	// PeerGroups are BGPv4PeerGroup (Neighbor with Name set): each is
 	// defined in the instance of every VRF one of its neighbors is in.
 	PeerGroups []Neighbor
+	// Aggregates are BGPv4Aggregate and BGPv6Aggregate, of the default
+	// instance (bgp6.go).
+	Aggregates []Aggregate
 	EVPN       EVPN // evpn.go
 }
 
@@ -85,6 +88,9 @@ type Neighbor struct {
 	MaxPrefixesRestartTimer uint8 // seconds; FRR counts minutes, so rounded up
 	AdjRIBInFilter          string
 	AdjRIBOutFilter         string
+	// IPv6 makes it a BGPv6Neighbor or BGPv6PeerGroup: an IPv6 address,
+	// its session in IPv6 unicast only (bgp6.go).
+	IPv6 bool
 }
 
 // name is how FRR's configuration names the neighbor.
@@ -175,6 +181,8 @@ func (c Config) render() ([]block, error) {
 	if len(order) > 0 && byVRF[DefaultVRF] == nil {
 		errs = append(errs, errors.New("a BGP VRF instance needs the default instance (BGPGlobal ASNum) too"))
 	}
+	errs = append(errs, c.renderAggregates(byVRF[DefaultVRF])...)
+	errs = append(errs, c.checkGroupFamilies()...)
 	seen := map[string]bool{}
 	groups := map[string][]string{} // vrf -> peer groups in first-use order
 	clusterIDs := map[string]uint32{}
@@ -207,10 +215,7 @@ func (c Config) render() ([]block, error) {
 			continue
 		}
 		b.router = append(b.router, router...)
-		b.af = append(b.af, af...)
-		if n.NeighborAddress == "" {
-			b.af6 = append(b.af6, "neighbor "+n.name()+" activate")
-		}
+		placeFamilies(b, n, af)
 	}
 	if err := c.EVPN.render(byVRF); err != nil {
 		errs = append(errs, err)
@@ -238,7 +243,7 @@ func (c Config) render() ([]block, error) {
 		if id, ok := clusterIDs[vrf]; ok {
 			head = append(head, "bgp cluster-id "+netip.AddrFrom4([4]byte{byte(id >> 24), byte(id >> 16), byte(id >> 8), byte(id)}).String())
 		}
-		var groupAF []string
+		var groupAF, groupAF6 []string
 		for _, g := range groups[vrf] {
 			head = append(head, "neighbor "+g+" peer-group")
 			i := slices.IndexFunc(c.PeerGroups, func(pg Neighbor) bool { return pg.Name == g })
@@ -250,9 +255,10 @@ func (c Config) render() ([]block, error) {
 				return nil, fmt.Errorf("peer group %s: %w", g, err)
 			}
 			head = append(head, router...)
-			groupAF = append(groupAF, af...)
+			groupAF, groupAF6 = placeGroupFamilies(c.PeerGroups[i], af, groupAF, groupAF6)
 		}
 		b.af = insertAfterGlobals(b.af, groupAF)
+		b.af6 = insertAfterGlobals(b.af6, groupAF6)
 		for _, g := range groups[vrf] {
 			if seen[vrf+"|"+g] {
 				return nil, fmt.Errorf("peer group %s: a neighbor in VRF %q has that name", g, vrf)
@@ -343,8 +349,8 @@ func renderNeighbor(n Neighbor, localAS uint32) (router, af []string, err error)
 	switch {
 	case n.NeighborAddress != "":
 		a, err := netip.ParseAddr(n.NeighborAddress)
-		if err != nil || !a.Is4() {
-			return fail("NeighborAddress %q is not an IPv4 address", n.NeighborAddress)
+		if err != nil || a.Is4() == n.IPv6 || a.Zone() != "" {
+			return fail("NeighborAddress %q is not an %s address", n.NeighborAddress, familyName(n.IPv6))
 		}
 		if n.IntfRef != "" && !wordRE.MatchString(n.IntfRef) {
 			return fail("IntfRef %q is not an interface name", n.IntfRef)

@@ -113,7 +113,7 @@ var sessionStates = []string{"Resolving", "Idle", "Connect", "Active", "OpenSent
 
 func bgpNeighborStateFields() []*Field {
 	counters := []*Field{{Name: "Update", Type: Int}, {Name: "Notification", Type: Int}}
-	return []*Field{
+	return append([]*Field{
 		{Name: "PeerType", Type: Int, Doc: "0 internal, 1 external", Names: []string{"internal", "external"}},
 		{Name: "SessionState", Type: Int, Doc: "RFC 4271 FSM state: 1 Idle .. 6 Established", Names: sessionStates, Metric: &Metric{Name: "state"}},
 		{Name: "SessionStateDuration", Type: String, Doc: "how long the session has been in SessionState, as a Go duration (1h2m3s)", Metric: &Metric{Name: "state_duration_seconds"}},
@@ -125,7 +125,7 @@ func bgpNeighborStateFields() []*Field {
 		}},
 		{Name: "Queues", Type: Record, Doc: "messages waiting", Sub: []*Field{{Name: "Input", Type: Int}, {Name: "Output", Type: Int}}},
 		{Name: "ConnectionsEstablished", Type: Int, Doc: "sessions established so far: a reset shows as an increase (swmgr's addition)", Metric: &Metric{Name: "established_total", Counter: true}},
-	}
+	}, prefixCounterFields()...)
 }
 
 var ifNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9._-]{0,14}$`)
@@ -156,13 +156,17 @@ func checkBGPPeer(kind string, o Object) error {
 		return apierr.BadRequest(apierr.CodeInvalidValue, kind, "MultiHopTTL", "MultiHopTTL: %d needs MultiHopEnable true", o.Int("MultiHopTTL"))
 	}
 	if src := o.Str("UpdateSource"); src != "" {
+		family, v6 := "IPv4", strings.HasPrefix(kind, "BGPv6")
+		if v6 {
+			family = "IPv6"
+		}
 		if a, err := netip.ParseAddr(src); err == nil {
-			if !a.Is4() || !isUnicastHost(a) {
-				return apierr.BadRequest(apierr.CodeInvalidValue, kind, "UpdateSource", "UpdateSource: %q is not a unicast IPv4 address", src)
+			if a.Is4() == v6 || !isUnicastHost(a) || (v6 && parseIPv6Why(src) != "") {
+				return apierr.BadRequest(apierr.CodeInvalidValue, kind, "UpdateSource", "UpdateSource: %q is not a unicast %s address", src, family)
 			}
 			o["UpdateSource"] = a.String()
 		} else if !ifNameRE.MatchString(src) {
-			return apierr.BadRequest(apierr.CodeInvalidValue, kind, "UpdateSource", "UpdateSource: %q is neither an IPv4 address nor an interface name like Loopback1 or fpPort1", src)
+			return apierr.BadRequest(apierr.CodeInvalidValue, kind, "UpdateSource", "UpdateSource: %q is neither an %s address nor an interface name like Loopback1 or fpPort1", src, family)
 		}
 	}
 	if strings.ContainsAny(o.Str("AuthPassword"), " \t\r\n!#") {

@@ -164,7 +164,7 @@ func builtinKinds() []*Kind {
 	}
 
 	// Declaration order is apply order: what others refer to comes first.
-	return []*Kind{
+	return append([]*Kind{
 		{
 			Name: "SystemParam", Class: Config, Singleton: true,
 			CLI: &CLICommand{Words: []string{"system"}, Prompt: []string{"system"}},
@@ -480,7 +480,7 @@ func builtinKinds() []*Kind {
 			Name: "ClearConfigLog", Class: Action,
 			Doc: "Clears the config log; the clear becomes the first entry of the new log.",
 		},
-	}
+	}, bgp6Kinds(vrfRef)...)
 }
 
 // configAction declares one of FlexSwitch 1.x's configuration actions, which

@@ -258,8 +258,8 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	release := func() error { return nil }
 	switch o.Dataplane {
 	case Sim:
-		providers = []bind.Provider{sim.Part{Of: sim.DaemonsProvider, Drivers: simulated.DaemonDrivers()}, accts, lifecycle.Archive(), aaa.Config(), intent.Config(),
-			sim.Part{Of: sim.DataplaneProvider, Drivers: withExtra(simulated.Dataplane(), extra)}}
+		providers = []bind.Provider{sim.Part{Of: sim.DaemonsProvider, Drivers: simulated.DaemonDrivers(), Actions: simulated.DaemonActions()}, accts, lifecycle.Archive(), aaa.Config(), intent.Config(),
+			sim.Part{Of: sim.DataplaneProvider, Drivers: withExtra(simulated.Dataplane(), extra), Actions: simulated.DataplaneActions()}}
 		sourceAddr = simulated.SourceAddr
 		st.routes = simulated.Routes
 	case Linux:
@@ -289,9 +289,10 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		// the up time over the simulated host settings', the host's
 		// settings and up time over the kernel's).
 		dataplane, daemons := lin.Dataplane(), lin.DaemonDrivers()
-		providers = []bind.Provider{sim.Part{Of: sim.DataplaneProvider, Drivers: backend.Without(simulated.Dataplane(), dataplane)},
-			sim.Part{Of: sim.DaemonsProvider, Drivers: backend.Without(simulated.DaemonDrivers(), daemons)},
-			linux.Part{Of: linux.DataplaneProvider, Drivers: withExtra(dataplane, extra)}, linux.Part{Of: linux.DaemonsProvider, Drivers: daemons},
+		dataplaneActions, daemonActions := lin.DataplaneActions(), lin.DaemonActions()
+		providers = []bind.Provider{sim.Part{Of: sim.DataplaneProvider, Drivers: backend.Without(simulated.Dataplane(), dataplane), Actions: backend.Without(simulated.DataplaneActions(), dataplaneActions)},
+			sim.Part{Of: sim.DaemonsProvider, Drivers: backend.Without(simulated.DaemonDrivers(), daemons), Actions: backend.Without(simulated.DaemonActions(), daemonActions)},
+			linux.Part{Of: linux.DataplaneProvider, Drivers: withExtra(dataplane, extra), Actions: dataplaneActions}, linux.Part{Of: linux.DaemonsProvider, Drivers: daemons, Actions: daemonActions},
 			accts, lifecycle.Archive(), aaa.Config(), intent.Config()}
 		transactional, release = lin, lin.Close
 		sourceAddr = lin.SourceAddr

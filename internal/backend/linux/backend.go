@@ -255,7 +255,11 @@ func (b *Backend) Dataplane() map[string]*backend.Driver {
 // DaemonDrivers returns the drivers of the kinds run by daemons or host settings
 // (bgp.go, ntp.go, system.go): those whose options were given.
 func (b *Backend) DaemonDrivers() map[string]*backend.Driver {
-	return b.wrap(b.daemonDrivers)
+	out := b.wrap(b.daemonDrivers)
+	for name, list := range b.daemonLists() {
+		out[name] = &backend.Driver{List: list}
+	}
+	return out
 }
 
 func (b *Backend) wrap(own map[string]*driver) map[string]*backend.Driver {

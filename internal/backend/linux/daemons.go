@@ -37,7 +37,7 @@ func (b *Backend) startDaemons() error {
 			return fmt.Errorf("starting FRR for BGP: %w", err)
 		}
 		b.bgp = newBGPRunner(r, b.opts.StateCache)
-		for _, k := range []string{"BGPGlobal", "BGPVrf", "BGPv4PeerGroup", "BGPv4Neighbor"} {
+		for _, k := range []string{"BGPGlobal", "BGPVrf", "BGPv4PeerGroup", "BGPv4Neighbor", "BGPv6PeerGroup", "BGPv6Neighbor", "BGPv4Aggregate", "BGPv6Aggregate"} {
 			b.daemonDrivers[k] = bgpDriver(k)
 		}
 		for _, k := range []string{"BGPL2vpnEvpn", "BGPL2vpnEvpnNeighbor"} {

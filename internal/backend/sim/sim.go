@@ -100,7 +100,7 @@ func New(opts Options) *Sim {
 // to remember: ports, the mirror sessions and VLANs it carries, the local
 // AS, and the interfaces and static routes of its routing table.
 var tracked = map[string]bool{"Port": true, "LaPortChannel": true, "Span": true, "BGPGlobal": true, "Vlan": true, "IPv4Intf": true, "IPv4Route": true, "IPv6Intf": true, "IPv6Route": true,
-	"BGPv4Neighbor": true, "VxlanEndpoint": true, "VxlanInstance": true, "EvpnL3Vni": true, "Acl": true, "AclRule": true}
+	"BGPv4Neighbor": true, "BGPv6Neighbor": true, "VxlanEndpoint": true, "VxlanInstance": true, "EvpnL3Vni": true, "Acl": true, "AclRule": true}
 
 // Name implements backend.Backend.
 func (s *Sim) Name() string { return "sim" }
@@ -201,9 +201,17 @@ func (s *Sim) DaemonDrivers() map[string]*backend.Driver {
 		"BGPVrf":         {Apply: s.record},
 		"BGPv4PeerGroup": {Apply: s.record},
 		"BGPv4Neighbor":  {Apply: s.record, State: s.bgpNeighborState},
-		"NtpServer":      {Apply: s.record, State: ntpState},
-		"DNSServer":      {Apply: s.applyDNSServer, State: s.dnsServerState, Replay: true},
-		"DNSGlobal":      {Apply: s.applyDNSGlobal, State: s.dnsGlobalState, Replay: true},
+		// BGP over IPv6, the aggregates, BGP's tables (bgp6.go).
+		"BGPv6PeerGroup":  {Apply: s.record},
+		"BGPv6Neighbor":   {Apply: s.record, State: s.bgpNeighborState},
+		"BGPv4Aggregate":  {Apply: s.record},
+		"BGPv6Aggregate":  {Apply: s.record},
+		"BGPv4RouteState": {List: noNeighbors},
+		"BGPv6RouteState": {List: noNeighbors},
+		"NDPGlobal":       {Apply: s.record},
+		"NtpServer":       {Apply: s.record, State: ntpState},
+		"DNSServer":       {Apply: s.applyDNSServer, State: s.dnsServerState, Replay: true},
+		"DNSGlobal":       {Apply: s.applyDNSGlobal, State: s.dnsGlobalState, Replay: true},
 		// LLDP's settings, kept with no agent run: no neighbor.
 		"LLDPGlobal": {Apply: s.record},
 		"LLDPIntf":   {Apply: s.record},
@@ -606,6 +614,7 @@ func (s *Sim) bgpNeighborState(ctx context.Context, o model.Object) (model.Objec
 		st["PeerType"] = int64(1)
 	}
 	st["SessionState"] = int64(1) // Idle: a simulated switch has no peers to reach
+	st["PrefixesReceived"], st["PrefixesAccepted"], st["PrefixesAdvertised"] = int64(0), int64(0), int64(0)
 	return st, nil
 }
 

@@ -227,3 +227,20 @@ func RunningBGP(t testing.TB, r *frr.Router) string {
 	}
 	return strings.Join(keep, "\n")
 }
+
+// BGPv6Config is a switch's configuration with an IPv6 neighbor of its
+// own, an IPv6 peer group with a member by address and one by interface
+// (eth9), an IPv4 neighbor beside them, and an aggregate of each family.
+func BGPv6Config() frr.Config {
+	return frr.Config{
+		Instances: []frr.Instance{{ASNum: "65001", Redistribution: []frr.Redistribution{{Sources: "CONNECTED"}}}},
+		Neighbors: []frr.Neighbor{
+			{NeighborAddress: "10.0.0.2", PeerAS: "65003"},
+			{NeighborAddress: "2001:db8::2", PeerAS: "65002", NextHopSelf: true, IPv6: true},
+			{NeighborAddress: "2001:db8::3", PeerGroup: "LEAVES6", IPv6: true},
+			{IntfRef: "eth9", PeerGroup: "LEAVES6", IPv6: true},
+		},
+		PeerGroups: []frr.Neighbor{{Name: "LEAVES6", PeerAS: "external", HoldTime: 9, KeepaliveTime: 3, IPv6: true}},
+		Aggregates: []frr.Aggregate{{Prefix: "10.0.0.0/8", ASSet: true, SummaryOnly: true}, {Prefix: "2001:db8::/32", SummaryOnly: true}},
+	}
+}

@@ -472,6 +472,35 @@ MODEL = json.loads(r'''{
     }
    ]
   },
+  "BGPv4Aggregate": {
+   "module": "swmgr_bgpv4_aggregate",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "IpPrefix"
+   ],
+   "fields": [
+    {
+     "option": "ip_prefix",
+     "name": "IpPrefix",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "send_summary_only",
+     "name": "SendSummaryOnly",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "generate_as_set",
+     "name": "GenerateASSet",
+     "type": "bool",
+     "settable": true
+    }
+   ]
+  },
   "BGPv4Neighbor": {
    "module": "swmgr_bgpv4_neighbor",
    "singleton": false,
@@ -703,6 +732,352 @@ MODEL = json.loads(r'''{
      "name": "AuthPassword",
      "type": "str",
      "secret": true,
+     "settable": true
+    },
+    {
+     "option": "next_hop_self",
+     "name": "NextHopSelf",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "route_reflector_cluster_id",
+     "name": "RouteReflectorClusterId",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "route_reflector_client",
+     "name": "RouteReflectorClient",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "multi_hop_enable",
+     "name": "MultiHopEnable",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "multi_hop_ttl",
+     "name": "MultiHopTTL",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "connect_retry_time",
+     "name": "ConnectRetryTime",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "hold_time",
+     "name": "HoldTime",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "keepalive_time",
+     "name": "KeepaliveTime",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "add_paths_rx",
+     "name": "AddPathsRx",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "add_paths_max_tx",
+     "name": "AddPathsMaxTx",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "max_prefixes",
+     "name": "MaxPrefixes",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "max_prefixes_threshold_pct",
+     "name": "MaxPrefixesThresholdPct",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "max_prefixes_disconnect",
+     "name": "MaxPrefixesDisconnect",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "max_prefixes_restart_timer",
+     "name": "MaxPrefixesRestartTimer",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "adj_rib_in_filter",
+     "name": "AdjRIBInFilter",
+     "type": "str",
+     "settable": false
+    },
+    {
+     "option": "adj_rib_out_filter",
+     "name": "AdjRIBOutFilter",
+     "type": "str",
+     "settable": false
+    }
+   ]
+  },
+  "BGPv6Aggregate": {
+   "module": "swmgr_bgpv6_aggregate",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "IpPrefix"
+   ],
+   "fields": [
+    {
+     "option": "ip_prefix",
+     "name": "IpPrefix",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "send_summary_only",
+     "name": "SendSummaryOnly",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "generate_as_set",
+     "name": "GenerateASSet",
+     "type": "bool",
+     "settable": true
+    }
+   ]
+  },
+  "BGPv6Neighbor": {
+   "module": "swmgr_bgpv6_neighbor",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "Vrf",
+    "NeighborAddress",
+    "IntfRef"
+   ],
+   "fields": [
+    {
+     "option": "vrf",
+     "name": "Vrf",
+     "type": "str",
+     "key": true,
+     "settable": true,
+     "default": "default"
+    },
+    {
+     "option": "neighbor_address",
+     "name": "NeighborAddress",
+     "type": "str",
+     "key": true,
+     "settable": true,
+     "default": ""
+    },
+    {
+     "option": "intf_ref",
+     "name": "IntfRef",
+     "type": "str",
+     "key": true,
+     "settable": true,
+     "default": ""
+    },
+    {
+     "option": "peer_as",
+     "name": "PeerAS",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "local_as",
+     "name": "LocalAS",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "description",
+     "name": "Description",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "disabled",
+     "name": "Disabled",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "peer_group",
+     "name": "PeerGroup",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "update_source",
+     "name": "UpdateSource",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "next_hop_self",
+     "name": "NextHopSelf",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "route_reflector_cluster_id",
+     "name": "RouteReflectorClusterId",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "route_reflector_client",
+     "name": "RouteReflectorClient",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "multi_hop_enable",
+     "name": "MultiHopEnable",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "multi_hop_ttl",
+     "name": "MultiHopTTL",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "connect_retry_time",
+     "name": "ConnectRetryTime",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "hold_time",
+     "name": "HoldTime",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "keepalive_time",
+     "name": "KeepaliveTime",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "add_paths_rx",
+     "name": "AddPathsRx",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "add_paths_max_tx",
+     "name": "AddPathsMaxTx",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "bfd_enable",
+     "name": "BfdEnable",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "bfd_session_param",
+     "name": "BfdSessionParam",
+     "type": "str",
+     "settable": false
+    },
+    {
+     "option": "max_prefixes",
+     "name": "MaxPrefixes",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "max_prefixes_threshold_pct",
+     "name": "MaxPrefixesThresholdPct",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "max_prefixes_disconnect",
+     "name": "MaxPrefixesDisconnect",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "max_prefixes_restart_timer",
+     "name": "MaxPrefixesRestartTimer",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "adj_rib_in_filter",
+     "name": "AdjRIBInFilter",
+     "type": "str",
+     "settable": false
+    },
+    {
+     "option": "adj_rib_out_filter",
+     "name": "AdjRIBOutFilter",
+     "type": "str",
+     "settable": false
+    }
+   ]
+  },
+  "BGPv6PeerGroup": {
+   "module": "swmgr_bgpv6_peer_group",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "Name"
+   ],
+   "fields": [
+    {
+     "option": "name",
+     "name": "Name",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "peer_as",
+     "name": "PeerAS",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "local_as",
+     "name": "LocalAS",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "description",
+     "name": "Description",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "update_source",
+     "name": "UpdateSource",
+     "type": "str",
      "settable": true
     },
     {
@@ -1540,6 +1915,45 @@ MODEL = json.loads(r'''{
      "choices": [
       "Loopback"
      ],
+     "settable": true
+    }
+   ]
+  },
+  "NDPGlobal": {
+   "module": "swmgr_ndp_global",
+   "singleton": true,
+   "creatable": false,
+   "keys": [
+    "Vrf"
+   ],
+   "fields": [
+    {
+     "option": "vrf",
+     "name": "Vrf",
+     "type": "str",
+     "choices": [
+      "default"
+     ],
+     "key": true,
+     "settable": true,
+     "default": "default"
+    },
+    {
+     "option": "reachable_time",
+     "name": "ReachableTime",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "retransmit_interval",
+     "name": "RetransmitInterval",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "router_advertisement_interval",
+     "name": "RouterAdvertisementInterval",
+     "type": "int",
      "settable": true
     }
    ]
