@@ -27,6 +27,9 @@ type Config struct {
 	// PeerGroups are BGPv4PeerGroup (Neighbor with Name set): each is
 	// defined in the instance of every VRF one of its neighbors is in.
 	PeerGroups []Neighbor
+	// Policies are the prefix-lists and route-maps (policy.go) the
+	// neighbors' filters and the redistributions name.
+	Policies Policies
 }
 
 // Instance is BGPGlobal (VRF "default") or BGPVrf.
@@ -128,7 +131,7 @@ func ParseAS(s string) (uint32, error) {
 // Validate refuses what FRR cannot express, without touching FRR: this is
 // the pure check a driver runs before applying.
 func (c Config) Validate() error {
-	_, err := c.render()
+	_, err := c.renderAll()
 	return err
 }
 

@@ -55,6 +55,11 @@ func seedAll(s *switchHarness) {
 		{"POST", "/config/IPv6Intf", `{"IntfRef":"fpPort1","IpAddr":"2001:db8:1::1/64"}`},
 		{"POST", "/config/IPv6Route", `{"DestinationNw":"2001:db8:99::","NetworkMask":"48","NextHop":[{"NextHopIp":"2001:db8:1::2"}]}`},
 		{"PATCH", "/config/DNSGlobal", `{"Domain":"lab.example.net"}`},
+		{"POST", "/config/PolicyPrefixSet", `{"Name":"LOOPS","PrefixList":[{"Prefix":"10.255.0.0/16","MaskLengthRange":"32-32"},{"Prefix":"2001:db8::/32"}]}`},
+		{"POST", "/config/PolicyCondition", `{"Name":"NOT-DEFAULT","ConditionType":"MatchDstIpPrefix","IpPrefix":"0.0.0.0/0"}`},
+		{"POST", "/config/PolicyStmt", `{"Name":"DROP-DEFAULT","Conditions":["NOT-DEFAULT"]}`},
+		{"POST", "/config/PolicyDefinition", `{"Name":"FROM-SPINES","Priority":1,"StatementList":[{"Priority":10,"Statement":"DROP-DEFAULT"}],"MatchType":"any"}`},
+		{"PATCH", "/config/BGPv4PeerGroup", `{"Name":"SPINES","AdjRIBInFilter":"FROM-SPINES"}`},
 	} {
 		s.must(f.method, f.path, f.body, nil)
 	}

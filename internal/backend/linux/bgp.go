@@ -132,7 +132,7 @@ func (r *bgpRunner) setApplied(objs map[string]map[string]model.Object) {
 
 // bgpConfig turns the objects into FRR's configuration, in a stable order.
 func bgpConfig(objs map[string]map[string]model.Object) frr.Config {
-	var cfg frr.Config
+	cfg := frr.Config{Policies: policiesOf(objs)}
 	global := objs["BGPGlobal"][frr.DefaultVRF]
 	if global == nil || global.Str("ASNum") == "" {
 		return cfg

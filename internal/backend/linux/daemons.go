@@ -40,6 +40,9 @@ func (b *Backend) startDaemons() error {
 		for _, k := range []string{"BGPGlobal", "BGPVrf", "BGPv4PeerGroup", "BGPv4Neighbor"} {
 			b.daemonDrivers[k] = bgpDriver(k)
 		}
+		for _, k := range policyKinds {
+			b.daemonDrivers[k] = policyDriver(k)
+		}
 	}
 	if o := b.opts.Chrony; o != nil {
 		opts := *o

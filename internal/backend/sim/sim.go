@@ -203,6 +203,12 @@ func (s *Sim) DaemonDrivers() map[string]*backend.Driver {
 		// LLDP's settings, kept with no agent run: no neighbor.
 		"LLDPGlobal": {Apply: s.record},
 		"LLDPIntf":   {Apply: s.record},
+		// Routing policy, kept (the model's checks and constraints are
+		// what the Linux backend's FRR would refuse).
+		"PolicyPrefixSet":  {Apply: s.record},
+		"PolicyCondition":  {Apply: s.record},
+		"PolicyStmt":       {Apply: s.record},
+		"PolicyDefinition": {Apply: s.record},
 	}
 	for _, name := range compatStateKinds {
 		if ds[name] != nil {
