@@ -227,15 +227,12 @@ func conditionMatch(c Condition, sets map[string]PrefixSet) (string, []string, e
 		return "", nil, err
 	}
 	switch c.Type {
-	case "MatchProtocol":
-		proto, ok := map[string]string{"CONNECTED": "connected", "STATIC": "static", "BGP": "bgp"}[c.Protocol]
-		if !ok {
-			return "", nil, fmt.Errorf("Protocol %q: use CONNECTED, STATIC or BGP", c.Protocol)
-		}
-		return "match source-protocol " + proto, nil, nil
 	case "MatchDstIpPrefix", "MatchSrcIpPrefix":
+	case "MatchProtocol":
+		// bgpd 8.4 refuses `match source-protocol` ("Unknown command").
+		return "", nil, errors.New("MatchProtocol: FRR's bgpd cannot match the protocol a route came from")
 	default:
-		return "", nil, fmt.Errorf("ConditionType %q: use MatchProtocol, MatchDstIpPrefix or MatchSrcIpPrefix", c.Type)
+		return "", nil, fmt.Errorf("ConditionType %q: use MatchDstIpPrefix or MatchSrcIpPrefix", c.Type)
 	}
 	var list string
 	var lines []string

@@ -47,7 +47,6 @@ func samplePolicies() Policies {
 		Conditions: []Condition{
 			{Name: "IS-LOOP", Type: "MatchDstIpPrefix", PrefixSet: "LOOPS"},
 			{Name: "DEFAULT", Type: "MatchDstIpPrefix", IpPrefix: "0.0.0.0/0"},
-			{Name: "STATICS", Type: "MatchProtocol", Protocol: "STATIC"},
 			{Name: "FROM-SPINE", Type: "MatchSrcIpPrefix", IpPrefix: "10.0.0.0/24", MaskLengthRange: "24-32"},
 		},
 		Statements: []Statement{
@@ -87,19 +86,19 @@ func TestPolicyRendering(t *testing.T) {
 				"ip prefix-list P seq 15 permit 10.0.0.0/8 le 24", "ip prefix-list P seq 20 permit 10.0.0.0/8", "ipv6 prefix-list P seq 5 permit 2001:db8::/32"}},
 		{"match any: an entry per condition; any: no on-match next",
 			Policies{
-				Conditions:  []Condition{{Name: "C1", Type: "MatchProtocol", Protocol: "CONNECTED"}, {Name: "C2", Type: "MatchDstIpPrefix", IpPrefix: "2001:db8::/48"}},
+				Conditions:  []Condition{{Name: "C1", Type: "MatchSrcIpPrefix", IpPrefix: "10.0.0.0/24"}, {Name: "C2", Type: "MatchDstIpPrefix", IpPrefix: "2001:db8::/48"}},
 				Statements:  []Statement{{Name: "S", Conditions: []string{"C1", "C2"}, Action: "permit", MatchAny: true}},
 				Definitions: []Definition{{Name: "RM", Statements: []string{"S"}, MatchAny: true}}},
-			[]string{"ipv6 prefix-list cond:C2 seq 5 permit 2001:db8::/48",
-				"route-map RM permit 10", " match source-protocol connected",
+			[]string{"ip prefix-list cond:C1 seq 5 permit 10.0.0.0/24", "ipv6 prefix-list cond:C2 seq 5 permit 2001:db8::/48",
+				"route-map RM permit 10", " match ip route-source prefix-list cond:C1",
 				"route-map RM permit 20", " match ipv6 address prefix-list cond:C2"}},
 		{"match all: one entry; a permit goes on to the next statement",
 			Policies{
-				Conditions:  []Condition{{Name: "C1", Type: "MatchProtocol", Protocol: "BGP"}, {Name: "C2", Type: "MatchSrcIpPrefix", IpPrefix: "10.0.0.0/24"}},
+				Conditions:  []Condition{{Name: "C1", Type: "MatchDstIpPrefix", IpPrefix: "192.0.2.0/24", MaskLengthRange: "24-32"}, {Name: "C2", Type: "MatchSrcIpPrefix", IpPrefix: "10.0.0.0/24"}},
 				Statements:  []Statement{{Name: "S", Conditions: []string{"C1", "C2"}, Action: "permit"}, {Name: "ALL", Action: "deny"}},
 				Definitions: []Definition{{Name: "RM", Statements: []string{"S", "ALL"}}}},
-			[]string{"ip prefix-list cond:C2 seq 5 permit 10.0.0.0/24",
-				"route-map RM permit 10", " match source-protocol bgp", " match ip route-source prefix-list cond:C2", " on-match next",
+			[]string{"ip prefix-list cond:C1 seq 5 permit 192.0.2.0/24 le 32", "ip prefix-list cond:C2 seq 5 permit 10.0.0.0/24",
+				"route-map RM permit 10", " match ip address prefix-list cond:C1", " match ip route-source prefix-list cond:C2", " on-match next",
 				"route-map RM deny 20"}},
 	}
 	for _, c := range cases {
@@ -143,7 +142,7 @@ func TestPolicyRefusals(t *testing.T) {
 		{"two of a kind under all", Policies{
 			Conditions: []Condition{{Name: "A", Type: "MatchDstIpPrefix", IpPrefix: "10.0.0.0/8"}, {Name: "B", Type: "MatchDstIpPrefix", IpPrefix: "11.0.0.0/8"}},
 			Statements: stmt("A", "B"), Definitions: []Definition{{Name: "RM", Statements: []string{"S"}}}}, "same kind"},
-		{"OSPF", Policies{Conditions: []Condition{{Name: "C", Type: "MatchProtocol", Protocol: "OSPF"}}}, "Protocol"},
+		{"protocol", Policies{Conditions: []Condition{{Name: "C", Type: "MatchProtocol", Protocol: "STATIC"}}}, "MatchProtocol"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

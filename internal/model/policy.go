@@ -155,12 +155,12 @@ func policyKinds() []*Kind {
 		},
 		{
 			Name: "PolicyCondition", Class: Config,
-			Doc: "What a route must be for a PolicyStmt to apply: its destination in a prefix (IpPrefix and MaskLengthRange) or in a PolicyPrefixSet (MatchDstIpPrefix), the address of the peer it came from (MatchSrcIpPrefix), or the protocol it came from (MatchProtocol). A condition in use cannot be deleted.",
+			Doc: "What a route must be for a PolicyStmt to apply: its destination in a prefix (IpPrefix and MaskLengthRange) or in a PolicyPrefixSet (MatchDstIpPrefix), or the address of the peer it came from (MatchSrcIpPrefix). MatchProtocol is not supported yet: BGPGlobal's Redistribution Sources choose the protocols. A condition in use cannot be deleted.",
 			CLI: &CLICommand{Words: []string{"policy", "condition"}, Prompt: []string{"condition"}, Show: []string{"policy", "condition"}},
 			Fields: []*Field{
 				{Name: "Name", Type: String, Key: true, Format: FormatRoutingName},
 				{Name: "ConditionType", Type: String, Required: true, Enum: []string{"MatchProtocol", "MatchDstIpPrefix", "MatchSrcIpPrefix"}},
-				{Name: "Protocol", Type: String, Enum: []string{"", "CONNECTED", "STATIC", "BGP", "OSPF"}, Doc: "with MatchProtocol: the protocol the route came from"},
+				{Name: "Protocol", Type: String, Enum: []string{"", "CONNECTED", "STATIC", "BGP", "OSPF"}, Doc: "FlexSwitch's protocol of MatchProtocol, which is not supported yet; \"\" with the other types"},
 				{Name: "IpPrefix", Type: String, Format: FormatIPPrefix, Doc: "with MatchDstIpPrefix or MatchSrcIpPrefix, instead of PrefixSet"},
 				{Name: "MaskLengthRange", Type: String, Format: FormatMaskLengthRange, Doc: "with IpPrefix; \"\" is exact"},
 				{Name: "PrefixSet", Type: String, Format: FormatRoutingName, Ref: "PolicyPrefixSet", Doc: "with MatchDstIpPrefix or MatchSrcIpPrefix, instead of IpPrefix"},
@@ -217,14 +217,10 @@ func checkPolicyCondition(o Object) error {
 	prefix, set := o.Str("IpPrefix"), o.Str("PrefixSet")
 	switch o.Str("ConditionType") {
 	case "MatchProtocol":
-		switch {
-		case o.Str("Protocol") == "":
-			return bad("Protocol", "MatchProtocol needs the protocol: CONNECTED, STATIC or BGP")
-		case o.Str("Protocol") == "OSPF":
-			return bad("Protocol", "OSPF is not supported yet (swmgr runs no OSPF); use CONNECTED, STATIC or BGP")
-		case prefix != "" || set != "":
-			return bad("IpPrefix", "MatchProtocol matches a protocol only; leave IpPrefix and PrefixSet \"\"")
-		}
+		// FRR's bgpd (8.4) has no match on the protocol a route came
+		// from; BGPGlobal's Redistribution Sources choose the protocols
+		// whose routes BGP takes, each with its own policy.
+		return bad("ConditionType", "MatchProtocol is not supported yet (the routing daemon's BGP cannot match the protocol a route came from); choose the protocols with BGPGlobal's Redistribution Sources, each with its Policy")
 	default:
 		switch {
 		case prefix == "" && set == "":
@@ -264,8 +260,8 @@ func checkPolicyDefinition(o Object) error {
 }
 
 // conditionsFit: a statement that needs all its conditions holds at most
-// one of each kind (the protocol, the destination prefix of a family, the
-// source prefix of a family), as the routing daemon's policy entry does,
+// one of each kind (the destination prefix of a family, the source prefix
+// of a family), as the routing daemon's policy entry does,
 // and a prefix set a condition names holds one family (a condition
 // matches IPv4 or IPv6 routes). Both backends refuse alike, before
 // anything is applied.
@@ -286,9 +282,6 @@ var conditionsFit = Constraint{
 				return "", nil // the reference check names it
 			}
 			t := c.Str("ConditionType")
-			if t == "MatchProtocol" {
-				return t, nil
-			}
 			if p := c.Str("IpPrefix"); p != "" {
 				return t + " " + family(p), nil
 			}

@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 module: swmgr_policy_condition
 short_description: "Manage swmgr PolicyCondition objects"
 description:
-  - "What a route must be for a PolicyStmt to apply: its destination in a prefix (IpPrefix and MaskLengthRange) or in a PolicyPrefixSet (MatchDstIpPrefix), the address of the peer it came from (MatchSrcIpPrefix), or the protocol it came from (MatchProtocol). A condition in use cannot be deleted."
+  - "What a route must be for a PolicyStmt to apply: its destination in a prefix (IpPrefix and MaskLengthRange) or in a PolicyPrefixSet (MatchDstIpPrefix), or the address of the peer it came from (MatchSrcIpPrefix). MatchProtocol is not supported yet: BGPGlobal's Redistribution Sources choose the protocols. A condition in use cannot be deleted."
   - "One task is one commit: the server computes the change in a candidate and commits it as one revision, or changes nothing."
   - "Check mode is the server's dry run (it reports what the switch would refuse); diff mode shows the server's diff."
   - "Generated from swmgr's declaration of PolicyCondition: see docs/objects.md for every field."
@@ -42,7 +42,7 @@ options:
       protocol:
         description:
           - "API field C(Protocol)."
-          - "with MatchProtocol: the protocol the route came from."
+          - "FlexSwitch's protocol of MatchProtocol, which is not supported yet; \"\" with the other types."
         type: str
         choices:
           - ""
