@@ -178,16 +178,6 @@ func policyKinds() []*Kind {
 				{Name: "MatchConditions", Type: String, Default: "all", Enum: []string{"all", "any"}},
 			},
 			Constraints: []Constraint{conditionsFit},
-			Check: func(o Object) error {
-				seen := map[string]bool{}
-				for _, c := range o.List("Conditions") {
-					if seen[c] {
-						return apierr.BadRequest(apierr.CodeInvalidValue, "PolicyStmt", "Conditions", "Conditions: %s is listed twice", c)
-					}
-					seen[c] = true
-				}
-				return nil
-			},
 		},
 		{
 			Name: "PolicyDefinition", Class: Config,

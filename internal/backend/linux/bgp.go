@@ -102,7 +102,7 @@ func (b *Backend) flushBGP(tx *Tx, value any) error {
 		return &Refusal{Msg: err.Error()} // what FRR cannot express
 	}
 	return tx.change("apply the BGP configuration to FRR", func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), frrApplyTimeout)
 		defer cancel()
 		if err := b.bgp.router.Apply(ctx, want); err != nil {
 			var rejected *frr.RejectedError
@@ -114,7 +114,7 @@ func (b *Backend) flushBGP(tx *Tx, value any) error {
 		b.bgp.setApplied(staged)
 		return nil
 	}, func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), frrApplyTimeout)
 		defer cancel()
 		b.bgp.setApplied(previous)
 		return b.bgp.router.Apply(ctx, prev)

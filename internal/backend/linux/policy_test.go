@@ -33,18 +33,7 @@ func TestRoutingPolicyOnLinux(t *testing.T) {
 	ctx := context.Background()
 
 	peerNS := l.hosts[0]
-	l.host(1, "sysctl", "-qw", "net.ipv6.conf.eth0.disable_ipv6=0", "net.ipv6.conf.lo.disable_ipv6=0")
-	peer := frrtest.StartRouter(t, filepath.Join(dir, "peer"), peerNS)
-	if err := peer.Apply(ctx, frr.Config{
-		Instances: []frr.Instance{{ASNum: "65002", RouterID: "192.0.2.2"}},
-		Neighbors: []frr.Neighbor{{IntfRef: "eth0", PeerAS: "external", KeepaliveTime: 3, HoldTime: 9, ConnectRetryTime: 1}},
-	}); err != nil {
-		t.Fatal(err)
-	}
-
-	s := startSwitch(t, l, t.TempDir(), func(o *switchOptions) {
-		o.FRR = &frr.Options{Dir: filepath.Join(dir, "frr")}
-	})
+	s := startUnnumberedPair(t, l, dir, frr.Instance{ASNum: "65002", RouterID: "192.0.2.2"})
 	s.mustCommit(
 		s.edit(backend.Update, "Port", model.Object{"IntfRef": "fpPort1", "AdminState": "UP"}),
 		s.edit(backend.Create, "IPv6Intf", model.Object{"IntfRef": "fpPort1"}),
@@ -149,4 +138,23 @@ func (s *sw) dump() []byte {
 		s.t.Fatal(err)
 	}
 	return b.Bytes()
+}
+
+// startUnnumberedPair starts the peer FRR of lab l (host 1, IPv6 on its
+// eth0 for its link-local address; its instance peerBGP, its neighbor eth0
+// unnumbered, external, with fast timers) and the switch, whose BGP runs
+// in an FRR of its own; FRR's files are in dir.
+func startUnnumberedPair(t *testing.T, l *lab, dir string, peerBGP frr.Instance) *sw {
+	t.Helper()
+	l.host(1, "sysctl", "-qw", "net.ipv6.conf.eth0.disable_ipv6=0", "net.ipv6.conf.lo.disable_ipv6=0")
+	peer := frrtest.StartRouter(t, filepath.Join(dir, "peer"), l.hosts[0])
+	if err := peer.Apply(context.Background(), frr.Config{
+		Instances: []frr.Instance{peerBGP},
+		Neighbors: []frr.Neighbor{{IntfRef: "eth0", PeerAS: "external", KeepaliveTime: 3, HoldTime: 9, ConnectRetryTime: 1}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return startSwitch(t, l, t.TempDir(), func(o *switchOptions) {
+		o.FRR = &frr.Options{Dir: filepath.Join(dir, "frr")}
+	})
 }
