@@ -72,7 +72,7 @@ func ocState(path, kind, field, conv string) OpenConfigLeaf {
 func OpenConfigLeaves() []OpenConfigLeaf {
 	// The Vlan lists a port's switched-vlan gathers: tagged, untagged.
 	vlanMembers := []string{"IntfList", "UntagIntfList"}
-	return []OpenConfigLeaf{
+	return append([]OpenConfigLeaf{
 		{ocIfPath + "/config/name", "Port", "IntfRef", false, "", nil},
 		{ocIfPath + "/config/description", "Port", "Description", false, "", nil},
 		{ocIfPath + "/config/enabled", "Port", "AdminState", false, "enabled", nil},
@@ -208,5 +208,5 @@ func OpenConfigLeaves() []OpenConfigLeaf {
 		ocState(ocCompPath+"/state/description", "HostComponentState", "Description", ""),
 		ocState(ocCompPath+"/state/temperature/instant", "HostComponentState", "Temperature", "decimal"),
 		ocState(ocCompPath+"/state/temperature/alarm-threshold", "HostComponentState", "AlarmThreshold", "nonzero"),
-	}
+	}, policyOpenConfigLeaves()...)
 }

@@ -316,3 +316,22 @@ var conditionsFit = Constraint{
 		return cmpErr(err, bad)
 	},
 }
+
+// The OpenConfig paths of the policy kinds (openconfig-routing-policy),
+// read only: a prefix set's prefixes, a policy's statements.
+const (
+	ocPrefixSetPath = "/routing-policy/defined-sets/prefix-sets/prefix-set[name=@Name]"
+	ocPrefixPath    = ocPrefixSetPath + "/prefixes/prefix[ip-prefix=@PrefixList.Prefix][masklength-range=@PrefixList.MaskLengthRange:masklen]"
+	ocPolicyPath    = "/routing-policy/policy-definitions/policy-definition[name=@Name]"
+	ocStatementPath = ocPolicyPath + "/statements/statement[name=@StatementList.Statement]"
+)
+
+func policyOpenConfigLeaves() []OpenConfigLeaf {
+	return []OpenConfigLeaf{
+		ocState(ocPrefixSetPath+"/state/name", "PolicyPrefixSet", "Name", ""),
+		ocState(ocPrefixPath+"/state/ip-prefix", "PolicyPrefixSet", "PrefixList.Prefix", ""),
+		ocState(ocPrefixPath+"/state/masklength-range", "PolicyPrefixSet", "PrefixList.MaskLengthRange", "masklen"),
+		ocState(ocPolicyPath+"/state/name", "PolicyDefinition", "Name", ""),
+		ocState(ocStatementPath+"/state/name", "PolicyDefinition", "StatementList.Statement", ""),
+	}
+}
