@@ -25,15 +25,9 @@ import (
 // would read as a command) is refused and changes neither the store nor
 // FRR's running configuration.
 func TestRoutingPolicyOnLinux(t *testing.T) {
-	frrtest.Need(t)
-	l := newLabNamed(t, "pol", 1, KernelOptions{})
-	l.k.Close()
-	l.k = nil
-	dir := daemonDir(t, l.prefix)
+	l, s, dir := startUnnumberedPair(t, "pol", frr.Instance{ASNum: "65002", RouterID: "192.0.2.2"})
 	ctx := context.Background()
-
 	peerNS := l.hosts[0]
-	s := startUnnumberedPair(t, l, dir, frr.Instance{ASNum: "65002", RouterID: "192.0.2.2"})
 	s.mustCommit(
 		s.edit(backend.Update, "Port", model.Object{"IntfRef": "fpPort1", "AdminState": "UP"}),
 		s.edit(backend.Create, "IPv6Intf", model.Object{"IntfRef": "fpPort1"}),
@@ -140,12 +134,18 @@ func (s *sw) dump() []byte {
 	return b.Bytes()
 }
 
-// startUnnumberedPair starts the peer FRR of lab l (host 1, IPv6 on its
-// eth0 for its link-local address; its instance peerBGP, its neighbor eth0
-// unnumbered, external, with fast timers) and the switch, whose BGP runs
-// in an FRR of its own; FRR's files are in dir.
-func startUnnumberedPair(t *testing.T, l *lab, dir string, peerBGP frr.Instance) *sw {
+// startUnnumberedPair makes a lab of one port (named after area) and
+// starts its peer FRR (host 1, IPv6 on its eth0 for its link-local
+// address; its instance peerBGP, its neighbor eth0 unnumbered, external,
+// with fast timers) and the switch, whose BGP runs in an FRR of its own;
+// FRR's files are in dir.
+func startUnnumberedPair(t *testing.T, area string, peerBGP frr.Instance) (l *lab, s *sw, dir string) {
 	t.Helper()
+	frrtest.Need(t)
+	l = newLabNamed(t, area, 1, KernelOptions{})
+	l.k.Close()
+	l.k = nil
+	dir = daemonDir(t, l.prefix)
 	l.host(1, "sysctl", "-qw", "net.ipv6.conf.eth0.disable_ipv6=0", "net.ipv6.conf.lo.disable_ipv6=0")
 	peer := frrtest.StartRouter(t, filepath.Join(dir, "peer"), l.hosts[0])
 	if err := peer.Apply(context.Background(), frr.Config{
@@ -154,7 +154,8 @@ func startUnnumberedPair(t *testing.T, l *lab, dir string, peerBGP frr.Instance)
 	}); err != nil {
 		t.Fatal(err)
 	}
-	return startSwitch(t, l, t.TempDir(), func(o *switchOptions) {
+	s = startSwitch(t, l, t.TempDir(), func(o *switchOptions) {
 		o.FRR = &frr.Options{Dir: filepath.Join(dir, "frr")}
 	})
+	return l, s, dir
 }

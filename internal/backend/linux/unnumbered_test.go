@@ -19,16 +19,10 @@ import (
 // loopbacks, IPv4 with IPv6 next hops (RFC 8950) and IPv6. The state says
 // Established; a peer group in use cannot be deleted.
 func TestBGPUnnumberedOnLinux(t *testing.T) {
-	frrtest.Need(t)
-	l := newLabNamed(t, "un", 1, KernelOptions{})
-	l.k.Close()
-	l.k = nil
-	dir := daemonDir(t, l.prefix)
-
 	// The peer: IPv6 on its end of the link (for its link-local address
 	// only), loopbacks of both families, announced.
+	l, s, dir := startUnnumberedPair(t, "un", frr.Instance{ASNum: "65002", RouterID: "192.0.2.2", Redistribution: []frr.Redistribution{{Sources: "CONNECTED"}}})
 	peerNS := l.hosts[0]
-	s := startUnnumberedPair(t, l, dir, frr.Instance{ASNum: "65002", RouterID: "192.0.2.2", Redistribution: []frr.Redistribution{{Sources: "CONNECTED"}}})
 	l.host(1, "ip", "addr", "add", "192.0.2.2/32", "dev", "lo")
 	l.host(1, "ip", "-6", "addr", "add", "2001:db8:ff::2/128", "dev", "lo")
 	s.mustCommit(
