@@ -32,6 +32,9 @@ type Config struct {
 	// instance (bgp6.go).
 	Aggregates []Aggregate
 	EVPN       EVPN // evpn.go
+	// Policies are the prefix-lists and route-maps (policy.go) the
+	// neighbors' filters and the redistributions name.
+	Policies Policies
 }
 
 // Instance is BGPGlobal (VRF "default") or BGPVrf.
@@ -136,7 +139,7 @@ func ParseAS(s string) (uint32, error) {
 // Validate refuses what FRR cannot express, without touching FRR: this is
 // the pure check a driver runs before applying.
 func (c Config) Validate() error {
-	_, err := c.render()
+	_, err := c.renderAll()
 	return err
 }
 

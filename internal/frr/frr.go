@@ -170,7 +170,7 @@ func (r *Router) RunningConfig(ctx context.Context) (string, error) {
 // Plan returns the commands Apply would send (passwords included: not for
 // display), for tests and diagnostics.
 func (r *Router) Plan(ctx context.Context, cfg Config) ([]string, error) {
-	want, err := cfg.render()
+	want, err := cfg.renderAll()
 	if err != nil {
 		return nil, err
 	}
@@ -178,14 +178,14 @@ func (r *Router) Plan(ctx context.Context, cfg Config) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return diff(parseRunning(run), want), nil
+	return diffAll(parseAll(run), want), nil
 }
 
 // Apply makes FRR run cfg, sending only what differs from its running
 // configuration. If FRR rejects any command, the running configuration is
 // put back as it was and the error carries FRR's message.
 func (r *Router) Apply(ctx context.Context, cfg Config) error {
-	want, err := cfg.render()
+	want, err := cfg.renderAll()
 	if err != nil {
 		return fmt.Errorf("frr: %w", err)
 	}
@@ -195,7 +195,7 @@ func (r *Router) Apply(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	cmds := diff(parseRunning(before), want)
+	cmds := diffAll(parseAll(before), want)
 	r.applies++
 	// The VRFs' L3 VNIs are zebra's: mapped first, put back if bgpd
 	// refuses what follows. Without any (now or before), zebra is not
@@ -219,7 +219,7 @@ func (r *Router) Apply(ctx context.Context, cfg Config) error {
 					return fmt.Errorf("frr: %w; restoring the VRFs' VNIs also failed: %v", applyErr, rbErr)
 				}
 			}
-			if rbErr := r.restore(ctx, parseRunning(before)); rbErr != nil {
+			if rbErr := r.restore(ctx, parseAll(before)); rbErr != nil {
 				return fmt.Errorf("frr: %w; restoring the previous configuration also failed: %v", applyErr, rbErr)
 			}
 			return fmt.Errorf("frr: %w", applyErr)
@@ -233,12 +233,12 @@ func (r *Router) Apply(ctx context.Context, cfg Config) error {
 }
 
 // restore puts back the stanzas FRR printed before a failed apply.
-func (r *Router) restore(ctx context.Context, before []block) error {
+func (r *Router) restore(ctx context.Context, before desired) error {
 	now, err := r.RunningConfig(ctx)
 	if err != nil {
 		return err
 	}
-	cmds := diff(parseRunning(now), before)
+	cmds := diffAll(parseAll(now), before)
 	if len(cmds) == 0 {
 		return nil
 	}

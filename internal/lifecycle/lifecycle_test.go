@@ -71,6 +71,11 @@ func seedAll(s *switchHarness) {
 		{"POST", "/config/EvpnL3Vni", `{"Vrf":"red","Vni":4001,"VlanId":200}`},
 		{"PATCH", "/config/BGPL2vpnEvpn", `{"AdvertiseAllVni":true}`},
 		{"POST", "/config/BGPL2vpnEvpnNeighbor", `{"Neighbor":"SPINES","RouteReflectorClient":true}`},
+		{"POST", "/config/PolicyPrefixSet", `{"Name":"LOOPS","PrefixList":[{"Prefix":"10.255.0.0/16","MaskLengthRange":"32-32"},{"Prefix":"2001:db8::/32"}]}`},
+		{"POST", "/config/PolicyCondition", `{"Name":"NOT-DEFAULT","ConditionType":"MatchDstIpPrefix","IpPrefix":"0.0.0.0/0"}`},
+		{"POST", "/config/PolicyStmt", `{"Name":"DROP-DEFAULT","Conditions":["NOT-DEFAULT"]}`},
+		{"POST", "/config/PolicyDefinition", `{"Name":"FROM-SPINES","Priority":1,"StatementList":[{"Priority":10,"Statement":"DROP-DEFAULT"}],"MatchType":"any"}`},
+		{"PATCH", "/config/BGPv4PeerGroup", `{"Name":"SPINES","AdjRIBInFilter":"FROM-SPINES"}`},
 	} {
 		s.must(f.method, f.path, f.body, nil)
 	}

@@ -14,9 +14,6 @@ import (
 // with its default, is accepted as it is. FlexSwitch's unsigned widths
 // (uint8, uint32) become ranges.
 
-// notYetPolicies: route policies are not a kind of swmgr yet.
-const notYetPolicies = "route policies: there is no PolicyDefinition kind yet"
-
 // redistribution is FlexSwitch's []SourcePolicyList.
 func redistribution() *Field {
 	return &Field{
@@ -24,7 +21,7 @@ func redistribution() *Field {
 		Doc: "routes redistributed into BGP; each source at most once",
 		Sub: []*Field{
 			{Name: "Sources", Type: String, Required: true, Doc: "CONNECTED, STATIC, or both comma-separated"},
-			{Name: "Policy", Type: String, Text: TextName, NotYet: notYetPolicies},
+			{Name: "Policy", Type: String, Format: FormatRoutingName, Ref: "PolicyDefinition", Doc: "the PolicyDefinition the routes of these sources pass; \"\": every route"},
 		},
 		CheckRecord: func(o Object) error {
 			srcs, err := canonicalSources(o.Str("Sources"))
@@ -102,8 +99,8 @@ func bgpNeighborFields(vrfRef func(*Field) *Field) []*Field {
 		{Name: "MaxPrefixesThresholdPct", Type: Int, Default: int64(80), Range: rng(0, 100)},
 		{Name: "MaxPrefixesDisconnect", Type: Bool},
 		{Name: "MaxPrefixesRestartTimer", Type: Int, Range: rng(0, 255), Doc: "seconds"},
-		{Name: "AdjRIBInFilter", Type: String, Text: TextName, NotYet: notYetPolicies},
-		{Name: "AdjRIBOutFilter", Type: String, Text: TextName, NotYet: notYetPolicies},
+		{Name: "AdjRIBInFilter", Type: String, Format: FormatRoutingName, Ref: "PolicyDefinition", Doc: "the PolicyDefinition the routes received pass; \"\": every route"},
+		{Name: "AdjRIBOutFilter", Type: String, Format: FormatRoutingName, Ref: "PolicyDefinition", Doc: "the PolicyDefinition the routes sent pass; \"\": every route"},
 	}
 }
 

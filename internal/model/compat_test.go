@@ -103,7 +103,8 @@ func TestFlexSwitchBodies(t *testing.T) {
 		{"BGPv4Neighbor", withField(sdkNeighbor, "PeerAS", `""`), "PeerAS", apierr.CodeInvalidValue},
 		{"BGPv4Neighbor", withField(sdkNeighbor, "PeerAS", `"externals"`), "PeerAS", apierr.CodeInvalidValue},
 		{"BGPv4Neighbor", withField(sdkNeighbor, "BfdSessionParam", `"fast"`), "BfdSessionParam", apierr.CodeInvalidValue},
-		{"BGPv4Neighbor", withField(sdkNeighbor, "AdjRIBInFilter", `"p1"`), "AdjRIBInFilter", apierr.CodeInvalidValue},
+		{"BGPv4Neighbor", withField(sdkNeighbor, "AdjRIBInFilter", `"p1 in"`), "AdjRIBInFilter", apierr.CodeInvalidValue},
+		{"BGPv4Neighbor", withField(sdkNeighbor, "AdjRIBOutFilter", `"permit"`), "AdjRIBOutFilter", apierr.CodeInvalidValue},
 		{"BGPv4Neighbor", withField(sdkNeighbor, "MultiHopTTL", `5`), "MultiHopTTL", apierr.CodeInvalidValue},
 		{"BGPv4Neighbor", withField(sdkNeighbor, "MultiHopTTL", `256`), "MultiHopTTL", apierr.CodeInvalidValue},
 		{"BGPv4Neighbor", withField(sdkNeighbor, "MultiHopTTL", `"5"`), "MultiHopTTL", apierr.CodeWrongType},
@@ -122,7 +123,7 @@ func TestFlexSwitchBodies(t *testing.T) {
 		{"BGPGlobal", `{"Redistribution":[{"Sources":"STATIC,static"}]}`, "Redistribution", apierr.CodeInvalidValue},
 		{"BGPGlobal", `{"Redistribution":[{"Sources":"STATIC"},{"Sources":"CONNECTED,STATIC"}]}`, "Redistribution", apierr.CodeInvalidValue},
 		{"BGPGlobal", `{"Redistribution":[{"Sources":"STATIC"},{"Sources":"static"}]}`, "Redistribution", apierr.CodeInvalidValue},
-		{"BGPGlobal", `{"Redistribution":[{"Sources":"STATIC","Policy":"p1"}]}`, "Redistribution", apierr.CodeInvalidValue},
+		{"BGPGlobal", `{"Redistribution":[{"Sources":"STATIC","Policy":"rm permit 10"}]}`, "Redistribution", apierr.CodeInvalidValue},
 		{"BGPGlobal", `{"EBGPMaxPaths":65}`, "EBGPMaxPaths", apierr.CodeInvalidValue},
 	}
 	for _, b := range bad {

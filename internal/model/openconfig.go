@@ -82,7 +82,7 @@ func ocState(path, kind, field, conv string) OpenConfigLeaf {
 func OpenConfigLeaves() []OpenConfigLeaf {
 	// The Vlan lists a port's switched-vlan gathers: tagged, untagged.
 	vlanMembers := []string{"IntfList", "UntagIntfList"}
-	return []OpenConfigLeaf{
+	return append([]OpenConfigLeaf{
 		{ocIfPath + "/config/name", "Port", "IntfRef", false, "", nil},
 		{ocIfPath + "/config/description", "Port", "Description", false, "", nil},
 		{ocIfPath + "/config/enabled", "Port", "AdminState", false, "enabled", nil},
@@ -258,5 +258,5 @@ func OpenConfigLeaves() []OpenConfigLeaf {
 		ocState(ocACLEntryPath+"/state/description", "AclRuleState", "RuleName", ""),
 		ocState(ocACLEntryPath+"/state/matched-packets", "AclRuleState", "MatchedPackets", "counter"),
 		ocState(ocACLEntryPath+"/state/matched-octets", "AclRuleState", "MatchedBytes", "counter"),
-	}
+	}, policyOpenConfigLeaves()...)
 }

@@ -104,7 +104,7 @@ func (b *Backend) flushBGP(tx *Tx, value any) error {
 		return &Refusal{Msg: err.Error()} // what FRR cannot express
 	}
 	return tx.change("apply the BGP configuration to FRR", func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), frrApplyTimeout)
 		defer cancel()
 		if err := b.bgp.router.Apply(ctx, want); err != nil {
 			var rejected *frr.RejectedError
@@ -116,7 +116,7 @@ func (b *Backend) flushBGP(tx *Tx, value any) error {
 		b.bgp.setApplied(staged)
 		return nil
 	}, func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), frrApplyTimeout)
 		defer cancel()
 		b.bgp.setApplied(previous)
 		return b.bgp.router.Apply(ctx, prev)
@@ -134,7 +134,7 @@ func (r *bgpRunner) setApplied(objs map[string]map[string]model.Object) {
 
 // bgpConfig turns the objects into FRR's configuration, in a stable order.
 func bgpConfig(objs map[string]map[string]model.Object) frr.Config {
-	var cfg frr.Config
+	cfg := frr.Config{Policies: policiesOf(objs)}
 	global := objs["BGPGlobal"][frr.DefaultVRF]
 	if global == nil || global.Str("ASNum") == "" {
 		return cfg

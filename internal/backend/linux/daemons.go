@@ -43,6 +43,9 @@ func (b *Backend) startDaemons() error {
 		for _, k := range []string{"BGPL2vpnEvpn", "BGPL2vpnEvpnNeighbor"} {
 			b.daemonDrivers[k] = evpnDriver(k) // vxlan.go
 		}
+		for _, k := range policyKinds {
+			b.daemonDrivers[k] = policyDriver(k)
+		}
 	}
 	if o := b.opts.Chrony; o != nil {
 		opts := *o

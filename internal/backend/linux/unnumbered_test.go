@@ -23,26 +23,13 @@ import (
 // Established; ResetBGPv4NeighborByInterface resets the session; a peer
 // group in use cannot be deleted.
 func TestBGPUnnumberedOnLinux(t *testing.T) {
-	l, dir := peerLab(t, "un", 1)
 	ctx := context.Background()
-
 	// The peer: IPv6 on its end of the link (for its link-local address
 	// only), loopbacks of both families, announced.
+	l, s, dir := startUnnumberedPair(t, "un", frr.Instance{ASNum: "65002", RouterID: "192.0.2.2", Redistribution: []frr.Redistribution{{Sources: "CONNECTED"}}})
 	peerNS := l.hosts[0]
 	l.host(1, "ip", "addr", "add", "192.0.2.2/32", "dev", "lo")
 	l.host(1, "ip", "-6", "addr", "add", "2001:db8:ff::2/128", "dev", "lo")
-	peer := frrtest.StartRouter(t, filepath.Join(dir, "peer"), peerNS)
-	fast := frr.Neighbor{IntfRef: "eth0", PeerAS: "external", KeepaliveTime: 3, HoldTime: 9, ConnectRetryTime: 1}
-	if err := peer.Apply(ctx, frr.Config{
-		Instances: []frr.Instance{{ASNum: "65002", RouterID: "192.0.2.2", Redistribution: []frr.Redistribution{{Sources: "CONNECTED"}}}},
-		Neighbors: []frr.Neighbor{fast},
-	}); err != nil {
-		t.Fatal(err)
-	}
-
-	s := startSwitch(t, l, t.TempDir(), func(o *switchOptions) {
-		o.FRR = &frr.Options{Dir: filepath.Join(dir, "frr")}
-	})
 	s.mustCommit(
 		s.edit(backend.Update, "Port", model.Object{"IntfRef": "fpPort1", "AdminState": "UP"}),
 		s.edit(backend.Create, "IPv6Intf", model.Object{"IntfRef": "fpPort1"}), // its link-local address only

@@ -215,6 +215,12 @@ func (s *Sim) DaemonDrivers() map[string]*backend.Driver {
 		// LLDP's settings, kept with no agent run: no neighbor.
 		"LLDPGlobal": {Apply: s.record},
 		"LLDPIntf":   {Apply: s.record},
+		// Routing policy, kept (the model's checks and constraints are
+		// what the Linux backend's FRR would refuse).
+		"PolicyPrefixSet":  {Apply: s.record},
+		"PolicyCondition":  {Apply: s.record},
+		"PolicyStmt":       {Apply: s.record},
+		"PolicyDefinition": {Apply: s.record},
 	}
 	maps.Copy(ds, s.evpnDrivers()) // evpn.go
 	for _, name := range compatStateKinds {

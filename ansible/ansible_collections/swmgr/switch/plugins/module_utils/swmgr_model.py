@@ -375,7 +375,7 @@ MODEL = json.loads(r'''{
        "option": "policy",
        "name": "Policy",
        "type": "str",
-       "settable": false
+       "settable": true
       }
      ]
     }
@@ -678,13 +678,13 @@ MODEL = json.loads(r'''{
      "option": "adj_rib_in_filter",
      "name": "AdjRIBInFilter",
      "type": "str",
-     "settable": false
+     "settable": true
     },
     {
      "option": "adj_rib_out_filter",
      "name": "AdjRIBOutFilter",
      "type": "str",
-     "settable": false
+     "settable": true
     }
    ]
   },
@@ -822,13 +822,13 @@ MODEL = json.loads(r'''{
      "option": "adj_rib_in_filter",
      "name": "AdjRIBInFilter",
      "type": "str",
-     "settable": false
+     "settable": true
     },
     {
      "option": "adj_rib_out_filter",
      "name": "AdjRIBOutFilter",
      "type": "str",
-     "settable": false
+     "settable": true
     }
    ]
   },
@@ -1031,13 +1031,13 @@ MODEL = json.loads(r'''{
      "option": "adj_rib_in_filter",
      "name": "AdjRIBInFilter",
      "type": "str",
-     "settable": false
+     "settable": true
     },
     {
      "option": "adj_rib_out_filter",
      "name": "AdjRIBOutFilter",
      "type": "str",
-     "settable": false
+     "settable": true
     }
    ]
   },
@@ -1168,13 +1168,13 @@ MODEL = json.loads(r'''{
      "option": "adj_rib_in_filter",
      "name": "AdjRIBInFilter",
      "type": "str",
-     "settable": false
+     "settable": true
     },
     {
      "option": "adj_rib_out_filter",
      "name": "AdjRIBOutFilter",
      "type": "str",
-     "settable": false
+     "settable": true
     }
    ]
   },
@@ -1995,6 +1995,212 @@ MODEL = json.loads(r'''{
      "option": "prefer",
      "name": "Prefer",
      "type": "bool",
+     "settable": true
+    }
+   ]
+  },
+  "PolicyCondition": {
+   "module": "swmgr_policy_condition",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "Name"
+   ],
+   "fields": [
+    {
+     "option": "name",
+     "name": "Name",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "condition_type",
+     "name": "ConditionType",
+     "type": "str",
+     "choices": [
+      "MatchProtocol",
+      "MatchDstIpPrefix",
+      "MatchSrcIpPrefix"
+     ],
+     "settable": true
+    },
+    {
+     "option": "protocol",
+     "name": "Protocol",
+     "type": "str",
+     "choices": [
+      "",
+      "CONNECTED",
+      "STATIC",
+      "BGP",
+      "OSPF"
+     ],
+     "settable": true
+    },
+    {
+     "option": "ip_prefix",
+     "name": "IpPrefix",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "mask_length_range",
+     "name": "MaskLengthRange",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "prefix_set",
+     "name": "PrefixSet",
+     "type": "str",
+     "settable": true
+    }
+   ]
+  },
+  "PolicyDefinition": {
+   "module": "swmgr_policy_definition",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "Name"
+   ],
+   "fields": [
+    {
+     "option": "name",
+     "name": "Name",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "priority",
+     "name": "Priority",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "statement_list",
+     "name": "StatementList",
+     "type": "list",
+     "elements": "dict",
+     "settable": true,
+     "sub": [
+      {
+       "option": "priority",
+       "name": "Priority",
+       "type": "int",
+       "settable": true
+      },
+      {
+       "option": "statement",
+       "name": "Statement",
+       "type": "str",
+       "settable": true
+      }
+     ]
+    },
+    {
+     "option": "match_type",
+     "name": "MatchType",
+     "type": "str",
+     "choices": [
+      "all",
+      "any"
+     ],
+     "settable": true
+    },
+    {
+     "option": "policy_type",
+     "name": "PolicyType",
+     "type": "str",
+     "choices": [
+      "BGP",
+      "OSPF",
+      "ALL"
+     ],
+     "settable": true
+    }
+   ]
+  },
+  "PolicyPrefixSet": {
+   "module": "swmgr_policy_prefix_set",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "Name"
+   ],
+   "fields": [
+    {
+     "option": "name",
+     "name": "Name",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "prefix_list",
+     "name": "PrefixList",
+     "type": "list",
+     "elements": "dict",
+     "settable": true,
+     "sub": [
+      {
+       "option": "prefix",
+       "name": "Prefix",
+       "type": "str",
+       "settable": true
+      },
+      {
+       "option": "mask_length_range",
+       "name": "MaskLengthRange",
+       "type": "str",
+       "settable": true
+      }
+     ]
+    }
+   ]
+  },
+  "PolicyStmt": {
+   "module": "swmgr_policy_stmt",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "Name"
+   ],
+   "fields": [
+    {
+     "option": "name",
+     "name": "Name",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "conditions",
+     "name": "Conditions",
+     "type": "list",
+     "elements": "str",
+     "settable": true
+    },
+    {
+     "option": "action",
+     "name": "Action",
+     "type": "str",
+     "choices": [
+      "permit",
+      "deny"
+     ],
+     "settable": true
+    },
+    {
+     "option": "match_conditions",
+     "name": "MatchConditions",
+     "type": "str",
+     "choices": [
+      "all",
+      "any"
+     ],
      "settable": true
     }
    ]

@@ -124,6 +124,16 @@ options:
           - "seconds."
           - "From 0 to 255."
         type: int
+      adj_rib_in_filter:
+        description:
+          - "API field C(AdjRIBInFilter)."
+          - "the PolicyDefinition the routes received pass; \"\": every route."
+        type: str
+      adj_rib_out_filter:
+        description:
+          - "API field C(AdjRIBOutFilter)."
+          - "the PolicyDefinition the routes sent pass; \"\": every route."
+        type: str
 '''
 
 EXAMPLES = r'''
