@@ -239,10 +239,10 @@ func (b *Backend) lagConfig(o model.Object) (LAGConfig, error) {
 }
 
 // portAdminUp says whether the port of a netdev is configured up: a
-// member that leaves its LAG goes back to its Port's AdminState.
+// member that leaves its LAG goes back to its Port's AdminState. Its
+// callers are the LAG driver's ensure and remove, which apply and
+// reconcile run holding b.mu: it must not take b.mu itself.
 func (b *Backend) portAdminUp(netdev string) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
 	p := b.applied["Port"][b.ports.Port(netdev)]
 	return p != nil && p.Str("AdminState") == "UP"
 }
