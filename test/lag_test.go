@@ -75,9 +75,17 @@ func TestLAGOnSimulatedSwitch(t *testing.T) {
 		t.Fatalf("member states: %v", members)
 	}
 	for _, m := range members {
-		hasFields(t, "LaPortChannelIntfRefListState", m, "IntfRef", "LagIntfRef", "OperState", "IfIndex", "Activity", "Timeout", "Synchronization", "Aggregatable", "Collecting", "Distributing", "Defaulted", "SystemId", "OperKey", "PartnerId", "PartnerKey")
-		if m["OperState"] != "UP IN BUNDLE" || m["Collecting"] != true || m["Distributing"] != true {
+		hasFields(t, "LaPortChannelIntfRefListState", m, "IntfRef", "LagIntfRef", "OperState", "IfIndex", "Activity", "Timeout", "Synchronization", "Aggregatable", "Collecting", "Distributing", "Defaulted", "SystemId", "OperKey", "PartnerId", "PartnerKey",
+			"Selected", "PartnerSystemPriority", "PartnerPortNum", "PartnerPortPriority", "PartnerActivity", "PartnerTimeout", "PartnerSynchronization", "PartnerAggregatable", "PartnerCollecting", "PartnerDistributing", "PartnerDefaulted")
+		if m["OperState"] != "UP IN BUNDLE" || m["Collecting"] != true || m["Distributing"] != true || m["Selected"] != true {
 			t.Errorf("member with its port up: %v", m)
+		}
+		// The simulated LACP partner is in sync and numbers its ports as
+		// the member list; a static LAG's members have no partner.
+		lacp := m["LagIntfRef"] == "PortChannel1"
+		if (m["PartnerId"] != "") != lacp || m["PartnerCollecting"] != lacp || m["PartnerDefaulted"] == lacp ||
+			lacp && m["PartnerPortNum"] != map[any]float64{"fpPort1": 1, "fpPort2": 2}[m["IntfRef"]] {
+			t.Errorf("member's partner: %v", m)
 		}
 	}
 	s.expect(t, 200, "PATCH", "/config/Port", `{"IntfRef":"fpPort2","AdminState":"DOWN"}`)

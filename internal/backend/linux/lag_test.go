@@ -16,10 +16,15 @@ import (
 // TestLAGWithLACP makes PortChannel1 of fpPort1 and fpPort2 through the
 // engine, with an address on it, against a peer bond in 802.3ad mode that
 // holds the far ends of both ports: LACP brings both members to collecting
-// and distributing, the peer reaches the LAG's address, one member cut
-// leaves the LAG up, MinLinks 2 then takes it down; deleting it all
-// leaves the ports out of any bond. On a kernel without bonding the LAG is
-// refused with a 400 naming it, and the rest runs in the VM.
+// and distributing, each member names the peer as its partner (system id,
+// key, port, state bits), the peer reaches the LAG's address, one member
+// cut leaves the LAG up and that member down, MinLinks 2 then takes it
+// down; the other options (Interval, LagHash, SystemPriority, SystemIdMac,
+// LacpMode PASSIVE) change on the made LAG in one commit, which undoes
+// them all when it fails, and the member comes back with the peer hearing
+// the new system id; deleting it all leaves the ports out of any bond. On
+// a kernel without bonding the LAG is refused with a 400 naming it, and
+// the rest runs in the VM.
 func TestLAGWithLACP(t *testing.T) {
 	l := newLab(t, 2, KernelOptions{})
 	l.k.Close()
@@ -84,21 +89,101 @@ func TestLAGWithLACP(t *testing.T) {
 	if !eventually(5*time.Second, lagUp("UP")) {
 		t.Fatalf("state/LaPortChannel: %s", s.state("LaPortChannel", model.Object{"IntfRef": "PortChannel1"}))
 	}
+	// Each member names its partner: the peer's bond, its key and port.
+	peerMAC := strings.TrimSpace(l.host(1, "cat", "/sys/class/net/bond0/address"))
+	member := func(port string) model.Object {
+		ms, err := s.be.lagMembers()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range ms {
+			if m["IntfRef"] == port {
+				return m
+			}
+		}
+		t.Fatalf("no member state of %s in %v", port, ms)
+		return nil
+	}
+	// (The partner's collecting and distributing reach a member with the
+	// partner's next LACPDU, a second at the fast rate.)
+	partnered := func(p string) bool {
+		m := member(p)
+		return m["PartnerId"] == peerMAC && m.Int("PartnerKey") != 0 && m.Int("OperKey") != 0 && m.Int("PartnerPortNum") != 0 && m["PartnerCollecting"] == true &&
+			m["PartnerDistributing"] == true && m.Int("PartnerSynchronization") == 0 && m["Selected"] == true && m["PartnerDefaulted"] == false
+	}
+	if !eventually(10*time.Second, func() bool { return partnered("fpPort1") && partnered("fpPort2") }) {
+		t.Errorf("partners not the peer's bond %s in sync: %v; %v", peerMAC, member("fpPort1"), member("fpPort2"))
+	}
+	if member("fpPort1").Int("PartnerPortNum") == member("fpPort2").Int("PartnerPortNum") {
+		t.Errorf("both members name the same partner port: %v %v", member("fpPort1"), member("fpPort2"))
+	}
 
-	// One member cut: the LAG stays up and carries traffic.
+	// One member cut: the LAG stays up and carries traffic; the cut
+	// member is down in its state.
 	l.host(1, "ip", "link", "set", "eth1", "down")
 	if !eventually(10*time.Second, inBundle(1)) || !lagUp("UP")() {
 		ms, _ := s.be.lagMembers()
 		t.Fatalf("one member cut: %v; %s", ms, s.state("LaPortChannel", model.Object{"IntfRef": "PortChannel1"}))
 	}
+	if m := member("fpPort2"); m["OperState"] != "DOWN" || m["Collecting"] == true || m["Distributing"] == true || m["Selected"] == true || m["PartnerId"] != "" {
+		t.Errorf("the cut member: %v", m)
+	}
 	if !eventually(10*time.Second, func() bool { return l.ping(1, "10.30.0.1") }) {
 		t.Fatal("the peer cannot reach 10.30.0.1 over the one member left")
 	}
-	// The bond's options are set when it is made: a change is refused.
-	err := s.commit(s.edit(backend.Update, "LaPortChannel", model.Object{"IntfRef": "PortChannel1", "MinLinks": int64(2)}))
-	var ae *apierr.Error
-	if !errors.As(err, &ae) || ae.Status != http.StatusBadRequest || !strings.Contains(ae.Message, "delete the LAG and create it again") {
-		t.Fatalf("MinLinks changed on a made LAG: %v", err)
+	// MinLinks 2 with one member left takes the LAG down.
+	s.mustCommit(s.edit(backend.Update, "LaPortChannel", model.Object{"IntfRef": "PortChannel1", "MinLinks": int64(2)}))
+	if !eventually(10*time.Second, lagUp("DOWN")) {
+		t.Fatalf("MinLinks 2 with one member: %s", s.state("LaPortChannel", model.Object{"IntfRef": "PortChannel1"}))
+	}
+	// Every other option of the made LAG changes in place, in one commit;
+	// one failing at its last kernel step (the bond up again) leaves the
+	// bond's options as they were.
+	bondOpts := func() string {
+		for _, line := range strings.Split(run(t, "ip", "-n", l.sw, "-d", "link", "show", "PortChannel1"), "\n") {
+			if strings.Contains(line, " bond mode ") {
+				return strings.TrimSpace(line)
+			}
+		}
+		t.Fatal("PortChannel1 has no bond options")
+		return ""
+	}
+	before := bondOpts()
+	change := s.edit(backend.Update, "LaPortChannel", model.Object{"IntfRef": "PortChannel1", "MinLinks": int64(1), "Interval": int64(model.IntervalSlow),
+		"LagHash": int64(model.LagHashL34), "SystemPriority": int64(100), "SystemIdMac": "02-00-00-00-00-01", "LacpMode": int64(model.LacpPassive)})
+	s.be.Kernel().FailAt = func(n int, what string) error {
+		if what == "set PortChannel1 up" {
+			return errors.New("injected")
+		}
+		return nil
+	}
+	if err := s.commit(change); err == nil || !strings.Contains(err.Error(), "injected") {
+		t.Fatalf("injected failure: %v", err)
+	}
+	s.be.Kernel().FailAt = nil
+	if after := bondOpts(); after != before {
+		t.Fatalf("a failed change left the bond's options\n%s\nwere\n%s", after, before)
+	}
+	s.mustCommit(change)
+	opts := bondOpts()
+	for _, want := range []string{"min_links 1 ", "lacp_active off ", "lacp_rate slow ", "xmit_hash_policy layer3+4 ", "ad_actor_sys_prio 100 ", "ad_actor_system 02:00:00:00:00:01 "} {
+		if !strings.Contains(opts+" ", want) {
+			t.Errorf("bond options %q lack %q", opts, want)
+		}
+	}
+	// Passive against an active peer, the member left comes back into the
+	// bundle, and the peer hears the new system id.
+	if !eventually(40*time.Second, inBundle(1)) || !eventually(5*time.Second, lagUp("UP")) {
+		ms, _ := s.be.lagMembers()
+		t.Fatalf("after the options changed: %v; %s", ms, s.state("LaPortChannel", model.Object{"IntfRef": "PortChannel1"}))
+	}
+	if m := member("fpPort1"); m.Int("Activity") != model.LacpPassive || m.Int("Timeout") != 0 {
+		t.Errorf("fpPort1 after LacpMode PASSIVE, Interval SLOW: %v", m)
+	}
+	if !eventually(10*time.Second, func() bool {
+		return strings.Contains(l.host(1, "cat", "/proc/net/bonding/bond0"), "system mac address: 02:00:00:00:00:01")
+	}) {
+		t.Errorf("the peer does not hear system id 02:00:00:00:00:01:\n%s", l.host(1, "cat", "/proc/net/bonding/bond0"))
 	}
 	s.mustCommit(s.edit(backend.Delete, "IPv4Intf", addr), s.edit(backend.Delete, "LaPortChannel", lag))
 	if out := run(t, "ip", "-n", l.sw, "-o", "link", "show"); strings.Contains(out, "PortChannel1") || strings.Contains(out, "master") {
