@@ -99,6 +99,18 @@ func TestLAGOnSimulatedSwitch(t *testing.T) {
 	if st := lagState(); st["OperState"] != "UP" {
 		t.Errorf("LaPortChannel state with MinLinks 1 and one member up: %v", st)
 	}
+	// ClearMacTable: the simulated switch learns nothing; a LAG it lacks
+	// is a 404, a VLAN out of range a 400.
+	if r := s.expect(t, 200, "POST", "/action/ClearMacTable?dry_run=true", `{"IntfRef":"PortChannel1","VlanId":20}`); r.body["Cleared"] != 0.0 || r.body["DryRun"] != true {
+		t.Errorf("ClearMacTable dry run: %s", r)
+	}
+	s.expect(t, 200, "POST", "/action/ClearMacTable", `{}`)
+	if r := s.do(t, "POST", "/action/ClearMacTable", `{"IntfRef":"PortChannel9"}`); r.code != 404 || !strings.Contains(string(r.raw), "PortChannel9") {
+		t.Errorf("ClearMacTable of a LAG the switch lacks: %s", r)
+	}
+	if r := s.do(t, "POST", "/action/ClearMacTable", `{"VlanId":4095}`); r.code != 400 || !strings.Contains(string(r.raw), "VlanId") {
+		t.Errorf("ClearMacTable of VLAN 4095: %s", r)
+	}
 	s.expect(t, 200, "DELETE", "/config/Vlan", `{"VlanId":20}`)
 	s.expect(t, 200, "DELETE", "/config/LaPortChannel/"+lag.str("ObjectId"), "")
 	if ms := objects(s.listAll(t, "/state/LaPortChannelIntfRefLists", 10)); len(ms) != 1 || ms[0]["LagIntfRef"] != "PortChannel2" {

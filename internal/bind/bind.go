@@ -153,6 +153,15 @@ func Drivers(ds map[string]*backend.Driver) []Binding {
 	return out
 }
 
+// Actions makes a provider's rows of its actions, by name.
+func Actions(as map[string]*Action) []Binding {
+	out := make([]Binding, 0, len(as))
+	for _, kind := range sortedKeys(as) {
+		out = append(out, Binding{Kind: kind, Action: as[kind]})
+	}
+	return out
+}
+
 // MayChange is the one rule for the changes a commit makes that its
 // caller did not name one by one (a rollback's, a candidate's, a gNMI
 // Set's once resolved, a breakout's sub-ports), and for deciding the fate

@@ -138,6 +138,26 @@ func macTableEntries() *Kind {
 	}
 }
 
+// clearMacTable flushes learned entries of the MAC table. FlexSwitch has
+// no such action (its nearest are ArpDeleteByIfName and the like); the
+// name is the one EOS and NX-OS users know (`clear mac address-table
+// dynamic`).
+func clearMacTable() *Kind {
+	return &Kind{
+		Name: "ClearMacTable", Class: Action, Role: RoleOperator, DryRunnable: true, NotLogged: true,
+		Doc: "Flushes the learned entries of the MAC table (MacTableEntryState): of one VLAN, of one port or LAG, of both, or all; static entries stay. " +
+			"It changes no configuration and is not written to the config log. The answer lists the entries flushed (a dry run: those it would flush).",
+		Fields: []*Field{
+			{Name: "VlanId", Type: Int, Default: int64(0), Range: rng(0, 4094), Doc: "only this VLAN's entries; 0: every VLAN"},
+			{Name: "IntfRef", Type: String, Format: FormatSwitchPort, Doc: "only the entries reached through this port or LAG; empty: every port"},
+		},
+		Answer: []*Field{
+			{Name: "Cleared", Type: Int, Doc: "how many entries were flushed (a dry run: would be)"},
+			{Name: "Entries", Type: RecordList, Sub: macTableEntries().Fields, Doc: "those entries, as MacTableEntryState lists them"},
+		},
+	}
+}
+
 // laPortChannelMembers is FlexSwitch's LaPortChannelIntfRefListState: one
 // member port of a LAG and its LACP state, as the dataplane reports it.
 func laPortChannelMembers() *Kind {

@@ -88,6 +88,7 @@ var actionLines = map[string]string{
 	"ZtpRearm":               `run ZtpRearm {}`,
 	"IntentFetch":            `run IntentFetch {}`,
 	"CheckCompliance":        `run CheckCompliance dry {"Document":{"ConfigData":{}}}`,
+	"ClearMacTable":          `run ClearMacTable dry {"VlanId":10,"IntfRef":"fpPort1"}`,
 }
 
 // TestNewFrontDoorReachesEverything: a front door written against the

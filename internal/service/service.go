@@ -254,7 +254,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	switch o.Dataplane {
 	case Sim:
 		providers = []bind.Provider{sim.Part{Of: sim.DaemonsProvider, Drivers: simulated.DaemonDrivers()}, accts, lifecycle.Archive(), aaa.Config(), intent.Config(),
-			sim.Part{Of: sim.DataplaneProvider, Drivers: withExtra(simulated.Dataplane(), extra)}}
+			sim.Part{Of: sim.DataplaneProvider, Drivers: withExtra(simulated.Dataplane(), extra), Actions: simulated.Actions()}}
 		sourceAddr = simulated.SourceAddr
 		st.routes = simulated.Routes
 	case Linux:
@@ -286,7 +286,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		dataplane, daemons := lin.Dataplane(), lin.DaemonDrivers()
 		providers = []bind.Provider{sim.Part{Of: sim.DataplaneProvider, Drivers: backend.Without(simulated.Dataplane(), dataplane)},
 			sim.Part{Of: sim.DaemonsProvider, Drivers: backend.Without(simulated.DaemonDrivers(), daemons)},
-			linux.Part{Of: linux.DataplaneProvider, Drivers: withExtra(dataplane, extra)}, linux.Part{Of: linux.DaemonsProvider, Drivers: daemons},
+			linux.Part{Of: linux.DataplaneProvider, Drivers: withExtra(dataplane, extra), Actions: lin.Actions()}, linux.Part{Of: linux.DaemonsProvider, Drivers: daemons},
 			accts, lifecycle.Archive(), aaa.Config(), intent.Config()}
 		transactional, release = lin, lin.Close
 		sourceAddr = lin.SourceAddr

@@ -7,7 +7,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/model"
 )
 
@@ -117,4 +119,25 @@ func nonNil(l []string) []string {
 		return []string{}
 	}
 	return l
+}
+
+// Actions are the actions the simulated dataplane runs, by name: its
+// provider part binds them (Part.Actions).
+func (s *Sim) Actions() map[string]*bind.Action {
+	return map[string]*bind.Action{"ClearMacTable": {Run: s.clearMacTable}}
+}
+
+// clearMacTable: the simulated switch learns no address, so there is
+// nothing to flush; a port or LAG it does not have is still a 404.
+func (s *Sim) clearMacTable(ctx context.Context, c bind.Call) (bind.Result, error) {
+	if intf := c.Fields.Str("IntfRef"); intf != "" {
+		s.mu.Lock()
+		_, port := s.ports[intf]
+		_, lag := s.applied["LaPortChannel"][intf]
+		s.mu.Unlock()
+		if !port && !lag {
+			return bind.Result{}, apierr.New(http.StatusNotFound, apierr.CodeNotFound, c.Kind.Name, "IntfRef", "IntfRef: %s is no port or LAG of this switch", intf)
+		}
+	}
+	return bind.Result{DryRun: c.DryRun, Value: map[string]any{"Result": "Success", "DryRun": c.DryRun, "Cleared": 0, "Entries": []model.Object{}}}, nil
 }
