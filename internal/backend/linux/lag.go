@@ -57,6 +57,33 @@ func (k *Kernel) CheckLAG(c LAGConfig) error {
 	return nil
 }
 
+// checkMemberSpeeds refuses a LAG whose members' speeds (as ethtool
+// reports them: a device that does not say is not compared) differ: the
+// bond aggregates only ports of one speed (802.3ad leaves the others out
+// of the aggregator; balance-xor would give a slow one its share of the
+// flows). port names a member netdev's port.
+func (k *Kernel) checkMemberSpeeds(c LAGConfig, port func(netdev string) string) error {
+	if !k.feat.EthtoolNetlink {
+		return nil
+	}
+	var first string
+	var speed int64
+	for _, m := range c.Members {
+		caps, err := k.Caps(m)
+		if err != nil {
+			return err
+		}
+		switch {
+		case caps.Speed <= 0:
+		case first == "":
+			first, speed = m, caps.Speed
+		case caps.Speed != speed:
+			return refuse("IntfRefList", "%s: member %s runs at %d Mb/s and %s at %d Mb/s; a LAG's members run at one speed", c.Name, port(first), speed, port(m), caps.Speed)
+		}
+	}
+	return nil
+}
+
 // bondAttr is one IFLA_BOND_* attribute of a bond's options.
 type bondAttr struct {
 	typ  int
@@ -394,6 +421,9 @@ var lagDriver = &driver{
 	check: func(b *Backend, c changeView) error {
 		l, err := b.lagConfig(c.after())
 		if err != nil {
+			return err
+		}
+		if err := b.k.checkMemberSpeeds(l, b.ports.Port); err != nil {
 			return err
 		}
 		return b.k.CheckLAG(l)

@@ -190,3 +190,36 @@ func TestLAGWithLACP(t *testing.T) {
 		t.Errorf("bond or enslaved ports left: %s", out)
 	}
 }
+
+// TestLAGMemberSpeeds: a LAG of members that run at different speeds is
+// refused with a 400 naming both and their speeds, before anything
+// changes (fpPort3 is a tap set to 1000 Mb/s beside the 10000 of the
+// veth fpPort1; the check comes before the bonding driver's, so it runs
+// on the host).
+func TestLAGMemberSpeeds(t *testing.T) {
+	l := newLab(t, 1, KernelOptions{})
+	if !l.k.Features().EthtoolNetlink {
+		t.Skip("the kernel has no ethtool netlink family")
+	}
+	run(t, "ip", "-n", l.sw, "tuntap", "add", "dev", "fpPort3", "mode", "tap")
+	if err := l.k.setLinkModes("fpPort3", 1000, true, false); err != nil {
+		t.Skipf("cannot set the tap's speed: %v", err)
+	}
+	l.k.Close()
+	l.k = nil
+	s := startSwitch(t, l, t.TempDir())
+	before := l.dump()
+	err := s.commit(s.edit(backend.Create, "LaPortChannel", model.Object{"IntfRef": "PortChannel1", "IntfRefList": []string{"fpPort1", "fpPort3"}}))
+	var ae *apierr.Error
+	if !errors.As(err, &ae) || ae.Status != http.StatusBadRequest {
+		t.Fatalf("a LAG of a 10000 and a 1000 Mb/s port: %v", err)
+	}
+	for _, w := range []string{"PortChannel1", "fpPort1 runs at 10000 Mb/s", "fpPort3 at 1000 Mb/s", "one speed"} {
+		if !strings.Contains(ae.Message, w) {
+			t.Errorf("refusal %q does not say %q", ae.Message, w)
+		}
+	}
+	if d := diffLines(before, l.dump()); d != "" {
+		t.Fatalf("a refused commit changed the kernel:\n%s", d)
+	}
+}
