@@ -17,7 +17,8 @@ import (
 // engine, with an address on it, against a peer bond in 802.3ad mode that
 // holds the far ends of both ports: LACP brings both members to collecting
 // and distributing, each member names the peer as its partner (system id,
-// key, port, state bits), the peer reaches the LAG's address, one member
+// key, port, state bits), the peer reaches the LAG's address, a bond
+// deleted by hand comes back with its members and address, one member
 // cut leaves the LAG up and that member down, MinLinks 2 then takes it
 // down; the other options (Interval, LagHash, SystemPriority, SystemIdMac,
 // LacpMode PASSIVE) change on the made LAG in one commit, which undoes
@@ -80,6 +81,13 @@ func TestLAGWithLACP(t *testing.T) {
 	}
 	if !eventually(10*time.Second, func() bool { return l.ping(1, "10.30.0.1") }) {
 		t.Fatal("the peer cannot reach 10.30.0.1 on PortChannel1")
+	}
+	// A bond deleted behind swmgr's back is made again by the
+	// reconciliation, its members and its address with it.
+	run(t, "ip", "-n", l.sw, "link", "del", "PortChannel1")
+	if !eventually(30*time.Second, inBundle(2)) || !eventually(10*time.Second, func() bool { return l.ping(1, "10.30.0.1") }) {
+		ms, _ := s.be.lagMembers()
+		t.Fatalf("after the bond was deleted by hand: %v; %s", ms, run(t, "ip", "-n", l.sw, "-o", "addr", "show"))
 	}
 	lagUp := func(want string) func() bool {
 		return func() bool {
