@@ -147,6 +147,7 @@ func clearMacTable() *Kind {
 		Name: "ClearMacTable", Class: Action, Role: RoleOperator, DryRunnable: true, NotLogged: true,
 		Doc: "Flushes the learned entries of the MAC table (MacTableEntryState): of one VLAN, of one port or LAG, of both, or all; static entries stay. " +
 			"It changes no configuration and is not written to the config log. The answer lists the entries flushed (a dry run: those it would flush).",
+		CLI: &CLICommand{Words: []string{"clear", "mac", "address-table"}, Line: true},
 		Fields: []*Field{
 			{Name: "VlanId", Type: Int, Default: int64(0), Range: rng(0, 4094), Doc: "only this VLAN's entries; 0: every VLAN"},
 			{Name: "IntfRef", Type: String, Format: FormatSwitchPort, Doc: "only the entries reached through this port or LAG; empty: every port"},
