@@ -408,11 +408,16 @@ func (b *Backend) lagConfig(o model.Object) (LAGConfig, error) {
 }
 
 // portAdminUp says whether the port of a netdev is configured up: a
-// member that leaves its LAG goes back to its Port's AdminState. Its
-// callers are the LAG driver's ensure and remove, which apply and
-// reconcile run holding b.mu: it must not take b.mu itself.
+// member that leaves its LAG goes back to its Port's AdminState: the one
+// the commit being applied gives it, else the applied one. Its callers
+// are the LAG driver's ensure and remove, which apply and reconcile run
+// holding b.mu: it must not take b.mu itself.
 func (b *Backend) portAdminUp(netdev string) bool {
-	p := b.applied["Port"][b.ports.Port(netdev)]
+	port := b.ports.Port(netdev)
+	p, ok := b.applyingPorts[port]
+	if !ok {
+		p = b.applied["Port"][port]
+	}
 	return p != nil && p.Str("AdminState") == "UP"
 }
 

@@ -2,6 +2,7 @@ package linux
 
 import (
 	"errors"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -192,6 +193,13 @@ func TestLAGWithLACP(t *testing.T) {
 		return strings.Contains(l.host(1, "cat", "/proc/net/bonding/bond0"), "system mac address: 02:00:00:00:00:01")
 	}) {
 		t.Errorf("the peer does not hear system id 02:00:00:00:00:01:\n%s", l.host(1, "cat", "/proc/net/bonding/bond0"))
+	}
+	// A member that leaves in the commit that takes its Port down stays
+	// down (the commit's AdminState, not the one applied before).
+	s.mustCommit(s.edit(backend.Update, "Port", model.Object{"IntfRef": "fpPort2", "AdminState": "DOWN"}),
+		s.edit(backend.Update, "LaPortChannel", model.Object{"IntfRef": "PortChannel1", "IntfRefList": []string{"fpPort1"}}))
+	if p, err := s.be.Kernel().Handle().LinkByName("fpPort2"); err != nil || p.Attrs().MasterIndex != 0 || p.Attrs().Flags&net.FlagUp != 0 {
+		t.Errorf("fpPort2 after leaving PortChannel1 with its Port DOWN: %v %+v", err, p)
 	}
 	s.mustCommit(s.edit(backend.Delete, "IPv4Intf", addr), s.edit(backend.Delete, "LaPortChannel", lag))
 	if out := run(t, "ip", "-n", l.sw, "-o", "link", "show"); strings.Contains(out, "PortChannel1") || strings.Contains(out, "master") {
