@@ -1,7 +1,9 @@
 package linux
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"strings"
@@ -237,5 +239,43 @@ func TestLAGMemberSpeeds(t *testing.T) {
 	}
 	if d := diffLines(before, l.dump()); d != "" {
 		t.Fatalf("a refused commit changed the kernel:\n%s", d)
+	}
+}
+
+// TestVMCrashMidCommitOf8LAGs: swmgr dies (as kill -9 would) after the
+// kernel changes of a commit that makes 8 LAGs of two ports each and
+// before the store records it: the next start undoes them from the
+// journal, so the kernel is as the store says (no bond, every port out of
+// any bond and as it was), and the store has no LAG.
+func TestVMCrashMidCommitOf8LAGs(t *testing.T) {
+	l := newLab(t, 16, KernelOptions{})
+	needFeature(t, l.k, l.k.Features().Bond, "bonding")
+	l.k.Close()
+	l.k = nil
+	dir := t.TempDir()
+	s := startSwitch(t, l, dir)
+	recorded := l.dump()
+	var edits []engine.Edit
+	for i := 1; i <= 8; i++ {
+		edits = append(edits, s.edit(backend.Create, "LaPortChannel", model.Object{"IntfRef": fmt.Sprint("PortChannel", i),
+			"IntfRefList": []string{fmt.Sprint("fpPort", i), fmt.Sprint("fpPort", i+8)}}))
+	}
+	s.be.crashAfterKernel = true
+	if err := s.commit(edits...); err == nil {
+		t.Fatal("the simulated crash did not fail the commit")
+	}
+	if out := run(t, "ip", "-n", l.sw, "-o", "link", "show", "type", "bond"); strings.Count(out, "PortChannel") != 8 {
+		t.Fatalf("the crashed commit did not make the 8 bonds; the test proves nothing:\n%s", out)
+	}
+	s.stop()
+	s = startSwitch(t, l, dir)
+	if d := diffLines(recorded, l.dump()); d != "" {
+		t.Fatalf("after the restart the kernel is not what the store says:\n%s", d)
+	}
+	for i := 1; i <= 8; i++ {
+		key := model.Object{"IntfRef": fmt.Sprint("PortChannel", i)}
+		if _, _, err := s.e.GetByKey(context.Background(), s.reg.Lookup(model.Config, "LaPortChannel"), key, false, nil); err == nil {
+			t.Errorf("the store has PortChannel%d, which the crashed commit never recorded", i)
+		}
 	}
 }
