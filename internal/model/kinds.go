@@ -199,6 +199,7 @@ func builtinKinds() []*Kind {
 		laPortChannel(),
 		laPortChannelMembers(),
 		macTableEntries(),
+		clearMacTable(),
 		vlan(),
 		{
 			Name: "Vrf", Class: Config,

@@ -188,6 +188,10 @@ type Kind struct {
 	Discovered bool     // instances come from the backend (front-panel ports)
 	StateDoc   string   // what the state form adds
 	StateOnly  []*Field // operational fields of the state form, in addition to Fields
+	// Answer are the fields of an action's answer beside Result
+	// ("Success") and DryRun, for an action that answers more than the
+	// forms every action shares (the OpenAPI document's schema of its 200).
+	Answer []*Field
 	// Check validates relations between fields of a complete object.
 	Check func(o Object) error
 	// Interface, when set, makes the kind's objects interfaces of the

@@ -102,6 +102,7 @@ var actionLines = map[string]string{
 	"NdpDeleteByIfName":    `run NdpDeleteByIfName {"IfName":"fpPort1"}`,
 	"NdpRefreshByIPv6Addr": `run NdpRefreshByIPv6Addr {"IpAddr":"2001:db8::1"}`,
 	"NdpRefreshByIfName":   `run NdpRefreshByIfName {"IfName":"fpPort1"}`,
+	"ClearMacTable":        `run ClearMacTable dry {"VlanId":10,"IntfRef":"fpPort1"}`,
 }
 
 // TestNewFrontDoorReachesEverything: a front door written against the

@@ -76,10 +76,15 @@ type Backend struct {
 	intfs backend.Interfaces[netdev] // the interfaces of Options.Model as netdevs
 	acl   aclRunner                  // the ACLs nftables holds (acl.go)
 
-	mu       sync.Mutex // serialises kernel transactions (apply, reconcile)
-	applied  map[string]map[string]model.Object
-	replayed bool // the first Apply (the engine's replay) has run
-	batches  int  // batches of several commits applied in one pass
+	mu      sync.Mutex // serialises kernel transactions (apply, reconcile)
+	applied map[string]map[string]model.Object
+	// applyingPorts are the Ports of the changes apply is making, by
+	// IntfRef: what a change of another kind reads of a port (a member
+	// leaving its LAG takes its Port's AdminState) is the commit's, not
+	// the applied one, when the commit changes it too.
+	applyingPorts map[string]model.Object
+	replayed      bool // the first Apply (the engine's replay) has run
+	batches       int  // batches of several commits applied in one pass
 	// crashAfterKernel, set by tests, makes Apply stop after its kernel
 	// changes as a kill -9 would: no rollback, the journal left behind.
 	crashAfterKernel bool
@@ -491,6 +496,13 @@ func (b *Backend) apply(ctx context.Context, changes []backend.Change, journal b
 	if journal {
 		if err := b.writeJournal(changes); err != nil {
 			return err
+		}
+	}
+	b.applyingPorts = map[string]model.Object{}
+	defer func() { b.applyingPorts = nil }()
+	for _, c := range changes {
+		if c.Kind.Name == "Port" && c.Op != backend.Delete {
+			b.applyingPorts[c.Key] = c.After
 		}
 	}
 	for _, c := range changes {

@@ -30,6 +30,7 @@ type lldpRunner struct {
 	cacheMu sync.Mutex
 	cacheAt time.Time
 	cache   map[string]lldpd.Neighbor // by local netdev
+	counts  map[string]lldpd.Counters // by local netdev
 	valid   time.Duration
 }
 
@@ -118,7 +119,11 @@ var lldpGlobalDriver = &driver{
 		if err != nil {
 			return nil, err
 		}
-		return model.Object{"Neighbors": int64(len(ns))}, nil
+		var tx, rx int64
+		for _, c := range b.lldp.counters() {
+			tx, rx = tx+c.Tx, rx+c.Rx
+		}
+		return model.Object{"Neighbors": int64(len(ns)), "TotalTxFrames": tx, "TotalRxFrames": rx}, nil
 	},
 }
 
@@ -135,7 +140,7 @@ var lldpIntfDriver = &driver{
 }
 
 // neighbors is what lldpd heard, by local netdev, read at most once per
-// StateCache.
+// StateCache, with its frame counters (counters, read in the same pass).
 func (r *lldpRunner) neighbors() (map[string]lldpd.Neighbor, error) {
 	r.cacheMu.Lock()
 	defer r.cacheMu.Unlock()
@@ -145,6 +150,14 @@ func (r *lldpRunner) neighbors() (map[string]lldpd.Neighbor, error) {
 		ns, err := r.daemon.Neighbors(ctx)
 		if err != nil {
 			return nil, unavailable("LLDPIntf", "lldpd", err)
+		}
+		cs, err := r.daemon.Statistics(ctx)
+		if err != nil {
+			return nil, unavailable("LLDPIntf", "lldpd", err)
+		}
+		r.counts = map[string]lldpd.Counters{}
+		for _, c := range cs {
+			r.counts[c.Port] = c
 		}
 		r.cache, r.cacheAt = map[string]lldpd.Neighbor{}, time.Now()
 		for _, n := range ns {
@@ -158,6 +171,14 @@ func (r *lldpRunner) neighbors() (map[string]lldpd.Neighbor, error) {
 	return r.cache, nil
 }
 
+// counters are lldpd's frame counters by local netdev, as the last
+// neighbors read them.
+func (r *lldpRunner) counters() map[string]lldpd.Counters {
+	r.cacheMu.Lock()
+	defer r.cacheMu.Unlock()
+	return r.counts
+}
+
 // LLDPNeighbors adds what lldpd heard to LLDPIntfState's objects (one per
 // port, as the configuration derives them); without lldpd it returns them
 // as they are.
@@ -169,10 +190,15 @@ func (b *Backend) LLDPNeighbors(ctx context.Context, objs []model.Object) ([]mod
 	if err != nil {
 		return nil, err
 	}
+	counts := b.lldp.counters()
 	out := make([]model.Object, len(objs))
 	for i, o := range objs {
 		o = o.Clone()
-		n, ok := ns[b.ports.Netdev(o.Str("IntfRef"))]
+		dev := b.ports.Netdev(o.Str("IntfRef"))
+		if c, ok := counts[dev]; ok {
+			o["SendFrames"], o["ReceivedFrames"] = c.Tx, c.Rx
+		}
+		n, ok := ns[dev]
 		if ok && o.Bool("Enable") {
 			mac := ""
 			if n.ChassisIDType == "mac" {

@@ -66,7 +66,8 @@ func (b *Backend) neighborsDo(family int, addr netip.Addr, dev string, op neighb
 	return done, nil
 }
 
-// DataplaneActions are the kernel's actions: the ARP and NDP ones.
+// DataplaneActions are the kernel's actions: the ARP and NDP ones and
+// ClearMacTable (macclear.go).
 func (b *Backend) DataplaneActions() map[string]*bind.Action {
 	byAddr := func(family int, op neighborOp) *bind.Action {
 		return &bind.Action{Run: func(ctx context.Context, c bind.Call) (bind.Result, error) {
@@ -99,6 +100,7 @@ func (b *Backend) DataplaneActions() map[string]*bind.Action {
 		"NdpDeleteByIfName":    byIntf(netlink.FAMILY_V6, deleteNeighbor),
 		"NdpRefreshByIPv6Addr": byAddr(netlink.FAMILY_V6, refreshNeighbor),
 		"NdpRefreshByIfName":   byIntf(netlink.FAMILY_V6, refreshNeighbor),
+		"ClearMacTable":        {Run: b.clearMacTable},
 	}
 }
 

@@ -41,7 +41,7 @@ func (s *Sim) DaemonActions() map[string]*bind.Action {
 }
 
 // DataplaneActions are the simulated dataplane's actions: the ARP and NDP
-// ones, over its empty neighbour tables.
+// ones, over its empty neighbour tables, and ClearMacTable (lag.go).
 func (s *Sim) DataplaneActions() map[string]*bind.Action {
 	byAddr := &bind.Action{Run: func(ctx context.Context, c bind.Call) (bind.Result, error) {
 		return bind.Result{}, apierr.NotFound(apierr.CodeNotFound, c.Kind.Name, "%s: the neighbour table has no learned entry for address %s (no neighbour answers a simulated switch)", c.Kind.Name, c.Fields.Str("IpAddr"))
@@ -49,7 +49,7 @@ func (s *Sim) DataplaneActions() map[string]*bind.Action {
 	byIntf := &bind.Action{Run: func(ctx context.Context, c bind.Call) (bind.Result, error) {
 		return bind.Result{DryRun: c.DryRun}, nil
 	}}
-	out := map[string]*bind.Action{}
+	out := map[string]*bind.Action{"ClearMacTable": {Run: s.clearMacTable}}
 	for _, name := range []string{"ArpDeleteByIPv4Addr", "ArpRefreshByIPv4Addr", "NdpDeleteByIPv6Addr", "NdpRefreshByIPv6Addr"} {
 		out[name] = byAddr
 	}
