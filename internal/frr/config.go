@@ -27,6 +27,7 @@ type Config struct {
 	// PeerGroups are BGPv4PeerGroup (Neighbor with Name set): each is
 	// defined in the instance of every VRF one of its neighbors is in.
 	PeerGroups []Neighbor
+	BFD        BFD // bfdd's profiles and static peers (bfd.go)
 }
 
 // Instance is BGPGlobal (VRF "default") or BGPVrf.
@@ -129,7 +130,8 @@ func ParseAS(s string) (uint32, error) {
 // the pure check a driver runs before applying.
 func (c Config) Validate() error {
 	_, err := c.render()
-	return err
+	_, bfdErr := c.BFD.render()
+	return errors.Join(err, bfdErr)
 }
 
 // block is one `router bgp` stanza: its header, its lines in the router
@@ -448,10 +450,13 @@ func renderPeer(n Neighbor, p string, localAS uint32) (router, af []string, err 
 		router = append(router, p+"password "+n.AuthPassword)
 	}
 	if n.BfdEnable {
-		if n.BfdSessionParam != "" && n.BfdSessionParam != "default" {
-			return fail("BfdSessionParam %q: the FRR backend runs BFD with its default parameters only", n.BfdSessionParam)
-		}
 		router = append(router, p+"bfd")
+		if n.BfdSessionParam != "" && n.BfdSessionParam != "default" {
+			if !wordRE.MatchString(n.BfdSessionParam) {
+				return fail("BfdSessionParam %q: use letters, digits and _.:@/+- only", n.BfdSessionParam)
+			}
+			router = append(router, p+"bfd profile "+n.BfdSessionParam)
+		}
 	}
 	if n.MultiHopEnable {
 		ttl := n.MultiHopTTL

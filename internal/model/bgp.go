@@ -97,7 +97,7 @@ func bgpNeighborFields(vrfRef func(*Field) *Field) []*Field {
 		{Name: "AddPathsRx", Type: Bool},
 		{Name: "AddPathsMaxTx", Type: Int, Range: rng(0, 255)},
 		{Name: "BfdEnable", Type: Bool},
-		{Name: "BfdSessionParam", Type: String, Text: TextName, Default: "default", NotYet: "named BFD session parameters: only \"default\""},
+		{Name: "BfdSessionParam", Type: String, Format: FormatRoutingName, Default: DefaultBfdParam, Ref: "BfdSessionParam", RefImplied: DefaultBfdParam, Doc: "the BfdSessionParam of the neighbor's BFD session (with BfdEnable)"},
 		{Name: "MaxPrefixes", Type: Int, Range: rng(0, 4294967295), Doc: "0: no limit"},
 		{Name: "MaxPrefixesThresholdPct", Type: Int, Default: int64(80), Range: rng(0, 100)},
 		{Name: "MaxPrefixesDisconnect", Type: Bool},
