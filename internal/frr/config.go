@@ -451,7 +451,7 @@ func renderPeer(n Neighbor, p string, localAS uint32) (router, af []string, err 
 	}
 	if n.BfdEnable {
 		router = append(router, p+"bfd")
-		if n.BfdSessionParam != "" && n.BfdSessionParam != "default" {
+		if n.BfdSessionParam != "" { // "": bfdd's defaults
 			if !wordRE.MatchString(n.BfdSessionParam) {
 				return fail("BfdSessionParam %q: use letters, digits and _.:@/+- only", n.BfdSessionParam)
 			}

@@ -59,7 +59,7 @@ func TestRenderEveryField(t *testing.T) {
 			NeighborAddress: "10.0.0.2", PeerAS: "65536", LocalAS: "65100", Description: "spine  one", Disabled: true,
 			PeerGroup: "spines", UpdateSource: "lo", NextHopSelf: true, AuthPassword: "pw", RouteReflectorClusterId: 5,
 			RouteReflectorClient: true, MultiHopEnable: true, MultiHopTTL: 3, ConnectRetryTime: 5, HoldTime: 30,
-			AddPathsRx: true, AddPathsMaxTx: 2, BfdEnable: true, BfdSessionParam: "default", MaxPrefixes: 100,
+			AddPathsRx: true, AddPathsMaxTx: 2, BfdEnable: true, BfdSessionParam: "fast", MaxPrefixes: 100,
 			MaxPrefixesThresholdPct: 80, MaxPrefixesDisconnect: true, MaxPrefixesRestartTimer: 90,
 			AdjRIBInFilter: "in1", AdjRIBOutFilter: "out1"}},
 	}
@@ -81,6 +81,7 @@ neighbor 10.0.0.2 description spine one
 neighbor 10.0.0.2 shutdown
 neighbor 10.0.0.2 password pw
 neighbor 10.0.0.2 bfd
+neighbor 10.0.0.2 bfd profile fast
 neighbor 10.0.0.2 ebgp-multihop 3
 neighbor 10.0.0.2 update-source lo
 neighbor 10.0.0.2 timers 10 30

@@ -35,8 +35,8 @@ func bfdKinds() []*Kind {
 	return []*Kind{
 		{
 			Name: "BfdGlobal", Class: Config, Singleton: true,
-			Doc:  "BFD on the switch. Enable false removes every BFD session (BfdSession objects and BGP neighbours' BfdEnable are kept, and run again once BFD is enabled).",
-			CLI:  &CLICommand{Words: []string{"bfd"}, Prompt: []string{"bfd"}},
+			Doc: "BFD on the switch. Enable false removes every BFD session (BfdSession objects and BGP neighbours' BfdEnable are kept, and run again once BFD is enabled).",
+			CLI: &CLICommand{Words: []string{"bfd"}, Prompt: []string{"bfd"}},
 			Fields: []*Field{
 				{Name: "Vrf", Type: String, Key: true, Default: "default", Enum: []string{"default"}},
 				{Name: "Enable", Type: Bool, Default: true, CLI: "enable"},

@@ -88,6 +88,7 @@ var actionLines = map[string]string{
 	"ZtpRearm":               `run ZtpRearm {}`,
 	"IntentFetch":            `run IntentFetch {}`,
 	"CheckCompliance":        `run CheckCompliance dry {"Document":{"ConfigData":{}}}`,
+	"ResetBfdSession":        `run ResetBfdSession {"IpAddr":"192.0.2.1"}`,
 }
 
 // TestNewFrontDoorReachesEverything: a front door written against the

@@ -253,7 +253,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	release := func() error { return nil }
 	switch o.Dataplane {
 	case Sim:
-		providers = []bind.Provider{sim.Part{Of: sim.DaemonsProvider, Drivers: simulated.DaemonDrivers()}, accts, lifecycle.Archive(), aaa.Config(), intent.Config(),
+		providers = []bind.Provider{sim.Part{Of: sim.DaemonsProvider, Drivers: simulated.DaemonDrivers(), Actions: simulated.Actions()}, accts, lifecycle.Archive(), aaa.Config(), intent.Config(),
 			sim.Part{Of: sim.DataplaneProvider, Drivers: withExtra(simulated.Dataplane(), extra)}}
 		sourceAddr = simulated.SourceAddr
 		st.routes = simulated.Routes
@@ -285,8 +285,8 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		// settings and up time over the kernel's).
 		dataplane, daemons := lin.Dataplane(), lin.DaemonDrivers()
 		providers = []bind.Provider{sim.Part{Of: sim.DataplaneProvider, Drivers: backend.Without(simulated.Dataplane(), dataplane)},
-			sim.Part{Of: sim.DaemonsProvider, Drivers: backend.Without(simulated.DaemonDrivers(), daemons)},
-			linux.Part{Of: linux.DataplaneProvider, Drivers: withExtra(dataplane, extra)}, linux.Part{Of: linux.DaemonsProvider, Drivers: daemons},
+			sim.Part{Of: sim.DaemonsProvider, Drivers: backend.Without(simulated.DaemonDrivers(), daemons), Actions: bind.WithoutActions(simulated.Actions(), lin.Actions())},
+			linux.Part{Of: linux.DataplaneProvider, Drivers: withExtra(dataplane, extra)}, linux.Part{Of: linux.DaemonsProvider, Drivers: daemons, Actions: lin.Actions()},
 			accts, lifecycle.Archive(), aaa.Config(), intent.Config()}
 		transactional, release = lin, lin.Close
 		sourceAddr = lin.SourceAddr

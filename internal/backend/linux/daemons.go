@@ -40,6 +40,10 @@ func (b *Backend) startDaemons() error {
 		for _, k := range []string{"BGPGlobal", "BGPVrf", "BGPv4PeerGroup", "BGPv4Neighbor"} {
 			b.daemonDrivers[k] = bgpDriver(k)
 		}
+		for _, k := range bfdKinds {
+			b.daemonDrivers[k] = bfdDriver(k)
+		}
+		b.startBFD(r)
 	}
 	if o := b.opts.Chrony; o != nil {
 		opts := *o
@@ -102,6 +106,9 @@ func (b *Backend) placeDaemon(netns *string, log **slog.Logger) {
 }
 
 func (b *Backend) stopDaemons() {
+	if b.bfd != nil {
+		b.bfd.stop()
+	}
 	if b.bgp != nil {
 		b.bgp.router.Stop()
 	}

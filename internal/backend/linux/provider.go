@@ -17,10 +17,13 @@ const (
 type Part struct {
 	Of      string
 	Drivers map[string]*backend.Driver
+	Actions map[string]*bind.Action // by action name
 }
 
 // Name implements bind.Provider.
 func (p Part) Name() string { return p.Of }
 
 // Bindings implements bind.Provider.
-func (p Part) Bindings() []bind.Binding { return bind.Drivers(p.Drivers) }
+func (p Part) Bindings() []bind.Binding {
+	return append(bind.Drivers(p.Drivers), bind.Actions(p.Actions)...)
+}

@@ -12,6 +12,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"net/netip"
@@ -98,7 +99,8 @@ func New(opts Options) *Sim {
 // tracked are the kinds whose applied objects the simulated hardware needs
 // to remember: ports, the mirror sessions and VLANs it carries, the local
 // AS, and the interfaces and static routes of its routing table.
-var tracked = map[string]bool{"Port": true, "LaPortChannel": true, "Span": true, "BGPGlobal": true, "Vlan": true, "IPv4Intf": true, "IPv4Route": true, "IPv6Intf": true, "IPv6Route": true}
+var tracked = map[string]bool{"Port": true, "LaPortChannel": true, "Span": true, "BGPGlobal": true, "Vlan": true, "IPv4Intf": true, "IPv4Route": true, "IPv6Intf": true, "IPv6Route": true,
+	"BGPv4Neighbor": true, "BfdGlobal": true, "BfdSessionParam": true, "BfdSession": true}
 
 // Name implements backend.Backend.
 func (s *Sim) Name() string { return "sim" }
@@ -204,6 +206,7 @@ func (s *Sim) DaemonDrivers() map[string]*backend.Driver {
 		"LLDPGlobal": {Apply: s.record},
 		"LLDPIntf":   {Apply: s.record},
 	}
+	maps.Copy(ds, s.bfdDrivers())
 	for _, name := range compatStateKinds {
 		if ds[name] != nil {
 			s.withCompatState(name, ds[name])
