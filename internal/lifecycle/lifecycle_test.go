@@ -35,7 +35,10 @@ func seedAll(s *switchHarness) {
 		{"PATCH", "/config/LLDPGlobal", `{"Enable":true,"TranmitInterval":60}`},
 		{"POST", "/config/LLDPIntf", `{"IntfRef":"fpPort2","TxRxMode":"RxOnly"}`},
 		{"POST", "/config/BGPVrf", `{"Name":"red","EBGPMaxPaths":4}`},
-		{"POST", "/config/BGPv4Neighbor", `{"NeighborAddress":"192.0.2.2","PeerAS":"65020","AuthPassword":"md5-secret-1","UpdateSource":"Loopback1","MultiHopEnable":true,"MultiHopTTL":3}`},
+		{"POST", "/config/BfdSessionParam", `{"Name":"fast","RequiredMinRxInterval":100,"DesiredMinTxInterval":100,"AuthData":"bfd-secret-1"}`},
+		{"PATCH", "/config/BfdGlobal", `{"Enable":false}`},
+		{"POST", "/config/BfdSession", `{"IpAddr":"192.0.2.9","ParamName":"fast"}`},
+		{"POST", "/config/BGPv4Neighbor", `{"NeighborAddress":"192.0.2.2","PeerAS":"65020","AuthPassword":"md5-secret-1","UpdateSource":"Loopback1","MultiHopEnable":true,"MultiHopTTL":3,"BfdEnable":true,"BfdSessionParam":"fast"}`},
 		{"POST", "/config/Vlan", `{"VlanId":100,"IntfList":["fpPort3"],"UntagIntfList":["fpPort4"],"Description":"servers"}`},
 		{"POST", "/config/Span", `{"SpanSessionName":"mon1","DstIntfRef":"fpPort2","SrcIntfRefList":["fpPort3"]}`},
 		{"POST", "/config/NtpServer", `{"IpAddr":"192.0.2.10","MinPoll":4,"MaxPoll":8}`},
@@ -116,7 +119,7 @@ func TestSaveResetRestoreRoundTrip(t *testing.T) {
 	if fi, _ := os.Stat(file); fi.Mode().Perm() != 0o600 {
 		t.Errorf("mode %v", fi.Mode().Perm())
 	}
-	for _, secret := range []string{"md5-secret-1", "cas-secret-1"} {
+	for _, secret := range []string{"md5-secret-1", "cas-secret-1", "bfd-secret-1"} {
 		if bytes.Contains(data, []byte(secret)) {
 			t.Fatalf("the saved file shows the secret %q", secret)
 		}
@@ -287,8 +290,8 @@ func TestEncryptedSaveRestore(t *testing.T) {
 	other.must("POST", "/action/ResetConfigToFile", `{"SrcFileURI":"file://`+file+`","Nonce":"site-7","Passphrase":"long pass phrase"}`, &out)
 	_, got := other.snapshot()
 	compare(t, "another switch", saved, got, false)
-	if got["BGPv4Neighbor|default\x00192.0.2.2\x00"].obj.Str("AuthPassword") != "md5-secret-1" {
-		t.Error("the secret did not move with the encrypted file")
+	if got["BGPv4Neighbor|default\x00192.0.2.2\x00"].obj.Str("AuthPassword") != "md5-secret-1" || got["BfdSessionParam|fast"].obj.Str("AuthData") != "bfd-secret-1" {
+		t.Error("the secrets did not move with the encrypted file")
 	}
 	// A plain file does not: its secrets are sealed with the first switch's key.
 	s.must("POST", "/action/SaveConfig", `{"DstFileURI":"file://`+file+`.plain"}`, nil)
