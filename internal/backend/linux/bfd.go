@@ -92,6 +92,36 @@ func bgpConfig(objs map[string]map[string]model.Object) frr.Config {
 	return withBFD(bgpRouters(objs), objs)
 }
 
+// withBfdNeighborState adds a BGPv4Neighbor's BfdNeighborState to its
+// driver's state: its BFD session's state while BfdEnable (FlexSwitch's
+// names: up, down, init, admin_down; down until bfdd has the session),
+// "" without BFD.
+func withBfdNeighborState(d *driver) *driver {
+	state := d.state
+	d.state = func(b *Backend, o model.Object) (model.Object, error) {
+		st, err := state(b, o)
+		if err != nil || !o.Bool("BfdEnable") {
+			return st, err
+		}
+		st["BfdNeighborState"] = "down"
+		peers, err := b.bfd.read(false)
+		if err != nil {
+			return nil, err
+		}
+		dev := ""
+		if ref := o.Str("IntfRef"); ref != "" {
+			dev, _ = b.bgpNetdev(ref)
+		}
+		for _, p := range peers {
+			if p.VRF == bgpVRF(o.Str("Vrf")) && ((o.Str("NeighborAddress") != "" && p.Peer == o.Str("NeighborAddress")) || (dev != "" && p.Interface == dev)) {
+				st["BfdNeighborState"] = bfdStateNames[p.Status]
+			}
+		}
+		return st, nil
+	}
+	return d
+}
+
 // noInterface is FlexSwitch's BfdSession Interface for "the one the
 // route takes".
 func noInterface(s string) bool { return s == "" || s == "None" }

@@ -127,7 +127,7 @@ func (b *bfdLab) upBoth(t *testing.T) {
 	var st map[string]any
 	if !eventually(60*time.Second, func() bool {
 		st = b.s.stateOf("BGPv4Neighbor", bfdNeighborKey)
-		return num(st["SessionState"]) == 6
+		return num(st["SessionState"]) == 6 && st["BfdNeighborState"] == "up"
 	}) {
 		t.Fatalf("BGP with 10.201.0.2 not Established: %v", st)
 	}

@@ -40,6 +40,7 @@ func (b *Backend) startDaemons() error {
 		for _, k := range []string{"BGPGlobal", "BGPVrf", "BGPv4PeerGroup", "BGPv4Neighbor"} {
 			b.daemonDrivers[k] = bgpDriver(k)
 		}
+		b.daemonDrivers["BGPv4Neighbor"] = withBfdNeighborState(b.daemonDrivers["BGPv4Neighbor"])
 		for _, k := range bfdKinds {
 			b.daemonDrivers[k] = bfdDriver(k)
 		}
