@@ -163,15 +163,11 @@ func TestBFDFailoverOnLinux(t *testing.T) {
 			time.Sleep(100 * time.Millisecond)
 		}
 	}
-	drop := func() (undo func()) {
-		frrtest.Run(t, "ip", "netns", "exec", lab.Peer.Netns, "nft", "add table inet swmgrbfd { chain in { type filter hook input priority -300; policy drop; } ; chain out { type filter hook output priority -300; policy drop; } ; }")
-		return func() { frrtest.Run(t, "ip", "netns", "exec", lab.Peer.Netns, "nft", "delete table inet swmgrbfd") }
-	}
 
 	var toBGP, toEvent []time.Duration
 	for run := 1; run <= runs; run++ {
 		waitUp()
-		undo := drop()
+		undo := frrtest.DropAll(t, lab.Peer.Netns)
 		start := time.Now()
 		for established() {
 			// The test waits 20 s at most, far below the 90 s hold time:
@@ -190,7 +186,7 @@ func TestBFDFailoverOnLinux(t *testing.T) {
 		}
 		// Read while the drop lasts: once traffic passes, the session's
 		// next attempts may be reset for reasons of their own.
-		why := lastReset(t, lab.SwitchNS, frrDir, "10.242.0.2")
+		why := frrtest.LastReset(t, lab.SwitchNS, frrDir, "10.242.0.2")
 		undo()
 		if !ok {
 			t.Fatalf("run %d: no BfdSessionState change to down on the change feed", run)
@@ -210,20 +206,4 @@ func spread(ds []time.Duration) string {
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	return fmt.Sprintf("%v/%v/%v", s[0].Round(time.Millisecond), s[len(s)/2].Round(time.Millisecond), s[len(s)-1].Round(time.Millisecond))
-}
-
-// lastReset is why bgpd last reset the session with addr: its reason
-// ("BFD down received") and the notification it sent ("Cease/BFD Down"),
-// as far as it says them.
-func lastReset(t *testing.T, netns, vtyDir, addr string) string {
-	t.Helper()
-	out := frrtest.Run(t, "ip", "netns", "exec", netns, "vtysh", "--vty_socket", vtyDir, "-c", "show bgp neighbors "+addr+" json")
-	var m map[string]struct {
-		LastResetDueTo         string `json:"lastResetDueTo"`
-		LastNotificationReason string `json:"lastNotificationReason"`
-	}
-	if err := json.Unmarshal([]byte(out), &m); err != nil {
-		t.Fatalf("show bgp neighbors json: %v\n%s", err, out)
-	}
-	return m[addr].LastResetDueTo + "; " + m[addr].LastNotificationReason
 }

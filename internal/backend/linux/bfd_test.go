@@ -2,10 +2,10 @@ package linux
 
 import (
 	"context"
-	"encoding/json"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -149,37 +149,12 @@ func (b *bfdLab) upBoth(t *testing.T) {
 	}
 }
 
-// lastResetReason is why bgpd last reset the session with addr: its
-// reason and the notification it sent (a BFD down is "BGP Notification
-// send" with "Cease/BFD Down").
-func (b *bfdLab) lastResetReason(t *testing.T, addr string) string {
-	out := frrtest.Run(t, "ip", "netns", "exec", b.l.sw, "vtysh", "--vty_socket", filepath.Join(b.dir, "frr"), "-c", "show bgp neighbors "+addr+" json")
-	var m map[string]struct {
-		LastResetDueTo         string `json:"lastResetDueTo"`
-		LastNotificationReason string `json:"lastNotificationReason"`
-	}
-	if err := json.Unmarshal([]byte(out), &m); err != nil {
-		t.Fatalf("show bgp neighbors json: %v\n%s", err, out)
-	}
-	return m[addr].LastResetDueTo + ": " + m[addr].LastNotificationReason
-}
-
-// dropAll makes the peer's namespace drop every packet in and out
-// (nftables), while both ends of the link stay up; undo lets them through
-// again.
-func (b *bfdLab) dropAll(t *testing.T) (undo func()) {
-	table := "swmgrbfd"
-	frrtest.Run(t, "ip", "netns", "exec", b.l.hosts[0], "nft", "add table inet "+table+
-		" { chain in { type filter hook input priority -300; policy drop; } ; chain out { type filter hook output priority -300; policy drop; } ; }")
-	return func() { frrtest.Run(t, "ip", "netns", "exec", b.l.hosts[0], "nft", "delete table inet "+table) }
-}
-
 // failover drops the link's traffic and measures how long BGP took to
 // leave Established and the BfdSessionState change to be handed on.
 func (b *bfdLab) failover(t *testing.T) (toBGPDown, toEvent time.Duration, why string) {
 	t.Helper()
 	sw := b.s.be.FRR()
-	undo := b.dropAll(t)
+	undo := frrtest.DropAll(t, b.l.hosts[0])
 	defer undo()
 	start := time.Now()
 	// The test waits 20 s at most, far below the 90 s hold time: a session
@@ -213,7 +188,7 @@ func (b *bfdLab) failover(t *testing.T) (toBGPDown, toEvent time.Duration, why s
 	}
 	// Read while the drop lasts: once traffic passes, the session's next
 	// attempts may be reset for reasons of their own.
-	return toBGPDown, ev.at.Sub(start), b.lastResetReason(t, "10.201.0.2")
+	return toBGPDown, ev.at.Sub(start), frrtest.LastReset(t, b.l.sw, filepath.Join(b.dir, "frr"), "10.201.0.2")
 }
 
 // TestBFDTearsBGPDownOnLinux: the switch and a peer FRR peer BGP with BFD
@@ -282,6 +257,33 @@ func TestBFDTearsBGPDownOnLinux(t *testing.T) {
 		fields, _ = actionFields(k, `{"IpAddr": "10.201.0.9"}`)
 		if _, err := b.s.be.Actions()["ResetBfdSession"].Run(context.Background(), bind.Call{Kind: k, Fields: fields}); err == nil || !strings.Contains(err.Error(), "no BFD session") {
 			t.Errorf("a reset of no session: %v", err)
+		}
+	})
+
+	t.Run("a killed bfdd is restarted with its profiles, and BFD comes back up", func(t *testing.T) {
+		b.upBoth(t)
+		sw := b.s.be.FRR()
+		pid := sw.Pid("bfdd")
+		syscall.Kill(pid, syscall.SIGKILL)
+		if !eventually(20*time.Second, func() bool {
+			for _, d := range b.s.be.Daemons() {
+				if d.Name == "bfdd" && d.State == "up" && d.RestartCount == 1 && d.Pid != pid {
+					return true
+				}
+			}
+			return false
+		}) {
+			t.Fatalf("bfdd not restarted: %+v", b.s.be.Daemons())
+		}
+		if !eventually(20*time.Second, func() bool {
+			out := frrtest.Run(t, "ip", "netns", "exec", b.l.sw, "vtysh", "--vty_socket", filepath.Join(b.dir, "frr"), "-d", "bfdd", "-c", "show running-config")
+			return strings.Contains(out, " profile fast\n  transmit-interval 100\n  receive-interval 100\n")
+		}) {
+			t.Error("the restarted bfdd did not get its profile back")
+		}
+		b.upBoth(t)
+		if s := b.session("10.201.0.2"); s.Int("DesiredMinTxInterval") != 100 {
+			t.Errorf("after bfdd's restart the session runs %v", s)
 		}
 	})
 
