@@ -164,6 +164,14 @@ func TestBFDFailoverOnLinux(t *testing.T) {
 		}
 	}
 
+	waitUp()
+	metrics := string(scrape(t, s))
+	for _, want := range []string{"swmgr_bfd_sessions_up{vrf=\"default\"} 1", "swmgr_bfd_session_up{interface=\"fpPort1\",peer=\"10.242.0.2\"} 1"} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %s:\n%s", want, grepLines(metrics, "swmgr_bfd"))
+		}
+	}
+
 	var toBGP, toEvent []time.Duration
 	for run := 1; run <= runs; run++ {
 		waitUp()
@@ -206,4 +214,15 @@ func spread(ds []time.Duration) string {
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	return fmt.Sprintf("%v/%v/%v", s[0].Round(time.Millisecond), s[len(s)/2].Round(time.Millisecond), s[len(s)-1].Round(time.Millisecond))
+}
+
+// grepLines is the lines of text that contain s.
+func grepLines(text, s string) string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, s) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }

@@ -201,6 +201,9 @@ func (b *bfdLab) failover(t *testing.T) (toBGPDown, toEvent time.Duration, why s
 func TestBFDTearsBGPDownOnLinux(t *testing.T) {
 	b := newBFDLab(t, "bfd")
 	b.upBoth(t)
+	bfddRunning := func() string {
+		return frrtest.Run(t, "ip", "netns", "exec", b.l.sw, "vtysh", "--vty_socket", filepath.Join(b.dir, "frr"), "-d", "bfdd", "-c", "show running-config")
+	}
 	sess := b.session("10.201.0.2")
 	if sess.Int("DesiredMinTxInterval") != 100 || sess.Int("RequiredMinRxInterval") != 100 || sess.Int("DetectionMultiplier") != 3 ||
 		sess.Int("RemoteDiscriminator") == 0 || sess.Str("IfName") != "fpPort1" || sess.Str("Owner") != "bgp" {
@@ -250,8 +253,7 @@ func TestBFDTearsBGPDownOnLinux(t *testing.T) {
 		if running := frrtest.RunningBGP(t, b.s.be.FRR()); !strings.Contains(running, "neighbor 10.201.0.2 bfd profile fast") {
 			t.Errorf("the reset changed bgpd's configuration:\n%s", running)
 		}
-		out := frrtest.Run(t, "ip", "netns", "exec", b.l.sw, "vtysh", "--vty_socket", filepath.Join(b.dir, "frr"), "-d", "bfdd", "-c", "show running-config")
-		if strings.Contains(out, "peer 10.201.0.2") {
+		if out := bfddRunning(); strings.Contains(out, "peer 10.201.0.2") {
 			t.Errorf("the reset left a static peer in bfdd:\n%s", out)
 		}
 		fields, _ = actionFields(k, `{"IpAddr": "10.201.0.9"}`)
@@ -276,8 +278,7 @@ func TestBFDTearsBGPDownOnLinux(t *testing.T) {
 			t.Fatalf("bfdd not restarted: %+v", b.s.be.Daemons())
 		}
 		if !eventually(20*time.Second, func() bool {
-			out := frrtest.Run(t, "ip", "netns", "exec", b.l.sw, "vtysh", "--vty_socket", filepath.Join(b.dir, "frr"), "-d", "bfdd", "-c", "show running-config")
-			return strings.Contains(out, " profile fast\n  transmit-interval 100\n  receive-interval 100\n")
+			return strings.Contains(bfddRunning(), " profile fast\n  transmit-interval 100\n  receive-interval 100\n")
 		}) {
 			t.Error("the restarted bfdd did not get its profile back")
 		}
@@ -287,11 +288,38 @@ func TestBFDTearsBGPDownOnLinux(t *testing.T) {
 		}
 	})
 
+	t.Run("a BfdSession is a static peer of bfdd; BfdGlobal Enable false ends every session", func(t *testing.T) {
+		b.s.mustCommit(b.s.edit(backend.Create, "BfdSession", model.Object{"IpAddr": "10.201.0.2", "Interface": "fpPort1", "ParamName": "fast"}))
+		if out := bfddRunning(); !strings.Contains(out, " peer 10.201.0.2 interface fpPort1\n  profile fast\n") {
+			t.Errorf("bfdd runs no static peer for the BfdSession:\n%s", out)
+		}
+		if s := b.session("10.201.0.2"); s.Str("Owner") != "user" || s.Str("ParamName") != "fast" {
+			t.Errorf("the session of a BfdSession: %v", s)
+		}
+		b.s.mustCommit(b.s.edit(backend.Update, "BfdGlobal", model.Object{"Vrf": "default", "Enable": false}))
+		if out := bfddRunning(); strings.Contains(out, "peer 10.201.0.2") {
+			t.Errorf("BFD disabled, bfdd still runs the peer:\n%s", out)
+		}
+		if running := frrtest.RunningBGP(t, b.s.be.FRR()); strings.Contains(running, " bfd") {
+			t.Errorf("BFD disabled, bgpd still asks for it:\n%s", running)
+		}
+		if !eventually(10*time.Second, func() bool { return b.session("10.201.0.2") == nil }) {
+			t.Errorf("BFD disabled, a session is left: %v", b.session("10.201.0.2"))
+		}
+		b.s.mustCommit(b.s.edit(backend.Update, "BfdGlobal", model.Object{"Vrf": "default", "Enable": true}),
+			b.s.edit(backend.Delete, "BfdSession", model.Object{"IpAddr": "10.201.0.2"}))
+		if out := bfddRunning(); strings.Contains(out, "peer 10.201.0.2") || !strings.Contains(out, " profile fast") {
+			t.Errorf("after the BfdSession's delete bfdd runs:\n%s", out)
+		}
+		b.upBoth(t) // BGP's session again
+		if s := b.session("10.201.0.2"); s.Str("Owner") != "bgp" {
+			t.Errorf("BGP's session: %v", s)
+		}
+	})
+
 	t.Run("bad input changes nothing", func(t *testing.T) {
 		b.upBoth(t)
-		bfdRunning := func() string {
-			return frrtest.Run(t, "ip", "netns", "exec", b.l.sw, "vtysh", "--vty_socket", filepath.Join(b.dir, "frr"), "-d", "bfdd", "-c", "show running-config")
-		}
+		bfdRunning := bfddRunning
 		beforeBFD, beforeBGP := bfdRunning(), frrtest.RunningBGP(t, b.s.be.FRR())
 		for _, c := range []struct {
 			name  string
