@@ -54,7 +54,16 @@ func bfdKey(kind string, o model.Object) string {
 func bfdDriver(kind string) *driver {
 	d := &driver{
 		check: func(b *Backend, c changeView) error {
-			objs := map[string]map[string]model.Object{kind: {bfdKey(kind, c.after()): c.after()}}
+			o := c.after()
+			if kind == "BfdSession" {
+				dev, err := b.bfdNetdev(o.Str("Interface"))
+				if err != nil {
+					return err
+				}
+				o = o.Clone()
+				o["Interface"] = dev
+			}
+			objs := map[string]map[string]model.Object{kind: {bfdKey(kind, o): o}}
 			if err := bgpConfig(objs).Validate(); err != nil {
 				return &Refusal{Msg: err.Error()}
 			}
@@ -66,8 +75,8 @@ func bfdDriver(kind string) *driver {
 				st[kind] = map[string]model.Object{}
 			}
 			o := after.Clone()
-			if kind == "BfdSession" && !noInterface(o.Str("Interface")) {
-				dev, err := b.bgpNetdev(o.Str("Interface"))
+			if kind == "BfdSession" {
+				dev, err := b.bfdNetdev(o.Str("Interface"))
 				if err != nil {
 					return err
 				}
@@ -122,9 +131,22 @@ func withBfdNeighborState(d *driver) *driver {
 	return d
 }
 
-// noInterface is FlexSwitch's BfdSession Interface for "the one the
-// route takes".
-func noInterface(s string) bool { return s == "" || s == "None" }
+// bfdNetdev is the netdev of a BfdSession's Interface: "" for FlexSwitch's
+// None (the one the route takes), a port's or a VLAN interface's; a
+// loopback carries no single-hop session.
+func (b *Backend) bfdNetdev(name string) (string, error) {
+	if name == "" || name == "None" {
+		return "", nil
+	}
+	dev, lb, err := b.netdevOf(name)
+	switch {
+	case err != nil:
+		return "", refuse("Interface", "Interface: %v; give a port or a VLAN interface, or None", err)
+	case lb:
+		return "", refuse("Interface", "Interface: %s is a loopback; a BFD session runs on a port or a VLAN interface (or None)", name)
+	}
+	return dev, nil
+}
 
 // withBFD adds BFD to FRR's configuration: bfdd's profiles and static
 // peers, and, with BFD disabled, no neighbour's BFD session.
@@ -146,10 +168,7 @@ func withBFD(cfg frr.Config, objs map[string]map[string]model.Object) frr.Config
 	}
 	for _, addr := range sortedKeys(objs["BfdSession"]) {
 		s := objs["BfdSession"][addr]
-		peer := frr.BFDPeer{Address: addr}
-		if !noInterface(s.Str("Interface")) {
-			peer.Interface = s.Str("Interface")
-		}
+		peer := frr.BFDPeer{Address: addr, Interface: s.Str("Interface")} // its netdev (bfdNetdev)
 		if p := s.Str("ParamName"); p != model.DefaultBfdParam || objs["BfdSessionParam"][p] != nil {
 			peer.Profile = p
 		}

@@ -250,6 +250,9 @@ func TestBFDTearsBGPDownOnLinux(t *testing.T) {
 		}) {
 			t.Errorf("after the reset: %v (up count before %d)", sess, ups)
 		}
+		if sess.Int("DesiredMinTxInterval") != 100 || sess.Int("RequiredMinRxInterval") != 100 {
+			t.Errorf("after the reset the session runs %v, not its profile's 100 ms", sess)
+		}
 		if running := frrtest.RunningBGP(t, b.s.be.FRR()); !strings.Contains(running, "neighbor 10.201.0.2 bfd profile fast") {
 			t.Errorf("the reset changed bgpd's configuration:\n%s", running)
 		}
@@ -332,6 +335,13 @@ func TestBFDTearsBGPDownOnLinux(t *testing.T) {
 			{"a neighbour on a missing param", func() error {
 				return b.s.commit(b.s.edit(backend.Update, "BGPv4Neighbor", model.Object{"Vrf": "default", "NeighborAddress": "10.201.0.2", "BfdSessionParam": "missing"}))
 			}, "does not exist"},
+			{"a session on an interface the switch does not have", func() error {
+				return b.s.commit(b.s.edit(backend.Create, "BfdSession", model.Object{"IpAddr": "10.201.0.2", "Interface": "fpPort99"}))
+			}, "Interface: "},
+			{"a session on a loopback", func() error {
+				return b.s.commit(b.s.edit(backend.Create, "LogicalIntf", model.Object{"Name": "Loopback1"}),
+					b.s.edit(backend.Create, "BfdSession", model.Object{"IpAddr": "10.201.0.2", "Interface": "Loopback1"}))
+			}, "is a loopback"},
 			{"the param in use deleted", func() error {
 				return b.s.commit(b.s.edit(backend.Delete, "BfdSessionParam", model.Object{"Name": "fast"}))
 			}, "BGPv4Neighbor"},
@@ -340,6 +350,7 @@ func TestBFDTearsBGPDownOnLinux(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), c.wants) {
 				t.Errorf("%s: %v, want an error with %q", c.name, err, c.wants)
 			}
+			t.Logf("%s: %v", c.name, err)
 		}
 		if now := bfdRunning(); now != beforeBFD {
 			t.Errorf("bfdd's configuration changed:\n%s\nwas\n%s", now, beforeBFD)
