@@ -11,7 +11,7 @@ import (
 // switch: no peer answers) with the parameters' intervals.
 func TestBfdCLI(t *testing.T) {
 	srv := startServer(t)
-	out, err := run(t, srv, "enable\nconfig\nbfd profile fast\nRequiredMinRxInterval 100\nDesiredMinTxInterval 100\n!\nbfd session 10.0.0.2\nParamName fast\n!\napply\nshow run\nshow bfd peers\n")
+	out, err := run(t, srv, "enable\nconfig\nbfd profile fast\nRequiredMinRxInterval 100\nDesiredMinTxInterval 100\n!\nbfd session 10.0.0.2\nParamName fast\n!\napply\nshow run\nshow bfd peers\nshow bfd peers brief\n")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -21,8 +21,12 @@ func TestBfdCLI(t *testing.T) {
 			t.Errorf("lacks %q:\n%s", want, out)
 		}
 	}
-	show := out[strings.LastIndex(out, "show bfd peers"):]
-	if !regexp.MustCompile(`(?m)^ 10\.0\.0\.2 +down +[0-9]+ +0\s*$`).MatchString(show) {
-		t.Errorf("show bfd peers lists no session with 10.0.0.2, down:\n%s", show)
+	flex := out[strings.Index(out, "#show bfd peers\n"):strings.Index(out, "#show bfd peers brief")]
+	if !regexp.MustCompile(`(?m)^ 10\.0\.0\.2 +down +100 +100 +0\s*$`).MatchString(flex) {
+		t.Errorf("show bfd peers lists no session with 10.0.0.2, down, at 100 ms:\n%s", flex)
+	}
+	brief := out[strings.Index(out, "#show bfd peers brief"):]
+	if !regexp.MustCompile(`(?m)^ *10\.0\.0\.2 +down +100 +100 +3 +0 +0 +`).MatchString(brief) || !strings.Contains(brief, "Peer") {
+		t.Errorf("show bfd peers brief:\n%s", brief)
 	}
 }

@@ -87,7 +87,9 @@ func bfdKinds() []*Kind {
 		{
 			Name: "BfdSessionState", Class: State,
 			CLI: &CLICommand{Words: []string{"bfd", "peers"},
-				Brief: []string{"IpAddr:Peer", "IfName:Interface", "SessionState:State", "RemoteSessionState:Remote", "LocalDiscriminator:LocalId", "RemoteDiscriminator:RemoteId", "DesiredMinTxInterval:TxMs", "RequiredMinRxInterval:RxMs", "ToUpCount:Ups", "ToDownCount:Downs", "LastChange"}},
+				Brief: []string{"IpAddr:Peer", "IfName:Interface", "SessionState:State", "DesiredMinTxInterval:TxMs", "RequiredMinRxInterval:RxMs", "RemoteDiscriminator:RemoteId", "ToDownCount:Downs", "LastChange"},
+				Shows: []CLIShow{{Words: []string{"bfd", "peers", "brief"}, Doc: "Every BFD session: peer, interface, state, intervals in effect, ups and downs",
+					Columns: []string{"IpAddr:Peer", "IfName:Interface", "SessionState:State", "DesiredMinTxInterval:TxMs", "RequiredMinRxInterval:RxMs", "DetectionMultiplier:Mult", "ToUpCount:Ups", "ToDownCount:Downs", "LastChange:Since"}}}},
 			Metrics: &Metrics{Subsystem: "bfd_session", Doc: "BFD session", Labels: []MetricLabel{{Field: "IpAddr", Label: "peer"}, {Field: "IfName", Label: "interface"}}},
 			Doc:     "One BFD session: those of BfdSession objects and those BGP neighbours with BfdEnable asked for.",
 			Fields: []*Field{
