@@ -54,7 +54,7 @@ func seedAll(s *switchHarness) {
 		{"POST", "/config/IntentSource", `{"URL":"http://127.0.0.1:9/intent.json","Interval":86400,"Password":"intent-token-1","AllowUnsigned":true}`},
 		{"POST", "/config/DNSServer", `{"IPAddr":"192.0.2.53"}`},
 		{"POST", "/config/LaPortChannel", `{"IntfRef":"PortChannel1","IntfRefList":["fpPort6","fpPort7"],"MinLinks":1}`},
-		{"POST", "/config/BGPv4PeerGroup", `{"Name":"SPINES","PeerAS":"external","AuthPassword":"pg-secret-1"}`},
+		{"POST", "/config/BGPv4PeerGroup", `{"Name":"SPINES","PeerAS":"external","AuthPassword":"pg-secret-1","BfdEnable":true,"BfdSessionParam":"fast"}`},
 		{"POST", "/config/IPv6Intf", `{"IntfRef":"fpPort1","IpAddr":"2001:db8:1::1/64"}`},
 		{"POST", "/config/IPv6Route", `{"DestinationNw":"2001:db8:99::","NetworkMask":"48","NextHop":[{"NextHopIp":"2001:db8:1::2"}]}`},
 		{"PATCH", "/config/DNSGlobal", `{"Domain":"lab.example.net"}`},

@@ -225,11 +225,12 @@ func BGPGlobalInEffect(o Object) Object {
 
 // peerGroupFields are FlexSwitch's BGPv4PeerGroup: a neighbor's settings
 // that a group carries (bgpNeighborFields, the same declarations), keyed
-// by Name.
+// by Name; BfdEnable and BfdSessionParam are swmgr's additions (a fabric
+// sets BFD once for its group).
 var peerGroupFields = setOf("PeerAS", "LocalAS", "UpdateSource", "AuthPassword", "Description", "AdjRIBInFilter", "AdjRIBOutFilter",
 	"RouteReflectorClient", "MultiHopTTL", "KeepaliveTime", "AddPathsRx", "MaxPrefixesRestartTimer", "MultiHopEnable",
 	"RouteReflectorClusterId", "MaxPrefixesDisconnect", "AddPathsMaxTx", "MaxPrefixes", "MaxPrefixesThresholdPct", "NextHopSelf",
-	"HoldTime", "ConnectRetryTime")
+	"HoldTime", "ConnectRetryTime", "BfdEnable", "BfdSessionParam")
 
 // bgpPeerGroup is the BGPv4PeerGroup kind. A group is defined in the BGP
 // instance of every VRF one of its neighbors is in (FlexSwitch's has no

@@ -109,7 +109,7 @@ func withBfdNeighborState(d *driver) *driver {
 	state := d.state
 	d.state = func(b *Backend, o model.Object) (model.Object, error) {
 		st, err := state(b, o)
-		if err != nil || !o.Bool("BfdEnable") {
+		if err != nil || !b.bfdEnabled(o) {
 			return st, err
 		}
 		st["BfdNeighborState"] = "down"
@@ -129,6 +129,20 @@ func withBfdNeighborState(d *driver) *driver {
 		return st, nil
 	}
 	return d
+}
+
+// bfdEnabled says a BGPv4Neighbor runs BFD: its own BfdEnable or its
+// peer group's.
+func (b *Backend) bfdEnabled(o model.Object) bool {
+	if o.Bool("BfdEnable") {
+		return true
+	}
+	if g := o.Str("PeerGroup"); g != "" {
+		b.bgp.mu.Lock()
+		defer b.bgp.mu.Unlock()
+		return b.bgp.applied["BGPv4PeerGroup"][g].Bool("BfdEnable")
+	}
+	return false
 }
 
 // bfdNetdev is the netdev of a BfdSession's Interface: "" for FlexSwitch's

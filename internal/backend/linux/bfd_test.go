@@ -359,6 +359,27 @@ func TestBFDTearsBGPDownOnLinux(t *testing.T) {
 			t.Errorf("bgpd's configuration changed:\n%s\nwas\n%s", now, beforeBGP)
 		}
 	})
+
+	t.Run("a peer group carries BFD for its members", func(t *testing.T) {
+		b.s.mustCommit(
+			b.s.edit(backend.Create, "BGPv4PeerGroup", model.Object{"Name": "SPINES", "PeerAS": "65002", "HoldTime": int64(90), "KeepaliveTime": int64(30),
+				"ConnectRetryTime": int64(1), "BfdEnable": true, "BfdSessionParam": "fast"}),
+			b.s.edit(backend.Update, "BGPv4Neighbor", model.Object{"Vrf": "default", "NeighborAddress": "10.201.0.2", "PeerAS": "", "PeerGroup": "SPINES",
+				"BfdEnable": false, "BfdSessionParam": "default", "HoldTime": int64(0), "KeepaliveTime": int64(0)}))
+		running := frrtest.RunningBGP(t, b.s.be.FRR())
+		for _, want := range []string{"neighbor SPINES bfd\n", "neighbor SPINES bfd profile fast\n", "neighbor 10.201.0.2 peer-group SPINES"} {
+			if !strings.Contains(running, want) {
+				t.Errorf("bgpd runs no %q:\n%s", strings.TrimSpace(want), running)
+			}
+		}
+		if strings.Contains(running, "neighbor 10.201.0.2 bfd") {
+			t.Errorf("the member has BFD lines of its own:\n%s", running)
+		}
+		b.upBoth(t)
+		if s := b.session("10.201.0.2"); s.Int("DesiredMinTxInterval") != 100 {
+			t.Errorf("the member's session runs %v, not the group's profile", s)
+		}
+	})
 }
 
 func actionFields(k *model.Kind, body string) (model.Object, error) {

@@ -64,8 +64,14 @@ func (s *Sim) bfdSessions(context.Context) ([]model.Object, error) {
 		session("BfdSession", key, o.Str("IpAddr"), ifName, "user", o.Str("ParamName"))
 	}
 	for _, key := range slices.Sorted(maps.Keys(s.applied["BGPv4Neighbor"])) {
-		if o := s.applied["BGPv4Neighbor"][key]; o.Bool("BfdEnable") {
+		o := s.applied["BGPv4Neighbor"][key]
+		// A neighbour runs BFD with its own settings, else its group's.
+		g := s.applied["BGPv4PeerGroup"][o.Str("PeerGroup")]
+		switch {
+		case o.Bool("BfdEnable"):
 			session("BGPv4Neighbor", key, o.Str("NeighborAddress"), o.Str("IntfRef"), "bgp", o.Str("BfdSessionParam"))
+		case g.Bool("BfdEnable"):
+			session("BGPv4Neighbor", key, o.Str("NeighborAddress"), o.Str("IntfRef"), "bgp", g.Str("BfdSessionParam"))
 		}
 	}
 	return out, nil

@@ -32,18 +32,22 @@ func TestSimulatedBFD(t *testing.T) {
 	fast := obj("BfdSessionParam", model.Object{"Name": "fast", "RequiredMinRxInterval": int64(100), "DesiredMinTxInterval": int64(150)})
 	session := obj("BfdSession", model.Object{"IpAddr": "10.1.1.9", "ParamName": "fast"})
 	nb := obj("BGPv4Neighbor", model.Object{"NeighborAddress": "10.1.1.2", "PeerAS": "65002", "BfdEnable": true})
+	// A member of a group with BFD runs it with the group's parameters.
+	group := obj("BGPv4PeerGroup", model.Object{"Name": "SPINES", "PeerAS": "external", "BfdEnable": true, "BfdSessionParam": "fast"})
+	member := obj("BGPv4Neighbor", model.Object{"NeighborAddress": "10.1.1.6", "PeerGroup": "SPINES"})
 	global := obj("BfdGlobal", nil)
-	if err := s.Apply(ctx, []backend.Change{create("BfdGlobal", global), create("BfdSessionParam", fast), create("BfdSession", session), create("BGPv4Neighbor", nb)}); err != nil {
+	if err := s.Apply(ctx, []backend.Change{create("BfdGlobal", global), create("BfdSessionParam", fast), create("BfdSession", session), create("BGPv4Neighbor", nb),
+		create("BGPv4PeerGroup", group), create("BGPv4Neighbor", member)}); err != nil {
 		t.Fatal(err)
 	}
 	list, err := s.bfdSessions(ctx)
-	if err != nil || len(list) != 2 {
-		t.Fatalf("sessions %v %v, want two", list, err)
+	if err != nil || len(list) != 3 {
+		t.Fatalf("sessions %v %v, want three", list, err)
 	}
 	for _, want := range []struct {
 		peer, owner string
 		tx, rx      int64
-	}{{"10.1.1.9", "user", 150, 100}, {"10.1.1.2", "bgp", model.BfdDefaultInterval, model.BfdDefaultInterval}} {
+	}{{"10.1.1.9", "user", 150, 100}, {"10.1.1.2", "bgp", model.BfdDefaultInterval, model.BfdDefaultInterval}, {"10.1.1.6", "bgp", 150, 100}} {
 		found := false
 		for _, st := range list {
 			if st.Str("IpAddr") == want.peer {
@@ -58,7 +62,7 @@ func TestSimulatedBFD(t *testing.T) {
 		}
 	}
 	g, _ := s.bfdGlobalState(ctx, global)
-	if g.Int("NumTotalSessions") != 2 || g.Int("NumDownSessions") != 2 || g.Int("NumUpSessions") != 0 {
+	if g.Int("NumTotalSessions") != 3 || g.Int("NumDownSessions") != 3 || g.Int("NumUpSessions") != 0 {
 		t.Errorf("BfdGlobal state %v", g)
 	}
 	reset := reg.Lookup(model.Action, "ResetBfdSession")

@@ -100,7 +100,7 @@ func New(opts Options) *Sim {
 // to remember: ports, the mirror sessions and VLANs it carries, the local
 // AS, and the interfaces and static routes of its routing table.
 var tracked = map[string]bool{"Port": true, "LaPortChannel": true, "Span": true, "BGPGlobal": true, "Vlan": true, "IPv4Intf": true, "IPv4Route": true, "IPv6Intf": true, "IPv6Route": true,
-	"BGPv4Neighbor": true, "BfdGlobal": true, "BfdSessionParam": true, "BfdSession": true}
+	"BGPv4Neighbor": true, "BGPv4PeerGroup": true, "BfdGlobal": true, "BfdSessionParam": true, "BfdSession": true}
 
 // Name implements backend.Backend.
 func (s *Sim) Name() string { return "sim" }

@@ -518,6 +518,18 @@ MODEL = json.loads(r'''{
      "settable": true
     },
     {
+     "option": "bfd_enable",
+     "name": "BfdEnable",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "bfd_session_param",
+     "name": "BfdSessionParam",
+     "type": "str",
+     "settable": true
+    },
+    {
      "option": "max_prefixes",
      "name": "MaxPrefixes",
      "type": "int",
