@@ -97,7 +97,8 @@ func (r *Router) configure(ctx context.Context, cmds []string) error {
 	return r.configureOn(ctx, "bgpd", cmds)
 }
 
-// configureOn is configure on one daemon's vty.
+// configureOn is configure on one daemon (zebra holds the VRFs' L3 VNIs,
+// bfdd the BFD profiles and peers).
 func (r *Router) configureOn(ctx context.Context, daemon string, cmds []string) error {
 	c, err := r.dialVty(ctx, daemon)
 	if err != nil {

@@ -169,6 +169,7 @@ func bgpRouters(objs map[string]map[string]model.Object) frr.Config {
 		g.Name = key
 		cfg.PeerGroups = append(cfg.PeerGroups, g)
 	}
+	cfg.EVPN = evpnOf(objs) // vxlan.go
 	return cfg
 }
 

@@ -40,6 +40,9 @@ func (b *Backend) startDaemons() error {
 		for _, k := range []string{"BGPGlobal", "BGPVrf", "BGPv4PeerGroup", "BGPv4Neighbor"} {
 			b.daemonDrivers[k] = bgpDriver(k)
 		}
+		for _, k := range []string{"BGPL2vpnEvpn", "BGPL2vpnEvpnNeighbor"} {
+			b.daemonDrivers[k] = evpnDriver(k) // vxlan.go
+		}
 		b.daemonDrivers["BGPv4Neighbor"] = withBfdNeighborState(b.daemonDrivers["BGPv4Neighbor"])
 		for _, k := range bfdKinds {
 			b.daemonDrivers[k] = bfdDriver(k)

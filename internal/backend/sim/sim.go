@@ -100,7 +100,8 @@ func New(opts Options) *Sim {
 // to remember: ports, the mirror sessions and VLANs it carries, the local
 // AS, and the interfaces and static routes of its routing table.
 var tracked = map[string]bool{"Port": true, "LaPortChannel": true, "Span": true, "BGPGlobal": true, "Vlan": true, "IPv4Intf": true, "IPv4Route": true, "IPv6Intf": true, "IPv6Route": true,
-	"BGPv4Neighbor": true, "BGPv4PeerGroup": true, "BfdGlobal": true, "BfdSessionParam": true, "BfdSession": true}
+	"BGPv4Neighbor": true, "BGPv4PeerGroup": true, "VxlanEndpoint": true, "VxlanInstance": true, "EvpnL3Vni": true,
+	"BfdGlobal": true, "BfdSessionParam": true, "BfdSession": true}
 
 // Name implements backend.Backend.
 func (s *Sim) Name() string { return "sim" }
@@ -181,6 +182,7 @@ func (s *Sim) Dataplane() map[string]*backend.Driver {
 		"LogicalIntf":        {Apply: s.record, Replay: true}, // its interface id (IfIndex) is given again at start
 		"Span":               {Check: checkSpan, Apply: s.record, Replay: true},
 	}
+	maps.Copy(ds, s.vxlanDrivers()) // evpn.go
 	for _, name := range compatStateKinds {
 		if ds[name] != nil {
 			s.withCompatState(name, ds[name])
@@ -206,7 +208,8 @@ func (s *Sim) DaemonDrivers() map[string]*backend.Driver {
 		"LLDPGlobal": {Apply: s.record},
 		"LLDPIntf":   {Apply: s.record},
 	}
-	maps.Copy(ds, s.bfdDrivers())
+	maps.Copy(ds, s.evpnDrivers()) // evpn.go
+	maps.Copy(ds, s.bfdDrivers())  // bfd.go
 	for _, name := range compatStateKinds {
 		if ds[name] != nil {
 			s.withCompatState(name, ds[name])
