@@ -1,7 +1,9 @@
-// Package frr runs BGP through FRR (bgpd and zebra): it renders the BGP part
-// of FRR's configuration from plain structs shaped after FlexSwitch's
-// BGPGlobal, BGPVrf and BGPv4Neighbor (and the L2VPN EVPN family with the
-// VRFs' L3 VNIs, evpn.go), applies it incrementally by diffing
+// Package frr runs BGP through FRR (bgpd and zebra, and BFD through bfdd):
+// it renders the BGP part of FRR's configuration from plain structs shaped
+// after FlexSwitch's BGPGlobal, BGPVrf and BGPv4Neighbor (and the L2VPN EVPN
+// family with the VRFs' L3 VNIs, evpn.go; bfdd's profiles and peers, with
+// its session state and change notifications, bfd.go), applies it
+// incrementally by diffing
 // against FRR's own running configuration (so a change to one neighbor sends
 // only that neighbor's lines and never resets another session), undoes a
 // change FRR rejects, reads FRR's JSON state, and supervises the daemons in

@@ -69,27 +69,16 @@ func bfdDriver(kind string) *driver {
 			}
 			return nil
 		},
-		ensure: func(b *Backend, tx *Tx, after, before model.Object) error {
-			st := b.bgpStage(tx, kind)
-			if st[kind] == nil {
-				st[kind] = map[string]model.Object{}
-			}
-			o := after.Clone()
-			if kind == "BfdSession" {
-				dev, err := b.bfdNetdev(o.Str("Interface"))
-				if err != nil {
-					return err
-				}
-				o["Interface"] = dev
-			}
-			st[kind][bfdKey(kind, after)] = o
-			return nil
-		},
-		remove: func(b *Backend, tx *Tx, before model.Object) error {
-			delete(b.bgpStage(tx, kind)[kind], bfdKey(kind, before))
-			return nil
-		},
 	}
+	var resolve func(*Backend, model.Object) error
+	if kind == "BfdSession" {
+		resolve = func(b *Backend, o model.Object) error {
+			dev, err := b.bfdNetdev(o.Str("Interface"))
+			o["Interface"] = dev
+			return err
+		}
+	}
+	d.ensure, d.remove = frrStaged(kind, func(o model.Object) string { return bfdKey(kind, o) }, resolve)
 	if kind == "BfdGlobal" {
 		d.state = func(b *Backend, o model.Object) (model.Object, error) { return b.bfdGlobalState() }
 	}
