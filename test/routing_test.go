@@ -112,8 +112,8 @@ func TestKill9ConvergesBGP(t *testing.T) {
 	}
 	established(s)
 	out, _ := exec.Command("ip", "netns", "pids", sw).Output()
-	if n := len(strings.Fields(string(out))); n != 2 {
-		t.Errorf("%d processes in the switch namespace, want zebra and bgpd only: %s", n, out)
+	if n := len(strings.Fields(string(out))); n != 3 {
+		t.Errorf("%d processes in the switch namespace, want zebra, bfdd and bgpd only: %s", n, out)
 	}
 }
 

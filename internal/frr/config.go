@@ -1,7 +1,9 @@
-// Package frr runs BGP through FRR (bgpd and zebra): it renders the BGP part
-// of FRR's configuration from plain structs shaped after FlexSwitch's
-// BGPGlobal, BGPVrf and BGPv4Neighbor (and the L2VPN EVPN family with the
-// VRFs' L3 VNIs, evpn.go), applies it incrementally by diffing
+// Package frr runs BGP through FRR (bgpd and zebra, and BFD through bfdd):
+// it renders the BGP part of FRR's configuration from plain structs shaped
+// after FlexSwitch's BGPGlobal, BGPVrf and BGPv4Neighbor (and the L2VPN EVPN
+// family with the VRFs' L3 VNIs, evpn.go; bfdd's profiles and peers, with
+// its session state and change notifications, bfd.go), applies it
+// incrementally by diffing
 // against FRR's own running configuration (so a change to one neighbor sends
 // only that neighbor's lines and never resets another session), undoes a
 // change FRR rejects, reads FRR's JSON state, and supervises the daemons in
@@ -35,6 +37,7 @@ type Config struct {
 	// Policies are the prefix-lists and route-maps (policy.go) the
 	// neighbors' filters and the redistributions name.
 	Policies Policies
+	BFD      BFD // bfdd's profiles and static peers (bfd.go)
 }
 
 // Instance is BGPGlobal (VRF "default") or BGPVrf.
@@ -140,7 +143,8 @@ func ParseAS(s string) (uint32, error) {
 // the pure check a driver runs before applying.
 func (c Config) Validate() error {
 	_, err := c.renderAll()
-	return err
+	_, bfdErr := c.BFD.render()
+	return errors.Join(err, bfdErr)
 }
 
 // block is one `router bgp` stanza: its header, its lines in the router
@@ -463,10 +467,13 @@ func renderPeer(n Neighbor, p string, localAS uint32) (router, af []string, err 
 		router = append(router, p+"password "+n.AuthPassword)
 	}
 	if n.BfdEnable {
-		if n.BfdSessionParam != "" && n.BfdSessionParam != "default" {
-			return fail("BfdSessionParam %q: the FRR backend runs BFD with its default parameters only", n.BfdSessionParam)
-		}
 		router = append(router, p+"bfd")
+		if n.BfdSessionParam != "" { // "": bfdd's defaults
+			if !wordRE.MatchString(n.BfdSessionParam) {
+				return fail("BfdSessionParam %q: use letters, digits and _.:@/+- only", n.BfdSessionParam)
+			}
+			router = append(router, p+"bfd profile "+n.BfdSessionParam)
+		}
 	}
 	if n.MultiHopEnable {
 		ttl := n.MultiHopTTL

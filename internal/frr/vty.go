@@ -97,11 +97,12 @@ func (r *Router) configure(ctx context.Context, cmds []string) error {
 	return r.configureOn(ctx, "bgpd", cmds)
 }
 
-// configureOn is configure on one daemon (zebra holds the VRFs' L3 VNIs).
-// The commands are one batch, as vtysh sends a file
-// (XFRR_start_configuration ... XFRR_end_configuration): FRR's northbound
-// commands (prefix-lists, route-maps) are then committed once at the end
-// instead of once each, which a list of 1,000 entries needs.
+// configureOn is configure on one daemon (zebra holds the VRFs' L3 VNIs,
+// bfdd the BFD profiles and peers). The commands are one batch, as vtysh
+// sends a file (XFRR_start_configuration ... XFRR_end_configuration):
+// FRR's northbound commands (prefix-lists, route-maps) are then committed
+// once at the end instead of once each, which a list of 1,000 entries
+// needs.
 func (r *Router) configureOn(ctx context.Context, daemon string, cmds []string) error {
 	c, err := r.dialVty(ctx, daemon)
 	if err != nil {

@@ -35,7 +35,10 @@ func seedAll(s *switchHarness) {
 		{"PATCH", "/config/LLDPGlobal", `{"Enable":true,"TranmitInterval":60}`},
 		{"POST", "/config/LLDPIntf", `{"IntfRef":"fpPort2","TxRxMode":"RxOnly"}`},
 		{"POST", "/config/BGPVrf", `{"Name":"red","EBGPMaxPaths":4}`},
-		{"POST", "/config/BGPv4Neighbor", `{"NeighborAddress":"192.0.2.2","PeerAS":"65020","AuthPassword":"md5-secret-1","UpdateSource":"Loopback1","MultiHopEnable":true,"MultiHopTTL":3}`},
+		{"POST", "/config/BfdSessionParam", `{"Name":"fast","RequiredMinRxInterval":100,"DesiredMinTxInterval":100,"AuthData":"bfd-secret-1"}`},
+		{"PATCH", "/config/BfdGlobal", `{"Enable":false}`},
+		{"POST", "/config/BfdSession", `{"IpAddr":"192.0.2.9","ParamName":"fast"}`},
+		{"POST", "/config/BGPv4Neighbor", `{"NeighborAddress":"192.0.2.2","PeerAS":"65020","AuthPassword":"md5-secret-1","UpdateSource":"Loopback1","MultiHopEnable":true,"MultiHopTTL":3,"BfdEnable":true,"BfdSessionParam":"fast"}`},
 		{"POST", "/config/Vlan", `{"VlanId":100,"IntfList":["fpPort3"],"UntagIntfList":["fpPort4"],"Description":"servers"}`},
 		{"POST", "/config/Span", `{"SpanSessionName":"mon1","DstIntfRef":"fpPort2","SrcIntfRefList":["fpPort3"]}`},
 		{"POST", "/config/NtpServer", `{"IpAddr":"192.0.2.10","MinPoll":4,"MaxPoll":8}`},
@@ -51,7 +54,7 @@ func seedAll(s *switchHarness) {
 		{"POST", "/config/IntentSource", `{"URL":"http://127.0.0.1:9/intent.json","Interval":86400,"Password":"intent-token-1","AllowUnsigned":true}`},
 		{"POST", "/config/DNSServer", `{"IPAddr":"192.0.2.53"}`},
 		{"POST", "/config/LaPortChannel", `{"IntfRef":"PortChannel1","IntfRefList":["fpPort6","fpPort7"],"MinLinks":1}`},
-		{"POST", "/config/BGPv4PeerGroup", `{"Name":"SPINES","PeerAS":"external","AuthPassword":"pg-secret-1"}`},
+		{"POST", "/config/BGPv4PeerGroup", `{"Name":"SPINES","PeerAS":"external","AuthPassword":"pg-secret-1","BfdEnable":true,"BfdSessionParam":"fast"}`},
 		{"POST", "/config/IPv6Intf", `{"IntfRef":"fpPort1","IpAddr":"2001:db8:1::1/64"}`},
 		{"POST", "/config/IPv6Route", `{"DestinationNw":"2001:db8:99::","NetworkMask":"48","NextHop":[{"NextHopIp":"2001:db8:1::2"}]}`},
 		{"POST", "/config/AclRule", `{"RuleName":"deny-ssh","SourceIp":"192.0.2.0","SourceMask":"24","Proto":"TCP","L4DstPort":22,"Action":"Deny","Log":true}`},
@@ -137,7 +140,7 @@ func TestSaveResetRestoreRoundTrip(t *testing.T) {
 	if fi, _ := os.Stat(file); fi.Mode().Perm() != 0o600 {
 		t.Errorf("mode %v", fi.Mode().Perm())
 	}
-	for _, secret := range []string{"md5-secret-1", "cas-secret-1"} {
+	for _, secret := range []string{"md5-secret-1", "cas-secret-1", "bfd-secret-1"} {
 		if bytes.Contains(data, []byte(secret)) {
 			t.Fatalf("the saved file shows the secret %q", secret)
 		}
@@ -308,8 +311,8 @@ func TestEncryptedSaveRestore(t *testing.T) {
 	other.must("POST", "/action/ResetConfigToFile", `{"SrcFileURI":"file://`+file+`","Nonce":"site-7","Passphrase":"long pass phrase"}`, &out)
 	_, got := other.snapshot()
 	compare(t, "another switch", saved, got, false)
-	if got["BGPv4Neighbor|default\x00192.0.2.2\x00"].obj.Str("AuthPassword") != "md5-secret-1" {
-		t.Error("the secret did not move with the encrypted file")
+	if got["BGPv4Neighbor|default\x00192.0.2.2\x00"].obj.Str("AuthPassword") != "md5-secret-1" || got["BfdSessionParam|fast"].obj.Str("AuthData") != "bfd-secret-1" {
+		t.Error("the secrets did not move with the encrypted file")
 	}
 	// A plain file does not: its secrets are sealed with the first switch's key.
 	s.must("POST", "/action/SaveConfig", `{"DstFileURI":"file://`+file+`.plain"}`, nil)

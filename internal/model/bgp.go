@@ -94,7 +94,7 @@ func bgpNeighborFields(vrfRef func(*Field) *Field) []*Field {
 		{Name: "AddPathsRx", Type: Bool},
 		{Name: "AddPathsMaxTx", Type: Int, Range: rng(0, 255)},
 		{Name: "BfdEnable", Type: Bool},
-		{Name: "BfdSessionParam", Type: String, Text: TextName, Default: "default", NotYet: "named BFD session parameters: only \"default\""},
+		{Name: "BfdSessionParam", Type: String, Format: FormatRoutingName, Default: DefaultBfdParam, Ref: "BfdSessionParam", RefImplied: DefaultBfdParam, Doc: "the BfdSessionParam of the neighbor's BFD session (with BfdEnable)"},
 		{Name: "MaxPrefixes", Type: Int, Range: rng(0, 4294967295), Doc: "0: no limit"},
 		{Name: "MaxPrefixesThresholdPct", Type: Int, Default: int64(80), Range: rng(0, 100)},
 		{Name: "MaxPrefixesDisconnect", Type: Bool},
@@ -226,11 +226,12 @@ func BGPGlobalInEffect(o Object) Object {
 
 // peerGroupFields are FlexSwitch's BGPv4PeerGroup: a neighbor's settings
 // that a group carries (bgpNeighborFields, the same declarations), keyed
-// by Name.
+// by Name; BfdEnable and BfdSessionParam are swmgr's additions (a fabric
+// sets BFD once for its group).
 var peerGroupFields = setOf("PeerAS", "LocalAS", "UpdateSource", "AuthPassword", "Description", "AdjRIBInFilter", "AdjRIBOutFilter",
 	"RouteReflectorClient", "MultiHopTTL", "KeepaliveTime", "AddPathsRx", "MaxPrefixesRestartTimer", "MultiHopEnable",
 	"RouteReflectorClusterId", "MaxPrefixesDisconnect", "AddPathsMaxTx", "MaxPrefixes", "MaxPrefixesThresholdPct", "NextHopSelf",
-	"HoldTime", "ConnectRetryTime")
+	"HoldTime", "ConnectRetryTime", "BfdEnable", "BfdSessionParam")
 
 // bgpPeerGroup is the BGPv4PeerGroup kind. A group is defined in the BGP
 // instance of every VRF one of its neighbors is in (FlexSwitch's has no

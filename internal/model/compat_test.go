@@ -102,7 +102,10 @@ func TestFlexSwitchBodies(t *testing.T) {
 		{"BGPv4Neighbor", withField(withField(sdkNeighbor, "NeighborAddress", `""`), "IntfRef", `""`), "NeighborAddress", apierr.CodeInvalidValue},
 		{"BGPv4Neighbor", withField(sdkNeighbor, "PeerAS", `""`), "PeerAS", apierr.CodeInvalidValue},
 		{"BGPv4Neighbor", withField(sdkNeighbor, "PeerAS", `"externals"`), "PeerAS", apierr.CodeInvalidValue},
-		{"BGPv4Neighbor", withField(sdkNeighbor, "BfdSessionParam", `"fast"`), "BfdSessionParam", apierr.CodeInvalidValue},
+		// A BFD parameter set's name the routing daemon would read as a
+		// word of its command (neighbor X bfd profile <name>).
+		{"BGPv4Neighbor", withField(sdkNeighbor, "BfdSessionParam", `"bfd"`), "BfdSessionParam", apierr.CodeInvalidValue},
+		{"BGPv4Neighbor", withField(sdkNeighbor, "BfdSessionParam", `"fast profile"`), "BfdSessionParam", apierr.CodeInvalidValue},
 		{"BGPv4Neighbor", withField(sdkNeighbor, "AdjRIBInFilter", `"p1 in"`), "AdjRIBInFilter", apierr.CodeInvalidValue},
 		{"BGPv4Neighbor", withField(sdkNeighbor, "AdjRIBOutFilter", `"permit"`), "AdjRIBOutFilter", apierr.CodeInvalidValue},
 		{"BGPv4Neighbor", withField(sdkNeighbor, "MultiHopTTL", `5`), "MultiHopTTL", apierr.CodeInvalidValue},

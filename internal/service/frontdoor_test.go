@@ -103,6 +103,7 @@ var actionLines = map[string]string{
 	"NdpRefreshByIPv6Addr": `run NdpRefreshByIPv6Addr {"IpAddr":"2001:db8::1"}`,
 	"NdpRefreshByIfName":   `run NdpRefreshByIfName {"IfName":"fpPort1"}`,
 	"ClearMacTable":        `run ClearMacTable dry {"VlanId":10,"IntfRef":"fpPort1"}`,
+	"ResetBfdSession":      `run ResetBfdSession {"IpAddr":"192.0.2.1"}`,
 }
 
 // TestNewFrontDoorReachesEverything: a front door written against the

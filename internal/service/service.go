@@ -250,6 +250,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		st.ready = func() bool { return true }
 	}
 	var providers []bind.Provider
+	states := &stateFeed{reg: reg}
 	var sourceAddr aaa.SourceAddrFunc // the address of an interface, as the dataplane knows it
 	// The router applies a commit through the table's drivers; on Linux
 	// the kernel's transaction goes first and the other providers' changes
@@ -277,6 +278,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 				o.Log.Warn("config log entry of a reconciliation dropped: too many at once")
 			}
 		}
+		lo.OnStateChange = states.publish
 		lin, err := linux.New(lo)
 		if err != nil {
 			return nil, fmt.Errorf("--backend linux: %w", err)
@@ -326,6 +328,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	}
 	hist, cands := history.New(eng), candidates.New(eng)
 	st.eng = eng
+	states.broker.Store(eng.Feed())
 	s.AAA = aaa.New(aaa.Options{Source: eng, Log: o.Log, OnChange: o.AAAChanged, Syslog: o.Syslog, SourceAddr: sourceAddr, Instance: o.Box.Tag("aaa accounting"),
 		LocalUser: func(ctx context.Context, name string) bool {
 			ok, err := users.Exists(ctx, o.Store, name)

@@ -33,7 +33,11 @@ type Options struct {
 	// OnReconcile is told what a reconciliation put back (for the config
 	// log); nil only logs.
 	OnReconcile func(changes []string)
-	Log         *slog.Logger
+	// OnStateChange is told of a change of state the switch made on its
+	// own (a BFD session going down), as the state object of kind;
+	// nil only logs.
+	OnStateChange func(kind string, o model.Object)
+	Log           *slog.Logger
 	// StateCache is how long one link dump answers port state reads
 	// (default 200 ms): a GET of every port's state costs one dump.
 	StateCache time.Duration
@@ -99,6 +103,7 @@ type Backend struct {
 	// (bgp.go, ntp.go, system.go), present when their options are.
 	daemonDrivers map[string]*driver
 	bgp           *bgpRunner
+	bfd           *bfdRunner
 	ntp           *ntpRunner
 	lldp          *lldpRunner
 	dns           *dnsRunner
@@ -263,6 +268,9 @@ func (b *Backend) DaemonDrivers() map[string]*backend.Driver {
 	out := b.wrap(b.daemonDrivers)
 	for name, list := range b.daemonLists() {
 		out[name] = &backend.Driver{List: list}
+	}
+	if b.bfd != nil {
+		out["BfdSessionState"] = &backend.Driver{List: b.bfdSessions}
 	}
 	return out
 }

@@ -132,8 +132,9 @@ func (r *bgpRunner) setApplied(objs map[string]map[string]model.Object) {
 	r.cacheMu.Unlock()
 }
 
-// bgpConfig turns the objects into FRR's configuration, in a stable order.
-func bgpConfig(objs map[string]map[string]model.Object) frr.Config {
+// bgpRouters turns the BGP objects into FRR's configuration, in a stable
+// order (bgpConfig adds BFD's).
+func bgpRouters(objs map[string]map[string]model.Object) frr.Config {
 	cfg := frr.Config{Policies: policiesOf(objs)}
 	global := objs["BGPGlobal"][frr.DefaultVRF]
 	if global == nil || global.Str("ASNum") == "" {

@@ -2,6 +2,7 @@ package linux
 
 import (
 	"context"
+	"maps"
 	"net/netip"
 	"time"
 
@@ -183,7 +184,9 @@ func (b *Backend) DaemonActions() map[string]*bind.Action {
 	if b.bgp == nil {
 		return nil
 	}
-	return b.bgpActions()
+	out := b.bgpActions()
+	maps.Copy(out, b.bfdActions()) // bfd.go
+	return out
 }
 
 // daemonLists are the state-only kinds the daemons list: BGP's tables.

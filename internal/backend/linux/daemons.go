@@ -46,6 +46,11 @@ func (b *Backend) startDaemons() error {
 		for _, k := range policyKinds {
 			b.daemonDrivers[k] = policyDriver(k)
 		}
+		b.daemonDrivers["BGPv4Neighbor"] = withBfdNeighborState(b.daemonDrivers["BGPv4Neighbor"])
+		for _, k := range bfdKinds {
+			b.daemonDrivers[k] = bfdDriver(k)
+		}
+		b.startBFD(r)
 	}
 	if o := b.opts.Chrony; o != nil {
 		opts := *o
@@ -108,6 +113,9 @@ func (b *Backend) placeDaemon(netns *string, log **slog.Logger) {
 }
 
 func (b *Backend) stopDaemons() {
+	if b.bfd != nil {
+		b.bfd.stop()
+	}
 	if b.bgp != nil {
 		b.bgp.router.Stop()
 	}

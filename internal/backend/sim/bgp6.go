@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"maps"
 
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/bind"
@@ -32,12 +33,14 @@ func (s *Sim) DaemonActions() map[string]*bind.Action {
 			return bind.Result{DryRun: c.DryRun}, nil
 		}}
 	}
-	return map[string]*bind.Action{
+	out := map[string]*bind.Action{
 		"ResetBGPv4NeighborByIPAddr":    reset("BGPv4Neighbor", "NeighborAddress", "IPAddr"),
 		"ResetBGPv4NeighborByInterface": reset("BGPv4Neighbor", "IntfRef", "IntfRef"),
 		"ResetBGPv6NeighborByIPAddr":    reset("BGPv6Neighbor", "NeighborAddress", "IPAddr"),
 		"ResetBGPv6NeighborByInterface": reset("BGPv6Neighbor", "IntfRef", "IntfRef"),
 	}
+	maps.Copy(out, s.bfdActions()) // bfd.go
+	return out
 }
 
 // DataplaneActions are the simulated dataplane's actions: the ARP and NDP

@@ -100,7 +100,8 @@ func New(opts Options) *Sim {
 // to remember: ports, the mirror sessions and VLANs it carries, the local
 // AS, and the interfaces and static routes of its routing table.
 var tracked = map[string]bool{"Port": true, "LaPortChannel": true, "Span": true, "BGPGlobal": true, "Vlan": true, "IPv4Intf": true, "IPv4Route": true, "IPv6Intf": true, "IPv6Route": true,
-	"BGPv4Neighbor": true, "BGPv6Neighbor": true, "VxlanEndpoint": true, "VxlanInstance": true, "EvpnL3Vni": true, "Acl": true, "AclRule": true}
+	"BGPv4Neighbor": true, "BGPv6Neighbor": true, "BGPv4PeerGroup": true, "VxlanEndpoint": true, "VxlanInstance": true, "EvpnL3Vni": true,
+	"Acl": true, "AclRule": true, "BfdGlobal": true, "BfdSessionParam": true, "BfdSession": true}
 
 // Name implements backend.Backend.
 func (s *Sim) Name() string { return "sim" }
@@ -223,6 +224,7 @@ func (s *Sim) DaemonDrivers() map[string]*backend.Driver {
 		"PolicyDefinition": {Apply: s.record},
 	}
 	maps.Copy(ds, s.evpnDrivers()) // evpn.go
+	maps.Copy(ds, s.bfdDrivers())  // bfd.go
 	for _, name := range compatStateKinds {
 		if ds[name] != nil {
 			s.withCompatState(name, ds[name])

@@ -12,6 +12,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -243,4 +244,29 @@ func BGPv6Config() frr.Config {
 		PeerGroups: []frr.Neighbor{{Name: "LEAVES6", PeerAS: "external", HoldTime: 9, KeepaliveTime: 3, IPv6: true}},
 		Aggregates: []frr.Aggregate{{Prefix: "10.0.0.0/8", ASSet: true, SummaryOnly: true}, {Prefix: "2001:db8::/32", SummaryOnly: true}},
 	}
+}
+
+// LastReset is why the bgpd whose vty sockets are in vtyDir, in netns,
+// last reset its session with addr: its reason ("BFD down received") and
+// the notification it sent ("Cease/BFD Down"), as far as it says them.
+func LastReset(t testing.TB, netns, vtyDir, addr string) string {
+	t.Helper()
+	out := Run(t, "ip", "netns", "exec", netns, "vtysh", "--vty_socket", vtyDir, "-c", "show bgp neighbors "+addr+" json")
+	var m map[string]struct {
+		LastResetDueTo         string `json:"lastResetDueTo"`
+		LastNotificationReason string `json:"lastNotificationReason"`
+	}
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatalf("show bgp neighbors json: %v\n%s", err, out)
+	}
+	return m[addr].LastResetDueTo + "; " + m[addr].LastNotificationReason
+}
+
+// DropAll makes netns drop every packet in and out (nftables) while its
+// links stay up, as a failed link in between would; undo lets traffic
+// through again.
+func DropAll(t testing.TB, netns string) (undo func()) {
+	t.Helper()
+	Run(t, "ip", "netns", "exec", netns, "nft", "add table inet swmgrdrop { chain in { type filter hook input priority -300; policy drop; } ; chain out { type filter hook output priority -300; policy drop; } ; }")
+	return func() { Run(t, "ip", "netns", "exec", netns, "nft", "delete table inet swmgrdrop") }
 }

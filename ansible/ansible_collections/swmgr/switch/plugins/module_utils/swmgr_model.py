@@ -648,7 +648,7 @@ MODEL = json.loads(r'''{
      "option": "bfd_session_param",
      "name": "BfdSessionParam",
      "type": "str",
-     "settable": false
+     "settable": true
     },
     {
      "option": "max_prefixes",
@@ -792,6 +792,18 @@ MODEL = json.loads(r'''{
      "option": "add_paths_max_tx",
      "name": "AddPathsMaxTx",
      "type": "int",
+     "settable": true
+    },
+    {
+     "option": "bfd_enable",
+     "name": "BfdEnable",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "bfd_session_param",
+     "name": "BfdSessionParam",
+     "type": "str",
      "settable": true
     },
     {
@@ -1001,7 +1013,7 @@ MODEL = json.loads(r'''{
      "option": "bfd_session_param",
      "name": "BfdSessionParam",
      "type": "str",
-     "settable": false
+     "settable": true
     },
     {
      "option": "max_prefixes",
@@ -1141,6 +1153,18 @@ MODEL = json.loads(r'''{
      "settable": true
     },
     {
+     "option": "bfd_enable",
+     "name": "BfdEnable",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "bfd_session_param",
+     "name": "BfdSessionParam",
+     "type": "str",
+     "settable": true
+    },
+    {
      "option": "max_prefixes",
      "name": "MaxPrefixes",
      "type": "int",
@@ -1174,6 +1198,156 @@ MODEL = json.loads(r'''{
      "option": "adj_rib_out_filter",
      "name": "AdjRIBOutFilter",
      "type": "str",
+     "settable": true
+    }
+   ]
+  },
+  "BfdGlobal": {
+   "module": "swmgr_bfd_global",
+   "singleton": true,
+   "creatable": false,
+   "keys": [
+    "Vrf"
+   ],
+   "fields": [
+    {
+     "option": "vrf",
+     "name": "Vrf",
+     "type": "str",
+     "choices": [
+      "default"
+     ],
+     "key": true,
+     "settable": true,
+     "default": "default"
+    },
+    {
+     "option": "enable",
+     "name": "Enable",
+     "type": "bool",
+     "settable": true
+    }
+   ]
+  },
+  "BfdSession": {
+   "module": "swmgr_bfd_session",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "IpAddr"
+   ],
+   "fields": [
+    {
+     "option": "ip_addr",
+     "name": "IpAddr",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "interface",
+     "name": "Interface",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "owner",
+     "name": "Owner",
+     "type": "str",
+     "choices": [
+      "user"
+     ],
+     "settable": true
+    },
+    {
+     "option": "per_link",
+     "name": "PerLink",
+     "type": "bool",
+     "settable": false
+    },
+    {
+     "option": "param_name",
+     "name": "ParamName",
+     "type": "str",
+     "settable": true
+    }
+   ]
+  },
+  "BfdSessionParam": {
+   "module": "swmgr_bfd_session_param",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "Name"
+   ],
+   "fields": [
+    {
+     "option": "name",
+     "name": "Name",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "required_min_rx_interval",
+     "name": "RequiredMinRxInterval",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "desired_min_tx_interval",
+     "name": "DesiredMinTxInterval",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "local_multiplier",
+     "name": "LocalMultiplier",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "required_min_echo_rx_interval",
+     "name": "RequiredMinEchoRxInterval",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "demand_enabled",
+     "name": "DemandEnabled",
+     "type": "bool",
+     "settable": false
+    },
+    {
+     "option": "authentication_enabled",
+     "name": "AuthenticationEnabled",
+     "type": "bool",
+     "settable": false
+    },
+    {
+     "option": "auth_type",
+     "name": "AuthType",
+     "type": "str",
+     "choices": [
+      "simple",
+      "keyedmd5",
+      "metmd5",
+      "keyedsha1",
+      "metsha1"
+     ],
+     "settable": true
+    },
+    {
+     "option": "auth_key_id",
+     "name": "AuthKeyId",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "auth_data",
+     "name": "AuthData",
+     "type": "str",
+     "secret": true,
      "settable": true
     }
    ]

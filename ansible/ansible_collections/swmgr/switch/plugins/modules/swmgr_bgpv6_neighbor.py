@@ -130,6 +130,12 @@ options:
         description:
           - "API field C(BfdEnable)."
         type: bool
+      bfd_session_param:
+        description:
+          - "API field C(BfdSessionParam)."
+          - "the BfdSessionParam of the neighbor's BFD session (with BfdEnable)."
+          - "swmgr's default: C(\"default\")."
+        type: str
       max_prefixes:
         description:
           - "API field C(MaxPrefixes)."
