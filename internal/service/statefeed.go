@@ -25,10 +25,5 @@ func (f *stateFeed) publish(kind string, o model.Object) {
 	if b == nil || k == nil {
 		return
 	}
-	data := append([]byte(`{"Kind":`), model.AppendJSONString(nil, kind)...)
-	data = append(data, `,"Time":`...)
-	data = model.AppendJSONString(data, time.Now().UTC().Format(time.RFC3339Nano))
-	data = append(data, `,"Object":`...)
-	data = k.AppendJSON(data, o, true)
-	b.PublishState(append(data, '}'))
+	b.PublishState(k.AppendStateEvent(nil, o, time.Now()))
 }
