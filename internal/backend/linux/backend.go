@@ -16,6 +16,7 @@ import (
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/chrony"
+	"github.com/swmgr/swmgr/internal/dhcrelay"
 	"github.com/swmgr/swmgr/internal/frr"
 	"github.com/swmgr/swmgr/internal/lldpd"
 	"github.com/swmgr/swmgr/internal/model"
@@ -51,6 +52,10 @@ type Options struct {
 	// its Netns defaults to the switch's. Nil leaves them to another
 	// provider.
 	LLDP *lldpd.Options
+	// DHCPRelay, when set, runs DhcpRelayGlobal and DhcpRelayIntf in
+	// dhcrelay (dhcprelay.go); its Netns defaults to the switch's. Nil
+	// leaves them to another provider.
+	DHCPRelay *dhcrelay.Options
 	// Model is the registry whose interface kinds name the interfaces
 	// (model.Interface); nil: model.Builtin().
 	Model *model.Registry
@@ -91,6 +96,7 @@ type Backend struct {
 	bgp           *bgpRunner
 	ntp           *ntpRunner
 	lldp          *lldpRunner
+	relay         *relayRunner
 	dns           *dnsRunner
 
 	stop chan struct{}
@@ -243,7 +249,11 @@ func (b *Backend) Dataplane() map[string]*backend.Driver {
 // DaemonDrivers returns the drivers of the kinds run by daemons or host settings
 // (bgp.go, ntp.go, system.go): those whose options were given.
 func (b *Backend) DaemonDrivers() map[string]*backend.Driver {
-	return b.wrap(b.daemonDrivers)
+	out := b.wrap(b.daemonDrivers)
+	if b.relay != nil {
+		out["DhcpRelayIntfServerState"] = &backend.Driver{List: b.relayServers}
+	}
+	return out
 }
 
 func (b *Backend) wrap(own map[string]*driver) map[string]*backend.Driver {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/swmgr/swmgr/internal/chrony"
 	"github.com/swmgr/swmgr/internal/daemon"
+	"github.com/swmgr/swmgr/internal/dhcrelay"
 	"github.com/swmgr/swmgr/internal/frr"
 	"github.com/swmgr/swmgr/internal/lldpd"
 )
@@ -82,6 +83,27 @@ func (b *Backend) startDaemons() error {
 		b.daemonDrivers["LLDPGlobal"] = lldpGlobalDriver
 		b.daemonDrivers["LLDPIntf"] = lldpIntfDriver
 	}
+	if o := b.opts.DHCPRelay; o != nil {
+		opts := *o
+		b.placeDaemon(&opts.Netns, &opts.Log)
+		d, err := dhcrelay.New(opts)
+		if err == nil {
+			err = d.Start(ctx)
+		}
+		if err != nil {
+			b.stopDaemons()
+			return fmt.Errorf("starting dhcrelay for DHCP relay: %w", err)
+		}
+		// Until the replay hands over the relay's objects: none runs, and
+		// the counters a previous run left are removed.
+		if err := d.Apply(ctx, dhcrelay.Config{HopCount: 32}); err != nil {
+			b.stopDaemons()
+			return err
+		}
+		b.relay = &relayRunner{daemon: d, valid: b.opts.StateCache}
+		b.daemonDrivers["DhcpRelayGlobal"] = dhcpRelayGlobalDriver
+		b.daemonDrivers["DhcpRelayIntf"] = dhcpRelayIntfDriver
+	}
 	if o := b.opts.System; o != nil {
 		o.defaults()
 		b.daemonDrivers["SystemParam"] = systemDriver
@@ -111,6 +133,9 @@ func (b *Backend) stopDaemons() {
 	if b.lldp != nil {
 		b.lldp.daemon.Stop()
 	}
+	if b.relay != nil {
+		b.relay.daemon.Stop()
+	}
 }
 
 // Daemons reports the daemons the backend runs (SystemStatus.FlexDaemons):
@@ -125,6 +150,9 @@ func (b *Backend) Daemons() []daemon.Status {
 	}
 	if b.lldp != nil {
 		out = append(out, b.lldp.daemon.Status()...)
+	}
+	if b.relay != nil {
+		out = append(out, b.relay.daemon.Status()...)
 	}
 	return out
 }

@@ -98,7 +98,7 @@ func New(opts Options) *Sim {
 // tracked are the kinds whose applied objects the simulated hardware needs
 // to remember: ports, the mirror sessions and VLANs it carries, the local
 // AS, and the interfaces and static routes of its routing table.
-var tracked = map[string]bool{"Port": true, "LaPortChannel": true, "Span": true, "BGPGlobal": true, "Vlan": true, "IPv4Intf": true, "IPv4Route": true, "IPv6Intf": true, "IPv6Route": true}
+var tracked = map[string]bool{"Port": true, "LaPortChannel": true, "Span": true, "BGPGlobal": true, "Vlan": true, "IPv4Intf": true, "IPv4Route": true, "IPv6Intf": true, "IPv6Route": true, "DhcpRelayIntf": true}
 
 // Name implements backend.Backend.
 func (s *Sim) Name() string { return "sim" }
@@ -187,8 +187,8 @@ func (s *Sim) Dataplane() map[string]*backend.Driver {
 	return ds
 }
 
-// DaemonDrivers returns the drivers of the simulated daemons: BGP, NTP and
-// LLDP settings, the host settings of SystemParam and the resolver (DNSServer,
+// DaemonDrivers returns the drivers of the simulated daemons: BGP, NTP,
+// LLDP and DHCP relay settings, the host settings of SystemParam and the resolver (DNSServer,
 // DNSGlobal), kept and given a plausible state, with nothing run.
 func (s *Sim) DaemonDrivers() map[string]*backend.Driver {
 	ds := map[string]*backend.Driver{
@@ -203,6 +203,10 @@ func (s *Sim) DaemonDrivers() map[string]*backend.Driver {
 		// LLDP's settings, kept with no agent run: no neighbor.
 		"LLDPGlobal": {Apply: s.record},
 		"LLDPIntf":   {Apply: s.record},
+		// The DHCP relay's settings, kept with no relay run.
+		"DhcpRelayGlobal":          {Apply: s.record},
+		"DhcpRelayIntf":            {Apply: s.record, Replay: true},
+		"DhcpRelayIntfServerState": {List: s.relayServers},
 	}
 	for _, name := range compatStateKinds {
 		if ds[name] != nil {

@@ -1,0 +1,165 @@
+package linux
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/swmgr/swmgr/internal/apierr"
+	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/dhcrelay"
+	"github.com/swmgr/swmgr/internal/model"
+	"github.com/swmgr/swmgr/internal/syncbuf"
+)
+
+// TestDHCPRelayOnLinux: a client behind fpPort1 (host 1) gets an address
+// of its subnet from a dnsmasq behind fpPort2 (host 2), through the
+// dhcrelay the backend runs in the switch's namespace; the request
+// reaches dnsmasq with option 82's circuit id fpPort1 (dnsmasq's lease
+// script says so), and the relayed packets are counted. Bad input
+// changes nothing: an interface that does not exist or has no address, a
+// VRF that does not exist, a server that is not unicast, two servers
+// lists in one VRF (dhcrelay cannot), each refused with the dhcrelay
+// running as it was. A killed dhcrelay is started again.
+func TestDHCPRelayOnLinux(t *testing.T) {
+	needProgram(t, "isc-dhcp-relay", "/usr/sbin/dhcrelay")
+	needProgram(t, "dnsmasq-base", "/usr/sbin/dnsmasq")
+	needProgram(t, "nftables", "/usr/sbin/nft")
+	needProgram(t, "busybox", "/usr/bin/busybox")
+	l := newLabNamed(t, "dr", 2, KernelOptions{})
+	l.k.Close()
+	l.k = nil
+	dir := daemonDir(t, l.prefix)
+	s := startSwitch(t, l, t.TempDir(), func(o *switchOptions) {
+		o.DHCPRelay = &dhcrelay.Options{Dir: filepath.Join(dir, "dhcrelay")}
+	})
+
+	// The server: 10.0.2.1 behind fpPort2, its leases for the clients'
+	// subnet, and a lease script that writes the circuit id it was given.
+	l.host(2, "ip", "addr", "add", "10.0.2.1/24", "dev", "eth0")
+	l.host(2, "ip", "route", "add", "10.0.1.0/24", "via", "10.0.2.254")
+	script, leases := filepath.Join(dir, "lease.sh"), filepath.Join(dir, "leases.out")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho \"$1 $2 $3 circuit=$DNSMASQ_CIRCUIT_ID\" >> "+leases+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dnsmasq := exec.Command("ip", "netns", "exec", l.hosts[1], "/usr/sbin/dnsmasq", "--keep-in-foreground", "--conf-file=/dev/null",
+		"--port=0", "--user=root", "--pid-file=", "--log-dhcp", "--log-facility=-", "--dhcp-leasefile="+filepath.Join(dir, "dnsmasq.leases"),
+		"--dhcp-range=10.0.1.100,10.0.1.150,255.255.255.0", "--dhcp-script="+script)
+	var dnsmasqLog syncbuf.Buffer
+	dnsmasq.Stdout, dnsmasq.Stderr = &dnsmasqLog, &dnsmasqLog
+	if err := dnsmasq.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dnsmasq.Process.Kill(); dnsmasq.Wait() })
+
+	s.mustCommit(
+		s.edit(backend.Update, "Port", model.Object{"IntfRef": "fpPort1", "AdminState": "UP"}),
+		s.edit(backend.Update, "Port", model.Object{"IntfRef": "fpPort2", "AdminState": "UP"}),
+		s.edit(backend.Create, "IPv4Intf", model.Object{"IntfRef": "fpPort1", "IpAddr": "10.0.1.1/24"}),
+		s.edit(backend.Create, "IPv4Intf", model.Object{"IntfRef": "fpPort2", "IpAddr": "10.0.2.254/24"}),
+		s.edit(backend.Update, "DhcpRelayGlobal", model.Object{"Enable": true}),
+		s.edit(backend.Create, "DhcpRelayIntf", model.Object{"IntfRef": "fpPort1", "ServerIp": []string{"10.0.2.1"}}),
+	)
+	relay := s.be.DHCPRelay()
+	if relay.Pid("default") == 0 {
+		t.Fatalf("no dhcrelay runs: %+v", s.be.Daemons())
+	}
+
+	lease := func(t *testing.T) string {
+		t.Helper()
+		out, _ := exec.Command("ip", "netns", "exec", l.hosts[0], "busybox", "udhcpc", "-i", "eth0", "-n", "-q", "-t", "5", "-T", "2", "-s", "/bin/true").CombinedOutput()
+		return string(out)
+	}
+
+	t.Run("a client gets an address through the relay, with the port in option 82", func(t *testing.T) {
+		if out := lease(t); !strings.Contains(out, "lease of 10.0.1.") || !strings.Contains(out, "obtained from 10.0.2.1") {
+			t.Fatalf("udhcpc: %s\ndnsmasq: %s", out, dnsmasqLog.String())
+		}
+		var got []byte
+		if !eventually(10*time.Second, func() bool { got, _ = os.ReadFile(leases); return strings.Contains(string(got), "circuit=") }) {
+			t.Fatalf("dnsmasq ran no lease script: %s", dnsmasqLog.String())
+		}
+		if !strings.Contains(string(got), "circuit=fpPort1") {
+			t.Errorf("lease script output %q: want circuit id fpPort1", got)
+		}
+		st := s.stateOf("DhcpRelayIntf", model.Object{"IntfRef": "fpPort1"})
+		// A lease is a DISCOVER and a REQUEST, an OFFER and an ACK.
+		for _, f := range []string{"TotalDhcpClientRx", "TotalDhcpClientTx", "TotalDhcpServerTx", "TotalDhcpServerRx"} {
+			if n, _ := st[f].(float64); n < 2 {
+				t.Errorf("DhcpRelayIntfState %s = %v, want at least 2: %v", f, st[f], st)
+			}
+		}
+		servers, err := s.be.relayServers(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(servers) != 1 || servers[0].Str("ServerIp") != "10.0.2.1" || servers[0].Int("Request") < 2 || servers[0].Int("Responses") < 2 {
+			t.Errorf("DhcpRelayIntfServerState %v: want 10.0.2.1 with 2 requests and 2 answers or more", servers)
+		}
+	})
+
+	t.Run("bad input changes nothing", func(t *testing.T) {
+		pid, rev := relay.Pid("default"), s.e.Revision()
+		for _, c := range []struct {
+			name   string
+			fields model.Object
+			status int
+			want   string
+		}{
+			{"unknown interface", model.Object{"IntfRef": "fpPort9", "ServerIp": []string{"10.0.2.1"}}, http.StatusBadRequest, "fpPort9"},
+			{"interface without an address", model.Object{"IntfRef": "Loopback1", "ServerIp": []string{"10.0.2.1"}}, http.StatusBadRequest, "no IPv4 address"},
+			{"VRF that does not exist", model.Object{"IntfRef": "fpPort2", "ServerIp": []string{"10.0.1.9"}, "Vrf": "tenant1"}, http.StatusBadRequest, "tenant1"},
+			{"multicast server", model.Object{"IntfRef": "fpPort2", "ServerIp": []string{"224.0.0.9"}}, http.StatusBadRequest, "unicast"},
+			{"broadcast server", model.Object{"IntfRef": "fpPort2", "ServerIp": []string{"255.255.255.255"}}, http.StatusBadRequest, "unicast"},
+			{"unspecified server", model.Object{"IntfRef": "fpPort2", "ServerIp": []string{"0.0.0.0"}}, http.StatusBadRequest, "unicast"},
+			{"loopback server", model.Object{"IntfRef": "fpPort2", "ServerIp": []string{"127.0.0.1"}}, http.StatusBadRequest, "loopback"},
+			{"a word for dhcrelay", model.Object{"IntfRef": "fpPort2", "ServerIp": []string{"-d"}}, http.StatusBadRequest, "ServerIp"},
+			{"other servers in the same VRF", model.Object{"IntfRef": "fpPort2", "ServerIp": []string{"10.0.1.9"}}, http.StatusBadRequest, "same servers"},
+		} {
+			// Loopback1 exists, without an address, if the commit is taken.
+			err := s.commit(s.edit(backend.Create, "LogicalIntf", model.Object{"Name": "Loopback1"}), s.edit(backend.Create, "DhcpRelayIntf", c.fields))
+			t.Logf("%s: %v", c.name, err)
+			var ae *apierr.Error
+			if !errors.As(err, &ae) || ae.Status != c.status || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s: %v, want %d naming %q", c.name, err, c.status, c.want)
+			}
+		}
+		if s.e.Revision() != rev || relay.Pid("default") != pid {
+			t.Errorf("revision %d, dhcrelay %d; want %d and %d as before", s.e.Revision(), relay.Pid("default"), rev, pid)
+		}
+	})
+
+	t.Run("a killed dhcrelay is started again", func(t *testing.T) {
+		syscall.Kill(relay.Pid("default"), syscall.SIGKILL)
+		if !eventually(20*time.Second, func() bool {
+			for _, d := range s.be.Daemons() {
+				if d.Name == "dhcrelay-default" && d.State == "up" && d.RestartCount == 1 {
+					return true
+				}
+			}
+			return false
+		}) {
+			t.Fatalf("dhcrelay not restarted: %+v", s.be.Daemons())
+		}
+		if out := lease(t); !strings.Contains(out, "obtained from 10.0.2.1") {
+			t.Errorf("after the restart, udhcpc: %s", out)
+		}
+	})
+
+	t.Run("disabled, no relay runs and no counter is left", func(t *testing.T) {
+		s.mustCommit(s.edit(backend.Update, "DhcpRelayGlobal", model.Object{"Enable": false}))
+		if relay.Pid("default") != 0 {
+			t.Errorf("dhcrelay %d still runs", relay.Pid("default"))
+		}
+		if out := run(t, "ip", "netns", "exec", l.sw, "nft", "list", "tables"); strings.Contains(out, "swmgr_dhcp_relay") {
+			t.Errorf("counter tables left: %s", out)
+		}
+	})
+}
