@@ -32,7 +32,7 @@ func TestDHCPRelayOnLinux(t *testing.T) {
 	needProgram(t, "isc-dhcp-relay", "/usr/sbin/dhcrelay")
 	needProgram(t, "dnsmasq-base", "/usr/sbin/dnsmasq")
 	needProgram(t, "nftables", "/usr/sbin/nft")
-	needProgram(t, "busybox", "/usr/bin/busybox")
+	needProgram(t, "busybox-static", "/bin/busybox")
 	l := newLabNamed(t, "dr", 2, KernelOptions{})
 	l.k.Close()
 	l.k = nil
@@ -74,7 +74,7 @@ func TestDHCPRelayOnLinux(t *testing.T) {
 
 	lease := func(t *testing.T) string {
 		t.Helper()
-		out, _ := exec.Command("ip", "netns", "exec", l.hosts[0], "busybox", "udhcpc", "-i", "eth0", "-n", "-q", "-t", "5", "-T", "2", "-s", "/bin/true").CombinedOutput()
+		out, _ := exec.Command("ip", "netns", "exec", l.hosts[0], "/bin/busybox", "udhcpc", "-i", "eth0", "-n", "-q", "-t", "5", "-T", "2", "-s", "/bin/true").CombinedOutput()
 		return string(out)
 	}
 

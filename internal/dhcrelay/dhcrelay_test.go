@@ -1,0 +1,98 @@
+package dhcrelay
+
+import (
+	"net/netip"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func addrs(s ...string) []netip.Addr {
+	out := make([]netip.Addr, len(s))
+	for i, a := range s {
+		out[i] = netip.MustParseAddr(a)
+	}
+	return out
+}
+
+// TestValidate: what would reach dhcrelay's or nft's command line as
+// anything but a device name, a VRF name or a unicast IPv4 address is
+// refused.
+func TestValidate(t *testing.T) {
+	good := VRF{Downstream: []string{"fpPort1"}, Upstream: []string{"fpPort2"}, Servers: addrs("10.0.2.1")}
+	for _, c := range []struct {
+		name string
+		cfg  Config
+		want string // "" valid
+	}{
+		{"valid", Config{HopCount: 32, VRFs: map[string]VRF{"default": good}}, ""},
+		{"no relay", Config{HopCount: 32}, ""},
+		{"hop count 0", Config{HopCount: 0}, "hop count"},
+		{"hop count 256", Config{HopCount: 256}, "hop count"},
+		{"option as a device", Config{HopCount: 1, VRFs: map[string]VRF{"default": {Downstream: []string{"-d"}, Servers: addrs("10.0.2.1")}}}, "not a network device"},
+		{"space in a device", Config{HopCount: 1, VRFs: map[string]VRF{"default": {Downstream: []string{"a b"}, Servers: addrs("10.0.2.1")}}}, "not a network device"},
+		{"quote in an upstream", Config{HopCount: 1, VRFs: map[string]VRF{"default": {Downstream: []string{"a"}, Upstream: []string{`x"`}, Servers: addrs("10.0.2.1")}}}, "not a network device"},
+		{"VRF with a space", Config{HopCount: 1, VRFs: map[string]VRF{"red x": good}}, "not a VRF name"},
+		{"namespace as an option", Config{HopCount: 1, VRFs: map[string]VRF{"red": {Netns: "-all", Downstream: []string{"a"}, Servers: addrs("10.0.2.1")}}}, "not a namespace"},
+		{"both ways", Config{HopCount: 1, VRFs: map[string]VRF{"default": {Downstream: []string{"a"}, Upstream: []string{"a"}, Servers: addrs("10.0.2.1")}}}, "both"},
+		{"no server", Config{HopCount: 1, VRFs: map[string]VRF{"default": {Downstream: []string{"a"}}}}, "no server"},
+		{"multicast server", Config{HopCount: 1, VRFs: map[string]VRF{"default": {Downstream: []string{"a"}, Servers: addrs("224.0.0.1")}}}, "unicast"},
+		{"broadcast server", Config{HopCount: 1, VRFs: map[string]VRF{"default": {Downstream: []string{"a"}, Servers: addrs("255.255.255.255")}}}, "unicast"},
+		{"IPv6 server", Config{HopCount: 1, VRFs: map[string]VRF{"default": {Downstream: []string{"a"}, Servers: addrs("2001:db8::1")}}}, "unicast"},
+	} {
+		err := c.cfg.Validate()
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestArgv: the command line of a VRF's dhcrelay: option 82 appended,
+// interfaces sorted, a VRF device's bound with ip vrf exec.
+func TestArgv(t *testing.T) {
+	o := Options{Dhcrelay: "/usr/sbin/dhcrelay"}
+	v := VRF{Downstream: []string{"vlan20", "fpPort1"}, Upstream: []string{"fpPort3"}, Servers: addrs("10.0.2.1", "10.0.2.2")}
+	want := []string{"/usr/sbin/dhcrelay", "-d", "-4", "--no-pid", "-a", "-m", "replace", "-c", "8", "-id", "fpPort1", "-id", "vlan20", "-iu", "fpPort3", "10.0.2.1", "10.0.2.2"}
+	if got := o.argv("default", v, 8); !slices.Equal(got, want) {
+		t.Errorf("argv %q, want %q", got, want)
+	}
+	v.Exec = true
+	if got := o.argv("red", v, 8); !slices.Equal(got[:4], []string{"ip", "vrf", "exec", "red"}) || !slices.Equal(got[4:], want) {
+		t.Errorf("argv in VRF red %q", got)
+	}
+}
+
+// TestCountersRoundTrip: the counters rulesFor declares are those Counters
+// reads back from nft's JSON, by interface and server.
+func TestCountersRoundTrip(t *testing.T) {
+	vrfs := []VRF{{Downstream: []string{"fpPort2", "fpPort1"}, Servers: addrs("10.0.2.9", "10.0.2.1")}}
+	script := rulesFor(vrfs, true)
+	for _, want := range []string{`iifname "fpPort1" udp dport 67 counter name rx0`, `ip daddr 10.0.2.1 udp dport 67 counter name req0`,
+		`ip saddr 10.0.2.9 udp sport 67 udp dport 67 counter name resp1`, `hook egress device "fpPort2"`, "delete table netdev swmgr_dhcp_relay"} {
+		if !strings.Contains(script, want) {
+			t.Errorf("rules lack %q:\n%s", want, script)
+		}
+	}
+	if strings.Contains(rulesFor(vrfs, false), "egress") {
+		t.Error("rules without the egress hook use it")
+	}
+	if got := rulesFor(nil, true); strings.Contains(got, "counter") {
+		t.Errorf("no relay, yet counters:\n%s", got)
+	}
+	raw := []byte(`{"nftables": [{"metainfo": {"version": "1.0.6"}},
+		{"counter": {"family": "ip", "name": "rx1", "table": "swmgr_dhcp_relay", "packets": 4, "bytes": 1}},
+		{"counter": {"family": "netdev", "name": "tx1", "table": "swmgr_dhcp_relay", "packets": 3, "bytes": 1}},
+		{"counter": {"family": "ip", "name": "req1", "table": "swmgr_dhcp_relay", "packets": 2, "bytes": 1}},
+		{"counter": {"family": "ip", "name": "rx1", "table": "someone_else", "packets": 99, "bytes": 1}}]}`)
+	got, err := parseCounters(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	devs, servers := counterIndex(vrfs)
+	if devs[1] != "fpPort2" || servers[1] != netip.MustParseAddr("10.0.2.9") {
+		t.Fatalf("index %v %v", devs, servers)
+	}
+	if got["ip rx1"] != 4 || got["netdev tx1"] != 3 || got["ip req1"] != 2 || len(got) != 3 {
+		t.Errorf("counters %v", got)
+	}
+}
