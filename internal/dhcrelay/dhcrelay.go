@@ -117,13 +117,16 @@ func (c Config) Validate() error {
 // argv is the command line of v's dhcrelay (without the namespace's
 // wrapper): in the foreground (its log is its output), option 82
 // appended and any a client sent replaced (-m replace), the hop limit,
-// the clients' and the upstream interfaces, then the servers.
+// the clients' and the upstream interfaces, then the servers. In the
+// foreground dhcrelay writes no pid file: -pf names the one swmgr writes,
+// so that the command line says which directory's dhcrelay it is
+// (KillStale's mark).
 func (o Options) argv(vrf string, v VRF, hops int) []string {
 	var argv []string
 	if v.Exec {
 		argv = []string{"ip", "vrf", "exec", vrf}
 	}
-	argv = append(argv, o.Dhcrelay, "-d", "-4", "--no-pid", "-a", "-m", "replace", "-c", strconv.Itoa(hops))
+	argv = append(argv, o.Dhcrelay, "-d", "-4", "-pf", o.pidFile(vrf), "-a", "-m", "replace", "-c", strconv.Itoa(hops))
 	for _, dev := range slices.Sorted(slices.Values(v.Downstream)) {
 		argv = append(argv, "-id", dev)
 	}
@@ -186,15 +189,15 @@ func (d *Daemon) Start(ctx context.Context) error {
 	stale, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	for _, p := range pids {
-		if _, err := daemon.KillStale(stale, p, "dhcrelay"); err != nil {
+		if _, err := daemon.KillStale(stale, p, p); err != nil {
 			return fmt.Errorf("dhcrelay: %w", err)
 		}
 	}
 	return nil
 }
 
-func (d *Daemon) pidFile(vrf string) string {
-	return filepath.Join(d.opts.Dir, "dhcrelay-"+vrf+".pid")
+func (o Options) pidFile(vrf string) string {
+	return filepath.Join(o.Dir, "dhcrelay-"+vrf+".pid")
 }
 
 // Apply makes the relays run c: the dhcrelay of each VRF whose command
@@ -233,7 +236,7 @@ func (d *Daemon) apply(ctx context.Context, c Config) error {
 		if w := want[name]; w == nil || !slices.Equal(w.argv, r.argv) || w.netns != r.netns {
 			r.group.Stop()
 			delete(d.relays, name)
-			os.Remove(d.pidFile(name))
+			os.Remove(d.opts.pidFile(name))
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(want)) {
@@ -258,7 +261,7 @@ func (d *Daemon) apply(ctx context.Context, c Config) error {
 
 // writePid records the relay's pid for the KillStale of the next start.
 func (d *Daemon) writePid(vrf string, r *relay) error {
-	return atomicfile.Replace(d.pidFile(vrf), []byte(strconv.Itoa(r.group.Pid("dhcrelay-"+vrf))+"\n"), 0o644)
+	return atomicfile.Replace(d.opts.pidFile(vrf), []byte(strconv.Itoa(r.group.Pid("dhcrelay-"+vrf))+"\n"), 0o644)
 }
 
 // Stop ends the relays and removes the counters.
@@ -267,7 +270,7 @@ func (d *Daemon) Stop() {
 	defer d.mu.Unlock()
 	for name, r := range d.relays {
 		r.group.Stop()
-		os.Remove(d.pidFile(name))
+		os.Remove(d.opts.pidFile(name))
 	}
 	d.relays = map[string]*relay{}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -1,10 +1,20 @@
 package dhcrelay
 
 import (
+	"context"
+	"fmt"
 	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/swmgr/swmgr/internal/testneed"
 )
 
 func addrs(s ...string) []netip.Addr {
@@ -50,13 +60,14 @@ func TestValidate(t *testing.T) {
 // TestArgv: the command line of a VRF's dhcrelay: option 82 appended,
 // interfaces sorted, a VRF device's bound with ip vrf exec.
 func TestArgv(t *testing.T) {
-	o := Options{Dhcrelay: "/usr/sbin/dhcrelay"}
+	o := Options{Dhcrelay: "/usr/sbin/dhcrelay", Dir: "/run/swmgr/dhcrelay"}
 	v := VRF{Downstream: []string{"vlan20", "fpPort1"}, Upstream: []string{"fpPort3"}, Servers: addrs("10.0.2.1", "10.0.2.2")}
-	want := []string{"/usr/sbin/dhcrelay", "-d", "-4", "--no-pid", "-a", "-m", "replace", "-c", "8", "-id", "fpPort1", "-id", "vlan20", "-iu", "fpPort3", "10.0.2.1", "10.0.2.2"}
+	want := []string{"/usr/sbin/dhcrelay", "-d", "-4", "-pf", "/run/swmgr/dhcrelay/dhcrelay-default.pid", "-a", "-m", "replace", "-c", "8", "-id", "fpPort1", "-id", "vlan20", "-iu", "fpPort3", "10.0.2.1", "10.0.2.2"}
 	if got := o.argv("default", v, 8); !slices.Equal(got, want) {
 		t.Errorf("argv %q, want %q", got, want)
 	}
 	v.Exec = true
+	want[4] = "/run/swmgr/dhcrelay/dhcrelay-red.pid"
 	if got := o.argv("red", v, 8); !slices.Equal(got[:4], []string{"ip", "vrf", "exec", "red"}) || !slices.Equal(got[4:], want) {
 		t.Errorf("argv in VRF red %q", got)
 	}
@@ -94,5 +105,79 @@ func TestCountersRoundTrip(t *testing.T) {
 	}
 	if got["ip rx1"] != 4 || got["netdev tx1"] != 3 || got["ip req1"] != 2 || len(got) != 3 {
 		t.Errorf("counters %v", got)
+	}
+}
+
+// TestStartEndsAStaleDhcrelay: a dhcrelay of the directory that outlived
+// its swmgr (its pid file there) is ended at the start, a process the
+// pid file names that is not that dhcrelay is left alone; Apply then runs
+// the relay with its counters, Stop ends it and removes them.
+func TestStartEndsAStaleDhcrelay(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("network namespaces need root")
+	}
+	testneed.Program(t, "isc-dhcp-relay", "/usr/sbin/dhcrelay")
+	testneed.Program(t, "nftables", "/usr/sbin/nft")
+	ns := fmt.Sprintf("dhcrelay-test-%d", os.Getpid())
+	for _, args := range [][]string{{"netns", "add", ns}, {"-n", ns, "link", "add", "down0", "type", "veth", "peer", "name", "up0"},
+		{"-n", ns, "link", "set", "down0", "up"}, {"-n", ns, "link", "set", "up0", "up"}, {"-n", ns, "addr", "add", "10.9.0.1/24", "dev", "down0"}} {
+		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
+			t.Fatalf("ip %v: %v: %s", args, err, out)
+		}
+	}
+	t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
+	opts := Options{Dir: t.TempDir(), Netns: ns}
+	v := VRF{Downstream: []string{"down0"}, Upstream: []string{"up0"}, Servers: addrs("10.9.1.1")}
+
+	// Not a dhcrelay: left alone.
+	other := exec.Command("sleep", "60")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Process.Kill(); other.Wait() })
+	os.WriteFile(filepath.Join(opts.Dir, "dhcrelay-red.pid"), []byte(strconv.Itoa(other.Process.Pid)+"\n"), 0o644)
+	// The stale dhcrelay, as an earlier swmgr started it.
+	stale := exec.Command("ip", append([]string{"netns", "exec", ns}, (Options{Dir: opts.Dir, Dhcrelay: "/usr/sbin/dhcrelay"}).argv("default", v, 32)...)...)
+	if err := stale.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { stale.Wait(); close(exited) }()
+	t.Cleanup(func() { stale.Process.Kill() })
+	os.WriteFile(filepath.Join(opts.Dir, "dhcrelay-default.pid"), []byte(strconv.Itoa(stale.Process.Pid)+"\n"), 0o644)
+
+	d, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-exited:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stale dhcrelay still runs")
+	}
+	if other.ProcessState != nil || syscall.Kill(other.Process.Pid, 0) != nil {
+		t.Error("a process that is no dhcrelay of the directory was killed")
+	}
+
+	if err := d.Apply(context.Background(), Config{HopCount: 4, VRFs: map[string]VRF{"default": v}}); err != nil {
+		t.Fatal(err)
+	}
+	pid := d.Pid("default")
+	cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if pid == 0 || !strings.Contains(string(cmdline), "down0") {
+		t.Fatalf("dhcrelay %d: %q", pid, cmdline)
+	}
+	if c, err := d.Counters(context.Background()); err != nil || len(c.ClientRx) != 1 {
+		t.Fatalf("counters %+v: %v", c, err)
+	}
+	d.Stop()
+	if syscall.Kill(pid, 0) == nil {
+		t.Errorf("dhcrelay %d still runs after Stop", pid)
+	}
+	if out, _ := exec.Command("ip", "netns", "exec", ns, "nft", "list", "tables").CombinedOutput(); strings.Contains(string(out), counterTable) {
+		t.Errorf("counter tables left after Stop: %s", out)
 	}
 }
