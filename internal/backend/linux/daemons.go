@@ -59,7 +59,7 @@ func (b *Backend) startDaemons() error {
 			b.stopDaemons()
 			return err
 		}
-		b.ntp = &ntpRunner{daemon: d, applied: nil, valid: b.opts.StateCache}
+		b.ntp = &ntpRunner{daemon: d, applied: nil, sources: newReadCache[[]chrony.SourceState](b.opts.StateCache)}
 		b.daemonDrivers["NtpServer"] = ntpDriver
 	}
 	if o := b.opts.LLDP; o != nil {
@@ -73,7 +73,7 @@ func (b *Backend) startDaemons() error {
 			b.stopDaemons()
 			return fmt.Errorf("starting lldpd for LLDP: %w", err)
 		}
-		b.lldp = &lldpRunner{daemon: d, valid: b.opts.StateCache}
+		b.lldp = &lldpRunner{daemon: d, heard: newReadCache[map[string]lldpd.Neighbor](b.opts.StateCache)}
 		// Until the replay hands over LLDPGlobal: paused, on no port but
 		// the front-panel ones.
 		if err := d.Apply(ctx, b.lldpDaemonConfig(lldpConfig{})); err != nil {
@@ -100,7 +100,7 @@ func (b *Backend) startDaemons() error {
 			b.stopDaemons()
 			return err
 		}
-		b.relay = &relayRunner{daemon: d, valid: b.opts.StateCache}
+		b.relay = &relayRunner{daemon: d, counts: newReadCache[dhcrelay.Counters](b.opts.StateCache)}
 		b.daemonDrivers["DhcpRelayGlobal"] = dhcpRelayGlobalDriver
 		b.daemonDrivers["DhcpRelayIntf"] = dhcpRelayIntfDriver
 	}

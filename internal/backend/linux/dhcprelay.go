@@ -29,11 +29,7 @@ type relayRunner struct {
 	mu     sync.Mutex
 	// applied is what the relays run now.
 	applied relayConfig
-
-	cacheMu sync.Mutex
-	cacheAt time.Time
-	cache   dhcrelay.Counters
-	valid   time.Duration
+	counts  readCache[dhcrelay.Counters]
 }
 
 // relayConfig is the relay's configuration in the model's terms.
@@ -165,9 +161,7 @@ func (b *Backend) flushRelay(tx *Tx, value any) error {
 		b.relay.mu.Lock()
 		b.relay.applied = c
 		b.relay.mu.Unlock()
-		b.relay.cacheMu.Lock()
-		b.relay.cacheAt = time.Time{}
-		b.relay.cacheMu.Unlock()
+		b.relay.counts.forget()
 		return nil
 	}
 	return tx.change("apply the DHCP relay to dhcrelay", func() error { return set(staged, want) }, func() error {
@@ -228,18 +222,15 @@ var dhcpRelayIntfDriver = &driver{
 
 // counters are the relays' counts, read at most once per StateCache.
 func (r *relayRunner) counters() (dhcrelay.Counters, error) {
-	r.cacheMu.Lock()
-	defer r.cacheMu.Unlock()
-	if r.cacheAt.IsZero() || time.Since(r.cacheAt) > r.valid {
+	return r.counts.get(func() (dhcrelay.Counters, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		c, err := r.daemon.Counters(ctx)
 		if err != nil {
 			return dhcrelay.Counters{}, unavailable("DhcpRelayIntf", "nft", err)
 		}
-		r.cache, r.cacheAt = c, time.Now()
-	}
-	return r.cache, nil
+		return c, nil
+	})
 }
 
 // relayServers lists DhcpRelayIntfServerState: every server of every

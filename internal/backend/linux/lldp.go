@@ -26,11 +26,7 @@ type lldpRunner struct {
 	mu     sync.Mutex
 	// applied is what lldpd runs now.
 	applied lldpConfig
-
-	cacheMu sync.Mutex
-	cacheAt time.Time
-	cache   map[string]lldpd.Neighbor // by local netdev
-	valid   time.Duration
+	heard   readCache[map[string]lldpd.Neighbor] // by local netdev
 }
 
 // lldpConfig is LLDP's configuration in the model's terms.
@@ -87,9 +83,7 @@ func (b *Backend) flushLLDP(tx *Tx, value any) error {
 		b.lldp.mu.Lock()
 		b.lldp.applied = c
 		b.lldp.mu.Unlock()
-		b.lldp.cacheMu.Lock()
-		b.lldp.cacheAt = time.Time{}
-		b.lldp.cacheMu.Unlock()
+		b.lldp.heard.forget()
 		return nil
 	}
 	return tx.change("apply LLDP to lldpd", func() error { return set(staged) }, func() error { return set(previous) })
@@ -137,25 +131,23 @@ var lldpIntfDriver = &driver{
 // neighbors is what lldpd heard, by local netdev, read at most once per
 // StateCache.
 func (r *lldpRunner) neighbors() (map[string]lldpd.Neighbor, error) {
-	r.cacheMu.Lock()
-	defer r.cacheMu.Unlock()
-	if r.cacheAt.IsZero() || time.Since(r.cacheAt) > r.valid {
+	return r.heard.get(func() (map[string]lldpd.Neighbor, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		ns, err := r.daemon.Neighbors(ctx)
 		if err != nil {
 			return nil, unavailable("LLDPIntf", "lldpd", err)
 		}
-		r.cache, r.cacheAt = map[string]lldpd.Neighbor{}, time.Now()
+		byPort := map[string]lldpd.Neighbor{}
 		for _, n := range ns {
 			// One neighbor per port is what LLDPIntfState reports: the
 			// first lldpd lists.
-			if _, ok := r.cache[n.Port]; !ok {
-				r.cache[n.Port] = n
+			if _, ok := byPort[n.Port]; !ok {
+				byPort[n.Port] = n
 			}
 		}
-	}
-	return r.cache, nil
+		return byPort, nil
+	})
 }
 
 // LLDPNeighbors adds what lldpd heard to LLDPIntfState's objects (one per
