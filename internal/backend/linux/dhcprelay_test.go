@@ -153,13 +153,45 @@ func TestDHCPRelayOnLinux(t *testing.T) {
 		}
 	})
 
+	t.Run("in a VRF, the relay runs where the VRF's interfaces are", func(t *testing.T) {
+		s.mustCommit(
+			s.edit(backend.Delete, "DhcpRelayIntf", model.Object{"IntfRef": "fpPort1"}),
+			s.edit(backend.Delete, "IPv4Intf", model.Object{"IntfRef": "fpPort1"}),
+			s.edit(backend.Delete, "IPv4Intf", model.Object{"IntfRef": "fpPort2"}),
+		)
+		if relay.Pid("default") != 0 {
+			t.Fatalf("with no relay interface, dhcrelay %d still runs", relay.Pid("default"))
+		}
+		s.mustCommit(
+			s.edit(backend.Create, "Vrf", model.Object{"Vrf": "red"}),
+			s.edit(backend.Create, "IPv4Intf", model.Object{"IntfRef": "fpPort1", "IpAddr": "10.0.1.1/24", "Vrf": "red"}),
+			s.edit(backend.Create, "IPv4Intf", model.Object{"IntfRef": "fpPort2", "IpAddr": "10.0.2.254/24", "Vrf": "red"}),
+			s.edit(backend.Create, "DhcpRelayIntf", model.Object{"IntfRef": "fpPort1", "ServerIp": []string{"10.0.2.1"}, "Vrf": "red"}),
+		)
+		if relay.Pid("red") == 0 || relay.Pid("default") != 0 {
+			t.Fatalf("dhcrelay of red %d, of default %d: want red's only", relay.Pid("red"), relay.Pid("default"))
+		}
+		os.Remove(leases)
+		if out := lease(t); !strings.Contains(out, "obtained from 10.0.2.1") {
+			t.Fatalf("udhcpc in red: %s\ndnsmasq: %s", out, dnsmasqLog.String())
+		}
+		if got, _ := os.ReadFile(leases); !strings.Contains(string(got), "circuit=fpPort1") {
+			t.Errorf("lease script output %q: want circuit id fpPort1", got)
+		}
+		if st := s.stateOf("DhcpRelayIntf", model.Object{"IntfRef": "fpPort1"}); st["TotalDhcpClientRx"].(float64) < 2 {
+			t.Errorf("DhcpRelayIntfState in red: %v", st)
+		}
+	})
+
 	t.Run("disabled, no relay runs and no counter is left", func(t *testing.T) {
 		s.mustCommit(s.edit(backend.Update, "DhcpRelayGlobal", model.Object{"Enable": false}))
-		if relay.Pid("default") != 0 {
-			t.Errorf("dhcrelay %d still runs", relay.Pid("default"))
+		if relay.Pid("default") != 0 || relay.Pid("red") != 0 {
+			t.Errorf("dhcrelay %d/%d still runs", relay.Pid("default"), relay.Pid("red"))
 		}
-		if out := run(t, "ip", "netns", "exec", l.sw, "nft", "list", "tables"); strings.Contains(out, "swmgr_dhcp_relay") {
-			t.Errorf("counter tables left: %s", out)
+		for _, ns := range []string{l.sw, l.prefix + "vrf-red"} {
+			if out := run(t, "ip", "netns", "exec", ns, "nft", "list", "tables"); strings.Contains(out, "swmgr_dhcp_relay") {
+				t.Errorf("counter tables left in %s: %s", ns, out)
+			}
 		}
 	})
 }
