@@ -6,11 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/swmgr/swmgr/internal/syncbuf"
+	"github.com/swmgr/swmgr/internal/dhcrelay/dhcptest"
 	"github.com/swmgr/swmgr/internal/testneed"
 )
 
@@ -26,9 +26,7 @@ func TestDHCPRelayThroughTheBinary(t *testing.T) {
 		t.Skip("needs root to make network namespaces")
 	}
 	testneed.Program(t, "isc-dhcp-relay", "/usr/sbin/dhcrelay")
-	testneed.Program(t, "dnsmasq-base", "/usr/sbin/dnsmasq")
 	testneed.Program(t, "nftables", "/usr/sbin/nft")
-	testneed.Program(t, "busybox-static", "/bin/busybox")
 	prefix := fmt.Sprintf("drb%05d", rand.IntN(100000))
 	sw, client, server := prefix+"sw", prefix+"h1", prefix+"h2"
 	ip := func(args ...string) {
@@ -53,21 +51,8 @@ func TestDHCPRelayThroughTheBinary(t *testing.T) {
 	ip("-n", server, "addr", "add", "10.0.2.1/24", "dev", "eth0")
 	ip("-n", server, "route", "add", "10.0.1.0/24", "via", "10.0.2.254")
 
+	dhcp := dhcptest.StartServer(t, server, "10.0.1.100", "10.0.1.150", "255.255.255.0")
 	dir := t.TempDir()
-	script, leases := filepath.Join(dir, "lease.sh"), filepath.Join(dir, "leases.out")
-	if err := os.WriteFile(script, []byte("#!/bin/sh\necho \"$1 $2 $3 circuit=$DNSMASQ_CIRCUIT_ID\" >> "+leases+"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	dnsmasq := exec.Command("ip", "netns", "exec", server, "/usr/sbin/dnsmasq", "--keep-in-foreground", "--conf-file=/dev/null",
-		"--port=0", "--user=root", "--pid-file=", "--log-dhcp", "--log-facility=-", "--dhcp-leasefile="+filepath.Join(dir, "dnsmasq.leases"),
-		"--dhcp-range=10.0.1.100,10.0.1.150,255.255.255.0", "--dhcp-script="+script)
-	var dnsmasqLog syncbuf.Buffer
-	dnsmasq.Stdout, dnsmasq.Stderr = &dnsmasqLog, &dnsmasqLog
-	if err := dnsmasq.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { dnsmasq.Process.Kill(); dnsmasq.Wait() })
-
 	s := startServer(t, filepath.Join(dir, "data"), "--backend", "linux", "--netns", sw, "--bgp", "sim", "--ntp", "sim", "--system", "sim",
 		"--dhcp-relay", "dhcrelay", "--dhcp-relay-dir", filepath.Join(dir, "dhcrelay"))
 	s.expect(t, 200, "PATCH", "/config/Port", `{"IntfRef":"fpPort1","AdminState":"UP"}`)
@@ -79,17 +64,11 @@ func TestDHCPRelayThroughTheBinary(t *testing.T) {
 	s.expect(t, 400, "POST", "/config/DhcpRelayIntf", `{"IntfRef":"fpPort1","ServerIp":["239.1.1.1"]}`)
 	s.expect(t, 201, "POST", "/config/DhcpRelayIntf", `{"IntfRef":"fpPort1","ServerIp":["10.0.2.1"]}`)
 
-	out, _ := exec.Command("ip", "netns", "exec", client, "/bin/busybox", "udhcpc", "-i", "eth0", "-n", "-q", "-t", "5", "-T", "2", "-s", "/bin/true").CombinedOutput()
-	if !strings.Contains(string(out), "lease of 10.0.1.") || !strings.Contains(string(out), "obtained from 10.0.2.1") {
-		t.Fatalf("udhcpc: %s\ndnsmasq: %s", out, dnsmasqLog.String())
+	if out := dhcptest.Lease(t, client, "eth0"); !strings.Contains(out, "lease of 10.0.1.") || !strings.Contains(out, "obtained from 10.0.2.1") {
+		t.Fatalf("udhcpc: %s\ndnsmasq: %s", out, dhcp.Log())
 	}
-	var got []byte
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && !strings.Contains(string(got), "circuit="); {
-		time.Sleep(100 * time.Millisecond)
-		got, _ = os.ReadFile(leases)
-	}
-	if !strings.Contains(string(got), "circuit=fpPort1") {
-		t.Errorf("dnsmasq's lease script: %q, want circuit id fpPort1", got)
+	if ids := dhcp.CircuitIDs(); !slices.Equal(ids, []string{"fpPort1"}) {
+		t.Errorf("circuit ids %q in dnsmasq's lease script, want fpPort1", ids)
 	}
 	st := s.expect(t, 200, "GET", "/state/DhcpRelayIntf", `{"IntfRef":"fpPort1"}`).object()
 	if n, _ := st["TotalDhcpClientRx"].(float64); n < 2 {

@@ -4,9 +4,8 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -15,8 +14,8 @@ import (
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/dhcrelay"
+	"github.com/swmgr/swmgr/internal/dhcrelay/dhcptest"
 	"github.com/swmgr/swmgr/internal/model"
-	"github.com/swmgr/swmgr/internal/syncbuf"
 )
 
 // TestDHCPRelayOnLinux: a client behind fpPort1 (host 1) gets an address
@@ -30,9 +29,7 @@ import (
 // running as it was. A killed dhcrelay is started again.
 func TestDHCPRelayOnLinux(t *testing.T) {
 	needProgram(t, "isc-dhcp-relay", "/usr/sbin/dhcrelay")
-	needProgram(t, "dnsmasq-base", "/usr/sbin/dnsmasq")
 	needProgram(t, "nftables", "/usr/sbin/nft")
-	needProgram(t, "busybox-static", "/bin/busybox")
 	l := newLabNamed(t, "dr", 2, KernelOptions{})
 	l.k.Close()
 	l.k = nil
@@ -41,23 +38,10 @@ func TestDHCPRelayOnLinux(t *testing.T) {
 		o.DHCPRelay = &dhcrelay.Options{Dir: filepath.Join(dir, "dhcrelay")}
 	})
 
-	// The server: 10.0.2.1 behind fpPort2, its leases for the clients'
-	// subnet, and a lease script that writes the circuit id it was given.
+	// The server: 10.0.2.1 behind fpPort2, leasing in the clients' subnet.
 	l.host(2, "ip", "addr", "add", "10.0.2.1/24", "dev", "eth0")
 	l.host(2, "ip", "route", "add", "10.0.1.0/24", "via", "10.0.2.254")
-	script, leases := filepath.Join(dir, "lease.sh"), filepath.Join(dir, "leases.out")
-	if err := os.WriteFile(script, []byte("#!/bin/sh\necho \"$1 $2 $3 circuit=$DNSMASQ_CIRCUIT_ID\" >> "+leases+"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	dnsmasq := exec.Command("ip", "netns", "exec", l.hosts[1], "/usr/sbin/dnsmasq", "--keep-in-foreground", "--conf-file=/dev/null",
-		"--port=0", "--user=root", "--pid-file=", "--log-dhcp", "--log-facility=-", "--dhcp-leasefile="+filepath.Join(dir, "dnsmasq.leases"),
-		"--dhcp-range=10.0.1.100,10.0.1.150,255.255.255.0", "--dhcp-script="+script)
-	var dnsmasqLog syncbuf.Buffer
-	dnsmasq.Stdout, dnsmasq.Stderr = &dnsmasqLog, &dnsmasqLog
-	if err := dnsmasq.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { dnsmasq.Process.Kill(); dnsmasq.Wait() })
+	server := dhcptest.StartServer(t, l.hosts[1], "10.0.1.100", "10.0.1.150", "255.255.255.0")
 
 	s.mustCommit(
 		s.edit(backend.Update, "Port", model.Object{"IntfRef": "fpPort1", "AdminState": "UP"}),
@@ -72,22 +56,14 @@ func TestDHCPRelayOnLinux(t *testing.T) {
 		t.Fatalf("no dhcrelay runs: %+v", s.be.Daemons())
 	}
 
-	lease := func(t *testing.T) string {
-		t.Helper()
-		out, _ := exec.Command("ip", "netns", "exec", l.hosts[0], "/bin/busybox", "udhcpc", "-i", "eth0", "-n", "-q", "-t", "5", "-T", "2", "-s", "/bin/true").CombinedOutput()
-		return string(out)
-	}
+	lease := func(t *testing.T) string { return dhcptest.Lease(t, l.hosts[0], "eth0") }
 
 	t.Run("a client gets an address through the relay, with the port in option 82", func(t *testing.T) {
 		if out := lease(t); !strings.Contains(out, "lease of 10.0.1.") || !strings.Contains(out, "obtained from 10.0.2.1") {
-			t.Fatalf("udhcpc: %s\ndnsmasq: %s", out, dnsmasqLog.String())
+			t.Fatalf("udhcpc: %s\ndnsmasq: %s", out, server.Log())
 		}
-		var got []byte
-		if !eventually(10*time.Second, func() bool { got, _ = os.ReadFile(leases); return strings.Contains(string(got), "circuit=") }) {
-			t.Fatalf("dnsmasq ran no lease script: %s", dnsmasqLog.String())
-		}
-		if !strings.Contains(string(got), "circuit=fpPort1") {
-			t.Errorf("lease script output %q: want circuit id fpPort1", got)
+		if ids := server.CircuitIDs(); !slices.Equal(ids, []string{"fpPort1"}) {
+			t.Errorf("circuit ids %q in dnsmasq's lease script, want fpPort1; dnsmasq: %s", ids, server.Log())
 		}
 		st := s.stateOf("DhcpRelayIntf", model.Object{"IntfRef": "fpPort1"})
 		// A lease is a DISCOVER and a REQUEST, an OFFER and an ACK.
@@ -171,12 +147,12 @@ func TestDHCPRelayOnLinux(t *testing.T) {
 		if relay.Pid("red") == 0 || relay.Pid("default") != 0 {
 			t.Fatalf("dhcrelay of red %d, of default %d: want red's only", relay.Pid("red"), relay.Pid("default"))
 		}
-		os.Remove(leases)
+		server.CircuitIDs() // those of the restart's lease
 		if out := lease(t); !strings.Contains(out, "obtained from 10.0.2.1") {
-			t.Fatalf("udhcpc in red: %s\ndnsmasq: %s", out, dnsmasqLog.String())
+			t.Fatalf("udhcpc in red: %s\ndnsmasq: %s", out, server.Log())
 		}
-		if got, _ := os.ReadFile(leases); !strings.Contains(string(got), "circuit=fpPort1") {
-			t.Errorf("lease script output %q: want circuit id fpPort1", got)
+		if ids := server.CircuitIDs(); !slices.Equal(ids, []string{"fpPort1"}) {
+			t.Errorf("circuit ids %q in dnsmasq's lease script, want fpPort1", ids)
 		}
 		if st := s.stateOf("DhcpRelayIntf", model.Object{"IntfRef": "fpPort1"}); st["TotalDhcpClientRx"].(float64) < 2 {
 			t.Errorf("DhcpRelayIntfState in red: %v", st)
