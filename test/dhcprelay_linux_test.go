@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -19,7 +20,7 @@ import (
 // fpPort1 to a dnsmasq behind fpPort2: the client gets an address of its
 // subnet, dnsmasq's lease script sees option 82's circuit id fpPort1,
 // state/DhcpRelayIntfs and state/DhcpRelayIntfServers count the exchange,
-// SystemStatus lists the dhcrelay; a server in a VRF that does not exist
+// /metrics exports them, SystemStatus lists the dhcrelay; a server in a VRF that does not exist
 // and a multicast server are 400s.
 func TestDHCPRelayThroughTheBinary(t *testing.T) {
 	if os.Geteuid() != 0 {
@@ -77,6 +78,9 @@ func TestDHCPRelayThroughTheBinary(t *testing.T) {
 	servers := objects(s.listAll(t, "/state/DhcpRelayIntfServers", 100))
 	if len(servers) != 1 || servers[0]["ServerIp"] != "10.0.2.1" || servers[0]["Responses"].(float64) < 2 {
 		t.Errorf("state/DhcpRelayIntfServers: %v", servers)
+	}
+	if !regexp.MustCompile(`(?m)^swmgr_dhcp_relay_client_requests_total\{interface="fpPort1"\} [1-9]`).Match(scrape(t, s)) {
+		t.Error("/metrics: no swmgr_dhcp_relay_client_requests_total of fpPort1 above 0")
 	}
 	found := false
 	for _, d := range s.expect(t, 200, "GET", "/state/SystemStatus", "").object()["FlexDaemons"].([]any) {
