@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -202,7 +203,8 @@ func (o Options) pidFile(vrf string) string {
 
 // Apply makes the relays run c: the dhcrelay of each VRF whose command
 // line changed is started again, one no longer needed is stopped, and the
-// counters are set for c's interfaces and servers. If a relay fails to
+// counters are set for c's interfaces and servers; c as it runs already
+// changes nothing (the counts go on). If a relay fails to
 // start, the previous configuration is applied again.
 func (d *Daemon) Apply(ctx context.Context, c Config) error {
 	if err := c.Validate(); err != nil {
@@ -210,6 +212,10 @@ func (d *Daemon) Apply(ctx context.Context, c Config) error {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if reflect.DeepEqual(c, d.cfg) {
+		// Nothing to restart, and the counters go on.
+		return nil
+	}
 	if err := d.apply(ctx, c); err != nil {
 		if rerr := d.apply(ctx, d.cfg); rerr != nil {
 			return fmt.Errorf("dhcrelay: %w; applying the previous configuration again: %v", err, rerr)

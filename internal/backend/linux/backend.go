@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -505,6 +506,11 @@ func (b *Backend) apply(ctx context.Context, changes []backend.Change, journal b
 			}
 			return err
 		}
+	}
+	// The relay's upstream interfaces are the VRFs' routed interfaces of
+	// the moment: a batch that changes the dataplane sends them again.
+	if b.relay != nil && slices.ContainsFunc(changes, func(c backend.Change) bool { return drivers[c.Kind.Name] != nil }) {
+		b.relayStage(tx)
 	}
 	// The daemons get the batch's changes of their kinds at once.
 	if kind, err := tx.flush(); err != nil {

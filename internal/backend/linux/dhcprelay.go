@@ -21,8 +21,9 @@ import (
 // undo sends the previous one. A VRF's dhcrelay sends every request to
 // all its servers, so the relay interfaces of one VRF must name the same
 // servers. The interfaces the servers' answers may arrive on (dhcrelay's
-// upstream interfaces) are the VRF's other routed interfaces at the time
-// the relay is configured.
+// upstream interfaces) are the VRF's other routed interfaces, read again
+// at every commit that changes the dataplane (backend.go's apply stages
+// the relay then); a dhcrelay is started again only when they changed.
 
 type relayRunner struct {
 	daemon *dhcrelay.Daemon

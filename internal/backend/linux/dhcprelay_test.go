@@ -79,6 +79,13 @@ func TestDHCPRelayOnLinux(t *testing.T) {
 		if len(servers) != 1 || servers[0].Str("ServerIp") != "10.0.2.1" || servers[0].Int("Request") < 2 || servers[0].Int("Responses") < 2 {
 			t.Errorf("DhcpRelayIntfServerState %v: want 10.0.2.1 with 2 requests and 2 answers or more", servers)
 		}
+		// A commit that leaves the relay's interfaces as they are neither
+		// restarts dhcrelay nor resets its counts.
+		pid := relay.Pid("default")
+		s.mustCommit(s.edit(backend.Update, "Port", model.Object{"IntfRef": "fpPort2", "Description": "to the DHCP server"}))
+		if st := s.stateOf("DhcpRelayIntf", model.Object{"IntfRef": "fpPort1"}); relay.Pid("default") != pid || st["TotalDhcpClientRx"].(float64) < 2 {
+			t.Errorf("after a Port change: dhcrelay %d (was %d), %v", relay.Pid("default"), pid, st)
+		}
 	})
 
 	t.Run("bad input changes nothing", func(t *testing.T) {
@@ -141,12 +148,14 @@ func TestDHCPRelayOnLinux(t *testing.T) {
 		s.mustCommit(
 			s.edit(backend.Create, "Vrf", model.Object{"Vrf": "red"}),
 			s.edit(backend.Create, "IPv4Intf", model.Object{"IntfRef": "fpPort1", "IpAddr": "10.0.1.1/24", "Vrf": "red"}),
-			s.edit(backend.Create, "IPv4Intf", model.Object{"IntfRef": "fpPort2", "IpAddr": "10.0.2.254/24", "Vrf": "red"}),
 			s.edit(backend.Create, "DhcpRelayIntf", model.Object{"IntfRef": "fpPort1", "ServerIp": []string{"10.0.2.1"}, "Vrf": "red"}),
 		)
 		if relay.Pid("red") == 0 || relay.Pid("default") != 0 {
 			t.Fatalf("dhcrelay of red %d, of default %d: want red's only", relay.Pid("red"), relay.Pid("default"))
 		}
+		// The servers' side joins red after the relay: its answers arrive
+		// on an interface the relay had not when it started.
+		s.mustCommit(s.edit(backend.Create, "IPv4Intf", model.Object{"IntfRef": "fpPort2", "IpAddr": "10.0.2.254/24", "Vrf": "red"}))
 		server.CircuitIDs() // those of the restart's lease
 		if out := lease(t); !strings.Contains(out, "obtained from 10.0.2.1") {
 			t.Fatalf("udhcpc in red: %s\ndnsmasq: %s", out, server.Log())
