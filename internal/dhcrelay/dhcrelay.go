@@ -155,7 +155,8 @@ type Daemon struct {
 	relays map[string]*relay
 	cfg    Config
 	// noEgress: the kernel has no netfilter egress hook; the answers
-	// relayed to clients are not counted.
+	// relayed to clients and the requests relayed to servers are not
+	// counted.
 	noEgress bool
 }
 
@@ -305,11 +306,14 @@ func (d *Daemon) Pid(vrf string) int {
 	return 0
 }
 
-// The counters live in two tables of the namespace (of each namespace a
-// VRF is made as): the clients' requests in and the servers' traffic at
-// the IP hooks, the answers dhcrelay sends to clients at the interface's
-// egress hook (dhcrelay sends them on a packet socket, which the IP hooks
-// do not see).
+// The counters live in a table of the namespace (of each namespace a VRF
+// is made as), at the interfaces' own hooks (netdev ingress and egress):
+// there each packet passes once, where the IP hooks see a VRF device's
+// packets twice, and dhcrelay's answers to clients, which it sends on a
+// packet socket, pass too (the IP hooks never see them). The clients'
+// requests are counted coming in on their interface and the answers
+// going out on it; a server's requests going out on an upstream
+// interface and its answers coming in on one.
 const counterTable = "swmgr_dhcp_relay"
 
 // Counters are the relays' counts since the configuration last changed.
@@ -318,7 +322,7 @@ type Counters struct {
 	ServerReq, ServerResps map[netip.Addr]int64 // by server
 }
 
-// setCounters replaces the counter tables of every namespace of c (and
+// setCounters replaces the counter table of every namespace of c (and
 // removes those of namespaces no longer used) in one nft run each.
 func (d *Daemon) setCounters(ctx context.Context, c Config) error {
 	byNetns := map[string][]VRF{}
@@ -331,14 +335,14 @@ func (d *Daemon) setCounters(ctx context.Context, c Config) error {
 		}
 	}
 	for netns, vrfs := range byNetns {
-		script := rulesFor(vrfs, !d.noEgress)
-		if err := d.nft(ctx, netns, script); err != nil && !d.noEgress && hasDownstream(vrfs) {
-			// A kernel without the egress hook: count what it can.
+		err := d.nft(ctx, netns, rulesFor(vrfs, !d.noEgress))
+		if err != nil && !d.noEgress && len(vrfs) > 0 {
+			// A kernel without the egress hook: count what comes in.
 			if err2 := d.nft(ctx, netns, rulesFor(vrfs, false)); err2 != nil {
 				return fmt.Errorf("counters: %w", err)
 			}
 			d.noEgress = true
-			d.opts.Log.Warn("dhcrelay: the kernel has no netfilter egress hook: the answers relayed to clients are not counted", "err", err)
+			d.opts.Log.Warn("dhcrelay: the kernel has no netfilter egress hook: the answers relayed to clients and the requests relayed to servers are not counted", "err", err)
 		} else if err != nil {
 			return fmt.Errorf("counters: %w", err)
 		}
@@ -346,56 +350,59 @@ func (d *Daemon) setCounters(ctx context.Context, c Config) error {
 	return nil
 }
 
-func hasDownstream(vrfs []VRF) bool {
-	return slices.ContainsFunc(vrfs, func(v VRF) bool { return len(v.Downstream) > 0 })
-}
-
-// rulesFor is the nft script that replaces the counter tables with those
-// of vrfs (none: the tables are removed). Counters are named by position:
-// rx<i>/tx<i> for the i-th interface, req<j>/resp<j> for the j-th server
-// (counterIndex orders them alike).
+// rulesFor is the nft script that replaces the counter table with that
+// of vrfs (none: the table is removed). Counters are named by position:
+// rx<i>/tx<i> for the i-th clients' interface, req<j>/resp<j> for the j-th
+// server (counterIndex orders them alike); each interface has a chain per
+// hook.
 func rulesFor(vrfs []VRF, egress bool) string {
 	var b strings.Builder
-	for _, fam := range []string{"ip", "netdev"} {
-		fmt.Fprintf(&b, "table %s %s {}\ndelete table %s %s\n", fam, counterTable, fam, counterTable)
-	}
-	devs, servers := counterIndex(vrfs)
+	fmt.Fprintf(&b, "table netdev %s {}\ndelete table netdev %s\n", counterTable, counterTable)
+	devs, ups, servers := counterIndex(vrfs)
 	if len(devs) == 0 {
 		return b.String()
 	}
-	fmt.Fprintf(&b, "table ip %s {\n", counterTable)
+	fmt.Fprintf(&b, "table netdev %s {\n", counterTable)
 	for i := range devs {
-		fmt.Fprintf(&b, "\tcounter rx%d {}\n", i)
+		fmt.Fprintf(&b, "\tcounter rx%d {}\n\tcounter tx%d {}\n", i, i)
 	}
 	for j := range servers {
 		fmt.Fprintf(&b, "\tcounter req%d {}\n\tcounter resp%d {}\n", j, j)
 	}
-	b.WriteString("\tchain in { type filter hook prerouting priority raw;\n")
-	for i, dev := range devs {
-		fmt.Fprintf(&b, "\t\tiifname %q udp dport 67 counter name rx%d\n", dev, i)
-	}
-	for j, s := range servers {
-		fmt.Fprintf(&b, "\t\tip saddr %s udp sport 67 udp dport 67 counter name resp%d\n", s, j)
-	}
-	b.WriteString("\t}\n\tchain out { type filter hook output priority raw;\n")
-	for j, s := range servers {
-		fmt.Fprintf(&b, "\t\tip daddr %s udp dport 67 counter name req%d\n", s, j)
-	}
-	b.WriteString("\t}\n}\n")
-	if egress {
-		fmt.Fprintf(&b, "table netdev %s {\n", counterTable)
-		for i, dev := range devs {
-			fmt.Fprintf(&b, "\tcounter tx%d {}\n\tchain out%d { type filter hook egress device %q priority 0; udp sport 67 udp dport 68 counter name tx%d; }\n", i, i, dev, i)
+	chain := func(name, hook, dev string, rules []string) {
+		fmt.Fprintf(&b, "\tchain %s { type filter hook %s device %q priority 0;\n", name, hook, dev)
+		for _, r := range rules {
+			fmt.Fprintf(&b, "\t\t%s\n", r)
 		}
-		b.WriteString("}\n")
+		b.WriteString("\t}\n")
 	}
+	for i, dev := range devs {
+		chain(fmt.Sprintf("d%din", i), "ingress", dev, []string{fmt.Sprintf("udp dport 67 counter name rx%d", i)})
+		if egress {
+			chain(fmt.Sprintf("d%dout", i), "egress", dev, []string{fmt.Sprintf("udp sport 67 udp dport 68 counter name tx%d", i)})
+		}
+	}
+	var in, out []string
+	for j, s := range servers {
+		in = append(in, fmt.Sprintf("ip saddr %s udp sport 67 udp dport 67 counter name resp%d", s, j))
+		out = append(out, fmt.Sprintf("ip daddr %s udp dport 67 counter name req%d", s, j))
+	}
+	for k, dev := range ups {
+		chain(fmt.Sprintf("u%din", k), "ingress", dev, in)
+		if egress {
+			chain(fmt.Sprintf("u%dout", k), "egress", dev, out)
+		}
+	}
+	b.WriteString("}\n")
 	return b.String()
 }
 
-// counterIndex orders vrfs' interfaces and servers (servers once each).
-func counterIndex(vrfs []VRF) (devs []string, servers []netip.Addr) {
+// counterIndex orders vrfs' clients' interfaces, upstream interfaces and
+// servers (each once).
+func counterIndex(vrfs []VRF) (devs, ups []string, servers []netip.Addr) {
 	for _, v := range vrfs {
 		devs = append(devs, v.Downstream...)
+		ups = append(ups, v.Upstream...)
 		for _, s := range v.Servers {
 			if !slices.Contains(servers, s) {
 				servers = append(servers, s)
@@ -403,8 +410,10 @@ func counterIndex(vrfs []VRF) (devs []string, servers []netip.Addr) {
 		}
 	}
 	slices.Sort(devs)
+	slices.Sort(ups)
+	ups = slices.Compact(ups)
 	slices.SortFunc(servers, func(a, b netip.Addr) int { return a.Compare(b) })
-	return devs, servers
+	return devs, ups, servers
 }
 
 // Counters reads the relays' counts.
@@ -428,21 +437,21 @@ func (d *Daemon) Counters(ctx context.Context) (Counters, error) {
 		if err != nil {
 			return Counters{}, err
 		}
-		devs, servers := counterIndex(vrfs)
+		devs, _, servers := counterIndex(vrfs)
 		for i, dev := range devs {
-			out.ClientRx[dev] += got["ip rx"+strconv.Itoa(i)]
-			out.ClientTx[dev] += got["netdev tx"+strconv.Itoa(i)]
+			out.ClientRx[dev] += got["rx"+strconv.Itoa(i)]
+			out.ClientTx[dev] += got["tx"+strconv.Itoa(i)]
 		}
 		for j, s := range servers {
-			out.ServerReq[s] += got["ip req"+strconv.Itoa(j)]
-			out.ServerResps[s] += got["ip resp"+strconv.Itoa(j)]
+			out.ServerReq[s] += got["req"+strconv.Itoa(j)]
+			out.ServerResps[s] += got["resp"+strconv.Itoa(j)]
 		}
 	}
 	return out, nil
 }
 
 // parseCounters reads `nft -j list counters`: the packets of the counters
-// of swmgr's tables, by "<family> <name>".
+// of swmgr's table, by name.
 func parseCounters(raw []byte) (map[string]int64, error) {
 	var doc struct {
 		Nftables []struct {
@@ -457,8 +466,8 @@ func parseCounters(raw []byte) (map[string]int64, error) {
 	}
 	out := map[string]int64{}
 	for _, e := range doc.Nftables {
-		if e.Counter != nil && e.Counter.Table == counterTable {
-			out[e.Counter.Family+" "+e.Counter.Name] = e.Counter.Packets
+		if e.Counter != nil && e.Counter.Family == "netdev" && e.Counter.Table == counterTable {
+			out[e.Counter.Name] = e.Counter.Packets
 		}
 	}
 	return out, nil

@@ -73,16 +73,26 @@ func TestArgv(t *testing.T) {
 	}
 }
 
-// TestCountersRoundTrip: the counters rulesFor declares are those Counters
-// reads back from nft's JSON, by interface and server.
+// TestCountersRoundTrip: the counters rulesFor declares, at the clients'
+// and the upstream interfaces' own hooks, are those Counters reads back
+// from nft's JSON, by interface and server.
 func TestCountersRoundTrip(t *testing.T) {
-	vrfs := []VRF{{Downstream: []string{"fpPort2", "fpPort1"}, Servers: addrs("10.0.2.9", "10.0.2.1")}}
+	vrfs := []VRF{{Downstream: []string{"fpPort2", "fpPort1"}, Upstream: []string{"fpPort3"}, Servers: addrs("10.0.2.9", "10.0.2.1")},
+		{Downstream: []string{"vlan10"}, Upstream: []string{"fpPort3"}, Servers: addrs("10.0.2.9")}}
 	script := rulesFor(vrfs, true)
-	for _, want := range []string{`iifname "fpPort1" udp dport 67 counter name rx0`, `ip daddr 10.0.2.1 udp dport 67 counter name req0`,
-		`ip saddr 10.0.2.9 udp sport 67 udp dport 67 counter name resp1`, `hook egress device "fpPort2"`, "delete table netdev swmgr_dhcp_relay"} {
+	for _, want := range []string{
+		"chain d0in { type filter hook ingress device \"fpPort1\" priority 0;\n\t\tudp dport 67 counter name rx0\n",
+		"chain d1out { type filter hook egress device \"fpPort2\" priority 0;\n\t\tudp sport 67 udp dport 68 counter name tx1\n",
+		"chain u0out { type filter hook egress device \"fpPort3\" priority 0;\n\t\tip daddr 10.0.2.1 udp dport 67 counter name req0\n\t\tip daddr 10.0.2.9 udp dport 67 counter name req1\n",
+		"chain u0in { type filter hook ingress device \"fpPort3\" priority 0;\n\t\tip saddr 10.0.2.1 udp sport 67 udp dport 67 counter name resp0\n",
+		"delete table netdev swmgr_dhcp_relay",
+	} {
 		if !strings.Contains(script, want) {
 			t.Errorf("rules lack %q:\n%s", want, script)
 		}
+	}
+	if strings.Count(script, "device \"fpPort3\"") != 2 {
+		t.Errorf("an upstream interface of two VRFs has not one chain per hook:\n%s", script)
 	}
 	if strings.Contains(rulesFor(vrfs, false), "egress") {
 		t.Error("rules without the egress hook use it")
@@ -91,19 +101,20 @@ func TestCountersRoundTrip(t *testing.T) {
 		t.Errorf("no relay, yet counters:\n%s", got)
 	}
 	raw := []byte(`{"nftables": [{"metainfo": {"version": "1.0.6"}},
-		{"counter": {"family": "ip", "name": "rx1", "table": "swmgr_dhcp_relay", "packets": 4, "bytes": 1}},
+		{"counter": {"family": "netdev", "name": "rx1", "table": "swmgr_dhcp_relay", "packets": 4, "bytes": 1}},
 		{"counter": {"family": "netdev", "name": "tx1", "table": "swmgr_dhcp_relay", "packets": 3, "bytes": 1}},
-		{"counter": {"family": "ip", "name": "req1", "table": "swmgr_dhcp_relay", "packets": 2, "bytes": 1}},
-		{"counter": {"family": "ip", "name": "rx1", "table": "someone_else", "packets": 99, "bytes": 1}}]}`)
+		{"counter": {"family": "netdev", "name": "req1", "table": "swmgr_dhcp_relay", "packets": 2, "bytes": 1}},
+		{"counter": {"family": "ip", "name": "rx1", "table": "swmgr_dhcp_relay", "packets": 98, "bytes": 1}},
+		{"counter": {"family": "netdev", "name": "rx1", "table": "someone_else", "packets": 99, "bytes": 1}}]}`)
 	got, err := parseCounters(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
-	devs, servers := counterIndex(vrfs)
-	if devs[1] != "fpPort2" || servers[1] != netip.MustParseAddr("10.0.2.9") {
-		t.Fatalf("index %v %v", devs, servers)
+	devs, ups, servers := counterIndex(vrfs)
+	if !slices.Equal(devs, []string{"fpPort1", "fpPort2", "vlan10"}) || !slices.Equal(ups, []string{"fpPort3"}) || servers[1] != netip.MustParseAddr("10.0.2.9") {
+		t.Fatalf("index %v %v %v", devs, ups, servers)
 	}
-	if got["ip rx1"] != 4 || got["netdev tx1"] != 3 || got["ip req1"] != 2 || len(got) != 3 {
+	if got["rx1"] != 4 || got["tx1"] != 3 || got["req1"] != 2 || len(got) != 3 {
 		t.Errorf("counters %v", got)
 	}
 }
