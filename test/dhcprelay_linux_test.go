@@ -19,7 +19,8 @@ import (
 // dhcrelay, configured through REST, relays a client's DHCP behind
 // fpPort1 to a dnsmasq behind fpPort2: the client gets an address of its
 // subnet, dnsmasq's lease script sees option 82's circuit id fpPort1,
-// state/DhcpRelayIntfs and state/DhcpRelayIntfServers count the exchange,
+// state/DhcpRelayIntfs, state/DhcpRelayIntfServers and
+// state/DhcpRelayHostDhcps count the exchange,
 // /metrics exports them, SystemStatus lists the dhcrelay; a server in a VRF that does not exist
 // and a multicast server are 400s.
 func TestDHCPRelayThroughTheBinary(t *testing.T) {
@@ -74,6 +75,9 @@ func TestDHCPRelayThroughTheBinary(t *testing.T) {
 	st := s.expect(t, 200, "GET", "/state/DhcpRelayIntf", `{"IntfRef":"fpPort1"}`).object()
 	if n, _ := st["TotalDhcpClientRx"].(float64); n < 2 {
 		t.Errorf("state/DhcpRelayIntf fpPort1: %v, want 2 requests or more", st)
+	}
+	if hosts := objects(s.listAll(t, "/state/DhcpRelayHostDhcps", 100)); len(hosts) != 1 || hosts[0]["IntfRef"] != "fpPort1" || hosts[0]["ClientResponses"].(float64) < 2 {
+		t.Errorf("state/DhcpRelayHostDhcps: %v", hosts)
 	}
 	servers := objects(s.listAll(t, "/state/DhcpRelayIntfServers", 100))
 	if len(servers) != 1 || servers[0]["ServerIp"] != "10.0.2.1" || servers[0]["Responses"].(float64) < 2 {

@@ -320,7 +320,26 @@ const counterTable = "swmgr_dhcp_relay"
 type Counters struct {
 	ClientRx, ClientTx     map[string]int64     // by clients' interface
 	ServerReq, ServerResps map[netip.Addr]int64 // by server
+	Hosts                  []Host               // by interface, then MAC
 }
+
+// Host is what one client (by the hardware address in its requests)
+// exchanged through the relay on one interface.
+type Host struct {
+	Netdev   string // the clients' interface
+	MAC      string // chaddr: 02:00:00:00:00:01
+	Requests int64  // requests received from it
+	Replies  int64  // answers relayed to it
+}
+
+// chaddrBits is where a DHCP message's client hardware address is, from
+// the UDP header on (8 bytes of UDP header, then 28 bytes of the message
+// before chaddr), and how long an Ethernet address is, in bits.
+const chaddrBits, macBits = (8 + 28) * 8, 48
+
+// maxHosts bounds the clients counted per interface; a client not heard
+// for a day is forgotten.
+const maxHosts = 4096
 
 // setCounters replaces the counter table of every namespace of c (and
 // removes those of namespaces no longer used) in one nft run each.
@@ -365,6 +384,9 @@ func rulesFor(vrfs []VRF, egress bool) string {
 	fmt.Fprintf(&b, "table netdev %s {\n", counterTable)
 	for i := range devs {
 		fmt.Fprintf(&b, "\tcounter rx%d {}\n\tcounter tx%d {}\n", i, i)
+		for _, set := range []string{"rx", "tx"} {
+			fmt.Fprintf(&b, "\tset h%d%s { typeof @th,%d,%d; flags dynamic,timeout; timeout 1d; size %d; counter; }\n", i, set, chaddrBits, macBits, maxHosts)
+		}
 	}
 	for j := range servers {
 		fmt.Fprintf(&b, "\tcounter req%d {}\n\tcounter resp%d {}\n", j, j)
@@ -377,9 +399,11 @@ func rulesFor(vrfs []VRF, egress bool) string {
 		b.WriteString("\t}\n")
 	}
 	for i, dev := range devs {
-		chain(fmt.Sprintf("d%din", i), "ingress", dev, []string{fmt.Sprintf("udp dport 67 counter name rx%d", i)})
+		// The interface's count first: a full set of clients stops the
+		// rule at its update.
+		chain(fmt.Sprintf("d%din", i), "ingress", dev, []string{fmt.Sprintf("udp dport 67 counter name rx%d update @h%drx { @th,%d,%d }", i, i, chaddrBits, macBits)})
 		if egress {
-			chain(fmt.Sprintf("d%dout", i), "egress", dev, []string{fmt.Sprintf("udp sport 67 udp dport 68 counter name tx%d", i)})
+			chain(fmt.Sprintf("d%dout", i), "egress", dev, []string{fmt.Sprintf("udp sport 67 udp dport 68 counter name tx%d update @h%dtx { @th,%d,%d }", i, i, chaddrBits, macBits)})
 		}
 	}
 	var in, out []string
@@ -429,48 +453,89 @@ func (d *Daemon) Counters(ctx context.Context) (Counters, error) {
 		}
 	}
 	for netns, vrfs := range byNetns {
-		raw, err := d.nftOutput(ctx, netns, "-j", "list", "counters")
+		raw, err := d.nftOutput(ctx, netns, "-j", "list", "table", "netdev", counterTable)
 		if err != nil {
 			return Counters{}, fmt.Errorf("dhcrelay: counters: %w", err)
 		}
-		got, err := parseCounters(raw)
+		got, err := parseTable(raw)
 		if err != nil {
 			return Counters{}, err
 		}
 		devs, _, servers := counterIndex(vrfs)
 		for i, dev := range devs {
-			out.ClientRx[dev] += got["rx"+strconv.Itoa(i)]
-			out.ClientTx[dev] += got["tx"+strconv.Itoa(i)]
+			n := strconv.Itoa(i)
+			out.ClientRx[dev] += got.counters["rx"+n]
+			out.ClientTx[dev] += got.counters["tx"+n]
+			rx, tx := got.sets["h"+n+"rx"], got.sets["h"+n+"tx"]
+			for _, mac := range slices.Sorted(maps.Keys(rx)) {
+				out.Hosts = append(out.Hosts, Host{Netdev: dev, MAC: mac, Requests: rx[mac], Replies: tx[mac]})
+			}
 		}
 		for j, s := range servers {
-			out.ServerReq[s] += got["req"+strconv.Itoa(j)]
-			out.ServerResps[s] += got["resp"+strconv.Itoa(j)]
+			out.ServerReq[s] += got.counters["req"+strconv.Itoa(j)]
+			out.ServerResps[s] += got.counters["resp"+strconv.Itoa(j)]
+		}
+	}
+	slices.SortFunc(out.Hosts, func(a, b Host) int { return strings.Compare(a.Netdev+" "+a.MAC, b.Netdev+" "+b.MAC) })
+	return out, nil
+}
+
+// table is what the counter table counted: each counter's packets by
+// name, and each set's elements' packets by set and MAC address.
+type table struct {
+	counters map[string]int64
+	sets     map[string]map[string]int64
+}
+
+// parseTable reads `nft -j list table netdev swmgr_dhcp_relay`.
+func parseTable(raw []byte) (table, error) {
+	var doc struct {
+		Nftables []struct {
+			Counter *struct {
+				Name, Table string
+				Packets     int64
+			} `json:"counter"`
+			Set *struct {
+				Name, Table string
+				Elem        []struct {
+					Elem struct {
+						Val     uint64
+						Counter struct{ Packets int64 }
+					}
+				}
+			} `json:"set"`
+		} `json:"nftables"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return table{}, fmt.Errorf("dhcrelay: nft's counters: %w", err)
+	}
+	out := table{counters: map[string]int64{}, sets: map[string]map[string]int64{}}
+	for _, e := range doc.Nftables {
+		if c := e.Counter; c != nil && c.Table == counterTable {
+			out.counters[c.Name] = c.Packets
+		}
+		if set := e.Set; set != nil && set.Table == counterTable {
+			m := map[string]int64{}
+			for _, el := range set.Elem {
+				m[macOf(el.Elem.Val)] = el.Elem.Counter.Packets
+			}
+			out.sets[set.Name] = m
 		}
 	}
 	return out, nil
 }
 
-// parseCounters reads `nft -j list counters`: the packets of the counters
-// of swmgr's table, by name.
-func parseCounters(raw []byte) (map[string]int64, error) {
-	var doc struct {
-		Nftables []struct {
-			Counter *struct {
-				Family, Name, Table string
-				Packets             int64
-			} `json:"counter"`
-		} `json:"nftables"`
-	}
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		return nil, fmt.Errorf("dhcrelay: nft's counters: %w", err)
-	}
-	out := map[string]int64{}
-	for _, e := range doc.Nftables {
-		if e.Counter != nil && e.Counter.Family == "netdev" && e.Counter.Table == counterTable {
-			out[e.Counter.Name] = e.Counter.Packets
+// macOf is a 48-bit address, as nft shows a raw payload key, in colon
+// form.
+func macOf(v uint64) string {
+	var b strings.Builder
+	for i := 5; i >= 0; i-- {
+		fmt.Fprintf(&b, "%02x", byte(v>>(8*i)))
+		if i > 0 {
+			b.WriteByte(':')
 		}
 	}
-	return out, nil
+	return b.String()
 }
 
 // nftCommand runs nft in netns ("": the default VRF's namespace).

@@ -81,8 +81,8 @@ func TestCountersRoundTrip(t *testing.T) {
 		{Downstream: []string{"vlan10"}, Upstream: []string{"fpPort3"}, Servers: addrs("10.0.2.9")}}
 	script := rulesFor(vrfs, true)
 	for _, want := range []string{
-		"chain d0in { type filter hook ingress device \"fpPort1\" priority 0;\n\t\tudp dport 67 counter name rx0\n",
-		"chain d1out { type filter hook egress device \"fpPort2\" priority 0;\n\t\tudp sport 67 udp dport 68 counter name tx1\n",
+		"chain d0in { type filter hook ingress device \"fpPort1\" priority 0;\n\t\tudp dport 67 counter name rx0 update",
+		"chain d1out { type filter hook egress device \"fpPort2\" priority 0;\n\t\tudp sport 67 udp dport 68 counter name tx1 update",
 		"chain u0out { type filter hook egress device \"fpPort3\" priority 0;\n\t\tip daddr 10.0.2.1 udp dport 67 counter name req0\n\t\tip daddr 10.0.2.9 udp dport 67 counter name req1\n",
 		"chain u0in { type filter hook ingress device \"fpPort3\" priority 0;\n\t\tip saddr 10.0.2.1 udp sport 67 udp dport 67 counter name resp0\n",
 		"delete table netdev swmgr_dhcp_relay",
@@ -100,13 +100,24 @@ func TestCountersRoundTrip(t *testing.T) {
 	if got := rulesFor(nil, true); strings.Contains(got, "counter") {
 		t.Errorf("no relay, yet counters:\n%s", got)
 	}
+	for _, want := range []string{"set h0rx { typeof @th,288,48; flags dynamic,timeout; timeout 1d; size 4096; counter; }",
+		"udp dport 67 counter name rx0 update @h0rx { @th,288,48 }", "udp sport 67 udp dport 68 counter name tx1 update @h1tx { @th,288,48 }"} {
+		if !strings.Contains(script, want) {
+			t.Errorf("rules lack %q:\n%s", want, script)
+		}
+	}
+	// What nft 1.0.6 lists of such a table (trimmed), for client
+	// 02:00:5e:10:00:01 (2200601362433) on fpPort2.
 	raw := []byte(`{"nftables": [{"metainfo": {"version": "1.0.6"}},
-		{"counter": {"family": "netdev", "name": "rx1", "table": "swmgr_dhcp_relay", "packets": 4, "bytes": 1}},
-		{"counter": {"family": "netdev", "name": "tx1", "table": "swmgr_dhcp_relay", "packets": 3, "bytes": 1}},
-		{"counter": {"family": "netdev", "name": "req1", "table": "swmgr_dhcp_relay", "packets": 2, "bytes": 1}},
-		{"counter": {"family": "ip", "name": "rx1", "table": "swmgr_dhcp_relay", "packets": 98, "bytes": 1}},
-		{"counter": {"family": "netdev", "name": "rx1", "table": "someone_else", "packets": 99, "bytes": 1}}]}`)
-	got, err := parseCounters(raw)
+		{"table": {"family": "netdev", "name": "swmgr_dhcp_relay", "handle": 1}},
+		{"counter": {"family": "netdev", "name": "rx1", "table": "swmgr_dhcp_relay", "handle": 2, "packets": 4, "bytes": 1}},
+		{"counter": {"family": "netdev", "name": "tx1", "table": "swmgr_dhcp_relay", "handle": 3, "packets": 3, "bytes": 1}},
+		{"counter": {"family": "netdev", "name": "req1", "table": "swmgr_dhcp_relay", "handle": 4, "packets": 2, "bytes": 1}},
+		{"set": {"family": "netdev", "name": "h1rx", "table": "swmgr_dhcp_relay", "type": "integer", "handle": 5, "size": 4096, "flags": ["timeout", "dynamic"], "timeout": 86400,
+			"elem": [{"elem": {"val": 2200601362433, "timeout": 86400, "expires": 86390, "counter": {"packets": 4, "bytes": 1312}}}], "stmt": [{"counter": null}]}},
+		{"set": {"family": "netdev", "name": "h1tx", "table": "swmgr_dhcp_relay", "type": "integer", "handle": 6, "size": 4096, "flags": ["timeout", "dynamic"], "timeout": 86400,
+			"elem": [{"elem": {"val": 2200601362433, "timeout": 86400, "expires": 86390, "counter": {"packets": 3, "bytes": 1000}}}], "stmt": [{"counter": null}]}}]}`)
+	got, err := parseTable(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,8 +125,11 @@ func TestCountersRoundTrip(t *testing.T) {
 	if !slices.Equal(devs, []string{"fpPort1", "fpPort2", "vlan10"}) || !slices.Equal(ups, []string{"fpPort3"}) || servers[1] != netip.MustParseAddr("10.0.2.9") {
 		t.Fatalf("index %v %v %v", devs, ups, servers)
 	}
-	if got["rx1"] != 4 || got["tx1"] != 3 || got["req1"] != 2 || len(got) != 3 {
-		t.Errorf("counters %v", got)
+	if got.counters["rx1"] != 4 || got.counters["tx1"] != 3 || got.counters["req1"] != 2 || len(got.counters) != 3 {
+		t.Errorf("counters %v", got.counters)
+	}
+	if got.sets["h1rx"]["02:00:5e:10:00:01"] != 4 || got.sets["h1tx"]["02:00:5e:10:00:01"] != 3 {
+		t.Errorf("clients %v", got.sets)
 	}
 }
 
@@ -183,6 +197,18 @@ func TestStartEndsAStaleDhcrelay(t *testing.T) {
 	}
 	if c, err := d.Counters(context.Background()); err != nil || len(c.ClientRx) != 1 {
 		t.Fatalf("counters %+v: %v", c, err)
+	}
+	// A client's DISCOVER on down0, as nft counts it (the relay drops it:
+	// its server is not reachable here).
+	if out, err := exec.Command("ip", "netns", "exec", ns, "/bin/busybox", "udhcpc", "-i", "up0", "-n", "-q", "-t", "1", "-T", "1", "-s", "/bin/true").CombinedOutput(); err == nil {
+		t.Fatalf("udhcpc got a lease: %s", out)
+	}
+	c, err := d.Counters(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ClientRx["down0"] < 1 || len(c.Hosts) != 1 || c.Hosts[0].Netdev != "down0" || c.Hosts[0].Requests != c.ClientRx["down0"] {
+		t.Errorf("after a DISCOVER: %+v", c)
 	}
 	d.Stop()
 	if syscall.Kill(pid, 0) == nil {

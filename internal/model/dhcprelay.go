@@ -64,6 +64,18 @@ func dhcpRelayKinds() []*Kind {
 				{Name: "Responses", Type: Int, Doc: "answers received from the server (likewise)"},
 			},
 		},
+		{
+			Name: "DhcpRelayHostDhcpState", Class: State, Source: SourceBackend,
+			Doc: "A DHCP client the relay heard on a DhcpRelayIntf's interface (by the hardware address in its requests) and what was relayed for it, since the relay's configuration last changed; a client not heard for a day is forgotten. FlexSwitch's per-message fields (offered and accepted addresses, time stamps) are not declared: dhcrelay does not report them.",
+			CLI: &CLICommand{Words: []string{"dhcp_relay", "hosts"},
+				Brief: []string{"MacAddr:Client", "IntfRef:Interface", "ClientRequests:Requests", "ClientResponses:Answers"}},
+			Fields: []*Field{
+				{Name: "MacAddr", Type: String, Key: true, Doc: "the client's hardware address (chaddr)"},
+				{Name: "IntfRef", Type: String, Key: true, Doc: "the interface it was heard on"},
+				{Name: "ClientRequests", Type: Int, Doc: "its requests received (each relayed to every server of the interface)"},
+				{Name: "ClientResponses", Type: Int, Doc: "the servers' answers relayed to it"},
+			},
+		},
 	}
 }
 

@@ -253,6 +253,7 @@ func (b *Backend) DaemonDrivers() map[string]*backend.Driver {
 	out := b.wrap(b.daemonDrivers)
 	if b.relay != nil {
 		out["DhcpRelayIntfServerState"] = &backend.Driver{List: b.relayServers}
+		out["DhcpRelayHostDhcpState"] = &backend.Driver{List: b.relayHosts}
 	}
 	return out
 }

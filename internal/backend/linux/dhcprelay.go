@@ -254,6 +254,31 @@ func (b *Backend) relayServers(context.Context) ([]model.Object, error) {
 	return out, nil
 }
 
+// relayHosts lists DhcpRelayHostDhcpState: the clients the relays heard,
+// by interface.
+func (b *Backend) relayHosts(context.Context) ([]model.Object, error) {
+	b.relay.mu.Lock()
+	refs := slices.Collect(maps.Keys(b.relay.applied.intfs))
+	b.relay.mu.Unlock()
+	c, err := b.relay.counters()
+	if err != nil {
+		return nil, err
+	}
+	refOf := map[string]string{} // netdev -> IntfRef
+	for _, ref := range refs {
+		if dev, _, err := b.netdevOf(ref); err == nil {
+			refOf[dev] = ref
+		}
+	}
+	out := []model.Object{}
+	for _, h := range c.Hosts {
+		if ref, ok := refOf[h.Netdev]; ok {
+			out = append(out, model.Object{"MacAddr": h.MAC, "IntfRef": ref, "ClientRequests": h.Requests, "ClientResponses": h.Replies})
+		}
+	}
+	return out, nil
+}
+
 // DHCPRelay is the relays' daemon (nil when DHCP relay is not dhcrelay's).
 func (b *Backend) DHCPRelay() *dhcrelay.Daemon {
 	if b.relay == nil {

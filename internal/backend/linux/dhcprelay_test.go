@@ -65,7 +65,19 @@ func TestDHCPRelayOnLinux(t *testing.T) {
 		if ids := server.CircuitIDs(); !slices.Equal(ids, []string{"fpPort1"}) {
 			t.Errorf("circuit ids %q in dnsmasq's lease script, want fpPort1; dnsmasq: %s", ids, server.Log())
 		}
-		relayedOnce(t, s.stateOf("DhcpRelayIntf", model.Object{"IntfRef": "fpPort1"}))
+		st := s.stateOf("DhcpRelayIntf", model.Object{"IntfRef": "fpPort1"})
+		relayedOnce(t, st)
+		// The client, by its hardware address: all of the interface's
+		// requests and answers are its own.
+		mac := strings.Fields(l.host(1, "cat", "/sys/class/net/eth0/address"))[0]
+		hosts, err := s.be.relayHosts(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hosts) != 1 || hosts[0].Str("MacAddr") != mac || hosts[0].Str("IntfRef") != "fpPort1" ||
+			float64(hosts[0].Int("ClientRequests")) != st["TotalDhcpClientRx"] || float64(hosts[0].Int("ClientResponses")) != st["TotalDhcpClientTx"] {
+			t.Errorf("DhcpRelayHostDhcpState %v: want client %s on fpPort1 with the interface's counts %v", hosts, mac, st)
+		}
 		servers, err := s.be.relayServers(context.Background())
 		if err != nil {
 			t.Fatal(err)

@@ -207,6 +207,8 @@ func (s *Sim) DaemonDrivers() map[string]*backend.Driver {
 		"DhcpRelayGlobal":          {Apply: s.record},
 		"DhcpRelayIntf":            {Apply: s.record, Replay: true},
 		"DhcpRelayIntfServerState": {List: s.relayServers},
+		// No client sends the simulated switch a request.
+		"DhcpRelayHostDhcpState": {List: noNeighbors},
 	}
 	for _, name := range compatStateKinds {
 		if ds[name] != nil {
