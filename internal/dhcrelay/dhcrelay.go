@@ -205,8 +205,8 @@ func (o Options) pidFile(vrf string) string {
 // Apply makes the relays run c: the dhcrelay of each VRF whose command
 // line changed is started again, one no longer needed is stopped, and the
 // counters are set for c's interfaces and servers; c as it runs already
-// changes nothing (the counts go on). If a relay fails to
-// start, the previous configuration is applied again.
+// changes nothing (the counts go on). If a relay fails to start, the
+// previous configuration is applied again.
 func (d *Daemon) Apply(ctx context.Context, c Config) error {
 	if err := c.Validate(); err != nil {
 		return fmt.Errorf("dhcrelay: %w", err)
