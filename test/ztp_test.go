@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -34,6 +35,7 @@ import (
 type ztpLab struct {
 	swNS, srvNS string
 	swIf        string
+	srvIf       string // the server's interface dnsmasq serves
 	srvAddr     string // the server's address on the link
 	base        string // http://srvAddr:port
 	files       map[string][]byte
@@ -56,7 +58,7 @@ func newZTPLab(t *testing.T) *ztpLab {
 	testneed.Program(t, "dnsmasq-base", "dnsmasq", "/usr/sbin/dnsmasq")
 	n := int(ztpLabs.Add(1)) + os.Getpid()%100*10
 	l := &ztpLab{swNS: fmt.Sprintf("ztpsw%d", n), srvNS: fmt.Sprintf("ztpsrv%d", n), swIf: "mgmt0",
-		srvAddr: fmt.Sprintf("10.%d.%d.1", 100+n/250%100, n%250), files: map[string][]byte{}}
+		srvIf: "prov0", srvAddr: fmt.Sprintf("10.%d.%d.1", 100+n/250%100, n%250), files: map[string][]byte{}}
 	run := func(args ...string) {
 		t.Helper()
 		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
@@ -72,7 +74,14 @@ func newZTPLab(t *testing.T) *ztpLab {
 	run("-n", l.srvNS, "addr", "add", l.srvAddr+"/24", "dev", "prov0")
 	run("-n", l.srvNS, "link", "set", "prov0", "up")
 	run("-n", l.swNS, "link", "set", l.swIf, "up")
+	l.serveHTTP(t)
+	return l
+}
 
+// serveHTTP makes the signing key and starts the test's HTTP server on
+// the server's address.
+func (l *ztpLab) serveHTTP(t *testing.T) {
+	t.Helper()
 	pub, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		t.Fatal(err)
@@ -105,7 +114,6 @@ func newZTPLab(t *testing.T) *ztpLab {
 	})}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
-	return l
 }
 
 // serve puts data at path, with its signature at path.sig.
@@ -121,7 +129,7 @@ func (l *ztpLab) dhcp(t *testing.T, options ...string) {
 	dir := t.TempDir()
 	prefix := l.srvAddr[:strings.LastIndex(l.srvAddr, ".")]
 	args := []string{"netns", "exec", l.srvNS, "dnsmasq", "--no-daemon", "--conf-file=/dev/null", "--port=0",
-		"--interface=prov0", "--bind-interfaces", "--dhcp-authoritative", "--log-dhcp",
+		"--interface=" + l.srvIf, "--bind-interfaces", "--dhcp-authoritative", "--log-dhcp",
 		"--dhcp-range=" + prefix + ".10," + prefix + ".200,255.255.255.0,1h",
 		"--dhcp-leasefile=" + filepath.Join(dir, "leases"), "--pid-file=" + filepath.Join(dir, "pid")}
 	for _, o := range options {
@@ -152,11 +160,17 @@ type ztpSwitch struct {
 
 func (l *ztpLab) start(t *testing.T, dir string, extra ...string) *ztpSwitch {
 	t.Helper()
+	return l.startIn(t, l.swNS, dir, extra...)
+}
+
+// startIn is start in the switch namespace ns.
+func (l *ztpLab) startIn(t *testing.T, ns, dir string, extra ...string) *ztpSwitch {
+	t.Helper()
 	if dir == "" {
 		dir = t.TempDir()
 	}
 	sock := filepath.Join(dir, "swmgr.sock")
-	args := append([]string{"netns", "exec", l.swNS, swmgrBin, "serve", "--data-dir", dir, "--http", "", "--https", "", "--socket", sock,
+	args := append([]string{"netns", "exec", ns, swmgrBin, "serve", "--data-dir", dir, "--http", "", "--https", "", "--socket", sock,
 		"--ztp", "--ztp-interface", l.swIf, "--access-log=false"}, extra...)
 	s := &server{dir: dir, logs: &syncBuffer{}, done: make(chan struct{})}
 	s.cmd = exec.Command("ip", args...)
@@ -430,4 +444,75 @@ func TestZTPScript(t *testing.T) {
 			}
 		}
 	})
+}
+
+// newZTPFleetLab is a management network of n switches: the server's
+// namespace with a bridge (dnsmasq and the HTTP server on it) and a
+// namespace per switch, joined to the bridge by its management veth.
+func newZTPFleetLab(t *testing.T, n int) (*ztpLab, []string) {
+	t.Helper()
+	l := newZTPLab(t) // its own switch namespace stays unused
+	run := func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
+			t.Fatalf("ip %s: %v %s", strings.Join(args, " "), err, out)
+		}
+	}
+	run("-n", l.srvNS, "addr", "del", l.srvAddr+"/24", "dev", "prov0")
+	run("-n", l.srvNS, "link", "add", "br0", "type", "bridge")
+	run("-n", l.srvNS, "link", "set", "prov0", "master", "br0")
+	run("-n", l.srvNS, "addr", "add", l.srvAddr+"/24", "dev", "br0")
+	run("-n", l.srvNS, "link", "set", "br0", "up")
+	l.srvIf = "br0"
+	var names []string
+	for i := range n {
+		ns := fmt.Sprintf("%sf%d", l.swNS, i)
+		run("netns", "add", ns)
+		t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
+		run("-n", ns, "link", "set", "lo", "up")
+		run("-n", ns, "link", "add", l.swIf, "type", "veth", "peer", "name", fmt.Sprintf("sw%d", i), "netns", l.srvNS)
+		run("-n", l.srvNS, "link", "set", fmt.Sprintf("sw%d", i), "master", "br0")
+		run("-n", l.srvNS, "link", "set", fmt.Sprintf("sw%d", i), "up")
+		run("-n", ns, "link", "set", l.swIf, "up")
+		names = append(names, ns)
+	}
+	return l, names
+}
+
+// TestZTPProvisionsTwentyAtOnce: 20 fresh swmgr started at once on one
+// management network, one dnsmasq and one HTTP server: each gets its
+// lease, fetches and verifies the signed document, applies it as one
+// confirmed commit and confirms it by the health check. The total time,
+// from the starts to the last confirmation, is logged (goal: under 60 s
+// on this machine).
+func TestZTPProvisionsTwentyAtOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts 20 swmgr")
+	}
+	const n = 20
+	l, namespaces := newZTPFleetLab(t, n)
+	l.serve("/switch.json", ztpDocument(42))
+	l.dhcp(t, "67,"+l.base+"/switch.json")
+	begin := time.Now()
+	switches := make([]*ztpSwitch, n)
+	for i, ns := range namespaces {
+		switches[i] = l.startIn(t, ns, "", "--ztp-key", l.keyFile, "--ztp-health-url", l.base+"/health", "--ztp-confirm-wait", "60s")
+	}
+	var slowest time.Duration
+	var offerToConfirm []time.Duration
+	for _, sw := range switches {
+		st := sw.await(t, "done", 120*time.Second, phaseIs("done"))
+		if st["Verified"] != "signature" || st["LastError"] != "" {
+			t.Errorf("%s: state %v", sw.dir, st)
+		}
+		if got := sw.vlans(t); len(got) != 1 || got[0] != 42 {
+			t.Errorf("%s: VLANs %v, want [42]", sw.dir, got)
+		}
+		confirmed := stamp(t, st, "ConfirmedAt")
+		slowest = max(slowest, confirmed.Sub(begin))
+		offerToConfirm = append(offerToConfirm, confirmed.Sub(stamp(t, st, "OfferAt")))
+	}
+	slices.Sort(offerToConfirm)
+	t.Logf("%d switches provisioned and confirmed %v after their starts (offer to confirmation: median %v, max %v)",
+		n, slowest.Round(10*time.Millisecond), offerToConfirm[n/2].Round(time.Millisecond), offerToConfirm[n-1].Round(time.Millisecond))
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"syscall"
 )
@@ -41,13 +42,25 @@ func LookupAccount(name string) (Account, error) {
 	return a, nil
 }
 
+// SetUIDAccount is who a set-user-id program of user a (lldpcli, which
+// is set-user-id _lldpd) is when swmgr runs it: a's user id with swmgr's
+// own groups, which the kernel checks directories against.
+func SetUIDAccount(a Account) Account {
+	gids := []int{os.Getegid()}
+	if more, err := os.Getgroups(); err == nil {
+		gids = append(gids, more...)
+	}
+	return Account{Name: a.Name, UID: a.UID, GIDs: gids}
+}
+
 // MakeDir makes dir (and its missing parents) for a daemon that runs as
 // reach: dir gets exactly mode and the owner uid:gid whatever swmgr's umask
 // (systemd units run it with 0077), the parents it makes get 0755, and
 // every directory above dir must let reach through.
 //
-// A directory above dir that does not is made traversable (o+x, nothing
-// more) when swmgr owns it: it made it now, or it is dir's own parent,
+// A directory above dir that does not is made traversable (the one x bit
+// that applies to reach: others', or the group's when reach is in the
+// directory's group, whose bits then decide; nothing more) when swmgr owns it: it made it now, or it is dir's own parent,
 // swmgr's runtime directory (/run/swmgr by default), which an earlier
 // start, a package or an administrator may have made 0750 or 0700. Any
 // other one is an error that names it, its mode and owner, and the user
@@ -86,7 +99,7 @@ func MakeDir(dir string, mode fs.FileMode, uid, gid int, reach Account) error {
 				return fmt.Errorf("the daemon's user %s cannot reach its directory %s: %s is mode %04o, owner %d:%d; make it traversable (chmod o+x %s) or choose a directory elsewhere",
 					reach.Name, dir, p, fi.Mode().Perm(), st.Uid, st.Gid, p)
 			}
-			if err := os.Chmod(p, fi.Mode().Perm()|0o001); err != nil {
+			if err := os.Chmod(p, fi.Mode().Perm()|searchBit(fi, reach)); err != nil {
 				return fmt.Errorf("make %s traversable for user %s: %w", p, reach.Name, err)
 			}
 		}
@@ -133,21 +146,22 @@ func mkdirParents(dir string) (map[string]bool, error) {
 // canSearch reports whether a may pass through the directory fi (the x
 // bit that applies to it: owner, group or others; root passes anyway).
 func canSearch(fi fs.FileInfo, a Account) bool {
-	if a.UID == 0 {
-		return true
-	}
-	perm := fi.Mode().Perm()
+	return a.UID == 0 || fi.Mode().Perm()&searchBit(fi, a) != 0
+}
+
+// searchBit is the x bit of fi's mode that decides whether a may pass:
+// the owner's when a owns it, else the group's when one of a's groups is
+// its group (its others' bit does not count then), else the others'.
+func searchBit(fi fs.FileInfo, a Account) fs.FileMode {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
-		return perm&0o001 != 0
+		return 0o001
 	}
 	if int(st.Uid) == a.UID {
-		return perm&0o100 != 0
+		return 0o100
 	}
-	for _, g := range a.GIDs {
-		if int(st.Gid) == g {
-			return perm&0o010 != 0
-		}
+	if slices.Contains(a.GIDs, int(st.Gid)) {
+		return 0o010
 	}
-	return perm&0o001 != 0
+	return 0o001
 }

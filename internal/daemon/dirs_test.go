@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -86,5 +87,43 @@ func mkdir(t *testing.T, p string, mode os.FileMode) {
 	}
 	if err := os.Chmod(p, mode); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestMakeDirReachableInTheDirectorysGroup: a set-user-id program run by
+// swmgr (lldpcli, set-user-id _lldpd, run by root) passes a directory
+// with swmgr's groups; when one of them is the directory's group, the
+// group's x bit decides, not the others': MakeDir sets that one.
+func TestMakeDirReachableInTheDirectorysGroup(t *testing.T) {
+	if os.Geteuid() != 0 || os.Getegid() != 0 {
+		t.Skip("needs root: chown and setpriv to another user")
+	}
+	nobody, err := LookupAccount("nobody")
+	if err != nil {
+		t.Skipf("no user nobody: %v", err)
+	}
+	cli := SetUIDAccount(nobody)
+	if !slices.Contains(cli.GIDs, 0) {
+		t.Fatalf("SetUIDAccount(nobody).GIDs = %v, want swmgr's own group 0 among them", cli.GIDs)
+	}
+	root, err := os.MkdirTemp("", "swmgr-daemon-dirs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	if err := os.Chmod(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mkdir(t, filepath.Join(root, "swmgr"), 0o700) // root:root, like t.TempDir's parents
+	dir := filepath.Join(root, "swmgr", "lldpd")
+	if err := MakeDir(dir, 0o755, 0, 0, cli); err != nil {
+		t.Fatalf("MakeDir: %v", err)
+	}
+	if fi, _ := os.Stat(filepath.Join(root, "swmgr")); fi.Mode().Perm()&0o010 == 0 {
+		t.Errorf("%s is %v: the group's x bit, which decides for a member of group 0, is not set", filepath.Join(root, "swmgr"), fi.Mode())
+	}
+	out, err := exec.Command("setpriv", "--reuid=nobody", "--regid=0", "--clear-groups", "ls", dir).CombinedOutput()
+	if err != nil {
+		t.Fatalf("user nobody with group 0 cannot pass to %s: %v %s", dir, err, out)
 	}
 }

@@ -1,6 +1,7 @@
 // Package frr runs BGP through FRR (bgpd and zebra): it renders the BGP part
 // of FRR's configuration from plain structs shaped after FlexSwitch's
-// BGPGlobal, BGPVrf and BGPv4Neighbor, applies it incrementally by diffing
+// BGPGlobal, BGPVrf and BGPv4Neighbor (and the L2VPN EVPN family with the
+// VRFs' L3 VNIs, evpn.go), applies it incrementally by diffing
 // against FRR's own running configuration (so a change to one neighbor sends
 // only that neighbor's lines and never resets another session), undoes a
 // change FRR rejects, reads FRR's JSON state, and supervises the daemons in
@@ -27,6 +28,7 @@ type Config struct {
 	// PeerGroups are BGPv4PeerGroup (Neighbor with Name set): each is
 	// defined in the instance of every VRF one of its neighbors is in.
 	PeerGroups []Neighbor
+	EVPN       EVPN // evpn.go
 }
 
 // Instance is BGPGlobal (VRF "default") or BGPVrf.
@@ -141,6 +143,7 @@ type block struct {
 	router []string
 	af     []string // address-family ipv4 unicast
 	af6    []string // address-family ipv6 unicast
+	evpn   []string // address-family l2vpn evpn (evpn.go)
 }
 
 func (b block) header() string {
@@ -208,6 +211,9 @@ func (c Config) render() ([]block, error) {
 		if n.NeighborAddress == "" {
 			b.af6 = append(b.af6, "neighbor "+n.name()+" activate")
 		}
+	}
+	if err := c.EVPN.render(byVRF); err != nil {
+		errs = append(errs, err)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)

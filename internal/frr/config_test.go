@@ -123,8 +123,8 @@ router bgp 65001
   maximum-paths ibgp 1
  exit-address-family
  !
- address-family l2vpn evpn
-  advertise-all-vni
+ address-family ipv4 multicast
+  distance bgp 20 200 200
  exit-address-family
 exit
 !
@@ -142,7 +142,7 @@ func TestParseRunning(t *testing.T) {
 	if len(bs) != 2 || bs[0].asn != 65001 || bs[0].vrf != DefaultVRF || bs[1].vrf != "red" {
 		t.Fatalf("blocks %+v", bs)
 	}
-	if !slices.Contains(bs[0].af, "neighbor 10.0.0.3 next-hop-self") || slices.Contains(bs[0].af, "advertise-all-vni") {
+	if !slices.Contains(bs[0].af, "neighbor 10.0.0.3 next-hop-self") || slices.Contains(bs[0].af, "distance bgp 20 200 200") {
 		t.Errorf("af lines %q: want ipv4 unicast only", bs[0].af)
 	}
 }

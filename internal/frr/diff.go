@@ -16,6 +16,7 @@ func parseRunning(text string) []block {
 	var cur *block
 	var af *[]string // the address family's lines being read; nil outside one
 	inAF, otherAF := false, false
+	var vni []string // the lines of an EVPN VNI block being read
 	for _, raw := range strings.Split(text, "\n") {
 		line := strings.TrimRight(raw, " \r")
 		trimmed := strings.TrimSpace(line)
@@ -38,17 +39,28 @@ func parseRunning(text string) []block {
 		case trimmed == "exit-address-family":
 			inAF, otherAF = false, false
 		case strings.HasPrefix(trimmed, "address-family "):
-			// IPv4 and IPv6 unicast are ours; other families are left alone.
+			// IPv4 and IPv6 unicast and L2VPN EVPN are ours; other
+			// families are left alone.
 			inAF, otherAF = true, false
 			switch trimmed {
 			case "address-family ipv4 unicast":
 				af = &cur.af
 			case "address-family ipv6 unicast":
 				af = &cur.af6
+			case "address-family l2vpn evpn":
+				af = &cur.evpn
 			default:
 				otherAF = true
 			}
 		case otherAF:
+		case inAF && af == &cur.evpn && strings.HasPrefix(trimmed, "vni "):
+			vni = []string{trimmed}
+		case inAF && vni != nil && trimmed == "exit-vni":
+			n, _ := strconv.ParseUint(strings.TrimPrefix(vni[0], "vni "), 10, 32)
+			*af = append(*af, vniBlock(uint32(n), vni[1:]))
+			vni = nil
+		case inAF && vni != nil:
+			vni = append(vni, trimmed)
 		case inAF:
 			*af = append(*af, trimmed)
 		default:
@@ -91,7 +103,7 @@ func identity(b block, name string) string {
 
 func neighbors(b block) []string {
 	var names []string
-	for _, l := range slices.Concat(b.router, b.af, b.af6) {
+	for _, l := range slices.Concat(b.router, b.af, b.af6, b.evpn) {
 		if n := neighborOf(l); n != "" && !slices.Contains(names, n) {
 			names = append(names, n)
 		}
@@ -167,18 +179,19 @@ func diff(running, desired []block) []string {
 
 func whole(b block) []string {
 	cmds := append([]string{b.header()}, b.router...)
-	cmds = append(cmds, family("ipv4", b.af)...)
-	cmds = append(cmds, family("ipv6", b.af6)...)
+	cmds = append(cmds, family("ipv4 unicast", b.af)...)
+	cmds = append(cmds, family("ipv6 unicast", b.af6)...)
+	cmds = append(cmds, family("l2vpn evpn", b.evpn)...)
 	return append(cmds, "exit")
 }
 
 // family is the commands that enter lines in an address family; none
-// for no lines.
+// for no lines. An EVPN VNI block is entered line by line.
 func family(name string, lines []string) []string {
 	if len(lines) == 0 {
 		return nil
 	}
-	return slices.Concat([]string{" address-family " + name + " unicast"}, lines, []string{" exit-address-family"})
+	return slices.Concat([]string{" address-family " + name}, expandVNIBlocks(lines), []string{" exit-address-family"})
 }
 
 // change turns one running stanza into the desired one of the same AS.
@@ -205,10 +218,20 @@ func change(r, w block) []string {
 			}
 		}
 	}
+	// Sets, not scans: a family of thousands of lines (EVPN's VNIs) is
+	// compared in linear time.
+	setOf := func(lines []string) map[string]bool {
+		m := make(map[string]bool, len(lines))
+		for _, l := range lines {
+			m[l] = true
+		}
+		return m
+	}
 	removed := func(have, want []string) (out []string) {
+		wanted := setOf(want)
 		for i := len(have) - 1; i >= 0; i-- {
 			l := have[i]
-			if slices.Contains(want, l) || dropped(l) {
+			if wanted[l] || dropped(l) {
 				continue
 			}
 			out = append(out, negate(l))
@@ -216,8 +239,9 @@ func change(r, w block) []string {
 		return out
 	}
 	added := func(have, want []string) (out []string) {
+		had := setOf(have)
 		for _, l := range want {
-			if !slices.Contains(have, l) || dropped(l) {
+			if !had[l] || dropped(l) {
 				out = append(out, l)
 			}
 		}
@@ -225,19 +249,21 @@ func change(r, w block) []string {
 	}
 	// AF removals go first (they name neighbors the router-level commands
 	// may delete); AF additions last (they need the neighbors to exist).
-	afRemove, af6Remove := removed(r.af, w.af), removed(r.af6, w.af6)
+	afRemove, af6Remove, evpnRemove := removed(r.af, w.af), removed(r.af6, w.af6), removed(r.evpn, w.evpn)
 	router = append(router, removed(r.router, w.router)...)
 	router = append(router, added(r.router, w.router)...)
-	afAdd, af6Add := added(r.af, w.af), added(r.af6, w.af6)
-	if len(router) == 0 && len(afRemove) == 0 && len(afAdd) == 0 && len(af6Remove) == 0 && len(af6Add) == 0 {
+	afAdd, af6Add, evpnAdd := added(r.af, w.af), added(r.af6, w.af6), added(r.evpn, w.evpn)
+	if len(router) == 0 && len(afRemove) == 0 && len(afAdd) == 0 && len(af6Remove) == 0 && len(af6Add) == 0 && len(evpnRemove) == 0 && len(evpnAdd) == 0 {
 		return nil
 	}
 	cmds := []string{w.header()}
-	cmds = append(cmds, family("ipv4", afRemove)...)
-	cmds = append(cmds, family("ipv6", af6Remove)...)
+	cmds = append(cmds, family("ipv4 unicast", afRemove)...)
+	cmds = append(cmds, family("ipv6 unicast", af6Remove)...)
+	cmds = append(cmds, family("l2vpn evpn", evpnRemove)...)
 	cmds = append(cmds, router...)
-	cmds = append(cmds, family("ipv4", afAdd)...)
-	cmds = append(cmds, family("ipv6", af6Add)...)
+	cmds = append(cmds, family("ipv4 unicast", afAdd)...)
+	cmds = append(cmds, family("ipv6 unicast", af6Add)...)
+	cmds = append(cmds, family("l2vpn evpn", evpnAdd)...)
 	return append(cmds, "exit")
 }
 

@@ -197,8 +197,28 @@ func (r *Router) Apply(ctx context.Context, cfg Config) error {
 	}
 	cmds := diff(parseRunning(before), want)
 	r.applies++
+	// The VRFs' L3 VNIs are zebra's: mapped first, put back if bgpd
+	// refuses what follows. Without any (now or before), zebra is not
+	// asked.
+	var vnisBefore map[string]uint32
+	if len(cfg.EVPN.L3VNIs) > 0 || len(r.current.EVPN.L3VNIs) > 0 {
+		vnisBefore, err = r.applyVRFVNIs(ctx, cfg.EVPN.l3VNIs())
+	}
+	if err != nil {
+		if vnisBefore != nil {
+			if _, rbErr := r.applyVRFVNIs(ctx, vnisBefore); rbErr != nil {
+				return fmt.Errorf("frr: %w; restoring the VRFs' VNIs also failed: %v", err, rbErr)
+			}
+		}
+		return fmt.Errorf("frr: %w", err)
+	}
 	if len(cmds) > 0 {
 		if applyErr := r.configure(ctx, cmds); applyErr != nil {
+			if vnisBefore != nil { // zebra was asked: its mapping goes back too
+				if _, rbErr := r.applyVRFVNIs(ctx, vnisBefore); rbErr != nil {
+					return fmt.Errorf("frr: %w; restoring the VRFs' VNIs also failed: %v", applyErr, rbErr)
+				}
+			}
 			if rbErr := r.restore(ctx, parseRunning(before)); rbErr != nil {
 				return fmt.Errorf("frr: %w; restoring the previous configuration also failed: %v", applyErr, rbErr)
 			}

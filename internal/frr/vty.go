@@ -91,10 +91,15 @@ func (r *Router) show(ctx context.Context, daemon, cmd string) (string, error) {
 	return c.run(cmd)
 }
 
-// configure runs configuration commands in order and stops at the first one
-// FRR refuses.
+// configure runs bgpd's configuration commands in order and stops at the
+// first one FRR refuses.
 func (r *Router) configure(ctx context.Context, cmds []string) error {
-	c, err := r.dialVty(ctx, "bgpd")
+	return r.configureOn(ctx, "bgpd", cmds)
+}
+
+// configureOn is configure on one daemon (zebra holds the VRFs' L3 VNIs).
+func (r *Router) configureOn(ctx context.Context, daemon string, cmds []string) error {
+	c, err := r.dialVty(ctx, daemon)
 	if err != nil {
 		return err
 	}

@@ -114,7 +114,14 @@ var ocConvs = map[string]ocConv{
 	"enabled": boolMap("UP", "DOWN"),
 	"onoff":   boolMap("ON", "OFF"),
 	"active":  enumMap("UP", "ACTIVE", "DOWN", "SUSPENDED"),
-	"duplex":  enumMap("Full_Duplex", "FULL", "Half_Duplex", "HALF"),
+	// LaPortChannel's and its members' numbered values (FlexSwitch's).
+	"lagtype":      enumMap("0", "LACP", "1", "STATIC"),
+	"lacpinterval": enumMap("0", "FAST", "1", "SLOW"),
+	"lacpmode":     enumMap("0", "ACTIVE", "1", "PASSIVE"),
+	"lacptimeout":  enumMap("0", "LONG", "1", "SHORT"),
+	"lacpsync":     enumMap("0", "IN_SYNC", "1", "OUT_SYNC"),
+	"fdbtype":      enumMap("learned", "DYNAMIC", "static", "STATIC"),
+	"duplex":       enumMap("Full_Duplex", "FULL", "Half_Duplex", "HALF"),
 	"speed": enumMap("10", "SPEED_10MB", "100", "SPEED_100MB", "1000", "SPEED_1GB", "10000", "SPEED_10GB",
 		"25000", "SPEED_25GB", "40000", "SPEED_40GB", "50000", "SPEED_50GB", "100000", "SPEED_100GB"),
 	"counter": {to: func(raw json.RawMessage, ietf bool) (json.RawMessage, bool) {

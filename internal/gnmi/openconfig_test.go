@@ -363,3 +363,43 @@ func TestMembershipReadOnce(t *testing.T) {
 		t.Errorf("%d groups started: the VLANs were read %d times; want once", len(streams), reads0)
 	}
 }
+
+// A LAG in OpenConfig: an interface with its aggregation (type, MinLinks,
+// members) and a LACP interface whose settings are written there; a bad
+// value is refused naming what it accepts.
+func TestOpenConfigLAG(t *testing.T) {
+	fx := start(t, Options{})
+	fx.f.MustApply(fx.f.Edit(model.Create, "LaPortChannel", model.Object{"IntfRef": "PortChannel1", "IntfRefList": []string{"fpPort1", "fpPort2"}}))
+	const agg = "/interfaces/interface[name=PortChannel1]/aggregation"
+	const lacp = "/lacp/interfaces/interface[name=PortChannel1]"
+	runOCSteps(t, fx, "", []ocStep{
+		{name: "the LAG's aggregation", get: agg + "/config", want: []string{
+			"/interfaces/interface[name=PortChannel1]/aggregation/config/lag-type=\"LACP\"",
+			"/interfaces/interface[name=PortChannel1]/aggregation/config/min-links=1",
+		}},
+		{name: "its members in state", get: agg + "/state/member", want: []string{
+			"/interfaces/interface[name=PortChannel1]/aggregation/state/member=[\"fpPort1\",\"fpPort2\"]",
+		}},
+		{name: "LACP fast, MinLinks 2", upd: [][2]string{{lacp + "/config/interval", `"FAST"`}, {agg + "/config/min-links", `2`}},
+			get: lacp + "/config", want: []string{
+				"/lacp/interfaces/interface[name=PortChannel1]/config/interval=\"FAST\"",
+				"/lacp/interfaces/interface[name=PortChannel1]/config/lacp-mode=\"ACTIVE\"",
+				"/lacp/interfaces/interface[name=PortChannel1]/config/name=\"PortChannel1\"",
+				"/lacp/interfaces/interface[name=PortChannel1]/config/system-priority=32768",
+			}},
+		{name: "a mode that is not one", upd: [][2]string{{lacp + "/config/lacp-mode", `"SOMETIMES"`}}, code: codes.InvalidArgument, msg: "SOMETIMES"},
+		{name: "MinLinks above the members (the model's check)", upd: [][2]string{{agg + "/config/min-links", `3`}}, code: codes.InvalidArgument, msg: "MinLinks 3"},
+	})
+	// The members' LACP state, the simulated switch's: its ports are
+	// down, so out of sync; the short timeout of the interval just set.
+	members := ocGet(t, fx, lacp+"/members")
+	m1 := lacp + "/members/member[interface=fpPort1]/state/"
+	if members[m1+"interface"] != `"fpPort1"` || members[m1+"synchronization"] != `"OUT_SYNC"` || members[m1+"collecting"] != "false" ||
+		members[m1+"timeout"] != `"SHORT"` || members[m1+"activity"] != `"ACTIVE"` {
+		t.Errorf("the members' LACP state: %v", members)
+	}
+	o := fx.f.Object("LaPortChannel", "PortChannel1")
+	if o.Int("Interval") != 0 || o.Int("MinLinks") != 2 {
+		t.Errorf("the LAG after the OpenConfig writes: %v", o)
+	}
+}

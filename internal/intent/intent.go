@@ -36,6 +36,7 @@ import (
 	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/feed"
+	"github.com/swmgr/swmgr/internal/engine/history"
 	"github.com/swmgr/swmgr/internal/lifecycle"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/ztp"
@@ -82,7 +83,9 @@ func (configRows) Bindings() []bind.Binding {
 type Options struct {
 	Engine    *engine.Engine
 	Lifecycle *lifecycle.Lifecycle
-	Log       *slog.Logger
+	// History confirms an intent's commit, or rolls it back.
+	History *history.History
+	Log     *slog.Logger
 	// RootCAs check HTTPS servers; nil: the system's.
 	RootCAs *x509.CertPool
 	// MaxDocument bounds a document (default ztp.MaxDocument).
@@ -95,6 +98,8 @@ type source struct {
 	interval                time.Duration
 	key                     ed25519.PublicKey
 	allowUnsigned, revert   bool
+	confirmWait             time.Duration // 0: plain commits
+	healthURL               string        // "": url answers again
 }
 
 func (s *source) auth(r *http.Request) {
@@ -216,7 +221,8 @@ func (s *Service) readSource(ctx context.Context) (*source, error) {
 	var src *source
 	_, err := s.o.Engine.Snapshot(ctx, []string{sourceKind}, nil, func(_ *model.Kind, o model.Object) error {
 		src = &source{url: o.Str("URL"), username: o.Str("Username"), password: o.Str("Password"),
-			interval: time.Duration(o.Int("Interval")) * time.Second, allowUnsigned: o.Bool("AllowUnsigned"), revert: o.Str("Policy") == "revert"}
+			interval: time.Duration(o.Int("Interval")) * time.Second, allowUnsigned: o.Bool("AllowUnsigned"), revert: o.Str("Policy") == "revert",
+			confirmWait: time.Duration(o.Int("ConfirmWait")) * time.Second, healthURL: o.Str("HealthURL")}
 		if k := o.Str("PublicKey"); k != "" {
 			raw, err := base64.StdEncoding.DecodeString(k)
 			if err != nil || len(raw) != ed25519.PublicKeySize {
@@ -341,14 +347,20 @@ func (s *Service) pollOnce(ctx context.Context, src *source) pollResult {
 		}
 	}
 	req := engine.Request{
-		Meta: engine.Meta{User: Source, Source: Source, Comment: fmt.Sprintf("intent %s (sha256 %.12s)", src.url, digest)},
-		Log:  &engine.LogInfo{API: Source, Operation: "APPLY", Data: src.url},
+		Meta:    engine.Meta{User: Source, Source: Source, Comment: fmt.Sprintf("intent %s (sha256 %.12s)", src.url, digest)},
+		Log:     &engine.LogInfo{API: Source, Operation: "APPLY", Data: src.url},
+		Confirm: src.confirmWait,
 	}
 	out, err := s.o.Lifecycle.ApplyDocument(ctx, sourceKind, "URL", data, held, req)
 	if err != nil {
 		return pollResult{digest: digest, err: fmt.Errorf("the document was refused, nothing changed: %w", err)}
 	}
 	rev := out.Revision
+	if rev != 0 && src.confirmWait > 0 {
+		if err := s.confirm(ctx, src, rev); err != nil {
+			return pollResult{digest: digest, err: err}
+		}
+	}
 	at := rev
 	if at == 0 {
 		at = s.o.Engine.Revision() // the configuration was the intent already
@@ -362,6 +374,39 @@ func (s *Service) pollOnce(ctx context.Context, src *source) pollResult {
 	}
 	s.computeDrift(ctx)
 	return pollResult{applied: rev != 0, revision: rev, digest: digest}
+}
+
+// confirm runs the health check of the intent's commit rev until its
+// deadline, then confirms it, or rolls it back when the check did not
+// pass: an intent that cuts the switch off from its source of truth (or
+// fails the given check) does not stay.
+func (s *Service) confirm(ctx context.Context, src *source, rev uint64) error {
+	check, what := src.url, "the intent's URL"
+	if src.healthURL != "" {
+		check, what = src.healthURL, "the health check "+src.healthURL
+	}
+	f := s.get
+	if src.healthURL == "" {
+		f = s.get.WithAuth(src.auth)
+	}
+	last := ztp.AwaitHealthy(ctx, time.Now().Add(src.confirmWait), func(ctx context.Context) error {
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		_, err := f.Get(ctx, check, s.o.MaxDocument)
+		return err
+	})
+	if last != nil {
+		meta := engine.Meta{User: Source, Source: Source, Comment: "the intent's health check did not pass"}
+		if _, err := s.o.History.Cancel(ctx, rev, engine.Request{Meta: meta, Log: &engine.LogInfo{API: Source, Operation: "CANCEL", Data: fmt.Sprint(rev)}}); err != nil {
+			s.log.Info("intent: rollback at the deadline", "revision", rev, "err", err)
+		}
+		return fmt.Errorf("%s did not answer within %v after revision %d (%v): it was rolled back", what, src.confirmWait, rev, last)
+	}
+	meta := engine.Meta{User: Source, Source: Source, Comment: "the intent's health check passed"}
+	if err := s.o.History.Confirm(ctx, rev, engine.Request{Meta: meta, Log: &engine.LogInfo{API: Source, Operation: "CONFIRM", Data: fmt.Sprint(rev)}}); err != nil {
+		return fmt.Errorf("confirm revision %d: %w", rev, err)
+	}
+	return nil
 }
 
 // driftLoop computes the drift after commits, at most once every

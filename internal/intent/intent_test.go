@@ -28,6 +28,7 @@ type intentServer struct {
 
 	mu       sync.Mutex
 	doc, sig []byte
+	healthy  bool // /health answers 200, else 503
 }
 
 func newIntentServer(t *testing.T) *intentServer {
@@ -37,13 +38,19 @@ func newIntentServer(t *testing.T) *intentServer {
 	}
 	s := &intentServer{key: key, token: "intent-token-1"}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		doc, sig, healthy := s.doc, s.sig, s.healthy
+		s.mu.Unlock()
+		if r.URL.Path == "/health" { // another service's: no token
+			if !healthy {
+				http.Error(w, "not yet", http.StatusServiceUnavailable)
+			}
+			return
+		}
 		if r.Header.Get("Authorization") != "Bearer "+s.token {
 			http.Error(w, "no", http.StatusUnauthorized)
 			return
 		}
-		s.mu.Lock()
-		doc, sig := s.doc, s.sig
-		s.mu.Unlock()
 		switch r.URL.Path {
 		case "/intent.json":
 			w.Write(doc)
@@ -198,6 +205,11 @@ func TestIntentFollowsDriftAndReverts(t *testing.T) {
 	if rev["Source"] != "intent" || rev["User"] != "intent" {
 		t.Fatalf("the intent's commit: %v", rev)
 	}
+	// Confirmed by its default health check (the intent's URL answered
+	// again after the commit): nothing awaits confirmation.
+	eventually(t, "the intent's commit confirmed", 10*time.Second, func() bool {
+		return s.must("GET", "/revisions/pending", "")["Awaiting"] == false
+	})
 	if got := s.first("/config/IntentSources"); got["Password"] != "" {
 		t.Fatalf("the token is read back: %v", got)
 	}
@@ -238,6 +250,41 @@ func TestIntentFollowsDriftAndReverts(t *testing.T) {
 		d = s.state("/state/Drift")
 		return d["InDrift"] == false
 	})
+}
+
+// TestIntentCommitAwaitsItsHealthCheck: an intent's commit awaits
+// confirmation; while its health check fails it is rolled back at
+// ConfirmWait's end, with the reason in the state, and the next poll
+// applies it again; once the check passes the commit is confirmed
+// (nothing awaits confirmation, the intent stays).
+func TestIntentCommitAwaitsItsHealthCheck(t *testing.T) {
+	src := newIntentServer(t)
+	src.serve(document(`{"VlanId":100}`))
+	s := startSwitch(t)
+	s.must("POST", "/config/IntentSource", fmt.Sprintf(`{"URL":%q,"Interval":3600,"Password":%q,"PublicKey":%q,"ConfirmWait":2,"HealthURL":%q}`,
+		src.URL+"/intent.json", src.token, src.publicKey(), src.URL+"/health"))
+	eventually(t, "the intent applied, awaiting confirmation", 10*time.Second, func() bool {
+		p := s.must("GET", "/revisions/pending", "")
+		return p["Awaiting"] == true && p["User"] == "intent" && sameVlans(s.vlans(), 100)
+	})
+	eventually(t, "rolled back at the deadline", 10*time.Second, func() bool {
+		return sameVlans(s.vlans()) && s.first("/state/IntentSources")["LastError"] != ""
+	})
+	st := s.first("/state/IntentSources")
+	if msg := fmt.Sprint(st["LastError"]); !strings.Contains(msg, "the health check "+src.URL+"/health did not answer within 2s") || !strings.Contains(msg, "rolled back") {
+		t.Errorf("LastError %q, want the health check named and the rollback said", msg)
+	}
+
+	src.mu.Lock()
+	src.healthy = true
+	src.mu.Unlock()
+	s.must("POST", "/action/IntentFetch", `{}`)
+	if p := s.must("GET", "/revisions/pending", ""); p["Awaiting"] == true || !sameVlans(s.vlans(), 100) {
+		t.Fatalf("after a passing health check: pending %v, VLANs %v; want confirmed, [100]", p, s.vlans())
+	}
+	if st := s.first("/state/IntentSources"); st["LastError"] != "" || st["AppliedRevision"].(float64) == 0 {
+		t.Errorf("IntentSource state: %v", st)
+	}
 }
 
 // TestIntentRefusesHostileDocuments: each document is refused with its

@@ -57,6 +57,13 @@ func seedAll(s *switchHarness) {
 		{"POST", "/config/IPv6Intf", `{"IntfRef":"fpPort1","IpAddr":"2001:db8:1::1/64"}`},
 		{"POST", "/config/IPv6Route", `{"DestinationNw":"2001:db8:99::","NetworkMask":"48","NextHop":[{"NextHopIp":"2001:db8:1::2"}]}`},
 		{"PATCH", "/config/DNSGlobal", `{"Domain":"lab.example.net"}`},
+		{"PATCH", "/config/VxlanEndpoint", `{"SourceInterface":"Loopback1"}`},
+		{"POST", "/config/Vlan", `{"VlanId":200,"UntagIntfList":["fpPort8"]}`},
+		{"POST", "/config/VxlanInstance", `{"Vni":10100,"VlanId":100,"ImportRouteTargets":["65010:100"]}`},
+		{"POST", "/config/VxlanVtepInstance", `{"Intf":"vtep10100","Vni":10100,"DstIp":["192.0.2.77"],"TTL":64}`},
+		{"POST", "/config/EvpnL3Vni", `{"Vrf":"red","Vni":4001,"VlanId":200}`},
+		{"PATCH", "/config/BGPL2vpnEvpn", `{"AdvertiseAllVni":true}`},
+		{"POST", "/config/BGPL2vpnEvpnNeighbor", `{"Neighbor":"SPINES","RouteReflectorClient":true}`},
 	} {
 		s.must(f.method, f.path, f.body, nil)
 	}

@@ -198,14 +198,14 @@ func (d *Daemon) socket() string          { return d.path("lldpd.socket") }
 // this directory that outlived the swmgr that started it (a kill -9 of
 // swmgr leaves it running, holding the socket's lock) is ended first.
 func (d *Daemon) Start(ctx context.Context) error {
-	// lldpcli is set-user-id _lldpd: that user must pass through the
-	// directory and every one above to reach the socket (MakeDir says
-	// which one does not).
+	// lldpcli is set-user-id _lldpd: that user, with swmgr's groups, must
+	// pass through the directory and every one above to reach the socket
+	// (MakeDir says which one does not).
 	acct, err := daemon.LookupAccount(lldpUser)
 	if err != nil {
 		return fmt.Errorf("lldpd: user %q (install Debian's lldpd package): %w", lldpUser, err)
 	}
-	if err := daemon.MakeDir(d.opts.Dir, 0o755, 0, 0, acct); err != nil {
+	if err := daemon.MakeDir(d.opts.Dir, 0o755, 0, 0, daemon.SetUIDAccount(acct)); err != nil {
 		return fmt.Errorf("lldpd: %w", err)
 	}
 	stale, cancel := context.WithTimeout(ctx, 10*time.Second)

@@ -47,7 +47,7 @@ func intentKinds() []*Kind {
 		{
 			Name: "IntentSource", Class: Config, Role: RoleAdmin,
 			CLI: &CLICommand{Words: []string{"intent"}, Prompt: []string{"intent"}},
-			Doc: "Where the switch's intended configuration comes from (docs/ztp.md): a saved configuration document polled over HTTP or HTTPS every Interval seconds (or at once by IntentFetch), verified (an ed25519 detached signature at the URL + \".sig\"), and applied whole as one commit of source intent when it changed (the intent is the whole configuration: objects it does not list are deleted; accounts and the IntentSource are kept, and a document holding either is refused). Drift from it is DriftState. One source (Name default).",
+			Doc: "Where the switch's intended configuration comes from (docs/ztp.md): a saved configuration document polled over HTTP or HTTPS every Interval seconds (or at once by IntentFetch), verified (an ed25519 detached signature at the URL + \".sig\"), and applied whole as one commit of source intent awaiting confirmation by a health check when it changed (the intent is the whole configuration: objects it does not list are deleted; accounts and the IntentSource are kept, and a document holding either is refused). Drift from it is DriftState. One source (Name default).",
 			Fields: []*Field{
 				{Name: "Name", Type: String, Key: true, Default: "default", Enum: []string{"default"}},
 				{Name: "URL", Type: String, Required: true, Format: FormatHTTPURL, MaxLen: 2048, Doc: "the document's URL; its signature is at the URL + \".sig\" (64 bytes, raw or base64)"},
@@ -57,6 +57,8 @@ func intentKinds() []*Kind {
 				{Name: "PublicKey", Type: String, Format: FormatEd25519Key, MaxLen: 64, Doc: "the key that signs the documents; required unless AllowUnsigned"},
 				{Name: "AllowUnsigned", Type: Bool, Default: false, Doc: "apply documents without a signature (trust the server and the network)"},
 				{Name: "Policy", Type: String, Default: "report", Enum: IntentPolicies, Doc: "report: a change made otherwise is drift, shown in DriftState; revert: the next poll applies the intent again"},
+				{Name: "ConfirmWait", Type: Int, Default: int64(120), Range: rng(0, 3600), Doc: "seconds an intent's commit awaits its confirmation, which the health check gives; unconfirmed, it is rolled back. 0: a plain commit"},
+				{Name: "HealthURL", Type: String, Format: FormatHTTPURL, MaxLen: 2048, Doc: "the health check: a 2xx answer confirms the intent's commit; \"\": the intent's URL answers again (the switch still reaches its source of truth)"},
 			},
 			Check: func(o Object) error {
 				if o.Str("PublicKey") == "" && !o.Bool("AllowUnsigned") {

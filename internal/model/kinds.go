@@ -11,7 +11,7 @@ import (
 // Builtin returns the registry of every kind swmgr serves. Each call builds a
 // fresh registry, so nothing here is shared mutable state.
 func Builtin() *Registry {
-	r, err := NewRegistry(append(append(append(builtinKinds(), systemKinds()...), lldpKinds()...), append(append(append(routeKinds(), ipv6Kinds()...), aaaKinds()...), append(append(ztpKinds(), intentKinds()...), dhcpRelayKinds()...)...)...)...)
+	r, err := NewRegistry(append(append(append(builtinKinds(), systemKinds()...), lldpKinds()...), append(append(append(append(routeKinds(), ipv6Kinds()...), evpnKinds()...), aaaKinds()...), append(append(ztpKinds(), intentKinds()...), dhcpRelayKinds()...)...)...)...)
 	if err != nil {
 		panic(err) // a mistake in the declarations below; caught by every test
 	}

@@ -60,6 +60,12 @@ const (
 	ocCPUPath     = "/system/cpus/cpu[index=@Index:cpuindex]"
 	ocProcPath    = "/system/processes/process[pid=@Pid]"
 	ocCompPath    = "/components/component[name=@Name]"
+	// A LAG is an interface of its own (openconfig-if-aggregate) and a
+	// LACP interface whose members are its ports (openconfig-lacp).
+	ocLACPPath   = "/lacp/interfaces/interface[name=@IntfRef]"
+	ocLACPMember = "/lacp/interfaces/interface[name=@LagIntfRef]/members/member[interface=@IntfRef]"
+	// The forwarding database (MacTableEntryState): the default instance's.
+	ocFDBPath = "/network-instances/network-instance[name=default]/fdb/mac-table/entries/entry[mac-address=@MacAddr][vlan=@VlanId]"
 )
 
 // ocState is a read-only leaf of a state kind's field.
@@ -203,6 +209,42 @@ func OpenConfigLeaves() []OpenConfigLeaf {
 		ocState(ocProcPath+"/state/cpu-utilization", "HostProcessState", "CpuUtilization", ""),
 		ocState(ocProcPath+"/state/memory-usage", "HostProcessState", "MemoryUsage", "counter"),
 		ocState(ocProcPath+"/state/memory-utilization", "HostProcessState", "MemoryUtilization", ""),
+		{ocIfPath + "/config/name", "LaPortChannel", "IntfRef", false, "", nil},
+		{ocIfPath + "/config/enabled", "LaPortChannel", "AdminState", false, "enabled", nil},
+		{ocIfPath + "/aggregation/config/lag-type", "LaPortChannel", "LagType", false, "lagtype", nil},
+		{ocIfPath + "/aggregation/config/min-links", "LaPortChannel", "MinLinks", false, "", nil},
+		{ocIfPath + "/state/name", "LaPortChannel", "IntfRef", true, "", nil},
+		{ocIfPath + "/state/enabled", "LaPortChannel", "AdminState", true, "enabled", nil},
+		{ocIfPath + "/state/admin-status", "LaPortChannel", "AdminState", true, "", nil},
+		{ocIfPath + "/state/oper-status", "LaPortChannel", "OperState", true, "", nil},
+		{ocIfPath + "/state/ifindex", "LaPortChannel", "IfIndex", true, "", nil},
+		{ocIfPath + "/aggregation/state/lag-type", "LaPortChannel", "LagType", true, "lagtype", nil},
+		{ocIfPath + "/aggregation/state/min-links", "LaPortChannel", "MinLinks", true, "", nil},
+		{ocIfPath + "/aggregation/state/member", "LaPortChannel", "IntfRefList", true, "", nil},
+		{ocLACPPath + "/config/name", "LaPortChannel", "IntfRef", false, "", nil},
+		{ocLACPPath + "/config/interval", "LaPortChannel", "Interval", false, "lacpinterval", nil},
+		{ocLACPPath + "/config/lacp-mode", "LaPortChannel", "LacpMode", false, "lacpmode", nil},
+		{ocLACPPath + "/config/system-priority", "LaPortChannel", "SystemPriority", false, "", nil},
+		{ocLACPPath + "/state/name", "LaPortChannel", "IntfRef", true, "", nil},
+		{ocLACPPath + "/state/interval", "LaPortChannel", "Interval", true, "lacpinterval", nil},
+		{ocLACPPath + "/state/lacp-mode", "LaPortChannel", "LacpMode", true, "lacpmode", nil},
+		{ocLACPPath + "/state/system-priority", "LaPortChannel", "SystemPriority", true, "", nil},
+		ocState(ocLACPMember+"/state/interface", "LaPortChannelIntfRefListState", "IntfRef", ""),
+		ocState(ocLACPMember+"/state/activity", "LaPortChannelIntfRefListState", "Activity", "lacpmode"),
+		ocState(ocLACPMember+"/state/timeout", "LaPortChannelIntfRefListState", "Timeout", "lacptimeout"),
+		ocState(ocLACPMember+"/state/synchronization", "LaPortChannelIntfRefListState", "Synchronization", "lacpsync"),
+		ocState(ocLACPMember+"/state/aggregatable", "LaPortChannelIntfRefListState", "Aggregatable", ""),
+		ocState(ocLACPMember+"/state/collecting", "LaPortChannelIntfRefListState", "Collecting", ""),
+		ocState(ocLACPMember+"/state/distributing", "LaPortChannelIntfRefListState", "Distributing", ""),
+		ocState(ocLACPMember+"/state/system-id", "LaPortChannelIntfRefListState", "SystemId", "nonempty"),
+		ocState(ocLACPMember+"/state/oper-key", "LaPortChannelIntfRefListState", "OperKey", ""),
+		ocState(ocLACPMember+"/state/partner-id", "LaPortChannelIntfRefListState", "PartnerId", "nonempty"),
+		ocState(ocLACPMember+"/state/partner-key", "LaPortChannelIntfRefListState", "PartnerKey", ""),
+		ocState(ocFDBPath+"/state/mac-address", "MacTableEntryState", "MacAddr", ""),
+		ocState(ocFDBPath+"/state/vlan", "MacTableEntryState", "VlanId", ""),
+		ocState(ocFDBPath+"/state/age", "MacTableEntryState", "Age", "counter"),
+		ocState(ocFDBPath+"/state/entry-type", "MacTableEntryState", "Type", "fdbtype"),
+		ocState(ocFDBPath+"/interface/interface-ref/state/interface", "MacTableEntryState", "Port", "nonempty"),
 		ocState(ocCompPath+"/state/name", "HostComponentState", "Name", ""),
 		ocState(ocCompPath+"/state/type", "HostComponentState", "Type", ""),
 		ocState(ocCompPath+"/state/description", "HostComponentState", "Description", ""),

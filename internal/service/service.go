@@ -63,6 +63,7 @@ import (
 	"github.com/swmgr/swmgr/internal/engine/history"
 	"github.com/swmgr/swmgr/internal/engine/users"
 	"github.com/swmgr/swmgr/internal/frr"
+	"github.com/swmgr/swmgr/internal/hoststat"
 	"github.com/swmgr/swmgr/internal/intent"
 	"github.com/swmgr/swmgr/internal/lifecycle"
 	"github.com/swmgr/swmgr/internal/lldpd"
@@ -247,7 +248,8 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	accts := useracct.New(useracct.Options{Accounts: o.Accounts, Own: o.OwnAccounts, CLIShell: o.CLIShell})
 	s := &Service{Table: t, Accounts: o.Accounts, Backend: o.Dataplane, dataDir: o.DataDir}
 	calls := &obs.Calls{}
-	st := &serviceStatus{started: time.Now(), version: o.Version, ready: o.Ready, backend: o.Dataplane, calls: calls}
+	st := &serviceStatus{started: time.Now(), version: o.Version, ready: o.Ready, backend: o.Dataplane, calls: calls,
+		proc: "/proc", cpus: hoststat.NewCPUSampler("/proc", time.Second)}
 	if st.ready == nil {
 		st.ready = func() bool { return true }
 	}
@@ -333,7 +335,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 			return ok && err == nil
 		}})
 	s.ZTP = ztp.New(o.ZTP, eng, hist, lc, o.DataDir, o.Log)
-	s.Intent = intent.New(intent.Options{Engine: eng, Lifecycle: lc, Log: o.Log})
+	s.Intent = intent.New(intent.Options{Engine: eng, Lifecycle: lc, History: hist, Log: o.Log})
 	if err := t.Bind(lc, hist, eng.ConfigLog(), users.Actions(eng, o.Accounts), s.AAA.Provider(reg), st, s.ZTP, s.Intent.Provider()); err != nil {
 		return fail(err)
 	}

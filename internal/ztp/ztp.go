@@ -416,20 +416,36 @@ func (s *Service) script(ctx context.Context, raw string) error {
 	return err
 }
 
-// confirm waits for the health check until deadline, then confirms rev;
-// past the deadline it rolls rev back (if history has not already).
-func (s *Service) confirm(ctx context.Context, rev uint64, deadline time.Time) error {
-	var last error
-	for s.o.HealthURL != "" {
-		if last = s.healthy(ctx); last == nil {
-			break
+// AwaitHealthy runs check every half second until it passes (nil) or
+// deadline passes or ctx ends; it answers check's last error (nil: it
+// passed). A confirmed commit's health check is run so, before its
+// confirmation or its rollback.
+func AwaitHealthy(ctx context.Context, deadline time.Time, check func(context.Context) error) error {
+	for {
+		last := check(ctx)
+		if last == nil {
+			return nil
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(min(500*time.Millisecond, time.Until(deadline))):
+			return last
+		case <-time.After(min(500*time.Millisecond, max(0, time.Until(deadline)))):
 		}
 		if time.Now().After(deadline) {
+			return last
+		}
+	}
+}
+
+// confirm waits for the health check until deadline, then confirms rev;
+// past the deadline it rolls rev back (if history has not already).
+func (s *Service) confirm(ctx context.Context, rev uint64, deadline time.Time) error {
+	if s.o.HealthURL != "" {
+		last := AwaitHealthy(ctx, deadline, s.healthy)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if last != nil {
 			meta := engine.Meta{User: Source, Source: Source, Comment: "the health check did not pass"}
 			if _, err := s.hist.Cancel(ctx, rev, engine.Request{Meta: meta}); err != nil {
 				s.log.Info("ztp: rollback at the deadline", "err", err)

@@ -176,6 +176,10 @@ func New(opts Options) (*Backend, error) {
 		stop: make(chan struct{}), done: make(chan struct{})}
 	b.intfs = backend.Interfaces[netdev]{Model: opts.Model, ByKind: b.interfaceNetdevs()}
 	b.log.Info("linux backend", "netns", opts.Kernel.Netns, "ports", pm.Len(), "kernel", k.Features().String())
+	if err := k.EnableForwarding(); err != nil {
+		k.Close()
+		return nil, err
+	}
 	if err := b.startDaemons(); err != nil {
 		k.Close()
 		return nil, err
@@ -229,6 +233,9 @@ func (b *Backend) Dataplane() map[string]*backend.Driver {
 	}
 	out["Port"] = &port
 	for name, list := range b.stateLists() {
+		out[name] = &backend.Driver{List: list}
+	}
+	for name, list := range b.evpnStateLists() {
 		out[name] = &backend.Driver{List: list}
 	}
 	out["LaPortChannelIntfRefListState"] = &backend.Driver{List: func(context.Context) ([]model.Object, error) { return b.lagMembers() }}

@@ -3,9 +3,11 @@ package linux
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -388,5 +390,32 @@ func TestCrashMidApplyConvergesAtStart(t *testing.T) {
 	startSwitch(t, l, dir)
 	if d := diffLines(after, l.dump()); d != "" {
 		t.Fatalf("a restart changed a recorded commit:\n%s", d)
+	}
+}
+
+// TestSwitchRoutesBetweenItsPorts: with an address on two ports, the
+// switch forwards between them (a new namespace starts with forwarding
+// off: the backend turns it on, IPv4 and IPv6), so a host behind one
+// port reaches a host behind the other.
+func TestSwitchRoutesBetweenItsPorts(t *testing.T) {
+	l := newLab(t, 2, KernelOptions{})
+	s := startSwitch(t, l, t.TempDir())
+	s.mustCommit(
+		s.edit(backend.Update, "Port", model.Object{"IntfRef": "fpPort1", "AdminState": "UP"}),
+		s.edit(backend.Update, "Port", model.Object{"IntfRef": "fpPort2", "AdminState": "UP"}),
+		s.edit(backend.Create, "IPv4Intf", model.Object{"IntfRef": "fpPort1", "IpAddr": "10.201.1.1/24"}),
+		s.edit(backend.Create, "IPv4Intf", model.Object{"IntfRef": "fpPort2", "IpAddr": "10.201.2.1/24"}),
+	)
+	for i := 1; i <= 2; i++ {
+		l.host(i, "ip", "addr", "add", fmt.Sprintf("10.201.%d.2/24", i), "dev", "eth0")
+		l.host(i, "ip", "route", "add", "default", "via", fmt.Sprintf("10.201.%d.1", i))
+	}
+	for _, key := range []string{"net.ipv4.ip_forward", "net.ipv6.conf.all.forwarding"} {
+		if got := strings.TrimSpace(run(t, "ip", "netns", "exec", l.sw, "sysctl", "-n", key)); got != "1" {
+			t.Errorf("%s = %s in the switch's namespace, want 1", key, got)
+		}
+	}
+	if out, err := exec.Command("ip", "netns", "exec", l.hosts[0], "ping", "-c", "2", "-i", "0.2", "-W", "2", "10.201.2.2").CombinedOutput(); err != nil {
+		t.Fatalf("host1 cannot reach host2 through the switch: %v\n%s", err, out)
 	}
 }

@@ -168,6 +168,7 @@ func bgpConfig(objs map[string]map[string]model.Object) frr.Config {
 		g.Name = key
 		cfg.PeerGroups = append(cfg.PeerGroups, g)
 	}
+	cfg.EVPN = evpnOf(objs) // vxlan.go
 	return cfg
 }
 

@@ -41,6 +41,9 @@ func (b *Backend) startDaemons() error {
 		for _, k := range []string{"BGPGlobal", "BGPVrf", "BGPv4PeerGroup", "BGPv4Neighbor"} {
 			b.daemonDrivers[k] = bgpDriver(k)
 		}
+		for _, k := range []string{"BGPL2vpnEvpn", "BGPL2vpnEvpnNeighbor"} {
+			b.daemonDrivers[k] = evpnDriver(k) // vxlan.go
+		}
 	}
 	if o := b.opts.Chrony; o != nil {
 		opts := *o

@@ -41,6 +41,11 @@ var drivers = map[string]*driver{
 	// driver, in the IPv6 table.
 	"IPv6Intf":  ipv6IntfDriver,
 	"IPv6Route": ipv4RouteDriver,
+	// A VNI is a VXLAN device in its VLAN (vxlan.go).
+	"VxlanEndpoint":     vxlanDriver("VxlanEndpoint"),
+	"VxlanInstance":     vxlanDriver("VxlanInstance"),
+	"VxlanVtepInstance": vxlanDriver("VxlanVtepInstance"),
+	"EvpnL3Vni":         vxlanDriver("EvpnL3Vni"),
 }
 
 func (b *Backend) appliedOf(kind string) []model.Object {

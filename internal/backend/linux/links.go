@@ -239,6 +239,8 @@ func recreatable(l netlink.Link) netlink.Link {
 		return b
 	case *netlink.Bridge:
 		return &netlink.Bridge{LinkAttrs: attrs, VlanFiltering: v.VlanFiltering}
+	case *netlink.Vxlan:
+		return &netlink.Vxlan{LinkAttrs: attrs, VxlanId: v.VxlanId, SrcAddr: v.SrcAddr, Port: v.Port, TTL: v.TTL, TOS: v.TOS, Learning: v.Learning}
 	case *netlink.Vlan:
 		attrs.ParentIndex = v.ParentIndex
 		return &netlink.Vlan{LinkAttrs: attrs, VlanId: v.VlanId, VlanProtocol: v.VlanProtocol}

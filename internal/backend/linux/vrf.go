@@ -317,7 +317,32 @@ func newNamedNetns(name string) error {
 		if err != nil {
 			return err
 		}
-		return ns.Close()
+		defer ns.Close()
+		return enableForwarding()
+	})
+}
+
+// enableForwarding turns IPv4 and IPv6 forwarding on in the namespace the
+// calling thread is in (/proc/sys/net is the current namespace's): a
+// switch routes between its interfaces, as Cumulus and SONiC set it,
+// whereas a new namespace starts with both off.
+func enableForwarding() error {
+	for _, p := range []string{"/proc/sys/net/ipv4/ip_forward", "/proc/sys/net/ipv6/conf/all/forwarding"} {
+		if err := os.WriteFile(p, []byte("1"), 0o644); err != nil {
+			return fmt.Errorf("turn forwarding on: %w", err)
+		}
+	}
+	return nil
+}
+
+// EnableForwarding turns IPv4 and IPv6 forwarding on in the switch's
+// namespace.
+func (k *Kernel) EnableForwarding() error {
+	return withNetns(func() error {
+		if err := netns.Set(k.ns); err != nil {
+			return err
+		}
+		return enableForwarding()
 	})
 }
 

@@ -12,6 +12,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"net/netip"
@@ -98,7 +99,8 @@ func New(opts Options) *Sim {
 // tracked are the kinds whose applied objects the simulated hardware needs
 // to remember: ports, the mirror sessions and VLANs it carries, the local
 // AS, and the interfaces and static routes of its routing table.
-var tracked = map[string]bool{"Port": true, "LaPortChannel": true, "Span": true, "BGPGlobal": true, "Vlan": true, "IPv4Intf": true, "IPv4Route": true, "IPv6Intf": true, "IPv6Route": true, "DhcpRelayIntf": true}
+var tracked = map[string]bool{"Port": true, "LaPortChannel": true, "Span": true, "BGPGlobal": true, "Vlan": true, "IPv4Intf": true, "IPv4Route": true, "IPv6Intf": true, "IPv6Route": true,
+	"BGPv4Neighbor": true, "VxlanEndpoint": true, "VxlanInstance": true, "EvpnL3Vni": true, "DhcpRelayIntf": true}
 
 // Name implements backend.Backend.
 func (s *Sim) Name() string { return "sim" }
@@ -179,6 +181,7 @@ func (s *Sim) Dataplane() map[string]*backend.Driver {
 		"LogicalIntf":        {Apply: s.record, Replay: true}, // its interface id (IfIndex) is given again at start
 		"Span":               {Check: checkSpan, Apply: s.record, Replay: true},
 	}
+	maps.Copy(ds, s.vxlanDrivers()) // evpn.go
 	for _, name := range compatStateKinds {
 		if ds[name] != nil {
 			s.withCompatState(name, ds[name])
@@ -210,6 +213,7 @@ func (s *Sim) DaemonDrivers() map[string]*backend.Driver {
 		// No client sends the simulated switch a request.
 		"DhcpRelayHostDhcpState": {List: noNeighbors},
 	}
+	maps.Copy(ds, s.evpnDrivers()) // evpn.go
 	for _, name := range compatStateKinds {
 		if ds[name] != nil {
 			s.withCompatState(name, ds[name])

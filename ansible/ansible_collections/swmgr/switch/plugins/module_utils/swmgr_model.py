@@ -189,6 +189,62 @@ MODEL = json.loads(r'''{
     }
    ]
   },
+  "BGPL2vpnEvpn": {
+   "module": "swmgr_bgpl2vpn_evpn",
+   "singleton": true,
+   "creatable": false,
+   "keys": [
+    "Vrf"
+   ],
+   "fields": [
+    {
+     "option": "vrf",
+     "name": "Vrf",
+     "type": "str",
+     "choices": [
+      "default"
+     ],
+     "key": true,
+     "settable": true,
+     "default": "default"
+    },
+    {
+     "option": "advertise_all_vni",
+     "name": "AdvertiseAllVni",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "advertise_default_gw",
+     "name": "AdvertiseDefaultGw",
+     "type": "bool",
+     "settable": true
+    }
+   ]
+  },
+  "BGPL2vpnEvpnNeighbor": {
+   "module": "swmgr_bgpl2vpn_evpn_neighbor",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "Neighbor"
+   ],
+   "fields": [
+    {
+     "option": "neighbor",
+     "name": "Neighbor",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "route_reflector_client",
+     "name": "RouteReflectorClient",
+     "type": "bool",
+     "settable": true
+    }
+   ]
+  },
   "BGPVrf": {
    "module": "swmgr_bgp_vrf",
    "singleton": false,
@@ -758,6 +814,61 @@ MODEL = json.loads(r'''{
     }
    ]
   },
+  "EvpnL3Vni": {
+   "module": "swmgr_evpn_l3_vni",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "Vrf"
+   ],
+   "fields": [
+    {
+     "option": "vrf",
+     "name": "Vrf",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "vni",
+     "name": "Vni",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "vlan_id",
+     "name": "VlanId",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "advertise_ipv4_unicast",
+     "name": "AdvertiseIPv4Unicast",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "route_distinguisher",
+     "name": "RouteDistinguisher",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "import_route_targets",
+     "name": "ImportRouteTargets",
+     "type": "list",
+     "elements": "str",
+     "settable": true
+    },
+    {
+     "option": "export_route_targets",
+     "name": "ExportRouteTargets",
+     "type": "list",
+     "elements": "str",
+     "settable": true
+    }
+   ]
+  },
   "IPv4Intf": {
    "module": "swmgr_ipv4_intf",
    "singleton": false,
@@ -1052,6 +1163,18 @@ MODEL = json.loads(r'''{
       "report",
       "revert"
      ],
+     "settable": true
+    },
+    {
+     "option": "confirm_wait",
+     "name": "ConfirmWait",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "health_url",
+     "name": "HealthURL",
+     "type": "str",
      "settable": true
     }
    ]
@@ -1919,6 +2042,172 @@ MODEL = json.loads(r'''{
      "name": "Name",
      "type": "str",
      "settable": true
+    }
+   ]
+  },
+  "VxlanEndpoint": {
+   "module": "swmgr_vxlan_endpoint",
+   "singleton": true,
+   "creatable": false,
+   "keys": [
+    "Vrf"
+   ],
+   "fields": [
+    {
+     "option": "vrf",
+     "name": "Vrf",
+     "type": "str",
+     "choices": [
+      "default"
+     ],
+     "key": true,
+     "settable": true,
+     "default": "default"
+    },
+    {
+     "option": "source_interface",
+     "name": "SourceInterface",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "udp_port",
+     "name": "UdpPort",
+     "type": "int",
+     "settable": true
+    }
+   ]
+  },
+  "VxlanInstance": {
+   "module": "swmgr_vxlan_instance",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "Vni"
+   ],
+   "fields": [
+    {
+     "option": "vni",
+     "name": "Vni",
+     "type": "int",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "vlan_id",
+     "name": "VlanId",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "admin_state",
+     "name": "AdminState",
+     "type": "str",
+     "choices": [
+      "UP",
+      "DOWN"
+     ],
+     "settable": true
+    },
+    {
+     "option": "route_distinguisher",
+     "name": "RouteDistinguisher",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "import_route_targets",
+     "name": "ImportRouteTargets",
+     "type": "list",
+     "elements": "str",
+     "settable": true
+    },
+    {
+     "option": "export_route_targets",
+     "name": "ExportRouteTargets",
+     "type": "list",
+     "elements": "str",
+     "settable": true
+    }
+   ]
+  },
+  "VxlanVtepInstance": {
+   "module": "swmgr_vxlan_vtep_instance",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "Intf",
+    "Vni"
+   ],
+   "fields": [
+    {
+     "option": "intf",
+     "name": "Intf",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "vni",
+     "name": "Vni",
+     "type": "int",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "intf_ref",
+     "name": "IntfRef",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "src_ip",
+     "name": "SrcIp",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "dst_ip",
+     "name": "DstIp",
+     "type": "list",
+     "elements": "str",
+     "settable": true
+    },
+    {
+     "option": "vlan_id",
+     "name": "VlanId",
+     "type": "int",
+     "settable": false
+    },
+    {
+     "option": "tos",
+     "name": "TOS",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "ttl",
+     "name": "TTL",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "mtu",
+     "name": "Mtu",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "dst_udp",
+     "name": "DstUDP",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "inner_vlan_handling_mode",
+     "name": "InnerVlanHandlingMode",
+     "type": "int",
+     "settable": false
     }
    ]
   }

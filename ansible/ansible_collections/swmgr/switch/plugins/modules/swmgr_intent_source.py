@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 module: swmgr_intent_source
 short_description: "Manage swmgr IntentSource objects"
 description:
-  - "Where the switch's intended configuration comes from (docs/ztp.md): a saved configuration document polled over HTTP or HTTPS every Interval seconds (or at once by IntentFetch), verified (an ed25519 detached signature at the URL + \".sig\"), and applied whole as one commit of source intent when it changed (the intent is the whole configuration: objects it does not list are deleted; accounts and the IntentSource are kept, and a document holding either is refused). Drift from it is DriftState. One source (Name default)."
+  - "Where the switch's intended configuration comes from (docs/ztp.md): a saved configuration document polled over HTTP or HTTPS every Interval seconds (or at once by IntentFetch), verified (an ed25519 detached signature at the URL + \".sig\"), and applied whole as one commit of source intent awaiting confirmation by a health check when it changed (the intent is the whole configuration: objects it does not list are deleted; accounts and the IntentSource are kept, and a document holding either is refused). Drift from it is DriftState. One source (Name default)."
   - "One task is one commit: the server computes the change in a candidate and commits it as one revision, or changes nothing."
   - "Check mode is the server's dry run (it reports what the switch would refuse); diff mode shows the server's diff."
   - "Generated from swmgr's declaration of IntentSource: see docs/objects.md for every field."
@@ -78,6 +78,18 @@ options:
         choices:
           - "report"
           - "revert"
+      confirm_wait:
+        description:
+          - "API field C(ConfirmWait)."
+          - "seconds an intent's commit awaits its confirmation, which the health check gives; unconfirmed, it is rolled back. 0: a plain commit."
+          - "swmgr's default: C(120)."
+          - "From 0 to 3600."
+        type: int
+      health_url:
+        description:
+          - "API field C(HealthURL)."
+          - "the health check: a 2xx answer confirms the intent's commit; \"\": the intent's URL answers again (the switch still reaches its source of truth)."
+        type: str
 '''
 
 EXAMPLES = r'''

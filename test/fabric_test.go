@@ -1,0 +1,432 @@
+package test
+
+import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/swmgr/swmgr/internal/frr/frrtest"
+)
+
+// fabricSwitch is one swmgr of the fabric: its namespace, its server and
+// the links it has (port → the switch and port at the other end).
+type fabricSwitch struct {
+	name   string
+	ns     string
+	frrDir string
+	s      *server
+	links  map[string]string // fpPortN → "peer-name fpPortM" ("host" for a host port)
+	macs   map[string]string // fpPortN → its MAC address
+}
+
+// fabric is two spines and two leaves, each a `swmgr serve --backend
+// linux` in its own network namespace with its own FRR and lldpd, and a
+// host behind each leaf. The switches are joined by veth pairs named as
+// their front-panel ports; nothing is configured on them but through
+// swmgr's REST interface.
+type fabric struct {
+	t        *testing.T
+	prefix   string
+	dir      string
+	switches map[string]*fabricSwitch
+	hostNS   map[string]string // host name → namespace
+}
+
+func needFabricTools(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to make network namespaces")
+	}
+	frrtest.Need(t)
+	for _, p := range []string{"/usr/sbin/lldpd", "/usr/sbin/lldpcli", "/usr/bin/ping"} {
+		if _, err := os.Stat(p); err != nil {
+			if os.Getenv("CI") != "" {
+				t.Fatalf("%s is missing; .ci/run installs it", p)
+			}
+			t.Skipf("%s is not installed", p)
+		}
+	}
+}
+
+func (f *fabric) ip(args ...string) string {
+	f.t.Helper()
+	out, err := exec.Command("ip", args...).CombinedOutput()
+	if err != nil {
+		f.t.Fatalf("ip %s: %v %s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func (f *fabric) in(ns string, args ...string) (string, error) {
+	out, err := exec.Command("ip", append([]string{"netns", "exec", ns}, args...)...).CombinedOutput()
+	return string(out), err
+}
+
+// newFabric makes the namespaces and links: leaf N's fpPort1 to spine1's
+// fpPortN, its fpPort2 to spine2's fpPortN, its fpPort3 to hostN's eth0.
+func newFabric(t *testing.T) *fabric {
+	needFabricTools(t)
+	dir, err := os.MkdirTemp("", "swmgr-fabric-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(dir, 0o755) // lldpcli runs as _lldpd and must reach its socket
+	f := &fabric{t: t, prefix: fmt.Sprintf("fb%04d", rand.IntN(10000)), dir: dir,
+		switches: map[string]*fabricSwitch{}, hostNS: map[string]string{}}
+	t.Cleanup(func() {
+		for _, sw := range f.switches {
+			if sw.s != nil {
+				sw.s.stop(t)
+			}
+			killDaemonsOf(sw.frrDir)
+			exec.Command("ip", "netns", "del", sw.ns).Run()
+		}
+		for _, ns := range f.hostNS {
+			exec.Command("ip", "netns", "del", ns).Run()
+		}
+		os.RemoveAll(dir)
+	})
+	for _, name := range []string{"spine1", "spine2", "leaf1", "leaf2"} {
+		sw := &fabricSwitch{name: name, ns: f.prefix + name, frrDir: filepath.Join(dir, name, "frr"), links: map[string]string{}, macs: map[string]string{}}
+		f.switches[name] = sw
+		f.ip("netns", "add", sw.ns)
+	}
+	for _, h := range []string{"host1", "host2"} {
+		f.hostNS[h] = f.prefix + h
+		f.ip("netns", "add", f.hostNS[h])
+	}
+	link := func(a, aPort, b, bPort string) {
+		f.ip("-n", f.switches[a].ns, "link", "add", aPort, "type", "veth", "peer", "name", bPort, "netns", f.switches[b].ns)
+		f.switches[a].links[aPort] = b + " " + bPort
+		f.switches[b].links[bPort] = a + " " + aPort
+	}
+	for n, leaf := range []string{"leaf1", "leaf2"} {
+		port := fmt.Sprintf("fpPort%d", n+1)
+		link(leaf, "fpPort1", "spine1", port)
+		link(leaf, "fpPort2", "spine2", port)
+		host := fmt.Sprintf("host%d", n+1)
+		f.ip("-n", f.switches[leaf].ns, "link", "add", "fpPort3", "type", "veth", "peer", "name", "eth0", "netns", f.hostNS[host])
+		f.switches[leaf].links["fpPort3"] = "host"
+		f.ip("-n", f.hostNS[host], "link", "set", "eth0", "up")
+		f.ip("-n", f.hostNS[host], "link", "set", "lo", "up")
+		f.ip("-n", f.hostNS[host], "addr", "add", fmt.Sprintf("10.1.%d.2/24", n+1), "dev", "eth0")
+		f.ip("-n", f.hostNS[host], "route", "add", "default", "via", fmt.Sprintf("10.1.%d.1", n+1))
+	}
+	for _, sw := range f.switches {
+		for port := range sw.links {
+			out := f.ip("-n", sw.ns, "-o", "link", "show", port)
+			if i := strings.Index(out, "link/ether "); i >= 0 {
+				sw.macs[port] = strings.Fields(out[i:])[1]
+			}
+		}
+	}
+	return f
+}
+
+// start runs every switch's swmgr.
+func (f *fabric) start() {
+	for _, name := range []string{"spine1", "spine2", "leaf1", "leaf2"} {
+		sw := f.switches[name]
+		sw.s = startServer(f.t, filepath.Join(f.dir, name, "data"), "--backend", "linux", "--netns", sw.ns,
+			"--bgp", "frr", "--frr-dir", sw.frrDir, "--ntp", "sim", "--system", "sim",
+			"--lldp", "lldpd", "--lldp-dir", filepath.Join(f.dir, name, "lldpd"))
+	}
+}
+
+// identity is the switch's AS number and router id: the spines share AS
+// 65100, each leaf has its own.
+func (sw *fabricSwitch) identity() (as, routerID string) {
+	n := sw.name[len(sw.name)-1:]
+	if strings.HasPrefix(sw.name, "spine") {
+		return "65100", "10.255.0." + n
+	}
+	return "6510" + n, "10.255.1." + n
+}
+
+// gateway is a leaf's address on its host's subnet.
+func (sw *fabricSwitch) gateway() string { return "10.1." + sw.name[len(sw.name)-1:] + ".1/24" }
+
+// configureOverREST configures the underlay the way an operator's script
+// would, one REST call per object: fabric ports up with their IPv6
+// link-local addresses, a loopback, eBGP unnumbered to every neighbour
+// switch in one peer group (spines share AS 65100, each leaf has its own),
+// multipath, LLDP; a leaf's host port gets the host's gateway address.
+func (f *fabric) configureOverREST() {
+	t := f.t
+	for name, sw := range f.switches {
+		s := sw.s
+		as, id := sw.identity()
+		s.expect(t, 200, "PATCH", "/config/SystemParam", fmt.Sprintf(`{"Vrf":"default","Hostname":%q}`, name))
+		s.expect(t, 200, "PATCH", "/config/LLDPGlobal", `{"Enable":true,"TranmitInterval":5}`)
+		s.expect(t, 201, "POST", "/config/LogicalIntf", `{"Name":"Loopback1"}`)
+		s.expect(t, 201, "POST", "/config/IPv4Intf", fmt.Sprintf(`{"IntfRef":"Loopback1","IpAddr":"%s/32"}`, id))
+		s.expect(t, 200, "PATCH", "/config/BGPGlobal", fmt.Sprintf(`{"Vrf":"default","ASNum":%q,"RouterId":%q,"UseMultiplePaths":true,"EBGPMaxPaths":4,"Redistribution":[{"Sources":"CONNECTED"}]}`, as, id))
+		s.expect(t, 201, "POST", "/config/BGPv4PeerGroup", `{"Name":"FABRIC","PeerAS":"external","HoldTime":9,"KeepaliveTime":3,"ConnectRetryTime":1}`)
+		for port, peer := range sw.links {
+			s.expect(t, 200, "PATCH", "/config/Port", fmt.Sprintf(`{"IntfRef":%q,"AdminState":"UP"}`, port))
+			if peer == "host" {
+				s.expect(t, 201, "POST", "/config/IPv4Intf", fmt.Sprintf(`{"IntfRef":%q,"IpAddr":%q}`, port, sw.gateway()))
+				continue
+			}
+			s.expect(t, 201, "POST", "/config/IPv6Intf", fmt.Sprintf(`{"IntfRef":%q}`, port))
+			s.expect(t, 201, "POST", "/config/BGPv4Neighbor", fmt.Sprintf(`{"IntfRef":%q,"PeerGroup":"FABRIC"}`, port))
+		}
+	}
+}
+
+// waitAll polls until cond holds for every switch, or fails naming the
+// switches it does not hold for and what they said.
+func (f *fabric) waitAll(what string, timeout time.Duration, cond func(sw *fabricSwitch) (bool, string)) time.Duration {
+	f.t.Helper()
+	start := time.Now()
+	deadline := start.Add(timeout)
+	for {
+		var missing []string
+		for _, name := range []string{"spine1", "spine2", "leaf1", "leaf2"} {
+			if ok, why := cond(f.switches[name]); !ok {
+				missing = append(missing, name+": "+why)
+			}
+		}
+		if len(missing) == 0 {
+			return time.Since(start)
+		}
+		if time.Now().After(deadline) {
+			f.t.Fatalf("%s: not after %s on\n%s", what, timeout, strings.Join(missing, "\n"))
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// lldpRight: every fabric port of the switch hears the switch and port
+// the fabric wired to it: the port by its name, the switch by its chassis
+// id (lldpd's is the MAC address of one of the switch's ports).
+func (f *fabric) lldpRight(sw *fabricSwitch) (bool, string) {
+	got := map[string][2]string{}
+	for _, o := range objects(sw.s.listAll(f.t, "/state/LLDPIntfs", 100)) {
+		ref, _ := o["IntfRef"].(string)
+		port, _ := o["PeerPort"].(string)
+		mac, _ := o["PeerMac"].(string)
+		got[ref] = [2]string{port, mac}
+	}
+	for port, peer := range sw.links {
+		if peer == "host" {
+			continue
+		}
+		peerSwitch, peerPort, _ := strings.Cut(peer, " ")
+		heard := got[port]
+		if heard[0] != peerPort || !slices.Contains(slices.Collect(maps.Values(f.switches[peerSwitch].macs)), heard[1]) {
+			return false, fmt.Sprintf("%s hears port %q of chassis %q, want %s", port, heard[0], heard[1], peer)
+		}
+	}
+	return true, ""
+}
+
+// bgpEstablished: every neighbour of the switch is Established.
+func (f *fabric) bgpEstablished(sw *fabricSwitch) (bool, string) {
+	list := objects(sw.s.listAll(f.t, "/state/BGPv4Neighbors", 100))
+	want := 0
+	for _, peer := range sw.links {
+		if peer != "host" {
+			want++
+		}
+	}
+	up := 0
+	var states []string
+	for _, o := range list {
+		states = append(states, fmt.Sprintf("%v=%v", o["IntfRef"], o["SessionState"]))
+		if o["SessionState"] == float64(6) {
+			up++
+		}
+	}
+	return up == want, fmt.Sprintf("%d of %d Established: %s", up, want, strings.Join(states, " "))
+}
+
+func (f *fabric) ping(from, to string, count int) error {
+	out, err := f.in(f.hostNS[from], "ping", "-c", fmt.Sprint(count), "-i", "0.2", "-W", "1", to)
+	if err != nil {
+		return fmt.Errorf("ping %s from %s: %v\n%s", to, from, err, out)
+	}
+	return nil
+}
+
+// TestFabricUnderlay builds the fabric's underlay through swmgr alone
+// (REST, as an operator's script does) on this machine's kernel, and
+// proves it (see proveUnderlay).
+func TestFabricUnderlay(t *testing.T) {
+	f := newFabric(t)
+	f.start()
+	begin := time.Now()
+	f.configureOverREST()
+	t.Logf("configured 4 switches over REST in %s", time.Since(begin).Round(time.Millisecond))
+	f.proveUnderlay()
+}
+
+// TestFabricUnderlayThroughAnsible builds the same fabric with a playbook
+// of the collection's resource modules (each switch's differences are its
+// inventory variables) and proves it the same way; the play run again
+// changes nothing.
+func TestFabricUnderlayThroughAnsible(t *testing.T) {
+	env := ansibleEnv(t)
+	f := newFabric(t)
+	f.start()
+	inv := f.inventory()
+	begin := time.Now()
+	r := runPlaybook(t, env, inv, fabricPlaybook)
+	if failed := r.failures(); len(failed) > 0 {
+		t.Fatalf("the play failed: %v\n%s", failed, tail(r.raw, 3000))
+	}
+	t.Logf("configured 4 switches with ansible-playbook in %s", time.Since(begin).Round(time.Millisecond))
+	f.proveUnderlay()
+	again := runPlaybook(t, env, inv, fabricPlaybook)
+	if failed := again.failures(); len(failed) > 0 || again.changed() != 0 {
+		t.Errorf("the play run again: %d changed, failures %v; want nothing changed", again.changed(), failed)
+	}
+}
+
+// fabricPlaybook configures the underlay of every switch from its
+// inventory variables: as_num, router_id, fabric_ports (the ports to
+// other switches), host_ports and host_addresses (a leaf's port to its
+// host and the host's gateway address).
+const fabricPlaybook = `- hosts: switches
+  gather_facts: false
+  module_defaults:
+    group/swmgr.switch.swmgr: "{{ swmgr_connection }}"
+  tasks:
+    - name: name the switch
+      swmgr.switch.swmgr_system_param:
+        config: {vrf: default, hostname: "{{ inventory_hostname }}"}
+    - name: LLDP on
+      swmgr.switch.swmgr_lldp_global:
+        config: {vrf: default, enable: true, tranmit_interval: 5}
+    - name: ports up
+      swmgr.switch.swmgr_port:
+        config: "{{ (fabric_ports + host_ports) | map('combine', {'admin_state': 'UP'}) | list }}"
+    - name: a loopback
+      swmgr.switch.swmgr_logical_intf:
+        config: [{name: Loopback1}]
+    - name: addresses
+      swmgr.switch.swmgr_ipv4_intf:
+        config: "{{ [{'intf_ref': 'Loopback1', 'ip_addr': router_id ~ '/32'}] + host_addresses }}"
+    - name: IPv6 link-local addresses on the fabric ports
+      swmgr.switch.swmgr_ipv6_intf:
+        config: "{{ fabric_ports }}"
+    - name: BGP
+      swmgr.switch.swmgr_bgp_global:
+        config:
+          vrf: default
+          as_num: "{{ as_num }}"
+          router_id: "{{ router_id }}"
+          use_multiple_paths: true
+          ebgp_max_paths: 4
+          redistribution: [{sources: CONNECTED}]
+    - name: the fabric's peer group
+      swmgr.switch.swmgr_bgpv4_peer_group:
+        config: [{name: FABRIC, peer_as: external, hold_time: 9, keepalive_time: 3, connect_retry_time: 1}]
+    - name: BGP unnumbered on every fabric port
+      swmgr.switch.swmgr_bgpv4_neighbor:
+        config: "{{ fabric_ports | map('combine', {'peer_group': 'FABRIC'}) | list }}"
+`
+
+// inventory is the fabric's Ansible inventory: each switch's URL and the
+// variables fabricPlaybook reads.
+func (f *fabric) inventory() string {
+	var b strings.Builder
+	b.WriteString("all:\n  children:\n    switches:\n      hosts:\n")
+	for _, name := range []string{"spine1", "spine2", "leaf1", "leaf2"} {
+		sw := f.switches[name]
+		as, id := sw.identity()
+		var fabricPorts, hostPorts, hostAddrs []string
+		for _, port := range slices.Sorted(maps.Keys(sw.links)) {
+			if sw.links[port] == "host" {
+				hostPorts = append(hostPorts, fmt.Sprintf("{intf_ref: %s}", port))
+				hostAddrs = append(hostAddrs, fmt.Sprintf("{intf_ref: %s, ip_addr: %s}", port, sw.gateway()))
+				continue
+			}
+			fabricPorts = append(fabricPorts, fmt.Sprintf("{intf_ref: %s}", port))
+		}
+		fmt.Fprintf(&b, "        %s:\n          swmgr_connection: {url: \"http://%s\"}\n          as_num: \"%s\"\n          router_id: %s\n"+
+			"          fabric_ports: [%s]\n          host_ports: [%s]\n          host_addresses: [%s]\n",
+			name, sw.s.addr, as, id, strings.Join(fabricPorts, ", "), strings.Join(hostPorts, ", "), strings.Join(hostAddrs, ", "))
+	}
+	b.WriteString("      vars:\n        ansible_connection: local\n")
+	return b.String()
+}
+
+// proveUnderlay: LLDP names every link right on every switch, every BGP
+// unnumbered session is Established, the hosts reach each other across
+// the spines over both paths, and when spine1 loses all its links the
+// hosts still reach each other through spine2 (the time traffic was lost
+// is logged).
+func (f *fabric) proveUnderlay() {
+	t := f.t
+	took := f.waitAll("BGP unnumbered Established", 90*time.Second, f.bgpEstablished)
+	t.Logf("all 8 sessions Established %s after the configuration", took.Round(100*time.Millisecond))
+	took = f.waitAll("LLDP neighbours right", 60*time.Second, f.lldpRight)
+	t.Logf("LLDP right on every link %s later", took.Round(100*time.Millisecond))
+
+	// Both leaves learned the other's host subnet over both spines.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		out, _ := f.in(f.switches["leaf1"].ns, "ip", "route", "show", "10.1.2.0/24")
+		if strings.Count(out, "nexthop") == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("leaf1 has no two-path route to host2's subnet:\n%s", out)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	if err := f.ping("host1", "10.1.2.2", 3); err != nil {
+		t.Fatal(err)
+	}
+
+	// spine1 loses its links: the leaves see their ports go down, drop the
+	// sessions and the paths through it; host traffic continues via spine2.
+	pinger := exec.Command("ip", "netns", "exec", f.hostNS["host1"], "ping", "-i", "0.01", "-w", "20", "10.1.2.2")
+	var pings strings.Builder
+	pinger.Stdout = &pings
+	if err := pinger.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	cut := time.Now()
+	for port := range f.switches["spine1"].links {
+		f.ip("-n", f.switches["spine1"].ns, "link", "set", port, "down")
+	}
+	for {
+		out, _ := f.in(f.switches["leaf1"].ns, "ip", "route", "show", "10.1.2.0/24")
+		if strings.Contains(out, "via inet6") && !strings.Contains(out, "nexthop") || strings.Count(out, "via") == 1 {
+			t.Logf("leaf1's route to host2 lost spine1's path %s after the cut: %s", time.Since(cut).Round(time.Millisecond), strings.TrimSpace(out))
+			break
+		}
+		if time.Since(cut) > 20*time.Second {
+			t.Fatalf("leaf1 kept spine1's path 20 s after the cut:\n%s", out)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(2 * time.Second)
+	pinger.Process.Signal(os.Interrupt)
+	pinger.Wait()
+	if err := f.ping("host1", "10.1.2.2", 3); err != nil {
+		t.Fatalf("after spine1's links were cut: %v", err)
+	}
+	sent, received := pingCounts(pings.String())
+	t.Logf("pings every 10 ms across the cut: %d sent, %d received: about %d ms of traffic lost", sent, received, (sent-received)*10)
+}
+
+// pingCounts reads ping's summary line.
+func pingCounts(out string) (sent, received int) {
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "packets transmitted") {
+			fmt.Sscanf(line, "%d packets transmitted, %d received", &sent, &received)
+		}
+	}
+	return sent, received
+}
