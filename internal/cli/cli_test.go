@@ -131,6 +131,7 @@ func TestPrompts(t *testing.T) {
 		{[][3]string{{"LogicalIntf", "Loopback1", ""}}, "leaf1(config-if)#"},
 		{[][3]string{{"LogicalIntf", "Loopback1", ""}, {"IPv4Intf", "10.0.0.1/32", ""}}, "leaf1(config-if-ip-10.0.0.1/32)#"},
 		{[][3]string{{"LLDPGlobal", "", ""}}, "leaf1(config-lldp)#"},
+		{[][3]string{{"DhcpRelayGlobal", "", ""}}, "leaf1(config-dhcp_relay)#"},
 	}
 	for _, tc := range cases {
 		s.stack = nil

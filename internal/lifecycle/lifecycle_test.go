@@ -34,6 +34,8 @@ func seedAll(s *switchHarness) {
 		{"POST", "/config/IPv4Route", `{"DestinationNw":"172.16.0.0","NetworkMask":"255.255.0.0","NextHop":[{"NextHopIp":"10.5.2.2","Weight":2},{"NextHopIp":"10.5.2.3"}]}`},
 		{"PATCH", "/config/LLDPGlobal", `{"Enable":true,"TranmitInterval":60}`},
 		{"POST", "/config/LLDPIntf", `{"IntfRef":"fpPort2","TxRxMode":"RxOnly"}`},
+		{"PATCH", "/config/DhcpRelayGlobal", `{"Enable":true,"HopCountLimit":8}`},
+		{"POST", "/config/DhcpRelayIntf", `{"IntfRef":"fpPort1","ServerIp":["10.9.0.1","10.9.0.2"],"Vrf":"red"}`},
 		{"POST", "/config/BGPVrf", `{"Name":"red","EBGPMaxPaths":4}`},
 		{"POST", "/config/BfdSessionParam", `{"Name":"fast","RequiredMinRxInterval":100,"DesiredMinTxInterval":100,"AuthData":"bfd-secret-1"}`},
 		{"PATCH", "/config/BfdGlobal", `{"Enable":false}`},

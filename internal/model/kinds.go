@@ -18,7 +18,7 @@ func Builtin() *Registry {
 		builtinKinds(), systemKinds(), lldpKinds(),
 		routeKinds(), ipv6Kinds(), evpnKinds(),
 		aaaKinds(), ztpKinds(), intentKinds(),
-		aclKinds(), policyKinds(), bfdKinds(),
+		aclKinds(), policyKinds(), bfdKinds(), dhcpRelayKinds(),
 	)...)
 	if err != nil {
 		panic(err) // a mistake in the declarations below; caught by every test

@@ -57,6 +57,7 @@ import (
 	"github.com/swmgr/swmgr/internal/chrony"
 	"github.com/swmgr/swmgr/internal/daemon"
 	"github.com/swmgr/swmgr/internal/datadir"
+	"github.com/swmgr/swmgr/internal/dhcrelay"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/candidates"
 	"github.com/swmgr/swmgr/internal/engine/history"
@@ -156,6 +157,9 @@ type LinuxOptions struct {
 	// ControlPlanePorts are the TCP ports of swmgr's listeners by
 	// ControlPlaneAclRule Service (HTTPS, GNMI).
 	ControlPlanePorts map[string]int
+	// DHCPRelayDir, when set, runs DHCP relay in dhcrelay with its logs
+	// there; else DHCP relay is simulated.
+	DHCPRelayDir string
 }
 
 func (l LinuxOptions) options() linux.Options {
@@ -171,6 +175,9 @@ func (l LinuxOptions) options() linux.Options {
 	}
 	if l.LLDPDir != "" {
 		lo.LLDP = &lldpd.Options{Dir: l.LLDPDir}
+	}
+	if l.DHCPRelayDir != "" {
+		lo.DHCPRelay = &dhcrelay.Options{Dir: l.DHCPRelayDir}
 	}
 	return lo
 }
@@ -285,7 +292,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		}
 		// The kinds the kernel has no part in are the simulated
 		// dataplane's, kept and not run, and the daemons not run (no
-		// --bgp, --ntp, --system, --lldp) the simulated ones.
+		// --bgp, --ntp, --system, --lldp, --dhcp-relay) the simulated ones.
 		// Each Linux part is bound after its simulated one, so that its
 		// share of a kind's state says last (SystemParam: the kernel and
 		// the up time over the simulated host settings', the host's

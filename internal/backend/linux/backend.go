@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/chrony"
+	"github.com/swmgr/swmgr/internal/dhcrelay"
 	"github.com/swmgr/swmgr/internal/frr"
 	"github.com/swmgr/swmgr/internal/lldpd"
 	"github.com/swmgr/swmgr/internal/model"
@@ -55,6 +57,10 @@ type Options struct {
 	// its Netns defaults to the switch's. Nil leaves them to another
 	// provider.
 	LLDP *lldpd.Options
+	// DHCPRelay, when set, runs DhcpRelayGlobal and DhcpRelayIntf in
+	// dhcrelay (dhcprelay.go); its Netns defaults to the switch's. Nil
+	// leaves them to another provider.
+	DHCPRelay *dhcrelay.Options
 	// Model is the registry whose interface kinds name the interfaces
 	// (model.Interface); nil: model.Builtin().
 	Model *model.Registry
@@ -106,6 +112,7 @@ type Backend struct {
 	bfd           *bfdRunner
 	ntp           *ntpRunner
 	lldp          *lldpRunner
+	relay         *relayRunner
 	dns           *dnsRunner
 
 	stop chan struct{}
@@ -271,6 +278,10 @@ func (b *Backend) DaemonDrivers() map[string]*backend.Driver {
 	}
 	if b.bfd != nil {
 		out["BfdSessionState"] = &backend.Driver{List: b.bfdSessions}
+	}
+	if b.relay != nil {
+		out["DhcpRelayIntfServerState"] = &backend.Driver{List: b.relayServers}
+		out["DhcpRelayHostDhcpState"] = &backend.Driver{List: b.relayHosts}
 	}
 	return out
 }
@@ -531,6 +542,11 @@ func (b *Backend) apply(ctx context.Context, changes []backend.Change, journal b
 			}
 			return err
 		}
+	}
+	// The relay's upstream interfaces are the VRFs' routed interfaces of
+	// the moment: a batch that changes the dataplane sends them again.
+	if b.relay != nil && slices.ContainsFunc(changes, func(c backend.Change) bool { return drivers[c.Kind.Name] != nil }) {
+		b.relayStage(tx)
 	}
 	// The daemons get the batch's changes of their kinds at once.
 	if kind, err := tx.flush(); err != nil {

@@ -101,7 +101,7 @@ func New(opts Options) *Sim {
 // AS, and the interfaces and static routes of its routing table.
 var tracked = map[string]bool{"Port": true, "LaPortChannel": true, "Span": true, "BGPGlobal": true, "Vlan": true, "IPv4Intf": true, "IPv4Route": true, "IPv6Intf": true, "IPv6Route": true,
 	"BGPv4Neighbor": true, "BGPv6Neighbor": true, "BGPv4PeerGroup": true, "VxlanEndpoint": true, "VxlanInstance": true, "EvpnL3Vni": true,
-	"Acl": true, "AclRule": true, "BfdGlobal": true, "BfdSessionParam": true, "BfdSession": true}
+	"Acl": true, "AclRule": true, "BfdGlobal": true, "BfdSessionParam": true, "BfdSession": true, "DhcpRelayIntf": true}
 
 // Name implements backend.Backend.
 func (s *Sim) Name() string { return "sim" }
@@ -192,8 +192,8 @@ func (s *Sim) Dataplane() map[string]*backend.Driver {
 	return ds
 }
 
-// DaemonDrivers returns the drivers of the simulated daemons: BGP, NTP and
-// LLDP settings, the host settings of SystemParam and the resolver (DNSServer,
+// DaemonDrivers returns the drivers of the simulated daemons: BGP, NTP,
+// LLDP and DHCP relay settings, the host settings of SystemParam and the resolver (DNSServer,
 // DNSGlobal), kept and given a plausible state, with nothing run.
 func (s *Sim) DaemonDrivers() map[string]*backend.Driver {
 	ds := map[string]*backend.Driver{
@@ -222,6 +222,12 @@ func (s *Sim) DaemonDrivers() map[string]*backend.Driver {
 		"PolicyCondition":  {Apply: s.record},
 		"PolicyStmt":       {Apply: s.record},
 		"PolicyDefinition": {Apply: s.record},
+		// The DHCP relay's settings, kept with no relay run.
+		"DhcpRelayGlobal":          {Apply: s.record},
+		"DhcpRelayIntf":            {Apply: s.record, Replay: true},
+		"DhcpRelayIntfServerState": {List: s.relayServers},
+		// No client sends the simulated switch a request.
+		"DhcpRelayHostDhcpState": {List: noNeighbors},
 	}
 	maps.Copy(ds, s.evpnDrivers()) // evpn.go
 	maps.Copy(ds, s.bfdDrivers())  // bfd.go

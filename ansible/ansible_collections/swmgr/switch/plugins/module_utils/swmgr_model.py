@@ -1542,6 +1542,75 @@ MODEL = json.loads(r'''{
     }
    ]
   },
+  "DhcpRelayGlobal": {
+   "module": "swmgr_dhcp_relay_global",
+   "singleton": true,
+   "creatable": false,
+   "keys": [
+    "Vrf"
+   ],
+   "fields": [
+    {
+     "option": "vrf",
+     "name": "Vrf",
+     "type": "str",
+     "choices": [
+      "default"
+     ],
+     "key": true,
+     "settable": true,
+     "default": "default"
+    },
+    {
+     "option": "enable",
+     "name": "Enable",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "hop_count_limit",
+     "name": "HopCountLimit",
+     "type": "int",
+     "settable": true
+    }
+   ]
+  },
+  "DhcpRelayIntf": {
+   "module": "swmgr_dhcp_relay_intf",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "IntfRef"
+   ],
+   "fields": [
+    {
+     "option": "intf_ref",
+     "name": "IntfRef",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "enable",
+     "name": "Enable",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "server_ip",
+     "name": "ServerIp",
+     "type": "list",
+     "elements": "str",
+     "settable": true
+    },
+    {
+     "option": "vrf",
+     "name": "Vrf",
+     "type": "str",
+     "settable": true
+    }
+   ]
+  },
   "EvpnL3Vni": {
    "module": "swmgr_evpn_l3_vni",
    "singleton": false,
