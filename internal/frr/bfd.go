@@ -353,11 +353,16 @@ func (r *Router) ResetBFDPeer(ctx context.Context, address, ifname string) (ok b
 		return false, err
 	}
 	static := slices.ContainsFunc(parseBFD(running), func(n bfdNode) bool { return n.header == header })
-	cmds := []string{"bfd", " " + header, "  shutdown", "  no shutdown", " exit"}
-	if !static {
-		cmds = append(cmds, " no "+header)
+	// Two rounds: one batch is committed whole at its end, where a
+	// shutdown and its no shutdown would cancel out.
+	if err := r.configureOn(ctx, "bfdd", []string{"bfd", " " + header, "  shutdown", " exit", "exit"}); err != nil {
+		return true, err
 	}
-	return true, r.configureOn(ctx, "bfdd", append(cmds, "exit"))
+	up := []string{"bfd", " " + header, "  no shutdown", " exit"}
+	if !static {
+		up = append(up, " no "+header)
+	}
+	return true, r.configureOn(ctx, "bfdd", append(up, "exit"))
 }
 
 // The messages of bfdd's control socket (bfdd/bfdctl.h): a header of the
