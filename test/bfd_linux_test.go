@@ -70,12 +70,13 @@ func followStates(t *testing.T, s *server) *stateEvents {
 	return e
 }
 
-// first is the first BfdSessionState event since since of peer in state.
+// first is the first BfdSessionState event since since of peer ("": any)
+// in state.
 func (e *stateEvents) first(since time.Time, peer, state string) (stateEvent, bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, ev := range e.events {
-		if !ev.at.Before(since) && ev.Kind == "BfdSessionState" && ev.Object["IpAddr"] == peer && ev.Object["SessionState"] == state {
+		if !ev.at.Before(since) && ev.Kind == "BfdSessionState" && (peer == "" || ev.Object["IpAddr"] == peer) && ev.Object["SessionState"] == state {
 			return ev, true
 		}
 	}

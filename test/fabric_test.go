@@ -136,7 +136,8 @@ func (f *fabric) start() {
 		sw := f.switches[name]
 		sw.s = startServer(f.t, filepath.Join(f.dir, name, "data"), "--backend", "linux", "--netns", sw.ns,
 			"--bgp", "frr", "--frr-dir", sw.frrDir, "--ntp", "sim", "--system", "sim",
-			"--lldp", "lldpd", "--lldp-dir", filepath.Join(f.dir, name, "lldpd"))
+			"--lldp", "lldpd", "--lldp-dir", filepath.Join(f.dir, name, "lldpd"),
+			"--dhcp-relay", "dhcrelay", "--dhcp-relay-dir", filepath.Join(f.dir, name, "dhcrelay"))
 	}
 }
 
@@ -157,7 +158,8 @@ func (sw *fabricSwitch) gateway() string { return "10.1." + sw.name[len(sw.name)
 // would, one REST call per object: fabric ports up with their IPv6
 // link-local addresses, a loopback, eBGP unnumbered to every neighbour
 // switch in one peer group (spines share AS 65100, each leaf has its own),
-// multipath, LLDP; a leaf's host port gets the host's gateway address.
+// multipath, BFD at 100 ms on every session, LLDP; a leaf's host port
+// gets the host's gateway address.
 func (f *fabric) configureOverREST() {
 	t := f.t
 	for name, sw := range f.switches {
@@ -168,7 +170,8 @@ func (f *fabric) configureOverREST() {
 		s.expect(t, 201, "POST", "/config/LogicalIntf", `{"Name":"Loopback1"}`)
 		s.expect(t, 201, "POST", "/config/IPv4Intf", fmt.Sprintf(`{"IntfRef":"Loopback1","IpAddr":"%s/32"}`, id))
 		s.expect(t, 200, "PATCH", "/config/BGPGlobal", fmt.Sprintf(`{"Vrf":"default","ASNum":%q,"RouterId":%q,"UseMultiplePaths":true,"EBGPMaxPaths":4,"Redistribution":[{"Sources":"CONNECTED"}]}`, as, id))
-		s.expect(t, 201, "POST", "/config/BGPv4PeerGroup", `{"Name":"FABRIC","PeerAS":"external","HoldTime":9,"KeepaliveTime":3,"ConnectRetryTime":1}`)
+		s.expect(t, 201, "POST", "/config/BfdSessionParam", `{"Name":"fast","DesiredMinTxInterval":100,"RequiredMinRxInterval":100,"LocalMultiplier":3}`)
+		s.expect(t, 201, "POST", "/config/BGPv4PeerGroup", `{"Name":"FABRIC","PeerAS":"external","HoldTime":9,"KeepaliveTime":3,"ConnectRetryTime":1,"BfdEnable":true,"BfdSessionParam":"fast"}`)
 		for port, peer := range sw.links {
 			s.expect(t, 200, "PATCH", "/config/Port", fmt.Sprintf(`{"IntfRef":%q,"AdminState":"UP"}`, port))
 			if peer == "host" {
@@ -326,9 +329,12 @@ const fabricPlaybook = `- hosts: switches
           use_multiple_paths: true
           ebgp_max_paths: 4
           redistribution: [{sources: CONNECTED}]
+    - name: fast BFD
+      swmgr.switch.swmgr_bfd_session_param:
+        config: [{name: fast, desired_min_tx_interval: 100, required_min_rx_interval: 100, local_multiplier: 3}]
     - name: the fabric's peer group
       swmgr.switch.swmgr_bgpv4_peer_group:
-        config: [{name: FABRIC, peer_as: external, hold_time: 9, keepalive_time: 3, connect_retry_time: 1}]
+        config: [{name: FABRIC, peer_as: external, hold_time: 9, keepalive_time: 3, connect_retry_time: 1, bfd_enable: true, bfd_session_param: fast}]
     - name: BGP unnumbered on every fabric port
       swmgr.switch.swmgr_bgpv4_neighbor:
         config: "{{ fabric_ports | map('combine', {'peer_group': 'FABRIC'}) | list }}"
@@ -360,10 +366,11 @@ func (f *fabric) inventory() string {
 }
 
 // proveUnderlay: LLDP names every link right on every switch, every BGP
-// unnumbered session is Established, the hosts reach each other across
-// the spines over both paths, and when spine1 loses all its links the
-// hosts still reach each other through spine2 (the time traffic was lost
-// is logged).
+// unnumbered session is Established with BFD up, the hosts reach each
+// other across the spines over both paths, and when every frame on
+// spine1's links is dropped (the links up) BFD takes its sessions down
+// and the hosts still reach each other through spine2 (the times are
+// logged).
 func (f *fabric) proveUnderlay() {
 	t := f.t
 	took := f.waitAll("BGP unnumbered Established", 90*time.Second, f.bgpEstablished)
@@ -387,8 +394,16 @@ func (f *fabric) proveUnderlay() {
 		t.Fatal(err)
 	}
 
-	// spine1 loses its links: the leaves see their ports go down, drop the
-	// sessions and the paths through it; host traffic continues via spine2.
+	took = f.waitAll("BFD up on every session", 30*time.Second, f.bfdUp)
+	t.Logf("BFD up on every session %s later", took.Round(100*time.Millisecond))
+
+	// Every frame on spine1's links is dropped while the links stay up (a
+	// failed optic, a hung line card): only BFD can tell. The leaves' BFD
+	// sessions with spine1 go down within 300 ms (3 x 100 ms), BGP with
+	// them, and host traffic continues through spine2. The times from the
+	// drop to leaf1's route losing spine1's path and to the BFD event on
+	// leaf1's change feed are logged.
+	events := followStates(t, f.switches["leaf1"].s)
 	pinger := exec.Command("ip", "netns", "exec", f.hostNS["host1"], "ping", "-i", "0.01", "-w", "20", "10.1.2.2")
 	var pings strings.Builder
 	pinger.Stdout = &pings
@@ -396,29 +411,61 @@ func (f *fabric) proveUnderlay() {
 		t.Fatal(err)
 	}
 	time.Sleep(time.Second)
-	cut := time.Now()
-	for port := range f.switches["spine1"].links {
-		f.ip("-n", f.switches["spine1"].ns, "link", "set", port, "down")
-	}
-	for {
-		out, _ := f.in(f.switches["leaf1"].ns, "ip", "route", "show", "10.1.2.0/24")
-		if strings.Contains(out, "via inet6") && !strings.Contains(out, "nexthop") || strings.Count(out, "via") == 1 {
-			t.Logf("leaf1's route to host2 lost spine1's path %s after the cut: %s", time.Since(cut).Round(time.Millisecond), strings.TrimSpace(out))
-			break
+	spine1 := f.switches["spine1"]
+	var chains []string
+	for _, port := range slices.Sorted(maps.Keys(spine1.links)) {
+		for _, hook := range []string{"ingress", "egress"} {
+			chains = append(chains, fmt.Sprintf("chain %s-%s { type filter hook %s device %s priority -500; policy drop; }", port, hook, hook, port))
 		}
-		if time.Since(cut) > 20*time.Second {
-			t.Fatalf("leaf1 kept spine1's path 20 s after the cut:\n%s", out)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
+	drop := time.Now()
+	f.ip("netns", "exec", spine1.ns, "nft", "add table netdev fabricdrop { "+strings.Join(chains, " ; ")+" ; }")
+	var lostPath, bfdEvent time.Duration
+	for lostPath == 0 || bfdEvent == 0 {
+		time.Sleep(5 * time.Millisecond)
+		if ev, ok := events.first(drop, "", "down"); ok && bfdEvent == 0 {
+			bfdEvent = ev.at.Sub(drop)
+		}
+		if lostPath == 0 {
+			if out, _ := f.in(f.switches["leaf1"].ns, "ip", "route", "show", "10.1.2.0/24"); !strings.Contains(out, "nexthop") && strings.Contains(out, "via") {
+				lostPath = time.Since(drop)
+			}
+		}
+		if time.Since(drop) > 20*time.Second {
+			t.Fatalf("20 s after the drop: leaf1's path lost after %v, BFD down event after %v (0: not seen); hold time is 9 s", lostPath, bfdEvent)
+		}
+	}
+	t.Logf("from the drop on spine1's links: leaf1's route lost spine1's path after %v, leaf1's feed said BFD down after %v", lostPath.Round(time.Millisecond), bfdEvent.Round(time.Millisecond))
 	time.Sleep(2 * time.Second)
 	pinger.Process.Signal(os.Interrupt)
 	pinger.Wait()
 	if err := f.ping("host1", "10.1.2.2", 3); err != nil {
-		t.Fatalf("after spine1's links were cut: %v", err)
+		t.Fatalf("with spine1's links dropping everything: %v", err)
 	}
 	sent, received := pingCounts(pings.String())
-	t.Logf("pings every 10 ms across the cut: %d sent, %d received: about %d ms of traffic lost", sent, received, (sent-received)*10)
+	t.Logf("pings every 10 ms across the drop: %d sent, %d received: about %d ms of traffic lost", sent, received, (sent-received)*10)
+	f.ip("netns", "exec", spine1.ns, "nft", "delete table netdev fabricdrop")
+	took = f.waitAll("BGP Established again after the drop ended", 60*time.Second, f.bgpEstablished)
+	t.Logf("all sessions Established again %s after the drop ended", took.Round(100*time.Millisecond))
+}
+
+// bfdUp: every fabric link of the switch has its BFD session up.
+func (f *fabric) bfdUp(sw *fabricSwitch) (bool, string) {
+	want := 0
+	for _, peer := range sw.links {
+		if peer != "host" {
+			want++
+		}
+	}
+	up := 0
+	var states []string
+	for _, o := range objects(sw.s.listAll(f.t, "/state/BfdSessions", 100)) {
+		states = append(states, fmt.Sprintf("%v=%v", o["IfName"], o["SessionState"]))
+		if o["SessionState"] == "up" {
+			up++
+		}
+	}
+	return up == want, fmt.Sprintf("%d of %d up: %s", up, want, strings.Join(states, " "))
 }
 
 // pingCounts reads ping's summary line.
