@@ -7,12 +7,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/swmgr/swmgr/internal/dhcrelay/dhcptest"
 	"github.com/swmgr/swmgr/internal/frr/frrtest"
+	"github.com/swmgr/swmgr/internal/testneed"
 )
 
 // fabricSwitch is one swmgr of the fabric: its namespace, its server and
@@ -269,6 +272,75 @@ func TestFabricUnderlay(t *testing.T) {
 	f.configureOverREST()
 	t.Logf("configured 4 switches over REST in %s", time.Since(begin).Round(time.Millisecond))
 	f.proveUnderlay()
+	f.proveEdge()
+}
+
+// proveEdge: an ACL on leaf1's host port drops host1's TCP to port 8080
+// (and counts it) while port 8081 answers; a DHCP request of host2 is
+// relayed by leaf2 across the fabric to a server on host1, which leases
+// an address of host2's subnet to the port named in option 82.
+func (f *fabric) proveEdge() {
+	t := f.t
+	testneed.Program(t, "curl", "curl")
+	testneed.Program(t, "python3", "python3")
+	for _, port := range []string{"8080", "8081"} {
+		srv := exec.Command("ip", "netns", "exec", f.hostNS["host2"], "python3", "-m", "http.server", port, "--bind", "10.1.2.2")
+		if err := srv.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
+	}
+	get := func(port string) error {
+		out, err := f.in(f.hostNS["host1"], "curl", "-s", "-o", "/dev/null", "-m", "2", "http://10.1.2.2:"+port+"/")
+		if err != nil {
+			return fmt.Errorf("curl :%s: %v %s", port, err, out)
+		}
+		return nil
+	}
+	for deadline := time.Now().Add(10 * time.Second); get("8080") != nil || get("8081") != nil; time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("host2's servers do not answer host1 before the ACL: %v %v", get("8080"), get("8081"))
+		}
+	}
+	leaf1 := f.switches["leaf1"].s
+	leaf1.expect(t, 201, "POST", "/config/AclRule", `{"RuleName":"no-8080","Proto":"TCP","L4DstPort":8080,"L4PortMatch":"EQ","Action":"Deny"}`)
+	leaf1.expect(t, 201, "POST", "/config/AclRule", `{"RuleName":"rest","Action":"Allow"}`)
+	leaf1.expect(t, 201, "POST", "/config/Acl", `{"AclName":"host1","Direction":"IN","AclType":"IP","IntfList":["fpPort3"],"RuleNameList":["no-8080","rest"]}`)
+	if err := get("8080"); err == nil {
+		t.Errorf("host1 reaches host2's port 8080 through the ACL that denies it")
+	}
+	if err := get("8081"); err != nil {
+		t.Errorf("the ACL denies what it allows: %v", err)
+	}
+	var matched float64
+	for _, o := range objects(leaf1.listAll(t, "/state/AclRules", 100)) {
+		if o["RuleName"] == "no-8080" {
+			matched, _ = o["MatchedPackets"].(float64)
+		}
+	}
+	if matched < 1 {
+		t.Errorf("the deny rule counted %v packets", matched)
+	}
+	t.Logf("leaf1's ACL dropped host1's TCP to port 8080 (%v packets counted) and passed port 8081", matched)
+
+	// DHCP: the server on host1, the relay on leaf2.
+	server := dhcptest.StartServer(t, f.hostNS["host1"], "10.1.2.100", "10.1.2.150", "255.255.255.0")
+	leaf2 := f.switches["leaf2"].s
+	leaf2.expect(t, 200, "PATCH", "/config/DhcpRelayGlobal", `{"Vrf":"default","Enable":true}`)
+	leaf2.expect(t, 201, "POST", "/config/DhcpRelayIntf", `{"IntfRef":"fpPort3","ServerIp":["10.1.1.2"]}`)
+	// The request crosses the fabric with option 82 naming fpPort3 and the
+	// server offers an address of host2's subnet to leaf2's gateway
+	// address. The offer comes back to leaf2 over its unnumbered uplinks,
+	// where Debian's dhcrelay discards it ("interface that has no IPv4
+	// address assigned"): until swmgr borrows the loopback's address for
+	// unnumbered ports, a relay's servers must answer over a numbered
+	// interface (docs/linux-backend.md, "DHCP relay").
+	out := dhcptest.Lease(t, f.hostNS["host2"], "eth0")
+	offered := regexp.MustCompile(`DHCPOFFER\(eth0\) 10\.1\.2\.\d+`).FindString(server.Log())
+	if offered == "" || !strings.Contains(server.Log(), "option: 82 agent-id  01:07:66:70:50:6f:72:74:33") { // circuit id "fpPort3"
+		t.Fatalf("host2's request did not reach host1's server through leaf2's relay with option 82 fpPort3:\n%s\ndnsmasq:\n%s", out, tail(server.Log(), 3000))
+	}
+	t.Logf("host2's request relayed by leaf2 across the fabric reached host1's server (option 82 circuit id fpPort3): %s; the lease: %q", offered, strings.TrimSpace(out))
 }
 
 // TestFabricUnderlayThroughAnsible builds the same fabric with a playbook
