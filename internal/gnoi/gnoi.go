@@ -30,6 +30,7 @@ import (
 
 	fpb "github.com/openconfig/gnoi/file"
 	hpb "github.com/openconfig/gnoi/healthz"
+	ospb "github.com/openconfig/gnoi/os"
 	spb "github.com/openconfig/gnoi/system"
 	cpb "github.com/openconfig/gnsi/certz"
 	"google.golang.org/grpc"
@@ -59,6 +60,7 @@ var (
 	file    = fpb.File_ServiceDesc.ServiceName
 	healthz = hpb.Healthz_ServiceDesc.ServiceName
 	certz   = cpb.Certz_ServiceDesc.ServiceName
+	osSvc   = ospb.OS_ServiceDesc.ServiceName
 )
 
 // RPCs declares every gNOI (and gNSI certz) method swmgr registers: reads for any user,
@@ -92,6 +94,9 @@ func RPCs() []RPC {
 		{certz, "GetProfileList", auth.NeedRead, false},
 		{certz, "CanGenerateCSR", auth.NeedRead, false},
 		{certz, "GetIntegrityManifest", auth.NeedAdmin, false},
+		{osSvc, "Install", auth.NeedAdmin, true},
+		{osSvc, "Activate", auth.NeedAdmin, true},
+		{osSvc, "Verify", auth.NeedAdmin, false},
 	}
 }
 
@@ -125,7 +130,11 @@ type Options struct {
 	// Cert is where the listeners' certificate and key are, which gNSI
 	// certz's Rotate replaces (certz.go); nil: certz is not served.
 	Cert *CertFiles
-	Log  *slog.Logger
+	// OS is where OS.Install keeps packages and how Activate restarts
+	// swmgr into one (ospkg.go, activation.go); a zero Dir: OS is
+	// Unimplemented.
+	OS  OSOptions
+	Log *slog.Logger
 }
 
 // Server serves gNOI's System, File and Healthz.
@@ -137,6 +146,9 @@ type Server struct {
 	files *files
 	hz    *health
 	certz *certzServer // nil: not served
+	pkgs  *osPackages  // nil: OS is Unimplemented
+
+	activateMu sync.Mutex // one Activate at a time
 
 	rebootMu sync.Mutex
 	reboot   *pendingReboot
@@ -168,6 +180,19 @@ func New(o Options) (*Server, error) {
 	if o.Cert != nil {
 		s.certz = newCertz(s, *o.Cert)
 	}
+	if o.OS.Dir != "" {
+		if o.OS.MaxPackage <= 0 {
+			o.OS.MaxPackage = DefaultMaxPackage
+		}
+		if o.OS.Keep <= 0 {
+			o.OS.Keep = DefaultKeepPackages
+		}
+		if o.OS.Deadline <= 0 {
+			o.OS.Deadline = DefaultActivateDeadline
+		}
+		s.o.OS = o.OS
+		s.pkgs = &osPackages{o: o.OS}
+	}
 	return s, nil
 }
 
@@ -176,6 +201,7 @@ func (s *Server) Register(r grpc.ServiceRegistrar) {
 	spb.RegisterSystemServer(r, s)
 	fpb.RegisterFileServer(r, fileServer{s: s})
 	hpb.RegisterHealthzServer(r, healthzServer{s: s})
+	ospb.RegisterOSServer(r, osServer{s: s})
 	if s.certz != nil {
 		cpb.RegisterCertzServer(r, s.certz)
 	}
