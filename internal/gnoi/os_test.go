@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -25,38 +24,20 @@ import (
 
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/enginetest"
+	"github.com/swmgr/swmgr/internal/gnoi/debtest"
 	"github.com/swmgr/swmgr/internal/testneed"
 )
 
-// buildDeb makes a Debian package with dpkg-deb: pkg at version, with
-// ./usr/bin/swmgr (size bytes of random data) unless noBinary.
+// buildDeb makes a Debian package: pkg at version, with a
+// /usr/bin/swmgr of size random bytes unless noBinary.
 func buildDeb(t *testing.T, pkg, version string, size int, noBinary bool) []byte {
 	t.Helper()
-	root := t.TempDir()
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
+	if noBinary {
+		return debtest.Build(t, pkg, version, nil)
 	}
-	must(os.MkdirAll(filepath.Join(root, "DEBIAN"), 0o755))
-	control := fmt.Sprintf("Package: %s\nVersion: %s\nArchitecture: %s\nMaintainer: test <t@example.org>\nDescription: test\n", pkg, version, debArch())
-	must(os.WriteFile(filepath.Join(root, "DEBIAN", "control"), []byte(control), 0o644))
-	if !noBinary {
-		must(os.MkdirAll(filepath.Join(root, "usr", "bin"), 0o755))
-		bin := make([]byte, size)
-		rand.Read(bin)
-		must(os.WriteFile(filepath.Join(root, "usr", "bin", "swmgr"), bin, 0o755))
-	} else {
-		must(os.MkdirAll(filepath.Join(root, "usr", "share"), 0o755))
-	}
-	out := filepath.Join(t.TempDir(), "p.deb")
-	if b, err := exec.Command("dpkg-deb", "--root-owner-group", "-Zgzip", "-b", root, out).CombinedOutput(); err != nil {
-		t.Fatalf("dpkg-deb -b: %v: %s", err, b)
-	}
-	b, err := os.ReadFile(out)
-	must(err)
-	return b
+	bin := make([]byte, size)
+	rand.Read(bin)
+	return debtest.Build(t, pkg, version, bin)
 }
 
 // osHarness serves the OS service of a Server running version over a
