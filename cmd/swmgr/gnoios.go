@@ -45,7 +45,8 @@ func gnoiOS(o *serveOptions) (gnoi.OSOptions, error) {
 }
 
 // systemdActivation starts `swmgr os-activate` in a transient unit of its
-// own, so that it outlives swmgr.service's restart (a process of
+// own (the package directory is <data-dir>/packages: the store is beside
+// it), so that it outlives swmgr.service's restart (a process of
 // swmgr.service's would be stopped with it) and runs outside its sandbox
 // (dpkg writes /usr). The binary it runs is this one, the version known
 // to work: dpkg replaces the file, not the running program.
@@ -60,9 +61,21 @@ func systemdActivation(ctx context.Context, dir string, a gnoi.Activation) error
 	exe = strings.TrimSuffix(exe, " (deleted)")
 	out, err := exec.CommandContext(ctx, "systemd-run", "--unit="+activationUnit, "--collect", "--quiet",
 		"--description=swmgr: activate swmgr "+a.To+" (gNOI OS), or put "+a.From+" back",
-		"--", exe, "os-activate", "--dir", dir).CombinedOutput()
+		"--", exe, "os-activate", "--dir", dir, "--store", filepath.Join(filepath.Dir(dir), datadir.DB)).CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("systemd-run: %v: %s", err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// stopService stops swmgr.service (under systemd), so that its store is
+// closed.
+func stopService(ctx context.Context) error {
+	if _, err := os.Stat("/run/systemd/system"); err != nil {
+		return nil
+	}
+	if out, err := exec.CommandContext(ctx, "systemctl", "stop", serviceUnit).CombinedOutput(); err != nil {
+		return fmt.Errorf("systemctl stop %s: %v: %s", serviceUnit, err, strings.TrimSpace(string(out)))
 	}
 	return nil
 }
@@ -94,7 +107,7 @@ func dpkgInstall(ctx context.Context, deb string) error {
 // directory (gnoi.CarryOutActivation with dpkg): run by Activate in a
 // transient unit, not by hand.
 func osActivateCommand() *cobra.Command {
-	var dir string
+	var dir, store string
 	var poll time.Duration
 	cmd := &cobra.Command{
 		Use:    "os-activate",
@@ -105,7 +118,11 @@ func osActivateCommand() *cobra.Command {
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
 			defer stop()
 			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
-			a, err := gnoi.CarryOutActivation(ctx, dir, dpkgInstall, poll, log)
+			c := gnoi.Carrier{Install: dpkgInstall, Poll: poll, Log: log}
+			if store != "" {
+				c.Store, c.Stop = store, stopService
+			}
+			a, err := gnoi.CarryOutActivation(ctx, dir, c)
 			if err != nil {
 				return err
 			}
@@ -116,6 +133,7 @@ func osActivateCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&dir, "dir", filepath.Join(defaultDataDir(), datadir.Packages), "the package directory")
+	cmd.Flags().StringVar(&store, "store", "", "the service's store, copied before the new version runs and put back with the previous one (\"\": not kept)")
 	cmd.Flags().DurationVar(&poll, "poll", time.Second, "how often to look for the new swmgr's word that it is ready")
 	return cmd
 }

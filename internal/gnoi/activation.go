@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -199,13 +200,35 @@ func confirmed(dir, id string) bool {
 	return err == nil && strings.TrimSpace(string(b)) == id
 }
 
+// Carrier is what carries out an activation (CarryOutActivation) works
+// with.
+type Carrier struct {
+	// Install installs a package and leaves the service running it.
+	Install Installer
+	// Stop stops the service, so that its store is closed; nil: the
+	// store is not kept.
+	Stop func(ctx context.Context) error
+	// Store is the service's store, copied (the service stopped) before
+	// the new version runs and put back if the previous version is:
+	// whatever the new one did to it (a migration to a format the
+	// previous one cannot read) is undone. "": not kept.
+	Store string
+	Poll  time.Duration // how often to look for the new swmgr's word
+	Log   *slog.Logger
+}
+
+// storeCopy is where the store is kept during activation id.
+func storeCopy(dir, id string) string { return filepath.Join(dir, ".store-before-"+id) }
+
 // CarryOutActivation carries out the pending activation recorded in dir:
-// it installs the new version's package, then waits for the new swmgr's
-// ConfirmActivation, checking every poll, for the activation's deadline.
-// If the installation fails or the deadline passes first, it installs
-// the previous version's package again. The record says how it ended
-// (Verify reads it); so does the returned Activation.
-func CarryOutActivation(ctx context.Context, dir string, install Installer, poll time.Duration, log *slog.Logger) (Activation, error) {
+// it stops the service and copies its store, installs the new version's
+// package, then waits for the new swmgr's ConfirmActivation, checking
+// every Poll, for the activation's deadline. If the installation fails or
+// the deadline passes first, it stops the service, puts the store back
+// and installs the previous version's package again. The record says how
+// it ended (Verify reads it); so does the returned Activation.
+func CarryOutActivation(ctx context.Context, dir string, c Carrier) (Activation, error) {
+	log := c.Log
 	a, err := readActivation(dir)
 	if err != nil {
 		return a, fmt.Errorf("activation: %w", err)
@@ -213,30 +236,52 @@ func CarryOutActivation(ctx context.Context, dir string, install Installer, poll
 	if a.State != statePending {
 		return a, fmt.Errorf("activation %s (swmgr %s): %s, not pending", a.ID, a.To, a.State)
 	}
+	kept := storeCopy(dir, a.ID)
 	end := func(state, message string) (Activation, error) {
 		a.State, a.Message = state, message
+		if state != stateFailed {
+			os.Remove(kept) // put back, or no longer needed
+		}
 		if err := writeActivation(dir, a); err != nil {
 			return a, fmt.Errorf("activation: %w", err)
 		}
 		os.Remove(filepath.Join(dir, readyFile))
 		return a, nil
 	}
+	keeping := c.Store != "" && c.Stop != nil
 	rollBack := func(why string) (Activation, error) {
 		log.Error("activation failed: putting the previous version back", "to", a.To, "from", a.From, "why", why)
 		a.Message = why
-		if err := install(ctx, filepath.Join(dir, packageFile(a.From))); err != nil {
+		if keeping {
+			if err := c.Stop(ctx); err != nil {
+				return end(stateFailed, fmt.Sprintf("%s; stopping swmgr %s to put its store back failed: %v", why, a.To, err))
+			}
+			if err := os.Rename(kept, c.Store); err != nil {
+				return end(stateFailed, fmt.Sprintf("%s; putting the store back failed: %v", why, err))
+			}
+			atomicfile.SyncDir(filepath.Dir(c.Store))
+		}
+		if err := c.Install(ctx, filepath.Join(dir, packageFile(a.From))); err != nil {
 			return end(stateFailed, fmt.Sprintf("%s; putting swmgr %s back failed too: %v", why, a.From, err))
 		}
 		log.Warn("activation rolled back", "running", a.From)
 		return end(stateRolledBack, fmt.Sprintf("%s; swmgr %s was put back", why, a.From))
 	}
+	if keeping {
+		if err := c.Stop(ctx); err != nil {
+			return end(stateFailed, fmt.Sprintf("stopping swmgr %s to keep its store failed: %v", a.From, err))
+		}
+		if err := copyFile(c.Store, kept); err != nil {
+			return end(stateFailed, fmt.Sprintf("keeping the store failed: %v", err))
+		}
+	}
 	log.Info("activation: installing", "to", a.To, "from", a.From, "deadline", a.Deadline)
-	if err := install(ctx, filepath.Join(dir, packageFile(a.To))); err != nil {
+	if err := c.Install(ctx, filepath.Join(dir, packageFile(a.To))); err != nil {
 		return rollBack(fmt.Sprintf("installing swmgr %s failed: %v", a.To, err))
 	}
 	deadline := time.NewTimer(a.Deadline)
 	defer deadline.Stop()
-	tick := time.NewTicker(poll)
+	tick := time.NewTicker(c.Poll)
 	defer tick.Stop()
 	for !confirmed(dir, a.ID) {
 		select {
@@ -252,4 +297,27 @@ func CarryOutActivation(ctx context.Context, dir string, install Installer, poll
 	}
 	log.Info("activation: the new version is ready", "version", a.To)
 	return end(stateActivated, "")
+}
+
+// copyFile copies src to a new, synced dst (mode 0600).
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	os.Remove(dst)
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	if err := out.Sync(); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }

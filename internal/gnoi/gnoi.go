@@ -6,7 +6,8 @@
 // What each RPC needs of its user is declared once, in rpcs below, and
 // checked in one place: the gNMI server's interceptors ask Need before
 // any handler runs (gnmi.Service). The RPCs that change something
-// (Reboot, CancelReboot, KillProcess, File.Put, File.Remove) are recorded
+// (Reboot, CancelReboot, KillProcess, File.Put, File.Remove, OS.Install,
+// OS.Activate) are recorded
 // in the config log (API "gnoi"), refused ones too.
 //
 // System: Time; Ping and Traceroute run the switch's ping and traceroute
@@ -16,6 +17,10 @@
 // declared areas (file.go). Healthz: Get, List and Artifact (a debug
 // bundle) of swmgr's components (healthz.go). gNSI certz (certz.go):
 // Rotate of the listeners' certificate, rolled back unless finalized.
+// OS: Install keeps swmgr's Debian packages (ospkg.go); Activate installs
+// one and restarts swmgr into it through a process apart from swmgr,
+// which puts the previous version back unless the new one says it is
+// ready in time; Verify reads how that went (activation.go).
 // docs/gnoi.md lists each
 // RPC, its role, its bounds and what does not apply.
 package gnoi

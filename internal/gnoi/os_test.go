@@ -283,6 +283,11 @@ type recordingInstaller struct {
 	fail      map[string]bool
 }
 
+// carrier carries out activations with r, keeping no store.
+func (r *recordingInstaller) carrier(log *slog.Logger) Carrier {
+	return Carrier{Install: r.install, Poll: time.Millisecond, Log: log}
+}
+
 func (r *recordingInstaller) install(ctx context.Context, deb string) error {
 	v := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(deb), PackageName+"_"), ".deb")
 	r.mu.Lock()
@@ -368,11 +373,11 @@ func TestOSActivateVerify(t *testing.T) {
 	log := slog.New(slog.DiscardHandler)
 	// Ready in time: activated, the new version stays.
 	in := &recordingInstaller{dir: dir, confirm: map[string]bool{"2.0": true}}
-	a, err := CarryOutActivation(ctx, dir, in.install, time.Millisecond, log)
+	a, err := CarryOutActivation(ctx, dir, in.carrier(log))
 	if err != nil || a.State != stateActivated || !slices.Equal(in.installed, []string{"2.0"}) {
 		t.Fatalf("ready in time: %+v %v, installed %v", a, err, in.installed)
 	}
-	if _, err := CarryOutActivation(ctx, dir, in.install, time.Millisecond, log); err == nil {
+	if _, err := CarryOutActivation(ctx, dir, in.carrier(log)); err == nil {
 		t.Error("an activation carried out twice")
 	}
 	h2 := newOSHarness(t, "2.0", OSOptions{Dir: dir, Activate: activator})
@@ -387,7 +392,7 @@ func TestOSActivateVerify(t *testing.T) {
 		t.Fatalf("activate 3.0: %v %v", r, err)
 	}
 	in = &recordingInstaller{dir: dir, confirm: map[string]bool{"2.0": true}}
-	a, err = CarryOutActivation(ctx, dir, in.install, time.Millisecond, log)
+	a, err = CarryOutActivation(ctx, dir, in.carrier(log))
 	if err != nil || a.State != stateRolledBack || !slices.Equal(in.installed, []string{"3.0", "2.0"}) {
 		t.Fatalf("never ready: %+v %v, installed %v", a, err, in.installed)
 	}
@@ -410,7 +415,7 @@ func TestOSActivateVerify(t *testing.T) {
 			t.Fatalf("activate 3.0: %v %v", r, err)
 		}
 		in = &recordingInstaller{dir: dir, fail: c.fail}
-		a, err = CarryOutActivation(ctx, dir, in.install, time.Millisecond, log)
+		a, err = CarryOutActivation(ctx, dir, in.carrier(log))
 		if err != nil || a.State != c.state || !slices.Equal(in.installed, []string{"3.0", "2.0"}) {
 			t.Fatalf("%v: %+v %v, installed %v", c.fail, a, err, in.installed)
 		}
@@ -436,6 +441,62 @@ func TestOSActivateVerify(t *testing.T) {
 	}
 	if n := strings.Count(string(page), `"Operation":"Activate"`); n != 7 {
 		t.Errorf("%d Activate entries in the config log, want 7: %s", n, page)
+	}
+}
+
+// The store is copied, the service stopped, before the new version runs,
+// and put back when the previous version is: what the new one wrote to
+// it (a migration the previous one could not read) is undone; when the
+// new version stays, so does what it wrote.
+func TestActivationKeepsTheStore(t *testing.T) {
+	dir, store := t.TempDir(), filepath.Join(t.TempDir(), "swmgr.db")
+	log := slog.New(slog.DiscardHandler)
+	for _, c := range []struct {
+		ready bool
+		state string
+		want  string
+	}{
+		{false, stateRolledBack, "written by 1.0"},
+		{true, stateActivated, "migrated by 2.0"},
+	} {
+		if err := os.WriteFile(store, []byte("written by 1.0"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := writeActivation(dir, Activation{ID: "x" + c.state, From: "1.0", To: "2.0", Deadline: 20 * time.Millisecond, State: statePending}); err != nil {
+			t.Fatal(err)
+		}
+		var events []string
+		stop := func(context.Context) error {
+			events = append(events, "stop")
+			return nil
+		}
+		install := func(_ context.Context, deb string) error {
+			events = append(events, "install "+filepath.Base(deb))
+			if strings.Contains(deb, "2.0") {
+				os.WriteFile(store, []byte("migrated by 2.0"), 0o600)
+				if c.ready {
+					ConfirmActivation(dir, "2.0")
+				}
+			}
+			return nil
+		}
+		a, err := CarryOutActivation(context.Background(), dir, Carrier{Install: install, Stop: stop, Store: store, Poll: time.Millisecond, Log: log})
+		if err != nil || a.State != c.state {
+			t.Fatalf("ready %v: %+v %v", c.ready, a, err)
+		}
+		if got, _ := os.ReadFile(store); string(got) != c.want {
+			t.Errorf("ready %v: the store holds %q, want %q", c.ready, got, c.want)
+		}
+		want := []string{"stop", "install swmgr_2.0.deb"}
+		if !c.ready {
+			want = append(want, "stop", "install swmgr_1.0.deb")
+		}
+		if !slices.Equal(events, want) {
+			t.Errorf("ready %v: %q, want %q", c.ready, events, want)
+		}
+		if left, _ := filepath.Glob(filepath.Join(dir, ".store-before-*")); len(left) != 0 {
+			t.Errorf("ready %v: the store's copy is left: %v", c.ready, left)
+		}
 	}
 }
 
