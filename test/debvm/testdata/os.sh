@@ -83,6 +83,7 @@ check "Verify answers $V1 (swmgr restarted into it)" waitfor 240 verifies "$V1"
 check "dpkg says $V1 is installed" installed "$V1"
 check "the activation is recorded as activated" waitfor 30 grep -q '"state": "activated"' /var/lib/swmgr/packages/activation.json
 check "the data survived the upgrade" written
+check "the store's copy is gone once activated" sh -c '! ls /var/lib/swmgr/packages/.store-before-* 2>/dev/null'
 
 step "OS.Activate $V2 (its binary exits at once)"
 check "Activate $V2: ok" test "$(os activate "$V2")" = ok
@@ -93,6 +94,8 @@ check "dpkg says $V1 is installed again" installed "$V1"
 check "active again" waitfor 60 active
 check "the activation is recorded as rolled back" grep -q '"state": "rolled-back"' /var/lib/swmgr/packages/activation.json
 check "the data survived the rollback" written
+check "the store's copy is gone once put back" sh -c '! ls /var/lib/swmgr/packages/.store-before-* 2>/dev/null'
+check "the activation's unit logged the rollback" sh -c 'journalctl -u swmgr-activate --no-pager | grep -q "activation rolled back"'
 echo "# $(os verify)"
 
 step "done: $fails failed"
