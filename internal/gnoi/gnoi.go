@@ -195,7 +195,6 @@ func New(o Options) (*Server, error) {
 		if o.OS.Deadline <= 0 {
 			o.OS.Deadline = DefaultActivateDeadline
 		}
-		s.o.OS = o.OS
 		s.pkgs = &osPackages{o: o.OS}
 	}
 	return s, nil

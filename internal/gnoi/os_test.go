@@ -387,7 +387,7 @@ func TestOSActivateVerify(t *testing.T) {
 
 	// Never ready: the deadline passes, 2.0 is put back.
 	keep("3.0")
-	h2.srv.o.OS.Deadline, h2.srv.pkgs.o.Deadline = 50*time.Millisecond, 50*time.Millisecond
+	h2.srv.pkgs.o.Deadline = 50 * time.Millisecond
 	if r, err := h2.client.Activate(ctx, &ospb.ActivateRequest{Version: "3.0"}); err != nil || r.GetActivateOk() == nil {
 		t.Fatalf("activate 3.0: %v %v", r, err)
 	}
