@@ -34,7 +34,7 @@ const (
 )
 
 func addGNOIFlags(f *pflag.FlagSet, g *gnoiFlags) {
-	f.BoolVar(&g.off, "no-gnoi", false, "do not serve gNOI (System, File, Healthz) nor gNSI certz on the gNMI port")
+	f.BoolVar(&g.off, "no-gnoi", false, "do not serve gNOI (System, File, Healthz, OS) nor gNSI certz on the gNMI port")
 	f.StringVar(&g.os, "gnoi-os", osSystem, "what gNOI's OS service does: system (Install keeps swmgr packages in the data directory; Activate installs one and restarts into it under systemd, putting the previous one back if it is not ready in time) or off (Unimplemented)")
 	f.DurationVar(&g.activateDeadline, "gnoi-activate-deadline", gnoi.DefaultActivateDeadline, "how long a version OS.Activate installed has to be ready before the previous one is put back")
 	f.StringVar(&g.reboot, "gnoi-reboot", rebootSystem, "what gNOI's System.Reboot does: system (systemctl reboot, poweroff or halt; swmgr must run under systemd), record (logged, not carried out: tests) or off (Unimplemented)")

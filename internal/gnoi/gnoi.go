@@ -1,4 +1,4 @@
-// Package gnoi is swmgr's gNOI front end: the System, File and Healthz
+// Package gnoi is swmgr's gNOI front end: the System, File, Healthz and OS
 // services of github.com/openconfig/gnoi, served on the gNMI server's gRPC
 // server (internal/gnmi: the same port, TLS, metadata credentials, login
 // throttle, access log and metrics).
@@ -142,7 +142,7 @@ type Options struct {
 	Log *slog.Logger
 }
 
-// Server serves gNOI's System, File and Healthz.
+// Server serves gNOI's System, File, Healthz and OS.
 type Server struct {
 	spb.UnimplementedSystemServer
 	o     Options
@@ -200,7 +200,7 @@ func New(o Options) (*Server, error) {
 	return s, nil
 }
 
-// Register registers System, File and Healthz on the gRPC server.
+// Register registers System, File, Healthz, OS (and gNSI certz) on the gRPC server.
 func (s *Server) Register(r grpc.ServiceRegistrar) {
 	spb.RegisterSystemServer(r, s)
 	fpb.RegisterFileServer(r, fileServer{s: s})
