@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -13,8 +11,6 @@ import (
 
 	spb "github.com/openconfig/gnoi/system"
 	"google.golang.org/grpc/codes"
-
-	"github.com/swmgr/swmgr/internal/frr/frrtest"
 )
 
 // chronydStatus is the chronyd entry of state/SystemStatus's FlexDaemons.
@@ -51,23 +47,9 @@ func TestGNOIKillProcessRestartsChronyd(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root: runs chronyd in a network namespace")
 	}
-	needTool(t, "chronyd")
-	ns := fmt.Sprintf("swgk%05d", time.Now().UnixNano()%100000)
-	if out, err := exec.Command("ip", "netns", "add", ns).CombinedOutput(); err != nil {
-		t.Fatalf("ip netns add: %v %s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
-	dir := frrtest.Dir(t, "swgk")
-	chronyDir := filepath.Join(dir, "chrony")
-	pidFile := filepath.Join(chronyDir, "run", "chronyd.pid")
-	dev := "gk" + ns[4:]
-	if out, err := exec.Command("ip", "-n", ns, "link", "add", dev+"a", "type", "veth", "peer", "name", dev+"b").CombinedOutput(); err != nil {
-		t.Fatalf("ip link add: %v %s", err, out)
-	}
-	portMap := filepath.Join(dir, "ports.conf")
-	os.WriteFile(portMap, []byte("fpPort1 "+dev+"a\n"), 0o644)
-	g := startGNOIServer(t, "--backend", "linux", "--netns", ns, "--port-map", portMap, "--bgp", "sim",
-		"--ntp", "chrony", "--chrony-dir", chronyDir, "--ntp-no-clock", "--system", "sim")
+	cs := newChronySwitch(t, "swgk")
+	pidFile := cs.pidFile
+	g := startGNOIServer(t, cs.flags()...)
 	g.expect(t, 201, "POST", "/config/NtpServer", `{"IpAddr":"192.0.2.123"}`)
 	sys := spb.NewSystemClient(g.conn)
 	admin := asAdmin(t)

@@ -35,11 +35,7 @@ var rootfsPackages = []string{"systemd", "systemd-sysv", "dbus", "frr", "chrony"
 
 func TestDebianPackageInVM(t *testing.T) {
 	img, rootfs, start := vmParts(t)
-	work := t.TempDir()
-	os.Chmod(work, 0o755)
-	a := buildDeb(t, filepath.Join(work, "a"), "")
-	version := strings.SplitN(filepath.Base(a), "_", 3)[1]
-	buildDeb(t, filepath.Join(work, "b"), version+"+1")
+	work, version, _ := buildPair(t)
 	t.Logf("packages %s and %s+1 built after %s", version, version, time.Since(start).Round(time.Second))
 	runVM(t, img, rootfs, work, "vm.sh", start)
 }
@@ -51,11 +47,7 @@ func TestDebianPackageInVM(t *testing.T) {
 // the deadline, Verify saying why.
 func TestOSActivateInVM(t *testing.T) {
 	img, rootfs, start := vmParts(t)
-	work := t.TempDir()
-	os.Chmod(work, 0o755)
-	a := buildDeb(t, filepath.Join(work, "a"), "")
-	version := strings.SplitN(filepath.Base(a), "_", 3)[1]
-	b := buildDeb(t, filepath.Join(work, "b"), version+"+1")
+	work, version, b := buildPair(t)
 	brokenDeb(t, b, filepath.Join(work, "c"), version+"+2")
 	client := exec.Command("go", "build", "-o", filepath.Join(work, "osclient"), "./osclient")
 	client.Env = append(os.Environ(), "CGO_ENABLED=0")
@@ -131,7 +123,7 @@ func brokenDeb(t *testing.T, deb, dir, version string) {
 // passed.
 func runVM(t *testing.T, img, rootfs, work, script string, start time.Time) {
 	t.Helper()
-	for _, f := range []string{script, "debvm-test.service"} {
+	for _, f := range []string{script, "lib.sh", "debvm-test.service"} {
 		b, err := os.ReadFile(filepath.Join("testdata", f))
 		if err != nil {
 			t.Fatal(err)
@@ -183,6 +175,18 @@ func runVM(t *testing.T, img, rootfs, work, script string, start time.Time) {
 	if n, want := strings.Count(string(out), "\nok - "), strings.Count(string(lines), "\ncheck \""); n != want {
 		t.Errorf("%d checks passed of the script's %d", n, want)
 	}
+}
+
+// buildPair makes the VM's work directory with the package built from
+// the tree in a/ and the same at a newer version (+1) in b/: its
+// version and the newer package's path.
+func buildPair(t *testing.T) (work, version, newer string) {
+	t.Helper()
+	work = t.TempDir()
+	os.Chmod(work, 0o755)
+	a := buildDeb(t, filepath.Join(work, "a"), "")
+	version = strings.SplitN(filepath.Base(a), "_", 3)[1]
+	return work, version, buildDeb(t, filepath.Join(work, "b"), version+"+1")
 }
 
 // buildDeb builds the package into dir with version (the tree's when "").

@@ -4,38 +4,7 @@
 # the package built from the tree (version V), /vmwork/b the same at V+1,
 # /vmwork/c a V+2 whose binary exits at once; /vmwork/osclient drives
 # OS.Install, Activate and Verify. One line per check, as vm.sh.
-set -u
-export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-fails=0
-t0=$(date +%s)
-step() { echo "# $(($(date +%s) - t0))s: $*"; }
-check() {
-	local what=$1
-	shift
-	if "$@"; then echo "ok - $what"; else
-		echo "not ok - $what"
-		fails=$((fails + 1))
-	fi
-}
-waitfor() {
-	local n=$1
-	shift
-	for _ in $(seq "$n"); do
-		"$@" >/dev/null 2>&1 && return 0
-		sleep 1
-	done
-	return 1
-}
-http() {
-	local body=${3:-}
-	exec 3<>/dev/tcp/127.0.0.1/8080 || return 1
-	printf '%s %s HTTP/1.0\r\nHost: 127.0.0.1:8080\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s' "$1" "$2" "${#body}" "$body" >&3
-	cat <&3
-	exec 3<&-
-}
-api() { http "$1" "/public/v1$2" "${3:-}"; }
-ready() { http GET /readyz | grep -q '"Ready":true'; }
-active() { systemctl is-active -q swmgr && ready; }
+. /vmwork/lib.sh
 export OSCLIENT_PASSWORD=os-admin-pass-1
 os() { /vmwork/osclient "$@"; }
 # verifies V [MESSAGE]: Verify answers version V (and a failure message
