@@ -169,6 +169,9 @@ func TestOSInstall(t *testing.T) {
 	testneed.Program(t, "dpkg", "dpkg-deb")
 	const max = 3 << 20
 	h := newOSHarness(t, "1.0", OSOptions{MaxPackage: max})
+	// What an Install cut short by a stop of swmgr left.
+	os.MkdirAll(h.dir, 0o700)
+	os.WriteFile(filepath.Join(h.dir, ".install-123.deb"), []byte("!<arch>\n"), 0o600)
 	v2 := buildDeb(t, "swmgr", "2.0~rc1", 5<<19, false) // 2.5 MiB: two progress messages
 	res := h.install(t, &ospb.TransferRequest{Version: "2.0~rc1"}, v2, true)
 	if !res.ready || res.progress < 2 || res.validated.GetVersion() != "2.0~rc1" || res.err != nil || res.status != nil {

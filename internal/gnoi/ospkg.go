@@ -35,6 +35,9 @@ const DefaultMaxPackage = 256 << 20
 // version's, nor one an activation may still need).
 const DefaultKeepPackages = 3
 
+// tempPattern names a package being received.
+const tempPattern = ".install-*.deb"
+
 // PackageName is the Debian package OS.Install accepts.
 const PackageName = "swmgr"
 
@@ -171,7 +174,14 @@ func (s *Server) install(ctx context.Context, stream ospb.OS_InstallServer, tr *
 	if err := os.MkdirAll(p.o.Dir, 0o700); err != nil {
 		return validated{}, status.Errorf(codes.Internal, "package directory: %v", err)
 	}
-	tmp, err := os.CreateTemp(p.o.Dir, ".install-*.deb")
+	// What an Install cut short by a stop of swmgr left (one runs at a
+	// time: none is being written now).
+	if left, _ := filepath.Glob(filepath.Join(p.o.Dir, tempPattern)); len(left) > 0 {
+		for _, f := range left {
+			os.Remove(f)
+		}
+	}
+	tmp, err := os.CreateTemp(p.o.Dir, tempPattern)
 	if err != nil {
 		return validated{}, status.Errorf(codes.Internal, "package directory: %v", err)
 	}
