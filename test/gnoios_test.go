@@ -22,9 +22,9 @@ func installPackage(ctx context.Context, c ospb.OSClient, version string, deb []
 	if err != nil {
 		return nil, err
 	}
-	if err := st.Send(&ospb.InstallRequest{Request: &ospb.InstallRequest_TransferRequest{TransferRequest: &ospb.TransferRequest{Version: version}}}); err != nil {
-		return nil, err
-	}
+	// A Send that fails (io.EOF: the stream ended, a refusal) leaves the
+	// status to Recv.
+	st.Send(&ospb.InstallRequest{Request: &ospb.InstallRequest_TransferRequest{TransferRequest: &ospb.TransferRequest{Version: version}}})
 	r, err := st.Recv()
 	if err != nil || r.GetTransferReady() == nil {
 		return r, err

@@ -86,9 +86,9 @@ func install(ctx context.Context, c ospb.OSClient, file, version string) error {
 	if err != nil {
 		return err
 	}
-	if err := st.Send(&ospb.InstallRequest{Request: &ospb.InstallRequest_TransferRequest{TransferRequest: &ospb.TransferRequest{Version: version, PackageSize: uint64(len(deb))}}}); err != nil {
-		return err
-	}
+	// A Send that fails (io.EOF: the stream ended) leaves the status to
+	// Recv.
+	st.Send(&ospb.InstallRequest{Request: &ospb.InstallRequest_TransferRequest{TransferRequest: &ospb.TransferRequest{Version: version, PackageSize: uint64(len(deb))}}})
 	r, err := st.Recv()
 	if err != nil {
 		return err
