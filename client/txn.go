@@ -141,6 +141,17 @@ func (c *Client) Confirm(ctx context.Context, rev uint64) error {
 	return err
 }
 
+// Cancel rolls back now revision rev, committed with
+// CommitOptions.Confirm and still awaiting confirmation, as its timer
+// would; it returns the revision the rollback made.
+func (c *Client) Cancel(ctx context.Context, rev uint64) (uint64, error) {
+	var out struct{ RollbackRevision uint64 }
+	if _, err := c.call(ctx, request{method: http.MethodPost, path: "/revisions/" + strconv.FormatUint(rev, 10) + "/cancel"}, &out); err != nil {
+		return 0, err
+	}
+	return out.RollbackRevision, nil
+}
+
 // PendingCommit is the commit awaiting confirmation: made with
 // CommitOptions.Confirm, rolled back at ConfirmBy unless confirmed.
 type PendingCommit struct {

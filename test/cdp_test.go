@@ -2,13 +2,11 @@ package test
 
 import (
 	"bufio"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,14 +19,12 @@ import (
 // commands and the answers to them. Chromium resolves no name but
 // loopback and contacts no service of its own.
 type browser struct {
+	browserPage
 	t       testing.TB
 	cmd     *exec.Cmd
 	in      *os.File // Chromium reads commands from it
-	mu      sync.Mutex
-	next    int
-	waiting map[int]chan cdpAnswer
+	calls   browserCalls[cdpAnswer]
 	session string // the page's
-	closed  chan struct{}
 	stderr  *syncBuffer
 }
 
@@ -48,6 +44,17 @@ func chromium(t testing.TB) string {
 	return testneed.Program(t, "chromium", "chromium", "chromium-browser")
 }
 
+// serverAndChromium starts swmgr and Chromium with a blank page of width
+// x height CSS pixels; with -short, or without chromium, the test skips.
+func serverAndChromium(t *testing.T, width, height int) (*server, *browser) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts Chromium")
+	}
+	chromium(t)
+	return startServer(t, ""), newBrowser(t, width, height)
+}
+
 // newBrowser starts Chromium with one blank page of width x height CSS
 // pixels, and stops it when the test ends.
 func newBrowser(t testing.TB, width, height int) *browser {
@@ -62,7 +69,8 @@ func newBrowser(t testing.TB, width, height int) *browser {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &browser{t: t, in: in, waiting: map[int]chan cdpAnswer{}, closed: make(chan struct{}), stderr: &syncBuffer{}}
+	b := &browser{t: t, in: in, calls: newBrowserCalls[cdpAnswer](), stderr: &syncBuffer{}}
+	b.browserPage = browserPage{t: t, evaluate: b.tryEval, load: b.navigate}
 	b.cmd = exec.Command(path, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-default-apps",
 		"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1", "--user-data-dir="+profile,
@@ -98,7 +106,7 @@ func newBrowser(t testing.TB, width, height int) *browser {
 // read dispatches Chromium's answers to the calls waiting for them
 // (events are not used).
 func (b *browser) read(out *os.File) {
-	defer close(b.closed)
+	defer close(b.calls.closed)
 	r := bufio.NewReaderSize(out, 1<<20)
 	for {
 		msg, err := r.ReadBytes(0)
@@ -109,23 +117,12 @@ func (b *browser) read(out *os.File) {
 		if json.Unmarshal(msg[:len(msg)-1], &a) != nil || a.ID == 0 {
 			continue
 		}
-		b.mu.Lock()
-		ch := b.waiting[a.ID]
-		delete(b.waiting, a.ID)
-		b.mu.Unlock()
-		if ch != nil {
-			ch <- a
-		}
+		b.calls.answer(a.ID, a)
 	}
 }
 
 func (b *browser) send(session string, result any, method string, params any) error {
-	b.mu.Lock()
-	b.next++
-	id := b.next
-	ch := make(chan cdpAnswer, 1)
-	b.waiting[id] = ch
-	b.mu.Unlock()
+	id, ch := b.calls.open()
 	msg := map[string]any{"id": id, "method": method}
 	if params != nil {
 		msg["params"] = params
@@ -137,20 +134,17 @@ func (b *browser) send(session string, result any, method string, params any) er
 	if _, err := b.in.Write(append(data, 0)); err != nil {
 		return fmt.Errorf("%s: %w", method, err)
 	}
-	select {
-	case a := <-ch:
-		if a.Error != nil {
-			return fmt.Errorf("%s: %s", method, a.Error.Message)
-		}
-		if result != nil {
-			return json.Unmarshal(a.Result, result)
-		}
-		return nil
-	case <-b.closed:
-		return fmt.Errorf("%s: chromium exited:\n%s", method, tail(b.stderr.String(), 2000))
-	case <-time.After(time.Minute):
-		return fmt.Errorf("%s: no answer within a minute", method)
+	a, err := b.calls.wait(method, ch, func() string { return "chromium exited:\n" + tail(b.stderr.String(), 2000) })
+	if err != nil {
+		return err
 	}
+	if a.Error != nil {
+		return fmt.Errorf("%s: %s", method, a.Error.Message)
+	}
+	if result != nil {
+		return json.Unmarshal(a.Result, result)
+	}
+	return nil
 }
 
 func (b *browser) callBrowser(result any, method string, params any) {
@@ -173,15 +167,6 @@ func (b *browser) navigate(url string) {
 	b.t.Helper()
 	b.call(nil, "Page.navigate", map[string]any{"url": url})
 	b.waitFor("document.readyState === 'complete' && location.href === "+jsString(url), 30*time.Second)
-}
-
-// eval evaluates expr in the page (a promise is awaited) and decodes its
-// value into result.
-func (b *browser) eval(result any, expr string) {
-	b.t.Helper()
-	if err := b.tryEval(result, expr); err != nil {
-		b.t.Fatal(err)
-	}
 }
 
 func (b *browser) tryEval(result any, expr string) error {
@@ -208,57 +193,10 @@ func (b *browser) tryEval(result any, expr string) error {
 	return nil
 }
 
-// waitFor waits until the JavaScript expression cond is true in the page,
-// and returns how long that took; the test fails after timeout.
-func (b *browser) waitFor(cond string, timeout time.Duration) time.Duration {
-	b.t.Helper()
-	start := time.Now()
-	for {
-		var ok bool
-		err := b.tryEval(&ok, "!!("+cond+")")
-		if err == nil && ok {
-			return time.Since(start)
-		}
-		if time.Since(start) > timeout {
-			var text string
-			b.tryEval(&text, "document.body ? document.body.innerText.slice(0, 2000) : ''")
-			b.t.Fatalf("after %s the page still does not have %s (err %v); it shows:\n%s", timeout, cond, err, text)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// click clicks the element the CSS selector names (through the DOM, as a
-// person's click would run the same listeners).
-func (b *browser) click(selector string) {
-	b.t.Helper()
-	b.waitFor("document.querySelector("+jsString(selector)+")", 20*time.Second)
-	b.eval(nil, "document.querySelector("+jsString(selector)+").click()")
-}
-
-// fill sets the value of the form field the selector names.
-func (b *browser) fill(selector, value string) {
-	b.t.Helper()
-	b.eval(nil, "document.querySelector("+jsString(selector)+").value = "+jsString(value))
-}
-
 // screenshot saves the page as dir/name.png.
 func (b *browser) screenshot(dir, name string) string {
 	b.t.Helper()
 	var shot struct{ Data string }
 	b.call(&shot, "Page.captureScreenshot", map[string]any{"format": "png", "captureBeyondViewport": true})
-	png, err := base64.StdEncoding.DecodeString(shot.Data)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	path := filepath.Join(dir, name+".png")
-	if err := os.WriteFile(path, png, 0o644); err != nil {
-		b.t.Fatal(err)
-	}
-	return path
-}
-
-func jsString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
+	return saveScreenshot(b.t, dir, name, shot.Data)
 }

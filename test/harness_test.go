@@ -97,13 +97,20 @@ func serveArgs(dir, addr string, extra ...string) []string {
 // ends, failing the test unless it exits 0.
 func startServer(t testing.TB, dir string, extra ...string) *server {
 	t.Helper()
+	return startServerWithin(t, 20*time.Second, dir, extra...)
+}
+
+// startServerWithin is startServer for a start that may take longer than
+// 20 s (a replay of a large configuration into FRR).
+func startServerWithin(t testing.TB, wait time.Duration, dir string, extra ...string) *server {
+	t.Helper()
 	if dir == "" {
 		dir = t.TempDir()
 	}
 	// The free port may be taken by someone else before swmgr binds it:
 	// then try another.
 	for attempt := 1; ; attempt++ {
-		s, err := tryStart(t, dir, extra...)
+		s, err := tryStartWithin(t, wait, dir, extra...)
 		if err == nil {
 			return s
 		}
@@ -114,6 +121,11 @@ func startServer(t testing.TB, dir string, extra ...string) *server {
 }
 
 func tryStart(t testing.TB, dir string, extra ...string) (*server, error) {
+	t.Helper()
+	return tryStartWithin(t, 20*time.Second, dir, extra...)
+}
+
+func tryStartWithin(t testing.TB, wait time.Duration, dir string, extra ...string) (*server, error) {
 	t.Helper()
 	s := &server{dir: dir, addr: freeAddr(t), logs: &syncBuffer{}, done: make(chan struct{})}
 	s.base = "http://" + s.addr + "/public/v1"
@@ -131,7 +143,7 @@ func tryStart(t testing.TB, dir string, extra ...string) (*server, error) {
 			t.Logf("swmgr on %s logged:\n%s", s.dir, tail(s.logs.String(), 4000))
 		}
 	})
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(wait)
 	for {
 		resp, err := http.Get(s.base + "/config/SystemParam")
 		if err == nil {
@@ -147,7 +159,7 @@ func tryStart(t testing.TB, dir string, extra ...string) (*server, error) {
 		case <-time.After(10 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			return s, fmt.Errorf("swmgr did not answer within 20 s:\n%s", s.logs)
+			return s, fmt.Errorf("swmgr did not answer within %v:\n%s", wait, s.logs)
 		}
 	}
 }

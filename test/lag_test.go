@@ -75,9 +75,17 @@ func TestLAGOnSimulatedSwitch(t *testing.T) {
 		t.Fatalf("member states: %v", members)
 	}
 	for _, m := range members {
-		hasFields(t, "LaPortChannelIntfRefListState", m, "IntfRef", "LagIntfRef", "OperState", "IfIndex", "Activity", "Timeout", "Synchronization", "Aggregatable", "Collecting", "Distributing", "Defaulted", "SystemId", "OperKey", "PartnerId", "PartnerKey")
-		if m["OperState"] != "UP IN BUNDLE" || m["Collecting"] != true || m["Distributing"] != true {
+		hasFields(t, "LaPortChannelIntfRefListState", m, "IntfRef", "LagIntfRef", "OperState", "IfIndex", "Activity", "Timeout", "Synchronization", "Aggregatable", "Collecting", "Distributing", "Defaulted", "SystemId", "OperKey", "PartnerId", "PartnerKey",
+			"Selected", "PartnerSystemPriority", "PartnerPortNum", "PartnerPortPriority", "PartnerActivity", "PartnerTimeout", "PartnerSynchronization", "PartnerAggregatable", "PartnerCollecting", "PartnerDistributing", "PartnerDefaulted")
+		if m["OperState"] != "UP IN BUNDLE" || m["Collecting"] != true || m["Distributing"] != true || m["Selected"] != true {
 			t.Errorf("member with its port up: %v", m)
+		}
+		// The simulated LACP partner is in sync and numbers its ports as
+		// the member list; a static LAG's members have no partner.
+		lacp := m["LagIntfRef"] == "PortChannel1"
+		if (m["PartnerId"] != "") != lacp || m["PartnerCollecting"] != lacp || m["PartnerDefaulted"] == lacp ||
+			lacp && m["PartnerPortNum"] != map[any]float64{"fpPort1": 1, "fpPort2": 2}[m["IntfRef"]] {
+			t.Errorf("member's partner: %v", m)
 		}
 	}
 	s.expect(t, 200, "PATCH", "/config/Port", `{"IntfRef":"fpPort2","AdminState":"DOWN"}`)
@@ -90,6 +98,18 @@ func TestLAGOnSimulatedSwitch(t *testing.T) {
 	s.expect(t, 200, "PATCH", "/config/LaPortChannel", `{"IntfRef":"PortChannel1","MinLinks":1}`)
 	if st := lagState(); st["OperState"] != "UP" {
 		t.Errorf("LaPortChannel state with MinLinks 1 and one member up: %v", st)
+	}
+	// ClearMacTable: the simulated switch learns nothing; a LAG it lacks
+	// is a 404, a VLAN out of range a 400.
+	if r := s.expect(t, 200, "POST", "/action/ClearMacTable?dry_run=true", `{"IntfRef":"PortChannel1","VlanId":20}`); r.body["Cleared"] != 0.0 || r.body["DryRun"] != true {
+		t.Errorf("ClearMacTable dry run: %s", r)
+	}
+	s.expect(t, 200, "POST", "/action/ClearMacTable", `{}`)
+	if r := s.do(t, "POST", "/action/ClearMacTable", `{"IntfRef":"PortChannel9"}`); r.code != 404 || !strings.Contains(string(r.raw), "PortChannel9") {
+		t.Errorf("ClearMacTable of a LAG the switch lacks: %s", r)
+	}
+	if r := s.do(t, "POST", "/action/ClearMacTable", `{"VlanId":4095}`); r.code != 400 || !strings.Contains(string(r.raw), "VlanId") {
+		t.Errorf("ClearMacTable of VLAN 4095: %s", r)
 	}
 	s.expect(t, 200, "DELETE", "/config/Vlan", `{"VlanId":20}`)
 	s.expect(t, 200, "DELETE", "/config/LaPortChannel/"+lag.str("ObjectId"), "")

@@ -16,8 +16,8 @@ import (
 )
 
 // trafficServer is a swmgr with something to measure: a port up (the
-// simulated switch counts traffic on it), a BGP session, an NTP source and
-// a few commits.
+// simulated switch counts traffic on it), a BGP session, an NTP source, a
+// DHCP relay and a few commits.
 func trafficServer(t *testing.T) *server {
 	t.Helper()
 	s := startServer(t, "")
@@ -27,6 +27,8 @@ func trafficServer(t *testing.T) *server {
 		{"PATCH", "/config/BGPGlobal", `{"ASNum":"65001","RouterId":"10.0.0.1"}`},
 		{"POST", "/config/BGPv4Neighbor", `{"NeighborAddress":"10.1.1.2","PeerAS":"65002"}`},
 		{"POST", "/config/NtpServer", `{"IpAddr":"192.0.2.10"}`},
+		{"PATCH", "/config/DhcpRelayGlobal", `{"Enable":true}`},
+		{"POST", "/config/DhcpRelayIntf", `{"IntfRef":"fpPort1","ServerIp":["192.0.2.67"]}`},
 	} {
 		if r := s.do(t, c.method, c.path, c.body); r.code >= 300 {
 			t.Fatalf("%s %s: %s", c.method, c.path, r)
@@ -75,6 +77,8 @@ func TestMetricsFollowConventions(t *testing.T) {
 		`swmgr_ntp_source_stratum{source="192.0.2.10"} 16`,
 		`swmgr_ntp_source_offset_seconds{source="192.0.2.10"}`,
 		"swmgr_commit_confirm_pending 0",
+		"# HELP swmgr_dhcp_relay_client_requests_total DHCP relay interface: DHCP requests received from clients (DhcpRelayIntfState TotalDhcpClientRx).",
+		`swmgr_dhcp_relay_client_requests_total{interface="fpPort1"} 0`,
 	} {
 		if !bytes.Contains(text, []byte(want)) {
 			t.Errorf("/metrics lacks %s", want)

@@ -52,20 +52,30 @@ func pidIn(t *testing.T, path string) int {
 	return pid
 }
 
+// frrServerFlags are the flags of a swmgr on the Linux backend in lab's
+// switch namespace, its fpPort1 the lab's switch port, running BGP in an
+// FRR of its own in frrDir (ended when the test ends, whatever killed
+// swmgr).
+func frrServerFlags(t *testing.T, lab *frrtest.Lab) (flags []string, frrDir string) {
+	frrDir = filepath.Join(lab.Dir, "frr")
+	t.Cleanup(func() { killDaemonsOf(frrDir) })
+	portMap := filepath.Join(lab.Dir, "ports.conf")
+	if err := os.WriteFile(portMap, []byte("fpPort1 "+lab.SwitchPort+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"--backend", "linux", "--netns", lab.SwitchNS, "--port-map", portMap, "--bgp", "frr", "--frr-dir", frrDir, "--ntp", "sim", "--system", "sim"}, frrDir
+}
+
 // TestKill9ConvergesBGP: swmgr on the Linux backend runs BGP in FRR; after
 // a kill -9 of swmgr its FRR is still running, unsupervised. The next
 // start ends that FRR, starts its own and converges to the store: the
 // session comes back Established with the stored neighbor.
 func TestKill9ConvergesBGP(t *testing.T) {
 	lab := frrtest.New(t, frrtest.Options{Prefix: "rtk", SwitchPort: "rtk1", PeerPort: "eth0", Subnet: "10.241.0", Announce: "198.18.7.1/24"})
-	sw, dir := lab.SwitchNS, lab.Dir
+	sw := lab.SwitchNS
 	ip := func(args ...string) string { t.Helper(); return frrtest.Run(t, append([]string{"ip"}, args...)...) }
-	frrDir := filepath.Join(dir, "frr")
-	t.Cleanup(func() { killDaemonsOf(frrDir) })
-	portMap := filepath.Join(dir, "ports.conf")
-	os.WriteFile(portMap, []byte("fpPort1 rtk1\n"), 0o644)
+	flags, frrDir := frrServerFlags(t, lab)
 	data := t.TempDir()
-	flags := []string{"--backend", "linux", "--netns", sw, "--port-map", portMap, "--bgp", "frr", "--frr-dir", frrDir, "--ntp", "sim", "--system", "sim"}
 
 	s := startServer(t, data, flags...)
 	s.expect(t, 200, "PATCH", "/config/Port", `{"IntfRef":"fpPort1","AdminState":"UP"}`)
@@ -102,8 +112,8 @@ func TestKill9ConvergesBGP(t *testing.T) {
 	}
 	established(s)
 	out, _ := exec.Command("ip", "netns", "pids", sw).Output()
-	if n := len(strings.Fields(string(out))); n != 2 {
-		t.Errorf("%d processes in the switch namespace, want zebra and bgpd only: %s", n, out)
+	if n := len(strings.Fields(string(out))); n != 3 {
+		t.Errorf("%d processes in the switch namespace, want zebra, bfdd and bgpd only: %s", n, out)
 	}
 }
 

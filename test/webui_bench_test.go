@@ -21,8 +21,9 @@ import (
 // and with 20. A page is simulated as the page's script behaves (a web
 // session; the change feed; the states of the ports whose admin state
 // changed read at most once a second, one by one or, beyond eight, as the
-// list; the LLDP neighbours at most every 10 s; the pending confirmation
-// read at most every half second),
+// list and then not again for 2 s; the LLDP neighbours at most every 10 s; the pending confirmation
+// read once no commit came for 300 ms; the host's CPU and memory,
+// state/SystemStatus, every 5 s),
 // since 20 Chromiums would measure the browsers rather than the switch.
 // It reports cpu-none and cpu-20pages (CPU seconds per second of load) and
 // their ratio none/20pages (the goal: at least 0.8).
@@ -104,8 +105,11 @@ func simulatePage(ctx context.Context, root string, cookie *http.Cookie, csrf st
 		return
 	}
 	defer resp.Body.Close()
-	var pendingDue, statesDue, lldpDue time.Time
+	var statesDue, lldpDue, hostDue time.Time
 	stale := map[string]bool{} // ObjectIds of the ports whose state is to be read again
+	// The pending confirmation: read once no commit came for 300 ms.
+	pendingWhenQuiet := time.AfterFunc(time.Hour, func() { get("/public/v1/revisions/pending") })
+	defer pendingWhenQuiet.Stop()
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
@@ -131,6 +135,7 @@ func simulatePage(ctx context.Context, root string, cookie *http.Cookie, csrf st
 		if now := time.Now(); len(stale) > 0 && now.After(statesDue) {
 			statesDue = now.Add(time.Second)
 			if len(stale) > 8 {
+				statesDue = now.Add(2 * time.Second) // the ports churn: the next read waits 2 s
 				get("/public/v1/state/Ports?CurrentMarker=0&Count=1024")
 			} else {
 				for id := range stale {
@@ -143,9 +148,10 @@ func simulatePage(ctx context.Context, root string, cookie *http.Cookie, csrf st
 				get("/public/v1/state/LLDPIntfs?CurrentMarker=0&Count=1024")
 			}
 		}
-		if now := time.Now(); now.After(pendingDue) {
-			pendingDue = now.Add(500 * time.Millisecond)
-			get("/public/v1/revisions/pending")
+		if now := time.Now(); now.After(hostDue) {
+			hostDue = now.Add(5 * time.Second)
+			get("/public/v1/state/SystemStatus")
 		}
+		pendingWhenQuiet.Reset(300 * time.Millisecond)
 	}
 }

@@ -56,6 +56,40 @@ func webLogin(t testing.TB, root, name, password string) (*http.Cookie, string) 
 	return nil, ""
 }
 
+// checkPanel checks the page's front panel against the ports' states
+// REST reports, in text as well as colour.
+func checkPanel(t *testing.T, p *browserPage, s *server) {
+	t.Helper()
+	var shown map[string][2]string
+	p.eval(&shown, `Object.fromEntries([...document.querySelectorAll('#ports [data-port]')].map(e => [e.dataset.port, [e.dataset.admin, e.title]]))`)
+	if len(shown) != 32 {
+		t.Errorf("the front panel shows %d ports, want 32", len(shown))
+	}
+	for _, o := range s.listAll(t, "/state/Ports", 100) {
+		port := o["Object"].(map[string]any)
+		name, admin, oper := port["IntfRef"].(string), port["AdminState"].(string), port["OperState"].(string)
+		want := fmt.Sprintf("%s admin %s, oper %s", name, strings.ToLower(admin), strings.ToLower(oper))
+		if got := shown[name]; got[0] != admin || !strings.HasPrefix(got[1], want) {
+			t.Errorf("%s shown as %q, REST says %s", name, got, want)
+		}
+	}
+}
+
+// followsPortOverREST sets fpPort1 up, then down, over REST: its picture
+// follows through the feed, in the same page (no reload: the marker
+// stays), admin and oper state as REST then reads them (the page reads
+// states coalesced).
+func followsPortOverREST(t *testing.T, p *browserPage, s *server) {
+	t.Helper()
+	p.eval(nil, "window.notReloaded = true")
+	for _, state := range []string{"UP", "DOWN"} {
+		s.expect(t, 200, "PATCH", "/config/Port?IntfRef=fpPort1", `{"AdminState":"`+state+`"}`)
+		oper := strings.ToLower(s.expect(t, 200, "GET", "/state/Port?IntfRef=fpPort1", "").object()["OperState"].(string))
+		took := p.waitFor(`document.querySelector('[data-port="fpPort1"]').dataset.admin === "`+state+`" && document.querySelector('[data-port="fpPort1"]').title.startsWith("fpPort1 admin `+strings.ToLower(state)+`, oper `+oper+`") && window.notReloaded`, 20*time.Second)
+		t.Logf("fpPort1 set %s over REST: shown %s on the page within %s (the test's 20 ms polling included)", state, state, took.Round(time.Millisecond))
+	}
+}
+
 // webSend sends a REST request with a session cookie and headers given as
 // name, value pairs; it answers the status and body.
 func webSend(t testing.TB, method, u string, c *http.Cookie, body string, hdr ...string) (int, string) {
@@ -127,13 +161,7 @@ func TestWebUI(t *testing.T) {
 	b.navigate(root + "/")
 	b.waitFor("!document.getElementById('login').hidden", 20*time.Second)
 	b.screenshot(shots, "login")
-	loginAs := func(name, password string) {
-		t.Helper()
-		b.fill("#login-user", name)
-		b.fill("#login-password", password)
-		b.click("#login-submit")
-		b.waitFor("document.querySelectorAll('#ports [data-port]').length === 32 && document.body.dataset.feed === 'open'", 30*time.Second)
-	}
+	loginAs := func(name, password string) { t.Helper(); b.logIn(name, password) }
 	// A wrong password is refused on the form.
 	b.fill("#login-user", "webop")
 	b.fill("#login-password", "not-the-password")
@@ -141,34 +169,10 @@ func TestWebUI(t *testing.T) {
 	b.waitFor("document.getElementById('login-error').textContent.includes('wrong user name or password')", 20*time.Second)
 	loginAs("webop", "web-operator-pass")
 
-	// The ports as REST reports them, in text as well as colour.
-	checkPanel := func() {
-		t.Helper()
-		var shown map[string][2]string
-		b.eval(&shown, `Object.fromEntries([...document.querySelectorAll('#ports [data-port]')].map(e => [e.dataset.port, [e.dataset.admin, e.title]]))`)
-		for _, o := range s.listAll(t, "/state/Ports", 100) {
-			p := o["Object"].(map[string]any)
-			name, admin, oper := p["IntfRef"].(string), p["AdminState"].(string), p["OperState"].(string)
-			want := fmt.Sprintf("%s admin %s, oper %s", name, strings.ToLower(admin), strings.ToLower(oper))
-			if got := shown[name]; got[0] != admin || !strings.HasPrefix(got[1], want) {
-				t.Errorf("%s shown as %q, REST says %s", name, got, want)
-			}
-		}
-	}
-	checkPanel()
+	checkPanel(t, &b.browserPage, s)
 	b.screenshot(shots, "panel")
-
-	// A port set up, then down, over REST: its picture follows through the
-	// feed, in the same page (no reload: the marker stays), admin and oper
-	// state as REST then reads them (the page reads states coalesced).
-	b.eval(nil, "window.notReloaded = true")
-	for _, state := range []string{"UP", "DOWN"} {
-		s.expect(t, 200, "PATCH", "/config/Port?IntfRef=fpPort1", `{"AdminState":"`+state+`"}`)
-		oper := strings.ToLower(s.expect(t, 200, "GET", "/state/Port?IntfRef=fpPort1", "").object()["OperState"].(string))
-		took := b.waitFor(`document.querySelector('[data-port="fpPort1"]').dataset.admin === "`+state+`" && document.querySelector('[data-port="fpPort1"]').title.startsWith("fpPort1 admin `+strings.ToLower(state)+`, oper `+oper+`") && window.notReloaded`, 20*time.Second)
-		t.Logf("fpPort1 set %s over REST: shown %s on the page within %s (the test's 20 ms polling included)", state, state, took.Round(time.Millisecond))
-	}
-	checkPanel()
+	followsPortOverREST(t, &b.browserPage, s)
+	checkPanel(t, &b.browserPage, s)
 
 	// A port's detail, and a change made on the page: staged, previewed,
 	// committed, recorded with source web.

@@ -74,6 +74,9 @@ func newGNOI(o *serveOptions, svc *service.Service, log *slog.Logger) (*gnoi.Ser
 		if o.daemons.lldp == "lldpd" {
 			logDirs = append(logDirs, o.daemons.lldpDir)
 		}
+		if o.daemons.relay == "dhcrelay" {
+			logDirs = append(logDirs, o.daemons.relayDir)
+		}
 	}
 	osOpts, err := gnoiOS(o)
 	if err != nil {

@@ -32,7 +32,7 @@ var serveFiles = [][2]string{
 	{"/var/lib/swmgr/accounts/", "passwd, shadow, group and gshadow of swmgr's own accounts (--accounts own)"},
 	{"/var/lib/swmgr/swmgr.pid", "the running server's process id; a second serve on the directory fails"},
 	{"/run/swmgr/swmgr.sock", "the Unix socket for local clients as root (--socket; not root: <data-dir>/swmgr.sock)"},
-	{"/run/swmgr/frr, /run/swmgr/chrony, /run/swmgr/lldpd", "--backend linux: the configuration and sockets of swmgr's own FRR, chronyd and lldpd (--lldp lldpd)"},
+	{"/run/swmgr/frr, /run/swmgr/chrony, /run/swmgr/lldpd, /run/swmgr/dhcrelay", "--backend linux: the configuration and sockets of swmgr's own FRR, chronyd and lldpd (--lldp lldpd), the logs of its dhcrelays (--dhcp-relay dhcrelay)"},
 	{"/etc/default/swmgr", "SWMGR_OPTS, the options the systemd unit swmgr.service starts swmgr serve with"},
 	{"/lib/systemd/system/swmgr.service", "the systemd unit (Type=notify: ready once the switch matches the stored configuration)"},
 }

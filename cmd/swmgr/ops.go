@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/candidates"
 	"github.com/swmgr/swmgr/internal/model"
@@ -45,7 +47,7 @@ func newObservability(o *serveOptions, accessLog *obs.AccessLog, log *slog.Logge
 }
 
 // watch hooks the metrics into the store and the engine.
-func (ob *observability) watch(st *store.Store, eng *engine.Engine, cands *candidates.Staging, log *slog.Logger) {
+func (ob *observability) watch(st *store.Store, eng *engine.Engine, cands *candidates.Staging, table *bind.Table, log *slog.Logger) {
 	ob.apiDoc = openapi.JSON(eng.Registry())
 	if ob.metrics == nil {
 		return
@@ -60,6 +62,22 @@ func (ob *observability) watch(st *store.Store, eng *engine.Engine, cands *candi
 			return len(c)
 		},
 		ListState: func(ctx context.Context, k *model.Kind, marker uint64, count int) ([]byte, error) {
+			if k.Class == model.State {
+				// A state-only kind is not stored: its objects come from
+				// its source, through the binding table, as one page.
+				objs, err := table.StateObjects(ctx, k)
+				if err != nil {
+					return nil, err
+				}
+				page := struct {
+					MoreExist bool
+					Objects   []struct{ Object model.Object }
+				}{}
+				for _, o := range objs {
+					page.Objects = append(page.Objects, struct{ Object model.Object }{o})
+				}
+				return json.Marshal(page)
+			}
 			return eng.List(ctx, k, marker, count, true, nil)
 		},
 		Confirmation: func() (uint64, time.Time, bool) {
@@ -150,4 +168,26 @@ func probeListen(flag, addr string) error {
 	}
 	ln.Close()
 	return nil
+}
+
+// stateOnlyPage is the one page of a state-only kind's objects (a
+// backend lists them whole: BFD sessions) in the list form the metrics
+// read; after marker 0, none.
+func stateOnlyPage(ctx context.Context, eng *engine.Engine, k *model.Kind, marker uint64) ([]byte, error) {
+	if marker > 0 {
+		return []byte(`{"MoreExist":false,"Objects":[]}`), nil
+	}
+	objs, err := eng.StateObjects(ctx, k)
+	if err != nil {
+		return nil, err
+	}
+	dst := []byte(`{"MoreExist":false,"Objects":[`)
+	for i, o := range objs {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"Object":`...)
+		dst = append(k.AppendJSON(dst, o, false), '}')
+	}
+	return append(dst, "]}"...), nil
 }

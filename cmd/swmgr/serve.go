@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -245,7 +246,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 	// lifecycle, then the engine's writer finishes the request it holds,
 	// refuses the rest, and its cache fill ends, then the dataplane.
 	defer svc.Close()
-	ob.watch(dd.st, svc.Engine, svc.Candidates, log)
+	ob.watch(dd.st, svc.Engine, svc.Candidates, svc.Table, log)
 	ob.web = newWebUI(doors.Web)
 	if err := o.start(ctx, doors, svc, dd.fresh, env); err != nil {
 		return err
@@ -478,7 +479,7 @@ func dumpCommand() *cobra.Command {
 
 // linuxOptions are the Linux dataplane's options the flags give.
 func linuxOptions(o *serveOptions) (service.LinuxOptions, error) {
-	lo := service.LinuxOptions{Netns: o.netns}
+	lo := service.LinuxOptions{Netns: o.netns, ControlPlanePorts: controlPlanePorts(map[string]string{"HTTPS": o.https, "GNMI": o.gnmi})}
 	o.daemons.apply(&lo)
 	if o.portMap != "" {
 		b, err := os.ReadFile(o.portMap)
@@ -488,4 +489,22 @@ func linuxOptions(o *serveOptions) (service.LinuxOptions, error) {
 		lo.PortMap, lo.PortMapName = b, o.portMap
 	}
 	return lo, nil
+}
+
+// controlPlanePorts are the TCP ports of the listeners a control-plane ACL
+// rule may name, by service, from their listen addresses ("" or a port
+// that is not a number: no such listener).
+func controlPlanePorts(addrs map[string]string) map[string]int {
+	ports := map[string]int{}
+	for service, addr := range addrs {
+		if addr == "" {
+			continue
+		}
+		if _, p, err := net.SplitHostPort(addr); err == nil {
+			if n, err := strconv.Atoi(p); err == nil && n > 0 && n < 65536 {
+				ports[service] = n
+			}
+		}
+	}
+	return ports
 }

@@ -30,6 +30,8 @@ func badInputFixture(t *testing.T) (*txnServer, map[string]string) {
 		{"lo-addr", "POST", "/config/IPv4Intf", `{"IntfRef":"Loopback1","IpAddr":"10.255.0.1/32"}`},
 		{"route", "POST", "/config/IPv4Route", `{"DestinationNw":"192.168.1.0","NetworkMask":"255.255.255.0","NextHop":[{"NextHopIp":"10.10.0.2"}]}`},
 		{"redist", "PATCH", "/config/BGPGlobal", `{"Redistribution":[{"Sources":"CONNECTED"}]}`},
+		{"relay-on", "PATCH", "/config/DhcpRelayGlobal", `{"Enable":true}`},
+		{"relay", "POST", "/config/DhcpRelayIntf", `{"IntfRef":"vlan10","ServerIp":["10.4.0.9"]}`},
 	} {
 		code, body, _ := s.do(c.method, c.path, c.body)
 		if code != 201 && code != 200 {
@@ -180,6 +182,18 @@ func TestBadInputsChangeNothing(t *testing.T) {
 		{"delete referenced VRF", "DELETE", "/config/Vrf", `{"Vrf":"red"}`, nil, 409, "referenced"},
 		{"delete referenced VRF by id", "DELETE", "/config/Vrf/" + ids["vrf"], ``, nil, 409, "referenced"},
 		{"un-breakout a used sub-port", "PATCH", "/config/Port", `{"IntfRef":"fpPort4","BreakOutMode":"1x40"}`, nil, 409, "referenced"},
+		// DHCP relay: servers in a VRF that does not exist or not the
+		// interface's, an unknown interface or one without an address, a
+		// server that is not unicast, the relay's address taken away.
+		{"relay servers in a missing VRF", "POST", "/config/DhcpRelayIntf", `{"IntfRef":"fpPort1","ServerIp":["10.0.0.9"],"Vrf":"blue"}`, nil, 400, "dangling_reference"},
+		{"relay servers in another VRF", "POST", "/config/DhcpRelayIntf", `{"IntfRef":"fpPort1","ServerIp":["10.0.0.9"]}`, nil, 400, "invalid_value"},
+		{"relay on an unknown interface", "POST", "/config/DhcpRelayIntf", `{"IntfRef":"fpPort99","ServerIp":["10.0.0.9"]}`, nil, 400, "dangling_reference"},
+		{"relay on an interface without address", "POST", "/config/DhcpRelayIntf", `{"IntfRef":"fpPort5","ServerIp":["10.0.0.9"]}`, nil, 400, "invalid_value"},
+		{"relay to a multicast server", "POST", "/config/DhcpRelayIntf", `{"IntfRef":"Loopback1","ServerIp":["224.0.0.9"]}`, nil, 400, "invalid_value"},
+		{"relay to a broadcast server", "PATCH", "/config/DhcpRelayIntf", `{"IntfRef":"vlan10","ServerIp":["10.4.0.9","255.255.255.255"]}`, nil, 400, "invalid_value"},
+		{"relay to no server", "PATCH", "/config/DhcpRelayIntf", `{"IntfRef":"vlan10","ServerIp":[]}`, nil, 400, "invalid_value"},
+		{"relay hop limit 0", "PATCH", "/config/DhcpRelayGlobal", `{"HopCountLimit":0}`, nil, 400, "invalid_value"},
+		{"delete a relay's address", "DELETE", "/config/IPv4Intf", `{"IntfRef":"vlan10"}`, nil, 409, "referenced"},
 		// Methods.
 		{"create a singleton", "POST", "/config/SystemParam", `{}`, nil, 405, "method_not_allowed"},
 		{"delete a singleton", "DELETE", "/config/BGPGlobal", ``, nil, 405, "method_not_allowed"},
@@ -281,7 +295,13 @@ func TestBadInputsChangeNothing(t *testing.T) {
 		{"Redistribution not a list", "PATCH", "/config/BGPGlobal", `{"Redistribution":"CONNECTED"}`, nil, 400, "wrong_type"},
 		{"Redistribution unknown source", "PATCH", "/config/BGPGlobal", `{"Redistribution":[{"Sources":"RIP"}]}`, nil, 400, "invalid_value"},
 		{"Redistribution source twice", "PATCH", "/config/BGPGlobal", `{"Redistribution":[{"Sources":"CONNECTED"},{"Sources":"STATIC,connected"}]}`, nil, 400, "invalid_value"},
-		{"Redistribution Policy not yet", "PATCH", "/config/BGPGlobal", `{"Redistribution":[{"Sources":"STATIC","Policy":"p1"}]}`, nil, 400, "invalid_value"},
+		{"Redistribution Policy missing", "PATCH", "/config/BGPGlobal", `{"Redistribution":[{"Sources":"STATIC","Policy":"p1"}]}`, nil, 400, "dangling_reference"},
+		{"Redistribution Policy read as a command", "PATCH", "/config/BGPGlobal", `{"Redistribution":[{"Sources":"STATIC","Policy":"p1 permit 10"}]}`, nil, 400, "invalid_value"},
+		{"policy condition naming a missing set", "POST", "/config/PolicyCondition", `{"Name":"c1","ConditionType":"MatchDstIpPrefix","PrefixSet":"nosuch"}`, nil, 400, "dangling_reference"},
+		{"policy condition by protocol", "POST", "/config/PolicyCondition", `{"Name":"c1","ConditionType":"MatchProtocol","Protocol":"STATIC"}`, nil, 400, "invalid_value"},
+		{"prefix with host bits", "POST", "/config/PolicyPrefixSet", `{"Name":"s1","PrefixList":[{"Prefix":"10.1.2.3/8"}]}`, nil, 400, "invalid_value"},
+		{"prefix range past the family", "POST", "/config/PolicyPrefixSet", `{"Name":"s1","PrefixList":[{"Prefix":"10.0.0.0/8","MaskLengthRange":"8-33"}]}`, nil, 400, "invalid_value"},
+		{"policy name with a newline", "POST", "/config/PolicyPrefixSet", `{"Name":"s1\nrouter bgp 1","PrefixList":[{"Prefix":"10.0.0.0/8"}]}`, nil, 400, "invalid_value"},
 		{"LLDP interval 1", "PATCH", "/config/LLDPGlobal", `{"TranmitInterval":1}`, nil, 400, "invalid_value"},
 		{"LLDP Enable as a string", "PATCH", "/config/LLDPGlobal", `{"Enable":"true"}`, nil, 400, "wrong_type"},
 		{"neighbor in a peer group named as an address", "POST", "/config/BGPv4Neighbor", `{"NeighborAddress":"10.0.0.5","PeerAS":"65005","PeerGroup":"10.0.0.1"}`, nil, 400, "invalid_value"},

@@ -688,7 +688,10 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			}
 			frames = frames[:0]
 			for _, ev := range batch {
-				if ev.Revision > last {
+				switch {
+				case ev.State: // a change of state, live only; no id
+					frames = append(frames, ev.Frame)
+				case ev.Revision > last:
 					frames = append(frames, ev.Frame)
 					last = ev.Revision
 				}

@@ -136,13 +136,14 @@ func RevertCommit(ctx context.Context, ds map[string]*Driver, c *Commit) error {
 	return nil
 }
 
-// Without returns the drivers of ds whose kinds taken has no driver of:
-// what one provider leaves to another (the simulated dataplane's kinds the
-// Linux dataplane has no part in).
-func Without(ds, taken map[string]*Driver) map[string]*Driver {
-	out := map[string]*Driver{}
+// Without returns the drivers (or actions) of ds whose kinds taken has
+// none of: what one provider leaves to another (the simulated dataplane's
+// kinds the Linux dataplane has no part in).
+func Without[V comparable](ds, taken map[string]V) map[string]V {
+	out := map[string]V{}
+	var none V
 	for kind, d := range ds {
-		if taken[kind] == nil {
+		if taken[kind] == none {
 			out[kind] = d
 		}
 	}

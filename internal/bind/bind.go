@@ -146,9 +146,19 @@ func (r Rows) Bindings() []Binding { return r.Rows }
 
 // Drivers is a provider's rows made of config drivers, by kind name.
 func Drivers(ds map[string]*backend.Driver) []Binding {
-	out := make([]Binding, 0, len(ds))
-	for _, kind := range sortedKeys(ds) {
-		out = append(out, Binding{Kind: kind, Driver: ds[kind]})
+	return rows(ds, func(kind string, d *backend.Driver) Binding { return Binding{Kind: kind, Driver: d} })
+}
+
+// Actions are the rows of a provider's actions, by action name, in a
+// stable order.
+func Actions(as map[string]*Action) []Binding {
+	return rows(as, func(kind string, a *Action) Binding { return Binding{Kind: kind, Action: a} })
+}
+
+func rows[V any](m map[string]V, row func(string, V) Binding) []Binding {
+	out := make([]Binding, 0, len(m))
+	for _, kind := range sortedKeys(m) {
+		out = append(out, row(kind, m[kind]))
 	}
 	return out
 }

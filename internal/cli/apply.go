@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -324,6 +325,24 @@ func (s *Session) applyCheck() error {
 
 // doConfirm keeps the last confirmed apply (or the revision given).
 func (s *Session) doConfirm(args []token) error {
+	return s.decidePending(args, func(ctx context.Context, rev uint64) (string, error) {
+		return fmt.Sprintf("Revision %d confirmed", rev), s.api.Confirm(ctx, rev)
+	})
+}
+
+// doCancel rolls back now the last confirmed apply (or the revision
+// given), as its timer would.
+func (s *Session) doCancel(args []token) error {
+	return s.decidePending(args, func(ctx context.Context, rev uint64) (string, error) {
+		back, err := s.api.Cancel(ctx, rev)
+		return fmt.Sprintf("Revision %d cancelled: rolled back in revision %d", rev, back), err
+	})
+}
+
+// decidePending runs decide (confirm or cancel) on the revision given,
+// else this session's last confirmed apply, else the commit the switch
+// awaits, whoever made it.
+func (s *Session) decidePending(args []token, decide func(ctx context.Context, rev uint64) (string, error)) error {
 	rev := s.confirm
 	if len(args) == 1 {
 		n, err := strconv.ParseUint(args[0].text, 10, 64)
@@ -334,7 +353,6 @@ func (s *Session) doConfirm(args []token) error {
 		rev = n
 	}
 	if rev == 0 {
-		// Not this session's: the commit the switch awaits, whoever made it.
 		st, err := s.awaitingConfirm()
 		if err != nil {
 			s.printf("ERROR: %s\n", errText(err))
@@ -348,11 +366,12 @@ func (s *Session) doConfirm(args []token) error {
 	}
 	ctx, cancel := s.rctx()
 	defer cancel()
-	if err := s.api.Confirm(ctx, rev); err != nil {
+	done, err := decide(ctx, rev)
+	if err != nil {
 		s.printf("ERROR: %s\n", errText(err))
 		return errFailed
 	}
-	s.printf("Revision %d confirmed\n", rev)
+	s.printf("%s\n", done)
 	if rev == s.confirm {
 		s.confirm = 0
 	}

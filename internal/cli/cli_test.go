@@ -131,6 +131,7 @@ func TestPrompts(t *testing.T) {
 		{[][3]string{{"LogicalIntf", "Loopback1", ""}}, "leaf1(config-if)#"},
 		{[][3]string{{"LogicalIntf", "Loopback1", ""}, {"IPv4Intf", "10.0.0.1/32", ""}}, "leaf1(config-if-ip-10.0.0.1/32)#"},
 		{[][3]string{{"LLDPGlobal", "", ""}}, "leaf1(config-lldp)#"},
+		{[][3]string{{"DhcpRelayGlobal", "", ""}}, "leaf1(config-dhcp_relay)#"},
 	}
 	for _, tc := range cases {
 		s.stack = nil
@@ -446,6 +447,69 @@ func TestConfirmedApply(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestCancelConfirmedApply: cancel rolls back a commit awaiting
+// confirmation now, as its timer would: the session's own last confirmed
+// apply, or, from another session, the one the switch awaits or the
+// revision named; with none awaiting, cancel is an error and nothing
+// changes.
+func TestCancelConfirmedApply(t *testing.T) {
+	srv := startServer(t)
+	api, _ := client.New(srv.URL)
+	latest := func() client.Revision {
+		t.Helper()
+		for r, err := range api.Revisions(context.Background(), client.PageSize(1)) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r
+		}
+		t.Fatal("no revision")
+		return client.Revision{}
+	}
+	for _, tc := range []struct {
+		name, vrf string
+		cancel    func(rev uint64) string // the other session's script, "" for the session's own cancel
+	}{
+		{"own", "cancel1", nil},
+		{"awaited", "cancel2", func(uint64) string { return "enable\ncancel\n" }},
+		{"named", "cancel3", func(rev uint64) string { return fmt.Sprintf("enable\nconfig\ncancel %d\n", rev) }},
+	} {
+		script := "enable\nconfig\nvrf " + tc.vrf + "\nexit\napply confirmed 5\n"
+		if tc.cancel == nil {
+			script += "cancel\n"
+		}
+		out, err := run(t, srv, script)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", tc.name, err, out)
+		}
+		rev := latest().Revision // the confirmed apply's, or the session's cancel's
+		if tc.cancel == nil {
+			rev--
+		} else if out, err = run(t, srv, tc.cancel(rev)); err != nil {
+			t.Fatalf("%s: %v\n%s", tc.name, err, out)
+		}
+		want := fmt.Sprintf("Revision %d cancelled: rolled back in revision %d", rev, rev+1)
+		if !strings.Contains(out, want) {
+			t.Errorf("%s: lacks %q:\n%s", tc.name, want, out)
+		}
+		if r := latest(); r.Revision != rev+1 || r.Comment != fmt.Sprintf("revision %d cancelled", rev) {
+			t.Errorf("%s: the latest revision is %d %q", tc.name, r.Revision, r.Comment)
+		}
+		if p, err := api.PendingConfirmation(context.Background()); err != nil || p != nil {
+			t.Errorf("%s: still awaiting after cancel: %+v %v", tc.name, p, err)
+		}
+		running, err := run(t, srv, "enable\nshow running_config full | include "+tc.vrf+"\n")
+		if err != nil || strings.Contains(running, "vrf "+tc.vrf) {
+			t.Errorf("%s: vrf %s still configured after cancel (%v):\n%s", tc.name, tc.vrf, err, running)
+		}
+	}
+	before := latest().Revision
+	out, _ := run(t, srv, "enable\ncancel\n")
+	if !strings.Contains(out, "ERROR: no commit awaits confirmation") || latest().Revision != before {
+		t.Errorf("cancel with none awaiting:\n%s", out)
 	}
 }
 

@@ -130,6 +130,7 @@ var configControls = []*option{
 	{words: []string{"write", "memory"}, control: "write", help: "Save the running configuration (SaveConfig)"},
 	{words: []string{"load", "merge", "terminal"}, control: "load", help: "Read commands (show run form) until Ctrl-D or a line \".\""},
 	{words: []string{"confirm"}, control: "confirm", help: "Confirm the last confirmed apply"},
+	{words: []string{"cancel"}, control: "cancel", help: "Cancel the last confirmed apply: roll it back now"},
 	{words: []string{"terminal", "length"}, control: "terminal", help: "Lines per page on a terminal (0: no pager)"},
 }
 
@@ -260,6 +261,8 @@ func (s *Session) configControl(c string, args []token, line string, toks []toke
 		return s.loadMerge()
 	case "confirm":
 		return s.doConfirm(args)
+	case "cancel":
+		return s.doCancel(args)
 	case "terminal":
 		return s.terminalLength(args)
 	}

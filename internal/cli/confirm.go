@@ -38,6 +38,6 @@ func (s *Session) showConfirmStatus() error {
 	left := max(time.Until(st.ConfirmBy).Round(time.Second), 0) // past it, the rollback is being retried
 	writeTable(terminal{s}, []string{"Revision", "User", "Comment", "Rolled back at", "Time left"},
 		[][]string{{strconv.FormatUint(st.Revision, 10), st.User, st.Comment, st.ConfirmBy.Local().Format(time.ANSIC), fmt.Sprintf("%d:%02d", int(left.Minutes()), int(left.Seconds())%60)}}, true)
-	s.printf("Enter 'confirm' (or 'confirm %d') to keep it\n", st.Revision)
+	s.printf("Enter 'confirm' (or 'confirm %d') to keep it, 'cancel' to roll it back now\n", st.Revision)
 	return nil
 }

@@ -487,6 +487,7 @@ var execControls = []*option{
 	{words: []string{"help"}, control: "help", help: "Show the commands of this mode"},
 	{words: []string{"write", "memory"}, control: "write", help: "Save the running configuration (SaveConfig)"},
 	{words: []string{"confirm"}, control: "confirm", help: "Confirm the last confirmed apply"},
+	{words: []string{"cancel"}, control: "cancel", help: "Cancel the last confirmed apply: roll it back now"},
 	{words: []string{"show_cli"}, control: "show_cli", help: "List every command path"},
 	{words: []string{"terminal", "length"}, control: "terminal", help: "Lines per page on a terminal (0: no pager)"},
 	{words: []string{"shell"}, control: "shell", help: "Run bash on the switch as yourself (User Access Bash); exit returns here"},
@@ -498,7 +499,7 @@ var execControls = []*option{
 func (s *Session) execOptions() []*option {
 	var out []*option
 	for _, o := range execControls {
-		if s.mode == UserMode && (o.control == "write" || o.control == "confirm" || o.control == "shell") {
+		if s.mode == UserMode && (o.control == "write" || o.control == "confirm" || o.control == "cancel" || o.control == "shell") {
 			continue
 		}
 		if s.mode == EnableMode && o.control == "enable" {
@@ -549,6 +550,8 @@ func (s *Session) execExec(toks []token, line string) error {
 		return s.writeMemory()
 	case "confirm":
 		return s.doConfirm(rest)
+	case "cancel":
+		return s.doCancel(rest)
 	case "show_cli":
 		s.showCLI()
 	case "terminal":

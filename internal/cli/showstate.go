@@ -35,6 +35,14 @@ func (s *Session) showKind(k *model.Kind, form *showForm, rest []token) error {
 	if client.IsNotFound(err) && k.Class == model.Config {
 		objs, err = s.listAll(s.api.Objects, k)
 	}
+	for _, name := range k.CLI.Also {
+		if err != nil {
+			break
+		}
+		var more []model.Object
+		more, err = s.listState(s.cat.reg.Named(name))
+		objs = append(objs, more...)
+	}
 	if err != nil {
 		s.printf("ERROR: %s\n", errText(err))
 		return errFailed

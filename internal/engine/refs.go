@@ -14,31 +14,74 @@ import (
 func refsOf(k *model.Kind, o model.Object) []store.Ref {
 	var refs []store.Ref
 	for _, f := range k.Fields {
-		if f.Ref == "" || o == nil {
+		if o == nil {
 			continue
 		}
-		vals := o.List(f.Name)
-		switch f.Type {
-		case model.String:
-			vals = []string{o.Str(f.Name)}
-		case model.Int:
-			vals = nil
-			if n := o.Int(f.Name); n != 0 {
-				vals = []string{strconv.FormatInt(n, 10)}
-			}
-		}
-		for _, val := range vals {
-			if val == "" || val == f.RefImplied {
-				continue
-			}
-			r := store.Ref{Kind: f.Ref, Key: val}
-			r.Kind, r.Key = f.RefTarget(val)
-			if !containsRef(refs, r) {
-				refs = append(refs, r)
+		for _, fr := range refValues(f, o) {
+			for _, r := range fr.targets() {
+				if !containsRef(refs, r) {
+					refs = append(refs, r)
+				}
 			}
 		}
 	}
 	return refs
+}
+
+// targets are the objects the values name.
+func (fr fieldRefs) targets() []store.Ref {
+	var refs []store.Ref
+	for _, val := range fr.values {
+		if val == "" || val == fr.field.RefImplied {
+			continue
+		}
+		r := store.Ref{}
+		r.Kind, r.Key = fr.field.RefTarget(val)
+		refs = append(refs, r)
+	}
+	return refs
+}
+
+// fieldRefs are the values one reference field (or sub-field) of an
+// object holds.
+type fieldRefs struct {
+	field  *model.Field
+	path   string // Field or Field.Sub, for messages
+	values []string
+}
+
+// refValues lists the values of f that name objects: f's own when it is a
+// reference, and those of its reference sub-fields in every element of a
+// RecordList (a policy's statements, a redistribution's policy).
+func refValues(f *model.Field, o model.Object) []fieldRefs {
+	if f.Type == model.RecordList {
+		var out []fieldRefs
+		for _, s := range f.Sub {
+			if s.Ref == "" {
+				continue
+			}
+			fr := fieldRefs{field: s, path: f.Name + "." + s.Name}
+			for _, e := range o.Records(f.Name) {
+				fr.values = append(fr.values, e.Str(s.Name))
+			}
+			out = append(out, fr)
+		}
+		return out
+	}
+	if f.Ref == "" {
+		return nil
+	}
+	vals := o.List(f.Name)
+	switch f.Type {
+	case model.String:
+		vals = []string{o.Str(f.Name)}
+	case model.Int:
+		vals = nil
+		if n := o.Int(f.Name); n != 0 {
+			vals = []string{strconv.FormatInt(n, 10)}
+		}
+	}
+	return []fieldRefs{{field: f, path: f.Name, values: vals}}
 }
 
 func containsRef(refs []store.Ref, r store.Ref) bool {
@@ -58,22 +101,22 @@ func (v *view) checkReferences(changes []*change) error {
 			continue
 		}
 		for _, f := range c.Kind.Fields {
-			if f.Ref == "" {
-				continue
-			}
-			for _, r := range refsOf(&model.Kind{Fields: []*model.Field{f}}, c.After) {
-				target := v.e.reg.Lookup(model.Config, r.Kind)
-				cur, err := v.lookup(target, r.Key)
-				if err != nil {
-					return err
-				}
-				if cur == nil {
-					return apierr.BadRequest(apierr.CodeDanglingReference, c.Kind.Name, f.Name, "%s: %s %q does not exist", f.Name, r.Kind, r.Key)
-				}
-				if target.Referable != nil {
-					if err := target.Referable(cur.obj); err != nil {
-						e := apierr.From(err)
-						return apierr.BadRequest(apierr.CodeInvalidValue, c.Kind.Name, f.Name, "%s: %s", f.Name, e.Message)
+			for _, fr := range refValues(f, c.After) {
+				name := fr.path
+				for _, r := range fr.targets() {
+					target := v.e.reg.Lookup(model.Config, r.Kind)
+					cur, err := v.lookup(target, r.Key)
+					if err != nil {
+						return err
+					}
+					if cur == nil {
+						return apierr.BadRequest(apierr.CodeDanglingReference, c.Kind.Name, f.Name, "%s: %s %q does not exist", name, r.Kind, r.Key)
+					}
+					if target.Referable != nil {
+						if err := target.Referable(cur.obj); err != nil {
+							e := apierr.From(err)
+							return apierr.BadRequest(apierr.CodeInvalidValue, c.Kind.Name, f.Name, "%s: %s", name, e.Message)
+						}
 					}
 				}
 			}

@@ -1,7 +1,9 @@
-// Package frr runs BGP through FRR (bgpd and zebra): it renders the BGP part
-// of FRR's configuration from plain structs shaped after FlexSwitch's
-// BGPGlobal, BGPVrf and BGPv4Neighbor (and the L2VPN EVPN family with the
-// VRFs' L3 VNIs, evpn.go), applies it incrementally by diffing
+// Package frr runs BGP through FRR (bgpd and zebra, and BFD through bfdd):
+// it renders the BGP part of FRR's configuration from plain structs shaped
+// after FlexSwitch's BGPGlobal, BGPVrf and BGPv4Neighbor (and the L2VPN EVPN
+// family with the VRFs' L3 VNIs, evpn.go; bfdd's profiles and peers, with
+// its session state and change notifications, bfd.go), applies it
+// incrementally by diffing
 // against FRR's own running configuration (so a change to one neighbor sends
 // only that neighbor's lines and never resets another session), undoes a
 // change FRR rejects, reads FRR's JSON state, and supervises the daemons in
@@ -28,7 +30,14 @@ type Config struct {
 	// PeerGroups are BGPv4PeerGroup (Neighbor with Name set): each is
 	// defined in the instance of every VRF one of its neighbors is in.
 	PeerGroups []Neighbor
+	// Aggregates are BGPv4Aggregate and BGPv6Aggregate, of the default
+	// instance (bgp6.go).
+	Aggregates []Aggregate
 	EVPN       EVPN // evpn.go
+	// Policies are the prefix-lists and route-maps (policy.go) the
+	// neighbors' filters and the redistributions name.
+	Policies Policies
+	BFD      BFD // bfdd's profiles and static peers (bfd.go)
 }
 
 // Instance is BGPGlobal (VRF "default") or BGPVrf.
@@ -85,6 +94,9 @@ type Neighbor struct {
 	MaxPrefixesRestartTimer uint8 // seconds; FRR counts minutes, so rounded up
 	AdjRIBInFilter          string
 	AdjRIBOutFilter         string
+	// IPv6 makes it a BGPv6Neighbor or BGPv6PeerGroup: an IPv6 address,
+	// its session in IPv6 unicast only (bgp6.go).
+	IPv6 bool
 }
 
 // name is how FRR's configuration names the neighbor.
@@ -130,8 +142,9 @@ func ParseAS(s string) (uint32, error) {
 // Validate refuses what FRR cannot express, without touching FRR: this is
 // the pure check a driver runs before applying.
 func (c Config) Validate() error {
-	_, err := c.render()
-	return err
+	_, err := c.renderAll()
+	_, bfdErr := c.BFD.render()
+	return errors.Join(err, bfdErr)
 }
 
 // block is one `router bgp` stanza: its header, its lines in the router
@@ -175,6 +188,8 @@ func (c Config) render() ([]block, error) {
 	if len(order) > 0 && byVRF[DefaultVRF] == nil {
 		errs = append(errs, errors.New("a BGP VRF instance needs the default instance (BGPGlobal ASNum) too"))
 	}
+	errs = append(errs, c.renderAggregates(byVRF[DefaultVRF])...)
+	errs = append(errs, c.checkGroupFamilies()...)
 	seen := map[string]bool{}
 	groups := map[string][]string{} // vrf -> peer groups in first-use order
 	clusterIDs := map[string]uint32{}
@@ -207,10 +222,7 @@ func (c Config) render() ([]block, error) {
 			continue
 		}
 		b.router = append(b.router, router...)
-		b.af = append(b.af, af...)
-		if n.NeighborAddress == "" {
-			b.af6 = append(b.af6, "neighbor "+n.name()+" activate")
-		}
+		placeFamilies(b, n, af)
 	}
 	if err := c.EVPN.render(byVRF); err != nil {
 		errs = append(errs, err)
@@ -238,7 +250,7 @@ func (c Config) render() ([]block, error) {
 		if id, ok := clusterIDs[vrf]; ok {
 			head = append(head, "bgp cluster-id "+netip.AddrFrom4([4]byte{byte(id >> 24), byte(id >> 16), byte(id >> 8), byte(id)}).String())
 		}
-		var groupAF []string
+		var groupAF, groupAF6 []string
 		for _, g := range groups[vrf] {
 			head = append(head, "neighbor "+g+" peer-group")
 			i := slices.IndexFunc(c.PeerGroups, func(pg Neighbor) bool { return pg.Name == g })
@@ -250,9 +262,10 @@ func (c Config) render() ([]block, error) {
 				return nil, fmt.Errorf("peer group %s: %w", g, err)
 			}
 			head = append(head, router...)
-			groupAF = append(groupAF, af...)
+			groupAF, groupAF6 = placeGroupFamilies(c.PeerGroups[i], af, groupAF, groupAF6)
 		}
 		b.af = insertAfterGlobals(b.af, groupAF)
+		b.af6 = insertAfterGlobals(b.af6, groupAF6)
 		for _, g := range groups[vrf] {
 			if seen[vrf+"|"+g] {
 				return nil, fmt.Errorf("peer group %s: a neighbor in VRF %q has that name", g, vrf)
@@ -343,8 +356,8 @@ func renderNeighbor(n Neighbor, localAS uint32) (router, af []string, err error)
 	switch {
 	case n.NeighborAddress != "":
 		a, err := netip.ParseAddr(n.NeighborAddress)
-		if err != nil || !a.Is4() {
-			return fail("NeighborAddress %q is not an IPv4 address", n.NeighborAddress)
+		if err != nil || a.Is4() == n.IPv6 || a.Zone() != "" {
+			return fail("NeighborAddress %q is not an %s address", n.NeighborAddress, familyName(n.IPv6))
 		}
 		if n.IntfRef != "" && !wordRE.MatchString(n.IntfRef) {
 			return fail("IntfRef %q is not an interface name", n.IntfRef)
@@ -454,10 +467,13 @@ func renderPeer(n Neighbor, p string, localAS uint32) (router, af []string, err 
 		router = append(router, p+"password "+n.AuthPassword)
 	}
 	if n.BfdEnable {
-		if n.BfdSessionParam != "" && n.BfdSessionParam != "default" {
-			return fail("BfdSessionParam %q: the FRR backend runs BFD with its default parameters only", n.BfdSessionParam)
-		}
 		router = append(router, p+"bfd")
+		if n.BfdSessionParam != "" { // "": bfdd's defaults
+			if !wordRE.MatchString(n.BfdSessionParam) {
+				return fail("BfdSessionParam %q: use letters, digits and _.:@/+- only", n.BfdSessionParam)
+			}
+			router = append(router, p+"bfd profile "+n.BfdSessionParam)
+		}
 	}
 	if n.MultiHopEnable {
 		ttl := n.MultiHopTTL

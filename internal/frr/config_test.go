@@ -26,7 +26,12 @@ func TestRenderRefusesWhatFRRCannotExpress(t *testing.T) {
 		{"no address", Config{Instances: []Instance{global}, Neighbors: []Neighbor{{PeerAS: "2"}}}, "NeighborAddress or IntfRef"},
 		{"ipv6 in v4 neighbor", Config{Instances: []Instance{global}, Neighbors: []Neighbor{{NeighborAddress: "2001:db8::1", PeerAS: "2"}}}, "not an IPv4"},
 		{"twice", Config{Instances: []Instance{global}, Neighbors: []Neighbor{{NeighborAddress: "10.0.0.1", PeerAS: "2"}, {NeighborAddress: "10.0.0.1", PeerAS: "3"}}}, "twice"},
-		{"bfd profile", Config{Instances: []Instance{global}, Neighbors: []Neighbor{{NeighborAddress: "10.0.0.1", PeerAS: "2", BfdEnable: true, BfdSessionParam: "fast"}}}, "BfdSessionParam"},
+		{"bfd profile", Config{Instances: []Instance{global}, Neighbors: []Neighbor{{NeighborAddress: "10.0.0.1", PeerAS: "2", BfdEnable: true, BfdSessionParam: "fast profile x"}}}, "BfdSessionParam"},
+		{"bfd interval", Config{BFD: BFD{Profiles: []BFDProfile{{Name: "fast", ReceiveInterval: 5}}}}, "out of range"},
+		{"bfd multiplier", Config{BFD: BFD{Profiles: []BFDProfile{{Name: "fast", DetectMultiplier: 1}}}}, "out of range"},
+		{"bfd peer", Config{BFD: BFD{Peers: []BFDPeer{{Address: "10.0.0.1\nbfd"}}}}, "not an IP address"},
+		{"bfd peer interface", Config{BFD: BFD{Peers: []BFDPeer{{Address: "10.0.0.1", Interface: "eth0 profile x"}}}}, "not an interface name"},
+		{"bfd peer twice", Config{BFD: BFD{Peers: []BFDPeer{{Address: "10.0.0.1"}, {Address: "10.0.0.1"}}}}, "twice"},
 		{"cluster ids differ", Config{Instances: []Instance{global}, Neighbors: []Neighbor{
 			{NeighborAddress: "10.0.0.1", PeerAS: "65001", RouteReflectorClusterId: 1},
 			{NeighborAddress: "10.0.0.2", PeerAS: "65001", RouteReflectorClusterId: 2}}}, "one cluster id"},
@@ -54,7 +59,7 @@ func TestRenderEveryField(t *testing.T) {
 			NeighborAddress: "10.0.0.2", PeerAS: "65536", LocalAS: "65100", Description: "spine  one", Disabled: true,
 			PeerGroup: "spines", UpdateSource: "lo", NextHopSelf: true, AuthPassword: "pw", RouteReflectorClusterId: 5,
 			RouteReflectorClient: true, MultiHopEnable: true, MultiHopTTL: 3, ConnectRetryTime: 5, HoldTime: 30,
-			AddPathsRx: true, AddPathsMaxTx: 2, BfdEnable: true, BfdSessionParam: "default", MaxPrefixes: 100,
+			AddPathsRx: true, AddPathsMaxTx: 2, BfdEnable: true, BfdSessionParam: "fast", MaxPrefixes: 100,
 			MaxPrefixesThresholdPct: 80, MaxPrefixesDisconnect: true, MaxPrefixesRestartTimer: 90,
 			AdjRIBInFilter: "in1", AdjRIBOutFilter: "out1"}},
 	}
@@ -76,6 +81,7 @@ neighbor 10.0.0.2 description spine one
 neighbor 10.0.0.2 shutdown
 neighbor 10.0.0.2 password pw
 neighbor 10.0.0.2 bfd
+neighbor 10.0.0.2 bfd profile fast
 neighbor 10.0.0.2 ebgp-multihop 3
 neighbor 10.0.0.2 update-source lo
 neighbor 10.0.0.2 timers 10 30

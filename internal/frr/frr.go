@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -43,6 +44,9 @@ type Router struct {
 	applyMu sync.Mutex
 	current Config
 	applies int
+	// bfdBefore is bfdd's `bfd` node before the apply under way (nil:
+	// not read).
+	bfdBefore *bfdBlock
 }
 
 // daemonsFor lists the daemons FRR needs, in start order: mgmtd (FRR 9 and
@@ -53,7 +57,13 @@ func daemonsFor(bin string) []string {
 	if _, err := os.Stat(filepath.Join(bin, "mgmtd")); err == nil {
 		names = append(names, "mgmtd")
 	}
-	return append(names, "zebra", "bgpd")
+	names = append(names, "zebra")
+	// bfdd runs the BFD sessions bgpd asks for (through zebra) and the
+	// static ones; where it is not installed BFD is refused at apply.
+	if _, err := os.Stat(filepath.Join(bin, "bfdd")); err == nil {
+		names = append(names, "bfdd")
+	}
+	return append(names, "bgpd")
 }
 
 // New prepares an instance; Start runs it.
@@ -78,8 +88,11 @@ func New(opts Options) (*Router, error) {
 			"--vty_socket", opts.Dir,
 			"--log", "stdout",
 		}
-		if name == "zebra" || name == "bgpd" {
+		if name == "zebra" || name == "bgpd" || name == "bfdd" {
 			argv = append(argv, "-z", filepath.Join(opts.Dir, "zserv.api"))
+		}
+		if name == "bfdd" {
+			argv = append(argv, "--bfdctl", r.bfdctlPath())
 		}
 		sock := filepath.Join(opts.Dir, name+".vty")
 		d := name
@@ -170,7 +183,11 @@ func (r *Router) RunningConfig(ctx context.Context) (string, error) {
 // Plan returns the commands Apply would send (passwords included: not for
 // display), for tests and diagnostics.
 func (r *Router) Plan(ctx context.Context, cfg Config) ([]string, error) {
-	want, err := cfg.render()
+	want, err := cfg.renderAll()
+	if err != nil {
+		return nil, err
+	}
+	wantBFD, err := cfg.BFD.render()
 	if err != nil {
 		return nil, err
 	}
@@ -178,14 +195,26 @@ func (r *Router) Plan(ctx context.Context, cfg Config) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return diff(parseRunning(run), want), nil
+	var bfdCmds []string
+	if len(wantBFD) > 0 || r.runsBFD() {
+		runBFD, err := r.bfdRunning(ctx)
+		if err != nil {
+			return nil, err
+		}
+		bfdCmds = diffBFD(runBFD, wantBFD)
+	}
+	return append(bfdCmds, diffAll(parseAll(run), want)...), nil
 }
 
 // Apply makes FRR run cfg, sending only what differs from its running
 // configuration. If FRR rejects any command, the running configuration is
 // put back as it was and the error carries FRR's message.
 func (r *Router) Apply(ctx context.Context, cfg Config) error {
-	want, err := cfg.render()
+	want, err := cfg.renderAll()
+	if err != nil {
+		return fmt.Errorf("frr: %w", err)
+	}
+	wantBFD, err := cfg.BFD.render()
 	if err != nil {
 		return fmt.Errorf("frr: %w", err)
 	}
@@ -195,7 +224,7 @@ func (r *Router) Apply(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	cmds := diff(parseRunning(before), want)
+	cmds := diffAll(parseAll(before), want)
 	r.applies++
 	// The VRFs' L3 VNIs are zebra's: mapped first, put back if bgpd
 	// refuses what follows. Without any (now or before), zebra is not
@@ -203,6 +232,12 @@ func (r *Router) Apply(ctx context.Context, cfg Config) error {
 	var vnisBefore map[string]uint32
 	if len(cfg.EVPN.L3VNIs) > 0 || len(r.current.EVPN.L3VNIs) > 0 {
 		vnisBefore, err = r.applyVRFVNIs(ctx, cfg.EVPN.l3VNIs())
+	}
+	// bfdd next: the profiles a neighbour's `bfd profile` names exist
+	// before bgpd asks for its session (a refused BFD change is undone by
+	// applyBFD itself).
+	if err == nil {
+		err = r.applyBFD(ctx, wantBFD)
 	}
 	if err != nil {
 		if vnisBefore != nil {
@@ -219,7 +254,7 @@ func (r *Router) Apply(ctx context.Context, cfg Config) error {
 					return fmt.Errorf("frr: %w; restoring the VRFs' VNIs also failed: %v", applyErr, rbErr)
 				}
 			}
-			if rbErr := r.restore(ctx, parseRunning(before)); rbErr != nil {
+			if rbErr := errors.Join(r.restore(ctx, parseAll(before)), r.restoreBFD(ctx)); rbErr != nil {
 				return fmt.Errorf("frr: %w; restoring the previous configuration also failed: %v", applyErr, rbErr)
 			}
 			return fmt.Errorf("frr: %w", applyErr)
@@ -232,13 +267,65 @@ func (r *Router) Apply(ctx context.Context, cfg Config) error {
 	return nil
 }
 
+// runsBFD says bfdd is one of the instance's daemons.
+func (r *Router) runsBFD() bool { return slices.Contains(daemonsFor(r.opts.BinDir), "bfdd") }
+
+// bfdRunning is bfdd's running `bfd` node.
+func (r *Router) bfdRunning(ctx context.Context) (bfdBlock, error) {
+	out, err := r.show(ctx, "bfdd", "show running-config")
+	if err != nil {
+		return nil, fmt.Errorf("frr: reading bfdd's running configuration: %w", err)
+	}
+	return parseBFD(out), nil
+}
+
+// applyBFD makes bfdd run want, remembering what it ran before for
+// restoreBFD (a later step of the apply failing).
+func (r *Router) applyBFD(ctx context.Context, want bfdBlock) error {
+	r.bfdBefore = nil
+	if !r.runsBFD() {
+		if len(want) > 0 {
+			return errors.New("BFD needs FRR's bfdd, which is not installed")
+		}
+		return nil
+	}
+	running, err := r.bfdRunning(ctx)
+	if err != nil {
+		return err
+	}
+	r.bfdBefore = &running
+	cmds := diffBFD(running, want)
+	if len(cmds) == 0 {
+		return nil
+	}
+	if err := r.configureOn(ctx, "bfdd", cmds); err != nil {
+		return errors.Join(err, r.restoreBFD(ctx))
+	}
+	return nil
+}
+
+// restoreBFD puts back the `bfd` node bfdd ran before the apply.
+func (r *Router) restoreBFD(ctx context.Context) error {
+	if r.bfdBefore == nil {
+		return nil
+	}
+	now, err := r.bfdRunning(ctx)
+	if err != nil {
+		return err
+	}
+	if cmds := diffBFD(now, *r.bfdBefore); len(cmds) > 0 {
+		return r.configureOn(ctx, "bfdd", cmds)
+	}
+	return nil
+}
+
 // restore puts back the stanzas FRR printed before a failed apply.
-func (r *Router) restore(ctx context.Context, before []block) error {
+func (r *Router) restore(ctx context.Context, before desired) error {
 	now, err := r.RunningConfig(ctx)
 	if err != nil {
 		return err
 	}
-	cmds := diff(parseRunning(now), before)
+	cmds := diffAll(parseAll(now), before)
 	if len(cmds) == 0 {
 		return nil
 	}

@@ -79,6 +79,11 @@ type NeighborState struct {
 	KeepaliveTime uint32
 	// ConnectRetryTime is the connect retry interval in force, seconds.
 	ConnectRetryTime uint32
+	// The prefix counts per address family (bgp6.go).
+	IPv4Unicast, IPv6Unicast PrefixCounts
+	// PeerAddress is the address the session runs to: an unnumbered
+	// neighbor's link-local one, which BGP's table names its paths by.
+	PeerAddress string
 }
 
 // Route is one entry of zebra's RIB.
@@ -117,6 +122,7 @@ type frrNeighbor struct {
 	BGPState                string `json:"bgpState"`
 	BGPTimerUpEstablishedMs int64  `json:"bgpTimerUpMsec"`
 	ConnectionsEstablished  uint32 `json:"connectionsEstablished"`
+	NeighborAddr            string `json:"bgpNeighborAddr"`
 	HoldTimeMsecs           int64  `json:"bgpTimerHoldTimeMsecs"`
 	KeepaliveMsecs          int64  `json:"bgpTimerKeepAliveIntervalMsecs"`
 	ConnectRetrySecs        uint32 `json:"connectRetryTimer"`
@@ -129,9 +135,8 @@ type frrNeighbor struct {
 		UpdatesRecv       uint64 `json:"updatesRecv"`
 	} `json:"messageStats"`
 	AddressFamilyInfo struct {
-		IPv4Unicast struct {
-			AcceptedPrefixCounter uint32 `json:"acceptedPrefixCounter"`
-		} `json:"ipv4Unicast"`
+		IPv4Unicast frrPrefixCounts `json:"ipv4Unicast"`
+		IPv6Unicast frrPrefixCounts `json:"ipv6Unicast"`
 	} `json:"addressFamilyInfo"`
 }
 
@@ -208,6 +213,9 @@ func parseNeighbors(raw map[string]map[string]json.RawMessage) ([]NeighborState,
 				ConnectionsUp: n.ConnectionsEstablished,
 				HoldTime:      uint32(n.HoldTimeMsecs / 1000), KeepaliveTime: uint32(n.KeepaliveMsecs / 1000),
 				ConnectRetryTime: n.ConnectRetrySecs,
+				IPv4Unicast:      n.AddressFamilyInfo.IPv4Unicast.counts(),
+				IPv6Unicast:      n.AddressFamilyInfo.IPv6Unicast.counts(),
+				PeerAddress:      n.NeighborAddr,
 			}
 			if n.NbrExternalLink {
 				s.PeerType = 1

@@ -97,7 +97,12 @@ func (r *Router) configure(ctx context.Context, cmds []string) error {
 	return r.configureOn(ctx, "bgpd", cmds)
 }
 
-// configureOn is configure on one daemon (zebra holds the VRFs' L3 VNIs).
+// configureOn is configure on one daemon (zebra holds the VRFs' L3 VNIs,
+// bfdd the BFD profiles and peers). The commands are one batch, as vtysh
+// sends a file (XFRR_start_configuration ... XFRR_end_configuration):
+// FRR's northbound commands (prefix-lists, route-maps) are then committed
+// once at the end instead of once each, which a list of 1,000 entries
+// needs.
 func (r *Router) configureOn(ctx context.Context, daemon string, cmds []string) error {
 	c, err := r.dialVty(ctx, daemon)
 	if err != nil {
@@ -107,11 +112,20 @@ func (r *Router) configureOn(ctx context.Context, daemon string, cmds []string) 
 	if _, err := c.run("configure terminal"); err != nil {
 		return err
 	}
+	if _, err := c.run("XFRR_start_configuration"); err != nil {
+		return err
+	}
 	for _, cmd := range cmds {
 		if _, err := c.run(noOutputFilter(strings.TrimSpace(cmd))); err != nil {
+			// What was entered before is committed: the caller puts
+			// the configuration back from what FRR then runs.
+			c.run("XFRR_end_configuration")
 			c.run("end")
 			return err
 		}
+	}
+	if _, err := c.run("XFRR_end_configuration"); err != nil {
+		return err
 	}
 	_, err = c.run("end")
 	return err

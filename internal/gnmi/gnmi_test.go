@@ -175,7 +175,7 @@ func TestBadRequests(t *testing.T) {
 		{&gpb.GetRequest{Path: []*gpb.Path{p("swmgr", "/config/Port")}, Encoding: gpb.Encoding_PROTO}, codes.Unimplemented, "encoding PROTO"},
 		{&gpb.GetRequest{Path: []*gpb.Path{p("yang", "/config")}}, codes.Unimplemented, `origin "yang"`},
 		{&gpb.GetRequest{Path: []*gpb.Path{p("openconfig", "/components/component[name=x]/port/breakout-mode")}}, codes.Unimplemented, "/components/component[name=x]/port/breakout-mode"},
-		{&gpb.GetRequest{Path: []*gpb.Path{p("openconfig", "/acl")}}, codes.Unimplemented, "/acl"},
+		{&gpb.GetRequest{Path: []*gpb.Path{p("openconfig", "/qos")}}, codes.Unimplemented, "/qos"},
 	} {
 		_, err := fx.c.Get(ctx, c.req)
 		if codeOfErr(err) != c.code || !strings.Contains(err.Error(), c.msg) {

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/swmgr/swmgr/internal/hoststat"
 	"github.com/swmgr/swmgr/internal/model"
 )
 
@@ -27,8 +28,8 @@ type hostSource struct {
 	proc, sys string // roots, /proc and /sys
 
 	mu      sync.Mutex
-	cpus    map[string][]uint64 // CPU index -> /proc/stat's times at the last read
-	procs   map[int64]procTimes // pid -> its CPU ticks at the last read
+	cpus    *hoststat.CPUSampler // the CPUs' times at the last read
+	procs   map[int64]procTimes  // pid -> its CPU ticks at the last read
 	procsAt time.Time
 }
 
@@ -47,7 +48,7 @@ func newHostSource(version string, simulated bool) (*hostSource, error) {
 		return nil, err
 	}
 	return &hostSource{reg: reg, version: version, simulated: simulated, proc: "/proc", sys: "/sys",
-		cpus: map[string][]uint64{}, procs: map[int64]procTimes{}}, nil
+		cpus: hoststat.NewCPUSampler("/proc", 0), procs: map[int64]procTimes{}}, nil
 }
 
 // serves reports whether k is one of the host kinds.
@@ -105,89 +106,31 @@ func (h *hostSource) system() ([]model.Object, error) {
 }
 
 // cpuFields are /proc/stat's columns in order, as HostCpuState names
-// them ("" for those it does not report: steal, guest).
-var cpuFields = []string{"User", "Nice", "Kernel", "Idle", "Wait", "HardwareInterrupt", "SoftwareInterrupt"}
+// them (hoststat.CPUColumns of them).
+var cpuFields = [hoststat.CPUColumns]string{"User", "Nice", "Kernel", "Idle", "Wait", "HardwareInterrupt", "SoftwareInterrupt"}
 
 func (h *hostSource) cpuStates() ([]model.Object, error) {
-	b, err := os.ReadFile(filepath.Join(h.proc, "stat"))
+	shares, err := h.cpus.Read()
 	if err != nil {
 		return nil, fmt.Errorf("gnmi: host state: %w", err)
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	var out []model.Object
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 8 || !strings.HasPrefix(f[0], "cpu") {
-			continue
-		}
-		index := strings.TrimPrefix(f[0], "cpu")
-		if index == "" {
-			index = "ALL"
-		}
-		times := make([]uint64, 0, len(f)-1)
-		for _, v := range f[1:] {
-			n, _ := strconv.ParseUint(v, 10, 64)
-			times = append(times, n)
-		}
-		delta := append([]uint64(nil), times...)
-		if last := h.cpus[index]; len(last) == len(times) {
-			for i := range delta {
-				delta[i] -= min(last[i], delta[i])
-			}
-		}
-		h.cpus[index] = times
-		var sum uint64
-		for _, d := range delta {
-			sum += d
-		}
-		pct := func(n uint64) int64 {
-			if sum == 0 {
-				return 0
-			}
-			return int64((n*100 + sum/2) / sum)
-		}
-		o := model.Object{"Index": index}
+	out := make([]model.Object, 0, len(shares))
+	for _, c := range shares {
+		o := model.Object{"Index": c.Index, "Total": c.Total}
 		for i, name := range cpuFields {
-			o[name] = pct(delta[i])
+			o[name] = c.Columns[i]
 		}
-		o["Total"] = 100 - pct(delta[3]+delta[4]) // not idle, not waiting
 		out = append(out, o)
 	}
 	return out, nil
 }
 
-// meminfo is /proc/meminfo's values, bytes.
-func (h *hostSource) meminfo() (map[string]int64, error) {
-	b, err := os.ReadFile(filepath.Join(h.proc, "meminfo"))
+func (h *hostSource) memory() ([]model.Object, error) {
+	m, err := hoststat.ReadMemory(h.proc)
 	if err != nil {
 		return nil, fmt.Errorf("gnmi: host state: %w", err)
 	}
-	out := map[string]int64{}
-	for _, line := range strings.Split(string(b), "\n") {
-		name, v, ok := strings.Cut(line, ":")
-		if !ok {
-			continue
-		}
-		f := strings.Fields(v)
-		if len(f) == 0 {
-			continue
-		}
-		n, _ := strconv.ParseInt(f[0], 10, 64)
-		if len(f) > 1 && f[1] == "kB" {
-			n *= 1024
-		}
-		out[name] = n
-	}
-	return out, nil
-}
-
-func (h *hostSource) memory() ([]model.Object, error) {
-	m, err := h.meminfo()
-	if err != nil {
-		return nil, err
-	}
-	return []model.Object{{"Physical": m["MemTotal"], "Used": m["MemTotal"] - m["MemAvailable"], "Free": m["MemAvailable"]}}, nil
+	return []model.Object{{"Physical": m.Total, "Used": m.Used, "Free": m.Available}}, nil
 }
 
 // processes lists every process of the host: swmgr, the daemons it runs
@@ -197,9 +140,9 @@ func (h *hostSource) processes() ([]model.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	mem, err := h.meminfo()
+	mem, err := hoststat.Meminfo(h.proc)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("gnmi: host state: %w", err)
 	}
 	entries, err := os.ReadDir(h.proc)
 	if err != nil {

@@ -156,3 +156,35 @@ func TestOpenConfigHostSample(t *testing.T) {
 		}
 	}
 }
+
+// An ACL's rules and their counters are openconfig-acl's entries: the set
+// named <AclName>:<Direction> with its type, each entry's sequence-id its
+// place and its counters (0: the simulated switch counts nothing); the two
+// directions of one name are two sets.
+func TestOpenConfigACLCounters(t *testing.T) {
+	fx := start(t, Options{})
+	fx.f.MustApply(
+		fx.f.Edit(model.Create, "AclRule", model.Object{"RuleName": "deny-ssh", "Proto": "TCP", "L4DstPort": int64(22), "Action": "Deny"}),
+		fx.f.Edit(model.Create, "AclRule", model.Object{"RuleName": "permit"}),
+		fx.f.Edit(model.Create, "AclRule", model.Object{"RuleName": "v6", "DestIp": "2001:db8::", "DestMask": "32", "Action": "Deny"}),
+		fx.f.Edit(model.Create, "Acl", model.Object{"AclName": "edge", "Direction": "IN", "IntfList": []string{"fpPort1"}, "RuleNameList": []string{"deny-ssh", "permit"}}),
+		fx.f.Edit(model.Create, "Acl", model.Object{"AclName": "edge", "Direction": "OUT", "AclType": "IPv6", "IntfList": []string{"fpPort1"}, "RuleNameList": []string{"v6"}}))
+	got := ocGet(t, fx, "/acl/acl-sets")
+	const in, out = "/acl/acl-sets/acl-set[name=edge:IN][type=ACL_IPV4]/acl-entries/acl-entry", "/acl/acl-sets/acl-set[name=edge:OUT][type=ACL_IPV6]/acl-entries/acl-entry"
+	want := map[string]string{
+		in + "[sequence-id=1]/state/matched-packets": `"0"`,
+		in + "[sequence-id=1]/state/matched-octets":  `"0"`,
+		in + "[sequence-id=1]/state/description":     `"deny-ssh"`,
+		in + "[sequence-id=1]/state/sequence-id":     `1`,
+		in + "[sequence-id=2]/state/description":     `"permit"`,
+		out + "[sequence-id=1]/state/description":    `"v6"`,
+	}
+	for path, w := range want {
+		if got[path] != w {
+			t.Errorf("%s = %s, want %s (all: %v)", path, got[path], w, got)
+		}
+	}
+	if len(got) != 12 {
+		t.Errorf("%d leaves, want 12 (4 per rule): %v", len(got), got)
+	}
+}

@@ -38,7 +38,7 @@ const OpenConfigRelease = "v5.9.0"
 // revision of the whole module.
 func ocModels() []*gpb.ModelData {
 	var out []*gpb.ModelData
-	for _, m := range []string{"openconfig-interfaces", "openconfig-if-ethernet", "openconfig-if-ip", "openconfig-vlan", "openconfig-network-instance", "openconfig-local-routing", "openconfig-system", "openconfig-lldp", "openconfig-platform", "openconfig-procmon", "openconfig-aft", "openconfig-bgp"} {
+	for _, m := range []string{"openconfig-interfaces", "openconfig-if-ethernet", "openconfig-if-ip", "openconfig-vlan", "openconfig-network-instance", "openconfig-local-routing", "openconfig-system", "openconfig-lldp", "openconfig-platform", "openconfig-procmon", "openconfig-aft", "openconfig-bgp", "openconfig-routing-policy"} {
 		out = append(out, &gpb.ModelData{Name: m, Organization: "OpenConfig working group", Version: OpenConfigRelease})
 	}
 	return out
@@ -137,6 +137,11 @@ var ocConvs = map[string]ocConv{
 		},
 		from: func(raw json.RawMessage) (json.RawMessage, error) { return jstr(rawText(raw)), nil },
 	},
+	// masklen: a prefix's MaskLengthRange, exact or lo-hi, as
+	// openconfig-routing-policy writes it (exact, lo..hi).
+	"masklen": {to: func(raw json.RawMessage, _ bool) (json.RawMessage, bool) {
+		return jstr(strings.Replace(rawText(raw), "-", "..", 1)), true
+	}},
 	"upper": {to: func(raw json.RawMessage, _ bool) (json.RawMessage, bool) {
 		return jstr(strings.ToUpper(rawText(raw))), true
 	}},
@@ -241,6 +246,16 @@ var ocConvs = map[string]ocConv{
 	}},
 	// A route's origin protocol (openconfig-policy-types' identities).
 	"originprotocol": enumMap("CONNECTED", "DIRECTLY_CONNECTED", "STATIC", "STATIC", "BGP", "BGP"),
+	// An ACL's set name: [AclName, Direction] -> AclName:Direction.
+	"aclset": {to: func(raw json.RawMessage, _ bool) (json.RawMessage, bool) {
+		var nd []string
+		if json.Unmarshal(raw, &nd) != nil || len(nd) != 2 {
+			return nil, false
+		}
+		return jstr(nd[0] + ":" + nd[1]), true
+	}},
+	// An ACL's type (openconfig-acl's identities).
+	"acltype": enumMap(model.AclIPv4, "ACL_IPV4", model.AclIPv6, "ACL_IPV6", model.AclMAC, "ACL_L2"),
 	// The one AFI-SAFI swmgr's BGP sessions carry.
 	"ipv4unicast": {to: func(json.RawMessage, bool) (json.RawMessage, bool) { return jstr("IPV4_UNICAST"), true }},
 	// An optional number: 0 is no leaf.
@@ -634,10 +649,13 @@ func (in *ocInst) keyText(k *ocKey) (string, bool) {
 		return in.member, true
 	case !k.bound():
 		return k.fixed, true
-	case k.record != "":
-		return rawText(in.record[k.fields[0]]), in.record != nil
+	case k.record != "" && in.record == nil:
+		return "", false
 	}
 	raw := in.values(k.fields)
+	if k.record != "" {
+		raw = in.record[k.fields[0]]
+	}
 	if k.conv != "" {
 		v, ok := ocConvs[k.conv].to(raw, false)
 		if !ok {

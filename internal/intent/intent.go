@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -54,6 +55,10 @@ const ProviderName = "intent"
 const sourceKind = "IntentSource"
 
 var held = []string{sourceKind}
+
+// driftKind is the state the Service fills with the drift, which it puts
+// on the change feed when it changes.
+const driftKind = "DriftState"
 
 // Bounds of the state the Service keeps.
 const (
@@ -429,15 +434,36 @@ func (s *Service) driftLoop(ctx context.Context) {
 
 // computeDrift compares the running configuration with the intent last
 // applied and keeps the outcome in DriftState; it answers how many objects
-// differ.
+// differ. A DriftState that changed (drift begun or ended, other objects
+// differing) goes on the change feed as `event: state`.
 func (s *Service) computeDrift(ctx context.Context) int {
+	n, changed := s.compareDrift(ctx)
+	if changed {
+		s.publishDrift(ctx)
+	}
+	return n
+}
+
+// publishDrift puts DriftState on the change feed.
+func (s *Service) publishDrift(ctx context.Context) {
+	k := s.o.Engine.Registry().Named(driftKind)
+	objs, err := s.driftObjects(ctx)
+	if k == nil || err != nil || len(objs) != 1 {
+		return
+	}
+	s.o.Engine.Feed().PublishState(k.AppendStateEvent(nil, objs[0], time.Now()))
+}
+
+// compareDrift is computeDrift's comparison: it also says whether the
+// outcome differs from the one before.
+func (s *Service) compareDrift(ctx context.Context) (int, bool) {
 	s.driftMu.Lock()
 	defer s.driftMu.Unlock()
 	s.mu.Lock()
 	doc := s.applied
 	s.mu.Unlock()
 	if doc == nil {
-		return 0
+		return 0, false
 	}
 	rev := s.o.Engine.Revision()
 	diffs, err := s.o.Lifecycle.CompareDocument(ctx, sourceKind, "URL", doc, held)
@@ -445,10 +471,11 @@ func (s *Service) computeDrift(ctx context.Context) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d := &s.dr
+	before := *d
 	d.following, d.checkedAt, d.checkedRevision = true, now, rev
 	if err != nil {
 		d.lastError = err.Error()
-		return d.differences
+		return d.differences, d.lastError != before.lastError
 	}
 	c := Compare(diffs)
 	d.lastError = ""
@@ -463,7 +490,8 @@ func (s *Service) computeDrift(ctx context.Context) int {
 	case !d.inDrift:
 		d.since = time.Time{}
 	}
-	return d.differences
+	return d.differences, d.following != before.following || d.inDrift != before.inDrift ||
+		d.differences != before.differences || !slices.Equal(d.lines, before.lines) || d.lastError != before.lastError
 }
 
 // Provider is the Service's own rows: its share of IntentSource's state,
@@ -477,7 +505,7 @@ func (serviceRows) Name() string { return ProviderName }
 func (p serviceRows) Bindings() []bind.Binding {
 	return []bind.Binding{
 		{Kind: sourceKind, Driver: &backend.Driver{State: p.s.sourceState}},
-		{Kind: "DriftState", Source: p.s.driftObjects},
+		{Kind: driftKind, Source: p.s.driftObjects},
 		{Kind: "IntentFetch", Action: &bind.Action{Run: p.s.fetchNow}},
 		{Kind: "CheckCompliance", Action: &bind.Action{Run: p.s.checkCompliance}},
 	}

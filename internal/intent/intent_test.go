@@ -1,7 +1,9 @@
 package intent_test
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/base64"
@@ -118,6 +120,42 @@ func (s *sw) do(method, path, body string) (int, map[string]any) {
 	return resp.StatusCode, m
 }
 
+// stateEvents follows the change feed (GET /events) from now until the
+// test ends and hands over the data of its `event: state` events.
+func (s *sw) stateEvents() <-chan string {
+	s.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	s.t.Cleanup(cancel)
+	req, _ := http.NewRequestWithContext(ctx, "GET", s.url+"/events", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		s.t.Fatalf("GET /events: %v %v", resp, err)
+	}
+	out := make(chan string, 16)
+	go func() {
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		state := false
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case line == "event: state":
+				state = true
+			case strings.HasPrefix(line, "data: ") && state:
+				select {
+				case out <- strings.TrimPrefix(line, "data: "):
+				default:
+				}
+				state = false
+			case line == "":
+				state = false
+			}
+		}
+	}()
+	return out
+}
+
 func (s *sw) must(method, path, body string) map[string]any {
 	s.t.Helper()
 	code, m := s.do(method, path, body)
@@ -223,8 +261,18 @@ func TestIntentFollowsDriftAndReverts(t *testing.T) {
 		return d["Following"] == true && d["InDrift"] == false
 	})
 
-	// Out of band: drift within 5 s, kept under Policy report.
+	// Out of band: drift within 5 s, kept under Policy report, and on the
+	// change feed as a change of DriftState.
+	events := s.stateEvents()
 	s.must("POST", "/config/Vlan", `{"VlanId":300}`)
+	select {
+	case ev := <-events:
+		if !strings.Contains(ev, `"Kind":"DriftState"`) || !strings.Contains(ev, `"InDrift":true`) || !strings.Contains(ev, "extra Vlan VlanId=300") {
+			t.Errorf("the feed's state event: %s", ev)
+		}
+	case <-time.After(10 * time.Second):
+		t.Errorf("no DriftState event on the change feed within 10 s of the drift")
+	}
 	var d map[string]any
 	eventually(t, "drift shown", 5*time.Second, func() bool { d = s.state("/state/Drift"); return d["InDrift"] == true })
 	if d["Differences"].(float64) != 1 || d["Since"] == "" || !strings.Contains(fmt.Sprint(d["Objects"]), "extra Vlan VlanId=300") {

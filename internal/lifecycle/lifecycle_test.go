@@ -34,8 +34,13 @@ func seedAll(s *switchHarness) {
 		{"POST", "/config/IPv4Route", `{"DestinationNw":"172.16.0.0","NetworkMask":"255.255.0.0","NextHop":[{"NextHopIp":"10.5.2.2","Weight":2},{"NextHopIp":"10.5.2.3"}]}`},
 		{"PATCH", "/config/LLDPGlobal", `{"Enable":true,"TranmitInterval":60}`},
 		{"POST", "/config/LLDPIntf", `{"IntfRef":"fpPort2","TxRxMode":"RxOnly"}`},
+		{"PATCH", "/config/DhcpRelayGlobal", `{"Enable":true,"HopCountLimit":8}`},
+		{"POST", "/config/DhcpRelayIntf", `{"IntfRef":"fpPort1","ServerIp":["10.9.0.1","10.9.0.2"],"Vrf":"red"}`},
 		{"POST", "/config/BGPVrf", `{"Name":"red","EBGPMaxPaths":4}`},
-		{"POST", "/config/BGPv4Neighbor", `{"NeighborAddress":"192.0.2.2","PeerAS":"65020","AuthPassword":"md5-secret-1","UpdateSource":"Loopback1","MultiHopEnable":true,"MultiHopTTL":3}`},
+		{"POST", "/config/BfdSessionParam", `{"Name":"fast","RequiredMinRxInterval":100,"DesiredMinTxInterval":100,"AuthData":"bfd-secret-1"}`},
+		{"PATCH", "/config/BfdGlobal", `{"Enable":false}`},
+		{"POST", "/config/BfdSession", `{"IpAddr":"192.0.2.9","ParamName":"fast"}`},
+		{"POST", "/config/BGPv4Neighbor", `{"NeighborAddress":"192.0.2.2","PeerAS":"65020","AuthPassword":"md5-secret-1","UpdateSource":"Loopback1","MultiHopEnable":true,"MultiHopTTL":3,"BfdEnable":true,"BfdSessionParam":"fast"}`},
 		{"POST", "/config/Vlan", `{"VlanId":100,"IntfList":["fpPort3"],"UntagIntfList":["fpPort4"],"Description":"servers"}`},
 		{"POST", "/config/Span", `{"SpanSessionName":"mon1","DstIntfRef":"fpPort2","SrcIntfRefList":["fpPort3"]}`},
 		{"POST", "/config/NtpServer", `{"IpAddr":"192.0.2.10","MinPoll":4,"MaxPoll":8}`},
@@ -51,10 +56,19 @@ func seedAll(s *switchHarness) {
 		{"POST", "/config/IntentSource", `{"URL":"http://127.0.0.1:9/intent.json","Interval":86400,"Password":"intent-token-1","AllowUnsigned":true}`},
 		{"POST", "/config/DNSServer", `{"IPAddr":"192.0.2.53"}`},
 		{"POST", "/config/LaPortChannel", `{"IntfRef":"PortChannel1","IntfRefList":["fpPort6","fpPort7"],"MinLinks":1}`},
-		{"POST", "/config/BGPv4PeerGroup", `{"Name":"SPINES","PeerAS":"external","AuthPassword":"pg-secret-1"}`},
+		{"POST", "/config/BGPv4PeerGroup", `{"Name":"SPINES","PeerAS":"external","AuthPassword":"pg-secret-1","BfdEnable":true,"BfdSessionParam":"fast"}`},
 		{"POST", "/config/IPv6Intf", `{"IntfRef":"fpPort1","IpAddr":"2001:db8:1::1/64"}`},
 		{"POST", "/config/IPv6Route", `{"DestinationNw":"2001:db8:99::","NetworkMask":"48","NextHop":[{"NextHopIp":"2001:db8:1::2"}]}`},
+		{"POST", "/config/AclRule", `{"RuleName":"deny-ssh","SourceIp":"192.0.2.0","SourceMask":"24","Proto":"TCP","L4DstPort":22,"Action":"Deny","Log":true}`},
+		{"POST", "/config/Acl", `{"AclName":"edge","Direction":"IN","IntfList":["PortChannel1","fpPort2"],"RuleNameList":["deny-ssh"]}`},
+		{"POST", "/config/ControlPlaneAclRule", `{"Name":"mgmt-ssh","Sequence":10,"Service":"SSH","SourceIp":"198.51.100.0","SourceMask":"24"}`},
 		{"PATCH", "/config/DNSGlobal", `{"Domain":"lab.example.net"}`},
+		{"POST", "/config/BGPv6PeerGroup", `{"Name":"LEAVES6","PeerAS":"external","HoldTime":9,"KeepaliveTime":3}`},
+		{"POST", "/config/BGPv6Neighbor", `{"NeighborAddress":"2001:db8:1::2","PeerGroup":"LEAVES6","NextHopSelf":true}`},
+		{"POST", "/config/BGPv6Neighbor", `{"IntfRef":"fpPort1","PeerAS":"65030"}`},
+		{"POST", "/config/BGPv4Aggregate", `{"IpPrefix":"10.0.0.0/8","SendSummaryOnly":true}`},
+		{"POST", "/config/BGPv6Aggregate", `{"IpPrefix":"2001:db8::/32","GenerateASSet":true}`},
+		{"PATCH", "/config/NDPGlobal", `{"ReachableTime":5,"RetransmitInterval":1000}`},
 		{"PATCH", "/config/VxlanEndpoint", `{"SourceInterface":"Loopback1"}`},
 		{"POST", "/config/Vlan", `{"VlanId":200,"UntagIntfList":["fpPort8"]}`},
 		{"POST", "/config/VxlanInstance", `{"Vni":10100,"VlanId":100,"ImportRouteTargets":["65010:100"]}`},
@@ -62,6 +76,11 @@ func seedAll(s *switchHarness) {
 		{"POST", "/config/EvpnL3Vni", `{"Vrf":"red","Vni":4001,"VlanId":200}`},
 		{"PATCH", "/config/BGPL2vpnEvpn", `{"AdvertiseAllVni":true}`},
 		{"POST", "/config/BGPL2vpnEvpnNeighbor", `{"Neighbor":"SPINES","RouteReflectorClient":true}`},
+		{"POST", "/config/PolicyPrefixSet", `{"Name":"LOOPS","PrefixList":[{"Prefix":"10.255.0.0/16","MaskLengthRange":"32-32"},{"Prefix":"2001:db8::/32"}]}`},
+		{"POST", "/config/PolicyCondition", `{"Name":"NOT-DEFAULT","ConditionType":"MatchDstIpPrefix","IpPrefix":"0.0.0.0/0"}`},
+		{"POST", "/config/PolicyStmt", `{"Name":"DROP-DEFAULT","Conditions":["NOT-DEFAULT"]}`},
+		{"POST", "/config/PolicyDefinition", `{"Name":"FROM-SPINES","Priority":1,"StatementList":[{"Priority":10,"Statement":"DROP-DEFAULT"}],"MatchType":"any"}`},
+		{"PATCH", "/config/BGPv4PeerGroup", `{"Name":"SPINES","AdjRIBInFilter":"FROM-SPINES"}`},
 	} {
 		s.must(f.method, f.path, f.body, nil)
 	}
@@ -123,7 +142,7 @@ func TestSaveResetRestoreRoundTrip(t *testing.T) {
 	if fi, _ := os.Stat(file); fi.Mode().Perm() != 0o600 {
 		t.Errorf("mode %v", fi.Mode().Perm())
 	}
-	for _, secret := range []string{"md5-secret-1", "cas-secret-1"} {
+	for _, secret := range []string{"md5-secret-1", "cas-secret-1", "bfd-secret-1"} {
 		if bytes.Contains(data, []byte(secret)) {
 			t.Fatalf("the saved file shows the secret %q", secret)
 		}
@@ -294,8 +313,8 @@ func TestEncryptedSaveRestore(t *testing.T) {
 	other.must("POST", "/action/ResetConfigToFile", `{"SrcFileURI":"file://`+file+`","Nonce":"site-7","Passphrase":"long pass phrase"}`, &out)
 	_, got := other.snapshot()
 	compare(t, "another switch", saved, got, false)
-	if got["BGPv4Neighbor|default\x00192.0.2.2\x00"].obj.Str("AuthPassword") != "md5-secret-1" {
-		t.Error("the secret did not move with the encrypted file")
+	if got["BGPv4Neighbor|default\x00192.0.2.2\x00"].obj.Str("AuthPassword") != "md5-secret-1" || got["BfdSessionParam|fast"].obj.Str("AuthData") != "bfd-secret-1" {
+		t.Error("the secrets did not move with the encrypted file")
 	}
 	// A plain file does not: its secrets are sealed with the first switch's key.
 	s.must("POST", "/action/SaveConfig", `{"DstFileURI":"file://`+file+`.plain"}`, nil)

@@ -399,3 +399,63 @@ func ParseNeighbors(out []byte) ([]Neighbor, error) {
 	}
 	return ns, nil
 }
+
+// Counters is what lldpd counted on one port since it started.
+type Counters struct {
+	Port           string // the local network device
+	Tx, Rx         int64  // frames sent and received
+	RxDiscarded    int64  // frames received and thrown away (malformed)
+	RxUnrecognized int64  // TLVs received that lldpd does not know
+	AgedOut        int64  // neighbors forgotten when their TTL ran out
+	Inserted       int64  // neighbors learned
+	Deleted        int64  // neighbors removed (a shutdown frame)
+}
+
+// Statistics reads lldpd's counters of every port it runs on.
+func (d *Daemon) Statistics(ctx context.Context) ([]Counters, error) {
+	out, err := d.lldpcli(ctx, "-f", "json0", "show", "statistics")
+	if err != nil {
+		return nil, fmt.Errorf("lldpd: %w", err)
+	}
+	return ParseStatistics(out)
+}
+
+// ParseStatistics reads `lldpcli -f json0 show statistics`: per interface,
+// each counter a list of one {"<name>": "<decimal>"}.
+func ParseStatistics(out []byte) ([]Counters, error) {
+	var doc struct {
+		LLDP []struct {
+			Interface []map[string]json.RawMessage `json:"interface"`
+		} `json:"lldp"`
+	}
+	if err := json.Unmarshal(out, &doc); err != nil {
+		return nil, fmt.Errorf("lldpd: statistics: %w", err)
+	}
+	var cs []Counters
+	for _, l := range doc.LLDP {
+		for _, i := range l.Interface {
+			var c Counters
+			if err := json.Unmarshal(i["name"], &c.Port); err != nil {
+				return nil, fmt.Errorf("lldpd: statistics: interface name: %w", err)
+			}
+			for name, into := range map[string]*int64{"tx": &c.Tx, "rx": &c.Rx, "rx_discarded_cnt": &c.RxDiscarded,
+				"rx_unrecognized_cnt": &c.RxUnrecognized, "ageout_cnt": &c.AgedOut, "insert_cnt": &c.Inserted, "delete_cnt": &c.Deleted} {
+				var leaf []map[string]string
+				if raw, ok := i[name]; ok {
+					if err := json.Unmarshal(raw, &leaf); err != nil {
+						return nil, fmt.Errorf("lldpd: statistics of %s: %s: %w", c.Port, name, err)
+					}
+				}
+				if len(leaf) > 0 {
+					n, err := strconv.ParseInt(leaf[0][name], 10, 64)
+					if err != nil {
+						return nil, fmt.Errorf("lldpd: statistics of %s: %s: %w", c.Port, name, err)
+					}
+					*into = n
+				}
+			}
+			cs = append(cs, c)
+		}
+	}
+	return cs, nil
+}

@@ -93,6 +93,31 @@ func TestParseNeighbors(t *testing.T) {
 	}
 }
 
+// TestParseStatistics reads lldpd 1.0.16's `lldpcli -f json0 show
+// statistics` of two ports (the counts changed to tell them apart).
+func TestParseStatistics(t *testing.T) {
+	b, err := os.ReadFile("testdata/statistics.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := ParseStatistics(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Counters{
+		{Port: "v2", Tx: 7, Rx: 5, RxDiscarded: 1, RxUnrecognized: 2, AgedOut: 0, Inserted: 3, Deleted: 1},
+		{Port: "v1", Tx: 4, Rx: 6, AgedOut: 1, Inserted: 1},
+	}
+	if !slices.Equal(cs, want) {
+		t.Errorf("counters %+v, want %+v", cs, want)
+	}
+	for _, bad := range []string{"not json", `{"lldp":[{"interface":[{"name":"v1","tx":[{"tx":"many"}]}]}]}`} {
+		if _, err := ParseStatistics([]byte(bad)); err == nil {
+			t.Errorf("%s parsed", bad)
+		}
+	}
+}
+
 // TestStartEndsAStaleLLDPD: an lldpd of the directory that outlived its
 // swmgr (its pid in the directory's pid file, holding the socket's lock)
 // is ended by the next Start, which then runs and answers; a directory

@@ -14,9 +14,6 @@ import (
 // with its default, is accepted as it is. FlexSwitch's unsigned widths
 // (uint8, uint32) become ranges.
 
-// notYetPolicies: route policies are not a kind of swmgr yet.
-const notYetPolicies = "route policies: there is no PolicyDefinition kind yet"
-
 // redistribution is FlexSwitch's []SourcePolicyList.
 func redistribution() *Field {
 	return &Field{
@@ -24,7 +21,7 @@ func redistribution() *Field {
 		Doc: "routes redistributed into BGP; each source at most once",
 		Sub: []*Field{
 			{Name: "Sources", Type: String, Required: true, Doc: "CONNECTED, STATIC, or both comma-separated"},
-			{Name: "Policy", Type: String, Text: TextName, NotYet: notYetPolicies},
+			{Name: "Policy", Type: String, Format: FormatRoutingName, Ref: "PolicyDefinition", Doc: "the PolicyDefinition the routes of these sources pass; \"\": every route"},
 		},
 		CheckRecord: func(o Object) error {
 			srcs, err := canonicalSources(o.Str("Sources"))
@@ -97,13 +94,13 @@ func bgpNeighborFields(vrfRef func(*Field) *Field) []*Field {
 		{Name: "AddPathsRx", Type: Bool},
 		{Name: "AddPathsMaxTx", Type: Int, Range: rng(0, 255)},
 		{Name: "BfdEnable", Type: Bool},
-		{Name: "BfdSessionParam", Type: String, Text: TextName, Default: "default", NotYet: "named BFD session parameters: only \"default\""},
+		{Name: "BfdSessionParam", Type: String, Format: FormatRoutingName, Default: DefaultBfdParam, Ref: "BfdSessionParam", RefImplied: DefaultBfdParam, Doc: "the BfdSessionParam of the neighbor's BFD session (with BfdEnable)"},
 		{Name: "MaxPrefixes", Type: Int, Range: rng(0, 4294967295), Doc: "0: no limit"},
 		{Name: "MaxPrefixesThresholdPct", Type: Int, Default: int64(80), Range: rng(0, 100)},
 		{Name: "MaxPrefixesDisconnect", Type: Bool},
 		{Name: "MaxPrefixesRestartTimer", Type: Int, Range: rng(0, 255), Doc: "seconds"},
-		{Name: "AdjRIBInFilter", Type: String, Text: TextName, NotYet: notYetPolicies},
-		{Name: "AdjRIBOutFilter", Type: String, Text: TextName, NotYet: notYetPolicies},
+		{Name: "AdjRIBInFilter", Type: String, Format: FormatRoutingName, Ref: "PolicyDefinition", Doc: "the PolicyDefinition the routes received pass; \"\": every route"},
+		{Name: "AdjRIBOutFilter", Type: String, Format: FormatRoutingName, Ref: "PolicyDefinition", Doc: "the PolicyDefinition the routes sent pass; \"\": every route"},
 	}
 }
 
@@ -113,7 +110,7 @@ var sessionStates = []string{"Resolving", "Idle", "Connect", "Active", "OpenSent
 
 func bgpNeighborStateFields() []*Field {
 	counters := []*Field{{Name: "Update", Type: Int}, {Name: "Notification", Type: Int}}
-	return []*Field{
+	return append([]*Field{
 		{Name: "PeerType", Type: Int, Doc: "0 internal, 1 external", Names: []string{"internal", "external"}},
 		{Name: "SessionState", Type: Int, Doc: "RFC 4271 FSM state: 1 Idle .. 6 Established", Names: sessionStates, Metric: &Metric{Name: "state"}},
 		{Name: "SessionStateDuration", Type: String, Doc: "how long the session has been in SessionState, as a Go duration (1h2m3s)", Metric: &Metric{Name: "state_duration_seconds"}},
@@ -125,7 +122,7 @@ func bgpNeighborStateFields() []*Field {
 		}},
 		{Name: "Queues", Type: Record, Doc: "messages waiting", Sub: []*Field{{Name: "Input", Type: Int}, {Name: "Output", Type: Int}}},
 		{Name: "ConnectionsEstablished", Type: Int, Doc: "sessions established so far: a reset shows as an increase (swmgr's addition)", Metric: &Metric{Name: "established_total", Counter: true}},
-	}
+	}, prefixCounterFields()...)
 }
 
 var ifNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9._-]{0,14}$`)
@@ -156,13 +153,17 @@ func checkBGPPeer(kind string, o Object) error {
 		return apierr.BadRequest(apierr.CodeInvalidValue, kind, "MultiHopTTL", "MultiHopTTL: %d needs MultiHopEnable true", o.Int("MultiHopTTL"))
 	}
 	if src := o.Str("UpdateSource"); src != "" {
+		family, v6 := "IPv4", strings.HasPrefix(kind, "BGPv6")
+		if v6 {
+			family = "IPv6"
+		}
 		if a, err := netip.ParseAddr(src); err == nil {
-			if !a.Is4() || !isUnicastHost(a) {
-				return apierr.BadRequest(apierr.CodeInvalidValue, kind, "UpdateSource", "UpdateSource: %q is not a unicast IPv4 address", src)
+			if a.Is4() == v6 || !isUnicastHost(a) || (v6 && parseIPv6Why(src) != "") {
+				return apierr.BadRequest(apierr.CodeInvalidValue, kind, "UpdateSource", "UpdateSource: %q is not a unicast %s address", src, family)
 			}
 			o["UpdateSource"] = a.String()
 		} else if !ifNameRE.MatchString(src) {
-			return apierr.BadRequest(apierr.CodeInvalidValue, kind, "UpdateSource", "UpdateSource: %q is neither an IPv4 address nor an interface name like Loopback1 or fpPort1", src)
+			return apierr.BadRequest(apierr.CodeInvalidValue, kind, "UpdateSource", "UpdateSource: %q is neither an %s address nor an interface name like Loopback1 or fpPort1", src, family)
 		}
 	}
 	if strings.ContainsAny(o.Str("AuthPassword"), " \t\r\n!#") {
@@ -225,11 +226,12 @@ func BGPGlobalInEffect(o Object) Object {
 
 // peerGroupFields are FlexSwitch's BGPv4PeerGroup: a neighbor's settings
 // that a group carries (bgpNeighborFields, the same declarations), keyed
-// by Name.
+// by Name; BfdEnable and BfdSessionParam are swmgr's additions (a fabric
+// sets BFD once for its group).
 var peerGroupFields = setOf("PeerAS", "LocalAS", "UpdateSource", "AuthPassword", "Description", "AdjRIBInFilter", "AdjRIBOutFilter",
 	"RouteReflectorClient", "MultiHopTTL", "KeepaliveTime", "AddPathsRx", "MaxPrefixesRestartTimer", "MultiHopEnable",
 	"RouteReflectorClusterId", "MaxPrefixesDisconnect", "AddPathsMaxTx", "MaxPrefixes", "MaxPrefixesThresholdPct", "NextHopSelf",
-	"HoldTime", "ConnectRetryTime")
+	"HoldTime", "ConnectRetryTime", "BfdEnable", "BfdSessionParam")
 
 // bgpPeerGroup is the BGPv4PeerGroup kind. A group is defined in the BGP
 // instance of every VRF one of its neighbors is in (FlexSwitch's has no

@@ -50,6 +50,11 @@ type CLICommand struct {
 	// Shows are more `show` forms of the kind's state: the words of other
 	// CLIs' habits (`show ip bgp summary`) with their own table.
 	Shows []CLIShow
+	// Also are state-only kinds whose objects the kind's own show lists
+	// after its own, in its Brief's columns (fields of the same names in
+	// each): `show ip route` lists IPv6RouteState's routes beside
+	// IPv4RouteState's.
+	Also []string
 }
 
 // CLIShow is one more `show` of a kind's state beside FlexSwitch's words.
@@ -227,6 +232,15 @@ func (r *Registry) checkCLI() error {
 		for _, sh := range c.Shows {
 			if len(sh.Words) == 0 {
 				return fmt.Errorf("%s: a CLI show needs words", k.Name)
+			}
+		}
+		for _, name := range c.Also {
+			ak := r.Named(name)
+			if ak == nil || ak.Class != State || c.Brief == nil {
+				return fmt.Errorf("%s: CLI Also %s needs a state-only kind of that name and the kind's Brief", k.Name, name)
+			}
+			if _, err := r.ShowColumns(ak, c.Brief); err != nil {
+				return fmt.Errorf("%s: CLI Also %s: %w", k.Name, name, err)
 			}
 		}
 		for _, f := range k.Fields {

@@ -102,8 +102,12 @@ func TestFlexSwitchBodies(t *testing.T) {
 		{"BGPv4Neighbor", withField(withField(sdkNeighbor, "NeighborAddress", `""`), "IntfRef", `""`), "NeighborAddress", apierr.CodeInvalidValue},
 		{"BGPv4Neighbor", withField(sdkNeighbor, "PeerAS", `""`), "PeerAS", apierr.CodeInvalidValue},
 		{"BGPv4Neighbor", withField(sdkNeighbor, "PeerAS", `"externals"`), "PeerAS", apierr.CodeInvalidValue},
-		{"BGPv4Neighbor", withField(sdkNeighbor, "BfdSessionParam", `"fast"`), "BfdSessionParam", apierr.CodeInvalidValue},
-		{"BGPv4Neighbor", withField(sdkNeighbor, "AdjRIBInFilter", `"p1"`), "AdjRIBInFilter", apierr.CodeInvalidValue},
+		// A BFD parameter set's name the routing daemon would read as a
+		// word of its command (neighbor X bfd profile <name>).
+		{"BGPv4Neighbor", withField(sdkNeighbor, "BfdSessionParam", `"bfd"`), "BfdSessionParam", apierr.CodeInvalidValue},
+		{"BGPv4Neighbor", withField(sdkNeighbor, "BfdSessionParam", `"fast profile"`), "BfdSessionParam", apierr.CodeInvalidValue},
+		{"BGPv4Neighbor", withField(sdkNeighbor, "AdjRIBInFilter", `"p1 in"`), "AdjRIBInFilter", apierr.CodeInvalidValue},
+		{"BGPv4Neighbor", withField(sdkNeighbor, "AdjRIBOutFilter", `"permit"`), "AdjRIBOutFilter", apierr.CodeInvalidValue},
 		{"BGPv4Neighbor", withField(sdkNeighbor, "MultiHopTTL", `5`), "MultiHopTTL", apierr.CodeInvalidValue},
 		{"BGPv4Neighbor", withField(sdkNeighbor, "MultiHopTTL", `256`), "MultiHopTTL", apierr.CodeInvalidValue},
 		{"BGPv4Neighbor", withField(sdkNeighbor, "MultiHopTTL", `"5"`), "MultiHopTTL", apierr.CodeWrongType},
@@ -122,7 +126,7 @@ func TestFlexSwitchBodies(t *testing.T) {
 		{"BGPGlobal", `{"Redistribution":[{"Sources":"STATIC,static"}]}`, "Redistribution", apierr.CodeInvalidValue},
 		{"BGPGlobal", `{"Redistribution":[{"Sources":"STATIC"},{"Sources":"CONNECTED,STATIC"}]}`, "Redistribution", apierr.CodeInvalidValue},
 		{"BGPGlobal", `{"Redistribution":[{"Sources":"STATIC"},{"Sources":"static"}]}`, "Redistribution", apierr.CodeInvalidValue},
-		{"BGPGlobal", `{"Redistribution":[{"Sources":"STATIC","Policy":"p1"}]}`, "Redistribution", apierr.CodeInvalidValue},
+		{"BGPGlobal", `{"Redistribution":[{"Sources":"STATIC","Policy":"rm permit 10"}]}`, "Redistribution", apierr.CodeInvalidValue},
 		{"BGPGlobal", `{"EBGPMaxPaths":65}`, "EBGPMaxPaths", apierr.CodeInvalidValue},
 	}
 	for _, b := range bad {

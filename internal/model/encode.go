@@ -3,6 +3,7 @@ package model
 import (
 	"encoding/json"
 	"strconv"
+	"time"
 	"unicode/utf8"
 )
 
@@ -191,4 +192,17 @@ func AppendPage(dst []byte, marker, next uint64, more bool, n int, objects []byt
 	dst = append(dst, `,"Objects":[`...)
 	dst = append(dst, objects...)
 	return append(dst, "]}"...)
+}
+
+// AppendStateEvent appends the data of a change of state on the change
+// feed (`event: state`, docs/api.md): {"Kind", "Time" (RFC 3339, UTC),
+// "Object" (the object's state form)}, on one line.
+func (k *Kind) AppendStateEvent(dst []byte, o Object, at time.Time) []byte {
+	dst = append(dst, `{"Kind":`...)
+	dst = AppendJSONString(dst, k.Name)
+	dst = append(dst, `,"Time":`...)
+	dst = AppendJSONString(dst, at.UTC().Format(time.RFC3339Nano))
+	dst = append(dst, `,"Object":`...)
+	dst = k.AppendJSON(dst, o, true)
+	return append(dst, '}')
 }

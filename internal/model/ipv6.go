@@ -147,10 +147,11 @@ func ipv6Mask(bits int) string {
 // routing table, and the kernel's neighbour tables (NDP for IPv6, ARP for
 // IPv4).
 func ipv6Kinds() []*Kind {
-	neighbor := func(name, doc string, addr *Format) *Kind {
+	neighbor := func(name, doc string, addr *Format, show []string) *Kind {
 		return &Kind{
 			Name: name, Class: State,
 			Doc: doc,
+			CLI: &CLICommand{Words: show, Brief: []string{"IpAddr:Address", "MacAddr:MAC", "Intf:Interface", "Vlan:VLAN", "State"}},
 			Fields: []*Field{
 				{Name: "IpAddr", Type: String, Key: true, Format: addr, Doc: "the neighbour's address"},
 				{Name: "MacAddr", Type: String, Doc: "its MAC address; \"\" while unresolved"},
@@ -204,8 +205,8 @@ func ipv6Kinds() []*Kind {
 				&Field{Name: "Protocol", Type: String, Doc: "CONNECTED, STATIC, or the routing daemon's (BGP)"},
 				&Field{Name: "IsNetworkReachable", Type: Bool}),
 		},
-		neighbor("NDPEntryState", "An IPv6 neighbour of the switch (neighbour discovery), as the kernel's neighbour table has it.", FormatIPv6),
-		neighbor("ArpEntryState", "An IPv4 neighbour of the switch (ARP), as the kernel's neighbour table has it.", FormatIPv4),
+		neighbor("NDPEntryState", "An IPv6 neighbour of the switch (neighbour discovery), as the kernel's neighbour table has it.", FormatIPv6, []string{"ipv6", "neighbors"}),
+		neighbor("ArpEntryState", "An IPv4 neighbour of the switch (ARP), as the kernel's neighbour table has it.", FormatIPv4, []string{"ip", "arp"}),
 	}
 }
 

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,7 +12,14 @@ import (
 // Builtin returns the registry of every kind swmgr serves. Each call builds a
 // fresh registry, so nothing here is shared mutable state.
 func Builtin() *Registry {
-	r, err := NewRegistry(append(append(append(builtinKinds(), systemKinds()...), lldpKinds()...), append(append(append(append(routeKinds(), ipv6Kinds()...), evpnKinds()...), aaaKinds()...), append(ztpKinds(), intentKinds()...)...)...)...)
+	// Declaration order is apply order: one family a line, each after
+	// the families it refers to.
+	r, err := NewRegistry(slices.Concat(
+		builtinKinds(), systemKinds(), lldpKinds(),
+		routeKinds(), ipv6Kinds(), evpnKinds(),
+		aaaKinds(), ztpKinds(), intentKinds(),
+		aclKinds(), policyKinds(), bfdKinds(), dhcpRelayKinds(),
+	)...)
 	if err != nil {
 		panic(err) // a mistake in the declarations below; caught by every test
 	}
@@ -156,7 +164,7 @@ func builtinKinds() []*Kind {
 	}
 
 	// Declaration order is apply order: what others refer to comes first.
-	return []*Kind{
+	return append([]*Kind{
 		{
 			Name: "SystemParam", Class: Config, Singleton: true,
 			CLI: &CLICommand{Words: []string{"system"}, Prompt: []string{"system"}},
@@ -191,6 +199,7 @@ func builtinKinds() []*Kind {
 		laPortChannel(),
 		laPortChannelMembers(),
 		macTableEntries(),
+		clearMacTable(),
 		vlan(),
 		{
 			Name: "Vrf", Class: Config,
@@ -472,7 +481,7 @@ func builtinKinds() []*Kind {
 			Name: "ClearConfigLog", Class: Action,
 			Doc: "Clears the config log; the clear becomes the first entry of the new log.",
 		},
-	}
+	}, bgp6Kinds(vrfRef)...)
 }
 
 // configAction declares one of FlexSwitch 1.x's configuration actions, which

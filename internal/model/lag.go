@@ -85,7 +85,7 @@ func laPortChannel() *Kind {
 			{Name: "LagType", Type: Int, Default: int64(LagTypeLACP), Range: rng(0, 1), Names: []string{"LACP", "STATIC"}, CreateOnly: true, Doc: "0 LACP (802.3ad), 1 STATIC (no LACP; the peer must agree by configuration); to change it, delete the LAG and create it again"},
 			{Name: "MinLinks", Type: Int, Default: int64(1), Range: rng(1, 64), Doc: "members that must be up (collecting and distributing) for the LAG to be up"},
 			{Name: "Interval", Type: Int, Default: int64(IntervalSlow), Range: rng(0, 1), Names: []string{"FAST", "SLOW"}, Doc: "LACP rate: 0 FAST (a frame every second), 1 SLOW (every 30 s)"},
-			{Name: "LacpMode", Type: Int, Default: int64(LacpActive), Range: rng(0, 1), Names: []string{"ACTIVE", "PASSIVE"}, Doc: "0 ACTIVE (sends LACP frames), 1 PASSIVE (answers them); on Linux the bond always sends (the kernel has no passive 802.3ad), so PASSIVE is refused there"},
+			{Name: "LacpMode", Type: Int, Default: int64(LacpActive), Range: rng(0, 1), Names: []string{"ACTIVE", "PASSIVE"}, Doc: "0 ACTIVE (sends LACP frames), 1 PASSIVE (answers them); on Linux PASSIVE needs a kernel of 5.15 or later (lacp_active), an older one refuses it"},
 			{Name: "SystemIdMac", Type: String, Default: "00-00-00-00-00-00", MaxLen: 17, Doc: "the MAC of the LACP system id; all zero: the LAG's own MAC"},
 			{Name: "SystemPriority", Type: Int, Default: int64(32768), Range: rng(1, 65535), Doc: "the LACP system priority (lower wins)"},
 			{Name: "LagHash", Type: Int, Default: int64(LagHashL2), Range: rng(0, 2), Names: []string{"LAYER2", "LAYER2_3", "LAYER3_4"}, Doc: "how frames are spread over the members: 0 LAYER2 (MACs), 1 LAYER2_3 (MACs and IPs), 2 LAYER3_4 (IPs and ports)"},
@@ -138,6 +138,27 @@ func macTableEntries() *Kind {
 	}
 }
 
+// clearMacTable flushes learned entries of the MAC table. FlexSwitch has
+// no such action (its nearest are ArpDeleteByIfName and the like); the
+// name is the one EOS and NX-OS users know (`clear mac address-table
+// dynamic`).
+func clearMacTable() *Kind {
+	return &Kind{
+		Name: "ClearMacTable", Class: Action, Role: RoleOperator, DryRunnable: true, NotLogged: true,
+		Doc: "Flushes the learned entries of the MAC table (MacTableEntryState): of one VLAN, of one port or LAG, of both, or all; static entries stay. " +
+			"It changes no configuration and is not written to the config log. The answer lists the entries flushed (a dry run: those it would flush).",
+		CLI: &CLICommand{Words: []string{"clear", "mac", "address-table"}, Line: true},
+		Fields: []*Field{
+			{Name: "VlanId", Type: Int, Default: int64(0), Range: rng(0, 4094), Doc: "only this VLAN's entries; 0: every VLAN"},
+			{Name: "IntfRef", Type: String, Format: FormatSwitchPort, Doc: "only the entries reached through this port or LAG; empty: every port"},
+		},
+		Answer: []*Field{
+			{Name: "Cleared", Type: Int, Doc: "how many entries were flushed (a dry run: would be)"},
+			{Name: "Entries", Type: RecordList, Sub: macTableEntries().Fields, Doc: "those entries, as MacTableEntryState lists them"},
+		},
+	}
+}
+
 // laPortChannelMembers is FlexSwitch's LaPortChannelIntfRefListState: one
 // member port of a LAG and its LACP state, as the dataplane reports it.
 func laPortChannelMembers() *Kind {
@@ -162,6 +183,17 @@ func laPortChannelMembers() *Kind {
 			{Name: "OperKey", Type: Int, Doc: "the actor's operational key"},
 			{Name: "PartnerId", Type: String, Doc: "the partner's system MAC"},
 			{Name: "PartnerKey", Type: Int, Doc: "the partner's operational key"},
+			{Name: "Selected", Type: Bool, Doc: "the member is in the LAG's active aggregator (selected to carry its traffic once collecting and distributing)"},
+			{Name: "PartnerSystemPriority", Type: Int, Doc: "the partner's LACP system priority"},
+			{Name: "PartnerPortNum", Type: Int, Doc: "the partner's port number"},
+			{Name: "PartnerPortPriority", Type: Int, Doc: "the partner's port priority"},
+			{Name: "PartnerActivity", Type: Int, Names: []string{"ACTIVE", "PASSIVE"}, Doc: "the partner's LACP activity: 0 ACTIVE, 1 PASSIVE"},
+			{Name: "PartnerTimeout", Type: Int, Names: []string{"LONG", "SHORT"}, Doc: "the partner's LACP timeout: 0 LONG, 1 SHORT"},
+			{Name: "PartnerSynchronization", Type: Int, Names: []string{"IN_SYNC", "OUT_SYNC"}, Doc: "the partner's: 0 IN_SYNC, 1 OUT_SYNC"},
+			{Name: "PartnerAggregatable", Type: Bool},
+			{Name: "PartnerCollecting", Type: Bool},
+			{Name: "PartnerDistributing", Type: Bool},
+			{Name: "PartnerDefaulted", Type: Bool},
 		},
 	}
 }

@@ -188,6 +188,10 @@ type Kind struct {
 	Discovered bool     // instances come from the backend (front-panel ports)
 	StateDoc   string   // what the state form adds
 	StateOnly  []*Field // operational fields of the state form, in addition to Fields
+	// Answer are the fields of an action's answer beside Result
+	// ("Success") and DryRun, for an action that answers more than the
+	// forms every action shares (the OpenAPI document's schema of its 200).
+	Answer []*Field
 	// Check validates relations between fields of a complete object.
 	Check func(o Object) error
 	// Interface, when set, makes the kind's objects interfaces of the
@@ -376,6 +380,11 @@ func NewRegistry(kinds ...*Kind) (*Registry, error) {
 			if f.Ref != "" && r.Lookup(Config, f.Ref) == nil {
 				return nil, errorf("%s.%s references unknown kind %s", k.Name, f.Name, f.Ref)
 			}
+			for _, s := range f.Sub {
+				if s.Ref != "" && r.Lookup(Config, s.Ref) == nil {
+					return nil, errorf("%s.%s.%s references unknown kind %s", k.Name, f.Name, s.Name, s.Ref)
+				}
+			}
 		}
 		if err := k.checkDeclaredAccess(); err != nil {
 			return nil, err
@@ -471,8 +480,11 @@ func (f *Field) check(k *Kind) error {
 		return errorf("%s.%s: a Record or RecordList field, and only such a field, declares Sub fields", k.Name, f.Name)
 	}
 	for _, s := range f.Sub {
-		if s.Key || s.Ref != "" || s.Secret != Public {
-			return errorf("%s.%s.%s: a sub-field cannot be a key, a reference or a secret", k.Name, f.Name, s.Name)
+		if s.Key || s.Secret != Public {
+			return errorf("%s.%s.%s: a sub-field cannot be a key or a secret", k.Name, f.Name, s.Name)
+		}
+		if s.Ref != "" && (s.Type != String || f.Type != RecordList) {
+			return errorf("%s.%s.%s: a reference sub-field is a string of a RecordList's element", k.Name, f.Name, s.Name)
 		}
 		if err := s.check(k); err != nil {
 			return err

@@ -66,6 +66,10 @@ const (
 	ocLACPMember = "/lacp/interfaces/interface[name=@LagIntfRef]/members/member[interface=@IntfRef]"
 	// The forwarding database (MacTableEntryState): the default instance's.
 	ocFDBPath = "/network-instances/network-instance[name=default]/fdb/mac-table/entries/entry[mac-address=@MacAddr][vlan=@VlanId]"
+	// An ACL's rules and their counters: the set is named <AclName>:<Direction>
+	// (FlexSwitch keys an ACL by both; ':' is in no ACL's name), its type
+	// from AclType, an entry's sequence-id the rule's place in RuleNameList.
+	ocACLEntryPath = "/acl/acl-sets/acl-set[name=@AclName,Direction:aclset][type=@AclType:acltype]/acl-entries/acl-entry[sequence-id=@Sequence]"
 )
 
 // ocState is a read-only leaf of a state kind's field.
@@ -78,7 +82,7 @@ func ocState(path, kind, field, conv string) OpenConfigLeaf {
 func OpenConfigLeaves() []OpenConfigLeaf {
 	// The Vlan lists a port's switched-vlan gathers: tagged, untagged.
 	vlanMembers := []string{"IntfList", "UntagIntfList"}
-	return []OpenConfigLeaf{
+	return append([]OpenConfigLeaf{
 		{ocIfPath + "/config/name", "Port", "IntfRef", false, "", nil},
 		{ocIfPath + "/config/description", "Port", "Description", false, "", nil},
 		{ocIfPath + "/config/enabled", "Port", "AdminState", false, "enabled", nil},
@@ -250,5 +254,9 @@ func OpenConfigLeaves() []OpenConfigLeaf {
 		ocState(ocCompPath+"/state/description", "HostComponentState", "Description", ""),
 		ocState(ocCompPath+"/state/temperature/instant", "HostComponentState", "Temperature", "decimal"),
 		ocState(ocCompPath+"/state/temperature/alarm-threshold", "HostComponentState", "AlarmThreshold", "nonzero"),
-	}
+		ocState(ocACLEntryPath+"/state/sequence-id", "AclRuleState", "Sequence", ""),
+		ocState(ocACLEntryPath+"/state/description", "AclRuleState", "RuleName", ""),
+		ocState(ocACLEntryPath+"/state/matched-packets", "AclRuleState", "MatchedPackets", "counter"),
+		ocState(ocACLEntryPath+"/state/matched-octets", "AclRuleState", "MatchedBytes", "counter"),
+	}, policyOpenConfigLeaves()...)
 }

@@ -86,13 +86,12 @@ func TestPortListSpellings(t *testing.T) {
 }
 
 // TestSubFieldCaseTellsTheReason: a sub-field spelt in another case gets
-// the reason its value would be refused for (policies are not supported),
-// or the right spelling.
+// the right spelling.
 func TestSubFieldCaseTellsTheReason(t *testing.T) {
 	k := Builtin().Lookup(Config, "BGPGlobal")
 	for body, says := range map[string]string{
-		`[{"Sources":"STATIC","policy":"p1"}]`: `Redistribution.Policy (sent as "policy"): not supported yet (route policies`,
-		`[{"Sources":"STATIC","POLICY":"p1"}]`: `not supported yet`,
+		`[{"Sources":"STATIC","policy":"p1"}]`: `did you mean "Policy"?`,
+		`[{"Sources":"STATIC","POLICY":"p1"}]`: `did you mean "Policy"?`,
 		`[{"Sources":"STATIC","policy":""}]`:   `did you mean "Policy"?`,
 		`[{"sources":"STATIC"}]`:               `did you mean "Sources"?`,
 		`[{"Sources":"STATIC","Polcy":"p"}]`:   `its fields are Sources, Policy`,

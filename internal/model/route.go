@@ -17,7 +17,7 @@ func routeKinds() []*Kind {
 			intfDoc: "\"\": the interface whose subnet holds NextHopIp"}),
 		{
 			Name: "IPv4RouteState", Class: State, Source: SourceService,
-			CLI: &CLICommand{Words: []string{"ip", "route"},
+			CLI: &CLICommand{Words: []string{"ip", "route"}, Also: []string{"IPv6RouteState"},
 				Brief: []string{"DestinationNw:Destination", "Protocol", "NextHopList:Next hops", "IsNetworkReachable:Reachable", "RouteUpdatedTime:Updated"}},
 			Doc: "One route of the switch's routing table: connected subnets of its IPv4Intfs and its static routes (later also routes learned by BGP).",
 			Fields: routeStateFields(

@@ -10,7 +10,7 @@ func systemKinds() []*Kind {
 		{
 			Name: "SystemStatusState", Class: State, Source: SourceService, Singleton: true,
 			CLI: &CLICommand{Words: []string{"systemstatus"}},
-			Doc: "The service's readiness and health: Ready is false until the backend has been reconciled with the stored configuration at start. The Num*Calls counters count REST calls since start, as decimal strings as FlexSwitch sent them.",
+			Doc: "The service's readiness and health: Ready is false until the backend has been reconciled with the stored configuration at start. The Num*Calls counters count REST calls since start, as decimal strings as FlexSwitch sent them. CpuUtilization and the Memory fields are the host's (the web page's system view shows them).",
 			Fields: []*Field{
 				{Name: "Name", Type: String, Doc: "the switch's host name"},
 				{Name: "Ready", Type: Bool},
@@ -21,6 +21,9 @@ func systemKinds() []*Kind {
 				{Name: "NumUpdateCalls", Type: String},
 				{Name: "NumGetCalls", Type: String},
 				{Name: "NumActionCalls", Type: String},
+				{Name: "CpuUtilization", Type: Int, Doc: "percent of all the host's CPUs' time spent working (not idle, not waiting for I/O) since the previous read of SystemStatus (reads within a second answer the same figure; the first is since boot), as top shows it (/proc/stat)"},
+				{Name: "MemoryTotal", Type: Int, Doc: "the host's memory, bytes (/proc/meminfo's MemTotal)"},
+				{Name: "MemoryUsed", Type: Int, Doc: "the host's memory in use, bytes: MemTotal less MemAvailable (what can be had without swapping)"},
 				{Name: "FlexDaemons", Type: RecordList, Doc: "swmgr's parts: store, backend, routing, NTP, archive", Sub: []*Field{
 					{Name: "Name", Type: String},
 					{Name: "Enable", Type: Bool, Doc: "the part runs in this configuration of swmgr"},

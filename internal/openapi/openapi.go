@@ -703,11 +703,24 @@ func (g *gen) action(k *model.Kind) {
 	g.kind = k
 	defer func() { g.kind = nil }()
 	g.schemas[k.Name] = g.schema(k, actionForm, k.Doc)
+	answers := []any{ref("Success"), ref("CommitResult"), ref("DryRunResult"), ref("LifecycleResult")}
+	if len(k.Answer) > 0 {
+		a := record(k.Answer, readForm)
+		props := a["properties"].(obj)
+		props["Result"], props["DryRun"] = obj{"type": "string", "const": "Success"}, obj{"type": "boolean"}
+		required := []any{"Result"}
+		for _, f := range k.Answer {
+			required = append(required, f.Name)
+		}
+		a["required"], a["additionalProperties"], a["description"] = required, false, "The answer of "+k.Name+"."
+		g.schemas[k.Name+"Answer"] = a
+		answers = []any{ref(k.Name + "Answer")}
+	}
 	g.op(prefix+"/action/"+k.Name, "POST", obj{
 		"operationId": "action" + k.Name, "tags": []any{"Actions"}, "summary": k.Doc,
 		"parameters":  []any{param("dry_run")},
 		"requestBody": obj{"content": jsonContent(ref(k.Name))},
-		"responses":   obj{"200": reply("done", obj{"anyOf": []any{ref("Success"), ref("CommitResult"), ref("DryRunResult"), ref("LifecycleResult")}})},
+		"responses":   obj{"200": reply("done", obj{"anyOf": answers})},
 	})
 }
 

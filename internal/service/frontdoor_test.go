@@ -88,6 +88,22 @@ var actionLines = map[string]string{
 	"ZtpRearm":               `run ZtpRearm {}`,
 	"IntentFetch":            `run IntentFetch {}`,
 	"CheckCompliance":        `run CheckCompliance dry {"Document":{"ConfigData":{}}}`,
+	// No such neighbor on a fresh switch: the provider's 404.
+	"ResetBGPv4NeighborByIPAddr":    `run ResetBGPv4NeighborByIPAddr {"IPAddr":"192.0.2.1"}`,
+	"ResetBGPv4NeighborByInterface": `run ResetBGPv4NeighborByInterface {"IntfRef":"fpPort1"}`,
+	"ResetBGPv6NeighborByIPAddr":    `run ResetBGPv6NeighborByIPAddr {"IPAddr":"2001:db8::1"}`,
+	"ResetBGPv6NeighborByInterface": `run ResetBGPv6NeighborByInterface {"IntfRef":"fpPort1"}`,
+	// The neighbour tables: none by address, nothing to do by interface.
+	"ArpDeleteByIPv4Addr":  `run ArpDeleteByIPv4Addr {"IpAddr":"192.0.2.1"}`,
+	"ArpDeleteByIfName":    `run ArpDeleteByIfName {"IfName":"fpPort1"}`,
+	"ArpRefreshByIPv4Addr": `run ArpRefreshByIPv4Addr {"IpAddr":"192.0.2.1"}`,
+	"ArpRefreshByIfName":   `run ArpRefreshByIfName {"IfName":"fpPort1"}`,
+	"NdpDeleteByIPv6Addr":  `run NdpDeleteByIPv6Addr {"IpAddr":"2001:db8::1"}`,
+	"NdpDeleteByIfName":    `run NdpDeleteByIfName {"IfName":"fpPort1"}`,
+	"NdpRefreshByIPv6Addr": `run NdpRefreshByIPv6Addr {"IpAddr":"2001:db8::1"}`,
+	"NdpRefreshByIfName":   `run NdpRefreshByIfName {"IfName":"fpPort1"}`,
+	"ClearMacTable":        `run ClearMacTable dry {"VlanId":10,"IntfRef":"fpPort1"}`,
+	"ResetBfdSession":      `run ResetBfdSession {"IpAddr":"192.0.2.1"}`,
 }
 
 // TestNewFrontDoorReachesEverything: a front door written against the

@@ -57,11 +57,13 @@ import (
 	"github.com/swmgr/swmgr/internal/chrony"
 	"github.com/swmgr/swmgr/internal/daemon"
 	"github.com/swmgr/swmgr/internal/datadir"
+	"github.com/swmgr/swmgr/internal/dhcrelay"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/candidates"
 	"github.com/swmgr/swmgr/internal/engine/history"
 	"github.com/swmgr/swmgr/internal/engine/users"
 	"github.com/swmgr/swmgr/internal/frr"
+	"github.com/swmgr/swmgr/internal/hoststat"
 	"github.com/swmgr/swmgr/internal/intent"
 	"github.com/swmgr/swmgr/internal/lifecycle"
 	"github.com/swmgr/swmgr/internal/lldpd"
@@ -152,10 +154,16 @@ type LinuxOptions struct {
 	// LLDPDir, when set, runs LLDP in lldpd with its socket and log
 	// there; else LLDP is simulated.
 	LLDPDir string
+	// ControlPlanePorts are the TCP ports of swmgr's listeners by
+	// ControlPlaneAclRule Service (HTTPS, GNMI).
+	ControlPlanePorts map[string]int
+	// DHCPRelayDir, when set, runs DHCP relay in dhcrelay with its logs
+	// there; else DHCP relay is simulated.
+	DHCPRelayDir string
 }
 
 func (l LinuxOptions) options() linux.Options {
-	lo := linux.Options{Kernel: linux.KernelOptions{Netns: l.Netns}, PortMap: l.PortMap, PortMapName: l.PortMapName}
+	lo := linux.Options{Kernel: linux.KernelOptions{Netns: l.Netns}, PortMap: l.PortMap, PortMapName: l.PortMapName, ControlPlanePorts: l.ControlPlanePorts}
 	if l.FRRDir != "" {
 		lo.FRR = &frr.Options{Dir: l.FRRDir}
 	}
@@ -167,6 +175,9 @@ func (l LinuxOptions) options() linux.Options {
 	}
 	if l.LLDPDir != "" {
 		lo.LLDP = &lldpd.Options{Dir: l.LLDPDir}
+	}
+	if l.DHCPRelayDir != "" {
+		lo.DHCPRelay = &dhcrelay.Options{Dir: l.DHCPRelayDir}
 	}
 	return lo
 }
@@ -240,11 +251,13 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	accts := useracct.New(useracct.Options{Accounts: o.Accounts, Own: o.OwnAccounts, CLIShell: o.CLIShell})
 	s := &Service{Table: t, Accounts: o.Accounts, Backend: o.Dataplane, dataDir: o.DataDir}
 	calls := &obs.Calls{}
-	st := &serviceStatus{started: time.Now(), version: o.Version, ready: o.Ready, backend: o.Dataplane, calls: calls}
+	st := &serviceStatus{started: time.Now(), version: o.Version, ready: o.Ready, backend: o.Dataplane, calls: calls,
+		proc: "/proc", cpus: hoststat.NewCPUSampler("/proc", time.Second)}
 	if st.ready == nil {
 		st.ready = func() bool { return true }
 	}
 	var providers []bind.Provider
+	states := &stateFeed{reg: reg}
 	var sourceAddr aaa.SourceAddrFunc // the address of an interface, as the dataplane knows it
 	// The router applies a commit through the table's drivers; on Linux
 	// the kernel's transaction goes first and the other providers' changes
@@ -253,8 +266,8 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	release := func() error { return nil }
 	switch o.Dataplane {
 	case Sim:
-		providers = []bind.Provider{sim.Part{Of: sim.DaemonsProvider, Drivers: simulated.DaemonDrivers()}, accts, lifecycle.Archive(), aaa.Config(), intent.Config(),
-			sim.Part{Of: sim.DataplaneProvider, Drivers: withExtra(simulated.Dataplane(), extra)}}
+		providers = []bind.Provider{sim.Part{Of: sim.DaemonsProvider, Drivers: simulated.DaemonDrivers(), Actions: simulated.DaemonActions()}, accts, lifecycle.Archive(), aaa.Config(), intent.Config(),
+			sim.Part{Of: sim.DataplaneProvider, Drivers: withExtra(simulated.Dataplane(), extra), Actions: simulated.DataplaneActions()}}
 		sourceAddr = simulated.SourceAddr
 		st.routes = simulated.Routes
 	case Linux:
@@ -272,21 +285,23 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 				o.Log.Warn("config log entry of a reconciliation dropped: too many at once")
 			}
 		}
+		lo.OnStateChange = states.publish
 		lin, err := linux.New(lo)
 		if err != nil {
 			return nil, fmt.Errorf("--backend linux: %w", err)
 		}
 		// The kinds the kernel has no part in are the simulated
 		// dataplane's, kept and not run, and the daemons not run (no
-		// --bgp, --ntp, --system, --lldp) the simulated ones.
+		// --bgp, --ntp, --system, --lldp, --dhcp-relay) the simulated ones.
 		// Each Linux part is bound after its simulated one, so that its
 		// share of a kind's state says last (SystemParam: the kernel and
 		// the up time over the simulated host settings', the host's
 		// settings and up time over the kernel's).
 		dataplane, daemons := lin.Dataplane(), lin.DaemonDrivers()
-		providers = []bind.Provider{sim.Part{Of: sim.DataplaneProvider, Drivers: backend.Without(simulated.Dataplane(), dataplane)},
-			sim.Part{Of: sim.DaemonsProvider, Drivers: backend.Without(simulated.DaemonDrivers(), daemons)},
-			linux.Part{Of: linux.DataplaneProvider, Drivers: withExtra(dataplane, extra)}, linux.Part{Of: linux.DaemonsProvider, Drivers: daemons},
+		dataplaneActions, daemonActions := lin.DataplaneActions(), lin.DaemonActions()
+		providers = []bind.Provider{sim.Part{Of: sim.DataplaneProvider, Drivers: backend.Without(simulated.Dataplane(), dataplane), Actions: backend.Without(simulated.DataplaneActions(), dataplaneActions)},
+			sim.Part{Of: sim.DaemonsProvider, Drivers: backend.Without(simulated.DaemonDrivers(), daemons), Actions: backend.Without(simulated.DaemonActions(), daemonActions)},
+			linux.Part{Of: linux.DataplaneProvider, Drivers: withExtra(dataplane, extra), Actions: dataplaneActions}, linux.Part{Of: linux.DaemonsProvider, Drivers: daemons, Actions: daemonActions},
 			accts, lifecycle.Archive(), aaa.Config(), intent.Config()}
 		transactional, release = lin, lin.Close
 		sourceAddr = lin.SourceAddr
@@ -320,6 +335,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	}
 	hist, cands := history.New(eng), candidates.New(eng)
 	st.eng = eng
+	states.broker.Store(eng.Feed())
 	s.AAA = aaa.New(aaa.Options{Source: eng, Log: o.Log, OnChange: o.AAAChanged, Syslog: o.Syslog, SourceAddr: sourceAddr, Instance: o.Box.Tag("aaa accounting"),
 		LocalUser: func(ctx context.Context, name string) bool {
 			ok, err := users.Exists(ctx, o.Store, name)

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"runtime/debug"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/daemon"
 	"github.com/swmgr/swmgr/internal/engine"
+	"github.com/swmgr/swmgr/internal/hoststat"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/obs"
 )
@@ -35,6 +37,11 @@ type serviceStatus struct {
 	// the dataplane learned (LLDPIntfState: the neighbors lldpd heard), by
 	// kind name.
 	learned map[string]func(ctx context.Context, derived []model.Object) ([]model.Object, error)
+	// proc is where the host's CPU and memory are read (/proc); cpus keeps
+	// the CPU times of the previous read, so that SystemStatus's
+	// CpuUtilization is the time since.
+	proc string
+	cpus *hoststat.CPUSampler
 }
 
 // Name names the service's own states as a provider.
@@ -61,7 +68,11 @@ func (s *serviceStatus) sources() map[string]bind.Source {
 	}
 	for name, src := range map[string]bind.Source{
 		"SystemStatusState": func(ctx context.Context) ([]model.Object, error) {
-			return []model.Object{s.status(ctx)}, nil
+			o := s.status(ctx)
+			if err := s.host(o); err != nil {
+				return nil, err
+			}
+			return []model.Object{o}, nil
 		},
 		"SystemSwVersionState": func(ctx context.Context) ([]model.Object, error) {
 			return []model.Object{swVersion(s.version)}, nil
@@ -100,6 +111,20 @@ func (s *serviceStatus) status(ctx context.Context) model.Object {
 		"NumActionCalls": strconv.FormatUint(calls.Action.Load(), 10),
 		"FlexDaemons":    s.parts(part, ready, reason),
 	}
+}
+
+// host fills SystemStatus's CPU and memory of the host.
+func (s *serviceStatus) host(o model.Object) error {
+	cpus, err := s.cpus.Read()
+	if err != nil {
+		return fmt.Errorf("SystemStatus: %w", err)
+	}
+	mem, err := hoststat.ReadMemory(s.proc)
+	if err != nil {
+		return fmt.Errorf("SystemStatus: %w", err)
+	}
+	o["CpuUtilization"], o["MemoryTotal"], o["MemoryUsed"] = cpus[0].Total, mem.Total, mem.Used
+	return nil
 }
 
 // parts lists swmgr's parts: the store, the backend, the daemons it runs

@@ -37,6 +37,14 @@ const EnvDir = "SWMGR_VM_DIR"
 // while working on it).
 const EnvRun = "SWMGR_VMTEST_RUN"
 
+// EnvBench, when set, makes RunTests run the benchmarks it selects (a
+// -test.bench pattern) in the VM instead of tests, each EnvBenchTime
+// (-test.benchtime, default 3x).
+const (
+	EnvBench     = "SWMGR_VMTEST_BENCH"
+	EnvBenchTime = "SWMGR_VMTEST_BENCHTIME"
+)
+
 // DefaultDir is the image cache when EnvDir is not set.
 const DefaultDir = "/var/cache/swmgr-vmtest"
 
@@ -232,6 +240,14 @@ func RunTests(t *testing.T, pattern string, timeout time.Duration) {
 		t.Fatal(err)
 	}
 	args := []string{bin, "-test.run", pattern, "-test.count=1", "-test.timeout", timeout.String()}
+	if bench := os.Getenv(EnvBench); bench != "" {
+		pattern = "benchmarks " + bench
+		benchtime := os.Getenv(EnvBenchTime)
+		if benchtime == "" {
+			benchtime = "3x"
+		}
+		args = []string{bin, "-test.run", "^$", "-test.bench", bench, "-test.benchtime", benchtime, "-test.count=1", "-test.timeout", timeout.String()}
+	}
 	if testing.Verbose() {
 		args = append(args, "-test.v")
 	}

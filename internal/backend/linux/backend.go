@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/chrony"
+	"github.com/swmgr/swmgr/internal/dhcrelay"
 	"github.com/swmgr/swmgr/internal/frr"
 	"github.com/swmgr/swmgr/internal/lldpd"
 	"github.com/swmgr/swmgr/internal/model"
@@ -33,7 +35,11 @@ type Options struct {
 	// OnReconcile is told what a reconciliation put back (for the config
 	// log); nil only logs.
 	OnReconcile func(changes []string)
-	Log         *slog.Logger
+	// OnStateChange is told of a change of state the switch made on its
+	// own (a BFD session going down), as the state object of kind;
+	// nil only logs.
+	OnStateChange func(kind string, o model.Object)
+	Log           *slog.Logger
 	// StateCache is how long one link dump answers port state reads
 	// (default 200 ms): a GET of every port's state costs one dump.
 	StateCache time.Duration
@@ -51,9 +57,17 @@ type Options struct {
 	// its Netns defaults to the switch's. Nil leaves them to another
 	// provider.
 	LLDP *lldpd.Options
+	// DHCPRelay, when set, runs DhcpRelayGlobal and DhcpRelayIntf in
+	// dhcrelay (dhcprelay.go); its Netns defaults to the switch's. Nil
+	// leaves them to another provider.
+	DHCPRelay *dhcrelay.Options
 	// Model is the registry whose interface kinds name the interfaces
 	// (model.Interface); nil: model.Builtin().
 	Model *model.Registry
+	// ControlPlanePorts are the TCP ports of swmgr's listeners by
+	// ControlPlaneAclRule Service (HTTPS, GNMI, SSH); a service missing
+	// takes DefaultControlPlanePorts's.
+	ControlPlanePorts map[string]int
 }
 
 // Backend is swmgr's Linux backend: the adapter between the object model
@@ -70,11 +84,17 @@ type Backend struct {
 	log   *slog.Logger
 	start time.Time
 	intfs backend.Interfaces[netdev] // the interfaces of Options.Model as netdevs
+	acl   aclRunner                  // the ACLs nftables holds (acl.go)
 
-	mu       sync.Mutex // serialises kernel transactions (apply, reconcile)
-	applied  map[string]map[string]model.Object
-	replayed bool // the first Apply (the engine's replay) has run
-	batches  int  // batches of several commits applied in one pass
+	mu      sync.Mutex // serialises kernel transactions (apply, reconcile)
+	applied map[string]map[string]model.Object
+	// applyingPorts are the Ports of the changes apply is making, by
+	// IntfRef: what a change of another kind reads of a port (a member
+	// leaving its LAG takes its Port's AdminState) is the commit's, not
+	// the applied one, when the commit changes it too.
+	applyingPorts map[string]model.Object
+	replayed      bool // the first Apply (the engine's replay) has run
+	batches       int  // batches of several commits applied in one pass
 	// crashAfterKernel, set by tests, makes Apply stop after its kernel
 	// changes as a kill -9 would: no rollback, the journal left behind.
 	crashAfterKernel bool
@@ -89,8 +109,10 @@ type Backend struct {
 	// (bgp.go, ntp.go, system.go), present when their options are.
 	daemonDrivers map[string]*driver
 	bgp           *bgpRunner
+	bfd           *bfdRunner
 	ntp           *ntpRunner
 	lldp          *lldpRunner
+	relay         *relayRunner
 	dns           *dnsRunner
 
 	stop chan struct{}
@@ -250,7 +272,18 @@ func (b *Backend) Dataplane() map[string]*backend.Driver {
 // DaemonDrivers returns the drivers of the kinds run by daemons or host settings
 // (bgp.go, ntp.go, system.go): those whose options were given.
 func (b *Backend) DaemonDrivers() map[string]*backend.Driver {
-	return b.wrap(b.daemonDrivers)
+	out := b.wrap(b.daemonDrivers)
+	for name, list := range b.daemonLists() {
+		out[name] = &backend.Driver{List: list}
+	}
+	if b.bfd != nil {
+		out["BfdSessionState"] = &backend.Driver{List: b.bfdSessions}
+	}
+	if b.relay != nil {
+		out["DhcpRelayIntfServerState"] = &backend.Driver{List: b.relayServers}
+		out["DhcpRelayHostDhcpState"] = &backend.Driver{List: b.relayHosts}
+	}
+	return out
 }
 
 func (b *Backend) wrap(own map[string]*driver) map[string]*backend.Driver {
@@ -484,6 +517,13 @@ func (b *Backend) apply(ctx context.Context, changes []backend.Change, journal b
 			return err
 		}
 	}
+	b.applyingPorts = map[string]model.Object{}
+	defer func() { b.applyingPorts = nil }()
+	for _, c := range changes {
+		if c.Kind.Name == "Port" && c.Op != backend.Delete {
+			b.applyingPorts[c.Key] = c.After
+		}
+	}
 	for _, c := range changes {
 		d := b.driverOf(c.Kind.Name)
 		var err error
@@ -502,6 +542,11 @@ func (b *Backend) apply(ctx context.Context, changes []backend.Change, journal b
 			}
 			return err
 		}
+	}
+	// The relay's upstream interfaces are the VRFs' routed interfaces of
+	// the moment: a batch that changes the dataplane sends them again.
+	if b.relay != nil && slices.ContainsFunc(changes, func(c backend.Change) bool { return drivers[c.Kind.Name] != nil }) {
+		b.relayStage(tx)
 	}
 	// The daemons get the batch's changes of their kinds at once.
 	if kind, err := tx.flush(); err != nil {

@@ -125,20 +125,7 @@ func BenchmarkGetStatePorts64(b *testing.B) {
 // BenchmarkGetStatePorts64 (store read, decoding, state merge, JSON), to
 // set against BenchmarkPortStates64, the Linux backend's.
 func BenchmarkGetStatePorts64Sim(b *testing.B) {
-	dir := b.TempDir()
-	st, err := store.Open(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	box, err := secrets.Open(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	e := engine.New(model.Builtin(), st, sim.New(sim.Options{Ports: 64}), box, quiet())
-	if err := e.Start(context.Background()); err != nil {
-		b.Fatal(err)
-	}
+	e := simEngine(b, 64)
 	get := getStatePorts(b, api.New(api.Options{Engine: e, History: history.New(e), Candidates: candidates.New(e), Log: quiet()}), 64)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -146,6 +133,28 @@ func BenchmarkGetStatePorts64Sim(b *testing.B) {
 			b.Fatal(rec.Code)
 		}
 	}
+}
+
+// simEngine is an engine over a store in a temporary directory and the
+// simulated switch with ports ports, started; the benchmark's end closes
+// both.
+func simEngine(b *testing.B, ports int) *engine.Engine {
+	dir := b.TempDir()
+	st, err := store.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	box, err := secrets.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := engine.New(model.Builtin(), st, sim.New(sim.Options{Ports: ports}), box, quiet())
+	b.Cleanup(e.Close)
+	if err := e.Start(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	return e
 }
 
 // BenchmarkPortStates64 is the backend's share of a GET /state/Ports: the

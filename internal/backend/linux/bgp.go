@@ -60,8 +60,10 @@ func bgpKey(kind string, o model.Object) string {
 	switch kind {
 	case "BGPGlobal":
 		return frr.DefaultVRF
-	case "BGPVrf", "BGPv4PeerGroup":
+	case "BGPVrf", "BGPv4PeerGroup", "BGPv6PeerGroup":
 		return o.Str("Name")
+	case "BGPv4Aggregate", "BGPv6Aggregate":
+		return o.Str("IpPrefix")
 	}
 	return bgpVRF(o.Str("Vrf")) + "|" + o.Str("IntfRef") + "|" + o.Str("NeighborAddress")
 }
@@ -102,7 +104,7 @@ func (b *Backend) flushBGP(tx *Tx, value any) error {
 		return &Refusal{Msg: err.Error()} // what FRR cannot express
 	}
 	return tx.change("apply the BGP configuration to FRR", func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), frrApplyTimeout)
 		defer cancel()
 		if err := b.bgp.router.Apply(ctx, want); err != nil {
 			var rejected *frr.RejectedError
@@ -114,7 +116,7 @@ func (b *Backend) flushBGP(tx *Tx, value any) error {
 		b.bgp.setApplied(staged)
 		return nil
 	}, func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), frrApplyTimeout)
 		defer cancel()
 		b.bgp.setApplied(previous)
 		return b.bgp.router.Apply(ctx, prev)
@@ -130,9 +132,10 @@ func (r *bgpRunner) setApplied(objs map[string]map[string]model.Object) {
 	r.cacheMu.Unlock()
 }
 
-// bgpConfig turns the objects into FRR's configuration, in a stable order.
-func bgpConfig(objs map[string]map[string]model.Object) frr.Config {
-	var cfg frr.Config
+// bgpRouters turns the BGP objects into FRR's configuration, in a stable
+// order (bgpConfig adds BFD's).
+func bgpRouters(objs map[string]map[string]model.Object) frr.Config {
+	cfg := frr.Config{Policies: policiesOf(objs)}
 	global := objs["BGPGlobal"][frr.DefaultVRF]
 	if global == nil || global.Str("ASNum") == "" {
 		return cfg
@@ -168,6 +171,7 @@ func bgpConfig(objs map[string]map[string]model.Object) frr.Config {
 		g.Name = key
 		cfg.PeerGroups = append(cfg.PeerGroups, g)
 	}
+	addBGPv6(&cfg, objs, instances)
 	cfg.EVPN = evpnOf(objs) // vxlan.go
 	return cfg
 }
@@ -238,15 +242,19 @@ func checkBGP(kind string) func(b *Backend, c changeView) error {
 		case "BGPVrf":
 			stand := model.Object{"ASNum": "65000"}
 			cfg = bgpConfig(map[string]map[string]model.Object{"BGPGlobal": {frr.DefaultVRF: stand}, "BGPVrf": {o.Str("Name"): o}})
-		case "BGPv4PeerGroup":
+		case "BGPv4PeerGroup", "BGPv6PeerGroup":
 			// A group is rendered where a neighbor uses it: a stand-in one.
 			g := neighborOf(o)
-			g.Name = o.Str("Name")
+			g.Name, g.IPv6 = o.Str("Name"), kind == "BGPv6PeerGroup"
 			cfg.Instances = []frr.Instance{{VRF: frr.DefaultVRF, ASNum: "65000"}}
 			cfg.PeerGroups = []frr.Neighbor{g}
-			cfg.Neighbors = []frr.Neighbor{{IntfRef: "stand-in0", PeerGroup: g.Name}}
+			cfg.Neighbors = []frr.Neighbor{{IntfRef: "stand-in0", PeerGroup: g.Name, IPv6: g.IPv6}}
+		case "BGPv4Aggregate", "BGPv6Aggregate":
+			cfg.Instances = []frr.Instance{{VRF: frr.DefaultVRF, ASNum: "65000"}}
+			cfg.Aggregates = []frr.Aggregate{aggregateOf(o)}
 		default:
 			n := neighborOf(o)
+			n.IPv6 = kind == "BGPv6Neighbor"
 			cfg.Instances = []frr.Instance{{VRF: frr.DefaultVRF, ASNum: "65000"}}
 			if n.VRF != frr.DefaultVRF {
 				cfg.Instances = append(cfg.Instances, frr.Instance{VRF: n.VRF, ASNum: "65000"})
@@ -269,7 +277,7 @@ func bgpDriver(kind string) *driver {
 				st[kind] = map[string]model.Object{}
 			}
 			o := after.Clone()
-			if kind == "BGPv4Neighbor" && o.Str("IntfRef") != "" {
+			if (kind == "BGPv4Neighbor" || kind == "BGPv6Neighbor") && o.Str("IntfRef") != "" {
 				// FRR names an unnumbered neighbor after its netdev.
 				dev, err := b.bgpNetdev(o.Str("IntfRef"))
 				if err != nil {
@@ -288,13 +296,13 @@ func bgpDriver(kind string) *driver {
 	switch kind {
 	case "BGPGlobal":
 		d.state = func(b *Backend, o model.Object) (model.Object, error) { return b.bgp.globalState(o) }
-	case "BGPv4Neighbor":
+	case "BGPv4Neighbor", "BGPv6Neighbor":
 		d.state = func(b *Backend, o model.Object) (model.Object, error) {
 			dev := ""
 			if ref := o.Str("IntfRef"); ref != "" {
 				dev, _ = b.bgpNetdev(ref)
 			}
-			return b.bgp.neighborState(o, dev)
+			return b.bgp.neighborState(o, dev, kind == "BGPv6Neighbor")
 		}
 	}
 	return d
@@ -354,8 +362,9 @@ func (b *Backend) bgpNetdev(ref string) (string, error) {
 }
 
 // neighborState is a neighbor's state; dev is the netdev of an unnumbered
-// neighbor's interface (FRR's name for it), else "".
-func (r *bgpRunner) neighborState(o model.Object, dev string) (model.Object, error) {
+// neighbor's interface (FRR's name for it), else ""; v6 says a
+// BGPv6Neighbor (its prefix counts are IPv6 unicast's).
+func (r *bgpRunner) neighborState(o model.Object, dev string, v6 bool) (model.Object, error) {
 	_, ns, err := r.refresh()
 	if err != nil {
 		return nil, err
@@ -375,6 +384,7 @@ func (r *bgpRunner) neighborState(o model.Object, dev string) (model.Object, err
 		"ConnectionsEstablished": int64(0)}) {
 		st[n] = v
 	}
+	setPrefixCounts(st, frr.PrefixCounts{})
 	for _, n := range ns {
 		if n.VRF != vrf || n.NeighborAddress != addr || (addr == "" && n.IntfRef != dev) {
 			continue
@@ -386,6 +396,7 @@ func (r *bgpRunner) neighborState(o model.Object, dev string) (model.Object, err
 		st["Messages"] = model.Object{"Sent": counters(n.UpdatesSent, uint64(n.NotificationsSent)), "Received": counters(n.UpdatesReceived, uint64(n.NotificationsRecv))}
 		st["Queues"] = queues(n.InputQueue, n.OutputQueue)
 		st["ConnectionsEstablished"] = int64(n.ConnectionsUp)
+		setPrefixCounts(st, familyCounts(n, v6))
 		// The timers in force (negotiated while Established), where the
 		// config form has what was asked for: a hold time of 0 or 90
 		// shows as the peer's lower one.

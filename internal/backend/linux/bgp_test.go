@@ -56,7 +56,7 @@ func TestCheckBGP(t *testing.T) {
 		{"BGPv4Neighbor", model.Object{"Vrf": "red", "NeighborAddress": "10.0.0.2", "PeerAS": "65002"}, ""},
 		{"BGPv4Neighbor", model.Object{"NeighborAddress": "10.0.0.2", "PeerAS": "65002", "AuthPassword": "has space"}, "AuthPassword must be"},
 		{"BGPv4Neighbor", model.Object{"NeighborAddress": "10.0.0.2", "PeerAS": "65002", "MultiHopTTL": int64(3)}, "MultiHopTTL needs MultiHopEnable"},
-		{"BGPv4Neighbor", model.Object{"NeighborAddress": "10.0.0.2", "PeerAS": "65002", "BfdEnable": true, "BfdSessionParam": "fast"}, "default parameters only"},
+		{"BGPv4Neighbor", model.Object{"NeighborAddress": "10.0.0.2", "PeerAS": "65002", "BfdEnable": true, "BfdSessionParam": "fast"}, ""},
 		{"BGPGlobal", model.Object{"ASNum": "65001", "RouterId": "10.0.0.1"}, ""},
 		{"BGPGlobal", model.Object{"ASNum": ""}, ""},
 		{"BGPVrf", model.Object{"Name": "red"}, ""},

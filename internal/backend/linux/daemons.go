@@ -10,6 +10,7 @@ import (
 
 	"github.com/swmgr/swmgr/internal/chrony"
 	"github.com/swmgr/swmgr/internal/daemon"
+	"github.com/swmgr/swmgr/internal/dhcrelay"
 	"github.com/swmgr/swmgr/internal/frr"
 	"github.com/swmgr/swmgr/internal/lldpd"
 )
@@ -37,12 +38,20 @@ func (b *Backend) startDaemons() error {
 			return fmt.Errorf("starting FRR for BGP: %w", err)
 		}
 		b.bgp = newBGPRunner(r, b.opts.StateCache)
-		for _, k := range []string{"BGPGlobal", "BGPVrf", "BGPv4PeerGroup", "BGPv4Neighbor"} {
+		for _, k := range []string{"BGPGlobal", "BGPVrf", "BGPv4PeerGroup", "BGPv4Neighbor", "BGPv6PeerGroup", "BGPv6Neighbor", "BGPv4Aggregate", "BGPv6Aggregate"} {
 			b.daemonDrivers[k] = bgpDriver(k)
 		}
 		for _, k := range []string{"BGPL2vpnEvpn", "BGPL2vpnEvpnNeighbor"} {
 			b.daemonDrivers[k] = evpnDriver(k) // vxlan.go
 		}
+		for _, k := range policyKinds {
+			b.daemonDrivers[k] = policyDriver(k)
+		}
+		b.daemonDrivers["BGPv4Neighbor"] = withBfdNeighborState(b.daemonDrivers["BGPv4Neighbor"])
+		for _, k := range bfdKinds {
+			b.daemonDrivers[k] = bfdDriver(k)
+		}
+		b.startBFD(r)
 	}
 	if o := b.opts.Chrony; o != nil {
 		opts := *o
@@ -61,7 +70,7 @@ func (b *Backend) startDaemons() error {
 			b.stopDaemons()
 			return err
 		}
-		b.ntp = &ntpRunner{daemon: d, applied: nil, valid: b.opts.StateCache}
+		b.ntp = &ntpRunner{daemon: d, applied: nil, sources: newReadCache[[]chrony.SourceState](b.opts.StateCache)}
 		b.daemonDrivers["NtpServer"] = ntpDriver
 	}
 	if o := b.opts.LLDP; o != nil {
@@ -75,7 +84,7 @@ func (b *Backend) startDaemons() error {
 			b.stopDaemons()
 			return fmt.Errorf("starting lldpd for LLDP: %w", err)
 		}
-		b.lldp = &lldpRunner{daemon: d, valid: b.opts.StateCache}
+		b.lldp = &lldpRunner{daemon: d, heard: newReadCache[lldpHeard](b.opts.StateCache)}
 		// Until the replay hands over LLDPGlobal: paused, on no port but
 		// the front-panel ones.
 		if err := d.Apply(ctx, b.lldpDaemonConfig(lldpConfig{})); err != nil {
@@ -84,6 +93,27 @@ func (b *Backend) startDaemons() error {
 		}
 		b.daemonDrivers["LLDPGlobal"] = lldpGlobalDriver
 		b.daemonDrivers["LLDPIntf"] = lldpIntfDriver
+	}
+	if o := b.opts.DHCPRelay; o != nil {
+		opts := *o
+		b.placeDaemon(&opts.Netns, &opts.Log)
+		d, err := dhcrelay.New(opts)
+		if err == nil {
+			err = d.Start(ctx)
+		}
+		if err != nil {
+			b.stopDaemons()
+			return fmt.Errorf("starting dhcrelay for DHCP relay: %w", err)
+		}
+		// Until the replay hands over the relay's objects: none runs, and
+		// the counters a previous run left are removed.
+		if err := d.Apply(ctx, dhcrelay.Config{HopCount: 32}); err != nil {
+			b.stopDaemons()
+			return err
+		}
+		b.relay = &relayRunner{daemon: d, counts: newReadCache[dhcrelay.Counters](b.opts.StateCache)}
+		b.daemonDrivers["DhcpRelayGlobal"] = dhcpRelayGlobalDriver
+		b.daemonDrivers["DhcpRelayIntf"] = dhcpRelayIntfDriver
 	}
 	if o := b.opts.System; o != nil {
 		o.defaults()
@@ -105,6 +135,9 @@ func (b *Backend) placeDaemon(netns *string, log **slog.Logger) {
 }
 
 func (b *Backend) stopDaemons() {
+	if b.bfd != nil {
+		b.bfd.stop()
+	}
 	if b.bgp != nil {
 		b.bgp.router.Stop()
 	}
@@ -113,6 +146,9 @@ func (b *Backend) stopDaemons() {
 	}
 	if b.lldp != nil {
 		b.lldp.daemon.Stop()
+	}
+	if b.relay != nil {
+		b.relay.daemon.Stop()
 	}
 }
 
@@ -128,6 +164,9 @@ func (b *Backend) Daemons() []daemon.Status {
 	}
 	if b.lldp != nil {
 		out = append(out, b.lldp.daemon.Status()...)
+	}
+	if b.relay != nil {
+		out = append(out, b.relay.daemon.Status()...)
 	}
 	return out
 }

@@ -2,11 +2,16 @@ package linux
 
 import (
 	"context"
+	"errors"
 	"net"
+	"net/http"
+	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/swmgr/swmgr/internal/apierr"
+	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/model"
 )
 
@@ -15,7 +20,9 @@ import (
 // they talked, a static entry is static, the ports' own addresses are not
 // listed, and without a bridge the table is empty. (A bridge made here by
 // hand: the host kernel may lack the VLAN filtering a Vlan needs; the
-// table is read the same way.)
+// table is read the same way.) ClearMacTable flushes the learned entries
+// of a port, of a VLAN, of all, never the static one, and refuses a LAG
+// the switch lacks with a 404.
 func TestMacTable(t *testing.T) {
 	needPing(t)
 	l := newLab(t, 2, KernelOptions{})
@@ -76,5 +83,47 @@ func TestMacTable(t *testing.T) {
 	}
 	if len(got) != len(want) {
 		t.Errorf("table %v: want exactly %d entries", got, len(want))
+	}
+
+	// ClearMacTable: a dry run lists, a run flushes the learned entries of
+	// the port named, then of all; the static one stays.
+	clear := func(dry bool, fields model.Object) (map[string]any, error) {
+		kind := model.Builtin().Lookup(model.Action, "ClearMacTable")
+		f := model.Object{"VlanId": int64(0), "IntfRef": ""}
+		for k, v := range fields {
+			f[k] = v
+		}
+		r, err := be.DataplaneActions()["ClearMacTable"].Run(context.Background(), bind.Call{Kind: kind, Fields: f, DryRun: dry})
+		v, _ := r.Value.(map[string]any)
+		return v, err
+	}
+	macs := func() string {
+		got, err := be.MacTable(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, o := range got {
+			out = append(out, o.Str("MacAddr"))
+		}
+		sort.Strings(out)
+		return strings.Join(out, " ")
+	}
+	sorted := func(m ...string) string { sort.Strings(m); return strings.Join(m, " ") }
+	if v, err := clear(true, model.Object{"IntfRef": "fpPort1"}); err != nil || v["Cleared"] != 1 || macs() != sorted(hostMAC(1), hostMAC(2), "02:00:00:00:00:99") {
+		t.Errorf("dry run on fpPort1: %v %v; table %s", v, err, macs())
+	}
+	if v, err := clear(false, model.Object{"IntfRef": "fpPort1"}); err != nil || v["Cleared"] != 1 || macs() != sorted(hostMAC(2), "02:00:00:00:00:99") {
+		t.Errorf("clear fpPort1: %v %v; table %s", v, err, macs())
+	}
+	var ae *apierr.Error
+	if _, err := clear(false, model.Object{"IntfRef": "PortChannel7"}); !errors.As(err, &ae) || ae.Status != http.StatusNotFound || !strings.Contains(ae.Message, "PortChannel7") {
+		t.Errorf("clear of a LAG the switch lacks: %v", err)
+	}
+	if v, err := clear(false, model.Object{"VlanId": int64(10)}); err != nil || v["Cleared"] != 0 || macs() != sorted(hostMAC(2), "02:00:00:00:00:99") {
+		t.Errorf("clear VLAN 10 (the bridge has only VLAN 0): %v %v; table %s", v, err, macs())
+	}
+	if v, err := clear(false, nil); err != nil || v["Cleared"] != 1 || macs() != "02:00:00:00:00:99" {
+		t.Errorf("clear all: %v %v; table %s", v, err, macs())
 	}
 }

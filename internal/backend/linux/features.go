@@ -23,6 +23,7 @@ type Features struct {
 	Mirred         bool // the mirred action (mirroring at all)
 	EthtoolNetlink bool // ethtool's generic netlink family (speed, duplex, autoneg, FEC)
 	Bond           bool // bonding: LAGs (LaPortChannel)
+	BondPassive    bool // the bond's lacp_active (Linux 5.15): a passive LACP LAG
 }
 
 // String is the one-line summary swmgr logs and reports.
@@ -32,7 +33,7 @@ func (f Features) String() string {
 		name string
 		ok   bool
 	}{{"vrf-device", f.VRFDevice}, {"dummy", f.Dummy}, {"8021q", f.VLAN}, {"bridge-vlan-filtering", f.BridgeVLAN},
-		{"matchall", f.MatchAll}, {"u32", f.U32}, {"mirred", f.Mirred}, {"ethtool-netlink", f.EthtoolNetlink}, {"bonding", f.Bond}} {
+		{"matchall", f.MatchAll}, {"u32", f.U32}, {"mirred", f.Mirred}, {"ethtool-netlink", f.EthtoolNetlink}, {"bonding", f.Bond}, {"lacp-passive", f.BondPassive}} {
 		if x.ok {
 			on = append(on, x.name)
 		} else {
@@ -84,6 +85,9 @@ func ProbeFeatures() (Features, error) {
 	f.VRFDevice = h.LinkAdd(&netlink.Vrf{LinkAttrs: netlink.LinkAttrs{Name: "probevrf"}, Table: 4242}) == nil
 	f.Dummy = h.LinkAdd(&netlink.Dummy{LinkAttrs: netlink.LinkAttrs{Name: "probedummy"}}) == nil
 	f.Bond = h.LinkAdd(netlink.NewLinkBond(netlink.LinkAttrs{Name: "probebond"})) == nil
+	// An older kernel ignores IFLA_BOND_AD_LACP_ACTIVE rather than refuse
+	// it: its version is the test.
+	f.BondPassive = f.Bond && kernelAtLeast(5, 15)
 	on := true
 	if h.LinkAdd(&netlink.Bridge{LinkAttrs: netlink.LinkAttrs{Name: "probebr"}, VlanFiltering: &on}) == nil {
 		if l, err := h.LinkByName("probebr"); err == nil {
@@ -168,4 +172,18 @@ func filterAttrs(ifindex int, parent uint32, prio uint16) netlink.FilterAttrs {
 // matchAnySel is a u32 selector that matches every packet (offset 0, mask 0).
 func matchAnySel() *netlink.TcU32Sel {
 	return &netlink.TcU32Sel{Flags: netlink.TC_U32_TERMINAL, Nkeys: 1, Keys: []netlink.TcU32Key{{Mask: 0, Val: 0, Off: 0}}}
+}
+
+// kernelAtLeast says whether the running kernel's release is major.minor
+// or later.
+func kernelAtLeast(major, minor int) bool {
+	var u unix.Utsname
+	if unix.Uname(&u) != nil {
+		return false
+	}
+	var haveMajor, haveMinor int
+	if _, err := fmt.Sscanf(unix.ByteSliceToString(u.Release[:]), "%d.%d", &haveMajor, &haveMinor); err != nil {
+		return false
+	}
+	return haveMajor > major || haveMajor == major && haveMinor >= minor
 }

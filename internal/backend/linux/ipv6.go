@@ -344,5 +344,6 @@ func (b *Backend) stateLists() map[string]func(context.Context) ([]model.Object,
 		"NDPEntryState":      func(context.Context) ([]model.Object, error) { return b.Neighbors(netlink.FAMILY_V6) },
 		"ArpEntryState":      func(context.Context) ([]model.Object, error) { return b.Neighbors(netlink.FAMILY_V4) },
 		"MacTableEntryState": b.MacTable,
+		"AclRuleState":       b.AclRuleStates,
 	}
 }

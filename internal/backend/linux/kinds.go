@@ -46,6 +46,10 @@ var drivers = map[string]*driver{
 	"VxlanInstance":     vxlanDriver("VxlanInstance"),
 	"VxlanVtepInstance": vxlanDriver("VxlanVtepInstance"),
 	"EvpnL3Vni":         vxlanDriver("EvpnL3Vni"),
+	// ACLs and the control-plane ACL are nftables rules (acl.go).
+	"AclRule":             aclRuleDriver,
+	"Acl":                 aclDriverOf,
+	"ControlPlaneAclRule": cpAclDriver,
 }
 
 func (b *Backend) appliedOf(kind string) []model.Object {

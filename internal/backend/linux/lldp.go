@@ -26,11 +26,14 @@ type lldpRunner struct {
 	mu     sync.Mutex
 	// applied is what lldpd runs now.
 	applied lldpConfig
+	heard   readCache[lldpHeard]
+}
 
-	cacheMu sync.Mutex
-	cacheAt time.Time
-	cache   map[string]lldpd.Neighbor // by local netdev
-	valid   time.Duration
+// lldpHeard is one reading of lldpd: what it heard and its frame
+// counters, by local netdev.
+type lldpHeard struct {
+	neighbors map[string]lldpd.Neighbor
+	counts    map[string]lldpd.Counters
 }
 
 // lldpConfig is LLDP's configuration in the model's terms.
@@ -87,9 +90,7 @@ func (b *Backend) flushLLDP(tx *Tx, value any) error {
 		b.lldp.mu.Lock()
 		b.lldp.applied = c
 		b.lldp.mu.Unlock()
-		b.lldp.cacheMu.Lock()
-		b.lldp.cacheAt = time.Time{}
-		b.lldp.cacheMu.Unlock()
+		b.lldp.heard.forget()
 		return nil
 	}
 	return tx.change("apply LLDP to lldpd", func() error { return set(staged) }, func() error { return set(previous) })
@@ -114,11 +115,15 @@ var lldpGlobalDriver = &driver{
 	// LLDPGlobal is a singleton: it is never deleted.
 	remove: func(b *Backend, tx *Tx, before model.Object) error { return nil },
 	state: func(b *Backend, o model.Object) (model.Object, error) {
-		ns, err := b.lldp.neighbors()
+		heard, err := b.lldp.read()
 		if err != nil {
 			return nil, err
 		}
-		return model.Object{"Neighbors": int64(len(ns))}, nil
+		var tx, rx int64
+		for _, c := range heard.counts {
+			tx, rx = tx+c.Tx, rx+c.Rx
+		}
+		return model.Object{"Neighbors": int64(len(heard.neighbors)), "TotalTxFrames": tx, "TotalRxFrames": rx}, nil
 	},
 }
 
@@ -134,28 +139,33 @@ var lldpIntfDriver = &driver{
 	},
 }
 
-// neighbors is what lldpd heard, by local netdev, read at most once per
-// StateCache.
-func (r *lldpRunner) neighbors() (map[string]lldpd.Neighbor, error) {
-	r.cacheMu.Lock()
-	defer r.cacheMu.Unlock()
-	if r.cacheAt.IsZero() || time.Since(r.cacheAt) > r.valid {
+// read is what lldpd heard and its frame counters, by local netdev, read
+// at most once per StateCache.
+func (r *lldpRunner) read() (lldpHeard, error) {
+	return r.heard.get(func() (lldpHeard, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		ns, err := r.daemon.Neighbors(ctx)
 		if err != nil {
-			return nil, unavailable("LLDPIntf", "lldpd", err)
+			return lldpHeard{}, unavailable("LLDPIntf", "lldpd", err)
 		}
-		r.cache, r.cacheAt = map[string]lldpd.Neighbor{}, time.Now()
+		cs, err := r.daemon.Statistics(ctx)
+		if err != nil {
+			return lldpHeard{}, unavailable("LLDPIntf", "lldpd", err)
+		}
+		h := lldpHeard{neighbors: map[string]lldpd.Neighbor{}, counts: map[string]lldpd.Counters{}}
+		for _, c := range cs {
+			h.counts[c.Port] = c
+		}
 		for _, n := range ns {
 			// One neighbor per port is what LLDPIntfState reports: the
 			// first lldpd lists.
-			if _, ok := r.cache[n.Port]; !ok {
-				r.cache[n.Port] = n
+			if _, ok := h.neighbors[n.Port]; !ok {
+				h.neighbors[n.Port] = n
 			}
 		}
-	}
-	return r.cache, nil
+		return h, nil
+	})
 }
 
 // LLDPNeighbors adds what lldpd heard to LLDPIntfState's objects (one per
@@ -165,14 +175,19 @@ func (b *Backend) LLDPNeighbors(ctx context.Context, objs []model.Object) ([]mod
 	if b.lldp == nil {
 		return objs, nil
 	}
-	ns, err := b.lldp.neighbors()
+	heard, err := b.lldp.read()
 	if err != nil {
 		return nil, err
 	}
+	ns, counts := heard.neighbors, heard.counts
 	out := make([]model.Object, len(objs))
 	for i, o := range objs {
 		o = o.Clone()
-		n, ok := ns[b.ports.Netdev(o.Str("IntfRef"))]
+		dev := b.ports.Netdev(o.Str("IntfRef"))
+		if c, ok := counts[dev]; ok {
+			o["SendFrames"], o["ReceivedFrames"] = c.Tx, c.Rx
+		}
+		n, ok := ns[dev]
 		if ok && o.Bool("Enable") {
 			mac := ""
 			if n.ChassisIDType == "mac" {

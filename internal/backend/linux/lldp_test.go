@@ -119,6 +119,14 @@ func TestLLDPOnLinux(t *testing.T) {
 		if st.Str("PeerPort") != "eth0" || st.Str("PeerMac") == "" || st.Str("PeerChassisId") != st.Str("PeerMac") || st.Str("HoldTime") != "20" {
 			t.Errorf("LLDPIntfState %v: want port eth0, the peer's MAC as chassis id, hold time 4 x 5 s", st)
 		}
+		// A neighbor heard is a frame received, and the peer heard ours.
+		if st.Int("ReceivedFrames") < 1 || st.Int("SendFrames") < 1 {
+			t.Errorf("LLDPIntfState %v: want lldpd's frame counters, at least one each way", st)
+		}
+		g := s.stateOf("LLDPGlobal", model.Object{})
+		if rx, _ := g["TotalRxFrames"].(float64); rx < float64(st.Int("ReceivedFrames")) || g["TotalTxFrames"] == 0.0 || g["TotalTxFrames"] == nil {
+			t.Errorf("LLDPGlobal state %v: want the ports' totals", g)
+		}
 	})
 
 	switchConf := func() string {

@@ -29,11 +29,7 @@ type ntpRunner struct {
 	daemon  *chrony.Daemon
 	mu      sync.Mutex
 	applied map[string]model.Object // by IpAddr
-
-	cacheMu sync.Mutex
-	cacheAt time.Time
-	cache   []chrony.SourceState
-	valid   time.Duration
+	sources readCache[[]chrony.SourceState]
 }
 
 func sourceOf(o model.Object) chrony.Source {
@@ -115,9 +111,7 @@ func (b *Backend) flushNTP(tx *Tx, value any) error {
 		b.ntp.mu.Lock()
 		b.ntp.applied = objs
 		b.ntp.mu.Unlock()
-		b.ntp.cacheMu.Lock()
-		b.ntp.cacheAt = time.Time{}
-		b.ntp.cacheMu.Unlock()
+		b.ntp.sources.forget()
 		return nil
 	}
 	return tx.change("apply the NTP servers to chrony", func() error { return set(staged) }, func() error { return set(previous) })
@@ -144,20 +138,21 @@ var ntpDriver = &driver{
 // state reports what chronyd says of the server; a server chronyd does
 // not list (a name it could not resolve yet) is "unknown".
 func (r *ntpRunner) state(o model.Object) (model.Object, error) {
-	r.cacheMu.Lock()
-	defer r.cacheMu.Unlock()
-	if r.cacheAt.IsZero() || time.Since(r.cacheAt) > r.valid {
+	srcs, err := r.sources.get(func() ([]chrony.SourceState, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		srcs, err := r.daemon.Sources(ctx)
 		if err != nil {
 			return nil, unavailable("NtpServer", "chronyd", err)
 		}
-		r.cache, r.cacheAt = srcs, time.Now()
+		return srcs, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	st := model.Object{"Status": "unknown", "Stratum": int64(0), "Reach": int64(0), "Selected": false,
 		"OffsetUsec": int64(0), "DelayUsec": int64(0), "JitterUsec": int64(0)}
-	for _, s := range r.cache {
+	for _, s := range srcs {
 		if s.Address != o.Str("IpAddr") {
 			continue
 		}

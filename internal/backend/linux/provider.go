@@ -13,14 +13,18 @@ const (
 )
 
 // Part is a part of the Linux dataplane as a provider of the binding table: its
-// drivers, by kind name.
+// drivers, by kind name, and its actions.
 type Part struct {
 	Of      string
 	Drivers map[string]*backend.Driver
+	// Actions are the actions it runs, by name.
+	Actions map[string]*bind.Action
 }
 
 // Name implements bind.Provider.
 func (p Part) Name() string { return p.Of }
 
 // Bindings implements bind.Provider.
-func (p Part) Bindings() []bind.Binding { return bind.Drivers(p.Drivers) }
+func (p Part) Bindings() []bind.Binding {
+	return append(bind.Drivers(p.Drivers), bind.Actions(p.Actions)...)
+}

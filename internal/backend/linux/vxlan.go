@@ -453,21 +453,11 @@ func evpnDriver(kind string) *driver {
 			}
 			return nil
 		},
-		ensure: func(b *Backend, tx *Tx, after, before model.Object) error {
-			st := b.bgpStage(tx, kind)
-			if st[kind] == nil {
-				st[kind] = map[string]model.Object{}
-			}
-			o := after.Clone()
-			o["FRRName"] = b.evpnFRRName(o.Str("Neighbor"))
-			st[kind][key(after)] = o
-			return nil
-		},
-		remove: func(b *Backend, tx *Tx, before model.Object) error {
-			delete(b.bgpStage(tx, kind)[kind], key(before))
-			return nil
-		},
 	}
+	d.ensure, d.remove = frrStaged(kind, key, func(b *Backend, o model.Object) error {
+		o["FRRName"] = b.evpnFRRName(o.Str("Neighbor"))
+		return nil
+	})
 	if kind == "BGPL2vpnEvpnNeighbor" {
 		d.state = func(b *Backend, o model.Object) (model.Object, error) {
 			st := model.Object{"PeerAS": "", "SessionState": int64(0), "SessionStateDuration": "0s", "PrefixesReceived": int64(0)}

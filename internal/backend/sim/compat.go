@@ -116,7 +116,7 @@ func (s *Sim) fillCompatState(kind *model.Kind, o, st model.Object) {
 		if t := s.times[kind.Name+"\x00"+kind.Key(o)]; t != nil {
 			st["SessionStateDuration"] = time.Since(t.created).Round(time.Second).String()
 		}
-		if o.Bool("BfdEnable") {
+		if o.Bool("BfdEnable") || s.applied["BGPv4PeerGroup"][o.Str("PeerGroup")].Bool("BfdEnable") {
 			st["BfdNeighborState"] = "down" // no peer answers
 		}
 	}

@@ -7,7 +7,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/model"
 )
 
@@ -80,11 +82,14 @@ func (s *Sim) lagMembers(ctx context.Context) ([]model.Object, error) {
 		o := s.applied["LaPortChannel"][name]
 		_, inBundle := s.lagUp(o)
 		static := o.Int("LagType") == model.LagTypeStatic
-		for _, p := range o.List("IntfRefList") {
+		for i, p := range o.List("IntfRefList") {
 			in := slices.Contains(inBundle, p)
 			m := model.Object{"IntfRef": p, "LagIntfRef": name, "OperState": "DOWN", "Activity": o.Int("LacpMode"),
 				"Timeout": int64(0), "Synchronization": int64(1), "Aggregatable": true, "Collecting": in, "Distributing": in,
-				"Defaulted": !in || static, "SystemId": model.SystemIdMAC(o), "OperKey": lagIfIndex(name) & 0xffff, "PartnerId": "", "PartnerKey": int64(0)}
+				"Defaulted": !in || static, "SystemId": model.SystemIdMAC(o), "OperKey": lagIfIndex(name) & 0xffff, "PartnerId": "", "PartnerKey": int64(0),
+				"Selected": in, "PartnerSystemPriority": int64(0), "PartnerPortNum": int64(0), "PartnerPortPriority": int64(0),
+				"PartnerActivity": int64(1), "PartnerTimeout": int64(0), "PartnerSynchronization": int64(1), "PartnerAggregatable": false,
+				"PartnerCollecting": false, "PartnerDistributing": false, "PartnerDefaulted": true}
 			if o.Int("Interval") == model.IntervalFast {
 				m["Timeout"] = int64(1)
 			}
@@ -97,7 +102,10 @@ func (s *Sim) lagMembers(ctx context.Context) ([]model.Object, error) {
 			if in {
 				m["OperState"], m["Synchronization"] = "UP IN BUNDLE", int64(0)
 				if !static {
-					m["PartnerId"], m["PartnerKey"] = partnerMAC, m["OperKey"]
+					// The simulated partner: an active LACP peer in sync,
+					// its ports numbered as the member list.
+					m["PartnerId"], m["PartnerKey"], m["PartnerSystemPriority"], m["PartnerPortNum"], m["PartnerPortPriority"] = partnerMAC, m["OperKey"], int64(32768), int64(i+1), int64(255)
+					m["PartnerActivity"], m["PartnerSynchronization"], m["PartnerAggregatable"], m["PartnerCollecting"], m["PartnerDistributing"], m["PartnerDefaulted"] = int64(0), int64(0), true, true, true, false
 				}
 			}
 			out = append(out, m)
@@ -111,4 +119,19 @@ func nonNil(l []string) []string {
 		return []string{}
 	}
 	return l
+}
+
+// clearMacTable: the simulated switch learns no address, so there is
+// nothing to flush; a port or LAG it does not have is still a 404.
+func (s *Sim) clearMacTable(ctx context.Context, c bind.Call) (bind.Result, error) {
+	if intf := c.Fields.Str("IntfRef"); intf != "" {
+		s.mu.Lock()
+		_, port := s.ports[intf]
+		_, lag := s.applied["LaPortChannel"][intf]
+		s.mu.Unlock()
+		if !port && !lag {
+			return bind.Result{}, apierr.New(http.StatusNotFound, apierr.CodeNotFound, c.Kind.Name, "IntfRef", "IntfRef: %s is no port or LAG of this switch", intf)
+		}
+	}
+	return bind.Result{DryRun: c.DryRun, Value: map[string]any{"Result": "Success", "DryRun": c.DryRun, "Cleared": 0, "Entries": []model.Object{}}}, nil
 }

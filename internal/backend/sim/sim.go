@@ -100,7 +100,8 @@ func New(opts Options) *Sim {
 // to remember: ports, the mirror sessions and VLANs it carries, the local
 // AS, and the interfaces and static routes of its routing table.
 var tracked = map[string]bool{"Port": true, "LaPortChannel": true, "Span": true, "BGPGlobal": true, "Vlan": true, "IPv4Intf": true, "IPv4Route": true, "IPv6Intf": true, "IPv6Route": true,
-	"BGPv4Neighbor": true, "VxlanEndpoint": true, "VxlanInstance": true, "EvpnL3Vni": true}
+	"BGPv4Neighbor": true, "BGPv6Neighbor": true, "BGPv4PeerGroup": true, "VxlanEndpoint": true, "VxlanInstance": true, "EvpnL3Vni": true,
+	"Acl": true, "AclRule": true, "BfdGlobal": true, "BfdSessionParam": true, "BfdSession": true, "DhcpRelayIntf": true}
 
 // Name implements backend.Backend.
 func (s *Sim) Name() string { return "sim" }
@@ -182,6 +183,7 @@ func (s *Sim) Dataplane() map[string]*backend.Driver {
 		"Span":               {Check: checkSpan, Apply: s.record, Replay: true},
 	}
 	maps.Copy(ds, s.vxlanDrivers()) // evpn.go
+	maps.Copy(ds, s.aclDrivers())   // acl.go
 	for _, name := range compatStateKinds {
 		if ds[name] != nil {
 			s.withCompatState(name, ds[name])
@@ -190,8 +192,8 @@ func (s *Sim) Dataplane() map[string]*backend.Driver {
 	return ds
 }
 
-// DaemonDrivers returns the drivers of the simulated daemons: BGP, NTP and
-// LLDP settings, the host settings of SystemParam and the resolver (DNSServer,
+// DaemonDrivers returns the drivers of the simulated daemons: BGP, NTP,
+// LLDP and DHCP relay settings, the host settings of SystemParam and the resolver (DNSServer,
 // DNSGlobal), kept and given a plausible state, with nothing run.
 func (s *Sim) DaemonDrivers() map[string]*backend.Driver {
 	ds := map[string]*backend.Driver{
@@ -200,14 +202,35 @@ func (s *Sim) DaemonDrivers() map[string]*backend.Driver {
 		"BGPVrf":         {Apply: s.record},
 		"BGPv4PeerGroup": {Apply: s.record},
 		"BGPv4Neighbor":  {Apply: s.record, State: s.bgpNeighborState},
-		"NtpServer":      {Apply: s.record, State: ntpState},
-		"DNSServer":      {Apply: s.applyDNSServer, State: s.dnsServerState, Replay: true},
-		"DNSGlobal":      {Apply: s.applyDNSGlobal, State: s.dnsGlobalState, Replay: true},
+		// BGP over IPv6, the aggregates, BGP's tables (bgp6.go).
+		"BGPv6PeerGroup":  {Apply: s.record},
+		"BGPv6Neighbor":   {Apply: s.record, State: s.bgpNeighborState},
+		"BGPv4Aggregate":  {Apply: s.record},
+		"BGPv6Aggregate":  {Apply: s.record},
+		"BGPv4RouteState": {List: noNeighbors},
+		"BGPv6RouteState": {List: noNeighbors},
+		"NDPGlobal":       {Apply: s.record},
+		"NtpServer":       {Apply: s.record, State: ntpState},
+		"DNSServer":       {Apply: s.applyDNSServer, State: s.dnsServerState, Replay: true},
+		"DNSGlobal":       {Apply: s.applyDNSGlobal, State: s.dnsGlobalState, Replay: true},
 		// LLDP's settings, kept with no agent run: no neighbor.
 		"LLDPGlobal": {Apply: s.record},
 		"LLDPIntf":   {Apply: s.record},
+		// Routing policy, kept (the model's checks and constraints are
+		// what the Linux backend's FRR would refuse).
+		"PolicyPrefixSet":  {Apply: s.record},
+		"PolicyCondition":  {Apply: s.record},
+		"PolicyStmt":       {Apply: s.record},
+		"PolicyDefinition": {Apply: s.record},
+		// The DHCP relay's settings, kept with no relay run.
+		"DhcpRelayGlobal":          {Apply: s.record},
+		"DhcpRelayIntf":            {Apply: s.record, Replay: true},
+		"DhcpRelayIntfServerState": {List: s.relayServers},
+		// No client sends the simulated switch a request.
+		"DhcpRelayHostDhcpState": {List: noNeighbors},
 	}
 	maps.Copy(ds, s.evpnDrivers()) // evpn.go
+	maps.Copy(ds, s.bfdDrivers())  // bfd.go
 	for _, name := range compatStateKinds {
 		if ds[name] != nil {
 			s.withCompatState(name, ds[name])
@@ -605,6 +628,7 @@ func (s *Sim) bgpNeighborState(ctx context.Context, o model.Object) (model.Objec
 		st["PeerType"] = int64(1)
 	}
 	st["SessionState"] = int64(1) // Idle: a simulated switch has no peers to reach
+	st["PrefixesReceived"], st["PrefixesAccepted"], st["PrefixesAdvertised"] = int64(0), int64(0), int64(0)
 	return st, nil
 }
 

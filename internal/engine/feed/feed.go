@@ -38,6 +38,12 @@ type Event struct {
 	Revision uint64
 	Data     []byte
 	Frame    []byte
+	// State marks a change of state the switch made on its own (a BFD
+	// session going down), not a commit: framed as `event: state` with no
+	// id (a client resuming goes on from its last commit), for the change
+	// feed's clients only (swmgr's own followers follow commits), never
+	// replayed. Revision is the running revision when it happened.
+	State bool
 }
 
 // AppendFrame appends the Server-Sent Event of one commit to dst: its
@@ -54,6 +60,15 @@ func appendFrameHead(dst []byte, rev uint64) []byte {
 	dst = append(dst, "id: "...)
 	dst = strconv.AppendUint(dst, rev, 10)
 	return append(dst, "\nevent: commit\ndata: "...)
+}
+
+// AppendStateFrame appends the Server-Sent Event of one change of state
+// to dst: event type state, no id, data on one line (JSON without
+// newlines), as docs/api.md describes.
+func AppendStateFrame(dst []byte, data []byte) []byte {
+	dst = append(dst, "event: state\ndata: "...)
+	dst = append(dst, data...)
+	return append(dst, "\n\n"...)
 }
 
 // newEvent frames the event of revision rev once, for every subscriber.
@@ -122,7 +137,9 @@ func (s *Subscription) Take(dst []Event) ([]Event, error) {
 		return dst, ErrDropped
 	}
 	for ; s.pos < b.total; s.pos++ {
-		dst = append(dst, b.ring[s.pos%uint64(len(b.ring))])
+		if ev := b.ring[s.pos%uint64(len(b.ring))]; !ev.State || !s.own {
+			dst = append(dst, ev)
+		}
 	}
 	b.mu.Unlock()
 	for i := from; i < len(dst); i++ {
@@ -209,6 +226,7 @@ func (s *Subscription) Close() {
 type Broker struct {
 	mu        sync.Mutex
 	ring      []Event
+	lastRev   uint64 // the revision of the last commit published
 	first     uint64 // the number of events published before the oldest kept
 	total     uint64
 	bytes     int                                          // of the kept events' Data
@@ -243,9 +261,28 @@ func New(load func(dst []byte, rev uint64) ([]byte, error)) *Broker {
 // commit order. data nil means the event is too large for the ring: each
 // subscriber that takes it reads it with load. It never blocks.
 func (b *Broker) Publish(rev uint64, data []byte) {
-	ev := newEvent(rev, data)
+	b.publish(newEvent(rev, data))
+}
+
+// PublishState adds a change of state (data: JSON on one line) for the
+// change feed's clients, after the commits published so far. It never
+// blocks.
+func (b *Broker) PublishState(data []byte) {
+	frame := AppendStateFrame(make([]byte, 0, len(data)+24), data)
+	start := len(frame) - 2 - len(data)
+	b.mu.Lock()
+	rev := b.lastRev
+	b.mu.Unlock()
+	b.publish(Event{Revision: rev, Data: frame[start : start+len(data) : start+len(data)], Frame: frame, State: true})
+}
+
+func (b *Broker) publish(ev Event) {
+	data := ev.Data
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if !ev.State {
+		b.lastRev = ev.Revision
+	}
 	if b.total-b.first == uint64(len(b.ring)) {
 		b.evict()
 	}
@@ -255,8 +292,10 @@ func (b *Broker) Publish(rev uint64, data []byte) {
 	for b.bytes > b.max && b.total-b.first > 1 {
 		b.evict()
 	}
-	for s := range b.followers {
-		s.signal()
+	if !ev.State {
+		for s := range b.followers {
+			s.signal()
+		}
 	}
 	if !b.flushArmed && len(b.clients) > 0 {
 		b.flushArmed = true

@@ -305,3 +305,35 @@ func TestWatchFollowsAgainAfterADrop(t *testing.T) {
 		t.Errorf("%d followers left after ctx ended", n)
 	}
 }
+
+// TestStateEventsForClientsOnly: a change of state goes to the change
+// feed's clients in order with the commits, framed `event: state` with no
+// id (a client's Last-Event-ID stays its last commit); swmgr's own
+// followers, which follow commits, neither take it nor are woken by it.
+func TestStateEventsForClientsOnly(t *testing.T) {
+	b := New(nil)
+	client, follower := b.Subscribe(), b.Follow()
+	b.Publish(1, []byte(`{"r":1}`))
+	<-follower.Notify
+	b.PublishState([]byte(`{"Kind":"BfdSessionState"}`))
+	select {
+	case <-follower.Notify:
+		t.Fatal("a follower was woken by a change of state")
+	case <-time.After(3 * FlushDelay):
+	}
+	b.Publish(2, []byte(`{"r":2}`))
+	got, err := client.Take(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[0].State || !got[1].State || got[2].State || got[1].Revision != 1 {
+		t.Fatalf("the client took %+v", got)
+	}
+	if want := "event: state\ndata: {\"Kind\":\"BfdSessionState\"}\n\n"; string(got[1].Frame) != want || string(got[1].Data) != `{"Kind":"BfdSessionState"}` {
+		t.Errorf("frame %q data %q, want %q", got[1].Frame, got[1].Data, want)
+	}
+	evs, err := follower.Take(nil)
+	if err != nil || len(evs) != 2 || evs[0].Revision != 1 || evs[1].Revision != 2 {
+		t.Errorf("the follower took %+v %v, want the two commits", evs, err)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -226,4 +227,46 @@ func RunningBGP(t testing.TB, r *frr.Router) string {
 		}
 	}
 	return strings.Join(keep, "\n")
+}
+
+// BGPv6Config is a switch's configuration with an IPv6 neighbor of its
+// own, an IPv6 peer group with a member by address and one by interface
+// (eth9), an IPv4 neighbor beside them, and an aggregate of each family.
+func BGPv6Config() frr.Config {
+	return frr.Config{
+		Instances: []frr.Instance{{ASNum: "65001", Redistribution: []frr.Redistribution{{Sources: "CONNECTED"}}}},
+		Neighbors: []frr.Neighbor{
+			{NeighborAddress: "10.0.0.2", PeerAS: "65003"},
+			{NeighborAddress: "2001:db8::2", PeerAS: "65002", NextHopSelf: true, IPv6: true},
+			{NeighborAddress: "2001:db8::3", PeerGroup: "LEAVES6", IPv6: true},
+			{IntfRef: "eth9", PeerGroup: "LEAVES6", IPv6: true},
+		},
+		PeerGroups: []frr.Neighbor{{Name: "LEAVES6", PeerAS: "external", HoldTime: 9, KeepaliveTime: 3, IPv6: true}},
+		Aggregates: []frr.Aggregate{{Prefix: "10.0.0.0/8", ASSet: true, SummaryOnly: true}, {Prefix: "2001:db8::/32", SummaryOnly: true}},
+	}
+}
+
+// LastReset is why the bgpd whose vty sockets are in vtyDir, in netns,
+// last reset its session with addr: its reason ("BFD down received") and
+// the notification it sent ("Cease/BFD Down"), as far as it says them.
+func LastReset(t testing.TB, netns, vtyDir, addr string) string {
+	t.Helper()
+	out := Run(t, "ip", "netns", "exec", netns, "vtysh", "--vty_socket", vtyDir, "-c", "show bgp neighbors "+addr+" json")
+	var m map[string]struct {
+		LastResetDueTo         string `json:"lastResetDueTo"`
+		LastNotificationReason string `json:"lastNotificationReason"`
+	}
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatalf("show bgp neighbors json: %v\n%s", err, out)
+	}
+	return m[addr].LastResetDueTo + "; " + m[addr].LastNotificationReason
+}
+
+// DropAll makes netns drop every packet in and out (nftables) while its
+// links stay up, as a failed link in between would; undo lets traffic
+// through again.
+func DropAll(t testing.TB, netns string) (undo func()) {
+	t.Helper()
+	Run(t, "ip", "netns", "exec", netns, "nft", "add table inet swmgrdrop { chain in { type filter hook input priority -300; policy drop; } ; chain out { type filter hook output priority -300; policy drop; } ; }")
+	return func() { Run(t, "ip", "netns", "exec", netns, "nft", "delete table inet swmgrdrop") }
 }

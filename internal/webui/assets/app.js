@@ -9,7 +9,7 @@
     csrf: '', user: '', role: '', rev: 0, feed: null,
     ports: new Map(), // name -> {cfg, state, id}
     lldp: new Map(), vlans: [], pending: null, tick: 0,
-    selected: '', samples: [], poll: 0, cand: null, rollbackTo: 0,
+    selected: '', samples: [], poll: 0, hostPoll: 0, cand: null, rollbackTo: 0,
   };
   const SAMPLE_MS = 5000, SAMPLES = 60; // counters: five minutes
 
@@ -71,6 +71,7 @@
     S.user = ''; S.csrf = '';
     if (S.feed) { S.feed.close(); S.feed = null; }
     stopPoll();
+    clearInterval(S.hostPoll); S.hostPoll = 0;
     showLogin(msg);
   }
   $('login').addEventListener('submit', async (ev) => {
@@ -98,6 +99,7 @@
     openFeed();
     refreshPending();
     route();
+    if (!S.hostPoll) S.hostPoll = setInterval(loadHostQuiet, HOST_MS);
   }
 
   // The change feed: one event per commit, from the revision the page read.
@@ -142,11 +144,22 @@
     } catch (e) { showError(e.message); }
     const running = document.querySelector('#system [data-field="running"]');
     if (running) running.textContent = S.rev;
-    // Coalesced: at 100 commits a second, a page asks once per half second.
-    later(refreshPending);
+    // The pending confirmation is read once the feed is quiet: while a
+    // commit awaits confirmation the server accepts no other change, so a
+    // commit followed by another was not left pending; only the last of a
+    // burst can be (and its rollback, when cancelled or timed out, is a
+    // commit too). At 100 commits a second a page reads none until the
+    // burst ends.
+    pendingWhenQuiet();
     if (document.body.dataset.view === 'history') later(loadRevisions);
     if (document.body.dataset.view === 'log') later(loadLog);
   }
+  // quiet: a function that runs fn once no call came for ms.
+  function quiet(fn, ms) {
+    let timer = 0;
+    return () => { clearTimeout(timer); timer = setTimeout(fn, ms); };
+  }
+  const pendingWhenQuiet = quiet(refreshPending, 300);
   const queued = new Set();
   function later(fn) {
     if (queued.has(fn)) return;
@@ -164,17 +177,26 @@
     };
   }
   // Port states to read again (their link may have moved): read at most
-  // once a second, so that 20 pages at 100 admin-state commits a second
-  // ask about 20 times a second, not 2000; more than eight waiting ports
-  // are one read of the list (which costs the server about what eight
-  // single reads do). LLDP neighbours follow links, but a neighbour is
-  // learnt tens of seconds after its link comes up: read at most every 10 s.
+  // once a second (at once when none was read in the last second), so
+  // that 20 pages at 100 admin-state commits a second ask about 20 times a
+  // second, not 2000; more than eight waiting ports are one read of the
+  // list (which costs the server about what eight single reads do), and
+  // then, the ports churning, the next read waits 2 s: the lists the pages
+  // read were most of what they cost the server. LLDP neighbours follow
+  // links, but a neighbour is learnt tens of seconds after its link comes
+  // up: read at most every 10 s.
   const stale = new Set();
-  const readStatesSoon = throttle(readStates, 1000), readLLDPSoon = throttle(readLLDP, 10000);
-  function staleState(name) { stale.add(name); readStatesSoon(); }
+  let statesTimer = 0, statesDue = 0;
+  const readLLDPSoon = throttle(readLLDP, 10000);
+  function staleState(name) {
+    stale.add(name);
+    if (!statesTimer) statesTimer = setTimeout(readStates, Math.max(0, statesDue - Date.now()));
+  }
   async function readStates() {
+    statesTimer = 0;
     const names = [...stale].filter((n) => S.ports.has(n));
     stale.clear();
+    statesDue = Date.now() + (names.length > 8 ? 2000 : 1000);
     try {
       const states = names.length > 8 ? (await list('state/Ports')).map((o) => o.Object)
         : await Promise.all(names.map(async (n) => (await api('GET', 'state/Port/' + S.ports.get(n).id)).Object));
@@ -320,7 +342,30 @@
       ['Running revision', Math.max(S.rev, o.RunningRevision), 'running'], ['Saved revision', o.SavedRevision + (o.UnsavedChanges ? ' (unsaved changes)' : '')]]) {
       dl.append(el('dt', {}, k), el('dd', f ? { 'data-field': f } : {}, v === undefined ? '' : v));
     }
+    dl.append(el('dt', {}, 'CPU'), el('dd', { 'data-field': 'cpu' }, ''), el('dt', {}, 'Memory'), el('dd', { 'data-field': 'memory' }, ''));
+    await loadHost();
   }
+  // The host's CPU and memory (SystemStatus): not in the feed (nothing is
+  // committed when they move), so read every HOST_MS while the front
+  // panel is shown in a visible tab, and at once when it is shown again.
+  const HOST_MS = 5000;
+  async function loadHost() {
+    const cpu = document.querySelector('#system [data-field="cpu"]'), mem = document.querySelector('#system [data-field="memory"]');
+    if (!cpu || !S.user || document.hidden || document.body.dataset.view !== 'panel') return;
+    const o = (await api('GET', 'state/SystemStatus')).Object, at = new Date().toLocaleTimeString();
+    cpu.textContent = o.CpuUtilization + ' %';
+    mem.textContent = bytes(o.MemoryUsed) + ' used of ' + bytes(o.MemoryTotal) + ' (' + Math.round(100 * o.MemoryUsed / o.MemoryTotal) + ' %)';
+    cpu.title = mem.title = 'read at ' + at;
+  }
+  // bytes: a size in binary units with one decimal (1.5 GiB).
+  function bytes(n) {
+    const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+    let i = 0;
+    while (n >= 1024 && i < units.length - 1) { n /= 1024; i++; }
+    return (i ? n.toFixed(1) : n) + ' ' + units[i];
+  }
+  const loadHostQuiet = () => loadHost().catch((e) => showError(e.message));
+  document.addEventListener('visibilitychange', loadHostQuiet);
   const stateOf = (o) => ['SessionState', 'State', 'Status', 'OperState', 'Reachable'].map((f) => o[f]).find((v) => v !== undefined && v !== '');
   function table(id, rows, head, extra) {
     const t = clear($(id));
@@ -417,6 +462,7 @@
             el('button', { type: 'button', onclick: () => showDiff(r.Revision, 'parent') }, 'Diff'), ' ',
             el('button', { type: 'button', class: 'edit rollback', onclick: () => previewRollback(r.Revision) }, 'Roll back to here…'))));
       }
+      labelCells($('revs'));
     } catch (e) { showError(e.message); }
   }
   // against: 'parent', 'running', or another revision's number (the
@@ -496,6 +542,15 @@
       if (q && !cells.join(' ').toLowerCase().includes(q)) continue;
       body.append(el('tr', {}, ...cells.map((c) => el('td', {}, c === undefined ? '' : c))));
     }
+    labelCells($('logtable'));
+  }
+  // labelCells gives each cell of a table's body its column's heading
+  // (data-label): a phone shows the rows as cards, each value labelled.
+  function labelCells(table) {
+    const heads = [...table.tHead.rows[0].cells].map((th) => th.textContent);
+    for (const row of table.tBodies[0].rows) {
+      [...row.cells].forEach((td, i) => { if (heads[i]) td.dataset.label = heads[i]; });
+    }
   }
   $('log-filter').addEventListener('input', renderLog);
 
@@ -511,6 +566,7 @@
     document.body.dataset.view = view;
     if (h.startsWith('port/')) showPort(h.slice(5));
     else { S.selected = ''; $('port').hidden = true; stopPoll(); if (view === 'panel') renderPorts(); }
+    if (view === 'panel') loadHostQuiet();
     if (view === 'history') loadRevisions();
     if (view === 'log') loadLog();
   }

@@ -105,6 +105,198 @@ MODEL = json.loads(r'''{
     }
    ]
   },
+  "Acl": {
+   "module": "swmgr_acl",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "AclName",
+    "Direction"
+   ],
+   "fields": [
+    {
+     "option": "acl_name",
+     "name": "AclName",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "direction",
+     "name": "Direction",
+     "type": "str",
+     "choices": [
+      "IN",
+      "OUT"
+     ],
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "acl_type",
+     "name": "AclType",
+     "type": "str",
+     "choices": [
+      "IP",
+      "IPv6",
+      "MAC"
+     ],
+     "settable": true
+    },
+    {
+     "option": "intf_list",
+     "name": "IntfList",
+     "type": "list",
+     "elements": "str",
+     "settable": true
+    },
+    {
+     "option": "rule_name_list",
+     "name": "RuleNameList",
+     "type": "list",
+     "elements": "str",
+     "settable": true
+    }
+   ]
+  },
+  "AclRule": {
+   "module": "swmgr_acl_rule",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "RuleName"
+   ],
+   "fields": [
+    {
+     "option": "rule_name",
+     "name": "RuleName",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "source_mac",
+     "name": "SourceMac",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "dest_mac",
+     "name": "DestMac",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "source_ip",
+     "name": "SourceIp",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "dest_ip",
+     "name": "DestIp",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "source_mask",
+     "name": "SourceMask",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "dest_mask",
+     "name": "DestMask",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "proto",
+     "name": "Proto",
+     "type": "str",
+     "choices": [
+      "",
+      "TCP",
+      "UDP",
+      "ICMP",
+      "ICMPv6"
+     ],
+     "settable": true
+    },
+    {
+     "option": "src_port",
+     "name": "SrcPort",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "dst_port",
+     "name": "DstPort",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "l4_src_port",
+     "name": "L4SrcPort",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "l4_dst_port",
+     "name": "L4DstPort",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "l4_port_match",
+     "name": "L4PortMatch",
+     "type": "str",
+     "choices": [
+      "NA",
+      "EQ",
+      "NEQ",
+      "LT",
+      "GT",
+      "RANGE"
+     ],
+     "settable": true
+    },
+    {
+     "option": "l4_min_port",
+     "name": "L4MinPort",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "l4_max_port",
+     "name": "L4MaxPort",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "dscp",
+     "name": "Dscp",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "action",
+     "name": "Action",
+     "type": "str",
+     "choices": [
+      "Allow",
+      "Deny"
+     ],
+     "settable": true
+    },
+    {
+     "option": "log",
+     "name": "Log",
+     "type": "bool",
+     "settable": true
+    }
+   ]
+  },
   "BGPGlobal": {
    "module": "swmgr_bgp_global",
    "singleton": true,
@@ -183,7 +375,7 @@ MODEL = json.loads(r'''{
        "option": "policy",
        "name": "Policy",
        "type": "str",
-       "settable": false
+       "settable": true
       }
      ]
     }
@@ -276,6 +468,35 @@ MODEL = json.loads(r'''{
      "option": "ibgp_max_paths",
      "name": "IBGPMaxPaths",
      "type": "int",
+     "settable": true
+    }
+   ]
+  },
+  "BGPv4Aggregate": {
+   "module": "swmgr_bgpv4_aggregate",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "IpPrefix"
+   ],
+   "fields": [
+    {
+     "option": "ip_prefix",
+     "name": "IpPrefix",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "send_summary_only",
+     "name": "SendSummaryOnly",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "generate_as_set",
+     "name": "GenerateASSet",
+     "type": "bool",
      "settable": true
     }
    ]
@@ -427,7 +648,7 @@ MODEL = json.loads(r'''{
      "option": "bfd_session_param",
      "name": "BfdSessionParam",
      "type": "str",
-     "settable": false
+     "settable": true
     },
     {
      "option": "max_prefixes",
@@ -457,13 +678,13 @@ MODEL = json.loads(r'''{
      "option": "adj_rib_in_filter",
      "name": "AdjRIBInFilter",
      "type": "str",
-     "settable": false
+     "settable": true
     },
     {
      "option": "adj_rib_out_filter",
      "name": "AdjRIBOutFilter",
      "type": "str",
-     "settable": false
+     "settable": true
     }
    ]
   },
@@ -574,6 +795,18 @@ MODEL = json.loads(r'''{
      "settable": true
     },
     {
+     "option": "bfd_enable",
+     "name": "BfdEnable",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "bfd_session_param",
+     "name": "BfdSessionParam",
+     "type": "str",
+     "settable": true
+    },
+    {
      "option": "max_prefixes",
      "name": "MaxPrefixes",
      "type": "int",
@@ -601,13 +834,521 @@ MODEL = json.loads(r'''{
      "option": "adj_rib_in_filter",
      "name": "AdjRIBInFilter",
      "type": "str",
-     "settable": false
+     "settable": true
     },
     {
      "option": "adj_rib_out_filter",
      "name": "AdjRIBOutFilter",
      "type": "str",
+     "settable": true
+    }
+   ]
+  },
+  "BGPv6Aggregate": {
+   "module": "swmgr_bgpv6_aggregate",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "IpPrefix"
+   ],
+   "fields": [
+    {
+     "option": "ip_prefix",
+     "name": "IpPrefix",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "send_summary_only",
+     "name": "SendSummaryOnly",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "generate_as_set",
+     "name": "GenerateASSet",
+     "type": "bool",
+     "settable": true
+    }
+   ]
+  },
+  "BGPv6Neighbor": {
+   "module": "swmgr_bgpv6_neighbor",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "Vrf",
+    "NeighborAddress",
+    "IntfRef"
+   ],
+   "fields": [
+    {
+     "option": "vrf",
+     "name": "Vrf",
+     "type": "str",
+     "key": true,
+     "settable": true,
+     "default": "default"
+    },
+    {
+     "option": "neighbor_address",
+     "name": "NeighborAddress",
+     "type": "str",
+     "key": true,
+     "settable": true,
+     "default": ""
+    },
+    {
+     "option": "intf_ref",
+     "name": "IntfRef",
+     "type": "str",
+     "key": true,
+     "settable": true,
+     "default": ""
+    },
+    {
+     "option": "peer_as",
+     "name": "PeerAS",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "local_as",
+     "name": "LocalAS",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "description",
+     "name": "Description",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "disabled",
+     "name": "Disabled",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "peer_group",
+     "name": "PeerGroup",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "update_source",
+     "name": "UpdateSource",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "next_hop_self",
+     "name": "NextHopSelf",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "route_reflector_cluster_id",
+     "name": "RouteReflectorClusterId",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "route_reflector_client",
+     "name": "RouteReflectorClient",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "multi_hop_enable",
+     "name": "MultiHopEnable",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "multi_hop_ttl",
+     "name": "MultiHopTTL",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "connect_retry_time",
+     "name": "ConnectRetryTime",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "hold_time",
+     "name": "HoldTime",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "keepalive_time",
+     "name": "KeepaliveTime",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "add_paths_rx",
+     "name": "AddPathsRx",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "add_paths_max_tx",
+     "name": "AddPathsMaxTx",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "bfd_enable",
+     "name": "BfdEnable",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "bfd_session_param",
+     "name": "BfdSessionParam",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "max_prefixes",
+     "name": "MaxPrefixes",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "max_prefixes_threshold_pct",
+     "name": "MaxPrefixesThresholdPct",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "max_prefixes_disconnect",
+     "name": "MaxPrefixesDisconnect",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "max_prefixes_restart_timer",
+     "name": "MaxPrefixesRestartTimer",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "adj_rib_in_filter",
+     "name": "AdjRIBInFilter",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "adj_rib_out_filter",
+     "name": "AdjRIBOutFilter",
+     "type": "str",
+     "settable": true
+    }
+   ]
+  },
+  "BGPv6PeerGroup": {
+   "module": "swmgr_bgpv6_peer_group",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "Name"
+   ],
+   "fields": [
+    {
+     "option": "name",
+     "name": "Name",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "peer_as",
+     "name": "PeerAS",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "local_as",
+     "name": "LocalAS",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "description",
+     "name": "Description",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "update_source",
+     "name": "UpdateSource",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "next_hop_self",
+     "name": "NextHopSelf",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "route_reflector_cluster_id",
+     "name": "RouteReflectorClusterId",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "route_reflector_client",
+     "name": "RouteReflectorClient",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "multi_hop_enable",
+     "name": "MultiHopEnable",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "multi_hop_ttl",
+     "name": "MultiHopTTL",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "connect_retry_time",
+     "name": "ConnectRetryTime",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "hold_time",
+     "name": "HoldTime",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "keepalive_time",
+     "name": "KeepaliveTime",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "add_paths_rx",
+     "name": "AddPathsRx",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "add_paths_max_tx",
+     "name": "AddPathsMaxTx",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "bfd_enable",
+     "name": "BfdEnable",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "bfd_session_param",
+     "name": "BfdSessionParam",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "max_prefixes",
+     "name": "MaxPrefixes",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "max_prefixes_threshold_pct",
+     "name": "MaxPrefixesThresholdPct",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "max_prefixes_disconnect",
+     "name": "MaxPrefixesDisconnect",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "max_prefixes_restart_timer",
+     "name": "MaxPrefixesRestartTimer",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "adj_rib_in_filter",
+     "name": "AdjRIBInFilter",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "adj_rib_out_filter",
+     "name": "AdjRIBOutFilter",
+     "type": "str",
+     "settable": true
+    }
+   ]
+  },
+  "BfdGlobal": {
+   "module": "swmgr_bfd_global",
+   "singleton": true,
+   "creatable": false,
+   "keys": [
+    "Vrf"
+   ],
+   "fields": [
+    {
+     "option": "vrf",
+     "name": "Vrf",
+     "type": "str",
+     "choices": [
+      "default"
+     ],
+     "key": true,
+     "settable": true,
+     "default": "default"
+    },
+    {
+     "option": "enable",
+     "name": "Enable",
+     "type": "bool",
+     "settable": true
+    }
+   ]
+  },
+  "BfdSession": {
+   "module": "swmgr_bfd_session",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "IpAddr"
+   ],
+   "fields": [
+    {
+     "option": "ip_addr",
+     "name": "IpAddr",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "interface",
+     "name": "Interface",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "owner",
+     "name": "Owner",
+     "type": "str",
+     "choices": [
+      "user"
+     ],
+     "settable": true
+    },
+    {
+     "option": "per_link",
+     "name": "PerLink",
+     "type": "bool",
      "settable": false
+    },
+    {
+     "option": "param_name",
+     "name": "ParamName",
+     "type": "str",
+     "settable": true
+    }
+   ]
+  },
+  "BfdSessionParam": {
+   "module": "swmgr_bfd_session_param",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "Name"
+   ],
+   "fields": [
+    {
+     "option": "name",
+     "name": "Name",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "required_min_rx_interval",
+     "name": "RequiredMinRxInterval",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "desired_min_tx_interval",
+     "name": "DesiredMinTxInterval",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "local_multiplier",
+     "name": "LocalMultiplier",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "required_min_echo_rx_interval",
+     "name": "RequiredMinEchoRxInterval",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "demand_enabled",
+     "name": "DemandEnabled",
+     "type": "bool",
+     "settable": false
+    },
+    {
+     "option": "authentication_enabled",
+     "name": "AuthenticationEnabled",
+     "type": "bool",
+     "settable": false
+    },
+    {
+     "option": "auth_type",
+     "name": "AuthType",
+     "type": "str",
+     "choices": [
+      "simple",
+      "keyedmd5",
+      "metmd5",
+      "keyedsha1",
+      "metsha1"
+     ],
+     "settable": true
+    },
+    {
+     "option": "auth_key_id",
+     "name": "AuthKeyId",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "auth_data",
+     "name": "AuthData",
+     "type": "str",
+     "secret": true,
+     "settable": true
     }
    ]
   },
@@ -701,6 +1442,62 @@ MODEL = json.loads(r'''{
     }
    ]
   },
+  "ControlPlaneAclRule": {
+   "module": "swmgr_control_plane_acl_rule",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "Name"
+   ],
+   "fields": [
+    {
+     "option": "name",
+     "name": "Name",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "sequence",
+     "name": "Sequence",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "service",
+     "name": "Service",
+     "type": "str",
+     "choices": [
+      "HTTPS",
+      "GNMI",
+      "SSH"
+     ],
+     "settable": true
+    },
+    {
+     "option": "source_ip",
+     "name": "SourceIp",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "source_mask",
+     "name": "SourceMask",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "action",
+     "name": "Action",
+     "type": "str",
+     "choices": [
+      "Allow",
+      "Deny"
+     ],
+     "settable": true
+    }
+   ]
+  },
   "DNSGlobal": {
    "module": "swmgr_dns_global",
    "singleton": true,
@@ -741,6 +1538,75 @@ MODEL = json.loads(r'''{
      "name": "IPAddr",
      "type": "str",
      "key": true,
+     "settable": true
+    }
+   ]
+  },
+  "DhcpRelayGlobal": {
+   "module": "swmgr_dhcp_relay_global",
+   "singleton": true,
+   "creatable": false,
+   "keys": [
+    "Vrf"
+   ],
+   "fields": [
+    {
+     "option": "vrf",
+     "name": "Vrf",
+     "type": "str",
+     "choices": [
+      "default"
+     ],
+     "key": true,
+     "settable": true,
+     "default": "default"
+    },
+    {
+     "option": "enable",
+     "name": "Enable",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "hop_count_limit",
+     "name": "HopCountLimit",
+     "type": "int",
+     "settable": true
+    }
+   ]
+  },
+  "DhcpRelayIntf": {
+   "module": "swmgr_dhcp_relay_intf",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "IntfRef"
+   ],
+   "fields": [
+    {
+     "option": "intf_ref",
+     "name": "IntfRef",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "enable",
+     "name": "Enable",
+     "type": "bool",
+     "settable": true
+    },
+    {
+     "option": "server_ip",
+     "name": "ServerIp",
+     "type": "list",
+     "elements": "str",
+     "settable": true
+    },
+    {
+     "option": "vrf",
+     "name": "Vrf",
+     "type": "str",
      "settable": true
     }
    ]
@@ -1296,6 +2162,45 @@ MODEL = json.loads(r'''{
     }
    ]
   },
+  "NDPGlobal": {
+   "module": "swmgr_ndp_global",
+   "singleton": true,
+   "creatable": false,
+   "keys": [
+    "Vrf"
+   ],
+   "fields": [
+    {
+     "option": "vrf",
+     "name": "Vrf",
+     "type": "str",
+     "choices": [
+      "default"
+     ],
+     "key": true,
+     "settable": true,
+     "default": "default"
+    },
+    {
+     "option": "reachable_time",
+     "name": "ReachableTime",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "retransmit_interval",
+     "name": "RetransmitInterval",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "router_advertisement_interval",
+     "name": "RouterAdvertisementInterval",
+     "type": "int",
+     "settable": true
+    }
+   ]
+  },
   "NtpServer": {
    "module": "swmgr_ntp_server",
    "singleton": false,
@@ -1333,6 +2238,212 @@ MODEL = json.loads(r'''{
      "option": "prefer",
      "name": "Prefer",
      "type": "bool",
+     "settable": true
+    }
+   ]
+  },
+  "PolicyCondition": {
+   "module": "swmgr_policy_condition",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "Name"
+   ],
+   "fields": [
+    {
+     "option": "name",
+     "name": "Name",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "condition_type",
+     "name": "ConditionType",
+     "type": "str",
+     "choices": [
+      "MatchProtocol",
+      "MatchDstIpPrefix",
+      "MatchSrcIpPrefix"
+     ],
+     "settable": true
+    },
+    {
+     "option": "protocol",
+     "name": "Protocol",
+     "type": "str",
+     "choices": [
+      "",
+      "CONNECTED",
+      "STATIC",
+      "BGP",
+      "OSPF"
+     ],
+     "settable": true
+    },
+    {
+     "option": "ip_prefix",
+     "name": "IpPrefix",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "mask_length_range",
+     "name": "MaskLengthRange",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "prefix_set",
+     "name": "PrefixSet",
+     "type": "str",
+     "settable": true
+    }
+   ]
+  },
+  "PolicyDefinition": {
+   "module": "swmgr_policy_definition",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "Name"
+   ],
+   "fields": [
+    {
+     "option": "name",
+     "name": "Name",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "priority",
+     "name": "Priority",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "statement_list",
+     "name": "StatementList",
+     "type": "list",
+     "elements": "dict",
+     "settable": true,
+     "sub": [
+      {
+       "option": "priority",
+       "name": "Priority",
+       "type": "int",
+       "settable": true
+      },
+      {
+       "option": "statement",
+       "name": "Statement",
+       "type": "str",
+       "settable": true
+      }
+     ]
+    },
+    {
+     "option": "match_type",
+     "name": "MatchType",
+     "type": "str",
+     "choices": [
+      "all",
+      "any"
+     ],
+     "settable": true
+    },
+    {
+     "option": "policy_type",
+     "name": "PolicyType",
+     "type": "str",
+     "choices": [
+      "BGP",
+      "OSPF",
+      "ALL"
+     ],
+     "settable": true
+    }
+   ]
+  },
+  "PolicyPrefixSet": {
+   "module": "swmgr_policy_prefix_set",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "Name"
+   ],
+   "fields": [
+    {
+     "option": "name",
+     "name": "Name",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "prefix_list",
+     "name": "PrefixList",
+     "type": "list",
+     "elements": "dict",
+     "settable": true,
+     "sub": [
+      {
+       "option": "prefix",
+       "name": "Prefix",
+       "type": "str",
+       "settable": true
+      },
+      {
+       "option": "mask_length_range",
+       "name": "MaskLengthRange",
+       "type": "str",
+       "settable": true
+      }
+     ]
+    }
+   ]
+  },
+  "PolicyStmt": {
+   "module": "swmgr_policy_stmt",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "Name"
+   ],
+   "fields": [
+    {
+     "option": "name",
+     "name": "Name",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "conditions",
+     "name": "Conditions",
+     "type": "list",
+     "elements": "str",
+     "settable": true
+    },
+    {
+     "option": "action",
+     "name": "Action",
+     "type": "str",
+     "choices": [
+      "permit",
+      "deny"
+     ],
+     "settable": true
+    },
+    {
+     "option": "match_conditions",
+     "name": "MatchConditions",
+     "type": "str",
+     "choices": [
+      "all",
+      "any"
+     ],
      "settable": true
     }
    ]

@@ -82,6 +82,11 @@ options:
               - "API field C(Sources)."
               - "CONNECTED, STATIC, or both comma-separated."
             type: str
+          policy:
+            description:
+              - "API field C(Policy)."
+              - "the PolicyDefinition the routes of these sources pass; \"\": every route."
+            type: str
 '''
 
 EXAMPLES = r'''

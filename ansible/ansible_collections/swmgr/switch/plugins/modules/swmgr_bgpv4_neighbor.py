@@ -137,6 +137,12 @@ options:
         description:
           - "API field C(BfdEnable)."
         type: bool
+      bfd_session_param:
+        description:
+          - "API field C(BfdSessionParam)."
+          - "the BfdSessionParam of the neighbor's BFD session (with BfdEnable)."
+          - "swmgr's default: C(\"default\")."
+        type: str
       max_prefixes:
         description:
           - "API field C(MaxPrefixes)."
@@ -159,6 +165,16 @@ options:
           - "seconds."
           - "From 0 to 255."
         type: int
+      adj_rib_in_filter:
+        description:
+          - "API field C(AdjRIBInFilter)."
+          - "the PolicyDefinition the routes received pass; \"\": every route."
+        type: str
+      adj_rib_out_filter:
+        description:
+          - "API field C(AdjRIBOutFilter)."
+          - "the PolicyDefinition the routes sent pass; \"\": every route."
+        type: str
 '''
 
 EXAMPLES = r'''

@@ -63,7 +63,7 @@ options:
       lacp_mode:
         description:
           - "API field C(LacpMode)."
-          - "0 ACTIVE (sends LACP frames), 1 PASSIVE (answers them); on Linux the bond always sends (the kernel has no passive 802.3ad), so PASSIVE is refused there."
+          - "0 ACTIVE (sends LACP frames), 1 PASSIVE (answers them); on Linux PASSIVE needs a kernel of 5.15 or later (lacp_active), an older one refuses it."
           - "swmgr's default: C(0)."
           - "From 0 to 1."
         type: int

@@ -1,0 +1,89 @@
+package frr_test
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/swmgr/swmgr/internal/frr/frrtest"
+)
+
+// TestBGPv6RenderIsFRRsForm: FRR runs the IPv6 neighbors and groups out
+// of IPv4 unicast and activated in IPv6 unicast, where their per-family
+// settings are; a member takes its group's activation; each aggregate is
+// in its family. FRR prints back exactly what was rendered: once applied,
+// nothing is left to send (a line in another form would be sent again at
+// every commit, and a removal would miss it).
+func TestBGPv6RenderIsFRRsForm(t *testing.T) {
+	frrtest.Need(t)
+	dir := frrtest.Dir(t, "b6form")
+	ns := filepath.Base(dir)
+	run(t, "ip", "netns", "add", ns)
+	t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
+	run(t, "ip", "-n", ns, "link", "add", "eth9", "type", "veth", "peer", "name", "eth9p")
+	r := frrtest.StartRouter(t, dir, ns)
+	ctx := context.Background()
+	cfg := frrtest.BGPv6Config()
+	if err := r.Apply(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	sections := map[string][]string{}
+	where := "router"
+	for _, line := range strings.Split(frrtest.RunningBGP(t, r), "\n") {
+		switch l := strings.TrimSpace(line); {
+		case strings.HasPrefix(l, "address-family "):
+			where = l
+		case l == "exit-address-family":
+			where = "router"
+		default:
+			sections[where] = append(sections[where], l)
+		}
+	}
+	for _, c := range []struct {
+		where     string
+		want, not []string
+	}{
+		{"router", []string{"neighbor 2001:db8::2 remote-as 65002", "neighbor LEAVES6 peer-group", "neighbor LEAVES6 remote-as external",
+			"neighbor 2001:db8::3 peer-group LEAVES6", "neighbor eth9 interface peer-group LEAVES6", "neighbor LEAVES6 timers 3 9"}, nil},
+		{"address-family ipv4 unicast", []string{"no neighbor 2001:db8::2 activate", "no neighbor LEAVES6 activate", "aggregate-address 10.0.0.0/8 as-set summary-only"},
+			[]string{"neighbor 2001:db8::2 next-hop-self", "no neighbor 2001:db8::3 activate", "no neighbor eth9 activate", "no neighbor 10.0.0.2 activate"}},
+		{"address-family ipv6 unicast", []string{"neighbor 2001:db8::2 activate", "neighbor 2001:db8::2 next-hop-self", "neighbor LEAVES6 activate", "aggregate-address 2001:db8::/32 summary-only"},
+			[]string{"neighbor 2001:db8::3 activate", "neighbor eth9 activate", "neighbor 10.0.0.2 activate"}},
+	} {
+		for _, w := range c.want {
+			if !slices.Contains(sections[c.where], w) {
+				t.Errorf("%s has no %q: %q", c.where, w, sections[c.where])
+			}
+		}
+		for _, n := range c.not {
+			if slices.Contains(sections[c.where], n) {
+				t.Errorf("%s has %q: %q", c.where, n, sections[c.where])
+			}
+		}
+	}
+	cmds, err := r.Plan(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cmds) != 0 {
+		running, _ := r.RunningConfig(ctx)
+		t.Fatalf("after the apply, still to send: %q\nrunning:\n%s", cmds, running)
+	}
+	// Removing the IPv6 parts leaves only the IPv4 neighbor.
+	cfg.Neighbors, cfg.PeerGroups, cfg.Aggregates = cfg.Neighbors[:1], nil, nil
+	if err := r.Apply(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	running, _ := r.RunningConfig(ctx)
+	for _, gone := range []string{"2001:db8", "LEAVES6", "eth9", "aggregate-address"} {
+		if strings.Contains(running, gone) {
+			t.Errorf("FRR still runs %q:\n%s", gone, running)
+		}
+	}
+	if cmds, _ := r.Plan(ctx, cfg); len(cmds) != 0 {
+		t.Errorf("after the removal, still to send: %q", cmds)
+	}
+}
