@@ -117,6 +117,47 @@ func TestKill9ConvergesBGP(t *testing.T) {
 	}
 }
 
+// chronySwitch is a switch namespace with one port (a veth) for swmgr on
+// the Linux backend running NTP in its own chronyd (no clock set).
+type chronySwitch struct {
+	ns, chronyDir, pidFile, portMap string
+}
+
+// newChronySwitch makes it (named prefix and a number), removed when the
+// test ends, with the last chronyd if a start failed with it running.
+func newChronySwitch(t *testing.T, prefix string) chronySwitch {
+	t.Helper()
+	needTool(t, "chronyd")
+	ns := fmt.Sprintf("%s%05d", prefix, time.Now().UnixNano()%100000)
+	if out, err := exec.Command("ip", "netns", "add", ns).CombinedOutput(); err != nil {
+		t.Fatalf("ip netns add: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
+	dir := frrtest.Dir(t, prefix)
+	cs := chronySwitch{ns: ns, chronyDir: filepath.Join(dir, "chrony"), portMap: filepath.Join(dir, "ports.conf")}
+	cs.pidFile = filepath.Join(cs.chronyDir, "run", "chronyd.pid")
+	t.Cleanup(func() {
+		if b, err := os.ReadFile(cs.pidFile); err == nil {
+			pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+			if cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); pid > 1 && bytes.Contains(cmdline, []byte(cs.chronyDir)) {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	dev := prefix[2:] + ns[len(prefix):]
+	if out, err := exec.Command("ip", "-n", ns, "link", "add", dev+"a", "type", "veth", "peer", "name", dev+"b").CombinedOutput(); err != nil {
+		t.Fatalf("ip link add: %v %s", err, out)
+	}
+	os.WriteFile(cs.portMap, []byte("fpPort1 "+dev+"a\n"), 0o644)
+	return cs
+}
+
+// flags are swmgr's on the switch: the Linux backend, chronyd, the rest
+// simulated.
+func (cs chronySwitch) flags() []string {
+	return []string{"--backend", "linux", "--netns", cs.ns, "--port-map", cs.portMap, "--bgp", "sim", "--ntp", "chrony", "--chrony-dir", cs.chronyDir, "--ntp-no-clock", "--system", "sim"}
+}
+
 // TestKill9RestartsChrony: swmgr on the Linux backend runs NTP in its own
 // chronyd; a kill -9 of swmgr leaves that chronyd running, and once it is
 // killed too, nobody may wait for it (here, pid 1 need not reap it: a
@@ -127,31 +168,10 @@ func TestKill9RestartsChrony(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root: runs chronyd in a network namespace")
 	}
-	needTool(t, "chronyd")
-	ns := fmt.Sprintf("swck%05d", time.Now().UnixNano()%100000)
-	if out, err := exec.Command("ip", "netns", "add", ns).CombinedOutput(); err != nil {
-		t.Fatalf("ip netns add: %v %s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
-	dir := frrtest.Dir(t, "swck")
-	chronyDir := filepath.Join(dir, "chrony")
-	pidFile := filepath.Join(chronyDir, "run", "chronyd.pid")
-	t.Cleanup(func() { // the last chronyd, if a start failed with it running
-		if b, err := os.ReadFile(pidFile); err == nil {
-			pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-			if cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); pid > 1 && bytes.Contains(cmdline, []byte(chronyDir)) {
-				syscall.Kill(pid, syscall.SIGKILL)
-			}
-		}
-	})
-	dev := "ck" + ns[4:]
-	if out, err := exec.Command("ip", "-n", ns, "link", "add", dev+"a", "type", "veth", "peer", "name", dev+"b").CombinedOutput(); err != nil {
-		t.Fatalf("ip link add: %v %s", err, out)
-	}
-	portMap := filepath.Join(dir, "ports.conf")
-	os.WriteFile(portMap, []byte("fpPort1 "+dev+"a\n"), 0o644)
+	cs := newChronySwitch(t, "swck")
+	pidFile := cs.pidFile
 	data := t.TempDir()
-	flags := []string{"--backend", "linux", "--netns", ns, "--port-map", portMap, "--bgp", "sim", "--ntp", "chrony", "--chrony-dir", chronyDir, "--ntp-no-clock", "--system", "sim"}
+	flags := cs.flags()
 
 	s := startServer(t, data, flags...)
 	s.expect(t, 201, "POST", "/config/NtpServer", `{"IpAddr":"192.0.2.123"}`)

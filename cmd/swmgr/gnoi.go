@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"time"
 
 	spb "github.com/openconfig/gnoi/system"
 	"github.com/spf13/pflag"
@@ -19,8 +20,10 @@ import (
 // gnoiFlags choose whether gNOI is served on the gNMI port and what its
 // Reboot does.
 type gnoiFlags struct {
-	off    bool   // --gnoi=false
-	reboot string // system, record or off
+	off              bool          // --gnoi=false
+	reboot           string        // system, record or off
+	os               string        // system or off
+	activateDeadline time.Duration // a new version's time to be ready
 }
 
 // Values of --gnoi-reboot.
@@ -31,7 +34,9 @@ const (
 )
 
 func addGNOIFlags(f *pflag.FlagSet, g *gnoiFlags) {
-	f.BoolVar(&g.off, "no-gnoi", false, "do not serve gNOI (System, File, Healthz) nor gNSI certz on the gNMI port")
+	f.BoolVar(&g.off, "no-gnoi", false, "do not serve gNOI (System, File, Healthz, OS) nor gNSI certz on the gNMI port")
+	f.StringVar(&g.os, "gnoi-os", osSystem, "what gNOI's OS service does: system (Install keeps swmgr packages in the data directory; Activate installs one and restarts into it under systemd, putting the previous one back if it is not ready in time) or off (Unimplemented)")
+	f.DurationVar(&g.activateDeadline, "gnoi-activate-deadline", gnoi.DefaultActivateDeadline, "how long a version OS.Activate installed has to be ready before the previous one is put back")
 	f.StringVar(&g.reboot, "gnoi-reboot", rebootSystem, "what gNOI's System.Reboot does: system (systemctl reboot, poweroff or halt; swmgr must run under systemd), record (logged, not carried out: tests) or off (Unimplemented)")
 }
 
@@ -73,8 +78,13 @@ func newGNOI(o *serveOptions, svc *service.Service, log *slog.Logger) (*gnoi.Ser
 			logDirs = append(logDirs, o.daemons.relayDir)
 		}
 	}
+	osOpts, err := gnoiOS(o)
+	if err != nil {
+		return nil, err
+	}
 	certFile, keyFile := serverCertFiles(o)
 	return gnoi.New(gnoi.Options{
+		OS:     osOpts,
 		Cert:   &gnoi.CertFiles{Cert: certFile, Key: keyFile},
 		Engine: svc.Engine, Version: version(), Backend: svc.Backend, Daemons: svc.Daemons, Reboot: reboot,
 		Netns: o.netns, LogDirs: logDirs, Log: log,

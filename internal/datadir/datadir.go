@@ -32,6 +32,7 @@ const (
 	ArchiveKnownHosts = "archive-known-hosts.json" // SSH host keys pinned for archive servers
 	ArchiveState      = "archive-state.json"       // the ConfigArchiveServer schedule
 	Uploads           = "uploads"                  // gNOI File's upload area
+	Packages          = "packages"                 // gNOI OS's packages and its last activation
 	ZTPState          = "ztp-state.json"           // zero-touch provisioning: armed, its attempts (ZtpState)
 	// StartupConfig is the default saved configuration: SaveConfig's to
 	// write, so it is not one of Files.
@@ -62,6 +63,7 @@ func Files() []File {
 		{ArchiveKnownHosts, "the archive servers' pinned host keys"},
 		{ArchiveState, "the archive servers' schedule"},
 		{Uploads, "gNOI File's upload area"},
+		{Packages, "gNOI OS's packages"},
 		{ZTPState, "the zero-touch provisioning's progress"},
 	}
 }

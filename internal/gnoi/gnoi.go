@@ -1,4 +1,4 @@
-// Package gnoi is swmgr's gNOI front end: the System, File and Healthz
+// Package gnoi is swmgr's gNOI front end: the System, File, Healthz and OS
 // services of github.com/openconfig/gnoi, served on the gNMI server's gRPC
 // server (internal/gnmi: the same port, TLS, metadata credentials, login
 // throttle, access log and metrics).
@@ -6,7 +6,8 @@
 // What each RPC needs of its user is declared once, in rpcs below, and
 // checked in one place: the gNMI server's interceptors ask Need before
 // any handler runs (gnmi.Service). The RPCs that change something
-// (Reboot, CancelReboot, KillProcess, File.Put, File.Remove) are recorded
+// (Reboot, CancelReboot, KillProcess, File.Put, File.Remove, OS.Install,
+// OS.Activate) are recorded
 // in the config log (API "gnoi"), refused ones too.
 //
 // System: Time; Ping and Traceroute run the switch's ping and traceroute
@@ -16,6 +17,10 @@
 // declared areas (file.go). Healthz: Get, List and Artifact (a debug
 // bundle) of swmgr's components (healthz.go). gNSI certz (certz.go):
 // Rotate of the listeners' certificate, rolled back unless finalized.
+// OS: Install keeps swmgr's Debian packages (ospkg.go); Activate installs
+// one and restarts swmgr into it through a process apart from swmgr,
+// which puts the previous version back unless the new one says it is
+// ready in time; Verify reads how that went (activation.go).
 // docs/gnoi.md lists each
 // RPC, its role, its bounds and what does not apply.
 package gnoi
@@ -30,6 +35,7 @@ import (
 
 	fpb "github.com/openconfig/gnoi/file"
 	hpb "github.com/openconfig/gnoi/healthz"
+	ospb "github.com/openconfig/gnoi/os"
 	spb "github.com/openconfig/gnoi/system"
 	cpb "github.com/openconfig/gnsi/certz"
 	"google.golang.org/grpc"
@@ -59,6 +65,7 @@ var (
 	file    = fpb.File_ServiceDesc.ServiceName
 	healthz = hpb.Healthz_ServiceDesc.ServiceName
 	certz   = cpb.Certz_ServiceDesc.ServiceName
+	osSvc   = ospb.OS_ServiceDesc.ServiceName
 )
 
 // RPCs declares every gNOI (and gNSI certz) method swmgr registers: reads for any user,
@@ -92,6 +99,9 @@ func RPCs() []RPC {
 		{certz, "GetProfileList", auth.NeedRead, false},
 		{certz, "CanGenerateCSR", auth.NeedRead, false},
 		{certz, "GetIntegrityManifest", auth.NeedAdmin, false},
+		{osSvc, "Install", auth.NeedAdmin, true},
+		{osSvc, "Activate", auth.NeedAdmin, true},
+		{osSvc, "Verify", auth.NeedAdmin, false},
 	}
 }
 
@@ -125,10 +135,14 @@ type Options struct {
 	// Cert is where the listeners' certificate and key are, which gNSI
 	// certz's Rotate replaces (certz.go); nil: certz is not served.
 	Cert *CertFiles
-	Log  *slog.Logger
+	// OS is where OS.Install keeps packages and how Activate restarts
+	// swmgr into one (ospkg.go, activation.go); a zero Dir: OS is
+	// Unimplemented.
+	OS  OSOptions
+	Log *slog.Logger
 }
 
-// Server serves gNOI's System, File and Healthz.
+// Server serves gNOI's System, File, Healthz and OS.
 type Server struct {
 	spb.UnimplementedSystemServer
 	o     Options
@@ -137,6 +151,9 @@ type Server struct {
 	files *files
 	hz    *health
 	certz *certzServer // nil: not served
+	pkgs  *osPackages  // nil: OS is Unimplemented
+
+	activateMu sync.Mutex // one Activate at a time
 
 	rebootMu sync.Mutex
 	reboot   *pendingReboot
@@ -168,14 +185,27 @@ func New(o Options) (*Server, error) {
 	if o.Cert != nil {
 		s.certz = newCertz(s, *o.Cert)
 	}
+	if o.OS.Dir != "" {
+		if o.OS.MaxPackage <= 0 {
+			o.OS.MaxPackage = DefaultMaxPackage
+		}
+		if o.OS.Keep <= 0 {
+			o.OS.Keep = DefaultKeepPackages
+		}
+		if o.OS.Deadline <= 0 {
+			o.OS.Deadline = DefaultActivateDeadline
+		}
+		s.pkgs = &osPackages{o: o.OS}
+	}
 	return s, nil
 }
 
-// Register registers System, File and Healthz on the gRPC server.
+// Register registers System, File, Healthz, OS (and gNSI certz) on the gRPC server.
 func (s *Server) Register(r grpc.ServiceRegistrar) {
 	spb.RegisterSystemServer(r, s)
 	fpb.RegisterFileServer(r, fileServer{s: s})
 	hpb.RegisterHealthzServer(r, healthzServer{s: s})
+	ospb.RegisterOSServer(r, osServer{s: s})
 	if s.certz != nil {
 		cpb.RegisterCertzServer(r, s.certz)
 	}

@@ -10,6 +10,7 @@ import (
 
 	fpb "github.com/openconfig/gnoi/file"
 	hpb "github.com/openconfig/gnoi/healthz"
+	ospb "github.com/openconfig/gnoi/os"
 	spb "github.com/openconfig/gnoi/system"
 	cpb "github.com/openconfig/gnsi/certz"
 	"google.golang.org/grpc"
@@ -28,7 +29,7 @@ func TestEveryMethodDeclared(t *testing.T) {
 		}
 		declared[r.FullMethod()] = true
 	}
-	for _, d := range []grpc.ServiceDesc{spb.System_ServiceDesc, fpb.File_ServiceDesc, hpb.Healthz_ServiceDesc, cpb.Certz_ServiceDesc} {
+	for _, d := range []grpc.ServiceDesc{spb.System_ServiceDesc, fpb.File_ServiceDesc, hpb.Healthz_ServiceDesc, cpb.Certz_ServiceDesc, ospb.OS_ServiceDesc} {
 		var names []string
 		for _, m := range d.Methods {
 			names = append(names, m.MethodName)

@@ -34,6 +34,33 @@ var rootfsPackages = []string{"systemd", "systemd-sysv", "dbus", "frr", "chrony"
 	"bash-completion", "kmod", "passwd", "login", "util-linux", "ca-certificates"}
 
 func TestDebianPackageInVM(t *testing.T) {
+	img, rootfs, start := vmParts(t)
+	work, version, _ := buildPair(t)
+	t.Logf("packages %s and %s+1 built after %s", version, version, time.Since(start).Round(time.Second))
+	runVM(t, img, rootfs, work, "vm.sh", start)
+}
+
+// TestOSActivateInVM: gNOI's OS service in the package's VM
+// (testdata/os.sh): the running version V and V+1 installed over
+// OS.Install, Activate of V+1 restarts swmgr into it, then Activate of a
+// V+2 whose binary exits at once is rolled back to V+1 by itself within
+// the deadline, Verify saying why.
+func TestOSActivateInVM(t *testing.T) {
+	img, rootfs, start := vmParts(t)
+	work, version, b := buildPair(t)
+	brokenDeb(t, b, filepath.Join(work, "c"), version+"+2")
+	client := exec.Command("go", "build", "-o", filepath.Join(work, "osclient"), "./osclient")
+	client.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := client.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./osclient: %v\n%s", err, out)
+	}
+	t.Logf("packages %s, +1 and a broken +2 built after %s", version, time.Since(start).Round(time.Second))
+	runVM(t, img, rootfs, work, "os.sh", start)
+}
+
+// vmParts skips the test unless asked for and able to run the VM, and
+// readies the kernel and the root filesystem.
+func vmParts(t *testing.T) (img, rootfs string, start time.Time) {
 	if os.Getenv(EnvRun) != "1" {
 		t.Skipf("the Debian VM test takes minutes: .ci/run runs it (%s=1 go test -timeout 30m ./test/debvm)", EnvRun)
 	}
@@ -43,27 +70,66 @@ func TestDebianPackageInVM(t *testing.T) {
 	testneed.Program(t, "mmdebstrap", "mmdebstrap")
 	testneed.Program(t, "dpkg", "dpkg-deb")
 	ctx := context.Background()
-	start := time.Now()
-
+	start = time.Now()
 	img, err := vmtest.Image(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rootfs, err := rootFS(ctx, t)
+	rootfs, err = rootFS(ctx, t)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("kernel and root filesystem ready after %s", time.Since(start).Round(time.Second))
+	return img, rootfs, start
+}
 
-	work := t.TempDir()
-	os.Chmod(work, 0o755)
-	a := buildDeb(t, filepath.Join(work, "a"), "")
-	version := strings.SplitN(filepath.Base(a), "_", 3)[1]
-	buildDeb(t, filepath.Join(work, "b"), version+"+1")
-	for _, f := range []string{"vm.sh", "debvm-test.service"} {
+// brokenDeb repacks the package deb into dir at version with a
+// /usr/bin/swmgr that exits at once.
+func brokenDeb(t *testing.T, deb, dir, version string) {
+	t.Helper()
+	tree := t.TempDir()
+	run := func(name string, args ...string) {
+		t.Helper()
+		if out, err := exec.Command(name, args...).CombinedOutput(); err != nil {
+			t.Fatalf("%s %v: %v\n%s", name, args, err, out)
+		}
+	}
+	run("dpkg-deb", "-R", deb, tree)
+	if err := os.WriteFile(filepath.Join(tree, "usr", "bin", "swmgr"), []byte("#!/bin/sh\necho 'a broken swmgr' >&2\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	control := filepath.Join(tree, "DEBIAN", "control")
+	b, err := os.ReadFile(control)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "Version: ") {
+			l = "Version: " + version
+		}
+		lines = append(lines, l)
+	}
+	if err := os.WriteFile(control, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(tree, "DEBIAN", "md5sums"))
+	os.MkdirAll(dir, 0o755)
+	run("dpkg-deb", "--root-owner-group", "-Zgzip", "-b", tree, filepath.Join(dir, "swmgr_"+version+".deb"))
+}
+
+// runVM boots the Debian VM with work shared as /vmwork, runs the
+// checks of testdata/script in it and fails the test unless all of them
+// passed.
+func runVM(t *testing.T, img, rootfs, work, script string, start time.Time) {
+	t.Helper()
+	for _, f := range []string{script, "lib.sh", "debvm-test.service"} {
 		b, err := os.ReadFile(filepath.Join("testdata", f))
 		if err != nil {
 			t.Fatal(err)
+		}
+		if f == "debvm-test.service" {
+			b = bytes.ReplaceAll(b, []byte("/vmwork/vm.sh"), []byte("/vmwork/"+script))
 		}
 		if err := os.WriteFile(filepath.Join(work, f), b, 0o644); err != nil {
 			t.Fatal(err)
@@ -73,14 +139,12 @@ func TestDebianPackageInVM(t *testing.T) {
 	if err := makeInitrd(filepath.Join(img, "initrd.cpio"), filepath.Join("testdata", "init"), initrd); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("packages %s and %s+1 built after %s", version, version, time.Since(start).Round(time.Second))
-
 	kv, err := os.ReadFile(filepath.Join(img, "kernel-version"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	mods := filepath.Join(img, "kpkg/lib/modules", strings.TrimSpace(string(kv)))
-	qctx, cancel := context.WithTimeout(ctx, 20*time.Minute)
+	qctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	q := exec.CommandContext(qctx, "qemu-system-x86_64",
 		"-accel", "tcg", "-cpu", "max", "-m", "1024", "-smp", "1",
@@ -107,10 +171,22 @@ func TestDebianPackageInVM(t *testing.T) {
 		}
 		t.Fatalf("the VM's checks failed (exit %q; qemu: %v %s); console:\n%s", strings.TrimSpace(string(rc)), qerr, qout, console)
 	}
-	script, _ := os.ReadFile(filepath.Join("testdata", "vm.sh"))
-	if n, want := strings.Count(string(out), "\nok - "), strings.Count(string(script), "\ncheck \""); n != want {
+	lines, _ := os.ReadFile(filepath.Join("testdata", script))
+	if n, want := strings.Count(string(out), "\nok - "), strings.Count(string(lines), "\ncheck \""); n != want {
 		t.Errorf("%d checks passed of the script's %d", n, want)
 	}
+}
+
+// buildPair makes the VM's work directory with the package built from
+// the tree in a/ and the same at a newer version (+1) in b/: its
+// version and the newer package's path.
+func buildPair(t *testing.T) (work, version, newer string) {
+	t.Helper()
+	work = t.TempDir()
+	os.Chmod(work, 0o755)
+	a := buildDeb(t, filepath.Join(work, "a"), "")
+	version = strings.SplitN(filepath.Base(a), "_", 3)[1]
+	return work, version, buildDeb(t, filepath.Join(work, "b"), version+"+1")
 }
 
 // buildDeb builds the package into dir with version (the tree's when "").

@@ -4,43 +4,8 @@
 # the tree, /vmwork/b/*.deb the same with a newer version. One line per
 # check, "ok - ..." or "not ok - ..."; the exit status is the number of
 # failed checks.
-set -u
-export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-fails=0
-t0=$(date +%s)
-step() { echo "# $(($(date +%s) - t0))s: $*"; }
-check() {
-	local what=$1
-	shift
-	if "$@"; then echo "ok - $what"; else
-		echo "not ok - $what"
-		fails=$((fails + 1))
-	fi
-}
-# waitfor N cmd...: cmd succeeds within N seconds.
-waitfor() {
-	local n=$1
-	shift
-	for _ in $(seq "$n"); do
-		"$@" >/dev/null 2>&1 && return 0
-		sleep 1
-	done
-	return 1
-}
-# http METHOD PATH [BODY]: swmgr's HTTP on loopback (root: admin, no
-# credentials), HTTP/1.0 through bash's /dev/tcp; prints the response.
-http() {
-	local body=${3:-}
-	exec 3<>/dev/tcp/127.0.0.1/8080 || return 1
-	printf '%s %s HTTP/1.0\r\nHost: 127.0.0.1:8080\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s' "$1" "$2" "${#body}" "$body" >&3
-	cat <&3
-	exec 3<&-
-}
-api() { http "$1" "/public/v1$2" "${3:-}"; }
-ready() { http GET /readyz | grep -q '"Ready":true'; }
-has() { api GET "$1" | grep -q "$2"; }
+. /vmwork/lib.sh
 mainpid() { systemctl show -p MainPID --value swmgr; }
-active() { systemctl is-active -q swmgr && ready; }
 established() { api GET /state/BGPv4Neighbors | grep -q '"SessionState":6'; }
 chrony_running() { pgrep -f 'chronyd.*/run/swmgr/chrony' >/dev/null; }
 

@@ -1,0 +1,100 @@
+package test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	fpb "github.com/openconfig/gnoi/file"
+	ospb "github.com/openconfig/gnoi/os"
+	"google.golang.org/grpc/codes"
+
+	"github.com/swmgr/swmgr/internal/gnoi/debtest"
+	"github.com/swmgr/swmgr/internal/testneed"
+)
+
+// installPackage streams deb to OS.Install with version and returns the
+// last answer.
+func installPackage(ctx context.Context, c ospb.OSClient, version string, deb []byte) (*ospb.InstallResponse, error) {
+	st, err := c.Install(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// A Send that fails (io.EOF: the stream ended, a refusal) leaves the
+	// status to Recv.
+	st.Send(&ospb.InstallRequest{Request: &ospb.InstallRequest_TransferRequest{TransferRequest: &ospb.TransferRequest{Version: version}}})
+	r, err := st.Recv()
+	if err != nil || r.GetTransferReady() == nil {
+		return r, err
+	}
+	for b := deb; len(b) > 0; {
+		n := min(len(b), 64<<10)
+		if err := st.Send(&ospb.InstallRequest{Request: &ospb.InstallRequest_TransferContent{TransferContent: b[:n]}}); err != nil {
+			break
+		}
+		b = b[n:]
+	}
+	st.Send(&ospb.InstallRequest{Request: &ospb.InstallRequest_TransferEnd{TransferEnd: &ospb.TransferEnd{}}})
+	last, err := recvAll(st.Recv)
+	if len(last) == 0 {
+		return nil, err
+	}
+	return last[len(last)-1], err
+}
+
+// OS against the real binary: admins only; Install keeps a package in
+// the data directory's package area, which File cannot reach; Verify
+// answers the running version; Activate refuses while the running
+// version's own package is not kept (here a development build, whose
+// version is no Debian version); each change is in the config log.
+func TestGNOIOS(t *testing.T) {
+	testneed.Program(t, "dpkg", "dpkg-deb")
+	g := startGNOIServer(t)
+	g.expect(t, 201, "POST", "/config/User", `{"Name":"op1","Group":"operator","Password":"operator-pass-1"}`)
+	c, files := ospb.NewOSClient(g.conn), fpb.NewFileClient(g.conn)
+	op, admin := as(t, "op1", "operator-pass-1"), asAdmin(t)
+	deb := debtest.Build(t, "swmgr", "9.9.9", []byte("#!/bin/sh\nexit 1\n"))
+
+	_, err := c.Verify(op, &ospb.VerifyRequest{})
+	wantCode(t, "an operator's Verify", err, codes.PermissionDenied)
+	_, err = c.Activate(op, &ospb.ActivateRequest{Version: "9.9.9"})
+	wantCode(t, "an operator's Activate", err, codes.PermissionDenied)
+	_, err = installPackage(op, c, "9.9.9", deb)
+	wantCode(t, "an operator's Install", err, codes.PermissionDenied)
+	_, err = installPackage(as(t, "", ""), c, "9.9.9", deb)
+	wantCode(t, "an Install without credentials", err, codes.Unauthenticated)
+
+	v, err := c.Verify(admin, &ospb.VerifyRequest{})
+	if err != nil || !strings.HasPrefix(v.GetVersion(), "dev") || v.GetActivationFailMessage() != "" {
+		t.Fatalf("Verify: %v %v", v, err)
+	}
+	r, err := installPackage(admin, c, "9.9.9", deb)
+	if err != nil || r.GetValidated().GetVersion() != "9.9.9" {
+		t.Fatalf("Install: %v %v", r, err)
+	}
+	kept := filepath.Join(g.dir, "packages", "swmgr_9.9.9.deb")
+	if _, err := os.Stat(kept); err != nil {
+		t.Fatalf("the package is not kept: %v", err)
+	}
+	st, err := files.Get(admin, &fpb.GetRequest{RemoteFile: "/config/packages/swmgr_9.9.9.deb"})
+	if err == nil {
+		_, err = recvAll(st.Recv)
+	}
+	wantCode(t, "File.Get of a kept package", err, codes.PermissionDenied)
+
+	a, err := c.Activate(admin, &ospb.ActivateRequest{Version: "9.9.8"})
+	if err != nil || a.GetActivateError().GetType() != ospb.ActivateError_NON_EXISTENT_VERSION {
+		t.Errorf("Activate of a version not kept: %v %v", a, err)
+	}
+	_, err = c.Activate(admin, &ospb.ActivateRequest{Version: "9.9.9"})
+	wantCode(t, "Activate while the running version's package is not kept", err, codes.FailedPrecondition)
+
+	logs := g.expect(t, 200, "GET", "/state/ConfigLogs?Count=1000", "")
+	for _, want := range []string{`"Operation":"Install","Data":"{\"installed\":\"9.9.9\"`, `"Operation":"Activate"`} {
+		if !strings.Contains(string(logs.raw), want) {
+			t.Errorf("the config log has no %s", want)
+		}
+	}
+}
