@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -417,5 +418,41 @@ func TestSwitchRoutesBetweenItsPorts(t *testing.T) {
 	}
 	if out, err := exec.Command("ip", "netns", "exec", l.hosts[0], "ping", "-c", "2", "-i", "0.2", "-W", "2", "10.201.2.2").CombinedOutput(); err != nil {
 		t.Fatalf("host1 cannot reach host2 through the switch: %v\n%s", err, out)
+	}
+}
+
+// TestPortLinkChangesReachTheFeed: a port whose link goes down and up (the
+// host's end of its cable) is handed to OnStateChange, the change feed's
+// source, with its configuration and its state: OperState DOWN, then UP.
+func TestPortLinkChangesReachTheFeed(t *testing.T) {
+	l := newLab(t, 1, KernelOptions{})
+	var mu sync.Mutex
+	var events []model.Object
+	s := startSwitch(t, l, t.TempDir(), func(o *switchOptions) {
+		o.OnStateChange = func(kind string, obj model.Object) {
+			if kind == "Port" {
+				mu.Lock()
+				events = append(events, obj)
+				mu.Unlock()
+			}
+		}
+	})
+	s.mustCommit(s.edit(backend.Update, "Port", model.Object{"IntfRef": "fpPort1", "AdminState": "UP", "Description": "to host1"}))
+	seen := func(state string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, o := range events {
+			if o.Str("IntfRef") == "fpPort1" && o.Str("OperState") == state && o.Str("Description") == "to host1" {
+				return true
+			}
+		}
+		return false
+	}
+	if !eventually(10*time.Second, func() bool { return seen("UP") }) {
+		t.Fatalf("no UP event of fpPort1 once up: %v", events)
+	}
+	l.host(1, "ip", "link", "set", "eth0", "down")
+	if !eventually(10*time.Second, func() bool { return seen("DOWN") }) {
+		t.Fatalf("no DOWN event of fpPort1 when its peer went down: %v", events)
 	}
 }

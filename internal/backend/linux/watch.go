@@ -2,6 +2,8 @@ package linux
 
 import (
 	"fmt"
+	"github.com/swmgr/swmgr/internal/model"
+	"maps"
 	"time"
 
 	"github.com/vishvananda/netlink"
@@ -65,8 +67,11 @@ func (b *Backend) watch() error {
 					links = nil
 					continue
 				}
-				b.linkEvent(u)
+				port, moved := b.linkEvent(u)
 				b.forgetState()
+				if moved {
+					b.publishPortState(port)
+				}
 				quiet = time.After(reconcileQuiet)
 			case _, ok := <-addrs:
 				if !ok {
@@ -91,10 +96,13 @@ func (b *Backend) watch() error {
 	return nil
 }
 
-func (b *Backend) linkEvent(u netlink.LinkUpdate) {
+// linkEvent counts a port's up and down events; it says which port
+// moved, if one did.
+func (b *Backend) linkEvent(u netlink.LinkUpdate) (port string, moved bool) {
 	a := u.Link.Attrs()
-	if b.ports.Port(a.Name) == "" {
-		return
+	port = b.ports.Port(a.Name)
+	if port == "" {
+		return "", false
 	}
 	up := operUp(u.Link)
 	now := time.Now().UTC().Format(time.RFC3339Nano)
@@ -105,6 +113,7 @@ func (b *Backend) linkEvent(u netlink.LinkUpdate) {
 		ev = &linkEvents{}
 		b.events[a.Name] = ev
 	}
+	moved = up != ev.up
 	switch {
 	case up && !ev.up:
 		ev.numUp++
@@ -114,6 +123,28 @@ func (b *Backend) linkEvent(u netlink.LinkUpdate) {
 		ev.lastDwn = now
 	}
 	ev.up = up
+	return port, moved
+}
+
+// publishPortState hands a port's state to Options.OnStateChange when its
+// link went up or down (a LAG member's loss among them), for the change
+// feed's clients.
+func (b *Backend) publishPortState(port string) {
+	if b.opts.OnStateChange == nil {
+		return
+	}
+	st, err := b.portState(model.Object{"IntfRef": port})
+	if err != nil {
+		b.log.Warn("linux backend: a port's state for the change feed", "port", port, "err", err)
+		return
+	}
+	// The state form is the configuration with the state beside it.
+	o := model.Object{"IntfRef": port}
+	b.mu.Lock()
+	maps.Copy(o, b.applied["Port"][port])
+	b.mu.Unlock()
+	maps.Copy(o, st)
+	b.opts.OnStateChange("Port", o)
 }
 
 // Reconcile puts back what the applied configuration says and the kernel
