@@ -14,8 +14,8 @@ import (
 // TestLLDPThroughTheBinary: swmgr serve --backend linux --lldp lldpd runs
 // an lldpd in the switch's namespace; enabled with FlexSwitch's lab call
 // (PATCH LLDPGlobal), it and a plain lldpd behind fpPort1 hear each other:
-// state/LLDPIntfs shows the peer, the peer sees fpPort1, and SystemStatus
-// lists lldpd among the daemons.
+// state/LLDPIntfs shows the peer and the change feed said so, the peer
+// sees fpPort1, and SystemStatus lists lldpd among the daemons.
 func TestLLDPThroughTheBinary(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to make network namespaces")
@@ -68,6 +68,7 @@ func TestLLDPThroughTheBinary(t *testing.T) {
 	s := startServer(t, filepath.Join(dir, "data"), "--backend", "linux", "--netns", sw, "--bgp", "sim", "--ntp", "sim", "--system", "sim",
 		"--lldp", "lldpd", "--lldp-dir", filepath.Join(dir, "lldpd"))
 	s.expect(t, 200, "PATCH", "/config/Port", `{"IntfRef":"fpPort1","AdminState":"UP"}`)
+	events := followStates(t, s)
 	s.expect(t, 200, "PATCH", "/config/LLDPGlobal", `{"Enable":true,"TranmitInterval":5}`)
 
 	var fp1 map[string]any
@@ -85,6 +86,22 @@ func TestLLDPThroughTheBinary(t *testing.T) {
 	}
 	if fp1["PeerHostName"] != "lldp-peer" || fp1["Enable"] != true || fp1["PeerMac"] == "" {
 		t.Fatalf("state/LLDPIntfs fpPort1: %v", fp1)
+	}
+	// The neighbour's arrival was on the change feed too.
+	heardOnFeed := func() bool {
+		events.mu.Lock()
+		defer events.mu.Unlock()
+		for _, ev := range events.events {
+			if ev.Kind == "LLDPIntfState" && ev.Object["IntfRef"] == "fpPort1" && ev.Object["PeerHostName"] == "lldp-peer" {
+				return true
+			}
+		}
+		return false
+	}
+	for deadline := time.Now().Add(10 * time.Second); !heardOnFeed(); time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no LLDPIntfState event of fpPort1's neighbour on the change feed: %v", events.events)
+		}
 	}
 	heard := regexp.MustCompile(`PortID:\s+ifname fpPort1`)
 	out := lldpcli("show", "neighbors")

@@ -163,7 +163,7 @@ func clearMacTable() *Kind {
 // member port of a LAG and its LACP state, as the dataplane reports it.
 func laPortChannelMembers() *Kind {
 	return &Kind{
-		Name: "LaPortChannelIntfRefListState", Class: State, Source: SourceBackend,
+		Name: "LaPortChannelIntfRefListState", Class: State, Source: SourceBackend, FeedPolled: true,
 		Doc: "A LAG's member port and its LACP state (802.1AX actor and partner), as the dataplane reports it. Listed for every member of every LAG.",
 		CLI: &CLICommand{Words: []string{"port_channel", "members"},
 			Brief: []string{"IntfRef:Port", "LagIntfRef:LAG", "OperState", "Collecting", "Distributing", "PartnerId:Partner"}},

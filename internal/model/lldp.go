@@ -78,7 +78,7 @@ func lldpKinds() []*Kind {
 			},
 		},
 		{
-			Name: "LLDPIntfState", Class: State, Source: SourceService,
+			Name: "LLDPIntfState", Class: State, Source: SourceService, FeedPolled: true,
 			Derived: &Derivation{From: []string{"LLDPGlobal", "LLDPIntf", "Port"}, Func: lldpIntfs},
 			CLI: &CLICommand{Words: []string{"lldp", "neighbors"},
 				Brief: []string{"IntfRef:Port", "PeerHostName:Neighbor", "PeerPort:Neighbor Port", "PeerMac:Neighbor MAC", "VlanId:VLAN", "HoldTime", "EnabledCapabilities:Capabilities"},

@@ -219,6 +219,11 @@ type Kind struct {
 	// Derived, on a state kind the service fills, derives its objects from
 	// the running configuration (LLDP's state per port).
 	Derived *Derivation
+	// FeedPolled, on a state kind whose source tells no change by itself
+	// (lldpd's neighbours, a bond's LACP partners), puts the changes of its
+	// objects on the change feed as `event: state`, found by reading the
+	// kind every few seconds (the service's poller).
+	FeedPolled bool
 	// SavesConfig marks the action that saves the running configuration
 	// (the CLI's `write memory`, Ansible's swmgr_save).
 	SavesConfig bool

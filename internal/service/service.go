@@ -220,6 +220,9 @@ type Service struct {
 	// back to logReconciles, which Close stops (stop, then logged).
 	reconciled   chan []string
 	stop, logged chan struct{}
+	// feedStop ends the poller of the FeedPolled state kinds, which
+	// closes feedPolled when it has.
+	feedStop, feedPolled chan struct{}
 }
 
 // Open assembles the service on o and starts the engine, its history and
@@ -363,6 +366,11 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		s.stop, s.logged = make(chan struct{}), make(chan struct{})
 		go s.logReconciles(o.Log)
 	}
+	s.feedStop, s.feedPolled = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(s.feedPolled)
+		states.pollForFeed(t.StateObjects, s.feedStop, feedPollEvery)
+	}()
 	return s, nil
 }
 
@@ -398,6 +406,8 @@ func (s *Service) logReconciles(log *slog.Logger) {
 // Close stops the lifecycle, the engine and the dataplane, in that order.
 // The store is the caller's.
 func (s *Service) Close() error {
+	close(s.feedStop)
+	<-s.feedPolled
 	s.ZTP.Close()
 	s.Intent.Close()
 	s.AAA.Close()
