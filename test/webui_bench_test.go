@@ -110,14 +110,31 @@ func simulatePage(ctx context.Context, root string, cookie *http.Cookie, csrf st
 	// The pending confirmation: read once no commit came for 300 ms.
 	pendingWhenQuiet := time.AfterFunc(time.Hour, func() { get("/public/v1/revisions/pending") })
 	defer pendingWhenQuiet.Stop()
+	fresh := map[string]time.Time{} // ports whose state came on the feed, when
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	event := ""
 	for sc.Scan() {
-		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		line := sc.Text()
+		if e, ok := strings.CutPrefix(line, "event: "); ok {
+			event = e
+			continue
+		}
+		data, ok := strings.CutPrefix(line, "data: ")
 		if !ok {
 			continue
 		}
 		counts.events.Add(1)
+		if event == "state" { // a port's link moved: the page takes its state as is
+			var st struct {
+				Kind   string
+				Object struct{ IntfRef string }
+			}
+			if json.Unmarshal([]byte(data), &st) == nil && st.Kind == "Port" {
+				fresh[st.Object.IntfRef] = time.Now()
+			}
+			continue
+		}
 		var rec struct {
 			Changes []struct {
 				Kind, ObjectID string
@@ -128,7 +145,8 @@ func simulatePage(ctx context.Context, root string, cookie *http.Cookie, csrf st
 			continue
 		}
 		for _, c := range rec.Changes {
-			if c.Kind == "Port" && (c.Before == nil || c.Before["AdminState"] != c.After["AdminState"]) {
+			name, _ := c.After["IntfRef"].(string)
+			if c.Kind == "Port" && (c.Before == nil || c.Before["AdminState"] != c.After["AdminState"]) && time.Since(fresh[name]) > 2*time.Second {
 				stale[c.ObjectID] = true
 			}
 		}

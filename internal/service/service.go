@@ -250,7 +250,8 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	}
 	extra := o.Drivers[o.Dataplane]
 	t := bind.NewTable(reg)
-	simulated := sim.New(sim.Options{Ports: o.Ports, Version: o.Version, Model: reg})
+	states := &stateFeed{reg: reg}
+	simulated := sim.New(sim.Options{Ports: o.Ports, Version: o.Version, Model: reg, OnStateChange: states.publish})
 	accts := useracct.New(useracct.Options{Accounts: o.Accounts, Own: o.OwnAccounts, CLIShell: o.CLIShell})
 	s := &Service{Table: t, Accounts: o.Accounts, Backend: o.Dataplane, dataDir: o.DataDir}
 	calls := &obs.Calls{}
@@ -260,7 +261,6 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		st.ready = func() bool { return true }
 	}
 	var providers []bind.Provider
-	states := &stateFeed{reg: reg}
 	var sourceAddr aaa.SourceAddrFunc // the address of an interface, as the dataplane knows it
 	// The router applies a commit through the table's drivers; on Linux
 	// the kernel's transaction goes first and the other providers' changes

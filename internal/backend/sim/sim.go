@@ -54,6 +54,9 @@ type Options struct {
 	// Model is the registry whose interface kinds name the interfaces
 	// (model.Interface); nil: model.Builtin().
 	Model *model.Registry
+	// OnStateChange is told of a port whose link went up or down (its
+	// AdminState applied), as the port's state form; nil: nobody is.
+	OnStateChange func(kind string, o model.Object)
 }
 
 type portState struct {
@@ -486,6 +489,14 @@ func (s *Sim) applyPort(ctx context.Context, c backend.Change) (model.Object, er
 	filled := model.Object{"IfIndex": p.ifIndex, "MacAddr": p.mac}
 	now := time.Now().UTC().Round(0)
 	up := c.After.Str("AdminState") == "UP"
+	if up != p.operUp && s.opts.OnStateChange != nil {
+		defer func() { // after the state below; s.mu is still held, which the callback must not take
+			o := c.After.Clone()
+			maps.Copy(o, filled)
+			maps.Copy(o, p.state(name))
+			s.opts.OnStateChange("Port", o)
+		}()
+	}
 	switch {
 	case up && !p.operUp:
 		p.operUp, p.upSince = true, now
@@ -510,20 +521,25 @@ func (s *Sim) portState(ctx context.Context, o model.Object) (model.Object, erro
 	if p == nil {
 		return nil, apierr.New(http.StatusServiceUnavailable, apierr.CodeNotReady, "Port", "", "port %s is not known to the switch yet", o.Str("IntfRef"))
 	}
+	return p.state(o.Str("IntfRef")), nil
+}
+
+// state is the port's state fields now (the caller holds s.mu).
+func (p *portState) state(name string) model.Object {
 	in, out := p.inOctets, p.outOctet
 	if p.operUp {
 		ms := time.Since(p.upSince).Milliseconds()
 		in, out = in+ms*125, out+ms*100
 	}
 	st := model.Object{}
-	st["Name"] = o.Str("IntfRef")
+	st["Name"] = name
 	st["OperState"] = upDown(p.operUp)
 	st["NumUpEvents"], st["NumDownEvents"] = p.numUp, p.numDown
 	st["LastUpEventTime"], st["LastDownEventTime"] = p.lastUp, p.lastDown
 	st["IfInOctets"], st["IfOutOctets"] = in, out
 	st["IfInUcastPkts"], st["IfOutUcastPkts"] = in/500, out/500
 	st["PresentInHW"] = "YES"
-	return st, nil
+	return st
 }
 
 // ipv4State: an address is up while its interface is and its AdminState

@@ -118,3 +118,33 @@ func TestApplyIsAllOrNothingAndStateFollowsConfig(t *testing.T) {
 		t.Fatalf("SystemParamState: %v", sys)
 	}
 }
+
+// TestPortLinkChangesAreTold: a port whose AdminState moves its link is
+// told to OnStateChange with its configuration and state (OperState); a
+// change that moves no link is not.
+func TestPortLinkChangesAreTold(t *testing.T) {
+	reg := model.Builtin()
+	pk := reg.Lookup(model.Config, "Port")
+	var told []model.Object
+	s := New(Options{Ports: 2, OnStateChange: func(kind string, o model.Object) {
+		if kind == "Port" {
+			told = append(told, o)
+		}
+	}})
+	down := port(reg, "fpPort1", nil)
+	up := port(reg, "fpPort1", model.Object{"AdminState": "UP", "Description": "uplink"})
+	for _, c := range []backend.Change{
+		{Kind: pk, Op: backend.Create, Key: "fpPort1", After: down},
+		{Kind: pk, Op: backend.Update, Key: "fpPort1", Before: down, After: up},
+		{Kind: pk, Op: backend.Update, Key: "fpPort1", Before: up, After: port(reg, "fpPort1", model.Object{"AdminState": "UP", "Description": "renamed"})},
+		{Kind: pk, Op: backend.Update, Key: "fpPort1", Before: up, After: down},
+	} {
+		if err := s.Apply(ctx, []backend.Change{c}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(told) != 2 || told[0].Str("OperState") != "UP" || told[0].Str("Description") != "uplink" || told[0].Int("NumUpEvents") != 1 ||
+		told[1].Str("OperState") != "DOWN" {
+		t.Errorf("told %v; want fpPort1 UP (with its description), then DOWN", told)
+	}
+}

@@ -108,6 +108,7 @@
     const es = new EventSource('/public/v1/events' + (S.rev ? '?since=' + S.rev : ''));
     es.addEventListener('open', () => { document.body.dataset.feed = 'open'; });
     es.addEventListener('commit', (ev) => onCommit(JSON.parse(ev.data)));
+    es.addEventListener('state', (ev) => onState(JSON.parse(ev.data)));
     es.addEventListener('error', (ev) => {
       if (ev.data) {
         const d = JSON.parse(ev.data);
@@ -117,6 +118,18 @@
       if (es.readyState === EventSource.CLOSED) start(); // the session may have ended
     });
     S.feed = es;
+  }
+  // A port's link that went up or down comes as its state: the panel
+  // takes it as is, and the commit that moved it (if one did: it follows)
+  // need not read the port's state again.
+  const fresh = new Map(); // port → when its state came on the feed
+  function onState(ev) {
+    if (ev.Kind !== 'Port' || !ev.Object) return;
+    const p = S.ports.get(ev.Object.IntfRef);
+    if (!p) return;
+    p.state = ev.Object;
+    fresh.set(ev.Object.IntfRef, Date.now());
+    renderPorts();
   }
   async function onCommit(rec) {
     S.rev = Math.max(S.rev, rec.Revision);
@@ -134,7 +147,7 @@
           let state = had ? had.state : {};
           if (c.After.AdminState === 'DOWN') state = Object.assign({}, state, { OperState: 'DOWN' });
           S.ports.set(c.After.IntfRef, { cfg: c.After, state, id: c.ObjectId });
-          if (!had || movesState(c)) staleState(c.After.IntfRef);
+          if ((!had || movesState(c)) && !(Date.now() - (fresh.get(c.After.IntfRef) || 0) < 2000)) staleState(c.After.IntfRef);
         }
         if (ports.length) renderPorts();
       }
