@@ -130,6 +130,7 @@
     p.state = ev.Object;
     fresh.set(ev.Object.IntfRef, Date.now());
     renderPorts();
+    if (lagOf(ev.Object.IntfRef)) readLAGsSoon(); // its LAG's bundle may have changed
   }
   async function onCommit(rec) {
     S.rev = Math.max(S.rev, rec.Revision);
@@ -151,6 +152,7 @@
         }
         if (ports.length) renderPorts();
       }
+      if (kinds.has('LaPortChannel')) { await loadLAGs(); renderPorts(); }
       if (kinds.has('Vlan')) { S.vlans = (await list('config/Vlans')).map((o) => o.Object); renderPorts(); }
       if (kinds.has('SystemParam')) await loadSystem();
       if (['NtpServer', 'BGPv4Neighbor', 'Tacacs', 'RadiusServer'].some((k) => kinds.has(k))) await loadServices();
@@ -233,10 +235,18 @@
     S.ports = new Map(cfg.map((o) => [o.Object.IntfRef, { cfg: o.Object, state: state.get(o.Object.IntfRef) || {}, id: o.ObjectId }]));
     S.lldp = byName(lldp, 'IntfRef');
     S.vlans = vlans.map((o) => o.Object);
+    await loadLAGs();
     const sys = await api('GET', 'state/SystemParam');
     S.rev = Math.max(S.rev, sys.Object.RunningRevision || 0);
     renderPorts();
   }
+  // LAGs: their state (members up in the bundle), and which LAG each
+  // member port is in.
+  async function loadLAGs() {
+    S.lags = (await list('state/LaPortChannels')).map((o) => o.Object);
+  }
+  const readLAGsSoon = throttle(async () => { try { await loadLAGs(); renderPorts(); } catch (e) { showError(e.message); } }, 1000);
+  const lagOf = (name) => (S.lags || []).find((l) => (l.IntfRefList || []).includes(name));
   function vlansOf(name) {
     const out = [];
     for (const v of S.vlans) {
@@ -254,6 +264,8 @@
   function portLabel(name, p) {
     const admin = (p.cfg.AdminState || '').toLowerCase(), oper = (p.state.OperState || 'unknown').toLowerCase();
     let s = name + ' admin ' + admin + ', oper ' + oper;
+    const lag = lagOf(name);
+    if (lag) s += ', member of ' + lag.IntfRef + ((lag.IntfRefListUpInBundle || []).includes(name) ? ' (in the bundle)' : ' (not in the bundle)');
     if (p.cfg.Speed) s += ', ' + (p.cfg.Speed / 1000) + 'G';
     if (p.cfg.Description) s += ', "' + p.cfg.Description + '"';
     const v = vlansOf(name);
@@ -274,8 +286,17 @@
         'data-port': name, 'data-admin': p.cfg.AdminState || '', 'data-oper': p.state.OperState || '', title: label, 'aria-label': label,
         onclick: () => { location.hash = '#port/' + name; },
       }, el('span', {}, name.replace(/^fpPort/, '')), el('span', { class: 'state' }, admin === 'up' ? oper : 'off'));
+      const lag = lagOf(name);
+      if (lag) { b.dataset.lag = lag.IntfRef; b.append(el('span', { class: 'lag' }, lag.IntfRef.replace(/^PortChannel/, 'Po'))); }
       box.append(b);
     }
+    const lags = clear($('lags'));
+    for (const l of S.lags || []) {
+      const up = (l.OperState || '').toUpperCase() === 'UP';
+      const label = l.IntfRef + ' ' + (up ? 'up' : 'down') + ': members ' + (l.IntfRefList || []).join(', ') + '; in the bundle ' + ((l.IntfRefListUpInBundle || []).join(', ') || 'none');
+      lags.append(el('li', { class: up ? 'lag-up' : 'lag-down', 'data-lag': l.IntfRef, title: label }, label));
+    }
+    $('lags').hidden = !(S.lags || []).length;
     document.body.dataset.ports = String(names.length);
     if (names.length && !performance.getEntriesByName('panel-painted').length) performance.mark('panel-painted');
     if (S.selected) renderPortDetail();
