@@ -94,7 +94,7 @@
     $('nav').hidden = false; $('logout').hidden = false;
     $('who').textContent = s.User + ' (' + s.Role + ')';
     try {
-      await Promise.all([loadPorts(), loadSystem(), loadServices()]);
+      await Promise.all([loadPorts(), loadSystem(), loadServices(), loadDrift()]);
     } catch (e) { showError(e.message); }
     openFeed();
     refreshPending();
@@ -124,6 +124,7 @@
   // need not read the port's state again.
   const fresh = new Map(); // port → when its state came on the feed
   function onState(ev) {
+    if (ev.Kind === 'DriftState' && ev.Object) { renderDrift(ev.Object); return; }
     if (ev.Kind !== 'Port' || !ev.Object) return;
     const p = S.ports.get(ev.Object.IntfRef);
     if (!p) return;
@@ -242,6 +243,23 @@
   }
   // LAGs: their state (members up in the bundle), and which LAG each
   // member port is in.
+  // The drift from the intent (docs/ztp.md): read at start, then from the
+  // feed's DriftState events.
+  async function loadDrift() {
+    try { renderDrift((await api('GET', 'state/Drift')).Object); } catch (e) { /* no intent kind on this switch */ }
+  }
+  function renderDrift(d) {
+    const p = $('drift'), ul = clear($('drift-objects'));
+    if (!d || !d.Following) {
+      p.textContent = 'No intent is followed.'; p.dataset.drift = 'none';
+      return;
+    }
+    p.dataset.drift = d.InDrift ? 'drift' : 'in-line';
+    p.textContent = d.InDrift
+      ? d.Differences + ' object(s) differ from the intent since ' + new Date(d.Since).toLocaleString() + ' (checked at revision ' + d.CheckedRevision + ')'
+      : 'The running configuration is the intent (checked at revision ' + d.CheckedRevision + ').';
+    for (const line of d.Objects || []) ul.append(el('li', {}, line));
+  }
   async function loadLAGs() {
     S.lags = (await list('state/LaPortChannels')).map((o) => o.Object);
   }
