@@ -169,25 +169,3 @@ func probeListen(flag, addr string) error {
 	ln.Close()
 	return nil
 }
-
-// stateOnlyPage is the one page of a state-only kind's objects (a
-// backend lists them whole: BFD sessions) in the list form the metrics
-// read; after marker 0, none.
-func stateOnlyPage(ctx context.Context, eng *engine.Engine, k *model.Kind, marker uint64) ([]byte, error) {
-	if marker > 0 {
-		return []byte(`{"MoreExist":false,"Objects":[]}`), nil
-	}
-	objs, err := eng.StateObjects(ctx, k)
-	if err != nil {
-		return nil, err
-	}
-	dst := []byte(`{"MoreExist":false,"Objects":[`)
-	for i, o := range objs {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, `{"Object":`...)
-		dst = append(k.AppendJSON(dst, o, false), '}')
-	}
-	return append(dst, "]}"...), nil
-}
