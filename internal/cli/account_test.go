@@ -99,4 +99,9 @@ func TestCommandRecordsRefusedAreToldOnce(t *testing.T) {
 	if n := strings.Count(out, "% command accounting: a record of this session's commands was not taken ("); n != 1 {
 		t.Errorf("the refusal is told %d times, want once:\n%s", n, out[max(0, len(out)-2000):])
 	}
+	for _, line := range strings.Split(out, "\n") {
+		if n := len([]rune(line)); n > 120 {
+			t.Errorf("a line of %d columns, past the CLI's 120: %q", n, line)
+		}
+	}
 }

@@ -137,8 +137,17 @@ func (s *Session) Close() {
 // one was not taken and that was not told yet, why.
 func (s *Session) EndRecords() {
 	s.records.close()
-	if n := s.records.note(); n != "" {
-		s.printf("%% %s\n", n)
+	s.notice(s.records.note())
+}
+
+// notice prints a notice ("": none) as "% " lines within the CLI's 120
+// columns.
+func (s *Session) notice(n string) {
+	if n == "" {
+		return
+	}
+	for _, line := range wrapCellAt(n, 118) {
+		s.printf("%% %s\n", line)
 	}
 }
 
@@ -255,11 +264,7 @@ func (s *Session) Execute(line string) error {
 		return nil
 	}
 	s.records.add(s.cat.reg, trimmed, s.where())
-	defer func() {
-		if n := s.records.note(); n != "" {
-			s.printf("%% %s\n", n)
-		}
-	}()
+	defer func() { s.notice(s.records.note()) }()
 	// A pasted `show run` is indented by context depth: a line indented
 	// less than the current context belongs to an enclosing one.
 	if s.mode == ConfigMode && len(s.stack) > 0 && (line[0] == ' ' || line[0] == '\t') {
