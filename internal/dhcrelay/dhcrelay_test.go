@@ -170,6 +170,17 @@ func TestStartEndsAStaleDhcrelay(t *testing.T) {
 	go func() { stale.Wait(); close(exited) }()
 	t.Cleanup(func() { stale.Process.Kill() })
 	os.WriteFile(filepath.Join(opts.Dir, "dhcrelay-default.pid"), []byte(strconv.Itoa(stale.Process.Pid)+"\n"), 0o644)
+	// Stale means long running: wait until `ip netns exec` has become
+	// dhcrelay (mid-exec, /proc/<pid>/cmdline can read empty, which would
+	// make it no dhcrelay of the directory).
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", stale.Process.Pid)); strings.TrimSpace(string(comm)) == "dhcrelay" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the stale dhcrelay did not start")
+		}
+	}
 
 	d, err := New(opts)
 	if err != nil {
