@@ -48,23 +48,14 @@ func needFabricTools(t *testing.T) {
 		t.Skip("needs root to make network namespaces")
 	}
 	frrtest.Need(t)
-	for _, p := range []string{"/usr/sbin/lldpd", "/usr/sbin/lldpcli", "/usr/bin/ping"} {
-		if _, err := os.Stat(p); err != nil {
-			if os.Getenv("CI") != "" {
-				t.Fatalf("%s is missing; .ci/run installs it", p)
-			}
-			t.Skipf("%s is not installed", p)
-		}
-	}
+	testneed.Program(t, "lldpd", "/usr/sbin/lldpd")
+	testneed.Program(t, "lldpd", "/usr/sbin/lldpcli")
+	testneed.Program(t, "iputils-ping", "ping")
 }
 
 func (f *fabric) ip(args ...string) string {
 	f.t.Helper()
-	out, err := exec.Command("ip", args...).CombinedOutput()
-	if err != nil {
-		f.t.Fatalf("ip %s: %v %s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
+	return run(f.t, "ip", args...)
 }
 
 func (f *fabric) in(ns string, args ...string) (string, error) {

@@ -452,28 +452,23 @@ func TestZTPScript(t *testing.T) {
 func newZTPFleetLab(t *testing.T, n int) (*ztpLab, []string) {
 	t.Helper()
 	l := newZTPLab(t) // its own switch namespace stays unused
-	run := func(args ...string) {
-		t.Helper()
-		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
-			t.Fatalf("ip %s: %v %s", strings.Join(args, " "), err, out)
-		}
-	}
-	run("-n", l.srvNS, "addr", "del", l.srvAddr+"/24", "dev", "prov0")
-	run("-n", l.srvNS, "link", "add", "br0", "type", "bridge")
-	run("-n", l.srvNS, "link", "set", "prov0", "master", "br0")
-	run("-n", l.srvNS, "addr", "add", l.srvAddr+"/24", "dev", "br0")
-	run("-n", l.srvNS, "link", "set", "br0", "up")
+	ip := func(args ...string) { t.Helper(); run(t, "ip", args...) }
+	ip("-n", l.srvNS, "addr", "del", l.srvAddr+"/24", "dev", "prov0")
+	ip("-n", l.srvNS, "link", "add", "br0", "type", "bridge")
+	ip("-n", l.srvNS, "link", "set", "prov0", "master", "br0")
+	ip("-n", l.srvNS, "addr", "add", l.srvAddr+"/24", "dev", "br0")
+	ip("-n", l.srvNS, "link", "set", "br0", "up")
 	l.srvIf = "br0"
 	var names []string
 	for i := range n {
 		ns := fmt.Sprintf("%sf%d", l.swNS, i)
-		run("netns", "add", ns)
+		ip("netns", "add", ns)
 		t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
-		run("-n", ns, "link", "set", "lo", "up")
-		run("-n", ns, "link", "add", l.swIf, "type", "veth", "peer", "name", fmt.Sprintf("sw%d", i), "netns", l.srvNS)
-		run("-n", l.srvNS, "link", "set", fmt.Sprintf("sw%d", i), "master", "br0")
-		run("-n", l.srvNS, "link", "set", fmt.Sprintf("sw%d", i), "up")
-		run("-n", ns, "link", "set", l.swIf, "up")
+		ip("-n", ns, "link", "set", "lo", "up")
+		ip("-n", ns, "link", "add", l.swIf, "type", "veth", "peer", "name", fmt.Sprintf("sw%d", i), "netns", l.srvNS)
+		ip("-n", l.srvNS, "link", "set", fmt.Sprintf("sw%d", i), "master", "br0")
+		ip("-n", l.srvNS, "link", "set", fmt.Sprintf("sw%d", i), "up")
+		ip("-n", ns, "link", "set", l.swIf, "up")
 		names = append(names, ns)
 	}
 	return l, names
