@@ -2,11 +2,12 @@ package linux
 
 import (
 	"fmt"
-	"github.com/swmgr/swmgr/internal/model"
 	"maps"
 	"time"
 
 	"github.com/vishvananda/netlink"
+
+	"github.com/swmgr/swmgr/internal/model"
 )
 
 // How long the kernel must be quiet after a change event before swmgr

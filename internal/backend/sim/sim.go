@@ -489,14 +489,7 @@ func (s *Sim) applyPort(ctx context.Context, c backend.Change) (model.Object, er
 	filled := model.Object{"IfIndex": p.ifIndex, "MacAddr": p.mac}
 	now := time.Now().UTC().Round(0)
 	up := c.After.Str("AdminState") == "UP"
-	if up != p.operUp && s.opts.OnStateChange != nil {
-		defer func() { // after the state below; s.mu is still held, which the callback must not take
-			o := c.After.Clone()
-			maps.Copy(o, filled)
-			maps.Copy(o, p.state(name))
-			s.opts.OnStateChange("Port", o)
-		}()
-	}
+	moved := up != p.operUp
 	switch {
 	case up && !p.operUp:
 		p.operUp, p.upSince = true, now
@@ -509,6 +502,12 @@ func (s *Sim) applyPort(ctx context.Context, c backend.Change) (model.Object, er
 		p.operUp = false
 		p.numDown++
 		p.lastDown = now.String()
+	}
+	if moved && s.opts.OnStateChange != nil { // under s.mu, which the callback does not take
+		o := c.After.Clone()
+		maps.Copy(o, filled)
+		maps.Copy(o, p.state(name))
+		s.opts.OnStateChange("Port", o)
 	}
 	s.remember(c, filled)
 	return filled, nil
