@@ -104,6 +104,25 @@ func fingerprintOf(t *testing.T, certPEM []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// certzClient is a gNSI certz client of the gNMI listener at addr that
+// trusts the CA and the certificate the switch made in dir (which it
+// also returns), closed when the test ends.
+func certzClient(t *testing.T, ca *testCA, dir, addr string) (cpb.CertzClient, []byte) {
+	t.Helper()
+	original, err := os.ReadFile(filepath.Join(dir, "tls-cert.pem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := ca.pool.Clone()
+	pool.AppendCertsFromPEM(original)
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(credentials.NewTLS(&tls.Config{RootCAs: pool, ServerName: "127.0.0.1"})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return cpb.NewCertzClient(conn), original
+}
+
 // servedFingerprint is the SHA-256 of the certificate a new TLS connection
 // to addr is shown.
 func servedFingerprint(addr string) (string, error) {
@@ -127,18 +146,7 @@ func TestCertzRotate(t *testing.T) {
 	httpsAddr, gnmiAddr := freeAddr(t), freeAddr(t)
 	s := startServer(t, "", "--https", httpsAddr, "--gnmi", gnmiAddr)
 	s.expect(t, 201, "POST", "/config/User", `{"Name":"op1","Group":"operator","Password":"operator-pass-1"}`)
-	original, err := os.ReadFile(filepath.Join(s.dir, "tls-cert.pem"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := ca.pool.Clone()
-	pool.AppendCertsFromPEM(original)
-	conn, err := grpc.NewClient(gnmiAddr, grpc.WithTransportCredentials(credentials.NewTLS(&tls.Config{RootCAs: pool, ServerName: "127.0.0.1"})))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	certz := cpb.NewCertzClient(conn)
+	certz, original := certzClient(t, ca, s.dir, gnmiAddr)
 	addrs := []string{httpsAddr, gnmiAddr}
 	wantServed := func(what, fp string) {
 		t.Helper()
@@ -180,7 +188,7 @@ func TestCertzRotate(t *testing.T) {
 
 	key, keyPEM := newKey(t)
 	first := ca.sign(t, &key.PublicKey, 10, time.Now().Add(24*time.Hour))
-	_, err = rotateAll(rotate(as(t, "op1", "operator-pass-1"), uploadOf(first, keyPEM), finalizeRequest))
+	_, err := rotateAll(rotate(as(t, "op1", "operator-pass-1"), uploadOf(first, keyPEM), finalizeRequest))
 	wantCode(t, "an operator's Rotate", err, codes.PermissionDenied)
 	_, otherKeyPEM := newKey(t)
 	_, err = rotateAll(rotate(asAdmin(t), uploadOf(first, otherKeyPEM), finalizeRequest))
@@ -306,18 +314,8 @@ func TestCertzRotationInterruptedByAStop(t *testing.T) {
 	dir := t.TempDir()
 	httpsAddr, gnmiAddr := freeAddr(t), freeAddr(t)
 	s := startServer(t, dir, "--https", httpsAddr, "--gnmi", gnmiAddr)
-	original, err := os.ReadFile(filepath.Join(dir, "tls-cert.pem"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := ca.pool.Clone()
-	pool.AppendCertsFromPEM(original)
-	conn, err := grpc.NewClient(gnmiAddr, grpc.WithTransportCredentials(credentials.NewTLS(&tls.Config{RootCAs: pool, ServerName: "127.0.0.1"})))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	st, err := cpb.NewCertzClient(conn).Rotate(asAdmin(t))
+	certz, original := certzClient(t, ca, dir, gnmiAddr)
+	st, err := certz.Rotate(asAdmin(t))
 	if err != nil {
 		t.Fatal(err)
 	}
