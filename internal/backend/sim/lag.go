@@ -59,6 +59,21 @@ func (s *Sim) lagUp(o model.Object) (up bool, inBundle []string) {
 	return o.Str("AdminState") == "UP" && int64(len(inBundle)) >= o.Int("MinLinks"), inBundle
 }
 
+// lagSystemID is the LACP system id every member of LAG o announces: its
+// SystemIdMac, else the LAG's own MAC, which is its first member's (as a
+// bond takes its first member's); the caller holds s.mu.
+func (s *Sim) lagSystemID(o model.Object) string {
+	if m := model.SystemIdMAC(o); m != "" {
+		return m
+	}
+	for _, p := range o.List("IntfRefList") {
+		if ps := s.ports[p]; ps != nil {
+			return ps.mac
+		}
+	}
+	return ""
+}
+
 // lagState is LaPortChannel's state form.
 func (s *Sim) lagState(ctx context.Context, o model.Object) (model.Object, error) {
 	s.mu.Lock()
@@ -82,11 +97,12 @@ func (s *Sim) lagMembers(ctx context.Context) ([]model.Object, error) {
 		o := s.applied["LaPortChannel"][name]
 		_, inBundle := s.lagUp(o)
 		static := o.Int("LagType") == model.LagTypeStatic
+		systemID := s.lagSystemID(o)
 		for i, p := range o.List("IntfRefList") {
 			in := slices.Contains(inBundle, p)
 			m := model.Object{"IntfRef": p, "LagIntfRef": name, "OperState": "DOWN", "Activity": o.Int("LacpMode"),
 				"Timeout": int64(0), "Synchronization": int64(1), "Aggregatable": true, "Collecting": in, "Distributing": in,
-				"Defaulted": !in || static, "SystemId": model.SystemIdMAC(o), "OperKey": lagIfIndex(name) & 0xffff, "PartnerId": "", "PartnerKey": int64(0),
+				"Defaulted": !in || static, "SystemId": systemID, "OperKey": lagIfIndex(name) & 0xffff, "PartnerId": "", "PartnerKey": int64(0),
 				"Selected": in, "PartnerSystemPriority": int64(0), "PartnerPortNum": int64(0), "PartnerPortPriority": int64(0),
 				"PartnerActivity": int64(1), "PartnerTimeout": int64(0), "PartnerSynchronization": int64(1), "PartnerAggregatable": false,
 				"PartnerCollecting": false, "PartnerDistributing": false, "PartnerDefaulted": true}
@@ -95,9 +111,6 @@ func (s *Sim) lagMembers(ctx context.Context) ([]model.Object, error) {
 			}
 			if ps := s.ports[p]; ps != nil {
 				m["IfIndex"] = ps.ifIndex
-				if m["SystemId"] == "" {
-					m["SystemId"] = ps.mac
-				}
 			}
 			if in {
 				m["OperState"], m["Synchronization"] = "UP IN BUNDLE", int64(0)
