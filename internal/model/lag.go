@@ -111,10 +111,11 @@ func laPortChannel() *Kind {
 		},
 		Constraints: []Constraint{oneLAGPerPort, lagMembersAreBare},
 		StateDoc:    "The LAG's interface: OperState is UP while AdminState is UP and at least MinLinks members are collecting and distributing (IntfRefListUpInBundle).",
+		Metrics:     &Metrics{Subsystem: "lag", Doc: "Link aggregation group", Labels: []MetricLabel{{Field: "IntfRef", Label: "lag"}}},
 		StateOnly: []*Field{
 			{Name: "IfIndex", Type: Int},
-			{Name: "OperState", Type: String, Enum: adminStates},
-			{Name: "IntfRefListUpInBundle", Type: StringList, Doc: "the members collecting and distributing"},
+			{Name: "OperState", Type: String, Enum: adminStates, Metric: &Metric{Name: "up", Is: "UP"}},
+			{Name: "IntfRefListUpInBundle", Type: StringList, Doc: "the members collecting and distributing", Metric: &Metric{Name: "members_up", Len: true}},
 		},
 	}
 }
@@ -164,13 +165,14 @@ func clearMacTable() *Kind {
 func laPortChannelMembers() *Kind {
 	return &Kind{
 		Name: "LaPortChannelIntfRefListState", Class: State, Source: SourceBackend, FeedPolled: true,
-		Doc: "A LAG's member port and its LACP state (802.1AX actor and partner), as the dataplane reports it. Listed for every member of every LAG.",
+		Doc:     "A LAG's member port and its LACP state (802.1AX actor and partner), as the dataplane reports it. Listed for every member of every LAG.",
+		Metrics: &Metrics{Subsystem: "lag_member", Doc: "LAG member port", Labels: []MetricLabel{{Field: "LagIntfRef", Label: "lag"}, {Field: "IntfRef", Label: "port"}}},
 		CLI: &CLICommand{Words: []string{"port_channel", "members"},
 			Brief: []string{"IntfRef:Port", "LagIntfRef:LAG", "OperState", "Collecting", "Distributing", "PartnerId:Partner"}},
 		Fields: []*Field{
 			{Name: "IntfRef", Type: String, Doc: "the member port"},
 			{Name: "LagIntfRef", Type: String, Doc: "its LAG"},
-			{Name: "OperState", Type: String, Doc: "UP IN BUNDLE (collecting and distributing) or DOWN"},
+			{Name: "OperState", Type: String, Doc: "UP IN BUNDLE (collecting and distributing) or DOWN", Metric: &Metric{Name: "up", Is: "UP IN BUNDLE"}},
 			{Name: "IfIndex", Type: Int},
 			{Name: "Activity", Type: Int, Names: []string{"ACTIVE", "PASSIVE"}, Doc: "the actor's LACP activity: 0 ACTIVE, 1 PASSIVE"},
 			{Name: "Timeout", Type: Int, Names: []string{"LONG", "SHORT"}, Doc: "the actor's LACP timeout: 0 LONG, 1 SHORT"},

@@ -29,4 +29,7 @@ type Metric struct {
 	// value and 0 otherwise (OperState UP). A string field without it
 	// holds a Go duration (1h2m3s), exported in seconds.
 	Is string
+	// Len, for a list field, exports how many entries it holds (a LAG's
+	// members up in the bundle).
+	Len bool
 }

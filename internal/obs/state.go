@@ -220,13 +220,19 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 }
 
 // value is a state value as a metric: numbers scaled, booleans and
-// Metric.Is as 1 or 0, a Go duration in seconds.
+// Metric.Is as 1 or 0, a Go duration in seconds, a list's length
+// (Metric.Len).
 func value(v any, mt *model.Metric) (float64, bool) {
 	scale := mt.Scale
 	if scale == 0 {
 		scale = 1
 	}
 	switch x := v.(type) {
+	case []any:
+		if mt.Len {
+			return float64(len(x)), true
+		}
+		return 0, false
 	case float64:
 		return x * scale, true
 	case bool:
