@@ -214,10 +214,12 @@ func Run(ctx context.Context, dir, script string, timeout time.Duration) (*Resul
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // RunTests runs this test binary again inside the VM with -test.run
-// pattern, and fails t if any of those tests fail. Outside CI it skips t
-// when the machine cannot run the VM (no QEMU, not root); in CI (CI set)
-// that is a failure, since .ci/run installs what the VM needs.
-func RunTests(t *testing.T, pattern string, timeout time.Duration) {
+// pattern, and fails t if any of those tests fail. env ("NAME=value")
+// is added to the tests' environment in the VM (what the host prepared
+// for them, such as a binary it built). Outside CI it skips t when the
+// machine cannot run the VM (no QEMU, not root); in CI (CI set) that is a
+// failure, since .ci/run installs what the VM needs.
+func RunTests(t *testing.T, pattern string, timeout time.Duration, env ...string) {
 	t.Helper()
 	if InVM() {
 		t.Skip("already inside the VM")
@@ -252,7 +254,14 @@ func RunTests(t *testing.T, pattern string, timeout time.Duration) {
 		args = append(args, "-test.v")
 	}
 	var script strings.Builder
-	fmt.Fprintf(&script, "export %s=1\nexec", EnvInVM)
+	fmt.Fprintf(&script, "export %s=1\n", EnvInVM)
+	for _, e := range env {
+		if name, _, ok := strings.Cut(e, "="); !ok || name == "" {
+			t.Fatalf("vmtest: environment entry %q is not NAME=value", e)
+		}
+		fmt.Fprintf(&script, "export %s\n", shellQuote(e))
+	}
+	script.WriteString("exec")
 	for _, a := range args {
 		script.WriteString(" " + shellQuote(a))
 	}
