@@ -38,7 +38,7 @@ const OpenConfigRelease = "v5.9.0"
 // revision of the whole module.
 func ocModels() []*gpb.ModelData {
 	var out []*gpb.ModelData
-	for _, m := range []string{"openconfig-interfaces", "openconfig-if-ethernet", "openconfig-if-ip", "openconfig-vlan", "openconfig-network-instance", "openconfig-local-routing", "openconfig-system", "openconfig-lldp", "openconfig-platform", "openconfig-procmon", "openconfig-aft", "openconfig-bgp", "openconfig-routing-policy"} {
+	for _, m := range []string{"openconfig-interfaces", "openconfig-if-ethernet", "openconfig-if-ip", "openconfig-vlan", "openconfig-if-aggregate", "openconfig-lacp", "openconfig-network-instance", "openconfig-local-routing", "openconfig-system", "openconfig-lldp", "openconfig-platform", "openconfig-procmon", "openconfig-aft", "openconfig-bgp", "openconfig-routing-policy"} {
 		out = append(out, &gpb.ModelData{Name: m, Organization: "OpenConfig working group", Version: OpenConfigRelease})
 	}
 	return out
@@ -312,7 +312,32 @@ func identity(raw json.RawMessage) string {
 	return s
 }
 
+// aggregateHint is how a port's aggregate-id follows the LAGs.
+const aggregateHint = "swmgr keeps LAG membership on the LAG (LaPortChannel IntfRefList): a port's aggregate-id is the LAG whose IntfRefList holds it"
+
 var memberConvs = map[string]memberConv{
+	// A port's aggregate-id: the one LAG that holds it (a port is in one
+	// LAG at most, the model's constraint). A write moves the port into
+	// that LAG's IntfRefList and out of any other's; a delete takes it out.
+	"aggregateid": {
+		to: func(sets [][]string) (json.RawMessage, bool) {
+			if len(sets[0]) == 0 {
+				return nil, false
+			}
+			return jstr(sets[0][0]), true
+		},
+		from: func(raw json.RawMessage, cur [][]string) ([][]string, json.RawMessage, error) {
+			if raw == nil {
+				return [][]string{{}}, nil, nil
+			}
+			var name string
+			if err := json.Unmarshal(raw, &name); err != nil || name == "" {
+				return nil, nil, fmt.Errorf("%s is not a LAG's name like PortChannel1", raw)
+			}
+			return [][]string{{name}}, jstr(name), nil
+		},
+		hint: aggregateHint,
+	},
 	"vlanmode": {
 		to: func(sets [][]string) (json.RawMessage, bool) {
 			switch {

@@ -47,6 +47,8 @@ const (
 	// A port's VLAN membership: the Vlans whose IntfList (tagged) or
 	// UntagIntfList (untagged) hold it.
 	ocSwitchedPath = "/interfaces/interface[name=@]/ethernet/switched-vlan"
+	// A port's LAG: the LaPortChannel whose IntfRefList holds it.
+	ocAggregatePath = "/interfaces/interface[name=@]/ethernet"
 	// The interfaces of a network instance: the IPv4Intfs of the VRF.
 	ocNIIfPath = "/network-instances/network-instance[name=@Vrf]/interfaces/interface[id=@IntfRef]"
 	// Static routes are the default instance's: IPv4Route has no VRF.
@@ -82,6 +84,7 @@ func ocState(path, kind, field, conv string) OpenConfigLeaf {
 func OpenConfigLeaves() []OpenConfigLeaf {
 	// The Vlan lists a port's switched-vlan gathers: tagged, untagged.
 	vlanMembers := []string{"IntfList", "UntagIntfList"}
+	lagMembers := []string{"IntfRefList"}
 	return append([]OpenConfigLeaf{
 		{ocIfPath + "/config/name", "Port", "IntfRef", false, "", nil},
 		{ocIfPath + "/config/description", "Port", "Description", false, "", nil},
@@ -225,6 +228,8 @@ func OpenConfigLeaves() []OpenConfigLeaf {
 		{ocIfPath + "/aggregation/state/lag-type", "LaPortChannel", "LagType", true, "lagtype", nil},
 		{ocIfPath + "/aggregation/state/min-links", "LaPortChannel", "MinLinks", true, "", nil},
 		{ocIfPath + "/aggregation/state/member", "LaPortChannel", "IntfRefList", true, "", nil},
+		{ocAggregatePath + "/config/aggregate-id", "LaPortChannel", "IntfRef", false, "aggregateid", lagMembers},
+		{ocAggregatePath + "/state/aggregate-id", "LaPortChannel", "IntfRef", true, "aggregateid", lagMembers},
 		{ocLACPPath + "/config/name", "LaPortChannel", "IntfRef", false, "", nil},
 		{ocLACPPath + "/config/interval", "LaPortChannel", "Interval", false, "lacpinterval", nil},
 		{ocLACPPath + "/config/lacp-mode", "LaPortChannel", "LacpMode", false, "lacpmode", nil},
