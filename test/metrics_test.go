@@ -29,6 +29,7 @@ func trafficServer(t *testing.T) *server {
 		{"POST", "/config/NtpServer", `{"IpAddr":"192.0.2.10"}`},
 		{"PATCH", "/config/DhcpRelayGlobal", `{"Enable":true}`},
 		{"POST", "/config/DhcpRelayIntf", `{"IntfRef":"fpPort1","ServerIp":["192.0.2.67"]}`},
+		{"POST", "/config/LaPortChannel", `{"IntfRef":"PortChannel1","IntfRefList":["fpPort2"]}`},
 	} {
 		if r := s.do(t, c.method, c.path, c.body); r.code >= 300 {
 			t.Fatalf("%s %s: %s", c.method, c.path, r)
@@ -79,6 +80,11 @@ func TestMetricsFollowConventions(t *testing.T) {
 		"swmgr_commit_confirm_pending 0",
 		"# HELP swmgr_dhcp_relay_client_requests_total DHCP relay interface: DHCP requests received from clients (DhcpRelayIntfState TotalDhcpClientRx).",
 		`swmgr_dhcp_relay_client_requests_total{interface="fpPort1"} 0`,
+		"# HELP swmgr_lag_members_up Link aggregation group: the members collecting and distributing, counted (LaPortChannelState IntfRefListUpInBundle).",
+		"# TYPE swmgr_lag_members_up gauge",
+		`swmgr_lag_members_up{lag="PortChannel1"} 0`,
+		`swmgr_lag_up{lag="PortChannel1"} 0`,
+		`swmgr_lag_member_up{lag="PortChannel1",port="fpPort2"} 0`,
 	} {
 		if !bytes.Contains(text, []byte(want)) {
 			t.Errorf("/metrics lacks %s", want)

@@ -164,6 +164,9 @@ func metricHelp(k *model.Kind, f *model.Field) string {
 		}
 		doc += " (" + strings.Join(names, ", ") + ")"
 	}
+	if f.Metric.Len {
+		doc += ", counted"
+	}
 	if f.Metric.Scale != 0 && f.Metric.Scale != 1 {
 		doc += fmt.Sprintf("; exported in base units (x%g)", f.Metric.Scale)
 	}
