@@ -211,6 +211,24 @@ func Run(ctx context.Context, dir, script string, timeout time.Duration) (*Resul
 	return res, nil
 }
 
+// testScript is the guest's script that runs args (a test binary and its
+// flags) with EnvInVM and env ("NAME=value") in its environment.
+func testScript(args, env []string) (string, error) {
+	var script strings.Builder
+	fmt.Fprintf(&script, "export %s=1\n", EnvInVM)
+	for _, e := range env {
+		if name, _, ok := strings.Cut(e, "="); !ok || name == "" || strings.ContainsAny(name, " \t\n'\"$") {
+			return "", fmt.Errorf("vmtest: environment entry %q is not NAME=value", e)
+		}
+		fmt.Fprintf(&script, "export %s\n", shellQuote(e))
+	}
+	script.WriteString("exec")
+	for _, a := range args {
+		script.WriteString(" " + shellQuote(a))
+	}
+	return script.String(), nil
+}
+
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // RunTests runs this test binary again inside the VM with -test.run
@@ -253,19 +271,11 @@ func RunTests(t *testing.T, pattern string, timeout time.Duration, env ...string
 	if testing.Verbose() {
 		args = append(args, "-test.v")
 	}
-	var script strings.Builder
-	fmt.Fprintf(&script, "export %s=1\n", EnvInVM)
-	for _, e := range env {
-		if name, _, ok := strings.Cut(e, "="); !ok || name == "" {
-			t.Fatalf("vmtest: environment entry %q is not NAME=value", e)
-		}
-		fmt.Fprintf(&script, "export %s\n", shellQuote(e))
+	script, err := testScript(args, env)
+	if err != nil {
+		t.Fatal(err)
 	}
-	script.WriteString("exec")
-	for _, a := range args {
-		script.WriteString(" " + shellQuote(a))
-	}
-	res, err := Run(context.Background(), wd, script.String(), timeout+time.Minute)
+	res, err := Run(context.Background(), wd, script, timeout+time.Minute)
 	if res != nil {
 		t.Logf("VM ran %s in %s (exit %d):\n%s", pattern, res.Elapsed.Round(time.Millisecond), res.ExitCode, res.Output)
 	}
