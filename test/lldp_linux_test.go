@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 )
@@ -102,6 +103,16 @@ func TestLLDPThroughTheBinary(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("no LLDPIntfState event of fpPort1's neighbour on the change feed: %v", events.events)
 		}
+	}
+	// /metrics counts the neighbour and the frames heard on fpPort1.
+	scraped := scrape(t, s)
+	for _, want := range []string{`swmgr_lldp_neighbor{port="fpPort1"} 1`, `swmgr_lldp_enabled{port="fpPort1"} 1`} {
+		if !strings.Contains(string(scraped), "\n"+want+"\n") {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	if !regexp.MustCompile(`\nswmgr_lldp_frames_received_total\{port="fpPort1"\} [1-9]`).Match(scraped) {
+		t.Errorf("/metrics counts no LLDP frame received on fpPort1")
 	}
 	heard := regexp.MustCompile(`PortID:\s+ifname fpPort1`)
 	out := lldpcli("show", "neighbors")

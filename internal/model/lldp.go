@@ -79,6 +79,7 @@ func lldpKinds() []*Kind {
 		},
 		{
 			Name: "LLDPIntfState", Class: State, Source: SourceService, FeedPolled: true,
+			Metrics: &Metrics{Subsystem: "lldp", Doc: "LLDP on a port", Labels: []MetricLabel{{Field: "IntfRef", Label: "port"}}},
 			Derived: &Derivation{From: []string{"LLDPGlobal", "LLDPIntf", "Port"}, Func: lldpIntfs},
 			CLI: &CLICommand{Words: []string{"lldp", "neighbors"},
 				Brief: []string{"IntfRef:Port", "PeerHostName:Neighbor", "PeerPort:Neighbor Port", "PeerMac:Neighbor MAC", "VlanId:VLAN", "HoldTime", "EnabledCapabilities:Capabilities"},
@@ -87,11 +88,11 @@ func lldpKinds() []*Kind {
 			Fields: []*Field{
 				{Name: "IntfRef", Type: String},
 				{Name: "IfIndex", Type: Int},
-				{Name: "SendFrames", Type: Int},
-				{Name: "ReceivedFrames", Type: Int},
-				{Name: "Enable", Type: Bool, Doc: "LLDPGlobal Enable, and the port's LLDPIntf Enable"},
+				{Name: "SendFrames", Type: Int, Doc: "LLDP frames sent", Metric: &Metric{Name: "frames_sent_total", Counter: true}},
+				{Name: "ReceivedFrames", Type: Int, Doc: "LLDP frames received", Metric: &Metric{Name: "frames_received_total", Counter: true}},
+				{Name: "Enable", Type: Bool, Doc: "LLDPGlobal Enable, and the port's LLDPIntf Enable", Metric: &Metric{Name: "enabled"}},
 				{Name: "LocalPort", Type: String},
-				{Name: "PeerMac", Type: String},
+				{Name: "PeerMac", Type: String, Doc: "the neighbor's MAC address; empty without a neighbor", Metric: &Metric{Name: "neighbor", Present: true}},
 				{Name: "PeerPort", Type: String},
 				{Name: "PortDescription", Type: String, Doc: "the neighbor's description of its port"},
 				{Name: "VlanId", Type: Int, Doc: "the VLAN the neighbor announced (802.1 port VLAN id); 0 without a neighbor"},

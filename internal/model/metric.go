@@ -32,4 +32,7 @@ type Metric struct {
 	// Len, for a list field, exports how many entries it holds (a LAG's
 	// members up in the bundle).
 	Len bool
+	// Present, for a string field, makes the series 1 while the field
+	// holds anything and 0 while it is empty (a port's LLDP neighbour).
+	Present bool
 }

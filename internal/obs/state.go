@@ -167,6 +167,9 @@ func metricHelp(k *model.Kind, f *model.Field) string {
 	if f.Metric.Len {
 		doc += ", counted"
 	}
+	if f.Metric.Present {
+		doc += "; 1 while there is one"
+	}
 	if f.Metric.Scale != 0 && f.Metric.Scale != 1 {
 		doc += fmt.Sprintf("; exported in base units (x%g)", f.Metric.Scale)
 	}
@@ -223,8 +226,8 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 }
 
 // value is a state value as a metric: numbers scaled, booleans and
-// Metric.Is as 1 or 0, a Go duration in seconds, a list's length
-// (Metric.Len).
+// Metric.Is and Metric.Present as 1 or 0, a Go duration in seconds, a
+// list's length (Metric.Len).
 func value(v any, mt *model.Metric) (float64, bool) {
 	scale := mt.Scale
 	if scale == 0 {
@@ -244,6 +247,12 @@ func value(v any, mt *model.Metric) (float64, bool) {
 		}
 		return 0, true
 	case string:
+		if mt.Present {
+			if x != "" {
+				return 1, true
+			}
+			return 0, true
+		}
 		if mt.Is != "" {
 			if x == mt.Is {
 				return 1, true
