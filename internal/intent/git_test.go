@@ -282,6 +282,17 @@ func TestIntentGitOverHTTPSWithItsCA(t *testing.T) {
 		t.Fatalf("the password is in clear in %v", files)
 	}
 
+	// A poll told by IntentFetch: the fetch over HTTPS, the signature's
+	// check, the commit and its confirmation by the repository answering
+	// again (the time taken is logged).
+	second := repo.commitSigned("leaf1.json", document(`{"VlanId":200}`))
+	asked := time.Now()
+	s.must("POST", "/action/IntentFetch", `{}`)
+	t.Logf("IntentFetch of a new commit over HTTPS, applied and confirmed: %v", time.Since(asked).Round(time.Millisecond))
+	if st := s.first("/state/IntentSources"); !sameVlans(s.vlans(), 200) || st["AppliedCommit"] != second {
+		t.Fatalf("after IntentFetch: VLANs %v, state %v", s.vlans(), st)
+	}
+
 	before := s.revision()
 	repo.commitSigned("leaf1.json", document(`{"VlanId":300}`))
 	s.must("PATCH", "/config/IntentSource", fmt.Sprintf(`{"Name":"default","CACertificates":[%q]}`, other.base64()))
@@ -291,7 +302,7 @@ func TestIntentGitOverHTTPSWithItsCA(t *testing.T) {
 		t.Fatalf("IntentFetch from a server another CA signed: %d %v", code, m)
 	}
 	t.Logf("another CA: %v", m["Error"])
-	if !strings.Contains(fmt.Sprint(s.first("/state/IntentSources")["LastError"]), "certificate") || s.revision() != before || !sameVlans(s.vlans(), 100) {
+	if !strings.Contains(fmt.Sprint(s.first("/state/IntentSources")["LastError"]), "certificate") || s.revision() != before || !sameVlans(s.vlans(), 200) {
 		t.Fatalf("refused: state %v, revision %v (want %v), VLANs %v", s.first("/state/IntentSources"), s.revision(), before, s.vlans())
 	}
 
