@@ -32,6 +32,9 @@ const (
 	DefaultGitTimeout = 120 * time.Second
 	// maxGitStderr is what is kept of git's messages for the reason.
 	maxGitStderr = 4 << 10
+	// maxGitStdout bounds what swmgr reads of git's output (a document,
+	// at most ztp.MaxDocument, is the largest).
+	maxGitStdout = ztp.MaxDocument + 4<<10
 	// sizeCheckEvery spaces the checks of the cache's size while git
 	// fetches.
 	sizeCheckEvery = 50 * time.Millisecond
@@ -219,56 +222,57 @@ func (g *gitFetcher) run(ctx context.Context, cache string, r *gitRepo, maxSize 
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 2 * time.Second
-	var stdout bytes.Buffer
+	stdout := &cappedBuffer{max: maxGitStdout}
 	stderr := &tailBuffer{max: maxGitStderr}
-	cmd.Stdout, cmd.Stderr = &stdout, stderr
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("git: %w", err)
 	}
-	tooLarge := make(chan int64, 1)
+	// tooLarge is the cache's size once it was found over maxSize (0:
+	// not), set by the watcher before it closes watched.
+	var tooLarge int64
 	watched := make(chan struct{})
-	if maxSize > 0 {
-		go func() {
-			defer close(watched)
-			t := time.NewTicker(sizeCheckEvery)
-			defer t.Stop()
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case <-t.C:
-				}
-				if size, err := dirSize(cache); err == nil && size > maxSize {
-					tooLarge <- size
-					cancel()
-					return
-				}
+	go func() {
+		defer close(watched)
+		if maxSize <= 0 {
+			return
+		}
+		t := time.NewTicker(sizeCheckEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
 			}
-		}()
-	} else {
-		close(watched)
-	}
+			if size, err := dirSize(cache); err == nil && size > maxSize {
+				tooLarge = size
+				cancel()
+				return
+			}
+		}
+	}()
 	err = cmd.Wait()
 	cancel()
 	<-watched
-	if maxSize > 0 && err == nil {
+	if maxSize > 0 && tooLarge == 0 {
 		if size, serr := dirSize(cache); serr == nil && size > maxSize {
-			tooLarge <- size
-			err = errors.New("too large")
+			tooLarge = size
 		}
 	}
 	what := "git " + args[0]
 	if r != nil {
 		what += " " + redact(r.url)
 	}
-	select {
-	case size := <-tooLarge:
+	if tooLarge > 0 {
 		os.RemoveAll(filepath.Join(cache, "repo.git"))
-		return nil, fmt.Errorf("%s: the repository is too large: more than %d bytes fetched (%d); it was removed", what, maxSize, size)
-	default:
+		return nil, fmt.Errorf("%s: the repository is too large: more than %d bytes fetched (%d); it was removed", what, maxSize, tooLarge)
 	}
 	if ctx.Err() == context.DeadlineExceeded {
 		return nil, fmt.Errorf("%s: killed after %v", what, g.timeout)
+	}
+	if stdout.over {
+		return nil, fmt.Errorf("%s: more than %d bytes of output", what, maxGitStdout)
 	}
 	if err != nil {
 		msg := oneLine(stderr.String())
@@ -378,6 +382,24 @@ func oneLine(s string) string {
 		return r
 	}, strings.TrimSpace(s))
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// cappedBuffer keeps what is written to it up to max bytes; past that it
+// refuses the write (git sees a broken pipe) and says so.
+type cappedBuffer struct {
+	bytes.Buffer
+	max  int
+	over bool
+}
+
+var errOutputBound = errors.New("output over its bound")
+
+func (c *cappedBuffer) Write(p []byte) (int, error) {
+	if c.Len()+len(p) > c.max {
+		c.over = true
+		return 0, errOutputBound
+	}
+	return c.Buffer.Write(p)
 }
 
 // tailBuffer keeps the last max bytes written to it.

@@ -2,7 +2,10 @@ package intent
 
 import (
 	"context"
+	"crypto/ed25519"
 	"crypto/rand"
+	"encoding/base64"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,29 +16,77 @@ import (
 	"github.com/swmgr/swmgr/internal/testneed"
 )
 
-// makeRepo is a repository with the files given committed on main.
-func makeRepo(t *testing.T, files map[string][]byte) string {
+// TestRepository is a real repository a test commits to, with Debian's
+// git (a test helper: the black-box tests use it too).
+type TestRepository struct {
+	t *testing.T
+	// Dir is its work tree; Key signs the documents CommitSigned commits.
+	Dir string
+	Key ed25519.PrivateKey
+}
+
+// NewTestRepository makes an empty repository whose branch is main.
+func NewTestRepository(t *testing.T) *TestRepository {
 	t.Helper()
-	testneed.Program(t, "git", "git")
-	dir := filepath.Join(t.TempDir(), "r.git")
-	run := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir(), "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.net",
-			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.net"}
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v: %s", args, err, out)
-		}
+	testneed.Program(t, "git", "git", "/usr/lib/git-core/git-http-backend")
+	_, key, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
 	}
-	run("init", "-q", "-b", "main", dir)
+	r := &TestRepository{t: t, Dir: filepath.Join(t.TempDir(), "intent.git"), Key: key}
+	r.Git("init", "-q", "-b", "main", r.Dir)
+	return r
+}
+
+// PublicKey is Key's public half as IntentSource's PublicKey holds it.
+func (r *TestRepository) PublicKey() string {
+	return base64.StdEncoding.EncodeToString(r.Key.Public().(ed25519.PublicKey))
+}
+
+// Git runs git in the repository, its configuration the test's own.
+func (r *TestRepository) Git(args ...string) string {
+	r.t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = filepath.Dir(r.Dir)
+	if _, err := os.Stat(r.Dir); err == nil {
+		cmd.Dir = r.Dir
+	}
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + r.Dir, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
+		"GIT_AUTHOR_NAME=fleet", "GIT_AUTHOR_EMAIL=fleet@example.net", "GIT_COMMITTER_NAME=fleet", "GIT_COMMITTER_EMAIL=fleet@example.net"}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		r.t.Fatalf("git %v: %v: %s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// Commit writes files (path: content; nil removes it) and commits them,
+// answering the commit id.
+func (r *TestRepository) Commit(files map[string][]byte) string {
+	r.t.Helper()
 	for name, data := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			t.Fatal(err)
+		p := filepath.Join(r.Dir, name)
+		if data == nil {
+			os.Remove(p)
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			r.t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			r.t.Fatal(err)
 		}
 	}
-	run("-C", dir, "add", "-A")
-	run("-C", dir, "commit", "-q", "-m", "files")
-	return dir
+	r.Git("add", "-A")
+	r.Git("commit", "-q", "--allow-empty", "-m", "intent")
+	return r.Git("rev-parse", "HEAD")
+}
+
+// CommitSigned commits doc at path with its detached signature beside it
+// (path + ".sig", base64).
+func (r *TestRepository) CommitSigned(path string, doc []byte) string {
+	sig := base64.StdEncoding.EncodeToString(ed25519.Sign(r.Key, doc))
+	return r.Commit(map[string][]byte{path: doc, path + ".sig": []byte(sig)})
 }
 
 // TestGitFetcherRefusesATooLargeRepository: a repository whose ref brings
@@ -44,8 +95,9 @@ func makeRepo(t *testing.T, files map[string][]byte) string {
 func TestGitFetcherRefusesATooLargeRepository(t *testing.T) {
 	big := make([]byte, 4<<20) // random: git cannot compress it
 	rand.Read(big)
-	dir := makeRepo(t, map[string][]byte{"intent.json": []byte(`{}`), "blob.bin": big})
-	repo := gitRepo{url: "file://" + dir, path: "intent.json", ref: "main"}
+	r := NewTestRepository(t)
+	r.Commit(map[string][]byte{"intent.json": []byte(`{}`), "blob.bin": big})
+	repo := gitRepo{url: "file://" + r.Dir, path: "intent.json", ref: "main"}
 
 	g := &gitFetcher{program: "git", dir: filepath.Join(t.TempDir(), "cache"), max: 1 << 20, timeout: time.Minute}
 	_, err := g.read(context.Background(), repo, 1<<20)
@@ -95,5 +147,31 @@ func TestGitRunnerRefusesHostileRepositories(t *testing.T) {
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("a hostile repository ran a command")
+	}
+}
+
+// TestGitRunnerIsBoundedInTime: a server that never answers does not hold
+// the poll: git (and its helpers) are killed at the timeout, and the
+// reason says so.
+func TestGitRunnerIsBoundedInTime(t *testing.T) {
+	testneed.Program(t, "git", "git")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() { // accepts and never answers
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	g := &gitFetcher{program: "git", dir: filepath.Join(t.TempDir(), "cache"), max: 1 << 20, timeout: 2 * time.Second}
+	_, err = g.read(context.Background(), gitRepo{url: "https://" + ln.Addr().String() + "/r.git", path: "a.json", ref: "main"}, 1<<20)
+	if err == nil || !strings.Contains(err.Error(), "killed after 2s") {
+		t.Fatalf("a server that never answers: %v", err)
 	}
 }

@@ -18,83 +18,13 @@ import (
 	"net/http/cgi"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/swmgr/swmgr/internal/testneed"
+	"github.com/swmgr/swmgr/internal/intent"
 )
-
-// gitRepo is a real repository the test commits to, with Debian's git.
-type gitRepo struct {
-	t   *testing.T
-	dir string
-	key ed25519.PrivateKey
-}
-
-func newGitRepo(t *testing.T) *gitRepo {
-	t.Helper()
-	testneed.Program(t, "git", "git", "/usr/lib/git-core/git-http-backend")
-	_, key, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &gitRepo{t: t, dir: filepath.Join(t.TempDir(), "intent.git"), key: key}
-	r.git("init", "-q", "-b", "main", r.dir)
-	return r
-}
-
-func (r *gitRepo) publicKey() string {
-	return base64.StdEncoding.EncodeToString(r.key.Public().(ed25519.PublicKey))
-}
-
-// git runs git in the repository, its configuration the test's own.
-func (r *gitRepo) git(args ...string) string {
-	r.t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = filepath.Dir(r.dir)
-	if _, err := os.Stat(r.dir); err == nil {
-		cmd.Dir = r.dir
-	}
-	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + r.dir, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
-		"GIT_AUTHOR_NAME=fleet", "GIT_AUTHOR_EMAIL=fleet@example.net", "GIT_COMMITTER_NAME=fleet", "GIT_COMMITTER_EMAIL=fleet@example.net"}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		r.t.Fatalf("git %v: %v: %s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-// commit writes files (path: content; nil removes it) and commits them,
-// answering the commit id.
-func (r *gitRepo) commit(files map[string][]byte) string {
-	r.t.Helper()
-	for name, data := range files {
-		p := filepath.Join(r.dir, name)
-		if data == nil {
-			os.Remove(p)
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			r.t.Fatal(err)
-		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			r.t.Fatal(err)
-		}
-	}
-	r.git("add", "-A")
-	r.git("commit", "-q", "--allow-empty", "-m", "intent")
-	return r.git("rev-parse", "HEAD")
-}
-
-// commitSigned commits doc at path with its detached signature beside it
-// (path + ".sig", base64).
-func (r *gitRepo) commitSigned(path string, doc []byte) string {
-	sig := base64.StdEncoding.EncodeToString(ed25519.Sign(r.key, doc))
-	return r.commit(map[string][]byte{path: doc, path + ".sig": []byte(sig)})
-}
 
 // testCA is a CA of the test's own that signs its HTTPS servers.
 type testCA struct {
@@ -218,11 +148,11 @@ func filesHolding(dir string, secrets []string) []string {
 // by its signature at the same commit, the commit id in the state; a new
 // commit on the branch lands within one poll interval.
 func TestIntentFollowsAGitRepository(t *testing.T) {
-	repo := newGitRepo(t)
-	first := repo.commitSigned("switches/leaf1.json", document(`{"VlanId":100,"Description":"from git"}`))
+	repo := intent.NewTestRepository(t)
+	first := repo.CommitSigned("switches/leaf1.json", document(`{"VlanId":100,"Description":"from git"}`))
 	s := startSwitch(t)
 	s.must("POST", "/config/IntentSource", fmt.Sprintf(`{"RepoURL":%q,"Path":"switches/leaf1.json","TargetRevision":"main","Interval":5,"PublicKey":%q}`,
-		"file://"+repo.dir, repo.publicKey()))
+		"file://"+repo.Dir, repo.PublicKey()))
 	eventually(t, "the intent applied from git", 20*time.Second, func() bool { return sameVlans(s.vlans(), 100) })
 	var st map[string]any
 	eventually(t, "the commit shown", 10*time.Second, func() bool {
@@ -243,7 +173,7 @@ func TestIntentFollowsAGitRepository(t *testing.T) {
 	// A new commit lands within one poll interval (5 s; the wait is
 	// generous, the time taken is logged).
 	committed := time.Now()
-	second := repo.commitSigned("switches/leaf1.json", document(`{"VlanId":200}`))
+	second := repo.CommitSigned("switches/leaf1.json", document(`{"VlanId":200}`))
 	eventually(t, "the new commit applied", 20*time.Second, func() bool { return sameVlans(s.vlans(), 200) })
 	t.Logf("a new commit applied %v after it was made (Interval 5 s)", time.Since(committed).Round(100*time.Millisecond))
 	eventually(t, "the new commit shown", 10*time.Second, func() bool { return s.first("/state/IntentSources")["AppliedCommit"] == second })
@@ -259,15 +189,15 @@ func TestIntentFollowsAGitRepository(t *testing.T) {
 // The same server checked against another CA is refused with the reason,
 // and so is a plain HTTPS intent; nothing changes.
 func TestIntentGitOverHTTPSWithItsCA(t *testing.T) {
-	repo := newGitRepo(t)
-	commit := repo.commitSigned("leaf1.json", document(`{"VlanId":100}`))
+	repo := intent.NewTestRepository(t)
+	commit := repo.CommitSigned("leaf1.json", document(`{"VlanId":100}`))
 	ca, other := newTestCA(t, "intent CA"), newTestCA(t, "another CA")
 	leaked := make(chan string, 1)
-	srv := ca.serveTLS(t, gitHTTP(filepath.Dir(repo.dir), "fleet", "s3cret-git-password", leaked))
+	srv := ca.serveTLS(t, gitHTTP(filepath.Dir(repo.Dir), "fleet", "s3cret-git-password", leaked))
 	dataDir := t.TempDir()
 	s := startSwitchIn(t, dataDir)
 	s.must("POST", "/config/IntentSource", fmt.Sprintf(`{"RepoURL":%q,"Path":"leaf1.json","TargetRevision":"main","Interval":3600,"Username":"fleet","Password":"s3cret-git-password","PublicKey":%q,"CACertificates":[%q]}`,
-		srv.URL+"/git/intent.git", repo.publicKey(), ca.base64()))
+		srv.URL+"/git/intent.git", repo.PublicKey(), ca.base64()))
 	eventually(t, "the intent applied over HTTPS", 20*time.Second, func() bool { return sameVlans(s.vlans(), 100) })
 	eventually(t, "the commit shown", 10*time.Second, func() bool { return s.first("/state/IntentSources")["AppliedCommit"] == commit })
 	if got := s.first("/config/IntentSources"); got["Password"] != "" {
@@ -285,7 +215,7 @@ func TestIntentGitOverHTTPSWithItsCA(t *testing.T) {
 	// A poll told by IntentFetch: the fetch over HTTPS, the signature's
 	// check, the commit and its confirmation by the repository answering
 	// again (the time taken is logged).
-	second := repo.commitSigned("leaf1.json", document(`{"VlanId":200}`))
+	second := repo.CommitSigned("leaf1.json", document(`{"VlanId":200}`))
 	asked := time.Now()
 	s.must("POST", "/action/IntentFetch", `{}`)
 	t.Logf("IntentFetch of a new commit over HTTPS, applied and confirmed: %v", time.Since(asked).Round(time.Millisecond))
@@ -294,7 +224,7 @@ func TestIntentGitOverHTTPSWithItsCA(t *testing.T) {
 	}
 
 	before := s.revision()
-	repo.commitSigned("leaf1.json", document(`{"VlanId":300}`))
+	repo.CommitSigned("leaf1.json", document(`{"VlanId":300}`))
 	s.must("PATCH", "/config/IntentSource", fmt.Sprintf(`{"Name":"default","CACertificates":[%q]}`, other.base64()))
 	before++ // the PATCH's own commit
 	code, m := s.do("POST", "/action/IntentFetch", `{}`)
@@ -353,22 +283,22 @@ func TestIntentHTTPSWithItsCA(t *testing.T) {
 // in the state and nothing changed; hostile URLs, refs and paths are
 // refused when written (400), nothing changed.
 func TestIntentGitRefusals(t *testing.T) {
-	repo := newGitRepo(t)
-	repo.commitSigned("leaf1.json", document(`{"VlanId":100}`))
+	repo := intent.NewTestRepository(t)
+	repo.CommitSigned("leaf1.json", document(`{"VlanId":100}`))
 	s := startSwitch(t)
 	s.must("POST", "/config/IntentSource", fmt.Sprintf(`{"RepoURL":%q,"Path":"leaf1.json","TargetRevision":"main","Interval":3600,"PublicKey":%q}`,
-		"file://"+repo.dir, repo.publicKey()))
+		"file://"+repo.Dir, repo.PublicKey()))
 	eventually(t, "the intent applied", 20*time.Second, func() bool { return sameVlans(s.vlans(), 100) })
 
 	_, other, _ := ed25519.GenerateKey(rand.Reader)
-	repo.git("checkout", "-q", "-b", "unsigned")
-	repo.commit(map[string][]byte{"leaf1.json": document(`{"VlanId":400}`), "leaf1.json.sig": nil})
-	repo.git("checkout", "-q", "-b", "badsig")
-	repo.commit(map[string][]byte{"leaf1.json.sig": []byte(base64.StdEncoding.EncodeToString(ed25519.Sign(other, document(`{"VlanId":400}`))))})
-	repo.git("checkout", "-q", "-b", "invalid")
+	repo.Git("checkout", "-q", "-b", "unsigned")
+	repo.Commit(map[string][]byte{"leaf1.json": document(`{"VlanId":400}`), "leaf1.json.sig": nil})
+	repo.Git("checkout", "-q", "-b", "badsig")
+	repo.Commit(map[string][]byte{"leaf1.json.sig": []byte(base64.StdEncoding.EncodeToString(ed25519.Sign(other, document(`{"VlanId":400}`))))})
+	repo.Git("checkout", "-q", "-b", "invalid")
 	bad := []byte(`{"ConfigData":{"Vlan":[{"VlanId":"x"}]}}`)
-	repo.commit(map[string][]byte{"leaf1.json": bad, "leaf1.json.sig": []byte(base64.StdEncoding.EncodeToString(ed25519.Sign(repo.key, bad)))})
-	repo.git("checkout", "-q", "main")
+	repo.Commit(map[string][]byte{"leaf1.json": bad, "leaf1.json.sig": []byte(base64.StdEncoding.EncodeToString(ed25519.Sign(repo.Key, bad)))})
+	repo.Git("checkout", "-q", "main")
 
 	for _, tc := range []struct{ name, patch, why string }{
 		{"a ref not in the repository", `"TargetRevision":"no-such-branch"`, "couldn't find remote ref no-such-branch"},
