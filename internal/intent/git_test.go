@@ -23,7 +23,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/swmgr/swmgr/internal/intent"
+	"github.com/swmgr/swmgr/internal/intent/intenttest"
 )
 
 // testCA is a CA of the test's own that signs its HTTPS servers.
@@ -148,7 +148,7 @@ func filesHolding(dir string, secrets []string) []string {
 // by its signature at the same commit, the commit id in the state; a new
 // commit on the branch lands within one poll interval.
 func TestIntentFollowsAGitRepository(t *testing.T) {
-	repo := intent.NewTestRepository(t)
+	repo := intenttest.NewRepository(t)
 	first := repo.CommitSigned("switches/leaf1.json", document(`{"VlanId":100,"Description":"from git"}`))
 	s := startSwitch(t)
 	s.must("POST", "/config/IntentSource", fmt.Sprintf(`{"RepoURL":%q,"Path":"switches/leaf1.json","TargetRevision":"main","Interval":5,"PublicKey":%q}`,
@@ -189,7 +189,7 @@ func TestIntentFollowsAGitRepository(t *testing.T) {
 // The same server checked against another CA is refused with the reason,
 // and so is a plain HTTPS intent; nothing changes.
 func TestIntentGitOverHTTPSWithItsCA(t *testing.T) {
-	repo := intent.NewTestRepository(t)
+	repo := intenttest.NewRepository(t)
 	commit := repo.CommitSigned("leaf1.json", document(`{"VlanId":100}`))
 	ca, other := newTestCA(t, "intent CA"), newTestCA(t, "another CA")
 	leaked := make(chan string, 1)
@@ -283,7 +283,7 @@ func TestIntentHTTPSWithItsCA(t *testing.T) {
 // in the state and nothing changed; hostile URLs, refs and paths are
 // refused when written (400), nothing changed.
 func TestIntentGitRefusals(t *testing.T) {
-	repo := intent.NewTestRepository(t)
+	repo := intenttest.NewRepository(t)
 	repo.CommitSigned("leaf1.json", document(`{"VlanId":100}`))
 	s := startSwitch(t)
 	s.must("POST", "/config/IntentSource", fmt.Sprintf(`{"RepoURL":%q,"Path":"leaf1.json","TargetRevision":"main","Interval":3600,"PublicKey":%q}`,
