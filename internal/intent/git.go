@@ -130,7 +130,7 @@ func (g *gitFetcher) read(ctx context.Context, r gitRepo, maxDoc int64) (gitFile
 		return gitFile{}, err
 	}
 	commit := strings.TrimSpace(string(out))
-	if !isCommitID(commit) {
+	if !isObjectID(commit) {
 		return gitFile{}, fmt.Errorf("git: %q is not a commit id", commit)
 	}
 	f := gitFile{commit: commit}
@@ -146,29 +146,36 @@ func (g *gitFetcher) read(ctx context.Context, r gitRepo, maxDoc int64) (gitFile
 	return f, nil
 }
 
-// file reads the blob at path in commit, at most max bytes (more is
-// refused); nil when there is no such file.
+// file reads the file at path in commit, at most max bytes (more is
+// refused); nil when there is no such file. A file is a regular file's
+// blob: a directory, a symbolic link or a submodule at path is refused.
 func (g *gitFetcher) file(ctx context.Context, cache, commit, path string, max int64) ([]byte, error) {
-	obj := commit + ":" + path // starts with the commit id: never an option
-	out, err := g.run(ctx, cache, nil, 0, "cat-file", "-t", "--end-of-options", obj)
-	if err != nil {
-		return nil, nil // no such path at the commit
-	}
-	if t := strings.TrimSpace(string(out)); t != "blob" {
-		return nil, fmt.Errorf("git: %s at %s is a %s, not a file", path, commit, t)
-	}
-	out, err = g.run(ctx, cache, nil, 0, "cat-file", "-s", "--end-of-options", obj)
+	// The path is a literal pathspec (GIT_LITERAL_PATHSPECS, gitEnv):
+	// no magic, no glob.
+	out, err := g.run(ctx, cache, nil, 0, "ls-tree", "-l", "--end-of-options", commit, "--", path)
 	if err != nil {
 		return nil, err
 	}
-	size, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
+	if len(out) == 0 {
+		return nil, nil
+	}
+	// <mode> SP <type> SP <object> SP+ <size> TAB <path>
+	meta, name, _ := strings.Cut(strings.TrimSuffix(string(out), "\n"), "\t")
+	f := strings.Fields(meta)
+	if name != path || len(f) != 4 {
+		return nil, fmt.Errorf("git: %s at %s: unexpected listing %q", path, commit, oneLine(string(out)))
+	}
+	if mode, oid := f[0], f[2]; (mode != "100644" && mode != "100755") || !isObjectID(oid) {
+		return nil, fmt.Errorf("git: %s at %s is not a regular file (mode %s, %s)", path, commit, mode, f[1])
+	}
+	size, err := strconv.ParseInt(f[3], 10, 64)
 	if err != nil {
 		return nil, fmt.Errorf("git: the size of %s: %w", path, err)
 	}
 	if size > max {
 		return nil, fmt.Errorf("git: %s at %s: larger than %d bytes", path, commit, max)
 	}
-	return g.run(ctx, cache, nil, 0, "cat-file", "blob", "--end-of-options", obj)
+	return g.run(ctx, cache, nil, 0, "cat-file", "blob", "--end-of-options", f[2])
 }
 
 // reachable is the health check of a git source without a HealthURL: the
@@ -200,7 +207,8 @@ func (r gitRepo) check() error {
 	return nil
 }
 
-func isCommitID(s string) bool {
+// isObjectID reports a SHA-1 object id (a commit's, or a blob's) in hex.
+func isObjectID(s string) bool {
 	return len(s) == 40 && strings.Trim(s, "0123456789abcdef") == ""
 }
 
@@ -306,7 +314,7 @@ func caWho(r *gitRepo) string {
 // public) and its Authorization header.
 func gitEnv(cache string, r *gitRepo) ([]string, error) {
 	env := []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "HOME=" + cache, "LANG=C", "LC_ALL=C",
-		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_TERMINAL_PROMPT=0", "GIT_NO_REPLACE_OBJECTS=1",
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_TERMINAL_PROMPT=0", "GIT_NO_REPLACE_OBJECTS=1", "GIT_LITERAL_PATHSPECS=1",
 		"GIT_ALLOW_PROTOCOL=none"}
 	cfg := [][2]string{
 		{"protocol.allow", "never"},

@@ -35,7 +35,7 @@ func TestGitFetcherRefusesATooLargeRepository(t *testing.T) {
 
 	g.max = 64 << 20
 	f, err := g.read(context.Background(), repo, 1<<20)
-	if err != nil || string(f.data) != `{}` || f.sig != nil || !isCommitID(f.commit) {
+	if err != nil || string(f.data) != `{}` || f.sig != nil || !isObjectID(f.commit) {
 		t.Fatalf("within the bound: %+v %v", f, err)
 	}
 }

@@ -178,9 +178,15 @@ func TestIntentFollowsAGitRepository(t *testing.T) {
 	t.Logf("a new commit applied %v after it was made (Interval 5 s)", time.Since(committed).Round(100*time.Millisecond))
 	eventually(t, "the new commit shown", 10*time.Second, func() bool { return s.first("/state/IntentSources")["AppliedCommit"] == second })
 
-	// A commit id as the target.
+	// A commit id as the target, then an annotated tag.
 	s.must("PATCH", "/config/IntentSource", fmt.Sprintf(`{"Name":"default","TargetRevision":%q}`, first))
 	eventually(t, "the first commit applied again", 20*time.Second, func() bool { return sameVlans(s.vlans(), 100) })
+	repo.Git("tag", "-a", "-m", "release 1", "release-1", second)
+	s.must("PATCH", "/config/IntentSource", `{"Name":"default","TargetRevision":"release-1"}`)
+	eventually(t, "the tagged commit applied", 20*time.Second, func() bool { return sameVlans(s.vlans(), 200) })
+	if st := s.first("/state/IntentSources"); st["AppliedCommit"] != second {
+		t.Fatalf("at the tag: %v", st)
+	}
 }
 
 // TestIntentGitOverHTTPSWithItsCA: a repository served over git's smart
@@ -299,6 +305,10 @@ func TestIntentGitRefusals(t *testing.T) {
 	bad := []byte(`{"ConfigData":{"Vlan":[{"VlanId":"x"}]}}`)
 	repo.Commit(map[string][]byte{"leaf1.json": bad, "leaf1.json.sig": []byte(base64.StdEncoding.EncodeToString(ed25519.Sign(repo.Key, bad)))})
 	repo.Git("checkout", "-q", "main")
+	if err := os.Symlink("leaf1.json", filepath.Join(repo.Dir, "link.json")); err != nil {
+		t.Fatal(err)
+	}
+	repo.Commit(map[string][]byte{"dir/x.json": []byte("{}")})
 
 	for _, tc := range []struct{ name, patch, why string }{
 		{"a ref not in the repository", `"TargetRevision":"no-such-branch"`, "couldn't find remote ref no-such-branch"},
@@ -307,6 +317,9 @@ func TestIntentGitRefusals(t *testing.T) {
 		{"signed by another key", `"TargetRevision":"badsig"`, "bad signature"},
 		{"an invalid document", `"TargetRevision":"invalid"`, "the document was refused, nothing changed"},
 		{"no such file", `"TargetRevision":"main","Path":"leaf2.json"`, "has no file leaf2.json"},
+		{"a symbolic link", `"TargetRevision":"main","Path":"link.json"`, "is not a regular file (mode 120000, blob)"},
+		{"a directory", `"TargetRevision":"main","Path":"dir"`, "is not a regular file (mode 040000, tree)"},
+		{"a glob", `"TargetRevision":"main","Path":"leaf*.json"`, "has no file leaf*.json"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s.t = t
