@@ -25,9 +25,6 @@ import (
 
 // Bounds of a git source.
 const (
-	// DefaultMaxRepository bounds the repository cache (what one fetch of
-	// the ref brings, at depth 1).
-	DefaultMaxRepository = 256 << 20
 	// DefaultGitTimeout bounds one git run.
 	DefaultGitTimeout = 120 * time.Second
 	// maxGitStderr is what is kept of git's messages for the reason.
@@ -49,6 +46,9 @@ type gitRepo struct {
 	authHeader string
 	// caPEM, if set, are the only CAs that sign an https server.
 	caPEM []byte
+	// maxSize bounds the repository's cache (RepoSizeLimit): what one
+	// fetch of the ref brings at depth 1, and what earlier ones left.
+	maxSize int64
 }
 
 // gitFile is a document read from a repository, with its signature (nil
@@ -65,20 +65,19 @@ type gitFile struct {
 type gitFetcher struct {
 	program string // "git" on PATH
 	dir     string // the cache: one bare repository for the one source
-	max     int64  // bytes the cache may hold
 	timeout time.Duration
 }
 
 // errNoDataDir refuses a git source without a data directory to cache it.
 var errNoDataDir = errors.New("a git source needs the data directory (its cache is there)")
 
-// cacheFor is the bare repository caching url, made when missing; other
+// cacheFor is the bare repository caching r, made when missing; other
 // repositories' caches (an earlier RepoURL) are removed.
-func (g *gitFetcher) cacheFor(ctx context.Context, repoURL string) (string, error) {
+func (g *gitFetcher) cacheFor(ctx context.Context, r gitRepo) (string, error) {
 	if g.dir == "" {
 		return "", errNoDataDir
 	}
-	sum := sha256.Sum256([]byte(repoURL))
+	sum := sha256.Sum256([]byte(r.url))
 	name := hex.EncodeToString(sum[:8])
 	if err := os.MkdirAll(g.dir, 0o700); err != nil {
 		return "", fmt.Errorf("git cache: %w", err)
@@ -95,7 +94,7 @@ func (g *gitFetcher) cacheFor(ctx context.Context, repoURL string) (string, erro
 	cache := filepath.Join(g.dir, name)
 	// A cache grown past half the bound (commits added since it was made)
 	// is fetched afresh: a fetch has room for the ref's whole tree.
-	if size, err := dirSize(cache); err == nil && size > g.max/2 {
+	if size, err := dirSize(cache); err == nil && size > r.maxSize/2 {
 		os.RemoveAll(cache)
 	}
 	if _, err := os.Stat(filepath.Join(cache, "repo.git", "HEAD")); err == nil {
@@ -118,11 +117,11 @@ func (g *gitFetcher) read(ctx context.Context, r gitRepo, maxDoc int64) (gitFile
 	if err := r.check(); err != nil {
 		return gitFile{}, err
 	}
-	cache, err := g.cacheFor(ctx, r.url)
+	cache, err := g.cacheFor(ctx, r)
 	if err != nil {
 		return gitFile{}, err
 	}
-	if _, err := g.run(ctx, cache, &r, g.max, "fetch", "-q", "--depth=1", "--no-tags", "--no-recurse-submodules", "--end-of-options", r.url, r.ref); err != nil {
+	if _, err := g.run(ctx, cache, &r, r.maxSize, "fetch", "-q", "--depth=1", "--no-tags", "--no-recurse-submodules", "--end-of-options", r.url, r.ref); err != nil {
 		return gitFile{}, err
 	}
 	out, err := g.run(ctx, cache, nil, 0, "rev-parse", "--verify", "--end-of-options", "FETCH_HEAD^{commit}")
@@ -184,7 +183,7 @@ func (g *gitFetcher) reachable(ctx context.Context, r gitRepo) error {
 	if err := r.check(); err != nil {
 		return err
 	}
-	cache, err := g.cacheFor(ctx, r.url)
+	cache, err := g.cacheFor(ctx, r)
 	if err != nil {
 		return err
 	}

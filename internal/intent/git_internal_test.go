@@ -22,9 +22,9 @@ func TestGitFetcherRefusesATooLargeRepository(t *testing.T) {
 	rand.Read(big)
 	r := intenttest.NewRepository(t)
 	r.Commit(map[string][]byte{"intent.json": []byte(`{}`), "blob.bin": big})
-	repo := gitRepo{url: "file://" + r.Dir, path: "intent.json", ref: "main"}
+	repo := gitRepo{url: "file://" + r.Dir, path: "intent.json", ref: "main", maxSize: 1 << 20}
 
-	g := &gitFetcher{program: "git", dir: filepath.Join(t.TempDir(), "cache"), max: 1 << 20, timeout: time.Minute}
+	g := &gitFetcher{program: "git", dir: filepath.Join(t.TempDir(), "cache"), timeout: time.Minute}
 	_, err := g.read(context.Background(), repo, 1<<20)
 	if err == nil || !strings.Contains(err.Error(), "the repository is too large: more than 1048576 bytes fetched") {
 		t.Fatalf("a 4 MiB repository with a 1 MiB bound: %v", err)
@@ -33,7 +33,7 @@ func TestGitFetcherRefusesATooLargeRepository(t *testing.T) {
 		t.Fatalf("the refused repository's cache still holds %d bytes", size)
 	}
 
-	g.max = 64 << 20
+	repo.maxSize = 64 << 20
 	f, err := g.read(context.Background(), repo, 1<<20)
 	if err != nil || string(f.data) != `{}` || f.sig != nil || !isObjectID(f.commit) {
 		t.Fatalf("within the bound: %+v %v", f, err)
@@ -46,7 +46,7 @@ func TestGitFetcherRefusesATooLargeRepository(t *testing.T) {
 func TestGitRunnerRefusesHostileRepositories(t *testing.T) {
 	testneed.Program(t, "git", "git")
 	marker := filepath.Join(t.TempDir(), "pwned")
-	g := &gitFetcher{program: "git", dir: filepath.Join(t.TempDir(), "cache"), max: 1 << 20, timeout: time.Minute}
+	g := &gitFetcher{program: "git", dir: filepath.Join(t.TempDir(), "cache"), timeout: time.Minute}
 	for _, r := range []gitRepo{
 		{url: "ext::sh -c touch% " + marker, path: "a.json", ref: "main"},
 		{url: "fd::3", path: "a.json", ref: "main"},
@@ -63,7 +63,7 @@ func TestGitRunnerRefusesHostileRepositories(t *testing.T) {
 		}
 	}
 	// Past every check, git itself allows only the repository's protocol.
-	cache, err := g.cacheFor(context.Background(), "file:///tmp")
+	cache, err := g.cacheFor(context.Background(), gitRepo{url: "file:///tmp", maxSize: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestGitRunnerIsBoundedInTime(t *testing.T) {
 			defer c.Close()
 		}
 	}()
-	g := &gitFetcher{program: "git", dir: filepath.Join(t.TempDir(), "cache"), max: 1 << 20, timeout: 2 * time.Second}
+	g := &gitFetcher{program: "git", dir: filepath.Join(t.TempDir(), "cache"), timeout: 2 * time.Second}
 	_, err = g.read(context.Background(), gitRepo{url: "https://" + ln.Addr().String() + "/r.git", path: "a.json", ref: "main"}, 1<<20)
 	if err == nil || !strings.Contains(err.Error(), "killed after 2s") {
 		t.Fatalf("a server that never answers: %v", err)

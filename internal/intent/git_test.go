@@ -340,6 +340,31 @@ func TestIntentGitRefusals(t *testing.T) {
 		})
 	}
 
+	// A repository larger than RepoSizeLimit: refused, its cache removed.
+	t.Run("a repository over RepoSizeLimit", func(t *testing.T) {
+		s.t = t
+		s.must("PATCH", "/config/IntentSource", `{"Name":"default","TargetRevision":"main","Path":"leaf1.json","RepoSizeLimit":1}`)
+		big := make([]byte, 3<<20) // random: git cannot compress it
+		rand.Read(big)
+		repo.Git("checkout", "-q", "-b", "large")
+		repo.CommitSigned("leaf1.json", document(`{"VlanId":400}`))
+		repo.Commit(map[string][]byte{"blob.bin": big})
+		repo.Git("checkout", "-q", "main")
+		s.must("PATCH", "/config/IntentSource", `{"Name":"default","TargetRevision":"large"}`)
+		before := s.revision()
+		code, m := s.do("POST", "/action/IntentFetch", `{}`)
+		if code != http.StatusBadGateway || !strings.Contains(fmt.Sprint(m), "the repository is too large: more than 1048576 bytes fetched") {
+			t.Fatalf("IntentFetch of a 3 MiB repository with RepoSizeLimit 1: %d %v", code, m)
+		}
+		if msg := fmt.Sprint(s.first("/state/IntentSources")["LastError"]); !strings.Contains(msg, "too large") {
+			t.Fatalf("LastError %q", msg)
+		}
+		if s.revision() != before || !sameVlans(s.vlans(), 100) {
+			t.Fatalf("a refused intent changed the switch: revision %v -> %v, VLANs %v", before, s.revision(), s.vlans())
+		}
+		s.must("PATCH", "/config/IntentSource", `{"Name":"default","TargetRevision":"main","RepoSizeLimit":256}`)
+	})
+
 	marker := filepath.Join(t.TempDir(), "pwned")
 	for _, tc := range []struct{ name, body, field string }{
 		{"a remote helper", fmt.Sprintf(`{"Name":"default","RepoURL":"ext::sh -c touch%% %s"}`, marker), "RepoURL"},
@@ -355,6 +380,7 @@ func TestIntentGitRefusals(t *testing.T) {
 		{"an absolute path", `{"Name":"default","Path":"/etc/shadow"}`, "Path"},
 		{"both URL and RepoURL", `{"Name":"default","URL":"https://192.0.2.1/x.json"}`, "URL"},
 		{"a CA that is not one", `{"Name":"default","CACertificates":["bm90IGEgY2VydGlmaWNhdGU="]}`, "CACertificates"},
+		{"a size bound over 4 GiB", `{"Name":"default","RepoSizeLimit":4097}`, "RepoSizeLimit"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s.t = t

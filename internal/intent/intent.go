@@ -104,11 +104,8 @@ type Options struct {
 	// DataDir holds the git sources' cache (datadir.IntentGit); "": git
 	// sources are refused.
 	DataDir string
-	// MaxRepository bounds a git source's cache (default
-	// DefaultMaxRepository); GitTimeout one git run (default
-	// DefaultGitTimeout).
-	MaxRepository int64
-	GitTimeout    time.Duration
+	// GitTimeout bounds one git run (default DefaultGitTimeout).
+	GitTimeout time.Duration
 }
 
 // source is one reading of the IntentSource.
@@ -208,13 +205,10 @@ func New(o Options) *Service {
 	if o.MaxDocument <= 0 {
 		o.MaxDocument = ztp.MaxDocument
 	}
-	if o.MaxRepository <= 0 {
-		o.MaxRepository = DefaultMaxRepository
-	}
 	if o.GitTimeout <= 0 {
 		o.GitTimeout = DefaultGitTimeout
 	}
-	git := &gitFetcher{program: "git", max: o.MaxRepository, timeout: o.GitTimeout}
+	git := &gitFetcher{program: "git", timeout: o.GitTimeout}
 	if o.DataDir != "" {
 		git.dir = filepath.Join(o.DataDir, datadir.IntentGit)
 	}
@@ -280,7 +274,7 @@ func (s *Service) readSource(ctx context.Context) (*source, error) {
 			interval: time.Duration(o.Int("Interval")) * time.Second, allowUnsigned: o.Bool("AllowUnsigned"), revert: o.Str("Policy") == "revert",
 			confirmWait: time.Duration(o.Int("ConfirmWait")) * time.Second, healthURL: o.Str("HealthURL"), caCerts: o.List("CACertificates")}
 		if repo := o.Str("RepoURL"); repo != "" {
-			src.git = &gitRepo{url: repo, path: o.Str("Path"), ref: o.Str("TargetRevision"), authHeader: src.authHeader()}
+			src.git = &gitRepo{url: repo, path: o.Str("Path"), ref: o.Str("TargetRevision"), authHeader: src.authHeader(), maxSize: o.Int("RepoSizeLimit") << 20}
 			if len(src.caCerts) > 0 {
 				pem, err := caPEM(src.caCerts)
 				if err != nil {

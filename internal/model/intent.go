@@ -168,6 +168,7 @@ func intentKinds() []*Kind {
 				{Name: "RepoURL", Type: String, Format: FormatGitURL, MaxLen: 2048, Doc: "a git repository holding the document (https:// or file://), fetched with git into the data directory; either URL or RepoURL"},
 				{Name: "Path", Type: String, Format: FormatRepoPath, MaxLen: 1024, Doc: "with RepoURL: the document's path in the repository; its signature is Path + \".sig\" at the same commit"},
 				{Name: "TargetRevision", Type: String, Default: "HEAD", Format: FormatGitRef, MaxLen: 255, Doc: "with RepoURL: the branch, tag or commit id whose document is applied (HEAD: the repository's default branch)"},
+				{Name: "RepoSizeLimit", Type: Int, Default: int64(256), Range: rng(1, 4096), Doc: "with RepoURL: MiB the repository's cache in the data directory may hold (what a fetch of TargetRevision at depth 1 brings); a larger repository is refused"},
 				{Name: "CACertificates", Type: StringList, Format: FormatCACertificate, Doc: "the CAs (each its DER in base64) that sign the HTTPS server's certificate (URL, RepoURL and HealthURL), instead of the system's; at most 8"},
 				{Name: "Interval", Type: Int, Default: int64(300), Range: rng(5, 86400), Doc: "seconds between polls"},
 				{Name: "Username", Type: String, MaxLen: 128, Doc: "with Password: HTTP basic authentication; else Password is sent as a bearer token"},

@@ -1940,6 +1940,12 @@ MODEL = json.loads(r'''{
      "settable": true
     },
     {
+     "option": "repo_size_limit",
+     "name": "RepoSizeLimit",
+     "type": "int",
+     "settable": true
+    },
+    {
      "option": "ca_certificates",
      "name": "CACertificates",
      "type": "list",

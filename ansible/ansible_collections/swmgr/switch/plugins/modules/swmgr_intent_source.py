@@ -55,6 +55,13 @@ options:
           - "with RepoURL: the branch, tag or commit id whose document is applied (HEAD: the repository's default branch)."
           - "swmgr's default: C(\"HEAD\")."
         type: str
+      repo_size_limit:
+        description:
+          - "API field C(RepoSizeLimit)."
+          - "with RepoURL: MiB the repository's cache in the data directory may hold (what a fetch of TargetRevision at depth 1 brings); a larger repository is refused."
+          - "swmgr's default: C(256)."
+          - "From 1 to 4096."
+        type: int
       ca_certificates:
         description:
           - "API field C(CACertificates)."
