@@ -14,7 +14,8 @@ import (
 // document in a git repository: applied at the commit its state shows,
 // cached under the data directory, a new commit applied at the next poll;
 // git runs with an environment of its own (swmgr's GIT_TRACE, which git
-// would obey, is not handed over: no trace is written).
+// would obey, is not handed over: no trace is written); the cache is
+// removed with the IntentSource.
 func TestIntentFromGitThroughTheBinary(t *testing.T) {
 	repo := intenttest.NewRepository(t)
 	first := repo.CommitSigned("fabric/leaf1.json", ztpDocument(100))
@@ -53,5 +54,16 @@ func TestIntentFromGitThroughTheBinary(t *testing.T) {
 	}
 	if _, err := os.Stat(trace); err == nil {
 		t.Fatal("git wrote swmgr's GIT_TRACE: it inherited swmgr's environment")
+	}
+
+	// The IntentSource deleted: its cache goes with it.
+	s.expect(t, 200, "DELETE", "/config/IntentSource", `{"Name":"default"}`)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(dir, "intent-git")); os.IsNotExist(err) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the git cache is still in the data directory 10 s after its IntentSource was deleted")
+		}
 	}
 }

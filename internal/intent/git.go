@@ -111,6 +111,14 @@ func (g *gitFetcher) cacheFor(ctx context.Context, r gitRepo) (string, error) {
 	return cache, nil
 }
 
+// clear removes the cache (the IntentSource is gone).
+func (g *gitFetcher) clear() error {
+	if g.dir == "" {
+		return nil
+	}
+	return os.RemoveAll(g.dir)
+}
+
 // read fetches r's ref and reads its document and the signature beside it
 // at the commit fetched.
 func (g *gitFetcher) read(ctx context.Context, r gitRepo, maxDoc int64) (gitFile, error) {

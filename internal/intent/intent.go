@@ -351,8 +351,11 @@ func (s *Service) pollLoop(ctx context.Context) {
 }
 
 // forget drops the intent when its source is deleted: nothing is
-// followed, no drift.
+// followed, no drift, no repository cached.
 func (s *Service) forget() {
+	if err := s.git.clear(); err != nil {
+		s.log.Warn("intent: remove the git cache", "err", err)
+	}
 	s.driftMu.Lock()
 	defer s.driftMu.Unlock()
 	s.mu.Lock()
