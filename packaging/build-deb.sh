@@ -82,7 +82,7 @@ Maintainer: swmgr developers <swmgr@localhost>
 Installed-Size: $size
 Depends: libc6, passwd
 Recommends: systemd, bash-completion
-Suggests: frr, chrony, lldpd, isc-dhcp-relay, nftables, openssh-server
+Suggests: frr, chrony, lldpd, isc-dhcp-relay, nftables, openssh-server, git
 Section: net
 Priority: optional
 Homepage: https://github.com/swmgr/swmgr

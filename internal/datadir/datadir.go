@@ -34,6 +34,7 @@ const (
 	Uploads           = "uploads"                  // gNOI File's upload area
 	Packages          = "packages"                 // gNOI OS's packages and its last activation
 	ZTPState          = "ztp-state.json"           // zero-touch provisioning: armed, its attempts (ZtpState)
+	IntentGit         = "intent-git"               // the intent's git repository cache
 	// StartupConfig is the default saved configuration: SaveConfig's to
 	// write, so it is not one of Files.
 	StartupConfig = "startup-config"
@@ -65,6 +66,7 @@ func Files() []File {
 		{Uploads, "gNOI File's upload area"},
 		{Packages, "gNOI OS's packages"},
 		{ZTPState, "the zero-touch provisioning's progress"},
+		{IntentGit, "the intent's git repository cache"},
 	}
 }
 

@@ -1,5 +1,7 @@
 // Package intent makes the switch follow its intended configuration: the
-// document an IntentSource names is polled over HTTP or HTTPS, verified
+// document an IntentSource names is polled over HTTP or HTTPS (checked
+// against the source's own CAs when it has them), or read from a git
+// repository at a ref with Debian's git (git.go), verified
 // (an ed25519 detached signature, as zero-touch provisioning verifies),
 // and applied whole as one commit of source intent when it changed (the
 // intent is the whole configuration; accounts and the IntentSource itself
@@ -28,13 +30,16 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/swmgr/swmgr/internal/apierr"
 	"github.com/swmgr/swmgr/internal/backend"
 	"github.com/swmgr/swmgr/internal/bind"
+	"github.com/swmgr/swmgr/internal/datadir"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/feed"
 	"github.com/swmgr/swmgr/internal/engine/history"
@@ -91,15 +96,23 @@ type Options struct {
 	// History confirms an intent's commit, or rolls it back.
 	History *history.History
 	Log     *slog.Logger
-	// RootCAs check HTTPS servers; nil: the system's.
+	// RootCAs check HTTPS servers of a source without CACertificates;
+	// nil: the system's.
 	RootCAs *x509.CertPool
 	// MaxDocument bounds a document (default ztp.MaxDocument).
 	MaxDocument int64
+	// DataDir holds the git sources' cache (datadir.IntentGit); "": git
+	// sources are refused.
+	DataDir string
+	// GitTimeout bounds one git run (default DefaultGitTimeout).
+	GitTimeout time.Duration
 }
 
 // source is one reading of the IntentSource.
 type source struct {
 	url, username, password string
+	git                     *gitRepo // RepoURL's source, or nil
+	caCerts                 []string // CACertificates: base64 DER
 	interval                time.Duration
 	key                     ed25519.PublicKey
 	allowUnsigned, revert   bool
@@ -108,18 +121,36 @@ type source struct {
 }
 
 func (s *source) auth(r *http.Request) {
+	if h := s.authHeader(); h != "" {
+		r.Header.Set("Authorization", h)
+	}
+}
+
+// authHeader is the Authorization header the source's server is given:
+// basic with Username, else Password as a bearer token; "" for none.
+func (s *source) authHeader() string {
 	switch {
 	case s.username != "":
-		r.SetBasicAuth(s.username, s.password)
+		return basicAuth(s.username, s.password)
 	case s.password != "":
-		r.Header.Set("Authorization", "Bearer "+s.password)
+		return "Bearer " + s.password
 	}
+	return ""
+}
+
+// where names the source in messages and commits.
+func (s *source) where() string {
+	if s.git != nil {
+		return fmt.Sprintf("%s %s@%s", redact(s.git.url), s.git.path, s.git.ref)
+	}
+	return s.url
 }
 
 // status is what IntentSource's state shows.
 type status struct {
 	lastPoll, nextPoll, appliedAt time.Time
 	digest, verified              string
+	commit, appliedCommit         string
 	appliedDigest                 string
 	appliedRevision               uint64
 	polls, refused                int64
@@ -141,6 +172,13 @@ type Service struct {
 	o   Options
 	log *slog.Logger
 	get *ztp.Fetcher
+	git *gitFetcher
+
+	// withCAs is the fetcher for a source with CACertificates, kept for
+	// the next poll while they stay the same (caKey); only the poller
+	// uses them.
+	withCAs *ztp.Fetcher
+	caKey   string
 
 	mu      sync.Mutex
 	st      status
@@ -167,7 +205,14 @@ func New(o Options) *Service {
 	if o.MaxDocument <= 0 {
 		o.MaxDocument = ztp.MaxDocument
 	}
-	return &Service{o: o, log: o.Log.With("part", "intent"), get: ztp.NewFetcher(o.RootCAs, 60*time.Second),
+	if o.GitTimeout <= 0 {
+		o.GitTimeout = DefaultGitTimeout
+	}
+	git := &gitFetcher{program: "git", timeout: o.GitTimeout}
+	if o.DataDir != "" {
+		git.dir = filepath.Join(o.DataDir, datadir.IntentGit)
+	}
+	return &Service{o: o, log: o.Log.With("part", "intent"), get: ztp.NewFetcher(o.RootCAs, 60*time.Second), git: git,
 		fetch: make(chan chan pollResult), changed: make(chan struct{}, 1), dirty: make(chan struct{}, 1)}
 }
 
@@ -227,7 +272,17 @@ func (s *Service) readSource(ctx context.Context) (*source, error) {
 	_, err := s.o.Engine.Snapshot(ctx, []string{sourceKind}, nil, func(_ *model.Kind, o model.Object) error {
 		src = &source{url: o.Str("URL"), username: o.Str("Username"), password: o.Str("Password"),
 			interval: time.Duration(o.Int("Interval")) * time.Second, allowUnsigned: o.Bool("AllowUnsigned"), revert: o.Str("Policy") == "revert",
-			confirmWait: time.Duration(o.Int("ConfirmWait")) * time.Second, healthURL: o.Str("HealthURL")}
+			confirmWait: time.Duration(o.Int("ConfirmWait")) * time.Second, healthURL: o.Str("HealthURL"), caCerts: o.List("CACertificates")}
+		if repo := o.Str("RepoURL"); repo != "" {
+			src.git = &gitRepo{url: repo, path: o.Str("Path"), ref: o.Str("TargetRevision"), authHeader: src.authHeader(), maxSize: o.Int("RepoSizeLimit") << 20}
+			if len(src.caCerts) > 0 {
+				pem, err := caPEM(src.caCerts)
+				if err != nil {
+					return err
+				}
+				src.git.caPEM = pem
+			}
+		}
 		if k := o.Str("PublicKey"); k != "" {
 			raw, err := base64.StdEncoding.DecodeString(k)
 			if err != nil || len(raw) != ed25519.PublicKeySize {
@@ -248,7 +303,9 @@ type pollResult struct {
 	applied  bool
 	revision uint64
 	digest   string
+	commit   string // a git source's
 	err      error
+	field    string // the IntentSource's field err is about
 }
 
 // pollLoop polls at each interval, when the IntentSource changes and when
@@ -294,8 +351,11 @@ func (s *Service) pollLoop(ctx context.Context) {
 }
 
 // forget drops the intent when its source is deleted: nothing is
-// followed, no drift.
+// followed, no drift, no repository cached.
 func (s *Service) forget() {
+	if err := s.git.clear(); err != nil {
+		s.log.Warn("intent: remove the git cache", "err", err)
+	}
 	s.driftMu.Lock()
 	defer s.driftMu.Unlock()
 	s.mu.Lock()
@@ -312,6 +372,10 @@ func (s *Service) poll(ctx context.Context, src *source) pollResult {
 	s.st.lastPoll = time.Now()
 	s.mu.Unlock()
 	res := s.pollOnce(ctx, src)
+	res.field = "URL"
+	if src.git != nil {
+		res.field = "RepoURL"
+	}
 	s.mu.Lock()
 	if res.err != nil {
 		s.st.refused++
@@ -321,29 +385,107 @@ func (s *Service) poll(ctx context.Context, src *source) pollResult {
 	}
 	s.mu.Unlock()
 	if res.err != nil {
-		s.log.Warn("intent refused", "url", src.url, "err", res.err)
+		s.log.Warn("intent refused", "source", src.where(), "err", res.err)
 	}
 	return res
 }
 
+// fetched is a source's document that passed verification.
+type fetched struct {
+	data   []byte
+	how    string // signature or unsigned
+	commit string // a git source's commit id
+}
+
+// fetchDocument reads the source's document and verifies it: over HTTP(S)
+// with its signature at the URL + ".sig", or from the repository with its
+// signature at Path + ".sig" at the same commit.
+func (s *Service) fetchDocument(ctx context.Context, src *source) (fetched, error) {
+	if src.git == nil {
+		f, err := s.httpFetcher(src)
+		if err != nil {
+			return fetched{}, err
+		}
+		f = f.WithAuth(src.auth)
+		data, err := f.Get(ctx, src.url, s.o.MaxDocument)
+		if err != nil {
+			return fetched{}, explainTLS(err, src)
+		}
+		how, err := ztp.Verifier{Key: src.key, AllowUnsigned: src.allowUnsigned}.Verify(ctx, f, src.url, data, nil)
+		if err != nil {
+			return fetched{}, explainTLS(err, src)
+		}
+		return fetched{data: data, how: how}, nil
+	}
+	file, err := s.git.read(ctx, *src.git, s.o.MaxDocument)
+	if err != nil {
+		return fetched{}, err
+	}
+	out := fetched{data: file.data, how: "unsigned", commit: file.commit}
+	switch {
+	case src.key != nil && file.sig == nil:
+		return fetched{}, fmt.Errorf("signature: no %s%s at commit %s", src.git.path, ztp.SignatureSuffix, file.commit)
+	case src.key != nil:
+		if err := ztp.VerifySignature(src.key, file.data, file.sig); err != nil {
+			return fetched{}, fmt.Errorf("%w (commit %s)", err, file.commit)
+		}
+		out.how = "signature"
+	case !src.allowUnsigned:
+		return fetched{}, errors.New("unsigned document refused: give the IntentSource's PublicKey, or set AllowUnsigned")
+	}
+	return out, nil
+}
+
+// httpFetcher is the fetcher for the source's HTTPS server: checked against
+// its CACertificates when it has them, else against Options.RootCAs.
+func (s *Service) httpFetcher(src *source) (*ztp.Fetcher, error) {
+	if len(src.caCerts) == 0 {
+		return s.get, nil
+	}
+	key := strings.Join(src.caCerts, ",")
+	if s.withCAs != nil && s.caKey == key {
+		return s.withCAs, nil
+	}
+	pool := x509.NewCertPool()
+	for _, c := range src.caCerts {
+		cert, err := model.ParseCACertificate(c)
+		if err != nil {
+			return nil, fmt.Errorf("IntentSource CACertificates: %w", err)
+		}
+		pool.AddCert(cert)
+	}
+	s.withCAs, s.caKey = ztp.NewFetcher(pool, 60*time.Second), key
+	return s.withCAs, nil
+}
+
+// explainTLS says which CAs a server's certificate was checked against
+// when it was signed by none of them.
+func explainTLS(err error, src *source) error {
+	var unknown x509.UnknownAuthorityError
+	if !errors.As(err, &unknown) {
+		return err
+	}
+	who := "a CA the system trusts"
+	if len(src.caCerts) > 0 {
+		who = "one of the IntentSource's CACertificates"
+	}
+	return fmt.Errorf("%w: the server's certificate is not signed by %s", err, who)
+}
+
 func (s *Service) pollOnce(ctx context.Context, src *source) pollResult {
-	f := s.get.WithAuth(src.auth)
-	data, err := f.Get(ctx, src.url, s.o.MaxDocument)
+	doc, err := s.fetchDocument(ctx, src)
 	if err != nil {
 		return pollResult{err: err}
 	}
-	how, err := ztp.Verifier{Key: src.key, AllowUnsigned: src.allowUnsigned}.Verify(ctx, f, src.url, data, nil)
-	if err != nil {
-		return pollResult{err: err}
-	}
+	data := doc.data
 	sum := sha256.Sum256(data)
 	digest := hex.EncodeToString(sum[:])
 	s.mu.Lock()
-	s.st.digest, s.st.verified = digest, how
+	s.st.digest, s.st.verified, s.st.commit = digest, doc.how, doc.commit
 	same := digest == s.st.appliedDigest
 	s.mu.Unlock()
 	if same && !src.revert {
-		return pollResult{digest: digest}
+		return pollResult{digest: digest, commit: doc.commit}
 	}
 	if same {
 		// Policy revert: applied again only when the configuration drifted.
@@ -352,11 +494,11 @@ func (s *Service) pollOnce(ctx context.Context, src *source) pollResult {
 		}
 	}
 	req := engine.Request{
-		Meta:    engine.Meta{User: Source, Source: Source, Comment: fmt.Sprintf("intent %s (sha256 %.12s)", src.url, digest)},
-		Log:     &engine.LogInfo{API: Source, Operation: "APPLY", Data: src.url},
+		Meta:    engine.Meta{User: Source, Source: Source, Comment: intentComment(src, doc.commit, digest)},
+		Log:     &engine.LogInfo{API: Source, Operation: "APPLY", Data: src.where()},
 		Confirm: src.confirmWait,
 	}
-	out, err := s.o.Lifecycle.ApplyDocument(ctx, sourceKind, "URL", data, held, req)
+	out, err := s.o.Lifecycle.ApplyDocument(ctx, sourceKind, docField(src), data, held, req)
 	if err != nil {
 		return pollResult{digest: digest, err: fmt.Errorf("the document was refused, nothing changed: %w", err)}
 	}
@@ -372,13 +514,30 @@ func (s *Service) pollOnce(ctx context.Context, src *source) pollResult {
 	}
 	s.mu.Lock()
 	s.applied, s.intentRevision = data, at
-	s.st.appliedDigest, s.st.appliedRevision, s.st.appliedAt = digest, rev, time.Now()
+	s.st.appliedDigest, s.st.appliedRevision, s.st.appliedAt, s.st.appliedCommit = digest, rev, time.Now(), doc.commit
 	s.mu.Unlock()
 	if rev != 0 {
-		s.log.Info("intent applied", "url", src.url, "sha256", digest, "revision", rev, "changes", out.Changes)
+		s.log.Info("intent applied", "source", src.where(), "commit", doc.commit, "sha256", digest, "revision", rev, "changes", out.Changes)
 	}
 	s.computeDrift(ctx)
-	return pollResult{applied: rev != 0, revision: rev, digest: digest}
+	return pollResult{applied: rev != 0, revision: rev, digest: digest, commit: doc.commit}
+}
+
+// intentComment is the intent's commit's comment: where the document
+// came from, its commit id and digest.
+func intentComment(src *source, commit, digest string) string {
+	if commit != "" {
+		return fmt.Sprintf("intent %s commit %.12s (sha256 %.12s)", src.where(), commit, digest)
+	}
+	return fmt.Sprintf("intent %s (sha256 %.12s)", src.url, digest)
+}
+
+// docField is the IntentSource's field a refusal of its document names.
+func docField(src *source) string {
+	if src.git != nil {
+		return "Path"
+	}
+	return "URL"
 }
 
 // confirm runs the health check of the intent's commit rev until its
@@ -387,16 +546,25 @@ func (s *Service) pollOnce(ctx context.Context, src *source) pollResult {
 // fails the given check) does not stay.
 func (s *Service) confirm(ctx context.Context, src *source, rev uint64) error {
 	check, what := src.url, "the intent's URL"
-	if src.healthURL != "" {
+	switch {
+	case src.healthURL != "":
 		check, what = src.healthURL, "the health check "+src.healthURL
+	case src.git != nil:
+		what = "the intent's repository"
 	}
-	f := s.get
+	f, err := s.httpFetcher(src)
+	if err != nil {
+		return err
+	}
 	if src.healthURL == "" {
-		f = s.get.WithAuth(src.auth)
+		f = f.WithAuth(src.auth)
 	}
 	last := ztp.AwaitHealthy(ctx, time.Now().Add(src.confirmWait), func(ctx context.Context) error {
 		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
+		if src.git != nil && src.healthURL == "" {
+			return s.git.reachable(ctx, *src.git)
+		}
 		_, err := f.Get(ctx, check, s.o.MaxDocument)
 		return err
 	})
@@ -524,6 +692,7 @@ func (s *Service) sourceState(context.Context, model.Object) (model.Object, erro
 	st := s.st
 	return model.Object{
 		"LastPollAt": stamp(st.lastPoll), "NextPollAt": stamp(st.nextPoll), "Digest": st.digest, "Verified": st.verified,
+		"Commit": st.commit, "AppliedCommit": st.appliedCommit,
 		"AppliedDigest": st.appliedDigest, "AppliedRevision": int64(st.appliedRevision), "AppliedAt": stamp(st.appliedAt),
 		"Polls": st.polls, "Refused": st.refused, "LastError": st.lastError,
 	}, nil
@@ -566,9 +735,13 @@ func (s *Service) fetchNow(ctx context.Context, c bind.Call) (bind.Result, error
 		if errors.As(res.err, &ae) && ae.Status == http.StatusConflict && ae.Object == sourceKind && ae.Field == "" {
 			return bind.Result{}, ae
 		}
-		return bind.Result{}, apierr.New(http.StatusBadGateway, apierr.CodeInvalidValue, sourceKind, "URL", "%v", res.err)
+		field := res.field
+		if field == "" {
+			field = "URL"
+		}
+		return bind.Result{}, apierr.New(http.StatusBadGateway, apierr.CodeInvalidValue, sourceKind, field, "%v", res.err)
 	}
-	return bind.Result{Revision: res.revision, Value: map[string]any{"Result": "Success", "Applied": res.applied, "Revision": res.revision, "Digest": res.digest}}, nil
+	return bind.Result{Revision: res.revision, Value: map[string]any{"Result": "Success", "Applied": res.applied, "Revision": res.revision, "Digest": res.digest, "Commit": res.commit}}, nil
 }
 
 // checkCompliance is CheckCompliance: the difference between the running

@@ -90,8 +90,12 @@ type sw struct {
 	url string
 }
 
-func startSwitch(t *testing.T) *sw {
-	s, err := testserver.Start("", testserver.Options{Ports: 2})
+func startSwitch(t *testing.T) *sw { return startSwitchIn(t, "") }
+
+// startSwitchIn starts the switch with its data directory in dir ("": one
+// of its own).
+func startSwitchIn(t *testing.T, dir string) *sw {
+	s, err := testserver.Start(dir, testserver.Options{Ports: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

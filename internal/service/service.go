@@ -345,7 +345,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 			return ok && err == nil
 		}})
 	s.ZTP = ztp.New(o.ZTP, eng, hist, lc, o.DataDir, o.Log)
-	s.Intent = intent.New(intent.Options{Engine: eng, Lifecycle: lc, History: hist, Log: o.Log})
+	s.Intent = intent.New(intent.Options{Engine: eng, Lifecycle: lc, History: hist, Log: o.Log, DataDir: o.DataDir})
 	if err := t.Bind(lc, hist, eng.ConfigLog(), users.Actions(eng, o.Accounts), s.AAA.Provider(reg), st, s.ZTP, s.Intent.Provider()); err != nil {
 		return fail(err)
 	}

@@ -104,12 +104,8 @@ func (v Verifier) Verify(ctx context.Context, f *Fetcher, raw string, data, dige
 		if err != nil {
 			return "", fmt.Errorf("signature: %w", err)
 		}
-		sig, err = decodeSignature(sig)
-		if err != nil {
+		if err := VerifySignature(v.Key, data, sig); err != nil {
 			return "", err
-		}
-		if !ed25519.Verify(v.Key, data, sig) {
-			return "", errors.New("bad signature: the document is not signed by the configured key")
 		}
 		return "signature", nil
 	case digest != nil:
@@ -122,6 +118,19 @@ func (v Verifier) Verify(ctx context.Context, f *Fetcher, raw string, data, dige
 		return "unsigned", nil
 	}
 	return "", fmt.Errorf("unsigned document refused: configure a signing key (--ztp-key), give its SHA-256 in DHCP option %d, or allow unsigned documents (--ztp-allow-unsigned)", OptionSHA256)
+}
+
+// VerifySignature checks sig (64 bytes, raw or in base64), a detached
+// signature of data, against key.
+func VerifySignature(key ed25519.PublicKey, data, sig []byte) error {
+	sig, err := decodeSignature(sig)
+	if err != nil {
+		return err
+	}
+	if !ed25519.Verify(key, data, sig) {
+		return errors.New("bad signature: the document is not signed by the configured key")
+	}
+	return nil
 }
 
 // decodeSignature takes a signature raw (64 bytes) or in base64.

@@ -1922,6 +1922,37 @@ MODEL = json.loads(r'''{
      "settable": true
     },
     {
+     "option": "repo_url",
+     "name": "RepoURL",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "path",
+     "name": "Path",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "target_revision",
+     "name": "TargetRevision",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "repo_size_limit",
+     "name": "RepoSizeLimit",
+     "type": "int",
+     "settable": true
+    },
+    {
+     "option": "ca_certificates",
+     "name": "CACertificates",
+     "type": "list",
+     "elements": "str",
+     "settable": true
+    },
+    {
      "option": "interval",
      "name": "Interval",
      "type": "int",

@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 module: swmgr_intent_source
 short_description: "Manage swmgr IntentSource objects"
 description:
-  - "Where the switch's intended configuration comes from (docs/ztp.md): a saved configuration document polled over HTTP or HTTPS every Interval seconds (or at once by IntentFetch), verified (an ed25519 detached signature at the URL + \".sig\"), and applied whole as one commit of source intent awaiting confirmation by a health check when it changed (the intent is the whole configuration: objects it does not list are deleted; accounts and the IntentSource are kept, and a document holding either is refused). Drift from it is DriftState. One source (Name default)."
+  - "Where the switch's intended configuration comes from (docs/ztp.md): a saved configuration document at a URL (HTTP or HTTPS) or a file in a git repository at a ref (RepoURL, Path, TargetRevision), polled every Interval seconds (or at once by IntentFetch), verified (an ed25519 detached signature at the URL + \".sig\", or Path + \".sig\" at the same commit), and applied whole as one commit of source intent awaiting confirmation by a health check when it changed (the intent is the whole configuration: objects it does not list are deleted; accounts and the IntentSource are kept, and a document holding either is refused). Drift from it is DriftState. One source (Name default)."
   - "One task is one commit: the server computes the change in a candidate and commits it as one revision, or changes nothing."
   - "Check mode is the server's dry run (it reports what the switch would refuse); diff mode shows the server's diff."
   - "Generated from swmgr's declaration of IntentSource: see docs/objects.md for every field."
@@ -37,8 +37,37 @@ options:
       url:
         description:
           - "API field C(URL)."
-          - "the document's URL; its signature is at the URL + \".sig\" (64 bytes, raw or base64)."
+          - "the document's URL; its signature is at the URL + \".sig\" (64 bytes, raw or base64). Either URL or RepoURL."
         type: str
+      repo_url:
+        description:
+          - "API field C(RepoURL)."
+          - "a git repository holding the document (https:// or file://), fetched with git into the data directory; either URL or RepoURL."
+        type: str
+      path:
+        description:
+          - "API field C(Path)."
+          - "with RepoURL: the document's path in the repository; its signature is Path + \".sig\" at the same commit."
+        type: str
+      target_revision:
+        description:
+          - "API field C(TargetRevision)."
+          - "with RepoURL: the branch, tag or commit id whose document is applied (HEAD: the repository's default branch)."
+          - "swmgr's default: C(\"HEAD\")."
+        type: str
+      repo_size_limit:
+        description:
+          - "API field C(RepoSizeLimit)."
+          - "with RepoURL: MiB the repository's cache in the data directory may hold (what a fetch of TargetRevision at depth 1 brings); a larger repository is refused."
+          - "swmgr's default: C(256)."
+          - "From 1 to 4096."
+        type: int
+      ca_certificates:
+        description:
+          - "API field C(CACertificates)."
+          - "the CAs (each its DER in base64) that sign the HTTPS server's certificate (URL, RepoURL and HealthURL), instead of the system's; at most 8."
+        type: list
+        elements: str
       interval:
         description:
           - "API field C(Interval)."
@@ -98,7 +127,6 @@ EXAMPLES = r'''
     state: merged
     config:
       - name: "default"
-        url: "https://192.0.2.1/switch1.json"
 '''
 
 RETURN = r'''
