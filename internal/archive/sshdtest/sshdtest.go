@@ -38,6 +38,9 @@ type Server struct {
 	Home     string
 	cmd      *exec.Cmd
 	waited   chan struct{}
+	// authorizedKeys, when set, is the account's authorized_keys file and
+	// public key authentication is on.
+	authorizedKeys string
 }
 
 // Require skips (or, in CI, fails) when sshd cannot run here.
@@ -110,14 +113,18 @@ func (s *Server) NewHostKey() {
 }
 
 func (s *Server) writeConfig() {
+	keysFile, pubkey := "none", "no"
+	if s.authorizedKeys != "" {
+		keysFile, pubkey = s.authorizedKeys, "yes"
+	}
 	cfg := fmt.Sprintf(`Port %d
 ListenAddress 127.0.0.1
 HostKey %s
 PidFile %s
-AuthorizedKeysFile none
+AuthorizedKeysFile %s
 PasswordAuthentication yes
 KbdInteractiveAuthentication no
-PubkeyAuthentication no
+PubkeyAuthentication %s
 UsePAM yes
 PermitRootLogin no
 AllowUsers %s
@@ -125,10 +132,46 @@ StrictModes no
 Subsystem sftp internal-sftp
 LogLevel VERBOSE
 MaxStartups 100
-`, s.Port, filepath.Join(s.dir, "host_ed25519"), filepath.Join(s.dir, "sshd.pid"), s.User)
+`, s.Port, filepath.Join(s.dir, "host_ed25519"), filepath.Join(s.dir, "sshd.pid"), keysFile, pubkey, s.User)
 	if err := os.WriteFile(filepath.Join(s.dir, "sshd_config"), []byte(cfg), 0o600); err != nil {
 		s.t.Fatal(err)
 	}
+}
+
+// HostKey is the server's host key (the public half of the one it runs
+// with since its last Restart).
+func (s *Server) HostKey() ssh.PublicKey {
+	s.t.Helper()
+	data, err := os.ReadFile(filepath.Join(s.dir, "host_ed25519"))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	signer, err := ssh.ParsePrivateKey(data)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return signer.PublicKey()
+}
+
+// AuthorizeKey lets key log in as the account (public key authentication
+// on), from the next Restart.
+func (s *Server) AuthorizeKey(key ssh.PublicKey) {
+	s.t.Helper()
+	// sshd reads the file as the account: in its home, its own.
+	dir := filepath.Join(s.Home, ".ssh")
+	s.authorizedKeys = filepath.Join(dir, "authorized_keys")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		s.t.Fatal(err)
+	}
+	if err := os.WriteFile(s.authorizedKeys, ssh.MarshalAuthorizedKey(key), 0o600); err != nil {
+		s.t.Fatal(err)
+	}
+	for _, p := range []string{dir, s.authorizedKeys} {
+		if out, err := exec.Command("chown", s.User, p).CombinedOutput(); err != nil {
+			s.t.Fatalf("chown %s: %v: %s", p, err, out)
+		}
+	}
+	s.writeConfig()
 }
 
 // Restart (re)starts sshd and waits until it accepts connections.
