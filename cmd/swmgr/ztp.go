@@ -21,6 +21,7 @@ import (
 type ztpFlags struct {
 	enabled       bool
 	iface         string
+	inBand        bool
 	keyFile       string
 	allowUnsigned bool
 	caFile        string
@@ -34,6 +35,7 @@ type ztpFlags struct {
 func addZTPFlags(f *pflag.FlagSet, z *ztpFlags) {
 	f.BoolVar(&z.enabled, "ztp", false, "zero-touch provisioning: on a data directory with no configuration (or once re-armed by ZtpRearm), ask DHCP on --ztp-interface for a configuration URL (option 67) and apply the verified document as one confirmed commit (docs/ztp.md)")
 	f.StringVar(&z.iface, "ztp-interface", "eth0", "the management interface zero-touch provisioning runs DHCP on")
+	f.BoolVar(&z.inBand, "ztp-in-band", true, "linux backend: zero-touch provisioning runs DHCP on the front-panel ports too (the port map's netdevs that are up with link when an attempt starts); the first valid answer wins")
 	f.StringVar(&z.keyFile, "ztp-key", "", "ed25519 public key (PEM, or 32 bytes in base64) that signs provisioned documents: each is fetched with its detached signature at its URL + \".sig\"")
 	f.BoolVar(&z.allowUnsigned, "ztp-allow-unsigned", false, "apply provisioned documents that are neither signed nor matched by the SHA-256 of DHCP option 224 (trust the network)")
 	f.StringVar(&z.caFile, "ztp-ca", "", "CA certificates (PEM) that provisioning's HTTPS servers are checked against (default: the system's)")
@@ -47,7 +49,7 @@ func addZTPFlags(f *pflag.FlagSet, z *ztpFlags) {
 // options are provisioning's service options; arm says the data directory
 // is new.
 func (z *ztpFlags) options(arm bool) (ztp.Options, error) {
-	o := ztp.Options{Enabled: z.enabled, Arm: arm && z.enabled, Interface: z.iface, AllowScript: z.allowScript, ScriptTimeout: z.scriptTimeout,
+	o := ztp.Options{Enabled: z.enabled, Arm: arm && z.enabled, Interface: z.iface, InBandPorts: z.inBand, AllowScript: z.allowScript, ScriptTimeout: z.scriptTimeout,
 		HealthURL: z.healthURL, ConfirmWait: z.confirmWait, Backoff: z.backoff,
 		Verifier: ztp.Verifier{AllowUnsigned: z.allowUnsigned}}
 	if !z.enabled {

@@ -33,6 +33,9 @@ type SFTPClient struct {
 	// not know (but never one whose key differs from the known one).
 	AllowUnknownHostKey bool
 	Timeout             time.Duration // the whole transfer; default 30 s
+	// Netns is the network namespace the connection is made in ("":
+	// swmgr's own).
+	Netns string
 	// OnUnknownHostKey, if set, hears the fingerprint of an unknown key
 	// that AllowUnknownHostKey let through.
 	OnUnknownHostKey func(host, fingerprint string)
@@ -101,7 +104,7 @@ func (c *SFTPClient) Get(ctx context.Context, u *url.URL, max int64) ([]byte, er
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	fail := func(err error) error { return fmt.Errorf("sftp %s: %w", u.Redacted(), err) }
-	conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", hostport)
+	conn, err := netnsDialer(c.Netns)(ctx, "tcp", hostport)
 	if err != nil {
 		return nil, fail(err)
 	}

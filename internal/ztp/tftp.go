@@ -37,6 +37,9 @@ const (
 type TFTPClient struct {
 	Timeout time.Duration // default 1 s
 	Retries int           // default 5
+	// Netns is the network namespace the transfer's socket is in ("":
+	// swmgr's own).
+	Netns string
 }
 
 // tftpFile is the file a tftp:// URL names (RFC 3617): the path without
@@ -83,7 +86,10 @@ func (c TFTPClient) Get(ctx context.Context, u *url.URL, max int64) ([]byte, err
 		return nil, fmt.Errorf("tftp %s: resolve %s: %v", u.Redacted(), u.Hostname(), err)
 	}
 	server := &net.UDPAddr{IP: ips[0].IP, Port: port}
-	conn, err := net.ListenUDP("udp", nil)
+	var conn *net.UDPConn
+	if nserr := inNetns(c.Netns, func() error { conn, err = net.ListenUDP("udp", nil); return nil }); nserr != nil {
+		err = nserr
+	}
 	if err != nil {
 		return nil, fmt.Errorf("tftp %s: %w", u.Redacted(), err)
 	}
