@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"golang.org/x/crypto/ssh"
 
 	"github.com/swmgr/swmgr/internal/ztp"
 )
@@ -30,6 +31,14 @@ type ztpFlags struct {
 	healthURL     string
 	confirmWait   time.Duration
 	backoff       time.Duration
+	sftp          sftpFlags
+}
+
+// sftpFlags configure provisioning's SFTP fetches: the credentials and
+// the known host keys are the switch's own, never DHCP's.
+type sftpFlags struct {
+	user, keyFile, passwordFile, knownHosts string
+	allowUnknownHostKey                     bool
 }
 
 func addZTPFlags(f *pflag.FlagSet, z *ztpFlags) {
@@ -44,6 +53,11 @@ func addZTPFlags(f *pflag.FlagSet, z *ztpFlags) {
 	f.StringVar(&z.healthURL, "ztp-health-url", "", "URL that must answer 2xx before --ztp-confirm-wait for a provisioned commit to be confirmed (else it is rolled back and provisioning tries again); \"\": confirmed once applied")
 	f.DurationVar(&z.confirmWait, "ztp-confirm-wait", 2*time.Minute, "how long a provisioned commit awaits its confirmation")
 	f.DurationVar(&z.backoff, "ztp-backoff", 5*time.Second, "wait after a failed provisioning attempt, doubled after each up to 5m")
+	f.StringVar(&z.sftp.user, "ztp-sftp-user", "", "the user provisioning's sftp:// URLs log in as when they name none")
+	f.StringVar(&z.sftp.keyFile, "ztp-sftp-key", "", "file holding the OpenSSH private key (unencrypted) provisioning's sftp:// fetches log in with")
+	f.StringVar(&z.sftp.passwordFile, "ztp-sftp-password-file", "", "file holding the password provisioning's sftp:// fetches log in with")
+	f.StringVar(&z.sftp.knownHosts, "ztp-sftp-known-hosts", "", "OpenSSH known_hosts file the SFTP servers' host keys are checked against ([host]:port for a port other than 22)")
+	f.BoolVar(&z.sftp.allowUnknownHostKey, "ztp-sftp-allow-unknown-host-key", false, "accept an SFTP server whose host key is not in --ztp-sftp-known-hosts (its fingerprint is logged; a key other than the known one is always refused)")
 }
 
 // options are provisioning's service options; arm says the data directory
@@ -65,6 +79,11 @@ func (z *ztpFlags) options(arm bool) (ztp.Options, error) {
 		}
 		o.Verifier.Key = key
 	}
+	sftp, err := z.sftp.client()
+	if err != nil {
+		return o, err
+	}
+	o.SFTP = sftp
 	if z.caFile != "" {
 		data, err := os.ReadFile(z.caFile)
 		if err != nil {
@@ -76,6 +95,43 @@ func (z *ztpFlags) options(arm bool) (ztp.Options, error) {
 		}
 	}
 	return o, nil
+}
+
+// client is the SFTP client the flags configure; nil when they give no
+// credentials (sftp:// URLs are then refused, saying why).
+func (f sftpFlags) client() (*ztp.SFTPClient, error) {
+	if f.keyFile == "" && f.passwordFile == "" {
+		if f.knownHosts != "" || f.user != "" || f.allowUnknownHostKey {
+			return nil, errors.New("--ztp-sftp-*: give the credentials, --ztp-sftp-key or --ztp-sftp-password-file")
+		}
+		return nil, nil
+	}
+	c := &ztp.SFTPClient{User: f.user, AllowUnknownHostKey: f.allowUnknownHostKey}
+	if f.keyFile != "" {
+		data, err := os.ReadFile(f.keyFile)
+		if err != nil {
+			return nil, fmt.Errorf("--ztp-sftp-key: %w", err)
+		}
+		if c.Signer, err = ssh.ParsePrivateKey(data); err != nil {
+			return nil, fmt.Errorf("--ztp-sftp-key %s: %w", f.keyFile, err)
+		}
+	}
+	if f.passwordFile != "" {
+		data, err := os.ReadFile(f.passwordFile)
+		if err != nil {
+			return nil, fmt.Errorf("--ztp-sftp-password-file: %w", err)
+		}
+		if c.Password = strings.TrimRight(string(data), "\r\n"); c.Password == "" {
+			return nil, fmt.Errorf("--ztp-sftp-password-file %s is empty", f.passwordFile)
+		}
+	}
+	if f.knownHosts != "" {
+		var err error
+		if c.KnownHosts, err = ztp.LoadKnownHosts(f.knownHosts); err != nil {
+			return nil, fmt.Errorf("--ztp-sftp-known-hosts: %w", err)
+		}
+	}
+	return c, nil
 }
 
 // readEd25519 reads an ed25519 public key: PEM (PKIX) or its 32 bytes in

@@ -69,6 +69,8 @@ type Options struct {
 	Verifier Verifier
 	// RootCAs check HTTPS servers; nil: the system's.
 	RootCAs *x509.CertPool
+	// SFTP fetches sftp:// URLs (nil: refused).
+	SFTP *SFTPClient
 	// AllowScript runs the script option 239 names.
 	AllowScript   bool
 	ScriptTimeout time.Duration // default 5 min
@@ -142,8 +144,16 @@ type Service struct {
 // its state file.
 func New(o Options, eng *engine.Engine, hist *history.History, lc *lifecycle.Lifecycle, dataDir string, log *slog.Logger) *Service {
 	o.defaults()
-	return &Service{o: o, eng: eng, hist: hist, lc: lc, log: log.With("part", "ztp"), dir: dataDir,
+	s := &Service{o: o, eng: eng, hist: hist, lc: lc, log: log.With("part", "ztp"), dir: dataDir,
 		file: filepath.Join(dataDir, datadir.ZTPState), get: NewFetcher(o.RootCAs, 30*time.Second)}
+	if o.SFTP != nil {
+		sftp := *o.SFTP
+		sftp.OnUnknownHostKey = func(host, fingerprint string) {
+			s.log.Warn("ztp: SFTP server's host key unknown, accepted (--ztp-sftp-allow-unknown-host-key)", "host", host, "fingerprint", fingerprint)
+		}
+		s.get.SFTP = &sftp
+	}
+	return s
 }
 
 // Name names provisioning in the binding table.

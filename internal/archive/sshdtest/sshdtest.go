@@ -14,12 +14,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/vishvananda/netns"
 	"golang.org/x/crypto/ssh"
 
 	"github.com/swmgr/swmgr/internal/testport"
@@ -41,6 +43,9 @@ type Server struct {
 	// authorizedKeys, when set, is the account's authorized_keys file and
 	// public key authentication is on.
 	authorizedKeys string
+	// netns is the network namespace sshd runs in ("": the test's), listen
+	// the address it listens on.
+	netns, listen string
 }
 
 // Require skips (or, in CI, fails) when sshd cannot run here.
@@ -65,8 +70,15 @@ func Require(t testing.TB) {
 // ends, even if it fails.
 func Start(t testing.TB) *Server {
 	t.Helper()
+	return StartInNetns(t, "", "127.0.0.1")
+}
+
+// StartInNetns is Start with sshd in the network namespace ns, listening
+// on addr (an address of ns).
+func StartInNetns(t testing.TB, ns, addr string) *Server {
+	t.Helper()
 	Require(t)
-	s := &Server{t: t, dir: t.TempDir()}
+	s := &Server{t: t, dir: t.TempDir(), netns: ns, listen: addr}
 	var rnd [4]byte
 	rand.Read(rnd[:])
 	s.User = "swarch" + hex.EncodeToString(rnd[:])
@@ -118,7 +130,7 @@ func (s *Server) writeConfig() {
 		keysFile, pubkey = s.authorizedKeys, "yes"
 	}
 	cfg := fmt.Sprintf(`Port %d
-ListenAddress 127.0.0.1
+ListenAddress %s
 HostKey %s
 PidFile %s
 AuthorizedKeysFile %s
@@ -132,7 +144,7 @@ StrictModes no
 Subsystem sftp internal-sftp
 LogLevel VERBOSE
 MaxStartups 100
-`, s.Port, filepath.Join(s.dir, "host_ed25519"), filepath.Join(s.dir, "sshd.pid"), keysFile, pubkey, s.User)
+`, s.Port, s.listen, filepath.Join(s.dir, "host_ed25519"), filepath.Join(s.dir, "sshd.pid"), keysFile, pubkey, s.User)
 	if err := os.WriteFile(filepath.Join(s.dir, "sshd_config"), []byte(cfg), 0o600); err != nil {
 		s.t.Fatal(err)
 	}
@@ -178,7 +190,11 @@ func (s *Server) AuthorizeKey(key ssh.PublicKey) {
 func (s *Server) Restart() {
 	s.t.Helper()
 	s.Stop()
-	cmd := exec.Command(Binary, "-D", "-e", "-f", filepath.Join(s.dir, "sshd_config"))
+	args := []string{Binary, "-D", "-e", "-f", filepath.Join(s.dir, "sshd_config")}
+	if s.netns != "" {
+		args = append([]string{"ip", "netns", "exec", s.netns}, args...) // ip execs sshd: the same process
+	}
+	cmd := exec.Command(args[0], args[1:]...)
 	log, err := os.Create(filepath.Join(s.dir, "sshd.log"))
 	if err != nil {
 		s.t.Fatal(err)
@@ -194,7 +210,7 @@ func (s *Server) Restart() {
 	go func() { cmd.Wait(); close(s.waited) }()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		c, err := net.DialTimeout("tcp", s.Addr(), 200*time.Millisecond)
+		c, err := s.dial()
 		if err == nil {
 			c.Close()
 			return
@@ -249,7 +265,35 @@ func killAccountProcesses(user string) {
 }
 
 // Addr is host:port.
-func (s *Server) Addr() string { return fmt.Sprintf("127.0.0.1:%d", s.Port) }
+func (s *Server) Addr() string { return net.JoinHostPort(s.listen, strconv.Itoa(s.Port)) }
+
+// dial connects to sshd, from its network namespace.
+func (s *Server) dial() (net.Conn, error) {
+	if s.netns == "" {
+		return net.DialTimeout("tcp", s.Addr(), 200*time.Millisecond)
+	}
+	type dialed struct {
+		c   net.Conn
+		err error
+	}
+	done := make(chan dialed, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+		h, err := netns.GetFromName(s.netns)
+		if err == nil {
+			defer h.Close()
+			err = netns.Set(h)
+		}
+		if err != nil {
+			done <- dialed{err: err}
+			return
+		}
+		c, err := net.DialTimeout("tcp", s.Addr(), 200*time.Millisecond)
+		done <- dialed{c, err}
+	}()
+	d := <-done
+	return d.c, d.err
+}
 
 // Log returns sshd's log so far.
 func (s *Server) Log() string {
