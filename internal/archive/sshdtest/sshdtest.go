@@ -14,16 +14,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/vishvananda/netns"
 	"golang.org/x/crypto/ssh"
 
+	"github.com/swmgr/swmgr/internal/aaa/aaatest"
 	"github.com/swmgr/swmgr/internal/testport"
 )
 
@@ -268,31 +267,9 @@ func killAccountProcesses(user string) {
 func (s *Server) Addr() string { return net.JoinHostPort(s.listen, strconv.Itoa(s.Port)) }
 
 // dial connects to sshd, from its network namespace.
-func (s *Server) dial() (net.Conn, error) {
-	if s.netns == "" {
-		return net.DialTimeout("tcp", s.Addr(), 200*time.Millisecond)
-	}
-	type dialed struct {
-		c   net.Conn
-		err error
-	}
-	done := make(chan dialed, 1)
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
-		h, err := netns.GetFromName(s.netns)
-		if err == nil {
-			defer h.Close()
-			err = netns.Set(h)
-		}
-		if err != nil {
-			done <- dialed{err: err}
-			return
-		}
-		c, err := net.DialTimeout("tcp", s.Addr(), 200*time.Millisecond)
-		done <- dialed{c, err}
-	}()
-	d := <-done
-	return d.c, d.err
+func (s *Server) dial() (c net.Conn, err error) {
+	aaatest.InNetns(s.t, s.netns, func() { c, err = net.DialTimeout("tcp", s.Addr(), 200*time.Millisecond) })
+	return c, err
 }
 
 // Log returns sshd's log so far.
