@@ -67,6 +67,10 @@ func TestZTPInBand(t *testing.T) {
 	if st["LeaseInterface"] != "swp1" || st["Verified"] != "signature" || st["LastError"] != "" {
 		t.Errorf("state %v: want the lease on swp1, the document's signature verified", st)
 	}
+	t.Logf("lease on %v; DHCP offer to confirmation: %v", st["LeaseInterface"], stamp(t, st, "ConfirmedAt").Sub(stamp(t, st, "OfferAt")))
+	if !strings.Contains(sw.logs.String(), `interfaces="[mgmt0 swp1]"`) {
+		t.Errorf("DHCP did not run on mgmt0 and swp1 only (swp2 has no link)")
+	}
 	code, port, err := sw.get("/config/Ports")
 	if err != nil || code != 200 || !strings.Contains(jsonOf(port), "provisioned in-band") {
 		t.Errorf("fpPort1 after provisioning: %d %v %s", code, err, jsonOf(port))

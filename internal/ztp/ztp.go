@@ -349,6 +349,11 @@ func (s *Service) attempt(ctx context.Context) error {
 	if s.o.InBandPorts {
 		links = s.o.InBand.links(s.o.Interface)
 	}
+	names := make([]string, len(links))
+	for i, l := range links {
+		names[i] = l.name
+	}
+	s.log.Info("ztp: DHCP", "interfaces", names)
 	offer, err := leaseFirst(ctx, links, s.o.DHCPTimeout)
 	if offer != nil {
 		s.update(func(st *Status) {
