@@ -122,6 +122,7 @@ func TestZTPTFTPBareFileName(t *testing.T) {
 			if st["ConfigURL"] != "tftp://"+l.srvAddr+"/switch.json" || st["Verified"] != "signature" {
 				t.Errorf("state %v: want the TFTP URL, verified by its signature", st)
 			}
+			t.Logf("DHCP offer to confirmation over TFTP: %v", stamp(t, st, "ConfirmedAt").Sub(stamp(t, st, "OfferAt")))
 			if got := sw.vlans(t); len(got) != 1 || got[0] != 42 {
 				t.Errorf("VLANs %v, want [42]", got)
 			}

@@ -54,6 +54,7 @@ func TestZTPSFTP(t *testing.T) {
 				if st["ConfigURL"] != url || st["Verified"] != "signature" {
 					t.Errorf("state %v", st)
 				}
+				t.Logf("DHCP offer to confirmation over SFTP: %v", stamp(t, st, "ConfirmedAt").Sub(stamp(t, st, "OfferAt")))
 				if got := sw.vlans(t); len(got) != 1 || got[0] != 42 {
 					t.Errorf("VLANs %v, want [42]", got)
 				}
