@@ -65,31 +65,31 @@ type dhcpLink struct {
 }
 
 // links are the interfaces an attempt runs DHCP on: the management
-// interface, and each front-panel netdev that is administratively up and
+// interface (also when the ports cannot be looked at: the error says
+// why), and each front-panel netdev that is administratively up and
 // has carrier now (IFF_UP and IFF_LOWER_UP). Provisioning does not bring
 // ports up itself: their admin state is configuration, which the factory
 // configuration (a startup configuration) sets, and the dataplane puts
 // back whatever else changes it.
-func (b InBand) links(mgmt string) []dhcpLink {
+func (b InBand) links(mgmt string) ([]dhcpLink, error) {
 	links := []dhcpLink{{name: mgmt}}
 	if b.Netdevs == nil {
-		return links
+		return links, nil
 	}
-	for _, dev := range b.Netdevs() {
-		if dev == mgmt && b.Netns == "" {
-			continue
-		}
-		up := false
-		inNetns(b.Netns, func() error {
+	devs := b.Netdevs()
+	err := inNetns(b.Netns, func() error {
+		for _, dev := range devs {
+			if dev == mgmt && b.Netns == "" {
+				continue
+			}
 			l, err := netlink.LinkByName(dev)
-			up = err == nil && l.Attrs().Flags&net.FlagUp != 0 && l.Attrs().RawFlags&unix.IFF_LOWER_UP != 0
-			return nil
-		})
-		if up {
-			links = append(links, dhcpLink{name: dev, netns: b.Netns})
+			if err == nil && l.Attrs().Flags&net.FlagUp != 0 && l.Attrs().RawFlags&unix.IFF_LOWER_UP != 0 {
+				links = append(links, dhcpLink{name: dev, netns: b.Netns})
+			}
 		}
-	}
-	return links
+		return nil
+	})
+	return links, err
 }
 
 // inNetns runs fn in the network namespace ns ("": the caller's), on a

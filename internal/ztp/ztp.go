@@ -347,7 +347,10 @@ func (s *Service) attempt(ctx context.Context) error {
 	}
 	links := []dhcpLink{{name: s.o.Interface}}
 	if s.o.InBandPorts {
-		links = s.o.InBand.links(s.o.Interface)
+		var err error
+		if links, err = s.o.InBand.links(s.o.Interface); err != nil {
+			s.log.Warn("ztp: the front-panel ports cannot be looked at; DHCP on the management interface only", "err", err)
+		}
 	}
 	names := make([]string, len(links))
 	for i, l := range links {
