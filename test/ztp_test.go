@@ -35,9 +35,10 @@ import (
 type ztpLab struct {
 	swNS, srvNS string
 	swIf        string
-	srvIf       string // the server's interface dnsmasq serves
-	srvAddr     string // the server's address on the link
-	base        string // http://srvAddr:port
+	srvIf       string   // the server's interface dnsmasq serves
+	srvAddr     string   // the server's address on the link
+	dhcpArgs    []string // more dnsmasq arguments (its TFTP server)
+	base        string   // http://srvAddr:port
 	files       map[string][]byte
 	healthy     atomic.Bool
 	key         ed25519.PrivateKey
@@ -135,6 +136,7 @@ func (l *ztpLab) dhcp(t *testing.T, options ...string) {
 	for _, o := range options {
 		args = append(args, "--dhcp-option="+o)
 	}
+	args = append(args, l.dhcpArgs...)
 	cmd := exec.Command("ip", args...)
 	out := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out

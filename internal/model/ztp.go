@@ -9,14 +9,15 @@ func ztpKinds() []*Kind {
 		{
 			Name: "ZtpState", Class: State, Source: SourceService, Singleton: true,
 			CLI: &CLICommand{Words: []string{"ztp"}},
-			Doc: "Zero-touch provisioning's progress (docs/ztp.md): armed on a data directory with no configuration when swmgr serves with --ztp, or by ZtpRearm; each attempt asks DHCP on the management interface for a configuration URL (option 67), fetches and verifies the document, applies it as one confirmed commit of source ztp and confirms it when the health check passes (else it is rolled back and the attempt is made again after a backoff).",
+			Doc: "Zero-touch provisioning's progress (docs/ztp.md): armed on a data directory with no configuration when swmgr serves with --ztp, or by ZtpRearm; each attempt asks DHCP on the management interface and the front-panel ports that have link for a configuration URL (option 67), fetches and verifies the document, applies it as one confirmed commit of source ztp and confirms it when the health check passes (else it is rolled back and the attempt is made again after a backoff).",
 			Fields: []*Field{
 				{Name: "Enabled", Type: Bool, Doc: "swmgr serves with --ztp"},
 				{Name: "Armed", Type: Bool, Doc: "provisioning runs (or will at the next start) until a configuration is confirmed or another source configures the switch"},
 				{Name: "Phase", Type: String, Doc: "disabled, idle, dhcp, fetch, verify, script, apply, confirming, backoff, done, stopped"},
-				{Name: "Interface", Type: String, Doc: "the management interface DHCP runs on"},
+				{Name: "Interface", Type: String, Doc: "the management interface DHCP runs on (and, in-band, each front-panel port up with link)"},
 				{Name: "ServerAddr", Type: String, Doc: "the DHCP server that made the last offer"},
 				{Name: "LeaseAddr", Type: String, Doc: "the address leased, as address/prefix"},
+				{Name: "LeaseInterface", Type: String, Doc: "the interface the lease is on: the management interface or a front-panel port's netdev (the first valid DHCP answer wins)"},
 				{Name: "ConfigURL", Type: String, Doc: "option 67 of the last offer"},
 				{Name: "ScriptURL", Type: String, Doc: "option 239 of the last offer"},
 				{Name: "Verified", Type: String, Doc: "how the last document was verified: signature, sha256, unsigned (allowed by --ztp-allow-unsigned)"},

@@ -312,6 +312,15 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		st.learned = map[string]func(context.Context, []model.Object) ([]model.Object, error){"LLDPIntfState": lin.LLDPNeighbors}
 		s.Daemons = lin.Daemons
 		s.reconciled = reconciled
+		// In-band provisioning runs DHCP on the port map's netdevs.
+		pm := lin.Ports()
+		o.ZTP.InBand = ztp.InBand{Netns: lo.Kernel.Netns, Netdevs: func() []string {
+			var devs []string
+			for _, port := range pm.Ports() {
+				devs = append(devs, pm.Netdev(port))
+			}
+			return devs
+		}}
 	default:
 		return nil, fmt.Errorf("dataplane %q: use %s or %s", o.Dataplane, Sim, Linux)
 	}

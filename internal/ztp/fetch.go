@@ -38,6 +38,9 @@ type Fetcher struct {
 	// Auth, if set, adds credentials to each request (an intent's bearer
 	// token or basic password).
 	Auth func(*http.Request)
+	// TFTP fetches tftp:// URLs, SFTP sftp:// URLs (nil: refused).
+	TFTP TFTPClient
+	SFTP *SFTPClient
 }
 
 // NewFetcher makes a Fetcher checking HTTPS servers against roots (nil:
@@ -51,14 +54,23 @@ func NewFetcher(roots *x509.CertPool, timeout time.Duration) *Fetcher {
 
 // WithAuth is f adding credentials to each request with auth.
 func (f *Fetcher) WithAuth(auth func(*http.Request)) *Fetcher {
-	return &Fetcher{client: f.client, Auth: auth}
+	return &Fetcher{client: f.client, Auth: auth, TFTP: f.TFTP, SFTP: f.SFTP}
 }
 
 // Get reads the body at raw, at most max bytes (more is refused, not cut).
 func (f *Fetcher) Get(ctx context.Context, raw string, max int64) ([]byte, error) {
 	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%q is not an http:// or https:// URL (TFTP and SFTP are not fetched)", raw)
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("%q is not a URL (http, https, tftp or sftp)", raw)
+	}
+	switch u.Scheme {
+	case "http", "https":
+	case "tftp":
+		return f.TFTP.Get(ctx, u, max)
+	case "sftp":
+		return f.SFTP.Get(ctx, u, max)
+	default:
+		return nil, fmt.Errorf("%q: scheme %q is not fetched (http, https, tftp or sftp)", u.Redacted(), u.Scheme)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {

@@ -1,7 +1,9 @@
 // Package ztp is zero-touch provisioning: a switch with no configuration
-// asks DHCP on its management interface where its configuration is
-// (option 67; a provisioning script: option 239, run only when allowed),
-// fetches the document over HTTP or HTTPS, verifies it (an ed25519
+// asks DHCP on its management interface and, in-band, on its front-panel
+// ports that have link (the first valid answer wins) where its
+// configuration is (option 67, a URL or a file on the TFTP server of
+// option 66; a provisioning script: option 239, run only when allowed),
+// fetches the document over HTTP, HTTPS, TFTP or SFTP, verifies it (an ed25519
 // signature, or the SHA-256 DHCP option 224 gives, or neither when
 // unsigned documents are allowed), applies it as one commit of source ztp
 // awaiting confirmation, and confirms it when the health check passes;
@@ -58,9 +60,17 @@ type Options struct {
 	Arm bool
 	// Interface is the management interface DHCP runs on.
 	Interface string
-	Verifier  Verifier
+	// InBandPorts runs DHCP on the front-panel ports too (those InBand
+	// lists that are up with link), not only on Interface.
+	InBandPorts bool
+	// InBand are the dataplane's front-panel ports (the service fills it
+	// on the Linux dataplane; the zero value: none).
+	InBand   InBand
+	Verifier Verifier
 	// RootCAs check HTTPS servers; nil: the system's.
 	RootCAs *x509.CertPool
+	// SFTP fetches sftp:// URLs (nil: refused).
+	SFTP *SFTPClient
 	// AllowScript runs the script option 239 names.
 	AllowScript   bool
 	ScriptTimeout time.Duration // default 5 min
@@ -96,6 +106,8 @@ type Status struct {
 	Phase           string
 	ServerAddr      string `json:",omitempty"`
 	LeaseAddr       string `json:",omitempty"`
+	LeaseInterface  string `json:",omitempty"`
+	LeaseNetns      string `json:",omitempty"` // the lease interface's network namespace ("": swmgr's)
 	ConfigURL       string `json:",omitempty"`
 	ScriptURL       string `json:",omitempty"`
 	Verified        string `json:",omitempty"`
@@ -132,8 +144,16 @@ type Service struct {
 // its state file.
 func New(o Options, eng *engine.Engine, hist *history.History, lc *lifecycle.Lifecycle, dataDir string, log *slog.Logger) *Service {
 	o.defaults()
-	return &Service{o: o, eng: eng, hist: hist, lc: lc, log: log.With("part", "ztp"), dir: dataDir,
+	s := &Service{o: o, eng: eng, hist: hist, lc: lc, log: log.With("part", "ztp"), dir: dataDir,
 		file: filepath.Join(dataDir, datadir.ZTPState), get: NewFetcher(o.RootCAs, 30*time.Second)}
+	if o.SFTP != nil {
+		sftp := *o.SFTP
+		sftp.OnUnknownHostKey = func(host, fingerprint string) {
+			s.log.Warn("ztp: SFTP server's host key unknown, accepted (--ztp-sftp-allow-unknown-host-key)", "host", host, "fingerprint", fingerprint)
+		}
+		s.get.SFTP = &sftp
+	}
+	return s
 }
 
 // Name names provisioning in the binding table.
@@ -164,7 +184,7 @@ func (s *Service) stateObjects(context.Context) ([]model.Object, error) {
 	}
 	return []model.Object{{
 		"Enabled": s.o.Enabled, "Armed": st.Armed, "Phase": st.Phase, "Interface": s.o.Interface,
-		"ServerAddr": st.ServerAddr, "LeaseAddr": st.LeaseAddr, "ConfigURL": st.ConfigURL, "ScriptURL": st.ScriptURL,
+		"ServerAddr": st.ServerAddr, "LeaseAddr": st.LeaseAddr, "LeaseInterface": st.LeaseInterface, "ConfigURL": st.ConfigURL, "ScriptURL": st.ScriptURL,
 		"Verified": st.Verified, "Attempts": st.Attempts, "LastError": st.LastError,
 		"Revision": int64(st.Revision), "FactoryRevision": int64(st.FactoryRevision),
 		"OfferAt": stamp(st.OfferAt), "AppliedAt": stamp(st.AppliedAt), "ConfirmedAt": stamp(st.ConfirmedAt), "NextAttemptAt": stamp(st.NextAttemptAt),
@@ -319,16 +339,29 @@ func (s *Service) attempt(ctx context.Context) error {
 	s.update(func(st *Status) {
 		st.Attempts++
 		st.Phase, st.NextAttemptAt = PhaseDHCP, time.Time{}
-		st.ServerAddr, st.LeaseAddr, st.ConfigURL, st.ScriptURL, st.Verified = "", "", "", "", ""
+		st.ServerAddr, st.LeaseAddr, st.LeaseInterface, st.LeaseNetns, st.ConfigURL, st.ScriptURL, st.Verified = "", "", "", "", "", "", ""
 		st.OfferAt, st.AppliedAt, st.ConfirmedAt, st.Revision = time.Time{}, time.Time{}, time.Time{}, 0
 	})
 	if err := s.standDown(); err != nil {
 		return err
 	}
-	offer, err := lease(ctx, s.o.Interface, s.o.DHCPTimeout)
+	links := []dhcpLink{{name: s.o.Interface}}
+	if s.o.InBandPorts {
+		var err error
+		if links, err = s.o.InBand.links(s.o.Interface); err != nil {
+			s.log.Warn("ztp: the front-panel ports cannot be looked at; DHCP on the management interface only", "err", err)
+		}
+	}
+	names := make([]string, len(links))
+	for i, l := range links {
+		names[i] = l.name
+	}
+	s.log.Info("ztp: DHCP", "interfaces", names)
+	offer, err := leaseFirst(ctx, links, s.o.DHCPTimeout)
 	if offer != nil {
 		s.update(func(st *Status) {
 			st.ServerAddr, st.ConfigURL, st.ScriptURL, st.OfferAt = offer.Server, offer.ConfigURL, offer.ScriptURL, offer.At
+			st.LeaseInterface, st.LeaseNetns = offer.Interface, offer.Netns
 			if offer.Addr != nil {
 				st.LeaseAddr = offer.Addr.String()
 			}
@@ -338,7 +371,7 @@ func (s *Service) attempt(ctx context.Context) error {
 		return err
 	}
 	if offer.ScriptURL != "" {
-		if err := s.script(ctx, offer.ScriptURL); err != nil {
+		if err := s.script(ctx, offer.ScriptURL, offer.Interface); err != nil {
 			return err
 		}
 	}
@@ -349,12 +382,13 @@ func (s *Service) attempt(ctx context.Context) error {
 		return fmt.Errorf("the DHCP server %s gave no configuration URL (option %d)", offer.Server, OptionConfigURL)
 	}
 	s.update(func(st *Status) { st.Phase = PhaseFetch })
-	data, err := s.get.Get(ctx, offer.ConfigURL, MaxDocument)
+	get := s.fetcher()
+	data, err := get.Get(ctx, offer.ConfigURL, MaxDocument)
 	if err != nil {
 		return err
 	}
 	s.update(func(st *Status) { st.Phase = PhaseVerify })
-	how, err := s.o.Verifier.Verify(ctx, s.get, offer.ConfigURL, data, offer.SHA256)
+	how, err := s.o.Verifier.Verify(ctx, get, offer.ConfigURL, data, offer.SHA256)
 	if err != nil {
 		return err
 	}
@@ -398,20 +432,21 @@ func (s *Service) standDown() error {
 }
 
 // script fetches, verifies and runs the provisioning script, if allowed.
-func (s *Service) script(ctx context.Context, raw string) error {
+func (s *Service) script(ctx context.Context, raw, iface string) error {
 	if !s.o.AllowScript {
 		s.log.Warn("ztp: DHCP option 239 names a provisioning script; not run (serve with --ztp-allow-script)", "url", raw)
 		return nil
 	}
 	s.update(func(st *Status) { st.Phase = PhaseScript })
-	body, err := s.get.Get(ctx, raw, MaxScript)
+	get := s.fetcher()
+	body, err := get.Get(ctx, raw, MaxScript)
 	if err != nil {
 		return fmt.Errorf("script: %w", err)
 	}
-	if _, err := s.o.Verifier.Verify(ctx, s.get, raw, body, nil); err != nil {
+	if _, err := s.o.Verifier.Verify(ctx, get, raw, body, nil); err != nil {
 		return fmt.Errorf("script: %w", err)
 	}
-	out, err := runScript(ctx, s.dir, body, s.o.Interface, s.o.ScriptTimeout)
+	out, err := runScript(ctx, s.dir, body, iface, s.o.ScriptTimeout)
 	s.log.Info("ztp script ran", "url", raw, "output", out, "err", err)
 	return err
 }
@@ -483,9 +518,12 @@ func (s *Service) waitRolledBack(ctx context.Context, rev uint64) {
 func (s *Service) healthy(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	_, err := s.get.Get(ctx, s.o.HealthURL, 64<<10)
+	_, err := s.fetcher().Get(ctx, s.o.HealthURL, 64<<10)
 	return err
 }
+
+// fetcher fetches through the lease's network namespace.
+func (s *Service) fetcher() *Fetcher { return s.get.InNetns(s.Status().LeaseNetns) }
 
 // finish marks provisioning done.
 func (s *Service) finish(rev uint64) error {

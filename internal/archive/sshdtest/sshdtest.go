@@ -22,6 +22,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/swmgr/swmgr/internal/aaa/aaatest"
 	"github.com/swmgr/swmgr/internal/testport"
 )
 
@@ -38,6 +39,12 @@ type Server struct {
 	Home     string
 	cmd      *exec.Cmd
 	waited   chan struct{}
+	// authorizedKeys, when set, is the account's authorized_keys file and
+	// public key authentication is on.
+	authorizedKeys string
+	// netns is the network namespace sshd runs in ("": the test's), listen
+	// the address it listens on.
+	netns, listen string
 }
 
 // Require skips (or, in CI, fails) when sshd cannot run here.
@@ -62,8 +69,15 @@ func Require(t testing.TB) {
 // ends, even if it fails.
 func Start(t testing.TB) *Server {
 	t.Helper()
+	return StartInNetns(t, "", "127.0.0.1")
+}
+
+// StartInNetns is Start with sshd in the network namespace ns, listening
+// on addr (an address of ns).
+func StartInNetns(t testing.TB, ns, addr string) *Server {
+	t.Helper()
 	Require(t)
-	s := &Server{t: t, dir: t.TempDir()}
+	s := &Server{t: t, dir: t.TempDir(), netns: ns, listen: addr}
 	var rnd [4]byte
 	rand.Read(rnd[:])
 	s.User = "swarch" + hex.EncodeToString(rnd[:])
@@ -110,14 +124,18 @@ func (s *Server) NewHostKey() {
 }
 
 func (s *Server) writeConfig() {
+	keysFile, pubkey := "none", "no"
+	if s.authorizedKeys != "" {
+		keysFile, pubkey = s.authorizedKeys, "yes"
+	}
 	cfg := fmt.Sprintf(`Port %d
-ListenAddress 127.0.0.1
+ListenAddress %s
 HostKey %s
 PidFile %s
-AuthorizedKeysFile none
+AuthorizedKeysFile %s
 PasswordAuthentication yes
 KbdInteractiveAuthentication no
-PubkeyAuthentication no
+PubkeyAuthentication %s
 UsePAM yes
 PermitRootLogin no
 AllowUsers %s
@@ -125,17 +143,57 @@ StrictModes no
 Subsystem sftp internal-sftp
 LogLevel VERBOSE
 MaxStartups 100
-`, s.Port, filepath.Join(s.dir, "host_ed25519"), filepath.Join(s.dir, "sshd.pid"), s.User)
+`, s.Port, s.listen, filepath.Join(s.dir, "host_ed25519"), filepath.Join(s.dir, "sshd.pid"), keysFile, pubkey, s.User)
 	if err := os.WriteFile(filepath.Join(s.dir, "sshd_config"), []byte(cfg), 0o600); err != nil {
 		s.t.Fatal(err)
 	}
+}
+
+// HostKey is the server's host key (the public half of the one it runs
+// with since its last Restart).
+func (s *Server) HostKey() ssh.PublicKey {
+	s.t.Helper()
+	data, err := os.ReadFile(filepath.Join(s.dir, "host_ed25519"))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	signer, err := ssh.ParsePrivateKey(data)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return signer.PublicKey()
+}
+
+// AuthorizeKey lets key log in as the account (public key authentication
+// on), from the next Restart.
+func (s *Server) AuthorizeKey(key ssh.PublicKey) {
+	s.t.Helper()
+	// sshd reads the file as the account: in its home, its own.
+	dir := filepath.Join(s.Home, ".ssh")
+	s.authorizedKeys = filepath.Join(dir, "authorized_keys")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		s.t.Fatal(err)
+	}
+	if err := os.WriteFile(s.authorizedKeys, ssh.MarshalAuthorizedKey(key), 0o600); err != nil {
+		s.t.Fatal(err)
+	}
+	for _, p := range []string{dir, s.authorizedKeys} {
+		if out, err := exec.Command("chown", s.User, p).CombinedOutput(); err != nil {
+			s.t.Fatalf("chown %s: %v: %s", p, err, out)
+		}
+	}
+	s.writeConfig()
 }
 
 // Restart (re)starts sshd and waits until it accepts connections.
 func (s *Server) Restart() {
 	s.t.Helper()
 	s.Stop()
-	cmd := exec.Command(Binary, "-D", "-e", "-f", filepath.Join(s.dir, "sshd_config"))
+	args := []string{Binary, "-D", "-e", "-f", filepath.Join(s.dir, "sshd_config")}
+	if s.netns != "" {
+		args = append([]string{"ip", "netns", "exec", s.netns}, args...) // ip execs sshd: the same process
+	}
+	cmd := exec.Command(args[0], args[1:]...)
 	log, err := os.Create(filepath.Join(s.dir, "sshd.log"))
 	if err != nil {
 		s.t.Fatal(err)
@@ -151,7 +209,7 @@ func (s *Server) Restart() {
 	go func() { cmd.Wait(); close(s.waited) }()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		c, err := net.DialTimeout("tcp", s.Addr(), 200*time.Millisecond)
+		c, err := s.dial()
 		if err == nil {
 			c.Close()
 			return
@@ -206,7 +264,13 @@ func killAccountProcesses(user string) {
 }
 
 // Addr is host:port.
-func (s *Server) Addr() string { return fmt.Sprintf("127.0.0.1:%d", s.Port) }
+func (s *Server) Addr() string { return net.JoinHostPort(s.listen, strconv.Itoa(s.Port)) }
+
+// dial connects to sshd, from its network namespace.
+func (s *Server) dial() (c net.Conn, err error) {
+	aaatest.InNetns(s.t, s.netns, func() { c, err = net.DialTimeout("tcp", s.Addr(), 200*time.Millisecond) })
+	return c, err
+}
 
 // Log returns sshd's log so far.
 func (s *Server) Log() string {
