@@ -138,6 +138,29 @@ func osActivateCommand() *cobra.Command {
 	return cmd
 }
 
+// resumeActivation starts the carrier of an activation again when a
+// reboot ended it (gnoi.ResumeInterrupted): run at start, before this
+// swmgr is ready, so that the activation is resolved now, not left
+// pending past its deadline.
+func resumeActivation(ctx context.Context, o *serveOptions, log *slog.Logger) {
+	if o.gnoi.os != osSystem {
+		return
+	}
+	dir := filepath.Join(o.dataDir, datadir.Packages)
+	a, resumed, err := gnoi.ResumeInterrupted(dir, version(), gnoi.BootID(), time.Now())
+	switch {
+	case err != nil:
+		log.Warn("os: cannot resume an activation a reboot interrupted", "err", err)
+		return
+	case !resumed:
+		return
+	}
+	log.Warn("os: a reboot interrupted the activation: resuming it", "from", a.From, "to", a.To, "how", a.Resume)
+	if err := systemdActivation(ctx, dir, a); err != nil {
+		log.Error("os: cannot resume the activation", "to", a.To, "err", err)
+	}
+}
+
 // confirmActivation tells the activation that installed this version, if
 // one waits, that it is ready (called once swmgr serves).
 func confirmActivation(o *serveOptions, log *slog.Logger) {

@@ -265,6 +265,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 	errc := ls.serve()
 	log.Info("swmgr serving", "http", ls.httpAddr, "https", ls.httpsAddr, "socket", ls.socketPath, "cert_sha256", ls.fingerprint, "data_dir", o.dataDir, "backend", svc.Backend, "version", version(), "revision", svc.Engine.Revision())
+	resumeActivation(ctx, o, log)
 	ob.ready(log)
 	confirmActivation(o, log)
 	if o.ready != nil {

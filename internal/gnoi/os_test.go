@@ -528,3 +528,73 @@ func TestConfirmActivation(t *testing.T) {
 		}
 	}
 }
+
+// An activation whose carrier a reboot ended is resolved when swmgr
+// starts after the boot, not left pending until its deadline and more:
+// the new version running waits for its word only (nothing installed
+// again), and is activated once it is ready; the previous version
+// running puts it back at once (its store too), however long the
+// deadline; an activation of this boot keeps its carrier.
+func TestInterruptedActivationResolvedAfterReboot(t *testing.T) {
+	log := slog.New(slog.DiscardHandler)
+	for _, c := range []struct {
+		name       string
+		running    string // the swmgr that starts after the boot
+		boot       string
+		copied     bool // the store was copied before the reboot
+		resumed    bool
+		ready      bool
+		state      string
+		installed  []string
+		storeAfter string
+	}{
+		{name: "new version ready", running: "2.0", boot: "boot-2", copied: true, resumed: true, ready: true, state: stateActivated, storeAfter: "migrated by 2.0"},
+		{name: "previous version running", running: "1.0", boot: "boot-2", copied: true, resumed: true, state: stateRolledBack, installed: []string{"1.0"}, storeAfter: "written by 1.0"},
+		{name: "rebooted before the store's copy", running: "1.0", boot: "boot-2", resumed: true, state: stateRolledBack, installed: []string{"1.0"}, storeAfter: "written by 1.0"},
+		{name: "same boot", running: "2.0", boot: "boot-1", copied: true, state: statePending, storeAfter: "migrated by 2.0"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir, store := t.TempDir(), filepath.Join(t.TempDir(), "swmgr.db")
+			a := Activation{ID: "i1", From: "1.0", To: "2.0", Deadline: time.Hour, Started: time.Now().Add(-time.Minute), State: statePending, Boot: "boot-1"}
+			if err := writeActivation(dir, a); err != nil {
+				t.Fatal(err)
+			}
+			if c.copied {
+				os.WriteFile(storeCopy(dir, a.ID), []byte("written by 1.0"), 0o600)
+				os.WriteFile(store, []byte("migrated by 2.0"), 0o600)
+			} else {
+				os.WriteFile(store, []byte("written by 1.0"), 0o600)
+			}
+			got, resumed, err := ResumeInterrupted(dir, c.running, c.boot, time.Now())
+			if err != nil || resumed != c.resumed {
+				t.Fatalf("resume: %+v %v %v, want resumed %v", got, resumed, err, c.resumed)
+			}
+			if resumed {
+				if c.ready {
+					if ok, err := ConfirmActivation(dir, c.running); !ok || err != nil {
+						t.Fatalf("confirm: %v %v", ok, err)
+					}
+				}
+				in := &recordingInstaller{dir: dir}
+				var stops int
+				carrier := in.carrier(log)
+				carrier.Store, carrier.Stop = store, func(context.Context) error { stops++; return nil }
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
+				done, err := CarryOutActivation(ctx, dir, carrier)
+				if err != nil || done.State != c.state || !slices.Equal(in.installed, c.installed) {
+					t.Fatalf("carried out: %+v %v, installed %v; want %s, installed %v", done, err, in.installed, c.state, c.installed)
+				}
+				if c.state == stateRolledBack && !strings.Contains(done.Message, "a reboot interrupted the activation before swmgr 2.0 ran") {
+					t.Errorf("message %q", done.Message)
+				}
+			}
+			if rec, _ := readActivation(dir); rec.State != c.state {
+				t.Errorf("recorded %+v, want %s", rec, c.state)
+			}
+			if b, _ := os.ReadFile(store); string(b) != c.storeAfter {
+				t.Errorf("store %q, want %q", b, c.storeAfter)
+			}
+		})
+	}
+}
