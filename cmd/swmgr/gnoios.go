@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/swmgr/swmgr/internal/datadir"
+	"github.com/swmgr/swmgr/internal/debsig"
 	"github.com/swmgr/swmgr/internal/gnoi"
 )
 
@@ -41,7 +42,15 @@ func gnoiOS(o *serveOptions) (gnoi.OSOptions, error) {
 	default:
 		return gnoi.OSOptions{}, fmt.Errorf("--gnoi-os %q: use %s or %s", o.gnoi.os, osSystem, osOff)
 	}
-	return gnoi.OSOptions{Dir: filepath.Join(o.dataDir, datadir.Packages), Activate: systemdActivation, Deadline: o.gnoi.activateDeadline}, nil
+	oo := gnoi.OSOptions{Dir: filepath.Join(o.dataDir, datadir.Packages), Activate: systemdActivation, Deadline: o.gnoi.activateDeadline}
+	if o.gnoi.signingKey != "" {
+		key, err := debsig.LoadPublicKey(o.gnoi.signingKey)
+		if err != nil {
+			return gnoi.OSOptions{}, fmt.Errorf("--os-signing-key: %w", err)
+		}
+		oo.SigningKey = key
+	}
+	return oo, nil
 }
 
 // systemdActivation starts `swmgr os-activate` in a transient unit of its

@@ -182,8 +182,12 @@ func (s *Server) activate(ctx context.Context, r *ospb.ActivateRequest) (*ospb.A
 	if v == s.o.Version {
 		return activateOK, nil
 	}
-	if _, ok := p.path(v); !ok {
+	path, ok := p.path(v)
+	if !ok {
 		return activateError(ospb.ActivateError_NON_EXISTENT_VERSION, "swmgr %q is not kept: Install it first", v), nil
+	}
+	if err := p.signed(path); err != nil {
+		return nil, status.Errorf(codes.FailedPrecondition, "the kept package of swmgr %s: %v: Install it again, signed", v, err)
 	}
 	if _, ok := p.path(s.o.Version); !ok {
 		return nil, status.Errorf(codes.FailedPrecondition, "the running version's package (swmgr %s) is not kept: Install it first, so that a failed activation can put it back", s.o.Version)

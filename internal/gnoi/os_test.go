@@ -3,6 +3,7 @@ package gnoi
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
 	"crypto/rand"
 	"fmt"
 	"io"
@@ -24,6 +25,7 @@ import (
 
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/enginetest"
+	"github.com/swmgr/swmgr/internal/debsig"
 	"github.com/swmgr/swmgr/internal/gnoi/debtest"
 	"github.com/swmgr/swmgr/internal/testneed"
 )
@@ -598,3 +600,72 @@ func TestInterruptedActivationResolvedAfterReboot(t *testing.T) {
 		})
 	}
 }
+
+// With a signing key set, Install keeps a package signed by it and
+// refuses (INTEGRITY_FAIL, nothing kept) one unsigned, one signed by
+// another key and one changed after it was signed; a kept unsigned
+// package is received again rather than taken as kept, and Activate
+// refuses it. Without a key a signed package installs as any other.
+func TestOSInstallSigned(t *testing.T) {
+	privPEM, pubPEM, err := debsig.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	priv, _ := debsig.ParsePrivateKey(privPEM)
+	pub, _ := debsig.ParsePublicKey(pubPEM)
+	otherPEM, _, _ := debsig.GenerateKey()
+	other, _ := debsig.ParsePrivateKey(otherPEM)
+	sign := func(deb []byte, k ed25519.PrivateKey) []byte {
+		t.Helper()
+		b, err := debsig.Sign(deb, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	unsigned := buildDeb(t, PackageName, "2.0", 1000, false)
+	signed := sign(unsigned, priv)
+	byOther := sign(unsigned, other)
+	tampered := append([]byte{}, signed...)
+	tampered[len(magicAndFirstMember)+100] ^= 1 // in the control archive
+
+	dir := filepath.Join(t.TempDir(), "packages")
+	h := newOSHarness(t, "1.0", OSOptions{Dir: dir, SigningKey: pub, Activate: func(context.Context, string, Activation) error { return nil }})
+	for name, content := range map[string][]byte{"unsigned": unsigned, "another key": byOther, "tampered": tampered} {
+		r := h.install(t, &ospb.TransferRequest{Version: "2.0"}, content, true)
+		if r.err.GetType() != ospb.InstallError_INTEGRITY_FAIL || !strings.Contains(r.err.GetDetail(), "signature") || r.validated != nil {
+			t.Errorf("%s: %+v", name, r)
+		}
+		if left, _ := os.ReadDir(dir); len(left) != 0 {
+			t.Errorf("%s: left %v", name, left)
+		}
+	}
+	if r := h.install(t, &ospb.TransferRequest{Version: "2.0"}, signed, true); r.validated.GetVersion() != "2.0" {
+		t.Fatalf("signed: %+v", r)
+	}
+	if r := h.install(t, &ospb.TransferRequest{Version: "2.0"}, nil, true); r.validated.GetVersion() != "2.0" || r.ready {
+		t.Errorf("signed, kept: %+v", r)
+	}
+
+	// Kept unsigned before the key was set.
+	os.WriteFile(filepath.Join(dir, packageFile("3.0")), buildDeb(t, PackageName, "3.0", 1000, false), 0o600)
+	os.WriteFile(filepath.Join(dir, packageFile("1.0")), sign(buildDeb(t, PackageName, "1.0", 1000, false), priv), 0o600)
+	if r := h.install(t, &ospb.TransferRequest{Version: "3.0"}, sign(buildDeb(t, PackageName, "3.0", 1000, false), other), true); !r.ready || r.err.GetType() != ospb.InstallError_INTEGRITY_FAIL {
+		t.Errorf("kept unsigned: not received again: %+v", r)
+	}
+	if _, err := h.client.Activate(context.Background(), &ospb.ActivateRequest{Version: "3.0"}); status.Code(err) != codes.FailedPrecondition || !strings.Contains(err.Error(), "signed") {
+		t.Errorf("activate of a kept unsigned package: %v", err)
+	}
+	if r, err := h.client.Activate(context.Background(), &ospb.ActivateRequest{Version: "2.0"}); err != nil || r.GetActivateOk() == nil {
+		t.Errorf("activate of a signed package: %v %v", r, err)
+	}
+
+	h2 := newOSHarness(t, "1.0", OSOptions{})
+	if r := h2.install(t, &ospb.TransferRequest{Version: "2.0"}, signed, true); r.validated.GetVersion() != "2.0" {
+		t.Errorf("signed, no key set: %+v", r)
+	}
+}
+
+// magicAndFirstMember is the ar magic, the header of debian-binary and
+// its 4 bytes: what precedes the control archive's header in a .deb.
+const magicAndFirstMember = "!<arch>\n" + "debian-binary   0           0     0     100644  4         `\n" + "2.0\n"
