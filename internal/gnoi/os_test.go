@@ -23,9 +23,9 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
+	"github.com/swmgr/swmgr/internal/debsig"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/enginetest"
-	"github.com/swmgr/swmgr/internal/debsig"
 	"github.com/swmgr/swmgr/internal/gnoi/debtest"
 	"github.com/swmgr/swmgr/internal/testneed"
 )
