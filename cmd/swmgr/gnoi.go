@@ -89,7 +89,7 @@ func newGNOI(o *serveOptions, svc *service.Service, log *slog.Logger) (*gnoi.Ser
 		OS:     osOpts,
 		Cert:   &gnoi.CertFiles{Cert: certFile, Key: keyFile},
 		Engine: svc.Engine, Version: version(), Backend: svc.Backend, Daemons: svc.Daemons, Reboot: reboot,
-		Netns: o.netns, LogDirs: logDirs, Log: log,
+		Netns: o.netns, ExecIn: svc.ExecIn, LogDirs: logDirs, Log: log,
 		Areas: []gnoi.Area{
 			{Name: "config", Dir: o.dataDir, Write: true, Flat: true, Refuse: func(name string) string {
 				what, own := datadir.Own(name)

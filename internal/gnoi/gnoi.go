@@ -130,8 +130,14 @@ type Options struct {
 	// defaults.
 	Probes ProbeLimits
 	// Netns is the dataplane's network namespace, where probes run (a
-	// request's network_instance is a VRF in it); "": this one.
+	// request's network_instance is a VRF in it); "": this one. Used
+	// when ExecIn is nil.
 	Netns string
+	// ExecIn, when set, is the command prefix that runs a probe in a
+	// network instance ("default" or a VRF) as the dataplane holds it (a
+	// VRF device, or a namespace per VRF); an error is a VRF the
+	// dataplane does not have.
+	ExecIn InstanceExec
 	// Cert is where the listeners' certificate and key are, which gNSI
 	// certz's Rotate replaces (certz.go); nil: certz is not served.
 	Cert *CertFiles
