@@ -84,10 +84,10 @@ func newGNOI(o *serveOptions, svc *service.Service, log *slog.Logger) (*gnoi.Ser
 	if err != nil {
 		return nil, err
 	}
-	certFile, keyFile := serverCertFiles(o)
+	certFiles := serverCertFiles(o)
 	return gnoi.New(gnoi.Options{
 		OS:     osOpts,
-		Cert:   &gnoi.CertFiles{Cert: certFile, Key: keyFile},
+		Cert:   &certFiles, CertProfiles: filepath.Join(o.dataDir, datadir.CertzProfiles),
 		Engine: svc.Engine, Version: version(), Backend: svc.Backend, Daemons: svc.Daemons, Reboot: reboot,
 		Netns: o.netns, ExecIn: svc.ExecIn, LogDirs: logDirs, Log: log,
 		Areas: []gnoi.Area{

@@ -37,6 +37,7 @@ func TestPutBackUnfinishedRotation(t *testing.T) {
 	write(files.Key, newKey)
 	write(previous(files.Cert), oldCert)
 	write(previous(files.Key), oldKey)
+	write(rotating(files), nil)
 	if was, err := PutBackUnfinishedRotation(files); err != nil || !was {
 		t.Fatalf("%v %v", was, err)
 	}
@@ -47,6 +48,22 @@ func TestPutBackUnfinishedRotation(t *testing.T) {
 		if _, err := os.Stat(previous(path)); !os.IsNotExist(err) {
 			t.Errorf("%s is still there: %v", previous(path), err)
 		}
+	}
+	if _, err := os.Stat(rotating(files)); !os.IsNotExist(err) {
+		t.Errorf("the rotation's mark is still there: %v", err)
+	}
+	// A finalize cut short after its mark went: the new files stay, the
+	// previous ones are dropped.
+	write(previous(files.Cert), newCert)
+	write(previous(files.Key), newKey)
+	if was, err := PutBackUnfinishedRotation(files); err != nil || was {
+		t.Fatalf("after a finalize: %v %v", was, err)
+	}
+	if got, _ := os.ReadFile(files.Cert); !bytes.Equal(got, oldCert) {
+		t.Error("a finalized rotation was put back")
+	}
+	if _, err := os.Stat(previous(files.Cert)); !os.IsNotExist(err) {
+		t.Errorf("a finalize's leftover is still there: %v", err)
 	}
 }
 
@@ -82,15 +99,16 @@ func TestUploadedRefusals(t *testing.T) {
 		{"two chains", []*cpb.Entity{chain(leaf(keyPEM)), chain(leaf(keyPEM))}, codes.InvalidArgument},
 		{"a generated key never generated", []*cpb.Entity{chain(leaf(nil))}, codes.InvalidArgument},
 		{"two certificates in one", []*cpb.Entity{chain(twoInOne)}, codes.InvalidArgument},
-		{"a trust bundle", []*cpb.Entity{chain(leaf(keyPEM)), {Entity: &cpb.Entity_TrustBundle{TrustBundle: &cpb.CertificateChain{}}}}, codes.Unimplemented},
-		{"another profile's", []*cpb.Entity{{Entity: &cpb.Entity_ExistingEntity{ExistingEntity: &cpb.ExistingEntity{SslProfileId: "x"}}}}, codes.Unimplemented},
+		{"a PKCS#7 trust bundle", []*cpb.Entity{chain(leaf(keyPEM)), {Entity: &cpb.Entity_TrustBundlePkcs7{TrustBundlePkcs7: &cpb.TrustBundle{}}}}, codes.Unimplemented},
+		{"an authentication policy", []*cpb.Entity{{Entity: &cpb.Entity_AuthenticationPolicy{AuthenticationPolicy: &cpb.AuthenticationPolicy{}}}}, codes.Unimplemented},
+		{"a profile that is not there", []*cpb.Entity{{Entity: &cpb.Entity_ExistingEntity{ExistingEntity: &cpb.ExistingEntity{SslProfileId: "x"}}}}, codes.NotFound},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			gotCert, gotKey, err := uploaded(&cpb.UploadRequest{Entities: c.entities}, nil)
+			up, err := (&certzServer{profiles: t.TempDir()}).parseUpload(&cpb.UploadRequest{Entities: c.entities}, &rotation{})
 			if status.Code(err) != c.want {
 				t.Fatalf("%v, want %s", err, c.want)
 			}
-			if c.want == codes.OK && (!bytes.Equal(gotCert, certPEM) || !bytes.Equal(gotKey, keyPEM)) {
+			if c.want == codes.OK && (!bytes.Equal(up.certPEM, certPEM) || !bytes.Equal(up.keyPEM, keyPEM)) {
 				t.Errorf("the pair is not the one uploaded")
 			}
 		})

@@ -138,9 +138,14 @@ type Options struct {
 	// VRF device, or a namespace per VRF); an error is a VRF the
 	// dataplane does not have.
 	ExecIn InstanceExec
-	// Cert is where the listeners' certificate and key are, which gNSI
-	// certz's Rotate replaces (certz.go); nil: certz is not served.
+	// Cert is where the listeners' certificate and key are, and the
+	// trust bundle and revocation lists their client certificates are
+	// checked against, which gNSI certz's Rotate replaces (certz.go);
+	// nil: certz is not served.
 	Cert *CertFiles
+	// CertProfiles keeps certz's other profiles (certzprofiles.go); "":
+	// there are none.
+	CertProfiles string
 	// OS is where OS.Install keeps packages and how Activate restarts
 	// swmgr into one (ospkg.go, activation.go); a zero Dir: OS is
 	// Unimplemented.
@@ -189,7 +194,7 @@ func New(o Options) (*Server, error) {
 		s.needs[r.FullMethod()] = r
 	}
 	if o.Cert != nil {
-		s.certz = newCertz(s, *o.Cert)
+		s.certz = newCertz(s, *o.Cert, o.CertProfiles)
 	}
 	if o.OS.Dir != "" {
 		if o.OS.MaxPackage <= 0 {
