@@ -86,8 +86,8 @@ func newGNOI(o *serveOptions, svc *service.Service, log *slog.Logger) (*gnoi.Ser
 	}
 	certFiles := serverCertFiles(o)
 	return gnoi.New(gnoi.Options{
-		OS:     osOpts,
-		Cert:   &certFiles, CertProfiles: filepath.Join(o.dataDir, datadir.CertzProfiles),
+		OS:   osOpts,
+		Cert: &certFiles, CertProfiles: filepath.Join(o.dataDir, datadir.CertzProfiles),
 		Engine: svc.Engine, Version: version(), Backend: svc.Backend, Daemons: svc.Daemons, Reboot: reboot,
 		Netns: o.netns, ExecIn: svc.ExecIn, LogDirs: logDirs, Log: log,
 		Areas: []gnoi.Area{

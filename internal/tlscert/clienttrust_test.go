@@ -172,4 +172,3 @@ func TestParseClientTrustRefusals(t *testing.T) {
 		}
 	}
 }
-
