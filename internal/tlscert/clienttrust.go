@@ -7,7 +7,6 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"math/big"
 	"time"
 
 	"github.com/swmgr/swmgr/internal/reloadfile"
@@ -29,58 +28,61 @@ type ClientTrust struct {
 // Empty says whether there is no trust bundle.
 func (t ClientTrust) Empty() bool { return len(t.CAs) == 0 }
 
-// ParseCAs reads PEM CA certificates: each must be a CA (basic
-// constraints).
-func ParseCAs(caPEM []byte) ([]*x509.Certificate, error) {
-	var cas []*x509.Certificate
-	for rest := caPEM; ; {
+// eachPEM calls fn with the DER of each PEM block of data, which must
+// all be of typ; what names them in errors.
+func eachPEM(data []byte, typ, what string, fn func(n int, der []byte) error) error {
+	for n, rest := 1, data; ; n++ {
 		var block *pem.Block
 		block, rest = pem.Decode(rest)
 		if block == nil {
 			if len(bytes.TrimSpace(rest)) > 0 {
-				return nil, errors.New("trust bundle: not PEM")
+				return fmt.Errorf("%s: not PEM", what)
 			}
-			return cas, nil
+			return nil
 		}
-		if block.Type != "CERTIFICATE" {
-			return nil, fmt.Errorf("trust bundle: a PEM %s, not a CERTIFICATE", block.Type)
+		if block.Type != typ {
+			return fmt.Errorf("%s: a PEM %s, not %s", what, block.Type, typ)
 		}
-		c, err := x509.ParseCertificate(block.Bytes)
+		if err := fn(n, block.Bytes); err != nil {
+			return err
+		}
+	}
+}
+
+// ParseCAs reads PEM CA certificates: each must be a CA (basic
+// constraints).
+func ParseCAs(caPEM []byte) ([]*x509.Certificate, error) {
+	var cas []*x509.Certificate
+	err := eachPEM(caPEM, "CERTIFICATE", "trust bundle", func(n int, der []byte) error {
+		c, err := x509.ParseCertificate(der)
 		if err != nil {
-			return nil, fmt.Errorf("trust bundle: certificate %d: %w", len(cas)+1, err)
+			return fmt.Errorf("trust bundle: certificate %d: %w", n, err)
 		}
 		if !c.IsCA {
-			return nil, fmt.Errorf("trust bundle: %s is not a CA certificate", c.Subject)
+			return fmt.Errorf("trust bundle: %s is not a CA certificate", c.Subject)
 		}
 		cas = append(cas, c)
-	}
+		return nil
+	})
+	return cas, err
 }
 
 // ParseCRLs reads PEM certificate revocation lists ("X509 CRL") and
 // checks that each is signed by one of cas.
 func ParseCRLs(crlPEM []byte, cas []*x509.Certificate) ([]*x509.RevocationList, error) {
 	var crls []*x509.RevocationList
-	for rest := crlPEM; ; {
-		var block *pem.Block
-		block, rest = pem.Decode(rest)
-		if block == nil {
-			if len(bytes.TrimSpace(rest)) > 0 {
-				return nil, errors.New("revocation lists: not PEM")
-			}
-			return crls, nil
-		}
-		if block.Type != "X509 CRL" {
-			return nil, fmt.Errorf("revocation lists: a PEM %s, not an X509 CRL", block.Type)
-		}
-		crl, err := x509.ParseRevocationList(block.Bytes)
+	err := eachPEM(crlPEM, "X509 CRL", "revocation lists", func(n int, der []byte) error {
+		crl, err := x509.ParseRevocationList(der)
 		if err != nil {
-			return nil, fmt.Errorf("revocation list %d: %w", len(crls)+1, err)
+			return fmt.Errorf("revocation list %d: %w", n, err)
 		}
 		if issuerOf(crl, cas) == nil {
-			return nil, fmt.Errorf("revocation list %d (issuer %s): signed by no CA of the trust bundle", len(crls)+1, crl.Issuer)
+			return fmt.Errorf("revocation list %d (issuer %s): signed by no CA of the trust bundle", n, crl.Issuer)
 		}
 		crls = append(crls, crl)
-	}
+		return nil
+	})
+	return crls, err
 }
 
 // issuerOf is the CA of cas that signed crl, or nil.
@@ -123,10 +125,8 @@ func ParseClientTrust(caPEM, crlPEM []byte) (ClientTrust, error) {
 
 // Revoked says whether a CRL of c's issuer lists c.
 func (t ClientTrust) Revoked(c *x509.Certificate) bool {
-	return t.revoked[string(c.RawIssuer)][serial(c.SerialNumber)]
+	return t.revoked[string(c.RawIssuer)][c.SerialNumber.String()]
 }
-
-func serial(n *big.Int) string { return n.String() }
 
 // Verify checks a client's certificates (leaf first) against the bundle
 // at now: a chain to one of its CAs for client authentication, no
