@@ -7,20 +7,25 @@
 // checked in one place: the gNMI server's interceptors ask Need before
 // any handler runs (gnmi.Service). The RPCs that change something
 // (Reboot, CancelReboot, KillProcess, File.Put, File.Remove, OS.Install,
-// OS.Activate) are recorded
-// in the config log (API "gnoi"), refused ones too.
+// OS.Activate, certz's Rotate, AddProfile, DeleteProfile) are recorded in
+// the config log (API "gnoi"), refused ones too.
 //
 // System: Time; Ping and Traceroute run the switch's ping and traceroute
-// (probe.go), bounded per user; Reboot, RebootStatus, CancelReboot with
+// (probe.go) in a network instance as the dataplane holds it (ExecIn),
+// bounded per user; Reboot, RebootStatus, CancelReboot with
 // the reboot action Options.Reboot; KillProcess signals one of the daemons
 // swmgr supervises, which restarts it. File: Get, Put, Stat, Remove within
 // declared areas (file.go). Healthz: Get, List and Artifact (a debug
 // bundle) of swmgr's components (healthz.go). gNSI certz (certz.go):
-// Rotate of the listeners' certificate, rolled back unless finalized.
-// OS: Install keeps swmgr's Debian packages (ospkg.go); Activate installs
+// Rotate of the listeners' certificate and of the trust bundle and
+// revocation lists their client certificates are checked against, rolled
+// back unless finalized; other profiles, kept for staging
+// (certzprofiles.go). OS: Install keeps swmgr's Debian packages, signed
+// when a signing key is set (ospkg.go, package debsig); Activate installs
 // one and restarts swmgr into it through a process apart from swmgr,
 // which puts the previous version back unless the new one says it is
-// ready in time; Verify reads how that went (activation.go).
+// ready in time, and is started again after a reboot that ended it;
+// Verify reads how that went (activation.go).
 // docs/gnoi.md lists each
 // RPC, its role, its bounds and what does not apply.
 package gnoi
