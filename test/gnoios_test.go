@@ -157,3 +157,30 @@ func TestGNOIOSSignedInstall(t *testing.T) {
 		t.Fatalf("the signed package is not kept: %v", err)
 	}
 }
+
+// A start of the binary after a reboot finds the activation the reboot
+// ended (pending, of another boot) and resumes it at once: here the
+// version starting is not the activation's new one, so its carrier is to
+// put the previous one back now (the record says so, of this boot); with
+// no systemd on this machine the carrier cannot start, which is logged.
+func TestGNOIOSResumesAnActivationAfterAReboot(t *testing.T) {
+	dir := t.TempDir()
+	pkgs := filepath.Join(dir, "packages")
+	if err := os.MkdirAll(pkgs, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	rec := `{"id":"r1","from":"9.9.8","to":"9.9.9","deadline":120000000000,"started":"2026-01-01T00:00:00Z","state":"pending","boot":"a-boot-before"}`
+	if err := os.WriteFile(filepath.Join(pkgs, "activation.json"), []byte(rec), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := startServer(t, dir, "--gnmi", freeAddr(t))
+	waitLine(t, s.logs, `os: a reboot interrupted the activation: resuming it.*to=9\.9\.9.*how=roll-back`)
+	b, err := os.ReadFile(filepath.Join(pkgs, "activation.json"))
+	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil || !strings.Contains(string(b), `"resume": "roll-back"`) || !strings.Contains(string(b), strings.TrimSpace(string(boot))) {
+		t.Errorf("the record after the start: %s %v", b, err)
+	}
+	if _, err := os.Stat("/run/systemd/system"); err != nil {
+		waitLine(t, s.logs, `os: cannot resume the activation`)
+	}
+}
