@@ -2,6 +2,7 @@ package debsig
 
 import (
 	"bytes"
+	"crypto/ed25519"
 	"errors"
 	"os"
 	"os/exec"
@@ -108,5 +109,29 @@ func TestSignVerify(t *testing.T) {
 	}
 	if _, err := Sign([]byte("not a package"), priv); err == nil {
 		t.Error("signed something that is no ar archive")
+	}
+}
+
+// BenchmarkVerify checks the signature of a 64 MiB package (what
+// OS.Install adds to an Install with --os-signing-key), reported in
+// bytes per second.
+func BenchmarkVerify(b *testing.B) {
+	data := make([]byte, 64<<20)
+	var deb bytes.Buffer
+	deb.WriteString(magic)
+	for _, m := range []member{{"debian-binary", []byte("2.0\n")}, {"control.tar.gz", make([]byte, 1000)}, {"data.tar.xz", data}} {
+		appendMember(&deb, m)
+	}
+	_, priv, _ := ed25519.GenerateKey(nil)
+	signed, err := Sign(deb.Bytes(), priv)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pub := priv.Public().(ed25519.PublicKey)
+	b.SetBytes(int64(len(signed)))
+	for b.Loop() {
+		if err := Verify(bytes.NewReader(signed), pub); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

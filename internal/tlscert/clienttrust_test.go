@@ -21,7 +21,7 @@ type ca struct {
 	pem  []byte
 }
 
-func newCA(t *testing.T, name string) ca {
+func newCA(t testing.TB, name string) ca {
 	t.Helper()
 	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: name}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
@@ -34,7 +34,7 @@ func newCA(t *testing.T, name string) ca {
 	return ca{c, key, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}
 }
 
-func (c ca) client(t *testing.T, serial int64, notAfter time.Time) tls.Certificate {
+func (c ca) client(t testing.TB, serial int64, notAfter time.Time) tls.Certificate {
 	t.Helper()
 	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	tmpl := &x509.Certificate{SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: "client"}, NotBefore: time.Now().Add(-2 * time.Hour), NotAfter: notAfter,
@@ -46,7 +46,7 @@ func (c ca) client(t *testing.T, serial int64, notAfter time.Time) tls.Certifica
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
 }
 
-func (c ca) crl(t *testing.T, serials ...int64) []byte {
+func (c ca) crl(t testing.TB, serials ...int64) []byte {
 	t.Helper()
 	var entries []x509.RevocationListEntry
 	for _, s := range serials {
@@ -170,5 +170,53 @@ func TestParseClientTrustRefusals(t *testing.T) {
 		if (err != nil) != c.wantErr || len(tr.CAs) != c.cas || len(tr.CRLs) != c.lists {
 			t.Errorf("%s: %d CAs, %d lists, %v", c.name, len(tr.CAs), len(tr.CRLs), err)
 		}
+	}
+}
+
+// BenchmarkHandshake is a full TLS handshake with a Source's
+// configuration: without a trust bundle, and with one and a revocation
+// list checking the client's certificate (the cost of TrustClients).
+func BenchmarkHandshake(b *testing.B) {
+	one := newCA(b, "one")
+	cert := one.client(b, 10, time.Now().Add(time.Hour))
+	dir := b.TempDir()
+	certFile, keyFile, caFile, crlFile := filepath.Join(dir, "c.pem"), filepath.Join(dir, "k.pem"), filepath.Join(dir, "ca.pem"), filepath.Join(dir, "crl.pem")
+	certPEM, keyPEM, _ := SelfSigned([]string{"localhost"}, time.Now())
+	os.WriteFile(certFile, certPEM, 0o600)
+	os.WriteFile(keyFile, keyPEM, 0o600)
+	for _, trust := range []bool{false, true} {
+		name := "no bundle"
+		if trust {
+			name = "bundle and list"
+			os.WriteFile(caFile, one.pem, 0o600)
+			os.WriteFile(crlFile, one.crl(b, 11, 12, 13), 0o600)
+		}
+		b.Run(name, func(b *testing.B) {
+			src, _ := Watch(certFile, keyFile, nil)
+			src.TrustClients(caFile, crlFile, false, nil)
+			ln, err := tls.Listen("tcp", "127.0.0.1:0", src.Config())
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer ln.Close()
+			go func() {
+				for {
+					c, err := ln.Accept()
+					if err != nil {
+						return
+					}
+					go func() { c.(*tls.Conn).Handshake(); c.Write([]byte("x")); c.Close() }()
+				}
+			}()
+			cfg := &tls.Config{InsecureSkipVerify: true, Certificates: []tls.Certificate{cert}}
+			for b.Loop() {
+				c, err := tls.Dial("tcp", ln.Addr().String(), cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				c.Read(make([]byte, 1))
+				c.Close()
+			}
+		})
 	}
 }
