@@ -118,6 +118,7 @@ type rotation struct {
 	files        CertFiles
 	generatedKey []byte // PEM, of the stream's GenerateCSR
 	uploaded     *upload
+	told         func() // logs how the rotation ended, once mu is released
 }
 
 // Rotate replaces a profile's certificate and key, trust bundle or
@@ -126,12 +127,23 @@ type rotation struct {
 // FinalizeRequest keeps it; a stream that ends otherwise puts the
 // previous files back.
 func (c *certzServer) Rotate(st cpb.Certz_RotateServer) error {
-	ctx := st.Context()
 	if !c.mu.TryLock() {
 		return status.Error(codes.Unavailable, "another certz change is in progress; try again when it ends")
 	}
-	defer c.mu.Unlock()
 	var r rotation
+	err := c.rotate(st, &r)
+	c.mu.Unlock()
+	// Logged once the next change may start: whoever reads the line can
+	// rotate again.
+	if r.told != nil {
+		r.told()
+	}
+	return err
+}
+
+// rotate serves a Rotate stream, holding mu.
+func (c *certzServer) rotate(st cpb.Certz_RotateServer, r *rotation) error {
+	ctx := st.Context()
 	for {
 		req, err := st.Recv()
 		if err != nil {
@@ -143,7 +155,7 @@ func (c *certzServer) Rotate(st cpb.Certz_RotateServer) error {
 			}
 			return c.abandon(ctx, r, err)
 		}
-		if err := c.step(ctx, st, &r, req); err != nil {
+		if err := c.step(ctx, st, r, req); err != nil {
 			if r.uploaded != nil {
 				return c.abandon(ctx, r, err)
 			}
@@ -154,7 +166,7 @@ func (c *certzServer) Rotate(st cpb.Certz_RotateServer) error {
 				return c.abandon(ctx, r, status.Errorf(codes.Internal, "finalize: %v", lerr))
 			}
 			c.s.record(ctx, "Rotate", r.uploaded.info(r.profile, "finalized"), nil)
-			c.s.o.Log.Info("certz: rotated", append([]any{"profile", r.profile}, r.uploaded.logAttrs()...)...)
+			r.told = func() { c.s.o.Log.Info("certz: rotated", append([]any{"profile", r.profile}, r.uploaded.logAttrs()...)...) }
 			return nil
 		}
 	}
@@ -215,8 +227,9 @@ func (c *certzServer) step(ctx context.Context, st cpb.Certz_RotateServer, r *ro
 }
 
 // abandon puts the previous files back after a stream that ended without
-// finalizing its upload (why), and records it.
-func (c *certzServer) abandon(ctx context.Context, r rotation, why error) error {
+// finalizing its upload (why), and records it; its log line is told once
+// mu is released.
+func (c *certzServer) abandon(ctx context.Context, r *rotation, why error) error {
 	if errors.Is(why, io.EOF) {
 		why = status.Error(codes.Aborted, "the stream ended without finalize_rotation: the previous certificate, bundle and lists are back")
 	}
@@ -224,7 +237,8 @@ func (c *certzServer) abandon(ctx context.Context, r rotation, why error) error 
 		c.s.o.Log.Error("certz: cannot put the previous files back", "profile", r.profile, "err", err)
 		why = status.Errorf(codes.Internal, "put the previous files back: %v", err)
 	} else {
-		c.s.o.Log.Warn("certz: rotation not finalized; the previous files are back", "profile", r.profile, "err", why)
+		told := why
+		r.told = func() { c.s.o.Log.Warn("certz: rotation not finalized; the previous files are back", "profile", r.profile, "err", told) }
 	}
 	// The stream's context may be over; the config log entry is still due.
 	c.s.record(context.WithoutCancel(ctx), "Rotate", r.uploaded.info(r.profile, "rolled back"), why)
