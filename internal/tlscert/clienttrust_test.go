@@ -79,27 +79,14 @@ func TestTrustClients(t *testing.T) {
 	os.WriteFile(certFile, certPEM, 0o600)
 	os.WriteFile(keyFile, keyPEM, 0o600)
 
-	handshake := func(src *Source, cert *tls.Certificate) error {
-		ln, err := tls.Listen("tcp", "127.0.0.1:0", src.Config())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ln.Close()
-		go func() {
-			c, err := ln.Accept()
-			if err == nil {
-				c.(*tls.Conn).Handshake()
-				c.Write([]byte("x"))
-				c.Close()
-			}
-		}()
+	handshake := func(addr string, cert *tls.Certificate) error {
 		cfg := &tls.Config{InsecureSkipVerify: true}
 		if cert != nil {
 			// Shown whatever CAs the server names (a client offers
 			// only a certificate of those by itself).
 			cfg.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return cert, nil }
 		}
-		c, err := tls.Dial("tcp", ln.Addr().String(), cfg)
+		c, err := tls.Dial("tcp", addr, cfg)
 		if err != nil {
 			return err
 		}
@@ -118,10 +105,11 @@ func TestTrustClients(t *testing.T) {
 		if err := src.TrustClients(caFile, crlFile, require, nil); err != nil {
 			t.Fatal(err)
 		}
+		addr := serveHandshakes(t, src.Config())
 		check := func(what string, want map[string]bool) {
 			t.Helper()
 			for name, cert := range map[string]*tls.Certificate{"none": nil, "good": &good, "revoked": &revoked, "expired": &expired, "other": &other} {
-				if err := handshake(src, cert); (err == nil) != want[name] {
+				if err := handshake(addr, cert); (err == nil) != want[name] {
 					t.Errorf("require %v, %s: %s: %v, want let in %v", require, what, name, err, want[name])
 				}
 			}
@@ -194,23 +182,10 @@ func BenchmarkHandshake(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			src, _ := Watch(certFile, keyFile, nil)
 			src.TrustClients(caFile, crlFile, false, nil)
-			ln, err := tls.Listen("tcp", "127.0.0.1:0", src.Config())
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer ln.Close()
-			go func() {
-				for {
-					c, err := ln.Accept()
-					if err != nil {
-						return
-					}
-					go func() { c.(*tls.Conn).Handshake(); c.Write([]byte("x")); c.Close() }()
-				}
-			}()
+			addr := serveHandshakes(b, src.Config())
 			cfg := &tls.Config{InsecureSkipVerify: true, Certificates: []tls.Certificate{cert}}
 			for b.Loop() {
-				c, err := tls.Dial("tcp", ln.Addr().String(), cfg)
+				c, err := tls.Dial("tcp", addr, cfg)
 				if err != nil {
 					b.Fatal(err)
 				}
