@@ -42,7 +42,7 @@ func newTestCA(t *testing.T) *testCA {
 	}
 	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "certz test CA"},
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageCRLSign}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
 		t.Fatal(err)
@@ -225,7 +225,7 @@ func TestCertzRotate(t *testing.T) {
 	}
 	wantServed("uploaded by a client about to go away", fingerprintOf(t, first))
 	cancel()
-	waitLine(t, s.logs, `certz: rotation not finalized; the previous certificate is back`+".*"+`context canceled`)
+	waitLine(t, s.logs, `certz: rotation not finalized; the previous files are back`+".*"+`context canceled`)
 	wantServed("after a cancelled rotation", fingerprintOf(t, original))
 
 	// Finalized, with a CSR the switch generated.

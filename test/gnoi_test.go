@@ -371,10 +371,10 @@ func TestGNOIHealthz(t *testing.T) {
 
 // probeLab is a network namespace for the switch (swmgr's Linux
 // dataplane) and one for a host two hops away through a router namespace,
-// and a VRF in the switch's namespace whose veth reaches the router too.
+// and a front-panel port of the switch, swp3, whose veth reaches the
+// router too (the test puts it in a VRF).
 type probeLab struct {
 	sw, host, rt string
-	vrf          bool // the kernel has VRFs (the VRF blue is there)
 }
 
 func newProbeLab(t *testing.T) probeLab {
@@ -397,15 +397,9 @@ func newProbeLab(t *testing.T) probeLab {
 	// switch gA (10.99.1.1) - (10.99.1.2) router (10.99.2.1) - (10.99.2.2) host
 	run("-n", l.sw, "link", "add", "gA", "type", "veth", "peer", "name", "gB", "netns", l.rt)
 	run("-n", l.rt, "link", "add", "gC", "type", "veth", "peer", "name", "gD", "netns", l.host)
-	// the switch's VRF blue: gV (10.99.3.1) - (10.99.3.2) router, where
-	// the kernel has VRFs (a kernel without CONFIG_NET_VRF has not)
-	run("-n", l.sw, "link", "add", "gV", "type", "veth", "peer", "name", "gW", "netns", l.rt)
-	l.vrf = exec.Command("ip", "-n", l.sw, "link", "add", "blue", "type", "vrf", "table", "10").Run() == nil
-	if l.vrf {
-		run("-n", l.sw, "link", "set", "gV", "master", "blue")
-		run("-n", l.sw, "link", "set", "blue", "up")
-	}
-	for _, a := range [][3]string{{l.sw, "gA", "10.99.1.1/24"}, {l.rt, "gB", "10.99.1.2/24"}, {l.rt, "gC", "10.99.2.1/24"}, {l.host, "gD", "10.99.2.2/24"}, {l.sw, "gV", "10.99.3.1/24"}, {l.rt, "gW", "10.99.3.2/24"}} {
+	// the switch's port swp3 (fpPort3, addressed by the test) - (10.99.3.2) router
+	run("-n", l.sw, "link", "add", "swp3", "type", "veth", "peer", "name", "gW", "netns", l.rt)
+	for _, a := range [][3]string{{l.sw, "gA", "10.99.1.1/24"}, {l.rt, "gB", "10.99.1.2/24"}, {l.rt, "gC", "10.99.2.1/24"}, {l.host, "gD", "10.99.2.2/24"}, {l.rt, "gW", "10.99.3.2/24"}} {
 		run("-n", a[0], "addr", "add", a[2], "dev", a[1])
 		run("-n", a[0], "link", "set", a[1], "up")
 	}
@@ -448,16 +442,33 @@ func TestGNOIPingTraceroute(t *testing.T) {
 		t.Errorf("summary: %v", sum)
 	}
 	t.Run("VRF", func(t *testing.T) {
-		if !l.vrf {
-			t.Skip("this kernel has no VRF (CONFIG_NET_VRF)")
-		}
-		// In the VRF: the router is reached through gV only.
+		// The VRF as swmgr makes it: a VRF device where the kernel has
+		// them, else a namespace of its own (this test machine's kernel
+		// lacks CONFIG_NET_VRF), holding fpPort3.
+		g.expect(t, 201, "POST", "/config/Vrf", `{"Vrf":"blue"}`)
+		g.expect(t, 201, "POST", "/config/IPv4Intf", `{"IntfRef":"fpPort3","IpAddr":"10.99.3.1/24","Vrf":"blue"}`)
+		g.expect(t, 200, "PATCH", "/config/Port", `{"IntfRef":"fpPort3","AdminState":"UP"}`)
+		t.Logf("VRF blue is a %s", map[bool]string{true: "VRF device", false: "namespace: " + l.sw + "-vrf-blue"}[exec.Command("ip", "-n", l.sw, "link", "show", "blue").Run() == nil])
+		// In the VRF: the router is reached through fpPort3 only.
 		rs, err := ping(viewer, &spb.PingRequest{Destination: "10.99.3.2", Count: 1, NetworkInstance: "blue"})
 		if err != nil || len(rs) != 2 || rs[1].GetReceived() != 1 {
 			t.Errorf("Ping in VRF blue: %v %v", rs, err)
 		}
+		st, err := sys.Traceroute(viewer, &spb.TracerouteRequest{Destination: "10.99.3.2", MaxTtl: 3, NetworkInstance: "blue"})
+		if err == nil {
+			var trs []*spb.TracerouteResponse
+			trs, err = recvAll(st.Recv)
+			if err == nil && (len(trs) < 2 || trs[len(trs)-1].GetAddress() != "10.99.3.2") {
+				t.Errorf("Traceroute in VRF blue: %v", trs)
+			}
+		}
+		if err != nil {
+			t.Errorf("Traceroute in VRF blue: %v", err)
+		}
+		// Outside it, the switch has no route to the VRF's subnet: ping
+		// says the network is unreachable.
 		rs, err = ping(viewer, &spb.PingRequest{Destination: "10.99.3.2", Count: 1, Wait: int64(300 * time.Millisecond)})
-		if err != nil || len(rs) != 1 || rs[0].GetReceived() != 0 {
+		if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "unreachable") {
 			t.Errorf("Ping of the VRF's neighbour outside the VRF: %v %v", rs, err)
 		}
 	})

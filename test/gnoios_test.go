@@ -3,6 +3,7 @@ package test
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -96,5 +97,90 @@ func TestGNOIOS(t *testing.T) {
 		if !strings.Contains(string(logs.raw), want) {
 			t.Errorf("the config log has no %s", want)
 		}
+	}
+}
+
+// Signed packages end to end: `swmgr package keygen` makes a key pair,
+// `swmgr package sign` signs a .deb (dpkg-deb still reads it, and
+// `swmgr package verify` accepts it), and a swmgr serving with
+// --os-signing-key keeps that package over OS.Install and refuses the
+// unsigned one and one changed after signing (INTEGRITY_FAIL: nothing
+// kept).
+func TestGNOIOSSignedInstall(t *testing.T) {
+	testneed.Program(t, "dpkg", "dpkg-deb")
+	dir := t.TempDir()
+	priv, pub := filepath.Join(dir, "sign.key"), filepath.Join(dir, "sign.pub")
+	swmgr := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command(swmgrBin, args...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("swmgr %s: %v: %s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	swmgr("package", "keygen", "--private", priv, "--public", pub)
+	if fi, err := os.Stat(priv); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("private key: %v %v", fi, err)
+	}
+	unsigned := debtest.Build(t, "swmgr", "9.9.9", []byte("#!/bin/sh\nexit 1\n"))
+	debFile, signedFile := filepath.Join(dir, "u.deb"), filepath.Join(dir, "s.deb")
+	os.WriteFile(debFile, unsigned, 0o644)
+	swmgr("package", "sign", "--key", priv, "--out", signedFile, debFile)
+	if out, err := exec.Command("dpkg-deb", "--field", signedFile, "Version").CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "9.9.9" {
+		t.Fatalf("dpkg-deb of the signed package: %v: %s", err, out)
+	}
+	swmgr("package", "verify", "--key", pub, signedFile)
+	if out, err := exec.Command(swmgrBin, "package", "verify", "--key", pub, debFile).CombinedOutput(); err == nil || !strings.Contains(string(out), "not signed") {
+		t.Errorf("verify of the unsigned package: %v: %s", err, out)
+	}
+	signed, _ := os.ReadFile(signedFile)
+	tampered := append([]byte{}, signed...)
+	tampered[len(tampered)/2] ^= 1
+
+	g := startGNOIServer(t, "--os-signing-key", pub)
+	c, admin := ospb.NewOSClient(g.conn), asAdmin(t)
+	kept := filepath.Join(g.dir, "packages", "swmgr_9.9.9.deb")
+	for name, deb := range map[string][]byte{"unsigned": unsigned, "tampered": tampered} {
+		r, err := installPackage(admin, c, "9.9.9", deb)
+		if err != nil || r.GetInstallError().GetType() != ospb.InstallError_INTEGRITY_FAIL {
+			t.Errorf("%s: %v %v", name, r, err)
+		}
+		if _, err := os.Stat(kept); err == nil {
+			t.Fatalf("%s: kept", name)
+		}
+	}
+	r, err := installPackage(admin, c, "9.9.9", signed)
+	if err != nil || r.GetValidated().GetVersion() != "9.9.9" {
+		t.Fatalf("signed: %v %v", r, err)
+	}
+	if _, err := os.Stat(kept); err != nil {
+		t.Fatalf("the signed package is not kept: %v", err)
+	}
+}
+
+// A start of the binary after a reboot finds the activation the reboot
+// ended (pending, of another boot) and resumes it at once: here the
+// version starting is not the activation's new one, so its carrier is to
+// put the previous one back now (the record says so, of this boot); with
+// no systemd on this machine the carrier cannot start, which is logged.
+func TestGNOIOSResumesAnActivationAfterAReboot(t *testing.T) {
+	dir := t.TempDir()
+	pkgs := filepath.Join(dir, "packages")
+	if err := os.MkdirAll(pkgs, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	rec := `{"id":"r1","from":"9.9.8","to":"9.9.9","deadline":120000000000,"started":"2026-01-01T00:00:00Z","state":"pending","boot":"a-boot-before"}`
+	if err := os.WriteFile(filepath.Join(pkgs, "activation.json"), []byte(rec), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := startServer(t, dir, "--gnmi", freeAddr(t))
+	waitLine(t, s.logs, `os: a reboot interrupted the activation: resuming it.*to=9\.9\.9.*how=roll-back`)
+	b, err := os.ReadFile(filepath.Join(pkgs, "activation.json"))
+	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil || !strings.Contains(string(b), `"resume": "roll-back"`) || !strings.Contains(string(b), strings.TrimSpace(string(boot))) {
+		t.Errorf("the record after the start: %s %v", b, err)
+	}
+	if _, err := os.Stat("/run/systemd/system"); err != nil {
+		waitLine(t, s.logs, `os: cannot resume the activation`)
 	}
 }

@@ -92,10 +92,13 @@ func initialAdminPassword(dataDir, file, env string) (password, from string, err
 // rotation a stop interrupted, loads --tls-cert/--tls-key, or the self-signed
 // certificate in the data directory (made on first start for the host name
 // and the listen address), and follows the files: a certificate replaced
-// there (renewed by the fleet's CA) is served from the next handshake on.
+// there (renewed by the fleet's CA) is served from the next handshake on,
+// and client certificates are checked against the trust bundle and
+// revocation lists the data directory holds then (gNSI certz's).
 func serverCertificate(o *serveOptions, listen string, log *slog.Logger) (*tlscert.Source, error) {
-	certFile, keyFile := serverCertFiles(o)
-	switch was, err := gnoi.PutBackUnfinishedRotation(gnoi.CertFiles{Cert: certFile, Key: keyFile}); {
+	files := serverCertFiles(o)
+	certFile, keyFile := files.Cert, files.Key
+	switch was, err := gnoi.PutBackUnfinishedRotation(files); {
 	case err != nil:
 		return nil, err
 	case was:
@@ -110,23 +113,41 @@ func serverCertificate(o *serveOptions, listen string, log *slog.Logger) (*tlsce
 			log.Info("made a self-signed certificate", "file", certFile, "names", append(cert.Leaf.DNSNames, ipStrings(cert)...))
 		}
 	}
-	return tlscert.Watch(certFile, keyFile, func(cert tls.Certificate, err error) {
+	src, err := tlscert.Watch(certFile, keyFile, func(cert tls.Certificate, err error) {
 		if err != nil {
 			log.Warn("certificate files changed but cannot be used; still serving the previous certificate", "listen", listen, "err", err)
 			return
 		}
 		log.Info("certificate reloaded", "listen", listen, "file", certFile, "cert_sha256", tlscert.Fingerprint(cert), "not_after", cert.Leaf.NotAfter)
 	})
+	if err != nil {
+		return nil, err
+	}
+	err = src.TrustClients(files.CA, files.CRL, o.requireClientCert, func(t tlscert.ClientTrust, err error) {
+		if err != nil {
+			log.Warn("client trust files changed but cannot be used; still checking with the previous ones", "listen", listen, "err", err)
+			return
+		}
+		log.Info("client trust reloaded", "listen", listen, "trust_bundle_cas", len(t.CAs), "revocation_lists", len(t.CRLs))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return src, nil
 }
 
-// serverCertFiles are the files the listeners' certificate and key are
-// served from: --tls-cert and --tls-key, or the self-signed pair in the
-// data directory.
-func serverCertFiles(o *serveOptions) (certFile, keyFile string) {
+// serverCertFiles are the files of the listeners' profile: the
+// certificate and key served (--tls-cert and --tls-key, or the
+// self-signed pair in the data directory) and the trust bundle and
+// revocation lists client certificates are checked against (in the data
+// directory).
+func serverCertFiles(o *serveOptions) gnoi.CertFiles {
+	f := gnoi.CertFiles{Cert: filepath.Join(o.dataDir, tlscert.CertFile), Key: filepath.Join(o.dataDir, tlscert.KeyFile),
+		CA: filepath.Join(o.dataDir, datadir.TLSClientCA), CRL: filepath.Join(o.dataDir, datadir.TLSClientCRL)}
 	if o.tlsCert != "" {
-		return o.tlsCert, o.tlsKey
+		f.Cert, f.Key = o.tlsCert, o.tlsKey
 	}
-	return filepath.Join(o.dataDir, tlscert.CertFile), filepath.Join(o.dataDir, tlscert.KeyFile)
+	return f
 }
 
 func ipStrings(cert tls.Certificate) []string {

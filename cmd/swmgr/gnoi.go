@@ -24,6 +24,7 @@ type gnoiFlags struct {
 	reboot           string        // system, record or off
 	os               string        // system or off
 	activateDeadline time.Duration // a new version's time to be ready
+	signingKey       string        // the public key packages are signed with
 }
 
 // Values of --gnoi-reboot.
@@ -37,6 +38,7 @@ func addGNOIFlags(f *pflag.FlagSet, g *gnoiFlags) {
 	f.BoolVar(&g.off, "no-gnoi", false, "do not serve gNOI (System, File, Healthz, OS) nor gNSI certz on the gNMI port")
 	f.StringVar(&g.os, "gnoi-os", osSystem, "what gNOI's OS service does: system (Install keeps swmgr packages in the data directory; Activate installs one and restarts into it under systemd, putting the previous one back if it is not ready in time) or off (Unimplemented)")
 	f.DurationVar(&g.activateDeadline, "gnoi-activate-deadline", gnoi.DefaultActivateDeadline, "how long a version OS.Activate installed has to be ready before the previous one is put back")
+	f.StringVar(&g.signingKey, "os-signing-key", "", "a public key file (swmgr package keygen): OS.Install keeps, and Activate installs, only packages signed with it (swmgr package sign)")
 	f.StringVar(&g.reboot, "gnoi-reboot", rebootSystem, "what gNOI's System.Reboot does: system (systemctl reboot, poweroff or halt; swmgr must run under systemd), record (logged, not carried out: tests) or off (Unimplemented)")
 }
 
@@ -82,12 +84,12 @@ func newGNOI(o *serveOptions, svc *service.Service, log *slog.Logger) (*gnoi.Ser
 	if err != nil {
 		return nil, err
 	}
-	certFile, keyFile := serverCertFiles(o)
+	certFiles := serverCertFiles(o)
 	return gnoi.New(gnoi.Options{
-		OS:     osOpts,
-		Cert:   &gnoi.CertFiles{Cert: certFile, Key: keyFile},
+		OS:   osOpts,
+		Cert: &certFiles, CertProfiles: filepath.Join(o.dataDir, datadir.CertzProfiles),
 		Engine: svc.Engine, Version: version(), Backend: svc.Backend, Daemons: svc.Daemons, Reboot: reboot,
-		Netns: o.netns, LogDirs: logDirs, Log: log,
+		Netns: o.netns, ExecIn: svc.ExecIn, LogDirs: logDirs, Log: log,
 		Areas: []gnoi.Area{
 			{Name: "config", Dir: o.dataDir, Write: true, Flat: true, Refuse: func(name string) string {
 				what, own := datadir.Own(name)

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/swmgr/swmgr/internal/datadir"
+	"github.com/swmgr/swmgr/internal/debsig"
 	"github.com/swmgr/swmgr/internal/gnoi"
 )
 
@@ -41,7 +42,15 @@ func gnoiOS(o *serveOptions) (gnoi.OSOptions, error) {
 	default:
 		return gnoi.OSOptions{}, fmt.Errorf("--gnoi-os %q: use %s or %s", o.gnoi.os, osSystem, osOff)
 	}
-	return gnoi.OSOptions{Dir: filepath.Join(o.dataDir, datadir.Packages), Activate: systemdActivation, Deadline: o.gnoi.activateDeadline}, nil
+	oo := gnoi.OSOptions{Dir: filepath.Join(o.dataDir, datadir.Packages), Activate: systemdActivation, Deadline: o.gnoi.activateDeadline}
+	if o.gnoi.signingKey != "" {
+		key, err := debsig.LoadPublicKey(o.gnoi.signingKey)
+		if err != nil {
+			return gnoi.OSOptions{}, fmt.Errorf("--os-signing-key: %w", err)
+		}
+		oo.SigningKey = key
+	}
+	return oo, nil
 }
 
 // systemdActivation starts `swmgr os-activate` in a transient unit of its
@@ -136,6 +145,29 @@ func osActivateCommand() *cobra.Command {
 	cmd.Flags().StringVar(&store, "store", "", "the service's store, copied before the new version runs and put back with the previous one (\"\": not kept)")
 	cmd.Flags().DurationVar(&poll, "poll", time.Second, "how often to look for the new swmgr's word that it is ready")
 	return cmd
+}
+
+// resumeActivation starts the carrier of an activation again when a
+// reboot ended it (gnoi.ResumeInterrupted): run at start, before this
+// swmgr is ready, so that the activation is resolved now, not left
+// pending past its deadline.
+func resumeActivation(ctx context.Context, o *serveOptions, log *slog.Logger) {
+	if o.gnoi.os != osSystem {
+		return
+	}
+	dir := filepath.Join(o.dataDir, datadir.Packages)
+	a, resumed, err := gnoi.ResumeInterrupted(dir, version(), gnoi.BootID(), time.Now())
+	switch {
+	case err != nil:
+		log.Warn("os: cannot resume an activation a reboot interrupted", "err", err)
+		return
+	case !resumed:
+		return
+	}
+	log.Warn("os: a reboot interrupted the activation: resuming it", "from", a.From, "to", a.To, "how", a.Resume)
+	if err := systemdActivation(ctx, dir, a); err != nil {
+		log.Error("os: cannot resume the activation", "to", a.To, "err", err)
+	}
 }
 
 // confirmActivation tells the activation that installed this version, if

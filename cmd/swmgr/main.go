@@ -35,7 +35,7 @@ func rootCommand() *cobra.Command {
 		Version:       version(),
 	}
 	root.SetVersionTemplate(versionLine())
-	root.AddCommand(serveCommand(), dumpCommand(), docsCommand(), openapiCommand(), ansibleCommand(), certCommand(), versionCommand(), configCommand(), manCommand(), cliCommand(), osActivateCommand())
+	root.AddCommand(serveCommand(), dumpCommand(), docsCommand(), openapiCommand(), ansibleCommand(), certCommand(), versionCommand(), configCommand(), manCommand(), cliCommand(), osActivateCommand(), packageCommand())
 	return root
 }
 

@@ -37,6 +37,7 @@ type serveOptions struct {
 	https             string
 	gnmi              string // gNMI listen address; "" disables it
 	tlsCert, tlsKey   string
+	requireClientCert bool // refuse TLS clients without a certificate of the trust bundle
 	adminPasswordFile string
 	backend           string
 	netns             string
@@ -100,6 +101,7 @@ func serveCommand() *cobra.Command {
 	f.StringVar(&o.gnmi, "gnmi", "", "gNMI listen address (gRPC with the HTTPS certificate, metadata username/password), conventionally :"+gnmi.DefaultPort+" (\"\" disables it)")
 	f.StringVar(&o.tlsCert, "tls-cert", "", "HTTPS certificate chain (PEM); default: a self-signed one made in the data directory")
 	f.StringVar(&o.tlsKey, "tls-key", "", "private key of --tls-cert (PEM)")
+	f.BoolVar(&o.requireClientCert, "require-client-cert", false, "refuse TLS clients without a certificate signed by the trust bundle (gNSI certz; tls-client-ca.pem in the data directory); default: a certificate given is checked, none is let through to authenticate with credentials")
 	f.StringVar(&o.adminPasswordFile, "admin-password-file", "", "file holding the first admin's password (else $"+adminPasswordEnv+", else generated into <data-dir>/"+initialPasswordFile+")")
 	f.StringVar(&o.backend, "backend", "sim", "switch backend: sim (simulated switch) or linux (this machine's kernel)")
 	f.StringVar(&o.accountsFrom, "accounts", "own", "whose accounts Users are: own (passwd and shadow files of swmgr's own in the data directory) or host (this machine's, made with useradd & co; needs root)")
@@ -265,6 +267,7 @@ func serve(ctx context.Context, o *serveOptions) error {
 	}
 	errc := ls.serve()
 	log.Info("swmgr serving", "http", ls.httpAddr, "https", ls.httpsAddr, "socket", ls.socketPath, "cert_sha256", ls.fingerprint, "data_dir", o.dataDir, "backend", svc.Backend, "version", version(), "revision", svc.Engine.Revision())
+	resumeActivation(ctx, o, log)
 	ob.ready(log)
 	confirmActivation(o, log)
 	if o.ready != nil {

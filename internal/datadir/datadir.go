@@ -24,6 +24,9 @@ const (
 	SecretKey         = "secret.key"               // the key that seals stored secrets
 	TLSCert           = "tls-cert.pem"             // the HTTPS certificate
 	TLSKey            = "tls-key.pem"              // its private key
+	TLSClientCA       = "tls-client-ca.pem"        // the trust bundle client certificates are checked against (gNSI certz)
+	TLSClientCRL      = "tls-client-crl.pem"       // the revocation lists of its CAs (gNSI certz)
+	CertzProfiles     = "certz-profiles"           // gNSI certz's other profiles, a directory each
 	InitialPassword   = "initial-admin-password"   // the first admin's password
 	Accounts          = "accounts"                 // the simulated switch's passwd, shadow, group files
 	Socket            = "swmgr.sock"               // the local CLI's Unix socket
@@ -56,6 +59,9 @@ func Files() []File {
 		{SecretKey, "the secret key"},
 		{TLSCert, "the HTTPS certificate"},
 		{TLSKey, "the HTTPS private key"},
+		{TLSClientCA, "the client certificates' trust bundle"},
+		{TLSClientCRL, "the client certificates' revocation lists"},
+		{CertzProfiles, "gNSI certz's profiles"},
 		{InitialPassword, "the initial admin password"},
 		{Accounts, "the switch's account files"},
 		{Socket, "the CLI socket"},

@@ -55,6 +55,60 @@ type Activation struct {
 	Started  time.Time     `json:"started"`
 	State    string        `json:"state"`
 	Message  string        `json:"message,omitempty"` // why it failed
+	// Boot is the kernel's boot ID when the activation was asked for
+	// (or resumed): a pending activation of another boot lost its
+	// carrier to a reboot (ResumeInterrupted).
+	Boot string `json:"boot,omitempty"`
+	// Resume says how the carrier of an activation a reboot interrupted
+	// goes on: resumeWait or resumeRollBack; "": from the start.
+	Resume string `json:"resume,omitempty"`
+}
+
+// How a resumed activation goes on (Activation.Resume).
+const (
+	// resumeWait: To runs after the reboot; wait for its word, for the
+	// deadline, as after an installation.
+	resumeWait = "wait"
+	// resumeRollBack: To does not run (the reboot came before it was
+	// installed): put From back at once.
+	resumeRollBack = "roll-back"
+)
+
+// bootIDFile holds the kernel's ID of the running boot.
+const bootIDFile = "/proc/sys/kernel/random/boot_id"
+
+// BootID is the kernel's ID of the running boot ("" if unknown).
+func BootID() string {
+	b, err := os.ReadFile(bootIDFile)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// ResumeInterrupted finds a pending activation whose carrier a reboot
+// ended (the record is of another boot than boot) and sets how it goes
+// on, for the carrier started again (the Activator): when version, the
+// swmgr starting, is the activation's To, its carrier waits for its word
+// for the deadline from now; otherwise To never ran, and the carrier puts
+// From back at once. It says whether a carrier is to be started. A
+// pending activation of this boot still has its carrier: untouched.
+func ResumeInterrupted(dir, version, boot string, now time.Time) (Activation, bool, error) {
+	a, err := readActivation(dir)
+	if os.IsNotExist(err) {
+		return a, false, nil
+	}
+	if err != nil || a.State != statePending || boot == "" || a.Boot == "" || a.Boot == boot {
+		return a, false, err
+	}
+	a.Boot, a.Started, a.Resume = boot, now, resumeRollBack
+	if version == a.To {
+		a.Resume = resumeWait
+	}
+	if err := writeActivation(dir, a); err != nil {
+		return a, false, fmt.Errorf("resume the activation of swmgr %s: %w", a.To, err)
+	}
+	return a, true, nil
 }
 
 // Activator starts carrying out the activation recorded in dir (a
@@ -128,8 +182,12 @@ func (s *Server) activate(ctx context.Context, r *ospb.ActivateRequest) (*ospb.A
 	if v == s.o.Version {
 		return activateOK, nil
 	}
-	if _, ok := p.path(v); !ok {
+	path, ok := p.path(v)
+	if !ok {
 		return activateError(ospb.ActivateError_NON_EXISTENT_VERSION, "swmgr %q is not kept: Install it first", v), nil
+	}
+	if err := p.signed(path); err != nil {
+		return nil, status.Errorf(codes.FailedPrecondition, "the kept package of swmgr %s: %v: Install it again, signed", v, err)
 	}
 	if _, ok := p.path(s.o.Version); !ok {
 		return nil, status.Errorf(codes.FailedPrecondition, "the running version's package (swmgr %s) is not kept: Install it first, so that a failed activation can put it back", s.o.Version)
@@ -142,7 +200,7 @@ func (s *Server) activate(ctx context.Context, r *ospb.ActivateRequest) (*ospb.A
 	}
 	id := make([]byte, 8)
 	rand.Read(id)
-	a := Activation{ID: hex.EncodeToString(id), From: s.o.Version, To: v, Deadline: p.o.Deadline, Started: now, State: statePending}
+	a := Activation{ID: hex.EncodeToString(id), From: s.o.Version, To: v, Deadline: p.o.Deadline, Started: now, State: statePending, Boot: BootID()}
 	if err := os.Remove(filepath.Join(p.o.Dir, readyFile)); err != nil && !os.IsNotExist(err) {
 		return nil, status.Errorf(codes.Internal, "activation: %v", err)
 	}
@@ -226,7 +284,9 @@ func storeCopy(dir, id string) string { return filepath.Join(dir, ".store-before
 // every Poll, for the activation's deadline. If the installation fails or
 // the deadline passes first, it stops the service, puts the store back
 // and installs the previous version's package again. The record says how
-// it ended (Verify reads it); so does the returned Activation.
+// it ended (Verify reads it); so does the returned Activation. An
+// activation resumed after a reboot (ResumeInterrupted) skips what was
+// done before it: it waits for To's word, or puts From back at once.
 func CarryOutActivation(ctx context.Context, dir string, c Carrier) (Activation, error) {
 	log := c.Log
 	a, err := readActivation(dir)
@@ -256,10 +316,14 @@ func CarryOutActivation(ctx context.Context, dir string, c Carrier) (Activation,
 			if err := c.Stop(ctx); err != nil {
 				return end(stateFailed, fmt.Sprintf("%s; stopping swmgr %s to put its store back failed: %v", why, a.To, err))
 			}
-			if err := os.Rename(kept, c.Store); err != nil {
-				return end(stateFailed, fmt.Sprintf("%s; putting the store back failed: %v", why, err))
+			// No copy: a reboot came before it was made, so To never
+			// ran on the store.
+			if _, err := os.Stat(kept); err == nil {
+				if err := os.Rename(kept, c.Store); err != nil {
+					return end(stateFailed, fmt.Sprintf("%s; putting the store back failed: %v", why, err))
+				}
+				atomicfile.SyncDir(filepath.Dir(c.Store))
 			}
-			atomicfile.SyncDir(filepath.Dir(c.Store))
 		}
 		if err := c.Install(ctx, filepath.Join(dir, packageFile(a.From))); err != nil {
 			return end(stateFailed, fmt.Sprintf("%s; putting swmgr %s back failed too: %v", why, a.From, err))
@@ -267,17 +331,24 @@ func CarryOutActivation(ctx context.Context, dir string, c Carrier) (Activation,
 		log.Warn("activation rolled back", "running", a.From)
 		return end(stateRolledBack, fmt.Sprintf("%s; swmgr %s was put back", why, a.From))
 	}
-	if keeping {
-		if err := c.Stop(ctx); err != nil {
-			return end(stateFailed, fmt.Sprintf("stopping swmgr %s to keep its store failed: %v", a.From, err))
+	switch a.Resume {
+	case resumeRollBack:
+		return rollBack(fmt.Sprintf("a reboot interrupted the activation before swmgr %s ran", a.To))
+	case resumeWait:
+		log.Info("activation resumed after a reboot: waiting for the new version", "to", a.To, "deadline", a.Deadline)
+	default:
+		if keeping {
+			if err := c.Stop(ctx); err != nil {
+				return end(stateFailed, fmt.Sprintf("stopping swmgr %s to keep its store failed: %v", a.From, err))
+			}
+			if err := copyFile(c.Store, kept); err != nil {
+				return end(stateFailed, fmt.Sprintf("keeping the store failed: %v", err))
+			}
 		}
-		if err := copyFile(c.Store, kept); err != nil {
-			return end(stateFailed, fmt.Sprintf("keeping the store failed: %v", err))
+		log.Info("activation: installing", "to", a.To, "from", a.From, "deadline", a.Deadline)
+		if err := c.Install(ctx, filepath.Join(dir, packageFile(a.To))); err != nil {
+			return rollBack(fmt.Sprintf("installing swmgr %s failed: %v", a.To, err))
 		}
-	}
-	log.Info("activation: installing", "to", a.To, "from", a.From, "deadline", a.Deadline)
-	if err := c.Install(ctx, filepath.Join(dir, packageFile(a.To))); err != nil {
-		return rollBack(fmt.Sprintf("installing swmgr %s failed: %v", a.To, err))
 	}
 	deadline := time.NewTimer(a.Deadline)
 	defer deadline.Stop()

@@ -7,20 +7,25 @@
 // checked in one place: the gNMI server's interceptors ask Need before
 // any handler runs (gnmi.Service). The RPCs that change something
 // (Reboot, CancelReboot, KillProcess, File.Put, File.Remove, OS.Install,
-// OS.Activate) are recorded
-// in the config log (API "gnoi"), refused ones too.
+// OS.Activate, certz's Rotate, AddProfile, DeleteProfile) are recorded in
+// the config log (API "gnoi"), refused ones too.
 //
 // System: Time; Ping and Traceroute run the switch's ping and traceroute
-// (probe.go), bounded per user; Reboot, RebootStatus, CancelReboot with
+// (probe.go) in a network instance as the dataplane holds it (ExecIn),
+// bounded per user; Reboot, RebootStatus, CancelReboot with
 // the reboot action Options.Reboot; KillProcess signals one of the daemons
 // swmgr supervises, which restarts it. File: Get, Put, Stat, Remove within
 // declared areas (file.go). Healthz: Get, List and Artifact (a debug
 // bundle) of swmgr's components (healthz.go). gNSI certz (certz.go):
-// Rotate of the listeners' certificate, rolled back unless finalized.
-// OS: Install keeps swmgr's Debian packages (ospkg.go); Activate installs
+// Rotate of the listeners' certificate and of the trust bundle and
+// revocation lists their client certificates are checked against, rolled
+// back unless finalized; other profiles, kept for staging
+// (certzprofiles.go). OS: Install keeps swmgr's Debian packages, signed
+// when a signing key is set (ospkg.go, package debsig); Activate installs
 // one and restarts swmgr into it through a process apart from swmgr,
 // which puts the previous version back unless the new one says it is
-// ready in time; Verify reads how that went (activation.go).
+// ready in time, and is started again after a reboot that ended it;
+// Verify reads how that went (activation.go).
 // docs/gnoi.md lists each
 // RPC, its role, its bounds and what does not apply.
 package gnoi
@@ -130,11 +135,22 @@ type Options struct {
 	// defaults.
 	Probes ProbeLimits
 	// Netns is the dataplane's network namespace, where probes run (a
-	// request's network_instance is a VRF in it); "": this one.
+	// request's network_instance is a VRF in it); "": this one. Used
+	// when ExecIn is nil.
 	Netns string
-	// Cert is where the listeners' certificate and key are, which gNSI
-	// certz's Rotate replaces (certz.go); nil: certz is not served.
+	// ExecIn, when set, is the command prefix that runs a probe in a
+	// network instance ("default" or a VRF) as the dataplane holds it (a
+	// VRF device, or a namespace per VRF); an error is a VRF the
+	// dataplane does not have.
+	ExecIn InstanceExec
+	// Cert is where the listeners' certificate and key are, and the
+	// trust bundle and revocation lists their client certificates are
+	// checked against, which gNSI certz's Rotate replaces (certz.go);
+	// nil: certz is not served.
 	Cert *CertFiles
+	// CertProfiles keeps certz's other profiles (certzprofiles.go); "":
+	// there are none.
+	CertProfiles string
 	// OS is where OS.Install keeps packages and how Activate restarts
 	// swmgr into one (ospkg.go, activation.go); a zero Dir: OS is
 	// Unimplemented.
@@ -183,7 +199,7 @@ func New(o Options) (*Server, error) {
 		s.needs[r.FullMethod()] = r
 	}
 	if o.Cert != nil {
-		s.certz = newCertz(s, *o.Cert)
+		s.certz = newCertz(s, *o.Cert, o.CertProfiles)
 	}
 	if o.OS.Dir != "" {
 		if o.OS.MaxPackage <= 0 {

@@ -81,7 +81,7 @@ func TestProbeArgs(t *testing.T) {
 		{r: &spb.PingRequest{Destination: "192.0.2.1", L3Protocol: 2}, code: codes.InvalidArgument, want: "not an IPV6 address"},
 		{r: &spb.PingRequest{}, code: codes.InvalidArgument, want: "destination is required"},
 	} {
-		p, err := PingArgs(ctx, c.r, l, c.admin, c.netns)
+		p, err := PingArgs(ctx, c.r, l, c.admin, NetnsExec(c.netns))
 		if c.code != codes.OK {
 			if status.Code(err) != c.code || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("%v: %v, want %s %q", c.r, err, c.code, c.want)
@@ -92,11 +92,11 @@ func TestProbeArgs(t *testing.T) {
 			t.Errorf("%v: %v %v, want %s", c.r, p, err, c.want)
 		}
 	}
-	p, err := TracerouteArgs(ctx, &spb.TracerouteRequest{Destination: "192.0.2.1", MaxTtl: 5, L4Protocol: spb.TracerouteRequest_TCP, DoNotFragment: true}, l, "sw")
+	p, err := TracerouteArgs(ctx, &spb.TracerouteRequest{Destination: "192.0.2.1", MaxTtl: 5, L4Protocol: spb.TracerouteRequest_TCP, DoNotFragment: true}, l, NetnsExec("sw"))
 	if want := "ip netns exec sw traceroute -n -4 -q 1 -f 1 -m 5 -w 2.000 -T -F -- 192.0.2.1"; err != nil || strings.Join(p.Argv, " ") != want {
 		t.Errorf("traceroute: %v %v, want %s", p, err, want)
 	}
-	if _, err := TracerouteArgs(ctx, &spb.TracerouteRequest{Destination: "192.0.2.1", InitialTtl: 9, MaxTtl: 5}, l, ""); status.Code(err) != codes.InvalidArgument {
+	if _, err := TracerouteArgs(ctx, &spb.TracerouteRequest{Destination: "192.0.2.1", InitialTtl: 9, MaxTtl: 5}, l, NetnsExec("")); status.Code(err) != codes.InvalidArgument {
 		t.Errorf("initial ttl past max: %v", err)
 	}
 }

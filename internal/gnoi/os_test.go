@@ -3,6 +3,7 @@ package gnoi
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
 	"crypto/rand"
 	"fmt"
 	"io"
@@ -22,6 +23,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
+	"github.com/swmgr/swmgr/internal/debsig"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/enginetest"
 	"github.com/swmgr/swmgr/internal/gnoi/debtest"
@@ -528,3 +530,142 @@ func TestConfirmActivation(t *testing.T) {
 		}
 	}
 }
+
+// An activation whose carrier a reboot ended is resolved when swmgr
+// starts after the boot, not left pending until its deadline and more:
+// the new version running waits for its word only (nothing installed
+// again), and is activated once it is ready; the previous version
+// running puts it back at once (its store too), however long the
+// deadline; an activation of this boot keeps its carrier.
+func TestInterruptedActivationResolvedAfterReboot(t *testing.T) {
+	log := slog.New(slog.DiscardHandler)
+	for _, c := range []struct {
+		name       string
+		running    string // the swmgr that starts after the boot
+		boot       string
+		copied     bool // the store was copied before the reboot
+		resumed    bool
+		ready      bool
+		state      string
+		installed  []string
+		storeAfter string
+	}{
+		{name: "new version ready", running: "2.0", boot: "boot-2", copied: true, resumed: true, ready: true, state: stateActivated, storeAfter: "migrated by 2.0"},
+		{name: "previous version running", running: "1.0", boot: "boot-2", copied: true, resumed: true, state: stateRolledBack, installed: []string{"1.0"}, storeAfter: "written by 1.0"},
+		{name: "rebooted before the store's copy", running: "1.0", boot: "boot-2", resumed: true, state: stateRolledBack, installed: []string{"1.0"}, storeAfter: "written by 1.0"},
+		{name: "same boot", running: "2.0", boot: "boot-1", copied: true, state: statePending, storeAfter: "migrated by 2.0"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir, store := t.TempDir(), filepath.Join(t.TempDir(), "swmgr.db")
+			a := Activation{ID: "i1", From: "1.0", To: "2.0", Deadline: time.Hour, Started: time.Now().Add(-time.Minute), State: statePending, Boot: "boot-1"}
+			if err := writeActivation(dir, a); err != nil {
+				t.Fatal(err)
+			}
+			if c.copied {
+				os.WriteFile(storeCopy(dir, a.ID), []byte("written by 1.0"), 0o600)
+				os.WriteFile(store, []byte("migrated by 2.0"), 0o600)
+			} else {
+				os.WriteFile(store, []byte("written by 1.0"), 0o600)
+			}
+			got, resumed, err := ResumeInterrupted(dir, c.running, c.boot, time.Now())
+			if err != nil || resumed != c.resumed {
+				t.Fatalf("resume: %+v %v %v, want resumed %v", got, resumed, err, c.resumed)
+			}
+			if resumed {
+				if c.ready {
+					if ok, err := ConfirmActivation(dir, c.running); !ok || err != nil {
+						t.Fatalf("confirm: %v %v", ok, err)
+					}
+				}
+				in := &recordingInstaller{dir: dir}
+				var stops int
+				carrier := in.carrier(log)
+				carrier.Store, carrier.Stop = store, func(context.Context) error { stops++; return nil }
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
+				done, err := CarryOutActivation(ctx, dir, carrier)
+				if err != nil || done.State != c.state || !slices.Equal(in.installed, c.installed) {
+					t.Fatalf("carried out: %+v %v, installed %v; want %s, installed %v", done, err, in.installed, c.state, c.installed)
+				}
+				if c.state == stateRolledBack && !strings.Contains(done.Message, "a reboot interrupted the activation before swmgr 2.0 ran") {
+					t.Errorf("message %q", done.Message)
+				}
+			}
+			if rec, _ := readActivation(dir); rec.State != c.state {
+				t.Errorf("recorded %+v, want %s", rec, c.state)
+			}
+			if b, _ := os.ReadFile(store); string(b) != c.storeAfter {
+				t.Errorf("store %q, want %q", b, c.storeAfter)
+			}
+		})
+	}
+}
+
+// With a signing key set, Install keeps a package signed by it and
+// refuses (INTEGRITY_FAIL, nothing kept) one unsigned, one signed by
+// another key and one changed after it was signed; a kept unsigned
+// package is received again rather than taken as kept, and Activate
+// refuses it. Without a key a signed package installs as any other.
+func TestOSInstallSigned(t *testing.T) {
+	privPEM, pubPEM, err := debsig.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	priv, _ := debsig.ParsePrivateKey(privPEM)
+	pub, _ := debsig.ParsePublicKey(pubPEM)
+	otherPEM, _, _ := debsig.GenerateKey()
+	other, _ := debsig.ParsePrivateKey(otherPEM)
+	sign := func(deb []byte, k ed25519.PrivateKey) []byte {
+		t.Helper()
+		b, err := debsig.Sign(deb, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	unsigned := buildDeb(t, PackageName, "2.0", 1000, false)
+	signed := sign(unsigned, priv)
+	byOther := sign(unsigned, other)
+	tampered := append([]byte{}, signed...)
+	tampered[len(magicAndFirstMember)+100] ^= 1 // in the control archive
+
+	dir := filepath.Join(t.TempDir(), "packages")
+	h := newOSHarness(t, "1.0", OSOptions{Dir: dir, SigningKey: pub, Activate: func(context.Context, string, Activation) error { return nil }})
+	for name, content := range map[string][]byte{"unsigned": unsigned, "another key": byOther, "tampered": tampered} {
+		r := h.install(t, &ospb.TransferRequest{Version: "2.0"}, content, true)
+		if r.err.GetType() != ospb.InstallError_INTEGRITY_FAIL || !strings.Contains(r.err.GetDetail(), "signature") || r.validated != nil {
+			t.Errorf("%s: %+v", name, r)
+		}
+		if left, _ := os.ReadDir(dir); len(left) != 0 {
+			t.Errorf("%s: left %v", name, left)
+		}
+	}
+	if r := h.install(t, &ospb.TransferRequest{Version: "2.0"}, signed, true); r.validated.GetVersion() != "2.0" {
+		t.Fatalf("signed: %+v", r)
+	}
+	if r := h.install(t, &ospb.TransferRequest{Version: "2.0"}, nil, true); r.validated.GetVersion() != "2.0" || r.ready {
+		t.Errorf("signed, kept: %+v", r)
+	}
+
+	// Kept unsigned before the key was set.
+	os.WriteFile(filepath.Join(dir, packageFile("3.0")), buildDeb(t, PackageName, "3.0", 1000, false), 0o600)
+	os.WriteFile(filepath.Join(dir, packageFile("1.0")), sign(buildDeb(t, PackageName, "1.0", 1000, false), priv), 0o600)
+	if r := h.install(t, &ospb.TransferRequest{Version: "3.0"}, sign(buildDeb(t, PackageName, "3.0", 1000, false), other), true); !r.ready || r.err.GetType() != ospb.InstallError_INTEGRITY_FAIL {
+		t.Errorf("kept unsigned: not received again: %+v", r)
+	}
+	if _, err := h.client.Activate(context.Background(), &ospb.ActivateRequest{Version: "3.0"}); status.Code(err) != codes.FailedPrecondition || !strings.Contains(err.Error(), "signed") {
+		t.Errorf("activate of a kept unsigned package: %v", err)
+	}
+	if r, err := h.client.Activate(context.Background(), &ospb.ActivateRequest{Version: "2.0"}); err != nil || r.GetActivateOk() == nil {
+		t.Errorf("activate of a signed package: %v %v", r, err)
+	}
+
+	h2 := newOSHarness(t, "1.0", OSOptions{})
+	if r := h2.install(t, &ospb.TransferRequest{Version: "2.0"}, signed, true); r.validated.GetVersion() != "2.0" {
+		t.Errorf("signed, no key set: %+v", r)
+	}
+}
+
+// magicAndFirstMember is the ar magic, the header of debian-binary and
+// its 4 bytes: what precedes the control archive's header in a .deb.
+const magicAndFirstMember = "!<arch>\n" + "debian-binary   0           0     0     100644  4         `\n" + "2.0\n"

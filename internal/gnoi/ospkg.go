@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"io"
@@ -25,6 +26,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/swmgr/swmgr/internal/atomicfile"
+	"github.com/swmgr/swmgr/internal/debsig"
 )
 
 // DefaultMaxPackage bounds a package OS.Install receives.
@@ -63,6 +65,10 @@ type OSOptions struct {
 	// Deadline is how long a new version has, once installed, to be
 	// ready before the previous one is put back; 0: DefaultActivateDeadline.
 	Deadline time.Duration
+	// SigningKey, when set, is the key a package must be signed with
+	// (package debsig: swmgr package sign) for Install to keep it and
+	// Activate to install it; nil: signatures are not checked.
+	SigningKey ed25519.PublicKey
 }
 
 // osServer serves gNOI's OS service.
@@ -161,7 +167,9 @@ func (s *Server) install(ctx context.Context, stream ospb.OS_InstallServer, tr *
 		return validated{}, installErr(ospb.InstallError_NOT_SUPPORTED_ON_BACKUP, "the switch has one supervisor")
 	}
 	if v := tr.GetVersion(); v != "" {
-		if _, ok := p.path(v); ok {
+		// A kept package not signed by the key (kept before the key was
+		// set) is received again.
+		if path, ok := p.path(v); ok && p.signed(path) == nil {
 			s.o.Log.Info("os: package already kept", "version", v)
 			return validated{v, "kept already"}, nil
 		}
@@ -204,7 +212,7 @@ func (s *Server) install(ctx context.Context, stream ospb.OS_InstallServer, tr *
 	if err := tmp.Close(); err != nil {
 		return validated{}, status.Errorf(codes.Internal, "package: %v", err)
 	}
-	info, err := inspectDeb(ctx, tmp.Name())
+	info, err := inspectDeb(ctx, tmp.Name(), p.signed)
 	if err != nil {
 		return validated{}, err
 	}
@@ -290,12 +298,25 @@ func debArch() string {
 	return runtime.GOARCH
 }
 
+// signed checks the package in path against the signing key, if one is
+// set: an InstallError INTEGRITY_FAIL when it is not signed by it.
+func (p *osPackages) signed(path string) error {
+	if p.o.SigningKey == nil {
+		return nil
+	}
+	if err := debsig.VerifyFile(path, p.o.SigningKey); err != nil {
+		return installErr(ospb.InstallError_INTEGRITY_FAIL, "signature (the signing key is set): %v", err)
+	}
+	return nil
+}
+
 // inspectDeb checks that path is a Debian package (an ar archive that
-// starts with debian-binary: PARSE_FAIL otherwise), that it is swmgr's
+// starts with debian-binary: PARSE_FAIL otherwise), that signed accepts
+// it (before dpkg-deb reads it), that it is swmgr's
 // for this architecture and holds /usr/bin/swmgr (INCOMPATIBLE), and
 // that its data archive reads to its end (INTEGRITY_FAIL: dpkg-deb
 // checks the compression's checksums).
-func inspectDeb(ctx context.Context, path string) (debInfo, error) {
+func inspectDeb(ctx context.Context, path string, signed func(path string) error) (debInfo, error) {
 	head := make([]byte, 8+16)
 	f, err := os.Open(path)
 	if err != nil {
@@ -305,6 +326,9 @@ func inspectDeb(ctx context.Context, path string) (debInfo, error) {
 	f.Close()
 	if err != nil || string(head[:8]) != "!<arch>\n" || strings.TrimRight(string(head[8:]), " /") != "debian-binary" {
 		return debInfo{}, installErr(ospb.InstallError_PARSE_FAIL, "not a Debian package (an ar archive starting with debian-binary)")
+	}
+	if err := signed(path); err != nil {
+		return debInfo{}, err
 	}
 	out, err := exec.CommandContext(ctx, "dpkg-deb", "--field", path, "Package", "Version", "Architecture").Output()
 	if err != nil {

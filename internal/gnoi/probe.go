@@ -157,25 +157,43 @@ func source(src string, dest netip.Addr) (string, error) {
 	return a.String(), nil
 }
 
-// prefix is what runs a probe in the dataplane's namespace and the
-// request's network instance: ip [-n NETNS] vrf exec VRF, ip netns exec
-// NETNS, or nothing.
-func prefix(netns, instance string) ([]string, error) {
+// InstanceExec is the command prefix that runs a probe in a network
+// instance: "" (the default instance) or a VRF's name; an error is an
+// instance that is not there.
+type InstanceExec func(instance string) ([]string, error)
+
+// NetnsExec runs probes in netns ("": this namespace), a VRF as a VRF
+// device in it: ip [-n NETNS] vrf exec VRF, ip netns exec NETNS, or
+// nothing. What runs a probe when the dataplane does not say
+// (Options.ExecIn).
+func NetnsExec(netns string) InstanceExec {
+	return func(instance string) ([]string, error) {
+		switch {
+		case instance != "" && netns != "":
+			return []string{"ip", "-n", netns, "vrf", "exec", instance}, nil
+		case instance != "":
+			return []string{"ip", "vrf", "exec", instance}, nil
+		case netns != "":
+			return []string{"ip", "netns", "exec", netns}, nil
+		}
+		return nil, nil
+	}
+}
+
+// prefix is what runs a probe in the request's network instance, which
+// must be "default" or look like a VRF's name.
+func prefix(in InstanceExec, instance string) ([]string, error) {
 	if instance == "default" || instance == "DEFAULT" {
 		instance = ""
 	}
 	if instance != "" && !vrfName.MatchString(instance) {
 		return nil, invalid("network instance %q is not a VRF's name", instance)
 	}
-	switch {
-	case instance != "" && netns != "":
-		return []string{"ip", "-n", netns, "vrf", "exec", instance}, nil
-	case instance != "":
-		return []string{"ip", "vrf", "exec", instance}, nil
-	case netns != "":
-		return []string{"ip", "netns", "exec", netns}, nil
+	argv, err := in(instance)
+	if err != nil {
+		return nil, invalid("network instance %q: %v", instance, err)
 	}
-	return nil, nil
+	return argv, nil
 }
 
 // waitOf is a request's wait for a reply (0: the default), bounded.
@@ -201,14 +219,14 @@ type probeRequest interface {
 
 // target is where a probe runs (the command's prefix: namespace, VRF) and
 // the destination and source addresses it is given.
-func target(ctx context.Context, r probeRequest, netns string) (argv []string, dest netip.Addr, src string, err error) {
+func target(ctx context.Context, r probeRequest, in InstanceExec) (argv []string, dest netip.Addr, src string, err error) {
 	if dest, err = resolve(ctx, r.GetDestination(), r.GetL3Protocol()); err != nil {
 		return nil, dest, "", err
 	}
 	if src, err = source(r.GetSource(), dest); err != nil {
 		return nil, dest, "", err
 	}
-	argv, err = prefix(netns, r.GetNetworkInstance())
+	argv, err = prefix(in, r.GetNetworkInstance())
 	return argv, dest, src, err
 }
 
@@ -217,7 +235,7 @@ func seconds(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), '
 
 // PingArgs checks a PingRequest against the limits (admin: whether its
 // user is an admin, who may send faster) and builds the command.
-func PingArgs(ctx context.Context, r *spb.PingRequest, l ProbeLimits, admin bool, netns string) (*Probe, error) {
+func PingArgs(ctx context.Context, r *spb.PingRequest, l ProbeLimits, admin bool, in InstanceExec) (*Probe, error) {
 	count := int(r.GetCount())
 	switch {
 	case count == 0:
@@ -246,7 +264,7 @@ func PingArgs(ctx context.Context, r *spb.PingRequest, l ProbeLimits, admin bool
 	if r.GetSize() < 0 || r.GetSize() > maxSize {
 		return nil, invalid("size %d: from 0 to %d bytes", r.GetSize(), maxSize)
 	}
-	argv, dest, src, err := target(ctx, r, netns)
+	argv, dest, src, err := target(ctx, r, in)
 	if err != nil {
 		return nil, err
 	}
@@ -272,7 +290,7 @@ func familyFlag(a netip.Addr) string {
 
 // TracerouteArgs checks a TracerouteRequest and builds the command: one
 // probe per hop (-q 1), numeric (-n).
-func TracerouteArgs(ctx context.Context, r *spb.TracerouteRequest, l ProbeLimits, netns string) (*Probe, error) {
+func TracerouteArgs(ctx context.Context, r *spb.TracerouteRequest, l ProbeLimits, in InstanceExec) (*Probe, error) {
 	first := int(r.GetInitialTtl())
 	if first == 0 {
 		first = 1
@@ -291,7 +309,7 @@ func TracerouteArgs(ctx context.Context, r *spb.TracerouteRequest, l ProbeLimits
 	if time.Duration(last-first+1)*wait > l.MaxDuration {
 		return nil, invalid("%d hops waiting %v each last more than %v", last-first+1, wait, l.MaxDuration)
 	}
-	argv, dest, src, err := target(ctx, r, netns)
+	argv, dest, src, err := target(ctx, r, in)
 	if err != nil {
 		return nil, err
 	}
@@ -502,11 +520,20 @@ func run[T any](ctx context.Context, s *Server, p *Probe, err error, parse func(
 	})
 }
 
+// instanceExec is what runs a probe in a network instance: the
+// dataplane's word, else a VRF device in Options.Netns.
+func (s *Server) instanceExec() InstanceExec {
+	if s.o.ExecIn != nil {
+		return s.o.ExecIn
+	}
+	return NetnsExec(s.o.Netns)
+}
+
 // Ping runs ping from the switch and streams a response per reply, then
 // the summary.
 func (s *Server) Ping(r *spb.PingRequest, stream spb.System_PingServer) error {
 	ctx := stream.Context()
-	p, err := PingArgs(ctx, r, s.probe.limits, isAdmin(ctx), s.o.Netns)
+	p, err := PingArgs(ctx, r, s.probe.limits, isAdmin(ctx), s.instanceExec())
 	var parse PingParser
 	if err := run(ctx, s, p, err, parse.Line, stream.Send); err != nil {
 		return err
@@ -521,7 +548,7 @@ func (s *Server) Ping(r *spb.PingRequest, stream spb.System_PingServer) error {
 // then a response per hop.
 func (s *Server) Traceroute(r *spb.TracerouteRequest, stream spb.System_TracerouteServer) error {
 	ctx := stream.Context()
-	p, err := TracerouteArgs(ctx, r, s.probe.limits, s.o.Netns)
+	p, err := TracerouteArgs(ctx, r, s.probe.limits, s.instanceExec())
 	return run(ctx, s, p, err, TraceLine, stream.Send)
 }
 

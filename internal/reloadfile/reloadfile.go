@@ -29,6 +29,8 @@ type File[T any] struct {
 	// OnReload, if set, is told of each reading after the first: the
 	// value (when err is nil) or why the files could not be read.
 	onReload func(v T, err error)
+	// optional: a missing file reads as empty (OpenOptional).
+	optional bool
 
 	mu       sync.Mutex
 	stamps   []stamp // of the files the value was read from
@@ -60,7 +62,18 @@ func stampOf(path string) (stamp, error) {
 // Open reads and parses the files once; it fails if they cannot be. Later
 // readings are reported to onReload (may be nil).
 func Open[T any](parse Parse[T], onReload func(v T, err error), paths ...string) (*File[T], error) {
-	f := &File[T]{paths: paths, parse: parse, onReload: onReload}
+	return (&File[T]{paths: paths, parse: parse, onReload: onReload}).first()
+}
+
+// OpenOptional is Open of files that may be missing: a missing file reads
+// as empty (a trust bundle not set), and its removal is a change like any
+// other, not a failed reading.
+func OpenOptional[T any](parse Parse[T], onReload func(v T, err error), paths ...string) (*File[T], error) {
+	return (&File[T]{paths: paths, parse: parse, onReload: onReload, optional: true}).first()
+}
+
+// first reads and parses the files the first time.
+func (f *File[T]) first() (*File[T], error) {
 	stamps, v, err := f.read()
 	if err != nil {
 		return nil, err
@@ -108,6 +121,10 @@ func (f *File[T]) read() ([]stamp, T, error) {
 	contents := make([][]byte, len(f.paths))
 	for i, p := range f.paths {
 		before, err := stampOf(p)
+		if f.optional && errors.Is(err, os.ErrNotExist) {
+			stamps[i] = stamp{size: -1} // as Get stamps a missing file
+			continue
+		}
 		if err != nil {
 			return nil, zero, err
 		}

@@ -213,6 +213,10 @@ type Service struct {
 	// Daemons reports the daemons the Linux dataplane supervises (FRR's,
 	// chronyd); nil when none run.
 	Daemons func() []daemon.Status
+	// ExecIn is the command prefix that runs a program in a VRF of the
+	// Linux dataplane ("default": its namespace), as the kernel holds the
+	// VRF; nil on the simulated dataplane.
+	ExecIn func(vrf string) ([]string, error)
 
 	router  *backend.Router
 	dataDir string
@@ -310,7 +314,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		sourceAddr = lin.SourceAddr
 		st.routes, st.daemons = lin.RouteTable, lin.Daemons
 		st.learned = map[string]func(context.Context, []model.Object) ([]model.Object, error){"LLDPIntfState": lin.LLDPNeighbors}
-		s.Daemons = lin.Daemons
+		s.Daemons, s.ExecIn = lin.Daemons, lin.ExecIn
 		s.reconciled = reconciled
 		// In-band provisioning runs DHCP on the port map's netdevs.
 		pm := lin.Ports()

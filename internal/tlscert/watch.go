@@ -14,6 +14,9 @@ import (
 // the last good one in service.
 type Source struct {
 	files *reloadfile.File[tls.Certificate]
+	// trust, when set (TrustClients), checks client certificates.
+	trust         *reloadfile.File[ClientTrust]
+	requireClient bool
 }
 
 // Watch loads certFile and keyFile, which must match; onReload (may be
@@ -39,13 +42,21 @@ func Watch(certFile, keyFile string, onReload func(cert tls.Certificate, err err
 func (s *Source) Certificate() tls.Certificate { return s.files.Get() }
 
 // Config is Config's server configuration with the certificate taken from
-// the files at each handshake.
+// the files at each handshake and, after TrustClients, client
+// certificates checked against the trust bundle of that moment.
 func (s *Source) Config() *tls.Config {
 	c := Config(tls.Certificate{})
 	c.Certificates = nil
 	c.GetCertificate = func(*tls.ClientHelloInfo) (*tls.Certificate, error) {
 		cert := s.files.Get()
 		return &cert, nil
+	}
+	if s.trust != nil {
+		// The configuration of a handshake replaces this one, ALPN
+		// included, whatever a server adds to its copy of this one: so
+		// it names the protocols of both listeners (gRPC's h2, HTTPS's).
+		c.NextProtos = []string{"h2", "http/1.1"}
+		c.GetConfigForClient = s.clientConfig(c)
 	}
 	return c
 }

@@ -54,22 +54,9 @@ func TestWatchServesTheReplacedCertificate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := tls.Listen("tcp", "127.0.0.1:0", src.Config())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() { c.(*tls.Conn).Handshake(); c.Close() }()
-		}
-	}()
+	addr := serveHandshakes(t, src.Config())
 	served := func() (string, error) {
-		c, err := tls.Dial("tcp", ln.Addr().String(), &tls.Config{InsecureSkipVerify: true})
+		c, err := tls.Dial("tcp", addr, &tls.Config{InsecureSkipVerify: true})
 		if err != nil {
 			return "", err
 		}
@@ -160,4 +147,31 @@ func TestRequest(t *testing.T) {
 	if _, _, err := Request(" ", nil); err == nil {
 		t.Error("a request without a common name")
 	}
+}
+
+// serveHandshakes serves TLS with cfg on a loopback port until the test
+// ends: each connection's handshake, then a byte (which a client reads
+// once the server took its certificate), then the end.
+func serveHandshakes(tb testing.TB, cfg *tls.Config) string {
+	tb.Helper()
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				if c.(*tls.Conn).Handshake() == nil {
+					c.Write([]byte("x"))
+				}
+				c.Close()
+			}()
+		}
+	}()
+	return ln.Addr().String()
 }
