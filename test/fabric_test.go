@@ -152,7 +152,8 @@ func (sw *fabricSwitch) gateway() string { return "10.1." + sw.name[len(sw.name)
 // would, one REST call per object: fabric ports up with their IPv6
 // link-local addresses, a loopback, eBGP unnumbered to every neighbour
 // switch in one peer group (spines share AS 65100, each leaf has its own),
-// multipath, BFD at 100 ms on every session, LLDP; a leaf's host port
+// multipath, BFD at 100 ms on every session, LLDP; a leaf's uplinks are
+// unnumbered (they borrow the loopback's IPv4 address) and its host port
 // gets the host's gateway address.
 func (f *fabric) configureOverREST() {
 	t := f.t
@@ -173,6 +174,11 @@ func (f *fabric) configureOverREST() {
 				continue
 			}
 			s.expect(t, 201, "POST", "/config/IPv6Intf", fmt.Sprintf(`{"IntfRef":%q}`, port))
+			if strings.HasPrefix(name, "leaf") {
+				// The uplink borrows the loopback's IPv4 address: what the
+				// relay's servers answer to arrives on an interface with one.
+				s.expect(t, 201, "POST", "/config/IPv4Unnumbered", fmt.Sprintf(`{"IntfRef":%q,"Interface":"Loopback1"}`, port))
+			}
 			s.expect(t, 201, "POST", "/config/BGPv4Neighbor", fmt.Sprintf(`{"IntfRef":%q,"PeerGroup":"FABRIC"}`, port))
 		}
 	}
@@ -319,19 +325,35 @@ func (f *fabric) proveEdge() {
 	leaf2 := f.switches["leaf2"].s
 	leaf2.expect(t, 200, "PATCH", "/config/DhcpRelayGlobal", `{"Vrf":"default","Enable":true}`)
 	leaf2.expect(t, 201, "POST", "/config/DhcpRelayIntf", `{"IntfRef":"fpPort3","ServerIp":["10.1.1.2"]}`)
-	// The request crosses the fabric with option 82 naming fpPort3 and the
+	// The request crosses the fabric with option 82 naming fpPort3, the
 	// server offers an address of host2's subnet to leaf2's gateway
-	// address. The offer comes back to leaf2 over its unnumbered uplinks,
-	// where Debian's dhcrelay discards it ("interface that has no IPv4
-	// address assigned"): until swmgr borrows the loopback's address for
-	// unnumbered ports, a relay's servers must answer over a numbered
-	// interface (docs/linux-backend.md, "DHCP relay").
+	// address, and the offer comes back to leaf2 over its unnumbered
+	// uplinks, which borrow the loopback's address: dhcrelay takes it
+	// there (it discards what arrives on an interface with no IPv4
+	// address) and relays it to host2, which gets its lease.
 	out := dhcptest.Lease(t, f.hostNS["host2"], "eth0")
 	offered := regexp.MustCompile(`DHCPOFFER\(eth0\) 10\.1\.2\.\d+`).FindString(server.Log())
 	if offered == "" || !strings.Contains(server.Log(), "option: 82 agent-id  01:07:66:70:50:6f:72:74:33") { // circuit id "fpPort3"
 		t.Fatalf("host2's request did not reach host1's server through leaf2's relay with option 82 fpPort3:\n%s\ndnsmasq:\n%s", out, tail(server.Log(), 3000))
 	}
-	t.Logf("host2's request relayed by leaf2 across the fabric reached host1's server (option 82 circuit id fpPort3): %s; the lease: %q", offered, strings.TrimSpace(out))
+	lease := regexp.MustCompile(`lease of (10\.1\.2\.\d+) obtained`).FindStringSubmatch(out)
+	if lease == nil {
+		relayLog, _ := os.ReadFile(filepath.Join(f.dir, "leaf2", "dhcrelay", "dhcrelay-default.log"))
+		t.Fatalf("host2 got no lease through leaf2's relay (the server offered: %s):\n%s\nleaf2's dhcrelay:\n%s", offered, out, tail(string(relayLog), 2000))
+	}
+	if ids := server.CircuitIDs(); !slices.Equal(ids, []string{"fpPort3"}) {
+		t.Errorf("the server leased with circuit ids %q, want [fpPort3]", ids)
+	}
+	var relayed float64
+	for _, o := range objects(leaf2.listAll(t, "/state/DhcpRelayIntfs", 100)) {
+		if o["IntfRef"] == "fpPort3" {
+			relayed, _ = o["TotalDhcpClientTx"].(float64)
+		}
+	}
+	if relayed < 2 { // the offer and the ack
+		t.Errorf("leaf2's relay counts %v answers relayed to host2, want the offer and the ack", relayed)
+	}
+	t.Logf("host2's request relayed by leaf2 across the fabric reached host1's server (option 82 circuit id fpPort3): %s; host2 leased %s over leaf2's unnumbered uplinks (%v answers relayed)", offered, lease[1], relayed)
 }
 
 // TestFabricUnderlayThroughAnsible builds the same fabric with a playbook
