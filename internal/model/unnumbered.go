@@ -120,3 +120,21 @@ func itOrThem(names []string) string {
 	}
 	return "them"
 }
+
+// ocUnnumberedPath is OpenConfig's unnumbered container of an interface's
+// subinterface 0 (openconfig-if-ip), where swmgr's interfaces carry IPv4.
+const ocUnnumberedPath = ocIfPath + "/subinterfaces/subinterface[index=0]/ipv4/unnumbered"
+
+// unnumberedOpenConfigLeaves map IPv4Unnumbered: enabled is the object's
+// existence (true), interface-ref the loopback lent from (its
+// subinterface 0).
+func unnumberedOpenConfigLeaves() []OpenConfigLeaf {
+	return []OpenConfigLeaf{
+		{ocUnnumberedPath + "/config/enabled", "IPv4Unnumbered", "IntfRef", false, "exists", nil},
+		{ocUnnumberedPath + "/interface-ref/config/interface", "IPv4Unnumbered", "Interface", false, "", nil},
+		{ocUnnumberedPath + "/interface-ref/config/subinterface", "IPv4Unnumbered", "Interface", false, "index0", nil},
+		ocState(ocUnnumberedPath+"/state/enabled", "IPv4Unnumbered", "IntfRef", "exists"),
+		ocState(ocUnnumberedPath+"/interface-ref/state/interface", "IPv4Unnumbered", "Interface", ""),
+		ocState(ocUnnumberedPath+"/interface-ref/state/subinterface", "IPv4Unnumbered", "Interface", "index0"),
+	}
+}
