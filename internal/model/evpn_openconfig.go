@@ -1,5 +1,7 @@
 package model
 
+import "slices"
+
 // The OpenConfig paths of the VXLAN and EVPN kinds (openconfig-evpn
 // 0.11.0 of release v5.9.0, used by openconfig-network-instance). The
 // VTEP is the default instance's one VXLAN endpoint, a connection point
@@ -16,35 +18,37 @@ const (
 )
 
 func evpnOpenConfigLeaves() []OpenConfigLeaf {
-	return []OpenConfigLeaf{
-		{ocVTEPPath + "/config/source-interface", "VxlanEndpoint", "SourceInterface", false, "nonempty", nil},
-		ocState(ocVTEPPath+"/state/source-interface", "VxlanEndpoint", "SourceInterface", "nonempty"),
+	return slices.Concat(
+		ocConfigState(ocVTEPPath, "source-interface", "VxlanEndpoint", "SourceInterface", "nonempty"),
 		// An L2 VNI: read and written.
-		{ocLocalVNIPath + "/config/vni", "VxlanInstance", "Vni", false, "", nil},
-		{ocLocalVNIPath + "/config/vni-type", "VxlanInstance", "Vni", false, "vnil2", nil},
-		{ocLocalVNIPath + "/config/bridge-domain", "VxlanInstance", "VlanId", false, "", nil},
-		ocState(ocLocalVNIPath+"/state/vni", "VxlanInstance", "Vni", ""),
-		ocState(ocLocalVNIPath+"/state/vni-type", "VxlanInstance", "Vni", "vnil2"),
-		ocState(ocLocalVNIPath+"/state/bridge-domain", "VxlanInstance", "VlanId", ""),
-		// An L3 VNI among the local ones: read only (a write to a
-		// local-endpoint-vni is an L2 VNI's); written as its VRF's EVI.
-		ocState(ocLocalVNIPath+"/state/vni", "EvpnL3Vni", "Vni", ""),
-		ocState(ocLocalVNIPath+"/state/vni-type", "EvpnL3Vni", "Vni", "vnil3"),
-		ocState(ocLocalVNIPath+"/state/l3-vrf-name", "EvpnL3Vni", "Vrf", ""),
-		// The VNIs EVPN runs (EvpnVniState, from FRR on the Linux backend).
-		ocState(ocVNIStatePath+"/state/vni", "EvpnVniState", "Vni", ""),
-		ocState(ocVNIStatePath+"/state/vni-type", "EvpnVniState", "Type", ""),
-		ocState(ocVNIStatePath+"/state/l3-vrf-name", "EvpnVniState", "Vrf", "nonempty"),
+		ocConfigState(ocLocalVNIPath, "vni", "VxlanInstance", "Vni", ""),
+		ocConfigState(ocLocalVNIPath, "vni-type", "VxlanInstance", "Vni", "vnil2"),
+		ocConfigState(ocLocalVNIPath, "bridge-domain", "VxlanInstance", "VlanId", ""),
+		[]OpenConfigLeaf{
+			// An L3 VNI among the local ones: read only (a write to a
+			// local-endpoint-vni is an L2 VNI's); written as its VRF's EVI.
+			ocState(ocLocalVNIPath+"/state/vni", "EvpnL3Vni", "Vni", ""),
+			ocState(ocLocalVNIPath+"/state/vni-type", "EvpnL3Vni", "Vni", "vnil3"),
+			ocState(ocLocalVNIPath+"/state/l3-vrf-name", "EvpnL3Vni", "Vrf", ""),
+			// The VNIs EVPN runs (EvpnVniState, from FRR on the Linux backend).
+			ocState(ocVNIStatePath+"/state/vni", "EvpnVniState", "Vni", ""),
+			ocState(ocVNIStatePath+"/state/vni-type", "EvpnVniState", "Type", ""),
+			ocState(ocVNIStatePath+"/state/l3-vrf-name", "EvpnVniState", "Vrf", "nonempty"),
+		},
 		// The L3 VNI as its VRF's EVPN instance.
-		{ocL3EVIPath + "/config/evi", "EvpnL3Vni", "Vni", false, "", nil},
-		{ocL3EVIPath + "/config/route-distinguisher", "EvpnL3Vni", "RouteDistinguisher", false, "nonempty", nil},
-		{ocL3EVIPath + "/vxlan/config/vni", "EvpnL3Vni", "Vni", false, "", nil},
-		{ocL3EVIPath + "/import-export-policy/config/import-route-target", "EvpnL3Vni", "ImportRouteTargets", false, "", nil},
-		{ocL3EVIPath + "/import-export-policy/config/export-route-target", "EvpnL3Vni", "ExportRouteTargets", false, "", nil},
-		ocState(ocL3EVIPath+"/state/evi", "EvpnL3Vni", "Vni", ""),
-		ocState(ocL3EVIPath+"/state/route-distinguisher", "EvpnL3Vni", "RouteDistinguisher", "nonempty"),
-		ocState(ocL3EVIPath+"/vxlan/state/vni", "EvpnL3Vni", "Vni", ""),
-		ocState(ocL3EVIPath+"/import-export-policy/state/import-route-target", "EvpnL3Vni", "ImportRouteTargets", ""),
-		ocState(ocL3EVIPath+"/import-export-policy/state/export-route-target", "EvpnL3Vni", "ExportRouteTargets", ""),
+		ocConfigState(ocL3EVIPath, "evi", "EvpnL3Vni", "Vni", ""),
+		ocConfigState(ocL3EVIPath, "route-distinguisher", "EvpnL3Vni", "RouteDistinguisher", "nonempty"),
+		ocConfigState(ocL3EVIPath+"/vxlan", "vni", "EvpnL3Vni", "Vni", ""),
+		ocConfigState(ocL3EVIPath+"/import-export-policy", "import-route-target", "EvpnL3Vni", "ImportRouteTargets", ""),
+		ocConfigState(ocL3EVIPath+"/import-export-policy", "export-route-target", "EvpnL3Vni", "ExportRouteTargets", ""),
+	)
+}
+
+// ocConfigState is a leaf of a kind's field in both of OpenConfig's
+// containers under base: config (read and written) and state.
+func ocConfigState(base, leaf, kind, field, conv string) []OpenConfigLeaf {
+	return []OpenConfigLeaf{
+		{Path: base + "/config/" + leaf, Kind: kind, Field: field, Conv: conv},
+		ocState(base+"/state/"+leaf, kind, field, conv),
 	}
 }

@@ -129,12 +129,9 @@ const ocUnnumberedPath = ocIfPath + "/subinterfaces/subinterface[index=0]/ipv4/u
 // existence (true), interface-ref the loopback lent from (its
 // subinterface 0).
 func unnumberedOpenConfigLeaves() []OpenConfigLeaf {
-	return []OpenConfigLeaf{
-		{ocUnnumberedPath + "/config/enabled", "IPv4Unnumbered", "IntfRef", false, "exists", nil},
-		{ocUnnumberedPath + "/interface-ref/config/interface", "IPv4Unnumbered", "Interface", false, "", nil},
-		{ocUnnumberedPath + "/interface-ref/config/subinterface", "IPv4Unnumbered", "Interface", false, "index0", nil},
-		ocState(ocUnnumberedPath+"/state/enabled", "IPv4Unnumbered", "IntfRef", "exists"),
-		ocState(ocUnnumberedPath+"/interface-ref/state/interface", "IPv4Unnumbered", "Interface", ""),
-		ocState(ocUnnumberedPath+"/interface-ref/state/subinterface", "IPv4Unnumbered", "Interface", "index0"),
-	}
+	return slices.Concat(
+		ocConfigState(ocUnnumberedPath, "enabled", "IPv4Unnumbered", "IntfRef", "exists"),
+		ocConfigState(ocUnnumberedPath+"/interface-ref", "interface", "IPv4Unnumbered", "Interface", ""),
+		ocConfigState(ocUnnumberedPath+"/interface-ref", "subinterface", "IPv4Unnumbered", "Interface", "index0"),
+	)
 }

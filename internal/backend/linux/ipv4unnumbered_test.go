@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/swmgr/swmgr/internal/backend"
-	"github.com/swmgr/swmgr/internal/dhcrelay"
 	"github.com/swmgr/swmgr/internal/frr"
 	"github.com/swmgr/swmgr/internal/frr/frrtest"
 	"github.com/swmgr/swmgr/internal/model"
@@ -22,15 +21,8 @@ import (
 // borrower's delete takes the /32 away and leaves the loopback's.
 func TestIPv4UnnumberedOnLinux(t *testing.T) {
 	frrtest.Need(t)
-	needProgram(t, "isc-dhcp-relay", "/usr/sbin/dhcrelay")
-	needProgram(t, "nftables", "/usr/sbin/nft")
-	l := newLabNamed(t, "ub", 2, KernelOptions{})
-	l.k.Close()
-	l.k = nil
-	dir := daemonDir(t, l.prefix)
-	s := startSwitch(t, l, t.TempDir(), func(o *switchOptions) {
+	l, s, dir := startRelaySwitch(t, "ub", func(o *switchOptions, dir string) {
 		o.FRR = &frr.Options{Dir: filepath.Join(dir, "frr")}
-		o.DHCPRelay = &dhcrelay.Options{Dir: filepath.Join(dir, "dhcrelay")}
 	})
 	addrs := func(dev string) string {
 		return frrtest.Run(t, "ip", "-n", l.sw, "-4", "-o", "addr", "show", "dev", dev)
