@@ -24,10 +24,25 @@ func (s *Sim) unnumberedState(ctx context.Context, o model.Object) (model.Object
 	if in.ifIndex != 0 {
 		st["IfIndex"] = in.ifIndex
 	}
-	for _, lent := range s.applied["IPv4Intf"] {
-		if lent.Str("IntfRef") == o.Str("Interface") {
-			st["IpAddr"] = lent.Str("IpAddr")
-		}
+	if a := s.addressOf(o.Str("Interface")); a != "" {
+		st["IpAddr"] = a
 	}
 	return st, nil
+}
+
+// addressOf is the IpAddr of intf's IPv4Intf as applied, else of the
+// loopback it borrows from (an IPv4Unnumbered's), else "". Callers hold
+// s.mu.
+func (s *Sim) addressOf(intf string) string {
+	for _, o := range s.applied["IPv4Intf"] {
+		if o.Str("IntfRef") == intf {
+			return o.Str("IpAddr")
+		}
+	}
+	for _, u := range s.applied["IPv4Unnumbered"] {
+		if u.Str("IntfRef") == intf {
+			return s.addressOf(u.Str("Interface"))
+		}
+	}
+	return ""
 }
