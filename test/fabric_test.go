@@ -380,8 +380,9 @@ func TestFabricUnderlayThroughAnsible(t *testing.T) {
 
 // fabricPlaybook configures the underlay of every switch from its
 // inventory variables: as_num, router_id, fabric_ports (the ports to
-// other switches), host_ports and host_addresses (a leaf's port to its
-// host and the host's gateway address).
+// other switches), unnumbered_ports (a leaf's uplinks, which borrow the
+// loopback's address), host_ports and host_addresses (a leaf's port to
+// its host and the host's gateway address).
 const fabricPlaybook = `- hosts: switches
   gather_facts: false
   module_defaults:
@@ -402,6 +403,10 @@ const fabricPlaybook = `- hosts: switches
     - name: addresses
       swmgr.switch.swmgr_ipv4_intf:
         config: "{{ [{'intf_ref': 'Loopback1', 'ip_addr': router_id ~ '/32'}] + host_addresses }}"
+    - name: a leaf's uplinks borrow the loopback's address
+      swmgr.switch.swmgr_ipv4_unnumbered:
+        config: "{{ unnumbered_ports }}"
+      when: unnumbered_ports | length > 0
     - name: IPv6 link-local addresses on the fabric ports
       swmgr.switch.swmgr_ipv6_intf:
         config: "{{ fabric_ports }}"
@@ -433,7 +438,7 @@ func (f *fabric) inventory() string {
 	for _, name := range []string{"spine1", "spine2", "leaf1", "leaf2"} {
 		sw := f.switches[name]
 		as, id := sw.identity()
-		var fabricPorts, hostPorts, hostAddrs []string
+		var fabricPorts, hostPorts, hostAddrs, unnumbered []string
 		for _, port := range slices.Sorted(maps.Keys(sw.links)) {
 			if sw.links[port] == "host" {
 				hostPorts = append(hostPorts, fmt.Sprintf("{intf_ref: %s}", port))
@@ -441,17 +446,21 @@ func (f *fabric) inventory() string {
 				continue
 			}
 			fabricPorts = append(fabricPorts, fmt.Sprintf("{intf_ref: %s}", port))
+			if strings.HasPrefix(name, "leaf") {
+				unnumbered = append(unnumbered, fmt.Sprintf("{intf_ref: %s, interface: Loopback1}", port))
+			}
 		}
 		fmt.Fprintf(&b, "        %s:\n          swmgr_connection: {url: \"http://%s\"}\n          as_num: \"%s\"\n          router_id: %s\n"+
-			"          fabric_ports: [%s]\n          host_ports: [%s]\n          host_addresses: [%s]\n",
-			name, sw.s.addr, as, id, strings.Join(fabricPorts, ", "), strings.Join(hostPorts, ", "), strings.Join(hostAddrs, ", "))
+			"          fabric_ports: [%s]\n          host_ports: [%s]\n          host_addresses: [%s]\n          unnumbered_ports: [%s]\n",
+			name, sw.s.addr, as, id, strings.Join(fabricPorts, ", "), strings.Join(hostPorts, ", "), strings.Join(hostAddrs, ", "), strings.Join(unnumbered, ", "))
 	}
 	b.WriteString("      vars:\n        ansible_connection: local\n")
 	return b.String()
 }
 
-// proveUnderlay: LLDP names every link right on every switch, every BGP
-// unnumbered session is Established with BFD up, the hosts reach each
+// proveUnderlay: LLDP names every link right on every switch, the
+// leaves' uplinks borrow their loopback's address, every BGP unnumbered
+// session is Established with BFD up, the hosts reach each
 // other across the spines over both paths, and when every frame on
 // spine1's links is dropped (the links up) BFD takes its sessions down
 // and the hosts still reach each other through spine2 (the times are
@@ -462,6 +471,17 @@ func (f *fabric) proveUnderlay() {
 	t.Logf("all 8 sessions Established %s after the configuration", took.Round(100*time.Millisecond))
 	took = f.waitAll("LLDP neighbours right", 60*time.Second, f.lldpRight)
 	t.Logf("LLDP right on every link %s later", took.Round(100*time.Millisecond))
+
+	// A leaf's uplinks carry its loopback's address, borrowed.
+	for _, name := range []string{"leaf1", "leaf2"} {
+		sw := f.switches[name]
+		_, id := sw.identity()
+		for _, port := range []string{"fpPort1", "fpPort2"} {
+			if out, _ := f.in(sw.ns, "ip", "-4", "-o", "addr", "show", "dev", port); !strings.Contains(out, "inet "+id+"/32 scope global "+port) {
+				t.Errorf("%s's uplink %s does not borrow the loopback's %s: %q", name, port, id, out)
+			}
+		}
+	}
 
 	// Both leaves learned the other's host subnet over both spines.
 	deadline := time.Now().Add(30 * time.Second)
