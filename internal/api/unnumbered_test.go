@@ -24,6 +24,8 @@ func TestUnnumberedValidation(t *testing.T) {
 		{"POST", "/config/IPv4Unnumbered", `{"IntfRef":"fpPort2","Interface":"Loopback1"}`},
 		{"POST", "/config/IPv4Unnumbered", `{"IntfRef":"fpPort3","Interface":"Loopback1"}`},
 		{"POST", "/config/IPv4Unnumbered", `{"IntfRef":"fpPort4","Interface":"Loopback2","Vrf":"red"}`},
+		{"POST", "/config/Vlan", `{"VlanId":10,"IntfList":["fpPort6"]}`},
+		{"POST", "/config/LaPortChannel", `{"IntfRef":"PortChannel1","IntfRefList":["fpPort7"]}`},
 	} {
 		if code, body, _ := s.do(c.method, c.path, c.body); code != 201 {
 			t.Fatalf("%s %s %s: %d %v", c.method, c.path, c.body, code, body)
@@ -46,6 +48,10 @@ func TestUnnumberedValidation(t *testing.T) {
 		{"move a lent address to another VRF", "PATCH", "/config/IPv4Intf", `{"IntfRef":"Loopback1","Vrf":"red"}`, 409, "invalid_value", "fpPort2, fpPort3 borrow its address"},
 		{"an address on a borrower", "POST", "/config/IPv4Intf", `{"IntfRef":"fpPort2","IpAddr":"10.2.0.1/24"}`, 409, "invalid_value", "fpPort2 borrows Loopback1's address"},
 		{"delete a lending loopback", "DELETE", "/config/LogicalIntf", `{"Name":"Loopback2"}`, 409, "referenced", "Loopback2"},
+		{"a VLAN member borrowing", "POST", "/config/IPv4Unnumbered", `{"IntfRef":"fpPort6","Interface":"Loopback1"}`, 400, "invalid_value", "fpPort6 is a member of vlan10"},
+		{"a borrower into a VLAN", "POST", "/config/Vlan", `{"VlanId":20,"IntfList":["fpPort2"]}`, 409, "conflict", "port fpPort2 borrows a loopback's address"},
+		{"a LAG member borrowing", "POST", "/config/IPv4Unnumbered", `{"IntfRef":"fpPort7","Interface":"Loopback1"}`, 400, "invalid_value", "fpPort7 is a member of PortChannel1"},
+		{"a borrower into a LAG", "PATCH", "/config/LaPortChannel", `{"IntfRef":"PortChannel1","IntfRefList":["fpPort7","fpPort3"]}`, 409, "conflict", "port fpPort3 borrows a loopback's address"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			before := s.dump()

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -25,7 +26,7 @@ func unnumberedKinds() []*Kind {
 			{Name: "Interface", Type: String, Required: true, Ref: "LogicalIntf", Doc: "the loopback (LogicalIntf, Loopback1) whose IPv4 address the interface borrows (OpenConfig's interface-ref)"},
 			{Name: "Vrf", Type: String, Default: "default", Ref: "Vrf", RefImplied: "default", Format: FormatObjName, Doc: "the VRF of the interface: the loopback's (its IPv4Intf's Vrf)"},
 		},
-		Constraints: []Constraint{borrowsALoopbackAddress},
+		Constraints: []Constraint{borrowsALoopbackAddress, borrowerIsRouted},
 		StateDoc:    "IpAddr is the address borrowed (the loopback's, with its prefix length); OperState is UP when the interface is up and carries it.",
 		StateOnly: []*Field{
 			{Name: "IpAddr", Type: String, Doc: "the borrowed address: the loopback's IPv4Intf IpAddr"},
@@ -104,6 +105,53 @@ var borrowsALoopbackAddress = Constraint{
 			}
 		}
 		return nil
+	},
+}
+
+// borrowerIsRouted: an unnumbered interface is a routed one, not a port
+// that is a VLAN's member or a LAG's (its frames are the VLAN's or the
+// LAG's), as a port with an IPv4Intf is not. 400 when the IPv4Unnumbered
+// is what changed, else 409 on the Vlan or LAG that would take it.
+var borrowerIsRouted = Constraint{
+	Name:  "an unnumbered interface is not a VLAN's or a LAG's member",
+	Kinds: []string{"IPv4Unnumbered", "Vlan", "LaPortChannel"},
+	Check: func(cfg View, changes []Change) error {
+		borrowers := map[string]bool{}
+		if err := cfg.Each("IPv4Unnumbered", func(_ string, o Object) bool { borrowers[o.Str("IntfRef")] = true; return true }); err != nil || len(borrowers) == 0 {
+			return err
+		}
+		changed := map[string]bool{}
+		for _, c := range changes {
+			if c.Kind.Name == "IPv4Unnumbered" {
+				changed[c.Key] = true
+			}
+		}
+		refuse := func(port, kind, of string) error {
+			if changed[port] {
+				return apierr.BadRequest(apierr.CodeInvalidValue, "IPv4Unnumbered", "IntfRef", "IntfRef: %s is a member of %s: its frames are %s's, and a member borrows no address; make %s unnumbered instead", port, of, of, of)
+			}
+			return apierr.Conflict(apierr.CodeConflict, kind, "port %s borrows a loopback's address (IPv4Unnumbered) and would be a member of %s: a port is routed or a member, not both; delete its IPv4Unnumbered first", port, of)
+		}
+		owner, err := lagMembership(cfg)
+		if err != nil {
+			return err
+		}
+		for _, p := range slices.Sorted(maps.Keys(owner)) {
+			if borrowers[p] {
+				return refuse(p, "LaPortChannel", owner[p])
+			}
+		}
+		var clash error
+		err = cfg.Each("Vlan", func(_ string, v Object) bool {
+			for _, p := range append(slices.Clone(v.List("IntfList")), v.List("UntagIntfList")...) {
+				if borrowers[p] {
+					clash = refuse(p, "Vlan", fmt.Sprintf("vlan%d", v.Int("VlanId")))
+					return false
+				}
+			}
+			return true
+		})
+		return cmpErr(err, clash)
 	},
 }
 
