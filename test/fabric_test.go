@@ -152,7 +152,8 @@ func (sw *fabricSwitch) gateway() string { return "10.1." + sw.name[len(sw.name)
 // would, one REST call per object: fabric ports up with their IPv6
 // link-local addresses, a loopback, eBGP unnumbered to every neighbour
 // switch in one peer group (spines share AS 65100, each leaf has its own),
-// multipath, BFD at 100 ms on every session, LLDP; a leaf's host port
+// multipath, BFD at 100 ms on every session, LLDP; a leaf's uplinks are
+// unnumbered (they borrow the loopback's IPv4 address) and its host port
 // gets the host's gateway address.
 func (f *fabric) configureOverREST() {
 	t := f.t
@@ -173,6 +174,11 @@ func (f *fabric) configureOverREST() {
 				continue
 			}
 			s.expect(t, 201, "POST", "/config/IPv6Intf", fmt.Sprintf(`{"IntfRef":%q}`, port))
+			if strings.HasPrefix(name, "leaf") {
+				// The uplink borrows the loopback's IPv4 address: what the
+				// relay's servers answer to arrives on an interface with one.
+				s.expect(t, 201, "POST", "/config/IPv4Unnumbered", fmt.Sprintf(`{"IntfRef":%q,"Interface":"Loopback1"}`, port))
+			}
 			s.expect(t, 201, "POST", "/config/BGPv4Neighbor", fmt.Sprintf(`{"IntfRef":%q,"PeerGroup":"FABRIC"}`, port))
 		}
 	}
@@ -319,19 +325,35 @@ func (f *fabric) proveEdge() {
 	leaf2 := f.switches["leaf2"].s
 	leaf2.expect(t, 200, "PATCH", "/config/DhcpRelayGlobal", `{"Vrf":"default","Enable":true}`)
 	leaf2.expect(t, 201, "POST", "/config/DhcpRelayIntf", `{"IntfRef":"fpPort3","ServerIp":["10.1.1.2"]}`)
-	// The request crosses the fabric with option 82 naming fpPort3 and the
+	// The request crosses the fabric with option 82 naming fpPort3, the
 	// server offers an address of host2's subnet to leaf2's gateway
-	// address. The offer comes back to leaf2 over its unnumbered uplinks,
-	// where Debian's dhcrelay discards it ("interface that has no IPv4
-	// address assigned"): until swmgr borrows the loopback's address for
-	// unnumbered ports, a relay's servers must answer over a numbered
-	// interface (docs/linux-backend.md, "DHCP relay").
+	// address, and the offer comes back to leaf2 over its unnumbered
+	// uplinks, which borrow the loopback's address: dhcrelay takes it
+	// there (it discards what arrives on an interface with no IPv4
+	// address) and relays it to host2, which gets its lease.
 	out := dhcptest.Lease(t, f.hostNS["host2"], "eth0")
 	offered := regexp.MustCompile(`DHCPOFFER\(eth0\) 10\.1\.2\.\d+`).FindString(server.Log())
 	if offered == "" || !strings.Contains(server.Log(), "option: 82 agent-id  01:07:66:70:50:6f:72:74:33") { // circuit id "fpPort3"
 		t.Fatalf("host2's request did not reach host1's server through leaf2's relay with option 82 fpPort3:\n%s\ndnsmasq:\n%s", out, tail(server.Log(), 3000))
 	}
-	t.Logf("host2's request relayed by leaf2 across the fabric reached host1's server (option 82 circuit id fpPort3): %s; the lease: %q", offered, strings.TrimSpace(out))
+	lease := regexp.MustCompile(`lease of (10\.1\.2\.\d+) obtained`).FindStringSubmatch(out)
+	if lease == nil {
+		relayLog, _ := os.ReadFile(filepath.Join(f.dir, "leaf2", "dhcrelay", "dhcrelay-default.log"))
+		t.Fatalf("host2 got no lease through leaf2's relay (the server offered: %s):\n%s\nleaf2's dhcrelay:\n%s", offered, out, tail(string(relayLog), 2000))
+	}
+	if ids := server.CircuitIDs(); !slices.Equal(ids, []string{"fpPort3"}) {
+		t.Errorf("the server leased with circuit ids %q, want [fpPort3]", ids)
+	}
+	var relayed float64
+	for _, o := range objects(leaf2.listAll(t, "/state/DhcpRelayIntfs", 100)) {
+		if o["IntfRef"] == "fpPort3" {
+			relayed, _ = o["TotalDhcpClientTx"].(float64)
+		}
+	}
+	if relayed < 2 { // the offer and the ack
+		t.Errorf("leaf2's relay counts %v answers relayed to host2, want the offer and the ack", relayed)
+	}
+	t.Logf("host2's request relayed by leaf2 across the fabric reached host1's server (option 82 circuit id fpPort3): %s; host2 leased %s over leaf2's unnumbered uplinks (%v answers relayed)", offered, lease[1], relayed)
 }
 
 // TestFabricUnderlayThroughAnsible builds the same fabric with a playbook
@@ -358,8 +380,9 @@ func TestFabricUnderlayThroughAnsible(t *testing.T) {
 
 // fabricPlaybook configures the underlay of every switch from its
 // inventory variables: as_num, router_id, fabric_ports (the ports to
-// other switches), host_ports and host_addresses (a leaf's port to its
-// host and the host's gateway address).
+// other switches), unnumbered_ports (a leaf's uplinks, which borrow the
+// loopback's address), host_ports and host_addresses (a leaf's port to
+// its host and the host's gateway address).
 const fabricPlaybook = `- hosts: switches
   gather_facts: false
   module_defaults:
@@ -380,6 +403,10 @@ const fabricPlaybook = `- hosts: switches
     - name: addresses
       swmgr.switch.swmgr_ipv4_intf:
         config: "{{ [{'intf_ref': 'Loopback1', 'ip_addr': router_id ~ '/32'}] + host_addresses }}"
+    - name: a leaf's uplinks borrow the loopback's address
+      swmgr.switch.swmgr_ipv4_unnumbered:
+        config: "{{ unnumbered_ports }}"
+      when: unnumbered_ports | length > 0
     - name: IPv6 link-local addresses on the fabric ports
       swmgr.switch.swmgr_ipv6_intf:
         config: "{{ fabric_ports }}"
@@ -411,7 +438,7 @@ func (f *fabric) inventory() string {
 	for _, name := range []string{"spine1", "spine2", "leaf1", "leaf2"} {
 		sw := f.switches[name]
 		as, id := sw.identity()
-		var fabricPorts, hostPorts, hostAddrs []string
+		var fabricPorts, hostPorts, hostAddrs, unnumbered []string
 		for _, port := range slices.Sorted(maps.Keys(sw.links)) {
 			if sw.links[port] == "host" {
 				hostPorts = append(hostPorts, fmt.Sprintf("{intf_ref: %s}", port))
@@ -419,17 +446,21 @@ func (f *fabric) inventory() string {
 				continue
 			}
 			fabricPorts = append(fabricPorts, fmt.Sprintf("{intf_ref: %s}", port))
+			if strings.HasPrefix(name, "leaf") {
+				unnumbered = append(unnumbered, fmt.Sprintf("{intf_ref: %s, interface: Loopback1}", port))
+			}
 		}
 		fmt.Fprintf(&b, "        %s:\n          swmgr_connection: {url: \"http://%s\"}\n          as_num: \"%s\"\n          router_id: %s\n"+
-			"          fabric_ports: [%s]\n          host_ports: [%s]\n          host_addresses: [%s]\n",
-			name, sw.s.addr, as, id, strings.Join(fabricPorts, ", "), strings.Join(hostPorts, ", "), strings.Join(hostAddrs, ", "))
+			"          fabric_ports: [%s]\n          host_ports: [%s]\n          host_addresses: [%s]\n          unnumbered_ports: [%s]\n",
+			name, sw.s.addr, as, id, strings.Join(fabricPorts, ", "), strings.Join(hostPorts, ", "), strings.Join(hostAddrs, ", "), strings.Join(unnumbered, ", "))
 	}
 	b.WriteString("      vars:\n        ansible_connection: local\n")
 	return b.String()
 }
 
-// proveUnderlay: LLDP names every link right on every switch, every BGP
-// unnumbered session is Established with BFD up, the hosts reach each
+// proveUnderlay: LLDP names every link right on every switch, the
+// leaves' uplinks borrow their loopback's address, every BGP unnumbered
+// session is Established with BFD up, the hosts reach each
 // other across the spines over both paths, and when every frame on
 // spine1's links is dropped (the links up) BFD takes its sessions down
 // and the hosts still reach each other through spine2 (the times are
@@ -440,6 +471,17 @@ func (f *fabric) proveUnderlay() {
 	t.Logf("all 8 sessions Established %s after the configuration", took.Round(100*time.Millisecond))
 	took = f.waitAll("LLDP neighbours right", 60*time.Second, f.lldpRight)
 	t.Logf("LLDP right on every link %s later", took.Round(100*time.Millisecond))
+
+	// A leaf's uplinks carry its loopback's address, borrowed.
+	for _, name := range []string{"leaf1", "leaf2"} {
+		sw := f.switches[name]
+		_, id := sw.identity()
+		for _, port := range []string{"fpPort1", "fpPort2"} {
+			if out, _ := f.in(sw.ns, "ip", "-4", "-o", "addr", "show", "dev", port); !strings.Contains(out, "inet "+id+"/32 scope global "+port) {
+				t.Errorf("%s's uplink %s does not borrow the loopback's %s: %q", name, port, id, out)
+			}
+		}
+	}
 
 	// Both leaves learned the other's host subnet over both spines.
 	deadline := time.Now().Add(30 * time.Second)

@@ -417,7 +417,11 @@ func (s *Session) kindCommand(k *model.Kind, args []token, neg bool, line string
 		leadRaw = append(leadRaw, args[0].text)
 		args = args[1:]
 	}
-	if vf != nil || c.Join {
+	// A list as the value (`ip helper-address 192.0.2.67`): each command
+	// adds one element, `no <words> <element>` removes it (the last one
+	// removes the object), `no <words>` removes the object.
+	listValue := vf != nil && vf.Type == model.StringList
+	if (vf != nil || c.Join) && !(listValue && neg && len(args) == 0) {
 		if len(args) == 0 || args[0].text == "" && !args[0].quoted {
 			s.printf("ERROR: Value expected for %s\n", strings.Join(c.Words, " "))
 			return errFailed
@@ -429,7 +433,7 @@ func (s *Session) kindCommand(k *model.Kind, args []token, neg bool, line string
 	cmd := strings.Join(append(append(slices.Clone(c.Words), leadRaw...), raw), " ")
 	cmd = strings.TrimSpace(cmd)
 	var typedValue any = value
-	if vf != nil {
+	if vf != nil && !listValue {
 		v, msg := checkValue(vf, value)
 		if msg != "" {
 			s.printf("%s\n", msg)
@@ -452,13 +456,27 @@ func (s *Session) kindCommand(k *model.Kind, args []token, neg bool, line string
 		key[c.Inherit] = s.cat.inherited(parent.kind, parent.key)
 	}
 	key = keyOf(k, key)
-	if neg && len(args) == 0 {
-		return s.deleteObject(k, key, cmd)
-	}
 	// Every value of a key with several parts shows in the prompt:
 	// (config-ip-route-10.2.0.0-255.255.0.0)#.
 	fr := &frame{kind: k, key: key, cmd: cmd, prompt: s.promptFor(k, strings.Join(append(leadRaw, raw), "-"), ""), depth: len(s.stack) + 1}
-	if err := s.openObject(fr, vf, typedValue); err != nil {
+	if neg && len(args) == 0 {
+		if listValue && raw != "" {
+			if cur := s.currentList(fr, vf); !slices.Equal(cur, []string{raw}) {
+				return s.leafCommand(fr, vf, []token{{text: raw}}, true, cmd)
+			}
+		}
+		return s.deleteObject(k, key, cmd)
+	}
+	if listValue {
+		// Opened as a context without a value, then given the element as
+		// its list word would be.
+		if err := s.openObject(fr, nil, nil); err != nil {
+			return err
+		}
+		if err := s.leafCommand(fr, vf, []token{{text: raw}}, false, cmd); err != nil {
+			return err
+		}
+	} else if err := s.openObject(fr, vf, typedValue); err != nil {
 		return err
 	}
 	s.stack = append(s.stack, fr)

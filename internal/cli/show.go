@@ -171,9 +171,32 @@ func (s *Session) commandOf(k *model.Kind, o model.Object) string {
 		words += " " + quote(display(o[lf.Name]))
 	}
 	if vf := s.cat.valueField(k); vf != nil {
+		if l, ok := o[vf.Name].([]string); ok && vf.Type == model.StringList && len(l) > 0 {
+			return words + " " + quote(l[0]) // the others: listValueLines
+		}
 		return words + " " + quote(display(o[vf.Name]))
 	}
 	return words
+}
+
+// listValueLines are the commands that add the elements after the first
+// of a list that is its kind's value (`ip helper-address 192.0.2.68`),
+// each its own line beside the context's.
+func (s *Session) listValueLines(k *model.Kind, o model.Object, indent string) []string {
+	vf := s.cat.valueField(k)
+	l, _ := o[vf.Name].([]string)
+	if vf.Type != model.StringList || len(l) < 2 {
+		return nil
+	}
+	words := strings.Join(k.CLI.Words, " ")
+	for _, lf := range s.cat.leadKeys(k) {
+		words += " " + quote(display(o[lf.Name]))
+	}
+	var out []string
+	for _, e := range l[1:] {
+		out = append(out, indent+words+" "+quote(e))
+	}
+	return out
 }
 
 // NotShown stands in `show run` for a secret's value, which is never
@@ -269,7 +292,11 @@ func (s *Session) renderBlock(snap snapshot, k *model.Kind, o model.Object, dept
 	if len(body) == 0 && !k.Creatable() && !(vf != nil && !vf.Key && !sameValue(o[vf.Name], defaultOf(vf))) && !full {
 		return nil
 	}
-	return append([]string{strings.Repeat("  ", depth) + s.commandOf(k, o)}, body...)
+	block := append([]string{strings.Repeat("  ", depth) + s.commandOf(k, o)}, body...)
+	if vf != nil {
+		block = append(block, s.listValueLines(k, o, strings.Repeat("  ", depth))...)
+	}
+	return block
 }
 
 // baseline is, beside the model's default, a value a field has when

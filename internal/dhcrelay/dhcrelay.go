@@ -69,6 +69,12 @@ type VRF struct {
 	Downstream []string
 	// Upstream are the interfaces the servers' answers may arrive on.
 	Upstream []string
+	// Addressed are the upstream interfaces that have an IPv4 address
+	// (their own, or a loopback's they borrow). dhcrelay reads the
+	// interfaces' addresses once, at its start, and discards an answer
+	// arriving on one it found without: a change of this list starts it
+	// again, as a change of its command line does.
+	Addressed []string
 	// Servers receive every request.
 	Servers []netip.Addr
 }
@@ -142,9 +148,10 @@ func (o Options) argv(vrf string, v VRF, hops int) []string {
 
 // relay is one VRF's running dhcrelay.
 type relay struct {
-	argv  []string
-	netns string
-	group *daemon.Group
+	argv      []string
+	netns     string
+	addressed []string
+	group     *daemon.Group
 }
 
 // Daemon is the relays swmgr owns.
@@ -237,10 +244,10 @@ func (d *Daemon) apply(ctx context.Context, c Config) error {
 		if netns == "" {
 			netns = d.opts.Netns
 		}
-		want[name] = &relay{argv: d.opts.argv(name, v, c.HopCount), netns: netns}
+		want[name] = &relay{argv: d.opts.argv(name, v, c.HopCount), netns: netns, addressed: slices.Sorted(slices.Values(v.Addressed))}
 	}
 	for name, r := range d.relays {
-		if w := want[name]; w == nil || !slices.Equal(w.argv, r.argv) || w.netns != r.netns {
+		if w := want[name]; w == nil || !slices.Equal(w.argv, r.argv) || w.netns != r.netns || !slices.Equal(w.addressed, r.addressed) {
 			r.group.Stop()
 			delete(d.relays, name)
 			os.Remove(d.opts.pidFile(name))

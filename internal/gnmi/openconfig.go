@@ -38,7 +38,7 @@ const OpenConfigRelease = "v5.9.0"
 // revision of the whole module.
 func ocModels() []*gpb.ModelData {
 	var out []*gpb.ModelData
-	for _, m := range []string{"openconfig-interfaces", "openconfig-if-ethernet", "openconfig-if-ip", "openconfig-vlan", "openconfig-if-aggregate", "openconfig-lacp", "openconfig-network-instance", "openconfig-local-routing", "openconfig-system", "openconfig-lldp", "openconfig-platform", "openconfig-procmon", "openconfig-aft", "openconfig-bgp", "openconfig-routing-policy"} {
+	for _, m := range []string{"openconfig-interfaces", "openconfig-if-ethernet", "openconfig-if-ip", "openconfig-vlan", "openconfig-if-aggregate", "openconfig-lacp", "openconfig-network-instance", "openconfig-local-routing", "openconfig-system", "openconfig-lldp", "openconfig-platform", "openconfig-procmon", "openconfig-aft", "openconfig-bgp", "openconfig-routing-policy", "openconfig-evpn"} {
 		out = append(out, &gpb.ModelData{Name: m, Organization: "OpenConfig working group", Version: OpenConfigRelease})
 	}
 	return out
@@ -265,6 +265,33 @@ var ocConvs = map[string]ocConv{
 		to:   func(raw json.RawMessage, _ bool) (json.RawMessage, bool) { return raw, rawText(raw) != "" },
 		from: func(raw json.RawMessage) (json.RawMessage, error) { return raw, nil },
 	},
+
+	// The unnumbered and EVPN rows (model/unnumbered.go, evpn_openconfig.go).
+	// A container that is there while its object is: true (a write of
+	// false is a delete of the object).
+	"exists": constLeaf(json.RawMessage("true"), "true: an interface borrows while its IPv4Unnumbered exists; delete the unnumbered container to end it"),
+	// A local VNI's type: an L2 VNI (VxlanInstance) or an L3 one (EvpnL3Vni).
+	"vnil2": constLeaf(jstr("L2"), `"L2": a local-endpoint-vni written here is an L2 VNI (VxlanInstance); an L3 VNI is written as its VRF's evpn-instance`),
+	"vnil3": constLeaf(jstr("L3"), `"L3"`),
+}
+
+// constLeaf is a leaf whose value follows from the object's existence:
+// reads say v, a write of v sets nothing, of anything else is refused
+// with want.
+func constLeaf(v json.RawMessage, want string) ocConv {
+	return ocConv{
+		to: func(json.RawMessage, bool) (json.RawMessage, bool) { return v, true },
+		from: func(raw json.RawMessage) (json.RawMessage, error) {
+			s := rawText(raw)
+			if _, id, ok := strings.Cut(s, ":"); ok {
+				s = id
+			}
+			if s != rawText(v) {
+				return nil, fmt.Errorf("%s: swmgr takes %s", raw, want)
+			}
+			return nil, nil
+		},
+	}
 }
 
 // memberConv makes a Member leaf of the Field values of the objects that

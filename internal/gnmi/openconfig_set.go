@@ -321,7 +321,9 @@ func (t *ocTree) leafEntry(p *gpb.Path) (*ocEntry, []ocFilter, error) {
 }
 
 // entryDelete is the delete of a list entry (the object, the record, the
-// membership it is) or of a member's container (its place in the lists).
+// membership it is), of a member's container (its place in the lists), or
+// of a container that is its object (its config/enabled row's conversion
+// is "exists").
 func (t *ocTree) entryDelete(p *gpb.Path) (write, error) {
 	elems := p.GetElem()
 	if len(elems) == 0 {
@@ -342,6 +344,16 @@ func (t *ocTree) entryDelete(p *gpb.Path) (write, error) {
 				continue
 			}
 			return write{op: opDelete, path: p, kind: e.kind, sel: sel{kind: e.kind}, oc: &ocWrite{me: e, mem: m, clear: true}}, nil
+		}
+		if e.row.Conv == "exists" && !e.row.State && len(elems[last].GetKey()) == 0 && len(e.elems) == len(elems)+2 {
+			// The container that is its object (an interface's unnumbered:
+			// its config/enabled says the object is there): the object goes.
+			ow, err := objectWrite(e, p, filters)
+			if err != nil {
+				return write{}, err
+			}
+			ow.drop = true
+			return write{op: opDelete, path: p, kind: e.kind, sel: sel{kind: e.kind, keys: ow.keys}, oc: ow}, nil
 		}
 		var own []*ocKey
 		for _, k := range e.elems[last].keys {

@@ -31,6 +31,7 @@ func seedAll(s *switchHarness) {
 		{"PATCH", "/config/BGPGlobal", `{"ASNum":"65010","RouterId":"192.0.2.1","Redistribution":[{"Sources":"CONNECTED,STATIC"}]}`},
 		{"POST", "/config/LogicalIntf", `{"Name":"Loopback1"}`},
 		{"POST", "/config/IPv4Intf", `{"IntfRef":"Loopback1","IpAddr":"10.255.0.1/32"}`},
+		{"POST", "/config/IPv4Unnumbered", `{"IntfRef":"fpPort2","Interface":"Loopback1"}`},
 		{"POST", "/config/IPv4Route", `{"DestinationNw":"172.16.0.0","NetworkMask":"255.255.0.0","NextHop":[{"NextHopIp":"10.5.2.2","Weight":2},{"NextHopIp":"10.5.2.3"}]}`},
 		{"PATCH", "/config/LLDPGlobal", `{"Enable":true,"TranmitInterval":60}`},
 		{"POST", "/config/LLDPIntf", `{"IntfRef":"fpPort2","TxRxMode":"RxOnly"}`},

@@ -33,6 +33,12 @@ func dhcpRelayKinds() []*Kind {
 		},
 		{
 			Name: "DhcpRelayIntf", Class: Config,
+			// EOS's and IOS's words in a port's context: each `ip
+			// helper-address <server>` adds a server.
+			CLI: &CLICommand{Words: []string{"ip", "helper-address"}, Prompt: []string{"ip", "helper"}, Value: "ServerIp", Parents: []string{"Port"}, Inherit: "IntfRef",
+				Brief: []string{"IntfRef:Interface", "ServerIp:Servers", "Vrf:VRF", "TotalDhcpClientRx:Requests", "TotalDhcpClientTx:Answers"},
+				Shows: []CLIShow{{Words: []string{"ip", "dhcp", "relay"}, Doc: "The relay interfaces: servers, VRF and the relayed counts",
+					Columns: []string{"IntfRef:Interface", "Enable:Relays", "ServerIp:Servers", "Vrf:VRF", "TotalDhcpClientRx:From Clients", "TotalDhcpClientTx:To Clients", "TotalDhcpServerTx:To Servers", "TotalDhcpServerRx:From Servers"}}}},
 			Doc: "DHCP relay on one interface: its clients' requests go to ServerIp, with option 82 whose circuit id names the interface the request came in on. The interface needs an IPv4 address (IPv4Intf): it is the relay's gateway address (giaddr), to which the servers answer.",
 			Fields: []*Field{
 				{Name: "IntfRef", Type: String, Key: true, Format: FormatIntfRef, Ref: "Port", Doc: "the clients' interface: a port, a VLAN interface (vlan10); FlexSwitch's IfIndex, by name"},

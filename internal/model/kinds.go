@@ -16,7 +16,7 @@ func Builtin() *Registry {
 	// the families it refers to.
 	r, err := NewRegistry(slices.Concat(
 		builtinKinds(), systemKinds(), lldpKinds(),
-		routeKinds(), ipv6Kinds(), evpnKinds(),
+		routeKinds(), ipv6Kinds(), unnumberedKinds(), evpnKinds(),
 		aaaKinds(), ztpKinds(), intentKinds(),
 		aclKinds(), policyKinds(), bfdKinds(), dhcpRelayKinds(),
 	)...)

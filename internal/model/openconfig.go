@@ -1,5 +1,7 @@
 package model
 
+import "slices"
+
 // OpenConfigLeaf is one OpenConfig leaf that means the same as a field of
 // a kind (gNMI's openconfig origin).
 //
@@ -263,5 +265,5 @@ func OpenConfigLeaves() []OpenConfigLeaf {
 		ocState(ocACLEntryPath+"/state/description", "AclRuleState", "RuleName", ""),
 		ocState(ocACLEntryPath+"/state/matched-packets", "AclRuleState", "MatchedPackets", "counter"),
 		ocState(ocACLEntryPath+"/state/matched-octets", "AclRuleState", "MatchedBytes", "counter"),
-	}, policyOpenConfigLeaves()...)
+	}, slices.Concat(policyOpenConfigLeaves(), unnumberedOpenConfigLeaves(), evpnOpenConfigLeaves())...)
 }

@@ -93,6 +93,10 @@ type Backend struct {
 	// leaving its LAG takes its Port's AdminState) is the commit's, not
 	// the applied one, when the commit changes it too.
 	applyingPorts map[string]model.Object
+	// applyingAddrs are likewise the IPv4Intfs of the changes (nil: a
+	// delete): the address a loopback lends to an unnumbered interface
+	// made in the same commit (unnumbered.go).
+	applyingAddrs map[string]model.Object
 	replayed      bool // the first Apply (the engine's replay) has run
 	batches       int  // batches of several commits applied in one pass
 	// crashAfterKernel, set by tests, makes Apply stop after its kernel
@@ -517,11 +521,14 @@ func (b *Backend) apply(ctx context.Context, changes []backend.Change, journal b
 			return err
 		}
 	}
-	b.applyingPorts = map[string]model.Object{}
-	defer func() { b.applyingPorts = nil }()
+	b.applyingPorts, b.applyingAddrs = map[string]model.Object{}, map[string]model.Object{}
+	defer func() { b.applyingPorts, b.applyingAddrs = nil, nil }()
 	for _, c := range changes {
-		if c.Kind.Name == "Port" && c.Op != backend.Delete {
+		switch {
+		case c.Kind.Name == "Port" && c.Op != backend.Delete:
 			b.applyingPorts[c.Key] = c.After
+		case c.Kind.Name == "IPv4Intf":
+			b.applyingAddrs[c.Key] = c.After
 		}
 	}
 	for _, c := range changes {

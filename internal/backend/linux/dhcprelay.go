@@ -94,7 +94,7 @@ func (b *Backend) relayDaemonConfig(c relayConfig) (dhcrelay.Config, error) {
 // to a VRF device, or a VRF's namespace) and lists its upstream
 // interfaces: the VRF's interfaces that route (not a bridge's, a bond's
 // or a VRF device's member in the switch's namespace, not lo), except the
-// clients' own.
+// clients' own, and which of them have an IPv4 address.
 func (b *Backend) placeRelay(vrf string, v *dhcrelay.VRF) error {
 	h, err := b.k.handleOf(vrf)
 	if err != nil {
@@ -125,6 +125,13 @@ func (b *Backend) placeRelay(vrf string, v *dhcrelay.VRF) error {
 			continue
 		}
 		v.Upstream = append(v.Upstream, a.Name)
+		addrs, err := h.AddrList(l, netlink.FAMILY_V4)
+		if err != nil {
+			return fmt.Errorf("DHCP relay in VRF %s: addresses of %s: %w", vrf, a.Name, err)
+		}
+		if len(addrs) > 0 {
+			v.Addressed = append(v.Addressed, a.Name)
+		}
 	}
 	return nil
 }

@@ -28,15 +28,7 @@ import (
 // lists in one VRF (dhcrelay cannot), each refused with the dhcrelay
 // running as it was. A killed dhcrelay is started again.
 func TestDHCPRelayOnLinux(t *testing.T) {
-	needProgram(t, "isc-dhcp-relay", "/usr/sbin/dhcrelay")
-	needProgram(t, "nftables", "/usr/sbin/nft")
-	l := newLabNamed(t, "dr", 2, KernelOptions{})
-	l.k.Close()
-	l.k = nil
-	dir := daemonDir(t, l.prefix)
-	s := startSwitch(t, l, t.TempDir(), func(o *switchOptions) {
-		o.DHCPRelay = &dhcrelay.Options{Dir: filepath.Join(dir, "dhcrelay")}
-	})
+	l, s, _ := startRelaySwitch(t, "dr")
 
 	// The server: 10.0.2.1 behind fpPort2, leasing in the clients' subnet.
 	l.host(2, "ip", "addr", "add", "10.0.2.1/24", "dev", "eth0")
@@ -201,4 +193,24 @@ func relayedOnce(t *testing.T, st map[string]any) {
 	if n("TotalDhcpClientRx") < 2 || n("TotalDhcpServerRx") < 2 || n("TotalDhcpServerTx") != n("TotalDhcpClientRx") || n("TotalDhcpClientTx") != n("TotalDhcpServerRx") {
 		t.Errorf("DhcpRelayIntfState %v: want 2 requests or more from clients, each relayed to the server once, and 2 answers or more, each relayed to the client once", st)
 	}
+}
+
+// startRelaySwitch starts a switch of two ports, each to a host, that
+// runs its DHCP relays with dhcrelay (and its other daemons as tweaks
+// say), in dir.
+func startRelaySwitch(t *testing.T, area string, tweaks ...func(o *switchOptions, dir string)) (l *lab, s *sw, dir string) {
+	t.Helper()
+	needProgram(t, "isc-dhcp-relay", "/usr/sbin/dhcrelay")
+	needProgram(t, "nftables", "/usr/sbin/nft")
+	l = newLabNamed(t, area, 2, KernelOptions{})
+	l.k.Close()
+	l.k = nil
+	dir = daemonDir(t, l.prefix)
+	s = startSwitch(t, l, t.TempDir(), func(o *switchOptions) {
+		o.DHCPRelay = &dhcrelay.Options{Dir: filepath.Join(dir, "dhcrelay")}
+		for _, tweak := range tweaks {
+			tweak(o, dir)
+		}
+	})
+	return l, s, dir
 }

@@ -63,12 +63,15 @@ func ipv6Addr(o model.Object) (netip.Prefix, error) {
 	return p, nil
 }
 
-// vrfOfIntf is the VRF an interface is in: its IPv4Intf's, else the
-// default. Callers hold b.mu (an apply does), as loopbackConfig's.
+// vrfOfIntf is the VRF an interface is in: its IPv4Intf's or its
+// IPv4Unnumbered's, else the default. Callers hold b.mu (an apply does),
+// as loopbackConfig's.
 func (b *Backend) vrfOfIntf(ref string) string {
-	for _, in := range b.applied["IPv4Intf"] {
-		if in.Str("IntfRef") == ref {
-			return in.Str("Vrf")
+	for _, kind := range []string{"IPv4Intf", "IPv4Unnumbered"} {
+		for _, in := range b.applied[kind] {
+			if in.Str("IntfRef") == ref {
+				return in.Str("Vrf")
+			}
 		}
 	}
 	return "default"

@@ -31,8 +31,10 @@ var drivers = map[string]*driver{
 	"LaPortChannel": lagDriver,
 	"Vrf":           vrfDriver,
 	"IPv4Intf":      ipv4IntfDriver,
-	"Vlan":          vlanDriver,
-	"Span":          spanDriver,
+	// An unnumbered interface: its loopback's address as a /32 (unnumbered.go).
+	"IPv4Unnumbered": ipv4UnnumberedDriver,
+	"Vlan":           vlanDriver,
+	"Span":           spanDriver,
 	// LogicalIntf is a loopback: a dummy device, or addresses on lo.
 	"LogicalIntf": logicalIntfDriver,
 	// IPv4Route is a static route: proto static in the VRF's table.

@@ -104,7 +104,8 @@ func New(opts Options) *Sim {
 // AS, and the interfaces and static routes of its routing table.
 var tracked = map[string]bool{"Port": true, "LaPortChannel": true, "Span": true, "BGPGlobal": true, "Vlan": true, "IPv4Intf": true, "IPv4Route": true, "IPv6Intf": true, "IPv6Route": true,
 	"BGPv4Neighbor": true, "BGPv6Neighbor": true, "BGPv4PeerGroup": true, "VxlanEndpoint": true, "VxlanInstance": true, "EvpnL3Vni": true,
-	"Acl": true, "AclRule": true, "BfdGlobal": true, "BfdSessionParam": true, "BfdSession": true, "DhcpRelayIntf": true}
+	"Acl": true, "AclRule": true, "BfdGlobal": true, "BfdSessionParam": true, "BfdSession": true, "DhcpRelayIntf": true,
+	"IPv4Unnumbered": true}
 
 // Name implements backend.Backend.
 func (s *Sim) Name() string { return "sim" }
@@ -185,8 +186,9 @@ func (s *Sim) Dataplane() map[string]*backend.Driver {
 		"LogicalIntf":        {Apply: s.record, Replay: true}, // its interface id (IfIndex) is given again at start
 		"Span":               {Check: checkSpan, Apply: s.record, Replay: true},
 	}
-	maps.Copy(ds, s.vxlanDrivers()) // evpn.go
-	maps.Copy(ds, s.aclDrivers())   // acl.go
+	maps.Copy(ds, s.vxlanDrivers())      // evpn.go
+	maps.Copy(ds, s.aclDrivers())        // acl.go
+	maps.Copy(ds, s.unnumberedDrivers()) // unnumbered.go
 	for _, name := range compatStateKinds {
 		if ds[name] != nil {
 			s.withCompatState(name, ds[name])

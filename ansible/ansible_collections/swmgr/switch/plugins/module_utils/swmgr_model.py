@@ -1784,6 +1784,35 @@ MODEL = json.loads(r'''{
     }
    ]
   },
+  "IPv4Unnumbered": {
+   "module": "swmgr_ipv4_unnumbered",
+   "singleton": false,
+   "creatable": true,
+   "keys": [
+    "IntfRef"
+   ],
+   "fields": [
+    {
+     "option": "intf_ref",
+     "name": "IntfRef",
+     "type": "str",
+     "key": true,
+     "settable": true
+    },
+    {
+     "option": "interface",
+     "name": "Interface",
+     "type": "str",
+     "settable": true
+    },
+    {
+     "option": "vrf",
+     "name": "Vrf",
+     "type": "str",
+     "settable": true
+    }
+   ]
+  },
   "IPv6Intf": {
    "module": "swmgr_ipv6_intf",
    "singleton": false,
