@@ -64,12 +64,12 @@ func familyCounts(n frr.NeighborState, v6 bool) frr.PrefixCounts {
 	return n.IPv4Unicast
 }
 
-// setPrefixCounts fills the state's prefix counters. FRR keeps no count
-// of what a neighbor sent before inbound policy (without soft
-// reconfiguration), and swmgr applies none yet: received is accepted.
+// setPrefixCounts fills the state's prefix counters: received before
+// inbound policy, accepted after it (internal/frr/policyfamily.go).
 func setPrefixCounts(st model.Object, c frr.PrefixCounts) {
-	st["PrefixesReceived"] = int64(c.Accepted)
+	st["PrefixesReceived"] = int64(c.Received)
 	st["PrefixesAccepted"] = int64(c.Accepted)
+	st["PrefixesInstalled"] = int64(c.Installed)
 	st["PrefixesAdvertised"] = int64(c.Advertised)
 }
 
