@@ -304,15 +304,26 @@ func objectWrite(e *ocEntry, p *gpb.Path, filters []ocFilter) (*ocWrite, error) 
 // delete may name.
 func (t *ocTree) leafEntry(p *gpb.Path) (*ocEntry, []ocFilter, error) {
 	var above bool
+	var refused *ocEntry // a leaf whose key its conversion refuses: another kind's entry may take it
+	var refusedFilters []ocFilter
 	for _, e := range t.entries {
 		filters, ok := e.match(p.GetElem())
 		if !ok {
 			continue
 		}
 		if len(e.elems) == len(p.GetElem()) {
+			if !keysConvert(filters) {
+				if refused == nil {
+					refused, refusedFilters = e, filters
+				}
+				continue
+			}
 			return e, filters, nil
 		}
 		above = true
+	}
+	if refused != nil {
+		return refused, refusedFilters, nil // its write tells the key's error
 	}
 	if above {
 		return nil, nil, nil
@@ -349,7 +360,7 @@ func (t *ocTree) entryDelete(p *gpb.Path) (write, error) {
 				own = append(own, k)
 			}
 		}
-		if len(own) == 0 || len(elems[last].GetKey()) == 0 {
+		if len(own) == 0 || len(elems[last].GetKey()) == 0 || !keysConvert(filters) {
 			continue
 		}
 		ow, err := objectWrite(e, p, filters)

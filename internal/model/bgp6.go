@@ -266,6 +266,17 @@ func prefixCounterFields() []*Field {
 	}
 }
 
+// unnumberedIPv6CounterFields are the IPv6 unicast prefix counts of a
+// BGPv4Neighbor by interface (unnumbered), which carries both families; 0
+// for one by address (IPv4 unicast only).
+func unnumberedIPv6CounterFields() []*Field {
+	var out []*Field
+	for _, f := range prefixCounterFields() {
+		out = append(out, &Field{Name: "IPv6" + f.Name, Type: f.Type, Doc: "IPv6 unicast (an unnumbered neighbor's): " + f.Doc})
+	}
+	return out
+}
+
 // parseIPv6Why is what is wrong with s as an IPv6 address, "" if nothing.
 func parseIPv6Why(s string) string {
 	_, why := parseIPv6(s)
