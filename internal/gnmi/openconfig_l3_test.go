@@ -27,7 +27,7 @@ func TestOpenConfigBGPNeighbors(t *testing.T) {
 		fx.f.Edit(model.Create, "PolicyDefinition", model.Object{"Name": "FROM-PEER", "Priority": int64(1), "StatementList": []model.Object{{"Priority": int64(1), "Statement": "ALL"}}}),
 		fx.f.Edit(model.Create, "BGPv4PeerGroup", model.Object{"Name": "SPINES", "PeerAS": "65100", "Description": "spines"}),
 		fx.f.Edit(model.Create, "BGPv6PeerGroup", model.Object{"Name": "LEAVES6", "PeerAS": "65200"}),
-		fx.f.Edit(model.Create, "BGPv4Neighbor", model.Object{"NeighborAddress": "10.0.0.2", "PeerAS": "65002", "AdjRIBInFilter": "FROM-PEER"}),
+		fx.f.Edit(model.Create, "BGPv4Neighbor", model.Object{"NeighborAddress": "10.0.0.2", "PeerAS": "65002", "AdjRIBInFilter": "FROM-PEER", "AuthPassword": "s3cret"}),
 		fx.f.Edit(model.Create, "BGPv4Neighbor", model.Object{"IntfRef": "fpPort1", "PeerGroup": "SPINES"}),
 		fx.f.Edit(model.Create, "BGPv6Neighbor", model.Object{"NeighborAddress": "2001:db8::2", "PeerGroup": "LEAVES6", "Disabled": true}),
 	)
@@ -64,6 +64,11 @@ func TestOpenConfigBGPNeighbors(t *testing.T) {
 		}
 		if got != want {
 			t.Errorf("state %s = %s, want %s", path, got, want)
+		}
+	}
+	for path, v := range cfg {
+		if strings.Contains(v, "s3cret") {
+			t.Errorf("a read returns the neighbor's password: %s = %s", path, v)
 		}
 	}
 	// A neighbor by address carries no IPv6 unicast.
