@@ -79,7 +79,6 @@ func setFamilyCounts(st model.Object, prefix string, c frr.PrefixCounts) {
 	st[prefix+"PrefixesAdvertised"] = int64(c.Advertised)
 }
 
-
 // bgpRouteLister lists BGP's table of one family from FRR.
 func (b *Backend) bgpRouteLister(v6 bool) func(context.Context) ([]model.Object, error) {
 	return func(ctx context.Context) ([]model.Object, error) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/swmgr/swmgr/internal/backend"
+	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/frr"
 	"github.com/swmgr/swmgr/internal/frr/frrtest"
 	"github.com/swmgr/swmgr/internal/model"
@@ -29,23 +30,13 @@ func TestIPv6PolicyOnLinux(t *testing.T) {
 	for _, a := range []string{"2001:db8:ff::2/128", "2001:db8:ff::3/128"} {
 		l.host(1, "ip", "-6", "addr", "add", a, "dev", "lo")
 	}
-	s.mustCommit(
-		s.edit(backend.Update, "Port", model.Object{"IntfRef": "fpPort1", "AdminState": "UP"}),
-		s.edit(backend.Create, "IPv6Intf", model.Object{"IntfRef": "fpPort1"}),
+	key := establishSpines(t, s,
 		s.edit(backend.Create, "LogicalIntf", model.Object{"Name": "Loopback1"}),
 		s.edit(backend.Create, "IPv4Intf", model.Object{"IntfRef": "Loopback1", "IpAddr": "10.255.0.1/32"}),
 		s.edit(backend.Create, "IPv6Intf", model.Object{"IntfRef": "Loopback1", "IpAddr": "2001:db8:ff::1/128", "LinkIp": false}),
 		s.edit(backend.Create, "LogicalIntf", model.Object{"Name": "Loopback9"}),
 		s.edit(backend.Create, "IPv6Intf", model.Object{"IntfRef": "Loopback9", "IpAddr": "2001:db8:ff::9/128", "LinkIp": false}),
-		s.edit(backend.Update, "BGPGlobal", model.Object{"Vrf": "default", "ASNum": "65001", "RouterId": "10.255.0.1",
-			"Redistribution": []model.Object{{"Sources": "CONNECTED"}}}),
-		s.edit(backend.Create, "BGPv4PeerGroup", model.Object{"Name": "SPINES", "PeerAS": "external", "HoldTime": int64(9), "KeepaliveTime": int64(3), "ConnectRetryTime": int64(1)}),
-		s.edit(backend.Create, "BGPv4Neighbor", model.Object{"IntfRef": "fpPort1", "PeerGroup": "SPINES"}),
 	)
-	key := model.Object{"Vrf": "default", "NeighborAddress": "", "IntfRef": "fpPort1"}
-	if !eventually(60*time.Second, func() bool { return num(s.stateOf("BGPv4Neighbor", key)["SessionState"]) == 6 }) {
-		t.Fatalf("the session is not Established: %v", s.stateOf("BGPv4Neighbor", key))
-	}
 	// has says whether ns's BGP table and kernel table hold prefix.
 	has := func(ns, vty, family, prefix string) (bgp, kernel bool) {
 		afi := map[string]string{"-4": "ipv4", "-6": "ipv6"}[family]
@@ -120,4 +111,27 @@ func TestIPv6PolicyOnLinux(t *testing.T) {
 	if plan, err := s.be.FRR().Plan(t.Context(), cfg); err != nil || len(plan) != 0 {
 		t.Errorf("FRR does not run what swmgr rendered; it would still send %q (%v)", plan, err)
 	}
+}
+
+// establishSpines commits the switch's side of an unnumbered session on
+// fpPort1 (IPv6 on the port for its link-local address, the loopbacks
+// given, BGPGlobal AS 65001 redistributing them, the neighbor in peer
+// group SPINES with fast timers) and waits for it to be Established; it
+// returns the neighbor's key.
+func establishSpines(t *testing.T, s *sw, loopbacks ...engine.Edit) model.Object {
+	t.Helper()
+	s.mustCommit(append(append([]engine.Edit{
+		s.edit(backend.Update, "Port", model.Object{"IntfRef": "fpPort1", "AdminState": "UP"}),
+		s.edit(backend.Create, "IPv6Intf", model.Object{"IntfRef": "fpPort1"}),
+	}, loopbacks...),
+		s.edit(backend.Update, "BGPGlobal", model.Object{"Vrf": "default", "ASNum": "65001", "RouterId": "10.255.0.1",
+			"Redistribution": []model.Object{{"Sources": "CONNECTED"}}}),
+		s.edit(backend.Create, "BGPv4PeerGroup", model.Object{"Name": "SPINES", "PeerAS": "external", "HoldTime": int64(9), "KeepaliveTime": int64(3), "ConnectRetryTime": int64(1)}),
+		s.edit(backend.Create, "BGPv4Neighbor", model.Object{"IntfRef": "fpPort1", "PeerGroup": "SPINES"}),
+	)...)
+	key := model.Object{"Vrf": "default", "NeighborAddress": "", "IntfRef": "fpPort1"}
+	if !eventually(60*time.Second, func() bool { return num(s.stateOf("BGPv4Neighbor", key)["SessionState"]) == 6 }) {
+		t.Fatalf("the session is not Established: %v", s.stateOf("BGPv4Neighbor", key))
+	}
+	return key
 }
