@@ -80,6 +80,21 @@ func BenchmarkSoftReconfigMemory(b *testing.B) {
 	}
 	waitFor(b, "the Adj-RIB-In filled", 5*time.Minute, learned(uint32(routes)))
 	b.ReportMetric(memoryOf(b, l, "BGP adj in")/float64(routes), "adj-in-bytes/route")
+	// A read of the neighbors' state with its prefix-counts walk, against
+	// the neighbor list alone (FRR's JSON).
+	const reads = 5
+	start := time.Now()
+	for range reads {
+		if _, err := l.sw.Neighbors(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(time.Since(start).Milliseconds())/reads, "ms/state-read")
+	start = time.Now()
+	for range reads {
+		run(b, "ip", "netns", "exec", l.switchNS, "vtysh", "--vty_socket", l.swDir, "-c", "show bgp ipv4 unicast neighbors "+l.peerAddr+" prefix-counts json")
+	}
+	b.ReportMetric(float64(time.Since(start).Milliseconds())/reads, "ms/walk-by-vtysh")
 	b.ReportMetric(table, "table-bytes/route")
 	b.ReportMetric(float64(routes), "routes")
 }
