@@ -3,6 +3,7 @@ package frr
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -52,6 +53,10 @@ func (r *Router) addWalkCounts(ctx context.Context, ns []NeighborState) error {
 			}
 			cmd := fmt.Sprintf("show bgp vrf %s %s unicast neighbors %s prefix-counts json", n.VRF, f.afi, name)
 			out, err := c.run(cmd)
+			var rejected *RejectedError
+			if errors.As(err, &rejected) {
+				continue // gone since the list was read: its counts stay FRR's list's
+			}
 			if err != nil {
 				return fmt.Errorf("frr: %s: %w", cmd, err)
 			}
