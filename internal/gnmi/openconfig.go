@@ -274,6 +274,10 @@ var ocConvs = map[string]ocConv{
 	"ornone":      orNoneConv,
 	"bfdstate":    enumMap("up", "UP", "down", "DOWN", "init", "INIT", "admin_down", "ADMIN_DOWN"),
 	"mstous":      msToUsConv,
+	"msgrxupd":    messageCount("Received", "Update"),
+	"msgrxnotif":  messageCount("Received", "Notification"),
+	"msgtxupd":    messageCount("Sent", "Update"),
+	"msgtxnotif":  messageCount("Sent", "Notification"),
 	// An optional number: 0 is no leaf.
 	"nonzero": {to: func(raw json.RawMessage, _ bool) (json.RawMessage, bool) { return raw, rawText(raw) != "0" }},
 	// An optional value: "" is no leaf.

@@ -207,3 +207,16 @@ func onceEach(out []leaf, from int, seen map[string]bool) []leaf {
 	}
 	return kept
 }
+
+// messageCount is one count of a BGP neighbor's Messages record
+// (FlexSwitch's {Sent, Received} x {Update, Notification}), a counter.
+func messageCount(dir, kind string) ocConv {
+	return ocConv{to: func(raw json.RawMessage, ietf bool) (json.RawMessage, bool) {
+		var m map[string]map[string]uint64
+		if json.Unmarshal(raw, &m) != nil || m[dir] == nil {
+			return nil, false
+		}
+		n, ok := m[dir][kind]
+		return uint64Leaf(n, ietf), ok
+	}}
+}

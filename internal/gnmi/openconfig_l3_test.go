@@ -49,6 +49,7 @@ func TestOpenConfigBGPNeighbors(t *testing.T) {
 		}
 	}
 	for path, want := range map[string]string{
+		nbr("10.0.0.2") + "/state/messages/received/UPDATE":                                                    `"0"`,
 		nbr("10.0.0.2") + "/state/session-state":                                                               `"IDLE"`,
 		nbr("fpPort1") + "/state/neighbor-address":                                                             `"fpPort1"`,
 		nbr("10.0.0.2") + "/afi-safis/afi-safi[afi-safi-name=IPV4_UNICAST]/state/prefixes/received":            `0`,

@@ -47,7 +47,11 @@ func routingOpenConfigLeaves() []OpenConfigLeaf {
 			ocState(nbr+"/state/peer-group", k.kind, "PeerGroup", "nonempty"),
 			ocState(nbr+"/state/session-state", k.kind, "SessionState", "bgpstate"),
 			ocState(nbr+"/state/established-transitions", k.kind, "ConnectionsEstablished", "counter"),
-			ocState(nbr+"/state/peer-type", k.kind, "PeerType", "peertype"))
+			ocState(nbr+"/state/peer-type", k.kind, "PeerType", "peertype"),
+			ocState(nbr+"/state/messages/received/UPDATE", k.kind, "Messages", "msgrxupd"),
+			ocState(nbr+"/state/messages/received/NOTIFICATION", k.kind, "Messages", "msgrxnotif"),
+			ocState(nbr+"/state/messages/sent/UPDATE", k.kind, "Messages", "msgtxupd"),
+			ocState(nbr+"/state/messages/sent/NOTIFICATION", k.kind, "Messages", "msgtxnotif"))
 		out = append(out, afiSafiLeaves(nbr+"/afi-safis/afi-safi[afi-safi-name="+k.afi+"]", k.kind, "")...)
 	}
 	// An unnumbered BGPv4Neighbor carries IPv6 unicast too.
