@@ -90,6 +90,10 @@ func TestOpenConfigBGPNeighbors(t *testing.T) {
 			code: codes.InvalidArgument, msg: "one policy"},
 		{name: "a zone without an address", upd: [][2]string{{nbr("x%fpPort1") + "/config/peer-as", `1`}},
 			code: codes.InvalidArgument, msg: "address%interface"},
+		{name: "a delete of a zone without an address", del: []string{nbr("x%fpPort1")},
+			code: codes.InvalidArgument, msg: "address%interface"},
+		{name: "the IPv6 neighbor's delete", del: []string{nbr("2001:db8::3")},
+			get: nbr("2001:db8::3") + "/config/peer-as", want: nil},
 	})
 }
 

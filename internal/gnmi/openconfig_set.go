@@ -339,6 +339,8 @@ func (t *ocTree) entryDelete(p *gpb.Path) (write, error) {
 		return write{}, unmapped(p)
 	}
 	last := len(elems) - 1
+	var refused *ocEntry // an entry whose key conversion refuses the path's key: another kind's may take it
+	var refusedFilters []ocFilter
 	for _, e := range t.entries {
 		if len(e.elems) <= len(elems) {
 			continue
@@ -360,7 +362,13 @@ func (t *ocTree) entryDelete(p *gpb.Path) (write, error) {
 				own = append(own, k)
 			}
 		}
-		if len(own) == 0 || len(elems[last].GetKey()) == 0 || !keysConvert(filters) {
+		if len(own) == 0 || len(elems[last].GetKey()) == 0 {
+			continue
+		}
+		if !keysConvert(filters) {
+			if refused == nil {
+				refused, refusedFilters = e, filters
+			}
 			continue
 		}
 		ow, err := objectWrite(e, p, filters)
@@ -376,6 +384,10 @@ func (t *ocTree) entryDelete(p *gpb.Path) (write, error) {
 			ow.drop = true
 		}
 		return write{op: opDelete, path: p, kind: e.kind, sel: sel{kind: e.kind, keys: ow.keys}, oc: ow}, nil
+	}
+	if refused != nil { // no kind takes the key: its conversion says why
+		_, err := objectWrite(refused, p, refusedFilters)
+		return write{}, err
 	}
 	return write{}, unmapped(p)
 }
