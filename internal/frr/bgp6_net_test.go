@@ -19,13 +19,7 @@ import (
 // nothing is left to send (a line in another form would be sent again at
 // every commit, and a removal would miss it).
 func TestBGPv6RenderIsFRRsForm(t *testing.T) {
-	frrtest.Need(t)
-	dir := frrtest.Dir(t, "b6form")
-	ns := filepath.Base(dir)
-	run(t, "ip", "netns", "add", ns)
-	t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
-	run(t, "ip", "-n", ns, "link", "add", "eth9", "type", "veth", "peer", "name", "eth9p")
-	r := frrtest.StartRouter(t, dir, ns)
+	r := routerAlone(t, "b6form", "eth9")
 	ctx := context.Background()
 	cfg := frrtest.BGPv6Config()
 	if err := r.Apply(ctx, cfg); err != nil {
@@ -95,14 +89,7 @@ func TestBGPv6RenderIsFRRsForm(t *testing.T) {
 // IPv4 neighbor's in IPv4 unicast only, a BGPv6Neighbor's in IPv6 unicast
 // only; FRR prints them back as rendered, so nothing is left to send.
 func TestGroupFiltersInBothFamiliesAreFRRsForm(t *testing.T) {
-	frrtest.Need(t)
-	dir := frrtest.Dir(t, "pfam")
-	ns := filepath.Base(dir)
-	run(t, "ip", "netns", "add", ns)
-	t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
-	run(t, "ip", "-n", ns, "link", "add", "eth9", "type", "veth", "peer", "name", "eth9p")
-	run(t, "ip", "-n", ns, "link", "add", "eth8", "type", "veth", "peer", "name", "eth8p")
-	r := frrtest.StartRouter(t, dir, ns)
+	r := routerAlone(t, "pfam", "eth9", "eth8")
 	ctx := context.Background()
 	cfg := frr.Config{
 		Instances:  []frr.Instance{{ASNum: "65001"}},
@@ -151,4 +138,21 @@ func TestGroupFiltersInBothFamiliesAreFRRsForm(t *testing.T) {
 	if cmds, err := r.Plan(ctx, cfg); err != nil || len(cmds) != 0 {
 		t.Fatalf("after the apply, still to send: %q (%v)\nrunning:\n%s", cmds, err, running)
 	}
+}
+
+// routerAlone starts an FRR in a namespace of its own (its directory and
+// namespace named after prefix) with veth devices of these names, their
+// peers left unconnected: enough for FRR to take and print a
+// configuration naming them.
+func routerAlone(t *testing.T, prefix string, devs ...string) *frr.Router {
+	t.Helper()
+	frrtest.Need(t)
+	dir := frrtest.Dir(t, prefix)
+	ns := filepath.Base(dir)
+	run(t, "ip", "netns", "add", ns)
+	t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
+	for _, d := range devs {
+		run(t, "ip", "-n", ns, "link", "add", d, "type", "veth", "peer", "name", d+"p")
+	}
+	return frrtest.StartRouter(t, dir, ns)
 }
