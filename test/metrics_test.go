@@ -75,6 +75,8 @@ func TestMetricsFollowConventions(t *testing.T) {
 		`swmgr_bgp_peer_state{peer="10.1.1.2",peer_as="65002",vrf="default"} 1`,
 		`swmgr_bgp_peer_messages_received_update_total{peer="10.1.1.2",peer_as="65002",vrf="default"} 0`,
 		`swmgr_bgp_peer_prefixes_received{`,
+		`swmgr_bgp_peer_prefixes_received_pre_policy{peer="10.1.1.2",peer_as="65002",vrf="default"} 0`,
+		`swmgr_bgp_peer_prefixes_installed{peer="10.1.1.2",peer_as="65002",vrf="default"} 0`,
 		`swmgr_ntp_source_stratum{source="192.0.2.10"} 16`,
 		`swmgr_ntp_source_offset_seconds{source="192.0.2.10"}`,
 		"swmgr_commit_confirm_pending 0",

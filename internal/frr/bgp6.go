@@ -99,8 +99,10 @@ func placeFamilies(b *block, n Neighbor, af []string) {
 	if !n.IPv6 {
 		b.af = append(b.af, af...)
 		if n.NeighborAddress == "" {
-			// Unnumbered: IPv6 routes beside the IPv4 ones (RFC 8950).
+			// Unnumbered: IPv6 routes beside the IPv4 ones (RFC 8950),
+			// through the same filters (policyfamily.go).
 			b.af6 = append(b.af6, p+"activate")
+			b.af6 = append(b.af6, ipv6PolicyLines(n)...)
 		}
 		return
 	}
@@ -115,7 +117,8 @@ func placeFamilies(b *block, n Neighbor, af []string) {
 // IPv6 group, its activations, to the groups' lines of each family.
 func placeGroupFamilies(g Neighbor, af, groupAF, groupAF6 []string) ([]string, []string) {
 	if !g.IPv6 {
-		return append(groupAF, af...), groupAF6
+		// Its unnumbered members run IPv6 unicast too (policyfamily.go).
+		return append(groupAF, af...), append(groupAF6, ipv6PolicyLines(g)...)
 	}
 	p := "neighbor " + g.Name + " "
 	groupAF = append(groupAF, "no "+p+"activate")
@@ -123,19 +126,36 @@ func placeGroupFamilies(g Neighbor, af, groupAF, groupAF6 []string) ([]string, [
 	return groupAF, groupAF6
 }
 
-// PrefixCounts are a session's prefix counts in one address family.
+// PrefixCounts are a session's prefix counts in one address family
+// (prefixcounts.go).
 type PrefixCounts struct {
-	Accepted   uint32 // taken into BGP's table
+	// Received is what the neighbor announced, before inbound policy:
+	// FRR's Adj-RIB-In where it keeps one (soft-reconfiguration inbound,
+	// which swmgr sets with an inbound filter), else Accepted (nothing
+	// was dropped by policy).
+	Received   uint32
+	Accepted   uint32 // taken into BGP's table (after inbound policy)
+	Installed  uint32 // accepted and chosen as BGP's best path
 	Advertised uint32 // announced to the neighbor
+	// active: the session carries the family (FRR reports it);
+	// beforePolicy: FRR keeps the family's Adj-RIB-In.
+	active, beforePolicy bool
 }
 
 type frrPrefixCounts struct {
-	AcceptedPrefixCounter uint32 `json:"acceptedPrefixCounter"`
-	SentPrefixCounter     uint32 `json:"sentPrefixCounter"`
+	AcceptedPrefixCounter   *uint32 `json:"acceptedPrefixCounter"`
+	SentPrefixCounter       uint32  `json:"sentPrefixCounter"`
+	InboundSoftConfigPermit bool    `json:"inboundSoftConfigPermit"`
 }
 
 func (c frrPrefixCounts) counts() PrefixCounts {
-	return PrefixCounts{Accepted: c.AcceptedPrefixCounter, Advertised: c.SentPrefixCounter}
+	out := PrefixCounts{Advertised: c.SentPrefixCounter, beforePolicy: c.InboundSoftConfigPermit}
+	if c.AcceptedPrefixCounter != nil {
+		out.active = true
+		out.Accepted = *c.AcceptedPrefixCounter
+		out.Received, out.Installed = out.Accepted, out.Accepted
+	}
+	return out
 }
 
 // BGPRoute is one destination of BGP's table of one address family.

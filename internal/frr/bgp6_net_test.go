@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/swmgr/swmgr/internal/frr"
 	"github.com/swmgr/swmgr/internal/frr/frrtest"
 )
 
@@ -18,13 +19,7 @@ import (
 // nothing is left to send (a line in another form would be sent again at
 // every commit, and a removal would miss it).
 func TestBGPv6RenderIsFRRsForm(t *testing.T) {
-	frrtest.Need(t)
-	dir := frrtest.Dir(t, "b6form")
-	ns := filepath.Base(dir)
-	run(t, "ip", "netns", "add", ns)
-	t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
-	run(t, "ip", "-n", ns, "link", "add", "eth9", "type", "veth", "peer", "name", "eth9p")
-	r := frrtest.StartRouter(t, dir, ns)
+	r := routerAlone(t, "b6form", "eth9")
 	ctx := context.Background()
 	cfg := frrtest.BGPv6Config()
 	if err := r.Apply(ctx, cfg); err != nil {
@@ -86,4 +81,78 @@ func TestBGPv6RenderIsFRRsForm(t *testing.T) {
 	if cmds, _ := r.Plan(ctx, cfg); len(cmds) != 0 {
 		t.Errorf("after the removal, still to send: %q", cmds)
 	}
+}
+
+// TestGroupFiltersInBothFamiliesAreFRRsForm: a BGPv4PeerGroup's filters
+// (and the soft reconfiguration an inbound one brings) are in IPv4 and
+// IPv6 unicast, an unnumbered neighbor's of its own likewise, a numbered
+// IPv4 neighbor's in IPv4 unicast only, a BGPv6Neighbor's in IPv6 unicast
+// only; FRR prints them back as rendered, so nothing is left to send.
+func TestGroupFiltersInBothFamiliesAreFRRsForm(t *testing.T) {
+	r := routerAlone(t, "pfam", "eth9", "eth8")
+	ctx := context.Background()
+	cfg := frr.Config{
+		Instances:  []frr.Instance{{ASNum: "65001"}},
+		PeerGroups: []frr.Neighbor{{Name: "SPINES", PeerAS: "external", AdjRIBInFilter: "IN", AdjRIBOutFilter: "OUT"}},
+		Neighbors: []frr.Neighbor{
+			{NeighborAddress: "10.0.0.2", PeerGroup: "SPINES"},
+			{IntfRef: "eth9", PeerGroup: "SPINES"},
+			{IntfRef: "eth8", PeerAS: "external", AdjRIBInFilter: "IN"},
+			{NeighborAddress: "10.0.0.6", PeerAS: "65003", AdjRIBOutFilter: "OUT"},
+			{NeighborAddress: "2001:db8::2", PeerAS: "65002", AdjRIBInFilter: "IN", IPv6: true},
+		},
+		Policies: frr.Policies{
+			PrefixSets:  []frr.PrefixSet{{Name: "V6", Entries: []frr.PrefixEntry{{Prefix: "2001:db8::/32", MaskLengthRange: "32-128"}}}},
+			Conditions:  []frr.Condition{{Name: "IS-V6", Type: "MatchDstIpPrefix", PrefixSet: "V6"}},
+			Statements:  []frr.Statement{{Name: "DROP", Conditions: []string{"IS-V6"}, Action: "deny"}, {Name: "REST", Action: "permit"}},
+			Definitions: []frr.Definition{{Name: "IN", Statements: []string{"DROP", "REST"}, MatchAny: true}, {Name: "OUT", Statements: []string{"REST"}, MatchAny: true}},
+		},
+	}
+	if err := r.Apply(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	running := frrtest.RunningBGP(t, r)
+	v4, v6, _ := strings.Cut(running, "address-family ipv6 unicast")
+	for _, c := range []struct {
+		family, text string
+		want, not    []string
+	}{
+		{"IPv4 unicast", v4, []string{"neighbor SPINES soft-reconfiguration inbound", "neighbor SPINES route-map IN in", "neighbor SPINES route-map OUT out",
+			"neighbor eth8 soft-reconfiguration inbound", "neighbor eth8 route-map IN in", "neighbor 10.0.0.6 route-map OUT out"},
+			[]string{"neighbor 2001:db8::2 route-map"}},
+		{"IPv6 unicast", v6, []string{"neighbor SPINES soft-reconfiguration inbound", "neighbor SPINES route-map IN in", "neighbor SPINES route-map OUT out",
+			"neighbor eth8 route-map IN in", "neighbor 2001:db8::2 soft-reconfiguration inbound", "neighbor 2001:db8::2 route-map IN in"},
+			[]string{"neighbor 10.0.0.6 route-map"}},
+	} {
+		for _, w := range c.want {
+			if !strings.Contains(c.text, w) {
+				t.Errorf("%s has no %q:\n%s", c.family, w, running)
+			}
+		}
+		for _, n := range c.not {
+			if strings.Contains(c.text, n) {
+				t.Errorf("%s has %q:\n%s", c.family, n, running)
+			}
+		}
+	}
+	if cmds, err := r.Plan(ctx, cfg); err != nil || len(cmds) != 0 {
+		t.Fatalf("after the apply, still to send: %q (%v)\nrunning:\n%s", cmds, err, running)
+	}
+}
+
+// routerAlone starts an FRR in a namespace of its own (its directory and
+// namespace named after prefix) with veth devices of these names, their
+// peers left unconnected: enough for FRR to take and print a
+// configuration naming them.
+func routerAlone(t *testing.T, prefix string, devs ...string) *frr.Router {
+	t.Helper()
+	frrtest.Need(t)
+	dir := frrtest.Dir(t, prefix)
+	ns := filepath.Base(dir)
+	run(t, "ip", "netns", "add", ns)
+	t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
+	for _, d := range devs {
+		run(t, "ip", "-n", ns, "link", "add", d, "type", "veth", "peer", "name", d+"p")
+	}
+	return frrtest.StartRouter(t, dir, ns)
 }

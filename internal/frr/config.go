@@ -527,6 +527,7 @@ func renderPeer(n Neighbor, p string, localAS uint32) (router, af []string, err 
 	if !n.AddPathsRx {
 		af = append(af, p+"disable-addpath-rx")
 	}
+	af = append(af, softReconfigLines(n, p)...)
 	if n.MaxPrefixes > 0 {
 		line := fmt.Sprintf("%smaximum-prefix %d", p, n.MaxPrefixes)
 		pct := n.MaxPrefixesThresholdPct
@@ -544,14 +545,9 @@ func renderPeer(n Neighbor, p string, localAS uint32) (router, af []string, err 
 		}
 		af = append(af, line)
 	}
-	for _, f := range []struct{ name, dir string }{{n.AdjRIBInFilter, "in"}, {n.AdjRIBOutFilter, "out"}} {
-		if f.name == "" {
-			continue
-		}
-		if !wordRE.MatchString(f.name) {
-			return fail("filter %q is not a valid route-map name", f.name)
-		}
-		af = append(af, p+"route-map "+f.name+" "+f.dir)
+	filters, err := filterLines(n, p)
+	if err != nil {
+		return fail("%v", err)
 	}
-	return router, af, nil
+	return router, append(af, filters...), nil
 }

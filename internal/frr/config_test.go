@@ -94,6 +94,7 @@ maximum-paths ibgp 2
 neighbor 10.0.0.2 route-reflector-client
 neighbor 10.0.0.2 next-hop-self
 neighbor 10.0.0.2 addpath-tx-all-paths
+neighbor 10.0.0.2 soft-reconfiguration inbound
 neighbor 10.0.0.2 maximum-prefix 100 80 restart 2
 neighbor 10.0.0.2 route-map in1 in
 neighbor 10.0.0.2 route-map out1 out

@@ -249,7 +249,7 @@ func change(r, w block) []string {
 	}
 	// AF removals go first (they name neighbors the router-level commands
 	// may delete); AF additions last (they need the neighbors to exist).
-	afRemove, af6Remove, evpnRemove := removed(r.af, w.af), removed(r.af6, w.af6), removed(r.evpn, w.evpn)
+	afRemove, af6Remove, evpnRemove := softReconfigFirst(removed(r.af, w.af)), softReconfigFirst(removed(r.af6, w.af6)), removed(r.evpn, w.evpn)
 	router = append(router, removed(r.router, w.router)...)
 	router = append(router, added(r.router, w.router)...)
 	afAdd, af6Add, evpnAdd := added(r.af, w.af), added(r.af6, w.af6), added(r.evpn, w.evpn)

@@ -16,6 +16,7 @@ const policySample = `router bgp 65001
  address-family ipv4 unicast
   maximum-paths 1
   maximum-paths ibgp 1
+  neighbor 10.0.0.2 soft-reconfiguration inbound
   neighbor 10.0.0.2 route-map LEAF in
  exit-address-family
 exit
@@ -185,7 +186,7 @@ func TestPolicyDiffTouchesOnlyWhatChanged(t *testing.T) {
 		{"filter dropped, then its policy", func(c *Config) {
 			c.Neighbors[0].AdjRIBInFilter = ""
 			c.Policies.Definitions = nil
-		}, []string{"router bgp 65001", " address-family ipv4 unicast", "no neighbor 10.0.0.2 route-map LEAF in", " exit-address-family", "exit",
+		}, []string{"router bgp 65001", " address-family ipv4 unicast", "no neighbor 10.0.0.2 soft-reconfiguration inbound", "no neighbor 10.0.0.2 route-map LEAF in", " exit-address-family", "exit",
 			"no route-map LEAF permit 10", "no route-map LEAF deny 20"}},
 	}
 	for _, c := range cases {

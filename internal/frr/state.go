@@ -188,7 +188,11 @@ func (r *Router) Neighbors(ctx context.Context) ([]NeighborState, error) {
 	if err := r.showJSON(ctx, "bgpd", "show bgp vrf all neighbors json", &raw); err != nil {
 		return nil, err
 	}
-	return parseNeighbors(raw)
+	ns, err := parseNeighbors(raw)
+	if err != nil {
+		return nil, err
+	}
+	return ns, r.addWalkCounts(ctx, ns)
 }
 
 func parseNeighbors(raw map[string]map[string]json.RawMessage) ([]NeighborState, error) {
@@ -209,7 +213,6 @@ func parseNeighbors(raw map[string]map[string]json.RawMessage) ([]NeighborState,
 				UpdatesSent: n.MessageStats.UpdatesSent, UpdatesReceived: n.MessageStats.UpdatesRecv,
 				NotificationsSent: n.MessageStats.NotificationsSent, NotificationsRecv: n.MessageStats.NotificationsRecv,
 				InputQueue: n.MessageStats.DepthInq, OutputQueue: n.MessageStats.DepthOutq,
-				TotalPrefixes: n.AddressFamilyInfo.IPv4Unicast.AcceptedPrefixCounter,
 				ConnectionsUp: n.ConnectionsEstablished,
 				HoldTime:      uint32(n.HoldTimeMsecs / 1000), KeepaliveTime: uint32(n.KeepaliveMsecs / 1000),
 				ConnectRetryTime: n.ConnectRetrySecs,
@@ -217,6 +220,7 @@ func parseNeighbors(raw map[string]map[string]json.RawMessage) ([]NeighborState,
 				IPv6Unicast:      n.AddressFamilyInfo.IPv6Unicast.counts(),
 				PeerAddress:      n.NeighborAddr,
 			}
+			s.TotalPrefixes = s.IPv4Unicast.Accepted
 			if n.NbrExternalLink {
 				s.PeerType = 1
 			}

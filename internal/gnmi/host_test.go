@@ -17,7 +17,13 @@ import (
 // ocGet is the leaves a Get of an OpenConfig path answers, path -> JSON_IETF value.
 func ocGet(t *testing.T, fx *fixture, path string) map[string]string {
 	t.Helper()
-	r, err := fx.c.Get(context.Background(), &gpb.GetRequest{Path: []*gpb.Path{ocp(path)}, Encoding: gpb.Encoding_JSON_IETF, Type: gpb.GetRequest_STATE})
+	return ocGetOf(t, fx, path, "STATE")
+}
+
+// ocGetOf is ocGet of one data type (CONFIG, STATE, ALL).
+func ocGetOf(t *testing.T, fx *fixture, path, typ string) map[string]string {
+	t.Helper()
+	r, err := fx.c.Get(context.Background(), &gpb.GetRequest{Path: []*gpb.Path{ocp(path)}, Encoding: gpb.Encoding_JSON_IETF, Type: gpb.GetRequest_DataType(gpb.GetRequest_DataType_value[typ])})
 	if err != nil {
 		t.Fatalf("get %s: %v", path, err)
 	}

@@ -38,7 +38,7 @@ const OpenConfigRelease = "v5.9.0"
 // revision of the whole module.
 func ocModels() []*gpb.ModelData {
 	var out []*gpb.ModelData
-	for _, m := range []string{"openconfig-interfaces", "openconfig-if-ethernet", "openconfig-if-ip", "openconfig-vlan", "openconfig-if-aggregate", "openconfig-lacp", "openconfig-network-instance", "openconfig-local-routing", "openconfig-system", "openconfig-lldp", "openconfig-platform", "openconfig-procmon", "openconfig-aft", "openconfig-bgp", "openconfig-routing-policy", "openconfig-evpn"} {
+	for _, m := range []string{"openconfig-interfaces", "openconfig-if-ethernet", "openconfig-if-ip", "openconfig-vlan", "openconfig-if-aggregate", "openconfig-lacp", "openconfig-network-instance", "openconfig-local-routing", "openconfig-system", "openconfig-lldp", "openconfig-platform", "openconfig-procmon", "openconfig-aft", "openconfig-bgp", "openconfig-routing-policy", "openconfig-evpn", "openconfig-bfd"} {
 		out = append(out, &gpb.ModelData{Name: m, Organization: "OpenConfig working group", Version: OpenConfigRelease})
 	}
 	return out
@@ -57,6 +57,9 @@ type ocConv struct {
 	// leaf's value into the field's current one (nil or absent at a
 	// create).
 	part func(cur, v json.RawMessage) (json.RawMessage, error)
+	// shared, for a key, names an entry many objects make (a next-hop
+	// group): its leaves are given once.
+	shared bool
 }
 
 func jstr(s string) json.RawMessage { b, _ := json.Marshal(s); return b }
@@ -256,8 +259,25 @@ var ocConvs = map[string]ocConv{
 	}},
 	// An ACL's type (openconfig-acl's identities).
 	"acltype": enumMap(model.AclIPv4, "ACL_IPV4", model.AclIPv6, "ACL_IPV6", model.AclMAC, "ACL_L2"),
-	// The one AFI-SAFI swmgr's BGP sessions carry.
-	"ipv4unicast": {to: func(json.RawMessage, bool) (json.RawMessage, bool) { return jstr("IPV4_UNICAST"), true }},
+	// openconfig-bgp, openconfig-bfd and openconfig-aft (openconfig_l3.go).
+	"bgppeer4":    bgpPeerConv(false),
+	"bgppeer6":    bgpPeerConv(true),
+	"bgpstate":    enumMap("0", "IDLE", "1", "IDLE", "2", "CONNECT", "3", "ACTIVE", "4", "OPENSENT", "5", "OPENCONFIRM", "6", "ESTABLISHED"),
+	"peertype":    enumMap("0", "INTERNAL", "1", "EXTERNAL"),
+	"not":         notConv,
+	"policylist":  policyListConv,
+	"afi4":        fixedConv("IPV4_UNICAST"),
+	"afi6":        fixedConv("IPV6_UNICAST"),
+	"unnumbered6": unnumbered6Conv,
+	"nhgroup":     nextHopGroupConv,
+	"nhindex":     nextHopIndexConv,
+	"ornone":      orNoneConv,
+	"bfdstate":    enumMap("up", "UP", "down", "DOWN", "init", "INIT", "admin_down", "ADMIN_DOWN"),
+	"mstous":      msToUsConv,
+	"msgrxupd":    messageCount("Received", "Update"),
+	"msgrxnotif":  messageCount("Received", "Notification"),
+	"msgtxupd":    messageCount("Sent", "Update"),
+	"msgtxnotif":  messageCount("Sent", "Notification"),
 	// An optional number: 0 is no leaf.
 	"nonzero": {to: func(raw json.RawMessage, _ bool) (json.RawMessage, bool) { return raw, rawText(raw) != "0" }},
 	// An optional value: "" is no leaf.
@@ -595,8 +615,10 @@ func newOCTree(reg *model.Registry) (*ocTree, error) {
 					}
 				case key.record != "":
 					e.record = key.record
-					if !hasField(key.record + "." + key.fields[0]) {
-						return nil, fmt.Errorf("gnmi: OpenConfig row %s binds a key to no record field %s.%s.%s", r.Path, r.Kind, key.record, key.fields[0])
+					for _, sub := range key.fields {
+						if !hasField(key.record + "." + sub) {
+							return nil, fmt.Errorf("gnmi: OpenConfig row %s binds a key to no record field %s.%s.%s", r.Path, r.Kind, key.record, sub)
+						}
 					}
 				default:
 					for _, f := range key.fields {
@@ -647,7 +669,7 @@ func parseTemplate(p string) ([]ocElem, error) {
 				case f == "":
 					key.member = true
 				case isRec:
-					key.record, key.fields = list, []string{sub}
+					key.record, key.fields = list, strings.Split(sub, ",")
 				default:
 					key.fields = strings.Split(f, ",")
 				}
@@ -706,7 +728,11 @@ func (in *ocInst) keyText(k *ocKey) (string, bool) {
 	}
 	raw := in.values(k.fields)
 	if k.record != "" {
-		raw = in.record[k.fields[0]]
+		names := make([]string, len(k.fields))
+		for i, sub := range k.fields {
+			names[i] = k.record + "." + sub
+		}
+		raw = in.values(names)
 	}
 	if k.conv != "" {
 		v, ok := ocConvs[k.conv].to(raw, false)
@@ -964,6 +990,7 @@ func (t *ocTree) read(ctx context.Context, s *Server, p *gpb.Path, dt dataType, 
 func readMatches(ctx context.Context, s *Server, ms []ocMatch, origin string, dt dataType, enc gpb.Encoding, maxAge time.Duration) ([]leaf, error) {
 	r := &ocReader{s: s, cache: map[string][]map[string]json.RawMessage{}, maxAge: maxAge}
 	var out []leaf
+	seen := map[string]bool{} // the leaves of shared entries given
 	for _, m := range ms {
 		if m.e.row.State && !dt.state || !m.e.row.State && !dt.config {
 			continue
@@ -972,7 +999,11 @@ func readMatches(ctx context.Context, s *Server, ms []ocMatch, origin string, dt
 		if err != nil {
 			return nil, err
 		}
+		from := len(out)
 		out = m.leavesOf(origin, objs, enc == gpb.Encoding_JSON_IETF, out)
+		if m.e.shared() {
+			out = onceEach(out, from, seen)
+		}
 	}
 	return out, nil
 }

@@ -304,15 +304,26 @@ func objectWrite(e *ocEntry, p *gpb.Path, filters []ocFilter) (*ocWrite, error) 
 // delete may name.
 func (t *ocTree) leafEntry(p *gpb.Path) (*ocEntry, []ocFilter, error) {
 	var above bool
+	var refused *ocEntry // a leaf whose key its conversion refuses: another kind's entry may take it
+	var refusedFilters []ocFilter
 	for _, e := range t.entries {
 		filters, ok := e.match(p.GetElem())
 		if !ok {
 			continue
 		}
 		if len(e.elems) == len(p.GetElem()) {
+			if !keysConvert(filters) {
+				if refused == nil {
+					refused, refusedFilters = e, filters
+				}
+				continue
+			}
 			return e, filters, nil
 		}
 		above = true
+	}
+	if refused != nil {
+		return refused, refusedFilters, nil // its write tells the key's error
 	}
 	if above {
 		return nil, nil, nil
@@ -330,6 +341,8 @@ func (t *ocTree) entryDelete(p *gpb.Path) (write, error) {
 		return write{}, unmapped(p)
 	}
 	last := len(elems) - 1
+	var refused *ocEntry // an entry whose key conversion refuses the path's key: another kind's may take it
+	var refusedFilters []ocFilter
 	for _, e := range t.entries {
 		if len(e.elems) <= len(elems) {
 			continue
@@ -364,6 +377,12 @@ func (t *ocTree) entryDelete(p *gpb.Path) (write, error) {
 		if len(own) == 0 || len(elems[last].GetKey()) == 0 {
 			continue
 		}
+		if !keysConvert(filters) {
+			if refused == nil {
+				refused, refusedFilters = e, filters
+			}
+			continue
+		}
 		ow, err := objectWrite(e, p, filters)
 		if err != nil {
 			return write{}, err
@@ -377,6 +396,10 @@ func (t *ocTree) entryDelete(p *gpb.Path) (write, error) {
 			ow.drop = true
 		}
 		return write{op: opDelete, path: p, kind: e.kind, sel: sel{kind: e.kind, keys: ow.keys}, oc: ow}, nil
+	}
+	if refused != nil { // no kind takes the key: its conversion says why
+		_, err := objectWrite(refused, p, refusedFilters)
+		return write{}, err
 	}
 	return write{}, unmapped(p)
 }

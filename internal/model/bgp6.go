@@ -259,10 +259,22 @@ func bgp6Kinds(vrfRef func(*Field) *Field) []*Kind {
 // BGPv6Neighbor).
 func prefixCounterFields() []*Field {
 	return []*Field{
-		{Name: "PrefixesReceived", Type: Int, Doc: "prefixes the neighbor announced; with no inbound policy (the only case swmgr has yet) every one is accepted, and the routing daemon keeps no count before policy, so this is PrefixesAccepted"},
-		{Name: "PrefixesAccepted", Type: Int, Doc: "prefixes taken from the neighbor into BGP's table", Metric: &Metric{Name: "prefixes_accepted"}},
+		{Name: "PrefixesReceived", Type: Int, Doc: "prefixes the neighbor announced, before inbound policy (its AdjRIBInFilter); without an inbound filter nothing is dropped by policy and this is PrefixesAccepted", Metric: &Metric{Name: "prefixes_received_pre_policy"}},
+		{Name: "PrefixesAccepted", Type: Int, Doc: "prefixes taken from the neighbor into BGP's table, after inbound policy", Metric: &Metric{Name: "prefixes_accepted"}},
+		{Name: "PrefixesInstalled", Type: Int, Doc: "accepted prefixes whose path from the neighbor is BGP's best", Metric: &Metric{Name: "prefixes_installed"}},
 		{Name: "PrefixesAdvertised", Type: Int, Doc: "prefixes announced to the neighbor", Metric: &Metric{Name: "prefixes_advertised"}},
 	}
+}
+
+// unnumberedIPv6CounterFields are the IPv6 unicast prefix counts of a
+// BGPv4Neighbor by interface (unnumbered), which carries both families; 0
+// for one by address (IPv4 unicast only).
+func unnumberedIPv6CounterFields() []*Field {
+	var out []*Field
+	for _, f := range prefixCounterFields() {
+		out = append(out, &Field{Name: "IPv6" + f.Name, Type: f.Type, Doc: "IPv6 unicast (an unnumbered neighbor's): " + f.Doc})
+	}
+	return out
 }
 
 // parseIPv6Why is what is wrong with s as an IPv6 address, "" if nothing.

@@ -292,7 +292,7 @@ func builtinKinds() []*Kind {
 			Metrics:   &Metrics{Subsystem: "bgp_peer", Doc: "BGP session", Labels: []MetricLabel{{Field: "Vrf", Label: "vrf"}, {Field: "NeighborAddress", Label: "peer"}, {Field: "PeerAS", Label: "peer_as"}}},
 			Fields:    bgpNeighborFields(vrfRef),
 			Check:     checkBGPNeighbor,
-			StateOnly: bgpNeighborStateFields(),
+			StateOnly: append(bgpNeighborStateFields(), unnumberedIPv6CounterFields()...),
 		},
 		{
 			Name: "Span", Class: Config,

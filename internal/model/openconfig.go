@@ -56,7 +56,6 @@ const (
 	// Static routes are the default instance's: IPv4Route has no VRF.
 	ocStaticPath = "/network-instances/network-instance[name=default]/protocols/protocol[identifier=STATIC][name=STATIC]/static-routes/static[prefix=@DestinationNw,NetworkMask:prefix]"
 	ocHopPath    = ocStaticPath + "/next-hops/next-hop[index=@NextHop.NextHopIp]"
-	ocBGPNbrPath = ocBGPPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]"
 	// The routing table (state/IPv4Routes): the default instance's.
 	ocAFTPath     = "/network-instances/network-instance[name=default]/afts/ipv4-unicast/ipv4-entry[prefix=@DestinationNw]"
 	ocLLDPIfPath  = "/lldp/interfaces/interface[name=@IntfRef]"
@@ -152,17 +151,6 @@ func OpenConfigLeaves() []OpenConfigLeaf {
 		{ocBGPPath + "/global/config/router-id", "BGPGlobal", "RouterId", false, "", nil},
 		{ocBGPPath + "/global/state/as", "BGPGlobal", "ASNum", true, "asn", nil},
 		{ocBGPPath + "/global/state/router-id", "BGPGlobal", "RouterId", true, "", nil},
-		{ocBGPPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/config/neighbor-address", "BGPv4Neighbor", "NeighborAddress", false, "", nil},
-		{ocBGPPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/config/peer-as", "BGPv4Neighbor", "PeerAS", false, "asn", nil},
-		{ocBGPPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/config/local-as", "BGPv4Neighbor", "LocalAS", false, "asn", nil},
-		{ocBGPPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/config/description", "BGPv4Neighbor", "Description", false, "", nil},
-		{ocBGPPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/config/auth-password", "BGPv4Neighbor", "AuthPassword", false, "", nil},
-		{ocBGPPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/timers/config/hold-time", "BGPv4Neighbor", "HoldTime", false, "", nil},
-		{ocBGPPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/timers/config/keepalive-interval", "BGPv4Neighbor", "KeepaliveTime", false, "", nil},
-		{ocBGPPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/transport/config/local-address", "BGPv4Neighbor", "UpdateSource", false, "", nil},
-		{ocBGPPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/state/neighbor-address", "BGPv4Neighbor", "NeighborAddress", true, "", nil},
-		{ocBGPPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/state/peer-as", "BGPv4Neighbor", "PeerAS", true, "asn", nil},
-		{ocBGPPath + "/neighbors/neighbor[neighbor-address=@NeighborAddress]/state/session-state", "BGPv4Neighbor", "SessionState", true, "upper", nil},
 		{"/system/config/hostname", "SystemParam", "Hostname", false, "", nil},
 		{"/system/state/hostname", "SystemParam", "Hostname", true, "", nil},
 		{ocNTPPath + "/config/address", "NtpServer", "IpAddr", false, "", nil},
@@ -189,8 +177,6 @@ func OpenConfigLeaves() []OpenConfigLeaf {
 		ocState(ocLLDPNbrPath+"/state/port-description", "LLDPIntfState", "PortDescription", "nonempty"),
 		ocState(ocLLDPNbrPath+"/state/system-name", "LLDPIntfState", "PeerHostName", "nonempty"),
 		ocState(ocLLDPNbrPath+"/state/system-description", "LLDPIntfState", "SystemDescription", "nonempty"),
-		ocState(ocBGPNbrPath+"/afi-safis/afi-safi[afi-safi-name=IPV4_UNICAST]/state/afi-safi-name", "BGPv4Neighbor", "NeighborAddress", "ipv4unicast"),
-		ocState(ocBGPNbrPath+"/afi-safis/afi-safi[afi-safi-name=IPV4_UNICAST]/state/prefixes/received", "BGPv4Neighbor", "TotalPrefixes", ""),
 		ocState(ocAFTPath+"/state/prefix", "IPv4RouteState", "DestinationNw", ""),
 		ocState(ocAFTPath+"/state/origin-protocol", "IPv4RouteState", "Protocol", "originprotocol"),
 		ocState("/system/state/boot-time", "HostSystemState", "BootTime", "counter"),
@@ -265,5 +251,5 @@ func OpenConfigLeaves() []OpenConfigLeaf {
 		ocState(ocACLEntryPath+"/state/description", "AclRuleState", "RuleName", ""),
 		ocState(ocACLEntryPath+"/state/matched-packets", "AclRuleState", "MatchedPackets", "counter"),
 		ocState(ocACLEntryPath+"/state/matched-octets", "AclRuleState", "MatchedBytes", "counter"),
-	}, slices.Concat(policyOpenConfigLeaves(), unnumberedOpenConfigLeaves(), evpnOpenConfigLeaves())...)
+	}, slices.Concat(policyOpenConfigLeaves(), unnumberedOpenConfigLeaves(), evpnOpenConfigLeaves(), routingOpenConfigLeaves())...)
 }

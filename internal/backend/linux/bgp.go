@@ -385,6 +385,9 @@ func (r *bgpRunner) neighborState(o model.Object, dev string, v6 bool) (model.Ob
 		st[n] = v
 	}
 	setPrefixCounts(st, frr.PrefixCounts{})
+	if !v6 {
+		setFamilyCounts(st, "IPv6", frr.PrefixCounts{})
+	}
 	for _, n := range ns {
 		if n.VRF != vrf || n.NeighborAddress != addr || (addr == "" && n.IntfRef != dev) {
 			continue
@@ -397,6 +400,9 @@ func (r *bgpRunner) neighborState(o model.Object, dev string, v6 bool) (model.Ob
 		st["Queues"] = queues(n.InputQueue, n.OutputQueue)
 		st["ConnectionsEstablished"] = int64(n.ConnectionsUp)
 		setPrefixCounts(st, familyCounts(n, v6))
+		if !v6 {
+			setFamilyCounts(st, "IPv6", n.IPv6Unicast)
+		}
 		// The timers in force (negotiated while Established), where the
 		// config form has what was asked for: a hold time of 0 or 90
 		// shows as the peer's lower one.

@@ -64,13 +64,19 @@ func familyCounts(n frr.NeighborState, v6 bool) frr.PrefixCounts {
 	return n.IPv4Unicast
 }
 
-// setPrefixCounts fills the state's prefix counters. FRR keeps no count
-// of what a neighbor sent before inbound policy (without soft
-// reconfiguration), and swmgr applies none yet: received is accepted.
+// setPrefixCounts fills the state's prefix counters: received before
+// inbound policy, accepted after it (internal/frr/policyfamily.go).
 func setPrefixCounts(st model.Object, c frr.PrefixCounts) {
-	st["PrefixesReceived"] = int64(c.Accepted)
-	st["PrefixesAccepted"] = int64(c.Accepted)
-	st["PrefixesAdvertised"] = int64(c.Advertised)
+	setFamilyCounts(st, "", c)
+}
+
+// setFamilyCounts fills the counters of one family, their names starting
+// with prefix ("IPv6": an unnumbered BGPv4Neighbor's IPv6 unicast ones).
+func setFamilyCounts(st model.Object, prefix string, c frr.PrefixCounts) {
+	st[prefix+"PrefixesReceived"] = int64(c.Received)
+	st[prefix+"PrefixesAccepted"] = int64(c.Accepted)
+	st[prefix+"PrefixesInstalled"] = int64(c.Installed)
+	st[prefix+"PrefixesAdvertised"] = int64(c.Advertised)
 }
 
 // bgpRouteLister lists BGP's table of one family from FRR.

@@ -28,22 +28,12 @@ func TestRoutingPolicyOnLinux(t *testing.T) {
 	l, s, dir := startUnnumberedPair(t, "pol", frr.Instance{ASNum: "65002", RouterID: "192.0.2.2"})
 	ctx := context.Background()
 	peerNS := l.hosts[0]
-	s.mustCommit(
-		s.edit(backend.Update, "Port", model.Object{"IntfRef": "fpPort1", "AdminState": "UP"}),
-		s.edit(backend.Create, "IPv6Intf", model.Object{"IntfRef": "fpPort1"}),
+	key := establishSpines(t, s,
 		s.edit(backend.Create, "LogicalIntf", model.Object{"Name": "Loopback1"}),
 		s.edit(backend.Create, "IPv4Intf", model.Object{"IntfRef": "Loopback1", "IpAddr": "10.255.0.1/32"}),
 		s.edit(backend.Create, "LogicalIntf", model.Object{"Name": "Loopback9"}),
 		s.edit(backend.Create, "IPv4Intf", model.Object{"IntfRef": "Loopback9", "IpAddr": "10.255.0.9/32"}),
-		s.edit(backend.Update, "BGPGlobal", model.Object{"Vrf": "default", "ASNum": "65001", "RouterId": "10.255.0.1",
-			"Redistribution": []model.Object{{"Sources": "CONNECTED"}}}),
-		s.edit(backend.Create, "BGPv4PeerGroup", model.Object{"Name": "SPINES", "PeerAS": "external", "HoldTime": int64(9), "KeepaliveTime": int64(3), "ConnectRetryTime": int64(1)}),
-		s.edit(backend.Create, "BGPv4Neighbor", model.Object{"IntfRef": "fpPort1", "PeerGroup": "SPINES"}),
 	)
-	key := model.Object{"Vrf": "default", "NeighborAddress": "", "IntfRef": "fpPort1"}
-	if !eventually(60*time.Second, func() bool { return num(s.stateOf("BGPv4Neighbor", key)["SessionState"]) == 6 }) {
-		t.Fatalf("the session is not Established: %v", s.stateOf("BGPv4Neighbor", key))
-	}
 	peerVty := filepath.Join(dir, "peer")
 	// has says whether the peer's BGP table and kernel table hold prefix.
 	has := func(prefix string) (bgp, kernel bool) {

@@ -645,7 +645,7 @@ func (s *Sim) bgpNeighborState(ctx context.Context, o model.Object) (model.Objec
 		st["PeerType"] = int64(1)
 	}
 	st["SessionState"] = int64(1) // Idle: a simulated switch has no peers to reach
-	st["PrefixesReceived"], st["PrefixesAccepted"], st["PrefixesAdvertised"] = int64(0), int64(0), int64(0)
+	st["PrefixesReceived"], st["PrefixesAccepted"], st["PrefixesInstalled"], st["PrefixesAdvertised"] = int64(0), int64(0), int64(0), int64(0)
 	return st, nil
 }
 
