@@ -30,6 +30,11 @@ import (
 // swmgrBin is the binary TestMain builds.
 var swmgrBin string
 
+// envSwmgrBinary names a swmgr binary built already, which TestMain then
+// uses instead of building one: the tests run again in the VM use the
+// one the host built (a build under the VM's emulated CPU takes minutes).
+const envSwmgrBinary = "SWMGR_BLACKBOX_BINARY"
+
 func TestMain(m *testing.M) { os.Exit(runTests(m)) }
 
 func runTests(m *testing.M) int {
@@ -40,11 +45,15 @@ func runTests(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	swmgrBin = filepath.Join(dir, "swmgr")
-	build := exec.Command("go", "build", "-o", swmgrBin, "../cmd/swmgr")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build ../cmd/swmgr: %v\n", err)
-		return 1
+	if built := os.Getenv(envSwmgrBinary); built != "" {
+		swmgrBin = built
+	} else {
+		build := exec.Command("go", "build", "-o", swmgrBin, "../cmd/swmgr")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintf(os.Stderr, "go build ../cmd/swmgr: %v\n", err)
+			return 1
+		}
 	}
 	// Every response the suite receives is checked against the OpenAPI
 	// document, so that the document cannot drift from the server.
@@ -127,6 +136,18 @@ func tryStart(t testing.TB, dir string, extra ...string) (*server, error) {
 
 func tryStartWithin(t testing.TB, wait time.Duration, dir string, extra ...string) (*server, error) {
 	t.Helper()
+	s, err := launchServer(t, dir, extra...)
+	if err != nil {
+		return s, err
+	}
+	return s, s.awaitReady(wait)
+}
+
+// launchServer starts swmgr on dir with extra flags and returns without
+// waiting for it to answer (awaitReady waits), so that several start
+// together; the test's end stops it.
+func launchServer(t testing.TB, dir string, extra ...string) (*server, error) {
+	t.Helper()
 	s := &server{dir: dir, addr: freeAddr(t), logs: &syncBuffer{}, done: make(chan struct{})}
 	s.base = "http://" + s.addr + "/public/v1"
 	s.cmd = exec.Command(swmgrBin, serveArgs(dir, s.addr, extra...)...)
@@ -143,6 +164,12 @@ func tryStartWithin(t testing.TB, wait time.Duration, dir string, extra ...strin
 			t.Logf("swmgr on %s logged:\n%s", s.dir, tail(s.logs.String(), 4000))
 		}
 	})
+	return s, nil
+}
+
+// awaitReady waits until s answers, at most wait; it fails at once if s
+// exits.
+func (s *server) awaitReady(wait time.Duration) error {
 	deadline := time.Now().Add(wait)
 	for {
 		resp, err := http.Get(s.base + "/config/SystemParam")
@@ -150,16 +177,16 @@ func tryStartWithin(t testing.TB, wait time.Duration, dir string, extra ...strin
 			io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return s, nil
+				return nil
 			}
 		}
 		select {
 		case <-s.done:
-			return s, fmt.Errorf("swmgr exited at start (%v):\n%s", s.err, s.logs)
+			return fmt.Errorf("swmgr exited at start (%v):\n%s", s.err, s.logs)
 		case <-time.After(10 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			return s, fmt.Errorf("swmgr did not answer within %v:\n%s", wait, s.logs)
+			return fmt.Errorf("swmgr did not answer within %v:\n%s", wait, s.logs)
 		}
 	}
 }
