@@ -1,10 +1,12 @@
 package test
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -265,7 +267,11 @@ func (f *fabric) proveRelayInVRF() {
 			return
 		}
 		if m := regexp.MustCompile(`Discarding packet received on \S+ interface that has no IPv4 address assigned`).FindString(string(relayLog)); m != "" {
-			t.Skipf("leaf2's dhcrelay discards the server's answer (%q): it takes the L3 VNI's VXLAN device, which has no IPv4 address, for where the answer came in, and takes answers only on an interface with one (docs/linux-backend.md, \"DHCP relay\")", m)
+			listens := regexp.MustCompile(`(?m)^Listening on .*$`).FindAllString(string(relayLog), -1)
+			discards := slices.Compact(slices.Sorted(slices.Values(regexp.MustCompile(`Discarding packet received on \S+`).FindAllString(string(relayLog), -1))))
+			pid, _ := os.ReadFile(filepath.Join(f.dir, "leaf2", "dhcrelay", "dhcrelay-red.pid"))
+			cmdline, _ := os.ReadFile("/proc/" + strings.TrimSpace(string(pid)) + "/cmdline")
+			t.Skipf("leaf2's dhcrelay discards the server's answer (%q): the answer's frame comes in on the L3 VNI's devices, which have no IPv4 address in symmetric IRB, and dhcrelay takes answers only on an interface with one (docs/linux-backend.md, \"DHCP relay\"); dhcrelay %s\n%s\n%s", m, bytes.ReplaceAll(cmdline, []byte{0}, []byte(" ")), strings.Join(discards, "\n"), strings.Join(listens, "\n"))
 		}
 		t.Fatalf("host2 got no lease:\n%s\ndhcrelay:\n%s", out, tail(string(relayLog), 2000))
 	})
