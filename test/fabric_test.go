@@ -36,10 +36,33 @@ type fabricSwitch struct {
 // swmgr's REST interface.
 type fabric struct {
 	t        *testing.T
+	shape    fabricShape
 	prefix   string
 	dir      string
 	switches map[string]*fabricSwitch
 	hostNS   map[string]string // host name → namespace
+}
+
+// fabricShape is what differs between the fabric on this machine's
+// kernel and the one in the VM, whose kernel has bonding, VRF devices and
+// 802.1Q.
+type fabricShape struct {
+	// bonded: each host joins its leaf by two links (the leaf's fpPort3
+	// and fpPort4 to the host's eth0 and eth1), an LACP bond on both
+	// ends, addressed by the overlay; else by one routed link (fpPort3 to
+	// eth0, the host's subnet on it).
+	bonded bool
+	// bfdInterval is BFD's transmit and receive interval on every
+	// session, in ms.
+	bfdInterval int
+	// startWait is how long a switch's swmgr may take to start.
+	startWait time.Duration
+}
+
+// onThisKernel is the fabric on the machine's own kernel: one routed
+// link per host, BFD at 100 ms.
+func onThisKernel() fabricShape {
+	return fabricShape{bfdInterval: 100, startWait: 20 * time.Second}
 }
 
 func needFabricTools(t *testing.T) {
@@ -64,15 +87,16 @@ func (f *fabric) in(ns string, args ...string) (string, error) {
 }
 
 // newFabric makes the namespaces and links: leaf N's fpPort1 to spine1's
-// fpPortN, its fpPort2 to spine2's fpPortN, its fpPort3 to hostN's eth0.
-func newFabric(t *testing.T) *fabric {
+// fpPortN, its fpPort2 to spine2's fpPortN, its fpPort3 to hostN's eth0
+// (bonded: and its fpPort4 to hostN's eth1).
+func newFabric(t *testing.T, shape fabricShape) *fabric {
 	needFabricTools(t)
 	dir, err := os.MkdirTemp("", "swmgr-fabric-")
 	if err != nil {
 		t.Fatal(err)
 	}
 	os.Chmod(dir, 0o755) // lldpcli runs as _lldpd and must reach its socket
-	f := &fabric{t: t, prefix: fmt.Sprintf("fb%04d", rand.IntN(10000)), dir: dir,
+	f := &fabric{t: t, shape: shape, prefix: fmt.Sprintf("fb%04d", rand.IntN(10000)), dir: dir,
 		switches: map[string]*fabricSwitch{}, hostNS: map[string]string{}}
 	t.Cleanup(func() {
 		for _, sw := range f.switches {
@@ -106,10 +130,15 @@ func newFabric(t *testing.T) *fabric {
 		link(leaf, "fpPort1", "spine1", port)
 		link(leaf, "fpPort2", "spine2", port)
 		host := fmt.Sprintf("host%d", n+1)
-		f.ip("-n", f.switches[leaf].ns, "link", "add", "fpPort3", "type", "veth", "peer", "name", "eth0", "netns", f.hostNS[host])
-		f.switches[leaf].links["fpPort3"] = "host"
-		f.ip("-n", f.hostNS[host], "link", "set", "eth0", "up")
 		f.ip("-n", f.hostNS[host], "link", "set", "lo", "up")
+		for _, port := range f.hostPorts() {
+			f.ip("-n", f.switches[leaf].ns, "link", "add", port, "type", "veth", "peer", "name", hostEnd(port), "netns", f.hostNS[host])
+			f.switches[leaf].links[port] = "host"
+		}
+		if shape.bonded {
+			continue
+		}
+		f.ip("-n", f.hostNS[host], "link", "set", "eth0", "up")
 		f.ip("-n", f.hostNS[host], "addr", "add", fmt.Sprintf("10.1.%d.2/24", n+1), "dev", "eth0")
 		f.ip("-n", f.hostNS[host], "route", "add", "default", "via", fmt.Sprintf("10.1.%d.1", n+1))
 	}
@@ -124,15 +153,54 @@ func newFabric(t *testing.T) *fabric {
 	return f
 }
 
-// start runs every switch's swmgr.
-func (f *fabric) start() {
-	for _, name := range []string{"spine1", "spine2", "leaf1", "leaf2"} {
-		sw := f.switches[name]
-		sw.s = startServer(f.t, filepath.Join(f.dir, name, "data"), "--backend", "linux", "--netns", sw.ns,
-			"--bgp", "frr", "--frr-dir", sw.frrDir, "--ntp", "sim", "--system", "sim",
-			"--lldp", "lldpd", "--lldp-dir", filepath.Join(f.dir, name, "lldpd"),
-			"--dhcp-relay", "dhcrelay", "--dhcp-relay-dir", filepath.Join(f.dir, name, "dhcrelay"))
+// hostPorts are a leaf's ports to its host.
+func (f *fabric) hostPorts() []string {
+	if f.shape.bonded {
+		return []string{"fpPort3", "fpPort4"}
 	}
+	return []string{"fpPort3"}
+}
+
+// hostEnd is the host's interface at the other end of a leaf's host
+// port: eth0 for fpPort3, eth1 for fpPort4.
+func hostEnd(port string) string {
+	return map[string]string{"fpPort3": "eth0", "fpPort4": "eth1"}[port]
+}
+
+// start runs every switch's swmgr, the four starting together (a start
+// waits on its daemons), and waits until each answers; a switch whose
+// port was taken meanwhile starts again on another.
+func (f *fabric) start() {
+	t := f.t
+	began := time.Now()
+	names := []string{"spine1", "spine2", "leaf1", "leaf2"}
+	for _, name := range names {
+		s, err := launchServer(t, filepath.Join(f.dir, name, "data"), f.serveArgs(name)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.switches[name].s = s
+	}
+	for _, name := range names {
+		sw := f.switches[name]
+		if err := sw.s.awaitReady(f.shape.startWait); err != nil {
+			if !strings.Contains(sw.s.logs.String(), "address already in use") {
+				t.Fatalf("%s: %v", name, err)
+			}
+			sw.s = startServerWithin(t, f.shape.startWait, filepath.Join(f.dir, name, "data"), f.serveArgs(name)...)
+		}
+	}
+	t.Logf("4 switches answer %s after their start", time.Since(began).Round(100*time.Millisecond))
+}
+
+// serveArgs are a switch's `swmgr serve` flags: the Linux backend in its
+// namespace with FRR, lldpd and dhcrelay of its own.
+func (f *fabric) serveArgs(name string) []string {
+	sw := f.switches[name]
+	return []string{"--backend", "linux", "--netns", sw.ns,
+		"--bgp", "frr", "--frr-dir", sw.frrDir, "--ntp", "sim", "--system", "sim",
+		"--lldp", "lldpd", "--lldp-dir", filepath.Join(f.dir, name, "lldpd"),
+		"--dhcp-relay", "dhcrelay", "--dhcp-relay-dir", filepath.Join(f.dir, name, "dhcrelay")}
 }
 
 // identity is the switch's AS number and router id: the spines share AS
@@ -152,9 +220,10 @@ func (sw *fabricSwitch) gateway() string { return "10.1." + sw.name[len(sw.name)
 // would, one REST call per object: fabric ports up with their IPv6
 // link-local addresses, a loopback, eBGP unnumbered to every neighbour
 // switch in one peer group (spines share AS 65100, each leaf has its own),
-// multipath, BFD at 100 ms on every session, LLDP; a leaf's uplinks are
-// unnumbered (they borrow the loopback's IPv4 address) and its host port
-// gets the host's gateway address.
+// multipath, BFD on every session (100 ms on this machine's kernel), LLDP;
+// a leaf's uplinks are unnumbered (they borrow the loopback's IPv4
+// address), its host ports come up, and a routed one gets the host's
+// gateway address.
 func (f *fabric) configureOverREST() {
 	t := f.t
 	for name, sw := range f.switches {
@@ -165,12 +234,14 @@ func (f *fabric) configureOverREST() {
 		s.expect(t, 201, "POST", "/config/LogicalIntf", `{"Name":"Loopback1"}`)
 		s.expect(t, 201, "POST", "/config/IPv4Intf", fmt.Sprintf(`{"IntfRef":"Loopback1","IpAddr":"%s/32"}`, id))
 		s.expect(t, 200, "PATCH", "/config/BGPGlobal", fmt.Sprintf(`{"Vrf":"default","ASNum":%q,"RouterId":%q,"UseMultiplePaths":true,"EBGPMaxPaths":4,"Redistribution":[{"Sources":"CONNECTED"}]}`, as, id))
-		s.expect(t, 201, "POST", "/config/BfdSessionParam", `{"Name":"fast","DesiredMinTxInterval":100,"RequiredMinRxInterval":100,"LocalMultiplier":3}`)
+		s.expect(t, 201, "POST", "/config/BfdSessionParam", fmt.Sprintf(`{"Name":"fast","DesiredMinTxInterval":%d,"RequiredMinRxInterval":%[1]d,"LocalMultiplier":3}`, f.shape.bfdInterval))
 		s.expect(t, 201, "POST", "/config/BGPv4PeerGroup", `{"Name":"FABRIC","PeerAS":"external","HoldTime":9,"KeepaliveTime":3,"ConnectRetryTime":1,"BfdEnable":true,"BfdSessionParam":"fast"}`)
 		for port, peer := range sw.links {
 			s.expect(t, 200, "PATCH", "/config/Port", fmt.Sprintf(`{"IntfRef":%q,"AdminState":"UP"}`, port))
 			if peer == "host" {
-				s.expect(t, 201, "POST", "/config/IPv4Intf", fmt.Sprintf(`{"IntfRef":%q,"IpAddr":%q}`, port, sw.gateway()))
+				if !f.shape.bonded {
+					s.expect(t, 201, "POST", "/config/IPv4Intf", fmt.Sprintf(`{"IntfRef":%q,"IpAddr":%q}`, port, sw.gateway()))
+				}
 				continue
 			}
 			s.expect(t, 201, "POST", "/config/IPv6Intf", fmt.Sprintf(`{"IntfRef":%q}`, port))
@@ -188,11 +259,17 @@ func (f *fabric) configureOverREST() {
 // switches it does not hold for and what they said.
 func (f *fabric) waitAll(what string, timeout time.Duration, cond func(sw *fabricSwitch) (bool, string)) time.Duration {
 	f.t.Helper()
+	return f.waitOn([]string{"spine1", "spine2", "leaf1", "leaf2"}, what, timeout, cond)
+}
+
+// waitOn is waitAll for the switches named.
+func (f *fabric) waitOn(names []string, what string, timeout time.Duration, cond func(sw *fabricSwitch) (bool, string)) time.Duration {
+	f.t.Helper()
 	start := time.Now()
 	deadline := start.Add(timeout)
 	for {
 		var missing []string
-		for _, name := range []string{"spine1", "spine2", "leaf1", "leaf2"} {
+		for _, name := range names {
 			if ok, why := cond(f.switches[name]); !ok {
 				missing = append(missing, name+": "+why)
 			}
@@ -263,7 +340,7 @@ func (f *fabric) ping(from, to string, count int) error {
 // (REST, as an operator's script does) on this machine's kernel, and
 // proves it (see proveUnderlay).
 func TestFabricUnderlay(t *testing.T) {
-	f := newFabric(t)
+	f := newFabric(t, onThisKernel())
 	f.start()
 	begin := time.Now()
 	f.configureOverREST()
@@ -362,7 +439,7 @@ func (f *fabric) proveEdge() {
 // changes nothing.
 func TestFabricUnderlayThroughAnsible(t *testing.T) {
 	env := ansibleEnv(t)
-	f := newFabric(t)
+	f := newFabric(t, onThisKernel())
 	f.start()
 	inv := f.inventory()
 	begin := time.Now()
@@ -458,19 +535,27 @@ func (f *fabric) inventory() string {
 	return b.String()
 }
 
-// proveUnderlay: LLDP names every link right on every switch, the
-// leaves' uplinks borrow their loopback's address, every BGP unnumbered
-// session is Established with BFD up, the hosts reach each
+// proveSessions: every BGP unnumbered session is Established, LLDP names
+// every link right on every switch, BFD is up on every session.
+func (f *fabric) proveSessions(within time.Duration) {
+	t := f.t
+	took := f.waitAll("BGP unnumbered Established", within, f.bgpEstablished)
+	t.Logf("all 8 sessions Established %s after the configuration", took.Round(100*time.Millisecond))
+	took = f.waitAll("LLDP neighbours right", within, f.lldpRight)
+	t.Logf("LLDP right on every link %s later", took.Round(100*time.Millisecond))
+	took = f.waitAll("BFD up on every session", within/2, f.bfdUp)
+	t.Logf("BFD up on every session %s later", took.Round(100*time.Millisecond))
+}
+
+// proveUnderlay: the sessions (proveSessions), the leaves' uplinks
+// borrow their loopback's address, the hosts reach each
 // other across the spines over both paths, and when every frame on
 // spine1's links is dropped (the links up) BFD takes its sessions down
 // and the hosts still reach each other through spine2 (the times are
 // logged).
 func (f *fabric) proveUnderlay() {
 	t := f.t
-	took := f.waitAll("BGP unnumbered Established", 90*time.Second, f.bgpEstablished)
-	t.Logf("all 8 sessions Established %s after the configuration", took.Round(100*time.Millisecond))
-	took = f.waitAll("LLDP neighbours right", 60*time.Second, f.lldpRight)
-	t.Logf("LLDP right on every link %s later", took.Round(100*time.Millisecond))
+	f.proveSessions(90 * time.Second)
 
 	// A leaf's uplinks carry its loopback's address, borrowed.
 	for _, name := range []string{"leaf1", "leaf2"} {
@@ -498,9 +583,6 @@ func (f *fabric) proveUnderlay() {
 	if err := f.ping("host1", "10.1.2.2", 3); err != nil {
 		t.Fatal(err)
 	}
-
-	took = f.waitAll("BFD up on every session", 30*time.Second, f.bfdUp)
-	t.Logf("BFD up on every session %s later", took.Round(100*time.Millisecond))
 
 	// Every frame on spine1's links is dropped while the links stay up (a
 	// failed optic, a hung line card): only BFD can tell. The leaves' BFD
@@ -550,7 +632,7 @@ func (f *fabric) proveUnderlay() {
 	sent, received := pingCounts(pings.String())
 	t.Logf("pings every 10 ms across the drop: %d sent, %d received: about %d ms of traffic lost", sent, received, (sent-received)*10)
 	f.ip("netns", "exec", spine1.ns, "nft", "delete table netdev fabricdrop")
-	took = f.waitAll("BGP Established again after the drop ended", 60*time.Second, f.bgpEstablished)
+	took := f.waitAll("BGP Established again after the drop ended", 60*time.Second, f.bgpEstablished)
 	t.Logf("all sessions Established again %s after the drop ended", took.Round(100*time.Millisecond))
 }
 

@@ -25,16 +25,15 @@ import (
 
 	"github.com/swmgr/swmgr/internal/openapi/openapitest"
 	"github.com/swmgr/swmgr/internal/syncbuf"
-	"github.com/swmgr/swmgr/internal/vmtest"
 )
 
 // swmgrBin is the binary TestMain builds.
 var swmgrBin string
 
-// envBinInVM names, for the tests run again inside the stock-kernel VM
-// (internal/vmtest), the binary the host built: the VM sees the host's
-// files, and a build under its software emulation would take minutes.
-const envBinInVM = "SWMGR_TEST_BIN"
+// envSwmgrBinary names a swmgr binary built already, which TestMain then
+// uses instead of building one: the tests run again in the VM use the
+// one the host built (a build under the VM's emulated CPU takes minutes).
+const envSwmgrBinary = "SWMGR_BLACKBOX_BINARY"
 
 func TestMain(m *testing.M) { os.Exit(runTests(m)) }
 
@@ -46,8 +45,8 @@ func runTests(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	swmgrBin = filepath.Join(dir, "swmgr")
-	if bin := os.Getenv(envBinInVM); bin != "" && vmtest.InVM() {
-		swmgrBin = bin
+	if built := os.Getenv(envSwmgrBinary); built != "" {
+		swmgrBin = built
 	} else {
 		build := exec.Command("go", "build", "-o", swmgrBin, "../cmd/swmgr")
 		build.Stdout, build.Stderr = os.Stderr, os.Stderr
@@ -137,6 +136,18 @@ func tryStart(t testing.TB, dir string, extra ...string) (*server, error) {
 
 func tryStartWithin(t testing.TB, wait time.Duration, dir string, extra ...string) (*server, error) {
 	t.Helper()
+	s, err := launchServer(t, dir, extra...)
+	if err != nil {
+		return s, err
+	}
+	return s, s.awaitReady(wait)
+}
+
+// launchServer starts swmgr on dir with extra flags and returns without
+// waiting for it to answer (awaitReady waits), so that several start
+// together; the test's end stops it.
+func launchServer(t testing.TB, dir string, extra ...string) (*server, error) {
+	t.Helper()
 	s := &server{dir: dir, addr: freeAddr(t), logs: &syncBuffer{}, done: make(chan struct{})}
 	s.base = "http://" + s.addr + "/public/v1"
 	s.cmd = exec.Command(swmgrBin, serveArgs(dir, s.addr, extra...)...)
@@ -153,6 +164,12 @@ func tryStartWithin(t testing.TB, wait time.Duration, dir string, extra ...strin
 			t.Logf("swmgr on %s logged:\n%s", s.dir, tail(s.logs.String(), 4000))
 		}
 	})
+	return s, nil
+}
+
+// awaitReady waits until s answers, at most wait; it fails at once if s
+// exits.
+func (s *server) awaitReady(wait time.Duration) error {
 	deadline := time.Now().Add(wait)
 	for {
 		resp, err := http.Get(s.base + "/config/SystemParam")
@@ -160,16 +177,16 @@ func tryStartWithin(t testing.TB, wait time.Duration, dir string, extra ...strin
 			io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return s, nil
+				return nil
 			}
 		}
 		select {
 		case <-s.done:
-			return s, fmt.Errorf("swmgr exited at start (%v):\n%s", s.err, s.logs)
+			return fmt.Errorf("swmgr exited at start (%v):\n%s", s.err, s.logs)
 		case <-time.After(10 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			return s, fmt.Errorf("swmgr did not answer within %v:\n%s", wait, s.logs)
+			return fmt.Errorf("swmgr did not answer within %v:\n%s", wait, s.logs)
 		}
 	}
 }

@@ -16,7 +16,7 @@ import (
 // TestTwoSwitchLAGInVM runs TestVMTwoSwitchLAG in the stock-kernel VM
 // (the host kernel has no bonding driver), with the binary this run built.
 func TestTwoSwitchLAGInVM(t *testing.T) {
-	vmtest.RunTests(t, "^TestVMTwoSwitchLAG$", 4*time.Minute, envBinInVM+"="+swmgrBin) // ~1.5 min on an idle machine
+	vmtest.RunTests(t, "^TestVMTwoSwitchLAG$", 4*time.Minute, envSwmgrBinary+"="+swmgrBin) // ~1.5 min on an idle machine
 }
 
 // TestVMTwoSwitchLAG: two `swmgr serve --backend linux --lldp lldpd`, each

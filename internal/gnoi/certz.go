@@ -166,7 +166,9 @@ func (c *certzServer) rotate(st cpb.Certz_RotateServer, r *rotation) error {
 				return c.abandon(ctx, r, status.Errorf(codes.Internal, "finalize: %v", lerr))
 			}
 			c.s.record(ctx, "Rotate", r.uploaded.info(r.profile, "finalized"), nil)
-			r.told = func() { c.s.o.Log.Info("certz: rotated", append([]any{"profile", r.profile}, r.uploaded.logAttrs()...)...) }
+			r.told = func() {
+				c.s.o.Log.Info("certz: rotated", append([]any{"profile", r.profile}, r.uploaded.logAttrs()...)...)
+			}
 			return nil
 		}
 	}
@@ -238,7 +240,9 @@ func (c *certzServer) abandon(ctx context.Context, r *rotation, why error) error
 		why = status.Errorf(codes.Internal, "put the previous files back: %v", err)
 	} else {
 		told := why
-		r.told = func() { c.s.o.Log.Warn("certz: rotation not finalized; the previous files are back", "profile", r.profile, "err", told) }
+		r.told = func() {
+			c.s.o.Log.Warn("certz: rotation not finalized; the previous files are back", "profile", r.profile, "err", told)
+		}
 	}
 	// The stream's context may be over; the config log entry is still due.
 	c.s.record(context.WithoutCancel(ctx), "Rotate", r.uploaded.info(r.profile, "rolled back"), why)

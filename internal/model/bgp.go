@@ -14,8 +14,8 @@ import (
 // with its default, is accepted as it is. FlexSwitch's unsigned widths
 // (uint8, uint32) become ranges.
 
-// redistribution is FlexSwitch's []SourcePolicyList.
-func redistribution() *Field {
+// redistribution is FlexSwitch's []SourcePolicyList, a field of kind.
+func redistribution(kind string) *Field {
 	return &Field{
 		Name: "Redistribution", Type: RecordList, CLI: "redistribute",
 		Doc: "routes redistributed into BGP; each source at most once",
@@ -24,7 +24,7 @@ func redistribution() *Field {
 			{Name: "Policy", Type: String, Format: FormatRoutingName, Ref: "PolicyDefinition", Doc: "the PolicyDefinition the routes of these sources pass; \"\": every route"},
 		},
 		CheckRecord: func(o Object) error {
-			srcs, err := canonicalSources(o.Str("Sources"))
+			srcs, err := canonicalSources(kind, o.Str("Sources"))
 			if err != nil {
 				return err
 			}
@@ -35,20 +35,20 @@ func redistribution() *Field {
 }
 
 // canonicalSources checks a comma-separated list of redistribution sources
-// and returns it upper-cased, without spaces.
-func canonicalSources(s string) (string, error) {
+// of kind and returns it upper-cased, without spaces.
+func canonicalSources(kind, s string) (string, error) {
 	var out []string
 	for _, part := range strings.Split(s, ",") {
 		p := strings.ToUpper(strings.TrimSpace(part))
 		switch {
 		case p == "OSPF":
-			return "", apierr.BadRequest(apierr.CodeInvalidValue, "BGPGlobal", "Redistribution", "Redistribution.Sources: OSPF is not supported yet (swmgr runs no OSPF); use CONNECTED or STATIC")
+			return "", apierr.BadRequest(apierr.CodeInvalidValue, kind, "Redistribution", "Redistribution.Sources: OSPF is not supported yet (swmgr runs no OSPF); use CONNECTED or STATIC")
 		case p != "CONNECTED" && p != "STATIC":
-			return "", apierr.BadRequest(apierr.CodeInvalidValue, "BGPGlobal", "Redistribution", "Redistribution.Sources: %q is not a source; use CONNECTED, STATIC or both, comma-separated", part)
+			return "", apierr.BadRequest(apierr.CodeInvalidValue, kind, "Redistribution", "Redistribution.Sources: %q is not a source; use CONNECTED, STATIC or both, comma-separated", part)
 		}
 		for _, o := range out {
 			if o == p {
-				return "", apierr.BadRequest(apierr.CodeInvalidValue, "BGPGlobal", "Redistribution", "Redistribution.Sources: %s is listed twice", p)
+				return "", apierr.BadRequest(apierr.CodeInvalidValue, kind, "Redistribution", "Redistribution.Sources: %s is listed twice", p)
 			}
 		}
 		out = append(out, p)
@@ -56,19 +56,21 @@ func canonicalSources(s string) (string, error) {
 	return strings.Join(out, ","), nil
 }
 
-// checkRedistribution: a source is redistributed by one entry only (BGP
-// takes one policy per source).
-func checkRedistribution(o Object) error {
-	seen := map[string]bool{}
-	for _, r := range o.Records("Redistribution") {
-		for _, src := range strings.Split(r.Str("Sources"), ",") {
-			if seen[src] {
-				return apierr.BadRequest(apierr.CodeInvalidValue, "BGPGlobal", "Redistribution", "Redistribution: source %s is redistributed twice; give each source once", src)
+// checkRedistribution is kind's check: a source is redistributed by one
+// entry only (BGP takes one policy per source).
+func checkRedistribution(kind string) func(Object) error {
+	return func(o Object) error {
+		seen := map[string]bool{}
+		for _, r := range o.Records("Redistribution") {
+			for _, src := range strings.Split(r.Str("Sources"), ",") {
+				if seen[src] {
+					return apierr.BadRequest(apierr.CodeInvalidValue, kind, "Redistribution", "Redistribution: source %s is redistributed twice; give each source once", src)
+				}
+				seen[src] = true
 			}
-			seen[src] = true
 		}
+		return nil
 	}
-	return nil
 }
 
 func bgpNeighborFields(vrfRef func(*Field) *Field) []*Field {

@@ -256,9 +256,9 @@ func builtinKinds() []*Kind {
 				{Name: "EBGPMaxPaths", Type: Int, Default: int64(1), Range: rng(0, 64), Doc: "0 (FlexSwitch's default) is one path", CLI: "maximum_paths", InEffect: true},
 				{Name: "EBGPAllowMultipleAS", Type: Bool, CLI: "bestpath_as_path_multipath_relax"},
 				{Name: "IBGPMaxPaths", Type: Int, Default: int64(1), Range: rng(0, 64), Doc: "0 (FlexSwitch's default) is one path", CLI: "maximum_ibgp_paths", InEffect: true},
-				redistribution(),
+				redistribution("BGPGlobal"),
 			},
-			Check: checkRedistribution,
+			Check: checkRedistribution("BGPGlobal"),
 			StateOnly: []*Field{
 				{Name: "AS", Type: String},
 				{Name: "TotalPaths", Type: Int},
@@ -271,14 +271,16 @@ func builtinKinds() []*Kind {
 		},
 		{
 			Name: "BGPVrf", Class: Config,
-			Doc: "BGP settings of one VRF.",
+			Doc: "BGP settings of one VRF: its paths, and the routes redistributed into its BGP (a tenant VRF's connected subnets, which an EVPN L3 VNI advertises as type-5 routes).",
 			CLI: &CLICommand{Words: []string{"vrf"}, Prompt: []string{"vrf"}, Parents: []string{"BGPGlobal"}, Show: []string{"ip", "bgp", "vrf"}},
 			Fields: []*Field{
 				vrfRef(&Field{Name: "Name", Type: String, Key: true, Doc: "VRF name"}),
 				{Name: "UseMultiplePaths", Type: Bool, CLI: "use_multiple_paths"},
 				{Name: "EBGPMaxPaths", Type: Int, Default: int64(1), Range: rng(1, 64), CLI: "maximum_paths"},
 				{Name: "IBGPMaxPaths", Type: Int, Default: int64(1), Range: rng(1, 64), CLI: "maximum_ibgp_paths"},
+				redistribution("BGPVrf"),
 			},
+			Check: checkRedistribution("BGPVrf"),
 		},
 		bgpPeerGroup(vrfRef),
 		{

@@ -10,7 +10,7 @@ import (
 // EnvInVM and each NAME=value given, quoted so that a value reaches it
 // whole; an entry that is not NAME=value is refused.
 func TestScriptPassesEnvironment(t *testing.T) {
-	script, err := testScript([]string{"/usr/bin/env"}, []string{"SWMGR_TEST_BIN=/tmp/a b'c $(id)"})
+	script, err := testScript([]string{"/usr/bin/env"}, []string{"SWMGR_BLACKBOX_BINARY=/tmp/a b'c $(id)"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -18,7 +18,7 @@ func TestScriptPassesEnvironment(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	for _, want := range []string{EnvInVM + "=1\n", "SWMGR_TEST_BIN=/tmp/a b'c $(id)\n"} {
+	for _, want := range []string{EnvInVM + "=1\n", "SWMGR_BLACKBOX_BINARY=/tmp/a b'c $(id)\n"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the environment lacks %q:\n%s", want, out)
 		}

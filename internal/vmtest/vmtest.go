@@ -150,9 +150,30 @@ type Result struct {
 	Elapsed  time.Duration // boot to power-off
 }
 
+// Options are what a run may change in the VM.
+type Options struct {
+	// MemoryMB is the VM's memory; 0: 1024 MB, enough for one switch's
+	// daemons (a fabric of four switches needs more).
+	MemoryMB int
+	// Env are NAME=value settings exported to the tests run inside.
+	Env []string
+}
+
+func (o Options) memory() string {
+	if o.MemoryMB == 0 {
+		return "1024"
+	}
+	return strconv.Itoa(o.MemoryMB)
+}
+
 // Run boots the VM and runs the shell script inside, as root, in dir
 // (which must be visible read-only through the shared host root).
 func Run(ctx context.Context, dir, script string, timeout time.Duration) (*Result, error) {
+	return RunWith(ctx, dir, script, timeout, Options{})
+}
+
+// RunWith is Run in a VM with o's memory (o.Env is RunTestsWith's).
+func RunWith(ctx context.Context, dir, script string, timeout time.Duration, o Options) (*Result, error) {
 	img, err := Image(ctx)
 	if err != nil {
 		return nil, err
@@ -174,7 +195,7 @@ func Run(ctx context.Context, dir, script string, timeout time.Duration) (*Resul
 	defer cancel()
 	mods := filepath.Join(img, "kpkg/lib/modules", strings.TrimSpace(string(kv)))
 	args := []string{
-		"-accel", "tcg", "-cpu", "max", "-m", "1024", "-smp", "1",
+		"-accel", "tcg", "-cpu", "max", "-m", o.memory(), "-smp", "1",
 		"-kernel", filepath.Join(img, "vmlinux"), "-initrd", filepath.Join(img, "initrd.cpio"),
 		"-append", "console=ttyS0 rdinit=/init panic=-1 quiet loglevel=3",
 		"-display", "none", "-no-reboot", "-nic", "none", "-nodefaults",
@@ -239,6 +260,13 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // failure, since .ci/run installs what the VM needs.
 func RunTests(t *testing.T, pattern string, timeout time.Duration, env ...string) {
 	t.Helper()
+	RunTestsWith(t, pattern, timeout, Options{Env: env})
+}
+
+// RunTestsWith is RunTests in a VM with o's memory, o.Env exported to
+// the tests.
+func RunTestsWith(t *testing.T, pattern string, timeout time.Duration, o Options) {
+	t.Helper()
 	if InVM() {
 		t.Skip("already inside the VM")
 	}
@@ -271,11 +299,11 @@ func RunTests(t *testing.T, pattern string, timeout time.Duration, env ...string
 	if testing.Verbose() {
 		args = append(args, "-test.v")
 	}
-	script, err := testScript(args, env)
+	script, err := testScript(args, o.Env)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Run(context.Background(), wd, script, timeout+time.Minute)
+	res, err := RunWith(context.Background(), wd, script, timeout+time.Minute, o)
 	if res != nil {
 		t.Logf("VM ran %s in %s (exit %d):\n%s", pattern, res.Elapsed.Round(time.Millisecond), res.ExitCode, res.Output)
 	}

@@ -469,6 +469,27 @@ MODEL = json.loads(r'''{
      "name": "IBGPMaxPaths",
      "type": "int",
      "settable": true
+    },
+    {
+     "option": "redistribution",
+     "name": "Redistribution",
+     "type": "list",
+     "elements": "dict",
+     "settable": true,
+     "sub": [
+      {
+       "option": "sources",
+       "name": "Sources",
+       "type": "str",
+       "settable": true
+      },
+      {
+       "option": "policy",
+       "name": "Policy",
+       "type": "str",
+       "settable": true
+      }
+     ]
     }
    ]
   },

@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 module: swmgr_bgp_vrf
 short_description: "Manage swmgr BGPVrf objects"
 description:
-  - "BGP settings of one VRF."
+  - "BGP settings of one VRF: its paths, and the routes redistributed into its BGP (a tenant VRF's connected subnets, which an EVPN L3 VNI advertises as type-5 routes)."
   - "One task is one commit: the server computes the change in a candidate and commits it as one revision, or changes nothing."
   - "Check mode is the server's dry run (it reports what the switch would refuse); diff mode shows the server's diff."
   - "Generated from swmgr's declaration of BGPVrf: see docs/objects.md for every field."
@@ -48,6 +48,23 @@ options:
           - "swmgr's default: C(1)."
           - "From 1 to 64."
         type: int
+      redistribution:
+        description:
+          - "API field C(Redistribution)."
+          - "routes redistributed into BGP; each source at most once."
+        type: list
+        elements: dict
+        suboptions:
+          sources:
+            description:
+              - "API field C(Sources)."
+              - "CONNECTED, STATIC, or both comma-separated."
+            type: str
+          policy:
+            description:
+              - "API field C(Policy)."
+              - "the PolicyDefinition the routes of these sources pass; \"\": every route."
+            type: str
 '''
 
 EXAMPLES = r'''
