@@ -166,9 +166,15 @@ func TestIntentFollowsAGitRepository(t *testing.T) {
 	if rev["Source"] != "intent" || !strings.Contains(fmt.Sprint(rev["Comment"]), first[:12]) {
 		t.Fatalf("the intent's commit: %v", rev)
 	}
-	eventually(t, "the intent's commit confirmed (the repository answers again)", 20*time.Second, func() bool {
-		return s.must("GET", "/revisions/pending", "")["Awaiting"] == false
-	})
+	// Each commit of the intent awaits confirmation (the repository
+	// answering again): until then the switch accepts no other change.
+	confirmed := func(what string) {
+		t.Helper()
+		eventually(t, what+" confirmed", 20*time.Second, func() bool {
+			return s.must("GET", "/revisions/pending", "")["Awaiting"] == false
+		})
+	}
+	confirmed("the intent's commit")
 
 	// A new commit lands within one poll interval (5 s; the wait is
 	// generous, the time taken is logged).
@@ -177,10 +183,12 @@ func TestIntentFollowsAGitRepository(t *testing.T) {
 	eventually(t, "the new commit applied", 20*time.Second, func() bool { return sameVlans(s.vlans(), 200) })
 	t.Logf("a new commit applied %v after it was made (Interval 5 s)", time.Since(committed).Round(100*time.Millisecond))
 	eventually(t, "the new commit shown", 10*time.Second, func() bool { return s.first("/state/IntentSources")["AppliedCommit"] == second })
+	confirmed("the new commit")
 
 	// A commit id as the target, then an annotated tag.
 	s.must("PATCH", "/config/IntentSource", fmt.Sprintf(`{"Name":"default","TargetRevision":%q}`, first))
 	eventually(t, "the first commit applied again", 20*time.Second, func() bool { return sameVlans(s.vlans(), 100) })
+	confirmed("the first commit again")
 	repo.Git("tag", "-a", "-m", "release 1", "release-1", second)
 	s.must("PATCH", "/config/IntentSource", `{"Name":"default","TargetRevision":"release-1"}`)
 	eventually(t, "the tagged commit applied", 20*time.Second, func() bool { return sameVlans(s.vlans(), 200) })
