@@ -2004,6 +2004,13 @@ MODEL = json.loads(r'''{
      "name": "HealthURL",
      "type": "str",
      "settable": true
+    },
+    {
+     "option": "webhook_secret",
+     "name": "WebhookSecret",
+     "type": "str",
+     "secret": true,
+     "settable": true
     }
    ]
   },
