@@ -2,9 +2,7 @@ package intent_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -27,26 +25,7 @@ const (
 // value pairs), answering the status and the body's fields.
 func (s *sw) webhook(body []byte, headers ...string) (int, map[string]any) {
 	s.t.Helper()
-	req, err := http.NewRequest("POST", s.url+"/intent/webhook", bytes.NewReader(body))
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	var m map[string]any
-	json.Unmarshal(data, &m)
-	if m == nil {
-		m = map[string]any{"raw": string(data)}
-	}
-	return resp.StatusCode, m
+	return s.send("POST", "/intent/webhook", body, headers...)
 }
 
 // followRepository makes a switch follow repo's leaf1.json at main, polled
