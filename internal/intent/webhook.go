@@ -31,13 +31,15 @@ import (
 const (
 	// MaxWebhookBody bounds a webhook's body.
 	MaxWebhookBody = model.MaxIntentWebhookBody
-	// webhookSlots bounds the webhooks read and checked at once, below the
-	// throttle's failures per address (5) so that a burst of pushes from
-	// one git server never looks like guessing.
-	webhookSlots = 4
-	// DefaultWebhookBodyTimeout bounds the time its body may take to
-	// arrive when WebhookOptions give none.
-	DefaultWebhookBodyTimeout = 10 * time.Second
+	// webhookSlots bounds the webhooks read and checked at once, from all
+	// addresses (the throttle lets each address have 5 under way): the
+	// memory unauthenticated bodies may take. Slow senders that hold them
+	// all make the webhook answer 503, and the poll is left: it is an
+	// accelerator.
+	webhookSlots = 16
+	// MaxWebhookBodyTimeout bounds the time its body may take to arrive:
+	// a git server sends it at once.
+	MaxWebhookBodyTimeout = 10 * time.Second
 	// webhookThrottleName is the name the login throttle counts the
 	// webhook's failures under, per client address as a login's: it
 	// cannot be a User's (user names have no spaces).
@@ -204,8 +206,8 @@ type WebhookOptions struct {
 	// RefusalDelay holds an answer refused by the throttle (429), as
 	// logins are held.
 	RefusalDelay time.Duration
-	// BodyTimeout bounds the time the body may take to arrive (0:
-	// DefaultWebhookBodyTimeout).
+	// BodyTimeout bounds the time the body may take to arrive (0, or more
+	// than MaxWebhookBodyTimeout: MaxWebhookBodyTimeout).
 	BodyTimeout time.Duration
 }
 
@@ -214,8 +216,8 @@ type WebhookOptions struct {
 // ignored with the reason (200: git servers send again what failed); a
 // wrong one is refused with 403, the reason only in the log.
 func (s *Service) WebhookHandler(o WebhookOptions) http.Handler {
-	if o.BodyTimeout <= 0 {
-		o.BodyTimeout = DefaultWebhookBodyTimeout
+	if o.BodyTimeout <= 0 || o.BodyTimeout > MaxWebhookBodyTimeout {
+		o.BodyTimeout = MaxWebhookBodyTimeout
 	}
 	if o.Throttle == nil {
 		o.Throttle = auth.NewThrottle(auth.ThrottleOptions{})
@@ -236,22 +238,25 @@ func (h *webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	addr := auth.RequestAddr(r)
+	// The throttle first: an address locked out (or with 5 under way)
+	// takes no slot, even while its answer is held.
+	attempt, wait := h.o.Throttle.Begin(webhookThrottleName, addr)
+	if wait > 0 {
+		secs := int((wait + time.Second - 1) / time.Second)
+		h.s.refusedWebhook(addr, fmt.Sprintf("refused webhooks (or too many under way) from the address: try again in %d s", secs))
+		auth.HoldRefusal(r.Context(), h.o.RefusalDelay)
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		writeError(w, r, apierr.New(http.StatusTooManyRequests, apierr.CodeTooManyAttempts, "", "", "too many refused webhooks (or too many at once) from %s; try again in %d s", addr, secs))
+		return
+	}
 	select {
 	case h.slots <- struct{}{}:
 		defer func() { <-h.slots }()
 	default:
+		attempt.End(auth.Aborted)
 		h.s.refusedWebhook(addr, "too many webhooks at once")
 		w.Header().Set("Retry-After", "1")
 		writeError(w, r, apierr.New(http.StatusServiceUnavailable, apierr.CodeNotReady, "", "", "too many webhooks at once; try again"))
-		return
-	}
-	attempt, wait := h.o.Throttle.Begin(webhookThrottleName, addr)
-	if wait > 0 {
-		secs := int((wait + time.Second - 1) / time.Second)
-		h.s.refusedWebhook(addr, fmt.Sprintf("locked out for %d s after refused webhooks", secs))
-		auth.HoldRefusal(r.Context(), h.o.RefusalDelay)
-		w.Header().Set("Retry-After", strconv.Itoa(secs))
-		writeError(w, r, apierr.New(http.StatusTooManyRequests, apierr.CodeTooManyAttempts, "", "", "too many refused webhooks from %s; try again in %d s", addr, secs))
 		return
 	}
 	body, bad := readWebhookBody(w, r, h.o.BodyTimeout)

@@ -3,7 +3,9 @@ package intent_test
 import (
 	"bytes"
 	"fmt"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -153,7 +155,7 @@ func TestWebhookCoalescesABurst(t *testing.T) {
 		switch code {
 		case http.StatusAccepted:
 			accepted++
-		case http.StatusServiceUnavailable: // more at once than are read together
+		case http.StatusTooManyRequests: // more at once from one address than the throttle lets through
 		default:
 			t.Fatalf("a push of the burst: %d", code)
 		}
@@ -199,4 +201,53 @@ func TestWebhookLockedOutAfterRefusals(t *testing.T) {
 	if st := s.first("/state/IntentSources"); st["AppliedCommit"] != first || st["Webhooks"] != float64(0) {
 		t.Fatalf("a locked-out webhook was served: %v", st)
 	}
+}
+
+// TestWebhookBoundsBodiesUnderWay: sixteen webhooks whose bodies are
+// still arriving (four addresses, four each: under the throttle's five
+// per address) hold every slot; another address is then answered 503 at
+// once rather than have its body read too. Once they go, webhooks are
+// read again.
+func TestWebhookBoundsBodiesUnderWay(t *testing.T) {
+	s := startSwitch(t)
+	u, err := url.Parse(s.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var slow []net.Conn
+	defer func() {
+		for _, c := range slow {
+			c.Close()
+		}
+	}()
+	for i := range 16 {
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(2+i/4))}}
+		c, err := d.Dial("tcp", u.Host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slow = append(slow, c)
+		fmt.Fprintf(c, "POST /public/v1/intent/webhook HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{", u.Host)
+	}
+	// from addresses of their own each time (a refusal counts against its
+	// address): 503 once the sixteen are being read.
+	try := 0
+	status := func() int {
+		try++
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 1, byte(try))}}
+		client := &http.Client{Transport: &http.Transport{DialContext: d.DialContext}}
+		defer client.CloseIdleConnections()
+		resp, err := client.Post(s.url+"/intent/webhook", "application/json", strings.NewReader("{}"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	eventually(t, "503 while sixteen bodies are under way", 5*time.Second, func() bool { return status() == http.StatusServiceUnavailable })
+	for _, c := range slow {
+		c.Close()
+	}
+	slow = nil
+	eventually(t, "webhooks read again", 5*time.Second, func() bool { return status() == http.StatusForbidden })
 }
