@@ -35,6 +35,7 @@ import (
 	"github.com/swmgr/swmgr/internal/bind"
 	"github.com/swmgr/swmgr/internal/engine"
 	"github.com/swmgr/swmgr/internal/engine/users"
+	"github.com/swmgr/swmgr/internal/intent"
 	"github.com/swmgr/swmgr/internal/model"
 	"github.com/swmgr/swmgr/internal/service"
 	"github.com/swmgr/swmgr/internal/store"
@@ -80,6 +81,9 @@ type Access struct {
 	svc         *service.Service
 	log         *slog.Logger
 	bodyTimeout time.Duration
+	// webhook is the intent's push webhook, in front of authentication:
+	// its signature is its credential.
+	webhook http.Handler
 }
 
 // Open builds the front doors' half, then the service on so with it: the
@@ -122,6 +126,7 @@ func Open(ctx context.Context, o Options, so service.Options) (*Access, *service
 		return nil, nil, err
 	}
 	a.svc = svc
+	a.webhook = svc.Intent.WebhookHandler(intent.WebhookOptions{Throttle: a.Throttle, RefusalDelay: RefusalDelay, BodyTimeout: o.BodyTimeout})
 	return a, svc, nil
 }
 
@@ -160,7 +165,9 @@ func userGroup(ctx context.Context, st store.Config, acc accounts.Accounts, name
 // for one listener. local says only this host can reach the listener (plain
 // HTTP on a loopback address, the Unix socket): requests without
 // credentials are then its peer's, and its http.Server's ConnContext must
-// be Peers.ConnContext.
+// be Peers.ConnContext. The intent's push webhook (model.IntentWebhookPath)
+// goes around authentication: a git server has no login, its signature is
+// checked instead, failures counted by the same throttle.
 func (a *Access) Handler(h http.Handler, local bool) http.Handler {
 	rest := a.svc.Handler
 	o := auth.Options{Verifier: a.Verifier, Throttle: a.Throttle, BodyTimeout: a.bodyTimeout, Log: a.log,
@@ -168,7 +175,14 @@ func (a *Access) Handler(h http.Handler, local bool) http.Handler {
 	if local {
 		o.Peers = a.Peers
 	}
-	return auth.Handler(h, o)
+	authed := auth.Handler(h, o)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == model.IntentWebhookPath {
+			a.webhook.ServeHTTP(w, r)
+			return
+		}
+		authed.ServeHTTP(w, r)
+	})
 }
 
 // Login checks a login on a door that is not HTTP (what: "gNMI"), as

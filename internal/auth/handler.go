@@ -300,6 +300,10 @@ func hostNamesAnyHost(hostHeader string) bool {
 	return host == "localhost" || strings.HasSuffix(host, ".localhost")
 }
 
+// RequestAddr is the IP address of a request's peer (the zero Addr over
+// a Unix socket): what the throttle counts a client by.
+func RequestAddr(r *http.Request) netip.Addr { return clientAddr(r.RemoteAddr) }
+
 // clientAddr is the IP address of a request's peer.
 func clientAddr(remote string) netip.Addr {
 	ap, err := netip.ParseAddrPort(remote)

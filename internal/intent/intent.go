@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -118,6 +119,7 @@ type source struct {
 	allowUnsigned, revert   bool
 	confirmWait             time.Duration // 0: plain commits
 	healthURL               string        // "": url answers again
+	webhookSecret           string        // "": the push webhook is refused
 }
 
 func (s *source) auth(r *http.Request) {
@@ -155,6 +157,10 @@ type status struct {
 	appliedRevision               uint64
 	polls, refused                int64
 	lastError                     string
+	// The push webhook's: accepted and refused, the last accepted.
+	webhooks, webhooksRefused int64
+	webhookAt                 time.Time
+	lastWebhook               string
 }
 
 // drift is what DriftState shows.
@@ -190,11 +196,14 @@ type Service struct {
 	// driftMu serialises the drift's computations.
 	driftMu sync.Mutex
 
-	fetch   chan chan pollResult // IntentFetch asks the poller
-	changed chan struct{}        // the IntentSource changed
-	dirty   chan struct{}        // a commit was made: compute the drift
-	stop    context.CancelFunc
-	done    sync.WaitGroup
+	fetch chan chan pollResult // IntentFetch asks the poller
+	push  chan struct{}        // a push webhook asks the poller
+	// pushFrom is the address of the last push that asked (under mu).
+	pushFrom netip.Addr
+	changed  chan struct{} // the IntentSource changed
+	dirty    chan struct{} // a commit was made: compute the drift
+	stop     context.CancelFunc
+	done     sync.WaitGroup
 }
 
 // New builds the Service; Start runs it.
@@ -213,7 +222,7 @@ func New(o Options) *Service {
 		git.dir = filepath.Join(o.DataDir, datadir.IntentGit)
 	}
 	return &Service{o: o, log: o.Log.With("part", "intent"), get: ztp.NewFetcher(o.RootCAs, 60*time.Second), git: git,
-		fetch: make(chan chan pollResult), changed: make(chan struct{}, 1), dirty: make(chan struct{}, 1)}
+		fetch: make(chan chan pollResult), push: make(chan struct{}, 1), changed: make(chan struct{}, 1), dirty: make(chan struct{}, 1)}
 }
 
 // Start follows the commits and polls the IntentSource, if any, at once.
@@ -272,7 +281,8 @@ func (s *Service) readSource(ctx context.Context) (*source, error) {
 	_, err := s.o.Engine.Snapshot(ctx, []string{sourceKind}, nil, func(_ *model.Kind, o model.Object) error {
 		src = &source{url: o.Str("URL"), username: o.Str("Username"), password: o.Str("Password"),
 			interval: time.Duration(o.Int("Interval")) * time.Second, allowUnsigned: o.Bool("AllowUnsigned"), revert: o.Str("Policy") == "revert",
-			confirmWait: time.Duration(o.Int("ConfirmWait")) * time.Second, healthURL: o.Str("HealthURL"), caCerts: o.List("CACertificates")}
+			confirmWait: time.Duration(o.Int("ConfirmWait")) * time.Second, healthURL: o.Str("HealthURL"), caCerts: o.List("CACertificates"),
+			webhookSecret: o.Str("WebhookSecret")}
 		if repo := o.Str("RepoURL"); repo != "" {
 			src.git = &gitRepo{url: repo, path: o.Str("Path"), ref: o.Str("TargetRevision"), authHeader: src.authHeader(), maxSize: o.Int("RepoSizeLimit") << 20}
 			if len(src.caCerts) > 0 {
@@ -308,20 +318,24 @@ type pollResult struct {
 	field    string // the IntentSource's field err is about
 }
 
-// pollLoop polls at each interval, when the IntentSource changes and when
-// IntentFetch asks, until ctx ends.
+// pollLoop polls at each interval, when the IntentSource changes, when
+// IntentFetch asks and when a push webhook does, until ctx ends.
 func (s *Service) pollLoop(ctx context.Context) {
 	timer := time.NewTimer(0) // the first poll at once
 	defer timer.Stop()
 	for {
 		var reply chan pollResult
+		woken := false
 		select {
 		case <-ctx.Done():
 			return
 		case <-timer.C:
 		case <-s.changed:
 		case reply = <-s.fetch:
+		case <-s.push:
+			woken = true
 		}
+		pusher, pushed := s.pushedBy(woken)
 		src, err := s.readSource(ctx)
 		var res pollResult
 		switch {
@@ -331,7 +345,11 @@ func (s *Service) pollLoop(ctx context.Context) {
 			s.forget()
 			res.err = apierr.New(http.StatusConflict, apierr.CodeConflict, sourceKind, "", "no IntentSource is configured")
 		default:
-			res = s.poll(ctx, src)
+			var why trigger
+			if pushed {
+				why = trigger{push: true, from: pusher}
+			}
+			res = s.poll(ctx, src, why)
 		}
 		if reply != nil {
 			reply <- res
@@ -366,12 +384,12 @@ func (s *Service) forget() {
 // poll fetches and verifies the document and applies it when it changed
 // (or, Policy revert, when the configuration drifted from it). A document
 // refused changes nothing; LastError says why.
-func (s *Service) poll(ctx context.Context, src *source) pollResult {
+func (s *Service) poll(ctx context.Context, src *source, why trigger) pollResult {
 	s.mu.Lock()
 	s.st.polls++
 	s.st.lastPoll = time.Now()
 	s.mu.Unlock()
-	res := s.pollOnce(ctx, src)
+	res := s.pollOnce(ctx, src, why)
 	res.field = "URL"
 	if src.git != nil {
 		res.field = "RepoURL"
@@ -472,7 +490,22 @@ func explainTLS(err error, src *source) error {
 	return fmt.Errorf("%w: the server's certificate is not signed by %s", err, who)
 }
 
-func (s *Service) pollOnce(ctx context.Context, src *source) pollResult {
+// trigger is what asked for a poll besides its interval, for the commit's
+// record: a push webhook, from its sender's address.
+type trigger struct {
+	push bool
+	from netip.Addr
+}
+
+// note is what the commit's comment and config log entry add for it.
+func (t trigger) note() string {
+	if !t.push {
+		return ""
+	}
+	return fmt.Sprintf(", fetched on a push webhook from %s", t.from)
+}
+
+func (s *Service) pollOnce(ctx context.Context, src *source, why trigger) pollResult {
 	doc, err := s.fetchDocument(ctx, src)
 	if err != nil {
 		return pollResult{err: err}
@@ -494,8 +527,8 @@ func (s *Service) pollOnce(ctx context.Context, src *source) pollResult {
 		}
 	}
 	req := engine.Request{
-		Meta:    engine.Meta{User: Source, Source: Source, Comment: intentComment(src, doc.commit, digest)},
-		Log:     &engine.LogInfo{API: Source, Operation: "APPLY", Data: src.where()},
+		Meta:    engine.Meta{User: Source, Source: Source, Comment: intentComment(src, doc.commit, digest) + why.note()},
+		Log:     &engine.LogInfo{API: Source, Operation: "APPLY", Data: src.where() + why.note()},
 		Confirm: src.confirmWait,
 	}
 	out, err := s.o.Lifecycle.ApplyDocument(ctx, sourceKind, docField(src), data, held, req)
@@ -695,6 +728,7 @@ func (s *Service) sourceState(context.Context, model.Object) (model.Object, erro
 		"Commit": st.commit, "AppliedCommit": st.appliedCommit,
 		"AppliedDigest": st.appliedDigest, "AppliedRevision": int64(st.appliedRevision), "AppliedAt": stamp(st.appliedAt),
 		"Polls": st.polls, "Refused": st.refused, "LastError": st.lastError,
+		"Webhooks": st.webhooks, "WebhooksRefused": st.webhooksRefused, "WebhookAt": stamp(st.webhookAt), "LastWebhook": st.lastWebhook,
 	}, nil
 }
 

@@ -105,11 +105,20 @@ func startSwitchIn(t *testing.T, dir string) *sw {
 
 func (s *sw) do(method, path, body string) (int, map[string]any) {
 	s.t.Helper()
-	req, err := http.NewRequest(method, s.url+path, strings.NewReader(body))
+	return s.send(method, path, []byte(body))
+}
+
+// send is do with a body of bytes and headers (name, value pairs).
+func (s *sw) send(method, path string, body []byte, headers ...string) (int, map[string]any) {
+	s.t.Helper()
+	req, err := http.NewRequest(method, s.url+path, bytes.NewReader(body))
 	if err != nil {
 		s.t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		s.t.Fatal(err)

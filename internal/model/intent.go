@@ -178,6 +178,7 @@ func intentKinds() []*Kind {
 				{Name: "Policy", Type: String, Default: "report", Enum: IntentPolicies, Doc: "report: a change made otherwise is drift, shown in DriftState; revert: the next poll applies the intent again"},
 				{Name: "ConfirmWait", Type: Int, Default: int64(120), Range: rng(0, 3600), Doc: "seconds an intent's commit awaits its confirmation, which the health check gives; unconfirmed, it is rolled back. 0: a plain commit"},
 				{Name: "HealthURL", Type: String, Format: FormatHTTPURL, MaxLen: 2048, Doc: "the health check: a 2xx answer confirms the intent's commit; \"\": the intent's URL answers again (the switch still reaches its source of truth)"},
+				{Name: "WebhookSecret", Type: String, Secret: Sealed, Format: FormatWebhookSecret, MaxLen: 256, Doc: "the shared secret of the push webhook (POST " + IntentWebhookPath + ", no login): GitHub's, Gitea's and Forgejo's X-Hub-Signature-256 (HMAC-SHA256 of the body under it) or GitLab's X-Gitlab-Token (it); a push to TargetRevision fetches at once. \"\": the webhook is refused. Write-only, stored encrypted"},
 			},
 			Check: func(o Object) error {
 				switch {
@@ -206,6 +207,10 @@ func intentKinds() []*Kind {
 				{Name: "Polls", Type: Int, Doc: "fetches since start"},
 				{Name: "Refused", Type: Int, Doc: "documents refused since start (fetch, verification or validation failed)"},
 				{Name: "LastError", Type: String, Doc: "why the last poll's document was refused; \"\" when it was not (nothing was changed)"},
+				{Name: "Webhooks", Type: Int, Doc: "push webhooks accepted (signature or token right) since start"},
+				{Name: "WebhooksRefused", Type: Int, Doc: "push webhooks refused since start (no, or a wrong, signature or token; too large; too many)"},
+				{Name: "WebhookAt", Type: String, Doc: "when the last push webhook was accepted (RFC 3339)"},
+				{Name: "LastWebhook", Type: String, Doc: "what the last push webhook accepted did: a fetch asked for, or why it was ignored (another ref)"},
 			},
 		},
 		{
@@ -238,4 +243,30 @@ func intentKinds() []*Kind {
 			},
 		},
 	}
+}
+
+// IntentWebhookPath is where a git server's push webhook tells the
+// intent to fetch (no login: its signature or token is the credential).
+const IntentWebhookPath = APIPrefix + "intent/webhook"
+
+// MaxIntentWebhookBody bounds a webhook's body: its signature covers it
+// whole, so it is read whole before anything is decided.
+const MaxIntentWebhookBody = 1 << 20
+
+// MinWebhookSecret is the shortest WebhookSecret: the webhook is open to
+// anyone who reaches the switch, and the secret is all that stands there.
+const MinWebhookSecret = 16
+
+// FormatWebhookSecret is a webhook's shared secret: printable ASCII,
+// without spaces (git servers' forms take it as one word), at least
+// MinWebhookSecret characters.
+var FormatWebhookSecret = &Format{
+	Name: "webhook-secret", Doc: fmt.Sprintf("at least %d printable ASCII characters without spaces (openssl rand -hex 32)", MinWebhookSecret), Hint: "<secret>",
+	Sample: "3f9c1e0a7b2d4c6e8f1a3b5c7d9e0f21",
+	Check: func(s string) string {
+		if len(s) < MinWebhookSecret || strings.ContainsFunc(s, func(r rune) bool { return r <= ' ' || r > '~' }) {
+			return fmt.Sprintf("at least %d printable ASCII characters without spaces (openssl rand -hex 32)", MinWebhookSecret)
+		}
+		return ""
+	},
 }

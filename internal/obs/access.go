@@ -108,7 +108,8 @@ func userOf(r *http.Request) string {
 
 // RouteClass maps a path to a class of routes with few members, for
 // metrics labels: config, config_list, config_id, state..., action,
-// candidates, revisions, events, openapi, api_docs, web_ui, metrics, health, other.
+// candidates, revisions, events, openapi, webhook (the intent's push
+// webhook), api_docs, web_ui, metrics, health, other.
 // The REST layer refines config and state (list or one) through the Note.
 func RouteClass(path string) string {
 	rest, ok := strings.CutPrefix(path, "/public/v1/")
@@ -131,6 +132,8 @@ func RouteClass(path string) string {
 		return seg
 	case "openapi.json":
 		return "openapi"
+	case "intent":
+		return "webhook"
 	}
 	return "other"
 }

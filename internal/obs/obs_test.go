@@ -24,6 +24,7 @@ func TestRouteClass(t *testing.T) {
 		"/public/v1/revisions/3":          "revisions",
 		"/public/v1/events":               "events",
 		"/public/v1/openapi.json":         "openapi",
+		"/public/v1/intent/webhook":       "webhook",
 		"/public/v1//config/Port":         "config",
 		"/public/v1/nonsense/huge-string": "other",
 		"/metrics":                        "metrics",

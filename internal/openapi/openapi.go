@@ -821,6 +821,20 @@ func (g *gen) service() {
 		"operationId": "readyz", "tags": t, "summary": "Ready: the switch was reconciled with the stored configuration at start", "security": []any{obj{}},
 		"responses": obj{"200": reply("ready", ready), "503": reply("not ready yet", ready)},
 	})
+	webhookReply := obj{"type": "object", "required": []any{"Result", "Message"}, "additionalProperties": false,
+		"properties": obj{"Result": obj{"type": "string"}, "Message": obj{"type": "string"}}}
+	g.op(model.IntentWebhookPath, "POST", obj{
+		"access": model.Reading, "operationId": "intentWebhook", "tags": t, "security": []any{obj{}},
+		"summary":     "A git server's push webhook: fetch the IntentSource's document now (no login: the WebhookSecret authenticates it)",
+		"description": fmt.Sprintf("Authenticated by the IntentSource's WebhookSecret alone: X-Hub-Signature-256 (GitHub, Gitea, Forgejo: sha256= and the hex HMAC-SHA256 of the raw body), X-Gitea-Signature (its hex digits), or X-Gitlab-Token (the secret). The body (at most %d bytes; JSON, or GitHub's form encoding) is a push: one to another ref than TargetRevision is ignored (200), one to it queues a fetch (202; pushes coalesce into one fetch). A wrong or missing signature is 403 whatever was wrong; refused webhooks count as failed logins of the client's address (429 with Retry-After once locked out). docs/ztp.md.", model.MaxIntentWebhookBody),
+		"parameters": []any{
+			obj{"name": "X-Hub-Signature-256", "in": "header", "schema": obj{"type": "string"}},
+			obj{"name": "X-Gitea-Signature", "in": "header", "schema": obj{"type": "string"}},
+			obj{"name": "X-Gitlab-Token", "in": "header", "schema": obj{"type": "string"}},
+		},
+		"requestBody": obj{"content": obj{"application/json": obj{"schema": obj{"type": "object"}}, "application/x-www-form-urlencoded": obj{"schema": obj{"type": "object"}}}},
+		"responses":   obj{"202": reply("a fetch is queued", webhookReply), "200": reply("accepted, nothing to fetch (another ref, another event)", webhookReply)},
+	})
 	g.op("/metrics", "GET", obj{
 		"operationId": "metrics", "tags": t, "summary": "Prometheus metrics (credentials needed except on the loopback HTTP listener)",
 		"responses": obj{"200": obj{"description": "the Prometheus text format", "content": obj{"text/plain": obj{"schema": obj{"type": "string"}}}}},

@@ -2,13 +2,17 @@
 // (internal/intent and the black-box tests): Debian's git, its
 // configuration the test's own, documents committed with their detached
 // ed25519 signature beside them as an IntentSource with RepoURL reads
-// them.
+// them; and the push webhooks git servers send about them.
 package intenttest
 
 import (
 	"crypto/ed25519"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -89,4 +93,22 @@ func (r *Repository) Commit(files map[string][]byte) string {
 func (r *Repository) CommitSigned(path string, doc []byte) string {
 	sig := base64.StdEncoding.EncodeToString(ed25519.Sign(r.Key, doc))
 	return r.Commit(map[string][]byte{path: doc, path + ".sig": []byte(sig)})
+}
+
+// PushBody is a push's webhook body as GitHub (and Gitea, Forgejo) sends
+// it, trimmed to what a push says: the ref pushed, the commits before and
+// after, the repository and its default branch.
+func PushBody(ref, before, after, defaultBranch string) []byte {
+	return fmt.Appendf(nil, `{"ref":%q,"before":%q,"after":%q,"created":false,"deleted":false,"forced":false,`+
+		`"repository":{"id":1,"name":"intent","full_name":"fabric/intent","clone_url":"https://git.example.net/fabric/intent.git","default_branch":%q},`+
+		`"pusher":{"name":"fleet","email":"fleet@example.net"},"commits":[{"id":%q,"message":"intent","added":[],"removed":[],"modified":["leaf1.json"]}]}`,
+		ref, before, after, defaultBranch, after)
+}
+
+// HubSignature is X-Hub-Signature-256 of body under secret, as GitHub,
+// Gitea and Forgejo sign a webhook.
+func HubSignature(secret string, body []byte) string {
+	m := hmac.New(sha256.New, []byte(secret))
+	m.Write(body)
+	return "sha256=" + hex.EncodeToString(m.Sum(nil))
 }

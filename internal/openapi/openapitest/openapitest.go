@@ -100,6 +100,8 @@ func (v *Validator) Template(path string) (string, bool) {
 	switch segs[0] {
 	case "openapi.json", "events":
 		return out + "/" + segs[0], len(segs) == 1
+	case "intent":
+		return out + "/intent/webhook", len(segs) == 2 && segs[1] == "webhook"
 	case "candidates":
 		switch {
 		case len(segs) == 1:

@@ -2054,6 +2054,13 @@ MODEL = json.loads(r'''{
      "name": "HealthURL",
      "type": "str",
      "settable": true
+    },
+    {
+     "option": "webhook_secret",
+     "name": "WebhookSecret",
+     "type": "str",
+     "secret": true,
+     "settable": true
     }
    ]
   },

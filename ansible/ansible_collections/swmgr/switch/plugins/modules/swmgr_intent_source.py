@@ -119,6 +119,13 @@ options:
           - "API field C(HealthURL)."
           - "the health check: a 2xx answer confirms the intent's commit; \"\": the intent's URL answers again (the switch still reaches its source of truth)."
         type: str
+      webhook_secret:
+        description:
+          - "API field C(WebhookSecret)."
+          - "the shared secret of the push webhook (POST /public/v1/intent/webhook, no login): GitHub's, Gitea's and Forgejo's X-Hub-Signature-256 (HMAC-SHA256 of the body under it) or GitLab's X-Gitlab-Token (it); a push to TargetRevision fetches at once. \"\": the webhook is refused. Write-only, stored encrypted."
+          - "Write-only: never returned; sent when the object is created, or always with O(update_secrets=always)."
+        type: str
+        no_log: true
 '''
 
 EXAMPLES = r'''
