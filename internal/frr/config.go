@@ -38,6 +38,9 @@ type Config struct {
 	// neighbors' filters and the redistributions name.
 	Policies Policies
 	BFD      BFD // bfdd's profiles and static peers (bfd.go)
+	// RAIntervals are zebra's router advertisement intervals on the
+	// unnumbered neighbors' interfaces (ndp.go).
+	RAIntervals []RAInterval
 }
 
 // Instance is BGPGlobal (VRF "default") or BGPVrf.
@@ -144,7 +147,8 @@ func ParseAS(s string) (uint32, error) {
 func (c Config) Validate() error {
 	_, err := c.renderAll()
 	_, bfdErr := c.BFD.render()
-	return errors.Join(err, bfdErr)
+	_, raErr := renderRAIntervals(c.RAIntervals)
+	return errors.Join(err, bfdErr, raErr)
 }
 
 // block is one `router bgp` stanza: its header, its lines in the router

@@ -203,7 +203,22 @@ func (r *Router) Plan(ctx context.Context, cfg Config) ([]string, error) {
 		}
 		bfdCmds = diffBFD(runBFD, wantBFD)
 	}
-	return append(bfdCmds, diffAll(parseAll(run), want)...), nil
+	wantRA, err := renderRAIntervals(cfg.RAIntervals)
+	if err != nil {
+		return nil, err
+	}
+	r.applyMu.Lock()
+	hadRA := len(r.current.RAIntervals) > 0
+	r.applyMu.Unlock()
+	var raCmds []string
+	if len(wantRA) > 0 || hadRA {
+		text, err := r.show(ctx, "zebra", "show running-config")
+		if err != nil {
+			return nil, fmt.Errorf("frr: reading zebra's running configuration: %w", err)
+		}
+		raCmds = diffRAIntervals(parseRAIntervals(text), wantRA)
+	}
+	return slices.Concat(bfdCmds, raCmds, diffAll(parseAll(run), want)), nil
 }
 
 // Apply makes FRR run cfg, sending only what differs from its running
@@ -215,6 +230,10 @@ func (r *Router) Apply(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("frr: %w", err)
 	}
 	wantBFD, err := cfg.BFD.render()
+	if err != nil {
+		return fmt.Errorf("frr: %w", err)
+	}
+	wantRA, err := renderRAIntervals(cfg.RAIntervals)
 	if err != nil {
 		return fmt.Errorf("frr: %w", err)
 	}
@@ -233,6 +252,12 @@ func (r *Router) Apply(ctx context.Context, cfg Config) error {
 	if len(cfg.EVPN.L3VNIs) > 0 || len(r.current.EVPN.L3VNIs) > 0 {
 		vnisBefore, err = r.applyVRFVNIs(ctx, cfg.EVPN.l3VNIs())
 	}
+	// The router advertisement intervals are zebra's too (ndp.go); without
+	// any (now or before), zebra is not asked.
+	var raBefore map[string]string
+	if err == nil && (len(wantRA) > 0 || len(r.current.RAIntervals) > 0) {
+		raBefore, err = r.applyRAIntervals(ctx, wantRA)
+	}
 	// bfdd next: the profiles a neighbour's `bfd profile` names exist
 	// before bgpd asks for its session (a refused BFD change is undone by
 	// applyBFD itself).
@@ -240,19 +265,16 @@ func (r *Router) Apply(ctx context.Context, cfg Config) error {
 		err = r.applyBFD(ctx, wantBFD)
 	}
 	if err != nil {
-		if vnisBefore != nil {
-			if _, rbErr := r.applyVRFVNIs(ctx, vnisBefore); rbErr != nil {
-				return fmt.Errorf("frr: %w; restoring the VRFs' VNIs also failed: %v", err, rbErr)
-			}
+		if rbErr := r.restoreZebra(ctx, vnisBefore, raBefore); rbErr != nil {
+			return fmt.Errorf("frr: %w; %v", err, rbErr)
 		}
 		return fmt.Errorf("frr: %w", err)
 	}
 	if len(cmds) > 0 {
 		if applyErr := r.configure(ctx, cmds); applyErr != nil {
-			if vnisBefore != nil { // zebra was asked: its mapping goes back too
-				if _, rbErr := r.applyVRFVNIs(ctx, vnisBefore); rbErr != nil {
-					return fmt.Errorf("frr: %w; restoring the VRFs' VNIs also failed: %v", applyErr, rbErr)
-				}
+			// zebra was asked: its part goes back too.
+			if rbErr := r.restoreZebra(ctx, vnisBefore, raBefore); rbErr != nil {
+				return fmt.Errorf("frr: %w; %v", applyErr, rbErr)
 			}
 			if rbErr := errors.Join(r.restore(ctx, parseAll(before)), r.restoreBFD(ctx)); rbErr != nil {
 				return fmt.Errorf("frr: %w; restoring the previous configuration also failed: %v", applyErr, rbErr)
@@ -264,6 +286,23 @@ func (r *Router) Apply(ctx context.Context, cfg Config) error {
 	// passwords in clear. A restarted bgpd starts empty and gets current
 	// back from reapply.
 	r.current = cfg
+	return nil
+}
+
+// restoreZebra puts back what an apply changed in zebra before it failed:
+// the VRFs' VNIs and the router advertisement intervals it found (nil:
+// not asked).
+func (r *Router) restoreZebra(ctx context.Context, vnis map[string]uint32, ra map[string]string) error {
+	if vnis != nil {
+		if _, err := r.applyVRFVNIs(ctx, vnis); err != nil {
+			return fmt.Errorf("restoring the VRFs' VNIs also failed: %w", err)
+		}
+	}
+	if ra != nil {
+		if _, err := r.applyRAIntervals(ctx, ra); err != nil {
+			return fmt.Errorf("restoring the router advertisement intervals also failed: %w", err)
+		}
+	}
 	return nil
 }
 

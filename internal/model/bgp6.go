@@ -228,17 +228,7 @@ func bgp6Kinds(vrfRef func(*Field) *Field) []*Kind {
 			CLI:    &CLICommand{Words: []string{"bgp", "ipv6", "unicast"}, Brief: []string{"Network", "CIDRLen:Len", "Vrf:VRF", "Paths"}},
 			Fields: bgpRouteFields("IPv6"),
 		},
-		{
-			Name: "NDPGlobal", Class: Config, Singleton: true,
-			Doc: "Neighbour discovery's timers (FlexSwitch's NDPGlobal), kept: swmgr gives them to no kernel yet (the kernel's own defaults apply: a neighbour stays reachable 15 to 45 seconds, solicitations are a second apart) and sends no router advertisements. See docs/routing.md.",
-			CLI: &CLICommand{Words: []string{"ipv6", "nd"}, Prompt: []string{"nd"}, Show: []string{"ipv6", "nd"}},
-			Fields: []*Field{
-				{Name: "Vrf", Type: String, Key: true, Default: "default", Enum: []string{"default"}},
-				{Name: "ReachableTime", Type: Int, Default: int64(10), Range: rng(1, 60), CLI: "reachable_time", Doc: "minutes a neighbour stays reachable after a confirmation"},
-				{Name: "RetransmitInterval", Type: Int, Default: int64(1), Range: rng(1, 3600000), CLI: "retransmit_interval", Doc: "milliseconds between neighbour solicitations"},
-				{Name: "RouterAdvertisementInterval", Type: Int, Default: int64(5), Range: rng(1, 1800), CLI: "ra_interval", Doc: "seconds between router advertisements"},
-			},
-		},
+		ndpGlobalKind(), // ndp.go
 		resetAction("ResetBGPv4NeighborByIPAddr", "IPAddr", "Resets the BGP session with an IPv4 neighbor (of any VRF): the session is torn down and established again, and its routes are learned again.", FormatIPv4Host),
 		resetAction("ResetBGPv4NeighborByInterface", "IntfRef", "Resets the unnumbered BGP session on an interface (a BGPv4Neighbor by IntfRef).", FormatIntfRef),
 		resetAction("ResetBGPv6NeighborByIPAddr", "IPAddr", "Resets the BGP session with an IPv6 neighbor (of any VRF).", FormatIPv6Host),

@@ -550,6 +550,14 @@ func (b *Backend) apply(ctx context.Context, changes []backend.Change, journal b
 			return err
 		}
 	}
+	// What the batch made takes NDPGlobal's timers (ndp.go).
+	if err := b.ndpFollow(tx, changes); err != nil {
+		err = refusal("NDPGlobal", err)
+		if rerr := tx.Rollback(); rerr != nil {
+			return fmt.Errorf("%w; and undoing the earlier kernel changes failed: %v", err, rerr)
+		}
+		return err
+	}
 	// The relay's upstream interfaces are the VRFs' routed interfaces of
 	// the moment: a batch that changes the dataplane sends them again.
 	if b.relay != nil && slices.ContainsFunc(changes, func(c backend.Change) bool { return drivers[c.Kind.Name] != nil }) {

@@ -173,6 +173,8 @@ func bgpRouters(objs map[string]map[string]model.Object) frr.Config {
 	}
 	addBGPv6(&cfg, objs, instances)
 	cfg.EVPN = evpnOf(objs) // vxlan.go
+	// The unnumbered neighbors' router advertisements (ndp.go).
+	cfg.RAIntervals = raIntervals(cfg.Neighbors, objs["NDPGlobal"])
 	return cfg
 }
 

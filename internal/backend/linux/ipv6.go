@@ -6,12 +6,10 @@ import (
 	"net"
 	"net/netip"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/vishvananda/netlink"
-	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
 
 	"github.com/swmgr/swmgr/internal/model"
@@ -91,28 +89,24 @@ func linkLocalOf(hw net.HardwareAddr) (netip.Prefix, bool) {
 // devSysctl reads and, when value is not "", writes net.ipv6.conf.<dev>.<name>
 // in the namespace of h; it returns the value before.
 func (k *Kernel) devSysctl(h *netlink.Handle, dev, name, value string) (string, error) {
-	ns := k.nsOfHandle(h)
-	path := filepath.Join("/proc/sys/net/ipv6/conf", dev, name)
-	var old string
-	err := withNetns(func() error {
-		if err := netns.Set(ns); err != nil {
-			return err
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		old = strings.TrimSpace(string(b))
-		if value == "" || value == old {
-			return nil
-		}
-		return os.WriteFile(path, []byte(value), 0o644)
-	})
+	ns, path := k.nsOfHandle(h), devSysctlPath(dev, name)
+	have, err := k.readSysctls(ns, []string{path})
 	if err != nil {
-		return "", fmt.Errorf("sysctl net.ipv6.conf.%s.%s: %w", dev, name, err)
+		return "", err
+	}
+	old, ok := have[path]
+	if !ok {
+		return "", fmt.Errorf("sysctl %s: %w", sysctlName(path), os.ErrNotExist)
+	}
+	if value != "" && value != old {
+		if err := k.writeSysctl(ns, path, value); err != nil {
+			return "", err
+		}
 	}
 	return old, nil
 }
+
+func devSysctlPath(dev, name string) string { return "net/ipv6/conf/" + dev + "/" + name }
 
 // setDevSysctl sets net.ipv6.conf.<dev>.<name> to value, with its inverse.
 func (tx *Tx) setDevSysctl(h *netlink.Handle, dev, name, value string) error {
@@ -120,9 +114,7 @@ func (tx *Tx) setDevSysctl(h *netlink.Handle, dev, name, value string) error {
 	if err != nil || old == value {
 		return err
 	}
-	return tx.change(fmt.Sprintf("set net.ipv6.conf.%s.%s %s", dev, name, value),
-		func() error { _, err := tx.k.devSysctl(h, dev, name, value); return err },
-		func() error { _, err := tx.k.devSysctl(h, dev, name, old); return err })
+	return tx.setSysctl(tx.k.nsOfHandle(h), devSysctlPath(dev, name), old, value)
 }
 
 // addrs6 returns the IPv6 addresses of a link.

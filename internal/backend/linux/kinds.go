@@ -43,6 +43,8 @@ var drivers = map[string]*driver{
 	// driver, in the IPv6 table.
 	"IPv6Intf":  ipv6IntfDriver,
 	"IPv6Route": ipv4RouteDriver,
+	// Neighbour discovery's timers: sysctls, and FRR's advertisements (ndp.go).
+	"NDPGlobal": ndpDriver,
 	// A VNI is a VXLAN device in its VLAN (vxlan.go).
 	"VxlanEndpoint":     vxlanDriver("VxlanEndpoint"),
 	"VxlanInstance":     vxlanDriver("VxlanInstance"),

@@ -184,4 +184,4 @@ func (b *Backend) reconcile() []string {
 }
 
 // reconcileOrder is apply order: what others use first.
-var reconcileOrder = []string{"Port", "LaPortChannel", "Vrf", "Vlan", "LogicalIntf", "IPv4Intf", "IPv4Unnumbered", "IPv6Intf", "IPv4Route", "IPv6Route", "Span"}
+var reconcileOrder = []string{"Port", "LaPortChannel", "Vrf", "Vlan", "LogicalIntf", "IPv4Intf", "IPv4Unnumbered", "IPv6Intf", "NDPGlobal", "IPv4Route", "IPv6Route", "Span"}

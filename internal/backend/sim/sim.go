@@ -189,6 +189,7 @@ func (s *Sim) Dataplane() map[string]*backend.Driver {
 	maps.Copy(ds, s.vxlanDrivers())      // evpn.go
 	maps.Copy(ds, s.aclDrivers())        // acl.go
 	maps.Copy(ds, s.unnumberedDrivers()) // unnumbered.go
+	maps.Copy(ds, s.ndpDrivers())        // ndp.go
 	for _, name := range compatStateKinds {
 		if ds[name] != nil {
 			s.withCompatState(name, ds[name])
@@ -214,7 +215,6 @@ func (s *Sim) DaemonDrivers() map[string]*backend.Driver {
 		"BGPv6Aggregate":  {Apply: s.record},
 		"BGPv4RouteState": {List: noNeighbors},
 		"BGPv6RouteState": {List: noNeighbors},
-		"NDPGlobal":       {Apply: s.record},
 		"NtpServer":       {Apply: s.record, State: ntpState},
 		"DNSServer":       {Apply: s.applyDNSServer, State: s.dnsServerState, Replay: true},
 		"DNSGlobal":       {Apply: s.applyDNSGlobal, State: s.dnsGlobalState, Replay: true},
