@@ -106,7 +106,7 @@ func ndpGlobalKind() *Kind {
 		StateOnly: []*Field{
 			{Name: "ReachableTimeMsInEffect", Type: Int, Doc: "ms: the kernel's base reachable time (net.ipv6.neigh.default.base_reachable_time_ms)"},
 			{Name: "RetransmitIntervalMsInEffect", Type: Int, Doc: "ms: the kernel's time between solicitations (net.ipv6.neigh.default.retrans_time_ms)"},
-			{Name: "RouterAdvertisementIntervalInEffect", Type: Int, Doc: "s: between router advertisements on BGP-unnumbered interfaces"},
+			{Name: "RouterAdvertisementIntervalInEffect", Type: Int, Doc: "s: between router advertisements on BGP-unnumbered interfaces; 0 where no routing daemon runs (a Linux switch without --bgp)"},
 		},
 	}
 }

@@ -242,7 +242,13 @@ var ndpDriver = &driver{
 		b.stageNDP(tx, factory)
 		return nil
 	},
-	state: func(b *Backend, o model.Object) (model.Object, error) { return b.ndpInEffect(o) },
+	state: func(b *Backend, o model.Object) (model.Object, error) {
+		st, err := b.ndpInEffect(o)
+		if err == nil && b.bgp == nil {
+			st["RouterAdvertisementIntervalInEffect"] = int64(0) // no routing daemon sends any
+		}
+		return st, err
+	},
 }
 
 // ndpFollow gives what a batch made (a VRF's new namespace, a port moved

@@ -63,7 +63,7 @@ func TestNDPGlobalOnLinux(t *testing.T) {
 		t.Errorf("VRF red's namespace: %s, want %s", got, want)
 	}
 	st := s.stateOf("NDPGlobal", model.Object{"Vrf": "default"})
-	if num(st["ReachableTimeMsInEffect"]) != 120000 || num(st["RetransmitIntervalMsInEffect"]) != 500 || num(st["RouterAdvertisementIntervalInEffect"]) != 10 {
+	if num(st["ReachableTimeMsInEffect"]) != 120000 || num(st["RetransmitIntervalMsInEffect"]) != 500 || num(st["RouterAdvertisementIntervalInEffect"]) != 0 { // no FRR: no advertisement
 		t.Errorf("state: %v", st)
 	}
 
