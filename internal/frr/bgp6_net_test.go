@@ -146,13 +146,21 @@ func TestGroupFiltersInBothFamiliesAreFRRsForm(t *testing.T) {
 // configuration naming them.
 func routerAlone(t *testing.T, prefix string, devs ...string) *frr.Router {
 	t.Helper()
+	r, _, _ := routerIn(t, prefix, devs...)
+	return r
+}
+
+// routerIn is routerAlone with its namespace and its directory (vtysh's
+// socket directory), for tests that ask zebra through vtysh.
+func routerIn(t *testing.T, prefix string, devs ...string) (r *frr.Router, ns, dir string) {
+	t.Helper()
 	frrtest.Need(t)
-	dir := frrtest.Dir(t, prefix)
-	ns := filepath.Base(dir)
+	dir = frrtest.Dir(t, prefix)
+	ns = filepath.Base(dir)
 	run(t, "ip", "netns", "add", ns)
 	t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
 	for _, d := range devs {
 		run(t, "ip", "-n", ns, "link", "add", d, "type", "veth", "peer", "name", d+"p")
 	}
-	return frrtest.StartRouter(t, dir, ns)
+	return frrtest.StartRouter(t, dir, ns), ns, dir
 }

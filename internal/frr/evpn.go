@@ -254,12 +254,21 @@ func (e EVPN) l3VNIs() map[string]uint32 {
 // applyVRFVNIs makes zebra map each tenant VRF to its L3 VNI, and returns
 // the mapping it found (what a failed apply puts back).
 func (r *Router) applyVRFVNIs(ctx context.Context, want map[string]uint32) (map[string]uint32, error) {
+	return applyOnZebra(ctx, r, want, parseVRFVNIs, diffVRFVNIs)
+}
+
+// applyOnZebra makes zebra run want, one part of its configuration that
+// parse reads from its running configuration and diff turns into
+// commands, and returns the part as it found it (what a failed apply puts
+// back).
+func applyOnZebra[T any](ctx context.Context, r *Router, want T, parse func(running string) T, diff func(have, want T) []string) (T, error) {
 	text, err := r.show(ctx, "zebra", "show running-config")
 	if err != nil {
-		return nil, fmt.Errorf("frr: reading zebra's running configuration: %w", err)
+		var none T
+		return none, fmt.Errorf("frr: reading zebra's running configuration: %w", err)
 	}
-	before := parseVRFVNIs(text)
-	if cmds := diffVRFVNIs(before, want); len(cmds) > 0 {
+	before := parse(text)
+	if cmds := diff(before, want); len(cmds) > 0 {
 		if err := r.configureOn(ctx, "zebra", cmds); err != nil {
 			return before, err
 		}

@@ -91,15 +91,5 @@ func diffRAIntervals(running, want map[string]string) []string {
 // applyRAIntervals makes zebra run want and returns the lines it ran
 // before (what a failed apply puts back).
 func (r *Router) applyRAIntervals(ctx context.Context, want map[string]string) (map[string]string, error) {
-	text, err := r.show(ctx, "zebra", "show running-config")
-	if err != nil {
-		return nil, fmt.Errorf("frr: reading zebra's running configuration: %w", err)
-	}
-	before := parseRAIntervals(text)
-	if cmds := diffRAIntervals(before, want); len(cmds) > 0 {
-		if err := r.configureOn(ctx, "zebra", cmds); err != nil {
-			return before, err
-		}
-	}
-	return before, nil
+	return applyOnZebra(ctx, r, want, parseRAIntervals, diffRAIntervals)
 }

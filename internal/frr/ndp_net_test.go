@@ -2,13 +2,10 @@ package frr_test
 
 import (
 	"context"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/swmgr/swmgr/internal/frr"
-	"github.com/swmgr/swmgr/internal/frr/frrtest"
 )
 
 // TestRAIntervalOnUnnumberedInterface: a real FRR takes the router
@@ -17,15 +14,9 @@ import (
 // back as rendered (nothing left to send), sends its advertisements at
 // that interval, and goes back to bgpd's 10 s when it is taken out.
 func TestRAIntervalOnUnnumberedInterface(t *testing.T) {
-	frrtest.Need(t)
-	dir := frrtest.Dir(t, "ndpra")
-	ns := filepath.Base(dir)
-	run(t, "ip", "netns", "add", ns)
-	t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
-	run(t, "ip", "-n", ns, "link", "add", "eth9", "type", "veth", "peer", "name", "eth9p")
+	r, ns, dir := routerIn(t, "ndpra", "eth9")
 	run(t, "ip", "-n", ns, "link", "set", "eth9", "up")
 	run(t, "ip", "-n", ns, "link", "set", "eth9p", "up")
-	r := frrtest.StartRouter(t, dir, ns)
 	ctx := context.Background()
 	vtysh := func(cmd string) string {
 		return run(t, "ip", "netns", "exec", ns, "vtysh", "--vty_socket", dir, "-c", cmd)

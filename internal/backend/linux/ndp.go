@@ -92,10 +92,14 @@ func (tx *Tx) setSysctl(ns netns.NsHandle, path, old, value string) error {
 // sysctlName is sysctl(8)'s name of a path under /proc/sys.
 func sysctlName(path string) string { return strings.ReplaceAll(path, "/", ".") }
 
+// routedIntfKinds are the kinds that make an interface routed (its
+// IntfRef): an address, or one borrowed.
+var routedIntfKinds = []string{"IPv4Intf", "IPv4Unnumbered", "IPv6Intf"}
+
 // ndpNetdevs are the interfaces whose neighbour tables NDPGlobal sets:
-// every port's netdev and the netdev of every routed interface (an
-// IPv4Intf's or IPv6Intf's, applied or in more: a VLAN interface, a LAG),
-// loopbacks aside (they have no neighbours). Callers hold b.mu.
+// every port's netdev and the netdev of every routed interface (applied,
+// or in more: a VLAN interface, a LAG), loopbacks aside (they have no
+// neighbours). Callers hold b.mu.
 func (b *Backend) ndpNetdevs(more ...model.Object) []string {
 	var devs []string
 	for _, p := range b.ports.Ports() {
@@ -104,7 +108,7 @@ func (b *Backend) ndpNetdevs(more ...model.Object) []string {
 		}
 	}
 	intfs := more
-	for _, kind := range []string{"IPv4Intf", "IPv6Intf"} {
+	for _, kind := range routedIntfKinds {
 		for _, o := range b.applied[kind] {
 			intfs = append(intfs, o)
 		}
@@ -268,7 +272,7 @@ func (b *Backend) ndpFollow(tx *Tx, changes []backend.Change) error {
 			cur = c.After
 		case drivers[c.Kind.Name] != nil:
 			dataplane = true
-			if (c.Kind.Name == "IPv4Intf" || c.Kind.Name == "IPv6Intf") && c.Op != backend.Delete {
+			if slices.Contains(routedIntfKinds, c.Kind.Name) && c.Op != backend.Delete {
 				intfs = append(intfs, c.After)
 			}
 		}
