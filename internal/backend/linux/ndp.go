@@ -92,6 +92,18 @@ func (tx *Tx) setSysctl(ns netns.NsHandle, path, old, value string) error {
 // sysctlName is sysctl(8)'s name of a path under /proc/sys.
 func sysctlName(path string) string { return strings.ReplaceAll(path, "/", ".") }
 
+// maxTickMs is the longest clock tick of a Linux kernel (HZ 100).
+const maxTickMs = 10
+
+// sameTicks says the kernel holds ms already: it keeps these timers in
+// clock ticks and reads back the next tick's ms (1001 ms is 1004 at
+// 250 Hz), so a value read back less than a tick above it is it, not a
+// change by hand to write again at every reconciliation.
+func sameTicks(read string, ms int64) bool {
+	v, err := strconv.ParseInt(read, 10, 64)
+	return err == nil && v >= ms && v < ms+maxTickMs
+}
+
 // routedIntfKinds are the kinds that make an interface routed (its
 // IntfRef): an address, or one borrowed.
 var routedIntfKinds = []string{"IPv4Intf", "IPv4Unnumbered", "IPv6Intf"}
@@ -149,7 +161,7 @@ func (tx *Tx) ensureNDP(devs []string, after, before model.Object) error {
 				return err
 			}
 			for _, p := range paths { // in order: default first
-				if old, ok := have[p]; ok && old != value {
+				if old, ok := have[p]; ok && !sameTicks(old, v) {
 					if err := tx.setSysctl(n.ns, p, old, value); err != nil {
 						return err
 					}

@@ -81,6 +81,18 @@ func TestNDPGlobalOnLinux(t *testing.T) {
 		t.Errorf("after reconciliation: %s; it changed %q", got, changed)
 	}
 
+	// The kernel keeps the timers in clock ticks: 1001 ms reads back as
+	// the next tick's ms (1004 at 250 Hz), which is the value, not drift.
+	if err := ndp(2, 1001); err != nil {
+		t.Fatal(err)
+	}
+	if changed := s.be.Reconcile(); len(changed) != 0 {
+		t.Errorf("a value rounded to the kernel's clock is written again by reconciliation: %q", changed)
+	}
+	if err := ndp(2, 500); err != nil {
+		t.Fatal(err)
+	}
+
 	// A commit failing at its second kernel change leaves nothing of it.
 	all := func() string {
 		return neighSysctls(t, l.sw, "fpPort1") + " " + neighSysctls(t, red, "fpPort2") + " " + neighSysctls(t, blue, "fpPort3")
