@@ -49,12 +49,7 @@ var ztpLabs atomic.Int32
 
 func newZTPLab(t *testing.T) *ztpLab {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		if testneed.InCI() {
-			t.Fatal("network namespaces need root")
-		}
-		t.Skip("skipping: network namespaces need root")
-	}
+	testneed.Root(t, "network namespaces")
 	testneed.Program(t, "iproute2", "ip")
 	testneed.Program(t, "dnsmasq-base", "dnsmasq", "/usr/sbin/dnsmasq")
 	n := int(ztpLabs.Add(1)) + os.Getpid()%100*10

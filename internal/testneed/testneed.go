@@ -46,3 +46,17 @@ func Missing(t testing.TB, pkg, what string) {
 	}
 	t.Skipf("%s: apt-get install %s (.ci/run does)", what, pkg)
 }
+
+// Root skips t unless the test runs as root, which what needs (network
+// namespaces, a daemon's port) requires; in CI, which runs as root, it
+// fails t instead.
+func Root(t testing.TB, what string) {
+	t.Helper()
+	if os.Geteuid() == 0 {
+		return
+	}
+	if InCI() {
+		t.Fatalf("%s need root, and CI runs as root", what)
+	}
+	t.Skipf("skipping: %s need root", what)
+}

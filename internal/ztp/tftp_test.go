@@ -21,12 +21,7 @@ import (
 // 69 is then the test's), serving the files of root.
 func tftpServer(t *testing.T) (ns, root string) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		if testneed.InCI() {
-			t.Fatal("network namespaces need root")
-		}
-		t.Skip("skipping: network namespaces need root")
-	}
+	testneed.Root(t, "network namespaces")
 	testneed.Program(t, "iproute2", "ip")
 	testneed.Program(t, "dnsmasq-base", "dnsmasq", "/usr/sbin/dnsmasq")
 	ns = fmt.Sprintf("ztptftp%d", os.Getpid())
