@@ -40,9 +40,10 @@ func usecToMillis(abs, wide bool) ocConv {
 }
 
 // ntpState is HostNtpState: NTP is on while an NtpServer is configured
-// (swmgr runs chronyd with them; with none the clock is left alone).
+// (model.NtpEnabledBy: swmgr runs chronyd with them; with none the clock
+// is left alone).
 func (s *Server) ntpState(ctx context.Context) ([]model.Object, error) {
-	k := s.reg.Lookup(model.Config, "NtpServer")
+	k := model.NtpEnabledBy(s.reg)
 	enabled := false
 	if k != nil {
 		err := s.o.Engine.Store().View(func(tx store.Txn) error {

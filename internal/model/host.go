@@ -77,5 +77,9 @@ func HostKinds() []*Kind {
 	}
 }
 
+// NtpEnabledBy is the configuration kind of reg whose objects turn NTP on
+// (HostNtpState's Enabled): swmgr runs chronyd while one exists.
+func NtpEnabledBy(reg *Registry) *Kind { return reg.Lookup(Config, "NtpServer") }
+
 // HostRegistry indexes HostKinds.
 func HostRegistry() (*Registry, error) { return NewRegistry(HostKinds()...) }
