@@ -4,7 +4,8 @@
 # second offered for 10 s, with no subscriber, 1,000 gNMI ON_CHANGE
 # subscriptions of / over TLS (each decoded by its client, in another
 # process), 1,000 SSE change-feed streams, and the 1,000 beside 600 stalled
-# ones, in one run. Prints each run's figures a line a case, with the load
+# ones, in one run. Prints each run's figures a line a case and what the
+# subscribers received (and whether a live stream was cut), with the load
 # average before it (the machine is shared: a run at a load above 2 says
 # more about the others than about swmgr), then fails unless, in the median
 # of the runs, the 1,000 gNMI subscribers keep commits/s >= 0.8 of none,
@@ -33,6 +34,8 @@ for i in $(seq 1 "$runs"); do
 		}
 		for (c in f) printf "  %-20s%s\n", c, f[c]
 	}' | sort
+	# What the subscribers received, and how many streams were cut.
+	echo "$out" | grep 'subscribers: ' | sed 's/^[^:]*:[0-9]*: /  /'
 	all="$all
 $line"
 done
