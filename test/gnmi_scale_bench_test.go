@@ -56,9 +56,15 @@ const (
 // TestHelperScaleSubscribers), so that their CPU is not swmgr's; both
 // share the machine's cores. Figures per case: commits/s, commit p50 and
 // p99 (request to answer), swmgr's peak RSS during the load (VmHWM reset
-// after the subscribers are set up) and while they were set up, its CPU,
-// and what the subscribers received. --max-conns-per-client is raised so
-// that 1,000 HTTPS connections from loopback are served at all.
+// after the subscribers are set up) and while they were set up, its CPU
+// as a share of a core and per commit, the subscribers' processes' CPU
+// per commit (CPU per commit is what other work on the shared machine
+// moves least), what the subscribers received, and for the live gNMI
+// subscribers the time from a commit to its notification (the
+// notification's timestamp, its last commit's time, to its arrival
+// decoded; both processes read the same clock). --max-conns-per-client
+// is raised so that 1,000 HTTPS connections from loopback are served at
+// all.
 func BenchmarkGNMIThousandSubscribers(b *testing.B) {
 	httpsAddr := freeAddr(b)
 	g := startGNMIServer(b, "", "--ports", "64", "--https", httpsAddr, "--max-conns-per-client", "4096")
@@ -98,10 +104,16 @@ func BenchmarkGNMIThousandSubscribers(b *testing.B) {
 		}
 		return h
 	}
-	stopHelper := func(mode string, h *helper) {
+	stopHelper := func(name, mode string, h *helper) {
 		h.stdin.Close()
 		for h.lines.Scan() {
-			b.Logf("%s subscribers: %s", mode, h.lines.Text())
+			line := h.lines.Text()
+			var p50, p99 float64
+			if _, err := fmt.Sscanf(line, "notify p50 %f ms p99 %f ms", &p50, &p99); err == nil {
+				b.ReportMetric(p50, "notify-p50-ms-"+name)
+				b.ReportMetric(p99, "notify-p99-ms-"+name)
+			}
+			b.Logf("%s subscribers: %s", mode, line)
 		}
 		h.cmd.Wait()
 	}
@@ -163,9 +175,17 @@ func BenchmarkGNMIThousandSubscribers(b *testing.B) {
 		time.Sleep(2 * time.Second) // the first polls of the new subscriptions
 		resetPeak(b, pid)
 		cpu := processCPU(b, pid)
+		var subsCPU time.Duration // the subscribers' processes'
+		for _, h := range hs {
+			subsCPU -= processCPU(b, h.cmd.Process.Pid)
+		}
 		t0 := time.Now()
 		perSecond, lat := load()
-		cpuShare := float64(processCPU(b, pid)-cpu) / float64(time.Since(t0))
+		used := processCPU(b, pid) - cpu
+		cpuShare := float64(used) / float64(time.Since(t0))
+		for _, h := range hs {
+			subsCPU += processCPU(b, h.cmd.Process.Pid)
+		}
 		b.ReportMetric(perSecond, "commits/s-"+name)
 		if name == "none" {
 			none = perSecond
@@ -177,8 +197,14 @@ func BenchmarkGNMIThousandSubscribers(b *testing.B) {
 		b.ReportMetric(kib("VmHWM"), "peak-rss-MiB-"+name)
 		b.ReportMetric(setupPeak, "setup-peak-rss-MiB-"+name)
 		b.ReportMetric(100*cpuShare, "cpu%-of-a-core-"+name)
+		// The CPU a commit costs, whatever else the machine runs: swmgr's,
+		// and its subscribers' (reading, decrypting, decoding).
+		b.ReportMetric(float64(used.Microseconds())/1000/float64(len(lat)), "cpu-ms/commit-"+name)
+		if len(hs) > 0 {
+			b.ReportMetric(float64(subsCPU.Microseconds())/1000/float64(len(lat)), "subscribers-cpu-ms/commit-"+name)
+		}
 		for i, h := range hs {
-			stopHelper(modes[i], h)
+			stopHelper(name, modes[i], h)
 		}
 	}
 	run("none")
@@ -196,7 +222,8 @@ func BenchmarkGNMIThousandSubscribers(b *testing.B) {
 // subscriptions of / that read their first response and no more). It
 // says "ready" once every subscription is set up (synced; for the
 // stalled, its first response read), and when its standard input ends,
-// what its subscribers received, then exits.
+// what its subscribers received (for "gnmi", the p50 and p99 of the
+// time from a commit to its notification: notifyLatency), then exits.
 func TestHelperScaleSubscribers(t *testing.T) {
 	mode := os.Getenv("SWMGR_SCALE_MODE")
 	if mode == "" {
@@ -205,6 +232,7 @@ func TestHelperScaleSubscribers(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var received, ended atomic.Int64 // notifications (events), streams ended early
+	var latency notifyLatency
 	var ready sync.WaitGroup
 	tlsCreds, err := credentials.NewClientTLSFromFile(os.Getenv("SWMGR_SCALE_CERT"), "localhost")
 	if err != nil {
@@ -264,6 +292,9 @@ func TestHelperScaleSubscribers(t *testing.T) {
 							synced = true
 							ready.Done()
 						}
+						if n := r.GetUpdate(); synced && n != nil {
+							latency.add(n)
+						}
 						received.Add(1)
 					}
 				}()
@@ -310,6 +341,60 @@ func TestHelperScaleSubscribers(t *testing.T) {
 	fmt.Println("ready")
 	io.Copy(io.Discard, os.Stdin)
 	fmt.Println("received " + strconv.FormatInt(received.Load(), 10) + ", streams ended early " + strconv.FormatInt(ended.Load(), 10))
+	if p50, p99, ok := latency.quantiles(); ok {
+		fmt.Printf("notify p50 %.1f ms p99 %.1f ms\n", p50, p99)
+	}
 	cancel()
 	os.Exit(0)
+}
+
+// notifyLatency counts the times from commits to their notifications at
+// the subscribers, in buckets of notifyBucket up to notifyBuckets of them
+// (the last holds everything longer): counters, so that 1,000 subscribers
+// add to it without a lock.
+type notifyLatency struct {
+	n [notifyBuckets]atomic.Int64
+}
+
+const (
+	notifyBucket  = 100 * time.Microsecond
+	notifyBuckets = 50_000 // 5 s
+)
+
+// add counts a notification of the configuration (the change feed's: its
+// timestamp is its last commit's time); state polls' are left out.
+func (l *notifyLatency) add(n *gpb.Notification) {
+	if len(n.GetUpdate()) == 0 && len(n.GetDelete()) == 0 {
+		return
+	}
+	p := n.GetDelete()
+	if len(n.GetUpdate()) > 0 {
+		p = []*gpb.Path{n.GetUpdate()[0].GetPath()}
+	}
+	if e := p[0].GetElem(); len(e) == 0 || e[0].GetName() != "config" {
+		return
+	}
+	d := time.Duration(time.Now().UnixNano() - n.GetTimestamp())
+	l.n[min(max(int(d/notifyBucket), 0), notifyBuckets-1)].Add(1)
+}
+
+// quantiles are the p50 and p99, in milliseconds (a bucket's upper bound).
+func (l *notifyLatency) quantiles() (p50, p99 float64, ok bool) {
+	var total int64
+	for i := range l.n {
+		total += l.n[i].Load()
+	}
+	if total == 0 {
+		return 0, 0, false
+	}
+	at := func(q float64) float64 {
+		var seen int64
+		for i := range l.n {
+			if seen += l.n[i].Load(); float64(seen) >= q*float64(total) {
+				return float64(time.Duration(i+1)*notifyBucket) / float64(time.Millisecond)
+			}
+		}
+		return float64(notifyBuckets*notifyBucket) / float64(time.Millisecond)
+	}
+	return at(0.5), at(0.99), true
 }

@@ -336,6 +336,11 @@ type SourceState struct {
 	Offset   int64 // nanoseconds, the last sample's offset
 	Delay    int64 // nanoseconds, the round trip (0 until measured)
 	Jitter   int64 // nanoseconds, the standard deviation of the samples
+	Poll     int   // log2 seconds between polls now
+	// RootDelay and RootDispersion are the server's own, as its packets
+	// say (to its reference clock), PeerDispersion the dispersion of the
+	// samples of it (nanoseconds; 0 until measured).
+	RootDelay, RootDispersion, PeerDispersion int64
 }
 
 var stateNames = map[string]string{"*": "selected", "+": "combined", "-": "not-combined", "?": "unreachable", "x": "falseticker", "~": "too-variable"}
@@ -380,9 +385,10 @@ func parseSources(out string) ([]SourceState, error) {
 			continue // not a server (a peer or a reference clock)
 		}
 		stratum, _ := strconv.Atoi(r[3])
+		poll, _ := strconv.Atoi(r[4])
 		reach, _ := strconv.ParseInt(r[5], 8, 32)
 		states = append(states, SourceState{Address: r[2], State: stateNames[r[1]], Selected: r[1] == "*",
-			Stratum: stratum, Reach: int(reach), Offset: seconds(r[7])})
+			Stratum: stratum, Poll: poll, Reach: int(reach), Offset: seconds(r[7])})
 	}
 	return states, nil
 }
@@ -403,9 +409,11 @@ func applyStats(states []SourceState, out string) {
 	}
 }
 
-// applyNTPData reads `chronyc -c -n ntpdata`, whose record starts with the
-// remote address and has the peer delay right after the offset that
-// follows the reference time.
+// applyNTPData reads `chronyc -c -n ntpdata` (chrony 4.x): remote address
+// and id, port, local address and id, leap, version, mode, stratum, poll
+// (log2 and seconds), precision (log2 and seconds), root delay, root
+// dispersion, reference id and name, reference time, offset, peer delay,
+// peer dispersion, response time, and more.
 func applyNTPData(states []SourceState, out string) {
 	recs, _ := csv.NewReader(strings.NewReader(out)).ReadAll()
 	for _, r := range recs {
@@ -414,7 +422,8 @@ func applyNTPData(states []SourceState, out string) {
 		}
 		for i := range states {
 			if states[i].Address == r[0] {
-				states[i].Delay = seconds(r[19])
+				states[i].RootDelay, states[i].RootDispersion = seconds(r[13]), seconds(r[14])
+				states[i].Delay, states[i].PeerDispersion = seconds(r[19]), seconds(r[20])
 			}
 		}
 	}

@@ -15,9 +15,9 @@ func TestParseSources(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []SourceState{
-		{Address: "10.0.0.1", State: "selected", Selected: true, Stratum: 8, Reach: 0o377, Offset: -1500},
-		{Address: "10.0.0.9", State: "unreachable", Stratum: 0, Reach: 0},
-		{Address: "10.0.0.3", State: "falseticker", Stratum: 2, Reach: 0o17, Offset: 250000000},
+		{Address: "10.0.0.1", State: "selected", Selected: true, Stratum: 8, Poll: 4, Reach: 0o377, Offset: -1500},
+		{Address: "10.0.0.9", State: "unreachable", Stratum: 0, Poll: 6, Reach: 0},
+		{Address: "10.0.0.3", State: "falseticker", Stratum: 2, Poll: 6, Reach: 0o17, Offset: 250000000},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %+v", got)
@@ -28,9 +28,12 @@ func TestParseSources(t *testing.T) {
 		}
 	}
 	applyStats(got, "10.0.0.1,6,4,3,-0.002,1.942,-0.000000000,0.000000485\n")
-	applyNTPData(got, "10.0.0.1,0A000001,123,10.0.0.2,0A000002,Normal,4,Server,8,4,1,-26,0.000000015,0.000000,0.000000,7F7F0101,,1795447916.429285778,0.000000221,0.000008463,0.000000036,0.000236501,0.00,111,111,1111,No,No,Kernel,Kernel,6,6,6,6\n")
-	if got[0].Jitter != 485 || got[0].Delay != 8463 {
-		t.Errorf("jitter %d ns, delay %d ns; want 485 and 8463", got[0].Jitter, got[0].Delay)
+	// As chronyd 4.3 answers (its root delay and dispersion made up:
+	// a server of local stratum 8 says 0).
+	applyNTPData(got, "10.0.0.1,0A000001,123,10.0.0.2,0A000002,Normal,4,Server,8,4,16,-26,0.000000015,0.001250,0.000750,7F7F0101,,1795447916.429285778,0.000000221,0.000008463,0.000000036,0.000236501,0.00,111,111,1111,No,No,Kernel,Kernel,6,6,6,6\n")
+	if s := got[0]; s.Jitter != 485 || s.Delay != 8463 || s.RootDelay != 1250000 || s.RootDispersion != 750000 || s.PeerDispersion != 36 {
+		t.Errorf("jitter %d ns, delay %d ns, root delay %d ns, root dispersion %d ns, peer dispersion %d ns; want 485, 8463, 1250000, 750000, 36",
+			s.Jitter, s.Delay, s.RootDelay, s.RootDispersion, s.PeerDispersion)
 	}
 	if _, err := parseSources("^,*,\"broken\n"); err == nil {
 		t.Error("a broken CSV was accepted")

@@ -259,7 +259,7 @@ func (g *group) run() {
 		// built late on a loaded machine, carrying more of them, does not
 		// count as a busier feed.
 		made := evs[len(evs)-1].time
-		gap = nextGap(gap, len(evs), time.Duration(made-lastCommit))
+		gap = nextGap(gap, len(evs), len(members), time.Duration(made-lastCommit))
 		last, lastCommit = time.Now(), made
 		msgs, err := g.build(evs, members[0].stream)
 		if err != nil {
@@ -290,33 +290,43 @@ func (g *group) run() {
 }
 
 // Under a sustained load each notification costs the switch more than the
-// commits it carries (a write on each member's connection, and its
-// reader's reads, whatever it carries):
+// commits it carries: a write on each member's connection, and its
+// reader's reads, whatever it carries. So a group counts the commits it
+// takes once per member, from SendScale members up (sends a second):
 // a group that took commits at BusyRate a second or more since its last
-// notification leaves at least MinBusyGap before the next one, doubling
-// it at each busy notification up to MaxBusyGap; one at less than
-// QuietRate a second sends at once again. So below 200 commits a second
-// each commit leaves as soon as it is durable (coalesced only with
-// those that arrive while a notification is being built and sent), and
-// from 400 a second on a group sends at most 10 notifications a second.
+// notification (for SendScale members or fewer; BusyRate x SendScale
+// sends a second for more) leaves at least MinBusyGap before the next
+// one, doubling it at each busy notification up to MaxBusyGap; one at
+// less than QuietRate sends at once again. So, for up to 100 members,
+// below 200 commits a second each commit leaves as soon as it is durable
+// (coalesced only with those that arrive while a notification is being
+// built and sent), and from 400 a second on a group sends at most 10
+// notifications a second; 1,000 members of one path are paced from 40
+// commits a second on (40,000 sends a second), and sent at once again
+// below 20.
 const (
 	BusyRate   = 400 // commits a second
 	QuietRate  = 200
+	SendScale  = 100 // members: past it, the rates are of sends
 	MinBusyGap = 25 * time.Millisecond
 	MaxBusyGap = 100 * time.Millisecond
 )
 
 // nextGap is the least time before a group's next notification, after one
-// that carried n commits made over elapsed since the last one before.
-func nextGap(gap time.Duration, n int, elapsed time.Duration) time.Duration {
+// that carried n commits made over elapsed since the last one before, to
+// members subscriptions.
+func nextGap(gap time.Duration, n, members int, elapsed time.Duration) time.Duration {
 	// Over MinBusyGap at least: two commits that happen to come together
-	// are not a busy feed.
-	elapsed = max(elapsed, MinBusyGap)
-	perSecond := time.Duration(n) * time.Second // n/elapsed a second, in integers
+	// are not a busy feed. In floating point: the first notification's
+	// elapsed is the time since the epoch, which times a rate overflows
+	// an integer.
+	perSecond := float64(n) / max(elapsed, MinBusyGap).Seconds()
+	// Past SendScale members, as that many commits to SendScale members.
+	perSecond *= float64(max(members, SendScale)) / SendScale
 	switch {
-	case perSecond >= BusyRate*elapsed:
+	case perSecond >= BusyRate:
 		return min(max(2*gap, MinBusyGap), MaxBusyGap)
-	case perSecond < QuietRate*elapsed:
+	case perSecond < QuietRate:
 		return 0
 	}
 	return gap

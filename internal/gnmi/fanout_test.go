@@ -19,26 +19,37 @@ import (
 // TestNextGap: a group's notifications leave at once while commits come
 // at less than QuietRate a second, and at least MinBusyGap apart, doubling
 // up to MaxBusyGap, while they come at BusyRate or more; two commits that
-// happen to come together are not a busy feed.
+// happen to come together are not a busy feed. Past SendScale members the
+// rates are of sends: 1,000 members at 200 commits a second are as busy as
+// 100 at 2,000.
 func TestNextGap(t *testing.T) {
 	ms := time.Millisecond
 	for _, c := range []struct {
 		gap     time.Duration
 		n       int
+		members int
 		elapsed time.Duration
 		want    time.Duration
 	}{
-		{0, 1, 10 * ms, 0},                        // 100 commits/s
-		{0, 2, ms, 0},                             // two together
-		{0, 16, 2 * ms, MinBusyGap},               // a burst: 640/s over MinBusyGap
-		{MinBusyGap, 12, 25 * ms, 2 * MinBusyGap}, // 480/s
-		{80 * ms, 50, 100 * ms, MaxBusyGap},       // 500/s
-		{MaxBusyGap, 30, 100 * ms, MaxBusyGap},    // 300/s: between, kept
-		{MaxBusyGap, 10, 100 * ms, 0},             // 100/s: quiet
-		{MaxBusyGap, 1, time.Hour, 0},             // the first after a pause
+		{0, 1, 1, 10 * ms, 0},                        // 100 commits/s
+		{0, 2, 1, ms, 0},                             // two together
+		{0, 16, 1, 2 * ms, MinBusyGap},               // a burst: 640/s over MinBusyGap
+		{MinBusyGap, 12, 1, 25 * ms, 2 * MinBusyGap}, // 480/s
+		{80 * ms, 50, 1, 100 * ms, MaxBusyGap},       // 500/s
+		{MaxBusyGap, 30, 1, 100 * ms, MaxBusyGap},    // 300/s: between, kept
+		{MaxBusyGap, 10, 1, 100 * ms, 0},             // 100/s: quiet
+		{MaxBusyGap, 1, 1, time.Hour, 0},             // the first after a pause
+		{0, 1, 100, 10 * ms, 0},                      // 100/s to 100 members: 10,000 sends/s
+		{MaxBusyGap, 30, 100, 100 * ms, MaxBusyGap},  // 300/s to 100: kept
+		{0, 5, 1000, 25 * ms, MinBusyGap},            // 200/s to 1,000: 200,000 sends/s
+		{MinBusyGap, 5, 1000, 50 * ms, 2 * MinBusyGap},
+		{MaxBusyGap, 3, 1000, 100 * ms, MaxBusyGap}, // 30/s to 1,000: between, kept
+		{MaxBusyGap, 1, 1000, 100 * ms, 0},          // 10/s to 1,000: quiet
+		// The first notification of a group: the time since the epoch.
+		{0, 1, 1000, time.Duration(time.Date(2026, 12, 8, 0, 0, 0, 0, time.UTC).UnixNano()), 0},
 	} {
-		if got := nextGap(c.gap, c.n, c.elapsed); got != c.want {
-			t.Errorf("nextGap(%v, %d, %v) = %v; want %v", c.gap, c.n, c.elapsed, got, c.want)
+		if got := nextGap(c.gap, c.n, c.members, c.elapsed); got != c.want {
+			t.Errorf("nextGap(%v, %d, %d members, %v) = %v; want %v", c.gap, c.n, c.members, c.elapsed, got, c.want)
 		}
 	}
 }

@@ -257,6 +257,7 @@ func New(o Options) (*Server, error) {
 	if s.host, err = newHostSource(o.Version, o.SimulatedSensors); err != nil {
 		return nil, err
 	}
+	s.host.ntp = s.ntpState
 	opts := []grpc.ServerOption{
 		grpc.UnaryInterceptor(s.unaryAuth),
 		grpc.StreamInterceptor(s.streamAuth),

@@ -26,6 +26,8 @@ type hostSource struct {
 	version   string
 	simulated bool   // simulate the temperature sensors (the simulated switch)
 	proc, sys string // roots, /proc and /sys
+	// ntp reads HostNtpState, from the configuration (Server.ntpState).
+	ntp func(context.Context) ([]model.Object, error)
 
 	mu      sync.Mutex
 	cpus    *hoststat.CPUSampler // the CPUs' times at the last read
@@ -54,10 +56,14 @@ func newHostSource(version string, simulated bool) (*hostSource, error) {
 // serves reports whether k is one of the host kinds.
 func (h *hostSource) serves(k *model.Kind) bool { return h.reg.Named(k.Name) != nil }
 
-func (h *hostSource) read(_ context.Context, k *model.Kind) ([]model.Object, error) {
+func (h *hostSource) read(ctx context.Context, k *model.Kind) ([]model.Object, error) {
 	switch k.Name {
 	case "HostSystemState":
 		return h.system()
+	case "HostNtpState":
+		if h.ntp != nil {
+			return h.ntp(ctx)
+		}
 	case "HostCpuState":
 		return h.cpuStates()
 	case "HostMemoryState":

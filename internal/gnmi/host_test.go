@@ -194,3 +194,60 @@ func TestOpenConfigACLCounters(t *testing.T) {
 		t.Errorf("%d leaves, want 12 (4 per rule): %v", len(got), got)
 	}
 }
+
+// NTP's state in OpenConfig's names and units: enabled while an
+// NtpServer is configured; a server's poll interval in seconds, its
+// offset, root delay and dispersion in milliseconds (the simulated
+// switch's server is unreachable: polled at MinPoll, no sample).
+func TestOpenConfigNTPState(t *testing.T) {
+	fx := start(t, Options{})
+	if got := ocGet(t, fx, "/system/ntp/state"); got["/system/ntp/state/enabled"] != "false" {
+		t.Errorf("/system/ntp/state with no NtpServer: %v; want enabled false", got)
+	}
+	const server = "/system/ntp/servers/server[address=192.0.2.7]"
+	if _, err := fx.c.Set(context.Background(), &gpb.SetRequest{Update: []*gpb.Update{{Path: ocp(server + "/config/address"), Val: jv(`"192.0.2.7"`)}}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := ocGet(t, fx, "/system/ntp/state/enabled"); got["/system/ntp/state/enabled"] != "true" {
+		t.Errorf("enabled with an NtpServer: %v; want true", got)
+	}
+	got := ocGet(t, fx, server+"/state")
+	for leaf, want := range map[string]string{
+		"poll-interval":   "64", // 2^MinPoll, MinPoll's default 6
+		"offset":          `"0"`,
+		"root-delay":      "0",
+		"root-dispersion": `"0"`,
+		"stratum":         "16",
+	} {
+		if v := got[server+"/state/"+leaf]; v != want {
+			t.Errorf("%s/state/%s = %s; want %s (all: %v)", server, leaf, v, want, got)
+		}
+	}
+}
+
+// NtpServer's microseconds become OpenConfig's unsigned milliseconds,
+// rounded: the offset's magnitude (either side of the reference), a
+// uint64 leaf a string in JSON_IETF; no leaf for what does not fit.
+func TestUsecToMillis(t *testing.T) {
+	for _, c := range []struct {
+		conv      string
+		us        string
+		ietf      bool
+		want      string
+		wantEmpty bool
+	}{
+		{"absusecms64", "-1500", true, `"2"`, false},
+		{"absusecms64", "1499", true, `"1"`, false},
+		{"absusecms64", "-1499", false, "1", false},
+		{"usecms64", "750", true, `"1"`, false},
+		{"usecms64", "-750", true, "", true},
+		{"usecms", "8463", true, "8", false},
+		{"usecms", "4294967295500", false, "", true}, // past uint32
+		{"usecms", "x", false, "", true},
+	} {
+		v, ok := ocConvs[c.conv].to(json.RawMessage(c.us), c.ietf)
+		if ok == c.wantEmpty || ok && string(v) != c.want {
+			t.Errorf("%s of %s (ietf %v) = %s, %v; want %s", c.conv, c.us, c.ietf, v, ok, c.want)
+		}
+	}
+}

@@ -280,6 +280,10 @@ var ocConvs = map[string]ocConv{
 	"msgtxnotif":  messageCount("Sent", "Notification"),
 	// An optional number: 0 is no leaf.
 	"nonzero": {to: func(raw json.RawMessage, _ bool) (json.RawMessage, bool) { return raw, rawText(raw) != "0" }},
+	// NtpServer's microseconds as OpenConfig's milliseconds (ntp.go).
+	"usecms":      usecToMillis(false, false),
+	"usecms64":    usecToMillis(false, true),
+	"absusecms64": usecToMillis(true, true),
 	// An optional value: "" is no leaf.
 	"nonempty": {
 		to:   func(raw json.RawMessage, _ bool) (json.RawMessage, bool) { return raw, rawText(raw) != "" },

@@ -1,8 +1,9 @@
 package model
 
 // HostKinds are what the switch's Linux host tells about itself that
-// OpenConfig collectors ask for: the clock and boot time, the CPUs'
-// utilization, the memory, the processes, the temperature sensors. They
+// OpenConfig collectors ask for: the clock and boot time, whether NTP
+// keeps the clock, the CPUs' utilization, the memory, the processes, the
+// temperature sensors. They
 // are state-only kinds of the gNMI front end's OpenConfig origin
 // (OpenConfigLeaves maps their fields), read from /proc and /sys when
 // asked, not REST kinds: the REST API and its CLI, OpenAPI and Ansible
@@ -20,6 +21,13 @@ func HostKinds() []*Kind {
 				{Name: "CurrentDatetime", Type: String, Doc: "RFC 3339 with the offset from UTC"},
 				{Name: "UpTime", Type: Int, Doc: "nanoseconds since boot (/proc/uptime)"},
 				{Name: "SoftwareVersion", Type: String, Doc: "swmgr's version"},
+			},
+		},
+		{
+			Name: "HostNtpState", Class: State, Source: SourceService, Singleton: true,
+			Doc: "NTP as a whole: swmgr runs chronyd with the NtpServers configured, and without one the clock is not synchronised.",
+			Fields: []*Field{
+				{Name: "Enabled", Type: Bool, Doc: "an NtpServer is configured"},
 			},
 		},
 		{
@@ -68,6 +76,10 @@ func HostKinds() []*Kind {
 		},
 	}
 }
+
+// NtpEnabledBy is the configuration kind of reg whose objects turn NTP on
+// (HostNtpState's Enabled): swmgr runs chronyd while one exists.
+func NtpEnabledBy(reg *Registry) *Kind { return reg.Lookup(Config, "NtpServer") }
 
 // HostRegistry indexes HostKinds.
 func HostRegistry() (*Registry, error) { return NewRegistry(HostKinds()...) }

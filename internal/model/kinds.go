@@ -408,6 +408,9 @@ func builtinKinds() []*Kind {
 				{Name: "OffsetUsec", Type: Int, Doc: "the last sample's offset, microseconds", Metric: &Metric{Name: "offset_seconds", Scale: 1e-6}},
 				{Name: "DelayUsec", Type: Int, Doc: "round trip, microseconds", Metric: &Metric{Name: "delay_seconds", Scale: 1e-6}},
 				{Name: "JitterUsec", Type: Int, Doc: "standard deviation of the samples, microseconds", Metric: &Metric{Name: "jitter_seconds", Scale: 1e-6}},
+				{Name: "PollSec", Type: Int, Doc: "seconds between polls now: 2^MinPoll to 2^MaxPoll"},
+				{Name: "RootDelayUsec", Type: Int, Doc: "the round trip to the reference clock through this server: its own root delay plus DelayUsec, microseconds"},
+				{Name: "RootDispersionUsec", Type: Int, Doc: "the error bound to the reference clock through this server: its own root dispersion plus that of the samples, microseconds"},
 			},
 		},
 		{

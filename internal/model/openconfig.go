@@ -158,6 +158,13 @@ func OpenConfigLeaves() []OpenConfigLeaf {
 		{ocNTPPath + "/state/address", "NtpServer", "IpAddr", true, "", nil},
 		{ocNTPPath + "/state/prefer", "NtpServer", "Prefer", true, "", nil},
 		{ocNTPPath + "/state/stratum", "NtpServer", "Stratum", true, "", nil},
+		// What chronyd says of a server, in OpenConfig's units: unsigned
+		// milliseconds (the offset's magnitude), seconds.
+		ocState(ocNTPPath+"/state/offset", "NtpServer", "OffsetUsec", "absusecms64"),
+		ocState(ocNTPPath+"/state/root-delay", "NtpServer", "RootDelayUsec", "usecms"),
+		ocState(ocNTPPath+"/state/root-dispersion", "NtpServer", "RootDispersionUsec", "usecms64"),
+		ocState(ocNTPPath+"/state/poll-interval", "NtpServer", "PollSec", ""),
+		ocState("/system/ntp/state/enabled", "HostNtpState", "Enabled", ""),
 		{ocUserPath + "/config/username", "User", "Name", false, "", nil},
 		{ocUserPath + "/config/password", "User", "Password", false, "", nil},
 		{ocUserPath + "/config/role", "User", "Group", false, "role", nil},

@@ -437,6 +437,15 @@ func TestNTPAndSystemOnLinux(t *testing.T) {
 		if st["Status"] != "selected" || num(st["Stratum"]) != 8 || num(st["Reach"]) == 0 || num(st["DelayUsec"]) <= 0 {
 			t.Errorf("state %v: want selected, the server's stratum 8, reached, a delay", st)
 		}
+		// Polled every 2^4 or 2^5 s; a server of local stratum has no
+		// root delay of its own: the root delay through it is the round
+		// trip to it.
+		if p := num(st["PollSec"]); p != 16 && p != 32 {
+			t.Errorf("PollSec %v: want 16 or 32 (MinPoll 4, MaxPoll 5)", st["PollSec"])
+		}
+		if num(st["RootDelayUsec"]) < num(st["DelayUsec"]) || num(st["RootDelayUsec"]) <= 0 || num(st["RootDispersionUsec"]) < 0 {
+			t.Errorf("state %v: want a root delay of at least the round trip, a root dispersion", st)
+		}
 		b, _ := os.ReadFile(filepath.Join(dir, "chrony", "sources.d", "swmgr-10.211.0.2.sources"))
 		if string(b) != "server 10.211.0.2 iburst minpoll 4 maxpoll 5 prefer\n" {
 			t.Errorf("source file %q", b)

@@ -151,13 +151,19 @@ func (r *ntpRunner) state(o model.Object) (model.Object, error) {
 		return nil, err
 	}
 	st := model.Object{"Status": "unknown", "Stratum": int64(0), "Reach": int64(0), "Selected": false,
-		"OffsetUsec": int64(0), "DelayUsec": int64(0), "JitterUsec": int64(0)}
+		"OffsetUsec": int64(0), "DelayUsec": int64(0), "JitterUsec": int64(0), "PollSec": int64(0), "RootDelayUsec": int64(0), "RootDispersionUsec": int64(0)}
 	for _, s := range srcs {
 		if s.Address != o.Str("IpAddr") {
 			continue
 		}
 		st["Status"], st["Stratum"], st["Reach"], st["Selected"] = s.State, int64(s.Stratum), int64(s.Reach), s.Selected
 		st["OffsetUsec"], st["DelayUsec"], st["JitterUsec"] = s.Offset/1000, s.Delay/1000, s.Jitter/1000
+		if s.Poll >= 0 && s.Poll < 32 {
+			st["PollSec"] = int64(1) << s.Poll
+		}
+		// As RFC 5905's root delay and dispersion of the system through
+		// this peer: the server's own plus those of the path to it.
+		st["RootDelayUsec"], st["RootDispersionUsec"] = (s.RootDelay+s.Delay)/1000, (s.RootDispersion+s.PeerDispersion)/1000
 	}
 	return st, nil
 }

@@ -649,8 +649,10 @@ func (s *Sim) bgpNeighborState(ctx context.Context, o model.Object) (model.Objec
 	return st, nil
 }
 
+// ntpState is a server the simulated switch cannot reach: polled at
+// MinPoll, no sample yet.
 func ntpState(ctx context.Context, o model.Object) (model.Object, error) {
-	return model.Object{"Status": "unreachable (simulated switch)", "Stratum": int64(16)}, nil
+	return model.Object{"Status": "unreachable (simulated switch)", "Stratum": int64(16), "PollSec": int64(1) << o.Int("MinPoll")}, nil
 }
 
 func (s *Sim) systemState(ctx context.Context, o model.Object) (model.Object, error) {
