@@ -200,14 +200,17 @@ func runVM(t *testing.T, img, rootfs, work, script string, start time.Time, boot
 	if boots > 1 {
 		args = append(args, "-drive", "file="+makeDisk(t, img, mods, work)+",format=raw,if=virtio")
 	}
+	checks := func() []byte {
+		out, _ := os.ReadFile(filepath.Join(work, "out.log"))
+		return out
+	}
 	failed := func(format string, a ...any) {
 		t.Helper()
 		console, _ := os.ReadFile(filepath.Join(work, "console.log"))
 		if len(console) > 6000 {
 			console = console[len(console)-6000:]
 		}
-		out, _ := os.ReadFile(filepath.Join(work, "out.log"))
-		t.Fatalf("%s\nthe VM's checks:\n%s\nconsole:\n%s", fmt.Sprintf(format, a...), out, console)
+		t.Fatalf("%s (whole test %s)\nthe VM's checks:\n%s\nthe last boot's console:\n%s", fmt.Sprintf(format, a...), time.Since(start).Round(time.Second), checks(), console)
 	}
 	for boot := 1; boot <= boots; boot++ {
 		if err := os.WriteFile(filepath.Join(work, "boot"), []byte(strconv.Itoa(boot)+"\n"), 0o644); err != nil {
@@ -239,13 +242,12 @@ func runVM(t *testing.T, img, rootfs, work, script string, start time.Time, boot
 			time.Sleep(wait)
 		}
 	}
-	vmTime := time.Since(start)
-	out, _ := os.ReadFile(filepath.Join(work, "out.log"))
-	t.Logf("the VM's checks (whole test %s):\n%s", vmTime.Round(time.Second), out)
 	rc, err := os.ReadFile(filepath.Join(work, "rc"))
 	if err != nil || strings.TrimSpace(string(rc)) != "0" {
 		failed("the VM's checks failed (exit %q)", strings.TrimSpace(string(rc)))
 	}
+	out := checks()
+	t.Logf("the VM's checks (whole test %s):\n%s", time.Since(start).Round(time.Second), out)
 	lines, _ := os.ReadFile(filepath.Join(work, script))
 	if n, want := strings.Count(string(out), "\nok - "), len(checkLine.FindAllIndex(lines, -1)); n != want {
 		t.Errorf("%d checks passed of the script's %d", n, want)
