@@ -297,7 +297,17 @@ func CarryOutActivation(ctx context.Context, dir string, c Carrier) (Activation,
 		return a, fmt.Errorf("activation %s (swmgr %s): %s, not pending", a.ID, a.To, a.State)
 	}
 	kept := storeCopy(dir, a.ID)
+	// A carrier stopped before the activation ended (ctx cancelled: the
+	// SIGTERM of a reboot's shutdown) leaves it pending, whatever step
+	// failed for it: the failure says nothing of the new version, and the
+	// next start of swmgr resumes the activation (ResumeInterrupted).
+	interrupted := func(err error) (Activation, error) {
+		return a, fmt.Errorf("activation of swmgr %s: stopped before it ended, left pending for the next start of swmgr: %w", a.To, err)
+	}
 	end := func(state, message string) (Activation, error) {
+		if state != stateActivated && ctx.Err() != nil {
+			return interrupted(fmt.Errorf("%s", message))
+		}
 		a.State, a.Message = state, message
 		if state != stateFailed {
 			os.Remove(kept) // put back, or no longer needed
@@ -347,6 +357,9 @@ func CarryOutActivation(ctx context.Context, dir string, c Carrier) (Activation,
 		}
 		log.Info("activation: installing", "to", a.To, "from", a.From, "deadline", a.Deadline)
 		if err := c.Install(ctx, filepath.Join(dir, packageFile(a.To))); err != nil {
+			if ctx.Err() != nil {
+				return interrupted(err)
+			}
 			return rollBack(fmt.Sprintf("installing swmgr %s failed: %v", a.To, err))
 		}
 	}
@@ -357,7 +370,7 @@ func CarryOutActivation(ctx context.Context, dir string, c Carrier) (Activation,
 	for !confirmed(dir, a.ID) {
 		select {
 		case <-ctx.Done():
-			return a, fmt.Errorf("activation of swmgr %s: stopped while waiting for it to be ready: %w", a.To, ctx.Err())
+			return interrupted(fmt.Errorf("waiting for it to be ready: %w", ctx.Err()))
 		case <-deadline.C:
 			if confirmed(dir, a.ID) {
 				break

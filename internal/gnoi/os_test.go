@@ -505,6 +505,67 @@ func TestActivationKeepsTheStore(t *testing.T) {
 	}
 }
 
+// A carrier stopped before the activation ended (the SIGTERM of a
+// reboot's shutdown cancels its context, and kills the program of the
+// step under way) leaves the activation pending for the next start of
+// swmgr to resume, whatever step it was in: nothing put back, nothing
+// recorded as failed, the store's copy kept once made.
+func TestStoppedCarrierLeavesTheActivationPending(t *testing.T) {
+	log := slog.New(slog.DiscardHandler)
+	for _, step := range []string{"stop", "install swmgr_2.0.deb", "wait"} {
+		t.Run(step, func(t *testing.T) {
+			dir, store := t.TempDir(), filepath.Join(t.TempDir(), "swmgr.db")
+			if err := os.WriteFile(store, []byte("written by 1.0"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := writeActivation(dir, Activation{ID: "s1", From: "1.0", To: "2.0", Deadline: time.Hour, State: statePending, Boot: "boot-1"}); err != nil {
+				t.Fatal(err)
+			}
+			ctx, sigterm := context.WithCancel(context.Background())
+			defer sigterm()
+			var events []string
+			// do is a step's program: killed by the SIGTERM if it is the
+			// step under way.
+			do := func(event string) error {
+				events = append(events, event)
+				if event == step {
+					sigterm()
+					return fmt.Errorf("%s: signal: killed", event)
+				}
+				return nil
+			}
+			install := func(_ context.Context, deb string) error {
+				if err := do("install " + filepath.Base(deb)); err != nil {
+					return err
+				}
+				if step == "wait" {
+					time.AfterFunc(20*time.Millisecond, sigterm)
+				}
+				return nil
+			}
+			carrier := Carrier{Install: install, Stop: func(context.Context) error { return do("stop") }, Store: store, Poll: time.Millisecond, Log: log}
+			a, err := CarryOutActivation(ctx, dir, carrier)
+			if err == nil || a.State != statePending {
+				t.Fatalf("carried out: %+v %v, want an error and the activation pending", a, err)
+			}
+			if rec, _ := readActivation(dir); rec.State != statePending || rec.Message != "" {
+				t.Errorf("recorded %+v, want pending", rec)
+			}
+			want := []string{"stop"}
+			if step != "stop" {
+				want = append(want, "install swmgr_2.0.deb")
+			}
+			if !slices.Equal(events, want) {
+				t.Errorf("%q, want %q", events, want)
+			}
+			_, copyErr := os.Stat(storeCopy(dir, "s1"))
+			if kept := copyErr == nil; kept != (step != "stop") {
+				t.Errorf("the store's copy kept: %v, want %v", kept, step != "stop")
+			}
+		})
+	}
+}
+
 // A started swmgr confirms only a pending activation to its own version.
 func TestConfirmActivation(t *testing.T) {
 	dir := t.TempDir()

@@ -8,9 +8,12 @@ package debvm
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -37,7 +40,7 @@ func TestDebianPackageInVM(t *testing.T) {
 	img, rootfs, start := vmParts(t)
 	work, version, _ := buildPair(t)
 	t.Logf("packages %s and %s+1 built after %s", version, version, time.Since(start).Round(time.Second))
-	runVM(t, img, rootfs, work, "vm.sh", start)
+	runVM(t, img, rootfs, work, "vm.sh", start, 1)
 }
 
 // TestOSActivateInVM: gNOI's OS service in the package's VM
@@ -49,13 +52,38 @@ func TestOSActivateInVM(t *testing.T) {
 	img, rootfs, start := vmParts(t)
 	work, version, b := buildPair(t)
 	brokenDeb(t, b, filepath.Join(work, "c"), version+"+2")
-	client := exec.Command("go", "build", "-o", filepath.Join(work, "osclient"), "./osclient")
+	buildClient(t, work)
+	t.Logf("packages %s, +1 and a broken +2 built after %s", version, time.Since(start).Round(time.Second))
+	runVM(t, img, rootfs, work, "os.sh", start, 1)
+}
+
+// TestRebootInVM: gNOI's System.Reboot in the package's VM
+// (testdata/reboot.sh), its changes on a disk that the test boots three
+// times: a commit awaiting its confirmation when swmgr reboots the
+// switch still awaits after it, with the deadline it had; one whose
+// deadline passed while the switch was down is rolled back as swmgr
+// starts; an activation of V+1 that the reboot interrupts before V+1
+// ran is resumed and rolled back to V; the config log has each Reboot.
+func TestRebootInVM(t *testing.T) {
+	img, rootfs, start := vmParts(t)
+	work := workDir(t)
+	a := buildDeb(t, filepath.Join(work, "a"), "")
+	version := debVersion(a)
+	// V+1 never runs here: V's binary serves.
+	repackDeb(t, a, filepath.Join(work, "b"), version+"+1", nil)
+	buildClient(t, work)
+	t.Logf("package %s built, and +1 repacked, after %s", version, time.Since(start).Round(time.Second))
+	runVM(t, img, rootfs, work, "reboot.sh", start, 3)
+}
+
+// buildClient builds ./gnoiclient, static, into work.
+func buildClient(t *testing.T, work string) {
+	t.Helper()
+	client := exec.Command("go", "build", "-o", filepath.Join(work, "gnoiclient"), "./gnoiclient")
 	client.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := client.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./osclient: %v\n%s", err, out)
+		t.Fatalf("go build ./gnoiclient: %v\n%s", err, out)
 	}
-	t.Logf("packages %s, +1 and a broken +2 built after %s", version, time.Since(start).Round(time.Second))
-	runVM(t, img, rootfs, work, "os.sh", start)
 }
 
 // vmParts skips the test unless asked for and able to run the VM, and
@@ -87,6 +115,13 @@ func vmParts(t *testing.T) (img, rootfs string, start time.Time) {
 // /usr/bin/swmgr that exits at once.
 func brokenDeb(t *testing.T, deb, dir, version string) {
 	t.Helper()
+	repackDeb(t, deb, dir, version, []byte("#!/bin/sh\necho 'a broken swmgr' >&2\nexit 1\n"))
+}
+
+// repackDeb repacks the package deb into dir at version, with binary as
+// its /usr/bin/swmgr unless nil.
+func repackDeb(t *testing.T, deb, dir, version string, binary []byte) {
+	t.Helper()
 	tree := t.TempDir()
 	run := func(name string, args ...string) {
 		t.Helper()
@@ -95,8 +130,10 @@ func brokenDeb(t *testing.T, deb, dir, version string) {
 		}
 	}
 	run("dpkg-deb", "-R", deb, tree)
-	if err := os.WriteFile(filepath.Join(tree, "usr", "bin", "swmgr"), []byte("#!/bin/sh\necho 'a broken swmgr' >&2\nexit 1\n"), 0o755); err != nil {
-		t.Fatal(err)
+	if binary != nil {
+		if err := os.WriteFile(filepath.Join(tree, "usr", "bin", "swmgr"), binary, 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	control := filepath.Join(tree, "DEBIAN", "control")
 	b, err := os.ReadFile(control)
@@ -120,8 +157,12 @@ func brokenDeb(t *testing.T, deb, dir, version string) {
 
 // runVM boots the Debian VM with work shared as /vmwork, runs the
 // checks of testdata/script in it and fails the test unless all of them
-// passed.
-func runVM(t *testing.T, img, rootfs, work, script string, start time.Time) {
+// passed. With boots > 1 the VM's changes are kept on a disk and the
+// script is to reboot the VM (QEMU then exits) boots-1 times; the test
+// boots the disk again each time, telling the script which boot it is in
+// /vmwork/boot, and not before the unix time a boot left in
+// /vmwork/hold-until (a switch that stays down that long).
+func runVM(t *testing.T, img, rootfs, work, script string, start time.Time, boots int) {
 	t.Helper()
 	for _, f := range []string{script, "lib.sh", "debvm-test.service"} {
 		b, err := os.ReadFile(filepath.Join("testdata", f))
@@ -144,37 +185,120 @@ func runVM(t *testing.T, img, rootfs, work, script string, start time.Time) {
 		t.Fatal(err)
 	}
 	mods := filepath.Join(img, "kpkg/lib/modules", strings.TrimSpace(string(kv)))
-	qctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
-	defer cancel()
-	q := exec.CommandContext(qctx, "qemu-system-x86_64",
-		"-accel", "tcg", "-cpu", "max", "-m", "1024", "-smp", "1",
+	args := []string{"-accel", "tcg", "-cpu", "max", "-m", "1024", "-smp", "1",
 		"-kernel", filepath.Join(img, "vmlinux"), "-initrd", initrd,
-		"-append", "console=ttyS0 rdinit=/init-debvm panic=-1 quiet loglevel=3 systemd.show_status=0 "+
+		"-append", "console=ttyS0 rdinit=/init-debvm panic=-1 quiet loglevel=3 systemd.show_status=0 " +
 			// No getty: without udev (not in the root filesystem) its device
 			// never appears, and the boot waited 90 s for it.
 			"systemd.mask=serial-getty@ttyS0.service systemd.mask=getty@tty1.service",
 		"-display", "none", "-no-reboot", "-nic", "none", "-nodefaults",
-		"-serial", "file:"+filepath.Join(work, "console.log"),
-		"-virtfs", "local,path="+rootfs+",mount_tag=rootfs,security_model=none,readonly=on,multidevs=remap",
-		"-virtfs", "local,path="+work+",mount_tag=work,security_model=none",
-		"-virtfs", "local,path="+mods+",mount_tag=kmods,security_model=none,readonly=on",
-	)
-	qout, qerr := q.CombinedOutput()
-	vmTime := time.Since(start)
-	out, _ := os.ReadFile(filepath.Join(work, "out.log"))
-	t.Logf("the VM's checks (whole test %s):\n%s", vmTime.Round(time.Second), out)
-	rc, err := os.ReadFile(filepath.Join(work, "rc"))
-	if qerr != nil || err != nil || strings.TrimSpace(string(rc)) != "0" {
+		"-serial", "file:" + filepath.Join(work, "console.log"),
+		"-virtfs", "local,path=" + rootfs + ",mount_tag=rootfs,security_model=none,readonly=on,multidevs=remap",
+		"-virtfs", "local,path=" + work + ",mount_tag=work,security_model=none",
+		"-virtfs", "local,path=" + mods + ",mount_tag=kmods,security_model=none,readonly=on",
+	}
+	if boots > 1 {
+		args = append(args, "-drive", "file="+makeDisk(t, img, mods, work)+",format=raw,if=virtio")
+	}
+	checks := func() []byte {
+		out, _ := os.ReadFile(filepath.Join(work, "out.log"))
+		return out
+	}
+	failed := func(format string, a ...any) {
+		t.Helper()
 		console, _ := os.ReadFile(filepath.Join(work, "console.log"))
 		if len(console) > 6000 {
 			console = console[len(console)-6000:]
 		}
-		t.Fatalf("the VM's checks failed (exit %q; qemu: %v %s); console:\n%s", strings.TrimSpace(string(rc)), qerr, qout, console)
+		t.Fatalf("%s (whole test %s)\nthe VM's checks:\n%s\nthe last boot's console:\n%s", fmt.Sprintf(format, a...), time.Since(start).Round(time.Second), checks(), console)
 	}
-	lines, _ := os.ReadFile(filepath.Join("testdata", script))
-	if n, want := strings.Count(string(out), "\nok - "), strings.Count(string(lines), "\ncheck \""); n != want {
+	for boot := 1; boot <= boots; boot++ {
+		if err := os.WriteFile(filepath.Join(work, "boot"), []byte(strconv.Itoa(boot)+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		bootStart := time.Now()
+		qctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+		qout, qerr := exec.CommandContext(qctx, "qemu-system-x86_64", args...).CombinedOutput()
+		cancel()
+		t.Logf("boot %d of %d: %s in the VM", boot, boots, time.Since(bootStart).Round(time.Second))
+		if qerr != nil {
+			failed("boot %d: qemu: %v %s", boot, qerr, qout)
+		}
+		if boot == boots {
+			break
+		}
+		// A boot that rebooted left its script running: one that ended
+		// wrote rc.
+		if rc, err := os.ReadFile(filepath.Join(work, "rc")); err == nil {
+			failed("boot %d ended without a reboot: the script exited %s", boot, strings.TrimSpace(string(rc)))
+		}
+		if b, err := os.ReadFile(filepath.Join(work, "hold-until")); err == nil {
+			until, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+			if err != nil {
+				failed("hold-until: %v", err)
+			}
+			wait := time.Until(time.Unix(until+1, 0))
+			t.Logf("down for %s more, as boot %d asked", wait.Round(time.Second), boot)
+			time.Sleep(wait)
+		}
+	}
+	rc, err := os.ReadFile(filepath.Join(work, "rc"))
+	if err != nil || strings.TrimSpace(string(rc)) != "0" {
+		failed("the VM's checks failed (exit %q)", strings.TrimSpace(string(rc)))
+	}
+	out := checks()
+	t.Logf("the VM's checks (whole test %s):\n%s", time.Since(start).Round(time.Second), out)
+	lines, _ := os.ReadFile(filepath.Join(work, script))
+	if n, want := strings.Count(string(out), "\nok - "), len(checkLine.FindAllIndex(lines, -1)); n != want {
 		t.Errorf("%d checks passed of the script's %d", n, want)
 	}
+}
+
+// checkLine is a check of a VM script: each runs once.
+var checkLine = regexp.MustCompile(`(?m)^\s*check "`)
+
+// makeDisk makes the VM's disk, an empty ext4 file system, and writes
+// work/disk-modules, the modules (paths under mods) that stage 1
+// (testdata/init) loads to mount it.
+func makeDisk(t *testing.T, img, mods, work string) string {
+	t.Helper()
+	testneed.Program(t, "e2fsprogs", "mkfs.ext4")
+	disk := filepath.Join(t.TempDir(), "disk.img")
+	if err := os.WriteFile(disk, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(disk, 2<<30); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("mkfs.ext4", "-q", "-F", disk).CombinedOutput(); err != nil {
+		t.Fatalf("mkfs.ext4: %v\n%s", err, out)
+	}
+	kv := filepath.Base(mods)
+	deps, err := exec.Command("modprobe", "-d", filepath.Join(img, "kpkg"), "-S", kv, "--show-depends", "-a", "virtio_blk", "ext4").Output()
+	if err != nil {
+		t.Fatalf("modprobe --show-depends virtio_blk ext4: %v", err)
+	}
+	var paths []string
+	for _, l := range strings.Split(string(deps), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "insmod" {
+			rel, err := filepath.Rel(mods, f[1])
+			if err != nil || strings.HasPrefix(rel, "..") {
+				t.Fatalf("module %s is not under %s", f[1], mods)
+			}
+			paths = append(paths, rel)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(work, "disk-modules"), []byte(strings.Join(paths, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return disk
+}
+
+// workDir is the VM's work directory, shared as /vmwork.
+func workDir(t *testing.T) string {
+	work := t.TempDir()
+	os.Chmod(work, 0o755)
+	return work
 }
 
 // buildPair makes the VM's work directory with the package built from
@@ -182,12 +306,13 @@ func runVM(t *testing.T, img, rootfs, work, script string, start time.Time) {
 // version and the newer package's path.
 func buildPair(t *testing.T) (work, version, newer string) {
 	t.Helper()
-	work = t.TempDir()
-	os.Chmod(work, 0o755)
-	a := buildDeb(t, filepath.Join(work, "a"), "")
-	version = strings.SplitN(filepath.Base(a), "_", 3)[1]
+	work = workDir(t)
+	version = debVersion(buildDeb(t, filepath.Join(work, "a"), ""))
 	return work, version, buildDeb(t, filepath.Join(work, "b"), version+"+1")
 }
+
+// debVersion is the version in a package's file name.
+func debVersion(deb string) string { return strings.SplitN(filepath.Base(deb), "_", 3)[1] }
 
 // buildDeb builds the package into dir with version (the tree's when "").
 func buildDeb(t *testing.T, dir, version string) string {

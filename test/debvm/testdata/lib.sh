@@ -1,6 +1,6 @@
-# The helpers of the VM's check scripts (vm.sh, os.sh), sourced by them:
-# check prints one line per check, "ok - ..." or "not ok - ...", and
-# counts the failures in $fails, the scripts' exit status.
+# The helpers of the VM's check scripts (vm.sh, os.sh, reboot.sh), sourced
+# by them: check prints one line per check, "ok - ..." or "not ok - ...",
+# and counts the failures in $fails, the scripts' exit status.
 set -u
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 fails=0
@@ -37,3 +37,16 @@ api() { http "$1" "/public/v1$2" "${3:-}"; }
 ready() { http GET /readyz | grep -q '"Ready":true'; }
 has() { api GET "$1" | grep -q "$2"; }
 active() { systemctl is-active -q swmgr && ready; }
+# verifies V [MESSAGE]: gNOI's OS.Verify (the function os: gnoiclient as
+# an admin) answers version V (and a failure message holding MESSAGE, else
+# none).
+verifies() {
+	local out
+	out=$(os verify 2>/dev/null) || return 1
+	if [ -n "${2:-}" ]; then
+		grep -qF "version=$1 fail=" <<<"$out" && grep -qF "$2" <<<"$out"
+	else
+		test "$out" = "version=$1 fail="
+	fi
+}
+installed() { test "$(dpkg-query -W -f '${Version}' swmgr)" = "$1"; }

@@ -2,23 +2,11 @@
 # Runs inside the Debian 12 VM, systemd as PID 1, as root: gNOI's OS
 # service upgrading swmgr and rolling back a broken version. /vmwork/a is
 # the package built from the tree (version V), /vmwork/b the same at V+1,
-# /vmwork/c a V+2 whose binary exits at once; /vmwork/osclient drives
+# /vmwork/c a V+2 whose binary exits at once; /vmwork/gnoiclient drives
 # OS.Install, Activate and Verify. One line per check, as vm.sh.
 . /vmwork/lib.sh
-export OSCLIENT_PASSWORD=os-admin-pass-1
-os() { /vmwork/osclient "$@"; }
-# verifies V [MESSAGE]: Verify answers version V (and a failure message
-# holding MESSAGE, else none).
-verifies() {
-	local out
-	out=$(os verify 2>/dev/null) || return 1
-	if [ -n "${2:-}" ]; then
-		grep -qF "version=$1 fail=" <<<"$out" && grep -qF "$2" <<<"$out"
-	else
-		test "$out" = "version=$1 fail="
-	fi
-}
-installed() { test "$(dpkg-query -W -f '${Version}' swmgr)" = "$1"; }
+export GNOICLIENT_PASSWORD=os-admin-pass-1
+os() { /vmwork/gnoiclient "$@"; }
 
 A=$(ls /vmwork/a/*.deb)
 B=$(ls /vmwork/b/*.deb)

@@ -1,12 +1,16 @@
-// Command osclient drives gNOI's OS service of the swmgr in the Debian
-// VM (test/debvm's os.sh): built statically by the test, run in the VM.
+// Command gnoiclient drives gNOI's OS and System services of the swmgr in
+// the Debian VM (test/debvm's os.sh and reboot.sh): built statically by
+// the test, run in the VM.
 //
-//	OSCLIENT_PASSWORD=P osclient [-addr A] [-cert F] [-user U] verify
-//	osclient ... install FILE VERSION
-//	osclient ... activate VERSION
+//	GNOICLIENT_PASSWORD=P gnoiclient [-addr A] [-cert F] [-user U] verify
+//	gnoiclient ... install FILE VERSION
+//	gnoiclient ... activate VERSION
+//	gnoiclient ... reboot DELAY-SECONDS MESSAGE
+//	gnoiclient ... reboot-status
 //
 // verify prints "version=V fail=MESSAGE"; install prints the Validated
-// version, or the InstallError; activate prints "ok" or the error. It
+// version, or the InstallError; activate prints "ok" or the error; reboot
+// (COLD) prints "ok"; reboot-status prints "active=A count=N status=S". It
 // exits 1 on any error.
 package main
 
@@ -18,9 +22,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"time"
 
 	ospb "github.com/openconfig/gnoi/os"
+	spb "github.com/openconfig/gnoi/system"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/metadata"
@@ -31,7 +37,7 @@ func main() {
 	certFile := flag.String("cert", "/var/lib/swmgr/tls-cert.pem", "the certificate swmgr serves (pinned)")
 	user := flag.String("user", "osadmin", "user name")
 	flag.Parse()
-	if err := run(*addr, *certFile, *user, os.Getenv("OSCLIENT_PASSWORD"), flag.Args()); err != nil {
+	if err := run(*addr, *certFile, *user, os.Getenv("GNOICLIENT_PASSWORD"), flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "osclient:", err)
 		os.Exit(1)
 	}
@@ -71,8 +77,23 @@ func run(addr, certFile, user, password string, args []string) error {
 			return fmt.Errorf("%s: %s", e.GetType(), e.GetDetail())
 		}
 		fmt.Println("ok")
+	case len(args) == 3 && args[0] == "reboot":
+		delay, err := strconv.ParseUint(args[1], 10, 32)
+		if err != nil {
+			return fmt.Errorf("reboot delay %q: %w", args[1], err)
+		}
+		if _, err := spb.NewSystemClient(conn).Reboot(ctx, &spb.RebootRequest{Method: spb.RebootMethod_COLD, Delay: delay * uint64(time.Second), Message: args[2]}); err != nil {
+			return err
+		}
+		fmt.Println("ok")
+	case len(args) == 1 && args[0] == "reboot-status":
+		r, err := spb.NewSystemClient(conn).RebootStatus(ctx, &spb.RebootStatusRequest{})
+		if err != nil {
+			return err
+		}
+		fmt.Printf("active=%v count=%d status=%s\n", r.GetActive(), r.GetCount(), r.GetStatus().GetStatus())
 	default:
-		return fmt.Errorf("usage: osclient verify | install FILE VERSION | activate VERSION")
+		return fmt.Errorf("usage: gnoiclient verify | install FILE VERSION | activate VERSION | reboot DELAY-SECONDS MESSAGE | reboot-status")
 	}
 	return nil
 }
