@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/swmgr/swmgr/internal/ansible"
@@ -290,4 +291,45 @@ func (f *fabric) provePlayIdempotent() {
 		return
 	}
 	t.Logf("the whole play (%d tasks) run again changed nothing", len(f.applied))
+}
+
+// TestFabricStepsAgreeThroughRESTAndAnsible applies every step of the
+// fabric, underlay, overlay and relay in red, to simulated switches twice:
+// over REST to four, as a playbook to four others: every kind the steps
+// name reads the same on the two builds of each switch. It checks on any
+// kernel the playbook of what only the VM's kernel runs
+// (TestFabricOverlayThroughAnsible, which also runs the play again).
+func TestFabricStepsAgreeThroughRESTAndAnsible(t *testing.T) {
+	env := ansibleEnv(t)
+	steps := func(f *fabric) []fabricStep {
+		return slices.Concat(f.underlaySteps(), f.overlaySteps(), relayInRedSteps())
+	}
+	build := func(env []string) *fabric {
+		f := &fabric{t: t, shape: inTheVM(), switches: map[string]*fabricSwitch{}, hostNS: map[string]string{}, ansible: env}
+		for _, name := range []string{"spine1", "spine2", "leaf1", "leaf2"} {
+			f.switches[name] = &fabricSwitch{name: name, links: map[string]string{}, macs: map[string]string{},
+				s: startServer(t, "", "--backend", "sim", "--ports", "4")}
+		}
+		for _, c := range f.cables() {
+			f.wire(c)
+		}
+		f.apply(steps(f))
+		return f
+	}
+	overREST, throughAnsible := build(nil), build(env)
+	kinds := map[string]bool{}
+	for _, step := range steps(overREST) {
+		kinds[step.kind] = true
+	}
+	for _, name := range []string{"spine1", "spine2", "leaf1", "leaf2"} {
+		for _, kind := range slices.Sorted(maps.Keys(kinds)) {
+			rest := objects(overREST.switches[name].s.listAll(t, "/config/"+kind+"s", 100))
+			play := objects(throughAnsible.switches[name].s.listAll(t, "/config/"+kind+"s", 100))
+			want, _ := json.Marshal(rest)
+			got, _ := json.Marshal(play)
+			if string(got) != string(want) {
+				t.Errorf("%s's %s through Ansible:\n%s\nover REST:\n%s", name, kind, got, want)
+			}
+		}
+	}
 }

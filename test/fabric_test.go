@@ -125,21 +125,17 @@ func newFabric(t *testing.T, shape fabricShape) *fabric {
 		f.hostNS[h] = f.prefix + h
 		f.ip("netns", "add", f.hostNS[h])
 	}
-	link := func(a, aPort, b, bPort string) {
-		f.ip("-n", f.switches[a].ns, "link", "add", aPort, "type", "veth", "peer", "name", bPort, "netns", f.switches[b].ns)
-		f.switches[a].links[aPort] = b + " " + bPort
-		f.switches[b].links[bPort] = a + " " + aPort
+	for _, c := range f.cables() {
+		if c.b == "host" {
+			f.ip("-n", f.switches[c.a].ns, "link", "add", c.aPort, "type", "veth", "peer", "name", hostEnd(c.aPort), "netns", f.hostNS["host"+hostNumber(c.a)])
+		} else {
+			f.ip("-n", f.switches[c.a].ns, "link", "add", c.aPort, "type", "veth", "peer", "name", c.bPort, "netns", f.switches[c.b].ns)
+		}
+		f.wire(c)
 	}
-	for n, leaf := range []string{"leaf1", "leaf2"} {
-		port := fmt.Sprintf("fpPort%d", n+1)
-		link(leaf, "fpPort1", "spine1", port)
-		link(leaf, "fpPort2", "spine2", port)
+	for n := range 2 {
 		host := fmt.Sprintf("host%d", n+1)
 		f.ip("-n", f.hostNS[host], "link", "set", "lo", "up")
-		for _, port := range f.hostPorts() {
-			f.ip("-n", f.switches[leaf].ns, "link", "add", port, "type", "veth", "peer", "name", hostEnd(port), "netns", f.hostNS[host])
-			f.switches[leaf].links[port] = "host"
-		}
 		if shape.bonded {
 			continue
 		}
@@ -156,6 +152,34 @@ func newFabric(t *testing.T, shape fabricShape) *fabric {
 		}
 	}
 	return f
+}
+
+// fabricCable joins switch a's port aPort to switch b's port bPort, or
+// (b "host") to the host of leaf a.
+type fabricCable struct{ a, aPort, b, bPort string }
+
+// cables: leaf N's fpPort1 to spine1's fpPortN, its fpPort2 to spine2's
+// fpPortN, its host ports (hostPorts) to hostN.
+func (f *fabric) cables() []fabricCable {
+	var out []fabricCable
+	for n, leaf := range []string{"leaf1", "leaf2"} {
+		port := fmt.Sprintf("fpPort%d", n+1)
+		out = append(out, fabricCable{leaf, "fpPort1", "spine1", port}, fabricCable{leaf, "fpPort2", "spine2", port})
+		for _, hp := range f.hostPorts() {
+			out = append(out, fabricCable{leaf, hp, "host", ""})
+		}
+	}
+	return out
+}
+
+// wire records a cable in its switches' links.
+func (f *fabric) wire(c fabricCable) {
+	if c.b == "host" {
+		f.switches[c.a].links[c.aPort] = "host"
+		return
+	}
+	f.switches[c.a].links[c.aPort] = c.b + " " + c.bPort
+	f.switches[c.b].links[c.bPort] = c.a + " " + c.aPort
 }
 
 // hostPorts are a leaf's ports to its host.
