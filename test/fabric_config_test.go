@@ -185,7 +185,7 @@ func (f *fabric) apply(steps []fabricStep) {
 	begin := time.Now()
 	if f.ansible != nil {
 		f.applied = append(f.applied, steps...)
-		r := runPlaybook(t, f.ansible, f.inventoryOf(steps), playbookOf(steps))
+		r := runPlaybook(t, f.ansible, f.inventoryOf(steps), f.playbookOf(steps))
 		if failed := r.failures(); len(failed) > 0 {
 			t.Fatalf("the play failed: %v\n%s", failed, tail(r.raw, 3000))
 		}
@@ -218,10 +218,16 @@ func (f *fabric) apply(steps []fabricStep) {
 
 // playbookOf is one task per step, the resource module of its kind with
 // the objects of the inventory variable step<N>, on the switches that have
-// it.
-func playbookOf(steps []fabricStep) string {
+// it; or, when the fabric is built in one commit per switch, one task of
+// swmgr_config with every step's objects (the inventory variable
+// resources), one revision per switch.
+func (f *fabric) playbookOf(steps []fabricStep) string {
 	var b strings.Builder
 	b.WriteString("- hosts: switches\n  gather_facts: false\n  module_defaults:\n    group/swmgr.switch.swmgr: \"{{ swmgr_connection }}\"\n  tasks:\n")
+	if f.ansibleOneCommit {
+		b.WriteString("    - name: the fabric, one revision per switch\n      swmgr.switch.swmgr_config:\n        resources: \"{{ resources }}\"\n      when: resources | length > 0\n")
+		return b.String()
+	}
 	for i, step := range steps {
 		fmt.Fprintf(&b, "    - name: step%d %s\n      swmgr.switch.swmgr_%s:\n        config: \"{{ step%[1]d }}\"\n      when: step%[1]d is defined\n",
 			i, step.kind, ansible.Snake(step.kind))
@@ -232,12 +238,14 @@ func playbookOf(steps []fabricStep) string {
 // inventoryOf is the fabric's inventory (JSON, which is YAML): each
 // switch's URL and, per step it has objects of, the variable step<N>:
 // the objects with their Ansible option names (one object, not a list,
-// for a kind that has one).
+// for a kind that has one); for a build in one commit, the same as the
+// list resources of swmgr_config.
 func (f *fabric) inventoryOf(steps []fabricStep) string {
 	reg := model.Builtin()
 	hosts := map[string]any{}
 	for name, sw := range f.switches {
 		vars := map[string]any{"swmgr_connection": map[string]string{"url": "http://" + sw.s.addr}}
+		resources := []map[string]any{}
 		for i, step := range steps {
 			objs := step.objects(sw)
 			if len(objs) == 0 {
@@ -248,6 +256,10 @@ func (f *fabric) inventoryOf(steps []fabricStep) string {
 				config = snakeKeys(objs[0])
 			}
 			vars[fmt.Sprintf("step%d", i)] = config
+			resources = append(resources, map[string]any{"kind": step.kind, "config": config})
+		}
+		if f.ansibleOneCommit {
+			vars["resources"] = resources
 		}
 		hosts[name] = vars
 	}
@@ -285,7 +297,7 @@ func snakeKeys(v any) any {
 func (f *fabric) provePlayIdempotent() {
 	t := f.t
 	t.Helper()
-	again := runPlaybook(t, f.ansible, f.inventoryOf(f.applied), playbookOf(f.applied))
+	again := runPlaybook(t, f.ansible, f.inventoryOf(f.applied), f.playbookOf(f.applied))
 	if failed := again.failures(); len(failed) > 0 || again.changed() != 0 {
 		t.Errorf("the play run again: %d changed, failures %v; want nothing changed\n%s", again.changed(), failed, tail(again.raw, 3000))
 		return
@@ -295,8 +307,10 @@ func (f *fabric) provePlayIdempotent() {
 
 // TestFabricStepsAgreeThroughRESTAndAnsible applies every step of the
 // fabric, underlay, overlay and relay in red, to simulated switches twice:
-// over REST to four, as a playbook to four others: every kind the steps
-// name reads the same on the two builds of each switch. It checks on any
+// over REST to four, as a playbook of a task per step to four others and
+// as a playbook of one swmgr_config commit per switch to four more: every
+// kind the steps name reads the same on each Ansible build of a switch as
+// on its REST build. It checks on any
 // kernel the playbook of what only the VM's kernel runs
 // (TestFabricOverlayThroughAnsible, which also runs the play again).
 func TestFabricStepsAgreeThroughRESTAndAnsible(t *testing.T) {
@@ -304,8 +318,8 @@ func TestFabricStepsAgreeThroughRESTAndAnsible(t *testing.T) {
 	steps := func(f *fabric) []fabricStep {
 		return slices.Concat(f.underlaySteps(), f.overlaySteps(), relayInRedSteps())
 	}
-	build := func(env []string) *fabric {
-		f := &fabric{t: t, shape: inTheVM(), switches: map[string]*fabricSwitch{}, hostNS: map[string]string{}, ansible: env}
+	build := func(env []string, oneCommit bool) *fabric {
+		f := &fabric{t: t, shape: inTheVM(), switches: map[string]*fabricSwitch{}, hostNS: map[string]string{}, ansible: env, ansibleOneCommit: oneCommit}
 		for _, name := range []string{"spine1", "spine2", "leaf1", "leaf2"} {
 			f.switches[name] = &fabricSwitch{name: name, links: map[string]string{}, macs: map[string]string{},
 				s: startServer(t, "", "--backend", "sim", "--ports", "4")}
@@ -313,22 +327,27 @@ func TestFabricStepsAgreeThroughRESTAndAnsible(t *testing.T) {
 		for _, c := range f.cables() {
 			f.wire(c)
 		}
-		f.apply(steps(f))
+		// As TestFabricOverlay applies them: the relay in red later, when
+		// leaf2 alone has objects of its steps.
+		f.apply(slices.Concat(f.underlaySteps(), f.overlaySteps()))
+		f.apply(relayInRedSteps())
 		return f
 	}
-	overREST, throughAnsible := build(nil), build(env)
+	overREST := build(nil, false)
 	kinds := map[string]bool{}
 	for _, step := range steps(overREST) {
 		kinds[step.kind] = true
 	}
-	for _, name := range []string{"spine1", "spine2", "leaf1", "leaf2"} {
-		for _, kind := range slices.Sorted(maps.Keys(kinds)) {
-			rest := objects(overREST.switches[name].s.listAll(t, "/config/"+kind+"s", 100))
-			play := objects(throughAnsible.switches[name].s.listAll(t, "/config/"+kind+"s", 100))
-			want, _ := json.Marshal(rest)
-			got, _ := json.Marshal(play)
-			if string(got) != string(want) {
-				t.Errorf("%s's %s through Ansible:\n%s\nover REST:\n%s", name, kind, got, want)
+	for how, throughAnsible := range map[string]*fabric{"a task per step": build(env, false), "one swmgr_config commit": build(env, true)} {
+		for _, name := range []string{"spine1", "spine2", "leaf1", "leaf2"} {
+			for _, kind := range slices.Sorted(maps.Keys(kinds)) {
+				rest := objects(overREST.switches[name].s.listAll(t, "/config/"+kind+"s", 100))
+				play := objects(throughAnsible.switches[name].s.listAll(t, "/config/"+kind+"s", 100))
+				want, _ := json.Marshal(rest)
+				got, _ := json.Marshal(play)
+				if string(got) != string(want) {
+					t.Errorf("%s's %s through Ansible, %s:\n%s\nover REST:\n%s", name, kind, how, got, want)
+				}
 			}
 		}
 	}

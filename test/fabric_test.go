@@ -46,6 +46,9 @@ type fabric struct {
 	// steps its plays applied (see apply).
 	ansible []string
 	applied []fabricStep
+	// ansibleOneCommit: the play commits each switch's steps as one
+	// revision (swmgr_config) rather than a task per step.
+	ansibleOneCommit bool
 }
 
 // fabricShape is what differs between the fabric on this machine's
