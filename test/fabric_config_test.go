@@ -302,7 +302,7 @@ func (f *fabric) provePlayIdempotent() {
 		t.Errorf("the play run again: %d changed, failures %v; want nothing changed\n%s", again.changed(), failed, tail(again.raw, 3000))
 		return
 	}
-	t.Logf("the whole play (%d tasks) run again changed nothing", len(f.applied))
+	t.Logf("the %d steps applied, run again as one play, changed nothing", len(f.applied))
 }
 
 // TestFabricStepsAgreeThroughRESTAndAnsible applies every step of the
