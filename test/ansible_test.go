@@ -35,9 +35,16 @@ func needAnsible(t *testing.T) {
 
 // ansibleEnv builds the collection from the tree and installs it into a
 // temporary directory; it returns the environment that finds it.
+// A directory named by envAnsibleDir has the collection built and
+// installed already by ansibleEnv (TestFabricInVM builds it on the host
+// for the tests it runs in the VM, where the build takes most of a
+// minute of the emulated CPU).
 func ansibleEnv(t *testing.T) []string {
 	t.Helper()
 	needAnsible(t)
+	if dir := os.Getenv(envAnsibleDir); dir != "" {
+		return ansibleEnvIn(dir)
+	}
 	dir := t.TempDir()
 	src, err := filepath.Abs("../ansible/ansible_collections/swmgr/switch")
 	if err != nil {
@@ -50,9 +57,7 @@ func ansibleEnv(t *testing.T) []string {
 	if err := os.WriteFile(filepath.Join(callbacks, "testjson.py"), []byte(jsonCallback), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	env := append(os.Environ(), "ANSIBLE_NOCOLOR=1", "ANSIBLE_LOCAL_TEMP="+filepath.Join(dir, "tmp"), "ANSIBLE_COLLECTIONS_PATH="+filepath.Join(dir, "collections"),
-		"ANSIBLE_CALLBACK_PLUGINS="+callbacks, "ANSIBLE_STDOUT_CALLBACK=testjson", "ANSIBLE_PYTHON_INTERPRETER=/usr/bin/python3",
-		"ANSIBLE_DEPRECATION_WARNINGS=0", "ANSIBLE_RETRY_FILES_ENABLED=0")
+	env := ansibleEnvIn(dir)
 	build := exec.Command("ansible-galaxy", "collection", "build", "--force", "--output-path", dir, src)
 	build.Env = env
 	if out, err := build.CombinedOutput(); err != nil {
@@ -63,7 +68,19 @@ func ansibleEnv(t *testing.T) []string {
 	if out, err := install.CombinedOutput(); err != nil {
 		t.Fatalf("ansible-galaxy collection install: %v\n%s", err, out)
 	}
-	return env
+	return append(env, envAnsibleDir+"="+dir)
+}
+
+// envAnsibleDir names the directory where ansibleEnv built and installed
+// the collection.
+const envAnsibleDir = "SWMGR_ANSIBLE_DIR"
+
+// ansibleEnvIn is the environment of ansible-playbook with the collection
+// and the test's callback in dir.
+func ansibleEnvIn(dir string) []string {
+	return append(os.Environ(), "ANSIBLE_NOCOLOR=1", "ANSIBLE_LOCAL_TEMP="+filepath.Join(dir, "tmp"), "ANSIBLE_COLLECTIONS_PATH="+filepath.Join(dir, "collections"),
+		"ANSIBLE_CALLBACK_PLUGINS="+filepath.Join(dir, "callbacks"), "ANSIBLE_STDOUT_CALLBACK=testjson", "ANSIBLE_PYTHON_INTERPRETER=/usr/bin/python3",
+		"ANSIBLE_DEPRECATION_WARNINGS=0", "ANSIBLE_RETRY_FILES_ENABLED=0")
 }
 
 // jsonCallback is a stdout callback that prints the whole run as one JSON

@@ -19,16 +19,37 @@ import (
 // runs it beside the suite.
 const envFabricVM = "SWMGR_FABRICVM"
 
-// TestFabricInVM runs TestFabricOverlay in the VM booting Debian's stock
-// kernel (bonding, VRF devices, 802.1Q, VLAN-filtering bridges), with the
-// swmgr binary this package built on the host. The VM gets 2 GB: four
+// envFabricVMAnsible, set to 1 beside envFabricVM, has TestFabricInVM
+// build the fabric a second time through the Ansible collection
+// (TestFabricOverlayThroughAnsible, about 3 more minutes). CI does not
+// set it yet: one run in three lost the ping across VRF red after that
+// build (docs/linux-backend.md).
+const envFabricVMAnsible = "SWMGR_FABRICVM_ANSIBLE"
+
+// TestFabricInVM runs TestFabricOverlay, and with SWMGR_FABRICVM_ANSIBLE=1
+// then TestFabricOverlayThroughAnsible (the same fabric built again, from
+// fresh namespaces and data directories, with the collection's playbooks),
+// in one VM booting Debian's stock kernel (bonding, VRF devices, 802.1Q,
+// VLAN-filtering bridges), with the swmgr binary this package built on
+// the host and the Ansible collection built and installed on the host
+// (ansibleEnv: in the VM the build took 47 s). The VM gets 2 GB: four
 // switches' swmgr, FRR, lldpd and dhcrelay.
 func TestFabricInVM(t *testing.T) {
 	if os.Getenv(envFabricVM) != "1" {
 		t.Skipf("the fabric in the VM takes minutes: .ci/run runs it (%s=1 go test -run TestFabricInVM -timeout 20m ./test)", envFabricVM)
 	}
 	needFabricTools(t)
-	vmtest.RunTestsWith(t, "^TestFabricOverlay$", 12*time.Minute, vmtest.Options{MemoryMB: 2048, Env: []string{envSwmgrBinary + "=" + swmgrBin}})
+	env := []string{envSwmgrBinary + "=" + swmgrBin}
+	for _, e := range ansibleEnv(t) {
+		if strings.HasPrefix(e, envAnsibleDir+"=") {
+			env = append(env, e)
+		}
+	}
+	pattern := "^TestFabricOverlay$"
+	if os.Getenv(envFabricVMAnsible) == "1" {
+		pattern = "^TestFabricOverlay(ThroughAnsible)?$"
+	}
+	vmtest.RunTestsWith(t, pattern, 20*time.Minute, vmtest.Options{MemoryMB: 2048, Env: env})
 }
 
 // inTheVM is the fabric in the VM: each host bonded to its leaf by two
@@ -68,23 +89,47 @@ func inTheVM() fabricShape {
 // lease (the L3 VNI's VLAN interface borrowing a loopback's address: see
 // proveRelayInVRF).
 func TestFabricOverlay(t *testing.T) {
+	buildOverlay(t, false)
+}
+
+// TestFabricOverlayThroughAnsible builds the fabric of TestFabricOverlay
+// from the same steps with playbooks of the collection, each switch's
+// steps one swmgr_config commit (the underlay and overlay as one play, the
+// relay in red as another when proveRelayInVRF comes to it), proves it with the same checks, and runs
+// the whole play again: nothing changes. TestFabricInVM runs it in the
+// same VM, after TestFabricOverlay.
+func TestFabricOverlayThroughAnsible(t *testing.T) {
+	buildOverlay(t, true)
+}
+
+// buildOverlay builds the fabric with its overlay (over REST, or with
+// the collection's playbooks) and proves it.
+func buildOverlay(t *testing.T, throughAnsible bool) {
 	begin := time.Now()
 	f := newFabric(t, inTheVM())
 	f.needOverlayKernel()
+	if throughAnsible {
+		f.ansible = ansibleEnv(t)
+		// A task per step ran for 11.5 minutes in the VM (a module's
+		// Python per task and switch under the emulated CPU); one
+		// swmgr_config commit per switch is one module run per switch.
+		f.ansibleOneCommit = true
+		t.Logf("the collection built and installed %s after the test began", time.Since(begin).Round(100*time.Millisecond))
+	}
 	for _, h := range []string{"host1", "host2"} {
 		f.bondHost(h)
 	}
 	f.start()
 	t.Logf("4 switches started %s after the test began", time.Since(begin).Round(100*time.Millisecond))
-	configured := time.Now()
-	f.configureOverREST()
-	f.configureOverlayOverREST()
-	t.Logf("configured 4 switches over REST in %s", time.Since(configured).Round(time.Millisecond))
+	f.apply(append(f.underlaySteps(), f.overlaySteps()...))
 	f.proveSessions(3 * time.Minute)
 	f.proveBonds()
 	f.proveL2VNI()
 	f.proveL3VNI()
 	f.proveRelayInVRF()
+	if f.ansible != nil {
+		f.provePlayIdempotent()
+	}
 	t.Logf("the fabric proved %s after the test began", time.Since(begin).Round(100*time.Millisecond))
 }
 
@@ -126,34 +171,6 @@ func (f *fabric) bondHost(host string) {
 		f.ip("-n", ns, "link", "set", dev, "up")
 	}
 	f.ip("-n", ns, "route", "add", "default", "via", "10.2"+n+".0.1")
-}
-
-// configureOverlayOverREST adds the overlay to the underlay, one REST call
-// per object: on each leaf the host's LAG, VLAN 10 as VNI 100, the
-// leaf's VLAN 2N with its gateway in VRF red, red's L3 VNI 4001 (VLAN
-// 4001) with its connected subnets in BGP, the VTEP on Loopback1 and
-// EVPN with every VNI advertised; on every switch EVPN activated for the
-// FABRIC peer group.
-func (f *fabric) configureOverlayOverREST() {
-	t := f.t
-	for name, sw := range f.switches {
-		s := sw.s
-		if strings.HasPrefix(name, "leaf") {
-			n := hostNumber(name)
-			s.expect(t, 201, "POST", "/config/LaPortChannel", `{"IntfRef":"PortChannel1","IntfRefList":["fpPort3","fpPort4"],"Interval":0}`)
-			s.expect(t, 201, "POST", "/config/Vlan", `{"VlanId":10,"IntfList":["PortChannel1"]}`)
-			s.expect(t, 201, "POST", "/config/Vlan", fmt.Sprintf(`{"VlanId":2%s,"IntfList":["PortChannel1"]}`, n))
-			s.expect(t, 200, "PATCH", "/config/VxlanEndpoint", `{"Vrf":"default","SourceInterface":"Loopback1"}`)
-			s.expect(t, 201, "POST", "/config/VxlanInstance", `{"Vni":100,"VlanId":10}`)
-			s.expect(t, 201, "POST", "/config/Vrf", `{"Vrf":"red"}`)
-			s.expect(t, 201, "POST", "/config/IPv4Intf", fmt.Sprintf(`{"IntfRef":"vlan2%s","IpAddr":"10.2%[1]s.0.1/24","Vrf":"red"}`, n))
-			s.expect(t, 201, "POST", "/config/Vlan", `{"VlanId":4001,"AutoState":"DOWN"}`)
-			s.expect(t, 201, "POST", "/config/EvpnL3Vni", `{"Vrf":"red","Vni":4001,"VlanId":4001}`)
-			s.expect(t, 201, "POST", "/config/BGPVrf", `{"Name":"red","Redistribution":[{"Sources":"CONNECTED"}]}`)
-			s.expect(t, 200, "PATCH", "/config/BGPL2vpnEvpn", `{"Vrf":"default","AdvertiseAllVni":true}`)
-		}
-		s.expect(t, 201, "POST", "/config/BGPL2vpnEvpnNeighbor", `{"Neighbor":"FABRIC"}`)
-	}
 }
 
 // proveBonds: on each leaf both members of PortChannel1 are collecting
@@ -252,16 +269,11 @@ func (f *fabric) vtysh(name, cmd string) string {
 func (f *fabric) proveRelayInVRF() {
 	t := f.t
 	server := dhcptest.StartServer(t, f.hostNS["host1"], "10.22.0.100", "10.22.0.150", "255.255.255.0")
-	leaf2 := f.switches["leaf2"]
 	relayLog := func() string {
 		b, _ := os.ReadFile(filepath.Join(f.dir, "leaf2", "dhcrelay", "dhcrelay-red.log"))
 		return string(b)
 	}
-	leaf2.s.expect(t, 201, "POST", "/config/LogicalIntf", `{"Name":"LoopbackRed"}`)
-	leaf2.s.expect(t, 201, "POST", "/config/IPv4Intf", `{"IntfRef":"LoopbackRed","IpAddr":"10.254.2.1/32","Vrf":"red"}`)
-	leaf2.s.expect(t, 201, "POST", "/config/IPv4Unnumbered", `{"IntfRef":"vlan4001","Interface":"LoopbackRed","Vrf":"red"}`)
-	leaf2.s.expect(t, 200, "PATCH", "/config/DhcpRelayGlobal", `{"Vrf":"default","Enable":true}`)
-	leaf2.s.expect(t, 201, "POST", "/config/DhcpRelayIntf", `{"IntfRef":"vlan22","ServerIp":["10.21.0.10"],"Vrf":"red"}`)
+	f.apply(relayInRedSteps())
 	// A lease is tried three times: the emulated CPU under load can delay
 	// an exchange past udhcpc's few seconds.
 	var out string
