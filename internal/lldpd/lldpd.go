@@ -255,7 +255,11 @@ func (d *Daemon) Apply(ctx context.Context, c Config) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := d.send(ctx, c); err != nil {
-		if rerr := d.send(ctx, d.cfg); rerr != nil {
+		// The previous configuration goes back even when ctx has run out
+		// (a start on a loaded machine), within a bound of its own.
+		back, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
+		defer cancel()
+		if rerr := d.send(back, d.cfg); rerr != nil {
 			return fmt.Errorf("lldpd: %w; sending the previous configuration back: %v", err, rerr)
 		}
 		return fmt.Errorf("lldpd: %w", err)
@@ -263,6 +267,10 @@ func (d *Daemon) Apply(ctx context.Context, c Config) error {
 	d.cfg = c
 	return nil
 }
+
+// rollbackTimeout bounds sending the previous configuration back after a
+// failed Apply.
+const rollbackTimeout = time.Minute
 
 // send sends the commands of c that differ from those sent last.
 func (d *Daemon) send(ctx context.Context, c Config) error {

@@ -184,6 +184,17 @@ func TestStartEndsAStaleLLDPD(t *testing.T) {
 	if err := d.Apply(ctx, Config{Enable: true, SystemName: "sw1", Ports: map[string]Mode{"none": RxAndTx}}); err != nil {
 		t.Fatalf("the new lldpd does not take its configuration: %v", err)
 	}
+	// A change whose time has run out fails, and the configuration before
+	// it goes back all the same, within a bound of its own.
+	late, cancelLate := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancelLate()
+	err = d.Apply(late, Config{Enable: true, SystemName: "sw2", Ports: map[string]Mode{"none": RxAndTx}})
+	if err == nil || strings.Contains(err.Error(), "sending the previous configuration back") {
+		t.Fatalf("a change past its deadline: %v (want its own error, the previous configuration sent back)", err)
+	}
+	if out, err := exec.Command("/usr/sbin/lldpcli", "-u", filepath.Join(dir, "lldpd.socket"), "show", "chassis").CombinedOutput(); err != nil || !strings.Contains(string(out), "sw1") {
+		t.Fatalf("after the failed change lldpd announces: %v %s (want sw1)", err, out)
+	}
 	b, _ := os.ReadFile(filepath.Join(dir, "lldpd.pid"))
 	if strings.TrimSpace(string(b)) != strconv.Itoa(d.Pid()) {
 		t.Errorf("pid file %q, want the new lldpd's %d", b, d.Pid())

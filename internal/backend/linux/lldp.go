@@ -82,7 +82,10 @@ func (b *Backend) flushLLDP(tx *Tx, value any) error {
 		return &Refusal{Msg: "LLDP: " + err.Error()}
 	}
 	set := func(c lldpConfig) error {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		// An lldpcli run a command, a few for each port: at a first start
+		// on a loaded machine (four switches on the VM's one emulated CPU)
+		// 30 s has not been enough.
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
 		if err := b.lldp.daemon.Apply(ctx, b.lldpDaemonConfig(c)); err != nil {
 			return unavailable("LLDPGlobal", "lldpd", err)
