@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -37,10 +38,20 @@ func StartServer(t testing.TB, netns, first, last, mask string) *Server {
 		"--port=0", "--user=root", "--pid-file=", "--log-dhcp", "--log-facility=-", "--dhcp-leasefile="+filepath.Join(dir, "dnsmasq.leases"),
 		"--dhcp-range="+first+","+last+","+mask, "--dhcp-script="+script)
 	cmd.Stdout, cmd.Stderr = &s.log, &s.log
+	// dnsmasq runs its lease script from a helper process of its own: the
+	// whole group is ended, and awaited, before the test's directory is
+	// removed (a helper left writing made the removal fail).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+		for deadline := time.Now().Add(5 * time.Second); syscall.Kill(-cmd.Process.Pid, 0) == nil && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
 	return s
 }
 
